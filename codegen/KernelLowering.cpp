@@ -1,0 +1,739 @@
+//===- KernelLowering.cpp - onnx ops -> runtime-lite kernel calls ----------===//
+#include "onnxc/Codegen/KernelCall.h"
+
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace onnxc::onnx;
+
+namespace onnxc {
+
+//===-- KernelArg / KernelCall -------------------------------------------------===//
+
+KernelArg KernelArg::input(Value v) {
+  KernelArg a;
+  a.kind = Kind::Tensor;
+  a.tensor = v;
+  return a;
+}
+KernelArg KernelArg::output(Value v) {
+  KernelArg a = input(v);
+  a.isOutput = true;
+  return a;
+}
+KernelArg KernelArg::i(int64_t v) {
+  KernelArg a;
+  a.kind = Kind::Int;
+  a.intValue = v;
+  return a;
+}
+KernelArg KernelArg::f(double v) {
+  KernelArg a;
+  a.kind = Kind::Float;
+  a.floatValue = v;
+  return a;
+}
+KernelArg KernelArg::array(ArrayRef<int64_t> v) {
+  KernelArg a;
+  a.kind = Kind::IntArray;
+  a.ints.assign(v.begin(), v.end());
+  return a;
+}
+KernelArg KernelArg::null() { return KernelArg(); }
+KernelArg KernelArg::scratch(int64_t bytes, std::string cppType) {
+  KernelArg a;
+  a.kind = Kind::Scratch;
+  a.intValue = bytes;
+  a.scratchType = std::move(cppType);
+  return a;
+}
+
+std::string KernelCall::key() const {
+  std::string k = callee;
+  if (!templateArgs.empty()) {
+    k += "<";
+    for (size_t i = 0; i < templateArgs.size(); ++i)
+      k += (i ? "," : "") + templateArgs[i];
+    k += ">";
+  }
+  return k;
+}
+
+int64_t KernelCall::scratchBytes() const {
+  int64_t total = 0;
+  for (const KernelArg &a : args)
+    if (a.kind == KernelArg::Kind::Scratch)
+      total += a.intValue;
+  return total;
+}
+
+std::string cppTypeName(Type t) {
+  if (t.isF32()) return "float";
+  if (t.isF64()) return "double";
+  if (t.isInteger(1)) return "bool";
+  if (auto i = dyn_cast<IntegerType>(t)) {
+    std::string w = std::to_string(i.getWidth());
+    return (i.isUnsigned() ? "uint" : "int") + w + "_t";
+  }
+  return "";
+}
+
+bool isAliasOp(Operation *op) {
+  return isa<ReshapeOp, FlattenOp, SqueezeOp, UnsqueezeOp, IdentityOp, DropoutOp>(op);
+}
+
+bool canRunInPlace(Operation *op, unsigned operand) {
+  if (isa<AbsOp, NegOp, ReciprocalOp, SqrtOp, ExpOp, LogOp, ErfOp, TanhOp,
+          SigmoidOp, ReluOp, CeilOp, FloorOp, SinOp, CosOp, SoftplusOp,
+          SoftsignOp, HardSwishOp, NotOp, SignOp, RoundOp, LeakyReluOp, EluOp,
+          HardSigmoidOp, ClipOp, CastOp, BatchNormalizationOp, SoftmaxOp,
+          LogSoftmaxOp, HardmaxOp>(op))
+    return operand == 0;
+  return isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, LessOp, GreaterOp,
+             LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, XorOp, WhereOp>(op);
+}
+
+//===-- Helpers ------------------------------------------------------------------===//
+
+namespace {
+constexpr const char *kElementwise = "onnxc_rt/kernels/reference/elementwise.h";
+constexpr const char *kLinalg = "onnxc_rt/kernels/reference/linalg.h";
+constexpr const char *kConv = "onnxc_rt/kernels/reference/conv.h";
+constexpr const char *kNorm = "onnxc_rt/kernels/reference/norm.h";
+constexpr const char *kReduce = "onnxc_rt/kernels/reference/reduce.h";
+constexpr const char *kTensor = "onnxc_rt/kernels/reference/tensor.h";
+constexpr const char *kRnn = "onnxc_rt/kernels/reference/rnn.h";
+
+ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
+int64_t numel(Value v) { return cast<ShapedType>(v.getType()).getNumElements(); }
+Type eltOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+int64_t prod(ArrayRef<int64_t> s) {
+  int64_t p = 1;
+  for (int64_t d : s)
+    p *= d;
+  return p;
+}
+
+KernelCall call(StringRef callee, ArrayRef<std::string> targs, const char *header,
+                std::vector<KernelArg> args) {
+  KernelCall c;
+  c.callee = ("onnxc_rt::ref::" + callee).str();
+  c.templateArgs.assign(targs.begin(), targs.end());
+  c.header = header;
+  c.args = std::move(args);
+  return c;
+}
+
+/// Strides of `operandShape` broadcast into `outShape` (0 on broadcast dims).
+SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> operandShape,
+                                      ArrayRef<int64_t> outShape) {
+  size_t r = outShape.size(), offset = r - operandShape.size();
+  SmallVector<int64_t> strides(r, 0);
+  int64_t s = 1;
+  for (int64_t d = operandShape.size() - 1; d >= 0; --d) {
+    strides[d + offset] = operandShape[d] == 1 ? 0 : s;
+    s *= operandShape[d];
+  }
+  return strides;
+}
+
+/// Merges adjacent dims where every operand is contiguous across them, so a
+/// broadcast kernel usually sees rank 1 or 2. Size-1 dims are dropped.
+void collapseBroadcast(SmallVector<int64_t> &shape,
+                       SmallVector<SmallVector<int64_t>> &strides) {
+  SmallVector<int64_t> outShape;
+  SmallVector<SmallVector<int64_t>> outStrides(strides.size());
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (shape[d] == 1)
+      continue;
+    bool merge = !outShape.empty();
+    for (auto &s : strides)
+      if (merge && outStrides[&s - &strides[0]].back() != s[d] * shape[d])
+        merge = false;
+    if (merge) {
+      outShape.back() *= shape[d];
+      for (size_t k = 0; k < strides.size(); ++k)
+        outStrides[k].back() = strides[k][d];
+    } else {
+      outShape.push_back(shape[d]);
+      for (size_t k = 0; k < strides.size(); ++k)
+        outStrides[k].push_back(strides[k][d]);
+    }
+  }
+  if (outShape.empty()) {
+    outShape.push_back(1);
+    for (auto &s : outStrides)
+      s.push_back(0);
+  }
+  shape = outShape;
+  strides = outStrides;
+}
+
+/// A binary/ternary broadcast call: callee(in..., out, rank, shape, strides...).
+KernelCall broadcastCall(StringRef callee, ArrayRef<std::string> targs,
+                         ValueRange inputs, Value out) {
+  SmallVector<int64_t> shape(shapeOf(out));
+  SmallVector<SmallVector<int64_t>> strides;
+  for (Value in : inputs)
+    strides.push_back(broadcastStrides(shapeOf(in), shape));
+  collapseBroadcast(shape, strides);
+  std::vector<KernelArg> args;
+  for (Value in : inputs)
+    args.push_back(KernelArg::input(in));
+  args.push_back(KernelArg::output(out));
+  args.push_back(KernelArg::i(shape.size()));
+  args.push_back(KernelArg::array(shape));
+  for (auto &s : strides)
+    args.push_back(KernelArg::array(s));
+  return call(callee, targs, kElementwise, std::move(args));
+}
+
+KernelArg inputOrNull(Value v) {
+  return isNone(v) ? KernelArg::null() : KernelArg::input(v);
+}
+KernelArg outputOrNull(Value v) {
+  return isNone(v) ? KernelArg::null() : KernelArg::output(v);
+}
+
+float floatAttr(Operation *op, StringRef name, float dflt) {
+  if (auto a = op->getAttrOfType<FloatAttr>(name))
+    return a.getValueAsDouble();
+  return dflt;
+}
+
+FailureOr<OpLowering> calls(std::vector<KernelCall> cs) {
+  OpLowering l;
+  l.kind = OpLowering::Kind::Calls;
+  l.calls = std::move(cs);
+  return l;
+}
+
+FailureOr<OpLowering> unsupported(Operation *op, const Twine &why) {
+  return op->emitError() << op->getName().stripDialect() << ": " << why;
+}
+
+//===-- Per-op lowerings ---------------------------------------------------------===//
+
+FailureOr<OpLowering> lowerUnary(Operation *op, std::string t) {
+  StringRef name = op->getName().stripDialect();
+  float alpha = 0, beta = 0;
+  if (name == "LeakyRelu")
+    alpha = floatAttr(op, "alpha", 0.01f);
+  else if (name == "Elu")
+    alpha = floatAttr(op, "alpha", 1.0f);
+  else if (name == "HardSigmoid") {
+    alpha = floatAttr(op, "alpha", 0.2f);
+    beta = floatAttr(op, "beta", 0.5f);
+  }
+  Value x = op->getOperand(0), y = op->getResult(0);
+  return calls({call("unary", {("onnxc_rt::ref::" + name).str(), t}, kElementwise,
+                     {KernelArg::input(x), KernelArg::output(y),
+                      KernelArg::i(numel(y)), KernelArg::f(alpha),
+                      KernelArg::f(beta)})});
+}
+
+FailureOr<OpLowering> lowerVariadic(Operation *op, std::string t) {
+  StringRef name = op->getName().stripDialect();
+  std::string fn = "onnxc_rt::ref::" +
+                   std::string(name == "Sum" || name == "Mean" ? "Add" : name);
+  Value y = op->getResult(0);
+  std::vector<KernelCall> cs;
+  if (op->getNumOperands() == 1) {
+    cs.push_back(broadcastCall("broadcast_copy", {t}, op->getOperand(0), y));
+  } else {
+    cs.push_back(broadcastCall("binary", {fn, t, t, t},
+                               {op->getOperand(0), op->getOperand(1)}, y));
+    for (unsigned i = 2; i < op->getNumOperands(); ++i) {
+      // Accumulate into y: y = y op x_i (y is read in place).
+      KernelCall c = broadcastCall("binary", {fn, t, t, t}, {y, op->getOperand(i)}, y);
+      c.args[0].isOutput = true;
+      cs.push_back(c);
+    }
+  }
+  if (name == "Mean")
+    cs.push_back(call("unary", {"onnxc_rt::ref::Scale", t}, kElementwise,
+                      {KernelArg::output(y), KernelArg::output(y),
+                       KernelArg::i(numel(y)),
+                       KernelArg::f(1.0 / op->getNumOperands()), KernelArg::f(0)}));
+  return calls(cs);
+}
+
+FailureOr<OpLowering> lowerMatMul(MatMulOp op, std::string t) {
+  SmallVector<int64_t> as(shapeOf(op.getA())), bs(shapeOf(op.getB()));
+  if (as.size() == 1)
+    as.insert(as.begin(), 1);
+  if (bs.size() == 1)
+    bs.push_back(1);
+  int64_t m = as[as.size() - 2], k = as.back(), n = bs.back();
+  SmallVector<int64_t> aBatch(ArrayRef<int64_t>(as).drop_back(2));
+  SmallVector<int64_t> bBatch(ArrayRef<int64_t>(bs).drop_back(2));
+  auto batch = *broadcastShapes(aBatch, bBatch);
+  SmallVector<SmallVector<int64_t>> strides = {broadcastStrides(aBatch, batch),
+                                               broadcastStrides(bBatch, batch)};
+  for (int64_t &s : strides[0])
+    s *= m * k;
+  for (int64_t &s : strides[1])
+    s *= k * n;
+  if (!batch.empty())
+    collapseBroadcast(batch, strides);
+  return calls({call("matmul", {t}, kLinalg,
+                     {KernelArg::input(op.getA()), KernelArg::input(op.getB()),
+                      KernelArg::output(op.getY()), KernelArg::i(m), KernelArg::i(k),
+                      KernelArg::i(n), KernelArg::i(batch.size()),
+                      KernelArg::array(batch), KernelArg::array(strides[0]),
+                      KernelArg::array(strides[1])})});
+}
+
+FailureOr<OpLowering> lowerGemm(GemmOp op, std::string t) {
+  auto ys = shapeOf(op.getY());
+  int64_t m = ys[0], n = ys[1];
+  auto as = shapeOf(op.getA());
+  int64_t k = op.getTransA() ? as[0] : as[1];
+  int64_t csm = 0, csn = 0;
+  if (!isNone(op.getC())) {
+    auto st = broadcastStrides(shapeOf(op.getC()), ys);
+    csm = st[0];
+    csn = st[1];
+  }
+  return calls({call("gemm", {t}, kLinalg,
+                     {KernelArg::input(op.getA()), KernelArg::input(op.getB()),
+                      inputOrNull(op.getC()), KernelArg::output(op.getY()),
+                      KernelArg::i(m), KernelArg::i(n), KernelArg::i(k),
+                      KernelArg::i(op.getTransA()), KernelArg::i(op.getTransB()),
+                      KernelArg::f(op.getAlpha().convertToFloat()),
+                      KernelArg::f(op.getBeta().convertToFloat()),
+                      KernelArg::i(csm), KernelArg::i(csn)})});
+}
+
+/// Shared by Conv and the pools: the window arguments of the conv.h kernels.
+FailureOr<std::vector<KernelArg>> windowArgs(Operation *op, Value x, Value y,
+                                             ArrayRef<int64_t> kernel, bool ceil) {
+  auto g = resolveWindow(op, shapeOf(x).drop_front(2), kernel, ceil);
+  if (failed(g))
+    return failure();
+  return std::vector<KernelArg>{
+      KernelArg::i(g->kernel.size()), KernelArg::array(shapeOf(x)),
+      KernelArg::array(shapeOf(y)),   KernelArg::array(g->kernel),
+      KernelArg::array(g->strides),   KernelArg::array(g->padsBegin),
+      KernelArg::array(g->padsEnd),   KernelArg::array(g->dilations)};
+}
+
+FailureOr<OpLowering> lowerConv(ConvOp op, std::string t) {
+  auto ws = shapeOf(op.getW());
+  auto win = windowArgs(op, op.getX(), op.getY(),
+                        SmallVector<int64_t>(ws.drop_front(2)), false);
+  if (failed(win))
+    return failure();
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getW()),
+                              inputOrNull(op.getB()), KernelArg::output(op.getY())};
+  args.insert(args.end(), win->begin(), win->end());
+  args.push_back(KernelArg::i(op.getGroup()));
+  return calls({call("conv", {t}, kConv, std::move(args))});
+}
+
+FailureOr<OpLowering> lowerMaxPool(MaxPoolOp op, std::string t) {
+  auto win = windowArgs(op, op.getX(), op.getY(), op.getKernelShape(), op.getCeilMode());
+  if (failed(win))
+    return failure();
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY()),
+                              outputOrNull(op.getIndices())};
+  args.insert(args.end(), win->begin(), win->end());
+  args.push_back(KernelArg::i(op.getStorageOrder()));
+  return calls({call("max_pool", {t}, kConv, std::move(args))});
+}
+
+FailureOr<OpLowering> lowerAvgPool(AveragePoolOp op, std::string t) {
+  auto win = windowArgs(op, op.getX(), op.getY(), op.getKernelShape(), op.getCeilMode());
+  if (failed(win))
+    return failure();
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY())};
+  args.insert(args.end(), win->begin(), win->end());
+  args.push_back(KernelArg::i(op.getCountIncludePad()));
+  return calls({call("avg_pool", {t}, kConv, std::move(args))});
+}
+
+FailureOr<OpLowering> lowerGlobalPool(Operation *op, std::string t, bool isMax) {
+  auto xs = shapeOf(op->getOperand(0));
+  return calls({call("global_pool", {t}, kConv,
+                     {KernelArg::input(op->getOperand(0)),
+                      KernelArg::output(op->getResult(0)),
+                      KernelArg::i(xs[0] * xs[1]), KernelArg::i(prod(xs.drop_front(2))),
+                      KernelArg::i(isMax)})});
+}
+
+FailureOr<OpLowering> lowerBatchNorm(BatchNormalizationOp op, std::string t) {
+  auto xs = shapeOf(op.getX());
+  return calls({call("batch_norm", {t}, kNorm,
+                     {KernelArg::input(op.getX()), KernelArg::input(op.getScale()),
+                      KernelArg::input(op.getB()), KernelArg::input(op.getInputMean()),
+                      KernelArg::input(op.getInputVar()), KernelArg::output(op.getY()),
+                      KernelArg::i(xs[0]), KernelArg::i(xs[1]),
+                      KernelArg::i(prod(xs.drop_front(2))),
+                      KernelArg::f(op.getEpsilon().convertToFloat())})});
+}
+
+FailureOr<OpLowering> lowerLayerNorm(LayerNormalizationOp op, std::string t) {
+  auto xs = shapeOf(op.getX());
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += xs.size();
+  int64_t outer = prod(xs.take_front(axis)), inner = prod(xs.drop_front(axis));
+  if (numel(op.getScale()) != inner ||
+      (!isNone(op.getB()) && numel(op.getB()) != inner))
+    return unsupported(op, "Scale and B that broadcast over the normalized dims are not supported");
+  return calls({call("layer_norm", {t}, kNorm,
+                     {KernelArg::input(op.getX()), KernelArg::input(op.getScale()),
+                      inputOrNull(op.getB()), KernelArg::output(op.getY()),
+                      outputOrNull(op.getMean()), outputOrNull(op.getInvStdDev()),
+                      KernelArg::i(outer), KernelArg::i(inner),
+                      KernelArg::f(op.getEpsilon().convertToFloat())})});
+}
+
+FailureOr<OpLowering> lowerSoftmax(Operation *op, std::string t, int64_t mode) {
+  auto xs = shapeOf(op->getOperand(0));
+  auto axis = normalizeAxis(op, op->getAttrOfType<IntegerAttr>("axis")
+                                    ? op->getAttrOfType<IntegerAttr>("axis").getInt()
+                                    : -1,
+                            xs.size(), "axis");
+  if (failed(axis))
+    return failure();
+  return calls({call("softmax", {t}, kNorm,
+                     {KernelArg::input(op->getOperand(0)),
+                      KernelArg::output(op->getResult(0)),
+                      KernelArg::i(prod(xs.take_front(*axis))), KernelArg::i(xs[*axis]),
+                      KernelArg::i(prod(xs.drop_front(*axis + 1))), KernelArg::i(mode)})});
+}
+
+FailureOr<OpLowering> lowerReduce(Operation *op, std::string t) {
+  auto xs = shapeOf(op->getOperand(0));
+  auto axes = resolveReduceAxes(op, xs.size());
+  if (failed(axes))
+    return failure();
+  if (axes->empty()) // noop_with_empty_axes
+    return calls({call("unary", {"onnxc_rt::ref::Identity", t}, kElementwise,
+                       {KernelArg::input(op->getOperand(0)),
+                        KernelArg::output(op->getResult(0)),
+                        KernelArg::i(numel(op->getResult(0))), KernelArg::f(0),
+                        KernelArg::f(0)})});
+  SmallVector<int64_t> mask(xs.size(), 0);
+  for (int64_t a : *axes)
+    mask[a] = 1;
+  std::string reducer = ("onnxc_rt::ref::" + op->getName().stripDialect()).str();
+  return calls({call("reduce", {reducer, t}, kReduce,
+                     {KernelArg::input(op->getOperand(0)),
+                      KernelArg::output(op->getResult(0)), KernelArg::i(xs.size()),
+                      KernelArg::array(xs), KernelArg::array(mask)})});
+}
+
+FailureOr<OpLowering> lowerArgReduce(Operation *op, std::string t, bool isMax) {
+  auto xs = shapeOf(op->getOperand(0));
+  auto axis = normalizeAxis(op, op->getAttrOfType<IntegerAttr>("axis").getInt(),
+                            xs.size(), "axis");
+  if (failed(axis))
+    return failure();
+  auto last = op->getAttrOfType<IntegerAttr>("select_last_index");
+  return calls({call("arg_reduce", {t}, kReduce,
+                     {KernelArg::input(op->getOperand(0)),
+                      KernelArg::output(op->getResult(0)),
+                      KernelArg::i(prod(xs.take_front(*axis))), KernelArg::i(xs[*axis]),
+                      KernelArg::i(prod(xs.drop_front(*axis + 1))), KernelArg::i(isMax),
+                      KernelArg::i(last ? last.getInt() : 0)})});
+}
+
+FailureOr<OpLowering> lowerRecurrent(Operation *op, std::string t, bool isLstm) {
+  Value x = op->getOperand(0);
+  auto xs = shapeOf(x), ws = shapeOf(op->getOperand(1));
+  auto layoutAttr = op->getAttrOfType<IntegerAttr>("layout");
+  int64_t layout = layoutAttr ? layoutAttr.getInt() : 0;
+  int64_t seq = xs[layout ? 1 : 0], batch = xs[layout ? 0 : 1], input = xs[2];
+  int64_t hidden = ws[1] / (isLstm ? 4 : 3);
+  StringRef dir = op->getAttrOfType<StringAttr>("direction")
+                      ? op->getAttrOfType<StringAttr>("direction").getValue()
+                      : "forward";
+  int64_t direction = dir == "reverse" ? 1 : dir == "bidirectional" ? 2 : 0;
+  float clip = floatAttr(op, "clip", 0.f);
+  Value seqLens = op->getOperand(4);
+  std::string lensType = isNone(seqLens) ? "int32_t" : cppTypeName(eltOf(seqLens));
+  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(op->getOperand(1)),
+                              KernelArg::input(op->getOperand(2)),
+                              inputOrNull(op->getOperand(3)), inputOrNull(seqLens),
+                              inputOrNull(op->getOperand(5))};
+  if (isLstm) {
+    args.push_back(inputOrNull(op->getOperand(6)));
+    args.push_back(inputOrNull(op->getOperand(7)));
+  }
+  for (Value r : op->getResults())
+    args.push_back(outputOrNull(r));
+  for (int64_t v : {seq, batch, input, hidden, direction, layout})
+    args.push_back(KernelArg::i(v));
+  args.push_back(KernelArg::f(clip));
+  if (!isLstm) {
+    auto lbr = op->getAttrOfType<IntegerAttr>("linear_before_reset");
+    args.push_back(KernelArg::i(lbr ? lbr.getInt() : 0));
+  }
+  args.push_back(KernelArg::scratch(6 * hidden * (int64_t)sizeof(float) *
+                                        (t == "double" ? 2 : 1),
+                                    t));
+  return calls({call(isLstm ? "lstm" : "gru", {t, lensType}, kRnn, std::move(args))});
+}
+
+FailureOr<OpLowering> lowerConcat(ConcatOp op, std::string t) {
+  auto ys = shapeOf(op.getResult());
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += ys.size();
+  int64_t outer = prod(ys.take_front(axis)), innerOut = prod(ys.drop_front(axis));
+  std::vector<KernelCall> cs;
+  int64_t offset = 0;
+  for (Value in : op.getInputs()) {
+    int64_t inner = prod(shapeOf(in).drop_front(axis));
+    if (inner > 0)
+      cs.push_back(call("concat_part", {t}, kTensor,
+                        {KernelArg::input(in), KernelArg::output(op.getResult()),
+                         KernelArg::i(outer), KernelArg::i(inner),
+                         KernelArg::i(innerOut), KernelArg::i(offset)}));
+    offset += inner;
+  }
+  return calls(cs);
+}
+
+FailureOr<OpLowering> lowerSplit(SplitOp op, std::string t) {
+  int64_t axis;
+  auto sizes = resolveSplit(op, axis);
+  if (failed(sizes))
+    return failure();
+  auto xs = shapeOf(op.getInput());
+  int64_t outer = prod(xs.take_front(axis)), innerIn = prod(xs.drop_front(axis));
+  int64_t offset = 0;
+  std::vector<KernelCall> cs;
+  for (Value r : op.getOutputs()) {
+    int64_t inner = prod(shapeOf(r).drop_front(axis));
+    cs.push_back(call("split_part", {t}, kTensor,
+                      {KernelArg::input(op.getInput()), KernelArg::output(r),
+                       KernelArg::i(outer), KernelArg::i(innerIn), KernelArg::i(inner),
+                       KernelArg::i(offset)}));
+    offset += inner;
+  }
+  return calls(cs);
+}
+
+FailureOr<OpLowering> lowerSlice(SliceOp op, std::string t) {
+  auto g = resolveSlice(op);
+  if (failed(g))
+    return failure();
+  if (!*g)
+    return unsupported(op, "starts, ends, axes and steps computed at run time are not supported");
+  auto xs = shapeOf(op.getData());
+  return calls({call("slice", {t}, kTensor,
+                     {KernelArg::input(op.getData()), KernelArg::output(op.getResult()),
+                      KernelArg::i(xs.size()), KernelArg::array(xs),
+                      KernelArg::array((*g)->outShape), KernelArg::array((*g)->starts),
+                      KernelArg::array((*g)->steps)})});
+}
+
+FailureOr<OpLowering> lowerGather(GatherOp op, std::string t) {
+  auto xs = shapeOf(op.getData());
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += xs.size();
+  return calls({call("gather", {t, cppTypeName(eltOf(op.getIndices()))}, kTensor,
+                     {KernelArg::input(op.getData()), KernelArg::input(op.getIndices()),
+                      KernelArg::output(op.getResult()),
+                      KernelArg::i(prod(xs.take_front(axis))), KernelArg::i(xs[axis]),
+                      KernelArg::i(prod(xs.drop_front(axis + 1))),
+                      KernelArg::i(numel(op.getIndices()))})});
+}
+
+FailureOr<OpLowering> lowerPad(PadOp op, std::string t) {
+  auto xs = shapeOf(op.getData());
+  auto pads = getConstantInts(op.getPads());
+  if (!pads)
+    return unsupported(op, "pads computed at run time are not supported");
+  SmallVector<int64_t> axes;
+  if (!isNone(op.getAxes())) {
+    auto a = getConstantInts(op.getAxes());
+    if (!a)
+      return unsupported(op, "axes computed at run time are not supported");
+    for (int64_t v : *a)
+      axes.push_back(v < 0 ? v + xs.size() : v);
+  } else {
+    for (size_t i = 0; i < xs.size(); ++i)
+      axes.push_back(i);
+  }
+  SmallVector<int64_t> begin(xs.size(), 0);
+  for (size_t i = 0; i < axes.size(); ++i)
+    begin[axes[i]] = (*pads)[i];
+  StringRef mode = op.getMode();
+  int64_t m = mode == "constant" ? 0 : mode == "reflect" ? 1 : mode == "edge" ? 2 : 3;
+  return calls({call("pad", {t}, kTensor,
+                     {KernelArg::input(op.getData()), KernelArg::output(op.getResult()),
+                      KernelArg::i(xs.size()), KernelArg::array(xs),
+                      KernelArg::array(shapeOf(op.getResult())), KernelArg::array(begin),
+                      KernelArg::i(m), inputOrNull(op.getConstantValue())})});
+}
+
+FailureOr<OpLowering> lowerConstantOfShape(ConstantOfShapeOp op, std::string t) {
+  KernelArg value = KernelArg::i(0);
+  if (auto v = op.getValue()) {
+    if (isa<FloatType>(v->getElementType()))
+      value = KernelArg::f((*v->getValues<APFloat>().begin()).convertToDouble());
+    else if (v->getElementType().isInteger(1))
+      value = KernelArg::i((*v->getValues<bool>().begin()) ? 1 : 0);
+    else
+      value = KernelArg::i((*v->getValues<APInt>().begin()).getSExtValue());
+  } else {
+    value = KernelArg::f(0);
+  }
+  return calls({call("fill", {t}, kElementwise,
+                     {KernelArg::output(op.getResult()),
+                      KernelArg::i(numel(op.getResult())), value})});
+}
+
+} // namespace
+
+FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
+  if (isa<ConstantOp, NoValueOp>(op))
+    return OpLowering{};
+  SmallVector<Value> all(op->getOperands());
+  all.append(op->getResults().begin(), op->getResults().end());
+  for (Value v : all) {
+    if (isa<NoneType>(v.getType()))
+      continue;
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape())
+      return op->emitError() << "shape " << v.getType()
+                             << " depends on values known only at run time: dynamic "
+                                "shapes are not supported";
+    if (cppTypeName(t.getElementType()).empty())
+      return op->emitError() << "element type " << t.getElementType()
+                             << " is not supported yet";
+  }
+  if (isAliasOp(op)) {
+    if (auto d = dyn_cast<DropoutOp>(op)) {
+      if (!isNone(d.getTrainingMode())) {
+        auto tm = getConstantInts(d.getTrainingMode());
+        auto te = getConstantElements(d.getTrainingMode());
+        bool training = te && te.getElementType().isInteger(1)
+                            ? *te.getValues<bool>().begin()
+                            : (tm && !tm->empty() && (*tm)[0] != 0);
+        if (!te || training)
+          return unsupported(op, "training mode is not supported");
+      }
+      if (!isNone(d.getMask()))
+        return unsupported(op, "the mask output is not supported at inference");
+    }
+    OpLowering l;
+    l.kind = OpLowering::Kind::Alias;
+    return l;
+  }
+  if (op->getNumOperands() == 0)
+    return unsupported(op, "has no operands");
+  std::string t = cppTypeName(eltOf(op->getOperand(0)));
+  auto floatOnly = [&]() -> LogicalResult {
+    if (!isa<FloatType>(eltOf(op->getOperand(0))))
+      return op->emitError() << op->getName().stripDialect() << " on "
+                             << eltOf(op->getOperand(0)) << " is not supported";
+    return success();
+  };
+  return TypeSwitch<Operation *, FailureOr<OpLowering>>(op)
+      .Case<AbsOp, NegOp, ReluOp, CeilOp, FloorOp, SignOp, NotOp>(
+          [&](Operation *o) { return lowerUnary(o, t); })
+      .Case<ReciprocalOp, SqrtOp, ExpOp, LogOp, ErfOp, TanhOp, SigmoidOp, SinOp,
+            CosOp, SoftplusOp, SoftsignOp, HardSwishOp, RoundOp, LeakyReluOp, EluOp,
+            HardSigmoidOp>([&](Operation *o) -> FailureOr<OpLowering> {
+        if (failed(floatOnly()))
+          return failure();
+        return lowerUnary(o, t);
+      })
+      .Case<AddOp, SubOp, MulOp, DivOp, PowOp>([&](Operation *o) {
+        std::string fn = ("onnxc_rt::ref::" + o->getName().stripDialect()).str();
+        std::string tb = cppTypeName(eltOf(o->getOperand(1)));
+        return calls({broadcastCall("binary", {fn, t, tb, t}, o->getOperands(),
+                                    o->getResult(0))});
+      })
+      .Case<EqualOp, LessOp, GreaterOp, LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp,
+            XorOp>([&](Operation *o) {
+        std::string fn = ("onnxc_rt::ref::" + o->getName().stripDialect()).str();
+        return calls({broadcastCall("binary", {fn, t, t, "bool"}, o->getOperands(),
+                                    o->getResult(0))});
+      })
+      .Case<MaxOp, MinOp, SumOp, MeanOp>([&](Operation *o) { return lowerVariadic(o, t); })
+      .Case<WhereOp>([&](WhereOp o) {
+        std::string tx = cppTypeName(eltOf(o.getX()));
+        return calls({broadcastCall("where", {tx}, o->getOperands(), o.getResult())});
+      })
+      .Case<ClipOp>([&](ClipOp o) {
+        return calls({call("clip", {t}, kElementwise,
+                           {KernelArg::input(o.getInput()), KernelArg::output(o.getResult()),
+                            KernelArg::i(numel(o.getResult())), inputOrNull(o.getMin()),
+                            inputOrNull(o.getMax())})});
+      })
+      .Case<CastOp>([&](CastOp o) {
+        return calls({call("cast", {t, cppTypeName(eltOf(o.getResult()))}, kElementwise,
+                           {KernelArg::input(o.getInput()), KernelArg::output(o.getResult()),
+                            KernelArg::i(numel(o.getResult()))})});
+      })
+      .Case<ExpandOp>([&](ExpandOp o) {
+        return calls({broadcastCall("broadcast_copy", {t}, o.getInput(), o.getResult())});
+      })
+      .Case<MatMulOp>([&](MatMulOp o) { return lowerMatMul(o, t); })
+      .Case<GemmOp>([&](GemmOp o) { return lowerGemm(o, t); })
+      .Case<ConvOp>([&](ConvOp o) -> FailureOr<OpLowering> {
+        if (failed(floatOnly()))
+          return failure();
+        return lowerConv(o, t);
+      })
+      .Case<MaxPoolOp>([&](MaxPoolOp o) { return lowerMaxPool(o, t); })
+      .Case<AveragePoolOp>([&](AveragePoolOp o) { return lowerAvgPool(o, t); })
+      .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, false); })
+      .Case<GlobalMaxPoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, true); })
+      .Case<BatchNormalizationOp>([&](BatchNormalizationOp o) { return lowerBatchNorm(o, t); })
+      .Case<LayerNormalizationOp>([&](LayerNormalizationOp o) { return lowerLayerNorm(o, t); })
+      .Case<SoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, t, 0); })
+      .Case<LogSoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, t, 1); })
+      .Case<HardmaxOp>([&](Operation *o) { return lowerSoftmax(o, t, 2); })
+      .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
+            ReduceSumSquareOp, ReduceL1Op, ReduceL2Op, ReduceLogSumOp,
+            ReduceLogSumExpOp>([&](Operation *o) { return lowerReduce(o, t); })
+      .Case<ArgMaxOp>([&](Operation *o) { return lowerArgReduce(o, t, true); })
+      .Case<ArgMinOp>([&](Operation *o) { return lowerArgReduce(o, t, false); })
+      .Case<LSTMOp>([&](Operation *o) { return lowerRecurrent(o, t, true); })
+      .Case<GRUOp>([&](Operation *o) { return lowerRecurrent(o, t, false); })
+      .Case<TransposeOp>([&](TransposeOp o) {
+        auto xs = shapeOf(o.getData());
+        return calls({call("transpose", {t}, kTensor,
+                           {KernelArg::input(o.getData()), KernelArg::output(o.getResult()),
+                            KernelArg::i(xs.size()), KernelArg::array(xs),
+                            KernelArg::array(transposePerm(o, xs.size()))})});
+      })
+      .Case<ConcatOp>([&](ConcatOp o) { return lowerConcat(o, t); })
+      .Case<SplitOp>([&](SplitOp o) { return lowerSplit(o, t); })
+      .Case<SliceOp>([&](SliceOp o) { return lowerSlice(o, t); })
+      .Case<GatherOp>([&](GatherOp o) { return lowerGather(o, t); })
+      .Case<TileOp>([&](TileOp o) {
+        auto xs = shapeOf(o.getInput());
+        return calls({call("tile", {t}, kTensor,
+                           {KernelArg::input(o.getInput()), KernelArg::output(o.getResult()),
+                            KernelArg::i(xs.size()), KernelArg::array(xs),
+                            KernelArg::array(shapeOf(o.getResult()))})});
+      })
+      .Case<PadOp>([&](PadOp o) { return lowerPad(o, t); })
+      .Case<ConstantOfShapeOp>([&](ConstantOfShapeOp o) {
+        return lowerConstantOfShape(o, cppTypeName(eltOf(o.getResult())));
+      })
+      .Case<RangeOp>([&](RangeOp o) {
+        return calls({call("range", {t}, kElementwise,
+                           {KernelArg::input(o.getStart()), KernelArg::input(o.getDelta()),
+                            KernelArg::output(o.getResult()),
+                            KernelArg::i(numel(o.getResult()))})});
+      })
+      .Default([&](Operation *o) -> FailureOr<OpLowering> {
+        // Shape and Size always fold to constants once shapes are static.
+        return unsupported(o, "internal error: no kernel (the op should have been folded)");
+      });
+}
+
+} // namespace onnxc

@@ -1,0 +1,350 @@
+//===- LowerToEmitC.cpp - onnxc-lower-to-emitc -----------------------------===//
+#include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
+#include "onnxc/Passes/Passes.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+#include <set>
+
+using namespace mlir;
+
+namespace onnxc {
+#define GEN_PASS_DEF_LOWERTOEMITCPASS
+#include "onnxc/Passes/Passes.h.inc"
+
+namespace {
+
+constexpr int64_t kWeightAlign = 64;
+
+/// "conv1" for NameLoc("conv1"), else empty.
+std::string nodeName(Location loc) {
+  if (auto n = dyn_cast<NameLoc>(loc))
+    return n.getName().str();
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      if (auto s = nodeName(l); !s.empty())
+        return s;
+  return "";
+}
+
+/// Keeps a comment on one line and free of comment terminators.
+std::string commentSafe(StringRef s) {
+  std::string out;
+  for (char c : s)
+    out.push_back(c == '\n' || c == '\r' ? ' ' : c);
+  return out;
+}
+
+class EmitCLowering {
+public:
+  EmitCLowering(ModuleOp module, func::FuncOp func)
+      : module(module), func(func), b(module.getContext()) {}
+  LogicalResult run();
+
+private:
+  Type ptrTo(Type elt, bool isConst) {
+    std::string name = (isConst ? "const " : "") + cppTypeName(elt);
+    return emitc::PointerType::get(emitc::OpaqueType::get(b.getContext(), name));
+  }
+  Value literal(StringRef text, Type type) {
+    return b.create<emitc::LiteralOp>(func.getLoc(), type, text);
+  }
+  /// `onnxc_rt::at<T>(base, offset)` as a pointer value.
+  Value at(Value base, int64_t offset, Type elt, bool isConst) {
+    std::string t = (isConst ? "const " : "") + cppTypeName(elt);
+    auto call = b.create<emitc::CallOpaqueOp>(
+        func.getLoc(), TypeRange{ptrTo(elt, isConst)}, "onnxc_rt::at",
+        ValueRange{base},
+        b.getArrayAttr({b.getIndexAttr(0), b.getI64IntegerAttr(offset)}),
+        b.getArrayAttr({emitc::OpaqueAttr::get(b.getContext(), t)}));
+    return call.getResult(0);
+  }
+  Value weightPointer(onnx::ConstantOp c);
+  /// The arena as `uint8_t*`, created at the function's start on first use.
+  Value arena() {
+    if (!arenaBytes) {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&cfunc.getBody().front());
+      Value arg = cfunc.getBody().front().getArguments().back();
+      arenaBytes = b.create<emitc::CallOpaqueOp>(
+                        func.getLoc(),
+                        TypeRange{emitc::PointerType::get(
+                            emitc::OpaqueType::get(b.getContext(), "uint8_t"))},
+                        "static_cast<uint8_t*>", ValueRange{arg})
+                       .getResult(0);
+    }
+    return arenaBytes;
+  }
+  Value intArray(ArrayRef<int64_t> values);
+  Value valueOf(Value v);
+  LogicalResult lowerOp(Operation *op);
+
+  ModuleOp module;
+  func::FuncOp func;
+  OpBuilder b;
+  std::string name;
+  emitc::FuncOp cfunc;
+  Value arenaBytes, weightsBase;
+  llvm::DenseMap<Value, Value> cvalues; // onnx values -> C pointers
+  std::map<std::vector<int64_t>, std::string> arrays;
+  std::set<std::string> headers;
+  SmallVector<Attribute> weights;
+  SmallVector<int64_t> weightOffsets;
+  int64_t weightBytes = 0;
+  Block *globalsAt = nullptr;
+};
+
+Value EmitCLowering::weightPointer(onnx::ConstantOp c) {
+  ElementsAttr value = c.getValue();
+  int64_t bytes = value.getNumElements() * elementByteSize(value.getElementType());
+  int64_t offset = (weightBytes + kWeightAlign - 1) / kWeightAlign * kWeightAlign;
+  weights.push_back(value);
+  weightOffsets.push_back(offset);
+  weightBytes = offset + bytes;
+  if (!weightsBase) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&cfunc.getBody().front());
+    weightsBase = literal(name + "_weights",
+                          emitc::PointerType::get(emitc::OpaqueType::get(
+                              b.getContext(), "const uint8_t")));
+  }
+  return at(weightsBase, offset, value.getElementType(), /*isConst=*/true);
+}
+
+Value EmitCLowering::intArray(ArrayRef<int64_t> values) {
+  Type i64 = b.getI64Type();
+  if (values.empty())
+    return literal("nullptr", emitc::PointerType::get(i64));
+  std::vector<int64_t> key(values.begin(), values.end());
+  auto it = arrays.find(key);
+  std::string sym;
+  auto arrayType = emitc::ArrayType::get({(int64_t)values.size()}, i64);
+  if (it == arrays.end()) {
+    sym = "k" + std::to_string(arrays.size());
+    arrays[key] = sym;
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(cfunc);
+    auto init = DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)values.size()}, i64), values);
+    b.create<emitc::GlobalOp>(func.getLoc(), sym, arrayType, init,
+                              /*extern=*/false, /*static=*/true, /*const=*/true);
+  } else {
+    sym = it->second;
+  }
+  return b.create<emitc::GetGlobalOp>(func.getLoc(), arrayType, sym);
+}
+
+Value EmitCLowering::valueOf(Value v) {
+  if (Value c = cvalues.lookup(v))
+    return c;
+  if (auto c = v.getDefiningOp<onnx::ConstantOp>()) {
+    Value p = weightPointer(c);
+    cvalues[v] = p;
+    return p;
+  }
+  return nullptr;
+}
+
+LogicalResult EmitCLowering::lowerOp(Operation *op) {
+  auto lowering = lowerToKernelCalls(op);
+  if (failed(lowering))
+    return failure();
+  if (lowering->kind == OpLowering::Kind::None)
+    return success();
+  if (lowering->kind == OpLowering::Kind::Alias) {
+    cvalues[op->getResult(0)] = valueOf(op->getOperand(0));
+    return success();
+  }
+  std::string node = nodeName(op->getLoc());
+  b.create<emitc::VerbatimOp>(
+      op->getLoc(), b.getStringAttr("// " + op->getName().stripDialect().str() +
+                                    (node.empty() ? "" : " '" + commentSafe(node) + "'")));
+  // Results placed in the arena get their pointers now.
+  auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(kOffsetAttr);
+  for (auto [i, r] : llvm::enumerate(op->getResults())) {
+    if (onnx::isNone(r) || cvalues.count(r))
+      continue;
+    if (!offsets || offsets[i] == kNotInArena)
+      return op->emitError("internal: result is neither planned nor an output");
+    cvalues[r] = at(arena(), offsets[i], cast<ShapedType>(r.getType()).getElementType(),
+                    /*isConst=*/false);
+  }
+  for (const KernelCall &c : lowering->calls) {
+    headers.insert(c.header);
+    SmallVector<Value> operands;
+    SmallVector<Attribute> args;
+    auto operand = [&](Value v) {
+      args.push_back(b.getIndexAttr(operands.size()));
+      operands.push_back(v);
+    };
+    for (const KernelArg &a : c.args) {
+      switch (a.kind) {
+      case KernelArg::Kind::Tensor: {
+        Value v = valueOf(a.tensor);
+        if (!v)
+          return op->emitError("internal: operand has no C value");
+        operand(v);
+        break;
+      }
+      case KernelArg::Kind::Int:
+        args.push_back(b.getI64IntegerAttr(a.intValue));
+        break;
+      case KernelArg::Kind::Float:
+        args.push_back(b.getF64FloatAttr(a.floatValue));
+        break;
+      case KernelArg::Kind::IntArray:
+        operand(intArray(a.ints));
+        break;
+      case KernelArg::Kind::Null:
+        args.push_back(emitc::OpaqueAttr::get(b.getContext(), "nullptr"));
+        break;
+      case KernelArg::Kind::Scratch: {
+        auto off = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
+        if (!off)
+          return op->emitError("internal: scratch space was not planned");
+        std::string t = a.scratchType;
+        auto p = b.create<emitc::CallOpaqueOp>(
+            op->getLoc(),
+            TypeRange{emitc::PointerType::get(emitc::OpaqueType::get(b.getContext(), t))},
+            "onnxc_rt::at", ValueRange{arena()},
+            b.getArrayAttr({b.getIndexAttr(0), b.getI64IntegerAttr(off.getInt())}),
+            b.getArrayAttr({emitc::OpaqueAttr::get(b.getContext(), t)}));
+        operand(p.getResult(0));
+        break;
+      }
+      }
+    }
+    SmallVector<Attribute> targs;
+    for (const std::string &t : c.templateArgs)
+      targs.push_back(emitc::OpaqueAttr::get(b.getContext(), t));
+    b.create<emitc::CallOpaqueOp>(op->getLoc(), TypeRange{}, c.callee, operands,
+                                  b.getArrayAttr(args),
+                                  targs.empty() ? ArrayAttr() : b.getArrayAttr(targs));
+  }
+  return success();
+}
+
+LogicalResult EmitCLowering::run() {
+  MLIRContext *ctx = b.getContext();
+  name = func.getSymName().str();
+  auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+
+  // Signature: const T* inputs..., T* outputs..., void* arena.
+  SmallVector<Type> argTypes;
+  for (Type t : func.getArgumentTypes())
+    argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), true));
+  for (Type t : func.getResultTypes())
+    argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), false));
+  argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
+  b.setInsertionPoint(func);
+  cfunc = b.create<emitc::FuncOp>(func.getLoc(), name + "_run",
+                                  FunctionType::get(ctx, argTypes,
+                                                    {emitc::OpaqueType::get(ctx, "int")}));
+  cfunc.setSpecifiersAttr(b.getStrArrayAttr({"extern \"C\""}));
+  Block *entry = cfunc.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  unsigned nIn = func.getNumArguments(), nOut = func.getNumResults();
+  for (unsigned i = 0; i < nIn; ++i)
+    cvalues[func.getArgument(i)] = entry->getArgument(i);
+
+  // Outputs: the op producing an output's bytes writes into the caller's
+  // buffer (the memory planner left it out of the arena); see the planner
+  // for the rule, which this mirrors.
+  llvm::DenseSet<Value> claimed;
+  for (auto [k, v] : llvm::enumerate(ret.getOperands())) {
+    Value root = v;
+    while (Operation *d = root.getDefiningOp()) {
+      if (!isAliasOp(d))
+        break;
+      root = d->getOperand(0);
+    }
+    Operation *d = root.getDefiningOp();
+    if (!d || isa<onnx::ConstantOp>(d) || claimed.count(root))
+      continue;
+    claimed.insert(root);
+    cvalues[root] = entry->getArgument(nIn + k);
+  }
+  Value arenaArg = entry->getArgument(nIn + nOut);
+
+  for (Operation &op : func.getBody().front().without_terminator())
+    if (failed(lowerOp(&op)))
+      return failure();
+
+  // Outputs that are views of inputs or weights, or repeat another output.
+  for (auto [k, v] : llvm::enumerate(ret.getOperands())) {
+    Value src = valueOf(v);
+    Value dst = entry->getArgument(nIn + k);
+    if (src == dst)
+      continue;
+    auto t = cast<ShapedType>(v.getType());
+    int64_t bytes = t.getNumElements() * elementByteSize(t.getElementType());
+    b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, "onnxc_rt::copy_bytes",
+                                  ValueRange{src, dst},
+                                  b.getArrayAttr({b.getIndexAttr(0), b.getIndexAttr(1),
+                                                  b.getI64IntegerAttr(bytes)}),
+                                  ArrayAttr());
+  }
+  if (!arenaBytes) // a model with no intermediates: keep -Wextra quiet
+    b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, "onnxc_rt::unused",
+                                  ValueRange{arenaArg});
+  Value zero = b.create<emitc::ConstantOp>(func.getLoc(), emitc::OpaqueType::get(ctx, "int"),
+                                           emitc::OpaqueAttr::get(ctx, "0"));
+  b.create<emitc::ReturnOp>(func.getLoc(), zero);
+
+
+  // Preamble: includes and the weights symbol.
+  b.setInsertionPointToStart(module.getBody());
+  b.create<emitc::IncludeOp>(func.getLoc(), name + ".h", /*is_standard_include=*/false);
+  b.create<emitc::IncludeOp>(func.getLoc(), "onnxc_rt/base.h", false);
+  for (const std::string &h : headers)
+    b.create<emitc::IncludeOp>(func.getLoc(), h, false);
+  if (weightsBase)
+    b.create<emitc::VerbatimOp>(func.getLoc(),
+                                b.getStringAttr("extern \"C\" const uint8_t " + name +
+                                                "_weights[];"));
+
+  // The array-of-pointers entry point `onnxc run` and generic hosts use.
+  std::string v = "extern \"C\" int " + name +
+                  "_run_v(const void* const* inputs, void* const* outputs, void* arena) {\n"
+                  "  return " + name + "_run(";
+  for (unsigned i = 0; i < nIn; ++i)
+    v += "static_cast<const " +
+         cppTypeName(cast<ShapedType>(func.getArgumentTypes()[i]).getElementType()) +
+         "*>(inputs[" + std::to_string(i) + "]), ";
+  for (unsigned i = 0; i < nOut; ++i)
+    v += "static_cast<" +
+         cppTypeName(cast<ShapedType>(func.getResultTypes()[i]).getElementType()) +
+         "*>(outputs[" + std::to_string(i) + "]), ";
+  v += "arena);\n}";
+  b.setInsertionPointToEnd(module.getBody());
+  b.create<emitc::VerbatimOp>(func.getLoc(), b.getStringAttr(v));
+
+  module->setAttr("onnxc.weights", b.getArrayAttr(weights));
+  module->setAttr("onnxc.weight_offsets", b.getDenseI64ArrayAttr(weightOffsets));
+  module->setAttr("onnxc.weight_bytes", b.getI64IntegerAttr(weightBytes));
+  if (auto a = func->getAttr(kArenaSizeAttr))
+    module->setAttr(kArenaSizeAttr, a);
+  func.erase();
+  return success();
+}
+
+struct LowerToEmitC : impl::LowerToEmitCPassBase<LowerToEmitC> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    if (funcs.size() != 1) {
+      module.emitError("expected exactly one model function");
+      return signalPassFailure();
+    }
+    if (failed(EmitCLowering(module, funcs.front()).run()))
+      signalPassFailure();
+  }
+};
+} // namespace
+} // namespace onnxc

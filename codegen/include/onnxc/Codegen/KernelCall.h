@@ -1,0 +1,85 @@
+//===- KernelCall.h - the kernel-call IR: how each op runs -----------------===//
+//
+// Lowering an onnx op yields either a list of calls into runtime-lite (a
+// kernel name, template arguments and plain C arguments), an alias (the
+// result is a view of an operand's bytes: Reshape, Squeeze, ...), or
+// nothing (constants). This one description drives both the C++ emitter and
+// the compiler's constant folder, which runs the same calls on the host, so
+// each op's semantics is defined once: by its runtime-lite kernel.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONNXC_CODEGEN_KERNELCALL_H
+#define ONNXC_CODEGEN_KERNELCALL_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+struct KernelArg {
+  enum class Kind { Tensor, Int, Float, IntArray, Null, Scratch };
+  Kind kind = Kind::Null;
+  mlir::Value tensor;        // Tensor: an operand or a result of the op
+  bool isOutput = false;     // Tensor: written by the call
+  int64_t intValue = 0;      // Int; Scratch: size in bytes
+  double floatValue = 0;     // Float
+  llvm::SmallVector<int64_t> ints; // IntArray
+  std::string scratchType;   // Scratch: C++ element type
+
+  static KernelArg input(mlir::Value v);
+  static KernelArg output(mlir::Value v);
+  static KernelArg i(int64_t v);
+  static KernelArg f(double v);
+  static KernelArg array(llvm::ArrayRef<int64_t> v);
+  static KernelArg null();
+  static KernelArg scratch(int64_t bytes, std::string cppType);
+};
+
+struct KernelCall {
+  std::string callee;  // fully qualified, e.g. "onnxc_rt::ref::conv"
+  llvm::SmallVector<std::string> templateArgs;
+  std::vector<KernelArg> args;
+  std::string header;  // what the generated code must include
+
+  /// "callee<targs>", the name the host registry knows the kernel by.
+  std::string key() const;
+  int64_t scratchBytes() const;
+};
+
+struct OpLowering {
+  enum class Kind { Calls, Alias, None };
+  Kind kind = Kind::None;
+  std::vector<KernelCall> calls;
+};
+
+/// How `op` runs. Emits an error at the op (naming the ONNX node) when onnxc
+/// cannot run it: an unsupported element type, attribute value, or a shape
+/// that is still dynamic.
+mlir::FailureOr<OpLowering> lowerToKernelCalls(mlir::Operation *op);
+
+/// Ops whose result 0 is a view of operand 0 (same bytes, new shape).
+bool isAliasOp(mlir::Operation *op);
+
+/// Whether the kernel of `op` may write its result over operand `i` (it
+/// reads each element at the index it writes, before writing it). The memory
+/// planner also requires equal shapes and byte sizes.
+bool canRunInPlace(mlir::Operation *op, unsigned operand);
+
+/// The C++ spelling of an element type ("float", "int64_t", "bool").
+std::string cppTypeName(mlir::Type elementType);
+
+/// Runs `calls` on the host through the same runtime-lite kernels, the
+/// compiler's constant folder's way of evaluating an op. `tensors` maps each
+/// Tensor argument (in order of appearance) to its buffer. Returns false if
+/// some kernel was not compiled into the host registry.
+bool runKernelCallsOnHost(llvm::ArrayRef<KernelCall> calls,
+                          llvm::ArrayRef<void *> tensors);
+bool hostKernelAvailable(const KernelCall &call);
+
+} // namespace onnxc
+
+#endif

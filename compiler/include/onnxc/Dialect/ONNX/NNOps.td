@@ -1,0 +1,148 @@
+//===- NNOps.td - convolution, pooling, normalization, recurrent ---------===//
+#ifndef ONNXC_ONNX_NN_OPS_TD
+#define ONNXC_ONNX_NN_OPS_TD
+
+include "onnxc/Dialect/ONNX/ONNXBase.td"
+
+// Attributes shared by Conv and the pools. auto_pad is resolved into explicit
+// pads by shape inference (SAME_UPPER/SAME_LOWER/VALID/NOTSET).
+def ONNX_ConvOp : ONNX_Op<"Conv"> {
+  let summary = "N-d convolution (opset 11), grouped, dilated, strided";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_MaxPoolOp : ONNX_Op<"MaxPool"> {
+  let summary = "N-d max pooling (opset 12)";
+  let arguments = (ins AnyTensor:$X,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   DenseI64ArrayAttr:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   DefaultValuedAttr<I64Attr, "0">:$storage_order,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs AnyTensor:$Y, ONNX_TensorOrNone:$Indices);
+}
+
+def ONNX_AveragePoolOp : ONNX_Op<"AveragePool"> {
+  let summary = "N-d average pooling (opset 19: dilations)";
+  let arguments = (ins AnyTensor:$X,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                   DefaultValuedAttr<I64Attr, "0">:$count_include_pad,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   DenseI64ArrayAttr:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_GlobalAveragePoolOp : ONNX_Op<"GlobalAveragePool"> {
+  let summary = "mean over all spatial dimensions, kept as size 1";
+  let arguments = (ins AnyTensor:$X);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_GlobalMaxPoolOp : ONNX_Op<"GlobalMaxPool"> {
+  let summary = "maximum over all spatial dimensions, kept as size 1";
+  let arguments = (ins AnyTensor:$X);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_BatchNormalizationOp : ONNX_Op<"BatchNormalization"> {
+  let summary = "inference-mode batch normalization (opset 15)";
+  let description = [{
+    Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B, per channel
+    (dimension 1). Training mode (training_mode = 1, running-stat outputs) is
+    rejected by the importer: onnxc compiles inference graphs.
+  }];
+  let arguments = (ins AnyTensor:$X, AnyTensor:$scale, AnyTensor:$B,
+                   AnyTensor:$input_mean, AnyTensor:$input_var,
+                   DefaultValuedAttr<F32Attr, "1e-05">:$epsilon,
+                   DefaultValuedAttr<F32Attr, "0.9">:$momentum);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_LayerNormalizationOp : ONNX_Op<"LayerNormalization"> {
+  let summary = "normalization over the trailing axes from `axis` (opset 17)";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$Scale, ONNX_TensorOrNone:$B,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<F32Attr, "1e-05">:$epsilon,
+                   DefaultValuedAttr<I64Attr, "1">:$stash_type);
+  let results = (outs AnyTensor:$Y, ONNX_TensorOrNone:$Mean,
+                 ONNX_TensorOrNone:$InvStdDev);
+}
+
+class ONNX_SoftmaxFamilyOp<string mnemonic, string summaryText>
+    : ONNX_Op<mnemonic> {
+  let summary = summaryText;
+  let description = [{
+    Opset-13 semantics: along the single axis `axis`. The importer rewrites
+    opset < 13 models (coerced to 2-D at `axis`) into Flatten + op + Reshape.
+  }];
+  let arguments = (ins AnyTensor:$input, DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferSameAsOperand(getOperation(), 0);
+    }
+  }];
+}
+def ONNX_SoftmaxOp    : ONNX_SoftmaxFamilyOp<"Softmax", "exp(x) / sum(exp(x)) along axis">;
+def ONNX_LogSoftmaxOp : ONNX_SoftmaxFamilyOp<"LogSoftmax", "log of Softmax along axis">;
+def ONNX_HardmaxOp    : ONNX_SoftmaxFamilyOp<"Hardmax", "one-hot of the first maximum along axis">;
+
+def ONNX_DropoutOp : ONNX_Op<"Dropout"> {
+  let summary = "identity at inference (training_mode must be false)";
+  let arguments = (ins AnyTensor:$data, ONNX_TensorOrNone:$ratio,
+                   ONNX_TensorOrNone:$training_mode,
+                   OptionalAttr<I64Attr>:$seed);
+  let results = (outs AnyTensor:$output, ONNX_TensorOrNone:$mask);
+}
+
+// Recurrent layers (opset 14). Gates follow the ONNX equations exactly;
+// activations are limited to the defaults (checked by the verifier).
+def ONNX_LSTMOp : ONNX_Op<"LSTM"> {
+  let summary = "LSTM layer, forward/reverse/bidirectional (opset 14)";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$W, AnyTensor:$R,
+                   ONNX_TensorOrNone:$B, ONNX_TensorOrNone:$sequence_lens,
+                   ONNX_TensorOrNone:$initial_h, ONNX_TensorOrNone:$initial_c,
+                   ONNX_TensorOrNone:$P,
+                   OptionalAttr<DenseF32ArrayAttr>:$activation_alpha,
+                   OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
+                   OptionalAttr<StrArrayAttr>:$activations,
+                   OptionalAttr<F32Attr>:$clip,
+                   DefaultValuedAttr<StrAttr, "\"forward\"">:$direction,
+                   OptionalAttr<I64Attr>:$hidden_size,
+                   DefaultValuedAttr<I64Attr, "0">:$input_forget,
+                   DefaultValuedAttr<I64Attr, "0">:$layout);
+  let results = (outs ONNX_TensorOrNone:$Y, ONNX_TensorOrNone:$Y_h,
+                 ONNX_TensorOrNone:$Y_c);
+  let hasVerifier = 1;
+}
+
+def ONNX_GRUOp : ONNX_Op<"GRU"> {
+  let summary = "GRU layer, forward/reverse/bidirectional (opset 14)";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$W, AnyTensor:$R,
+                   ONNX_TensorOrNone:$B, ONNX_TensorOrNone:$sequence_lens,
+                   ONNX_TensorOrNone:$initial_h,
+                   OptionalAttr<DenseF32ArrayAttr>:$activation_alpha,
+                   OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
+                   OptionalAttr<StrArrayAttr>:$activations,
+                   OptionalAttr<F32Attr>:$clip,
+                   DefaultValuedAttr<StrAttr, "\"forward\"">:$direction,
+                   OptionalAttr<I64Attr>:$hidden_size,
+                   DefaultValuedAttr<I64Attr, "0">:$layout,
+                   DefaultValuedAttr<I64Attr, "0">:$linear_before_reset);
+  let results = (outs ONNX_TensorOrNone:$Y, ONNX_TensorOrNone:$Y_h);
+  let hasVerifier = 1;
+}
+
+#endif

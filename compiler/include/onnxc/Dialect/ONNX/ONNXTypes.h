@@ -1,0 +1,36 @@
+//===- ONNXTypes.h - ONNX element types <-> MLIR types ---------------------===//
+#ifndef ONNXC_DIALECT_ONNX_ONNXTYPES_H
+#define ONNXC_DIALECT_ONNX_ONNXTYPES_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Types.h"
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <vector>
+
+namespace onnxc {
+
+/// The MLIR element type for an ONNX TensorProto::DataType, or null.
+/// Signed integers are signless (i8..i64), unsigned are ui8..ui64, bool is i1.
+mlir::Type elementTypeFromOnnx(mlir::MLIRContext *ctx, int onnxDataType);
+/// The ONNX TensorProto::DataType of an MLIR element type, or 0 (UNDEFINED).
+int onnxFromElementType(mlir::Type type);
+/// A readable ONNX name ("float", "int64", ...) for diagnostics.
+llvm::StringRef onnxTypeName(int onnxDataType);
+/// Size in bytes of one element (bool is one byte, as in the runtime).
+int64_t elementByteSize(mlir::Type type);
+
+/// The bytes of an elements attribute in the runtime's layout (bool as one
+/// byte each, little-endian): what the weights blob, the constant folder and
+/// the runner hand to kernels.
+std::vector<char> rawBytesOf(mlir::ElementsAttr attr);
+
+/// Builds a dense elements attribute from bytes in the runtime's layout.
+mlir::DenseElementsAttr elementsFromRawBytes(mlir::ShapedType type,
+                                             llvm::ArrayRef<char> raw);
+
+} // namespace onnxc
+
+#endif

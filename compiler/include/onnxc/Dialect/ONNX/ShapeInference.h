@@ -1,0 +1,81 @@
+//===- ShapeInference.h - the shape inference interface and shared rules --===//
+#ifndef ONNXC_DIALECT_ONNX_SHAPEINFERENCE_H
+#define ONNXC_DIALECT_ONNX_SHAPEINFERENCE_H
+
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+#include <optional>
+
+#include "onnxc/Dialect/ONNX/ShapeInferenceInterface.h.inc"
+
+namespace onnxc::onnx {
+// Rules shared by many ops (their ODS classes call these).
+mlir::LogicalResult inferSameAsOperand(mlir::Operation *op, unsigned operand);
+mlir::LogicalResult inferBroadcast(mlir::Operation *op, bool boolResult);
+mlir::LogicalResult inferReduce(mlir::Operation *op);
+mlir::LogicalResult inferArgReduce(mlir::Operation *op);
+
+/// Numpy broadcast of two shapes (dynamic dims are kShapedDynamic); nullopt
+/// when they are incompatible.
+std::optional<llvm::SmallVector<int64_t>>
+broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
+
+/// The integer values of `v` when it is produced by onnx.Constant.
+std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
+/// The dense value of `v` when it is produced by onnx.Constant.
+mlir::ElementsAttr getConstantElements(mlir::Value v);
+
+/// True for a `none` value (an omitted optional input).
+bool isNone(mlir::Value v);
+
+/// Sets result `i` of `op` to a ranked tensor (dims may be dynamic).
+void setResultType(mlir::Operation *op, unsigned i,
+                   llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
+
+/// Normalises an axis in [-rank, rank) to [0, rank); emits an error on `op`.
+mlir::FailureOr<int64_t> normalizeAxis(mlir::Operation *op, int64_t axis,
+                                       int64_t rank, llvm::StringRef what);
+
+} // namespace onnxc::onnx
+
+#endif
+
+namespace onnxc::onnx {
+
+/// The window of a Conv/pool op with auto_pad resolved to explicit pads: the
+/// one place that turns ONNX's window attributes into numbers, used by shape
+/// inference and by the kernel lowering alike.
+struct WindowGeometry {
+  llvm::SmallVector<int64_t> kernel, strides, dilations;
+  llvm::SmallVector<int64_t> padsBegin, padsEnd;
+  llvm::SmallVector<int64_t> outSpatial;
+};
+
+/// `inSpatial` are the spatial input dims (all static). `kernel` comes from
+/// the weights (Conv) or kernel_shape (pools). `ceilMode` applies to pools.
+mlir::FailureOr<WindowGeometry>
+resolveWindow(mlir::Operation *op, llvm::ArrayRef<int64_t> inSpatial,
+              llvm::ArrayRef<int64_t> kernel, bool ceilMode);
+
+/// Slice's starts/ends/axes/steps resolved against a static input shape, per
+/// dimension (dims that are not sliced get start 0, step 1, full extent).
+struct SliceGeometry {
+  llvm::SmallVector<int64_t> starts, steps, outShape;
+};
+/// failure: an error was emitted; nullopt: the bounds are not constants yet.
+mlir::FailureOr<std::optional<SliceGeometry>> resolveSlice(mlir::Operation *op);
+
+/// Split sizes along the (normalised) axis.
+mlir::FailureOr<llvm::SmallVector<int64_t>> resolveSplit(mlir::Operation *op,
+                                                          int64_t &axis);
+
+/// Permutation of a Transpose (default: reversed dims).
+llvm::SmallVector<int64_t> transposePerm(mlir::Operation *op, int64_t rank);
+
+/// Reduction axes normalised and sorted; empty result with `all` set when
+/// every axis is reduced.
+mlir::FailureOr<llvm::SmallVector<int64_t>> resolveReduceAxes(mlir::Operation *op,
+                                                              int64_t rank);
+
+} // namespace onnxc::onnx

@@ -1,0 +1,25 @@
+//===- ShapeInferenceInterface.td - result type inference ------------------===//
+#ifndef ONNXC_SHAPE_INFERENCE_INTERFACE_TD
+#define ONNXC_SHAPE_INFERENCE_INTERFACE_TD
+
+include "mlir/IR/OpBase.td"
+
+// Every onnx op infers its result types from its operands and attributes.
+// The importer calls it when it builds an op; the shape-inference pass calls
+// it again once constant folding has made more operands known.
+def ShapeInferenceOpInterface : OpInterface<"ShapeInference"> {
+  let cppNamespace = "::onnxc::onnx";
+  let description = [{
+    Computes the result types of an op (element type and shape) from its
+    operand types, attributes and, where the ONNX spec needs them, the values
+    of constant operands (Reshape's shape, Slice's starts, ...). Dimensions
+    that depend on non-constant values are left dynamic. Emits an error on the
+    op (which carries the ONNX node name) when operands are inconsistent.
+  }];
+  let methods = [
+    InterfaceMethod<"Infer and set the result types.", "::mlir::LogicalResult",
+                    "inferShapes", (ins)>,
+  ];
+}
+
+#endif

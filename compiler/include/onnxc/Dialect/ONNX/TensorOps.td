@@ -1,0 +1,138 @@
+//===- TensorOps.td - constants, shape manipulation, data movement -------===//
+#ifndef ONNXC_ONNX_TENSOR_OPS_TD
+#define ONNXC_ONNX_TENSOR_OPS_TD
+
+include "onnxc/Dialect/ONNX/ONNXBase.td"
+
+def ONNX_ConstantOp : ONNX_Op<"Constant", [ConstantLike]> {
+  let summary = "a constant tensor (initializers and Constant nodes)";
+  let description = [{
+    Every ONNX initializer and Constant node (whatever its value_* attribute)
+    becomes one of these, holding an ElementsAttr.
+  }];
+  let arguments = (ins ElementsAttr:$value);
+  let results = (outs AnyTensor:$output);
+  let hasFolder = 1;
+}
+
+def ONNX_NoValueOp : ONNX_Op<"NoValue", [ConstantLike]> {
+  let summary = "stands for an omitted optional input or output";
+  let arguments = (ins);
+  let results = (outs NoneType:$none);
+}
+
+def ONNX_IdentityOp : ONNX_UnaryOp<"Identity", "y = x">;
+
+def ONNX_CastOp : ONNX_Op<"Cast"> {
+  let summary = "element type conversion; `to` is the ONNX TensorProto type";
+  let arguments = (ins AnyTensor:$input, I64Attr:$to,
+                   DefaultValuedAttr<I64Attr, "1">:$saturate);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_ShapeOp : ONNX_Op<"Shape"> {
+  let summary = "the shape of a tensor as 1-D int64, sliced by start/end (opset 15)";
+  let arguments = (ins AnyTensor:$data, OptionalAttr<I64Attr>:$end,
+                   DefaultValuedAttr<I64Attr, "0">:$start);
+  let results = (outs AnyTensor:$shape);
+}
+
+def ONNX_SizeOp : ONNX_Op<"Size"> {
+  let summary = "the number of elements as an int64 scalar";
+  let arguments = (ins AnyTensor:$data);
+  let results = (outs AnyTensor:$size);
+}
+
+def ONNX_ConstantOfShapeOp : ONNX_Op<"ConstantOfShape"> {
+  let summary = "a tensor of the given shape filled with `value` (default 0.0f)";
+  let arguments = (ins AnyTensor:$input, OptionalAttr<ElementsAttr>:$value);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_RangeOp : ONNX_Op<"Range"> {
+  let summary = "start, start+delta, ... up to (excluding) limit";
+  let arguments = (ins AnyTensor:$start, AnyTensor:$limit, AnyTensor:$delta);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_ReshapeOp : ONNX_Op<"Reshape"> {
+  let summary = "new shape, same data (0 copies a dim unless allowzero, -1 infers)";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$shape,
+                   DefaultValuedAttr<I64Attr, "0">:$allowzero);
+  let results = (outs AnyTensor:$reshaped);
+}
+
+def ONNX_FlattenOp : ONNX_Op<"Flatten"> {
+  let summary = "2-D view: dims before axis times dims from axis";
+  let arguments = (ins AnyTensor:$input, DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs AnyTensor:$output);
+}
+
+// Squeeze/Unsqueeze in opset-13 form: axes as an (optional) constant input.
+def ONNX_SqueezeOp : ONNX_Op<"Squeeze"> {
+  let summary = "remove size-1 dims (all of them when axes is absent)";
+  let arguments = (ins AnyTensor:$data, ONNX_TensorOrNone:$axes);
+  let results = (outs AnyTensor:$squeezed);
+}
+
+def ONNX_UnsqueezeOp : ONNX_Op<"Unsqueeze"> {
+  let summary = "insert size-1 dims at axes (of the output)";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$axes);
+  let results = (outs AnyTensor:$expanded);
+}
+
+def ONNX_TransposeOp : ONNX_Op<"Transpose"> {
+  let summary = "permute dims (reverse when perm is absent)";
+  let arguments = (ins AnyTensor:$data, OptionalAttr<DenseI64ArrayAttr>:$perm);
+  let results = (outs AnyTensor:$transposed);
+}
+
+def ONNX_ConcatOp : ONNX_Op<"Concat"> {
+  let summary = "join along axis";
+  let arguments = (ins Variadic<AnyTensor>:$inputs, I64Attr:$axis);
+  let results = (outs AnyTensor:$concat_result);
+}
+
+def ONNX_SplitOp : ONNX_Op<"Split"> {
+  let summary = "split along axis by sizes (input) or into equal parts (opset 18)";
+  let arguments = (ins AnyTensor:$input, ONNX_TensorOrNone:$split,
+                   DefaultValuedAttr<I64Attr, "0">:$axis,
+                   OptionalAttr<I64Attr>:$num_outputs);
+  let results = (outs Variadic<AnyTensor>:$outputs);
+}
+
+def ONNX_SliceOp : ONNX_Op<"Slice"> {
+  let summary = "strided slice with starts/ends/axes/steps inputs (opset 13)";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$starts, AnyTensor:$ends,
+                   ONNX_TensorOrNone:$axes, ONNX_TensorOrNone:$steps);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_GatherOp : ONNX_Op<"Gather"> {
+  let summary = "take along axis with an index tensor (negative indices wrap)";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_ExpandOp : ONNX_Op<"Expand"> {
+  let summary = "broadcast to a shape (bidirectional)";
+  let arguments = (ins AnyTensor:$input, AnyTensor:$shape);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_TileOp : ONNX_Op<"Tile"> {
+  let summary = "repeat the tensor `repeats[i]` times along dim i";
+  let arguments = (ins AnyTensor:$input, AnyTensor:$repeats);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_PadOp : ONNX_Op<"Pad"> {
+  let summary = "pad with a constant, reflect, edge or wrap (opset 19)";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$pads,
+                   ONNX_TensorOrNone:$constant_value, ONNX_TensorOrNone:$axes,
+                   DefaultValuedAttr<StrAttr, "\"constant\"">:$mode);
+  let results = (outs AnyTensor:$output);
+}
+
+#endif

@@ -1,0 +1,58 @@
+//===- Driver.h - what the onnxc command does -----------------------------===//
+#ifndef ONNXC_DRIVER_DRIVER_H
+#define ONNXC_DRIVER_DRIVER_H
+
+#include "onnxc/Import/Importer.h"
+
+#include <string>
+
+namespace onnxc {
+
+struct CompileOptions {
+  std::string modelPath;
+  std::string outDir;
+  std::string name;             // default: the model file's stem, made a C identifier
+  std::string target = "generic";
+  std::string emit = "cpp";     // cpp | lib | mlir
+  ImportOptions import;
+  bool quiet = false;
+};
+
+struct RunOptions {
+  std::string modelPath;
+  std::string inputsDir;
+  std::string outputsDir;
+  std::string target = "generic";
+  int repeat = 0;
+  ImportOptions import;
+  bool quiet = false;
+};
+
+/// `onnxc MODEL -o DIR`: writes NAME.h, NAME.cpp, NAME.weights.bin,
+/// NAME_weights.S (and libNAME.a with --emit lib, or NAME.mlir with --emit
+/// mlir). All files appear together or not at all. Returns the exit code.
+int compileModel(const CompileOptions &options);
+
+/// `onnxc run MODEL --inputs DIR --outputs DIR`: compiles for the host,
+/// runs on TensorProto inputs and writes TensorProto outputs.
+int runModel(const RunOptions &options);
+
+/// The version string (`onnxc --version`).
+const char *onnxcVersion();
+
+/// Exit codes: 0 success, 1 error (bad model, toolchain failure), 2 bad
+/// command line, 3 the model uses something onnxc does not support yet.
+enum ExitCode { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitUnsupported = 3 };
+
+/// Prints diagnostics as "onnxc: error: node 'NAME': message" and remembers
+/// whether one reported a missing feature ("... is not supported").
+struct DiagnosticPrinter {
+  explicit DiagnosticPrinter(mlir::MLIRContext &ctx);
+  bool sawUnsupported = false;
+  /// kExitUnsupported if a diagnostic said so, else kExitError.
+  int failureCode() const { return sawUnsupported ? kExitUnsupported : kExitError; }
+};
+
+} // namespace onnxc
+
+#endif

@@ -1,0 +1,30 @@
+//===- TensorProtoIO.h - ONNX TensorProto files <-> MLIR elements ----------===//
+#ifndef ONNXC_IMPORT_TENSORPROTOIO_H
+#define ONNXC_IMPORT_TENSORPROTOIO_H
+
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/Support/LogicalResult.h"
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
+
+namespace onnxc {
+
+/// Reads a serialized TensorProto (the backend-test `input_0.pb` layout).
+/// On failure returns null and sets `error`.
+mlir::DenseElementsAttr readTensorFile(mlir::MLIRContext &ctx,
+                                       llvm::StringRef path, std::string &name,
+                                       std::string &error);
+
+/// Writes a TensorProto with raw_data. `raw` holds the elements in the
+/// runtime's layout (bool as one byte each).
+mlir::LogicalResult writeTensorFile(llvm::StringRef path, llvm::StringRef name,
+                                    mlir::ShapedType type,
+                                    llvm::ArrayRef<char> raw, std::string &error);
+
+} // namespace onnxc
+
+#endif

@@ -1,0 +1,31 @@
+//===- ONNXDialect.cpp - dialect registration and generated op definitions ===//
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace onnxc::onnx;
+
+#include "onnxc/Dialect/ONNX/ONNXDialect.cpp.inc"
+#include "onnxc/Dialect/ONNX/ShapeInferenceInterface.cpp.inc"
+
+void ONNXDialect::initialize() {
+  addOperations<
+#define GET_OP_LIST
+#include "onnxc/Dialect/ONNX/ONNXOps.cpp.inc"
+      >();
+}
+
+Operation *ONNXDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  if (auto elements = dyn_cast<ElementsAttr>(value))
+    return builder.create<ConstantOp>(loc, type, elements);
+  return nullptr;
+}
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+#define GET_OP_CLASSES
+#include "onnxc/Dialect/ONNX/ONNXOps.cpp.inc"

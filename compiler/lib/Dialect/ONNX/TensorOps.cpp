@@ -1,0 +1,547 @@
+//===- TensorOps.cpp - inference for constants and data movement ops -------===//
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
+
+using namespace mlir;
+
+namespace onnxc::onnx {
+
+static Type elementTypeOf(Value v) {
+  return cast<ShapedType>(v.getType()).getElementType();
+}
+static Type i64Type(MLIRContext *ctx) { return IntegerType::get(ctx, 64); }
+static const int64_t kDyn = ShapedType::kDynamic;
+
+LogicalResult ConstantOp::inferShapes() {
+  getOperation()->getResult(0).setType(getValue().getShapedType());
+  return success();
+}
+
+LogicalResult NoValueOp::inferShapes() { return success(); }
+
+LogicalResult CastOp::inferShapes() {
+  Type to = elementTypeFromOnnx(getContext(), getTo());
+  if (!to)
+    return emitError() << "Cast to " << onnxTypeName(getTo())
+                       << " is not supported";
+  auto t = dyn_cast<RankedTensorType>(getInput().getType());
+  getOperation()->getResult(0).setType(t ? Type(RankedTensorType::get(t.getShape(), to))
+                        : Type(UnrankedTensorType::get(to)));
+  return success();
+}
+
+LogicalResult ShapeOp::inferShapes() {
+  auto t = dyn_cast<RankedTensorType>(getData().getType());
+  if (!t) {
+    setResultType(getOperation(), 0, {kDyn}, i64Type(getContext()));
+    return success();
+  }
+  int64_t r = t.getRank();
+  auto clampIdx = [&](int64_t i) {
+    if (i < 0)
+      i += r;
+    return std::clamp<int64_t>(i, 0, r);
+  };
+  int64_t start = clampIdx(getStart());
+  int64_t end = getEnd() ? clampIdx(*getEnd()) : r;
+  setResultType(getOperation(), 0, {std::max<int64_t>(0, end - start)},
+                i64Type(getContext()));
+  return success();
+}
+
+LogicalResult SizeOp::inferShapes() {
+  setResultType(getOperation(), 0, {}, i64Type(getContext()));
+  return success();
+}
+
+LogicalResult ConstantOfShapeOp::inferShapes() {
+  Type elt = Float32Type::get(getContext());
+  if (auto v = getValue()) {
+    if (v->getNumElements() != 1)
+      return emitError("ConstantOfShape value must hold one element");
+    elt = v->getElementType();
+  }
+  if (auto dims = getConstantInts(getInput())) {
+    for (int64_t d : *dims)
+      if (d < 0)
+        return emitError() << "ConstantOfShape dimension " << d
+                           << " is negative";
+    setResultType(getOperation(), 0, *dims, elt);
+    return success();
+  }
+  auto s = dyn_cast<RankedTensorType>(getInput().getType());
+  if (s && s.hasStaticShape() && s.getRank() == 1) {
+    setResultType(getOperation(), 0, SmallVector<int64_t>(s.getDimSize(0), kDyn),
+                  elt);
+    return success();
+  }
+  getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+  return success();
+}
+
+LogicalResult RangeOp::inferShapes() {
+  Type elt = elementTypeOf(getStart());
+  auto scalar = [](Value v) -> std::optional<double> {
+    ElementsAttr e = getConstantElements(v);
+    if (!e || e.getNumElements() != 1)
+      return std::nullopt;
+    if (isa<FloatType>(e.getElementType()))
+      return (*e.getValues<APFloat>().begin()).convertToDouble();
+    return static_cast<double>((*e.getValues<APInt>().begin()).getSExtValue());
+  };
+  auto s = scalar(getStart()), l = scalar(getLimit()), d = scalar(getDelta());
+  if (s && l && d) {
+    if (*d == 0)
+      return emitError("Range delta is zero");
+    int64_t n = std::max<int64_t>(0, static_cast<int64_t>(std::ceil((*l - *s) / *d)));
+    setResultType(getOperation(), 0, {n}, elt);
+  } else {
+    setResultType(getOperation(), 0, {kDyn}, elt);
+  }
+  return success();
+}
+
+LogicalResult ReshapeOp::inferShapes() {
+  Type elt = elementTypeOf(getData());
+  auto in = dyn_cast<RankedTensorType>(getData().getType());
+  auto target = getConstantInts(getShape());
+  if (!target) {
+    auto s = dyn_cast<RankedTensorType>(getShape().getType());
+    if (s && s.hasStaticShape() && s.getRank() == 1)
+      setResultType(getOperation(), 0,
+                    SmallVector<int64_t>(s.getDimSize(0), kDyn), elt);
+    else
+      getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  SmallVector<int64_t> out(*target);
+  int64_t inferIdx = -1, known = 1;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i] == 0 && !getAllowzero()) {
+      if (!in || i >= static_cast<size_t>(in.getRank()))
+        return emitError("Reshape copies a dimension (0) the input does not have");
+      out[i] = in.getDimSize(i);
+    }
+    if (out[i] == -1) {
+      if (inferIdx >= 0)
+        return emitError("Reshape has more than one -1 dimension");
+      inferIdx = i;
+      continue;
+    }
+    if (out[i] < -1)
+      return emitError() << "Reshape dimension " << out[i] << " is invalid";
+    if (ShapedType::isDynamic(out[i]))
+      known = -1;
+    else if (known >= 0)
+      known *= out[i];
+  }
+  if (in && in.hasStaticShape() && known >= 0) {
+    int64_t total = in.getNumElements();
+    if (inferIdx >= 0) {
+      if (known == 0 || total % known != 0)
+        return emitError() << "cannot reshape " << in << " to the requested shape";
+      out[inferIdx] = total / known;
+    } else if (total != known) {
+      return emitError() << "cannot reshape " << in << " (" << total
+                         << " elements) to " << known << " elements";
+    }
+  } else if (inferIdx >= 0) {
+    out[inferIdx] = kDyn;
+  }
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+LogicalResult FlattenOp::inferShapes() {
+  Type elt = elementTypeOf(getInput());
+  auto in = dyn_cast<RankedTensorType>(getInput().getType());
+  if (!in) {
+    setResultType(getOperation(), 0, {kDyn, kDyn}, elt);
+    return success();
+  }
+  int64_t axis = getAxis();
+  if (axis < -in.getRank() || axis > in.getRank())
+    return emitError() << "axis " << axis << " is out of range";
+  if (axis < 0)
+    axis += in.getRank();
+  auto prod = [&](int64_t b, int64_t e) {
+    int64_t p = 1;
+    for (int64_t i = b; i < e; ++i) {
+      if (in.isDynamicDim(i))
+        return kDyn;
+      p *= in.getDimSize(i);
+    }
+    return p;
+  };
+  setResultType(getOperation(), 0, {prod(0, axis), prod(axis, in.getRank())},
+                elt);
+  return success();
+}
+
+LogicalResult SqueezeOp::inferShapes() {
+  Type elt = elementTypeOf(getData());
+  auto in = dyn_cast<RankedTensorType>(getData().getType());
+  if (!in) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  SmallVector<int64_t> out;
+  if (isNone(getAxes())) {
+    if (!in.hasStaticShape()) {
+      getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+      return success();
+    }
+    for (int64_t d : in.getShape())
+      if (d != 1)
+        out.push_back(d);
+  } else {
+    auto axes = getConstantInts(getAxes());
+    if (!axes) {
+      getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+      return success();
+    }
+    SmallVector<bool> drop(in.getRank(), false);
+    for (int64_t a : *axes) {
+      auto n = normalizeAxis(getOperation(), a, in.getRank(), "axis");
+      if (failed(n))
+        return failure();
+      if (!in.isDynamicDim(*n) && in.getDimSize(*n) != 1)
+        return emitError() << "cannot squeeze dimension " << *n << " of size "
+                           << in.getDimSize(*n);
+      drop[*n] = true;
+    }
+    for (int64_t i = 0; i < in.getRank(); ++i)
+      if (!drop[i])
+        out.push_back(in.getDimSize(i));
+  }
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+LogicalResult UnsqueezeOp::inferShapes() {
+  Type elt = elementTypeOf(getData());
+  auto in = dyn_cast<RankedTensorType>(getData().getType());
+  auto axes = getConstantInts(getAxes());
+  if (!in || !axes) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  int64_t rank = in.getRank() + axes->size();
+  SmallVector<bool> inserted(rank, false);
+  for (int64_t a : *axes) {
+    auto n = normalizeAxis(getOperation(), a, rank, "axis");
+    if (failed(n))
+      return failure();
+    if (inserted[*n])
+      return emitError("Unsqueeze axes repeat an axis");
+    inserted[*n] = true;
+  }
+  SmallVector<int64_t> out;
+  size_t j = 0;
+  for (int64_t i = 0; i < rank; ++i)
+    out.push_back(inserted[i] ? 1 : in.getDimSize(j++));
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+LogicalResult TransposeOp::inferShapes() {
+  Type elt = elementTypeOf(getData());
+  auto in = dyn_cast<RankedTensorType>(getData().getType());
+  if (!in) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  SmallVector<int64_t> perm = transposePerm(getOperation(), in.getRank());
+  if (static_cast<int64_t>(perm.size()) != in.getRank())
+    return emitError("perm must list every dimension once");
+  SmallVector<bool> seen(perm.size(), false);
+  SmallVector<int64_t> out;
+  for (int64_t p : perm) {
+    if (p < 0 || p >= in.getRank() || seen[p])
+      return emitError("perm must list every dimension once");
+    seen[p] = true;
+    out.push_back(in.getDimSize(p));
+  }
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+LogicalResult ConcatOp::inferShapes() {
+  Type elt = elementTypeOf(getInputs().front());
+  SmallVector<int64_t> out;
+  int64_t axis = 0;
+  for (auto [i, v] : llvm::enumerate(getInputs())) {
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t) {
+      getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+      return success();
+    }
+    if (i == 0) {
+      auto a = normalizeAxis(getOperation(), getAxis(), t.getRank(), "axis");
+      if (failed(a))
+        return failure();
+      axis = *a;
+      out.assign(t.getShape().begin(), t.getShape().end());
+      continue;
+    }
+    if (t.getRank() != static_cast<int64_t>(out.size()))
+      return emitError("Concat inputs differ in rank");
+    for (int64_t d = 0; d < t.getRank(); ++d) {
+      if (d == axis) {
+        out[d] = (ShapedType::isDynamic(out[d]) || t.isDynamicDim(d))
+                     ? kDyn
+                     : out[d] + t.getDimSize(d);
+      } else if (!t.isDynamicDim(d) && !ShapedType::isDynamic(out[d]) &&
+                 t.getDimSize(d) != out[d]) {
+        return emitError() << "Concat input " << i << " " << t
+                           << " differs outside axis " << axis;
+      }
+    }
+  }
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+FailureOr<SmallVector<int64_t>> resolveSplit(Operation *op, int64_t &axis) {
+  auto split = cast<SplitOp>(op);
+  auto in = cast<RankedTensorType>(split.getInput().getType());
+  auto a = normalizeAxis(op, split.getAxis(), in.getRank(), "axis");
+  if (failed(a))
+    return failure();
+  axis = *a;
+  int64_t dim = in.getDimSize(axis);
+  int64_t n = op->getNumResults();
+  SmallVector<int64_t> sizes;
+  if (!isNone(split.getSplit())) {
+    auto s = getConstantInts(split.getSplit());
+    if (!s)
+      return op->emitError("Split sizes computed at run time are not supported");
+    sizes = *s;
+    if (static_cast<int64_t>(sizes.size()) != n)
+      return op->emitError() << "Split has " << sizes.size() << " sizes but "
+                             << n << " outputs";
+    int64_t total = 0;
+    for (int64_t x : sizes)
+      total += x;
+    if (!ShapedType::isDynamic(dim) && total != dim)
+      return op->emitError() << "Split sizes sum to " << total
+                             << " but the dimension is " << dim;
+    return sizes;
+  }
+  if (ShapedType::isDynamic(dim))
+    return SmallVector<int64_t>(n, kDyn);
+  // Equal parts; the last one smaller when it does not divide (opset 18).
+  int64_t part = (dim + n - 1) / n;
+  for (int64_t i = 0; i < n; ++i)
+    sizes.push_back(std::max<int64_t>(0, std::min(part, dim - i * part)));
+  return sizes;
+}
+
+LogicalResult SplitOp::inferShapes() {
+  Type elt = elementTypeOf(getInput());
+  auto in = dyn_cast<RankedTensorType>(getInput().getType());
+  if (!in) {
+    for (Value r : getResults())
+      static_cast<Value>(r).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  int64_t axis;
+  auto sizes = resolveSplit(getOperation(), axis);
+  if (failed(sizes))
+    return failure();
+  for (auto [i, r] : llvm::enumerate(getResults())) {
+    SmallVector<int64_t> shape(in.getShape());
+    shape[axis] = (*sizes)[i];
+    static_cast<Value>(r).setType(RankedTensorType::get(shape, elt));
+  }
+  return success();
+}
+
+FailureOr<std::optional<SliceGeometry>> resolveSlice(Operation *op) {
+  auto slice = cast<SliceOp>(op);
+  auto in = cast<RankedTensorType>(slice.getData().getType());
+  auto starts = getConstantInts(slice.getStarts());
+  auto ends = getConstantInts(slice.getEnds());
+  if (!starts || !ends)
+    return std::optional<SliceGeometry>();
+  size_t n = starts->size();
+  if (ends->size() != n)
+    return op->emitError("Slice starts and ends differ in length");
+  SmallVector<int64_t> axes, steps(n, 1);
+  if (!isNone(slice.getAxes())) {
+    auto a = getConstantInts(slice.getAxes());
+    if (!a)
+      return std::optional<SliceGeometry>();
+    axes = *a;
+  } else {
+    for (size_t i = 0; i < n; ++i)
+      axes.push_back(i);
+  }
+  if (!isNone(slice.getSteps())) {
+    auto s = getConstantInts(slice.getSteps());
+    if (!s)
+      return std::optional<SliceGeometry>();
+    steps = *s;
+  }
+  if (axes.size() != n || steps.size() != n)
+    return op->emitError("Slice starts, ends, axes and steps differ in length");
+  SliceGeometry g;
+  int64_t rank = in.getRank();
+  g.starts.assign(rank, 0);
+  g.steps.assign(rank, 1);
+  g.outShape.assign(in.getShape().begin(), in.getShape().end());
+  SmallVector<bool> seen(rank, false);
+  for (size_t i = 0; i < n; ++i) {
+    auto axis = normalizeAxis(op, axes[i], rank, "axis");
+    if (failed(axis))
+      return failure();
+    if (seen[*axis])
+      return op->emitError("Slice axes repeat an axis");
+    seen[*axis] = true;
+    int64_t dim = in.getDimSize(*axis), step = steps[i];
+    if (ShapedType::isDynamic(dim))
+      return std::optional<SliceGeometry>();
+    if (step == 0)
+      return op->emitError("Slice step is zero");
+    int64_t s = (*starts)[i], e = (*ends)[i];
+    if (s < 0)
+      s += dim;
+    if (e < 0)
+      e += dim;
+    if (step > 0) {
+      s = std::clamp<int64_t>(s, 0, dim);
+      e = std::clamp<int64_t>(e, 0, dim);
+      g.outShape[*axis] = e > s ? (e - s + step - 1) / step : 0;
+    } else {
+      s = std::clamp<int64_t>(s, 0, dim - 1);
+      e = std::clamp<int64_t>(e, -1, dim - 1);
+      g.outShape[*axis] = s > e ? (s - e + (-step) - 1) / (-step) : 0;
+    }
+    g.starts[*axis] = s;
+    g.steps[*axis] = step;
+  }
+  return std::optional<SliceGeometry>(g);
+}
+
+LogicalResult SliceOp::inferShapes() {
+  Type elt = elementTypeOf(getData());
+  auto in = dyn_cast<RankedTensorType>(getData().getType());
+  if (!in) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  auto g = resolveSlice(getOperation());
+  if (failed(g))
+    return failure();
+  if (*g) {
+    setResultType(getOperation(), 0, (*g)->outShape, elt);
+    return success();
+  }
+  setResultType(getOperation(), 0, SmallVector<int64_t>(in.getRank(), kDyn), elt);
+  return success();
+}
+
+LogicalResult GatherOp::inferShapes() {
+  Type elt = elementTypeOf(getData());
+  auto data = dyn_cast<RankedTensorType>(getData().getType());
+  auto idx = dyn_cast<RankedTensorType>(getIndices().getType());
+  if (!data || !idx) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  auto axis = normalizeAxis(getOperation(), getAxis(), data.getRank(), "axis");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> out(data.getShape().take_front(*axis));
+  out.append(idx.getShape().begin(), idx.getShape().end());
+  out.append(data.getShape().drop_front(*axis + 1).begin(),
+             data.getShape().end());
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+LogicalResult ExpandOp::inferShapes() {
+  Type elt = elementTypeOf(getInput());
+  auto in = dyn_cast<RankedTensorType>(getInput().getType());
+  auto shape = getConstantInts(getShape());
+  if (!in || !shape) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  auto out = broadcastShapes(in.getShape(), *shape);
+  if (!out)
+    return emitError() << "cannot expand " << in << " to the requested shape";
+  setResultType(getOperation(), 0, *out, elt);
+  return success();
+}
+
+LogicalResult TileOp::inferShapes() {
+  Type elt = elementTypeOf(getInput());
+  auto in = dyn_cast<RankedTensorType>(getInput().getType());
+  auto reps = getConstantInts(getRepeats());
+  if (!in) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  if (!reps) {
+    setResultType(getOperation(), 0, SmallVector<int64_t>(in.getRank(), kDyn), elt);
+    return success();
+  }
+  if (static_cast<int64_t>(reps->size()) != in.getRank())
+    return emitError("Tile repeats must have one value per dimension");
+  SmallVector<int64_t> out;
+  for (int64_t i = 0; i < in.getRank(); ++i)
+    out.push_back(in.isDynamicDim(i) ? kDyn : in.getDimSize(i) * (*reps)[i]);
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+LogicalResult PadOp::inferShapes() {
+  Type elt = elementTypeOf(getData());
+  auto in = dyn_cast<RankedTensorType>(getData().getType());
+  auto pads = getConstantInts(getPads());
+  if (!in) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  StringRef mode = getMode();
+  if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
+    return emitError() << "unknown Pad mode '" << mode << "'";
+  int64_t rank = in.getRank();
+  SmallVector<int64_t> axes;
+  if (!isNone(getAxes())) {
+    auto a = getConstantInts(getAxes());
+    if (!a) {
+      setResultType(getOperation(), 0, SmallVector<int64_t>(rank, kDyn), elt);
+      return success();
+    }
+    for (int64_t x : *a) {
+      auto n = normalizeAxis(getOperation(), x, rank, "axis");
+      if (failed(n))
+        return failure();
+      axes.push_back(*n);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  if (!pads) {
+    setResultType(getOperation(), 0, SmallVector<int64_t>(rank, kDyn), elt);
+    return success();
+  }
+  if (pads->size() != 2 * axes.size())
+    return emitError() << "Pad has " << pads->size() << " pads for "
+                       << axes.size() << " axes";
+  SmallVector<int64_t> out(in.getShape());
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = axes[i];
+    if (!ShapedType::isDynamic(out[a]))
+      out[a] += (*pads)[i] + (*pads)[i + axes.size()];
+    if (!ShapedType::isDynamic(out[a]) && out[a] < 0)
+      return emitError("Pad removes more than the dimension holds");
+  }
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+} // namespace onnxc::onnx

@@ -1,0 +1,325 @@
+//===- Driver.cpp - `onnxc MODEL -o DIR` -----------------------------------===//
+#include "onnxc/Driver/Driver.h"
+
+#include "Generate.h"
+#include "Toolchain.h"
+#include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Passes/Passes.h"
+#include "onnxc/Pipelines/Pipeline.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace mlir;
+
+namespace onnxc {
+
+const char *onnxcVersion() { return ONNXC_VERSION; }
+
+//===-- Diagnostics ------------------------------------------------------------===//
+
+static std::string nodeOf(Location loc) {
+  if (auto n = dyn_cast<NameLoc>(loc))
+    return n.getName().str();
+  if (auto f = dyn_cast<FusedLoc>(loc))
+    for (Location l : f.getLocations())
+      if (std::string s = nodeOf(l); !s.empty())
+        return s;
+  return "";
+}
+
+DiagnosticPrinter::DiagnosticPrinter(MLIRContext &ctx) {
+  ctx.getDiagEngine().registerHandler([this](Diagnostic &d) {
+    const char *sev = d.getSeverity() == DiagnosticSeverity::Error     ? "error"
+                      : d.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+                      : d.getSeverity() == DiagnosticSeverity::Note    ? "note"
+                                                                       : "remark";
+    auto print = [](const char *sev, Location loc, const std::string &msg) {
+      llvm::errs() << "onnxc: " << sev << ": ";
+      if (std::string node = nodeOf(loc); !node.empty())
+        llvm::errs() << "node '" << node << "': ";
+      llvm::errs() << msg << "\n";
+    };
+    std::string msg = d.str();
+    if (d.getSeverity() == DiagnosticSeverity::Error &&
+        (msg.find("not supported") != std::string::npos))
+      sawUnsupported = true;
+    print(sev, d.getLocation(), msg);
+    for (Diagnostic &n : d.getNotes())
+      print("note", n.getLocation(), n.str());
+    return success();
+  });
+}
+
+//===-- Generation -------------------------------------------------------------===//
+
+static int64_t countOps(func::FuncOp f, StringRef only = "") {
+  int64_t n = 0;
+  f.walk([&](Operation *op) {
+    if (!isa<onnx::ONNXDialect>(op->getDialect()) ||
+        isa<onnx::ConstantOp, onnx::NoValueOp>(op))
+      return;
+    if (only.empty() || op->getName().stripDialect() == only)
+      ++n;
+  });
+  return n;
+}
+
+/// Multiply-adds count as two operations; elementwise ops as one per output.
+static int64_t estimateFlops(func::FuncOp f) {
+  int64_t total = 0;
+  auto numel = [](Value v) {
+    auto t = dyn_cast<ShapedType>(v.getType());
+    return t && t.hasStaticShape() ? t.getNumElements() : 0;
+  };
+  f.walk([&](Operation *op) {
+    if (!isa<onnx::ONNXDialect>(op->getDialect()) || op->getNumResults() == 0 ||
+        isa<onnx::ConstantOp, onnx::NoValueOp>(op))
+      return;
+    if (auto conv = dyn_cast<onnx::ConvOp>(op)) {
+      auto w = cast<ShapedType>(conv.getW().getType());
+      int64_t perOut = 1;
+      for (int64_t d : w.getShape().drop_front(1))
+        perOut *= d;
+      total += 2 * numel(conv.getY()) * perOut;
+    } else if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
+      auto a = cast<ShapedType>(mm.getA().getType());
+      total += 2 * numel(mm.getY()) * a.getShape().back();
+    } else if (auto g = dyn_cast<onnx::GemmOp>(op)) {
+      auto a = cast<ShapedType>(g.getA().getType());
+      total += 2 * numel(g.getY()) * (g.getTransA() ? a.getDimSize(0) : a.getDimSize(1));
+    } else if (isa<onnx::LSTMOp, onnx::GRUOp>(op)) {
+      auto x = cast<ShapedType>(op->getOperand(0).getType());
+      auto w = cast<ShapedType>(op->getOperand(1).getType());
+      auto r = cast<ShapedType>(op->getOperand(2).getType());
+      int64_t steps = x.getDimSize(0) * x.getDimSize(1);
+      total += 2 * steps * w.getDimSize(0) * w.getDimSize(1) *
+               (w.getDimSize(2) + r.getDimSize(2));
+    } else if (!isAliasOp(op)) {
+      total += numel(op->getResult(0));
+    }
+  });
+  return total;
+}
+
+FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &modelPath,
+                                        const std::string &name,
+                                        const ImportOptions &importOptions,
+                                        bool mlirOnly) {
+  DialectRegistry registry;
+  registerOnnxcDialects(registry);
+  ctx.appendDialectRegistry(registry);
+  ctx.loadAllAvailableDialects();
+  ImportOptions opts = importOptions;
+  opts.functionName = name;
+  OwningOpRef<ModuleOp> module = importOnnxFile(ctx, modelPath, opts);
+  if (!module)
+    return failure();
+  auto func = *module->getOps<func::FuncOp>().begin();
+  GeneratedModel g;
+  g.summary.opsImported = countOps(func);
+  int64_t bnBefore = countOps(func, "BatchNormalization");
+
+  PassManager pm(&ctx, ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  buildOptimizationPipeline(pm);
+  buildCodegenPipeline(pm, /*lowerToEmitC=*/false);
+  if (failed(pm.run(*module)))
+    return failure();
+  g.summary.opsAfter = countOps(func);
+  g.summary.batchNormsFolded = bnBefore - countOps(func, "BatchNormalization");
+  g.summary.flops = estimateFlops(func);
+  g.summary.arenaBytes = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
+  g.summary.naiveBytes = func->getAttrOfType<IntegerAttr>(kNaiveSizeAttr).getInt();
+  g.iface = describeModel(func);
+  if (mlirOnly) {
+    llvm::raw_string_ostream os(g.mlir);
+    OpPrintingFlags flags;
+    flags.elideLargeElementsAttrs(16);
+    module->print(os, flags);
+    return g;
+  }
+  PassManager lower(&ctx, ModuleOp::getOperationName());
+  if (failed(applyPassManagerCLOptions(lower)))
+    return failure();
+  lower.addPass(createLowerToEmitCPass());
+  if (failed(lower.run(*module)))
+    return failure();
+  std::string banner = "// Generated by onnxc " + std::string(onnxcVersion()) +
+                       " from " + llvm::sys::path::filename(modelPath).str() +
+                       ". Do not edit.\n";
+  auto source = emitSource(*module, banner);
+  if (failed(source))
+    return failure();
+  g.source = *source;
+  g.header = emitHeader(g.iface, onnxcVersion());
+  g.weights = weightsBlob(*module);
+  g.summary.weightBytes = g.weights.size();
+  g.weightsAsm = weightsAssembly(name, name + ".weights.bin");
+  return g;
+}
+
+//===-- Files ------------------------------------------------------------------===//
+
+static bool writeFile(const std::string &path, llvm::StringRef data, std::string &error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
+  if (ec) {
+    error = "cannot write '" + path + "': " + ec.message();
+    return false;
+  }
+  os << data;
+  os.close();
+  if (os.has_error()) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
+static std::string humanBytes(int64_t b) {
+  char buf[32];
+  if (b >= 1 << 20)
+    std::snprintf(buf, sizeof buf, "%.1f MB", b / 1048576.0);
+  else if (b >= 1 << 10)
+    std::snprintf(buf, sizeof buf, "%.1f KB", b / 1024.0);
+  else
+    std::snprintf(buf, sizeof buf, "%lld B", (long long)b);
+  return buf;
+}
+
+/// Writes the model's files into `dir` (which must exist).
+bool writeModelFiles(const GeneratedModel &g, const std::string &dir,
+                     const std::string &name, std::vector<std::string> &files,
+                     std::string &error) {
+  auto path = [&](const std::string &f) {
+    llvm::SmallString<256> p(dir);
+    llvm::sys::path::append(p, f);
+    files.push_back(f);
+    return std::string(p);
+  };
+  return writeFile(path(name + ".h"), g.header, error) &&
+         writeFile(path(name + ".cpp"), g.source, error) &&
+         writeFile(path(name + ".weights.bin"),
+                   llvm::StringRef(g.weights.data(), g.weights.size()), error) &&
+         writeFile(path(name + "_weights.S"), g.weightsAsm, error);
+}
+
+static std::string defaultName(const std::string &modelPath) {
+  std::string stem = llvm::sys::path::stem(modelPath).str();
+  std::string id;
+  for (char c : stem)
+    id.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0])))
+    id = "model_" + id;
+  return id;
+}
+
+static bool isIdentifier(const std::string &s) {
+  if (s.empty() || std::isdigit(static_cast<unsigned char>(s[0])))
+    return false;
+  for (char c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '_')
+      return false;
+  return true;
+}
+
+int compileModel(const CompileOptions &o) {
+  std::string name = o.name.empty() ? defaultName(o.modelPath) : o.name;
+  if (!isIdentifier(name)) {
+    llvm::errs() << "onnxc: error: --name '" << name << "' is not a C identifier\n";
+    return kExitUsage;
+  }
+  const Target *target = findTarget(o.target);
+  if (!target) {
+    llvm::errs() << "onnxc: error: unknown target '" << o.target << "' (see --list-targets)\n";
+    return 2;
+  }
+  if (o.emit != "cpp" && o.emit != "lib" && o.emit != "mlir") {
+    llvm::errs() << "onnxc: error: --emit must be cpp, lib or mlir\n";
+    return 2;
+  }
+  MLIRContext ctx;
+  DiagnosticPrinter diagnostics(ctx);
+  auto g = generateModel(ctx, o.modelPath, name, o.import, o.emit == "mlir");
+  if (failed(g))
+    return diagnostics.failureCode();
+
+  // Stage everything next to the destination, then move it in: a failure
+  // leaves no partial output behind.
+  bool createdOut = !llvm::sys::fs::exists(o.outDir);
+  if (std::error_code ec = llvm::sys::fs::create_directories(o.outDir)) {
+    llvm::errs() << "onnxc: error: cannot create '" << o.outDir << "': " << ec.message() << "\n";
+    return 1;
+  }
+  llvm::SmallString<256> stage(o.outDir);
+  llvm::sys::path::append(stage, ".onnxc-stage-" + std::to_string(llvm::sys::Process::getProcessId()));
+  llvm::sys::fs::remove_directories(stage);
+  llvm::sys::fs::create_directories(stage);
+  std::string error;
+  std::vector<std::string> files;
+  bool ok;
+  if (o.emit == "mlir") {
+    llvm::SmallString<256> p(stage);
+    llvm::sys::path::append(p, name + ".mlir");
+    files.push_back(name + ".mlir");
+    ok = writeFile(std::string(p), g->mlir, error);
+  } else {
+    ok = writeModelFiles(*g, std::string(stage), name, files, error);
+    if (ok && o.emit == "lib") {
+      ok = buildStaticLibrary(*target, std::string(stage), name, error);
+      files.push_back("lib" + name + ".a");
+    }
+  }
+  if (ok) {
+    for (const std::string &f : files) {
+      llvm::SmallString<256> from(stage), to(o.outDir);
+      llvm::sys::path::append(from, f);
+      llvm::sys::path::append(to, f);
+      if (std::error_code ec = llvm::sys::fs::rename(from, to)) {
+        error = "cannot move '" + f + "' into '" + o.outDir + "': " + ec.message();
+        ok = false;
+        break;
+      }
+    }
+  }
+  llvm::sys::fs::remove_directories(stage);
+  if (!ok) {
+    if (createdOut)
+      llvm::sys::fs::remove_directories(o.outDir);
+    llvm::errs() << "onnxc: error: " << error << "\n";
+    return 1;
+  }
+  if (!o.quiet) {
+    const CompileSummary &s = g->summary;
+    llvm::outs() << "onnxc: compiled '" << name << "' for " << target->name << "\n"
+                 << "  ops      " << s.opsImported << " imported, " << s.opsAfter
+                 << " after passes (" << s.batchNormsFolded
+                 << " BatchNormalization folded into Conv)\n"
+                 << "  arena    " << s.arenaBytes << " bytes (" << humanBytes(s.arenaBytes)
+                 << "); naive sum of intermediates " << s.naiveBytes << " bytes ("
+                 << humanBytes(s.naiveBytes) << ")\n";
+    if (o.emit != "mlir")
+      llvm::outs() << "  weights  " << s.weightBytes << " bytes (" << humanBytes(s.weightBytes)
+                   << ")\n";
+    llvm::outs() << "  compute  " << s.flops << " FLOPs per run\n  files   ";
+    for (const std::string &f : files) {
+      llvm::SmallString<256> p(o.outDir);
+      llvm::sys::path::append(p, f);
+      llvm::outs() << " " << p;
+    }
+    llvm::outs() << "\n";
+  }
+  return 0;
+}
+
+} // namespace onnxc

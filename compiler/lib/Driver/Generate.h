@@ -1,0 +1,37 @@
+//===- Generate.h - model file -> generated sources, in memory -------------===//
+#ifndef ONNXC_DRIVER_GENERATE_H
+#define ONNXC_DRIVER_GENERATE_H
+
+#include "onnxc/Codegen/ModelEmitter.h"
+#include "onnxc/Import/Importer.h"
+
+#include "mlir/IR/MLIRContext.h"
+
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+struct CompileSummary {
+  int64_t opsImported = 0, opsAfter = 0, batchNormsFolded = 0;
+  int64_t arenaBytes = 0, naiveBytes = 0, weightBytes = 0, flops = 0;
+};
+
+struct GeneratedModel {
+  ModelInterface iface;
+  std::string header, source, weightsAsm, mlir;
+  std::vector<char> weights;
+  CompileSummary summary;
+};
+
+/// Imports, optimizes, plans and emits. With `mlirOnly` it stops after
+/// memory planning and fills `mlir` instead of the sources.
+mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
+                                              const std::string &modelPath,
+                                              const std::string &name,
+                                              const ImportOptions &import,
+                                              bool mlirOnly);
+
+} // namespace onnxc
+
+#endif

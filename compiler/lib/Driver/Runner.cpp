@@ -1,0 +1,169 @@
+//===- Runner.cpp - `onnxc run`: compile for the host, run on .pb tensors ===//
+#include "onnxc/Driver/Driver.h"
+
+#include "Generate.h"
+#include "Toolchain.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
+#include "onnxc/Import/TensorProtoIO.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <dlfcn.h>
+
+using namespace mlir;
+
+namespace onnxc {
+
+bool writeModelFiles(const GeneratedModel &g, const std::string &dir,
+                     const std::string &name, std::vector<std::string> &files,
+                     std::string &error);
+
+namespace {
+
+std::string join(const std::string &dir, const std::string &file) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, file);
+  return std::string(p);
+}
+
+struct AlignedBuffer {
+  void *p = nullptr;
+  explicit AlignedBuffer(size_t n) {
+    size_t size = std::max<size_t>(64, (n + 63) / 64 * 64);
+    p = std::aligned_alloc(64, size);
+  }
+  ~AlignedBuffer() { std::free(p); }
+  AlignedBuffer(const AlignedBuffer &) = delete;
+  AlignedBuffer &operator=(const AlignedBuffer &) = delete;
+};
+
+int fail(const std::string &msg) {
+  llvm::errs() << "onnxc: error: " << msg << "\n";
+  return 1;
+}
+
+} // namespace
+
+int runModel(const RunOptions &o) {
+  const Target *target = findTarget(o.target);
+  if (!target || !target->host)
+    return fail("target '" + o.target + "' cannot run on this machine");
+
+  // Inputs in graph order: input_0.pb, input_1.pb, ...
+  MLIRContext ctx;
+  DiagnosticPrinter diagnostics(ctx);
+  std::vector<DenseElementsAttr> inputs;
+  ImportOptions import = o.import;
+  for (int i = 0;; ++i) {
+    std::string path = join(o.inputsDir, "input_" + std::to_string(i) + ".pb");
+    if (!llvm::sys::fs::exists(path))
+      break;
+    std::string name, error;
+    DenseElementsAttr t = readTensorFile(ctx, path, name, error);
+    if (!t) {
+      fail(error);
+      return error.find("not supported") != std::string::npos ? kExitUnsupported
+                                                              : kExitError;
+    }
+    inputs.push_back(t);
+    auto shape = t.getType().getShape();
+    import.positionalShapes.emplace_back(shape.begin(), shape.end());
+  }
+
+  auto g = generateModel(ctx, o.modelPath, "model", import, /*mlirOnly=*/false);
+  if (failed(g))
+    return diagnostics.failureCode();
+  if (inputs.size() != g->iface.inputs.size())
+    return fail("the model has " + std::to_string(g->iface.inputs.size()) +
+                " inputs but " + o.inputsDir + " holds " + std::to_string(inputs.size()) +
+                " (input_0.pb ...)");
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].getElementType() != g->iface.inputs[i].elementType)
+      return fail("input_" + std::to_string(i) + ".pb has element type " +
+                  onnxTypeName(onnxFromElementType(inputs[i].getElementType())).str() +
+                  " but input '" + g->iface.inputs[i].name + "' is " +
+                  onnxTypeName(onnxFromElementType(g->iface.inputs[i].elementType)).str());
+
+  llvm::SmallString<128> work;
+  if (llvm::sys::fs::createUniqueDirectory("onnxc-run", work))
+    return fail("cannot create a temporary directory");
+  std::string dir(work);
+  std::string error;
+  std::vector<std::string> files;
+  bool built = writeModelFiles(*g, dir, "model", files, error) &&
+               buildSharedLibrary(*target, dir, "model", error);
+  void *lib = built ? dlopen(join(dir, "model.so").c_str(), RTLD_NOW | RTLD_LOCAL) : nullptr;
+  if (built && !lib)
+    error = std::string("cannot load the compiled model: ") + dlerror();
+  if (!lib) {
+    llvm::sys::fs::remove_directories(dir);
+    return fail(error);
+  }
+  using RunFn = int (*)(const void *const *, void *const *, void *);
+  auto run = reinterpret_cast<RunFn>(dlsym(lib, "model_run_v"));
+  if (!run) {
+    llvm::sys::fs::remove_directories(dir);
+    return fail("the compiled model has no model_run_v");
+  }
+
+  std::vector<std::vector<char>> inBytes;
+  std::vector<const void *> inPtrs;
+  for (DenseElementsAttr t : inputs)
+    inBytes.push_back(rawBytesOf(t));
+  for (auto &b : inBytes)
+    inPtrs.push_back(b.data());
+  std::vector<std::unique_ptr<AlignedBuffer>> outs;
+  std::vector<void *> outPtrs;
+  for (const TensorInterface &t : g->iface.outputs) {
+    outs.push_back(std::make_unique<AlignedBuffer>(t.bytes));
+    outPtrs.push_back(outs.back()->p);
+  }
+  AlignedBuffer arena(g->iface.arenaBytes);
+
+  int rc = run(inPtrs.data(), outPtrs.data(), arena.p);
+  if (rc != 0) {
+    dlclose(lib);
+    llvm::sys::fs::remove_directories(dir);
+    return fail("the model returned " + std::to_string(rc));
+  }
+  if (o.repeat > 0) {
+    std::vector<double> us;
+    for (int i = 0; i < o.repeat; ++i) {
+      auto t0 = std::chrono::steady_clock::now();
+      run(inPtrs.data(), outPtrs.data(), arena.p);
+      auto t1 = std::chrono::steady_clock::now();
+      us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+    }
+    std::sort(us.begin(), us.end());
+    double median = us[us.size() / 2];
+    double p99 = us[std::min(us.size() - 1, (size_t)std::ceil(us.size() * 0.99) - 1)];
+    llvm::outs() << llvm::format("onnxc: latency over %d runs: median %.1f us, p99 %.1f us\n",
+                                 o.repeat, median, p99);
+  }
+  dlclose(lib);
+  llvm::sys::fs::remove_directories(dir);
+
+  if (std::error_code ec = llvm::sys::fs::create_directories(o.outputsDir))
+    return fail("cannot create '" + o.outputsDir + "': " + ec.message());
+  for (size_t i = 0; i < g->iface.outputs.size(); ++i) {
+    const TensorInterface &t = g->iface.outputs[i];
+    auto type = RankedTensorType::get(t.shape, t.elementType);
+    llvm::ArrayRef<char> raw(static_cast<const char *>(outPtrs[i]), t.bytes);
+    if (failed(writeTensorFile(join(o.outputsDir, "output_" + std::to_string(i) + ".pb"),
+                               t.name, type, raw, error)))
+      return fail(error);
+  }
+  if (!o.quiet)
+    llvm::outs() << "onnxc: wrote " << g->iface.outputs.size() << " output(s) to "
+                 << o.outputsDir << "\n";
+  return 0;
+}
+
+} // namespace onnxc

@@ -1,0 +1,115 @@
+//===- Toolchain.cpp - running the target's compiler -----------------------===//
+#include "Toolchain.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <cstdlib>
+
+namespace onnxc {
+
+bool runProgram(const std::string &program, const std::vector<std::string> &args,
+                std::string &error) {
+  auto path = llvm::sys::findProgramByName(program);
+  if (!path) {
+    error = "cannot find '" + program + "' on PATH";
+    return false;
+  }
+  std::vector<llvm::StringRef> argv{program};
+  for (const std::string &a : args)
+    argv.push_back(a);
+  llvm::SmallString<128> log;
+  llvm::sys::fs::createTemporaryFile("onnxc-tool", "log", log);
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
+                                                llvm::StringRef(log)};
+  std::string msg;
+  int rc = llvm::sys::ExecuteAndWait(*path, argv, std::nullopt, redirects, 0, 0, &msg);
+  std::string output;
+  if (auto buf = llvm::MemoryBuffer::getFile(log))
+    output = (*buf)->getBuffer().str();
+  llvm::sys::fs::remove(log);
+  if (rc == 0)
+    return true;
+  error = "command failed (exit " + std::to_string(rc) + "): " + program;
+  for (const std::string &a : args)
+    error += " " + a;
+  if (!msg.empty())
+    error += "\n" + msg;
+  if (!output.empty())
+    error += "\n" + output;
+  return false;
+}
+
+std::string runtimeIncludeDir() {
+  if (const char *env = std::getenv("ONNXC_RUNTIME_INCLUDE"))
+    return env;
+  // Installed layout: <prefix>/bin/onnxc and <prefix>/include/onnxc_rt.
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&runtimeIncludeDir));
+  llvm::SmallString<256> dir(llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(dir, "include");
+  llvm::SmallString<256> probe(dir);
+  llvm::sys::path::append(probe, "onnxc_rt", "base.h");
+  if (llvm::sys::fs::exists(probe))
+    return std::string(dir);
+  return ONNXC_SOURCE_RUNTIME_INCLUDE_DIR;
+}
+
+std::string targetCompiler(const Target &target) {
+  if (target.host)
+    if (const char *cxx = std::getenv("CXX"))
+      if (*cxx)
+        return cxx;
+  return target.cxx;
+}
+
+static std::string join(const std::string &dir, const std::string &file) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, file);
+  return std::string(p);
+}
+
+/// Flags that select the instruction set (and so matter for assembly too).
+static std::vector<std::string> archFlags(const Target &target) {
+  std::vector<std::string> out;
+  for (const std::string &f : target.cxxFlags)
+    if (f.rfind("-m", 0) == 0)
+      out.push_back(f);
+  return out;
+}
+
+bool buildStaticLibrary(const Target &target, const std::string &dir,
+                        const std::string &name, std::string &error) {
+  std::string cxx = targetCompiler(target);
+  std::vector<std::string> args = target.cxxFlags;
+  args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, "-c",
+                           join(dir, name + ".cpp"), "-o", join(dir, name + ".o")});
+  if (!runProgram(cxx, args, error))
+    return false;
+  std::vector<std::string> asmArgs = archFlags(target);
+  asmArgs.insert(asmArgs.end(), {"-Wa,-I" + dir, "-c", join(dir, name + "_weights.S"),
+                                 "-o", join(dir, name + "_weights.o")});
+  if (!runProgram(cxx, asmArgs, error))
+    return false;
+  std::string lib = join(dir, "lib" + name + ".a");
+  llvm::sys::fs::remove(lib);
+  bool ok = runProgram(target.ar, {"rcs", lib, join(dir, name + ".o"),
+                                   join(dir, name + "_weights.o")},
+                       error);
+  llvm::sys::fs::remove(join(dir, name + ".o"));
+  llvm::sys::fs::remove(join(dir, name + "_weights.o"));
+  return ok;
+}
+
+bool buildSharedLibrary(const Target &target, const std::string &dir,
+                        const std::string &name, std::string &error) {
+  std::vector<std::string> args = target.cxxFlags;
+  args.insert(args.end(), {"-fPIC", "-shared", "-I" + runtimeIncludeDir(), "-I" + dir,
+                           "-Wa,-I" + dir, join(dir, name + ".cpp"),
+                           join(dir, name + "_weights.S"), "-o", join(dir, name + ".so")});
+  return runProgram(targetCompiler(target), args, error);
+}
+
+} // namespace onnxc

@@ -1,0 +1,525 @@
+//===- Importer.cpp - ONNX ModelProto -> func.func in the onnx dialect -----===//
+#include "onnxc/Import/Importer.h"
+
+#include "NodeImport.h"
+#include "TensorProto.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+using namespace mlir;
+
+namespace onnxc {
+
+//===-- NodeImport helpers ---------------------------------------------------===//
+
+Attribute NodeImport::getAttr(StringRef name) const {
+  for (const NamedAttribute &a : attrs)
+    if (a.getName() == name)
+      return a.getValue();
+  return nullptr;
+}
+
+Attribute NodeImport::takeAttr(StringRef name) {
+  for (auto it = attrs.begin(); it != attrs.end(); ++it)
+    if (it->getName() == name) {
+      Attribute v = it->getValue();
+      attrs.erase(it);
+      return v;
+    }
+  return nullptr;
+}
+
+void NodeImport::setAttr(StringRef name, Attribute value) {
+  takeAttr(name);
+  attrs.push_back(builder.getNamedAttr(name, value));
+}
+
+Value NodeImport::constant(ElementsAttr value) {
+  return builder.create<onnx::ConstantOp>(loc, value.getShapedType(), value);
+}
+
+Value NodeImport::constantI64(ArrayRef<int64_t> values, bool scalar) {
+  auto type = RankedTensorType::get(
+      scalar ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{(int64_t)values.size()},
+      builder.getI64Type());
+  return constant(DenseElementsAttr::get(type, values));
+}
+
+Value NodeImport::noValue() {
+  return builder.create<onnx::NoValueOp>(loc, builder.getNoneType());
+}
+
+void NodeImport::setInput(unsigned i, Value v) {
+  while (inputs.size() <= i)
+    inputs.push_back(noValue());
+  inputs[i] = v;
+}
+
+Value NodeImport::input(unsigned i) const {
+  return i < inputs.size() ? inputs[i] : Value();
+}
+
+FailureOr<Value> NodeImport::build1(StringRef type, ValueRange operands,
+                                    ArrayRef<NamedAttribute> opAttrs) {
+  auto op = buildOp(type, operands, opAttrs, 1);
+  if (failed(op))
+    return failure();
+  return (*op)->getResult(0);
+}
+
+FailureOr<Operation *> NodeImport::buildOp(StringRef type, ValueRange operands,
+                                           ArrayRef<NamedAttribute> opAttrs,
+                                           unsigned numResults,
+                                           ArrayRef<bool> present) {
+  std::string name = ("onnx." + type).str();
+  auto info = RegisteredOperationName::lookup(name, builder.getContext());
+  if (!info)
+    return emitError(loc) << "operator '" << type << "' is not supported";
+  for (const NamedAttribute &a : opAttrs)
+    if (!llvm::is_contained(info->getAttributeNames(), a.getName()))
+      return emitError(loc) << type << " attribute '" << a.getName().getValue()
+                            << "' is not supported";
+  OperationState state(loc, name);
+  state.addOperands(operands);
+  state.addAttributes(opAttrs);
+  for (unsigned i = 0; i < numResults; ++i)
+    state.addTypes(i < present.size() && !present[i]
+                       ? Type(builder.getNoneType())
+                       : Type(UnrankedTensorType::get(builder.getF32Type())));
+  Operation *op = builder.create(state);
+  if (failed(mlir::verify(op, /*verifyRecursively=*/false))) {
+    op->erase();
+    return failure();
+  }
+  if (auto si = dyn_cast<onnx::ShapeInference>(op))
+    if (failed(si.inferShapes())) {
+      op->erase();
+      return failure();
+    }
+  return op;
+}
+
+//===-- Attributes -------------------------------------------------------------===//
+
+static FailureOr<Attribute> convertAttribute(OpBuilder &b, Location loc,
+                                             const ::onnx::AttributeProto &a,
+                                             StringRef baseDir) {
+  MLIRContext *ctx = b.getContext();
+  switch (a.type()) {
+  case ::onnx::AttributeProto::FLOAT:
+    return Attribute(b.getF32FloatAttr(a.f()));
+  case ::onnx::AttributeProto::INT:
+    return Attribute(b.getI64IntegerAttr(a.i()));
+  case ::onnx::AttributeProto::STRING:
+    return Attribute(b.getStringAttr(a.s()));
+  case ::onnx::AttributeProto::FLOATS:
+    return Attribute(DenseF32ArrayAttr::get(
+        ctx, SmallVector<float>(a.floats().begin(), a.floats().end())));
+  case ::onnx::AttributeProto::INTS:
+    return Attribute(DenseI64ArrayAttr::get(
+        ctx, SmallVector<int64_t>(a.ints().begin(), a.ints().end())));
+  case ::onnx::AttributeProto::STRINGS: {
+    SmallVector<Attribute> strs;
+    for (const std::string &s : a.strings())
+      strs.push_back(b.getStringAttr(s));
+    return Attribute(b.getArrayAttr(strs));
+  }
+  case ::onnx::AttributeProto::TENSOR: {
+    std::string error;
+    auto e = tensorProtoToElements(*ctx, a.t(), baseDir, error);
+    if (!e)
+      return emitError(loc) << "attribute '" << a.name() << "': " << error;
+    return Attribute(e);
+  }
+  case ::onnx::AttributeProto::GRAPH:
+  case ::onnx::AttributeProto::GRAPHS:
+    return emitError(loc) << "attribute '" << a.name()
+                          << "' holds a subgraph; control flow is not supported yet";
+  default:
+    return emitError(loc) << "attribute '" << a.name() << "' has an unsupported type";
+  }
+}
+
+//===-- The graph importer -------------------------------------------------------===//
+
+namespace {
+class GraphImporter {
+public:
+  GraphImporter(MLIRContext &ctx, const ImportOptions &opts, StringRef modelPath)
+      : ctx(ctx), opts(opts), modelPath(modelPath.str()),
+        baseDir(llvm::sys::path::parent_path(modelPath).str()), builder(&ctx) {}
+
+  OwningOpRef<ModuleOp> run(const ::onnx::ModelProto &model);
+
+private:
+  Location nodeLoc(const ::onnx::NodeProto &node, int index) {
+    std::string name = node.name().empty()
+                           ? ("#" + std::to_string(index) + " " + node.op_type())
+                           : node.name();
+    return NameLoc::get(StringAttr::get(&ctx, name),
+                        FileLineColLoc::get(&ctx, modelPath, index + 1, 0));
+  }
+  LogicalResult checkOpsAndDomains(const ::onnx::GraphProto &g);
+  FailureOr<std::vector<int>> topologicalOrder(const ::onnx::GraphProto &g);
+  FailureOr<Type> inputType(const ::onnx::ValueInfoProto &vi, size_t position);
+  LogicalResult importNode(const ::onnx::NodeProto &node, int index);
+
+  MLIRContext &ctx;
+  const ImportOptions &opts;
+  std::string modelPath, baseDir;
+  OpBuilder builder;
+  int64_t opset = 0;
+  llvm::StringMap<Value> values;
+};
+} // namespace
+
+LogicalResult GraphImporter::checkOpsAndDomains(const ::onnx::GraphProto &g) {
+  bool ok = true;
+  for (int i = 0; i < g.node_size(); ++i) {
+    const ::onnx::NodeProto &node = g.node(i);
+    StringRef domain = node.domain();
+    if (!domain.empty() && domain != "ai.onnx") {
+      emitError(nodeLoc(node, i)) << "operator '" << node.op_type()
+                                  << "' of custom domain '" << domain
+                                  << "' is not supported";
+      ok = false;
+      continue;
+    }
+    if (!RegisteredOperationName::lookup("onnx." + node.op_type(), &ctx)) {
+      emitError(nodeLoc(node, i)) << "operator '" << node.op_type()
+                                  << "' is not supported";
+      ok = false;
+    }
+  }
+  return success(ok);
+}
+
+FailureOr<std::vector<int>> GraphImporter::topologicalOrder(const ::onnx::GraphProto &g) {
+  llvm::StringMap<int> producer;
+  llvm::StringSet<> available;
+  for (const auto &t : g.initializer())
+    available.insert(t.name());
+  for (const auto &in : g.input())
+    available.insert(in.name());
+  bool ok = true;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const std::string &out : g.node(i).output()) {
+      if (out.empty())
+        continue;
+      if (available.count(out) || producer.count(out)) {
+        emitError(nodeLoc(g.node(i), i))
+            << "output '" << out << "' is already produced elsewhere in the graph";
+        ok = false;
+      }
+      producer[out] = i;
+    }
+  std::vector<std::vector<int>> users(g.node_size());
+  std::vector<int> pending(g.node_size(), 0);
+  for (int i = 0; i < g.node_size(); ++i) {
+    for (const std::string &in : g.node(i).input()) {
+      if (in.empty() || available.count(in))
+        continue;
+      auto it = producer.find(in);
+      if (it == producer.end()) {
+        emitError(nodeLoc(g.node(i), i))
+            << "input '" << in
+            << "' is not produced by any node, initializer or graph input";
+        ok = false;
+        continue;
+      }
+      users[it->second].push_back(i);
+      ++pending[i];
+    }
+  }
+  if (!ok)
+    return failure();
+  // Kahn's algorithm, keeping the file order among ready nodes.
+  std::vector<int> order, ready;
+  for (int i = g.node_size() - 1; i >= 0; --i)
+    if (pending[i] == 0)
+      ready.push_back(i);
+  while (!ready.empty()) {
+    int n = ready.back();
+    ready.pop_back();
+    order.push_back(n);
+    std::vector<int> next;
+    for (int u : users[n])
+      if (--pending[u] == 0)
+        next.push_back(u);
+    std::sort(next.rbegin(), next.rend());
+    ready.insert(ready.end(), next.begin(), next.end());
+    std::sort(ready.rbegin(), ready.rend());
+  }
+  if (static_cast<int>(order.size()) != g.node_size()) {
+    std::string names;
+    for (int i = 0; i < g.node_size(); ++i)
+      if (pending[i] > 0)
+        names += (names.empty() ? "'" : ", '") +
+                 (g.node(i).name().empty() ? g.node(i).op_type() : g.node(i).name()) +
+                 "'";
+    emitError(UnknownLoc::get(&ctx)) << "the graph has a cycle through nodes " << names;
+    return failure();
+  }
+  return order;
+}
+
+FailureOr<Type> GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
+                                         size_t position) {
+  Location loc = UnknownLoc::get(&ctx);
+  if (!vi.type().has_tensor_type())
+    return emitError(loc) << "graph input '" << vi.name()
+                          << "' is not a tensor (sequence, map and optional inputs are not supported)";
+  const auto &tt = vi.type().tensor_type();
+  Type elt = elementTypeFromOnnx(&ctx, tt.elem_type());
+  // float16/bfloat16 import fine but runtime-lite has no kernels for them yet.
+  if (elt && (elt.isF16() || elt.isBF16()))
+    elt = nullptr;
+  if (!elt)
+    return emitError(loc) << "graph input '" << vi.name() << "' has element type "
+                          << onnxTypeName(tt.elem_type())
+                          << ", which is not supported";
+  SmallVector<int64_t> dims;
+  const std::vector<int64_t> *given = nullptr;
+  if (position < opts.positionalShapes.size())
+    given = &opts.positionalShapes[position];
+  else if (auto it = opts.inputShapes.find(vi.name()); it != opts.inputShapes.end())
+    given = &it->second;
+  if (given) {
+    if (tt.has_shape() && tt.shape().dim_size() != (int)given->size())
+      return emitError(loc) << "the shape given for input '" << vi.name() << "' has "
+                            << given->size() << " dims but the input has rank "
+                            << tt.shape().dim_size();
+    for (size_t i = 0; i < given->size(); ++i) {
+      if (tt.has_shape() && tt.shape().dim(i).has_dim_value() &&
+          tt.shape().dim(i).dim_value() != (*given)[i])
+        return emitError(loc) << "the shape given for input '" << vi.name()
+                              << "' sets dimension " << i << " to " << (*given)[i]
+                              << " but the model fixes it to "
+                              << tt.shape().dim(i).dim_value();
+      dims.push_back((*given)[i]);
+    }
+    return Type(RankedTensorType::get(dims, elt));
+  }
+  if (!tt.has_shape())
+    return emitError(loc) << "graph input '" << vi.name()
+                          << "' has no shape: pass --shape " << vi.name() << "=...";
+  bool open = false;
+  for (int i = 0; i < tt.shape().dim_size(); ++i) {
+    const auto &d = tt.shape().dim(i);
+    if (d.has_dim_value() && d.dim_value() >= 0) {
+      dims.push_back(d.dim_value());
+      continue;
+    }
+    if (d.has_dim_param()) {
+      auto p = opts.dimParams.find(d.dim_param());
+      if (p != opts.dimParams.end()) {
+        dims.push_back(p->second);
+        continue;
+      }
+      emitError(loc) << "dimension " << i << " ('" << d.dim_param()
+                     << "') of input '" << vi.name()
+                     << "' is left open: pass --dim " << d.dim_param()
+                     << "=N or --shape " << vi.name() << "=...";
+    } else {
+      emitError(loc) << "dimension " << i << " of input '" << vi.name()
+                     << "' is left open: pass --shape " << vi.name() << "=...";
+    }
+    open = true;
+  }
+  if (open)
+    return failure();
+  return Type(RankedTensorType::get(dims, elt));
+}
+
+LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
+  NodeImport ni(nodeLoc(node, index), builder);
+  ni.opType = node.op_type();
+  ni.nodeName = node.name();
+  ni.opset = opset;
+  ni.numOutputs = node.output_size();
+  for (const std::string &in : node.input()) {
+    if (in.empty()) {
+      ni.inputs.push_back(ni.noValue());
+      continue;
+    }
+    ni.inputs.push_back(values.lookup(in));
+  }
+  for (const ::onnx::AttributeProto &a : node.attribute()) {
+    auto attr = convertAttribute(builder, ni.loc, a, baseDir);
+    if (failed(attr))
+      return failure();
+    ni.attrs.push_back(builder.getNamedAttr(a.name(), *attr));
+  }
+  if (failed(applyOpsetHandler(ni)))
+    return failure();
+
+  SmallVector<Value> outputs;
+  if (!ni.replacedOutputs.empty()) {
+    outputs = ni.replacedOutputs;
+  } else {
+    unsigned nOperands = std::max<unsigned>(dialectOperandCount(ni.opType),
+                                            ni.inputs.size());
+    while (ni.inputs.size() < nOperands)
+      ni.inputs.push_back(ni.noValue());
+    unsigned nResults = std::max<unsigned>(dialectResultCount(ni.opType), ni.numOutputs);
+    // Outputs the node does not name are `none`.
+    SmallVector<bool> present;
+    for (unsigned i = 0; i < nResults; ++i)
+      present.push_back(i < (unsigned)node.output_size() && !node.output(i).empty());
+    auto op = ni.buildOp(ni.opType, ni.inputs, ni.attrs, nResults, present);
+    if (failed(op))
+      return failure();
+    outputs.assign((*op)->getResults().begin(), (*op)->getResults().end());
+  }
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty() && i < (int)outputs.size())
+      values[node.output(i)] = outputs[i];
+  return success();
+}
+
+OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
+  if (!model.has_graph()) {
+    emitError(UnknownLoc::get(&ctx)) << "the model has no graph";
+    return nullptr;
+  }
+  bool haveDefault = false;
+  for (const auto &os : model.opset_import())
+    if (os.domain().empty() || os.domain() == "ai.onnx") {
+      opset = os.version();
+      haveDefault = true;
+    }
+  if (!haveDefault) {
+    emitError(UnknownLoc::get(&ctx)) << "the model imports no opset of the default ONNX domain";
+    return nullptr;
+  }
+  const ::onnx::GraphProto &g = model.graph();
+  if (failed(checkOpsAndDomains(g)))
+    return nullptr;
+  auto order = topologicalOrder(g);
+  if (failed(order))
+    return nullptr;
+
+  OwningOpRef<ModuleOp> module = ModuleOp::create(FileLineColLoc::get(&ctx, modelPath, 0, 0));
+  (*module)->setAttr("onnx.opset", builder.getI64IntegerAttr(opset));
+  if (!model.producer_name().empty())
+    (*module)->setAttr("onnx.producer", builder.getStringAttr(model.producer_name() + " " + model.producer_version()));
+
+  // Graph inputs (older IRs also list initializers as inputs: skip those).
+  llvm::StringSet<> initNames;
+  for (const auto &t : g.initializer())
+    initNames.insert(t.name());
+  SmallVector<Type> argTypes;
+  SmallVector<std::string> argNames;
+  bool ok = true;
+  for (const auto &vi : g.input()) {
+    if (initNames.count(vi.name()))
+      continue;
+    auto t = inputType(vi, argTypes.size());
+    if (failed(t)) {
+      ok = false;
+      continue;
+    }
+    argTypes.push_back(*t);
+    argNames.push_back(vi.name());
+  }
+  if (!ok)
+    return nullptr;
+  if (g.output_size() == 0) {
+    emitError(UnknownLoc::get(&ctx)) << "the graph has no outputs";
+    return nullptr;
+  }
+  builder.setInsertionPointToEnd(module->getBody());
+  auto func = builder.create<func::FuncOp>(
+      module->getLoc(), opts.functionName, builder.getFunctionType(argTypes, {}));
+  Block *entry = func.addEntryBlock();
+  for (auto [i, name] : llvm::enumerate(argNames)) {
+    func.setArgAttr(i, "onnx.name", builder.getStringAttr(name));
+    values[name] = entry->getArgument(i);
+  }
+  builder.setInsertionPointToStart(entry);
+
+  for (const auto &t : g.initializer()) {
+    std::string error;
+    auto e = tensorProtoToElements(ctx, t, baseDir, error);
+    Location loc = NameLoc::get(StringAttr::get(&ctx, t.name()));
+    if (!e) {
+      emitError(UnknownLoc::get(&ctx)) << "initializer '" << t.name() << "': " << error;
+      return nullptr;
+    }
+    values[t.name()] = builder.create<onnx::ConstantOp>(loc, e.getType(), e);
+  }
+  for (int idx : *order)
+    if (failed(importNode(g.node(idx), idx)))
+      ok = false;
+  if (!ok)
+    return nullptr;
+
+  SmallVector<Value> results;
+  for (const auto &out : g.output()) {
+    Value v = values.lookup(out.name());
+    if (!v) {
+      emitError(UnknownLoc::get(&ctx))
+          << "graph output '" << out.name() << "' is not produced by the graph";
+      return nullptr;
+    }
+    results.push_back(v);
+  }
+  builder.create<func::ReturnOp>(func.getLoc(), results);
+  func.setFunctionType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
+  for (auto [i, out] : llvm::enumerate(g.output()))
+    func.setResultAttr(i, "onnx.name", builder.getStringAttr(out.name()));
+  return module;
+}
+
+OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, StringRef path,
+                                     const ImportOptions &options) {
+  ctx.loadDialect<onnx::ONNXDialect, func::FuncDialect>();
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf) {
+    emitError(UnknownLoc::get(&ctx)) << "cannot read '" << path << "': "
+                                     << buf.getError().message();
+    return nullptr;
+  }
+  ::onnx::ModelProto model;
+  google::protobuf::io::ArrayInputStream raw((*buf)->getBufferStart(),
+                                             (int)(*buf)->getBufferSize());
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT32_MAX);
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
+      (*buf)->getBufferSize() == 0) {
+    emitError(UnknownLoc::get(&ctx))
+        << "'" << path << "' is not a valid ONNX model (the protobuf does not parse;"
+        << " truncated or not an .onnx file)";
+    return nullptr;
+  }
+  if (!model.has_ir_version() || !model.has_graph()) {
+    emitError(UnknownLoc::get(&ctx))
+        << "'" << path << "' is not an ONNX model (no ir_version or graph)";
+    return nullptr;
+  }
+  GraphImporter importer(ctx, options, path);
+  return importer.run(model);
+}
+
+std::vector<std::string> supportedOnnxOps(MLIRContext &ctx) {
+  ctx.loadDialect<onnx::ONNXDialect>();
+  std::vector<std::string> ops;
+  for (RegisteredOperationName name : ctx.getRegisteredOperations())
+    if (name.getDialectNamespace() == "onnx" && name.stripDialect() != "NoValue")
+      ops.push_back(name.stripDialect().str());
+  std::sort(ops.begin(), ops.end());
+  return ops;
+}
+
+} // namespace onnxc

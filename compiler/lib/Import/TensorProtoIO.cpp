@@ -1,0 +1,177 @@
+//===- TensorProtoIO.cpp - TensorProto <-> dense elements ------------------===//
+#include "TensorProto.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
+#include "onnxc/Import/TensorProtoIO.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstring>
+
+using namespace mlir;
+
+namespace onnxc {
+
+template <typename Src, typename Dst>
+static void appendAs(std::vector<char> &out, const Src &values) {
+  for (auto v : values) {
+    Dst d = static_cast<Dst>(v);
+    const char *p = reinterpret_cast<const char *>(&d);
+    out.insert(out.end(), p, p + sizeof(Dst));
+  }
+}
+
+DenseElementsAttr tensorProtoToElements(MLIRContext &ctx,
+                                        const ::onnx::TensorProto &t,
+                                        StringRef baseDir, std::string &error) {
+  Type elt = elementTypeFromOnnx(&ctx, t.data_type());
+  if (!elt) {
+    error = "tensor '" + t.name() + "' has element type " +
+            onnxTypeName(t.data_type()).str() + ", which is not supported";
+    return nullptr;
+  }
+  SmallVector<int64_t> dims;
+  int64_t n = 1;
+  for (int64_t d : t.dims()) {
+    if (d < 0) {
+      error = "tensor '" + t.name() + "' has a negative dimension";
+      return nullptr;
+    }
+    dims.push_back(d);
+    n *= d;
+  }
+  auto type = RankedTensorType::get(dims, elt);
+  const int64_t size = elementByteSize(elt);
+  std::vector<char> raw;
+  if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto &kv : t.external_data()) {
+      if (kv.key() == "location")
+        location = kv.value();
+      else if ((kv.key() == "offset" &&
+                StringRef(kv.value()).getAsInteger(10, offset)) ||
+               (kv.key() == "length" &&
+                StringRef(kv.value()).getAsInteger(10, length))) {
+        error = "tensor '" + t.name() + "' has a malformed external data " +
+                kv.key();
+        return nullptr;
+      }
+    }
+    SmallString<256> path(baseDir);
+    llvm::sys::path::append(path, location);
+    if (location.empty() || llvm::sys::path::is_absolute(location) ||
+        StringRef(location).contains("..")) {
+      error = "tensor '" + t.name() + "' has an invalid external data location '" +
+              location + "'";
+      return nullptr;
+    }
+    auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+    if (!buf) {
+      error = "cannot read external data '" + std::string(path) + "' of tensor '" +
+              t.name() + "'";
+      return nullptr;
+    }
+    int64_t want = length >= 0 ? length : n * size;
+    if (offset < 0 || offset + want > static_cast<int64_t>((*buf)->getBufferSize())) {
+      error = "external data of tensor '" + t.name() + "' lies outside '" +
+              location + "'";
+      return nullptr;
+    }
+    raw.assign((*buf)->getBufferStart() + offset,
+               (*buf)->getBufferStart() + offset + want);
+  } else if (t.has_raw_data()) {
+    raw.assign(t.raw_data().begin(), t.raw_data().end());
+  } else {
+    switch (t.data_type()) {
+    case ::onnx::TensorProto::FLOAT:
+      appendAs<decltype(t.float_data()), float>(raw, t.float_data());
+      break;
+    case ::onnx::TensorProto::DOUBLE:
+      appendAs<decltype(t.double_data()), double>(raw, t.double_data());
+      break;
+    case ::onnx::TensorProto::INT64:
+      appendAs<decltype(t.int64_data()), int64_t>(raw, t.int64_data());
+      break;
+    case ::onnx::TensorProto::UINT32:
+      appendAs<decltype(t.uint64_data()), uint32_t>(raw, t.uint64_data());
+      break;
+    case ::onnx::TensorProto::UINT64:
+      appendAs<decltype(t.uint64_data()), uint64_t>(raw, t.uint64_data());
+      break;
+    case ::onnx::TensorProto::INT32:
+      appendAs<decltype(t.int32_data()), int32_t>(raw, t.int32_data());
+      break;
+    case ::onnx::TensorProto::INT16:
+      appendAs<decltype(t.int32_data()), int16_t>(raw, t.int32_data());
+      break;
+    case ::onnx::TensorProto::UINT16:
+    case ::onnx::TensorProto::FLOAT16:
+    case ::onnx::TensorProto::BFLOAT16:
+      appendAs<decltype(t.int32_data()), uint16_t>(raw, t.int32_data());
+      break;
+    case ::onnx::TensorProto::INT8:
+      appendAs<decltype(t.int32_data()), int8_t>(raw, t.int32_data());
+      break;
+    case ::onnx::TensorProto::UINT8:
+    case ::onnx::TensorProto::BOOL:
+      appendAs<decltype(t.int32_data()), uint8_t>(raw, t.int32_data());
+      break;
+    default:
+      error = "tensor '" + t.name() + "' has no data in a supported field";
+      return nullptr;
+    }
+  }
+  if (static_cast<int64_t>(raw.size()) != n * size) {
+    error = "tensor '" + t.name() + "' holds " + std::to_string(raw.size()) +
+            " bytes but its shape needs " + std::to_string(n * size) +
+            " (is it a sequence or optional? those are not supported)";
+    return nullptr;
+  }
+  return elementsFromRawBytes(type, raw);
+}
+
+DenseElementsAttr readTensorFile(MLIRContext &ctx, StringRef path,
+                                 std::string &name, std::string &error) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf) {
+    error = "cannot read '" + path.str() + "'";
+    return nullptr;
+  }
+  ::onnx::TensorProto t;
+  if (!t.ParseFromArray((*buf)->getBufferStart(),
+                        static_cast<int>((*buf)->getBufferSize()))) {
+    error = "'" + path.str() + "' is not a serialized ONNX TensorProto";
+    return nullptr;
+  }
+  name = t.name();
+  return tensorProtoToElements(ctx, t, llvm::sys::path::parent_path(path), error);
+}
+
+LogicalResult writeTensorFile(StringRef path, StringRef name, ShapedType type,
+                              ArrayRef<char> raw, std::string &error) {
+  ::onnx::TensorProto t;
+  t.set_name(name.str());
+  t.set_data_type(onnxFromElementType(type.getElementType()));
+  for (int64_t d : type.getShape())
+    t.add_dims(d);
+  t.set_raw_data(std::string(raw.data(), raw.size()));
+  std::string bytes;
+  if (!t.SerializeToString(&bytes)) {
+    error = "cannot serialize tensor '" + name.str() + "'";
+    return failure();
+  }
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = "cannot write '" + path.str() + "': " + ec.message();
+    return failure();
+  }
+  os << bytes;
+  return success();
+}
+
+} // namespace onnxc

@@ -1,0 +1,45 @@
+//===- Pipeline.cpp - the pass pipelines ------------------------------------===//
+#include "onnxc/Pipelines/Pipeline.h"
+
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Passes/Passes.h"
+
+#include "mlir/Dialect/EmitC/IR/EmitC.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/PassRegistry.h"
+
+using namespace mlir;
+
+namespace onnxc {
+
+void buildOptimizationPipeline(OpPassManager &pm) {
+  OpPassManager &f = pm.nest<func::FuncOp>();
+  f.addPass(createShapeInferencePass());
+  f.addPass(createConstantFoldingPass());
+  f.addPass(createDeadCodeEliminationPass());
+  f.addPass(createFoldBatchNormPass());
+  f.addPass(createDeadCodeEliminationPass());
+  f.addPass(createShapeInferencePass());
+}
+
+void buildCodegenPipeline(OpPassManager &pm, bool lowerToEmitC) {
+  pm.nest<func::FuncOp>().addPass(createMemoryPlanningPass());
+  if (lowerToEmitC)
+    pm.addPass(createLowerToEmitCPass());
+}
+
+void registerOnnxcDialects(DialectRegistry &registry) {
+  registry.insert<onnx::ONNXDialect, func::FuncDialect, emitc::EmitCDialect>();
+}
+
+void registerOnnxcPassesAndPipelines() {
+  registerONNXCPasses();
+  PassPipelineRegistration<>("onnxc-optimize",
+                             "The graph simplification onnxc runs before codegen",
+                             buildOptimizationPipeline);
+  PassPipelineRegistration<>("onnxc-codegen",
+                             "Memory planning and lowering to EmitC",
+                             [](OpPassManager &pm) { buildCodegenPipeline(pm); });
+}
+
+} // namespace onnxc

@@ -1,0 +1,170 @@
+//===- onnxc.cpp - the onnxc command line ----------------------------------===//
+//
+//   onnxc MODEL.onnx -o DIR [--target T] [--name N] [--emit cpp|lib|mlir]
+//         [--shape input=1x3x224x224] [--dim batch=1] [MLIR options]
+//   onnxc run MODEL.onnx --inputs DIR --outputs DIR [--repeat N]
+//
+//===----------------------------------------------------------------------===//
+#include "onnxc/Driver/Driver.h"
+#include "onnxc/Pipelines/Pipeline.h"
+#include "onnxc/Targets/Target.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+static cl::OptionCategory category("onnxc options");
+static cl::SubCommand runCommand(
+    "run", "Compile MODEL for this machine, run it on ONNX TensorProto inputs "
+           "(input_0.pb, ...) and write output_0.pb, ...");
+
+static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.onnx>"),
+                                      cl::sub(cl::SubCommand::getTopLevel()),
+                                      cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> outDir("o", cl::desc("Directory for the generated files"),
+                                   cl::value_desc("dir"), cl::cat(category));
+static cl::opt<std::string> targetName(
+    "target", cl::desc("Target to compile for (see --list-targets)"),
+    cl::init("generic"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::cat(category));
+static cl::opt<std::string> modelName(
+    "name", cl::desc("Model name: NAME.h, NAME_run(), libNAME.a (default: file stem)"),
+    cl::cat(category));
+static cl::opt<std::string> emitKind(
+    "emit", cl::desc("cpp: header, source, weights; lib: also libNAME.a; mlir: the "
+                     "planned onnx IR"),
+    cl::init("cpp"), cl::cat(category));
+static cl::list<std::string> shapeOpts(
+    "shape", cl::desc("Fix an input's shape, e.g. --shape input=1x3x224x224"),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+static cl::list<std::string> dimOpts(
+    "dim", cl::desc("Fix a symbolic dimension, e.g. --dim batch=1"),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+static cl::opt<bool> listOps("list-ops", cl::desc("List the supported ONNX operators"),
+                             cl::cat(category));
+static cl::opt<bool> listTargets("list-targets", cl::desc("List the targets"),
+                                 cl::cat(category));
+static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
+                           cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+                           cl::cat(category));
+static cl::opt<std::string> inputsDir("inputs", cl::desc("Directory with input_N.pb"),
+                                      cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> outputsDir("outputs", cl::desc("Directory for output_N.pb"),
+                                       cl::sub(runCommand), cl::cat(category));
+static cl::opt<int> repeat("repeat", cl::desc("Time N more runs; print median and p99"),
+                           cl::init(0), cl::sub(runCommand), cl::cat(category));
+
+static bool parseDims(StringRef text, std::vector<int64_t> &dims) {
+  SmallVector<StringRef> parts;
+  text.split(parts, 'x');
+  for (StringRef p : parts) {
+    int64_t d;
+    if (p.getAsInteger(10, d) || d < 0)
+      return false;
+    dims.push_back(d);
+  }
+  return true;
+}
+
+static bool parseImportOptions(onnxc::ImportOptions &import) {
+  for (const std::string &s : shapeOpts) {
+    auto [name, dims] = StringRef(s).rsplit('=');
+    std::vector<int64_t> v;
+    if (name.empty() || dims.empty() || !parseDims(dims, v)) {
+      errs() << "onnxc: error: --shape '" << s << "' is not NAME=D0xD1x...\n";
+      return false;
+    }
+    import.inputShapes[name.str()] = v;
+  }
+  for (const std::string &s : dimOpts) {
+    auto [name, value] = StringRef(s).rsplit('=');
+    int64_t v;
+    if (name.empty() || value.getAsInteger(10, v) || v < 0) {
+      errs() << "onnxc: error: --dim '" << s << "' is not NAME=N\n";
+      return false;
+    }
+    import.dimParams[name.str()] = v;
+  }
+  return true;
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  mlir::registerAsmPrinterCLOptions();
+  // Show onnxc's options and the MLIR debugging ones users ask for.
+  cl::HideUnrelatedOptions(category);
+  for (const char *name : {"mlir-print-ir-after-all", "mlir-print-ir-before-all",
+                           "mlir-timing", "mlir-print-ir-after-failure"}) {
+    auto &opts = cl::getRegisteredOptions();
+    if (opts.count(name)) {
+      opts[name]->setHiddenFlag(cl::NotHidden);
+      opts[name]->addCategory(category);
+    }
+  }
+  cl::SetVersionPrinter([](raw_ostream &os) {
+    os << "onnxc " << onnxc::onnxcVersion() << " (MLIR 19, ONNX opsets 1-22 import)\n";
+  });
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "onnxc: compile an ONNX model to standalone C++ and a static library\n\n"
+      "  onnxc MODEL.onnx -o DIR [--target T] [--emit cpp|lib|mlir]\n"
+      "  onnxc run MODEL.onnx --inputs DIR --outputs DIR [--repeat N]\n");
+
+  if (listTargets) {
+    for (const onnxc::Target &t : onnxc::allTargets())
+      outs() << format("  %-15s %s\n", t.name.c_str(), t.description.c_str());
+    return 0;
+  }
+  if (listOps) {
+    mlir::MLIRContext ctx;
+    for (const std::string &op : onnxc::supportedOnnxOps(ctx))
+      outs() << op << "\n";
+    return 0;
+  }
+  if (modelPath.empty()) {
+    errs() << "onnxc: error: no model given (see --help)\n";
+    return 2;
+  }
+  onnxc::ImportOptions import;
+  if (!parseImportOptions(import))
+    return 2;
+
+  if (runCommand) {
+    if (inputsDir.empty() || outputsDir.empty()) {
+      errs() << "onnxc: error: run needs --inputs DIR and --outputs DIR\n";
+      return 2;
+    }
+    onnxc::RunOptions o;
+    o.modelPath = modelPath;
+    o.inputsDir = inputsDir;
+    o.outputsDir = outputsDir;
+    o.target = targetName;
+    o.repeat = repeat;
+    o.import = import;
+    o.quiet = quiet;
+    return onnxc::runModel(o);
+  }
+  if (outDir.empty()) {
+    errs() << "onnxc: error: no output directory given (-o DIR)\n";
+    return 2;
+  }
+  onnxc::CompileOptions o;
+  o.modelPath = modelPath;
+  o.outDir = outDir;
+  o.name = modelName;
+  o.target = targetName;
+  o.emit = emitKind;
+  o.import = import;
+  o.quiet = quiet;
+  return onnxc::compileModel(o);
+}

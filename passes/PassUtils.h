@@ -1,0 +1,17 @@
+//===- PassUtils.h - helpers shared by the graph passes --------------------===//
+#ifndef ONNXC_PASSES_PASSUTILS_H
+#define ONNXC_PASSES_PASSUTILS_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+namespace onnxc {
+
+/// Re-infers the result types of one op (no-op for ops without inference).
+mlir::LogicalResult refreshTypes(mlir::Operation *op);
+
+/// Makes the function's signature match its return operands' types.
+void updateFunctionResultTypes(mlir::func::FuncOp func);
+
+} // namespace onnxc
+
+#endif

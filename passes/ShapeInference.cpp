@@ -1,0 +1,39 @@
+//===- ShapeInference.cpp - onnxc-shape-inference --------------------------===//
+#include "PassUtils.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Passes/Passes.h"
+
+using namespace mlir;
+
+namespace onnxc {
+#define GEN_PASS_DEF_SHAPEINFERENCEPASS
+#include "onnxc/Passes/Passes.h.inc"
+
+LogicalResult refreshTypes(Operation *op) {
+  if (auto si = dyn_cast<onnx::ShapeInference>(op))
+    return si.inferShapes();
+  return success();
+}
+
+void updateFunctionResultTypes(func::FuncOp func) {
+  auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+  func.setFunctionType(FunctionType::get(func.getContext(),
+                                         func.getArgumentTypes(),
+                                         ret.getOperandTypes()));
+}
+
+namespace {
+struct ShapeInference : impl::ShapeInferencePassBase<ShapeInference> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    WalkResult r = func.walk([](Operation *op) {
+      return failed(refreshTypes(op)) ? WalkResult::interrupt()
+                                      : WalkResult::advance();
+    });
+    if (r.wasInterrupted())
+      return signalPassFailure();
+    updateFunctionResultTypes(func);
+  }
+};
+} // namespace
+} // namespace onnxc

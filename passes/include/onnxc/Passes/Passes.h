@@ -1,0 +1,29 @@
+//===- Passes.h - onnxc graph passes ---------------------------------------===//
+#ifndef ONNXC_PASSES_PASSES_H
+#define ONNXC_PASSES_PASSES_H
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Pass/Pass.h"
+
+#include <memory>
+
+namespace onnxc {
+
+#define GEN_PASS_DECL
+#include "onnxc/Passes/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "onnxc/Passes/Passes.h.inc"
+
+/// Attribute names the memory planner writes and the emitter reads.
+inline constexpr const char *kOffsetAttr = "onnxc.offset";
+inline constexpr const char *kScratchOffsetAttr = "onnxc.scratch_offset";
+inline constexpr const char *kArenaSizeAttr = "onnxc.arena_size";
+inline constexpr const char *kNaiveSizeAttr = "onnxc.naive_size";
+/// Offset marking a buffer that lives outside the arena (graph input or
+/// output, weights, views of them).
+inline constexpr int64_t kNotInArena = -1;
+
+} // namespace onnxc
+
+#endif

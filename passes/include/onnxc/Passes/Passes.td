@@ -1,0 +1,117 @@
+//===- Passes.td - every onnxc graph pass, declared once -------------------===//
+#ifndef ONNXC_PASSES_TD
+#define ONNXC_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def ShapeInferencePass : Pass<"onnxc-shape-inference", "mlir::func::FuncOp"> {
+  let summary = "Infer every op's result types in program order";
+  let description = [{
+    Re-runs each op's ShapeInference interface in order and updates the
+    function's result types, so types reflect what folding made known.
+
+    Before:
+      %s = onnx.Constant {value = dense<[1, 16]> : tensor<2xi64>}
+      %r = onnx.Reshape(%x, %s) : (tensor<1x4x4xf32>, tensor<2xi64>) -> tensor<*xf32>
+    After:
+      %r = onnx.Reshape(%x, %s) : (...) -> tensor<1x16xf32>
+  }];
+}
+
+def ConstantFoldingPass : Pass<"onnxc-constant-folding", "mlir::func::FuncOp"> {
+  let summary = "Evaluate ops whose inputs are all constants, with the runtime kernels";
+  let description = [{
+    Walks the function in order. Each op first has its types refreshed (a
+    folded Reshape shape makes the Reshape static, which makes a later Shape
+    foldable), then, if every operand is a constant, is evaluated by running
+    its kernel calls on the host through the same runtime-lite kernels the
+    generated code uses, and replaced by an onnx.Constant. Shape and Size of
+    static tensors fold without kernels. This resolves the Shape -> Gather ->
+    Concat -> Reshape chains exporters emit in one walk. Results larger than
+    their inputs (ConstantOfShape, Expand, Tile) fold only below
+    `max-grow-bytes`, so weights do not balloon.
+
+    Before:
+      %0 = onnx.Shape(%x) : (tensor<1x8x4xf32>) -> tensor<3xi64>
+      %1 = onnx.Gather(%0, %c0) {axis = 0} : (...) -> tensor<i64>
+    After:
+      %1 = onnx.Constant {value = dense<1> : tensor<i64>}
+  }];
+  let options = [
+    Option<"maxGrowBytes", "max-grow-bytes", "int64_t", /*default=*/"65536",
+           "Largest result (bytes) that may exceed the size of its inputs">,
+  ];
+}
+
+def DeadCodeEliminationPass : Pass<"onnxc-dce", "mlir::func::FuncOp"> {
+  let summary = "Remove ops whose results are unused";
+  let description = [{
+    onnx ops have no side effects; any op with no used result is erased,
+    in reverse order so whole dead chains (and unused weights) go at once.
+  }];
+}
+
+def FoldBatchNormPass : Pass<"onnxc-fold-batchnorm", "mlir::func::FuncOp"> {
+  let summary = "Fold inference BatchNormalization into the preceding Conv";
+  let description = [{
+    When a BatchNormalization consumes a Conv with constant weights (and the
+    Conv has no other user), the per-channel affine transform is folded into
+    the Conv's weights and bias:
+      W' = W * scale / sqrt(var + eps),  B' = (B - mean) * scale / sqrt(var + eps) + beta
+
+    Before:
+      %y = onnx.Conv(%x, %w, %b)
+      %z = onnx.BatchNormalization(%y, %scale, %beta, %mean, %var)
+    After:
+      %z = onnx.Conv(%x, %w', %b')
+  }];
+}
+
+def MemoryPlanningPass : Pass<"onnxc-memory-planning", "mlir::func::FuncOp"> {
+  let summary = "Place every intermediate tensor at an offset of one arena";
+  let description = [{
+    Computes each buffer's live range over the (already scheduled) op order,
+    then packs buffers greedily, largest first, at the lowest 64-byte-aligned
+    offset not overlapping a buffer live at the same time (TFLM's offline
+    planner). Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout)
+    share their operand's buffer; an elementwise op whose input dies at it
+    writes in place. Graph outputs are written straight into the caller's
+    buffers. Kernel scratch space is planned the same way.
+
+    Results carry `onnxc.offset` (bytes into the arena, or -1 for buffers
+    that are not in the arena); the function gets `onnxc.arena_size` and
+    `onnxc.naive_size` (the sum of all intermediates, for comparison).
+
+    Before:
+      %1 = onnx.Relu(%0) : (tensor<1x64xf32>) -> tensor<1x64xf32>
+    After:
+      %1 = onnx.Relu(%0) {onnxc.offset = [0]} : (tensor<1x64xf32>) -> tensor<1x64xf32>
+  }];
+}
+
+def LowerToEmitCPass : Pass<"onnxc-lower-to-emitc", "mlir::ModuleOp"> {
+  let summary = "Lower the planned onnx function to EmitC: one kernel call per op";
+  let description = [{
+    Replaces the (memory-planned) onnx function `@NAME` by an EmitC function
+    `NAME_run(inputs..., outputs..., void* arena)` that calls runtime-lite
+    kernels on pointers into the arena, the caller's buffers and the weights
+    blob `NAME_weights`. Shape and stride arrays become `static const`
+    globals. The constants' bytes are kept on the module as `onnxc.weights`
+    (with `onnxc.weight_offsets`) for the weights emitter; MLIR's C++
+    translator prints the result.
+
+    Before:
+      func.func @m(%x: tensor<4xf32>) -> tensor<4xf32> {
+        %y = onnx.Relu(%x) {onnxc.offset = array<i64: -1>}
+        return %y
+      }
+    After:
+      emitc.func @m_run(%x: !emitc.ptr<!emitc.opaque<"const float">>,
+                        %y: !emitc.ptr<!emitc.opaque<"float">>, %arena: ...) {
+        emitc.call_opaque "onnxc_rt::ref::unary"(%x, %y) {...}
+      }
+  }];
+  let dependentDialects = ["mlir::emitc::EmitCDialect"];
+}
+
+#endif

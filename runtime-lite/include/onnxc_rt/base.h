@@ -1,0 +1,74 @@
+// onnxc runtime-lite: the few helpers generated code calls besides kernels.
+// Rules for everything under onnxc_rt/: no heap, no exceptions, no RTTI, no
+// iostream, no static initialisers, no mutable globals; C++17 that also builds
+// freestanding for Cortex-M (only <stdint.h>, <stddef.h>, <math.h>-level deps).
+#ifndef ONNXC_RT_BASE_H
+#define ONNXC_RT_BASE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+namespace onnxc_rt {
+
+/// Alignment of the arena and of every buffer the planner places in it.
+constexpr size_t kArenaAlignment = 64;
+
+/// A typed pointer at a byte offset of a buffer (arena or weights blob).
+template <typename T, typename Byte>
+inline T *at(Byte *base, size_t offset) {
+  return reinterpret_cast<T *>(base + offset);
+}
+
+/// Byte copy, for graph outputs that alias an input or a constant.
+inline void copy_bytes(const void *src, void *dst, size_t n) {
+  const unsigned char *s = static_cast<const unsigned char *>(src);
+  unsigned char *d = static_cast<unsigned char *>(dst);
+  if (s == d)
+    return;
+  for (size_t i = 0; i < n; ++i)
+    d[i] = s[i];
+}
+
+/// Marks a parameter as used (models that need no arena ignore theirs).
+inline void unused(const void *) {}
+
+/// Maximum tensor rank the kernels' index arithmetic supports.
+constexpr int kMaxRank = 8;
+
+/// Walks the multi-index of a row-major shape; `advance` returns the
+/// innermost dimension that moved so callers can update strided offsets.
+struct NdIndex {
+  int64_t rank;
+  const int64_t *shape;
+  int64_t idx[kMaxRank];
+
+  NdIndex(int64_t r, const int64_t *s) : rank(r), shape(s), idx{} {}
+
+  /// Increments the index; adds the per-dimension strides of up to three
+  /// operands to their offsets. Returns false after the last element.
+  template <int N>
+  bool next(int64_t (&off)[N], const int64_t *const (&strides)[N]) {
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < shape[d]) {
+        for (int k = 0; k < N; ++k)
+          off[k] += strides[k][d];
+        return true;
+      }
+      for (int k = 0; k < N; ++k)
+        off[k] -= strides[k][d] * (shape[d] - 1);
+      idx[d] = 0;
+    }
+    return false;
+  }
+};
+
+inline int64_t product(const int64_t *dims, int64_t n) {
+  int64_t p = 1;
+  for (int64_t i = 0; i < n; ++i)
+    p *= dims[i];
+  return p;
+}
+
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,203 @@
+// Reference N-d convolution and pooling (NCHW-style layouts, any spatial rank).
+#ifndef ONNXC_RT_REF_CONV_H
+#define ONNXC_RT_REF_CONV_H
+
+#include <cmath>
+
+#include "onnxc_rt/base.h"
+
+namespace onnxc_rt {
+namespace ref {
+
+/// One window op over `rank` spatial dims. `in`/`out` are full (N, C,
+/// spatial...) shapes; the other arrays have one value per spatial dim.
+/// Kernels take these as flat arguments (plain C ABI) and bundle them here.
+struct WindowShape {
+  int64_t rank;
+  const int64_t *in;
+  const int64_t *out;
+  const int64_t *kernel;
+  const int64_t *strides;
+  const int64_t *pads_begin;
+  const int64_t *pads_end;
+  const int64_t *dilations;
+};
+
+#define ONNXC_WINDOW_PARAMS                                                    \
+  int64_t rank, const int64_t *in_shape, const int64_t *out_shape,             \
+      const int64_t *kernel, const int64_t *strides,                           \
+      const int64_t *pads_begin, const int64_t *pads_end,                      \
+      const int64_t *dilations
+#define ONNXC_WINDOW_SHAPE                                                     \
+  WindowShape s { rank, in_shape, out_shape, kernel, strides, pads_begin,      \
+                  pads_end, dilations }
+
+namespace detail {
+/// Visits the in-bounds input positions of the window for one output
+/// position `opos`; `f(input_offset, kernel_offset)` gets flat spatial
+/// offsets. Returns the number of in-bounds positions; `total` receives the
+/// window size counting padding (for count_include_pad) clipped to the
+/// padded input.
+template <typename F>
+int64_t for_window(const WindowShape &s, const int64_t *opos, F &&f,
+                   int64_t *total) {
+  int64_t kidx[kMaxRank] = {};
+  int64_t ksize = product(s.kernel, s.rank);
+  int64_t count = 0, all = 0;
+  for (int64_t kf = 0; kf < ksize; ++kf) {
+    int64_t ioff = 0, inside = 1, inpad = 1;
+    for (int64_t d = 0; d < s.rank; ++d) {
+      int64_t pos = opos[d] * s.strides[d] - s.pads_begin[d] + kidx[d] * s.dilations[d];
+      int64_t dim = s.in[2 + d];
+      if (pos < 0 || pos >= dim)
+        inside = 0;
+      // count_include_pad counts positions in [-pads_begin, dim + pads_end).
+      if (pos >= dim + s.pads_end[d])
+        inpad = 0;
+      ioff = ioff * dim + pos;
+    }
+    if (inside) {
+      f(ioff, kf);
+      ++count;
+    }
+    all += inpad;
+    for (int64_t d = s.rank - 1; d >= 0; --d) {
+      if (++kidx[d] < s.kernel[d])
+        break;
+      kidx[d] = 0;
+    }
+  }
+  if (total)
+    *total = all;
+  return count;
+}
+
+/// Iterates over output spatial positions.
+inline bool next_position(int64_t rank, const int64_t *out_spatial, int64_t *pos) {
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    if (++pos[d] < out_spatial[d])
+      return true;
+    pos[d] = 0;
+  }
+  return false;
+}
+} // namespace detail
+
+/// Y = conv(X, W) + B with groups. W is (M, C/group, kernel...). B may be null.
+template <typename T>
+void conv(const T *x, const T *w, const T *bias, T *y, ONNXC_WINDOW_PARAMS,
+          int64_t group) {
+  const ONNXC_WINDOW_SHAPE;
+  const int64_t n = s.in[0], c = s.in[1], m = s.out[1];
+  const int64_t cg = c / group, mg = m / group;
+  const int64_t in_sp = product(s.in + 2, s.rank);
+  const int64_t out_sp = product(s.out + 2, s.rank);
+  const int64_t ksize = product(s.kernel, s.rank);
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t oc = 0; oc < m; ++oc) {
+      const int64_t g = oc / mg;
+      T *yp = y + (b * m + oc) * out_sp;
+      int64_t pos[kMaxRank] = {};
+      int64_t o = 0;
+      do {
+        T acc = bias ? bias[oc] : T(0);
+        for (int64_t ic = 0; ic < cg; ++ic) {
+          const T *xp = x + (b * c + g * cg + ic) * in_sp;
+          const T *wp = w + (oc * cg + ic) * ksize;
+          detail::for_window(s, pos, [&](int64_t ioff, int64_t koff) {
+            acc += xp[ioff] * wp[koff];
+          }, nullptr);
+        }
+        yp[o++] = acc;
+      } while (detail::next_position(s.rank, s.out + 2, pos));
+    }
+  }
+}
+
+/// Max pooling; `indices` (may be null) receives the flat index of the
+/// chosen element: row-major spatial (storage_order 0) or column-major (1).
+template <typename T>
+void max_pool(const T *x, T *y, int64_t *indices, ONNXC_WINDOW_PARAMS,
+              int64_t storage_order) {
+  const ONNXC_WINDOW_SHAPE;
+  const int64_t nc = s.in[0] * s.in[1];
+  const int64_t in_sp = product(s.in + 2, s.rank);
+  const int64_t out_sp = product(s.out + 2, s.rank);
+  for (int64_t p = 0; p < nc; ++p) {
+    const T *xp = x + p * in_sp;
+    int64_t pos[kMaxRank] = {};
+    int64_t o = 0;
+    do {
+      bool found = false;
+      T best = T(0);
+      int64_t best_idx = 0;
+      detail::for_window(s, pos, [&](int64_t ioff, int64_t) {
+        if (!found || xp[ioff] > best) {
+          best = xp[ioff];
+          best_idx = ioff;
+          found = true;
+        }
+      }, nullptr);
+      y[p * out_sp + o] = best;
+      if (indices) {
+        int64_t spatial = best_idx;
+        if (storage_order) { // re-linearise with the first spatial dim fastest
+          int64_t rest = best_idx, cm = 0, stride = 1, pos[kMaxRank];
+          for (int64_t d = s.rank - 1; d >= 0; --d) {
+            pos[d] = rest % s.in[2 + d];
+            rest /= s.in[2 + d];
+          }
+          for (int64_t d = 0; d < s.rank; ++d) {
+            cm += pos[d] * stride;
+            stride *= s.in[2 + d];
+          }
+          spatial = cm;
+        }
+        indices[p * out_sp + o] = p * in_sp + spatial;
+      }
+      ++o;
+    } while (detail::next_position(s.rank, s.out + 2, pos));
+  }
+}
+
+template <typename T>
+void avg_pool(const T *x, T *y, ONNXC_WINDOW_PARAMS, int64_t count_include_pad) {
+  const ONNXC_WINDOW_SHAPE;
+  const int64_t nc = s.in[0] * s.in[1];
+  const int64_t in_sp = product(s.in + 2, s.rank);
+  const int64_t out_sp = product(s.out + 2, s.rank);
+  for (int64_t p = 0; p < nc; ++p) {
+    const T *xp = x + p * in_sp;
+    int64_t pos[kMaxRank] = {};
+    int64_t o = 0;
+    do {
+      T sum = T(0);
+      int64_t total = 0;
+      int64_t count = detail::for_window(s, pos, [&](int64_t ioff, int64_t) {
+        sum += xp[ioff];
+      }, &total);
+      int64_t div = count_include_pad ? total : count;
+      y[p * out_sp + o++] = div > 0 ? T(sum / T(div)) : T(0);
+    } while (detail::next_position(s.rank, s.out + 2, pos));
+  }
+}
+
+/// Mean (is_max = 0) or maximum (is_max = 1) over the spatial dims.
+template <typename T>
+void global_pool(const T *x, T *y, int64_t nc, int64_t spatial, int64_t is_max) {
+  for (int64_t p = 0; p < nc; ++p) {
+    const T *xp = x + p * spatial;
+    T acc = is_max ? xp[0] : T(0);
+    for (int64_t i = 0; i < spatial; ++i)
+      acc = is_max ? (xp[i] > acc ? xp[i] : acc) : T(acc + xp[i]);
+    y[p] = is_max ? acc : T(acc / T(spatial));
+  }
+}
+
+} // namespace ref
+} // namespace onnxc_rt
+
+#undef ONNXC_WINDOW_PARAMS
+#undef ONNXC_WINDOW_SHAPE
+
+#endif

@@ -1,0 +1,173 @@
+// Reference elementwise kernels: unary maps, broadcasting binary ops, Where,
+// Clip, Cast, fills. Every kernel tolerates y aliasing its first input (the
+// memory planner runs them in place).
+#ifndef ONNXC_RT_REF_ELEMENTWISE_H
+#define ONNXC_RT_REF_ELEMENTWISE_H
+
+#include <cmath>
+
+#include "onnxc_rt/base.h"
+
+namespace onnxc_rt {
+namespace ref {
+
+//===-- Unary functors: y = f(x; alpha, beta) ------------------------------===//
+// One signature for all, so one kernel serves them; alpha/beta are the ONNX
+// attributes where the op has them and 0 otherwise.
+#define ONNXC_UNARY(NAME, EXPR)                                                \
+  struct NAME {                                                                \
+    template <typename T> static T apply(T x, float alpha, float beta) {       \
+      (void)alpha;                                                             \
+      (void)beta;                                                              \
+      return EXPR;                                                             \
+    }                                                                          \
+  };
+ONNXC_UNARY(Identity, x)
+ONNXC_UNARY(Abs, x < T(0) ? T(-x) : x)
+ONNXC_UNARY(Neg, T(-x))
+ONNXC_UNARY(Reciprocal, T(T(1) / x))
+ONNXC_UNARY(Sqrt, T(std::sqrt(x)))
+ONNXC_UNARY(Exp, T(std::exp(x)))
+ONNXC_UNARY(Log, T(std::log(x)))
+ONNXC_UNARY(Erf, T(std::erf(x)))
+ONNXC_UNARY(Tanh, T(std::tanh(x)))
+ONNXC_UNARY(Sigmoid, T(x >= T(0) ? T(1) / (T(1) + std::exp(-x))
+                                 : std::exp(x) / (T(1) + std::exp(x))))
+ONNXC_UNARY(Relu, x > T(0) ? x : T(0))
+ONNXC_UNARY(Ceil, T(std::ceil(x)))
+ONNXC_UNARY(Floor, T(std::floor(x)))
+ONNXC_UNARY(Sin, T(std::sin(x)))
+ONNXC_UNARY(Cos, T(std::cos(x)))
+ONNXC_UNARY(Softplus, T(x > T(0) ? x + std::log1p(std::exp(-x))
+                                 : std::log1p(std::exp(x))))
+ONNXC_UNARY(Softsign, T(x / (T(1) + (x < T(0) ? T(-x) : x))))
+ONNXC_UNARY(HardSwish, T(x * (x + T(3) <= T(0) ? T(0)
+                              : x + T(3) >= T(6) ? T(1) : (x + T(3)) / T(6))))
+ONNXC_UNARY(Not, T(!x))
+ONNXC_UNARY(Sign, T(x > T(0) ? T(1) : x < T(0) ? T(-1) : T(0)))
+ONNXC_UNARY(Round, T(std::nearbyint(x))) // half to even in the default mode
+ONNXC_UNARY(Scale, T(x * T(alpha)))
+ONNXC_UNARY(LeakyRelu, x < T(0) ? T(T(alpha) * x) : x)
+ONNXC_UNARY(Elu, x < T(0) ? T(T(alpha) * (std::exp(x) - T(1))) : x)
+ONNXC_UNARY(HardSigmoid, T(std::fmax(T(0), std::fmin(T(1), T(alpha) * x + T(beta)))))
+#undef ONNXC_UNARY
+
+template <typename Op, typename T>
+void unary(const T *x, T *y, int64_t n, float alpha, float beta) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = Op::apply(x[i], alpha, beta);
+}
+
+//===-- Binary functors ------------------------------------------------------===//
+#define ONNXC_BINARY(NAME, EXPR)                                               \
+  struct NAME {                                                                \
+    template <typename T, typename U> static auto apply(T a, U b) {            \
+      return EXPR;                                                             \
+    }                                                                          \
+  };
+ONNXC_BINARY(Add, T(a + b))
+ONNXC_BINARY(Sub, T(a - b))
+ONNXC_BINARY(Mul, T(a * b))
+ONNXC_BINARY(Div, T(a / b))
+ONNXC_BINARY(Pow, T(std::pow(a, b)))
+ONNXC_BINARY(Max, T(a < b ? b : a))
+ONNXC_BINARY(Min, T(b < a ? b : a))
+ONNXC_BINARY(Equal, bool(a == b))
+ONNXC_BINARY(Less, bool(a < b))
+ONNXC_BINARY(Greater, bool(a > b))
+ONNXC_BINARY(LessOrEqual, bool(a <= b))
+ONNXC_BINARY(GreaterOrEqual, bool(a >= b))
+ONNXC_BINARY(And, bool(a && b))
+ONNXC_BINARY(Or, bool(a || b))
+ONNXC_BINARY(Xor, bool(bool(a) != bool(b)))
+#undef ONNXC_BINARY
+
+/// y[i] = Op(a[ia], b[ib]) over `shape`; strides are 0 on broadcast dims.
+/// The compiler merges dims first, so rank is usually 1 or 2. A and B differ
+/// in type only for Pow; arithmetic results have A's type.
+template <typename Op, typename T, typename U, typename TOut>
+void binary(const T *a, const U *b, TOut *y, int64_t rank, const int64_t *shape,
+            const int64_t *a_strides, const int64_t *b_strides) {
+  int64_t n = product(shape, rank);
+  if (n == 0)
+    return;
+  if (rank == 1) {
+    const int64_t sa = a_strides[0], sb = b_strides[0];
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = static_cast<TOut>(Op::apply(a[i * sa], b[i * sb]));
+    return;
+  }
+  NdIndex it(rank, shape);
+  int64_t off[2] = {0, 0};
+  const int64_t *const strides[2] = {a_strides, b_strides};
+  int64_t i = 0;
+  do {
+    y[i++] = static_cast<TOut>(Op::apply(a[off[0]], b[off[1]]));
+  } while (it.next(off, strides));
+}
+
+/// out = cond ? x : y, all broadcast to `shape`.
+template <typename T>
+void where(const bool *cond, const T *x, const T *y, T *out, int64_t rank,
+           const int64_t *shape, const int64_t *c_strides,
+           const int64_t *x_strides, const int64_t *y_strides) {
+  if (product(shape, rank) == 0)
+    return;
+  NdIndex it(rank, shape);
+  int64_t off[3] = {0, 0, 0};
+  const int64_t *const strides[3] = {c_strides, x_strides, y_strides};
+  int64_t i = 0;
+  do {
+    out[i++] = cond[off[0]] ? x[off[1]] : y[off[2]];
+  } while (it.next(off, strides));
+}
+
+/// Broadcast copy (Expand): y over `shape` reads x with `x_strides`.
+template <typename T>
+void broadcast_copy(const T *x, T *y, int64_t rank, const int64_t *shape,
+                    const int64_t *x_strides) {
+  if (product(shape, rank) == 0)
+    return;
+  NdIndex it(rank, shape);
+  int64_t off[1] = {0};
+  const int64_t *const strides[1] = {x_strides};
+  int64_t i = 0;
+  do {
+    y[i++] = x[off[0]];
+  } while (it.next(off, strides));
+}
+
+/// Clip with optional bounds (nullptr when absent).
+template <typename T>
+void clip(const T *x, T *y, int64_t n, const T *lo, const T *hi) {
+  for (int64_t i = 0; i < n; ++i) {
+    T v = x[i];
+    if (lo && v < *lo)
+      v = *lo;
+    if (hi && *hi < v)
+      v = *hi;
+    y[i] = v;
+  }
+}
+
+template <typename TIn, typename TOut>
+void cast(const TIn *x, TOut *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<TOut>(x[i]);
+}
+
+template <typename T> void fill(T *y, int64_t n, T value) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = value;
+}
+
+template <typename T>
+void range(const T *start, const T *delta, T *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = static_cast<T>(*start + static_cast<T>(i) * *delta);
+}
+
+} // namespace ref
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,102 @@
+// Reference normalizations and the softmax family.
+#ifndef ONNXC_RT_REF_NORM_H
+#define ONNXC_RT_REF_NORM_H
+
+#include <cmath>
+
+#include "onnxc_rt/base.h"
+
+namespace onnxc_rt {
+namespace ref {
+
+/// Inference batch norm over (N, C, spatial) with per-channel parameters.
+template <typename T>
+void batch_norm(const T *x, const T *scale, const T *bias, const T *mean,
+                const T *var, T *y, int64_t n, int64_t c, int64_t spatial,
+                float epsilon) {
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch) {
+      const T inv = T(1) / T(std::sqrt(var[ch] + T(epsilon)));
+      const T mul = scale[ch] * inv, add = bias[ch] - mean[ch] * mul;
+      const int64_t base = (b * c + ch) * spatial;
+      for (int64_t i = 0; i < spatial; ++i)
+        y[base + i] = x[base + i] * mul + add;
+    }
+}
+
+/// Layer norm over the trailing `inner` elements of each of `outer` rows.
+/// scale/bias (bias may be null) have `inner` elements; mean/inv_std (may be
+/// null) receive one value per row. Statistics are computed in float or wider.
+template <typename T>
+void layer_norm(const T *x, const T *scale, const T *bias, T *y, T *mean_out,
+                T *inv_std_out, int64_t outer, int64_t inner, float epsilon) {
+  for (int64_t r = 0; r < outer; ++r) {
+    const T *xr = x + r * inner;
+    T *yr = y + r * inner;
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < inner; ++i)
+      mean += double(xr[i]);
+    mean /= double(inner);
+    for (int64_t i = 0; i < inner; ++i) {
+      double d = double(xr[i]) - mean;
+      var += d * d;
+    }
+    var /= double(inner);
+    const double inv = 1.0 / std::sqrt(var + double(epsilon));
+    for (int64_t i = 0; i < inner; ++i) {
+      double v = (double(xr[i]) - mean) * inv * double(scale[i]);
+      if (bias)
+        v += double(bias[i]);
+      yr[i] = T(v);
+    }
+    if (mean_out)
+      mean_out[r] = T(mean);
+    if (inv_std_out)
+      inv_std_out[r] = T(inv);
+  }
+}
+
+/// mode 0: softmax, 1: log-softmax, 2: hardmax; along the middle dim of
+/// (outer, axis_dim, inner).
+template <typename T>
+void softmax(const T *x, T *y, int64_t outer, int64_t axis_dim, int64_t inner,
+             int64_t mode) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      const T *xp = x + o * axis_dim * inner + in;
+      T *yp = y + o * axis_dim * inner + in;
+      T mx = xp[0];
+      int64_t arg = 0;
+      for (int64_t i = 1; i < axis_dim; ++i)
+        if (xp[i * inner] > mx) {
+          mx = xp[i * inner];
+          arg = i;
+        }
+      if (mode == 2) {
+        for (int64_t i = 0; i < axis_dim; ++i)
+          yp[i * inner] = T(i == arg ? 1 : 0);
+        continue;
+      }
+      T sum = T(0);
+      for (int64_t i = 0; i < axis_dim; ++i) {
+        T e = T(std::exp(xp[i * inner] - mx));
+        if (mode == 0)
+          yp[i * inner] = e;
+        sum += e;
+      }
+      if (mode == 0) {
+        const T inv = T(1) / sum;
+        for (int64_t i = 0; i < axis_dim; ++i)
+          yp[i * inner] *= inv;
+      } else {
+        const T lse = T(std::log(sum));
+        for (int64_t i = 0; i < axis_dim; ++i)
+          yp[i * inner] = xp[i * inner] - mx - lse;
+      }
+    }
+}
+
+} // namespace ref
+} // namespace onnxc_rt
+
+#endif

@@ -93,6 +93,7 @@ private:
   Value arenaBytes, weightsBase;
   llvm::DenseMap<Value, Value> cvalues; // onnx values -> C pointers
   std::map<std::vector<int64_t>, std::string> arrays;
+  std::map<std::pair<int64_t, std::string>, Value> arenaPointers;
   std::set<std::string> headers;
   SmallVector<Attribute> weights;
   SmallVector<int64_t> weightOffsets;
@@ -161,10 +162,14 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
     cvalues[op->getResult(0)] = valueOf(op->getOperand(0));
     return success();
   }
+  // "// Conv 'conv1'", or "// Conv (node #3)" for unnamed nodes.
   std::string node = nodeName(op->getLoc());
-  b.create<emitc::VerbatimOp>(
-      op->getLoc(), b.getStringAttr("// " + op->getName().stripDialect().str() +
-                                    (node.empty() ? "" : " '" + commentSafe(node) + "'")));
+  std::string label = op->getName().stripDialect().str();
+  if (!node.empty() && node[0] == '#')
+    label += " (node " + node.substr(0, node.find(' ')) + ")";
+  else if (!node.empty())
+    label += " '" + commentSafe(node) + "'";
+  b.create<emitc::VerbatimOp>(op->getLoc(), b.getStringAttr("// " + label));
   // Results placed in the arena get their pointers now.
   auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(kOffsetAttr);
   for (auto [i, r] : llvm::enumerate(op->getResults())) {
@@ -172,8 +177,16 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
       continue;
     if (!offsets || offsets[i] == kNotInArena)
       return op->emitError("internal: result is neither planned nor an output");
-    cvalues[r] = at(arena(), offsets[i], cast<ShapedType>(r.getType()).getElementType(),
-                    /*isConst=*/false);
+    // One pointer variable per (offset, type): buffers that reuse bytes reuse it.
+    Type elt = cast<ShapedType>(r.getType()).getElementType();
+    auto key = std::make_pair(offsets[i], cppTypeName(elt));
+    auto it = arenaPointers.find(key);
+    if (it == arenaPointers.end()) {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointAfterValue(arena());
+      it = arenaPointers.emplace(key, at(arena(), offsets[i], elt, false)).first;
+    }
+    cvalues[r] = it->second;
   }
   for (const KernelCall &c : lowering->calls) {
     headers.insert(c.header);

@@ -1,0 +1,16 @@
+# Runs one exported model with `onnxc run` and compares with PyTorch's outputs.
+#   -DONNXC=... -DPYTHON=... -DMODEL_DIR=... -DCOMPARE=...
+set(out ${MODEL_DIR}/onnxc_outputs)
+file(REMOVE_RECURSE ${out})
+execute_process(COMMAND ${ONNXC} run ${MODEL_DIR}/model.onnx
+                        --inputs ${MODEL_DIR}/test_data_set_0 --outputs ${out} --repeat 3
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "onnxc run failed (${rc})")
+endif()
+execute_process(COMMAND ${PYTHON} ${COMPARE} ${MODEL_DIR}/test_data_set_0 ${out}
+                        --max-rel-err 1e-4
+                RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "outputs differ from PyTorch's")
+endif()

@@ -1,0 +1,42 @@
+// The Shape -> Gather -> Unsqueeze -> Concat -> Reshape chain an exporter
+// leaves behind folds away in one walk; the Reshape becomes static.
+// RUN: %onnxc-opt --onnxc-constant-folding --onnxc-dce %s | FileCheck %s
+
+// CHECK-LABEL: func.func @shape_chain
+// CHECK-SAME: -> tensor<2x12xf32>
+// CHECK-NOT: onnx.Shape
+// CHECK-NOT: onnx.Gather
+// CHECK-NOT: onnx.Concat
+// CHECK: %[[S:.*]] = "onnx.Constant"() {value = dense<[2, -1]> : tensor<2xi64>}
+// CHECK: "onnx.Reshape"(%arg0, %[[S]]) {allowzero = 0 : i64} : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<2x12xf32>
+func.func @shape_chain(%arg0: tensor<2x3x4xf32>) -> tensor<*xf32> {
+  %0 = "onnx.Shape"(%arg0) {start = 0 : i64} : (tensor<2x3x4xf32>) -> tensor<3xi64>
+  %1 = "onnx.Constant"() {value = dense<0> : tensor<i64>} : () -> tensor<i64>
+  %2 = "onnx.Gather"(%0, %1) {axis = 0 : i64} : (tensor<3xi64>, tensor<i64>) -> tensor<i64>
+  %3 = "onnx.Constant"() {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %4 = "onnx.Unsqueeze"(%2, %3) : (tensor<i64>, tensor<1xi64>) -> tensor<1xi64>
+  %5 = "onnx.Constant"() {value = dense<-1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %6 = "onnx.Concat"(%4, %5) {axis = 0 : i64} : (tensor<1xi64>, tensor<1xi64>) -> tensor<2xi64>
+  %7 = "onnx.Reshape"(%arg0, %6) {allowzero = 0 : i64} : (tensor<2x3x4xf32>, tensor<2xi64>) -> tensor<*xf32>
+  return %7 : tensor<*xf32>
+}
+
+// Arithmetic on constants runs through the runtime-lite kernels.
+// CHECK-LABEL: func.func @arith
+// CHECK: "onnx.Constant"() {value = dense<[5.000000e+00, 7.000000e+00]> : tensor<2xf32>}
+// CHECK-NOT: onnx.Add
+func.func @arith() -> tensor<2xf32> {
+  %a = "onnx.Constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %b = "onnx.Constant"() {value = dense<[4.0, 5.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %c = "onnx.Add"(%a, %b) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  return %c : tensor<2xf32>
+}
+
+// Results much larger than their inputs are not materialised.
+// CHECK-LABEL: func.func @no_grow
+// CHECK: onnx.ConstantOfShape
+func.func @no_grow() -> tensor<*xf32> {
+  %s = "onnx.Constant"() {value = dense<[1024, 1024]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %c = "onnx.ConstantOfShape"(%s) : (tensor<2xi64>) -> tensor<*xf32>
+  return %c : tensor<*xf32>
+}

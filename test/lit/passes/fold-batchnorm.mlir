@@ -1,0 +1,33 @@
+// BatchNormalization after a Conv with constant weights folds into the Conv:
+// W' = W * scale / sqrt(var + eps), B' = (B - mean) * scale / sqrt(var + eps) + beta.
+// RUN: %onnxc-opt --onnxc-fold-batchnorm --onnxc-dce %s | FileCheck %s
+
+// CHECK-LABEL: func.func @conv_bn
+// CHECK-DAG: %[[W:.*]] = "onnx.Constant"() {value = dense<{{\[\[\[\[}}2.000000e+00]]], {{\[\[\[}}1.500000e+00]]]]> : tensor<2x1x1x1xf32>}
+// CHECK-DAG: %[[B:.*]] = "onnx.Constant"() {value = dense<[-1.000000e+00, 2.500000e+00]> : tensor<2xf32>}
+// CHECK: "onnx.Conv"(%arg0, %[[W]], %[[B]])
+// CHECK-NOT: onnx.BatchNormalization
+func.func @conv_bn(%arg0: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
+  %w = "onnx.Constant"() {value = dense<[[[[1.0]]], [[[3.0]]]]> : tensor<2x1x1x1xf32>} : () -> tensor<2x1x1x1xf32>
+  %b = "onnx.Constant"() {value = dense<[0.0, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %y = "onnx.Conv"(%arg0, %w, %b) : (tensor<1x1x2x2xf32>, tensor<2x1x1x1xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  // scale/sqrt(var+eps) = 2 and 0.5; mean 1 and 0; beta 1 and 2.
+  %scale = "onnx.Constant"() {value = dense<[2.0, 1.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %beta = "onnx.Constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %mean = "onnx.Constant"() {value = dense<[1.0, 0.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %var = "onnx.Constant"() {value = dense<[1.0, 4.0]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %z = "onnx.BatchNormalization"(%y, %scale, %beta, %mean, %var) {epsilon = 0.0 : f32} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  return %z : tensor<1x2x2x2xf32>
+}
+
+// A Conv with another user keeps its BatchNormalization.
+// CHECK-LABEL: func.func @shared_conv
+// CHECK: onnx.BatchNormalization
+func.func @shared_conv(%arg0: tensor<1x1x2x2xf32>) -> (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>) {
+  %w = "onnx.Constant"() {value = dense<1.0> : tensor<1x1x1x1xf32>} : () -> tensor<1x1x1x1xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %y = "onnx.Conv"(%arg0, %w, %n) : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, none) -> tensor<1x1x2x2xf32>
+  %p = "onnx.Constant"() {value = dense<1.0> : tensor<1xf32>} : () -> tensor<1xf32>
+  %z = "onnx.BatchNormalization"(%y, %p, %p, %p, %p) : (tensor<1x1x2x2xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x2x2xf32>
+  return %y, %z : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
+}

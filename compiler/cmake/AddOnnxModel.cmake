@@ -1,0 +1,42 @@
+# add_onnx_model(<lib-target> MODEL <file.onnx>
+#                [NAME <name>] [TARGET <onnxc-target>] [OPTIONS <onnxc options>...])
+#
+# Compiles MODEL with onnxc at build time and makes <lib-target>, a static
+# library holding the model's code and weights, with <name>.h on its include
+# path. It regenerates when the model or onnxc changes, and builds with the
+# project's own compiler, so cross-compiling toolchain files just work.
+#   NAME     C name of the model (<name>_run, <name>.h); default: <lib-target>
+#   TARGET   onnxc --target (kernels and flags); default: generic
+#   OPTIONS  more onnxc arguments, e.g. --shape input=1x3x224x224 --dim batch=1
+function(add_onnx_model lib)
+  cmake_parse_arguments(ARG "" "MODEL;NAME;TARGET" "OPTIONS" ${ARGN})
+  if(NOT ARG_MODEL)
+    message(FATAL_ERROR "add_onnx_model(${lib}): MODEL is required")
+  endif()
+  if(NOT ARG_NAME)
+    string(MAKE_C_IDENTIFIER "${lib}" ARG_NAME)
+  endif()
+  if(NOT ARG_TARGET)
+    set(ARG_TARGET generic)
+  endif()
+  get_filename_component(model "${ARG_MODEL}" ABSOLUTE)
+  set(dir "${CMAKE_CURRENT_BINARY_DIR}/onnxc/${lib}")
+  set(outputs "${dir}/${ARG_NAME}.h" "${dir}/${ARG_NAME}.cpp"
+              "${dir}/${ARG_NAME}.weights.bin" "${dir}/${ARG_NAME}_weights.S")
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND "${ONNXC_EXECUTABLE}" "${model}" -o "${dir}" --name "${ARG_NAME}"
+            --target "${ARG_TARGET}" --quiet ${ARG_OPTIONS}
+    DEPENDS "${model}" "${ONNXC_EXECUTABLE}"
+    COMMENT "onnxc: compiling ${ARG_MODEL} (${ARG_NAME}, ${ARG_TARGET})"
+    VERBATIM)
+  add_library(${lib} STATIC "${dir}/${ARG_NAME}.cpp" "${dir}/${ARG_NAME}_weights.S")
+  # .incbin finds the weights blob through the assembler's include path.
+  set_source_files_properties("${dir}/${ARG_NAME}_weights.S" PROPERTIES
+    LANGUAGE ASM
+    COMPILE_OPTIONS "-Wa,-I${dir}"
+    OBJECT_DEPENDS "${dir}/${ARG_NAME}.weights.bin")
+  target_include_directories(${lib} PUBLIC "${dir}")
+  target_link_libraries(${lib} PUBLIC onnxc::runtime)
+  target_compile_features(${lib} PUBLIC cxx_std_17)
+endfunction()

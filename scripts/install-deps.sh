@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs everything onnxc needs to build, test and run its demo on Debian 12
+# (only Debian's packages). Safe to run again. Needs root (or sudo).
+set -euo pipefail
+
+packages=(
+  # build
+  cmake ninja-build g++ make
+  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
+  libonnx-dev libprotobuf-dev protobuf-compiler
+  # tests: ONNX backend data, model export (torch), comparisons (onnx, numpy)
+  libonnx-testdata python3-onnx python3-numpy python3-torch python3-torchvision
+  # Cortex-M: cross compiler, newlib, QEMU
+  gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
+  # the bundled model's training data (examples/fashion-mnist/train.py)
+  dataset-fashion-mnist
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+  exit 0
+fi
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "install-deps: installing ${missing[*]}"
+$SUDO apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

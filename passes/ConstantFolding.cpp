@@ -108,6 +108,19 @@ struct ConstantFolding : impl::ConstantFoldingPassBase<ConstantFolding> {
         continue;
       if (failed(refreshTypes(op)))
         return signalPassFailure();
+      // The ops' own fold hooks first (an Identity, a Reshape to the same
+      // type, ...): they return an operand.
+      SmallVector<Attribute> constants;
+      for (Value v : op->getOperands())
+        constants.push_back(onnx::getConstantElements(v));
+      SmallVector<OpFoldResult> folded;
+      if (succeeded(op->fold(constants, folded)) && folded.size() == op->getNumResults() &&
+          llvm::all_of(folded, [](OpFoldResult r) { return isa<Value>(r); })) {
+        for (auto [r, f] : llvm::zip(op->getResults(), folded))
+          r.replaceAllUsesWith(cast<Value>(f));
+        op->erase();
+        continue;
+      }
       SmallVector<Attribute> values;
       if (isa<onnx::ShapeOp, onnx::SizeOp>(op)) {
         values = foldFromTypes(op);

@@ -65,6 +65,18 @@ std::string targetCompiler(const Target &target) {
   return target.cxx;
 }
 
+/// Target flags plus $ONNXC_CXXFLAGS (space-separated), e.g. -Werror in tests.
+static std::vector<std::string> compileFlags(const Target &target) {
+  std::vector<std::string> flags = target.cxxFlags;
+  if (const char *extra = std::getenv("ONNXC_CXXFLAGS")) {
+    llvm::SmallVector<llvm::StringRef> parts;
+    llvm::StringRef(extra).split(parts, ' ', -1, /*KeepEmpty=*/false);
+    for (llvm::StringRef p : parts)
+      flags.push_back(p.str());
+  }
+  return flags;
+}
+
 static std::string join(const std::string &dir, const std::string &file) {
   llvm::SmallString<256> p(dir);
   llvm::sys::path::append(p, file);
@@ -83,7 +95,7 @@ static std::vector<std::string> archFlags(const Target &target) {
 bool buildStaticLibrary(const Target &target, const std::string &dir,
                         const std::string &name, std::string &error) {
   std::string cxx = targetCompiler(target);
-  std::vector<std::string> args = target.cxxFlags;
+  std::vector<std::string> args = compileFlags(target);
   args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, "-c",
                            join(dir, name + ".cpp"), "-o", join(dir, name + ".o")});
   if (!runProgram(cxx, args, error))
@@ -105,7 +117,7 @@ bool buildStaticLibrary(const Target &target, const std::string &dir,
 
 bool buildSharedLibrary(const Target &target, const std::string &dir,
                         const std::string &name, std::string &error) {
-  std::vector<std::string> args = target.cxxFlags;
+  std::vector<std::string> args = compileFlags(target);
   args.insert(args.end(), {"-fPIC", "-shared", "-I" + runtimeIncludeDir(), "-I" + dir,
                            "-Wa,-I" + dir, join(dir, name + ".cpp"),
                            join(dir, name + "_weights.S"), "-o", join(dir, name + ".so")});

@@ -16,7 +16,8 @@ bool runProgram(const std::string &program, const std::vector<std::string> &args
 /// The directory holding onnxc_rt/ (runtime-lite's headers).
 std::string runtimeIncludeDir();
 
-/// The compiler for `target` ($CXX overrides it for host targets).
+/// The compiler for `target` ($CXX overrides it for host targets). Builds
+/// add $ONNXC_CXXFLAGS to the target's flags.
 std::string targetCompiler(const Target &target);
 
 /// Builds libNAME.a in `dir` from NAME.cpp and NAME_weights.S there.

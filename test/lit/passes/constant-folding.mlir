@@ -40,3 +40,17 @@ func.func @no_grow() -> tensor<*xf32> {
   %c = "onnx.ConstantOfShape"(%s) : (tensor<2xi64>) -> tensor<*xf32>
   return %c : tensor<*xf32>
 }
+
+// Ops that do nothing for their types fold to their operand.
+// CHECK-LABEL: func.func @no_ops
+// CHECK-NEXT: %[[R:.*]] = "onnx.Relu"(%arg0)
+// CHECK-NEXT: return %[[R]]
+func.func @no_ops(%arg0: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = "onnx.Identity"(%arg0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = "onnx.Cast"(%0) {to = 1 : i64} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = "onnx.Transpose"(%1) {perm = array<i64: 0, 1>} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = "onnx.Constant"() {value = dense<[2, 3]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %3 = "onnx.Reshape"(%2, %s) : (tensor<2x3xf32>, tensor<2xi64>) -> tensor<2x3xf32>
+  %4 = "onnx.Relu"(%3) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  return %4 : tensor<2x3xf32>
+}

@@ -544,4 +544,28 @@ LogicalResult PadOp::inferShapes() {
   return success();
 }
 
+//===-- Folds: ops that do nothing for their operand types ----------------===//
+// These return the operand itself; value folding (constants) is the
+// onnxc-constant-folding pass's, through the runtime kernels.
+
+static OpFoldResult sameTypeOperand(Value in, Value out) {
+  auto t = dyn_cast<RankedTensorType>(out.getType());
+  return t && t.hasStaticShape() && in.getType() == out.getType() ? in : nullptr;
+}
+
+OpFoldResult IdentityOp::fold(FoldAdaptor) { return getX(); }
+OpFoldResult CastOp::fold(FoldAdaptor) { return sameTypeOperand(getInput(), getResult()); }
+OpFoldResult ReshapeOp::fold(FoldAdaptor) { return sameTypeOperand(getData(), getResult()); }
+OpFoldResult ExpandOp::fold(FoldAdaptor) { return sameTypeOperand(getInput(), getResult()); }
+OpFoldResult TransposeOp::fold(FoldAdaptor) {
+  auto t = dyn_cast<RankedTensorType>(getData().getType());
+  if (!t)
+    return nullptr;
+  SmallVector<int64_t> perm = transposePerm(getOperation(), t.getRank());
+  for (auto [i, p] : llvm::enumerate(perm))
+    if (p != static_cast<int64_t>(i))
+      return nullptr;
+  return getData();
+}
+
 } // namespace onnxc::onnx

@@ -29,7 +29,9 @@ def ConstantFoldingPass : Pass<"onnxc-constant-folding", "mlir::func::FuncOp"> {
     static tensors fold without kernels. This resolves the Shape -> Gather ->
     Concat -> Reshape chains exporters emit in one walk. Results larger than
     their inputs (ConstantOfShape, Expand, Tile) fold only below
-    `max-grow-bytes`, so weights do not balloon.
+    `max-grow-bytes`, so weights do not balloon. Ops whose fold hook returns
+    an operand (Identity, a Reshape/Cast/Expand to the same type, an identity
+    Transpose) are replaced by it.
 
     Before:
       %0 = onnx.Shape(%x) : (tensor<1x8x4xf32>) -> tensor<3xi64>

@@ -21,13 +21,16 @@ def ONNX_NoValueOp : ONNX_Op<"NoValue", [ConstantLike]> {
   let results = (outs NoneType:$none);
 }
 
-def ONNX_IdentityOp : ONNX_UnaryOp<"Identity", "y = x">;
+def ONNX_IdentityOp : ONNX_UnaryOp<"Identity", "y = x"> {
+  let hasFolder = 1;
+}
 
 def ONNX_CastOp : ONNX_Op<"Cast"> {
   let summary = "element type conversion; `to` is the ONNX TensorProto type";
   let arguments = (ins AnyTensor:$input, I64Attr:$to,
                    DefaultValuedAttr<I64Attr, "1">:$saturate);
   let results = (outs AnyTensor:$output);
+  let hasFolder = 1;
 }
 
 def ONNX_ShapeOp : ONNX_Op<"Shape"> {
@@ -60,6 +63,7 @@ def ONNX_ReshapeOp : ONNX_Op<"Reshape"> {
   let arguments = (ins AnyTensor:$data, AnyTensor:$shape,
                    DefaultValuedAttr<I64Attr, "0">:$allowzero);
   let results = (outs AnyTensor:$reshaped);
+  let hasFolder = 1;
 }
 
 def ONNX_FlattenOp : ONNX_Op<"Flatten"> {
@@ -85,6 +89,7 @@ def ONNX_TransposeOp : ONNX_Op<"Transpose"> {
   let summary = "permute dims (reverse when perm is absent)";
   let arguments = (ins AnyTensor:$data, OptionalAttr<DenseI64ArrayAttr>:$perm);
   let results = (outs AnyTensor:$transposed);
+  let hasFolder = 1;
 }
 
 def ONNX_ConcatOp : ONNX_Op<"Concat"> {
@@ -119,6 +124,7 @@ def ONNX_ExpandOp : ONNX_Op<"Expand"> {
   let summary = "broadcast to a shape (bidirectional)";
   let arguments = (ins AnyTensor:$input, AnyTensor:$shape);
   let results = (outs AnyTensor:$output);
+  let hasFolder = 1;
 }
 
 def ONNX_TileOp : ONNX_Op<"Tile"> {

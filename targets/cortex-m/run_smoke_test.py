@@ -13,10 +13,10 @@ import subprocess
 import sys
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "..", "test", "models"))
+from onnx_tensors import load_tensor as load  # noqa: E402
 RUNTIME = os.path.join(HERE, "..", "..", "runtime-lite", "include")
 FLAGS = ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"]
 CXXFLAGS = FLAGS + ["-O2", "-std=c++17", "-fno-exceptions", "-fno-rtti", "-Wall", "-Wextra",
@@ -29,13 +29,6 @@ FORBIDDEN = re.compile(r"\b(malloc|free|calloc|realloc|_Znwj|_Znaj|_Znwm|_Znam|_
 def run(cmd, **kw):
     print("+ " + " ".join(cmd), flush=True)
     return subprocess.run(cmd, check=True, **kw)
-
-
-def load(path):
-    t = onnx.TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
 
 
 def main():

@@ -20,7 +20,9 @@ import time
 
 import numpy as np
 import onnx
-from onnx import numpy_helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
+from onnx_tensors import load_tensor  # noqa: E402
 
 TESTDATA = "/usr/share/libonnx-testdata/data"
 RTOL, ATOL = 1e-3, 1e-7
@@ -41,13 +43,6 @@ def model_ops(model):
 
     walk(model.graph)
     return ops
-
-
-def load_tensor(path):
-    t = onnx.TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
 
 
 def compare(expected, actual):

@@ -12,15 +12,8 @@ import os
 import sys
 
 import numpy as np
-import onnx
-from onnx import numpy_helper
 
-
-def load(path):
-    t = onnx.TensorProto()
-    with open(path, "rb") as f:
-        t.ParseFromString(f.read())
-    return numpy_helper.to_array(t)
+from onnx_tensors import load_tensor as load
 
 
 def main():

@@ -20,7 +20,8 @@ import numpy as np
 import onnx
 import torch
 import torchvision
-from onnx import numpy_helper
+
+from onnx_tensors import save_tensor
 
 warnings.filterwarnings("ignore")
 torch.set_num_threads(1)
@@ -104,12 +105,6 @@ def randomise_batchnorm(model, gen):
                 m.running_var.copy_(torch.rand(m.num_features, generator=gen) + 0.5)
                 m.weight.copy_(torch.rand(m.num_features, generator=gen) + 0.5)
                 m.bias.copy_(torch.randn(m.num_features, generator=gen) * 0.1)
-
-
-def save_tensor(array, name, path):
-    t = numpy_helper.from_array(np.ascontiguousarray(array), name)
-    with open(path, "wb") as f:
-        f.write(t.SerializeToString())
 
 
 def export(name, opset, out_dir):

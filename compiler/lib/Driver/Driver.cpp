@@ -4,6 +4,7 @@
 #include "Generate.h"
 #include "Toolchain.h"
 #include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Import/TensorProtoIO.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
 #include "onnxc/Pipelines/Pipeline.h"
@@ -250,7 +251,21 @@ int compileModel(const CompileOptions &o) {
   }
   MLIRContext ctx;
   DiagnosticPrinter diagnostics(ctx);
-  auto g = generateModel(ctx, o.modelPath, name, o.import, o.emit == "mlir");
+  ImportOptions import = o.import;
+  for (const std::string &b : o.bindings) {
+    auto [input, file] = llvm::StringRef(b).split('=');
+    std::string tensorName, error;
+    auto value = input.empty() || file.empty()
+                     ? DenseElementsAttr()
+                     : readTensorFile(ctx, file, tensorName, error);
+    if (!value) {
+      llvm::errs() << "onnxc: error: --bind '" << b << "': "
+                   << (error.empty() ? "expected NAME=FILE.pb" : error) << "\n";
+      return kExitUsage;
+    }
+    import.boundInputs[input.str()] = value;
+  }
+  auto g = generateModel(ctx, o.modelPath, name, import, o.emit == "mlir");
   if (failed(g))
     return diagnostics.failureCode();
 

@@ -77,6 +77,12 @@ int runModel(const RunOptions &o) {
     import.positionalShapes.emplace_back(shape.begin(), shape.end());
   }
 
+  // Inputs whose values decide shapes are compiled in, as their shapes are.
+  for (size_t pos : shapeDecidingInputs(o.modelPath))
+    if (pos < inputs.size()) {
+      import.positionalBound.resize(inputs.size());
+      import.positionalBound[pos] = inputs[pos];
+    }
   auto g = generateModel(ctx, o.modelPath, "model", import, /*mlirOnly=*/false);
   if (failed(g))
     return diagnostics.failureCode();

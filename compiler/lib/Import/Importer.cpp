@@ -443,11 +443,27 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
   auto func = builder.create<func::FuncOp>(
       module->getLoc(), opts.functionName, builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
+  builder.setInsertionPointToStart(entry);
   for (auto [i, name] : llvm::enumerate(argNames)) {
     func.setArgAttr(i, "onnx.name", builder.getStringAttr(name));
     values[name] = entry->getArgument(i);
+    // A bound input is a constant inside; the parameter stays, unread.
+    DenseElementsAttr bound;
+    if (i < opts.positionalBound.size())
+      bound = opts.positionalBound[i];
+    if (auto it = opts.boundInputs.find(name); !bound && it != opts.boundInputs.end())
+      bound = it->second;
+    if (!bound)
+      continue;
+    if (bound.getType() != argTypes[i]) {
+      emitError(UnknownLoc::get(&ctx)) << "the value bound to input '" << name << "' is "
+                                       << bound.getType() << " but the input is "
+                                       << argTypes[i];
+      return nullptr;
+    }
+    values[name] = builder.create<onnx::ConstantOp>(
+        NameLoc::get(StringAttr::get(&ctx, name)), bound.getType(), bound);
   }
-  builder.setInsertionPointToStart(entry);
 
   for (const auto &t : g.initializer()) {
     std::string error;
@@ -510,6 +526,73 @@ OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, StringRef path,
   }
   GraphImporter importer(ctx, options, path);
   return importer.run(model);
+}
+
+std::vector<size_t> shapeDecidingInputs(StringRef path) {
+  // (op type, input index) pairs whose values decide result shapes.
+  static const llvm::StringMap<std::vector<int>> kShapeOperands = {
+      {"Reshape", {1}}, {"Expand", {1}}, {"ConstantOfShape", {0}}, {"Tile", {1}},
+      {"Pad", {1, 3}}, {"Slice", {1, 2, 3, 4}}, {"Range", {0, 1, 2}},
+      {"Squeeze", {1}}, {"Unsqueeze", {1}}, {"Split", {1}}, {"TopK", {1}},
+      {"OneHot", {1}}, {"Resize", {1, 2, 3}}, {"Upsample", {1}}, {"CumSum", {1}},
+      {"ReduceSum", {1}}, {"ReduceMean", {1}}, {"ReduceMax", {1}}, {"ReduceMin", {1}},
+      {"ReduceProd", {1}}, {"ReduceSumSquare", {1}}, {"ReduceL1", {1}},
+      {"ReduceL2", {1}}, {"ReduceLogSum", {1}}, {"ReduceLogSumExp", {1}},
+      {"Compress", {1}}, {"EyeLike", {}}, {"Trilu", {1}},
+      {"BlackmanWindow", {0}}, {"HannWindow", {0}}, {"HammingWindow", {0}},
+      {"MelWeightMatrix", {0, 1, 2}}, {"DFT", {1, 2}}, {"STFT", {1, 2, 3}},
+      {"MaxUnpool", {2}}, {"NonMaxSuppression", {2, 3, 4}}};
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  ::onnx::ModelProto model;
+  if (!buf || !model.ParseFromArray((*buf)->getBufferStart(), (*buf)->getBufferSize()))
+    return {};
+  const ::onnx::GraphProto &g = model.graph();
+  llvm::StringMap<int> producer;
+  for (int i = 0; i < g.node_size(); ++i)
+    for (const std::string &o : g.node(i).output())
+      producer[o] = i;
+  // Walk backwards from every shape operand to the graph inputs it depends on.
+  llvm::StringSet<> deciding, seen;
+  std::vector<std::string> work;
+  for (const ::onnx::NodeProto &n : g.node()) {
+    auto it = kShapeOperands.find(n.op_type());
+    if (it == kShapeOperands.end())
+      continue;
+    for (int idx : it->second)
+      if (idx < n.input_size() && !n.input(idx).empty())
+        work.push_back(n.input(idx));
+  }
+  while (!work.empty()) {
+    std::string v = work.back();
+    work.pop_back();
+    if (!seen.insert(v).second)
+      continue;
+    auto p = producer.find(v);
+    if (p == producer.end()) {
+      deciding.insert(v);
+      continue;
+    }
+    // Shape, Size and the like read only their input's shape: stop there.
+    const ::onnx::NodeProto &n = g.node(p->second);
+    if (n.op_type() == "Shape" || n.op_type() == "Size")
+      continue;
+    for (const std::string &in : n.input())
+      if (!in.empty())
+        work.push_back(in);
+  }
+  llvm::StringSet<> inits;
+  for (const auto &t : g.initializer())
+    inits.insert(t.name());
+  std::vector<size_t> positions;
+  size_t pos = 0;
+  for (const auto &in : g.input()) {
+    if (inits.count(in.name()))
+      continue;
+    if (deciding.count(in.name()))
+      positions.push_back(pos);
+    ++pos;
+  }
+  return positions;
 }
 
 std::vector<std::string> supportedOnnxOps(MLIRContext &ctx) {

@@ -47,6 +47,10 @@ static cl::list<std::string> shapeOpts(
 static cl::list<std::string> dimOpts(
     "dim", cl::desc("Fix a symbolic dimension, e.g. --dim batch=1"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+static cl::list<std::string> bindOpts(
+    "bind", cl::desc("Compile an input's value in, e.g. --bind shape=shape.pb "
+                     "(an ONNX TensorProto file)"),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
 static cl::opt<bool> listOps("list-ops", cl::desc("List the supported ONNX operators"),
                              cl::cat(category));
 static cl::opt<bool> listTargets("list-targets", cl::desc("List the targets"),
@@ -159,6 +163,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   onnxc::CompileOptions o;
+  o.bindings.assign(bindOpts.begin(), bindOpts.end());
   o.modelPath = modelPath;
   o.outDir = outDir;
   o.name = modelName;

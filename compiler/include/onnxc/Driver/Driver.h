@@ -15,6 +15,8 @@ struct CompileOptions {
   std::string target = "generic";
   std::string emit = "cpp";     // cpp | lib | mlir
   ImportOptions import;
+  /// --bind NAME=FILE.pb: inputs compiled in as constants.
+  std::vector<std::string> bindings;
   bool quiet = false;
 };
 

@@ -2,6 +2,7 @@
 #ifndef ONNXC_IMPORT_IMPORTER_H
 #define ONNXC_IMPORT_IMPORTER_H
 
+#include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
 #include "llvm/ADT/StringRef.h"
@@ -18,6 +19,11 @@ struct ImportOptions {
   /// Shapes by position among the graph inputs (used by `onnxc run`, which
   /// takes them from the given input tensors); wins over inputShapes.
   std::vector<std::vector<int64_t>> positionalShapes;
+  /// Graph inputs compiled in as constants ("bound"): by name, and by
+  /// position among the graph inputs (null entries are not bound). The
+  /// generated function keeps the parameter but does not read it.
+  std::map<std::string, mlir::DenseElementsAttr> boundInputs;
+  std::vector<mlir::DenseElementsAttr> positionalBound;
   /// Values for symbolic dimensions: dim_param -> size.
   std::map<std::string, int64_t> dimParams;
   /// Name of the generated function (the model name).
@@ -31,6 +37,13 @@ struct ImportOptions {
 mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &ctx,
                                                  llvm::StringRef path,
                                                  const ImportOptions &options);
+
+/// Positions (among the graph inputs that are not initializers) of the
+/// inputs whose values decide shapes: they reach a Reshape shape, Slice
+/// bounds, Pad pads, reduction axes and the like. `onnxc run` binds those to
+/// the given values, as it fixes dimensions to the given shapes. Empty if the
+/// file cannot be read (the import reports that).
+std::vector<size_t> shapeDecidingInputs(llvm::StringRef path);
 
 /// The ONNX operator names the dialect implements (for `onnxc --list-ops`
 /// and the conformance runner).

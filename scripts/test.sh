@@ -9,9 +9,14 @@ bash scripts/install-deps.sh
 start=$(date +%s)
 bash scripts/build.sh
 cd build
-status=0
-ctest -j2 --output-on-failure --timeout 1800 || status=$?
-# The conformance runner's closing line, for the log.
-grep -h "passed, .* failed" Testing/Temporary/LastTest.log | tail -1 || true
+set +e
+ctest -j2 --output-on-failure --timeout 1800 | tee ctest.log
+status=${PIPESTATUS[0]}
+set -e
+# The conformance run's summary (from its ctest log), then ctest's verdict again
+# so that it stays the closing line.
+echo
+grep -h "^conformance: \|^[0-9]* passed, [0-9]* failed" Testing/Temporary/LastTest.log | tail -2 || true
+grep -h "tests passed, .* tests failed out of" ctest.log | tail -1 || true
 echo "test.sh: build and tests took $(( $(date +%s) - start )) s"
 exit $status

@@ -140,10 +140,13 @@ bool runKernelCallsOnHost(llvm::ArrayRef<KernelCall> calls,
     if (!hostKernelAvailable(c))
       return false;
   size_t nextTensor = 0;
+  int64_t scratchBytes = 0;
+  for (const KernelCall &c : calls)
+    scratchBytes = std::max(scratchBytes, c.scratchBytes());
+  std::vector<double> scratch((scratchBytes + 7) / 8); // shared by the op's calls
   for (const KernelCall &c : calls) {
     const Entry *e = Registry::get().lookup(normalize(c.key()));
     std::vector<RawArg> raw(c.args.size());
-    std::vector<std::vector<char>> scratch;
     for (size_t i = 0; i < c.args.size(); ++i) {
       const KernelArg &a = c.args[i];
       switch (a.kind) {
@@ -163,9 +166,11 @@ bool runKernelCallsOnHost(llvm::ArrayRef<KernelCall> calls,
         break;
       case KernelArg::Kind::Null:
         break;
+      case KernelArg::Kind::FloatArray:
+        raw[i].p = const_cast<double *>(a.floats.data());
+        break;
       case KernelArg::Kind::Scratch:
-        scratch.emplace_back(a.intValue);
-        raw[i].p = scratch.back().data();
+        raw[i].p = scratch.data();
         break;
       }
     }

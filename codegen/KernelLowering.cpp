@@ -42,6 +42,12 @@ KernelArg KernelArg::array(ArrayRef<int64_t> v) {
   a.ints.assign(v.begin(), v.end());
   return a;
 }
+KernelArg KernelArg::floatArray(ArrayRef<double> v) {
+  KernelArg a;
+  a.kind = Kind::FloatArray;
+  a.floats.assign(v.begin(), v.end());
+  return a;
+}
 KernelArg KernelArg::null() { return KernelArg(); }
 KernelArg KernelArg::scratch(int64_t bytes, std::string cppType) {
   KernelArg a;
@@ -63,11 +69,11 @@ std::string KernelCall::key() const {
 }
 
 int64_t KernelCall::scratchBytes() const {
-  int64_t total = 0;
+  int64_t bytes = 0;
   for (const KernelArg &a : args)
     if (a.kind == KernelArg::Kind::Scratch)
-      total += a.intValue;
-  return total;
+      bytes = std::max(bytes, a.intValue);
+  return bytes;
 }
 
 std::string cppTypeName(Type t) {
@@ -89,10 +95,12 @@ bool canRunInPlace(Operation *op, unsigned operand) {
   if (isa<AbsOp, NegOp, ReciprocalOp, SqrtOp, ExpOp, LogOp, ErfOp, TanhOp,
           SigmoidOp, ReluOp, CeilOp, FloorOp, SinOp, CosOp, SoftplusOp,
           SoftsignOp, HardSwishOp, NotOp, SignOp, RoundOp, LeakyReluOp, EluOp,
-          HardSigmoidOp, ClipOp, CastOp, BatchNormalizationOp, SoftmaxOp,
+          HardSigmoidOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp,
+          AcoshOp, AtanhOp, SeluOp, ThresholdedReluOp, CeluOp, ShrinkOp,
+          ClipOp, CastOp, BatchNormalizationOp, SoftmaxOp,
           LogSoftmaxOp, HardmaxOp>(op))
     return operand == 0;
-  return isa<AddOp, SubOp, MulOp, DivOp, PowOp, EqualOp, LessOp, GreaterOp,
+  return isa<AddOp, SubOp, MulOp, DivOp, PowOp, ModOp, BitShiftOp, PReluOp, EqualOp, LessOp, GreaterOp,
              LessOrEqualOp, GreaterOrEqualOp, AndOp, OrOp, XorOp, WhereOp>(op);
 }
 
@@ -106,6 +114,7 @@ constexpr const char *kNorm = "onnxc_rt/kernels/reference/norm.h";
 constexpr const char *kReduce = "onnxc_rt/kernels/reference/reduce.h";
 constexpr const char *kTensor = "onnxc_rt/kernels/reference/tensor.h";
 constexpr const char *kRnn = "onnxc_rt/kernels/reference/rnn.h";
+constexpr const char *kResize = "onnxc_rt/kernels/reference/resize.h";
 
 ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
 int64_t numel(Value v) { return cast<ShapedType>(v.getType()).getNumElements(); }
@@ -227,6 +236,14 @@ FailureOr<OpLowering> lowerUnary(Operation *op, std::string t) {
   else if (name == "HardSigmoid") {
     alpha = floatAttr(op, "alpha", 0.2f);
     beta = floatAttr(op, "beta", 0.5f);
+  } else if (name == "Selu") {
+    alpha = floatAttr(op, "alpha", 1.67326319217681884765625f);
+    beta = floatAttr(op, "gamma", 1.05070102214813232421875f);
+  } else if (name == "ThresholdedRelu" || name == "Celu") {
+    alpha = floatAttr(op, "alpha", 1.0f);
+  } else if (name == "Shrink") {
+    alpha = floatAttr(op, "lambd", 0.5f);
+    beta = floatAttr(op, "bias", 0.0f);
   }
   Value x = op->getOperand(0), y = op->getResult(0);
   return calls({call("unary", {("onnxc_rt::ref::" + name).str(), t}, kElementwise,
@@ -592,6 +609,158 @@ FailureOr<OpLowering> lowerConstantOfShape(ConstantOfShapeOp op, std::string t) 
                       KernelArg::i(numel(op.getResult())), value})});
 }
 
+int64_t reductionCode(StringRef r) {
+  return r == "add" ? 1 : r == "mul" ? 2 : r == "max" ? 3 : r == "min" ? 4 : 0;
+}
+
+FailureOr<OpLowering> lowerGatherScatterElements(Operation *op, std::string t) {
+  Value data = op->getOperand(0), idx = op->getOperand(1);
+  auto ds = shapeOf(data), is = shapeOf(idx);
+  int64_t axis = op->getAttrOfType<IntegerAttr>("axis")
+                     ? op->getAttrOfType<IntegerAttr>("axis").getInt()
+                     : 0;
+  if (axis < 0)
+    axis += ds.size();
+  std::string ti = cppTypeName(eltOf(idx));
+  if (auto s = dyn_cast<ScatterElementsOp>(op))
+    return calls({call("scatter_elements", {t, ti}, kTensor,
+                       {KernelArg::input(data), KernelArg::input(idx),
+                        KernelArg::input(s.getUpdates()), KernelArg::output(s.getResult()),
+                        KernelArg::i(ds.size()), KernelArg::array(ds), KernelArg::array(is),
+                        KernelArg::i(axis), KernelArg::i(reductionCode(s.getReduction()))})});
+  return calls({call("gather_elements", {t, ti}, kTensor,
+                     {KernelArg::input(data), KernelArg::input(idx),
+                      KernelArg::output(op->getResult(0)), KernelArg::i(ds.size()),
+                      KernelArg::array(ds), KernelArg::array(is), KernelArg::i(axis)})});
+}
+
+FailureOr<OpLowering> lowerGatherND(GatherNDOp op, std::string t) {
+  auto ds = shapeOf(op.getData()), is = shapeOf(op.getIndices());
+  int64_t b = op.getBatchDims(), k = is.back();
+  return calls({call("gather_nd", {t, cppTypeName(eltOf(op.getIndices()))}, kTensor,
+                     {KernelArg::input(op.getData()), KernelArg::input(op.getIndices()),
+                      KernelArg::output(op.getResult()), KernelArg::i(prod(is.take_front(b))),
+                      KernelArg::i(prod(is.drop_front(b).drop_back())), KernelArg::i(k),
+                      KernelArg::array(ds.slice(b, k)), KernelArg::i(prod(ds.drop_front(b))),
+                      KernelArg::i(prod(ds.drop_front(b + k)))})});
+}
+
+FailureOr<OpLowering> lowerScatterND(ScatterNDOp op, std::string t) {
+  auto ds = shapeOf(op.getData()), is = shapeOf(op.getIndices());
+  int64_t k = is.back();
+  return calls({call("scatter_nd", {t, cppTypeName(eltOf(op.getIndices()))}, kTensor,
+                     {KernelArg::input(op.getData()), KernelArg::input(op.getIndices()),
+                      KernelArg::input(op.getUpdates()), KernelArg::output(op.getResult()),
+                      KernelArg::i(numel(op.getData())), KernelArg::i(prod(is.drop_back())),
+                      KernelArg::i(k), KernelArg::array(ds.take_front(k)),
+                      KernelArg::i(prod(ds.drop_front(k))),
+                      KernelArg::i(reductionCode(op.getReduction()))})});
+}
+
+FailureOr<OpLowering> lowerConvTranspose(ConvTransposeOp op, std::string t) {
+  auto g = resolveConvTranspose(op);
+  if (failed(g))
+    return failure();
+  return calls({call("conv_transpose", {t}, kConv,
+                     {KernelArg::input(op.getX()), KernelArg::input(op.getW()),
+                      inputOrNull(op.getB()), KernelArg::output(op.getY()),
+                      KernelArg::i(g->kernel.size()), KernelArg::array(shapeOf(op.getX())),
+                      KernelArg::array(shapeOf(op.getY())), KernelArg::array(g->kernel),
+                      KernelArg::array(g->strides), KernelArg::array(g->padsBegin),
+                      KernelArg::array(g->padsEnd), KernelArg::array(g->dilations),
+                      KernelArg::i(op.getGroup())})});
+}
+
+FailureOr<OpLowering> lowerResize(ResizeOp op, std::string t) {
+  auto g = resolveResize(op);
+  if (failed(g))
+    return failure();
+  if (!*g)
+    return unsupported(op, "scales, sizes or roi computed at run time are not supported");
+  StringRef m = op.getMode(), c = op.getCoordinateTransformationMode(),
+            nm = op.getNearestMode();
+  int64_t mode = m == "nearest" ? 0 : m == "linear" ? 1 : 2;
+  int64_t coord = c == "half_pixel"           ? 0
+                  : c == "asymmetric"         ? 1
+                  : c == "pytorch_half_pixel" ? 2
+                  : c == "align_corners"      ? 3
+                  : c == "tf_crop_and_resize" ? 4
+                  : c == "half_pixel_symmetric" ? 5
+                                              : 6;
+  int64_t nearest = nm == "round_prefer_floor" ? 0
+                    : nm == "round_prefer_ceil" ? 1
+                    : nm == "floor"             ? 2
+                                                : 3;
+  auto xs = shapeOf(op.getX());
+  return calls({call("resize", {t}, kResize,
+                     {KernelArg::input(op.getX()), KernelArg::output(op.getY()),
+                      KernelArg::i(xs.size()), KernelArg::array(xs),
+                      KernelArg::array((*g)->outShape), KernelArg::floatArray((*g)->scales),
+                      KernelArg::floatArray((*g)->roi), KernelArg::i(mode), KernelArg::i(coord),
+                      KernelArg::i(nearest), KernelArg::f(op.getCubicCoeffA().convertToFloat()),
+                      KernelArg::i(op.getExcludeOutside()),
+                      KernelArg::f(op.getExtrapolationValue().convertToFloat())})});
+}
+
+/// NLL loss on `logProb` (an op value, or the op's scratch when null).
+KernelCall nllCall(Operation *op, Value input, KernelArg inputArg, Value target, Value weight,
+                   Value result, std::string t) {
+  auto is = shapeOf(input);
+  auto red = op->getAttrOfType<StringAttr>("reduction");
+  StringRef r = red ? red.getValue() : "mean";
+  auto ignore = op->getAttrOfType<IntegerAttr>("ignore_index");
+  return call("nll_loss", {t, cppTypeName(eltOf(target))}, kNorm,
+              {inputArg, KernelArg::input(target), inputOrNull(weight),
+               KernelArg::output(result), KernelArg::i(is[0]), KernelArg::i(is[1]),
+               KernelArg::i(prod(is.drop_front(2))),
+               KernelArg::i(r == "none" ? 0 : r == "sum" ? 1 : 2),
+               KernelArg::i(ignore ? ignore.getInt() : 0), KernelArg::i(ignore ? 1 : 0)});
+}
+
+FailureOr<OpLowering> lowerSoftmaxCrossEntropy(SoftmaxCrossEntropyLossOp op, std::string t) {
+  auto ss = shapeOf(op.getScores());
+  Value logProb = op.getLogProb();
+  int64_t bytes = numel(op.getScores()) * (t == "double" ? 8 : 4);
+  KernelArg out = isNone(logProb) ? KernelArg::scratch(bytes, t) : KernelArg::output(logProb);
+  KernelArg in = isNone(logProb) ? KernelArg::scratch(bytes, t) : KernelArg::input(logProb);
+  KernelCall lsm = call("softmax", {t}, kNorm,
+                        {KernelArg::input(op.getScores()), out, KernelArg::i(ss[0]),
+                         KernelArg::i(ss[1]), KernelArg::i(prod(ss.drop_front(2))),
+                         KernelArg::i(1)});
+  return calls({lsm, nllCall(op, op.getScores(), in, op.getLabels(), op.getWeights(),
+                             op.getOutput(), t)});
+}
+
+FailureOr<OpLowering> lowerCompress(CompressOp op, std::string t) {
+  ElementsAttr cond = getConstantElements(op.getCondition());
+  if (!cond)
+    return unsupported(op, "a condition computed at run time is not supported");
+  auto xs = shapeOf(op.getInput());
+  int64_t outer = 1, extent = numel(op.getInput()), inner = 1;
+  if (auto a = op.getAxis()) {
+    int64_t axis = static_cast<int64_t>(*a);
+    if (axis < 0)
+      axis += xs.size();
+    outer = prod(xs.take_front(axis));
+    extent = xs[axis];
+    inner = prod(xs.drop_front(axis + 1));
+  }
+  SmallVector<int64_t> picked;
+  int64_t i = 0;
+  for (bool c : cond.getValues<bool>())
+    if (i < extent && c)
+      picked.push_back(i++);
+    else
+      ++i;
+  if (picked.empty())
+    return calls({});
+  return calls({call("gather", {t, "int64_t"}, kTensor,
+                     {KernelArg::input(op.getInput()), KernelArg::array(picked),
+                      KernelArg::output(op.getResult()), KernelArg::i(outer),
+                      KernelArg::i(extent), KernelArg::i(inner),
+                      KernelArg::i(picked.size())})});
+}
+
 } // namespace
 
 FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
@@ -643,10 +812,44 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
           [&](Operation *o) { return lowerUnary(o, t); })
       .Case<ReciprocalOp, SqrtOp, ExpOp, LogOp, ErfOp, TanhOp, SigmoidOp, SinOp,
             CosOp, SoftplusOp, SoftsignOp, HardSwishOp, RoundOp, LeakyReluOp, EluOp,
-            HardSigmoidOp>([&](Operation *o) -> FailureOr<OpLowering> {
+            HardSigmoidOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp,
+            AcoshOp, AtanhOp, SeluOp, ThresholdedReluOp, CeluOp>(
+          [&](Operation *o) -> FailureOr<OpLowering> {
         if (failed(floatOnly()))
           return failure();
         return lowerUnary(o, t);
+      })
+      .Case<ShrinkOp>([&](Operation *o) { return lowerUnary(o, t); })
+      .Case<IsNaNOp, IsInfOp>([&](Operation *o) -> FailureOr<OpLowering> {
+        if (failed(floatOnly()))
+          return failure();
+        auto flag = [&](StringRef n) {
+          auto a = o->getAttrOfType<IntegerAttr>(n);
+          return a ? a.getInt() : 1;
+        };
+        return calls({call("classify", {t}, kElementwise,
+                           {KernelArg::input(o->getOperand(0)), KernelArg::output(o->getResult(0)),
+                            KernelArg::i(numel(o->getResult(0))), KernelArg::i(isa<IsInfOp>(o)),
+                            KernelArg::i(flag("detect_negative")),
+                            KernelArg::i(flag("detect_positive"))})});
+      })
+      .Case<ModOp>([&](ModOp o) -> FailureOr<OpLowering> {
+        bool isFloat = isa<FloatType>(eltOf(o.getA()));
+        if (isFloat && !o.getFmod())
+          return unsupported(o, "Mod with fmod = 0 on floats is not supported (the spec requires fmod = 1)");
+        std::string fn = o.getFmod() ? "onnxc_rt::ref::FMod" : "onnxc_rt::ref::Mod";
+        return calls({broadcastCall("binary", {fn, t, t, t}, o->getOperands(), o.getResult())});
+      })
+      .Case<BitShiftOp>([&](BitShiftOp o) -> FailureOr<OpLowering> {
+        StringRef dir = o.getDirection();
+        if (dir != "LEFT" && dir != "RIGHT")
+          return unsupported(o, "BitShift direction '" + dir + "' is not supported");
+        std::string fn = dir == "LEFT" ? "onnxc_rt::ref::ShiftLeft" : "onnxc_rt::ref::ShiftRight";
+        return calls({broadcastCall("binary", {fn, t, t, t}, o->getOperands(), o.getResult())});
+      })
+      .Case<PReluOp>([&](Operation *o) {
+        return calls({broadcastCall("binary", {"onnxc_rt::ref::PRelu", t, t, t},
+                                    o->getOperands(), o->getResult(0))});
       })
       .Case<AddOp, SubOp, MulOp, DivOp, PowOp>([&](Operation *o) {
         std::string fn = ("onnxc_rt::ref::" + o->getName().stripDialect()).str();
@@ -721,6 +924,95 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
                             KernelArg::array(shapeOf(o.getResult()))})});
       })
       .Case<PadOp>([&](PadOp o) { return lowerPad(o, t); })
+      .Case<GatherElementsOp, ScatterElementsOp>(
+          [&](Operation *o) { return lowerGatherScatterElements(o, t); })
+      .Case<GatherNDOp>([&](GatherNDOp o) { return lowerGatherND(o, t); })
+      .Case<ScatterNDOp>([&](ScatterNDOp o) { return lowerScatterND(o, t); })
+      .Case<TriluOp>([&](TriluOp o) -> FailureOr<OpLowering> {
+        int64_t k = 0;
+        if (!isNone(o.getK())) {
+          auto kv = getConstantInts(o.getK());
+          if (!kv || kv->size() != 1)
+            return unsupported(o, "a k computed at run time is not supported");
+          k = (*kv)[0];
+        }
+        auto xs = shapeOf(o.getInput());
+        return calls({call("trilu", {t}, kTensor,
+                           {KernelArg::input(o.getInput()), KernelArg::output(o.getResult()),
+                            KernelArg::i(prod(xs.drop_back(2))), KernelArg::i(xs[xs.size() - 2]),
+                            KernelArg::i(xs.back()), KernelArg::i(k),
+                            KernelArg::i(o.getUpper())})});
+      })
+      .Case<CumSumOp>([&](CumSumOp o) -> FailureOr<OpLowering> {
+        auto a = getConstantInts(o.getAxis());
+        auto xs = shapeOf(o.getX());
+        if (!a || a->size() != 1)
+          return unsupported(o, "an axis computed at run time is not supported");
+        auto axis = normalizeAxis(o, (*a)[0], xs.size(), "axis");
+        if (failed(axis))
+          return failure();
+        return calls({call("cumsum", {t}, kTensor,
+                           {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
+                            KernelArg::i(prod(xs.take_front(*axis))), KernelArg::i(xs[*axis]),
+                            KernelArg::i(prod(xs.drop_front(*axis + 1))),
+                            KernelArg::i(o.getExclusive()), KernelArg::i(o.getReverse())})});
+      })
+      .Case<OneHotOp>([&](OneHotOp o) -> FailureOr<OpLowering> {
+        auto is = shapeOf(o.getIndices());
+        auto os = shapeOf(o.getResult());
+        int64_t axis = static_cast<int64_t>(o.getAxis());
+        if (axis < 0)
+          axis += os.size();
+        return calls({call("one_hot", {t, cppTypeName(eltOf(o.getValues()))}, kTensor,
+                           {KernelArg::input(o.getIndices()), KernelArg::input(o.getValues()),
+                            KernelArg::output(o.getResult()), KernelArg::i(prod(is.take_front(axis))),
+                            KernelArg::i(os[axis]), KernelArg::i(prod(is.drop_front(axis)))})});
+      })
+      .Case<EyeLikeOp>([&](EyeLikeOp o) {
+        auto os = shapeOf(o.getResult());
+        return calls({call("eye_like", {cppTypeName(eltOf(o.getResult()))}, kTensor,
+                           {KernelArg::output(o.getResult()), KernelArg::i(os[0]),
+                            KernelArg::i(os[1]), KernelArg::i(o.getK())})});
+      })
+      .Case<TopKOp>([&](TopKOp o) {
+        auto xs = shapeOf(o.getX());
+        int64_t axis = static_cast<int64_t>(o.getAxis());
+        if (axis < 0)
+          axis += xs.size();
+        return calls({call("topk", {t}, kTensor,
+                           {KernelArg::input(o.getX()), KernelArg::output(o.getValues()),
+                            KernelArg::output(o.getIndices()), KernelArg::i(prod(xs.take_front(axis))),
+                            KernelArg::i(xs[axis]), KernelArg::i(prod(xs.drop_front(axis + 1))),
+                            KernelArg::i(shapeOf(o.getValues())[axis]),
+                            KernelArg::i(o.getLargest()), KernelArg::i(o.getSorted())})});
+      })
+      .Case<CompressOp>([&](CompressOp o) { return lowerCompress(o, t); })
+      .Case<ReverseSequenceOp>([&](ReverseSequenceOp o) -> FailureOr<OpLowering> {
+        auto xs = shapeOf(o.getInput());
+        int64_t ba = o.getBatchAxis(), ta = o.getTimeAxis();
+        if (!((ba == 0 && ta == 1) || (ba == 1 && ta == 0)))
+          return unsupported(o, "batch_axis/time_axis other than 0 and 1 are not supported");
+        int64_t inner = prod(xs.drop_front(2));
+        int64_t s0 = xs[1] * inner, s1 = inner;
+        return calls({call("reverse_sequence", {t, cppTypeName(eltOf(o.getSequenceLens()))},
+                           kTensor,
+                           {KernelArg::input(o.getInput()), KernelArg::input(o.getSequenceLens()),
+                            KernelArg::output(o.getY()), KernelArg::i(xs[ba]), KernelArg::i(xs[ta]),
+                            KernelArg::i(ba == 0 ? s0 : s1), KernelArg::i(ta == 0 ? s0 : s1),
+                            KernelArg::i(inner), KernelArg::i(numel(o.getInput()))})});
+      })
+      .Case<ConvTransposeOp>([&](ConvTransposeOp o) -> FailureOr<OpLowering> {
+        if (failed(floatOnly()))
+          return failure();
+        return lowerConvTranspose(o, t);
+      })
+      .Case<ResizeOp>([&](ResizeOp o) { return lowerResize(o, t); })
+      .Case<NegativeLogLikelihoodLossOp>([&](NegativeLogLikelihoodLossOp o) {
+        return calls({nllCall(o, o.getInput(), KernelArg::input(o.getInput()), o.getTarget(),
+                              o.getWeight(), o.getLoss(), t)});
+      })
+      .Case<SoftmaxCrossEntropyLossOp>(
+          [&](SoftmaxCrossEntropyLossOp o) { return lowerSoftmaxCrossEntropy(o, t); })
       .Case<ConstantOfShapeOp>([&](ConstantOfShapeOp o) {
         return lowerConstantOfShape(o, cppTypeName(eltOf(o.getResult())));
       })

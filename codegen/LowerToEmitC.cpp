@@ -82,6 +82,7 @@ private:
     return arenaBytes;
   }
   Value intArray(ArrayRef<int64_t> values);
+  Value floatArray(ArrayRef<double> values);
   Value valueOf(Value v);
   LogicalResult lowerOp(Operation *op);
 
@@ -94,6 +95,7 @@ private:
   llvm::DenseMap<Value, Value> cvalues; // onnx values -> C pointers
   std::map<std::vector<int64_t>, std::string> arrays;
   std::map<std::pair<int64_t, std::string>, Value> arenaPointers;
+  std::map<std::vector<double>, std::string> floatArrays;
   std::set<std::string> headers;
   SmallVector<Attribute> weights;
   SmallVector<int64_t> weightOffsets;
@@ -133,6 +135,29 @@ Value EmitCLowering::intArray(ArrayRef<int64_t> values) {
     b.setInsertionPoint(cfunc);
     auto init = DenseElementsAttr::get(
         RankedTensorType::get({(int64_t)values.size()}, i64), values);
+    b.create<emitc::GlobalOp>(func.getLoc(), sym, arrayType, init,
+                              /*extern=*/false, /*static=*/true, /*const=*/true);
+  } else {
+    sym = it->second;
+  }
+  return b.create<emitc::GetGlobalOp>(func.getLoc(), arrayType, sym);
+}
+
+Value EmitCLowering::floatArray(ArrayRef<double> values) {
+  Type f64 = b.getF64Type();
+  if (values.empty())
+    return literal("nullptr", emitc::PointerType::get(f64));
+  std::vector<double> key(values.begin(), values.end());
+  auto it = floatArrays.find(key);
+  std::string sym;
+  auto arrayType = emitc::ArrayType::get({(int64_t)values.size()}, f64);
+  if (it == floatArrays.end()) {
+    sym = "f" + std::to_string(floatArrays.size());
+    floatArrays[key] = sym;
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(cfunc);
+    auto init = DenseElementsAttr::get(
+        RankedTensorType::get({(int64_t)values.size()}, f64), values);
     b.create<emitc::GlobalOp>(func.getLoc(), sym, arrayType, init,
                               /*extern=*/false, /*static=*/true, /*const=*/true);
   } else {
@@ -213,6 +238,9 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
         break;
       case KernelArg::Kind::IntArray:
         operand(intArray(a.ints));
+        break;
+      case KernelArg::Kind::FloatArray:
+        operand(floatArray(a.floats));
         break;
       case KernelArg::Kind::Null:
         args.push_back(emitc::OpaqueAttr::get(b.getContext(), "nullptr"));

@@ -196,7 +196,8 @@ LogicalResult GraphImporter::checkOpsAndDomains(const ::onnx::GraphProto &g) {
       ok = false;
       continue;
     }
-    if (!RegisteredOperationName::lookup("onnx." + node.op_type(), &ctx)) {
+    if (!expandedAtImport(node.op_type()) &&
+        !RegisteredOperationName::lookup("onnx." + node.op_type(), &ctx)) {
       emitError(nodeLoc(node, i)) << "operator '" << node.op_type()
                                   << "' is not supported";
       ok = false;
@@ -601,6 +602,8 @@ std::vector<std::string> supportedOnnxOps(MLIRContext &ctx) {
   for (RegisteredOperationName name : ctx.getRegisteredOperations())
     if (name.getDialectNamespace() == "onnx" && name.stripDialect() != "NoValue")
       ops.push_back(name.stripDialect().str());
+  for (const std::string &op : opsExpandedAtImport())
+    ops.push_back(op);
   std::sort(ops.begin(), ops.end());
   return ops;
 }

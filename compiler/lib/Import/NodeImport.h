@@ -15,6 +15,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <string>
+#include <vector>
 
 namespace onnxc {
 
@@ -61,6 +62,11 @@ struct NodeImport {
 /// Rewrites the node into the dialect's form for its opset; failure means an
 /// error was emitted at the node.
 mlir::LogicalResult applyOpsetHandler(NodeImport &node);
+
+/// ONNX ops that have no dialect op of their own: their handler expresses
+/// them with other ops (CastLike -> Cast, DepthToSpace -> Reshape/Transpose).
+bool expandedAtImport(llvm::StringRef opType);
+const std::vector<std::string> &opsExpandedAtImport();
 
 /// The number of operands / results the dialect op has when the ONNX op has
 /// optional trailing inputs/outputs (0 = as many as the node has).

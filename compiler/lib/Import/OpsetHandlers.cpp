@@ -9,6 +9,7 @@
 #include "NodeImport.h"
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -268,7 +269,117 @@ LogicalResult legacyRecurrent(NodeImport &n) {
   return success();
 }
 
+/// CastLike(x, like) is Cast(x) to like's element type.
+LogicalResult castLike(NodeImport &n) {
+  Type to = cast<ShapedType>(n.input(1).getType()).getElementType();
+  int onnxType = onnxFromElementType(to);
+  if (!onnxType)
+    return emitError(n.loc) << "CastLike to " << to << " is not supported";
+  n.inputs.resize(1);
+  n.opType = "Cast";
+  n.setAttr("to", n.builder.getI64IntegerAttr(onnxType));
+  return success();
+}
+
+/// DepthToSpace and SpaceToDepth are Reshape -> Transpose -> Reshape.
+LogicalResult depthSpace(NodeImport &n) {
+  auto t = dyn_cast<RankedTensorType>(n.input(0).getType());
+  int64_t b = intAttr(n, "blocksize", 0);
+  if (!t || !t.hasStaticShape() || t.getRank() != 4 || b < 1)
+    return emitError(n.loc) << n.opType << " needs a static 4-D input and blocksize >= 1";
+  int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3);
+  SmallVector<int64_t> split, perm, out;
+  if (n.opType == "DepthToSpace") {
+    if (C % (b * b))
+      return emitError(n.loc) << "channels " << C << " are not a multiple of blocksize^2";
+    auto mode = dyn_cast_or_null<StringAttr>(n.getAttr("mode"));
+    bool crd = mode && mode.getValue() == "CRD";
+    split = crd ? SmallVector<int64_t>{N, C / (b * b), b, b, H, W}
+                : SmallVector<int64_t>{N, b, b, C / (b * b), H, W};
+    perm = crd ? SmallVector<int64_t>{0, 1, 4, 2, 5, 3}
+               : SmallVector<int64_t>{0, 3, 4, 1, 5, 2};
+    out = {N, C / (b * b), H * b, W * b};
+  } else {
+    if (H % b || W % b)
+      return emitError(n.loc) << "spatial dims are not multiples of blocksize " << b;
+    split = {N, C, H / b, b, W / b, b};
+    perm = {0, 3, 5, 1, 2, 4};
+    out = {N, C * b * b, H / b, W / b};
+  }
+  auto r1 = n.build1("Reshape", {n.input(0), n.constantI64(split)});
+  if (failed(r1))
+    return failure();
+  auto tr = n.build1("Transpose", {*r1},
+                     {n.builder.getNamedAttr("perm", n.builder.getDenseI64ArrayAttr(perm))});
+  if (failed(tr))
+    return failure();
+  auto r2 = n.build1("Reshape", {*tr, n.constantI64(out)});
+  if (failed(r2))
+    return failure();
+  n.replacedOutputs = {*r2};
+  return success();
+}
+
+/// Scatter (opset 9-10) is ScatterElements without reduction.
+LogicalResult scatterToElements(NodeImport &n) {
+  n.opType = "ScatterElements";
+  return success();
+}
+
+/// Upsample (opset 7-9) is Resize with asymmetric coordinates; opset 7
+/// carries the scales as an attribute.
+LogicalResult upsample(NodeImport &n) {
+  Value scales;
+  if (auto s = dyn_cast_or_null<DenseF32ArrayAttr>(n.takeAttr("scales"))) {
+    auto type = RankedTensorType::get({s.size()}, n.builder.getF32Type());
+    scales = n.constant(DenseElementsAttr::get(type, s.asArrayRef()));
+  } else {
+    scales = n.input(1);
+  }
+  auto mode = dyn_cast_or_null<StringAttr>(n.takeAttr("mode"));
+  n.inputs = {n.input(0), n.noValue(), scales};
+  n.opType = "Resize";
+  n.setAttr("mode", n.builder.getStringAttr(mode ? mode.getValue() : "nearest"));
+  n.setAttr("coordinate_transformation_mode", n.builder.getStringAttr("asymmetric"));
+  n.setAttr("nearest_mode", n.builder.getStringAttr("floor"));
+  return success();
+}
+
+/// Resize-10 takes (X, scales) and behaves like Upsample.
+LogicalResult resizeOpset10(NodeImport &n) {
+  n.inputs = {n.input(0), n.noValue(), n.input(1)};
+  n.setAttr("coordinate_transformation_mode", n.builder.getStringAttr("asymmetric"));
+  n.setAttr("nearest_mode", n.builder.getStringAttr("floor"));
+  return success();
+}
+
+/// PRelu before opset 7: a 1-D slope of C values applies per channel (dim 1).
+LogicalResult legacyPRelu(NodeImport &n) {
+  n.takeAttr("consumed_inputs");
+  auto x = dyn_cast<RankedTensorType>(n.input(0).getType());
+  auto s = dyn_cast<RankedTensorType>(n.input(1).getType());
+  if (!x || !s || s.getRank() != 1 || x.getRank() < 3 || s.getDimSize(0) == 1 ||
+      s.getDimSize(0) != x.getDimSize(1))
+    return success();
+  SmallVector<int64_t> shape{s.getDimSize(0)};
+  shape.append(x.getRank() - 2, 1);
+  auto r = n.build1("Reshape", {n.input(1), n.constantI64(shape)});
+  if (failed(r))
+    return failure();
+  n.inputs[1] = *r;
+  return success();
+}
+
 const Handler kHandlers[] = {
+    {"PRelu", 1, legacyPRelu},
+    {"PRelu", 7, nullptr},
+    {"CastLike", 15, castLike},
+    {"DepthToSpace", 1, depthSpace},
+    {"SpaceToDepth", 1, depthSpace},
+    {"Scatter", 9, scatterToElements},
+    {"Upsample", 7, upsample},
+    {"Resize", 10, resizeOpset10},
+    {"Resize", 11, nullptr},
     {"Constant", 1, constantNode},
     {"Clip", 1, clipFromAttributes},
     {"Clip", 11, nullptr},
@@ -345,11 +456,23 @@ LogicalResult applyOpsetHandler(NodeImport &n) {
   return best->fn(n);
 }
 
+const std::vector<std::string> &opsExpandedAtImport() {
+  static const std::vector<std::string> ops = {"CastLike", "DepthToSpace", "Scatter",
+                                               "SpaceToDepth", "Upsample"};
+  return ops;
+}
+
+bool expandedAtImport(StringRef opType) {
+  return llvm::is_contained(opsExpandedAtImport(), opType);
+}
+
 unsigned dialectOperandCount(StringRef op) {
   static const llvm::StringMap<unsigned> kCounts = {
       {"Conv", 3},  {"Gemm", 3},  {"Clip", 3},   {"Dropout", 3},
       {"LSTM", 8},  {"GRU", 6},   {"Slice", 5},  {"Pad", 4},
-      {"Squeeze", 2}, {"Split", 2}, {"LayerNormalization", 3}};
+      {"Squeeze", 2}, {"Split", 2}, {"LayerNormalization", 3},
+      {"ConvTranspose", 3}, {"Resize", 4}, {"Trilu", 2},
+      {"NegativeLogLikelihoodLoss", 3}, {"SoftmaxCrossEntropyLoss", 3}};
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;
 }
@@ -357,7 +480,7 @@ unsigned dialectOperandCount(StringRef op) {
 unsigned dialectResultCount(StringRef op) {
   static const llvm::StringMap<unsigned> kCounts = {
       {"MaxPool", 2}, {"Dropout", 2}, {"LayerNormalization", 3},
-      {"LSTM", 3},    {"GRU", 2}};
+      {"LSTM", 3},    {"GRU", 2}, {"SoftmaxCrossEntropyLoss", 2}};
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;
 }

@@ -8,6 +8,7 @@
 #include "onnxc_rt/kernels/reference/linalg.h"
 #include "onnxc_rt/kernels/reference/norm.h"
 #include "onnxc_rt/kernels/reference/reduce.h"
+#include "onnxc_rt/kernels/reference/resize.h"
 #include "onnxc_rt/kernels/reference/rnn.h"
 #include "onnxc_rt/kernels/reference/tensor.h"
 

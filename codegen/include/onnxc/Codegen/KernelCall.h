@@ -21,13 +21,14 @@
 namespace onnxc {
 
 struct KernelArg {
-  enum class Kind { Tensor, Int, Float, IntArray, Null, Scratch };
+  enum class Kind { Tensor, Int, Float, IntArray, FloatArray, Null, Scratch };
   Kind kind = Kind::Null;
   mlir::Value tensor;        // Tensor: an operand or a result of the op
   bool isOutput = false;     // Tensor: written by the call
   int64_t intValue = 0;      // Int; Scratch: size in bytes
   double floatValue = 0;     // Float
   llvm::SmallVector<int64_t> ints; // IntArray
+  std::vector<double> floats;      // FloatArray (C `const double*`)
   std::string scratchType;   // Scratch: C++ element type
 
   static KernelArg input(mlir::Value v);
@@ -35,7 +36,10 @@ struct KernelArg {
   static KernelArg i(int64_t v);
   static KernelArg f(double v);
   static KernelArg array(llvm::ArrayRef<int64_t> v);
+  static KernelArg floatArray(llvm::ArrayRef<double> v);
   static KernelArg null();
+  /// The op's scratch space (planned in the arena); every Scratch argument
+  /// of an op's calls points to the same bytes, so calls can pass data on.
   static KernelArg scratch(int64_t bytes, std::string cppType);
 };
 

@@ -154,6 +154,214 @@ LogicalResult DropoutOp::inferShapes() {
   return success();
 }
 
+FailureOr<WindowGeometry> resolveConvTranspose(Operation *op) {
+  auto ct = cast<ConvTransposeOp>(op);
+  auto x = cast<RankedTensorType>(ct.getX().getType());
+  auto w = cast<RankedTensorType>(ct.getW().getType());
+  size_t n = x.getRank() - 2;
+  WindowGeometry g;
+  g.kernel.assign(w.getShape().begin() + 2, w.getShape().end());
+  auto arr = [&](std::optional<ArrayRef<int64_t>> a, int64_t dflt, size_t count) {
+    SmallVector<int64_t> v(count, dflt);
+    if (a && a->size() == count)
+      v.assign(a->begin(), a->end());
+    return v;
+  };
+  g.strides = arr(ct.getStrides(), 1, n);
+  g.dilations = arr(ct.getDilations(), 1, n);
+  SmallVector<int64_t> outPad = arr(ct.getOutputPadding(), 0, n);
+  SmallVector<int64_t> pads = arr(ct.getPads(), 0, 2 * n);
+  std::optional<ArrayRef<int64_t>> outShape = ct.getOutputShape();
+  SmallVector<int64_t> target;
+  if (outShape) {
+    target.assign(outShape->begin(), outShape->end());
+    if (target.size() == n + 2)
+      target.erase(target.begin(), target.begin() + 2);
+    if (target.size() != n)
+      return op->emitError("output_shape must give the spatial dims");
+  }
+  StringRef autoPad = ct.getAutoPad();
+  for (size_t i = 0; i < n; ++i) {
+    int64_t span = (g.kernel[i] - 1) * g.dilations[i] + 1;
+    int64_t full = g.strides[i] * (x.getDimSize(i + 2) - 1) + outPad[i] + span;
+    int64_t pb = pads[i], pe = pads[i + n];
+    if (!target.empty() || autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+      int64_t out = !target.empty() ? target[i] : x.getDimSize(i + 2) * g.strides[i];
+      int64_t total = full - out;
+      if (total < 0) { // a larger output than the input covers: extra zeros at the end
+        pb = 0;
+        pe = total;
+      } else if (autoPad == "SAME_UPPER") {
+        pb = total / 2;
+        pe = total - total / 2;
+      } else {
+        pb = total - total / 2;
+        pe = total / 2;
+      }
+    } else if (autoPad == "VALID") {
+      pb = pe = 0;
+    }
+    int64_t out = full - pb - pe;
+    if (out < 1)
+      return op->emitError("ConvTranspose produces an empty output");
+    g.padsBegin.push_back(pb);
+    g.padsEnd.push_back(pe);
+    g.outSpatial.push_back(out);
+  }
+  return g;
+}
+
+LogicalResult ConvTransposeOp::inferShapes() {
+  auto x = staticNCX(getOperation(), getX());
+  auto w = dyn_cast<RankedTensorType>(getW().getType());
+  Type elt = elementTypeOf(getX());
+  if (!x || !w || !w.hasStaticShape()) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  if (w.getRank() != x.getRank() || w.getDimSize(0) != x.getDimSize(1) ||
+      x.getDimSize(1) % getGroup() != 0)
+    return emitError() << "weights " << w << " do not match input " << x << " with group "
+                       << getGroup();
+  auto g = resolveConvTranspose(getOperation());
+  if (failed(g))
+    return failure();
+  SmallVector<int64_t> out{x.getDimSize(0), w.getDimSize(1) * (int64_t)getGroup()};
+  out.append(g->outSpatial);
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+static SmallVector<double> constantDoubles(ElementsAttr e) {
+  SmallVector<double> v;
+  if (isa<FloatType>(e.getElementType()))
+    for (APFloat f : e.getValues<APFloat>())
+      v.push_back(f.convertToDouble());
+  else
+    for (APInt i : e.getValues<APInt>())
+      v.push_back((double)i.getSExtValue());
+  return v;
+}
+
+FailureOr<std::optional<ResizeGeometry>> resolveResize(Operation *op) {
+  auto r = cast<ResizeOp>(op);
+  auto x = dyn_cast<RankedTensorType>(r.getX().getType());
+  if (!x || !x.hasStaticShape())
+    return std::optional<ResizeGeometry>();
+  int64_t rank = x.getRank();
+  if (r.getKeepAspectRatioPolicy() != "stretch")
+    return op->emitError() << "keep_aspect_ratio_policy '" << r.getKeepAspectRatioPolicy()
+                           << "' is not supported";
+  if (r.getAntialias())
+    return op->emitError("antialias is not supported");
+  SmallVector<int64_t> axes;
+  if (auto a = r.getAxes()) {
+    for (int64_t v : *a) {
+      auto n = normalizeAxis(op, v, rank, "axis");
+      if (failed(n))
+        return failure();
+      axes.push_back(*n);
+    }
+  } else {
+    for (int64_t i = 0; i < rank; ++i)
+      axes.push_back(i);
+  }
+  ResizeGeometry g;
+  g.scales.assign(rank, 1.0);
+  g.outShape.assign(x.getShape().begin(), x.getShape().end());
+  bool haveSizes = !isNone(r.getSizes()) &&
+                   cast<ShapedType>(r.getSizes().getType()).getNumElements() > 0;
+  bool haveScales = !isNone(r.getScales()) &&
+                    cast<ShapedType>(r.getScales().getType()).getNumElements() > 0;
+  if (haveSizes == haveScales)
+    return op->emitError("Resize needs exactly one of scales and sizes");
+  ElementsAttr e = getConstantElements(haveSizes ? r.getSizes() : r.getScales());
+  if (!e)
+    return std::optional<ResizeGeometry>();
+  SmallVector<double> v = constantDoubles(e);
+  if (v.size() != axes.size())
+    return op->emitError() << "Resize has " << v.size() << " scales/sizes for "
+                           << axes.size() << " axes";
+  for (size_t i = 0; i < axes.size(); ++i) {
+    int64_t a = axes[i], in = x.getDimSize(a);
+    if (haveSizes) {
+      g.outShape[a] = (int64_t)v[i];
+      g.scales[a] = in ? (double)g.outShape[a] / in : 1.0;
+    } else {
+      if (v[i] <= 0)
+        return op->emitError("Resize scales must be positive");
+      g.scales[a] = v[i];
+      g.outShape[a] = (int64_t)std::floor(in * v[i]);
+    }
+  }
+  g.roi.assign(2 * rank, 0.0);
+  for (int64_t i = 0; i < rank; ++i)
+    g.roi[rank + i] = 1.0;
+  if (r.getCoordinateTransformationMode() == "tf_crop_and_resize") {
+    ElementsAttr roi = getConstantElements(r.getRoi());
+    if (!roi)
+      return std::optional<ResizeGeometry>();
+    SmallVector<double> rv = constantDoubles(roi);
+    if (rv.size() != 2 * axes.size())
+      return op->emitError("Resize roi must have 2 values per axis");
+    for (size_t i = 0; i < axes.size(); ++i) {
+      g.roi[axes[i]] = rv[i];
+      g.roi[rank + axes[i]] = rv[axes.size() + i];
+    }
+  }
+  return std::optional<ResizeGeometry>(g);
+}
+
+LogicalResult ResizeOp::inferShapes() {
+  Type elt = elementTypeOf(getX());
+  StringRef mode = getMode(), coord = getCoordinateTransformationMode();
+  if (mode != "nearest" && mode != "linear" && mode != "cubic")
+    return emitError() << "Resize mode '" << mode << "' is not supported";
+  if (coord != "half_pixel" && coord != "asymmetric" && coord != "pytorch_half_pixel" &&
+      coord != "align_corners" && coord != "tf_crop_and_resize" &&
+      coord != "half_pixel_symmetric" && coord != "tf_half_pixel_for_nn")
+    return emitError() << "coordinate_transformation_mode '" << coord
+                       << "' is not supported";
+  auto g = resolveResize(getOperation());
+  if (failed(g))
+    return failure();
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  if (*g)
+    setResultType(getOperation(), 0, (*g)->outShape, elt);
+  else if (x)
+    setResultType(getOperation(), 0, SmallVector<int64_t>(x.getRank(), ShapedType::kDynamic), elt);
+  else
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+  return success();
+}
+
+/// Shared by the two losses: the loss shape (the target's, or a scalar).
+static LogicalResult inferLoss(Operation *op, Value input, Value target, StringRef reduction) {
+  if (reduction != "none" && reduction != "sum" && reduction != "mean")
+    return op->emitError() << "reduction '" << reduction << "' is not supported";
+  Type elt = elementTypeOf(input);
+  auto t = dyn_cast<RankedTensorType>(target.getType());
+  if (reduction != "none")
+    setResultType(op, 0, {}, elt);
+  else if (t)
+    setResultType(op, 0, t.getShape(), elt);
+  else
+    op->getResult(0).setType(UnrankedTensorType::get(elt));
+  return success();
+}
+
+LogicalResult NegativeLogLikelihoodLossOp::inferShapes() {
+  return inferLoss(getOperation(), getInput(), getTarget(), getReduction());
+}
+
+LogicalResult SoftmaxCrossEntropyLossOp::inferShapes() {
+  if (failed(inferLoss(getOperation(), getScores(), getLabels(), getReduction())))
+    return failure();
+  if (!isa<NoneType>(getOperation()->getResult(1).getType()))
+    getOperation()->getResult(1).setType(getScores().getType());
+  return success();
+}
+
 //===-- Recurrent layers ---------------------------------------------------===//
 
 /// Checks the parts shared by LSTM and GRU and infers Y, Y_h (and Y_c).

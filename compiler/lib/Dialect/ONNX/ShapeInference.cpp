@@ -72,6 +72,14 @@ LogicalResult inferSameAsOperand(Operation *op, unsigned operand) {
   return success();
 }
 
+LogicalResult inferBoolLike(Operation *op, unsigned operand) {
+  Type i1 = IntegerType::get(op->getContext(), 1);
+  auto t = dyn_cast<RankedTensorType>(op->getOperand(operand).getType());
+  op->getResult(0).setType(t ? Type(RankedTensorType::get(t.getShape(), i1))
+                             : Type(UnrankedTensorType::get(i1)));
+  return success();
+}
+
 LogicalResult inferBroadcast(Operation *op, bool boolResult) {
   Type elt = cast<ShapedType>(op->getOperand(0).getType()).getElementType();
   // Where's first operand is the bool condition: take the data type from X.

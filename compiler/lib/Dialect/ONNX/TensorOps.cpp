@@ -544,6 +544,131 @@ LogicalResult PadOp::inferShapes() {
   return success();
 }
 
+LogicalResult GatherElementsOp::inferShapes() {
+  auto data = dyn_cast<RankedTensorType>(getData().getType());
+  auto idx = dyn_cast<RankedTensorType>(getIndices().getType());
+  Type elt = elementTypeOf(getData());
+  if (!idx || !data) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  if (idx.getRank() != data.getRank())
+    return emitError("GatherElements indices must have the data's rank");
+  if (failed(normalizeAxis(getOperation(), getAxis(), data.getRank(), "axis")))
+    return failure();
+  setResultType(getOperation(), 0, idx.getShape(), elt);
+  return success();
+}
+
+LogicalResult GatherNDOp::inferShapes() {
+  auto data = dyn_cast<RankedTensorType>(getData().getType());
+  auto idx = dyn_cast<RankedTensorType>(getIndices().getType());
+  Type elt = elementTypeOf(getData());
+  if (!idx || !data || idx.isDynamicDim(idx.getRank() - 1)) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  int64_t b = getBatchDims(), k = idx.getDimSize(idx.getRank() - 1);
+  if (b < 0 || b >= idx.getRank() || b + k > data.getRank())
+    return emitError("GatherND indices do not fit the data");
+  SmallVector<int64_t> out(idx.getShape().drop_back());
+  out.append(data.getShape().begin() + b + k, data.getShape().end());
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+LogicalResult OneHotOp::inferShapes() {
+  Type elt = elementTypeOf(getValues());
+  auto idx = dyn_cast<RankedTensorType>(getIndices().getType());
+  ElementsAttr depth = getConstantElements(getDepth());
+  if (!idx || !depth || depth.getNumElements() != 1) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  double d = isa<FloatType>(depth.getElementType())
+                 ? (*depth.getValues<APFloat>().begin()).convertToDouble()
+                 : (double)(*depth.getValues<APInt>().begin()).getSExtValue();
+  auto axis = normalizeAxis(getOperation(), getAxis(), idx.getRank() + 1, "axis");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> out(idx.getShape());
+  out.insert(out.begin() + *axis, (int64_t)d);
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+LogicalResult EyeLikeOp::inferShapes() {
+  Type elt = elementTypeOf(getInput());
+  if (auto d = getDtype()) {
+    elt = elementTypeFromOnnx(getContext(), *d);
+    if (!elt)
+      return emitError() << "EyeLike dtype " << onnxTypeName(*d) << " is not supported";
+  }
+  auto t = dyn_cast<RankedTensorType>(getInput().getType());
+  if (t && t.getRank() != 2)
+    return emitError("EyeLike needs a 2-D input");
+  getOperation()->getResult(0).setType(t ? Type(RankedTensorType::get(t.getShape(), elt))
+                                         : Type(UnrankedTensorType::get(elt)));
+  return success();
+}
+
+LogicalResult TopKOp::inferShapes() {
+  Type elt = elementTypeOf(getX());
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  auto k = getConstantInts(getK());
+  SmallVector<int64_t> out;
+  if (x) {
+    auto axis = normalizeAxis(getOperation(), getAxis(), x.getRank(), "axis");
+    if (failed(axis))
+      return failure();
+    out.assign(x.getShape().begin(), x.getShape().end());
+    out[*axis] = k && k->size() == 1 ? (*k)[0] : kDyn;
+    if (k && k->size() == 1 && !x.isDynamicDim(*axis) && ((*k)[0] < 0 || (*k)[0] > x.getDimSize(*axis)))
+      return emitError() << "TopK K = " << (*k)[0] << " is out of range";
+  }
+  for (unsigned r = 0; r < 2; ++r) {
+    Type t = r == 0 ? elt : i64Type(getContext());
+    getOperation()->getResult(r).setType(x ? Type(RankedTensorType::get(out, t))
+                                           : Type(UnrankedTensorType::get(t)));
+  }
+  return success();
+}
+
+LogicalResult CompressOp::inferShapes() {
+  Type elt = elementTypeOf(getInput());
+  auto in = dyn_cast<RankedTensorType>(getInput().getType());
+  ElementsAttr cond = getConstantElements(getCondition());
+  if (!in) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  int64_t axis = -1, extent = in.hasStaticShape() ? in.getNumElements() : kDyn;
+  if (getAxis()) {
+    auto a = normalizeAxis(getOperation(), *getAxis(), in.getRank(), "axis");
+    if (failed(a))
+      return failure();
+    axis = *a;
+    extent = in.getDimSize(axis);
+  }
+  int64_t count = kDyn;
+  if (cond && !ShapedType::isDynamic(extent)) {
+    count = 0;
+    int64_t i = 0;
+    for (bool c : cond.getValues<bool>())
+      if (i++ < extent && c)
+        ++count;
+  }
+  SmallVector<int64_t> out;
+  if (axis < 0) {
+    out.push_back(count);
+  } else {
+    out.assign(in.getShape().begin(), in.getShape().end());
+    out[axis] = count;
+  }
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
 //===-- Folds: ops that do nothing for their operand types ----------------===//
 // These return the operand itself; value folding (constants) is the
 // onnxc-constant-folding pass's, through the runtime kernels.

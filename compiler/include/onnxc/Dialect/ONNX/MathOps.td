@@ -25,6 +25,49 @@ def ONNX_HardSwishOp  : ONNX_UnaryOp<"HardSwish", "y = x * max(0, min(1, x/6 + 1
 def ONNX_NotOp        : ONNX_UnaryOp<"Not", "logical not of a bool tensor">;
 def ONNX_SignOp       : ONNX_UnaryOp<"Sign", "y = sign(x)">;
 def ONNX_RoundOp      : ONNX_UnaryOp<"Round", "round half to even">;
+def ONNX_TanOp        : ONNX_UnaryOp<"Tan", "y = tan(x)">;
+def ONNX_AsinOp       : ONNX_UnaryOp<"Asin", "y = asin(x)">;
+def ONNX_AcosOp       : ONNX_UnaryOp<"Acos", "y = acos(x)">;
+def ONNX_AtanOp       : ONNX_UnaryOp<"Atan", "y = atan(x)">;
+def ONNX_SinhOp       : ONNX_UnaryOp<"Sinh", "y = sinh(x)">;
+def ONNX_CoshOp       : ONNX_UnaryOp<"Cosh", "y = cosh(x)">;
+def ONNX_AsinhOp      : ONNX_UnaryOp<"Asinh", "y = asinh(x)">;
+def ONNX_AcoshOp      : ONNX_UnaryOp<"Acosh", "y = acosh(x)">;
+def ONNX_AtanhOp      : ONNX_UnaryOp<"Atanh", "y = atanh(x)">;
+
+def ONNX_SeluOp : ONNX_UnaryOp<"Selu", "y = gamma * (x <= 0 ? alpha * (e^x - 1) : x)"> {
+  let arguments = (ins AnyTensor:$X,
+                   DefaultValuedAttr<F32Attr, "1.67326319217681884765625">:$alpha,
+                   DefaultValuedAttr<F32Attr, "1.05070102214813232421875">:$gamma);
+}
+def ONNX_ThresholdedReluOp : ONNX_UnaryOp<"ThresholdedRelu", "y = x > alpha ? x : 0"> {
+  let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "1.0">:$alpha);
+}
+def ONNX_ShrinkOp : ONNX_UnaryOp<"Shrink",
+                                 "y = x < -lambd ? x + bias : x > lambd ? x - bias : 0"> {
+  let arguments = (ins AnyTensor:$input, DefaultValuedAttr<F32Attr, "0.0">:$bias,
+                   DefaultValuedAttr<F32Attr, "0.5">:$lambd);
+}
+def ONNX_CeluOp : ONNX_UnaryOp<"Celu", "y = max(0, x) + min(0, alpha * (e^(x/alpha) - 1))"> {
+  let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "1.0">:$alpha);
+}
+
+// Predicates: bool results of the input's shape.
+class ONNX_PredicateOp<string mnemonic, string summaryText> : ONNX_Op<mnemonic> {
+  let summary = summaryText;
+  let arguments = (ins AnyTensor:$X);
+  let results = (outs AnyTensor:$Y);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferBoolLike(getOperation(), 0);
+    }
+  }];
+}
+def ONNX_IsNaNOp : ONNX_PredicateOp<"IsNaN", "x is NaN">;
+def ONNX_IsInfOp : ONNX_PredicateOp<"IsInf", "x is +inf (detect_positive) or -inf (detect_negative)"> {
+  let arguments = (ins AnyTensor:$X, DefaultValuedAttr<I64Attr, "1">:$detect_negative,
+                   DefaultValuedAttr<I64Attr, "1">:$detect_positive);
+}
 
 def ONNX_LeakyReluOp : ONNX_UnaryOp<"LeakyRelu", "y = x < 0 ? alpha * x : x"> {
   let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "0.01">:$alpha);
@@ -61,6 +104,17 @@ def ONNX_GreaterOrEqualOp : ONNX_BinaryOp<"GreaterOrEqual", "C = A >= B", 1>;
 def ONNX_AndOp : ONNX_BinaryOp<"And", "C = A && B", 1>;
 def ONNX_OrOp  : ONNX_BinaryOp<"Or", "C = A || B", 1>;
 def ONNX_XorOp : ONNX_BinaryOp<"Xor", "C = A != B (bool)", 1>;
+def ONNX_ModOp : ONNX_BinaryOp<"Mod", "C = A mod B: sign of B (fmod = 0, integers) or of A (fmod = 1)"> {
+  let arguments = (ins AnyTensor:$A, AnyTensor:$B, DefaultValuedAttr<I64Attr, "0">:$fmod);
+}
+def ONNX_BitShiftOp : ONNX_BinaryOp<"BitShift", "C = A << B or A >> B (unsigned)"> {
+  let arguments = (ins AnyTensor:$X, AnyTensor:$Y, StrAttr:$direction);
+  let results = (outs AnyTensor:$Z);
+}
+def ONNX_PReluOp : ONNX_BinaryOp<"PRelu", "C = A < 0 ? slope * A : A (slope broadcast to A)"> {
+  let arguments = (ins AnyTensor:$X, AnyTensor:$slope);
+  let results = (outs AnyTensor:$Y);
+}
 
 def ONNX_MaxOp  : ONNX_VariadicOp<"Max", "elementwise maximum">;
 def ONNX_MinOp  : ONNX_VariadicOp<"Min", "elementwise minimum">;

@@ -107,6 +107,52 @@ def ONNX_DropoutOp : ONNX_Op<"Dropout"> {
   let results = (outs AnyTensor:$output, ONNX_TensorOrNone:$mask);
 }
 
+def ONNX_ConvTransposeOp : ONNX_Op<"ConvTranspose"> {
+  let summary = "N-d transposed convolution (opset 11), grouped, dilated, strided";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$output_padding,
+                   OptionalAttr<DenseI64ArrayAttr>:$output_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_ResizeOp : ONNX_Op<"Resize"> {
+  let summary = "N-d resize: nearest, linear or cubic, by scales or sizes (opset 19)";
+  let arguments = (ins AnyTensor:$X, ONNX_TensorOrNone:$roi, ONNX_TensorOrNone:$scales,
+                   ONNX_TensorOrNone:$sizes,
+                   DefaultValuedAttr<I64Attr, "0">:$antialias,
+                   OptionalAttr<DenseI64ArrayAttr>:$axes,
+                   DefaultValuedAttr<StrAttr, "\"half_pixel\"">:$coordinate_transformation_mode,
+                   DefaultValuedAttr<F32Attr, "-0.75">:$cubic_coeff_a,
+                   DefaultValuedAttr<I64Attr, "0">:$exclude_outside,
+                   DefaultValuedAttr<F32Attr, "0.0">:$extrapolation_value,
+                   DefaultValuedAttr<StrAttr, "\"stretch\"">:$keep_aspect_ratio_policy,
+                   DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
+                   DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_NegativeLogLikelihoodLossOp : ONNX_Op<"NegativeLogLikelihoodLoss"> {
+  let summary = "loss = -input[n, target[n, d...], d...] * weight[target], reduced";
+  let arguments = (ins AnyTensor:$input, AnyTensor:$target, ONNX_TensorOrNone:$weight,
+                   OptionalAttr<I64Attr>:$ignore_index,
+                   DefaultValuedAttr<StrAttr, "\"mean\"">:$reduction);
+  let results = (outs AnyTensor:$loss);
+}
+
+def ONNX_SoftmaxCrossEntropyLossOp : ONNX_Op<"SoftmaxCrossEntropyLoss"> {
+  let summary = "NegativeLogLikelihoodLoss of LogSoftmax(scores, axis 1)";
+  let arguments = (ins AnyTensor:$scores, AnyTensor:$labels, ONNX_TensorOrNone:$weights,
+                   OptionalAttr<I64Attr>:$ignore_index,
+                   DefaultValuedAttr<StrAttr, "\"mean\"">:$reduction);
+  let results = (outs AnyTensor:$output, ONNX_TensorOrNone:$log_prob);
+}
+
 // Recurrent layers (opset 14). Gates follow the ONNX equations exactly;
 // activations are limited to the defaults (checked by the verifier).
 def ONNX_LSTMOp : ONNX_Op<"LSTM"> {

@@ -15,6 +15,8 @@ mlir::LogicalResult inferSameAsOperand(mlir::Operation *op, unsigned operand);
 mlir::LogicalResult inferBroadcast(mlir::Operation *op, bool boolResult);
 mlir::LogicalResult inferReduce(mlir::Operation *op);
 mlir::LogicalResult inferArgReduce(mlir::Operation *op);
+/// Result 0 is bool with operand `operand`'s shape.
+mlir::LogicalResult inferBoolLike(mlir::Operation *op, unsigned operand);
 
 /// Numpy broadcast of two shapes (dynamic dims are kShapedDynamic); nullopt
 /// when they are incompatible.
@@ -65,6 +67,19 @@ struct SliceGeometry {
 };
 /// failure: an error was emitted; nullopt: the bounds are not constants yet.
 mlir::FailureOr<std::optional<SliceGeometry>> resolveSlice(mlir::Operation *op);
+
+/// ConvTranspose's window: explicit pads (from pads, auto_pad or
+/// output_shape) and the output spatial dims.
+mlir::FailureOr<WindowGeometry> resolveConvTranspose(mlir::Operation *op);
+
+/// Resize resolved against a static input: per-dim scales (output/input
+/// when sizes are given) and the output shape. nullopt: not constant yet.
+struct ResizeGeometry {
+  llvm::SmallVector<double> scales;
+  llvm::SmallVector<int64_t> outShape;
+  llvm::SmallVector<double> roi; // 2 * rank (starts then ends), tf_crop_and_resize
+};
+mlir::FailureOr<std::optional<ResizeGeometry>> resolveResize(mlir::Operation *op);
 
 /// Split sizes along the (normalised) axis.
 mlir::FailureOr<llvm::SmallVector<int64_t>> resolveSplit(mlir::Operation *op,

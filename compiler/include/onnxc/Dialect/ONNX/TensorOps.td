@@ -141,4 +141,109 @@ def ONNX_PadOp : ONNX_Op<"Pad"> {
   let results = (outs AnyTensor:$output);
 }
 
+def ONNX_GatherElementsOp : ONNX_Op<"GatherElements"> {
+  let summary = "out[i] = data[i with index[axis] replaced by indices[i]]";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$axis);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_ScatterElementsOp : ONNX_Op<"ScatterElements"> {
+  let summary = "data with updates written (or reduced) at indices along axis (opset 18)";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$indices, AnyTensor:$updates,
+                   DefaultValuedAttr<I64Attr, "0">:$axis,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferSameAsOperand(getOperation(), 0);
+    }
+  }];
+}
+
+def ONNX_GatherNDOp : ONNX_Op<"GatherND"> {
+  let summary = "slices of data addressed by the last dim of indices";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$indices,
+                   DefaultValuedAttr<I64Attr, "0">:$batch_dims);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_ScatterNDOp : ONNX_Op<"ScatterND"> {
+  let summary = "data with update slices written (or reduced) at indices (opset 18)";
+  let arguments = (ins AnyTensor:$data, AnyTensor:$indices, AnyTensor:$updates,
+                   DefaultValuedAttr<StrAttr, "\"none\"">:$reduction);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferSameAsOperand(getOperation(), 0);
+    }
+  }];
+}
+
+def ONNX_TriluOp : ONNX_Op<"Trilu"> {
+  let summary = "upper or lower triangle of the last two dims, offset by k";
+  let arguments = (ins AnyTensor:$input, ONNX_TensorOrNone:$k,
+                   DefaultValuedAttr<I64Attr, "1">:$upper);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferSameAsOperand(getOperation(), 0);
+    }
+  }];
+}
+
+def ONNX_CumSumOp : ONNX_Op<"CumSum"> {
+  let summary = "cumulative sum along axis (exclusive, reverse)";
+  let arguments = (ins AnyTensor:$x, AnyTensor:$axis,
+                   DefaultValuedAttr<I64Attr, "0">:$exclusive,
+                   DefaultValuedAttr<I64Attr, "0">:$reverse);
+  let results = (outs AnyTensor:$y);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferSameAsOperand(getOperation(), 0);
+    }
+  }];
+}
+
+def ONNX_OneHotOp : ONNX_Op<"OneHot"> {
+  let summary = "values[1] where indices point, values[0] elsewhere; depth at axis";
+  let arguments = (ins AnyTensor:$indices, AnyTensor:$depth, AnyTensor:$values,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_EyeLikeOp : ONNX_Op<"EyeLike"> {
+  let summary = "ones on the k-th diagonal of a 2-D tensor shaped like the input";
+  let arguments = (ins AnyTensor:$input, OptionalAttr<I64Attr>:$dtype,
+                   DefaultValuedAttr<I64Attr, "0">:$k);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_TopKOp : ONNX_Op<"TopK"> {
+  let summary = "the K largest (or smallest) values along axis and their indices";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$K, DefaultValuedAttr<I64Attr, "-1">:$axis,
+                   DefaultValuedAttr<I64Attr, "1">:$largest,
+                   DefaultValuedAttr<I64Attr, "1">:$sorted);
+  let results = (outs AnyTensor:$Values, AnyTensor:$Indices);
+}
+
+def ONNX_CompressOp : ONNX_Op<"Compress"> {
+  let summary = "the slices along axis (or of the flattened input) where condition is true";
+  let arguments = (ins AnyTensor:$input, AnyTensor:$condition, OptionalAttr<I64Attr>:$axis);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_ReverseSequenceOp : ONNX_Op<"ReverseSequence"> {
+  let summary = "reverse the first sequence_lens[b] steps of each batch entry";
+  let arguments = (ins AnyTensor:$input, AnyTensor:$sequence_lens,
+                   DefaultValuedAttr<I64Attr, "1">:$batch_axis,
+                   DefaultValuedAttr<I64Attr, "0">:$time_axis);
+  let results = (outs AnyTensor:$Y);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferSameAsOperand(getOperation(), 0);
+    }
+  }];
+}
+
 #endif

@@ -114,6 +114,53 @@ void conv(const T *x, const T *w, const T *bias, T *y, ONNXC_WINDOW_PARAMS,
   }
 }
 
+/// Transposed convolution: every input element scatters through the
+/// kernel. W is (C, M/group, kernel...); B (may be null) has M entries.
+template <typename T>
+void conv_transpose(const T *x, const T *w, const T *bias, T *y, ONNXC_WINDOW_PARAMS,
+                    int64_t group) {
+  const ONNXC_WINDOW_SHAPE;
+  const int64_t n = s.in[0], c = s.in[1], m = s.out[1];
+  const int64_t cg = c / group, mg = m / group;
+  const int64_t in_sp = product(s.in + 2, s.rank);
+  const int64_t out_sp = product(s.out + 2, s.rank);
+  const int64_t ksize = product(s.kernel, s.rank);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t oc = 0; oc < m; ++oc)
+      for (int64_t i = 0; i < out_sp; ++i)
+        y[(b * m + oc) * out_sp + i] = bias ? bias[oc] : T(0);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ic = 0; ic < c; ++ic) {
+      const int64_t g = ic / cg;
+      const T *xp = x + (b * c + ic) * in_sp;
+      int64_t pos[kMaxRank] = {};
+      for (int64_t ip = 0; ip < in_sp; ++ip) {
+        const T xv = xp[ip];
+        int64_t kidx[kMaxRank] = {};
+        for (int64_t kf = 0; kf < ksize; ++kf) {
+          int64_t ooff = 0;
+          bool inside = true;
+          for (int64_t d = 0; d < s.rank; ++d) {
+            int64_t o = pos[d] * s.strides[d] - s.pads_begin[d] + kidx[d] * s.dilations[d];
+            if (o < 0 || o >= s.out[2 + d])
+              inside = false;
+            ooff = ooff * s.out[2 + d] + o;
+          }
+          if (inside)
+            for (int64_t oc = 0; oc < mg; ++oc)
+              y[(b * m + g * mg + oc) * out_sp + ooff] +=
+                  xv * w[(ic * mg + oc) * ksize + kf];
+          for (int64_t d = s.rank - 1; d >= 0; --d) {
+            if (++kidx[d] < s.kernel[d])
+              break;
+            kidx[d] = 0;
+          }
+        }
+        detail::next_position(s.rank, s.in + 2, pos);
+      }
+    }
+}
+
 /// Max pooling; `indices` (may be null) receives the flat index of the
 /// chosen element: row-major spatial (storage_order 0) or column-major (1).
 template <typename T>

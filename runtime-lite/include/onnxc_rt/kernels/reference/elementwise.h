@@ -47,6 +47,20 @@ ONNXC_UNARY(Not, T(!x))
 ONNXC_UNARY(Sign, T(x > T(0) ? T(1) : x < T(0) ? T(-1) : T(0)))
 ONNXC_UNARY(Round, T(std::nearbyint(x))) // half to even in the default mode
 ONNXC_UNARY(Scale, T(x * T(alpha)))
+ONNXC_UNARY(Tan, T(std::tan(x)))
+ONNXC_UNARY(Asin, T(std::asin(x)))
+ONNXC_UNARY(Acos, T(std::acos(x)))
+ONNXC_UNARY(Atan, T(std::atan(x)))
+ONNXC_UNARY(Sinh, T(std::sinh(x)))
+ONNXC_UNARY(Cosh, T(std::cosh(x)))
+ONNXC_UNARY(Asinh, T(std::asinh(x)))
+ONNXC_UNARY(Acosh, T(std::acosh(x)))
+ONNXC_UNARY(Atanh, T(std::atanh(x)))
+ONNXC_UNARY(Selu, T(x <= T(0) ? T(beta) * T(alpha) * (T(std::exp(x)) - T(1)) : T(beta) * x))
+ONNXC_UNARY(ThresholdedRelu, x > T(alpha) ? x : T(0))
+ONNXC_UNARY(Shrink, T(x < T(-alpha) ? x + T(beta) : x > T(alpha) ? x - T(beta) : T(0)))
+ONNXC_UNARY(Celu, T(std::fmax(T(0), x) +
+                    std::fmin(T(0), T(alpha) * (T(std::exp(x / T(alpha))) - T(1)))))
 ONNXC_UNARY(LeakyRelu, x < T(0) ? T(T(alpha) * x) : x)
 ONNXC_UNARY(Elu, x < T(0) ? T(T(alpha) * (std::exp(x) - T(1))) : x)
 ONNXC_UNARY(HardSigmoid, T(std::fmax(T(0), std::fmin(T(1), T(alpha) * x + T(beta)))))
@@ -56,6 +70,18 @@ template <typename Op, typename T>
 void unary(const T *x, T *y, int64_t n, float alpha, float beta) {
   for (int64_t i = 0; i < n; ++i)
     y[i] = Op::apply(x[i], alpha, beta);
+}
+
+/// IsNaN (mode 0) and IsInf (mode 1: detect_negative, detect_positive).
+template <typename T>
+void classify(const T *x, bool *y, int64_t n, int64_t mode, int64_t detect_negative,
+              int64_t detect_positive) {
+  for (int64_t i = 0; i < n; ++i) {
+    const T v = x[i];
+    y[i] = mode == 0 ? v != v
+                     : (std::isinf(v) && ((v > T(0) && detect_positive) ||
+                                          (v < T(0) && detect_negative)));
+  }
 }
 
 //===-- Binary functors ------------------------------------------------------===//
@@ -80,7 +106,24 @@ ONNXC_BINARY(GreaterOrEqual, bool(a >= b))
 ONNXC_BINARY(And, bool(a && b))
 ONNXC_BINARY(Or, bool(a || b))
 ONNXC_BINARY(Xor, bool(bool(a) != bool(b)))
+ONNXC_BINARY(PRelu, T(a < T(0) ? T(b) * a : a))
+ONNXC_BINARY(ShiftLeft, T(a << b))
+ONNXC_BINARY(ShiftRight, T(a >> b))
+ONNXC_BINARY(FMod, T(std::fmod(a, b)))
 #undef ONNXC_BINARY
+
+/// Integer Mod (fmod = 0): the result takes the divisor's sign, as in Python.
+struct Mod {
+  template <typename T, typename U> static T apply(T a, U b) {
+    if (b == U(0))
+      return T(0);
+    T r = T(a % b);
+    if (r != T(0) && ((r < T(0)) != (b < U(0))))
+      r = T(r + b);
+    return r;
+  }
+};
+
 
 /// y[i] = Op(a[ia], b[ib]) over `shape`; strides are 0 on broadcast dims.
 /// The compiler merges dims first, so rank is usually 1 or 2. A and B differ

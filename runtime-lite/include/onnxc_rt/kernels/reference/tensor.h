@@ -168,6 +168,216 @@ void pad(const T *x, T *y, int64_t rank, const int64_t *in_shape,
   }
 }
 
+namespace detail {
+/// Combines a reduction ("none" = 0, add 1, mul 2, max 3, min 4) into dst.
+template <typename T> inline void reduce_into(T &dst, T v, int64_t reduction) {
+  switch (reduction) {
+  case 1: dst = T(dst + v); break;
+  case 2: dst = T(dst * v); break;
+  case 3: dst = v > dst ? v : dst; break;
+  case 4: dst = v < dst ? v : dst; break;
+  default: dst = v;
+  }
+}
+inline int64_t wrap_index(int64_t k, int64_t dim) { return k < 0 ? k + dim : k; }
+} // namespace detail
+
+/// out[i] = data[i with coordinate `axis` replaced by indices[i]]; out has
+/// the indices' shape.
+template <typename T, typename I>
+void gather_elements(const T *data, const I *indices, T *y, int64_t rank,
+                     const int64_t *data_shape, const int64_t *idx_shape, int64_t axis) {
+  int64_t ds[kMaxRank];
+  detail::row_major_strides(rank, data_shape, ds);
+  int64_t n = product(idx_shape, rank), idx[kMaxRank] = {};
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      off += (d == axis ? detail::wrap_index(int64_t(indices[i]), data_shape[axis]) : idx[d]) * ds[d];
+    y[i] = data[off];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < idx_shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/// y = data, then updates written (or reduced) at indices along axis.
+template <typename T, typename I>
+void scatter_elements(const T *data, const I *indices, const T *updates, T *y,
+                      int64_t rank, const int64_t *data_shape, const int64_t *idx_shape,
+                      int64_t axis, int64_t reduction) {
+  int64_t ds[kMaxRank];
+  detail::row_major_strides(rank, data_shape, ds);
+  int64_t total = product(data_shape, rank);
+  if (y != data)
+    for (int64_t i = 0; i < total; ++i)
+      y[i] = data[i];
+  int64_t n = product(idx_shape, rank), idx[kMaxRank] = {};
+  for (int64_t i = 0; i < n; ++i) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < rank; ++d)
+      off += (d == axis ? detail::wrap_index(int64_t(indices[i]), data_shape[axis]) : idx[d]) * ds[d];
+    detail::reduce_into(y[off], updates[i], reduction);
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      if (++idx[d] < idx_shape[d])
+        break;
+      idx[d] = 0;
+    }
+  }
+}
+
+/// GatherND: indices viewed as (batch, n, k); each k-tuple addresses a slice
+/// of `slice` elements in the batch's data block of `batch_stride` elements.
+template <typename T, typename I>
+void gather_nd(const T *data, const I *indices, T *y, int64_t batch, int64_t n,
+               int64_t k, const int64_t *data_dims, int64_t batch_stride, int64_t slice) {
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t j = 0; j < n; ++j) {
+      const I *tuple = indices + (b * n + j) * k;
+      int64_t off = 0;
+      for (int64_t d = 0; d < k; ++d)
+        off = off * data_dims[d] + detail::wrap_index(int64_t(tuple[d]), data_dims[d]);
+      const T *src = data + b * batch_stride + off * slice;
+      T *dst = y + (b * n + j) * slice;
+      for (int64_t i = 0; i < slice; ++i)
+        dst[i] = src[i];
+    }
+}
+
+/// ScatterND: y = data, then n update slices written (or reduced) at the
+/// k-tuples of indices.
+template <typename T, typename I>
+void scatter_nd(const T *data, const I *indices, const T *updates, T *y, int64_t total,
+                int64_t n, int64_t k, const int64_t *data_dims, int64_t slice,
+                int64_t reduction) {
+  if (y != data)
+    for (int64_t i = 0; i < total; ++i)
+      y[i] = data[i];
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < k; ++d)
+      off = off * data_dims[d] + detail::wrap_index(int64_t(indices[j * k + d]), data_dims[d]);
+    for (int64_t i = 0; i < slice; ++i)
+      detail::reduce_into(y[off * slice + i], updates[j * slice + i], reduction);
+  }
+}
+
+/// Keeps the upper (j - i >= k) or lower (j - i <= k) triangle of each
+/// rows x cols matrix, zeroing the rest.
+template <typename T>
+void trilu(const T *x, T *y, int64_t batch, int64_t rows, int64_t cols, int64_t k,
+           int64_t upper) {
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < rows; ++i)
+      for (int64_t j = 0; j < cols; ++j) {
+        int64_t o = (b * rows + i) * cols + j;
+        bool keep = upper ? j - i >= k : j - i <= k;
+        y[o] = keep ? x[o] : T(0);
+      }
+}
+
+/// Cumulative sum along the middle dim of (outer, n, inner).
+template <typename T>
+void cumsum(const T *x, T *y, int64_t outer, int64_t n, int64_t inner, int64_t exclusive,
+            int64_t reverse) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      T acc = T(0);
+      for (int64_t s = 0; s < n; ++s) {
+        int64_t i = reverse ? n - 1 - s : s;
+        int64_t off = (o * n + i) * inner + in;
+        T v = x[off];
+        if (exclusive) {
+          y[off] = acc;
+          acc = T(acc + v);
+        } else {
+          acc = T(acc + v);
+          y[off] = acc;
+        }
+      }
+    }
+}
+
+/// values[1] at (o, indices[o, i], i), values[0] elsewhere; out is
+/// (outer, depth, inner) with the indices viewed as (outer, inner).
+template <typename I, typename T>
+void one_hot(const I *indices, const T *values, T *y, int64_t outer, int64_t depth,
+             int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t k = static_cast<int64_t>(indices[o * inner + i]);
+      if (k < 0)
+        k += depth;
+      for (int64_t d = 0; d < depth; ++d)
+        y[(o * depth + d) * inner + i] = d == k ? values[1] : values[0];
+    }
+}
+
+template <typename T> void eye_like(T *y, int64_t rows, int64_t cols, int64_t k) {
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < cols; ++j)
+      y[i * cols + j] = T(j - i == k ? 1 : 0);
+}
+
+/// The k largest (or smallest) along the middle dim of (outer, n, inner),
+/// ties to the lower index, in order (sorted) or in index order (unsorted).
+template <typename T>
+void topk(const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
+          int64_t inner, int64_t k, int64_t largest, int64_t sorted) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t in = 0; in < inner; ++in) {
+      const T *xp = x + o * n * inner + in;
+      T *vp = values + o * k * inner + in;
+      int64_t *ip = indices + o * k * inner + in;
+      // Selection: the j-th pick is the best element not picked yet.
+      for (int64_t j = 0; j < k; ++j) {
+        int64_t best = -1;
+        for (int64_t i = 0; i < n; ++i) {
+          bool taken = false;
+          for (int64_t p = 0; p < j; ++p)
+            taken |= ip[p * inner] == i;
+          if (taken)
+            continue;
+          if (best < 0 || (largest ? xp[i * inner] > xp[best * inner]
+                                   : xp[i * inner] < xp[best * inner]))
+            best = i;
+        }
+        ip[j * inner] = best;
+      }
+      if (!sorted) // ascending index order
+        for (int64_t a = 1; a < k; ++a)
+          for (int64_t b = a; b > 0 && ip[(b - 1) * inner] > ip[b * inner]; --b) {
+            int64_t t = ip[b * inner];
+            ip[b * inner] = ip[(b - 1) * inner];
+            ip[(b - 1) * inner] = t;
+          }
+      for (int64_t j = 0; j < k; ++j)
+        vp[j * inner] = xp[ip[j * inner] * inner];
+    }
+}
+
+/// Reverses the first lens[b] steps along time for each batch entry; dims
+/// other than batch and time are `inner`. Offsets use the given strides.
+template <typename T, typename L>
+void reverse_sequence(const T *x, const L *lens, T *y, int64_t batch, int64_t time,
+                      int64_t batch_stride, int64_t time_stride, int64_t inner,
+                      int64_t total) {
+  for (int64_t i = 0; i < total; ++i)
+    y[i] = x[i];
+  for (int64_t b = 0; b < batch; ++b) {
+    int64_t len = static_cast<int64_t>(lens[b]);
+    for (int64_t t = 0; t < len && t < time; ++t)
+      for (int64_t i = 0; i < inner; ++i) {
+        // inner elements are contiguous after batch and time in either order
+        int64_t src = b * batch_stride + t * time_stride + i;
+        int64_t dst = b * batch_stride + (len - 1 - t) * time_stride + i;
+        y[dst] = x[src];
+      }
+  }
+}
+
 } // namespace ref
 } // namespace onnxc_rt
 

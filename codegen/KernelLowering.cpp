@@ -115,6 +115,7 @@ constexpr const char *kReduce = "onnxc_rt/kernels/reference/reduce.h";
 constexpr const char *kTensor = "onnxc_rt/kernels/reference/tensor.h";
 constexpr const char *kRnn = "onnxc_rt/kernels/reference/rnn.h";
 constexpr const char *kResize = "onnxc_rt/kernels/reference/resize.h";
+constexpr const char *kQuant = "onnxc_rt/kernels/reference/quant.h";
 
 ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
 int64_t numel(Value v) { return cast<ShapedType>(v.getType()).getNumElements(); }
@@ -278,8 +279,25 @@ FailureOr<OpLowering> lowerVariadic(Operation *op, std::string t) {
   return calls(cs);
 }
 
-FailureOr<OpLowering> lowerMatMul(MatMulOp op, std::string t) {
-  SmallVector<int64_t> as(shapeOf(op.getA())), bs(shapeOf(op.getB()));
+FailureOr<std::vector<KernelArg>> windowArgs(Operation *op, Value x, Value y,
+                                             ArrayRef<int64_t> kernel, bool ceil);
+
+/// numpy.matmul operands as the linalg.h kernels take them: (m, k, n) and
+/// the broadcast batch space with each operand's batch strides.
+struct MatMulGeometry {
+  int64_t m, k, n;
+  SmallVector<int64_t> batch;
+  SmallVector<SmallVector<int64_t>> strides;
+  std::vector<KernelArg> args() const {
+    return {KernelArg::i(m),         KernelArg::i(k),
+            KernelArg::i(n),         KernelArg::i(batch.size()),
+            KernelArg::array(batch), KernelArg::array(strides[0]),
+            KernelArg::array(strides[1])};
+  }
+};
+
+MatMulGeometry matmulGeometry(Value a, Value b) {
+  SmallVector<int64_t> as(shapeOf(a)), bs(shapeOf(b));
   if (as.size() == 1)
     as.insert(as.begin(), 1);
   if (bs.size() == 1)
@@ -296,12 +314,107 @@ FailureOr<OpLowering> lowerMatMul(MatMulOp op, std::string t) {
     s *= k * n;
   if (!batch.empty())
     collapseBroadcast(batch, strides);
-  return calls({call("matmul", {t}, kLinalg,
-                     {KernelArg::input(op.getA()), KernelArg::input(op.getB()),
-                      KernelArg::output(op.getY()), KernelArg::i(m), KernelArg::i(k),
-                      KernelArg::i(n), KernelArg::i(batch.size()),
-                      KernelArg::array(batch), KernelArg::array(strides[0]),
-                      KernelArg::array(strides[1])})});
+  return MatMulGeometry{m, k, n, batch, strides};
+}
+
+FailureOr<OpLowering> lowerMatMul(MatMulOp op, std::string t) {
+  std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getB()),
+                              KernelArg::output(op.getY())};
+  for (KernelArg &a : matmulGeometry(op.getA(), op.getB()).args())
+    args.push_back(a);
+  return calls({call("matmul", {t}, kLinalg, std::move(args))});
+}
+
+/// Zero-point arguments: the pointer (or null) and how many values it has.
+std::pair<KernelArg, KernelArg> zeroPoint(Value zp) {
+  if (isNone(zp))
+    return {KernelArg::null(), KernelArg::i(0)};
+  return {KernelArg::input(zp), KernelArg::i(numel(zp))};
+}
+
+/// MatMulInteger, and QLinearMatMul's first half: int32 accumulation into
+/// `acc` (a result or the op's scratch).
+KernelCall matmulInteger(Value a, Value b, Value azp, Value bzp, KernelArg acc) {
+  auto [az, azn] = zeroPoint(azp);
+  auto [bz, bzn] = zeroPoint(bzp);
+  std::vector<KernelArg> args{KernelArg::input(a), KernelArg::input(b), az, azn, bz, bzn, acc};
+  for (KernelArg &g : matmulGeometry(a, b).args())
+    args.push_back(g);
+  return call("matmul_acc", {cppTypeName(eltOf(a)), cppTypeName(eltOf(b)), "int32_t"},
+              kLinalg, std::move(args));
+}
+
+FailureOr<OpLowering> lowerQLinearMatMul(QLinearMatMulOp op) {
+  int64_t bytes = numel(op.getY()) * 4;
+  int64_t n = shapeOf(op.getY()).back();
+  KernelCall mm = matmulInteger(op.getA(), op.getB(), op.getAZeroPoint(), op.getBZeroPoint(),
+                                KernelArg::scratch(bytes, "int32_t"));
+  KernelCall rq = call("requantize", {cppTypeName(eltOf(op.getY()))}, kQuant,
+                       {KernelArg::scratch(bytes, "int32_t"), KernelArg::input(op.getAScale()),
+                        KernelArg::input(op.getBScale()), KernelArg::i(numel(op.getBScale())),
+                        KernelArg::input(op.getYScale()), KernelArg::input(op.getYZeroPoint()),
+                        KernelArg::output(op.getY()), KernelArg::i(numel(op.getY()) / n),
+                        KernelArg::i(n), KernelArg::i(1)});
+  return calls({mm, rq});
+}
+
+/// ConvInteger and QLinearConv's first half: conv_acc into `acc`.
+FailureOr<KernelCall> convInteger(Operation *op, Value x, Value w, Value xzp, Value wzp,
+                                  Value bias, Value y, KernelArg acc) {
+  auto win = windowArgs(op, x, y, SmallVector<int64_t>(shapeOf(w).drop_front(2)), false);
+  if (failed(win))
+    return failure();
+  auto [wz, wzn] = zeroPoint(wzp);
+  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w), inputOrNull(xzp),
+                              wz, wzn, bias ? inputOrNull(bias) : KernelArg::null(), acc};
+  args.insert(args.end(), win->begin(), win->end());
+  auto group = op->getAttrOfType<IntegerAttr>("group");
+  args.push_back(KernelArg::i(group ? group.getInt() : 1));
+  return call("conv_acc", {cppTypeName(eltOf(x)), cppTypeName(eltOf(w)), "int32_t"}, kConv,
+              std::move(args));
+}
+
+FailureOr<OpLowering> lowerQLinearConv(QLinearConvOp op) {
+  int64_t bytes = numel(op.getY()) * 4;
+  auto conv = convInteger(op, op.getX(), op.getW(), op.getXZeroPoint(), op.getWZeroPoint(),
+                          op.getB(), op.getY(), KernelArg::scratch(bytes, "int32_t"));
+  if (failed(conv))
+    return failure();
+  auto ys = shapeOf(op.getY());
+  KernelCall rq = call("requantize", {cppTypeName(eltOf(op.getY()))}, kQuant,
+                       {KernelArg::scratch(bytes, "int32_t"), KernelArg::input(op.getXScale()),
+                        KernelArg::input(op.getWScale()), KernelArg::i(numel(op.getWScale())),
+                        KernelArg::input(op.getYScale()), KernelArg::input(op.getYZeroPoint()),
+                        KernelArg::output(op.getY()), KernelArg::i(ys[0]), KernelArg::i(ys[1]),
+                        KernelArg::i(prod(ys.drop_front(2)))});
+  return calls({*conv, rq});
+}
+
+/// QuantizeLinear / DequantizeLinear: per tensor, or per `axis` when the
+/// scale is 1-D with more than one value.
+FailureOr<OpLowering> lowerQuantizeLike(Operation *op, bool quantize) {
+  Value x = op->getOperand(0), scale = op->getOperand(1), zp = op->getOperand(2);
+  auto xs = shapeOf(x);
+  int64_t count = numel(scale), outer = 1, axisDim = 1, inner = numel(x);
+  if (count > 1) {
+    auto axis = normalizeAxis(op, op->getAttrOfType<IntegerAttr>("axis").getInt(),
+                              xs.size(), "axis");
+    if (failed(axis))
+      return failure();
+    if (xs[*axis] != count)
+      return op->emitError() << "scale has " << count << " values for an axis of "
+                             << xs[*axis];
+    outer = prod(xs.take_front(*axis));
+    axisDim = xs[*axis];
+    inner = prod(xs.drop_front(*axis + 1));
+  }
+  std::string tx = cppTypeName(eltOf(x)), ty = cppTypeName(eltOf(op->getResult(0)));
+  if (quantize && ty != "uint8_t" && ty != "int8_t")
+    return unsupported(op, "quantizing to " + ty + " is not supported");
+  return calls({call(quantize ? "quantize_linear" : "dequantize_linear", {tx, ty}, kQuant,
+                     {KernelArg::input(x), KernelArg::input(scale), inputOrNull(zp),
+                      KernelArg::output(op->getResult(0)), KernelArg::i(outer),
+                      KernelArg::i(axisDim), KernelArg::i(inner), KernelArg::i(count)})});
 }
 
 FailureOr<OpLowering> lowerGemm(GemmOp op, std::string t) {
@@ -460,13 +573,46 @@ FailureOr<OpLowering> lowerArgReduce(Operation *op, std::string t, bool isMax) {
                       KernelArg::i(last ? last.getInt() : 0)})});
 }
 
+FailureOr<OpLowering> lowerEinsum(EinsumOp op, std::string t) {
+  auto g = resolveEinsum(op);
+  if (failed(g))
+    return failure();
+  if (op.getInputs().size() > 2)
+    return unsupported(op, "Einsum with more than two operands is not supported");
+  int64_t nl = g->labelSizes.size();
+  auto labelStrides = [&](ArrayRef<int64_t> labels, ArrayRef<int64_t> shape) {
+    SmallVector<int64_t> st(nl, 0);
+    int64_t s = 1;
+    for (int64_t d = labels.size() - 1; d >= 0; --d) {
+      st[labels[d]] += s;
+      s *= shape[d];
+    }
+    return st;
+  };
+  SmallVector<int64_t> ys;
+  for (int64_t l : g->outputLabels)
+    ys.push_back(g->labelSizes[l]);
+  Value a = op.getInputs()[0];
+  Value b = op.getInputs().size() > 1 ? op.getInputs()[1] : Value();
+  SmallVector<int64_t> as = labelStrides(g->operandLabels[0], shapeOf(a));
+  SmallVector<int64_t> bs = b ? labelStrides(g->operandLabels[1], shapeOf(b))
+                              : SmallVector<int64_t>(nl, 0);
+  return calls({call("einsum", {t}, kLinalg,
+                     {KernelArg::input(a), b ? KernelArg::input(b) : KernelArg::null(),
+                      KernelArg::output(op.getOutput()), KernelArg::i(nl),
+                      KernelArg::array(g->labelSizes), KernelArg::array(as),
+                      KernelArg::array(bs), KernelArg::array(labelStrides(g->outputLabels, ys)),
+                      KernelArg::i(prod(ys))})});
+}
+
 FailureOr<OpLowering> lowerRecurrent(Operation *op, std::string t, bool isLstm) {
   Value x = op->getOperand(0);
   auto xs = shapeOf(x), ws = shapeOf(op->getOperand(1));
   auto layoutAttr = op->getAttrOfType<IntegerAttr>("layout");
   int64_t layout = layoutAttr ? layoutAttr.getInt() : 0;
   int64_t seq = xs[layout ? 1 : 0], batch = xs[layout ? 0 : 1], input = xs[2];
-  int64_t hidden = ws[1] / (isLstm ? 4 : 3);
+  const bool isRnn = isa<RNNOp>(op);
+  int64_t hidden = ws[1] / (isLstm ? 4 : isRnn ? 1 : 3);
   StringRef dir = op->getAttrOfType<StringAttr>("direction")
                       ? op->getAttrOfType<StringAttr>("direction").getValue()
                       : "forward";
@@ -487,14 +633,13 @@ FailureOr<OpLowering> lowerRecurrent(Operation *op, std::string t, bool isLstm) 
   for (int64_t v : {seq, batch, input, hidden, direction, layout})
     args.push_back(KernelArg::i(v));
   args.push_back(KernelArg::f(clip));
-  if (!isLstm) {
+  if (!isLstm && !isRnn) {
     auto lbr = op->getAttrOfType<IntegerAttr>("linear_before_reset");
     args.push_back(KernelArg::i(lbr ? lbr.getInt() : 0));
   }
-  args.push_back(KernelArg::scratch(6 * hidden * (int64_t)sizeof(float) *
-                                        (t == "double" ? 2 : 1),
-                                    t));
-  return calls({call(isLstm ? "lstm" : "gru", {t, lensType}, kRnn, std::move(args))});
+  args.push_back(KernelArg::scratch((isRnn ? 2 : 6) * hidden * (t == "double" ? 8 : 4), t));
+  return calls({call(isLstm ? "lstm" : isRnn ? "rnn" : "gru", {t, lensType}, kRnn,
+                     std::move(args))});
 }
 
 FailureOr<OpLowering> lowerConcat(ConcatOp op, std::string t) {
@@ -904,7 +1049,60 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
       .Case<ArgMaxOp>([&](Operation *o) { return lowerArgReduce(o, t, true); })
       .Case<ArgMinOp>([&](Operation *o) { return lowerArgReduce(o, t, false); })
       .Case<LSTMOp>([&](Operation *o) { return lowerRecurrent(o, t, true); })
-      .Case<GRUOp>([&](Operation *o) { return lowerRecurrent(o, t, false); })
+      .Case<GRUOp, RNNOp>([&](Operation *o) { return lowerRecurrent(o, t, false); })
+      .Case<EinsumOp>([&](EinsumOp o) { return lowerEinsum(o, t); })
+      .Case<DetOp>([&](DetOp o) {
+        auto xs = shapeOf(o.getX());
+        int64_t n = xs.back();
+        return calls({call("det", {t}, kLinalg,
+                           {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
+                            KernelArg::i(prod(xs.drop_back(2))), KernelArg::i(n),
+                            KernelArg::scratch(n * n * 8, "double")})});
+      })
+      .Case<InstanceNormalizationOp>([&](InstanceNormalizationOp o) {
+        auto xs = shapeOf(o.getInput());
+        return calls({call("instance_norm", {t}, kNorm,
+                           {KernelArg::input(o.getInput()), KernelArg::input(o.getScale()),
+                            KernelArg::input(o.getB()), KernelArg::output(o.getOutput()),
+                            KernelArg::i(xs[0]), KernelArg::i(xs[1]),
+                            KernelArg::i(prod(xs.drop_front(2))),
+                            KernelArg::f(o.getEpsilon().convertToFloat())})});
+      })
+      .Case<LRNOp>([&](LRNOp o) {
+        auto xs = shapeOf(o.getX());
+        return calls({call("lrn", {t}, kNorm,
+                           {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
+                            KernelArg::i(xs[0]), KernelArg::i(xs[1]),
+                            KernelArg::i(prod(xs.drop_front(2))),
+                            KernelArg::f(o.getAlpha().convertToFloat()),
+                            KernelArg::f(o.getBeta().convertToFloat()),
+                            KernelArg::f(o.getBias().convertToFloat()), KernelArg::i(o.getSize())})});
+      })
+      .Case<MaxUnpoolOp>([&](MaxUnpoolOp o) {
+        auto xs = shapeOf(o.getX());
+        size_t n = xs.size() - 2;
+        ArrayRef<int64_t> k = o.getKernelShape();
+        SmallVector<int64_t> pads(2 * n, 0), strides(n, 1);
+        if (auto p = o.getPads())
+          pads.assign(p->begin(), p->end());
+        if (auto s = o.getStrides())
+          strides.assign(s->begin(), s->end());
+        SmallVector<int64_t> pool{xs[0], xs[1]};
+        for (size_t i = 0; i < n; ++i)
+          pool.push_back((xs[i + 2] - 1) * strides[i] + k[i] - pads[i] - pads[i + n]);
+        return calls({call("max_unpool", {t, cppTypeName(eltOf(o.getI()))}, kConv,
+                           {KernelArg::input(o.getX()), KernelArg::input(o.getI()),
+                            KernelArg::output(o.getOutput()), KernelArg::i(xs.size()),
+                            KernelArg::array(pool), KernelArg::array(shapeOf(o.getOutput())),
+                            KernelArg::i(numel(o.getX()))})});
+      })
+      .Case<HannWindowOp, HammingWindowOp, BlackmanWindowOp>([&](Operation *o) {
+        auto p = o->getAttrOfType<IntegerAttr>("periodic");
+        int64_t kind = isa<HannWindowOp>(o) ? 0 : isa<HammingWindowOp>(o) ? 1 : 2;
+        return calls({call("window", {cppTypeName(eltOf(o->getResult(0)))}, kElementwise,
+                           {KernelArg::output(o->getResult(0)), KernelArg::i(numel(o->getResult(0))),
+                            KernelArg::i(kind), KernelArg::i(p ? p.getInt() : 1)})});
+      })
       .Case<TransposeOp>([&](TransposeOp o) {
         auto xs = shapeOf(o.getData());
         return calls({call("transpose", {t}, kTensor,
@@ -1007,6 +1205,30 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
         return lowerConvTranspose(o, t);
       })
       .Case<ResizeOp>([&](ResizeOp o) { return lowerResize(o, t); })
+      .Case<QuantizeLinearOp>([&](Operation *o) { return lowerQuantizeLike(o, true); })
+      .Case<DequantizeLinearOp>([&](Operation *o) { return lowerQuantizeLike(o, false); })
+      .Case<DynamicQuantizeLinearOp>([&](DynamicQuantizeLinearOp o) -> FailureOr<OpLowering> {
+        if (t != "float")
+          return unsupported(o, "DynamicQuantizeLinear on " + t + " is not supported");
+        KernelCall c = call("dynamic_quantize_linear", {}, kQuant,
+                            {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
+                             KernelArg::output(o.getYScale()),
+                             KernelArg::output(o.getYZeroPoint()), KernelArg::i(numel(o.getX()))});
+        return calls({c});
+      })
+      .Case<MatMulIntegerOp>([&](MatMulIntegerOp o) {
+        return calls({matmulInteger(o.getA(), o.getB(), o.getAZeroPoint(), o.getBZeroPoint(),
+                                    KernelArg::output(o.getY()))});
+      })
+      .Case<QLinearMatMulOp>([&](QLinearMatMulOp o) { return lowerQLinearMatMul(o); })
+      .Case<ConvIntegerOp>([&](ConvIntegerOp o) -> FailureOr<OpLowering> {
+        auto c = convInteger(o, o.getX(), o.getW(), o.getXZeroPoint(), o.getWZeroPoint(),
+                             nullptr, o.getY(), KernelArg::output(o.getY()));
+        if (failed(c))
+          return failure();
+        return calls({*c});
+      })
+      .Case<QLinearConvOp>([&](QLinearConvOp o) { return lowerQLinearConv(o); })
       .Case<NegativeLogLikelihoodLossOp>([&](NegativeLogLikelihoodLossOp o) {
         return calls({nllCall(o, o.getInput(), KernelArg::input(o.getInput()), o.getTarget(),
                               o.getWeight(), o.getLoss(), t)});

@@ -370,7 +370,48 @@ LogicalResult legacyPRelu(NodeImport &n) {
   return success();
 }
 
+/// MeanVarianceNormalization is its ONNX function:
+/// (X - E[X]) / (sqrt(E[X^2] - E[X]^2) + 1e-9), E over `axes`.
+LogicalResult meanVarianceNormalization(NodeImport &n) {
+  auto axes = dyn_cast_or_null<DenseI64ArrayAttr>(n.takeAttr("axes"));
+  SmallVector<int64_t> ax = axes ? SmallVector<int64_t>(axes.asArrayRef())
+                                 : SmallVector<int64_t>{0, 2, 3};
+  auto reduce = [&](Value v) {
+    return n.build1("ReduceMean", {v},
+                    {n.builder.getNamedAttr("axes", n.builder.getDenseI64ArrayAttr(ax))});
+  };
+  Value x = n.input(0);
+  auto mean = reduce(x);
+  auto sq = n.build1("Mul", {x, x});
+  if (failed(mean) || failed(sq))
+    return failure();
+  auto meanSq = reduce(*sq);
+  auto sqMean = n.build1("Mul", {*mean, *mean});
+  if (failed(meanSq) || failed(sqMean))
+    return failure();
+  auto var = n.build1("Sub", {*meanSq, *sqMean});
+  if (failed(var))
+    return failure();
+  auto std = n.build1("Sqrt", {*var});
+  Type elt = cast<ShapedType>(x.getType()).getElementType();
+  auto ft = dyn_cast<FloatType>(elt);
+  if (failed(std) || !ft)
+    return emitError(n.loc) << "MeanVarianceNormalization needs a float input";
+  Value eps = n.constant(DenseElementsAttr::get(RankedTensorType::get({}, elt),
+                                                APFloat(ft.getFloatSemantics(), "1e-9")));
+  auto denom = n.build1("Add", {*std, eps});
+  auto centered = n.build1("Sub", {x, *mean});
+  if (failed(denom) || failed(centered))
+    return failure();
+  auto y = n.build1("Div", {*centered, *denom});
+  if (failed(y))
+    return failure();
+  n.replacedOutputs = {*y};
+  return success();
+}
+
 const Handler kHandlers[] = {
+    {"MeanVarianceNormalization", 1, meanVarianceNormalization},
     {"PRelu", 1, legacyPRelu},
     {"PRelu", 7, nullptr},
     {"CastLike", 15, castLike},
@@ -457,8 +498,9 @@ LogicalResult applyOpsetHandler(NodeImport &n) {
 }
 
 const std::vector<std::string> &opsExpandedAtImport() {
-  static const std::vector<std::string> ops = {"CastLike", "DepthToSpace", "Scatter",
-                                               "SpaceToDepth", "Upsample"};
+  static const std::vector<std::string> ops = {
+      "CastLike", "DepthToSpace", "MeanVarianceNormalization", "Scatter", "SpaceToDepth",
+      "Upsample"};
   return ops;
 }
 
@@ -472,7 +514,9 @@ unsigned dialectOperandCount(StringRef op) {
       {"LSTM", 8},  {"GRU", 6},   {"Slice", 5},  {"Pad", 4},
       {"Squeeze", 2}, {"Split", 2}, {"LayerNormalization", 3},
       {"ConvTranspose", 3}, {"Resize", 4}, {"Trilu", 2},
-      {"NegativeLogLikelihoodLoss", 3}, {"SoftmaxCrossEntropyLoss", 3}};
+      {"NegativeLogLikelihoodLoss", 3}, {"SoftmaxCrossEntropyLoss", 3},
+      {"QuantizeLinear", 3}, {"DequantizeLinear", 3}, {"MatMulInteger", 4},
+      {"ConvInteger", 4}, {"QLinearConv", 9}, {"RNN", 6}, {"MaxUnpool", 3}};
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;
 }
@@ -480,7 +524,7 @@ unsigned dialectOperandCount(StringRef op) {
 unsigned dialectResultCount(StringRef op) {
   static const llvm::StringMap<unsigned> kCounts = {
       {"MaxPool", 2}, {"Dropout", 2}, {"LayerNormalization", 3},
-      {"LSTM", 3},    {"GRU", 2}, {"SoftmaxCrossEntropyLoss", 2}};
+      {"LSTM", 3},    {"GRU", 2}, {"SoftmaxCrossEntropyLoss", 2}, {"RNN", 2}};
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;
 }

@@ -7,6 +7,7 @@
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/reference/linalg.h"
 #include "onnxc_rt/kernels/reference/norm.h"
+#include "onnxc_rt/kernels/reference/quant.h"
 #include "onnxc_rt/kernels/reference/reduce.h"
 #include "onnxc_rt/kernels/reference/resize.h"
 #include "onnxc_rt/kernels/reference/rnn.h"

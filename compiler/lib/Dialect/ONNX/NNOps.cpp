@@ -17,40 +17,82 @@ static RankedTensorType staticNCX(Operation *op, Value x) {
   return t;
 }
 
-LogicalResult ConvOp::inferShapes() {
-  auto x = staticNCX(getOperation(), getX());
-  auto w = dyn_cast<RankedTensorType>(getW().getType());
-  Type elt = elementTypeOf(getX());
+/// Conv, ConvInteger and QLinearConv share one shape rule; `bias` may be null.
+static LogicalResult inferConvLike(Operation *op, Value xv, Value wv, Value bias,
+                                   Type elt) {
+  auto x = staticNCX(op, xv);
+  auto w = dyn_cast<RankedTensorType>(wv.getType());
   if (!x || !w || !w.hasStaticShape()) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    op->getResult(0).setType(UnrankedTensorType::get(elt));
     return success();
   }
+  auto groupAttr = op->getAttrOfType<IntegerAttr>("group");
+  int64_t group = groupAttr ? groupAttr.getInt() : 1;
   if (w.getRank() != x.getRank())
-    return emitError() << "weights " << w << " and input " << x
-                       << " differ in rank";
-  int64_t group = getGroup();
+    return op->emitError() << "weights " << w << " and input " << x
+                           << " differ in rank";
   if (group < 1 || x.getDimSize(1) % group != 0 ||
       w.getDimSize(0) % group != 0 || x.getDimSize(1) / group != w.getDimSize(1))
-    return emitError() << "input channels (" << x.getDimSize(1)
-                       << ") do not match weights " << w << " with group "
-                       << group;
+    return op->emitError() << "input channels (" << x.getDimSize(1)
+                           << ") do not match weights " << w << " with group "
+                           << group;
   SmallVector<int64_t> kernel(w.getShape().drop_front(2));
-  if (auto ks = getKernelShape())
-    if (ArrayRef<int64_t>(*ks) != ArrayRef<int64_t>(kernel))
-      return emitError("kernel_shape does not match the weights");
-  if (!isNone(getB())) {
-    auto b = dyn_cast<RankedTensorType>(getB().getType());
+  if (auto ks = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape"))
+    if (ks.asArrayRef() != ArrayRef<int64_t>(kernel))
+      return op->emitError("kernel_shape does not match the weights");
+  if (bias && !isNone(bias)) {
+    auto b = dyn_cast<RankedTensorType>(bias.getType());
     if (b && (b.getRank() != 1 || b.getDimSize(0) != w.getDimSize(0)))
-      return emitError() << "bias " << b << " must be 1-D of size "
-                         << w.getDimSize(0);
+      return op->emitError() << "bias " << b << " must be 1-D of size "
+                             << w.getDimSize(0);
   }
-  auto g = resolveWindow(getOperation(), x.getShape().drop_front(2), kernel,
-                         /*ceilMode=*/false);
+  auto g = resolveWindow(op, x.getShape().drop_front(2), kernel, /*ceilMode=*/false);
   if (failed(g))
     return failure();
   SmallVector<int64_t> out{x.getDimSize(0), w.getDimSize(0)};
   out.append(g->outSpatial);
-  setResultType(getOperation(), 0, out, elt);
+  setResultType(op, 0, out, elt);
+  return success();
+}
+
+LogicalResult ConvOp::inferShapes() {
+  return inferConvLike(getOperation(), getX(), getW(), getB(), elementTypeOf(getX()));
+}
+
+LogicalResult ConvIntegerOp::inferShapes() {
+  return inferConvLike(getOperation(), getX(), getW(), nullptr,
+                       IntegerType::get(getContext(), 32));
+}
+
+LogicalResult QLinearConvOp::inferShapes() {
+  return inferConvLike(getOperation(), getX(), getW(), getB(),
+                       elementTypeOf(getYZeroPoint()));
+}
+
+LogicalResult QuantizeLinearOp::inferShapes() {
+  Type q = isNone(getYZeroPoint()) ? Type(IntegerType::get(getContext(), 8, IntegerType::Unsigned))
+                                   : elementTypeOf(getYZeroPoint());
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  getOperation()->getResult(0).setType(x ? Type(RankedTensorType::get(x.getShape(), q))
+                                         : Type(UnrankedTensorType::get(q)));
+  return success();
+}
+
+LogicalResult DequantizeLinearOp::inferShapes() {
+  Type f = elementTypeOf(getXScale());
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  getOperation()->getResult(0).setType(x ? Type(RankedTensorType::get(x.getShape(), f))
+                                         : Type(UnrankedTensorType::get(f)));
+  return success();
+}
+
+LogicalResult DynamicQuantizeLinearOp::inferShapes() {
+  Type u8 = IntegerType::get(getContext(), 8, IntegerType::Unsigned);
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  getOperation()->getResult(0).setType(x ? Type(RankedTensorType::get(x.getShape(), u8))
+                                         : Type(UnrankedTensorType::get(u8)));
+  setResultType(getOperation(), 1, {}, Float32Type::get(getContext()));
+  setResultType(getOperation(), 2, {}, u8);
   return success();
 }
 
@@ -438,6 +480,38 @@ LogicalResult LSTMOp::verify() {
 }
 
 LogicalResult GRUOp::inferShapes() { return inferRecurrent(getOperation(), 3); }
+LogicalResult RNNOp::inferShapes() { return inferRecurrent(getOperation(), 1); }
+LogicalResult RNNOp::verify() { return verifyActivations(getOperation(), {"Tanh"}); }
+
+LogicalResult MaxUnpoolOp::inferShapes() {
+  Type elt = elementTypeOf(getX());
+  auto x = staticNCX(getOperation(), getX());
+  if (!x) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  if (!isNone(getOutputShape())) {
+    auto s = getConstantInts(getOutputShape());
+    if (!s) {
+      setResultType(getOperation(), 0, SmallVector<int64_t>(x.getRank(), ShapedType::kDynamic), elt);
+      return success();
+    }
+    setResultType(getOperation(), 0, *s, elt);
+    return success();
+  }
+  size_t n = x.getRank() - 2;
+  ArrayRef<int64_t> k = getKernelShape();
+  SmallVector<int64_t> pads(2 * n, 0), strides(n, 1);
+  if (auto p = getPads())
+    pads.assign(p->begin(), p->end());
+  if (auto s = getStrides())
+    strides.assign(s->begin(), s->end());
+  SmallVector<int64_t> out{x.getDimSize(0), x.getDimSize(1)};
+  for (size_t i = 0; i < n; ++i)
+    out.push_back((x.getDimSize(i + 2) - 1) * strides[i] + k[i] - pads[i] - pads[i + n]);
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
 LogicalResult GRUOp::verify() {
   return verifyActivations(getOperation(), {"Sigmoid", "Tanh"});
 }

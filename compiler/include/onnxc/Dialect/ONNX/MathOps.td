@@ -148,6 +148,35 @@ def ONNX_GemmOp : ONNX_Op<"Gemm"> {
   let results = (outs AnyTensor:$Y);
 }
 
+def ONNX_EinsumOp : ONNX_Op<"Einsum"> {
+  let summary = "Einstein summation over one or two operands (explicit or implicit output)";
+  let arguments = (ins Variadic<AnyTensor>:$Inputs, StrAttr:$equation);
+  let results = (outs AnyTensor:$Output);
+}
+
+def ONNX_DetOp : ONNX_Op<"Det"> {
+  let summary = "determinant of the trailing square matrices";
+  let arguments = (ins AnyTensor:$X);
+  let results = (outs AnyTensor:$Y);
+}
+
+// Window functions (opset 17): the size is a scalar input.
+class ONNX_WindowOp<string mnemonic, string summaryText> : ONNX_Op<mnemonic> {
+  let summary = summaryText;
+  let arguments = (ins AnyTensor:$size, DefaultValuedAttr<I64Attr, "1">:$output_datatype,
+                   DefaultValuedAttr<I64Attr, "1">:$periodic);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferWindow(getOperation());
+    }
+  }];
+}
+def ONNX_HannWindowOp : ONNX_WindowOp<"HannWindow", "0.5 - 0.5 cos(2 pi n / N)">;
+def ONNX_HammingWindowOp : ONNX_WindowOp<"HammingWindow", "25/46 - 21/46 cos(2 pi n / N)">;
+def ONNX_BlackmanWindowOp : ONNX_WindowOp<"BlackmanWindow",
+                                          "0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N)">;
+
 //===-- Reductions (opset 13 form: axes attribute; ReduceSum axes input) --===//
 // The importer converts every opset to this form: `axes` is an attribute and
 // an empty list means "all axes" unless noop_with_empty_axes is set.

@@ -153,6 +153,120 @@ def ONNX_SoftmaxCrossEntropyLossOp : ONNX_Op<"SoftmaxCrossEntropyLoss"> {
   let results = (outs AnyTensor:$output, ONNX_TensorOrNone:$log_prob);
 }
 
+def ONNX_InstanceNormalizationOp : ONNX_Op<"InstanceNormalization"> {
+  let summary = "per (n, c) normalization over the spatial dims, then scale and B per channel";
+  let arguments = (ins AnyTensor:$input, AnyTensor:$scale, AnyTensor:$B,
+                   DefaultValuedAttr<F32Attr, "1e-05">:$epsilon);
+  let results = (outs AnyTensor:$output);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferSameAsOperand(getOperation(), 0);
+    }
+  }];
+}
+
+def ONNX_LRNOp : ONNX_Op<"LRN"> {
+  let summary = "local response normalization across channels";
+  let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "0.0001">:$alpha,
+                   DefaultValuedAttr<F32Attr, "0.75">:$beta,
+                   DefaultValuedAttr<F32Attr, "1.0">:$bias, I64Attr:$size);
+  let results = (outs AnyTensor:$Y);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferSameAsOperand(getOperation(), 0);
+    }
+  }];
+}
+
+def ONNX_MaxUnpoolOp : ONNX_Op<"MaxUnpool"> {
+  let summary = "scatter X to the positions in I of a zero tensor (MaxPool's inverse)";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$I, ONNX_TensorOrNone:$output_shape,
+                   DenseI64ArrayAttr:$kernel_shape, OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_RNNOp : ONNX_Op<"RNN"> {
+  let summary = "simple RNN layer (tanh), forward/reverse/bidirectional (opset 14)";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$W, AnyTensor:$R,
+                   ONNX_TensorOrNone:$B, ONNX_TensorOrNone:$sequence_lens,
+                   ONNX_TensorOrNone:$initial_h,
+                   OptionalAttr<DenseF32ArrayAttr>:$activation_alpha,
+                   OptionalAttr<DenseF32ArrayAttr>:$activation_beta,
+                   OptionalAttr<StrArrayAttr>:$activations,
+                   OptionalAttr<F32Attr>:$clip,
+                   DefaultValuedAttr<StrAttr, "\"forward\"">:$direction,
+                   OptionalAttr<I64Attr>:$hidden_size,
+                   DefaultValuedAttr<I64Attr, "0">:$layout);
+  let results = (outs ONNX_TensorOrNone:$Y, ONNX_TensorOrNone:$Y_h);
+  let hasVerifier = 1;
+}
+
+//===-- Quantization -----------------------------------------------------===//
+
+def ONNX_QuantizeLinearOp : ONNX_Op<"QuantizeLinear"> {
+  let summary = "y = saturate(round(x / scale) + zero_point), per tensor or per axis";
+  let arguments = (ins AnyTensor:$x, AnyTensor:$y_scale, ONNX_TensorOrNone:$y_zero_point,
+                   DefaultValuedAttr<I64Attr, "1">:$axis,
+                   DefaultValuedAttr<I64Attr, "1">:$saturate);
+  let results = (outs AnyTensor:$y);
+}
+
+def ONNX_DequantizeLinearOp : ONNX_Op<"DequantizeLinear"> {
+  let summary = "y = (x - zero_point) * scale, per tensor or per axis";
+  let arguments = (ins AnyTensor:$x, AnyTensor:$x_scale, ONNX_TensorOrNone:$x_zero_point,
+                   DefaultValuedAttr<I64Attr, "1">:$axis);
+  let results = (outs AnyTensor:$y);
+}
+
+def ONNX_DynamicQuantizeLinearOp : ONNX_Op<"DynamicQuantizeLinear"> {
+  let summary = "uint8 quantization with scale and zero point from x's range";
+  let arguments = (ins AnyTensor:$x);
+  let results = (outs AnyTensor:$y, AnyTensor:$y_scale, AnyTensor:$y_zero_point);
+}
+
+def ONNX_MatMulIntegerOp : ONNX_Op<"MatMulInteger"> {
+  let summary = "int32 (A - a_zero_point) x (B - b_zero_point), numpy.matmul rules";
+  let arguments = (ins AnyTensor:$A, AnyTensor:$B, ONNX_TensorOrNone:$a_zero_point,
+                   ONNX_TensorOrNone:$b_zero_point);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_ConvIntegerOp : ONNX_Op<"ConvInteger"> {
+  let summary = "int32 convolution of (x - x_zero_point) and (w - w_zero_point)";
+  let arguments = (ins AnyTensor:$x, AnyTensor:$w, ONNX_TensorOrNone:$x_zero_point,
+                   ONNX_TensorOrNone:$w_zero_point,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs AnyTensor:$y);
+}
+
+def ONNX_QLinearMatMulOp : ONNX_Op<"QLinearMatMul"> {
+  let summary = "quantized MatMul: int32 accumulation, then requantized to y's scale";
+  let arguments = (ins AnyTensor:$a, AnyTensor:$a_scale, AnyTensor:$a_zero_point,
+                   AnyTensor:$b, AnyTensor:$b_scale, AnyTensor:$b_zero_point,
+                   AnyTensor:$y_scale, AnyTensor:$y_zero_point);
+  let results = (outs AnyTensor:$y);
+}
+
+def ONNX_QLinearConvOp : ONNX_Op<"QLinearConv"> {
+  let summary = "quantized Conv: int32 accumulation (+ int32 bias), then requantized";
+  let arguments = (ins AnyTensor:$x, AnyTensor:$x_scale, AnyTensor:$x_zero_point,
+                   AnyTensor:$w, AnyTensor:$w_scale, AnyTensor:$w_zero_point,
+                   AnyTensor:$y_scale, AnyTensor:$y_zero_point, ONNX_TensorOrNone:$B,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs AnyTensor:$y);
+}
+
 // Recurrent layers (opset 14). Gates follow the ONNX equations exactly;
 // activations are limited to the defaults (checked by the verifier).
 def ONNX_LSTMOp : ONNX_Op<"LSTM"> {

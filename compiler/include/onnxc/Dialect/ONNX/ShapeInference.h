@@ -15,6 +15,18 @@ mlir::LogicalResult inferSameAsOperand(mlir::Operation *op, unsigned operand);
 mlir::LogicalResult inferBroadcast(mlir::Operation *op, bool boolResult);
 mlir::LogicalResult inferReduce(mlir::Operation *op);
 mlir::LogicalResult inferArgReduce(mlir::Operation *op);
+/// Window functions: 1-D of the (constant) size, of output_datatype.
+mlir::LogicalResult inferWindow(mlir::Operation *op);
+
+/// An Einsum equation resolved against static operand shapes: every label's
+/// size, and per operand and for the output the label of each dim.
+struct EinsumGeometry {
+  llvm::SmallVector<int64_t> labelSizes;
+  llvm::SmallVector<llvm::SmallVector<int64_t>> operandLabels;
+  llvm::SmallVector<int64_t> outputLabels;
+};
+mlir::FailureOr<EinsumGeometry> resolveEinsum(mlir::Operation *op);
+
 /// Result 0 is bool with operand `operand`'s shape.
 mlir::LogicalResult inferBoolLike(mlir::Operation *op, unsigned operand);
 

@@ -83,10 +83,15 @@ inline bool next_position(int64_t rank, const int64_t *out_spatial, int64_t *pos
 }
 } // namespace detail
 
-/// Y = conv(X, W) + B with groups. W is (M, C/group, kernel...). B may be null.
-template <typename T>
-void conv(const T *x, const T *w, const T *bias, T *y, ONNXC_WINDOW_PARAMS,
-          int64_t group) {
+/// Y = conv(X - x_zp, W - w_zp) + B with groups, accumulated in TAcc. W is
+/// (M, C/group, kernel...). B may be null. Zero points (may be null) are a
+/// scalar for X and a scalar or one per output channel (w_zp_count) for W:
+/// the integer convolutions (ConvInteger, QLinearConv) and the float one
+/// (no zero points) are this one loop.
+template <typename TX, typename TW, typename TAcc>
+void conv_acc(const TX *x, const TW *w, const TX *x_zp, const TW *w_zp,
+              int64_t w_zp_count, const TAcc *bias, TAcc *y, ONNXC_WINDOW_PARAMS,
+              int64_t group) {
   const ONNXC_WINDOW_SHAPE;
   const int64_t n = s.in[0], c = s.in[1], m = s.out[1];
   const int64_t cg = c / group, mg = m / group;
@@ -96,22 +101,32 @@ void conv(const T *x, const T *w, const T *bias, T *y, ONNXC_WINDOW_PARAMS,
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t oc = 0; oc < m; ++oc) {
       const int64_t g = oc / mg;
-      T *yp = y + (b * m + oc) * out_sp;
+      const TAcc xz = x_zp ? TAcc(*x_zp) : TAcc(0);
+      const TAcc wz = w_zp ? TAcc(w_zp[w_zp_count > 1 ? oc : 0]) : TAcc(0);
+      TAcc *yp = y + (b * m + oc) * out_sp;
       int64_t pos[kMaxRank] = {};
       int64_t o = 0;
       do {
-        T acc = bias ? bias[oc] : T(0);
+        TAcc acc = bias ? bias[oc] : TAcc(0);
         for (int64_t ic = 0; ic < cg; ++ic) {
-          const T *xp = x + (b * c + g * cg + ic) * in_sp;
-          const T *wp = w + (oc * cg + ic) * ksize;
+          const TX *xp = x + (b * c + g * cg + ic) * in_sp;
+          const TW *wp = w + (oc * cg + ic) * ksize;
           detail::for_window(s, pos, [&](int64_t ioff, int64_t koff) {
-            acc += xp[ioff] * wp[koff];
+            acc += (TAcc(xp[ioff]) - xz) * (TAcc(wp[koff]) - wz);
           }, nullptr);
         }
         yp[o++] = acc;
       } while (detail::next_position(s.rank, s.out + 2, pos));
     }
   }
+}
+
+/// Float convolution: conv_acc without zero points.
+template <typename T>
+void conv(const T *x, const T *w, const T *bias, T *y, ONNXC_WINDOW_PARAMS,
+          int64_t group) {
+  conv_acc<T, T, T>(x, w, nullptr, nullptr, 0, bias, y, rank, in_shape, out_shape,
+                    kernel, strides, pads_begin, pads_end, dilations, group);
 }
 
 /// Transposed convolution: every input element scatters through the
@@ -159,6 +174,35 @@ void conv_transpose(const T *x, const T *w, const T *bias, T *y, ONNXC_WINDOW_PA
         detail::next_position(s.rank, s.in + 2, pos);
       }
     }
+}
+
+/// MaxUnpool: y = 0, then x[i] goes to the position indices[i] names in the
+/// unpooled shape `pool_shape` (what the window formula gives), placed at
+/// the same coordinates of y's shape (output_shape may be larger).
+template <typename T, typename I>
+void max_unpool(const T *x, const I *indices, T *y, int64_t rank, const int64_t *pool_shape,
+                const int64_t *out_shape, int64_t n_in) {
+  const int64_t n_out = product(out_shape, rank), n_pool = product(pool_shape, rank);
+  for (int64_t i = 0; i < n_out; ++i)
+    y[i] = T(0);
+  for (int64_t i = 0; i < n_in; ++i) {
+    int64_t k = static_cast<int64_t>(indices[i]);
+    if (k < 0 || k >= n_pool)
+      continue;
+    int64_t coord[kMaxRank];
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      coord[d] = k % pool_shape[d];
+      k /= pool_shape[d];
+    }
+    int64_t off = 0;
+    bool inside = true;
+    for (int64_t d = 0; d < rank; ++d) {
+      inside &= coord[d] < out_shape[d];
+      off = off * out_shape[d] + coord[d];
+    }
+    if (inside)
+      y[off] = x[i];
+  }
 }
 
 /// Max pooling; `indices` (may be null) receives the flat index of the

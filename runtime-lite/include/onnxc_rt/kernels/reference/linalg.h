@@ -8,13 +8,17 @@
 namespace onnxc_rt {
 namespace ref {
 
-/// Y[b] = A[b] (MxK) * B[b] (KxN). The batch index space has `batch_rank`
-/// dims `batch_shape`; a_strides/b_strides give each operand's offset per
-/// batch dim in elements (0 where it is broadcast).
-template <typename T>
-void matmul(const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
-            int64_t batch_rank, const int64_t *batch_shape,
-            const int64_t *a_strides, const int64_t *b_strides) {
+/// Y[b] = (A[b] - a_zp) (MxK) * (B[b] - b_zp) (KxN), accumulated in TAcc.
+/// The batch index space has `batch_rank` dims `batch_shape`;
+/// a_strides/b_strides give each operand's offset per batch dim in elements
+/// (0 where it is broadcast). Zero points (may be null) are a scalar, or one
+/// per row of A (a_zp_count = M) / per column of B (b_zp_count = N). Float
+/// MatMul and MatMulInteger are this one loop.
+template <typename TA, typename TB, typename TAcc>
+void matmul_acc(const TA *a, const TB *b, const TA *a_zp, int64_t a_zp_count,
+                const TB *b_zp, int64_t b_zp_count, TAcc *y, int64_t m, int64_t k,
+                int64_t n, int64_t batch_rank, const int64_t *batch_shape,
+                const int64_t *a_strides, const int64_t *b_strides) {
   int64_t batches = product(batch_shape, batch_rank);
   if (batches == 0 || m == 0 || n == 0)
     return;
@@ -22,21 +26,32 @@ void matmul(const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
   int64_t off[2] = {0, 0};
   const int64_t *const strides[2] = {a_strides, b_strides};
   for (int64_t bi = 0; bi < batches; ++bi) {
-    const T *ab = a + off[0];
-    const T *bb = b + off[1];
-    T *yb = y + bi * m * n;
+    const TA *ab = a + off[0];
+    const TB *bb = b + off[1];
+    TAcc *yb = y + bi * m * n;
     for (int64_t i = 0; i < m; ++i) {
+      const TAcc az = a_zp ? TAcc(a_zp[a_zp_count > 1 ? i : 0]) : TAcc(0);
       for (int64_t j = 0; j < n; ++j)
-        yb[i * n + j] = T(0);
+        yb[i * n + j] = TAcc(0);
       for (int64_t p = 0; p < k; ++p) {
-        const T av = ab[i * k + p];
-        for (int64_t j = 0; j < n; ++j)
-          yb[i * n + j] += av * bb[p * n + j];
+        const TAcc av = TAcc(ab[i * k + p]) - az;
+        for (int64_t j = 0; j < n; ++j) {
+          const TAcc bz = b_zp ? TAcc(b_zp[b_zp_count > 1 ? j : 0]) : TAcc(0);
+          yb[i * n + j] += av * (TAcc(bb[p * n + j]) - bz);
+        }
       }
     }
     if (batch_rank > 0)
       it.next(off, strides);
   }
+}
+
+template <typename T>
+void matmul(const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
+            int64_t batch_rank, const int64_t *batch_shape,
+            const int64_t *a_strides, const int64_t *b_strides) {
+  matmul_acc<T, T, T>(a, b, nullptr, 0, nullptr, 0, y, m, k, n, batch_rank, batch_shape,
+                      a_strides, b_strides);
 }
 
 /// Y = alpha * op(A) * op(B) + beta * C. C (may be nullptr) is read as
@@ -59,6 +74,64 @@ void gemm(const T *a, const T *b, const T *c, T *y, int64_t m, int64_t n,
         v += T(beta) * c[i * c_stride_m + j * c_stride_n];
       y[i * n + j] = v;
     }
+  }
+}
+
+/// Einsum over one (b == null) or two operands: every combination of the
+/// `nlabels` label values (sizes) contributes a[.] * b[.] to y[.]; each
+/// operand reads with per-label strides (0 for labels it does not have,
+/// summed for repeated labels: diagonals).
+template <typename T>
+void einsum(const T *a, const T *b, T *y, int64_t nlabels, const int64_t *sizes,
+            const int64_t *a_strides, const int64_t *b_strides, const int64_t *y_strides,
+            int64_t y_size) {
+  for (int64_t i = 0; i < y_size; ++i)
+    y[i] = T(0);
+  if (product(sizes, nlabels) == 0)
+    return;
+  NdIndex it(nlabels, sizes);
+  int64_t off[3] = {0, 0, 0};
+  const int64_t *const strides[3] = {a_strides, b ? b_strides : a_strides, y_strides};
+  do {
+    y[off[2]] += b ? T(a[off[0]] * b[off[1]]) : a[off[0]];
+  } while (it.next(off, strides));
+}
+
+/// Determinants of `batch` n x n matrices by LU with partial pivoting in
+/// double; scratch holds n * n doubles.
+template <typename T>
+void det(const T *x, T *y, int64_t batch, int64_t n, double *scratch) {
+  for (int64_t bi = 0; bi < batch; ++bi) {
+    double *m = scratch;
+    for (int64_t i = 0; i < n * n; ++i)
+      m[i] = double(x[bi * n * n + i]);
+    double d = 1;
+    for (int64_t col = 0; col < n && d != 0; ++col) {
+      int64_t piv = col;
+      for (int64_t r = col + 1; r < n; ++r)
+        if ((m[r * n + col] < 0 ? -m[r * n + col] : m[r * n + col]) >
+            (m[piv * n + col] < 0 ? -m[piv * n + col] : m[piv * n + col]))
+          piv = r;
+      if (m[piv * n + col] == 0) {
+        d = 0;
+        break;
+      }
+      if (piv != col) {
+        for (int64_t k = 0; k < n; ++k) {
+          double t = m[col * n + k];
+          m[col * n + k] = m[piv * n + k];
+          m[piv * n + k] = t;
+        }
+        d = -d;
+      }
+      d *= m[col * n + col];
+      for (int64_t r = col + 1; r < n; ++r) {
+        const double f = m[r * n + col] / m[col * n + col];
+        for (int64_t k = col; k < n; ++k)
+          m[r * n + k] -= f * m[col * n + k];
+      }
+    }
+    y[bi] = T(d);
   }
 }
 

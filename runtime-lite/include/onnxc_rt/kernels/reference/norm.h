@@ -96,6 +96,48 @@ void softmax(const T *x, T *y, int64_t outer, int64_t axis_dim, int64_t inner,
     }
 }
 
+/// Instance norm: each (n, c) plane of `spatial` elements normalised, then
+/// scale[c] and bias[c].
+template <typename T>
+void instance_norm(const T *x, const T *scale, const T *bias, T *y, int64_t n,
+                   int64_t c, int64_t spatial, float epsilon) {
+  for (int64_t p = 0; p < n * c; ++p) {
+    const T *xp = x + p * spatial;
+    T *yp = y + p * spatial;
+    double mean = 0, var = 0;
+    for (int64_t i = 0; i < spatial; ++i)
+      mean += double(xp[i]);
+    mean /= double(spatial);
+    for (int64_t i = 0; i < spatial; ++i)
+      var += (double(xp[i]) - mean) * (double(xp[i]) - mean);
+    var /= double(spatial);
+    const double inv = 1.0 / std::sqrt(var + double(epsilon));
+    const int64_t ch = p % c;
+    for (int64_t i = 0; i < spatial; ++i)
+      yp[i] = T((double(xp[i]) - mean) * inv * double(scale[ch]) + double(bias[ch]));
+  }
+}
+
+/// Local response normalization across channels of (N, C, spatial).
+template <typename T>
+void lrn(const T *x, T *y, int64_t n, int64_t c, int64_t spatial, float alpha,
+         float beta, float bias, int64_t size) {
+  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t i = 0; i < spatial; ++i) {
+        double sq = 0;
+        for (int64_t k = ch - before; k <= ch + after; ++k)
+          if (k >= 0 && k < c) {
+            double v = double(x[(b * c + k) * spatial + i]);
+            sq += v * v;
+          }
+        const int64_t off = (b * c + ch) * spatial + i;
+        y[off] = T(double(x[off]) /
+                   std::pow(double(bias) + double(alpha) / double(size) * sq, double(beta)));
+      }
+}
+
 /// Negative log likelihood over input (N, C, D) and target (N, D):
 /// loss[n, d] = -input[n, t, d] * weight[t] (weight may be null; targets
 /// equal to ignore_index contribute nothing). reduction: 0 none (y has N*D

@@ -115,6 +115,48 @@ void lstm(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
   }
 }
 
+/// Simple RNN (tanh); scratch holds 2 * hidden elements.
+template <typename T, typename L>
+void rnn(const T *x, const T *w, const T *r, const T *b, const L *seq_lens, const T *h0,
+         T *y, T *y_h, int64_t seq, int64_t batch, int64_t input, int64_t hidden,
+         int64_t direction, int64_t layout, float clip, T *scratch) {
+  const int64_t dirs = direction == 2 ? 2 : 1;
+  const detail::RnnShape s{seq, batch, input, hidden, dirs, layout};
+  const int64_t H = hidden;
+  T *gates = scratch, *h = scratch + H;
+  for (int64_t d = 0; d < dirs; ++d) {
+    const bool reverse = direction == 1 || d == 1;
+    const T *wd = w + d * H * input, *rd = r + d * H * H;
+    const T *bd = b ? b + d * 2 * H : nullptr;
+    for (int64_t bi = 0; bi < batch; ++bi) {
+      const int64_t len = seq_lens ? static_cast<int64_t>(seq_lens[bi]) : seq;
+      for (int64_t k = 0; k < H; ++k)
+        h[k] = h0 ? h0[s.state_at(d, bi) + k] : T(0);
+      for (int64_t step = 0; step < seq; ++step) {
+        const int64_t t = reverse ? seq - 1 - step : step;
+        if (t >= len) {
+          if (y)
+            for (int64_t k = 0; k < H; ++k)
+              y[s.y_at(t, d, bi) + k] = T(0);
+          continue;
+        }
+        for (int64_t g = 0; g < H; ++g)
+          gates[g] = bd ? T(bd[g] + bd[H + g]) : T(0);
+        detail::matvec_acc(wd, 0, H, input, x + s.x_at(t, bi), gates);
+        detail::matvec_acc(rd, 0, H, H, h, gates);
+        for (int64_t k = 0; k < H; ++k)
+          h[k] = T(std::tanh(detail::clip_value(gates[k], clip)));
+        if (y)
+          for (int64_t k = 0; k < H; ++k)
+            y[s.y_at(t, d, bi) + k] = h[k];
+      }
+      if (y_h)
+        for (int64_t k = 0; k < H; ++k)
+          y_h[s.state_at(d, bi) + k] = h[k];
+    }
+  }
+}
+
 /// GRU; scratch holds 6 * hidden elements.
 template <typename T, typename L>
 void gru(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,

@@ -79,6 +79,8 @@ int64_t KernelCall::scratchBytes() const {
 std::string cppTypeName(Type t) {
   if (t.isF32()) return "float";
   if (t.isF64()) return "double";
+  if (t.isF16()) return "onnxc_rt::float16";
+  if (t.isBF16()) return "onnxc_rt::bfloat16";
   if (t.isInteger(1)) return "bool";
   if (auto i = dyn_cast<IntegerType>(t)) {
     std::string w = std::to_string(i.getWidth());
@@ -496,6 +498,16 @@ FailureOr<OpLowering> lowerGlobalPool(Operation *op, std::string t, bool isMax) 
 
 FailureOr<OpLowering> lowerBatchNorm(BatchNormalizationOp op, std::string t) {
   auto xs = shapeOf(op.getX());
+  if (op.getTrainingMode())
+    return calls({call("batch_norm_training", {t}, kNorm,
+                       {KernelArg::input(op.getX()), KernelArg::input(op.getScale()),
+                        KernelArg::input(op.getB()), KernelArg::input(op.getInputMean()),
+                        KernelArg::input(op.getInputVar()), KernelArg::output(op.getY()),
+                        outputOrNull(op.getRunningMean()), outputOrNull(op.getRunningVar()),
+                        KernelArg::i(xs[0]), KernelArg::i(xs[1]),
+                        KernelArg::i(prod(xs.drop_front(2))),
+                        KernelArg::f(op.getEpsilon().convertToFloat()),
+                        KernelArg::f(op.getMomentum().convertToFloat())})});
   return calls({call("batch_norm", {t}, kNorm,
                      {KernelArg::input(op.getX()), KernelArg::input(op.getScale()),
                       KernelArg::input(op.getB()), KernelArg::input(op.getInputMean()),
@@ -936,11 +948,14 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
         if (!te || training)
           return unsupported(op, "training mode is not supported");
       }
-      if (!isNone(d.getMask()))
-        return unsupported(op, "the mask output is not supported at inference");
     }
     OpLowering l;
     l.kind = OpLowering::Kind::Alias;
+    // Dropout's mask at inference is all true.
+    if (auto d = dyn_cast<DropoutOp>(op); d && !isNone(d.getMask()))
+      l.calls.push_back(call("fill", {"bool"}, kElementwise,
+                             {KernelArg::output(d.getMask()), KernelArg::i(numel(d.getMask())),
+                              KernelArg::i(1)}));
     return l;
   }
   if (op->getNumOperands() == 0)

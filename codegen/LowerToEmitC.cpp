@@ -185,7 +185,8 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
     return success();
   if (lowering->kind == OpLowering::Kind::Alias) {
     cvalues[op->getResult(0)] = valueOf(op->getOperand(0));
-    return success();
+    if (lowering->calls.empty())
+      return success();
   }
   // "// Conv 'conv1'", or "// Conv (node #3)" for unnamed nodes.
   std::string node = nodeName(op->getLoc());
@@ -301,7 +302,7 @@ LogicalResult EmitCLowering::run() {
   for (auto [k, v] : llvm::enumerate(ret.getOperands())) {
     Value root = v;
     while (Operation *d = root.getDefiningOp()) {
-      if (!isAliasOp(d))
+      if (!isAliasOp(d) || root != d->getResult(0))
         break;
       root = d->getOperand(0);
     }

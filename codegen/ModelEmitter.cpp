@@ -104,7 +104,14 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
      << m.outputs.size() << " output(s), arena " << m.arenaBytes << " bytes.\n"
      << "#ifndef " << guard << "\n#define " << guard << "\n\n"
      << "#include <stddef.h>\n#include <stdint.h>\n"
-     << "#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n\n"
+     << "#ifndef __cplusplus\n#include <stdbool.h>\n#endif\n";
+  bool halves = false;
+  for (const auto *list : {&m.inputs, &m.outputs})
+    for (const auto &t : *list)
+      halves |= t.elementType.isF16() || t.elementType.isBF16();
+  if (halves) // 16-bit floats: runtime-lite's types in C++, their bits in C
+    os << "#ifdef __cplusplus\n#include \"onnxc_rt/types.h\"\n#endif\n";
+  os << "\n"
      << "/* Bytes of scratch memory " << m.name << "_run needs; the caller owns it\n"
      << "   (64-byte aligned). The call uses no other memory but the stack. */\n"
      << "#define " << m.name << "_ARENA_SIZE " << m.arenaBytes << "\n"
@@ -112,6 +119,14 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
      << "#define " << m.name << "_NUM_INPUTS " << m.inputs.size() << "\n"
      << "#define " << m.name << "_NUM_OUTPUTS " << m.outputs.size() << "\n\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+  // In C, float16/bfloat16 buffers are their uint16_t bits.
+  auto cType = [](mlir::Type t) {
+    std::string n = cppTypeName(t);
+    return n.rfind("onnxc_rt::", 0) == 0 ? "ONNXC_HALF(" + n + ")" : n;
+  };
+  if (halves)
+    os << "#ifdef __cplusplus\n#define ONNXC_HALF(T) T\n#else\n#define ONNXC_HALF(T) uint16_t\n"
+       << "#endif\n\n";
   os << "/* Runs the model. Inputs and outputs are dense row-major tensors:\n";
   for (const auto &t : m.inputs) {
     os << " *   in  " << t.cname << ": " << cppTypeName(t.elementType) << "[";
@@ -128,9 +143,9 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
   os << " * Reentrant: all state lives in `arena`. Returns 0. */\n";
   os << "int " << m.name << "_run(";
   for (const auto &t : m.inputs)
-    os << "const " << cppTypeName(t.elementType) << "* " << t.cname << ", ";
+    os << "const " << cType(t.elementType) << "* " << t.cname << ", ";
   for (const auto &t : m.outputs)
-    os << cppTypeName(t.elementType) << "* " << t.cname << ", ";
+    os << cType(t.elementType) << "* " << t.cname << ", ";
   os << "void* arena);\n\n"
      << "/* The same, with inputs and outputs as arrays of pointers in graph order. */\n"
      << "int " << m.name

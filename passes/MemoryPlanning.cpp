@@ -173,7 +173,7 @@ LogicalResult Planner::run() {
       continue;
     SmallVector<int64_t> offsets;
     for (Value r : op->getResults()) {
-      if (onnx::isNone(r) || isAliasOp(op)) {
+      if (onnx::isNone(r) || (isAliasOp(op) && r == op->getResult(0))) {
         offsets.push_back(kNotInArena);
         continue;
       }

@@ -6,9 +6,15 @@ from onnx import numpy_helper
 
 
 def load_tensor(path):
+    """The tensor as a numpy array; bfloat16 comes back as its uint16 bits,
+    the way ONNX's own test data stores it."""
     t = onnx.TensorProto()
     with open(path, "rb") as f:
         t.ParseFromString(f.read())
+    if t.data_type == onnx.TensorProto.BFLOAT16:
+        bits = (np.frombuffer(t.raw_data, np.uint16) if t.raw_data
+                else np.array(t.int32_data, np.uint16))
+        return bits.reshape(tuple(t.dims))
     return numpy_helper.to_array(t)
 
 

@@ -283,9 +283,6 @@ FailureOr<Type> GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
                           << "' is not a tensor (sequence, map and optional inputs are not supported)";
   const auto &tt = vi.type().tensor_type();
   Type elt = elementTypeFromOnnx(&ctx, tt.elem_type());
-  // float16/bfloat16 import fine but runtime-lite has no kernels for them yet.
-  if (elt && (elt.isF16() || elt.isBF16()))
-    elt = nullptr;
   if (!elt)
     return emitError(loc) << "graph input '" << vi.name() << "' has element type "
                           << onnxTypeName(tt.elem_type())

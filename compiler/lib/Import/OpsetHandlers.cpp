@@ -162,11 +162,15 @@ LogicalResult legacySoftmax(NodeImport &n) {
 }
 
 LogicalResult batchNorm(NodeImport &n) {
-  if (intAttr(n, "training_mode", 0) != 0 || n.numOutputs > 1)
-    return emitError(n.loc) << "BatchNormalization in training mode is not supported";
   if (intAttr(n, "spatial", 1) != 1)
     return emitError(n.loc) << "BatchNormalization with spatial = 0 is not supported";
-  return dropAttrs(n, {"training_mode", "spatial", "is_test", "consumed_inputs"});
+  // Before opset 14 extra outputs meant training (saved mean/var are not
+  // produced by onnxc).
+  if (n.opset < 14 && n.numOutputs > 1)
+    return emitError(n.loc) << "BatchNormalization training outputs before opset 14 are not supported";
+  if (n.numOutputs > 3)
+    return emitError(n.loc) << "BatchNormalization saved statistics outputs are not supported";
+  return dropAttrs(n, {"spatial", "is_test", "consumed_inputs"});
 }
 
 LogicalResult legacyDropout(NodeImport &n) {
@@ -517,6 +521,7 @@ unsigned dialectOperandCount(StringRef op) {
       {"NegativeLogLikelihoodLoss", 3}, {"SoftmaxCrossEntropyLoss", 3},
       {"QuantizeLinear", 3}, {"DequantizeLinear", 3}, {"MatMulInteger", 4},
       {"ConvInteger", 4}, {"QLinearConv", 9}, {"RNN", 6}, {"MaxUnpool", 3}};
+  // (BatchNormalization has 3 results: Y and the optional running stats.)
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;
 }
@@ -524,7 +529,8 @@ unsigned dialectOperandCount(StringRef op) {
 unsigned dialectResultCount(StringRef op) {
   static const llvm::StringMap<unsigned> kCounts = {
       {"MaxPool", 2}, {"Dropout", 2}, {"LayerNormalization", 3},
-      {"LSTM", 3},    {"GRU", 2}, {"SoftmaxCrossEntropyLoss", 2}, {"RNN", 2}};
+      {"LSTM", 3},    {"GRU", 2}, {"SoftmaxCrossEntropyLoss", 2}, {"RNN", 2},
+      {"BatchNormalization", 3}};
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;
 }

@@ -54,6 +54,8 @@ struct KernelCall {
   int64_t scratchBytes() const;
 };
 
+/// Calls: the calls compute every result. Alias: result 0 is operand 0's
+/// bytes; `calls` (if any) compute the other results.
 struct OpLowering {
   enum class Kind { Calls, Alias, None };
   Kind kind = Kind::None;

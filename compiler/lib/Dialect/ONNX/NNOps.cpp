@@ -164,6 +164,9 @@ LogicalResult BatchNormalizationOp::inferShapes() {
                            << " must be 1-D of size " << c;
     }
   }
+  for (unsigned r = 1; r < 3; ++r)
+    if (!isa<NoneType>(getOperation()->getResult(r).getType()))
+      getOperation()->getResult(r).setType(getInputMean().getType());
   return inferSameAsOperand(getOperation(), 0);
 }
 

@@ -57,17 +57,21 @@ def ONNX_GlobalMaxPoolOp : ONNX_Op<"GlobalMaxPool"> {
 }
 
 def ONNX_BatchNormalizationOp : ONNX_Op<"BatchNormalization"> {
-  let summary = "inference-mode batch normalization (opset 15)";
+  let summary = "batch normalization (opset 15)";
   let description = [{
-    Y = (X - input_mean) / sqrt(input_var + epsilon) * scale + B, per channel
-    (dimension 1). Training mode (training_mode = 1, running-stat outputs) is
-    rejected by the importer: onnxc compiles inference graphs.
+    Y = (X - mean) / sqrt(var + epsilon) * scale + B, per channel (dim 1).
+    Inference (training_mode = 0): mean and var are the inputs. Training
+    mode: they are the batch's statistics (biased variance), and the optional
+    outputs running_mean/running_var are input * momentum + batch * (1 -
+    momentum), as the ONNX reference computes them.
   }];
   let arguments = (ins AnyTensor:$X, AnyTensor:$scale, AnyTensor:$B,
                    AnyTensor:$input_mean, AnyTensor:$input_var,
                    DefaultValuedAttr<F32Attr, "1e-05">:$epsilon,
-                   DefaultValuedAttr<F32Attr, "0.9">:$momentum);
-  let results = (outs AnyTensor:$Y);
+                   DefaultValuedAttr<F32Attr, "0.9">:$momentum,
+                   DefaultValuedAttr<I64Attr, "0">:$training_mode);
+  let results = (outs AnyTensor:$Y, ONNX_TensorOrNone:$running_mean,
+                 ONNX_TensorOrNone:$running_var);
 }
 
 def ONNX_LayerNormalizationOp : ONNX_Op<"LayerNormalization"> {

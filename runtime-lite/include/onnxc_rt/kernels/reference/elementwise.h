@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "onnxc_rt/base.h"
+#include "onnxc_rt/types.h"
 
 namespace onnxc_rt {
 namespace ref {

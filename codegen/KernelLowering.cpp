@@ -118,6 +118,9 @@ constexpr const char *kTensor = "onnxc_rt/kernels/reference/tensor.h";
 constexpr const char *kRnn = "onnxc_rt/kernels/reference/rnn.h";
 constexpr const char *kResize = "onnxc_rt/kernels/reference/resize.h";
 constexpr const char *kQuant = "onnxc_rt/kernels/reference/quant.h";
+constexpr const char *kSample = "onnxc_rt/kernels/reference/sample.h";
+constexpr const char *kSignal = "onnxc_rt/kernels/reference/signal.h";
+constexpr const char *kText = "onnxc_rt/kernels/reference/text.h";
 
 ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
 int64_t numel(Value v) { return cast<ShapedType>(v.getType()).getNumElements(); }
@@ -1220,6 +1223,97 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
         return lowerConvTranspose(o, t);
       })
       .Case<ResizeOp>([&](ResizeOp o) { return lowerResize(o, t); })
+      .Case<GridSampleOp>([&](GridSampleOp o) {
+        auto xs = shapeOf(o.getX()), ys = shapeOf(o.getY());
+        int64_t mode = o.getMode() == "bilinear" ? 0 : o.getMode() == "nearest" ? 1 : 2;
+        int64_t pad = o.getPaddingMode() == "zeros" ? 0 : o.getPaddingMode() == "border" ? 1 : 2;
+        return calls({call("grid_sample", {t}, kSample,
+                           {KernelArg::input(o.getX()), KernelArg::input(o.getGrid()),
+                            KernelArg::output(o.getY()), KernelArg::i(xs[0]), KernelArg::i(xs[1]),
+                            KernelArg::i(xs[2]), KernelArg::i(xs[3]), KernelArg::i(ys[2]),
+                            KernelArg::i(ys[3]), KernelArg::i(mode), KernelArg::i(pad),
+                            KernelArg::i(o.getAlignCorners())})});
+      })
+      .Case<RoiAlignOp>([&](RoiAlignOp o) -> FailureOr<OpLowering> {
+        auto xs = shapeOf(o.getX());
+        StringRef ctm = o.getCoordinateTransformationMode();
+        if (ctm != "half_pixel" && ctm != "output_half_pixel")
+          return unsupported(o, "coordinate_transformation_mode '" + ctm + "' is not supported");
+        return calls({call("roi_align", {t, cppTypeName(eltOf(o.getBatchIndices()))}, kSample,
+                           {KernelArg::input(o.getX()), KernelArg::input(o.getRois()),
+                            KernelArg::input(o.getBatchIndices()), KernelArg::output(o.getY()),
+                            KernelArg::i(xs[1]), KernelArg::i(xs[2]), KernelArg::i(xs[3]),
+                            KernelArg::i(shapeOf(o.getRois())[0]), KernelArg::i(o.getOutputHeight()),
+                            KernelArg::i(o.getOutputWidth()), KernelArg::i(o.getSamplingRatio()),
+                            KernelArg::f(o.getSpatialScale().convertToFloat()),
+                            KernelArg::i(o.getMode() == "max"), KernelArg::i(ctm == "half_pixel")})});
+      })
+      .Case<DFTOp>([&](DFTOp o) {
+        auto xs = shapeOf(o.getInput()), ys = shapeOf(o.getOutput());
+        int64_t axis = static_cast<int64_t>(o.getAxis());
+        if (axis < 0)
+          axis += xs.size() - 1;
+        int64_t nOut = ys[axis];
+        int64_t nFft = o.getOnesided() ? 2 * (nOut - 1) : nOut;
+        if (!isNone(o.getDftLength()))
+          nFft = (*getConstantInts(o.getDftLength()))[0];
+        else
+          nFft = xs[axis];
+        return calls({call("dft", {t}, kSignal,
+                           {KernelArg::input(o.getInput()), KernelArg::output(o.getOutput()),
+                            KernelArg::i(prod(xs.take_front(axis))), KernelArg::i(xs[axis]),
+                            KernelArg::i(prod(xs.drop_front(axis + 1).drop_back())),
+                            KernelArg::i(xs.back()), KernelArg::i(nFft), KernelArg::i(nOut),
+                            KernelArg::i(o.getInverse())})});
+      })
+      .Case<STFTOp>([&](STFTOp o) -> FailureOr<OpLowering> {
+        auto xs = shapeOf(o.getSignal()), ys = shapeOf(o.getOutput());
+        auto step = getConstantInts(o.getFrameStep());
+        int64_t length = !isNone(o.getFrameLength()) ? (*getConstantInts(o.getFrameLength()))[0]
+                                                      : shapeOf(o.getWindow())[0];
+        return calls({call("stft", {t}, kSignal,
+                           {KernelArg::input(o.getSignal()), inputOrNull(o.getWindow()),
+                            KernelArg::output(o.getOutput()), KernelArg::i(xs[0]),
+                            KernelArg::i(xs[1]), KernelArg::i(xs[2]), KernelArg::i((*step)[0]),
+                            KernelArg::i(length), KernelArg::i(ys[1]), KernelArg::i(ys[2])})});
+      })
+      .Case<MelWeightMatrixOp>([&](MelWeightMatrixOp o) -> FailureOr<OpLowering> {
+        auto ys = shapeOf(o.getOutput());
+        int64_t dftLen = (*getConstantInts(o.getDftLength()))[0];
+        return calls({call("mel_weight_matrix",
+                           {cppTypeName(eltOf(o.getOutput())), cppTypeName(eltOf(o.getSampleRate())),
+                            cppTypeName(eltOf(o.getLowerEdgeHertz()))},
+                           kSignal,
+                           {KernelArg::output(o.getOutput()), KernelArg::i(ys[1]),
+                            KernelArg::i(dftLen), KernelArg::input(o.getSampleRate()),
+                            KernelArg::input(o.getLowerEdgeHertz()),
+                            KernelArg::input(o.getUpperEdgeHertz()),
+                            KernelArg::scratch((ys[1] + 2) * 8, "int64_t")})});
+      })
+      .Case<TfIdfVectorizerOp>([&](TfIdfVectorizerOp o) -> FailureOr<OpLowering> {
+        if (!o.getPoolInt64s())
+          return unsupported(o, "string pools are not supported");
+        StringRef mode = o.getMode();
+        auto xs = shapeOf(o.getX());
+        int64_t rows = xs.size() == 2 ? xs[0] : 1, cols = xs.back();
+        ArrayRef<int64_t> pool = *o.getPoolInt64s();
+        SmallVector<double> weights;
+        if (auto w = o.getWeights())
+          for (float v : *w)
+            weights.push_back(v);
+        return calls({call("tfidf", {t}, kText,
+                           {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
+                            KernelArg::i(rows), KernelArg::i(cols),
+                            KernelArg::i(o.getMinGramLength()), KernelArg::i(o.getMaxGramLength()),
+                            KernelArg::i(o.getMaxSkipCount()), KernelArg::array(pool),
+                            KernelArg::i(pool.size()), KernelArg::array(o.getNgramCounts()),
+                            KernelArg::i(o.getNgramCounts().size()),
+                            KernelArg::array(o.getNgramIndexes()),
+                            KernelArg::i(o.getNgramIndexes().size()),
+                            weights.empty() ? KernelArg::null() : KernelArg::floatArray(weights),
+                            KernelArg::i(shapeOf(o.getY()).back()),
+                            KernelArg::i(mode == "TF" ? 0 : mode == "IDF" ? 1 : 2)})});
+      })
       .Case<QuantizeLinearOp>([&](Operation *o) { return lowerQuantizeLike(o, true); })
       .Case<DequantizeLinearOp>([&](Operation *o) { return lowerQuantizeLike(o, false); })
       .Case<DynamicQuantizeLinearOp>([&](DynamicQuantizeLinearOp o) -> FailureOr<OpLowering> {

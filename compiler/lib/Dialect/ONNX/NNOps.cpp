@@ -1,5 +1,6 @@
 //===- NNOps.cpp - inference and verifiers for the nn ops ------------------===//
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
 
 using namespace mlir;
 
@@ -404,6 +405,125 @@ LogicalResult SoftmaxCrossEntropyLossOp::inferShapes() {
     return failure();
   if (!isa<NoneType>(getOperation()->getResult(1).getType()))
     getOperation()->getResult(1).setType(getScores().getType());
+  return success();
+}
+
+LogicalResult GridSampleOp::inferShapes() {
+  Type elt = elementTypeOf(getX());
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  auto g = dyn_cast<RankedTensorType>(getGrid().getType());
+  if (!x || !g) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  if (x.getRank() != 4 || g.getRank() != 4 || g.getDimSize(3) != 2)
+    return emitError("GridSample supports 4-D X and a (N, H, W, 2) grid");
+  if (getMode() != "bilinear" && getMode() != "nearest" && getMode() != "bicubic")
+    return emitError() << "GridSample mode '" << getMode() << "' is not supported";
+  if (getPaddingMode() != "zeros" && getPaddingMode() != "border" &&
+      getPaddingMode() != "reflection")
+    return emitError() << "padding_mode '" << getPaddingMode() << "' is not supported";
+  setResultType(getOperation(), 0,
+                {x.getDimSize(0), x.getDimSize(1), g.getDimSize(1), g.getDimSize(2)}, elt);
+  return success();
+}
+
+LogicalResult RoiAlignOp::inferShapes() {
+  Type elt = elementTypeOf(getX());
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  auto r = dyn_cast<RankedTensorType>(getRois().getType());
+  if (!x || !r) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  setResultType(getOperation(), 0,
+                {r.getDimSize(0), x.getDimSize(1), (int64_t)getOutputHeight(),
+                 (int64_t)getOutputWidth()},
+                elt);
+  return success();
+}
+
+/// The DFT length along the axis (dft_length when given).
+static std::optional<int64_t> dftLength(DFTOp op, RankedTensorType in, int64_t axis) {
+  if (isNone(op.getDftLength()))
+    return in.getDimSize(axis);
+  auto v = getConstantInts(op.getDftLength());
+  if (!v || v->size() != 1)
+    return std::nullopt;
+  return (*v)[0];
+}
+
+LogicalResult DFTOp::inferShapes() {
+  Type elt = elementTypeOf(getInput());
+  auto in = dyn_cast<RankedTensorType>(getInput().getType());
+  if (!in || !in.hasStaticShape()) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  if (in.getRank() < 3 || (in.getDimSize(in.getRank() - 1) != 1 && in.getDimSize(in.getRank() - 1) != 2))
+    return emitError("DFT input must end in a dim of 1 (real) or 2 (complex)");
+  auto axis = normalizeAxis(getOperation(), getAxis(), in.getRank() - 1, "axis");
+  if (failed(axis))
+    return failure();
+  SmallVector<int64_t> out(in.getShape());
+  auto n = dftLength(*this, in, *axis);
+  out[*axis] = !n ? ShapedType::kDynamic : getOnesided() ? *n / 2 + 1 : *n;
+  out.back() = 2;
+  setResultType(getOperation(), 0, out, elt);
+  return success();
+}
+
+LogicalResult STFTOp::inferShapes() {
+  Type elt = elementTypeOf(getSignal());
+  auto s = dyn_cast<RankedTensorType>(getSignal().getType());
+  auto step = getConstantInts(getFrameStep());
+  std::optional<int64_t> length;
+  if (!isNone(getFrameLength())) {
+    if (auto l = getConstantInts(getFrameLength()); l && l->size() == 1)
+      length = (*l)[0];
+  } else if (!isNone(getWindow())) {
+    if (auto w = dyn_cast<RankedTensorType>(getWindow().getType()))
+      length = w.getDimSize(0);
+  }
+  if (!s || !s.hasStaticShape() || !step || step->size() != 1 || !length) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  int64_t frames = 1 + (s.getDimSize(1) - *length) / (*step)[0];
+  setResultType(getOperation(), 0,
+                {s.getDimSize(0), frames, getOnesided() ? *length / 2 + 1 : *length, 2}, elt);
+  return success();
+}
+
+LogicalResult MelWeightMatrixOp::inferShapes() {
+  Type elt = elementTypeFromOnnx(getContext(), getOutputDatatype());
+  if (!elt)
+    return emitError("MelWeightMatrix output_datatype is not supported");
+  auto bins = getConstantInts(getNumMelBins()), len = getConstantInts(getDftLength());
+  if (!bins || !len) {
+    setResultType(getOperation(), 0, {ShapedType::kDynamic, ShapedType::kDynamic}, elt);
+    return success();
+  }
+  setResultType(getOperation(), 0, {(*len)[0] / 2 + 1, (*bins)[0]}, elt);
+  return success();
+}
+
+LogicalResult TfIdfVectorizerOp::inferShapes() {
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  Type f32 = Float32Type::get(getContext());
+  int64_t dim = 0;
+  for (int64_t i : getNgramIndexes())
+    dim = std::max(dim, i + 1);
+  if (!x) {
+    getOperation()->getResult(0).setType(UnrankedTensorType::get(f32));
+    return success();
+  }
+  if (x.getRank() == 1)
+    setResultType(getOperation(), 0, {dim}, f32);
+  else if (x.getRank() == 2)
+    setResultType(getOperation(), 0, {x.getDimSize(0), dim}, f32);
+  else
+    return emitError("TfIdfVectorizer input must be 1-D or 2-D");
   return success();
 }
 

@@ -206,6 +206,64 @@ def ONNX_RNNOp : ONNX_Op<"RNN"> {
   let hasVerifier = 1;
 }
 
+def ONNX_GridSampleOp : ONNX_Op<"GridSample"> {
+  let summary = "sample X at normalised grid points (bilinear, nearest, bicubic)";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$grid,
+                   DefaultValuedAttr<I64Attr, "0">:$align_corners,
+                   DefaultValuedAttr<StrAttr, "\"bilinear\"">:$mode,
+                   DefaultValuedAttr<StrAttr, "\"zeros\"">:$padding_mode);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_RoiAlignOp : ONNX_Op<"RoiAlign"> {
+  let summary = "average or max of bilinear samples in each region of interest bin";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$rois, AnyTensor:$batch_indices,
+                   DefaultValuedAttr<StrAttr, "\"half_pixel\"">:$coordinate_transformation_mode,
+                   DefaultValuedAttr<StrAttr, "\"avg\"">:$mode,
+                   DefaultValuedAttr<I64Attr, "1">:$output_height,
+                   DefaultValuedAttr<I64Attr, "1">:$output_width,
+                   DefaultValuedAttr<I64Attr, "0">:$sampling_ratio,
+                   DefaultValuedAttr<F32Attr, "1.0">:$spatial_scale);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_DFTOp : ONNX_Op<"DFT"> {
+  let summary = "discrete Fourier transform along axis (opset 17), complex as a last dim of 2";
+  let arguments = (ins AnyTensor:$input, ONNX_TensorOrNone:$dft_length,
+                   DefaultValuedAttr<I64Attr, "1">:$axis,
+                   DefaultValuedAttr<I64Attr, "0">:$inverse,
+                   DefaultValuedAttr<I64Attr, "0">:$onesided);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_STFTOp : ONNX_Op<"STFT"> {
+  let summary = "short-time Fourier transform (opset 17)";
+  let arguments = (ins AnyTensor:$signal, AnyTensor:$frame_step, ONNX_TensorOrNone:$window,
+                   ONNX_TensorOrNone:$frame_length,
+                   DefaultValuedAttr<I64Attr, "1">:$onesided);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_MelWeightMatrixOp : ONNX_Op<"MelWeightMatrix"> {
+  let summary = "triangular mel filter bank (opset 17)";
+  let arguments = (ins AnyTensor:$num_mel_bins, AnyTensor:$dft_length,
+                   AnyTensor:$sample_rate, AnyTensor:$lower_edge_hertz,
+                   AnyTensor:$upper_edge_hertz,
+                   DefaultValuedAttr<I64Attr, "1">:$output_datatype);
+  let results = (outs AnyTensor:$output);
+}
+
+def ONNX_TfIdfVectorizerOp : ONNX_Op<"TfIdfVectorizer"> {
+  let summary = "n-gram counts (TF, IDF or TFIDF) of integer token sequences";
+  let arguments = (ins AnyTensor:$X, I64Attr:$max_gram_length, I64Attr:$max_skip_count,
+                   I64Attr:$min_gram_length, StrAttr:$mode,
+                   DenseI64ArrayAttr:$ngram_counts, DenseI64ArrayAttr:$ngram_indexes,
+                   OptionalAttr<DenseI64ArrayAttr>:$pool_int64s,
+                   OptionalAttr<StrArrayAttr>:$pool_strings,
+                   OptionalAttr<DenseF32ArrayAttr>:$weights);
+  let results = (outs AnyTensor:$Y);
+}
+
 //===-- Quantization -----------------------------------------------------===//
 
 def ONNX_QuantizeLinearOp : ONNX_Op<"QuantizeLinear"> {

@@ -41,7 +41,8 @@ struct FoldBatchNorm : impl::FoldBatchNormPassBase<FoldBatchNorm> {
     getOperation().walk([&](BatchNormalizationOp bn) { bns.push_back(bn); });
     for (BatchNormalizationOp bn : bns) {
       auto conv = bn.getX().getDefiningOp<ConvOp>();
-      if (!conv || !conv->hasOneUse())
+      if (!conv || !conv->hasOneUse() || bn.getTrainingMode() ||
+          !isNone(bn.getRunningMean()) || !isNone(bn.getRunningVar()))
         continue;
       ElementsAttr w = getConstantElements(conv.getW());
       ElementsAttr scale = getConstantElements(bn.getScale());

@@ -16,7 +16,7 @@ func.func @conv_bn(%arg0: tensor<1x1x2x2xf32>) -> tensor<1x2x2x2xf32> {
   %beta = "onnx.Constant"() {value = dense<[1.0, 2.0]> : tensor<2xf32>} : () -> tensor<2xf32>
   %mean = "onnx.Constant"() {value = dense<[1.0, 0.0]> : tensor<2xf32>} : () -> tensor<2xf32>
   %var = "onnx.Constant"() {value = dense<[1.0, 4.0]> : tensor<2xf32>} : () -> tensor<2xf32>
-  %z = "onnx.BatchNormalization"(%y, %scale, %beta, %mean, %var) {epsilon = 0.0 : f32} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<1x2x2x2xf32>
+  %z, %m1, %v1 = "onnx.BatchNormalization"(%y, %scale, %beta, %mean, %var) {epsilon = 0.0 : f32} : (tensor<1x2x2x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> (tensor<1x2x2x2xf32>, none, none)
   return %z : tensor<1x2x2x2xf32>
 }
 
@@ -28,6 +28,6 @@ func.func @shared_conv(%arg0: tensor<1x1x2x2xf32>) -> (tensor<1x1x2x2xf32>, tens
   %n = "onnx.NoValue"() : () -> none
   %y = "onnx.Conv"(%arg0, %w, %n) : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, none) -> tensor<1x1x2x2xf32>
   %p = "onnx.Constant"() {value = dense<1.0> : tensor<1xf32>} : () -> tensor<1xf32>
-  %z = "onnx.BatchNormalization"(%y, %p, %p, %p, %p) : (tensor<1x1x2x2xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> tensor<1x1x2x2xf32>
+  %z, %m1, %v1 = "onnx.BatchNormalization"(%y, %p, %p, %p, %p) : (tensor<1x1x2x2xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>, tensor<1xf32>) -> (tensor<1x1x2x2xf32>, none, none)
   return %y, %z : tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>
 }

@@ -247,6 +247,9 @@ FailureOr<OpLowering> lowerUnary(Operation *op, std::string t) {
     beta = floatAttr(op, "gamma", 1.05070102214813232421875f);
   } else if (name == "ThresholdedRelu" || name == "Celu") {
     alpha = floatAttr(op, "alpha", 1.0f);
+  } else if (name == "Gelu") {
+    auto a = op->getAttrOfType<StringAttr>("approximate");
+    alpha = a && a.getValue() == "tanh" ? 1.0f : 0.0f;
   } else if (name == "Shrink") {
     alpha = floatAttr(op, "lambd", 0.5f);
     beta = floatAttr(op, "bias", 0.0f);
@@ -976,13 +979,33 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
       .Case<ReciprocalOp, SqrtOp, ExpOp, LogOp, ErfOp, TanhOp, SigmoidOp, SinOp,
             CosOp, SoftplusOp, SoftsignOp, HardSwishOp, RoundOp, LeakyReluOp, EluOp,
             HardSigmoidOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp,
-            AcoshOp, AtanhOp, SeluOp, ThresholdedReluOp, CeluOp>(
+            AcoshOp, AtanhOp, SeluOp, ThresholdedReluOp, CeluOp, MishOp, GeluOp>(
           [&](Operation *o) -> FailureOr<OpLowering> {
         if (failed(floatOnly()))
           return failure();
         return lowerUnary(o, t);
       })
-      .Case<ShrinkOp>([&](Operation *o) { return lowerUnary(o, t); })
+      .Case<ShrinkOp, BitwiseNotOp>([&](Operation *o) { return lowerUnary(o, t); })
+      .Case<BitwiseAndOp, BitwiseOrOp, BitwiseXorOp>([&](Operation *o) {
+        std::string fn = ("onnxc_rt::ref::" + o->getName().stripDialect()).str();
+        return calls({broadcastCall("binary", {fn, t, t, t}, o->getOperands(), o->getResult(0))});
+      })
+      .Case<GroupNormalizationOp>([&](GroupNormalizationOp o) -> FailureOr<OpLowering> {
+        auto xs = shapeOf(o.getX());
+        int64_t groups = o.getNumGroups();
+        if (groups < 1 || xs[1] % groups)
+          return o.emitError() << "num_groups " << groups << " does not divide " << xs[1]
+                               << " channels";
+        if (numel(o.getScale()) != xs[1])
+          return unsupported(o, "per-group scale and bias (opset 18) are not supported; "
+                                "opset 21 takes one per channel");
+        return calls({call("group_norm", {t}, kNorm,
+                           {KernelArg::input(o.getX()), KernelArg::input(o.getScale()),
+                            KernelArg::input(o.getBias()), KernelArg::output(o.getY()),
+                            KernelArg::i(xs[0]), KernelArg::i(xs[1]),
+                            KernelArg::i(prod(xs.drop_front(2))), KernelArg::i(groups),
+                            KernelArg::f(o.getEpsilon().convertToFloat())})});
+      })
       .Case<IsNaNOp, IsInfOp>([&](Operation *o) -> FailureOr<OpLowering> {
         if (failed(floatOnly()))
           return failure();

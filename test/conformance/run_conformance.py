@@ -147,7 +147,9 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--onnxc", required=True, help="path to the onnxc binary")
     ap.add_argument("--suite", action="append", default=None,
-                    help=f"suite under {TESTDATA} (default: all of {', '.join(SUITES)})")
+                    help=f"suite under --root (default: all of {', '.join(SUITES)})")
+    ap.add_argument("--root", default=TESTDATA,
+                    help="folder holding the suites, or the tests themselves with --suite .")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--filter", default="", help="only tests whose name contains this")
     ap.add_argument("--report", help="write the op support table (markdown) here")
@@ -158,14 +160,14 @@ def main():
 
     tests, set_aside = [], []
     for suite in suites:
-        root = os.path.join(TESTDATA, suite)
+        root = os.path.join(args.root, suite)
         for name in sorted(os.listdir(root)):
             test_dir = os.path.join(root, name)
             if args.filter not in name or not os.path.exists(os.path.join(test_dir, "model.onnx")):
                 continue
             ops, opset, dtypes = model_info(
                 onnx.load(os.path.join(test_dir, "model.onnx"), load_external_data=False))
-            entry = dict(id=f"{suite}/{name}", suite=suite, dir=test_dir,
+            entry = dict(id=f"{os.path.basename(os.path.normpath(root))}/{name}", suite=suite, dir=test_dir,
                          ops=sorted({op for _, op in ops}), opset=opset, dtypes=dtypes)
             why = out_of_scope(name, ops)
             if why:

@@ -414,7 +414,32 @@ LogicalResult meanVarianceNormalization(NodeImport &n) {
   return success();
 }
 
+/// GroupNormalization 18-20 has one scale/bias per group: repeat them per
+/// channel, the opset-21 form.
+LogicalResult groupNormPerGroup(NodeImport &n) {
+  auto x = dyn_cast<RankedTensorType>(n.input(0).getType());
+  int64_t groups = intAttr(n, "num_groups", 0);
+  if (!x || x.getRank() < 2 || groups < 1 || x.isDynamicDim(1) || x.getDimSize(1) % groups)
+    return emitError(n.loc) << "GroupNormalization needs static channels divisible by num_groups";
+  int64_t c = x.getDimSize(1);
+  for (unsigned i : {1u, 2u}) {
+    auto col = n.build1("Reshape", {n.input(i), n.constantI64({groups, 1})});
+    if (failed(col))
+      return failure();
+    auto rep = n.build1("Expand", {*col, n.constantI64({groups, c / groups})});
+    if (failed(rep))
+      return failure();
+    auto flat = n.build1("Reshape", {*rep, n.constantI64({c})});
+    if (failed(flat))
+      return failure();
+    n.inputs[i] = *flat;
+  }
+  return success();
+}
+
 const Handler kHandlers[] = {
+    {"GroupNormalization", 18, groupNormPerGroup},
+    {"GroupNormalization", 21, nullptr},
     {"MeanVarianceNormalization", 1, meanVarianceNormalization},
     {"PRelu", 1, legacyPRelu},
     {"PRelu", 7, nullptr},

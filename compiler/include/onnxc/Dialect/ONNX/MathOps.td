@@ -35,6 +35,12 @@ def ONNX_AsinhOp      : ONNX_UnaryOp<"Asinh", "y = asinh(x)">;
 def ONNX_AcoshOp      : ONNX_UnaryOp<"Acosh", "y = acosh(x)">;
 def ONNX_AtanhOp      : ONNX_UnaryOp<"Atanh", "y = atanh(x)">;
 
+def ONNX_MishOp : ONNX_UnaryOp<"Mish", "y = x * tanh(softplus(x)) (opset 18)">;
+def ONNX_BitwiseNotOp : ONNX_UnaryOp<"BitwiseNot", "y = ~x (opset 18)">;
+def ONNX_GeluOp : ONNX_UnaryOp<"Gelu", "y = x * Phi(x), exact or tanh-approximated (opset 20)"> {
+  let arguments = (ins AnyTensor:$X, DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
+}
+
 def ONNX_SeluOp : ONNX_UnaryOp<"Selu", "y = gamma * (x <= 0 ? alpha * (e^x - 1) : x)"> {
   let arguments = (ins AnyTensor:$X,
                    DefaultValuedAttr<F32Attr, "1.67326319217681884765625">:$alpha,
@@ -104,6 +110,9 @@ def ONNX_GreaterOrEqualOp : ONNX_BinaryOp<"GreaterOrEqual", "C = A >= B", 1>;
 def ONNX_AndOp : ONNX_BinaryOp<"And", "C = A && B", 1>;
 def ONNX_OrOp  : ONNX_BinaryOp<"Or", "C = A || B", 1>;
 def ONNX_XorOp : ONNX_BinaryOp<"Xor", "C = A != B (bool)", 1>;
+def ONNX_BitwiseAndOp : ONNX_BinaryOp<"BitwiseAnd", "C = A & B (opset 18)">;
+def ONNX_BitwiseOrOp  : ONNX_BinaryOp<"BitwiseOr", "C = A | B (opset 18)">;
+def ONNX_BitwiseXorOp : ONNX_BinaryOp<"BitwiseXor", "C = A ^ B (opset 18)">;
 def ONNX_ModOp : ONNX_BinaryOp<"Mod", "C = A mod B: sign of B (fmod = 0, integers) or of A (fmod = 1)"> {
   let arguments = (ins AnyTensor:$A, AnyTensor:$B, DefaultValuedAttr<I64Attr, "0">:$fmod);
 }

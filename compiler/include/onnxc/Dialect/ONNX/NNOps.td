@@ -169,6 +169,19 @@ def ONNX_InstanceNormalizationOp : ONNX_Op<"InstanceNormalization"> {
   }];
 }
 
+def ONNX_GroupNormalizationOp : ONNX_Op<"GroupNormalization"> {
+  let summary = "normalization over channel groups (opset 21: per-channel scale and bias)";
+  let arguments = (ins AnyTensor:$X, AnyTensor:$scale, AnyTensor:$bias,
+                   DefaultValuedAttr<F32Attr, "1e-05">:$epsilon, I64Attr:$num_groups,
+                   DefaultValuedAttr<I64Attr, "1">:$stash_type);
+  let results = (outs AnyTensor:$Y);
+  let extraClassDefinition = [{
+    ::mlir::LogicalResult $cppClass::inferShapes() {
+      return ::onnxc::onnx::inferSameAsOperand(getOperation(), 0);
+    }
+  }];
+}
+
 def ONNX_LRNOp : ONNX_Op<"LRN"> {
   let summary = "local response normalization across channels";
   let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "0.0001">:$alpha,

@@ -49,6 +49,15 @@ ONNXC_UNARY(Sign, T(x > T(0) ? T(1) : x < T(0) ? T(-1) : T(0)))
 ONNXC_UNARY(Round, T(std::nearbyint(x))) // half to even in the default mode
 ONNXC_UNARY(Scale, T(x * T(alpha)))
 ONNXC_UNARY(Tan, T(std::tan(x)))
+ONNXC_UNARY(Mish, T(x * std::tanh(x > T(0) ? x + std::log1p(std::exp(-x))
+                                          : std::log1p(std::exp(x)))))
+ONNXC_UNARY(BitwiseNot, T(~x))
+// alpha selects the tanh approximation (1) or the exact erf form (0).
+ONNXC_UNARY(Gelu, T(alpha != 0
+                        ? 0.5 * double(x) *
+                              (1 + std::tanh(0.7978845608028654 *
+                                             (double(x) + 0.044715 * double(x) * double(x) * double(x))))
+                        : 0.5 * double(x) * (1 + std::erf(double(x) * 0.7071067811865476))))
 ONNXC_UNARY(Asin, T(std::asin(x)))
 ONNXC_UNARY(Acos, T(std::acos(x)))
 ONNXC_UNARY(Atan, T(std::atan(x)))
@@ -108,6 +117,9 @@ ONNXC_BINARY(And, bool(a && b))
 ONNXC_BINARY(Or, bool(a || b))
 ONNXC_BINARY(Xor, bool(bool(a) != bool(b)))
 ONNXC_BINARY(PRelu, T(a < T(0) ? T(b) * a : a))
+ONNXC_BINARY(BitwiseAnd, T(a & b))
+ONNXC_BINARY(BitwiseOr, T(a | b))
+ONNXC_BINARY(BitwiseXor, T(a ^ b))
 ONNXC_BINARY(ShiftLeft, T(a << b))
 ONNXC_BINARY(ShiftRight, T(a >> b))
 ONNXC_BINARY(FMod, T(std::fmod(a, b)))

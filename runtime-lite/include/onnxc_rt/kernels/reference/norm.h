@@ -151,6 +151,30 @@ void instance_norm(const T *x, const T *scale, const T *bias, T *y, int64_t n,
   }
 }
 
+/// Group norm: channels in `groups` groups, each (n, group) normalised over
+/// its channels and spatial positions, then scale[c] and bias[c].
+template <typename T>
+void group_norm(const T *x, const T *scale, const T *bias, T *y, int64_t n, int64_t c,
+                int64_t spatial, int64_t groups, float epsilon) {
+  const int64_t cg = c / groups, size = cg * spatial;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t g = 0; g < groups; ++g) {
+      const int64_t base = (b * c + g * cg) * spatial;
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < size; ++i)
+        mean += double(x[base + i]);
+      mean /= double(size);
+      for (int64_t i = 0; i < size; ++i)
+        var += (double(x[base + i]) - mean) * (double(x[base + i]) - mean);
+      var /= double(size);
+      const double inv = 1.0 / std::sqrt(var + double(epsilon));
+      for (int64_t i = 0; i < size; ++i) {
+        const int64_t ch = g * cg + i / spatial;
+        y[base + i] = T((double(x[base + i]) - mean) * inv * double(scale[ch]) + double(bias[ch]));
+      }
+    }
+}
+
 /// Local response normalization across channels of (N, C, spatial).
 template <typename T>
 void lrn(const T *x, T *y, int64_t n, int64_t c, int64_t spatial, float alpha,

@@ -1,0 +1,172 @@
+#!/usr/bin/python3
+"""Builds backend-style tests for opsets 18-22 (ONNX 1.12's own tests stop at
+17): small models made with onnx.helper, inputs from a fixed seed, expected
+outputs from PyTorch. Each test is OUT/test_<name>/model.onnx plus
+test_data_set_0/, so run_conformance.py --root OUT runs them.
+
+They cover what changed after opset 17 in onnxc's versioned import: Reduce*
+axes as an input (18), Split num_outputs (18), Pad axes (18) and wrap mode
+(19), ScatterElements/ScatterND max/min reduction (18), Resize axes (18),
+AveragePool dilations (19), GroupNormalization per group (18) and per
+channel (21), Mish and the Bitwise ops (18), Gelu (20).
+"""
+import os
+import sys
+
+import numpy as np
+import onnx
+import torch
+from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
+from onnx_tensors import save_tensor  # noqa: E402
+
+F = TensorProto.FLOAT
+I64 = TensorProto.INT64
+I32 = TensorProto.INT32
+
+
+def make(out, name, opset, nodes, inputs, outputs, feeds, expected, inits=()):
+    """inputs/outputs: (name, elem_type, shape); feeds/expected: arrays."""
+    graph = helper.make_graph(
+        nodes, name,
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+        [helper.make_tensor_value_info(n, t, s) for n, t, s in outputs],
+        list(inits))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    model.ir_version = 8
+    d = os.path.join(out, "test_" + name)
+    os.makedirs(os.path.join(d, "test_data_set_0"), exist_ok=True)
+    onnx.save(model, os.path.join(d, "model.onnx"))
+    for i, (vi, a) in enumerate(zip(inputs, feeds)):
+        save_tensor(a, vi[0], os.path.join(d, "test_data_set_0", f"input_{i}.pb"))
+    for i, (vi, a) in enumerate(zip(outputs, expected)):
+        save_tensor(a, vi[0], os.path.join(d, "test_data_set_0", f"output_{i}.pb"))
+
+
+def const(name, values, dtype=np.int64):
+    return helper.make_tensor(name, I64 if dtype == np.int64 else F,
+                              [len(values)], list(values))
+
+
+def main():
+    out = sys.argv[1]
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    tx = torch.from_numpy(x)
+
+    # Reduce* with axes as an input (18).
+    for op, fn in [("ReduceMean", lambda t, a: t.mean(a, keepdim=True)),
+                   ("ReduceMax", lambda t, a: t.amax(a, keepdim=True)),
+                   ("ReduceMin", lambda t, a: t.amin(a, keepdim=True)),
+                   ("ReduceProd", lambda t, a: t.prod(a[0], keepdim=True).prod(a[1], keepdim=True)),
+                   ("ReduceL2", lambda t, a: t.pow(2).sum(a, keepdim=True).sqrt()),
+                   ("ReduceLogSumExp", lambda t, a: t.logsumexp(a, keepdim=True))]:
+        make(out, f"{op.lower()}_axes_input_opset18", 18,
+             [helper.make_node(op, ["x", "axes"], ["y"], keepdims=1)],
+             [("x", F, x.shape)], [("y", F, None)], [x],
+             [fn(tx, (1, 3)).numpy()], [const("axes", [1, -1])])
+    make(out, "reducesum_empty_axes_noop_opset18", 18,
+         [helper.make_node("ReduceMean", ["x", "axes"], ["y"], noop_with_empty_axes=1)],
+         [("x", F, x.shape)], [("y", F, None)], [x], [x], [const("axes", [])])
+
+    # Split into num_outputs uneven parts (18): 7 -> 3, 3, 1.
+    s = rng.standard_normal((7, 2)).astype(np.float32)
+    parts = torch.from_numpy(s).split(3)
+    make(out, "split_num_outputs_uneven_opset18", 18,
+         [helper.make_node("Split", ["x"], ["a", "b", "c"], axis=0, num_outputs=3)],
+         [("x", F, s.shape)], [("a", F, None), ("b", F, None), ("c", F, None)], [s],
+         [p.numpy() for p in parts])
+
+    # Pad with axes (18) and wrap mode (19).
+    make(out, "pad_axes_reflect_opset18", 18,
+         [helper.make_node("Pad", ["x", "pads", "", "axes"], ["y"], mode="reflect")],
+         [("x", F, x.shape)], [("y", F, None)], [x],
+         [torch.nn.functional.pad(tx, (2, 1, 1, 2), mode="reflect").numpy()],
+         [const("pads", [1, 2, 2, 1]), const("axes", [2, 3])])
+    make(out, "pad_wrap_opset19", 19,
+         [helper.make_node("Pad", ["x", "pads"], ["y"], mode="wrap")],
+         [("x", F, x.shape)], [("y", F, None)], [x],
+         [torch.nn.functional.pad(tx, (1, 2, 2, 1), mode="circular").numpy()],
+         [const("pads", [0, 0, 2, 1, 0, 0, 1, 2])])
+
+    # ScatterElements and ScatterND with max/min reduction (18).
+    data = rng.standard_normal((3, 4)).astype(np.float32)
+    idx = np.array([[0, 1, 0, 2], [2, 1, 0, 0]], np.int64)
+    upd = rng.standard_normal((2, 4)).astype(np.float32)
+    for red, tred in (("max", "amax"), ("min", "amin")):
+        ref = torch.from_numpy(data).scatter_reduce(0, torch.from_numpy(idx),
+                                                    torch.from_numpy(upd), tred, include_self=True)
+        make(out, f"scatter_elements_{red}_opset18", 18,
+             [helper.make_node("ScatterElements", ["d", "i", "u"], ["y"], axis=0, reduction=red)],
+             [("d", F, data.shape), ("i", I64, idx.shape), ("u", F, upd.shape)],
+             [("y", F, None)], [data, idx, upd], [ref.numpy()])
+    nd_idx = np.array([[1], [0], [1]], np.int64)
+    nd_upd = rng.standard_normal((3, 4)).astype(np.float32)
+    ref = data.copy()
+    for k in range(3):
+        ref[nd_idx[k, 0]] = np.maximum(ref[nd_idx[k, 0]], nd_upd[k])
+    make(out, "scatternd_max_opset18", 18,
+         [helper.make_node("ScatterND", ["d", "i", "u"], ["y"], reduction="max")],
+         [("d", F, data.shape), ("i", I64, nd_idx.shape), ("u", F, nd_upd.shape)],
+         [("y", F, None)], [data, nd_idx, nd_upd], [ref])
+
+    # Resize with axes (18): bilinear on the spatial axes only.
+    img = rng.standard_normal((1, 2, 4, 6)).astype(np.float32)
+    ref = torch.nn.functional.interpolate(torch.from_numpy(img), size=(8, 9), mode="bilinear",
+                                          align_corners=False)
+    make(out, "resize_axes_linear_opset18", 18,
+         [helper.make_node("Resize", ["x", "", "", "sizes"], ["y"], mode="linear", axes=[2, 3])],
+         [("x", F, img.shape)], [("y", F, None)], [img], [ref.numpy()],
+         [const("sizes", [8, 9])])
+
+    # AveragePool with dilations (19): checked against an unfold-based mean.
+    ap = rng.standard_normal((1, 2, 7, 7)).astype(np.float32)
+    cols = torch.nn.functional.unfold(torch.from_numpy(ap), kernel_size=2, dilation=2)
+    ref = cols.view(1, 2, 4, -1).mean(2).view(1, 2, 5, 5)
+    make(out, "averagepool_dilations_opset19", 19,
+         [helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[2, 2], dilations=[2, 2])],
+         [("x", F, ap.shape)], [("y", F, None)], [ap], [ref.numpy()])
+
+    # GroupNormalization: per-group scale (18) and per-channel scale (21).
+    g = rng.standard_normal((2, 6, 3, 3)).astype(np.float32)
+    gs = rng.standard_normal(3).astype(np.float32)
+    gb = rng.standard_normal(3).astype(np.float32)
+    ref = torch.nn.functional.group_norm(torch.from_numpy(g), 3, torch.from_numpy(np.repeat(gs, 2)),
+                                         torch.from_numpy(np.repeat(gb, 2)), eps=1e-5)
+    make(out, "groupnorm_per_group_opset18", 18,
+         [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=3)],
+         [("x", F, g.shape), ("s", F, gs.shape), ("b", F, gb.shape)], [("y", F, None)],
+         [g, gs, gb], [ref.numpy()])
+    cs = rng.standard_normal(6).astype(np.float32)
+    cb = rng.standard_normal(6).astype(np.float32)
+    ref = torch.nn.functional.group_norm(torch.from_numpy(g), 3, torch.from_numpy(cs),
+                                         torch.from_numpy(cb), eps=1e-5)
+    make(out, "groupnorm_per_channel_opset21", 21,
+         [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], num_groups=3)],
+         [("x", F, g.shape), ("s", F, cs.shape), ("b", F, cb.shape)], [("y", F, None)],
+         [g, cs, cb], [ref.numpy()])
+
+    # Mish (18), Gelu (20), Bitwise (18).
+    make(out, "mish_opset18", 18, [helper.make_node("Mish", ["x"], ["y"])],
+         [("x", F, x.shape)], [("y", F, None)], [x],
+         [torch.nn.functional.mish(tx).numpy()])
+    for approx in ("none", "tanh"):
+        make(out, f"gelu_{approx}_opset20", 20,
+             [helper.make_node("Gelu", ["x"], ["y"], approximate=approx)],
+             [("x", F, x.shape)], [("y", F, None)], [x],
+             [torch.nn.functional.gelu(tx, approximate=approx).numpy()])
+    a = rng.integers(-100, 100, (3, 4)).astype(np.int32)
+    b = rng.integers(-100, 100, (4,)).astype(np.int32)
+    for op, fn in (("BitwiseAnd", np.bitwise_and), ("BitwiseOr", np.bitwise_or),
+                   ("BitwiseXor", np.bitwise_xor)):
+        make(out, f"{op.lower()}_broadcast_opset18", 18, [helper.make_node(op, ["a", "b"], ["y"])],
+             [("a", I32, a.shape), ("b", I32, b.shape)], [("y", I32, None)], [a, b],
+             [fn(torch.from_numpy(a).numpy(), b)])
+    make(out, "bitwisenot_opset18", 18, [helper.make_node("BitwiseNot", ["a"], ["y"])],
+         [("a", I32, a.shape)], [("y", I32, None)], [a], [(~torch.from_numpy(a)).numpy()])
+    print(f"wrote opset 18+ tests to {out}")
+
+
+if __name__ == "__main__":
+    main()

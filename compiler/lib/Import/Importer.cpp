@@ -147,7 +147,7 @@ static FailureOr<Attribute> convertAttribute(OpBuilder &b, Location loc,
     return emitError(loc) << "attribute '" << a.name()
                           << "' holds a subgraph; control flow is not supported yet";
   default:
-    return emitError(loc) << "attribute '" << a.name() << "' has an unsupported type";
+    return emitError(loc) << "attribute '" << a.name() << "' has a type that is not supported";
   }
 }
 
@@ -174,6 +174,14 @@ private:
   FailureOr<std::vector<int>> topologicalOrder(const ::onnx::GraphProto &g);
   FailureOr<Type> inputType(const ::onnx::ValueInfoProto &vi, size_t position);
   LogicalResult importNode(const ::onnx::NodeProto &node, int index);
+  /// If, Loop, Scan: the op with its subgraphs imported as regions.
+  FailureOr<Operation *> importRegionOp(
+      const ::onnx::NodeProto &node, NodeImport &ni,
+      ArrayRef<std::pair<std::string, const ::onnx::GraphProto *>> graphs);
+  /// Imports a subgraph into `block` (whose arguments stand for its inputs)
+  /// and ends it with onnx.Yield. Outer names stay visible; inner ones go
+  /// out of scope afterwards.
+  LogicalResult importSubgraph(const ::onnx::GraphProto &g, Block *block);
 
   MLIRContext &ctx;
   const ImportOptions &opts;
@@ -213,6 +221,8 @@ FailureOr<std::vector<int>> GraphImporter::topologicalOrder(const ::onnx::GraphP
     available.insert(t.name());
   for (const auto &in : g.input())
     available.insert(in.name());
+  for (const auto &kv : values) // names of enclosing graphs (subgraphs)
+    available.insert(kv.getKey());
   bool ok = true;
   for (int i = 0; i < g.node_size(); ++i)
     for (const std::string &out : g.node(i).output()) {
@@ -353,7 +363,12 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
     }
     ni.inputs.push_back(values.lookup(in));
   }
+  SmallVector<std::pair<std::string, const ::onnx::GraphProto *>> graphs;
   for (const ::onnx::AttributeProto &a : node.attribute()) {
+    if (a.type() == ::onnx::AttributeProto::GRAPH) {
+      graphs.push_back({a.name(), &a.g()});
+      continue;
+    }
     auto attr = convertAttribute(builder, ni.loc, a, baseDir);
     if (failed(attr))
       return failure();
@@ -363,7 +378,12 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
     return failure();
 
   SmallVector<Value> outputs;
-  if (!ni.replacedOutputs.empty()) {
+  if (!graphs.empty()) {
+    auto op = importRegionOp(node, ni, graphs);
+    if (failed(op))
+      return failure();
+    outputs.assign((*op)->getResults().begin(), (*op)->getResults().end());
+  } else if (!ni.replacedOutputs.empty()) {
     outputs = ni.replacedOutputs;
   } else {
     unsigned nOperands = std::max<unsigned>(dialectOperandCount(ni.opType),
@@ -384,6 +404,163 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
     if (!node.output(i).empty() && i < (int)outputs.size())
       values[node.output(i)] = outputs[i];
   return success();
+}
+
+LogicalResult GraphImporter::importSubgraph(const ::onnx::GraphProto &g, Block *block) {
+  // Shadow outer names the subgraph redefines; restore them afterwards.
+  llvm::StringMap<Value> saved;
+  SmallVector<std::string> introduced;
+  auto define = [&](const std::string &name, Value v) {
+    auto it = values.find(name);
+    if (it != values.end() && !saved.count(name))
+      saved[name] = it->second;
+    else if (it == values.end())
+      introduced.push_back(name);
+    values[name] = v;
+  };
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  bool ok = true;
+  for (auto [i, in] : llvm::enumerate(g.input()))
+    define(in.name(), block->getArgument(i));
+  for (const auto &t : g.initializer()) {
+    std::string error;
+    auto e = tensorProtoToElements(ctx, t, baseDir, error);
+    if (!e) {
+      emitError(UnknownLoc::get(&ctx)) << "initializer '" << t.name() << "': " << error;
+      ok = false;
+      continue;
+    }
+    define(t.name(), builder.create<onnx::ConstantOp>(
+                         NameLoc::get(StringAttr::get(&ctx, t.name())), e.getType(), e));
+  }
+  if (ok) {
+    auto order = topologicalOrder(g);
+    if (failed(order)) {
+      ok = false;
+    } else {
+      for (int idx : *order) {
+        size_t before = values.size();
+        (void)before;
+        for (const std::string &out : g.node(idx).output())
+          if (!out.empty() && !values.count(out))
+            introduced.push_back(out);
+          else if (!out.empty() && !saved.count(out))
+            saved[out] = values.lookup(out);
+        if (failed(importNode(g.node(idx), idx)))
+          ok = false;
+      }
+    }
+  }
+  if (ok) {
+    SmallVector<Value> results;
+    for (const auto &out : g.output()) {
+      Value v = values.lookup(out.name());
+      if (!v) {
+        emitError(UnknownLoc::get(&ctx)) << "subgraph output '" << out.name()
+                                         << "' is not produced by the subgraph";
+        ok = false;
+        break;
+      }
+      results.push_back(v);
+    }
+    if (ok)
+      builder.create<onnx::YieldOp>(UnknownLoc::get(&ctx), results);
+  }
+  for (const std::string &name : introduced)
+    values.erase(name);
+  for (auto &kv : saved)
+    values[kv.getKey()] = kv.second;
+  return success(ok);
+}
+
+FailureOr<Operation *> GraphImporter::importRegionOp(
+    const ::onnx::NodeProto &node, NodeImport &ni,
+    ArrayRef<std::pair<std::string, const ::onnx::GraphProto *>> graphs) {
+  StringRef op = ni.opType;
+  auto graph = [&](StringRef name) -> const ::onnx::GraphProto * {
+    for (auto &[n, g] : graphs)
+      if (n == name)
+        return g;
+    return nullptr;
+  };
+  SmallVector<std::pair<const ::onnx::GraphProto *, SmallVector<Type>>> regions;
+  Type i64 = RankedTensorType::get({}, builder.getI64Type());
+  Type i1 = RankedTensorType::get({}, builder.getI1Type());
+  if (op == "If") {
+    if (!graph("then_branch") || !graph("else_branch"))
+      return emitError(ni.loc) << "If needs then_branch and else_branch";
+    regions.push_back({graph("then_branch"), {}});
+    regions.push_back({graph("else_branch"), {}});
+  } else if (op == "Loop") {
+    while (ni.inputs.size() < 2)
+      ni.inputs.push_back(ni.noValue());
+    SmallVector<Type> args{i64, i1};
+    for (size_t i = 2; i < ni.inputs.size(); ++i)
+      args.push_back(ni.inputs[i].getType());
+    regions.push_back({graph("body"), args});
+  } else if (op == "Scan") {
+    if (ni.opset < 9)
+      return emitError(ni.loc) << "Scan before opset 9 (batched, with sequence_lens) is not supported";
+    auto nScanAttr = dyn_cast_or_null<IntegerAttr>(ni.getAttr("num_scan_inputs"));
+    int64_t nScan = nScanAttr ? nScanAttr.getInt() : 0;
+    int64_t nState = (int64_t)ni.inputs.size() - nScan;
+    auto axesAttr = dyn_cast_or_null<DenseI64ArrayAttr>(ni.getAttr("scan_input_axes"));
+    SmallVector<Type> args;
+    for (int64_t i = 0; i < (int64_t)ni.inputs.size(); ++i) {
+      Type t = ni.inputs[i].getType();
+      if (i >= nState) { // one slice: the scan axis removed
+        auto rt = dyn_cast<RankedTensorType>(t);
+        if (!rt)
+          return emitError(ni.loc) << "Scan inputs must be ranked";
+        int64_t axis = axesAttr ? axesAttr[i - nState] : 0;
+        if (axis < 0)
+          axis += rt.getRank();
+        SmallVector<int64_t> shape(rt.getShape());
+        shape.erase(shape.begin() + axis);
+        t = RankedTensorType::get(shape, rt.getElementType());
+      }
+      args.push_back(t);
+    }
+    regions.push_back({graph("body"), args});
+  } else {
+    return emitError(ni.loc) << op << " with a subgraph attribute is not supported";
+  }
+  for (auto &[g, args] : regions)
+    if (!g)
+      return emitError(ni.loc) << op << " is missing its body";
+
+  OperationState state(ni.loc, ("onnx." + op).str());
+  state.addOperands(ni.inputs);
+  state.addAttributes(ni.attrs);
+  for (int i = 0; i < node.output_size(); ++i)
+    state.addTypes(UnrankedTensorType::get(builder.getF32Type()));
+  for (size_t i = 0; i < regions.size(); ++i)
+    state.addRegion();
+  Operation *created = builder.create(state);
+  for (auto [i, r] : llvm::enumerate(regions)) {
+    auto &[g, args] = r;
+    if (g->input_size() != (int)args.size()) {
+      emitError(ni.loc) << op << " body takes " << g->input_size() << " inputs, expected "
+                        << args.size();
+      created->erase();
+      return failure();
+    }
+    Block *block = new Block();
+    created->getRegion(i).push_back(block);
+    for (Type t : args)
+      block->addArgument(t, ni.loc);
+    if (failed(importSubgraph(*g, block))) {
+      created->erase();
+      return failure();
+    }
+  }
+  if (failed(mlir::verify(created, /*verifyRecursively=*/false)) ||
+      failed(cast<onnx::ShapeInference>(created).inferShapes())) {
+    created->erase();
+    return failure();
+  }
+  return created;
 }
 
 OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
@@ -536,7 +713,7 @@ std::vector<size_t> shapeDecidingInputs(StringRef path) {
       {"ReduceSum", {1}}, {"ReduceMean", {1}}, {"ReduceMax", {1}}, {"ReduceMin", {1}},
       {"ReduceProd", {1}}, {"ReduceSumSquare", {1}}, {"ReduceL1", {1}},
       {"ReduceL2", {1}}, {"ReduceLogSum", {1}}, {"ReduceLogSumExp", {1}},
-      {"Compress", {1}}, {"EyeLike", {}}, {"Trilu", {1}},
+      {"Compress", {1}}, {"EyeLike", {}}, {"Trilu", {1}}, {"Loop", {0, 1}},
       {"BlackmanWindow", {0}}, {"HannWindow", {0}}, {"HammingWindow", {0}},
       {"MelWeightMatrix", {0, 1, 2}}, {"DFT", {1, 2}}, {"STFT", {1, 2, 3}},
       {"MaxUnpool", {2}}, {"NonMaxSuppression", {2, 3, 4}}};
@@ -597,7 +774,8 @@ std::vector<std::string> supportedOnnxOps(MLIRContext &ctx) {
   ctx.loadDialect<onnx::ONNXDialect>();
   std::vector<std::string> ops;
   for (RegisteredOperationName name : ctx.getRegisteredOperations())
-    if (name.getDialectNamespace() == "onnx" && name.stripDialect() != "NoValue")
+    if (name.getDialectNamespace() == "onnx" && name.stripDialect() != "NoValue" &&
+        name.stripDialect() != "Yield")
       ops.push_back(name.stripDialect().str());
   for (const std::string &op : opsExpandedAtImport())
     ops.push_back(op);

@@ -16,6 +16,8 @@ void buildOptimizationPipeline(OpPassManager &pm) {
   OpPassManager &f = pm.nest<func::FuncOp>();
   f.addPass(createShapeInferencePass());
   f.addPass(createConstantFoldingPass());
+  f.addPass(createExpandControlFlowPass());
+  f.addPass(createConstantFoldingPass());
   f.addPass(createDeadCodeEliminationPass());
   f.addPass(createFoldBatchNormPass());
   f.addPass(createDeadCodeEliminationPass());

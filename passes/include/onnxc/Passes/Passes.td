@@ -45,6 +45,34 @@ def ConstantFoldingPass : Pass<"onnxc-constant-folding", "mlir::func::FuncOp"> {
   ];
 }
 
+def ExpandControlFlowPass : Pass<"onnxc-expand-control-flow", "mlir::func::FuncOp"> {
+  let summary = "Turn If, Loop and Scan into straight-line code";
+  let description = [{
+    onnxc compiles to a flat schedule, so control flow is expanded statically:
+    - If with a constant condition: the chosen branch is inlined. With a
+      run-time condition: both branches are inlined (ONNX ops have no side
+      effects) and each output is Where(cond, then, else); the branches must
+      then agree on output types.
+    - Loop with a constant trip count whose body passes the condition through
+      unchanged: the body is unrolled; scan outputs are stacked with
+      Unsqueeze + Concat.
+    - Scan: the body is unrolled over the (static) scan length, slices taken
+      with Gather, outputs stacked.
+    Anything else (a data-dependent exit, an unknown trip count) is reported
+    as not supported. Run after constant folding (trip counts fold) and
+    before it again (the unrolled code folds further).
+
+    Before:
+      %r = "onnx.Loop"(%m3, %true, %v) ({ ^bb0(%i, %c, %x): ... "onnx.Yield"(%c, %y) })
+    After:
+      %y0 = ... (%v), %y1 = ... (%y0), %r = ... (%y1)
+  }];
+  let options = [
+    Option<"maxIterations", "max-iterations", "int64_t", /*default=*/"4096",
+           "Largest trip count that is unrolled">,
+  ];
+}
+
 def DeadCodeEliminationPass : Pass<"onnxc-dce", "mlir::func::FuncOp"> {
   let summary = "Remove ops whose results are unused";
   let description = [{

@@ -1,0 +1,251 @@
+//===- ExpandControlFlow.cpp - onnxc-expand-control-flow -------------------===//
+#include "PassUtils.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/IRMapping.h"
+
+using namespace mlir;
+using namespace onnxc::onnx;
+
+namespace onnxc {
+#define GEN_PASS_DEF_EXPANDCONTROLFLOWPASS
+#include "onnxc/Passes/Passes.h.inc"
+
+namespace {
+
+/// Clones `region`'s single block before the builder's insertion point with
+/// its arguments mapped to `args`; returns the values it yields.
+SmallVector<Value> inlineBody(OpBuilder &b, Region &region, ValueRange args) {
+  Block &block = region.front();
+  IRMapping map;
+  for (auto [arg, v] : llvm::zip(block.getArguments(), args))
+    map.map(arg, v);
+  for (Operation &op : block.without_terminator())
+    b.clone(op, map);
+  SmallVector<Value> out;
+  for (Value v : block.getTerminator()->getOperands())
+    out.push_back(map.lookupOrDefault(v));
+  return out;
+}
+
+Value constantI64(OpBuilder &b, Location loc, ArrayRef<int64_t> v, bool scalar) {
+  auto type = RankedTensorType::get(scalar ? ArrayRef<int64_t>{} : ArrayRef<int64_t>{(int64_t)v.size()},
+                                    b.getI64Type());
+  auto attr = DenseElementsAttr::get(type, v);
+  return b.create<ConstantOp>(loc, type, attr);
+}
+
+/// Builds an onnx op by name and infers its result type.
+FailureOr<Value> build(OpBuilder &b, Location loc, StringRef name, ValueRange operands,
+                       ArrayRef<NamedAttribute> attrs = {}) {
+  OperationState st(loc, ("onnx." + name).str());
+  st.addOperands(operands);
+  st.addAttributes(attrs);
+  st.addTypes(UnrankedTensorType::get(b.getF32Type()));
+  Operation *op = b.create(st);
+  if (failed(cast<ShapeInference>(op).inferShapes()))
+    return failure();
+  return op->getResult(0);
+}
+
+/// Stacks per-iteration slices along `axis` (reversed when `reverse`).
+FailureOr<Value> stack(OpBuilder &b, Location loc, SmallVector<Value> slices, int64_t axis,
+                       bool reverse) {
+  if (reverse)
+    std::reverse(slices.begin(), slices.end());
+  int64_t rank = cast<RankedTensorType>(slices.front().getType()).getRank();
+  if (axis < 0)
+    axis += rank + 1;
+  Value axes = constantI64(b, loc, {axis}, false);
+  SmallVector<Value> expanded;
+  for (Value s : slices) {
+    auto u = build(b, loc, "Unsqueeze", {s, axes});
+    if (failed(u))
+      return failure();
+    expanded.push_back(*u);
+  }
+  if (expanded.size() == 1)
+    return expanded.front();
+  return build(b, loc, "Concat", expanded, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
+}
+
+std::optional<bool> constantBool(Value v) {
+  ElementsAttr e = getConstantElements(v);
+  if (!e || e.getNumElements() != 1)
+    return std::nullopt;
+  if (e.getElementType().isInteger(1))
+    return *e.getValues<bool>().begin();
+  if (isa<IntegerType>(e.getElementType()))
+    return (*e.getValues<APInt>().begin()).getSExtValue() != 0;
+  return std::nullopt;
+}
+
+LogicalResult expandIf(IfOp op) {
+  OpBuilder b(op);
+  if (auto c = constantBool(op.getCond())) {
+    SmallVector<Value> out = inlineBody(b, *c ? op.getThenBranch() : op.getElseBranch(), {});
+    op.replaceAllUsesWith(out);
+    op.erase();
+    return success();
+  }
+  SmallVector<Value> t = inlineBody(b, op.getThenBranch(), {});
+  SmallVector<Value> e = inlineBody(b, op.getElseBranch(), {});
+  SmallVector<Value> out;
+  for (auto [tv, ev] : llvm::zip(t, e)) {
+    if (tv.getType() != ev.getType() || !isa<RankedTensorType>(tv.getType()))
+      return op.emitError() << "If with a run-time condition and branches of different types ("
+                            << tv.getType() << " vs " << ev.getType() << ") is not supported";
+    auto w = build(b, op.getLoc(), "Where", {op.getCond(), tv, ev});
+    if (failed(w))
+      return failure();
+    out.push_back(*w);
+  }
+  op.replaceAllUsesWith(out);
+  op.erase();
+  return success();
+}
+
+LogicalResult expandLoop(LoopOp op, int64_t maxIterations) {
+  auto m = getConstantInts(op.getM());
+  std::optional<bool> cond = isNone(op.getCond()) ? std::optional<bool>(true)
+                                                  : constantBool(op.getCond());
+  if ((!isNone(op.getM()) && (!m || m->size() != 1)) || (isNone(op.getM()) && !cond))
+    return op.emitError("Loop with a trip count known only at run time is not supported");
+  if (!cond)
+    return op.emitError("Loop with a condition known only at run time is not supported");
+  // The body must pass the condition through: then the trip count is M.
+  Block &body = op.getBody().front();
+  Value condOut = body.getTerminator()->getOperand(0);
+  while (auto id = condOut.getDefiningOp<IdentityOp>())
+    condOut = id.getX();
+  if (condOut != body.getArgument(1) && !constantBool(condOut).value_or(false))
+    return op.emitError("Loop whose body computes its exit condition is not supported");
+  if (isNone(op.getM()))
+    return op.emitError("Loop without a trip count (exit by condition only) is not supported");
+  int64_t trips = *cond ? (*m)[0] : 0;
+  if (trips > maxIterations)
+    return op.emitError() << "Loop of " << trips << " iterations is above the unroll limit ("
+                          << maxIterations << "): not supported";
+  size_t nv = op.getVInitial().size();
+  size_t nScan = op.getNumResults() - nv;
+  if (trips == 0 && nScan > 0)
+    return op.emitError("Loop with zero iterations and scan outputs is not supported");
+  OpBuilder b(op);
+  SmallVector<Value> carried(op.getVInitial().begin(), op.getVInitial().end());
+  SmallVector<SmallVector<Value>> scans(nScan);
+  Value condValue = isNone(op.getCond()) ? Value() : op.getCond();
+  for (int64_t i = 0; i < trips; ++i) {
+    SmallVector<Value> args{constantI64(b, op.getLoc(), {i}, true)};
+    if (!condValue) {
+      auto t = RankedTensorType::get({}, b.getI1Type());
+      condValue = b.create<ConstantOp>(op.getLoc(), t, DenseElementsAttr::get(t, true));
+    }
+    args.push_back(condValue);
+    args.append(carried.begin(), carried.end());
+    SmallVector<Value> out = inlineBody(b, op.getBody(), args);
+    carried.assign(out.begin() + 1, out.begin() + 1 + nv);
+    for (size_t k = 0; k < nScan; ++k)
+      scans[k].push_back(out[1 + nv + k]);
+  }
+  SmallVector<Value> results(carried);
+  for (auto &s : scans) {
+    auto st = stack(b, op.getLoc(), s, 0, false);
+    if (failed(st))
+      return failure();
+    results.push_back(*st);
+  }
+  op.replaceAllUsesWith(results);
+  op.erase();
+  return success();
+}
+
+LogicalResult expandScan(ScanOp op, int64_t maxIterations) {
+  int64_t nScan = op.getNumScanInputs();
+  auto operands = op.getInitialStateAndScanInputs();
+  int64_t nState = operands.size() - nScan;
+  auto attr = [](std::optional<ArrayRef<int64_t>> a, int64_t i) {
+    return a && i < (int64_t)a->size() ? (*a)[i] : 0;
+  };
+  int64_t len = -1;
+  SmallVector<int64_t> axes;
+  for (int64_t k = 0; k < nScan; ++k) {
+    auto t = dyn_cast<RankedTensorType>(operands[nState + k].getType());
+    if (!t || !t.hasStaticShape())
+      return op.emitError("Scan over an input of unknown shape is not supported");
+    int64_t axis = attr(op.getScanInputAxes(), k);
+    if (axis < 0)
+      axis += t.getRank();
+    axes.push_back(axis);
+    if (len >= 0 && t.getDimSize(axis) != len)
+      return op.emitError("Scan inputs differ in length");
+    len = t.getDimSize(axis);
+  }
+  if (len < 1)
+    return op.emitError("Scan of zero length is not supported");
+  if (len > maxIterations)
+    return op.emitError() << "Scan of " << len << " iterations is above the unroll limit: not supported";
+  OpBuilder b(op);
+  SmallVector<Value> state(operands.begin(), operands.begin() + nState);
+  int64_t nOut = op.getNumResults() - nState;
+  SmallVector<SmallVector<Value>> outs(nOut);
+  for (int64_t t = 0; t < len; ++t) {
+    SmallVector<Value> args(state);
+    for (int64_t k = 0; k < nScan; ++k) {
+      int64_t pos = attr(op.getScanInputDirections(), k) ? len - 1 - t : t;
+      auto slice = build(b, op.getLoc(), "Gather",
+                         {operands[nState + k], constantI64(b, op.getLoc(), {pos}, true)},
+                         {b.getNamedAttr("axis", b.getI64IntegerAttr(axes[k]))});
+      if (failed(slice))
+        return failure();
+      args.push_back(*slice);
+    }
+    SmallVector<Value> out = inlineBody(b, op.getBody(), args);
+    state.assign(out.begin(), out.begin() + nState);
+    for (int64_t k = 0; k < nOut; ++k)
+      outs[k].push_back(out[nState + k]);
+  }
+  SmallVector<Value> results(state);
+  for (int64_t k = 0; k < nOut; ++k) {
+    auto st = stack(b, op.getLoc(), outs[k], attr(op.getScanOutputAxes(), k),
+                    attr(op.getScanOutputDirections(), k) != 0);
+    if (failed(st))
+      return failure();
+    results.push_back(*st);
+  }
+  op.replaceAllUsesWith(results);
+  op.erase();
+  return success();
+}
+
+struct ExpandControlFlow : impl::ExpandControlFlowPassBase<ExpandControlFlow> {
+  using Base::Base;
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // Outermost first; nested control flow is expanded when its copy lands
+    // in the function body, so repeat until none is left.
+    for (bool changed = true; changed;) {
+      changed = false;
+      SmallVector<Operation *> ops;
+      for (Operation &op : func.getBody().front())
+        if (isa<IfOp, LoopOp, ScanOp>(op))
+          ops.push_back(&op);
+      for (Operation *op : ops) {
+        LogicalResult r = success();
+        if (auto i = dyn_cast<IfOp>(op))
+          r = expandIf(i);
+        else if (auto l = dyn_cast<LoopOp>(op))
+          r = expandLoop(l, maxIterations);
+        else
+          r = expandScan(cast<ScanOp>(op), maxIterations);
+        if (failed(r))
+          return signalPassFailure();
+        changed = true;
+      }
+    }
+    updateFunctionResultTypes(func);
+  }
+};
+} // namespace
+} // namespace onnxc

@@ -74,6 +74,22 @@ ModelInterface describeModel(func::FuncOp func) {
                                  "output_" + std::to_string(i)));
   if (auto a = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr))
     m.arenaBytes = a.getInt();
+  int64_t next = 0;
+  if (auto outs = func->getAttrOfType<ArrayAttr>("onnx.outputs")) {
+    for (auto d : outs.getAsRange<DictionaryAttr>()) {
+      GraphOutput g;
+      g.name = d.getAs<StringAttr>("name").str();
+      g.kind = d.getAs<StringAttr>("kind").str();
+      g.count = d.getAs<IntegerAttr>("count").getInt();
+      g.present = d.getAs<BoolAttr>("present").getValue();
+      g.firstResult = next;
+      next += g.count;
+      m.graphOutputs.push_back(g);
+    }
+  } else {
+    for (const TensorInterface &t : m.outputs)
+      m.graphOutputs.push_back({t.name, "tensor", next++, 1, true});
+  }
   return m;
 }
 

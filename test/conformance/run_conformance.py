@@ -33,7 +33,7 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
-from onnx_tensors import load_tensor  # noqa: E402
+from onnx_tensors import load_value  # noqa: E402
 
 TESTDATA = "/usr/share/libonnx-testdata/data"
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
@@ -82,7 +82,20 @@ def out_of_scope(name, ops):
 
 
 def compare(expected, actual):
-    """None when equal within tolerance, else the reason."""
+    """None when equal within tolerance, else the reason. Sequences are
+    lists, an empty optional is None."""
+    if isinstance(expected, list) or isinstance(actual, list):
+        if not (isinstance(expected, list) and isinstance(actual, list)):
+            return "a sequence against a tensor"
+        if len(expected) != len(actual):
+            return f"sequence of {len(actual)} != expected {len(expected)}"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            why = compare(e, a)
+            if why:
+                return f"element {i}: {why}"
+        return None
+    if expected is None or actual is None:
+        return None if expected is actual else "optional presence differs"
     if expected.shape != actual.shape:
         return f"shape {actual.shape} != expected {expected.shape}"
     if expected.dtype != actual.dtype:
@@ -103,6 +116,7 @@ def run_test(onnxc, test_dir):
     start = time.monotonic()
     sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
     model = os.path.join(test_dir, "model.onnx")
+    out_types = [o.type for o in onnx.load(model, load_external_data=False).graph.output]
     for s in sets:
         inputs = os.path.join(test_dir, s)
         with tempfile.TemporaryDirectory(prefix="onnxc-conf-") as out:
@@ -118,12 +132,13 @@ def run_test(onnxc, test_dir):
                 return status, lines[0], time.monotonic() - start
             k = 0
             while os.path.exists(os.path.join(inputs, f"output_{k}.pb")):
-                expected = load_tensor(os.path.join(inputs, f"output_{k}.pb"))
+                otype = out_types[k] if k < len(out_types) else onnx.TypeProto()
+                expected = load_value(os.path.join(inputs, f"output_{k}.pb"), otype)
                 got_path = os.path.join(out, f"output_{k}.pb")
                 if not os.path.exists(got_path):
                     return "fail", f"no output_{k}", time.monotonic() - start
                 try:
-                    why = compare(expected, load_tensor(got_path))
+                    why = compare(expected, load_value(got_path, otype))
                 except Exception as err:  # an unreadable output is a failure
                     why = f"cannot read output: {err}"
                 if why:

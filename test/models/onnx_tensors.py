@@ -18,6 +18,27 @@ def load_tensor(path):
     return numpy_helper.to_array(t)
 
 
+def load_value(path, type_proto):
+    """A graph output file: an array, a list of arrays (sequence) or, for an
+    optional, None or its value."""
+    kind = type_proto.WhichOneof("value")
+    if kind == "sequence_type":
+        s = onnx.SequenceProto()
+        with open(path, "rb") as f:
+            s.ParseFromString(f.read())
+        return [numpy_helper.to_array(t) for t in s.tensor_values]
+    if kind == "optional_type":
+        o = onnx.OptionalProto()
+        with open(path, "rb") as f:
+            o.ParseFromString(f.read())
+        if o.HasField("tensor_value"):
+            return numpy_helper.to_array(o.tensor_value)
+        if o.HasField("sequence_value"):
+            return [numpy_helper.to_array(t) for t in o.sequence_value.tensor_values]
+        return None
+    return load_tensor(path)
+
+
 def save_tensor(array, name, path):
     t = numpy_helper.from_array(np.ascontiguousarray(array), name)
     with open(path, "wb") as f:

@@ -56,37 +56,57 @@ int runModel(const RunOptions &o) {
   if (!target || !target->host)
     return fail("target '" + o.target + "' cannot run on this machine");
 
-  // Inputs in graph order: input_0.pb, input_1.pb, ...
+  // Inputs in graph order: input_0.pb, input_1.pb, ... A sequence or an
+  // optional input becomes its tensors, one parameter each.
   MLIRContext ctx;
   DiagnosticPrinter diagnostics(ctx);
-  std::vector<DenseElementsAttr> inputs;
+  std::vector<DenseElementsAttr> inputs; // one per function parameter
+  std::vector<DenseElementsAttr> plainInputs; // tensor graph inputs, by position
   ImportOptions import = o.import;
+  std::vector<GraphInputKind> kinds = graphInputKinds(o.modelPath);
   for (int i = 0;; ++i) {
     std::string path = join(o.inputsDir, "input_" + std::to_string(i) + ".pb");
     if (!llvm::sys::fs::exists(path))
       break;
-    std::string name, error;
-    DenseElementsAttr t = readTensorFile(ctx, path, name, error);
-    if (!t) {
+    bool isOpt = i < (int)kinds.size() && kinds[i].isOptional;
+    bool isSeq = i < (int)kinds.size() && kinds[i].isSequence;
+    std::string error;
+    ValueFile v;
+    if (failed(readValueFile(ctx, path, isOpt, isSeq, v, error))) {
       fail(error);
       return error.find("not supported") != std::string::npos ? kExitUnsupported
                                                               : kExitError;
     }
-    inputs.push_back(t);
-    auto shape = t.getType().getShape();
+    inputs.insert(inputs.end(), v.tensors.begin(), v.tensors.end());
+    if (isOpt || isSeq) {
+      CompositeInput c;
+      c.isOptional = isOpt;
+      c.isSequence = isSeq;
+      c.present = v.present;
+      for (DenseElementsAttr t : v.tensors) {
+        auto s = t.getType().getShape();
+        c.elementShapes.emplace_back(s.begin(), s.end());
+      }
+      import.compositeInputs[i] = c;
+      import.positionalShapes.emplace_back();
+      plainInputs.push_back(nullptr);
+      continue;
+    }
+    plainInputs.push_back(v.tensors.front());
+    auto shape = v.tensors.front().getType().getShape();
     import.positionalShapes.emplace_back(shape.begin(), shape.end());
   }
 
   // Inputs whose values decide shapes are compiled in, as their shapes are.
   for (size_t pos : shapeDecidingInputs(o.modelPath))
-    if (pos < inputs.size()) {
-      import.positionalBound.resize(inputs.size());
-      import.positionalBound[pos] = inputs[pos];
+    if (pos < plainInputs.size() && plainInputs[pos]) {
+      import.positionalBound.resize(plainInputs.size());
+      import.positionalBound[pos] = plainInputs[pos];
     }
   auto g = generateModel(ctx, o.modelPath, "model", import, /*mlirOnly=*/false);
   if (failed(g))
     return diagnostics.failureCode();
-  if (inputs.size() != g->iface.inputs.size())
+  if (inputs.size() != g->iface.inputs.size())  // (parameters, sequences counted per element)
     return fail("the model has " + std::to_string(g->iface.inputs.size()) +
                 " inputs but " + o.inputsDir + " holds " + std::to_string(inputs.size()) +
                 " (input_0.pb ...)");
@@ -164,16 +184,25 @@ int runModel(const RunOptions &o) {
 
   if (std::error_code ec = llvm::sys::fs::create_directories(o.outputsDir))
     return fail("cannot create '" + o.outputsDir + "': " + ec.message());
-  for (size_t i = 0; i < g->iface.outputs.size(); ++i) {
-    const TensorInterface &t = g->iface.outputs[i];
-    auto type = RankedTensorType::get(t.shape, t.elementType);
-    llvm::ArrayRef<char> raw(static_cast<const char *>(outPtrs[i]), t.bytes);
-    if (failed(writeTensorFile(join(o.outputsDir, "output_" + std::to_string(i) + ".pb"),
-                               t.name, type, raw, error)))
+  // One file per graph output; sequences and optionals are packed from
+  // their results.
+  for (size_t k = 0; k < g->iface.graphOutputs.size(); ++k) {
+    const GraphOutput &go = g->iface.graphOutputs[k];
+    std::vector<ShapedType> types;
+    std::vector<llvm::ArrayRef<char>> raws;
+    for (int64_t r = go.firstResult; r < go.firstResult + go.count; ++r) {
+      const TensorInterface &t = g->iface.outputs[r];
+      types.push_back(RankedTensorType::get(t.shape, t.elementType));
+      raws.emplace_back(static_cast<const char *>(outPtrs[r]), t.bytes);
+    }
+    bool isOpt = go.kind.rfind("optional", 0) == 0;
+    bool isSeq = go.kind == "sequence" || go.kind == "optional_sequence";
+    if (failed(writeValueFile(join(o.outputsDir, "output_" + std::to_string(k) + ".pb"), go.name,
+                              isOpt, isSeq, go.present, types, raws, error)))
       return fail(error);
   }
   if (!o.quiet)
-    llvm::outs() << "onnxc: wrote " << g->iface.outputs.size() << " output(s) to "
+    llvm::outs() << "onnxc: wrote " << g->iface.graphOutputs.size() << " output(s) to "
                  << o.outputsDir << "\n";
   return 0;
 }

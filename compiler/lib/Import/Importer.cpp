@@ -21,6 +21,14 @@ using namespace mlir;
 
 namespace onnxc {
 
+/// Ops on sequences and optionals, which onnxc evaluates at import.
+static const char *const kStaticOps[] = {
+    "SequenceEmpty", "SequenceConstruct", "SequenceInsert", "SequenceAt", "SequenceErase",
+    "SequenceLength", "ConcatFromSequence", "SplitToSequence", "SequenceMap",
+    "Optional", "OptionalHasElement", "OptionalGetElement"};
+
+static bool isStaticOp(StringRef op) { return llvm::is_contained(kStaticOps, op); }
+
 //===-- NodeImport helpers ---------------------------------------------------===//
 
 Attribute NodeImport::getAttr(StringRef name) const {
@@ -182,6 +190,9 @@ private:
   /// and ends it with onnx.Yield. Outer names stay visible; inner ones go
   /// out of scope afterwards.
   LogicalResult importSubgraph(const ::onnx::GraphProto &g, Block *block);
+  /// Imports a subgraph's nodes at the insertion point with its inputs bound
+  /// to `inputs` (tensors) and returns its outputs; the names stay local.
+  FailureOr<SmallVector<Value>> importInline(const ::onnx::GraphProto &g, ValueRange inputs);
 
   MLIRContext &ctx;
   const ImportOptions &opts;
@@ -189,6 +200,18 @@ private:
   OpBuilder builder;
   int64_t opset = 0;
   llvm::StringMap<Value> values;
+  // Sequences and optionals exist only at import: a sequence is its list of
+  // tensors, an optional holds a tensor or a sequence, or nothing.
+  struct Optional {
+    bool present = false, isSequence = false;
+    Value tensor;
+    SmallVector<Value> sequence;
+  };
+  llvm::StringMap<SmallVector<Value>> sequences;
+  llvm::StringMap<Optional> optionals;
+  /// Sequence and optional ops, done on those lists. Returns failure() on
+  /// error, false if `node` is not one of them.
+  FailureOr<bool> importStaticOp(const ::onnx::NodeProto &node, NodeImport &ni);
 };
 } // namespace
 
@@ -204,7 +227,7 @@ LogicalResult GraphImporter::checkOpsAndDomains(const ::onnx::GraphProto &g) {
       ok = false;
       continue;
     }
-    if (!expandedAtImport(node.op_type()) &&
+    if (!expandedAtImport(node.op_type()) && !isStaticOp(node.op_type()) &&
         !RegisteredOperationName::lookup("onnx." + node.op_type(), &ctx)) {
       emitError(nodeLoc(node, i)) << "operator '" << node.op_type()
                                   << "' is not supported";
@@ -350,6 +373,196 @@ FailureOr<Type> GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
   return Type(RankedTensorType::get(dims, elt));
 }
 
+
+FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, NodeImport &ni) {
+  StringRef op = node.op_type();
+  auto in = [&](int i) -> std::string { return i < node.input_size() ? node.input(i) : ""; };
+  auto out = [&](int i) -> std::string { return i < node.output_size() ? node.output(i) : ""; };
+  auto isSeq = [&](const std::string &n) { return sequences.count(n) > 0; };
+  // Identity (and the like) of a sequence or an optional passes it on.
+  if (op == "Identity" && isSeq(in(0))) {
+    sequences[out(0)] = sequences[in(0)];
+    return true;
+  }
+  if (op == "Identity" && optionals.count(in(0))) {
+    optionals[out(0)] = optionals[in(0)];
+    return true;
+  }
+  if (!isStaticOp(op))
+    return false;
+  auto position = [&](int i, int64_t size, bool insert) -> FailureOr<int64_t> {
+    if (in(i).empty())
+      return insert ? size : size - 1;
+    auto p = onnx::getConstantInts(values.lookup(in(i)));
+    if (!p || p->size() != 1)
+      return emitError(ni.loc) << op << ": a position computed at run time is not supported";
+    int64_t v = (*p)[0] < 0 ? (*p)[0] + size : (*p)[0];
+    if (v < 0 || v > size || (!insert && v == size))
+      return emitError(ni.loc) << op << ": position " << (*p)[0] << " is out of range";
+    return v;
+  };
+  auto seqIn = [&](int i) -> FailureOr<SmallVector<Value>> {
+    if (!isSeq(in(i)))
+      return emitError(ni.loc) << op << ": input '" << in(i) << "' is not a sequence";
+    return sequences[in(i)];
+  };
+  if (op == "SequenceEmpty") {
+    sequences[out(0)] = {};
+  } else if (op == "SequenceConstruct") {
+    SmallVector<Value> items;
+    for (const std::string &n : node.input())
+      items.push_back(values.lookup(n));
+    sequences[out(0)] = items;
+  } else if (op == "SequenceInsert" || op == "SequenceErase" || op == "SequenceAt") {
+    auto s = seqIn(0);
+    if (failed(s))
+      return failure();
+    bool insert = op == "SequenceInsert";
+    auto p = position(insert ? 2 : 1, s->size(), insert);
+    if (failed(p))
+      return failure();
+    if (op == "SequenceAt") {
+      values[out(0)] = (*s)[*p];
+      return true;
+    }
+    if (insert)
+      s->insert(s->begin() + *p, values.lookup(in(1)));
+    else
+      s->erase(s->begin() + *p);
+    sequences[out(0)] = *s;
+  } else if (op == "SequenceLength") {
+    auto s = seqIn(0);
+    if (failed(s))
+      return failure();
+    values[out(0)] = ni.constantI64({(int64_t)s->size()}, /*scalar=*/true);
+  } else if (op == "ConcatFromSequence") {
+    auto s = seqIn(0);
+    if (failed(s))
+      return failure();
+    if (s->empty())
+      return emitError(ni.loc) << "ConcatFromSequence of an empty sequence is not supported";
+    auto axisAttr = dyn_cast_or_null<IntegerAttr>(ni.getAttr("axis"));
+    auto newAxisAttr = dyn_cast_or_null<IntegerAttr>(ni.getAttr("new_axis"));
+    int64_t axis = axisAttr ? axisAttr.getInt() : 0;
+    SmallVector<Value> parts = *s;
+    if (newAxisAttr && newAxisAttr.getInt()) {
+      for (Value &v : parts) {
+        auto u = ni.build1("Unsqueeze", {v, ni.constantI64({axis})});
+        if (failed(u))
+          return failure();
+        v = *u;
+      }
+    }
+    auto c = ni.build1("Concat", parts, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))});
+    if (failed(c))
+      return failure();
+    values[out(0)] = *c;
+  } else if (op == "SplitToSequence") {
+    Value x = values.lookup(in(0));
+    auto t = dyn_cast<RankedTensorType>(x.getType());
+    auto axisAttr = dyn_cast_or_null<IntegerAttr>(ni.getAttr("axis"));
+    auto keepAttr = dyn_cast_or_null<IntegerAttr>(ni.getAttr("keepdims"));
+    if (!t || !t.hasStaticShape())
+      return emitError(ni.loc) << "SplitToSequence needs a static input shape";
+    int64_t axis = axisAttr ? axisAttr.getInt() : 0;
+    if (axis < 0)
+      axis += t.getRank();
+    int64_t dim = t.getDimSize(axis);
+    SmallVector<int64_t> sizes;
+    bool squeeze = false;
+    if (in(1).empty()) {
+      sizes.assign(dim, 1);
+      squeeze = !keepAttr || keepAttr.getInt() != 0 ? false : true;
+    } else {
+      auto s = onnx::getConstantInts(values.lookup(in(1)));
+      if (!s)
+        return emitError(ni.loc) << "SplitToSequence: split sizes computed at run time are not supported";
+      auto st = cast<ShapedType>(values.lookup(in(1)).getType());
+      if (st.getRank() == 0) {
+        for (int64_t left = dim; left > 0; left -= (*s)[0])
+          sizes.push_back(std::min(left, (*s)[0]));
+      } else {
+        sizes = *s;
+      }
+    }
+    auto split = ni.buildOp("Split", {x, ni.constantI64(sizes)},
+                            {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))},
+                            sizes.size());
+    if (failed(split))
+      return failure();
+    SmallVector<Value> items((*split)->getResults().begin(), (*split)->getResults().end());
+    if (squeeze)
+      for (Value &v : items) {
+        auto q = ni.build1("Squeeze", {v, ni.constantI64({axis})});
+        if (failed(q))
+          return failure();
+        v = *q;
+      }
+    sequences[out(0)] = items;
+  } else if (op == "SequenceMap") {
+    const ::onnx::GraphProto *body = nullptr;
+    for (const auto &a : node.attribute())
+      if (a.name() == "body")
+        body = &a.g();
+    auto s = seqIn(0);
+    if (!body || failed(s))
+      return failure();
+    SmallVector<SmallVector<Value>> results(node.output_size());
+    for (size_t i = 0; i < s->size(); ++i) {
+      SmallVector<Value> args;
+      for (int k = 0; k < node.input_size(); ++k) {
+        if (isSeq(in(k))) {
+          if (sequences[in(k)].size() != s->size())
+            return emitError(ni.loc) << "SequenceMap sequences differ in length";
+          args.push_back(sequences[in(k)][i]);
+        } else {
+          args.push_back(values.lookup(in(k)));
+        }
+      }
+      auto r = importInline(*body, args);
+      if (failed(r))
+        return failure();
+      for (int k = 0; k < node.output_size(); ++k)
+        results[k].push_back((*r)[k]);
+    }
+    for (int k = 0; k < node.output_size(); ++k)
+      sequences[out(k)] = results[k];
+  } else if (op == "Optional") {
+    Optional o;
+    if (!in(0).empty()) {
+      o.present = true;
+      o.isSequence = isSeq(in(0));
+      if (o.isSequence)
+        o.sequence = sequences[in(0)];
+      else
+        o.tensor = values.lookup(in(0));
+    }
+    optionals[out(0)] = o;
+  } else if (op == "OptionalHasElement") {
+    bool present = in(0).empty() ? false
+                   : optionals.count(in(0)) ? optionals[in(0)].present
+                                            : true; // a tensor or sequence (opset 18)
+    auto type = RankedTensorType::get({}, builder.getI1Type());
+    values[out(0)] = ni.constant(DenseElementsAttr::get(type, present));
+  } else if (op == "OptionalGetElement") {
+    if (!optionals.count(in(0))) { // opset 18: a plain tensor or sequence passes
+      if (isSeq(in(0)))
+        sequences[out(0)] = sequences[in(0)];
+      else
+        values[out(0)] = values.lookup(in(0));
+      return true;
+    }
+    Optional &o = optionals[in(0)];
+    if (!o.present)
+      return emitError(ni.loc) << "OptionalGetElement of an empty optional";
+    if (o.isSequence)
+      sequences[out(0)] = o.sequence;
+    else
+      values[out(0)] = o.tensor;
+  }
+  return true;
+}
+
 LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index) {
   NodeImport ni(nodeLoc(node, index), builder);
   ni.opType = node.op_type();
@@ -361,7 +574,14 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
       ni.inputs.push_back(ni.noValue());
       continue;
     }
-    ni.inputs.push_back(values.lookup(in));
+    Value v = values.lookup(in);
+    if (!v && !isStaticOp(node.op_type()) && node.op_type() != "Identity") {
+      bool seq = sequences.count(in) > 0;
+      return emitError(ni.loc) << node.op_type() << " takes '" << in << "', "
+                               << (seq ? "a sequence" : "an optional")
+                               << ": sequences and optionals feeding this op are not supported";
+    }
+    ni.inputs.push_back(v);
   }
   SmallVector<std::pair<std::string, const ::onnx::GraphProto *>> graphs;
   for (const ::onnx::AttributeProto &a : node.attribute()) {
@@ -369,10 +589,19 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
       graphs.push_back({a.name(), &a.g()});
       continue;
     }
+    if (a.type() == ::onnx::AttributeProto::TYPE_PROTO && isStaticOp(node.op_type()))
+      continue; // Optional's `type`: the import tracks kinds itself
     auto attr = convertAttribute(builder, ni.loc, a, baseDir);
     if (failed(attr))
       return failure();
     ni.attrs.push_back(builder.getNamedAttr(a.name(), *attr));
+  }
+  {
+    auto handled = importStaticOp(node, ni);
+    if (failed(handled))
+      return failure();
+    if (*handled)
+      return success();
   }
   if (failed(applyOpsetHandler(ni)))
     return failure();
@@ -406,23 +635,24 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
   return success();
 }
 
-LogicalResult GraphImporter::importSubgraph(const ::onnx::GraphProto &g, Block *block) {
+FailureOr<SmallVector<Value>> GraphImporter::importInline(const ::onnx::GraphProto &g,
+                                                          ValueRange inputs) {
   // Shadow outer names the subgraph redefines; restore them afterwards.
   llvm::StringMap<Value> saved;
   SmallVector<std::string> introduced;
-  auto define = [&](const std::string &name, Value v) {
-    auto it = values.find(name);
-    if (it != values.end() && !saved.count(name))
-      saved[name] = it->second;
-    else if (it == values.end())
+  auto note = [&](const std::string &name) {
+    if (values.count(name)) {
+      if (!saved.count(name))
+        saved[name] = values.lookup(name);
+    } else {
       introduced.push_back(name);
-    values[name] = v;
+    }
   };
-  OpBuilder::InsertionGuard guard(builder);
-  builder.setInsertionPointToEnd(block);
   bool ok = true;
-  for (auto [i, in] : llvm::enumerate(g.input()))
-    define(in.name(), block->getArgument(i));
+  for (auto [i, in] : llvm::enumerate(g.input())) {
+    note(in.name());
+    values[in.name()] = inputs[i];
+  }
   for (const auto &t : g.initializer()) {
     std::string error;
     auto e = tensorProtoToElements(ctx, t, baseDir, error);
@@ -431,47 +661,56 @@ LogicalResult GraphImporter::importSubgraph(const ::onnx::GraphProto &g, Block *
       ok = false;
       continue;
     }
-    define(t.name(), builder.create<onnx::ConstantOp>(
-                         NameLoc::get(StringAttr::get(&ctx, t.name())), e.getType(), e));
+    note(t.name());
+    values[t.name()] = builder.create<onnx::ConstantOp>(
+        NameLoc::get(StringAttr::get(&ctx, t.name())), e.getType(), e);
   }
+  SmallVector<Value> results;
   if (ok) {
     auto order = topologicalOrder(g);
     if (failed(order)) {
       ok = false;
     } else {
       for (int idx : *order) {
-        size_t before = values.size();
-        (void)before;
         for (const std::string &out : g.node(idx).output())
-          if (!out.empty() && !values.count(out))
-            introduced.push_back(out);
-          else if (!out.empty() && !saved.count(out))
-            saved[out] = values.lookup(out);
+          if (!out.empty())
+            note(out);
         if (failed(importNode(g.node(idx), idx)))
           ok = false;
       }
     }
   }
-  if (ok) {
-    SmallVector<Value> results;
+  if (ok)
     for (const auto &out : g.output()) {
       Value v = values.lookup(out.name());
       if (!v) {
-        emitError(UnknownLoc::get(&ctx)) << "subgraph output '" << out.name()
-                                         << "' is not produced by the subgraph";
+        emitError(UnknownLoc::get(&ctx))
+            << "subgraph output '" << out.name()
+            << "' is not a tensor the subgraph produces (sequences and optionals "
+               "leaving a subgraph are not supported)";
         ok = false;
         break;
       }
       results.push_back(v);
     }
-    if (ok)
-      builder.create<onnx::YieldOp>(UnknownLoc::get(&ctx), results);
-  }
   for (const std::string &name : introduced)
     values.erase(name);
   for (auto &kv : saved)
     values[kv.getKey()] = kv.second;
-  return success(ok);
+  if (!ok)
+    return failure();
+  return results;
+}
+
+LogicalResult GraphImporter::importSubgraph(const ::onnx::GraphProto &g, Block *block) {
+  OpBuilder::InsertionGuard guard(builder);
+  builder.setInsertionPointToEnd(block);
+  SmallVector<Value> args(block->getArguments().begin(), block->getArguments().end());
+  auto results = importInline(g, args);
+  if (failed(results))
+    return failure();
+  builder.create<onnx::YieldOp>(UnknownLoc::get(&ctx), *results);
+  return success();
 }
 
 FailureOr<Operation *> GraphImporter::importRegionOp(
@@ -595,18 +834,58 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
   for (const auto &t : g.initializer())
     initNames.insert(t.name());
   SmallVector<Type> argTypes;
-  SmallVector<std::string> argNames;
+  SmallVector<std::string> argNames, argOnnxNames;
+  SmallVector<size_t> argPosition; // graph-input position of each argument
+  SmallVector<bool> argIsComposite;
+  struct Composite {
+    std::string name;
+    CompositeInput info;
+    size_t firstArg;
+  };
+  SmallVector<Composite> composites;
   bool ok = true;
+  size_t position = 0;
   for (const auto &vi : g.input()) {
     if (initNames.count(vi.name()))
       continue;
-    auto t = inputType(vi, argTypes.size());
+    const ::onnx::TypeProto &tp = vi.type();
+    if (tp.has_sequence_type() || tp.has_optional_type()) {
+      auto it = opts.compositeInputs.find(position++);
+      const ::onnx::TypeProto &inner =
+          tp.has_optional_type() ? tp.optional_type().elem_type() : tp;
+      const ::onnx::TypeProto &tensor =
+          inner.has_sequence_type() ? inner.sequence_type().elem_type() : inner;
+      Type elt = tensor.has_tensor_type()
+                     ? elementTypeFromOnnx(&ctx, tensor.tensor_type().elem_type())
+                     : Type();
+      if (it == opts.compositeInputs.end() || !elt) {
+        emitError(UnknownLoc::get(&ctx))
+            << "graph input '" << vi.name() << "' is a " << (tp.has_optional_type() ? "optional" : "sequence")
+            << ": supported by onnxc run, which sees its elements; other uses are not supported";
+        ok = false;
+        continue;
+      }
+      composites.push_back({vi.name(), it->second, argTypes.size()});
+      for (auto [i, shape] : llvm::enumerate(it->second.elementShapes)) {
+        argPosition.push_back(position - 1);
+        argIsComposite.push_back(true);
+        argTypes.push_back(RankedTensorType::get(shape, elt));
+        argNames.push_back(vi.name() + "_" + std::to_string(i));
+        argOnnxNames.push_back(it->second.isSequence ? vi.name() + "[" + std::to_string(i) + "]"
+                                                     : vi.name());
+      }
+      continue;
+    }
+    argPosition.push_back(position);
+    argIsComposite.push_back(false);
+    auto t = inputType(vi, position++);
     if (failed(t)) {
       ok = false;
       continue;
     }
     argTypes.push_back(*t);
     argNames.push_back(vi.name());
+    argOnnxNames.push_back(vi.name());
   }
   if (!ok)
     return nullptr;
@@ -619,13 +898,33 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
       module->getLoc(), opts.functionName, builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
+  for (const Composite &c : composites) {
+    SmallVector<Value> items;
+    for (size_t k = 0; k < c.info.elementShapes.size(); ++k)
+      items.push_back(entry->getArgument(c.firstArg + k));
+    if (c.info.isOptional) {
+      Optional o;
+      o.present = c.info.present;
+      o.isSequence = c.info.isSequence;
+      if (o.isSequence)
+        o.sequence = items;
+      else if (o.present && !items.empty())
+        o.tensor = items.front();
+      optionals[c.name] = o;
+    } else {
+      sequences[c.name] = items;
+    }
+  }
   for (auto [i, name] : llvm::enumerate(argNames)) {
-    func.setArgAttr(i, "onnx.name", builder.getStringAttr(name));
+    func.setArgAttr(i, "onnx.name", builder.getStringAttr(argOnnxNames[i]));
+    if (argIsComposite[i])
+      continue;
+    size_t pos = argPosition[i];
     values[name] = entry->getArgument(i);
     // A bound input is a constant inside; the parameter stays, unread.
     DenseElementsAttr bound;
-    if (i < opts.positionalBound.size())
-      bound = opts.positionalBound[i];
+    if (pos < opts.positionalBound.size())
+      bound = opts.positionalBound[pos];
     if (auto it = opts.boundInputs.find(name); !bound && it != opts.boundInputs.end())
       bound = it->second;
     if (!bound)
@@ -656,20 +955,51 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
   if (!ok)
     return nullptr;
 
+  // Sequences and optionals leave as their tensors; `onnx.outputs` records
+  // how graph outputs map to results (for onnxc run).
   SmallVector<Value> results;
+  SmallVector<std::string> resultNames;
+  SmallVector<Attribute> outputs;
   for (const auto &out : g.output()) {
-    Value v = values.lookup(out.name());
-    if (!v) {
+    std::string kind = "tensor";
+    bool present = true;
+    SmallVector<Value> items;
+    if (sequences.count(out.name())) {
+      kind = "sequence";
+      items = sequences[out.name()];
+    } else if (optionals.count(out.name())) {
+      Optional &o = optionals[out.name()];
+      kind = o.isSequence ? "optional_sequence" : "optional";
+      present = o.present;
+      if (o.isSequence)
+        items = o.sequence;
+      else if (o.present)
+        items = {o.tensor};
+    } else if (Value v = values.lookup(out.name())) {
+      items = {v};
+    } else {
       emitError(UnknownLoc::get(&ctx))
           << "graph output '" << out.name() << "' is not produced by the graph";
       return nullptr;
     }
-    results.push_back(v);
+    for (auto [k, v] : llvm::enumerate(items)) {
+      results.push_back(v);
+      resultNames.push_back(kind == "tensor" || kind == "optional"
+                                ? out.name()
+                                : out.name() + "[" + std::to_string(k) + "]");
+    }
+    outputs.push_back(builder.getDictionaryAttr(
+        {builder.getNamedAttr("name", builder.getStringAttr(out.name())),
+         builder.getNamedAttr("kind", builder.getStringAttr(kind)),
+         builder.getNamedAttr("count", builder.getI64IntegerAttr(items.size())),
+         builder.getNamedAttr("present", builder.getBoolAttr(present))}));
   }
   builder.create<func::ReturnOp>(func.getLoc(), results);
   func.setFunctionType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
-  for (auto [i, out] : llvm::enumerate(g.output()))
-    func.setResultAttr(i, "onnx.name", builder.getStringAttr(out.name()));
+  for (auto [i, name] : llvm::enumerate(resultNames))
+    func.setResultAttr(i, "onnx.name", builder.getStringAttr(name));
+  if (!sequences.empty() || !optionals.empty())
+    func->setAttr("onnx.outputs", builder.getArrayAttr(outputs));
   return module;
 }
 
@@ -703,6 +1033,29 @@ OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, StringRef path,
   return importer.run(model);
 }
 
+std::vector<GraphInputKind> graphInputKinds(StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  ::onnx::ModelProto model;
+  if (!buf || !model.ParseFromArray((*buf)->getBufferStart(), (*buf)->getBufferSize()))
+    return {};
+  llvm::StringSet<> inits;
+  for (const auto &t : model.graph().initializer())
+    inits.insert(t.name());
+  std::vector<GraphInputKind> kinds;
+  for (const auto &in : model.graph().input()) {
+    if (inits.count(in.name()))
+      continue;
+    GraphInputKind k;
+    k.name = in.name();
+    const ::onnx::TypeProto &tp = in.type();
+    k.isOptional = tp.has_optional_type();
+    const ::onnx::TypeProto &inner = k.isOptional ? tp.optional_type().elem_type() : tp;
+    k.isSequence = inner.has_sequence_type();
+    kinds.push_back(k);
+  }
+  return kinds;
+}
+
 std::vector<size_t> shapeDecidingInputs(StringRef path) {
   // (op type, input index) pairs whose values decide result shapes.
   static const llvm::StringMap<std::vector<int>> kShapeOperands = {
@@ -714,6 +1067,8 @@ std::vector<size_t> shapeDecidingInputs(StringRef path) {
       {"ReduceProd", {1}}, {"ReduceSumSquare", {1}}, {"ReduceL1", {1}},
       {"ReduceL2", {1}}, {"ReduceLogSum", {1}}, {"ReduceLogSumExp", {1}},
       {"Compress", {1}}, {"EyeLike", {}}, {"Trilu", {1}}, {"Loop", {0, 1}},
+      {"SequenceInsert", {2}}, {"SequenceAt", {1}}, {"SequenceErase", {1}},
+      {"SplitToSequence", {1}},
       {"BlackmanWindow", {0}}, {"HannWindow", {0}}, {"HammingWindow", {0}},
       {"MelWeightMatrix", {0, 1, 2}}, {"DFT", {1, 2}}, {"STFT", {1, 2, 3}},
       {"MaxUnpool", {2}}, {"NonMaxSuppression", {2, 3, 4}}};
@@ -778,6 +1133,8 @@ std::vector<std::string> supportedOnnxOps(MLIRContext &ctx) {
         name.stripDialect() != "Yield")
       ops.push_back(name.stripDialect().str());
   for (const std::string &op : opsExpandedAtImport())
+    ops.push_back(op);
+  for (const char *op : kStaticOps)
     ops.push_back(op);
   std::sort(ops.begin(), ops.end());
   return ops;

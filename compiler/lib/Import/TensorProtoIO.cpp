@@ -1,5 +1,6 @@
 //===- TensorProtoIO.cpp - TensorProto <-> dense elements ------------------===//
 #include "TensorProto.h"
+#include "onnx/onnx-data_pb.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Import/TensorProtoIO.h"
 
@@ -149,6 +150,110 @@ DenseElementsAttr readTensorFile(MLIRContext &ctx, StringRef path,
   }
   name = t.name();
   return tensorProtoToElements(ctx, t, llvm::sys::path::parent_path(path), error);
+}
+
+static void fillTensor(::onnx::TensorProto &t, StringRef name, ShapedType type,
+                       ArrayRef<char> raw) {
+  t.set_name(name.str());
+  t.set_data_type(onnxFromElementType(type.getElementType()));
+  for (int64_t d : type.getShape())
+    t.add_dims(d);
+  t.set_raw_data(std::string(raw.data(), raw.size()));
+}
+
+static LogicalResult writeBytes(StringRef path, const std::string &bytes, std::string &error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = "cannot write '" + path.str() + "': " + ec.message();
+    return failure();
+  }
+  os << bytes;
+  return success();
+}
+
+LogicalResult readValueFile(MLIRContext &ctx, StringRef path, bool isOptional,
+                            bool isSequence, ValueFile &out, std::string &error) {
+  out.isOptional = isOptional;
+  out.isSequence = isSequence;
+  if (!isOptional && !isSequence) {
+    auto t = readTensorFile(ctx, path, out.name, error);
+    if (!t)
+      return failure();
+    out.tensors = {t};
+    return success();
+  }
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf) {
+    error = "cannot read '" + path.str() + "'";
+    return failure();
+  }
+  auto readSeq = [&](const ::onnx::SequenceProto &s) -> LogicalResult {
+    if (s.elem_type() != ::onnx::SequenceProto::TENSOR && s.tensor_values().empty() &&
+        s.elem_type() != ::onnx::SequenceProto::UNDEFINED) {
+      error = "sequences of non-tensors are not supported";
+      return failure();
+    }
+    for (const ::onnx::TensorProto &t : s.tensor_values()) {
+      auto e = tensorProtoToElements(ctx, t, llvm::sys::path::parent_path(path), error);
+      if (!e)
+        return failure();
+      out.tensors.push_back(e);
+    }
+    return success();
+  };
+  if (isOptional) {
+    ::onnx::OptionalProto o;
+    if (!o.ParseFromArray((*buf)->getBufferStart(), (int)(*buf)->getBufferSize())) {
+      error = "'" + path.str() + "' is not an OptionalProto";
+      return failure();
+    }
+    out.name = o.name();
+    out.present = o.has_tensor_value() || o.has_sequence_value();
+    if (o.has_tensor_value()) {
+      auto e = tensorProtoToElements(ctx, o.tensor_value(), llvm::sys::path::parent_path(path),
+                                     error);
+      if (!e)
+        return failure();
+      out.tensors = {e};
+    } else if (o.has_sequence_value()) {
+      return readSeq(o.sequence_value());
+    }
+    return success();
+  }
+  ::onnx::SequenceProto s;
+  if (!s.ParseFromArray((*buf)->getBufferStart(), (int)(*buf)->getBufferSize())) {
+    error = "'" + path.str() + "' is not a SequenceProto";
+    return failure();
+  }
+  out.name = s.name();
+  return readSeq(s);
+}
+
+LogicalResult writeValueFile(StringRef path, StringRef name, bool isOptional, bool isSequence,
+                             bool present, ArrayRef<ShapedType> types,
+                             ArrayRef<ArrayRef<char>> raws, std::string &error) {
+  if (!isOptional && !isSequence)
+    return writeTensorFile(path, name, types.front(), raws.front(), error);
+  ::onnx::SequenceProto seq;
+  seq.set_name(name.str());
+  seq.set_elem_type(::onnx::SequenceProto::TENSOR);
+  for (auto [t, r] : llvm::zip(types, raws))
+    fillTensor(*seq.add_tensor_values(), "", t, r);
+  std::string bytes;
+  if (isOptional) {
+    ::onnx::OptionalProto o;
+    o.set_name(name.str());
+    o.set_elem_type(isSequence ? ::onnx::OptionalProto::SEQUENCE : ::onnx::OptionalProto::TENSOR);
+    if (present && isSequence)
+      *o.mutable_sequence_value() = seq;
+    else if (present)
+      fillTensor(*o.mutable_tensor_value(), "", types.front(), raws.front());
+    o.SerializeToString(&bytes);
+  } else {
+    seq.SerializeToString(&bytes);
+  }
+  return writeBytes(path, bytes, error);
 }
 
 LogicalResult writeTensorFile(StringRef path, StringRef name, ShapedType type,

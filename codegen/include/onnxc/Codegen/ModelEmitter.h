@@ -24,9 +24,18 @@ struct TensorInterface {
   int64_t bytes = 0;
 };
 
+/// How a graph output maps onto the function's results: a tensor is one
+/// result; a sequence, or an optional (present or not), is `count` results.
+struct GraphOutput {
+  std::string name, kind; // tensor | sequence | optional | optional_sequence
+  int64_t firstResult = 0, count = 1;
+  bool present = true;
+};
+
 struct ModelInterface {
   std::string name;
   std::vector<TensorInterface> inputs, outputs;
+  std::vector<GraphOutput> graphOutputs;
   int64_t arenaBytes = 0;
 };
 

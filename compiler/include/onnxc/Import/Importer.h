@@ -13,6 +13,20 @@
 
 namespace onnxc {
 
+/// A sequence or optional graph input, as `onnxc run` sees it in its files.
+struct CompositeInput {
+  bool isOptional = false;
+  bool present = true;     // optionals
+  bool isSequence = false; // a sequence (possibly inside the optional)
+  std::vector<std::vector<int64_t>> elementShapes; // one per tensor
+};
+
+/// What a graph input is (from the model's type protos).
+struct GraphInputKind {
+  std::string name;
+  bool isOptional = false, isSequence = false;
+};
+
 struct ImportOptions {
   /// Whole-shape overrides for graph inputs: name -> dims.
   std::map<std::string, std::vector<int64_t>> inputShapes;
@@ -24,6 +38,9 @@ struct ImportOptions {
   /// generated function keeps the parameter but does not read it.
   std::map<std::string, mlir::DenseElementsAttr> boundInputs;
   std::vector<mlir::DenseElementsAttr> positionalBound;
+  /// Sequence/optional inputs by position among the graph inputs. Each
+  /// tensor of theirs becomes one parameter of the generated function.
+  std::map<size_t, CompositeInput> compositeInputs;
   /// Values for symbolic dimensions: dim_param -> size.
   std::map<std::string, int64_t> dimParams;
   /// Name of the generated function (the model name).
@@ -44,6 +61,10 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &ctx,
 /// the given values, as it fixes dimensions to the given shapes. Empty if the
 /// file cannot be read (the import reports that).
 std::vector<size_t> shapeDecidingInputs(llvm::StringRef path);
+
+/// The graph inputs (not initializers) and whether each is a sequence or an
+/// optional. Empty if the file cannot be read.
+std::vector<GraphInputKind> graphInputKinds(llvm::StringRef path);
 
 /// The ONNX operator names the dialect implements (for `onnxc --list-ops`
 /// and the conformance runner).

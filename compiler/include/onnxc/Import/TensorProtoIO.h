@@ -25,6 +25,25 @@ mlir::LogicalResult writeTensorFile(llvm::StringRef path, llvm::StringRef name,
                                     mlir::ShapedType type,
                                     llvm::ArrayRef<char> raw, std::string &error);
 
+/// A backend-test value file: a TensorProto, or (when `kind` says so) a
+/// SequenceProto or OptionalProto of tensors.
+struct ValueFile {
+  std::string name;
+  bool isOptional = false, isSequence = false, present = true;
+  std::vector<mlir::DenseElementsAttr> tensors;
+};
+mlir::LogicalResult readValueFile(mlir::MLIRContext &ctx, llvm::StringRef path,
+                                  bool isOptional, bool isSequence, ValueFile &out,
+                                  std::string &error);
+
+/// Writes a SequenceProto (isSequence) or OptionalProto (isOptional) of the
+/// given raw tensors, or a TensorProto.
+mlir::LogicalResult writeValueFile(llvm::StringRef path, llvm::StringRef name,
+                                   bool isOptional, bool isSequence, bool present,
+                                   llvm::ArrayRef<mlir::ShapedType> types,
+                                   llvm::ArrayRef<llvm::ArrayRef<char>> raws,
+                                   std::string &error);
+
 } // namespace onnxc
 
 #endif

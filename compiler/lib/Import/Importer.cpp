@@ -115,6 +115,21 @@ FailureOr<Operation *> NodeImport::buildOp(StringRef type, ValueRange operands,
       op->erase();
       return failure();
     }
+  // Fold hooks that produce constants run right away (cheap, and the
+  // static expansion of sequences needs e.g. Not(OptionalHasElement)).
+  SmallVector<Attribute> constants;
+  for (Value v : op->getOperands())
+    constants.push_back(onnx::getConstantElements(v));
+  SmallVector<OpFoldResult> folded;
+  if (op->getNumResults() == 1 && llvm::any_of(constants, [](Attribute a) { return a; }) &&
+      succeeded(op->fold(constants, folded)) && folded.size() == 1)
+    if (auto attr = dyn_cast_if_present<Attribute>(folded[0]))
+      if (auto e = dyn_cast<ElementsAttr>(attr)) {
+        Operation *c = builder.create<onnx::ConstantOp>(loc, e.getShapedType(), e);
+        op->replaceAllUsesWith(c);
+        op->erase();
+        return c;
+      }
   return op;
 }
 
@@ -190,9 +205,28 @@ private:
   /// and ends it with onnx.Yield. Outer names stay visible; inner ones go
   /// out of scope afterwards.
   LogicalResult importSubgraph(const ::onnx::GraphProto &g, Block *block);
+  /// A value while importing: a tensor, or a sequence/optional as its list.
+  struct ImportValue {
+    enum Kind { Tensor, Sequence, Optional } kind = Tensor;
+    Value tensor;
+    SmallVector<Value> items; // Sequence; Optional: the tensor or the sequence
+    bool present = true, optionalOfSequence = false;
+    static ImportValue of(Value v) {
+      ImportValue r;
+      r.tensor = v;
+      return r;
+    }
+  };
+  ImportValue lookupValue(const std::string &name);
+  void defineValue(const std::string &name, const ImportValue &v);
   /// Imports a subgraph's nodes at the insertion point with its inputs bound
-  /// to `inputs` (tensors) and returns its outputs; the names stay local.
-  FailureOr<SmallVector<Value>> importInline(const ::onnx::GraphProto &g, ValueRange inputs);
+  /// to `inputs` and returns its outputs; the names stay local.
+  FailureOr<SmallVector<ImportValue>> importInline(const ::onnx::GraphProto &g,
+                                                   ArrayRef<ImportValue> inputs);
+  /// If and Loop evaluated while importing (sequences or optionals flow
+  /// through them): needs the condition / trip count as constants. Returns
+  /// false when the node is left to the region form.
+  FailureOr<bool> importStaticControlFlow(const ::onnx::NodeProto &node, NodeImport &ni);
 
   MLIRContext &ctx;
   const ImportOptions &opts;
@@ -245,6 +279,10 @@ FailureOr<std::vector<int>> GraphImporter::topologicalOrder(const ::onnx::GraphP
   for (const auto &in : g.input())
     available.insert(in.name());
   for (const auto &kv : values) // names of enclosing graphs (subgraphs)
+    available.insert(kv.getKey());
+  for (const auto &kv : sequences)
+    available.insert(kv.getKey());
+  for (const auto &kv : optionals)
     available.insert(kv.getKey());
   bool ok = true;
   for (int i = 0; i < g.node_size(); ++i)
@@ -509,21 +547,24 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
       return failure();
     SmallVector<SmallVector<Value>> results(node.output_size());
     for (size_t i = 0; i < s->size(); ++i) {
-      SmallVector<Value> args;
+      SmallVector<ImportValue> args;
       for (int k = 0; k < node.input_size(); ++k) {
         if (isSeq(in(k))) {
           if (sequences[in(k)].size() != s->size())
             return emitError(ni.loc) << "SequenceMap sequences differ in length";
-          args.push_back(sequences[in(k)][i]);
+          args.push_back(ImportValue::of(sequences[in(k)][i]));
         } else {
-          args.push_back(values.lookup(in(k)));
+          args.push_back(ImportValue::of(values.lookup(in(k))));
         }
       }
       auto r = importInline(*body, args);
       if (failed(r))
         return failure();
-      for (int k = 0; k < node.output_size(); ++k)
-        results[k].push_back((*r)[k]);
+      for (int k = 0; k < node.output_size(); ++k) {
+        if ((*r)[k].kind != ImportValue::Tensor)
+          return emitError(ni.loc) << "SequenceMap bodies yielding sequences are not supported";
+        results[k].push_back((*r)[k].tensor);
+      }
     }
     for (int k = 0; k < node.output_size(); ++k)
       sequences[out(k)] = results[k];
@@ -575,7 +616,8 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
       continue;
     }
     Value v = values.lookup(in);
-    if (!v && !isStaticOp(node.op_type()) && node.op_type() != "Identity") {
+    if (!v && !isStaticOp(node.op_type()) && node.op_type() != "Identity" &&
+        node.op_type() != "Loop" && node.op_type() != "If") {
       bool seq = sequences.count(in) > 0;
       return emitError(ni.loc) << node.op_type() << " takes '" << in << "', "
                                << (seq ? "a sequence" : "an optional")
@@ -598,6 +640,11 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
   }
   {
     auto handled = importStaticOp(node, ni);
+    if (failed(handled))
+      return failure();
+    if (*handled)
+      return success();
+    handled = importStaticControlFlow(node, ni);
     if (failed(handled))
       return failure();
     if (*handled)
@@ -635,23 +682,56 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
   return success();
 }
 
-FailureOr<SmallVector<Value>> GraphImporter::importInline(const ::onnx::GraphProto &g,
-                                                          ValueRange inputs) {
-  // Shadow outer names the subgraph redefines; restore them afterwards.
-  llvm::StringMap<Value> saved;
-  SmallVector<std::string> introduced;
+GraphImporter::ImportValue GraphImporter::lookupValue(const std::string &name) {
+  ImportValue v;
+  if (auto it = sequences.find(name); it != sequences.end()) {
+    v.kind = ImportValue::Sequence;
+    v.items = it->second;
+  } else if (auto o = optionals.find(name); o != optionals.end()) {
+    v.kind = ImportValue::Optional;
+    v.present = o->second.present;
+    v.optionalOfSequence = o->second.isSequence;
+    v.items = o->second.isSequence ? o->second.sequence : SmallVector<Value>{};
+    if (!o->second.isSequence && o->second.present)
+      v.items = {o->second.tensor};
+  } else {
+    v.tensor = values.lookup(name);
+  }
+  return v;
+}
+
+void GraphImporter::defineValue(const std::string &name, const ImportValue &v) {
+  values.erase(name);
+  sequences.erase(name);
+  optionals.erase(name);
+  if (v.kind == ImportValue::Sequence) {
+    sequences[name] = v.items;
+  } else if (v.kind == ImportValue::Optional) {
+    Optional o;
+    o.present = v.present;
+    o.isSequence = v.optionalOfSequence;
+    if (o.isSequence)
+      o.sequence = v.items;
+    else if (o.present && !v.items.empty())
+      o.tensor = v.items.front();
+    optionals[name] = o;
+  } else if (v.tensor) {
+    values[name] = v.tensor;
+  }
+}
+
+FailureOr<SmallVector<GraphImporter::ImportValue>>
+GraphImporter::importInline(const ::onnx::GraphProto &g, ArrayRef<ImportValue> inputs) {
+  // Names the subgraph defines shadow outer ones until it is done.
+  std::map<std::string, ImportValue> saved;
   auto note = [&](const std::string &name) {
-    if (values.count(name)) {
-      if (!saved.count(name))
-        saved[name] = values.lookup(name);
-    } else {
-      introduced.push_back(name);
-    }
+    if (!saved.count(name))
+      saved[name] = lookupValue(name);
   };
   bool ok = true;
   for (auto [i, in] : llvm::enumerate(g.input())) {
     note(in.name());
-    values[in.name()] = inputs[i];
+    defineValue(in.name(), inputs[i]);
   }
   for (const auto &t : g.initializer()) {
     std::string error;
@@ -665,7 +745,7 @@ FailureOr<SmallVector<Value>> GraphImporter::importInline(const ::onnx::GraphPro
     values[t.name()] = builder.create<onnx::ConstantOp>(
         NameLoc::get(StringAttr::get(&ctx, t.name())), e.getType(), e);
   }
-  SmallVector<Value> results;
+  SmallVector<ImportValue> results;
   if (ok) {
     auto order = topologicalOrder(g);
     if (failed(order)) {
@@ -682,34 +762,157 @@ FailureOr<SmallVector<Value>> GraphImporter::importInline(const ::onnx::GraphPro
   }
   if (ok)
     for (const auto &out : g.output()) {
-      Value v = values.lookup(out.name());
-      if (!v) {
+      ImportValue v = lookupValue(out.name());
+      if (v.kind == ImportValue::Tensor && !v.tensor) {
         emitError(UnknownLoc::get(&ctx))
-            << "subgraph output '" << out.name()
-            << "' is not a tensor the subgraph produces (sequences and optionals "
-               "leaving a subgraph are not supported)";
+            << "subgraph output '" << out.name() << "' is not produced by the subgraph";
         ok = false;
         break;
       }
       results.push_back(v);
     }
-  for (const std::string &name : introduced)
-    values.erase(name);
-  for (auto &kv : saved)
-    values[kv.getKey()] = kv.second;
+  for (auto &[name, v] : saved)
+    defineValue(name, v);
   if (!ok)
     return failure();
   return results;
 }
 
+FailureOr<bool> GraphImporter::importStaticControlFlow(const ::onnx::NodeProto &node,
+                                                       NodeImport &ni) {
+  StringRef op = node.op_type();
+  if (op != "If" && op != "Loop")
+    return false;
+  auto composite = [](const ::onnx::TypeProto &t) {
+    return t.has_sequence_type() || t.has_optional_type();
+  };
+  bool involved = false;
+  for (const std::string &in : node.input())
+    involved |= sequences.count(in) || optionals.count(in);
+  for (const auto &a : node.attribute())
+    if (a.type() == ::onnx::AttributeProto::GRAPH) {
+      for (const auto &o : a.g().output())
+        involved |= composite(o.type());
+      for (const auto &i : a.g().input())
+        involved |= composite(i.type());
+    }
+  if (!involved)
+    return false;
+  auto graph = [&](StringRef name) -> const ::onnx::GraphProto * {
+    for (const auto &a : node.attribute())
+      if (a.name() == name && a.type() == ::onnx::AttributeProto::GRAPH)
+        return &a.g();
+    return nullptr;
+  };
+  auto define = [&](ArrayRef<ImportValue> outs) {
+    for (int i = 0; i < node.output_size() && i < (int)outs.size(); ++i)
+      if (!node.output(i).empty())
+        defineValue(node.output(i), outs[i]);
+  };
+  auto constantBool = [&](const std::string &name) -> std::optional<bool> {
+    ElementsAttr e = onnx::getConstantElements(values.lookup(name));
+    if (!e || e.getNumElements() != 1)
+      return std::nullopt;
+    return e.getElementType().isInteger(1) ? *e.getValues<bool>().begin()
+                                           : (*e.getValues<APInt>().begin()).getSExtValue() != 0;
+  };
+  if (op == "If") {
+    auto c = constantBool(node.input(0));
+    if (!c)
+      return emitError(ni.loc) << "If producing sequences or optionals needs a condition known "
+                                  "at compile time; a run-time one is not supported";
+    const ::onnx::GraphProto *branch = graph(*c ? "then_branch" : "else_branch");
+    if (!branch)
+      return emitError(ni.loc) << "If is missing a branch";
+    auto outs = importInline(*branch, {});
+    if (failed(outs))
+      return failure();
+    define(*outs);
+    return true;
+  }
+  // Loop: unrolled here, carrying sequences and optionals as lists.
+  const ::onnx::GraphProto *body = graph("body");
+  auto m = node.input_size() > 0 && !node.input(0).empty()
+               ? onnx::getConstantInts(values.lookup(node.input(0)))
+               : std::nullopt;
+  std::optional<bool> cond = node.input_size() > 1 && !node.input(1).empty()
+                                 ? constantBool(node.input(1))
+                                 : std::optional<bool>(true);
+  if (!body || !m || m->size() != 1 || !cond)
+    return emitError(ni.loc) << "Loop over sequences or optionals needs its trip count and "
+                                "condition at compile time; run-time ones are not supported";
+  // The body must pass its condition through (then M is the trip count).
+  std::string condOut = body->output(0).name();
+  for (bool moved = true; moved;) {
+    moved = false;
+    for (const auto &n : body->node())
+      if (n.op_type() == "Identity" && n.output(0) == condOut) {
+        condOut = n.input(0);
+        moved = true;
+      }
+  }
+  if (condOut != body->input(1).name())
+    return emitError(ni.loc) << "Loop whose body computes its exit condition is not supported";
+  size_t nv = node.input_size() - 2;
+  SmallVector<ImportValue> carried;
+  for (size_t i = 0; i < nv; ++i)
+    carried.push_back(lookupValue(node.input(2 + i)));
+  int64_t trips = *cond ? (*m)[0] : 0;
+  size_t nScan = body->output_size() - 1 - nv;
+  SmallVector<SmallVector<Value>> scans(nScan);
+  auto boolType = RankedTensorType::get({}, builder.getI1Type());
+  for (int64_t i = 0; i < trips; ++i) {
+    SmallVector<ImportValue> args{ImportValue::of(ni.constantI64({i}, true)),
+                                  ImportValue::of(ni.constant(DenseElementsAttr::get(boolType, true)))};
+    args.append(carried.begin(), carried.end());
+    auto outs = importInline(*body, args);
+    if (failed(outs))
+      return failure();
+    carried.assign(outs->begin() + 1, outs->begin() + 1 + nv);
+    for (size_t k = 0; k < nScan; ++k) {
+      const ImportValue &v = (*outs)[1 + nv + k];
+      if (v.kind != ImportValue::Tensor)
+        return emitError(ni.loc) << "Loop scan outputs that are sequences are not supported";
+      auto u = ni.build1("Unsqueeze", {v.tensor, ni.constantI64({0})});
+      if (failed(u))
+        return failure();
+      scans[k].push_back(*u);
+    }
+  }
+  SmallVector<ImportValue> outs(carried);
+  for (auto &s : scans) {
+    if (s.empty())
+      return emitError(ni.loc) << "Loop with zero iterations and scan outputs is not supported";
+    auto c = s.size() == 1 ? FailureOr<Value>(s.front())
+                           : ni.build1("Concat", s, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(0))});
+    if (failed(c))
+      return failure();
+    outs.push_back(ImportValue::of(*c));
+  }
+  define(outs);
+  return true;
+}
+
 LogicalResult GraphImporter::importSubgraph(const ::onnx::GraphProto &g, Block *block) {
   OpBuilder::InsertionGuard guard(builder);
   builder.setInsertionPointToEnd(block);
-  SmallVector<Value> args(block->getArguments().begin(), block->getArguments().end());
+  SmallVector<ImportValue> args;
+  for (BlockArgument a : block->getArguments())
+    args.push_back(ImportValue::of(a));
   auto results = importInline(g, args);
   if (failed(results))
     return failure();
-  builder.create<onnx::YieldOp>(UnknownLoc::get(&ctx), *results);
+  SmallVector<Value> yielded;
+  for (const ImportValue &v : *results) {
+    if (v.kind != ImportValue::Tensor) {
+      emitError(UnknownLoc::get(&ctx))
+          << "a sequence or optional leaving a subgraph whose condition or trip count is "
+             "known only at run time is not supported";
+      return failure();
+    }
+    yielded.push_back(v.tensor);
+  }
+  builder.create<onnx::YieldOp>(UnknownLoc::get(&ctx), yielded);
   return success();
 }
 
@@ -1092,6 +1295,15 @@ std::vector<size_t> shapeDecidingInputs(StringRef path) {
       if (idx < n.input_size() && !n.input(idx).empty())
         work.push_back(n.input(idx));
   }
+  // An If whose branches yield sequences or optionals: its condition decides
+  // the structure, so it is bound too.
+  for (const ::onnx::NodeProto &n : g.node())
+    if (n.op_type() == "If" && n.input_size() > 0)
+      for (const auto &a : n.attribute())
+        if (a.type() == ::onnx::AttributeProto::GRAPH)
+          for (const auto &o : a.g().output())
+            if (o.type().has_sequence_type() || o.type().has_optional_type())
+              work.push_back(n.input(0));
   while (!work.empty()) {
     std::string v = work.back();
     work.pop_back();

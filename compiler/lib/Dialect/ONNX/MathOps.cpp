@@ -8,6 +8,18 @@ using namespace mlir;
 
 namespace onnxc::onnx {
 
+// Not folds at import already: conditions of If and Loop built from
+// OptionalHasElement must be known while sequences are expanded.
+OpFoldResult NotOp::fold(FoldAdaptor adaptor) {
+  auto in = dyn_cast_or_null<DenseElementsAttr>(adaptor.getX());
+  if (!in || !in.getElementType().isInteger(1))
+    return nullptr;
+  SmallVector<bool> out;
+  for (bool b : in.getValues<bool>())
+    out.push_back(!b);
+  return DenseElementsAttr::get(in.getType(), out);
+}
+
 LogicalResult ClipOp::inferShapes() {
   for (Value bound : {getMin(), getMax()}) {
     if (isNone(bound))

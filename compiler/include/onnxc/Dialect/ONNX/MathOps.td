@@ -22,7 +22,9 @@ def ONNX_CosOp        : ONNX_UnaryOp<"Cos", "y = cos(x)">;
 def ONNX_SoftplusOp   : ONNX_UnaryOp<"Softplus", "y = ln(1 + e^x)">;
 def ONNX_SoftsignOp   : ONNX_UnaryOp<"Softsign", "y = x / (1 + |x|)">;
 def ONNX_HardSwishOp  : ONNX_UnaryOp<"HardSwish", "y = x * max(0, min(1, x/6 + 1/2))">;
-def ONNX_NotOp        : ONNX_UnaryOp<"Not", "logical not of a bool tensor">;
+def ONNX_NotOp        : ONNX_UnaryOp<"Not", "logical not of a bool tensor"> {
+  let hasFolder = 1;
+}
 def ONNX_SignOp       : ONNX_UnaryOp<"Sign", "y = sign(x)">;
 def ONNX_RoundOp      : ONNX_UnaryOp<"Round", "round half to even">;
 def ONNX_TanOp        : ONNX_UnaryOp<"Tan", "y = tan(x)">;

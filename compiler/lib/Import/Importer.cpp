@@ -201,6 +201,11 @@ private:
   FailureOr<Operation *> importRegionOp(
       const ::onnx::NodeProto &node, NodeImport &ni,
       ArrayRef<std::pair<std::string, const ::onnx::GraphProto *>> graphs);
+  /// Scan-8: a leading batch dim and sequence_lens. Each batch entry becomes
+  /// one opset-9 Scan on its slices; the results are stacked again.
+  FailureOr<SmallVector<Value>> importBatchedScan(
+      const ::onnx::NodeProto &node, NodeImport &ni,
+      ArrayRef<std::pair<std::string, const ::onnx::GraphProto *>> graphs);
   /// Imports a subgraph into `block` (whose arguments stand for its inputs)
   /// and ends it with onnx.Yield. Outer names stay visible; inner ones go
   /// out of scope afterwards.
@@ -654,7 +659,12 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
     return failure();
 
   SmallVector<Value> outputs;
-  if (!graphs.empty()) {
+  if (!graphs.empty() && ni.opType == "Scan" && ni.opset < 9) {
+    auto outs = importBatchedScan(node, ni, graphs);
+    if (failed(outs))
+      return failure();
+    outputs = *outs;
+  } else if (!graphs.empty()) {
     auto op = importRegionOp(node, ni, graphs);
     if (failed(op))
       return failure();
@@ -916,6 +926,62 @@ LogicalResult GraphImporter::importSubgraph(const ::onnx::GraphProto &g, Block *
   return success();
 }
 
+FailureOr<SmallVector<Value>> GraphImporter::importBatchedScan(
+    const ::onnx::NodeProto &node, NodeImport &ni,
+    ArrayRef<std::pair<std::string, const ::onnx::GraphProto *>> graphs) {
+  if (!onnx::isNone(ni.input(0)))
+    return emitError(ni.loc) << "Scan-8 with sequence_lens is not supported";
+  SmallVector<Value> operands(ni.inputs.begin() + 1, ni.inputs.end());
+  if (operands.empty())
+    return emitError(ni.loc) << "Scan has no inputs";
+  auto first = dyn_cast<RankedTensorType>(operands.front().getType());
+  if (!first || first.isDynamicDim(0))
+    return emitError(ni.loc) << "Scan-8 needs a static batch dimension";
+  int64_t batch = first.getDimSize(0);
+  // Scan-8 scans axis 1 of every scan input (axis 0 once the batch is off).
+  SmallVector<NamedAttribute> attrs;
+  for (const NamedAttribute &a : ni.attrs)
+    if (a.getName() != "directions")
+      attrs.push_back(a);
+  if (auto d = dyn_cast_or_null<DenseI64ArrayAttr>(ni.getAttr("directions")))
+    attrs.push_back(builder.getNamedAttr("scan_input_directions", d));
+  SmallVector<SmallVector<Value>> perBatch(node.output_size());
+  for (int64_t b = 0; b < batch; ++b) {
+    NodeImport sub(ni.loc, builder);
+    sub.opType = "Scan";
+    sub.opset = 9;
+    sub.attrs = attrs;
+    for (Value v : operands) {
+      auto g = sub.build1("Gather", {v, sub.constantI64({b}, /*scalar=*/true)},
+                          {builder.getNamedAttr("axis", builder.getI64IntegerAttr(0))});
+      if (failed(g))
+        return failure();
+      sub.inputs.push_back(*g);
+    }
+    auto op = importRegionOp(node, sub, graphs);
+    if (failed(op))
+      return failure();
+    for (int i = 0; i < node.output_size(); ++i) {
+      auto u = sub.build1("Unsqueeze", {(*op)->getResult(i), sub.constantI64({0})});
+      if (failed(u))
+        return failure();
+      perBatch[i].push_back(*u);
+    }
+  }
+  SmallVector<Value> outs;
+  for (auto &parts : perBatch) {
+    if (parts.size() == 1) {
+      outs.push_back(parts.front());
+      continue;
+    }
+    auto c = ni.build1("Concat", parts, {builder.getNamedAttr("axis", builder.getI64IntegerAttr(0))});
+    if (failed(c))
+      return failure();
+    outs.push_back(*c);
+  }
+  return outs;
+}
+
 FailureOr<Operation *> GraphImporter::importRegionOp(
     const ::onnx::NodeProto &node, NodeImport &ni,
     ArrayRef<std::pair<std::string, const ::onnx::GraphProto *>> graphs) {
@@ -942,8 +1008,6 @@ FailureOr<Operation *> GraphImporter::importRegionOp(
       args.push_back(ni.inputs[i].getType());
     regions.push_back({graph("body"), args});
   } else if (op == "Scan") {
-    if (ni.opset < 9)
-      return emitError(ni.loc) << "Scan before opset 9 (batched, with sequence_lens) is not supported";
     auto nScanAttr = dyn_cast_or_null<IntegerAttr>(ni.getAttr("num_scan_inputs"));
     int64_t nScan = nScanAttr ? nScanAttr.getInt() : 0;
     int64_t nState = (int64_t)ni.inputs.size() - nScan;

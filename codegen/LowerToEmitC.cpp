@@ -81,8 +81,9 @@ private:
     }
     return arenaBytes;
   }
-  Value intArray(ArrayRef<int64_t> values);
-  Value floatArray(ArrayRef<double> values);
+  template <typename T>
+  Value constArray(ArrayRef<T> values, Type elt, std::map<std::vector<T>, std::string> &cache,
+                   char prefix);
   Value valueOf(Value v);
   LogicalResult lowerOp(Operation *op);
 
@@ -93,7 +94,7 @@ private:
   emitc::FuncOp cfunc;
   Value arenaBytes, weightsBase;
   llvm::DenseMap<Value, Value> cvalues; // onnx values -> C pointers
-  std::map<std::vector<int64_t>, std::string> arrays;
+  std::map<std::vector<int64_t>, std::string> arrays; // int64 arrays by content
   std::map<std::pair<int64_t, std::string>, Value> arenaPointers;
   std::map<std::vector<double>, std::string> floatArrays;
   std::set<std::string> headers;
@@ -120,50 +121,26 @@ Value EmitCLowering::weightPointer(onnx::ConstantOp c) {
   return at(weightsBase, offset, value.getElementType(), /*isConst=*/true);
 }
 
-Value EmitCLowering::intArray(ArrayRef<int64_t> values) {
-  Type i64 = b.getI64Type();
+/// A `static const` C array global for `values` (one per distinct content,
+/// named prefix + n), or nullptr for an empty list.
+template <typename T>
+Value EmitCLowering::constArray(ArrayRef<T> values, Type elt,
+                                std::map<std::vector<T>, std::string> &cache, char prefix) {
   if (values.empty())
-    return literal("nullptr", emitc::PointerType::get(i64));
-  std::vector<int64_t> key(values.begin(), values.end());
-  auto it = arrays.find(key);
-  std::string sym;
-  auto arrayType = emitc::ArrayType::get({(int64_t)values.size()}, i64);
-  if (it == arrays.end()) {
-    sym = "k" + std::to_string(arrays.size());
-    arrays[key] = sym;
+    return literal("nullptr", emitc::PointerType::get(elt));
+  std::vector<T> key(values.begin(), values.end());
+  auto arrayType = emitc::ArrayType::get({(int64_t)values.size()}, elt);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    it = cache.emplace(key, prefix + std::to_string(cache.size())).first;
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPoint(cfunc);
-    auto init = DenseElementsAttr::get(
-        RankedTensorType::get({(int64_t)values.size()}, i64), values);
-    b.create<emitc::GlobalOp>(func.getLoc(), sym, arrayType, init,
+    auto init = DenseElementsAttr::get(RankedTensorType::get({(int64_t)values.size()}, elt),
+                                       values);
+    b.create<emitc::GlobalOp>(func.getLoc(), it->second, arrayType, init,
                               /*extern=*/false, /*static=*/true, /*const=*/true);
-  } else {
-    sym = it->second;
   }
-  return b.create<emitc::GetGlobalOp>(func.getLoc(), arrayType, sym);
-}
-
-Value EmitCLowering::floatArray(ArrayRef<double> values) {
-  Type f64 = b.getF64Type();
-  if (values.empty())
-    return literal("nullptr", emitc::PointerType::get(f64));
-  std::vector<double> key(values.begin(), values.end());
-  auto it = floatArrays.find(key);
-  std::string sym;
-  auto arrayType = emitc::ArrayType::get({(int64_t)values.size()}, f64);
-  if (it == floatArrays.end()) {
-    sym = "f" + std::to_string(floatArrays.size());
-    floatArrays[key] = sym;
-    OpBuilder::InsertionGuard g(b);
-    b.setInsertionPoint(cfunc);
-    auto init = DenseElementsAttr::get(
-        RankedTensorType::get({(int64_t)values.size()}, f64), values);
-    b.create<emitc::GlobalOp>(func.getLoc(), sym, arrayType, init,
-                              /*extern=*/false, /*static=*/true, /*const=*/true);
-  } else {
-    sym = it->second;
-  }
-  return b.create<emitc::GetGlobalOp>(func.getLoc(), arrayType, sym);
+  return b.create<emitc::GetGlobalOp>(func.getLoc(), arrayType, it->second);
 }
 
 Value EmitCLowering::valueOf(Value v) {
@@ -238,10 +215,10 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
         args.push_back(b.getF64FloatAttr(a.floatValue));
         break;
       case KernelArg::Kind::IntArray:
-        operand(intArray(a.ints));
+        operand(constArray<int64_t>(a.ints, b.getI64Type(), arrays, 'k'));
         break;
       case KernelArg::Kind::FloatArray:
-        operand(floatArray(a.floats));
+        operand(constArray<double>(a.floats, b.getF64Type(), floatArrays, 'f'));
         break;
       case KernelArg::Kind::Null:
         args.push_back(emitc::OpaqueAttr::get(b.getContext(), "nullptr"));

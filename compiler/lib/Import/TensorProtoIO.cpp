@@ -259,24 +259,13 @@ LogicalResult writeValueFile(StringRef path, StringRef name, bool isOptional, bo
 LogicalResult writeTensorFile(StringRef path, StringRef name, ShapedType type,
                               ArrayRef<char> raw, std::string &error) {
   ::onnx::TensorProto t;
-  t.set_name(name.str());
-  t.set_data_type(onnxFromElementType(type.getElementType()));
-  for (int64_t d : type.getShape())
-    t.add_dims(d);
-  t.set_raw_data(std::string(raw.data(), raw.size()));
+  fillTensor(t, name, type, raw);
   std::string bytes;
   if (!t.SerializeToString(&bytes)) {
     error = "cannot serialize tensor '" + name.str() + "'";
     return failure();
   }
-  std::error_code ec;
-  llvm::raw_fd_ostream os(path, ec);
-  if (ec) {
-    error = "cannot write '" + path.str() + "': " + ec.message();
-    return failure();
-  }
-  os << bytes;
-  return success();
+  return writeBytes(path, bytes, error);
 }
 
 } // namespace onnxc

@@ -38,6 +38,15 @@ struct RnnShape {
   }
 };
 
+/// Y[t, d, b] = h (or zeros when null: steps past the sequence length).
+template <typename T>
+inline void store_step(T *y, const RnnShape &s, int64_t t, int64_t d, int64_t b, const T *h) {
+  if (!y)
+    return;
+  for (int64_t k = 0; k < s.hidden; ++k)
+    y[s.y_at(t, d, b) + k] = h ? h[k] : T(0);
+}
+
 /// gates[g] += sum_k v[k] * m[(row0 + g) * cols + k] for g in [0, rows).
 template <typename T>
 void matvec_acc(const T *m, int64_t row0, int64_t rows, int64_t cols,
@@ -76,9 +85,7 @@ void lstm(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
       for (int64_t step = 0; step < seq; ++step) {
         const int64_t t = reverse ? seq - 1 - step : step;
         if (t >= len) {
-          if (y)
-            for (int64_t k = 0; k < H; ++k)
-              y[s.y_at(t, d, bi) + k] = T(0);
+          detail::store_step<T>(y, s, t, d, bi, nullptr);
           continue;
         }
         for (int64_t g = 0; g < 4 * H; ++g)
@@ -101,9 +108,7 @@ void lstm(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
           go = detail::sigmoid(detail::clip_value(go, clip));
           h[k] = go * T(std::tanh(c[k]));
         }
-        if (y)
-          for (int64_t k = 0; k < H; ++k)
-            y[s.y_at(t, d, bi) + k] = h[k];
+        detail::store_step(y, s, t, d, bi, h);
       }
       for (int64_t k = 0; k < H; ++k) {
         if (y_h)
@@ -135,9 +140,7 @@ void rnn(const T *x, const T *w, const T *r, const T *b, const L *seq_lens, cons
       for (int64_t step = 0; step < seq; ++step) {
         const int64_t t = reverse ? seq - 1 - step : step;
         if (t >= len) {
-          if (y)
-            for (int64_t k = 0; k < H; ++k)
-              y[s.y_at(t, d, bi) + k] = T(0);
+          detail::store_step<T>(y, s, t, d, bi, nullptr);
           continue;
         }
         for (int64_t g = 0; g < H; ++g)
@@ -146,9 +149,7 @@ void rnn(const T *x, const T *w, const T *r, const T *b, const L *seq_lens, cons
         detail::matvec_acc(rd, 0, H, H, h, gates);
         for (int64_t k = 0; k < H; ++k)
           h[k] = T(std::tanh(detail::clip_value(gates[k], clip)));
-        if (y)
-          for (int64_t k = 0; k < H; ++k)
-            y[s.y_at(t, d, bi) + k] = h[k];
+        detail::store_step(y, s, t, d, bi, h);
       }
       if (y_h)
         for (int64_t k = 0; k < H; ++k)
@@ -180,9 +181,7 @@ void gru(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
       for (int64_t step = 0; step < seq; ++step) {
         const int64_t t = reverse ? seq - 1 - step : step;
         if (t >= len) {
-          if (y)
-            for (int64_t k = 0; k < H; ++k)
-              y[s.y_at(t, d, bi) + k] = T(0);
+          detail::store_step<T>(y, s, t, d, bi, nullptr);
           continue;
         }
         for (int64_t g = 0; g < 3 * H; ++g)
@@ -211,9 +210,7 @@ void gru(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
         }
         for (int64_t k = 0; k < H; ++k)
           h[k] = (T(1) - xg[k]) * hg[k] + xg[k] * h[k];
-        if (y)
-          for (int64_t k = 0; k < H; ++k)
-            y[s.y_at(t, d, bi) + k] = h[k];
+        detail::store_step(y, s, t, d, bi, h);
       }
       if (y_h)
         for (int64_t k = 0; k < H; ++k)

@@ -1,0 +1,173 @@
+#!/usr/bin/python3
+"""Model benchmark: onnxc vs ONNX Runtime 1.30 vs PyTorch, side by side.
+
+For each model of the e2e set (batch 1): onnxc compiles it for --target
+(x86-64 by default) into a static library linked with onnxc_bench_main.cpp;
+ONNX Runtime runs it through onnxruntime-node (one intra-op thread, all graph
+optimisations); PyTorch runs it traced, frozen and optimize_for_inference'd on
+one thread. Each peer runs in its own process, the three alternate for
+--rounds rounds, and the median of the per-round medians is reported with
+the worst p99 and the peak RSS. Writes results/models.md and results/models.svg.
+
+    cd bench && npm install --ignore-scripts && /usr/bin/python3 run_bench.py
+
+Needs a built onnxc (../build). Latencies are wall-clock on this machine.
+"""
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+import export_models  # noqa: E402
+from onnx_tensors import load_tensor  # noqa: E402
+
+MODELS = ["cifar_cnn", "resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
+          "shufflenet_v2", "transformer_encoder"]
+
+
+def run_json(cmd):
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def build_onnxc(onnxc, model_dir, work, target):
+    import onnx
+    os.makedirs(work, exist_ok=True)
+    subprocess.run([onnxc, os.path.join(model_dir, "model.onnx"), "-o", work, "--name", "m",
+                    "--target", target, "--emit", "lib", "--quiet"], check=True)
+    g = onnx.load(os.path.join(model_dir, "model.onnx"), load_external_data=False).graph
+    inits = {t.name for t in g.initializer}
+
+    def nbytes(vi):
+        n = 4
+        for d in vi.type.tensor_type.shape.dim:
+            n *= d.dim_value
+        return n
+    ins = [nbytes(v) for v in g.input if v.name not in inits]
+    outs = [nbytes(v) for v in g.output]
+    with open(os.path.join(work, "bench_config.h"), "w") as f:
+        f.write('#include "m.h"\n#include <stddef.h>\n')
+        f.write(f"static const size_t kInputBytes[] = {{{', '.join(map(str, ins))}}};\n")
+        f.write(f"static const size_t kOutputBytes[] = {{{', '.join(map(str, outs))}}};\n")
+        f.write("#define ARENA_SIZE m_ARENA_SIZE\n#define RUN_V m_run_v\n")
+    exe = os.path.join(work, "bench")
+    flags = ["-O3", "-march=x86-64-v3"] if target.startswith("x86-64") else ["-O2"]
+    subprocess.run(["c++", "-std=c++17", *flags, "-I" + work,
+                    "-I" + os.path.join(ROOT, "runtime-lite", "include"),
+                    '-DMODEL_HEADER="bench_config.h"', os.path.join(HERE, "onnxc_bench_main.cpp"),
+                    os.path.join(work, "libm.a"), "-o", exe], check=True)
+    return exe
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
+    ap.add_argument("--target", default="x86-64")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=2.0, help="time per peer per round")
+    ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
+    ap.add_argument("models", nargs="*", default=MODELS)
+    args = ap.parse_args()
+    rows = []
+    for name in args.models:
+        model_dir = os.path.join(args.work, "models", f"{name}_op13")
+        if not os.path.exists(os.path.join(model_dir, "model.onnx")):
+            export_models.export(name, 13, os.path.join(args.work, "models"))
+        x = load_tensor(os.path.join(model_dir, "test_data_set_0", "input_0.pb"))
+        inp = os.path.join(args.work, f"{name}.bin")
+        x.astype("float32").tofile(inp)
+        shape = "x".join(map(str, x.shape))
+        exe = build_onnxc(args.onnxc, model_dir, os.path.join(args.work, name), args.target)
+        peers = {
+            "onnxc": lambda n: [exe, inp, str(n)],
+            "ort": lambda n: ["node", os.path.join(HERE, "ort_bench.js"),
+                              os.path.join(model_dir, "model.onnx"), inp, shape, str(n)],
+            "torch": lambda n: ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), name, str(n)],
+        }
+        # Runs per process from a short probe, so each peer gets ~--seconds.
+        runs = {}
+        for peer, cmd in peers.items():
+            probe = run_json(cmd(3))
+            runs[peer] = max(3, min(500, int(args.seconds * 1e6 / max(probe["median_us"], 1))))
+        results = {p: [] for p in peers}
+        for _ in range(args.rounds):
+            for peer, cmd in peers.items():
+                results[peer].append(run_json(cmd(runs[peer])))
+        row = {"model": name}
+        for peer, rs in results.items():
+            meds = sorted(r["median_us"] for r in rs)
+            row[peer] = {"median_us": meds[len(meds) // 2],
+                         "p99_us": max(r["p99_us"] for r in rs),
+                         "rss_bytes": max(r["rss_bytes"] for r in rs)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+    write_results(rows, args)
+
+
+def write_results(rows, args):
+    import math
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    cpu = "unknown CPU"
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    lines = [
+        "# Model benchmark: onnxc vs ONNX Runtime vs PyTorch",
+        "",
+        f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
+        f"batch 1, one thread each. onnxc --target {args.target} (static library, "
+        "`-O3 -march=x86-64-v3`); ONNX Runtime 1.30 (onnxruntime-node, graph optimisations "
+        "all); PyTorch 1.13 (traced, frozen, optimize_for_inference). Median of "
+        f"{args.rounds} alternating rounds; latency in ms; ratio > 1 means onnxc is faster.",
+        f"Command: `cd bench && /usr/bin/python3 run_bench.py` ({time.strftime('%Y-%m-%d')}).",
+        "",
+        "| model | onnxc ms (p99) | ORT ms (p99) | PyTorch ms (p99) | ORT / onnxc | PyTorch / onnxc | RSS MB onnxc / ORT / PyTorch |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    ratios = []
+    for r in rows:
+        o, t, p = r["onnxc"], r["ort"], r["torch"]
+        ratio = t["median_us"] / o["median_us"]
+        ratios.append(ratio)
+        lines.append(
+            f"| {r['model']} | {o['median_us'] / 1e3:.3f} ({o['p99_us'] / 1e3:.3f}) | "
+            f"{t['median_us'] / 1e3:.3f} ({t['p99_us'] / 1e3:.3f}) | "
+            f"{p['median_us'] / 1e3:.3f} ({p['p99_us'] / 1e3:.3f}) | {ratio:.3f} | "
+            f"{p['median_us'] / o['median_us']:.3f} | {o['rss_bytes'] / 2**20:.0f} / "
+            f"{t['rss_bytes'] / 2**20:.0f} / {p['rss_bytes'] / 2**20:.0f} |")
+    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    lines += ["", f"Geometric mean of ORT latency / onnxc latency: {geo:.3f}"]
+    with open(os.path.join(HERE, "results", "models.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    # A bar chart of the ORT/onnxc ratio on a log scale (SVG, no plotting library).
+    w, h, left, bar = 640, 40 + 30 * len(rows), 170, 22
+    lo = min(min(ratios), 0.001)
+    span = math.log10(max(max(ratios), 2.0)) - math.log10(lo)
+    x1 = left + (math.log10(1.0) - math.log10(lo)) / span * (w - left - 20)
+    svg = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" font-family="sans-serif" font-size="12">',
+           f'<text x="10" y="18">ORT latency / onnxc latency (log scale; right of the line: onnxc faster)</text>',
+           f'<line x1="{x1:.1f}" y1="26" x2="{x1:.1f}" y2="{h - 4}" stroke="black"/>']
+    for i, (r, ratio) in enumerate(zip(rows, ratios)):
+        y = 30 + 30 * i
+        x = left + (math.log10(ratio) - math.log10(lo)) / span * (w - left - 20)
+        svg.append(f'<text x="10" y="{y + 15}">{r["model"]}</text>')
+        svg.append(f'<rect x="{min(x, x1):.1f}" y="{y}" width="{abs(x - x1):.1f}" height="{bar}" '
+                   f'fill="{"#2a7" if ratio >= 1 else "#c44"}"/>')
+        svg.append(f'<text x="{max(x, x1) + 4:.1f}" y="{y + 15}">{ratio:.3g}</text>')
+    svg.append("</svg>")
+    with open(os.path.join(HERE, "results", "models.svg"), "w") as f:
+        f.write("\n".join(svg) + "\n")
+
+
+if __name__ == "__main__":
+    main()

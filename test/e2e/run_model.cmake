@@ -3,7 +3,7 @@
 set(out ${MODEL_DIR}/onnxc_outputs)
 file(REMOVE_RECURSE ${out})
 execute_process(COMMAND ${ONNXC} run ${MODEL_DIR}/model.onnx
-                        --inputs ${MODEL_DIR}/test_data_set_0 --outputs ${out} --repeat 3
+                        --inputs ${MODEL_DIR}/test_data_set_0 --outputs ${out}
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "onnxc run failed (${rc})")

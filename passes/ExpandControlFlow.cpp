@@ -71,6 +71,22 @@ FailureOr<Value> stack(OpBuilder &b, Location loc, SmallVector<Value> slices, in
   return build(b, loc, "Concat", expanded, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
 }
 
+/// Replaces an unrolled Loop/Scan: its carried values, then each scan
+/// output's per-iteration slices stacked along axes[k] (reversed where asked).
+LogicalResult replaceUnrolled(Operation *op, OpBuilder &b, SmallVector<Value> results,
+                              ArrayRef<SmallVector<Value>> slices, ArrayRef<int64_t> axes,
+                              ArrayRef<bool> reverse) {
+  for (auto [k, s] : llvm::enumerate(slices)) {
+    auto st = stack(b, op->getLoc(), s, axes[k], reverse[k]);
+    if (failed(st))
+      return failure();
+    results.push_back(*st);
+  }
+  op->replaceAllUsesWith(results);
+  op->erase();
+  return success();
+}
+
 std::optional<bool> constantBool(Value v) {
   ElementsAttr e = getConstantElements(v);
   if (!e || e.getNumElements() != 1)
@@ -149,16 +165,8 @@ LogicalResult expandLoop(LoopOp op, int64_t maxIterations) {
     for (size_t k = 0; k < nScan; ++k)
       scans[k].push_back(out[1 + nv + k]);
   }
-  SmallVector<Value> results(carried);
-  for (auto &s : scans) {
-    auto st = stack(b, op.getLoc(), s, 0, false);
-    if (failed(st))
-      return failure();
-    results.push_back(*st);
-  }
-  op.replaceAllUsesWith(results);
-  op.erase();
-  return success();
+  return replaceUnrolled(op, b, carried, scans, SmallVector<int64_t>(nScan, 0),
+                         SmallVector<bool>(nScan, false));
 }
 
 LogicalResult expandScan(ScanOp op, int64_t maxIterations) {
@@ -206,17 +214,13 @@ LogicalResult expandScan(ScanOp op, int64_t maxIterations) {
     for (int64_t k = 0; k < nOut; ++k)
       outs[k].push_back(out[nState + k]);
   }
-  SmallVector<Value> results(state);
+  SmallVector<int64_t> outAxes;
+  SmallVector<bool> outReverse;
   for (int64_t k = 0; k < nOut; ++k) {
-    auto st = stack(b, op.getLoc(), outs[k], attr(op.getScanOutputAxes(), k),
-                    attr(op.getScanOutputDirections(), k) != 0);
-    if (failed(st))
-      return failure();
-    results.push_back(*st);
+    outAxes.push_back(attr(op.getScanOutputAxes(), k));
+    outReverse.push_back(attr(op.getScanOutputDirections(), k) != 0);
   }
-  op.replaceAllUsesWith(results);
-  op.erase();
-  return success();
+  return replaceUnrolled(op, b, state, outs, outAxes, outReverse);
 }
 
 struct ExpandControlFlow : impl::ExpandControlFlowPassBase<ExpandControlFlow> {

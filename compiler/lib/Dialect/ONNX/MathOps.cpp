@@ -87,10 +87,8 @@ LogicalResult GemmOp::inferShapes() {
   auto a = dyn_cast<RankedTensorType>(getA().getType());
   auto b = dyn_cast<RankedTensorType>(getB().getType());
   Type elt = cast<ShapedType>(getA().getType()).getElementType();
-  if (!a || !b) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!a || !b)
+    return setUnrankedResult(getOperation(), elt);
   if (a.getRank() != 2 || b.getRank() != 2)
     return emitError() << "Gemm operands must be 2-D, got " << a << " and " << b;
   int64_t m = getTransA() ? a.getDimSize(1) : a.getDimSize(0);
@@ -218,10 +216,8 @@ LogicalResult EinsumOp::inferShapes() {
 LogicalResult DetOp::inferShapes() {
   Type elt = cast<ShapedType>(getX().getType()).getElementType();
   auto t = dyn_cast<RankedTensorType>(getX().getType());
-  if (!t) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!t)
+    return setUnrankedResult(getOperation(), elt);
   if (t.getRank() < 2 || t.getDimSize(t.getRank() - 1) != t.getDimSize(t.getRank() - 2))
     return emitError() << "Det needs square matrices, got " << t;
   setResultType(getOperation(), 0, t.getShape().drop_back(2), elt);

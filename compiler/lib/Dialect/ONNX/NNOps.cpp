@@ -261,10 +261,8 @@ LogicalResult ConvTransposeOp::inferShapes() {
   auto x = staticNCX(getOperation(), getX());
   auto w = dyn_cast<RankedTensorType>(getW().getType());
   Type elt = elementTypeOf(getX());
-  if (!x || !w || !w.hasStaticShape()) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!x || !w || !w.hasStaticShape())
+    return setUnrankedResult(getOperation(), elt);
   if (w.getRank() != x.getRank() || w.getDimSize(0) != x.getDimSize(1) ||
       x.getDimSize(1) % getGroup() != 0)
     return emitError() << "weights " << w << " do not match input " << x << " with group "
@@ -412,10 +410,8 @@ LogicalResult GridSampleOp::inferShapes() {
   Type elt = elementTypeOf(getX());
   auto x = dyn_cast<RankedTensorType>(getX().getType());
   auto g = dyn_cast<RankedTensorType>(getGrid().getType());
-  if (!x || !g) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!x || !g)
+    return setUnrankedResult(getOperation(), elt);
   if (x.getRank() != 4 || g.getRank() != 4 || g.getDimSize(3) != 2)
     return emitError("GridSample supports 4-D X and a (N, H, W, 2) grid");
   if (getMode() != "bilinear" && getMode() != "nearest" && getMode() != "bicubic")
@@ -432,10 +428,8 @@ LogicalResult RoiAlignOp::inferShapes() {
   Type elt = elementTypeOf(getX());
   auto x = dyn_cast<RankedTensorType>(getX().getType());
   auto r = dyn_cast<RankedTensorType>(getRois().getType());
-  if (!x || !r) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!x || !r)
+    return setUnrankedResult(getOperation(), elt);
   setResultType(getOperation(), 0,
                 {r.getDimSize(0), x.getDimSize(1), (int64_t)getOutputHeight(),
                  (int64_t)getOutputWidth()},
@@ -456,10 +450,8 @@ static std::optional<int64_t> dftLength(DFTOp op, RankedTensorType in, int64_t a
 LogicalResult DFTOp::inferShapes() {
   Type elt = elementTypeOf(getInput());
   auto in = dyn_cast<RankedTensorType>(getInput().getType());
-  if (!in || !in.hasStaticShape()) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!in || !in.hasStaticShape())
+    return setUnrankedResult(getOperation(), elt);
   if (in.getRank() < 3 || (in.getDimSize(in.getRank() - 1) != 1 && in.getDimSize(in.getRank() - 1) != 2))
     return emitError("DFT input must end in a dim of 1 (real) or 2 (complex)");
   auto axis = normalizeAxis(getOperation(), getAxis(), in.getRank() - 1, "axis");
@@ -485,10 +477,8 @@ LogicalResult STFTOp::inferShapes() {
     if (auto w = dyn_cast<RankedTensorType>(getWindow().getType()))
       length = w.getDimSize(0);
   }
-  if (!s || !s.hasStaticShape() || !step || step->size() != 1 || !length) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!s || !s.hasStaticShape() || !step || step->size() != 1 || !length)
+    return setUnrankedResult(getOperation(), elt);
   int64_t frames = 1 + (s.getDimSize(1) - *length) / (*step)[0];
   setResultType(getOperation(), 0,
                 {s.getDimSize(0), frames, getOnesided() ? *length / 2 + 1 : *length, 2}, elt);
@@ -514,10 +504,8 @@ LogicalResult TfIdfVectorizerOp::inferShapes() {
   int64_t dim = 0;
   for (int64_t i : getNgramIndexes())
     dim = std::max(dim, i + 1);
-  if (!x) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(f32));
-    return success();
-  }
+  if (!x)
+    return setUnrankedResult(getOperation(), f32);
   if (x.getRank() == 1)
     setResultType(getOperation(), 0, {dim}, f32);
   else if (x.getRank() == 2)
@@ -609,10 +597,8 @@ LogicalResult RNNOp::verify() { return verifyActivations(getOperation(), {"Tanh"
 LogicalResult MaxUnpoolOp::inferShapes() {
   Type elt = elementTypeOf(getX());
   auto x = staticNCX(getOperation(), getX());
-  if (!x) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!x)
+    return setUnrankedResult(getOperation(), elt);
   if (!isNone(getOutputShape())) {
     auto s = getConstantInts(getOutputShape());
     if (!s) {

@@ -14,6 +14,11 @@ void setResultType(Operation *op, unsigned i, ArrayRef<int64_t> shape,
   op->getResult(i).setType(RankedTensorType::get(shape, elementType));
 }
 
+LogicalResult setUnrankedResult(Operation *op, Type elementType) {
+  op->getResult(0).setType(UnrankedTensorType::get(elementType));
+  return success();
+}
+
 static void setUnranked(Operation *op, unsigned i, Type elementType) {
   op->getResult(i).setType(UnrankedTensorType::get(elementType));
 }

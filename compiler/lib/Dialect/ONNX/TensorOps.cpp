@@ -181,25 +181,19 @@ LogicalResult FlattenOp::inferShapes() {
 LogicalResult SqueezeOp::inferShapes() {
   Type elt = elementTypeOf(getData());
   auto in = dyn_cast<RankedTensorType>(getData().getType());
-  if (!in) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!in)
+    return setUnrankedResult(getOperation(), elt);
   SmallVector<int64_t> out;
   if (isNone(getAxes())) {
-    if (!in.hasStaticShape()) {
-      getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-      return success();
-    }
+    if (!in.hasStaticShape())
+      return setUnrankedResult(getOperation(), elt);
     for (int64_t d : in.getShape())
       if (d != 1)
         out.push_back(d);
   } else {
     auto axes = getConstantInts(getAxes());
-    if (!axes) {
-      getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-      return success();
-    }
+    if (!axes)
+      return setUnrankedResult(getOperation(), elt);
     SmallVector<bool> drop(in.getRank(), false);
     for (int64_t a : *axes) {
       auto n = normalizeAxis(getOperation(), a, in.getRank(), "axis");
@@ -222,10 +216,8 @@ LogicalResult UnsqueezeOp::inferShapes() {
   Type elt = elementTypeOf(getData());
   auto in = dyn_cast<RankedTensorType>(getData().getType());
   auto axes = getConstantInts(getAxes());
-  if (!in || !axes) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!in || !axes)
+    return setUnrankedResult(getOperation(), elt);
   int64_t rank = in.getRank() + axes->size();
   SmallVector<bool> inserted(rank, false);
   for (int64_t a : *axes) {
@@ -247,10 +239,8 @@ LogicalResult UnsqueezeOp::inferShapes() {
 LogicalResult TransposeOp::inferShapes() {
   Type elt = elementTypeOf(getData());
   auto in = dyn_cast<RankedTensorType>(getData().getType());
-  if (!in) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!in)
+    return setUnrankedResult(getOperation(), elt);
   SmallVector<int64_t> perm = transposePerm(getOperation(), in.getRank());
   if (static_cast<int64_t>(perm.size()) != in.getRank())
     return emitError("perm must list every dimension once");
@@ -272,10 +262,8 @@ LogicalResult ConcatOp::inferShapes() {
   int64_t axis = 0;
   for (auto [i, v] : llvm::enumerate(getInputs())) {
     auto t = dyn_cast<RankedTensorType>(v.getType());
-    if (!t) {
-      getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-      return success();
-    }
+    if (!t)
+      return setUnrankedResult(getOperation(), elt);
     if (i == 0) {
       auto a = normalizeAxis(getOperation(), getAxis(), t.getRank(), "axis");
       if (failed(a))
@@ -426,10 +414,8 @@ FailureOr<std::optional<SliceGeometry>> resolveSlice(Operation *op) {
 LogicalResult SliceOp::inferShapes() {
   Type elt = elementTypeOf(getData());
   auto in = dyn_cast<RankedTensorType>(getData().getType());
-  if (!in) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!in)
+    return setUnrankedResult(getOperation(), elt);
   auto g = resolveSlice(getOperation());
   if (failed(g))
     return failure();
@@ -445,10 +431,8 @@ LogicalResult GatherOp::inferShapes() {
   Type elt = elementTypeOf(getData());
   auto data = dyn_cast<RankedTensorType>(getData().getType());
   auto idx = dyn_cast<RankedTensorType>(getIndices().getType());
-  if (!data || !idx) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!data || !idx)
+    return setUnrankedResult(getOperation(), elt);
   auto axis = normalizeAxis(getOperation(), getAxis(), data.getRank(), "axis");
   if (failed(axis))
     return failure();
@@ -464,10 +448,8 @@ LogicalResult ExpandOp::inferShapes() {
   Type elt = elementTypeOf(getInput());
   auto in = dyn_cast<RankedTensorType>(getInput().getType());
   auto shape = getConstantInts(getShape());
-  if (!in || !shape) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!in || !shape)
+    return setUnrankedResult(getOperation(), elt);
   auto out = broadcastShapes(in.getShape(), *shape);
   if (!out)
     return emitError() << "cannot expand " << in << " to the requested shape";
@@ -479,10 +461,8 @@ LogicalResult TileOp::inferShapes() {
   Type elt = elementTypeOf(getInput());
   auto in = dyn_cast<RankedTensorType>(getInput().getType());
   auto reps = getConstantInts(getRepeats());
-  if (!in) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!in)
+    return setUnrankedResult(getOperation(), elt);
   if (!reps) {
     setResultType(getOperation(), 0, SmallVector<int64_t>(in.getRank(), kDyn), elt);
     return success();
@@ -500,10 +480,8 @@ LogicalResult PadOp::inferShapes() {
   Type elt = elementTypeOf(getData());
   auto in = dyn_cast<RankedTensorType>(getData().getType());
   auto pads = getConstantInts(getPads());
-  if (!in) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!in)
+    return setUnrankedResult(getOperation(), elt);
   StringRef mode = getMode();
   if (mode != "constant" && mode != "reflect" && mode != "edge" && mode != "wrap")
     return emitError() << "unknown Pad mode '" << mode << "'";
@@ -548,10 +526,8 @@ LogicalResult GatherElementsOp::inferShapes() {
   auto data = dyn_cast<RankedTensorType>(getData().getType());
   auto idx = dyn_cast<RankedTensorType>(getIndices().getType());
   Type elt = elementTypeOf(getData());
-  if (!idx || !data) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!idx || !data)
+    return setUnrankedResult(getOperation(), elt);
   if (idx.getRank() != data.getRank())
     return emitError("GatherElements indices must have the data's rank");
   if (failed(normalizeAxis(getOperation(), getAxis(), data.getRank(), "axis")))
@@ -564,10 +540,8 @@ LogicalResult GatherNDOp::inferShapes() {
   auto data = dyn_cast<RankedTensorType>(getData().getType());
   auto idx = dyn_cast<RankedTensorType>(getIndices().getType());
   Type elt = elementTypeOf(getData());
-  if (!idx || !data || idx.isDynamicDim(idx.getRank() - 1)) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!idx || !data || idx.isDynamicDim(idx.getRank() - 1))
+    return setUnrankedResult(getOperation(), elt);
   int64_t b = getBatchDims(), k = idx.getDimSize(idx.getRank() - 1);
   if (b < 0 || b >= idx.getRank() || b + k > data.getRank())
     return emitError("GatherND indices do not fit the data");
@@ -581,10 +555,8 @@ LogicalResult OneHotOp::inferShapes() {
   Type elt = elementTypeOf(getValues());
   auto idx = dyn_cast<RankedTensorType>(getIndices().getType());
   ElementsAttr depth = getConstantElements(getDepth());
-  if (!idx || !depth || depth.getNumElements() != 1) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!idx || !depth || depth.getNumElements() != 1)
+    return setUnrankedResult(getOperation(), elt);
   double d = isa<FloatType>(depth.getElementType())
                  ? (*depth.getValues<APFloat>().begin()).convertToDouble()
                  : (double)(*depth.getValues<APInt>().begin()).getSExtValue();
@@ -638,10 +610,8 @@ LogicalResult CompressOp::inferShapes() {
   Type elt = elementTypeOf(getInput());
   auto in = dyn_cast<RankedTensorType>(getInput().getType());
   ElementsAttr cond = getConstantElements(getCondition());
-  if (!in) {
-    getOperation()->getResult(0).setType(UnrankedTensorType::get(elt));
-    return success();
-  }
+  if (!in)
+    return setUnrankedResult(getOperation(), elt);
   int64_t axis = -1, extent = in.hasStaticShape() ? in.getNumElements() : kDyn;
   if (getAxis()) {
     auto a = normalizeAxis(getOperation(), *getAxis(), in.getRank(), "axis");

@@ -47,6 +47,10 @@ bool isNone(mlir::Value v);
 void setResultType(mlir::Operation *op, unsigned i,
                    llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
 
+/// Sets result 0 to an unranked tensor of `elementType` (operands not known
+/// well enough yet) and succeeds.
+mlir::LogicalResult setUnrankedResult(mlir::Operation *op, mlir::Type elementType);
+
 /// Normalises an axis in [-rank, rank) to [0, rank); emits an error on `op`.
 mlir::FailureOr<int64_t> normalizeAxis(mlir::Operation *op, int64_t axis,
                                        int64_t rank, llvm::StringRef what);

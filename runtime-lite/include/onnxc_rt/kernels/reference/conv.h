@@ -23,6 +23,14 @@ struct WindowShape {
   const int64_t *dilations;
 };
 
+namespace detail {
+/// Batch, channel and size figures a convolution-like kernel derives from
+/// its window (group splits the channels).
+struct ConvDims {
+  int64_t n, c, m, cg, mg, in_sp, out_sp, ksize;
+};
+} // namespace detail
+
 #define ONNXC_WINDOW_PARAMS                                                    \
   int64_t rank, const int64_t *in_shape, const int64_t *out_shape,             \
       const int64_t *kernel, const int64_t *strides,                           \
@@ -72,6 +80,12 @@ int64_t for_window(const WindowShape &s, const int64_t *opos, F &&f,
   return count;
 }
 
+inline ConvDims conv_dims(const WindowShape &s, int64_t group) {
+  const int64_t c = s.in[1], m = s.out[1];
+  return {s.in[0], c, m, c / group, m / group, product(s.in + 2, s.rank),
+          product(s.out + 2, s.rank), product(s.kernel, s.rank)};
+}
+
 /// Iterates over output spatial positions.
 inline bool next_position(int64_t rank, const int64_t *out_spatial, int64_t *pos) {
   for (int64_t d = rank - 1; d >= 0; --d) {
@@ -93,11 +107,9 @@ void conv_acc(const TX *x, const TW *w, const TX *x_zp, const TW *w_zp,
               int64_t w_zp_count, const TAcc *bias, TAcc *y, ONNXC_WINDOW_PARAMS,
               int64_t group) {
   const ONNXC_WINDOW_SHAPE;
-  const int64_t n = s.in[0], c = s.in[1], m = s.out[1];
-  const int64_t cg = c / group, mg = m / group;
-  const int64_t in_sp = product(s.in + 2, s.rank);
-  const int64_t out_sp = product(s.out + 2, s.rank);
-  const int64_t ksize = product(s.kernel, s.rank);
+  const detail::ConvDims dims = detail::conv_dims(s, group);
+  const int64_t n = dims.n, c = dims.c, m = dims.m, cg = dims.cg, mg = dims.mg;
+  const int64_t in_sp = dims.in_sp, out_sp = dims.out_sp, ksize = dims.ksize;
   for (int64_t b = 0; b < n; ++b) {
     for (int64_t oc = 0; oc < m; ++oc) {
       const int64_t g = oc / mg;
@@ -135,11 +147,9 @@ template <typename T>
 void conv_transpose(const T *x, const T *w, const T *bias, T *y, ONNXC_WINDOW_PARAMS,
                     int64_t group) {
   const ONNXC_WINDOW_SHAPE;
-  const int64_t n = s.in[0], c = s.in[1], m = s.out[1];
-  const int64_t cg = c / group, mg = m / group;
-  const int64_t in_sp = product(s.in + 2, s.rank);
-  const int64_t out_sp = product(s.out + 2, s.rank);
-  const int64_t ksize = product(s.kernel, s.rank);
+  const detail::ConvDims dims = detail::conv_dims(s, group);
+  const int64_t n = dims.n, c = dims.c, m = dims.m, cg = dims.cg, mg = dims.mg;
+  const int64_t in_sp = dims.in_sp, out_sp = dims.out_sp, ksize = dims.ksize;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t oc = 0; oc < m; ++oc)
       for (int64_t i = 0; i < out_sp; ++i)

@@ -9,6 +9,21 @@
 namespace onnxc_rt {
 namespace ref {
 
+namespace detail {
+/// Mean and (biased) variance of n contiguous values, two-pass in double:
+/// the statistics of layer, instance and group normalization.
+template <typename T> inline void moments(const T *x, int64_t n, double &mean, double &var) {
+  mean = 0;
+  var = 0;
+  for (int64_t i = 0; i < n; ++i)
+    mean += double(x[i]);
+  mean /= double(n);
+  for (int64_t i = 0; i < n; ++i)
+    var += (double(x[i]) - mean) * (double(x[i]) - mean);
+  var /= double(n);
+}
+} // namespace detail
+
 /// Inference batch norm over (N, C, spatial) with per-channel parameters.
 template <typename T>
 void batch_norm(const T *x, const T *scale, const T *bias, const T *mean,
@@ -66,15 +81,8 @@ void layer_norm(const T *x, const T *scale, const T *bias, T *y, T *mean_out,
   for (int64_t r = 0; r < outer; ++r) {
     const T *xr = x + r * inner;
     T *yr = y + r * inner;
-    double mean = 0, var = 0;
-    for (int64_t i = 0; i < inner; ++i)
-      mean += double(xr[i]);
-    mean /= double(inner);
-    for (int64_t i = 0; i < inner; ++i) {
-      double d = double(xr[i]) - mean;
-      var += d * d;
-    }
-    var /= double(inner);
+    double mean, var;
+    detail::moments(xr, inner, mean, var);
     const double inv = 1.0 / std::sqrt(var + double(epsilon));
     for (int64_t i = 0; i < inner; ++i) {
       double v = (double(xr[i]) - mean) * inv * double(scale[i]);
@@ -137,13 +145,8 @@ void instance_norm(const T *x, const T *scale, const T *bias, T *y, int64_t n,
   for (int64_t p = 0; p < n * c; ++p) {
     const T *xp = x + p * spatial;
     T *yp = y + p * spatial;
-    double mean = 0, var = 0;
-    for (int64_t i = 0; i < spatial; ++i)
-      mean += double(xp[i]);
-    mean /= double(spatial);
-    for (int64_t i = 0; i < spatial; ++i)
-      var += (double(xp[i]) - mean) * (double(xp[i]) - mean);
-    var /= double(spatial);
+    double mean, var;
+    detail::moments(xp, spatial, mean, var);
     const double inv = 1.0 / std::sqrt(var + double(epsilon));
     const int64_t ch = p % c;
     for (int64_t i = 0; i < spatial; ++i)
@@ -160,13 +163,8 @@ void group_norm(const T *x, const T *scale, const T *bias, T *y, int64_t n, int6
   for (int64_t b = 0; b < n; ++b)
     for (int64_t g = 0; g < groups; ++g) {
       const int64_t base = (b * c + g * cg) * spatial;
-      double mean = 0, var = 0;
-      for (int64_t i = 0; i < size; ++i)
-        mean += double(x[base + i]);
-      mean /= double(size);
-      for (int64_t i = 0; i < size; ++i)
-        var += (double(x[base + i]) - mean) * (double(x[base + i]) - mean);
-      var /= double(size);
+      double mean, var;
+      detail::moments(x + base, size, mean, var);
       const double inv = 1.0 / std::sqrt(var + double(epsilon));
       for (int64_t i = 0; i < size; ++i) {
         const int64_t ch = g * cg + i / spatial;

@@ -59,6 +59,41 @@ void matvec_acc(const T *m, int64_t row0, int64_t rows, int64_t cols,
     gates[g] += acc;
   }
 }
+/// The loop every recurrent layer shares: directions, batch entries and
+/// time steps (backwards for the reverse direction; zeros in Y past a
+/// sequence's length). begin(d, b) loads the initial state, step(d, b, t)
+/// advances it and returns the hidden state, end(d, b) stores the final one.
+template <typename T, typename L, typename Begin, typename Step, typename End>
+void run_recurrent(const RnnShape &s, int64_t direction, const L *seq_lens, T *y,
+                   Begin begin, Step step, End end) {
+  for (int64_t d = 0; d < s.dirs; ++d) {
+    const bool reverse = direction == 1 || d == 1;
+    for (int64_t b = 0; b < s.batch; ++b) {
+      const int64_t len = seq_lens ? static_cast<int64_t>(seq_lens[b]) : s.seq;
+      begin(d, b);
+      for (int64_t i = 0; i < s.seq; ++i) {
+        const int64_t t = reverse ? s.seq - 1 - i : i;
+        store_step<T>(y, s, t, d, b, t < len ? step(d, b, t) : nullptr);
+      }
+      end(d, b);
+    }
+  }
+}
+
+/// Initial state (h0 may be null: zeros) for direction d, batch entry b.
+template <typename T>
+inline void load_state(T *h, const T *h0, const RnnShape &s, int64_t d, int64_t b) {
+  for (int64_t k = 0; k < s.hidden; ++k)
+    h[k] = h0 ? h0[s.state_at(d, b) + k] : T(0);
+}
+
+/// Final state into Y_h / Y_c (may be null).
+template <typename T>
+inline void save_state(T *out, const T *h, const RnnShape &s, int64_t d, int64_t b) {
+  if (out)
+    for (int64_t k = 0; k < s.hidden; ++k)
+      out[s.state_at(d, b) + k] = h[k];
+}
 } // namespace detail
 
 /// direction: 0 forward, 1 reverse, 2 bidirectional. Optional inputs and
@@ -68,30 +103,21 @@ void lstm(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
           const T *h0, const T *c0, const T *p, T *y, T *y_h, T *y_c,
           int64_t seq, int64_t batch, int64_t input, int64_t hidden,
           int64_t direction, int64_t layout, float clip, T *scratch) {
-  const int64_t dirs = direction == 2 ? 2 : 1;
-  const detail::RnnShape s{seq, batch, input, hidden, dirs, layout};
+  const detail::RnnShape s{seq, batch, input, hidden, direction == 2 ? 2 : 1, layout};
   const int64_t H = hidden;
   T *gates = scratch, *h = scratch + 4 * H, *c = scratch + 5 * H;
-  for (int64_t d = 0; d < dirs; ++d) {
-    const bool reverse = direction == 1 || d == 1;
-    const T *wd = w + d * 4 * H * input, *rd = r + d * 4 * H * H;
-    const T *bd = b ? b + d * 8 * H : nullptr, *pd = p ? p + d * 3 * H : nullptr;
-    for (int64_t bi = 0; bi < batch; ++bi) {
-      const int64_t len = seq_lens ? static_cast<int64_t>(seq_lens[bi]) : seq;
-      for (int64_t k = 0; k < H; ++k) {
-        h[k] = h0 ? h0[s.state_at(d, bi) + k] : T(0);
-        c[k] = c0 ? c0[s.state_at(d, bi) + k] : T(0);
-      }
-      for (int64_t step = 0; step < seq; ++step) {
-        const int64_t t = reverse ? seq - 1 - step : step;
-        if (t >= len) {
-          detail::store_step<T>(y, s, t, d, bi, nullptr);
-          continue;
-        }
+  detail::run_recurrent<T>(
+      s, direction, seq_lens, y,
+      [&](int64_t d, int64_t bi) {
+        detail::load_state(h, h0, s, d, bi);
+        detail::load_state(c, c0, s, d, bi);
+      },
+      [&](int64_t d, int64_t bi, int64_t t) -> const T * {
+        const T *bd = b ? b + d * 8 * H : nullptr, *pd = p ? p + d * 3 * H : nullptr;
         for (int64_t g = 0; g < 4 * H; ++g)
           gates[g] = bd ? T(bd[g] + bd[4 * H + g]) : T(0);
-        detail::matvec_acc(wd, 0, 4 * H, input, x + s.x_at(t, bi), gates);
-        detail::matvec_acc(rd, 0, 4 * H, H, h, gates);
+        detail::matvec_acc(w + d * 4 * H * input, 0, 4 * H, input, x + s.x_at(t, bi), gates);
+        detail::matvec_acc(r + d * 4 * H * H, 0, 4 * H, H, h, gates);
         for (int64_t k = 0; k < H; ++k) {
           // Gate order in W/R/B: input, output, forget, cell.
           T gi = gates[k], go = gates[H + k], gf = gates[2 * H + k], gc = gates[3 * H + k];
@@ -108,16 +134,12 @@ void lstm(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
           go = detail::sigmoid(detail::clip_value(go, clip));
           h[k] = go * T(std::tanh(c[k]));
         }
-        detail::store_step(y, s, t, d, bi, h);
-      }
-      for (int64_t k = 0; k < H; ++k) {
-        if (y_h)
-          y_h[s.state_at(d, bi) + k] = h[k];
-        if (y_c)
-          y_c[s.state_at(d, bi) + k] = c[k];
-      }
-    }
-  }
+        return h;
+      },
+      [&](int64_t d, int64_t bi) {
+        detail::save_state(y_h, h, s, d, bi);
+        detail::save_state(y_c, c, s, d, bi);
+      });
 }
 
 /// Simple RNN (tanh); scratch holds 2 * hidden elements.
@@ -125,37 +147,22 @@ template <typename T, typename L>
 void rnn(const T *x, const T *w, const T *r, const T *b, const L *seq_lens, const T *h0,
          T *y, T *y_h, int64_t seq, int64_t batch, int64_t input, int64_t hidden,
          int64_t direction, int64_t layout, float clip, T *scratch) {
-  const int64_t dirs = direction == 2 ? 2 : 1;
-  const detail::RnnShape s{seq, batch, input, hidden, dirs, layout};
+  const detail::RnnShape s{seq, batch, input, hidden, direction == 2 ? 2 : 1, layout};
   const int64_t H = hidden;
   T *gates = scratch, *h = scratch + H;
-  for (int64_t d = 0; d < dirs; ++d) {
-    const bool reverse = direction == 1 || d == 1;
-    const T *wd = w + d * H * input, *rd = r + d * H * H;
-    const T *bd = b ? b + d * 2 * H : nullptr;
-    for (int64_t bi = 0; bi < batch; ++bi) {
-      const int64_t len = seq_lens ? static_cast<int64_t>(seq_lens[bi]) : seq;
-      for (int64_t k = 0; k < H; ++k)
-        h[k] = h0 ? h0[s.state_at(d, bi) + k] : T(0);
-      for (int64_t step = 0; step < seq; ++step) {
-        const int64_t t = reverse ? seq - 1 - step : step;
-        if (t >= len) {
-          detail::store_step<T>(y, s, t, d, bi, nullptr);
-          continue;
-        }
+  detail::run_recurrent<T>(
+      s, direction, seq_lens, y, [&](int64_t d, int64_t bi) { detail::load_state(h, h0, s, d, bi); },
+      [&](int64_t d, int64_t bi, int64_t t) -> const T * {
+        const T *bd = b ? b + d * 2 * H : nullptr;
         for (int64_t g = 0; g < H; ++g)
           gates[g] = bd ? T(bd[g] + bd[H + g]) : T(0);
-        detail::matvec_acc(wd, 0, H, input, x + s.x_at(t, bi), gates);
-        detail::matvec_acc(rd, 0, H, H, h, gates);
+        detail::matvec_acc(w + d * H * input, 0, H, input, x + s.x_at(t, bi), gates);
+        detail::matvec_acc(r + d * H * H, 0, H, H, h, gates);
         for (int64_t k = 0; k < H; ++k)
           h[k] = T(std::tanh(detail::clip_value(gates[k], clip)));
-        detail::store_step(y, s, t, d, bi, h);
-      }
-      if (y_h)
-        for (int64_t k = 0; k < H; ++k)
-          y_h[s.state_at(d, bi) + k] = h[k];
-    }
-  }
+        return h;
+      },
+      [&](int64_t d, int64_t bi) { detail::save_state(y_h, h, s, d, bi); });
 }
 
 /// GRU; scratch holds 6 * hidden elements.
@@ -164,29 +171,18 @@ void gru(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
          const T *h0, T *y, T *y_h, int64_t seq, int64_t batch, int64_t input,
          int64_t hidden, int64_t direction, int64_t layout, float clip,
          int64_t linear_before_reset, T *scratch) {
-  const int64_t dirs = direction == 2 ? 2 : 1;
-  const detail::RnnShape s{seq, batch, input, hidden, dirs, layout};
+  const detail::RnnShape s{seq, batch, input, hidden, direction == 2 ? 2 : 1, layout};
   const int64_t H = hidden;
-  // xg: X*W^T + Wb (z, r, h); hg: H*R^T + Rb for z, r (and h when linear
-  // before reset); h: the state.
+  // xg: X*W^T + Wb (z, r, h); hg: H*R^T + Rb for z and r, then the
+  // candidate; h: the state.
   T *xg = scratch, *hg = scratch + 3 * H, *h = scratch + 5 * H;
-  for (int64_t d = 0; d < dirs; ++d) {
-    const bool reverse = direction == 1 || d == 1;
-    const T *wd = w + d * 3 * H * input, *rd = r + d * 3 * H * H;
-    const T *bd = b ? b + d * 6 * H : nullptr;
-    for (int64_t bi = 0; bi < batch; ++bi) {
-      const int64_t len = seq_lens ? static_cast<int64_t>(seq_lens[bi]) : seq;
-      for (int64_t k = 0; k < H; ++k)
-        h[k] = h0 ? h0[s.state_at(d, bi) + k] : T(0);
-      for (int64_t step = 0; step < seq; ++step) {
-        const int64_t t = reverse ? seq - 1 - step : step;
-        if (t >= len) {
-          detail::store_step<T>(y, s, t, d, bi, nullptr);
-          continue;
-        }
+  detail::run_recurrent<T>(
+      s, direction, seq_lens, y, [&](int64_t d, int64_t bi) { detail::load_state(h, h0, s, d, bi); },
+      [&](int64_t d, int64_t bi, int64_t t) -> const T * {
+        const T *rd = r + d * 3 * H * H, *bd = b ? b + d * 6 * H : nullptr;
         for (int64_t g = 0; g < 3 * H; ++g)
           xg[g] = bd ? bd[g] : T(0);
-        detail::matvec_acc(wd, 0, 3 * H, input, x + s.x_at(t, bi), xg);
+        detail::matvec_acc(w + d * 3 * H * input, 0, 3 * H, input, x + s.x_at(t, bi), xg);
         // z and r: recurrent part with the plain state.
         for (int64_t g = 0; g < 2 * H; ++g)
           hg[g] = bd ? bd[3 * H + g] : T(0);
@@ -210,13 +206,9 @@ void gru(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
         }
         for (int64_t k = 0; k < H; ++k)
           h[k] = (T(1) - xg[k]) * hg[k] + xg[k] * h[k];
-        detail::store_step(y, s, t, d, bi, h);
-      }
-      if (y_h)
-        for (int64_t k = 0; k < H; ++k)
-          y_h[s.state_at(d, bi) + k] = h[k];
-    }
-  }
+        return h;
+      },
+      [&](int64_t d, int64_t bi) { detail::save_state(y_h, h, s, d, bi); });
 }
 
 } // namespace ref

@@ -2,7 +2,9 @@
 #include "onnxc/Codegen/KernelCall.h"
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc_rt/kernels/x86/blocking.h"
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -121,6 +123,8 @@ constexpr const char *kQuant = "onnxc_rt/kernels/reference/quant.h";
 constexpr const char *kSample = "onnxc_rt/kernels/reference/sample.h";
 constexpr const char *kSignal = "onnxc_rt/kernels/reference/signal.h";
 constexpr const char *kText = "onnxc_rt/kernels/reference/text.h";
+constexpr const char *kX86Gemm = "onnxc_rt/kernels/x86/gemm.h";
+constexpr const char *kX86Conv = "onnxc_rt/kernels/x86/conv.h";
 
 ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
 int64_t numel(Value v) { return cast<ShapedType>(v.getType()).getNumElements(); }
@@ -139,6 +143,14 @@ KernelCall call(StringRef callee, ArrayRef<std::string> targs, const char *heade
   c.templateArgs.assign(targs.begin(), targs.end());
   c.header = header;
   c.args = std::move(args);
+  return c;
+}
+
+/// A call into the x86 kernels (onnxc_rt::x86), float only.
+KernelCall x86Call(StringRef callee, ArrayRef<std::string> targs, const char *header,
+                   std::vector<KernelArg> args) {
+  KernelCall c = call(callee, targs, header, std::move(args));
+  c.callee = ("onnxc_rt::x86::" + callee).str();
   return c;
 }
 
@@ -232,7 +244,9 @@ FailureOr<OpLowering> unsupported(Operation *op, const Twine &why) {
 
 //===-- Per-op lowerings ---------------------------------------------------------===//
 
-FailureOr<OpLowering> lowerUnary(Operation *op, std::string t) {
+} // namespace
+
+std::pair<float, float> unaryKernelParams(Operation *op) {
   StringRef name = op->getName().stripDialect();
   float alpha = 0, beta = 0;
   if (name == "LeakyRelu")
@@ -254,6 +268,14 @@ FailureOr<OpLowering> lowerUnary(Operation *op, std::string t) {
     alpha = floatAttr(op, "lambd", 0.5f);
     beta = floatAttr(op, "bias", 0.0f);
   }
+  return {alpha, beta};
+}
+
+namespace {
+
+FailureOr<OpLowering> lowerUnary(Operation *op, std::string t) {
+  StringRef name = op->getName().stripDialect();
+  auto [alpha, beta] = unaryKernelParams(op);
   Value x = op->getOperand(0), y = op->getResult(0);
   return calls({call("unary", {("onnxc_rt::ref::" + name).str(), t}, kElementwise,
                      {KernelArg::input(x), KernelArg::output(y),
@@ -325,10 +347,23 @@ MatMulGeometry matmulGeometry(Value a, Value b) {
   return MatMulGeometry{m, k, n, batch, strides};
 }
 
-FailureOr<OpLowering> lowerMatMul(MatMulOp op, std::string t) {
+FailureOr<OpLowering> lowerMatMul(MatMulOp op, std::string t, KernelSet ks) {
   std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getB()),
                               KernelArg::output(op.getY())};
-  for (KernelArg &a : matmulGeometry(op.getA(), op.getB()).args())
+  MatMulGeometry g = matmulGeometry(op.getA(), op.getB());
+  if (ks == KernelSet::X86 && t == "float") {
+    // B without batch dims: A's batch rows are one taller product.
+    if (shapeOf(op.getB()).size() == 2 && shapeOf(op.getA()).size() >= 2) {
+      g.m = numel(op.getA()) / std::max<int64_t>(g.k, 1);
+      g.batch.clear();
+      g.strides = {{}, {}};
+    }
+    for (KernelArg &a : g.args())
+      args.push_back(a);
+    args.push_back(KernelArg::scratch(onnxc_rt::x86::gemm_scratch_floats(g.m, g.n, g.k) * 4, "float"));
+    return calls({x86Call("matmul", {t}, kX86Gemm, std::move(args))});
+  }
+  for (KernelArg &a : g.args())
     args.push_back(a);
   return calls({call("matmul", {t}, kLinalg, std::move(args))});
 }
@@ -425,7 +460,34 @@ FailureOr<OpLowering> lowerQuantizeLike(Operation *op, bool quantize) {
                       KernelArg::i(axisDim), KernelArg::i(inner), KernelArg::i(count)})});
 }
 
-FailureOr<OpLowering> lowerGemm(GemmOp op, std::string t) {
+/// A fused op's activation: the reference functor and its parameters
+/// (Identity for the plain ops).
+struct Activation {
+  std::string functor = "onnxc_rt::ref::Identity";
+  float alpha = 0, beta = 0;
+  bool isIdentity() const { return functor == "onnxc_rt::ref::Identity"; }
+};
+
+Activation activationOf(Operation *op) {
+  Activation a;
+  if (auto name = op->getAttrOfType<StringAttr>("activation")) {
+    a.functor = ("onnxc_rt::ref::" + name.getValue()).str();
+    a.alpha = floatAttr(op, "activation_alpha", 0);
+    a.beta = floatAttr(op, "activation_beta", 0);
+  }
+  return a;
+}
+
+/// The reference path of a fused op's activation: y = act(y) in place.
+KernelCall activationInPlace(Value y, const Activation &act, const std::string &t) {
+  return call("unary", {act.functor, t}, kElementwise,
+              {KernelArg::output(y), KernelArg::output(y), KernelArg::i(numel(y)),
+               KernelArg::f(act.alpha), KernelArg::f(act.beta)});
+}
+
+/// Gemm and FusedGemm.
+template <typename GemmLike>
+FailureOr<OpLowering> lowerGemm(GemmLike op, std::string t, KernelSet ks) {
   auto ys = shapeOf(op.getY());
   int64_t m = ys[0], n = ys[1];
   auto as = shapeOf(op.getA());
@@ -436,14 +498,24 @@ FailureOr<OpLowering> lowerGemm(GemmOp op, std::string t) {
     csm = st[0];
     csn = st[1];
   }
-  return calls({call("gemm", {t}, kLinalg,
-                     {KernelArg::input(op.getA()), KernelArg::input(op.getB()),
-                      inputOrNull(op.getC()), KernelArg::output(op.getY()),
-                      KernelArg::i(m), KernelArg::i(n), KernelArg::i(k),
-                      KernelArg::i(op.getTransA()), KernelArg::i(op.getTransB()),
-                      KernelArg::f(op.getAlpha().convertToFloat()),
-                      KernelArg::f(op.getBeta().convertToFloat()),
-                      KernelArg::i(csm), KernelArg::i(csn)})});
+  const Activation act = activationOf(op);
+  std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getB()),
+                              inputOrNull(op.getC()), KernelArg::output(op.getY()),
+                              KernelArg::i(m), KernelArg::i(n), KernelArg::i(k),
+                              KernelArg::i(op.getTransA()), KernelArg::i(op.getTransB()),
+                              KernelArg::f(op.getAlpha().convertToFloat()),
+                              KernelArg::f(op.getBeta().convertToFloat()),
+                              KernelArg::i(csm), KernelArg::i(csn)};
+  if (ks == KernelSet::X86 && t == "float") {
+    args.push_back(KernelArg::f(act.alpha));
+    args.push_back(KernelArg::f(act.beta));
+    args.push_back(KernelArg::scratch(onnxc_rt::x86::gemm_scratch_floats(m, n, k) * 4, "float"));
+    return calls({x86Call("gemm", {act.functor}, kX86Gemm, std::move(args))});
+  }
+  std::vector<KernelCall> cs{call("gemm", {t}, kLinalg, std::move(args))};
+  if (!act.isIdentity())
+    cs.push_back(activationInPlace(op.getY(), act, t));
+  return calls(std::move(cs));
 }
 
 /// Shared by Conv and the pools: the window arguments of the conv.h kernels.
@@ -459,17 +531,52 @@ FailureOr<std::vector<KernelArg>> windowArgs(Operation *op, Value x, Value y,
       KernelArg::array(g->padsEnd),   KernelArg::array(g->dilations)};
 }
 
-FailureOr<OpLowering> lowerConv(ConvOp op, std::string t) {
-  auto ws = shapeOf(op.getW());
-  auto win = windowArgs(op, op.getX(), op.getY(),
-                        SmallVector<int64_t>(ws.drop_front(2)), false);
+/// Conv and FusedConv (Z: the residual added before the activation, or none).
+FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value z, Value y,
+                                int64_t group, std::string t, KernelSet ks) {
+  auto ws = shapeOf(w);
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  const Activation act = activationOf(op);
+  auto g = resolveWindow(op, shapeOf(x).drop_front(2), kernel, false);
+  if (failed(g))
+    return failure();
+  if (ks == KernelSet::X86 && t == "float" && kernel.size() == 2) {
+    auto xs = shapeOf(x), ys = shapeOf(y);
+    const int64_t cg = xs[1] / group;
+    const bool depthwise = cg == 1;
+    std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w), inputOrNull(b),
+                                inputOrNull(z), KernelArg::output(y),
+                                KernelArg::array(xs), KernelArg::array(ys),
+                                KernelArg::array(g->kernel), KernelArg::array(g->strides),
+                                KernelArg::array(g->padsBegin), KernelArg::array(g->dilations)};
+    if (!depthwise)
+      args.push_back(KernelArg::i(group));
+    args.push_back(KernelArg::f(act.alpha));
+    args.push_back(KernelArg::f(act.beta));
+    const int64_t floats =
+        depthwise ? onnxc_rt::x86::padded_extent(ys[2], kernel[0], g->strides[0], g->dilations[0]) *
+                        onnxc_rt::x86::padded_extent(ys[3], kernel[1], g->strides[1], g->dilations[1])
+                  : onnxc_rt::x86::gemm_scratch_floats(ys[1] / group, ys[2] * ys[3], cg * ws[2] * ws[3]);
+    args.push_back(KernelArg::scratch(floats * 4, "float"));
+    return calls({x86Call(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor}, kX86Conv,
+                          std::move(args))});
+  }
+  auto win = windowArgs(op, x, y, kernel, false);
   if (failed(win))
     return failure();
-  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getW()),
-                              inputOrNull(op.getB()), KernelArg::output(op.getY())};
+  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w), inputOrNull(b),
+                              KernelArg::output(y)};
   args.insert(args.end(), win->begin(), win->end());
-  args.push_back(KernelArg::i(op.getGroup()));
-  return calls({call("conv", {t}, kConv, std::move(args))});
+  args.push_back(KernelArg::i(group));
+  std::vector<KernelCall> cs{call("conv", {t}, kConv, std::move(args))};
+  if (!isNone(z))
+    cs.push_back(call("binary", {"onnxc_rt::ref::Add", t, t, t}, kElementwise,
+                      {KernelArg::output(y), KernelArg::input(z), KernelArg::output(y),
+                       KernelArg::i(1), KernelArg::array({numel(y)}), KernelArg::array({1}),
+                       KernelArg::array({1})}));
+  if (!act.isIdentity())
+    cs.push_back(activationInPlace(y, act, t));
+  return calls(std::move(cs));
 }
 
 FailureOr<OpLowering> lowerMaxPool(MaxPoolOp op, std::string t) {
@@ -926,7 +1033,17 @@ FailureOr<OpLowering> lowerCompress(CompressOp op, std::string t) {
 
 } // namespace
 
+KernelSet kernelSetFor(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto set = module ? module->getAttrOfType<StringAttr>(kKernelSetAttr) : StringAttr();
+  return set && set.getValue() == "x86" ? KernelSet::X86 : KernelSet::Reference;
+}
+
 FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
+  return lowerToKernelCalls(op, kernelSetFor(op));
+}
+
+FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
   if (isa<ConstantOp, NoValueOp>(op))
     return OpLowering{};
   SmallVector<Value> all(op->getOperands());
@@ -1068,12 +1185,20 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {
       .Case<ExpandOp>([&](ExpandOp o) {
         return calls({broadcastCall("broadcast_copy", {t}, o.getInput(), o.getResult())});
       })
-      .Case<MatMulOp>([&](MatMulOp o) { return lowerMatMul(o, t); })
-      .Case<GemmOp>([&](GemmOp o) { return lowerGemm(o, t); })
+      .Case<MatMulOp>([&](MatMulOp o) { return lowerMatMul(o, t, ks); })
+      .Case<GemmOp>([&](GemmOp o) { return lowerGemm(o, t, ks); })
+      .Case<FusedGemmOp>([&](FusedGemmOp o) { return lowerGemm(o, t, ks); })
       .Case<ConvOp>([&](ConvOp o) -> FailureOr<OpLowering> {
         if (failed(floatOnly()))
           return failure();
-        return lowerConv(o, t);
+        return lowerConv(o, o.getX(), o.getW(), o.getB(), Value(), o.getY(), o.getGroup(), t,
+                         ks);
+      })
+      .Case<FusedConvOp>([&](FusedConvOp o) -> FailureOr<OpLowering> {
+        if (failed(floatOnly()))
+          return failure();
+        return lowerConv(o, o.getX(), o.getW(), o.getB(), o.getZ(), o.getY(), o.getGroup(), t,
+                         ks);
       })
       .Case<MaxPoolOp>([&](MaxPoolOp o) { return lowerMaxPool(o, t); })
       .Case<AveragePoolOp>([&](AveragePoolOp o) { return lowerAvgPool(o, t); })

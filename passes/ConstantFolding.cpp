@@ -65,7 +65,7 @@ SmallVector<Attribute> foldWithKernels(Operation *op, int64_t maxGrowBytes) {
   FailureOr<OpLowering> lowering = failure();
   {
     ScopedDiagnosticHandler quiet(op->getContext(), [](Diagnostic &) { return success(); });
-    lowering = lowerToKernelCalls(op);
+    lowering = lowerToKernelCalls(op, KernelSet::Reference);
   }
   if (failed(lowering))
     return {};

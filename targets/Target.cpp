@@ -12,9 +12,9 @@ const std::vector<Target> &allTargets() {
       {"generic", "portable C++17 for the host compiler (the reference)", "c++", "ar",
        {COMMON, "-O2"}, true},
       {"x86-64", "x86-64 with AVX2 and FMA (x86-64-v3)", "c++", "ar",
-       {COMMON, "-O3", "-march=x86-64-v3"}, true},
+       {COMMON, "-O3", "-march=x86-64-v3"}, true, "x86"},
       {"x86-64-avx512", "x86-64 with AVX-512 (x86-64-v4)", "c++", "ar",
-       {COMMON, "-O3", "-march=x86-64-v4"}, false},
+       {COMMON, "-O3", "-march=x86-64-v4"}, true, "x86"},
       {"cortex-m4", "Arm Cortex-M4 with FPU, hard float (arm-none-eabi)",
        "arm-none-eabi-g++", "arm-none-eabi-ar",
        {COMMON, "-O2", "-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
@@ -36,6 +36,21 @@ const Target *findTarget(const std::string &name) {
     if (t.name == name)
       return &t;
   return nullptr;
+}
+
+bool runsOnThisMachine(const Target &t) {
+  if (!t.host)
+    return false;
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (t.name == "x86-64")
+    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  if (t.name == "x86-64-avx512")
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+  return true;
+#else
+  return t.kernels == "reference";
+#endif
 }
 
 } // namespace onnxc

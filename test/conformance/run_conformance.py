@@ -110,7 +110,7 @@ def compare(expected, actual):
     return None
 
 
-def run_test(onnxc, test_dir):
+def run_test(onnxc, target, test_dir):
     """Returns (status, reason, seconds); status is "pass", "fail" or
     "refused" (onnxc stopped with a clear not-supported error)."""
     start = time.monotonic()
@@ -122,7 +122,8 @@ def run_test(onnxc, test_dir):
         with tempfile.TemporaryDirectory(prefix="onnxc-conf-") as out:
             try:
                 proc = subprocess.run(
-                    [onnxc, "run", model, "--inputs", inputs, "--outputs", out, "--quiet"],
+                    [onnxc, "run", "--target", target, model, "--inputs", inputs,
+                     "--outputs", out, "--quiet"],
                     capture_output=True, text=True, timeout=600)
             except subprocess.TimeoutExpired:
                 return "fail", "timed out", time.monotonic() - start
@@ -165,6 +166,8 @@ def main():
                     help=f"suite under --root (default: all of {', '.join(SUITES)})")
     ap.add_argument("--root", default=TESTDATA,
                     help="folder holding the suites, or the tests themselves with --suite .")
+    ap.add_argument("--target", default="generic",
+                    help="onnxc target the tests compile for (a host target)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--filter", default="", help="only tests whose name contains this")
     ap.add_argument("--report", help="write the op support table (markdown) here")
@@ -193,7 +196,7 @@ def main():
 
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(run_test, args.onnxc, t["dir"]): t for t in tests}
+        futures = {pool.submit(run_test, args.onnxc, args.target, t["dir"]): t for t in tests}
         for fut in concurrent.futures.as_completed(futures):
             t = futures[fut]
             status, why, secs = fut.result()

@@ -113,7 +113,7 @@ static int64_t estimateFlops(func::FuncOp f) {
 FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &modelPath,
                                         const std::string &name,
                                         const ImportOptions &importOptions,
-                                        bool mlirOnly) {
+                                        const std::string &kernelSet, bool mlirOnly) {
   DialectRegistry registry;
   registerOnnxcDialects(registry);
   ctx.appendDialectRegistry(registry);
@@ -123,6 +123,8 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   OwningOpRef<ModuleOp> module = importOnnxFile(ctx, modelPath, opts);
   if (!module)
     return failure();
+  if (kernelSet != "reference")
+    (*module)->setAttr(kKernelSetAttr, StringAttr::get(&ctx, kernelSet));
   auto func = *module->getOps<func::FuncOp>().begin();
   GeneratedModel g;
   g.summary.opsImported = countOps(func);
@@ -265,7 +267,8 @@ int compileModel(const CompileOptions &o) {
     }
     import.boundInputs[input.str()] = value;
   }
-  auto g = generateModel(ctx, o.modelPath, name, import, o.emit == "mlir");
+  auto g = generateModel(ctx, o.modelPath, name, import, target->kernels,
+                         o.emit == "mlir");
   if (failed(g))
     return diagnostics.failureCode();
 

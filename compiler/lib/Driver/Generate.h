@@ -25,12 +25,13 @@ struct GeneratedModel {
 };
 
 /// Imports, optimizes, plans and emits. With `mlirOnly` it stops after
-/// memory planning and fills `mlir` instead of the sources.
+/// memory planning and fills `mlir` instead of the sources. `kernelSet` is
+/// the target's (Target::kernels).
 mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
                                               const std::string &modelPath,
                                               const std::string &name,
                                               const ImportOptions &import,
-                                              bool mlirOnly);
+                                              const std::string &kernelSet, bool mlirOnly);
 
 } // namespace onnxc
 

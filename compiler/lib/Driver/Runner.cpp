@@ -53,7 +53,7 @@ int fail(const std::string &msg) {
 
 int runModel(const RunOptions &o) {
   const Target *target = findTarget(o.target);
-  if (!target || !target->host)
+  if (!target || !runsOnThisMachine(*target))
     return fail("target '" + o.target + "' cannot run on this machine");
 
   // Inputs in graph order: input_0.pb, input_1.pb, ... A sequence or an
@@ -103,7 +103,8 @@ int runModel(const RunOptions &o) {
       import.positionalBound.resize(plainInputs.size());
       import.positionalBound[pos] = plainInputs[pos];
     }
-  auto g = generateModel(ctx, o.modelPath, "model", import, /*mlirOnly=*/false);
+  auto g = generateModel(ctx, o.modelPath, "model", import, target->kernels,
+                         /*mlirOnly=*/false);
   if (failed(g))
     return diagnostics.failureCode();
   if (inputs.size() != g->iface.inputs.size())  // (parameters, sequences counted per element)

@@ -62,10 +62,28 @@ struct OpLowering {
   std::vector<KernelCall> calls;
 };
 
-/// How `op` runs. Emits an error at the op (naming the ONNX node) when onnxc
+/// Which kernels the calls name: runtime-lite's portable reference kernels
+/// (every target; the constant folder's), or its x86 kernels (AVX2/AVX-512,
+/// float) where they exist for the op.
+enum class KernelSet { Reference, X86 };
+
+/// Module attribute naming the target's kernel set ("x86"; absent means
+/// reference). The driver sets it from the target.
+constexpr const char *kKernelSetAttr = "onnxc.kernels";
+
+/// The kernel set of the module enclosing `op`.
+KernelSet kernelSetFor(mlir::Operation *op);
+
+/// How `op` runs with `set`'s kernels. Emits an error at the op (naming the ONNX node) when onnxc
 /// cannot run it: an unsupported element type, attribute value, or a shape
 /// that is still dynamic.
+mlir::FailureOr<OpLowering> lowerToKernelCalls(mlir::Operation *op, KernelSet set);
+/// ... with the kernel set of the enclosing module.
 mlir::FailureOr<OpLowering> lowerToKernelCalls(mlir::Operation *op);
+
+/// The (alpha, beta) a unary op's reference functor takes, from its
+/// attributes (LeakyRelu's alpha, HardSigmoid's alpha and beta, ...).
+std::pair<float, float> unaryKernelParams(mlir::Operation *op);
 
 /// Ops whose result 0 is a view of operand 0 (same bytes, new shape).
 bool isAliasOp(mlir::Operation *op);

@@ -83,30 +83,46 @@ LogicalResult QLinearMatMulOp::inferShapes() {
                          cast<ShapedType>(getYZeroPoint().getType()).getElementType());
 }
 
-LogicalResult GemmOp::inferShapes() {
-  auto a = dyn_cast<RankedTensorType>(getA().getType());
-  auto b = dyn_cast<RankedTensorType>(getB().getType());
-  Type elt = cast<ShapedType>(getA().getType()).getElementType();
+/// Gemm and FusedGemm share one shape rule.
+static LogicalResult inferGemmLike(Operation *op, Value av, Value bv, Value cv, bool transA,
+                                   bool transB) {
+  auto a = dyn_cast<RankedTensorType>(av.getType());
+  auto b = dyn_cast<RankedTensorType>(bv.getType());
+  Type elt = cast<ShapedType>(av.getType()).getElementType();
   if (!a || !b)
-    return setUnrankedResult(getOperation(), elt);
+    return setUnrankedResult(op, elt);
   if (a.getRank() != 2 || b.getRank() != 2)
-    return emitError() << "Gemm operands must be 2-D, got " << a << " and " << b;
-  int64_t m = getTransA() ? a.getDimSize(1) : a.getDimSize(0);
-  int64_t k1 = getTransA() ? a.getDimSize(0) : a.getDimSize(1);
-  int64_t k2 = getTransB() ? b.getDimSize(1) : b.getDimSize(0);
-  int64_t n = getTransB() ? b.getDimSize(0) : b.getDimSize(1);
+    return op->emitError() << "Gemm operands must be 2-D, got " << a << " and " << b;
+  int64_t m = transA ? a.getDimSize(1) : a.getDimSize(0);
+  int64_t k1 = transA ? a.getDimSize(0) : a.getDimSize(1);
+  int64_t k2 = transB ? b.getDimSize(1) : b.getDimSize(0);
+  int64_t n = transB ? b.getDimSize(0) : b.getDimSize(1);
   if (!ShapedType::isDynamic(k1) && !ShapedType::isDynamic(k2) && k1 != k2)
-    return emitError() << "Gemm inner dimensions differ (" << k1 << " vs " << k2
-                       << ")";
-  if (!isNone(getC())) {
-    if (auto c = dyn_cast<RankedTensorType>(getC().getType())) {
+    return op->emitError() << "Gemm inner dimensions differ (" << k1 << " vs " << k2
+                           << ")";
+  if (!isNone(cv)) {
+    if (auto c = dyn_cast<RankedTensorType>(cv.getType())) {
       auto bc = broadcastShapes({m, n}, c.getShape());
       if (!bc || c.getRank() > 2 || (*bc)[0] != m || (*bc)[1] != n)
-        return emitError() << "Gemm bias " << c
-                           << " cannot be broadcast to " << m << "x" << n;
+        return op->emitError() << "Gemm bias " << c
+                               << " cannot be broadcast to " << m << "x" << n;
     }
   }
-  setResultType(getOperation(), 0, {m, n}, elt);
+  setResultType(op, 0, {m, n}, elt);
+  return success();
+}
+
+LogicalResult GemmOp::inferShapes() {
+  return inferGemmLike(getOperation(), getA(), getB(), getC(), getTransA(), getTransB());
+}
+
+LogicalResult FusedGemmOp::inferShapes() {
+  return inferGemmLike(getOperation(), getA(), getB(), getC(), getTransA(), getTransB());
+}
+
+LogicalResult FusedGemmOp::verify() {
+  if (!isFusedActivation(getActivation()))
+    return emitOpError() << "unknown activation '" << getActivation() << "'";
   return success();
 }
 

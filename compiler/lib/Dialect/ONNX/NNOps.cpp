@@ -60,6 +60,26 @@ LogicalResult ConvOp::inferShapes() {
   return inferConvLike(getOperation(), getX(), getW(), getB(), elementTypeOf(getX()));
 }
 
+LogicalResult FusedConvOp::inferShapes() {
+  return inferConvLike(getOperation(), getX(), getW(), getB(), elementTypeOf(getX()));
+}
+
+bool isFusedActivation(StringRef name) {
+  return llvm::is_contained({"Identity", "Relu", "LeakyRelu", "Clamp", "Sigmoid", "HardSigmoid",
+                             "HardSwish", "Silu", "Tanh", "Gelu", "Elu"},
+                            name);
+}
+
+LogicalResult FusedConvOp::verify() {
+  if (!isFusedActivation(getActivation()))
+    return emitOpError() << "unknown activation '" << getActivation() << "'";
+  if (!isNone(getZ()) && getZ().getType() != getY().getType() &&
+      isa<RankedTensorType>(getY().getType()))
+    return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
+                         << getY().getType();
+  return success();
+}
+
 LogicalResult ConvIntegerOp::inferShapes() {
   return inferConvLike(getOperation(), getX(), getW(), nullptr,
                        IntegerType::get(getContext(), 32));

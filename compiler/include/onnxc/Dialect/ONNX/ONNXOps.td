@@ -6,5 +6,6 @@ include "onnxc/Dialect/ONNX/MathOps.td"
 include "onnxc/Dialect/ONNX/NNOps.td"
 include "onnxc/Dialect/ONNX/TensorOps.td"
 include "onnxc/Dialect/ONNX/ControlFlowOps.td"
+include "onnxc/Dialect/ONNX/FusedOps.td"
 
 #endif

@@ -43,6 +43,10 @@ mlir::ElementsAttr getConstantElements(mlir::Value v);
 /// True for a `none` value (an omitted optional input).
 bool isNone(mlir::Value v);
 
+/// Whether FusedConv/FusedGemm can apply the unary op `name` (a functor of
+/// runtime-lite's reference elementwise kernels) as their activation.
+bool isFusedActivation(llvm::StringRef name);
+
 /// Sets result `i` of `op` to a ranked tensor (dims may be dynamic).
 void setResultType(mlir::Operation *op, unsigned i,
                    llvm::ArrayRef<int64_t> shape, mlir::Type elementType);

@@ -1,0 +1,343 @@
+// Packed single-precision GEMM for x86 (AVX2+FMA or AVX-512), in the BLIS
+// layout: B is packed kc x nc into column slivers of kNR, A mc x kc into row
+// slivers of kGemmMR, and a register-blocked micro-kernel (kGemmMR x kNR
+// accumulators) sweeps them. Bias, residual add and an activation are applied
+// while each finished tile is still in L1 (the fused-op epilogue), so a
+// Conv+Bias+Add+Relu writes its output once.
+//
+// Operands are read through sources: a strided Matrix (transposes are
+// strides) or, for convolution, an implicit im2col view of the input, packed
+// straight from the image so no im2col buffer exists.
+#ifndef ONNXC_RT_X86_GEMM_H
+#define ONNXC_RT_X86_GEMM_H
+
+#include "onnxc_rt/base.h"
+#include "onnxc_rt/kernels/reference/elementwise.h"
+#include "onnxc_rt/kernels/x86/blocking.h"
+#include "onnxc_rt/kernels/x86/simd.h"
+
+namespace onnxc_rt {
+namespace x86 {
+
+constexpr int64_t kLanes = VecF::kLanes;
+constexpr int64_t kNR = 2 * kLanes;
+static_assert(kNR <= kGemmMaxNR, "scratch sizes assume at most kGemmMaxNR columns");
+
+/// A strided matrix: element (i, j) is data[i * rs + j * cs].
+struct Matrix {
+  const float *data;
+  int64_t rs, cs;
+  float operator()(int64_t i, int64_t j) const { return data[i * rs + j * cs]; }
+};
+
+/// What becomes of each element of the product before it is stored:
+/// y = Act(alpha * acc + beta * bias[i * bias_rs + j * bias_cs] + residual[i * residual_ld + j]).
+struct Epilogue {
+  float alpha = 1;
+  const float *bias = nullptr;
+  int64_t bias_rs = 0, bias_cs = 0;
+  float beta = 1;
+  const float *residual = nullptr;
+  int64_t residual_ld = 0;
+  float act_alpha = 0, act_beta = 0;
+};
+
+/// Applies the epilogue to an mr x nr block of C whose top-left element is
+/// (i0, j0) of the whole product.
+template <typename Act>
+inline void apply_epilogue(float *c, int64_t ldc, int64_t mr, int64_t nr, const Epilogue &ep,
+                           int64_t i0, int64_t j0) {
+  for (int64_t r = 0; r < mr; ++r) {
+    float *row = c + r * ldc;
+    const int64_t i = i0 + r;
+    if (ep.alpha != 1.0f)
+      for (int64_t j = 0; j < nr; ++j)
+        row[j] *= ep.alpha;
+    if (ep.bias) {
+      const float *b = ep.bias + i * ep.bias_rs + j0 * ep.bias_cs;
+      if (ep.bias_cs == 0) {
+        const float bv = ep.beta * b[0];
+        for (int64_t j = 0; j < nr; ++j)
+          row[j] += bv;
+      } else {
+        for (int64_t j = 0; j < nr; ++j)
+          row[j] += ep.beta * b[j * ep.bias_cs];
+      }
+    }
+    if (ep.residual) {
+      const float *z = ep.residual + i * ep.residual_ld + j0;
+      for (int64_t j = 0; j < nr; ++j)
+        row[j] += z[j];
+    }
+    for (int64_t j = 0; j < nr; ++j)
+      row[j] = Act::apply(row[j], ep.act_alpha, ep.act_beta);
+  }
+}
+
+//===-- Packing -----------------------------------------------------------------===//
+
+/// Rows [i0, i0 + mc) x columns [p0, p0 + kc) of A, as kGemmMR-row slivers
+/// (p-major inside each); rows past mc are zero.
+inline void pack_a(const Matrix &a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
+                   float *dst) {
+  for (int64_t ir = 0; ir < mc; ir += kGemmMR) {
+    const int64_t mr = min64(kGemmMR, mc - ir);
+    const float *base = a.data + (i0 + ir) * a.rs + p0 * a.cs;
+    for (int64_t p = 0; p < kc; ++p) {
+      int64_t r = 0;
+      for (; r < mr; ++r)
+        dst[r] = base[r * a.rs + p * a.cs];
+      for (; r < kGemmMR; ++r)
+        dst[r] = 0;
+      dst += kGemmMR;
+    }
+  }
+}
+
+/// Rows [p0, p0 + kc) x columns [j0, j0 + nc) of a strided B, as kNR-column
+/// slivers; columns past nc are zero.
+inline void pack_b(const Matrix &b, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                   float *dst) {
+  for (int64_t jr = 0; jr < nc; jr += kNR) {
+    const int64_t nr = min64(kNR, nc - jr);
+    const float *base = b.data + p0 * b.rs + (j0 + jr) * b.cs;
+    if (b.cs == 1 && nr == kNR) {
+      for (int64_t p = 0; p < kc; ++p, dst += kNR) {
+        const float *src = base + p * b.rs;
+        VecF::load(src).store(dst);
+        VecF::load(src + kLanes).store(dst + kLanes);
+      }
+      continue;
+    }
+    for (int64_t p = 0; p < kc; ++p, dst += kNR) {
+      int64_t j = 0;
+      for (; j < nr; ++j)
+        dst[j] = base[p * b.rs + j * b.cs];
+      for (; j < kNR; ++j)
+        dst[j] = 0;
+    }
+  }
+}
+
+/// The im2col matrix of one 2-D convolution group, never materialised: row
+/// p = (channel, kh, kw), column j = (oh, ow); element = the input pixel
+/// under that kernel tap, or 0 in the padding.
+struct Im2col {
+  const float *x; // first channel of the group
+  int64_t h, w, kh, kw, sh, sw, ph, pw, dh, dw, ow;
+};
+
+inline void pack_b(const Im2col &s, int64_t p0, int64_t kc, int64_t j0, int64_t nc,
+                   float *dst) {
+  const int64_t taps = s.kh * s.kw;
+  for (int64_t jr = 0; jr < nc; jr += kNR) {
+    const int64_t nr = min64(kNR, nc - jr);
+    const int64_t jstart = j0 + jr;
+    for (int64_t p = p0; p < p0 + kc; ++p, dst += kNR) {
+      const int64_t ch = p / taps, tap = p % taps;
+      const int64_t ky = tap / s.kw, kx = tap % s.kw;
+      const float *plane = s.x + ch * s.h * s.w;
+      int64_t oh = jstart / s.ow, ow = jstart % s.ow;
+      int64_t j = 0;
+      for (; j < nr; ++j) {
+        const int64_t ih = oh * s.sh - s.ph + ky * s.dh;
+        const int64_t iw = ow * s.sw - s.pw + kx * s.dw;
+        dst[j] = (ih >= 0 && ih < s.h && iw >= 0 && iw < s.w) ? plane[ih * s.w + iw] : 0.0f;
+        if (++ow == s.ow) {
+          ow = 0;
+          ++oh;
+        }
+      }
+      for (; j < kNR; ++j)
+        dst[j] = 0;
+    }
+  }
+}
+
+//===-- Micro-kernel ------------------------------------------------------------===//
+
+/// C[0:mr, 0:nr] (+)= packed A sliver x packed B sliver over kc. Stores
+/// (first K block) or accumulates; the last K block applies the epilogue.
+template <typename Act>
+inline void micro_tile(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc,
+                       int64_t mr, int64_t nr, bool accumulate, const Epilogue *ep,
+                       int64_t i0, int64_t j0) {
+  VecF acc[kGemmMR][2];
+  for (int r = 0; r < kGemmMR; ++r) {
+    acc[r][0] = acc[r][1] = VecF::zero();
+    // The C tile is read or written once the sum is done: fetch it meanwhile.
+    __builtin_prefetch(c + r * ldc);
+    __builtin_prefetch(c + r * ldc + kNR - 1);
+  }
+#pragma GCC unroll 4
+  for (int64_t p = 0; p < kc; ++p) {
+    const VecF b0 = VecF::load(bp), b1 = VecF::load(bp + kLanes);
+#pragma GCC unroll 6
+    for (int r = 0; r < kGemmMR; ++r) {
+      const VecF a = VecF::broadcast(ap[r]);
+      acc[r][0] = VecF::fma(a, b0, acc[r][0]);
+      acc[r][1] = VecF::fma(a, b1, acc[r][1]);
+    }
+    ap += kGemmMR;
+    bp += kNR;
+  }
+  if (mr == kGemmMR && nr == kNR) {
+    for (int r = 0; r < kGemmMR; ++r) {
+      float *cr = c + r * ldc;
+      if (accumulate) {
+        acc[r][0] = VecF::add(acc[r][0], VecF::load(cr));
+        acc[r][1] = VecF::add(acc[r][1], VecF::load(cr + kLanes));
+      }
+      acc[r][0].store(cr);
+      acc[r][1].store(cr + kLanes);
+    }
+  } else {
+    alignas(64) float tile[kGemmMR * kNR];
+    for (int r = 0; r < kGemmMR; ++r) {
+      acc[r][0].store(tile + r * kNR);
+      acc[r][1].store(tile + r * kNR + kLanes);
+    }
+    for (int64_t r = 0; r < mr; ++r)
+      for (int64_t j = 0; j < nr; ++j)
+        c[r * ldc + j] = accumulate ? c[r * ldc + j] + tile[r * kNR + j] : tile[r * kNR + j];
+  }
+  if (ep)
+    apply_epilogue<Act>(c, ldc, mr, nr, *ep, i0, j0);
+}
+
+//===-- Drivers -----------------------------------------------------------------===//
+
+/// One row of A times B (m == 1 products: fully connected layers at batch 1),
+/// where packing B would cost as much as the product.
+inline void gemv_row(int64_t n, int64_t k, const float *arow, int64_t a_cs, const Matrix &b,
+                     float *y) {
+  if (b.cs == 1) { // y += a[p] * B[p, :], rows of B contiguous
+    for (int64_t j = 0; j < n; ++j)
+      y[j] = 0;
+    for (int64_t p = 0; p < k; ++p) {
+      const float av = arow[p * a_cs];
+      const float *brow = b.data + p * b.rs;
+      for (int64_t j = 0; j < n; ++j)
+        y[j] += av * brow[j];
+    }
+    return;
+  }
+  for (int64_t j = 0; j < n; ++j) { // y[j] = dot(a, B[:, j])
+    const float *bcol = b.data + j * b.cs;
+    if (b.rs == 1 && a_cs == 1) {
+      VecF s0 = VecF::zero(), s1 = VecF::zero();
+      const int64_t kvec = k - k % (2 * kLanes);
+      for (int64_t p = 0; p < kvec; p += 2 * kLanes) {
+        s0 = VecF::fma(VecF::load(arow + p), VecF::load(bcol + p), s0);
+        s1 = VecF::fma(VecF::load(arow + p + kLanes), VecF::load(bcol + p + kLanes), s1);
+      }
+      alignas(64) float lanes[kLanes];
+      VecF::add(s0, s1).store(lanes);
+      float s = 0;
+      for (int64_t l = 0; l < kLanes; ++l)
+        s += lanes[l];
+      for (int64_t p = kvec; p < k; ++p)
+        s += arow[p] * bcol[p];
+      y[j] = s;
+    } else {
+      float s = 0;
+      for (int64_t p = 0; p < k; ++p)
+        s += arow[p * a_cs] * bcol[p * b.rs];
+      y[j] = s;
+    }
+  }
+}
+
+/// C (m x n, row stride ldc) = epilogue(A (m x k) * B (k x n)). `scratch`
+/// holds gemm_scratch_floats(m, n, k) floats.
+template <typename Act, typename BSource>
+void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const BSource &b, float *c,
+                 int64_t ldc, const Epilogue &ep, float *scratch) {
+  if (m <= 0 || n <= 0)
+    return;
+  if (k <= 0) {
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        c[i * ldc + j] = 0;
+    apply_epilogue<Act>(c, ldc, m, n, ep, 0, 0);
+    return;
+  }
+  float *pa = scratch;
+  float *pb = scratch + round_up(min64(m, kGemmMC), kGemmMR) * min64(k, kGemmKC);
+  for (int64_t jc = 0; jc < n; jc += kGemmNC) {
+    const int64_t nc = min64(kGemmNC, n - jc);
+    for (int64_t pc = 0; pc < k; pc += kGemmKC) {
+      const int64_t kc = min64(kGemmKC, k - pc);
+      const bool first = pc == 0, last = pc + kc >= k;
+      pack_b(b, pc, kc, jc, nc, pb);
+      for (int64_t ic = 0; ic < m; ic += kGemmMC) {
+        const int64_t mc = min64(kGemmMC, m - ic);
+        pack_a(a, ic, mc, pc, kc, pa);
+        for (int64_t jr = 0; jr < nc; jr += kNR)
+          for (int64_t ir = 0; ir < mc; ir += kGemmMR)
+            micro_tile<Act>(kc, pa + ir * kc, pb + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
+                            min64(kGemmMR, mc - ir), min64(kNR, nc - jr), !first,
+                            last ? &ep : nullptr, ic + ir, jc + jr);
+      }
+    }
+  }
+}
+
+/// The strided-Matrix product, with the m == 1 shortcut.
+template <typename Act>
+void gemm_matrix(int64_t m, int64_t n, int64_t k, const Matrix &a, const Matrix &b, float *c,
+                 int64_t ldc, const Epilogue &ep, float *scratch) {
+  if (m == 1 && n > 0) {
+    gemv_row(n, k, a.data, a.cs, b, c);
+    apply_epilogue<Act>(c, ldc, 1, n, ep, 0, 0);
+    return;
+  }
+  gemm_packed<Act>(m, n, k, a, b, c, ldc, ep, scratch);
+}
+
+//===-- ONNX ops ----------------------------------------------------------------===//
+
+/// ONNX Gemm (+ a fused activation): Y = Act(alpha * op(A) op(B) + beta * C),
+/// C read as C[i * c_stride_m + j * c_stride_n] (any broadcast to m x n).
+template <typename Act>
+void gemm(const float *a, const float *b, const float *c, float *y, int64_t m, int64_t n,
+          int64_t k, int64_t trans_a, int64_t trans_b, float alpha, float beta,
+          int64_t c_stride_m, int64_t c_stride_n, float act_alpha, float act_beta,
+          float *scratch) {
+  const Matrix am = trans_a ? Matrix{a, 1, m} : Matrix{a, k, 1};
+  const Matrix bm = trans_b ? Matrix{b, 1, k} : Matrix{b, n, 1};
+  Epilogue ep;
+  ep.alpha = alpha;
+  ep.bias = c;
+  ep.bias_rs = c_stride_m;
+  ep.bias_cs = c_stride_n;
+  ep.beta = beta;
+  ep.act_alpha = act_alpha;
+  ep.act_beta = act_beta;
+  gemm_matrix<Act>(m, n, k, am, bm, y, n, ep, scratch);
+}
+
+/// numpy matmul over a broadcast batch space (as ref::matmul); float only.
+template <typename T>
+void matmul(const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
+            int64_t batch_rank, const int64_t *batch_shape, const int64_t *a_strides,
+            const int64_t *b_strides, float *scratch) {
+  const int64_t batches = product(batch_shape, batch_rank);
+  if (batches == 0)
+    return;
+  NdIndex it(batch_rank, batch_shape);
+  int64_t off[2] = {0, 0};
+  const int64_t *const strides[2] = {a_strides, b_strides};
+  const Epilogue ep;
+  for (int64_t bi = 0; bi < batches; ++bi) {
+    gemm_matrix<ref::Identity>(m, n, k, Matrix{a + off[0], k, 1}, Matrix{b + off[1], n, 1},
+                          y + bi * m * n, n, ep, scratch);
+    if (batch_rank > 0)
+      it.next(off, strides);
+  }
+}
+
+} // namespace x86
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,167 @@
+// The x86 kernels against the reference kernels (the oracle), swept around
+// every tile and cache-block edge: m around kGemmMR and kGemmMC, n around
+// kNR and kGemmNC, k around kGemmKC; transposes and every Gemm C broadcast;
+// convolutions with strides, padding, dilation, groups, depthwise with
+// multipliers; and the fused epilogue (bias, residual, activation).
+#include "onnxc_rt/kernels/reference/conv.h"
+#include "onnxc_rt/kernels/reference/elementwise.h"
+#include "onnxc_rt/kernels/reference/linalg.h"
+#include "onnxc_rt/kernels/x86/conv.h"
+
+#include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
+
+using namespace onnxc_rt;
+
+static int failures = 0, checks = 0;
+static std::mt19937 rng(1234);
+
+static std::vector<float> randomVec(int64_t n) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n > 0 ? n : 1);
+  for (float &x : v)
+    x = d(rng);
+  return v;
+}
+
+// |got - want| <= tol * (1 + |want|) elementwise, tol scaled by the
+// reduction length (the kernels sum in a different order).
+static void expectClose(const char *what, const std::vector<float> &got,
+                        const std::vector<float> &want, int64_t n, int64_t k, const char *ctx) {
+  ++checks;
+  const float tol = 2e-6f * float(k + 8);
+  for (int64_t i = 0; i < n; ++i)
+    if (!(std::fabs(got[i] - want[i]) <= tol * (1 + std::fabs(want[i])))) {
+      if (++failures < 20)
+        std::printf("FAIL %s %s: element %lld got %g want %g\n", what, ctx, (long long)i,
+                    got[i], want[i]);
+      return;
+    }
+}
+
+static void checkGemm(int64_t m, int64_t n, int64_t k, int ta, int tb, int cmode) {
+  auto a = randomVec(m * k), b = randomVec(k * n), c = randomVec(m * n);
+  // C broadcast: 0 none, 1 scalar, 2 per column (n), 3 per row (m x 1), 4 full.
+  const int64_t csm[] = {0, 0, 0, 1, n}, csn[] = {0, 0, 1, 0, 1};
+  const float *cp = cmode ? c.data() : nullptr;
+  std::vector<float> want(m * n), got(m * n, 123.f);
+  ref::gemm<float>(a.data(), b.data(), cp, want.data(), m, n, k, ta, tb, 0.75f, 1.5f,
+                   csm[cmode], csn[cmode]);
+  for (float &v : want)
+    v = ref::Relu::apply(v, 0, 0);
+  std::vector<float> scratch(x86::gemm_scratch_floats(m, n, k));
+  x86::gemm<ref::Relu>(a.data(), b.data(), cp, got.data(), m, n, k, ta, tb, 0.75f, 1.5f,
+                       csm[cmode], csn[cmode], 0, 0, scratch.data());
+  char ctx[128];
+  std::snprintf(ctx, sizeof ctx, "m=%lld n=%lld k=%lld ta=%d tb=%d c=%d", (long long)m,
+                (long long)n, (long long)k, ta, tb, cmode);
+  expectClose("gemm", got, want, m * n, k, ctx);
+}
+
+static void checkMatMul(int64_t batch, int64_t m, int64_t k, int64_t n, bool broadcastB) {
+  auto a = randomVec(batch * m * k), b = randomVec((broadcastB ? 1 : batch) * k * n);
+  std::vector<float> want(batch * m * n), got(batch * m * n);
+  int64_t shape[1] = {batch}, as[1] = {m * k}, bs[1] = {broadcastB ? 0 : k * n};
+  ref::matmul<float>(a.data(), b.data(), want.data(), m, k, n, 1, shape, as, bs);
+  std::vector<float> scratch(x86::gemm_scratch_floats(m, n, k));
+  x86::matmul<float>(a.data(), b.data(), got.data(), m, k, n, 1, shape, as, bs, scratch.data());
+  char ctx[96];
+  std::snprintf(ctx, sizeof ctx, "batch=%lld m=%lld k=%lld n=%lld", (long long)batch,
+                (long long)m, (long long)k, (long long)n);
+  expectClose("matmul", got, want, batch * m * n, k, ctx);
+}
+
+struct ConvCase {
+  int64_t n, c, h, w, m, kh, kw, sh, sw, ph, pw, pe_h, pe_w, dh, dw, group;
+};
+
+template <typename Act>
+static void checkConv(const ConvCase &q, bool withBias, bool withResidual, float aa, float ab) {
+  const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
+  const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1;
+  int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.m, oh, ow};
+  int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw}, pb[2] = {q.ph, q.pw},
+          pe[2] = {q.pe_h, q.pe_w}, dil[2] = {q.dh, q.dw};
+  const int64_t cg = q.c / q.group, ny = q.n * q.m * oh * ow;
+  auto x = randomVec(q.n * q.c * q.h * q.w), w = randomVec(q.m * cg * q.kh * q.kw);
+  auto bias = randomVec(q.m), z = randomVec(ny);
+  std::vector<float> want(ny), got(ny, 7.f);
+  ref::conv<float>(x.data(), w.data(), withBias ? bias.data() : nullptr, want.data(), 2, in,
+                   out, kernel, strides, pb, pe, dil, q.group);
+  for (int64_t i = 0; i < ny; ++i)
+    want[i] = Act::apply(want[i] + (withResidual ? z[i] : 0.f), aa, ab);
+  const float *bp = withBias ? bias.data() : nullptr, *zp = withResidual ? z.data() : nullptr;
+  const bool depthwise = cg == 1;
+  std::vector<float> scratch(
+      depthwise ? x86::padded_extent(oh, q.kh, q.sh, q.dh) * x86::padded_extent(ow, q.kw, q.sw, q.dw)
+                : x86::gemm_scratch_floats(q.m / q.group, oh * ow, cg * q.kh * q.kw));
+  if (depthwise)
+    x86::depthwise_conv2d<Act>(x.data(), w.data(), bp, zp, got.data(), in, out, kernel, strides,
+                               pb, dil, aa, ab, scratch.data());
+  else
+    x86::conv2d<Act>(x.data(), w.data(), bp, zp, got.data(), in, out, kernel, strides, pb, dil,
+                     q.group, aa, ab, scratch.data());
+  char ctx[200];
+  std::snprintf(ctx, sizeof ctx,
+                "n=%lld c=%lld %lldx%lld m=%lld k=%lldx%lld s=%lld,%lld p=%lld,%lld d=%lld g=%lld",
+                (long long)q.n, (long long)q.c, (long long)q.h, (long long)q.w, (long long)q.m,
+                (long long)q.kh, (long long)q.kw, (long long)q.sh, (long long)q.sw,
+                (long long)q.ph, (long long)q.pw, (long long)q.dh, (long long)q.group);
+  expectClose(depthwise ? "depthwise_conv2d" : "conv2d", got, want, ny, cg * q.kh * q.kw, ctx);
+}
+
+int main() {
+  // Built for AVX2 (and once more for AVX-512): skip on a CPU without them.
+#if defined(__AVX512F__)
+  if (!__builtin_cpu_supports("avx512f") || !__builtin_cpu_supports("avx512bw") ||
+      !__builtin_cpu_supports("avx512dq") || !__builtin_cpu_supports("avx512vl")) {
+#else
+  if (!__builtin_cpu_supports("avx2") || !__builtin_cpu_supports("fma")) {
+#endif
+    std::printf("this CPU lacks the instruction set the kernels were built for: skipped\n");
+    return 77;
+  }
+  const int64_t ms[] = {1, 2, 5, 6, 7, 13, 95, 96, 97, 150};
+  const int64_t ns[] = {1, 3, 15, 16, 17, 31, 32, 33, 100};
+  const int64_t ks[] = {1, 7, 255, 256, 257, 600};
+  for (int64_t m : ms)
+    for (int64_t n : ns)
+      for (int64_t k : ks)
+        checkGemm(m, n, k, int((m + n) % 2), int((n + k) % 2), int((m + n + k) % 5));
+  for (int ta = 0; ta < 2; ++ta)
+    for (int tb = 0; tb < 2; ++tb)
+      for (int cm = 0; cm < 5; ++cm)
+        checkGemm(37, 45, 70, ta, tb, cm);
+  checkGemm(20, 2047 + 40, 40, 0, 0, 2); // crosses the kGemmNC column block
+  checkGemm(1, 1000, 512, 0, 1, 2);      // a batch-1 fully connected layer
+  checkMatMul(3, 17, 33, 40, false);
+  checkMatMul(4, 128, 64, 128, true);
+  checkMatMul(2, 1, 300, 50, false);
+
+  const ConvCase convs[] = {
+      {1, 3, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // 3x3 same
+      {2, 5, 11, 7, 19, 3, 3, 2, 2, 1, 1, 0, 1, 1, 1, 1},    // stride 2, asymmetric pad
+      {1, 16, 8, 8, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // pointwise
+      {1, 16, 8, 8, 12, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},    // strided 1x1
+      {1, 8, 10, 10, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},    // dilation 2
+      {1, 8, 7, 9, 12, 3, 2, 1, 2, 1, 0, 1, 1, 1, 1, 4},     // groups
+      {1, 3, 32, 32, 7, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},    // ResNet stem shape
+      {1, 300, 6, 6, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // k = 2700 > kGemmKC
+      {1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},   // depthwise
+      {1, 16, 9, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16},  // depthwise stride 2
+      {2, 8, 12, 12, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 8},    // depthwise 5x5
+      {1, 6, 8, 8, 12, 3, 3, 1, 2, 0, 1, 2, 1, 2, 1, 6},     // depthwise multiplier 2
+  };
+  for (const ConvCase &q : convs) {
+    checkConv<ref::Identity>(q, false, false, 0, 0);
+    checkConv<ref::Relu>(q, true, false, 0, 0);
+    checkConv<ref::Relu>(q, true, true, 0, 0);
+    checkConv<ref::LeakyRelu>(q, true, false, 0.1f, 0);
+    checkConv<ref::HardSigmoid>(q, true, true, 0.2f, 0.5f);
+    checkConv<ref::Sigmoid>(q, false, true, 0, 0);
+  }
+  std::printf("%d of %d kernel checks passed\n", checks - failures, checks);
+  return failures ? 1 : 0;
+}

@@ -68,7 +68,7 @@ int main(int argc, char **argv) {
     std::vector<float> scratch(x86::gemm_scratch_floats(n, n, n));
     const x86::Epilogue ep;
     auto run = [&] {
-      x86::gemm_packed<ref::Identity>(n, n, n, x86::Matrix{a.data(), n, 1},
+      x86::gemm_packed<ref::Identity>(n, n, n, x86::Matrix{a.data(), n, 1}, nullptr,
                                       x86::Matrix{b.data(), n, 1}, c.data(), n, ep,
                                       scratch.data());
     };

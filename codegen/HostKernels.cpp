@@ -172,6 +172,8 @@ bool runKernelCallsOnHost(llvm::ArrayRef<KernelCall> calls,
       case KernelArg::Kind::Scratch:
         raw[i].p = scratch.data();
         break;
+      case KernelArg::Kind::Constant: // only target kernels take compile-time data
+        return false;
       }
     }
     if (e->arity != raw.size())

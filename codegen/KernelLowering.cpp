@@ -51,6 +51,12 @@ KernelArg KernelArg::floatArray(ArrayRef<double> v) {
   return a;
 }
 KernelArg KernelArg::null() { return KernelArg(); }
+KernelArg KernelArg::constantData(ElementsAttr data) {
+  KernelArg a;
+  a.kind = Kind::Constant;
+  a.constant = data;
+  return a;
+}
 KernelArg KernelArg::scratch(int64_t bytes, std::string cppType) {
   KernelArg a;
   a.kind = Kind::Scratch;
@@ -531,6 +537,25 @@ FailureOr<std::vector<KernelArg>> windowArgs(Operation *op, Value x, Value y,
       KernelArg::array(g->padsEnd),   KernelArg::array(g->dilations)};
 }
 
+/// Constant conv weights packed per group into the x86 GEMM's A layout, so
+/// the kernel reads them as they are; null (packed at run time) otherwise.
+KernelArg packedConvWeights(Value w, int64_t group) {
+  auto value = getConstantElements(w);
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(value);
+  if (!dense || !dense.getElementType().isF32())
+    return KernelArg::null();
+  auto ws = shapeOf(w);
+  const int64_t mg = ws[0] / group, kdim = prod(ws.drop_front(1));
+  std::vector<float> src(dense.getValues<float>().begin(), dense.getValues<float>().end());
+  const int64_t per = onnxc_rt::x86::packed_a_floats(mg, kdim);
+  std::vector<float> packed(group * per);
+  for (int64_t g = 0; g < group; ++g)
+    onnxc_rt::x86::pack_a_panels(src.data() + g * mg * kdim, kdim, 1, mg, 0, kdim,
+                                 packed.data() + g * per);
+  auto type = RankedTensorType::get({(int64_t)packed.size()}, dense.getElementType());
+  return KernelArg::constantData(DenseElementsAttr::get(type, ArrayRef<float>(packed)));
+}
+
 /// Conv and FusedConv (Z: the residual added before the activation, or none).
 FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value z, Value y,
                                 int64_t group, std::string t, KernelSet ks) {
@@ -544,18 +569,21 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
     auto xs = shapeOf(x), ys = shapeOf(y);
     const int64_t cg = xs[1] / group;
     const bool depthwise = cg == 1;
-    std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w), inputOrNull(b),
-                                inputOrNull(z), KernelArg::output(y),
+    std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w)};
+    if (!depthwise)
+      args.push_back(packedConvWeights(w, group));
+    args.insert(args.end(), {inputOrNull(b), inputOrNull(z), KernelArg::output(y),
                                 KernelArg::array(xs), KernelArg::array(ys),
                                 KernelArg::array(g->kernel), KernelArg::array(g->strides),
-                                KernelArg::array(g->padsBegin), KernelArg::array(g->dilations)};
+                                KernelArg::array(g->padsBegin), KernelArg::array(g->dilations)});
     if (!depthwise)
       args.push_back(KernelArg::i(group));
     args.push_back(KernelArg::f(act.alpha));
     args.push_back(KernelArg::f(act.beta));
     const int64_t floats =
-        depthwise ? onnxc_rt::x86::padded_extent(ys[2], kernel[0], g->strides[0], g->dilations[0]) *
-                        onnxc_rt::x86::padded_extent(ys[3], kernel[1], g->strides[1], g->dilations[1])
+        depthwise ? onnxc_rt::x86::depthwise_scratch_floats(ys[2], ys[3], kernel[0], kernel[1],
+                                                            g->strides[0], g->strides[1],
+                                                            g->dilations[0], g->dilations[1])
                   : onnxc_rt::x86::gemm_scratch_floats(ys[1] / group, ys[2] * ys[3], cg * ws[2] * ws[3]);
     args.push_back(KernelArg::scratch(floats * 4, "float"));
     return calls({x86Call(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor}, kX86Conv,
@@ -579,10 +607,17 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   return calls(std::move(cs));
 }
 
-FailureOr<OpLowering> lowerMaxPool(MaxPoolOp op, std::string t) {
+FailureOr<OpLowering> lowerMaxPool(MaxPoolOp op, std::string t, KernelSet ks) {
   auto win = windowArgs(op, op.getX(), op.getY(), op.getKernelShape(), op.getCeilMode());
   if (failed(win))
     return failure();
+  if (ks == KernelSet::X86 && t == "float" && op.getKernelShape().size() == 2 &&
+      isNone(op.getIndices())) {
+    // win: rank, in, out, kernel, strides, pads_begin, pads_end, dilations
+    return calls({x86Call("max_pool2d", {t}, kX86Conv,
+                          {KernelArg::input(op.getX()), KernelArg::output(op.getY()),
+                           (*win)[1], (*win)[2], (*win)[3], (*win)[4], (*win)[5], (*win)[7]})});
+  }
   std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY()),
                               outputOrNull(op.getIndices())};
   args.insert(args.end(), win->begin(), win->end());
@@ -1200,7 +1235,7 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
         return lowerConv(o, o.getX(), o.getW(), o.getB(), o.getZ(), o.getY(), o.getGroup(), t,
                          ks);
       })
-      .Case<MaxPoolOp>([&](MaxPoolOp o) { return lowerMaxPool(o, t); })
+      .Case<MaxPoolOp>([&](MaxPoolOp o) { return lowerMaxPool(o, t, ks); })
       .Case<AveragePoolOp>([&](AveragePoolOp o) { return lowerAvgPool(o, t); })
       .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, false); })
       .Case<GlobalMaxPoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, true); })

@@ -65,7 +65,7 @@ private:
         b.getArrayAttr({emitc::OpaqueAttr::get(b.getContext(), t)}));
     return call.getResult(0);
   }
-  Value weightPointer(onnx::ConstantOp c);
+  Value weightPointer(ElementsAttr value);
   /// The arena as `uint8_t*`, created at the function's start on first use.
   Value arena() {
     if (!arenaBytes) {
@@ -104,8 +104,7 @@ private:
   Block *globalsAt = nullptr;
 };
 
-Value EmitCLowering::weightPointer(onnx::ConstantOp c) {
-  ElementsAttr value = c.getValue();
+Value EmitCLowering::weightPointer(ElementsAttr value) {
   int64_t bytes = value.getNumElements() * elementByteSize(value.getElementType());
   int64_t offset = (weightBytes + kWeightAlign - 1) / kWeightAlign * kWeightAlign;
   weights.push_back(value);
@@ -147,7 +146,7 @@ Value EmitCLowering::valueOf(Value v) {
   if (Value c = cvalues.lookup(v))
     return c;
   if (auto c = v.getDefiningOp<onnx::ConstantOp>()) {
-    Value p = weightPointer(c);
+    Value p = weightPointer(c.getValue());
     cvalues[v] = p;
     return p;
   }
@@ -219,6 +218,9 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
         break;
       case KernelArg::Kind::FloatArray:
         operand(constArray<double>(a.floats, b.getF64Type(), floatArrays, 'f'));
+        break;
+      case KernelArg::Kind::Constant:
+        operand(weightPointer(a.constant));
         break;
       case KernelArg::Kind::Null:
         args.push_back(emitc::OpaqueAttr::get(b.getContext(), "nullptr"));

@@ -8,6 +8,7 @@
 #include "onnxc_rt/kernels/reference/linalg.h"
 #include "onnxc_rt/kernels/x86/conv.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <random>
@@ -95,14 +96,24 @@ static void checkConv(const ConvCase &q, bool withBias, bool withResidual, float
   const float *bp = withBias ? bias.data() : nullptr, *zp = withResidual ? z.data() : nullptr;
   const bool depthwise = cg == 1;
   std::vector<float> scratch(
-      depthwise ? x86::padded_extent(oh, q.kh, q.sh, q.dh) * x86::padded_extent(ow, q.kw, q.sw, q.dw)
+      depthwise ? x86::depthwise_scratch_floats(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw)
                 : x86::gemm_scratch_floats(q.m / q.group, oh * ow, cg * q.kh * q.kw));
   if (depthwise)
     x86::depthwise_conv2d<Act>(x.data(), w.data(), bp, zp, got.data(), in, out, kernel, strides,
                                pb, dil, aa, ab, scratch.data());
-  else
-    x86::conv2d<Act>(x.data(), w.data(), bp, zp, got.data(), in, out, kernel, strides, pb, dil,
-                     q.group, aa, ab, scratch.data());
+  else {
+    // Once packing W on the fly, once with W packed ahead (as the compiler does).
+    const int64_t mg = q.m / q.group, kdim = cg * q.kh * q.kw;
+    std::vector<float> packed(q.group * x86::packed_a_floats(mg, kdim));
+    for (int64_t g = 0; g < q.group; ++g)
+      x86::pack_a_panels(w.data() + g * mg * kdim, kdim, 1, mg, 0, kdim,
+                         packed.data() + g * x86::packed_a_floats(mg, kdim));
+    x86::conv2d<Act>(x.data(), w.data(), nullptr, bp, zp, got.data(), in, out, kernel, strides,
+                     pb, dil, q.group, aa, ab, scratch.data());
+    expectClose("conv2d (W packed at run time)", got, want, ny, cg * q.kh * q.kw, "");
+    x86::conv2d<Act>(x.data(), w.data(), packed.data(), bp, zp, got.data(), in, out, kernel,
+                     strides, pb, dil, q.group, aa, ab, scratch.data());
+  }
   char ctx[200];
   std::snprintf(ctx, sizeof ctx,
                 "n=%lld c=%lld %lldx%lld m=%lld k=%lldx%lld s=%lld,%lld p=%lld,%lld d=%lld g=%lld",
@@ -122,6 +133,23 @@ int main() {
 #endif
     std::printf("this CPU lacks the instruction set the kernels were built for: skipped\n");
     return 77;
+  }
+  // The vector exp behind fused Sigmoid/SiLU: relative error over its range.
+  {
+    ++checks;
+    double worst = 0;
+    for (float x = -87.0f; x <= 87.9f; x += 0.0137f) {
+      alignas(64) float in[x86::kLanes], out[x86::kLanes];
+      for (int l = 0; l < x86::kLanes; ++l)
+        in[l] = x + l * 0.001f;
+      x86::exp(x86::VecF::load(in)).store(out);
+      for (int l = 0; l < x86::kLanes; ++l)
+        worst = std::max(worst, std::fabs(out[l] / std::exp(double(in[l])) - 1.0));
+    }
+    if (worst > 1e-6) {
+      ++failures;
+      std::printf("FAIL exp: relative error %g\n", worst);
+    }
   }
   const int64_t ms[] = {1, 2, 5, 6, 7, 13, 95, 96, 97, 150};
   const int64_t ns[] = {1, 3, 15, 16, 17, 31, 32, 33, 100};
@@ -149,10 +177,15 @@ int main() {
       {1, 8, 7, 9, 12, 3, 2, 1, 2, 1, 0, 1, 1, 1, 1, 4},     // groups
       {1, 3, 32, 32, 7, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},    // ResNet stem shape
       {1, 300, 6, 6, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // k = 2700 > kGemmKC
+      {1, 4, 20, 50, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // wide rows: one-row slivers
+      {1, 4, 9, 70, 8, 5, 3, 1, 2, 2, 1, 2, 1, 1, 2, 1},     // wide, strided, dilated
       {1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},   // depthwise
       {1, 16, 9, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16},  // depthwise stride 2
       {2, 8, 12, 12, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 8},    // depthwise 5x5
       {1, 6, 8, 8, 12, 3, 3, 1, 2, 0, 1, 2, 1, 2, 1, 6},     // depthwise multiplier 2
+      {1, 5, 30, 41, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5},    // depthwise, wide, stride 2
+      {1, 5, 30, 45, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 5},    // depthwise, wide, 5x5
+      {1, 3, 20, 40, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 2, 3},    // depthwise stride 3, dilated
   };
   for (const ConvCase &q : convs) {
     checkConv<ref::Identity>(q, false, false, 0, 0);
@@ -161,6 +194,24 @@ int main() {
     checkConv<ref::LeakyRelu>(q, true, false, 0.1f, 0);
     checkConv<ref::HardSigmoid>(q, true, true, 0.2f, 0.5f);
     checkConv<ref::Sigmoid>(q, false, true, 0, 0);
+    checkConv<ref::Silu>(q, true, false, 0, 0);
+    checkConv<ref::Clamp>(q, true, false, 0.0f, 6.0f);
+  }
+  // Max pooling, including ceil-mode windows that overhang the far edge.
+  for (const ConvCase &q : convs) {
+    const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1 + q.sh - 1) / q.sh + 1;
+    const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1 + q.sw - 1) / q.sw + 1;
+    if (q.ph >= q.kh || q.pw >= q.kw)
+      continue;
+    int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.c, oh, ow};
+    int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw}, pb[2] = {q.ph, q.pw},
+            pe[2] = {q.pe_h + q.sh - 1, q.pe_w + q.sw - 1}, dil[2] = {q.dh, q.dw};
+    auto x = randomVec(q.n * q.c * q.h * q.w);
+    std::vector<float> want(q.n * q.c * oh * ow), got(want.size());
+    ref::max_pool<float>(x.data(), want.data(), nullptr, 2, in, out, kernel, strides, pb, pe,
+                         dil, 0);
+    x86::max_pool2d<float>(x.data(), got.data(), in, out, kernel, strides, pb, dil);
+    expectClose("max_pool2d", got, want, (int64_t)want.size(), 0, "");
   }
   std::printf("%d of %d kernel checks passed\n", checks - failures, checks);
   return failures ? 1 : 0;

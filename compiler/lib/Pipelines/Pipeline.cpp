@@ -20,6 +20,7 @@ void buildOptimizationPipeline(OpPassManager &pm) {
   f.addPass(createConstantFoldingPass());
   f.addPass(createDeadCodeEliminationPass());
   f.addPass(createFoldBatchNormPass());
+  f.addPass(createFuseOpsPass());
   f.addPass(createDeadCodeEliminationPass());
   f.addPass(createShapeInferencePass());
 }

@@ -11,6 +11,7 @@
 #ifndef ONNXC_CODEGEN_KERNELCALL_H
 #define ONNXC_CODEGEN_KERNELCALL_H
 
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
 #include "mlir/IR/Operation.h"
 #include "mlir/IR/Value.h"
 #include "llvm/ADT/SmallVector.h"
@@ -21,7 +22,7 @@
 namespace onnxc {
 
 struct KernelArg {
-  enum class Kind { Tensor, Int, Float, IntArray, FloatArray, Null, Scratch };
+  enum class Kind { Tensor, Int, Float, IntArray, FloatArray, Null, Scratch, Constant };
   Kind kind = Kind::Null;
   mlir::Value tensor;        // Tensor: an operand or a result of the op
   bool isOutput = false;     // Tensor: written by the call
@@ -30,6 +31,7 @@ struct KernelArg {
   llvm::SmallVector<int64_t> ints; // IntArray
   std::vector<double> floats;      // FloatArray (C `const double*`)
   std::string scratchType;   // Scratch: C++ element type
+  mlir::ElementsAttr constant; // Constant: data the compiler made (packed weights)
 
   static KernelArg input(mlir::Value v);
   static KernelArg output(mlir::Value v);
@@ -41,6 +43,9 @@ struct KernelArg {
   /// The op's scratch space (planned in the arena); every Scratch argument
   /// of an op's calls points to the same bytes, so calls can pass data on.
   static KernelArg scratch(int64_t bytes, std::string cppType);
+  /// Read-only data computed at compile time (weights packed into a
+  /// kernel's layout), placed in the weights blob like a constant.
+  static KernelArg constantData(mlir::ElementsAttr data);
 };
 
 struct KernelCall {

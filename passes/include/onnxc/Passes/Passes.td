@@ -81,6 +81,32 @@ def DeadCodeEliminationPass : Pass<"onnxc-dce", "mlir::func::FuncOp"> {
   }];
 }
 
+def FuseOpsPass : Pass<"onnxc-fuse-ops", "mlir::func::FuncOp"> {
+  let summary = "Fuse bias, residual add and activation into Conv/Gemm; MatMul+Add into Gemm";
+  let description = [{
+    Rewrites op chains so one kernel call computes them and writes the
+    result once (the x86 kernels apply the fused part while each output
+    tile is in cache; the reference path runs the same steps in place):
+    - MatMul(A, W) + bias, W a constant matrix and bias a constant vector
+      of its columns, becomes Gemm (A of rank > 2 is reshaped to 2-D and
+      back: views, no copies).
+    - Conv + Add(conv, Z), Z of the conv's type and the conv used only
+      there, becomes FusedConv with residual Z (ResNet's skip connection).
+    - Conv/FusedConv/Gemm followed by its only user Relu, LeakyRelu,
+      Sigmoid, HardSigmoid, HardSwish, Tanh, Elu, Gelu or Clip (constant
+      bounds: Clamp), or by x * Sigmoid(x) (SiLU), takes that activation.
+    Only float32 ops fuse, and only when the intermediate results have no
+    other users.
+
+    Before:
+      %c = onnx.Conv(%x, %w, %b)
+      %s = onnx.Add(%c, %skip)
+      %r = onnx.Relu(%s)
+    After:
+      %r = onnx.FusedConv(%x, %w, %b, %skip) {activation = "Relu"}
+  }];
+}
+
 def FoldBatchNormPass : Pass<"onnxc-fold-batchnorm", "mlir::func::FuncOp"> {
   let summary = "Fold inference BatchNormalization into the preceding Conv";
   let description = [{

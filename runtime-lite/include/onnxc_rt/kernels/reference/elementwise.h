@@ -73,6 +73,10 @@ ONNXC_UNARY(Celu, T(std::fmax(T(0), x) +
                     std::fmin(T(0), T(alpha) * (T(std::exp(x / T(alpha))) - T(1)))))
 ONNXC_UNARY(LeakyRelu, x < T(0) ? T(T(alpha) * x) : x)
 ONNXC_UNARY(Elu, x < T(0) ? T(T(alpha) * (std::exp(x) - T(1))) : x)
+// Fused activations (FusedConv/FusedGemm): Clip with constant bounds
+// [alpha, beta], and SiLU, x * Sigmoid(x).
+ONNXC_UNARY(Clamp, T(x < T(alpha) ? T(alpha) : x > T(beta) ? T(beta) : x))
+ONNXC_UNARY(Silu, T(x * Sigmoid::apply(x, alpha, beta)))
 ONNXC_UNARY(HardSigmoid, T(std::fmax(T(0), std::fmin(T(1), T(alpha) * x + T(beta)))))
 #undef ONNXC_UNARY
 

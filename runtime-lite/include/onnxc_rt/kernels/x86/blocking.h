@@ -29,10 +29,37 @@ constexpr int64_t gemm_scratch_floats(int64_t m, int64_t n, int64_t k) {
          kc * round_up(min64(n, kGemmNC), kGemmMaxNR);
 }
 
+/// Floats of a whole m x k A operand in the packed layout below.
+constexpr int64_t packed_a_floats(int64_t m, int64_t k) { return round_up(m, kGemmMR) * k; }
+
+/// The packed layout of an A operand (the micro-kernel's): kGemmMR-row
+/// panels, each k-major (element (i, p) of panel q = i / kGemmMR at
+/// q * k * kGemmMR + p * kGemmMR + i % kGemmMR), rows past m zero, so a
+/// cache block of it is one contiguous run per panel. pack_a_panels writes
+/// columns [p0, p0 + kc) of an m-row A so (k = kc): the compiler packs
+/// constant weights whole (p0 = 0, kc = k) at compile time, the GEMM packs
+/// other operands one cache block at a time.
+inline void pack_a_panels(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t p0,
+                          int64_t kc, float *dst) {
+  for (int64_t i0 = 0; i0 < m; i0 += kGemmMR)
+    for (int64_t p = p0; p < p0 + kc; ++p)
+      for (int64_t r = 0; r < kGemmMR; ++r)
+        *dst++ = i0 + r < m ? a[(i0 + r) * rs + p * cs] : 0.0f;
+}
+
 /// Rows (or columns) of the zero-padded input plane a depthwise convolution
 /// reads; the plane is its scratch.
 constexpr int64_t padded_extent(int64_t out, int64_t k, int64_t stride, int64_t dilation) {
   return (out - 1) * stride + (k - 1) * dilation + 1;
+}
+
+/// Floats of scratch a depthwise convolution needs: its padded input plane,
+/// rows rounded to even length (stride-2 planes are split by column parity),
+/// plus one vector of slack (kGemmMaxNR / 2 lanes at most).
+constexpr int64_t depthwise_scratch_floats(int64_t oh, int64_t ow, int64_t kh, int64_t kw,
+                                           int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+  return padded_extent(oh, kh, sh, dh) * round_up(padded_extent(ow, kw, sw, dw), 2) +
+         kGemmMaxNR / 2;
 }
 
 } // namespace x86

@@ -11,6 +11,8 @@
 #ifndef ONNXC_RT_X86_GEMM_H
 #define ONNXC_RT_X86_GEMM_H
 
+#include <type_traits>
+
 #include "onnxc_rt/base.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/x86/blocking.h"
@@ -42,6 +44,32 @@ struct Epilogue {
   float act_alpha = 0, act_beta = 0;
 };
 
+/// y[i] = Act(y[i]) for n floats. The activations that need exp (Sigmoid,
+/// SiLU) use the vector exp; the others are the reference functor, which
+/// the compiler vectorises.
+template <typename Act>
+inline void apply_activation(float *y, int64_t n, float alpha, float beta) {
+  if constexpr (std::is_same_v<Act, ref::Identity>) {
+    return;
+  } else if constexpr (std::is_same_v<Act, ref::Sigmoid> || std::is_same_v<Act, ref::Silu>) {
+    int64_t i = 0;
+    const VecF one = VecF::broadcast(1.0f), zero = VecF::zero();
+    for (; i + kLanes <= n; i += kLanes) {
+      const VecF x = VecF::load(y + i);
+      // 1 / (1 + e^-x); e^-x is clamped, so this never divides inf by inf.
+      VecF s = VecF::div(one, VecF::add(one, exp(VecF::sub(zero, x))));
+      if constexpr (std::is_same_v<Act, ref::Silu>)
+        s = VecF::mul(x, s);
+      s.store(y + i);
+    }
+    for (; i < n; ++i)
+      y[i] = Act::apply(y[i], alpha, beta);
+  } else {
+    for (int64_t i = 0; i < n; ++i)
+      y[i] = Act::apply(y[i], alpha, beta);
+  }
+}
+
 /// Applies the epilogue to an mr x nr block of C whose top-left element is
 /// (i0, j0) of the whole product.
 template <typename Act>
@@ -69,30 +97,11 @@ inline void apply_epilogue(float *c, int64_t ldc, int64_t mr, int64_t nr, const 
       for (int64_t j = 0; j < nr; ++j)
         row[j] += z[j];
     }
-    for (int64_t j = 0; j < nr; ++j)
-      row[j] = Act::apply(row[j], ep.act_alpha, ep.act_beta);
+    apply_activation<Act>(row, nr, ep.act_alpha, ep.act_beta);
   }
 }
 
 //===-- Packing -----------------------------------------------------------------===//
-
-/// Rows [i0, i0 + mc) x columns [p0, p0 + kc) of A, as kGemmMR-row slivers
-/// (p-major inside each); rows past mc are zero.
-inline void pack_a(const Matrix &a, int64_t i0, int64_t mc, int64_t p0, int64_t kc,
-                   float *dst) {
-  for (int64_t ir = 0; ir < mc; ir += kGemmMR) {
-    const int64_t mr = min64(kGemmMR, mc - ir);
-    const float *base = a.data + (i0 + ir) * a.rs + p0 * a.cs;
-    for (int64_t p = 0; p < kc; ++p) {
-      int64_t r = 0;
-      for (; r < mr; ++r)
-        dst[r] = base[r * a.rs + p * a.cs];
-      for (; r < kGemmMR; ++r)
-        dst[r] = 0;
-      dst += kGemmMR;
-    }
-  }
-}
 
 /// Rows [p0, p0 + kc) x columns [j0, j0 + nc) of a strided B, as kNR-column
 /// slivers; columns past nc are zero.
@@ -132,20 +141,48 @@ inline void pack_b(const Im2col &s, int64_t p0, int64_t kc, int64_t j0, int64_t 
   const int64_t taps = s.kh * s.kw;
   for (int64_t jr = 0; jr < nc; jr += kNR) {
     const int64_t nr = min64(kNR, nc - jr);
-    const int64_t jstart = j0 + jr;
+    const int64_t oh0 = (j0 + jr) / s.ow, ow0 = (j0 + jr) % s.ow;
+    // Common case: the sliver's columns lie in one output row, so each
+    // kernel tap reads one input row: a run (stride 1) or zeros.
+    const bool one_row = ow0 + nr <= s.ow;
     for (int64_t p = p0; p < p0 + kc; ++p, dst += kNR) {
       const int64_t ch = p / taps, tap = p % taps;
       const int64_t ky = tap / s.kw, kx = tap % s.kw;
       const float *plane = s.x + ch * s.h * s.w;
-      int64_t oh = jstart / s.ow, ow = jstart % s.ow;
       int64_t j = 0;
-      for (; j < nr; ++j) {
-        const int64_t ih = oh * s.sh - s.ph + ky * s.dh;
-        const int64_t iw = ow * s.sw - s.pw + kx * s.dw;
-        dst[j] = (ih >= 0 && ih < s.h && iw >= 0 && iw < s.w) ? plane[ih * s.w + iw] : 0.0f;
-        if (++ow == s.ow) {
-          ow = 0;
-          ++oh;
+      if (one_row) {
+        const int64_t ih = oh0 * s.sh - s.ph + ky * s.dh;
+        const int64_t iw0 = ow0 * s.sw - s.pw + kx * s.dw;
+        if (ih < 0 || ih >= s.h) {
+          for (; j < kNR; ++j)
+            dst[j] = 0;
+          continue;
+        }
+        const float *row = plane + ih * s.w;
+        if (s.sw == 1 && iw0 >= 0 && iw0 + nr <= s.w) {
+          if (nr == kNR) {
+            VecF::load(row + iw0).store(dst);
+            VecF::load(row + iw0 + kLanes).store(dst + kLanes);
+            continue;
+          }
+          for (; j < nr; ++j)
+            dst[j] = row[iw0 + j];
+        } else {
+          for (; j < nr; ++j) {
+            const int64_t iw = iw0 + j * s.sw;
+            dst[j] = iw >= 0 && iw < s.w ? row[iw] : 0.0f;
+          }
+        }
+      } else {
+        int64_t oh = oh0, ow = ow0;
+        for (; j < nr; ++j) {
+          const int64_t ih = oh * s.sh - s.ph + ky * s.dh;
+          const int64_t iw = ow * s.sw - s.pw + kx * s.dw;
+          dst[j] = (ih >= 0 && ih < s.h && iw >= 0 && iw < s.w) ? plane[ih * s.w + iw] : 0.0f;
+          if (++ow == s.ow) {
+            ow = 0;
+            ++oh;
+          }
         }
       }
       for (; j < kNR; ++j)
@@ -248,11 +285,13 @@ inline void gemv_row(int64_t n, int64_t k, const float *arow, int64_t a_cs, cons
   }
 }
 
-/// C (m x n, row stride ldc) = epilogue(A (m x k) * B (k x n)). `scratch`
+/// C (m x n, row stride ldc) = epilogue(A (m x k) * B (k x n)). A comes
+/// packed (`packed_a`: the whole operand in pack_a_panels' layout, e.g.
+/// weights packed at compile time) or is packed here from `a`. `scratch`
 /// holds gemm_scratch_floats(m, n, k) floats.
 template <typename Act, typename BSource>
-void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const BSource &b, float *c,
-                 int64_t ldc, const Epilogue &ep, float *scratch) {
+void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *packed_a,
+                 const BSource &b, float *c, int64_t ldc, const Epilogue &ep, float *scratch) {
   if (m <= 0 || n <= 0)
     return;
   if (k <= 0) {
@@ -262,6 +301,7 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const BSource
     apply_epilogue<Act>(c, ldc, m, n, ep, 0, 0);
     return;
   }
+  static_assert(kGemmMC % kGemmMR == 0, "A blocks are whole panels");
   float *pa = scratch;
   float *pb = scratch + round_up(min64(m, kGemmMC), kGemmMR) * min64(k, kGemmKC);
   for (int64_t jc = 0; jc < n; jc += kGemmNC) {
@@ -272,12 +312,23 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const BSource
       pack_b(b, pc, kc, jc, nc, pb);
       for (int64_t ic = 0; ic < m; ic += kGemmMC) {
         const int64_t mc = min64(kGemmMC, m - ic);
-        pack_a(a, ic, mc, pc, kc, pa);
+        // The block's panels: where they start and how far apart they are.
+        const float *ablock;
+        int64_t panel_stride;
+        if (packed_a) {
+          ablock = packed_a + ic * k + pc * kGemmMR;
+          panel_stride = k * kGemmMR;
+        } else {
+          pack_a_panels(a.data + ic * a.rs, a.rs, a.cs, mc, pc, kc, pa);
+          ablock = pa;
+          panel_stride = kc * kGemmMR;
+        }
         for (int64_t jr = 0; jr < nc; jr += kNR)
           for (int64_t ir = 0; ir < mc; ir += kGemmMR)
-            micro_tile<Act>(kc, pa + ir * kc, pb + jr * kc, c + (ic + ir) * ldc + jc + jr, ldc,
-                            min64(kGemmMR, mc - ir), min64(kNR, nc - jr), !first,
-                            last ? &ep : nullptr, ic + ir, jc + jr);
+            micro_tile<Act>(kc, ablock + ir / kGemmMR * panel_stride, pb + jr * kc,
+                            c + (ic + ir) * ldc + jc + jr, ldc, min64(kGemmMR, mc - ir),
+                            min64(kNR, nc - jr), !first, last ? &ep : nullptr, ic + ir,
+                            jc + jr);
       }
     }
   }
@@ -292,7 +343,7 @@ void gemm_matrix(int64_t m, int64_t n, int64_t k, const Matrix &a, const Matrix 
     apply_epilogue<Act>(c, ldc, 1, n, ep, 0, 0);
     return;
   }
-  gemm_packed<Act>(m, n, k, a, b, c, ldc, ep, scratch);
+  gemm_packed<Act>(m, n, k, a, nullptr, b, c, ldc, ep, scratch);
 }
 
 //===-- ONNX ops ----------------------------------------------------------------===//

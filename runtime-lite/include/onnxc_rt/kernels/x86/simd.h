@@ -9,6 +9,7 @@
 #endif
 
 #include <immintrin.h>
+#include <stdint.h>
 
 namespace onnxc_rt {
 namespace x86 {
@@ -23,8 +24,8 @@ struct VecF {
   void store(float *p) const { _mm512_storeu_ps(p, v); }
   /// a * b + c in one rounding.
   static VecF fma(VecF a, VecF b, VecF c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
-  static VecF add(VecF a, VecF b) { return {_mm512_add_ps(a.v, b.v)}; }
-  static VecF max(VecF a, VecF b) { return {_mm512_max_ps(a.v, b.v)}; }
+  using Int = int32_t __attribute__((vector_size(64)));
+#include "onnxc_rt/kernels/x86/simd_common.inc"
 };
 #else
 struct VecF {
@@ -35,10 +36,29 @@ struct VecF {
   static VecF load(const float *p) { return {_mm256_loadu_ps(p)}; }
   void store(float *p) const { _mm256_storeu_ps(p, v); }
   static VecF fma(VecF a, VecF b, VecF c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
-  static VecF add(VecF a, VecF b) { return {_mm256_add_ps(a.v, b.v)}; }
-  static VecF max(VecF a, VecF b) { return {_mm256_max_ps(a.v, b.v)}; }
+  using Int = int32_t __attribute__((vector_size(32)));
+#include "onnxc_rt/kernels/x86/simd_common.inc"
 };
 #endif
+
+/// e^x to about 2 ulp (Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, a
+/// degree-6 polynomial for e^r, times 2^n), for x clamped to [-87.3, 88]
+/// (so 2^n stays a normal float; e^88 = 1.7e38).
+inline VecF exp(VecF x) {
+  x = VecF::min(VecF::max(x, VecF::broadcast(-87.33654f)), VecF::broadcast(88.0f));
+  const VecF n = VecF::round(VecF::mul(x, VecF::broadcast(1.44269504088896341f)));
+  // r = x - n ln2, with ln2 split in two for precision.
+  VecF r = VecF::fma(n, VecF::broadcast(-0.693359375f), x);
+  r = VecF::fma(n, VecF::broadcast(2.12194440e-4f), r);
+  VecF p = VecF::broadcast(1.9875691500e-4f);
+  p = VecF::fma(p, r, VecF::broadcast(1.3981999507e-3f));
+  p = VecF::fma(p, r, VecF::broadcast(8.3334519073e-3f));
+  p = VecF::fma(p, r, VecF::broadcast(4.1665795894e-2f));
+  p = VecF::fma(p, r, VecF::broadcast(1.6666665459e-1f));
+  p = VecF::fma(p, r, VecF::broadcast(5.0000001201e-1f));
+  p = VecF::fma(p, VecF::mul(r, r), VecF::add(r, VecF::broadcast(1.0f)));
+  return VecF::mul(p, VecF::exp2i(n));
+}
 
 } // namespace x86
 } // namespace onnxc_rt

@@ -142,51 +142,53 @@ inline void pack_b(const Im2col &s, int64_t p0, int64_t kc, int64_t j0, int64_t 
   for (int64_t jr = 0; jr < nc; jr += kNR) {
     const int64_t nr = min64(kNR, nc - jr);
     const int64_t oh0 = (j0 + jr) / s.ow, ow0 = (j0 + jr) % s.ow;
-    // Common case: the sliver's columns lie in one output row, so each
-    // kernel tap reads one input row: a run (stride 1) or zeros.
-    const bool one_row = ow0 + nr <= s.ow;
+    // Row p = (ch, ky, kx), stepped rather than divided per row.
+    int64_t ch = p0 / taps, ky = p0 % taps / s.kw, kx = p0 % s.kw;
     for (int64_t p = p0; p < p0 + kc; ++p, dst += kNR) {
-      const int64_t ch = p / taps, tap = p % taps;
-      const int64_t ky = tap / s.kw, kx = tap % s.kw;
       const float *plane = s.x + ch * s.h * s.w;
-      int64_t j = 0;
-      if (one_row) {
-        const int64_t ih = oh0 * s.sh - s.ph + ky * s.dh;
-        const int64_t iw0 = ow0 * s.sw - s.pw + kx * s.dw;
+      // The sliver's columns, split where they wrap to the next output row:
+      // within a segment each kernel tap reads one input row, a contiguous
+      // run at stride 1 (copied, zeros where it overhangs the padding).
+      int64_t j = 0, oh = oh0, ow = ow0;
+      while (j < nr) {
+        const int64_t len = min64(nr - j, s.ow - ow);
+        const int64_t ih = oh * s.sh - s.ph + ky * s.dh;
+        float *seg = dst + j;
         if (ih < 0 || ih >= s.h) {
-          for (; j < kNR; ++j)
-            dst[j] = 0;
-          continue;
-        }
-        const float *row = plane + ih * s.w;
-        if (s.sw == 1 && iw0 >= 0 && iw0 + nr <= s.w) {
-          if (nr == kNR) {
-            VecF::load(row + iw0).store(dst);
-            VecF::load(row + iw0 + kLanes).store(dst + kLanes);
-            continue;
-          }
-          for (; j < nr; ++j)
-            dst[j] = row[iw0 + j];
+          for (int64_t t = 0; t < len; ++t)
+            seg[t] = 0.0f;
         } else {
-          for (; j < nr; ++j) {
-            const int64_t iw = iw0 + j * s.sw;
-            dst[j] = iw >= 0 && iw < s.w ? row[iw] : 0.0f;
+          const float *row = plane + ih * s.w;
+          const int64_t iw0 = ow * s.sw - s.pw + kx * s.dw;
+          if (s.sw == 1) {
+            const int64_t t0 = min64(len, iw0 < 0 ? -iw0 : 0);
+            const int64_t t1 = s.w - iw0 < t0 ? t0 : min64(len, s.w - iw0);
+            for (int64_t t = 0; t < t0; ++t)
+              seg[t] = 0.0f;
+            for (int64_t t = t0; t < t1; ++t)
+              seg[t] = row[iw0 + t];
+            for (int64_t t = t1; t < len; ++t)
+              seg[t] = 0.0f;
+          } else {
+            for (int64_t t = 0; t < len; ++t) {
+              const int64_t iw = iw0 + t * s.sw;
+              seg[t] = iw >= 0 && iw < s.w ? row[iw] : 0.0f;
+            }
           }
         }
-      } else {
-        int64_t oh = oh0, ow = ow0;
-        for (; j < nr; ++j) {
-          const int64_t ih = oh * s.sh - s.ph + ky * s.dh;
-          const int64_t iw = ow * s.sw - s.pw + kx * s.dw;
-          dst[j] = (ih >= 0 && ih < s.h && iw >= 0 && iw < s.w) ? plane[ih * s.w + iw] : 0.0f;
-          if (++ow == s.ow) {
-            ow = 0;
-            ++oh;
-          }
-        }
+        j += len;
+        ow = 0;
+        ++oh;
       }
       for (; j < kNR; ++j)
-        dst[j] = 0;
+        dst[j] = 0.0f;
+      if (++kx == s.kw) {
+        kx = 0;
+        if (++ky == s.kh) {
+          ky = 0;
+          ++ch;
+        }
+      }
     }
   }
 }

@@ -524,17 +524,29 @@ FailureOr<OpLowering> lowerGemm(GemmLike op, std::string t, KernelSet ks) {
   return calls(std::move(cs));
 }
 
-/// Shared by Conv and the pools: the window arguments of the conv.h kernels.
+/// The window arguments of the reference conv.h kernels (any rank).
+std::vector<KernelArg> windowArgs(Value x, Value y, const WindowGeometry &g) {
+  return {KernelArg::i(g.kernel.size()), KernelArg::array(shapeOf(x)),
+          KernelArg::array(shapeOf(y)),  KernelArg::array(g.kernel),
+          KernelArg::array(g.strides),   KernelArg::array(g.padsBegin),
+          KernelArg::array(g.padsEnd),   KernelArg::array(g.dilations)};
+}
+
+/// Shared by Conv and the pools: resolves the window, then windowArgs.
 FailureOr<std::vector<KernelArg>> windowArgs(Operation *op, Value x, Value y,
                                              ArrayRef<int64_t> kernel, bool ceil) {
   auto g = resolveWindow(op, shapeOf(x).drop_front(2), kernel, ceil);
   if (failed(g))
     return failure();
-  return std::vector<KernelArg>{
-      KernelArg::i(g->kernel.size()), KernelArg::array(shapeOf(x)),
-      KernelArg::array(shapeOf(y)),   KernelArg::array(g->kernel),
-      KernelArg::array(g->strides),   KernelArg::array(g->padsBegin),
-      KernelArg::array(g->padsEnd),   KernelArg::array(g->dilations)};
+  return windowArgs(x, y, *g);
+}
+
+/// The window arguments of the 2-D x86 kernels: in and out shapes, kernel,
+/// strides, leading pads, dilations (the output shape implies the rest).
+std::vector<KernelArg> x86WindowArgs(Value x, Value y, const WindowGeometry &g) {
+  return {KernelArg::array(shapeOf(x)), KernelArg::array(shapeOf(y)),
+          KernelArg::array(g.kernel),   KernelArg::array(g.strides),
+          KernelArg::array(g.padsBegin), KernelArg::array(g.dilations)};
 }
 
 /// Constant conv weights packed per group into the x86 GEMM's A layout, so
@@ -572,10 +584,9 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
     std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w)};
     if (!depthwise)
       args.push_back(packedConvWeights(w, group));
-    args.insert(args.end(), {inputOrNull(b), inputOrNull(z), KernelArg::output(y),
-                                KernelArg::array(xs), KernelArg::array(ys),
-                                KernelArg::array(g->kernel), KernelArg::array(g->strides),
-                                KernelArg::array(g->padsBegin), KernelArg::array(g->dilations)});
+    args.insert(args.end(), {inputOrNull(b), inputOrNull(z), KernelArg::output(y)});
+    for (KernelArg &a : x86WindowArgs(x, y, *g))
+      args.push_back(std::move(a));
     if (!depthwise)
       args.push_back(KernelArg::i(group));
     args.push_back(KernelArg::f(act.alpha));
@@ -589,12 +600,10 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
     return calls({x86Call(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor}, kX86Conv,
                           std::move(args))});
   }
-  auto win = windowArgs(op, x, y, kernel, false);
-  if (failed(win))
-    return failure();
   std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w), inputOrNull(b),
                               KernelArg::output(y)};
-  args.insert(args.end(), win->begin(), win->end());
+  for (KernelArg &a : windowArgs(x, y, *g))
+    args.push_back(std::move(a));
   args.push_back(KernelArg::i(group));
   std::vector<KernelCall> cs{call("conv", {t}, kConv, std::move(args))};
   if (!isNone(z))
@@ -608,19 +617,21 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
 }
 
 FailureOr<OpLowering> lowerMaxPool(MaxPoolOp op, std::string t, KernelSet ks) {
-  auto win = windowArgs(op, op.getX(), op.getY(), op.getKernelShape(), op.getCeilMode());
-  if (failed(win))
+  Value x = op.getX(), y = op.getY();
+  auto g = resolveWindow(op, shapeOf(x).drop_front(2), op.getKernelShape(), op.getCeilMode());
+  if (failed(g))
     return failure();
-  if (ks == KernelSet::X86 && t == "float" && op.getKernelShape().size() == 2 &&
+  if (ks == KernelSet::X86 && t == "float" && g->kernel.size() == 2 &&
       isNone(op.getIndices())) {
-    // win: rank, in, out, kernel, strides, pads_begin, pads_end, dilations
-    return calls({x86Call("max_pool2d", {t}, kX86Conv,
-                          {KernelArg::input(op.getX()), KernelArg::output(op.getY()),
-                           (*win)[1], (*win)[2], (*win)[3], (*win)[4], (*win)[5], (*win)[7]})});
+    std::vector<KernelArg> args{KernelArg::input(x), KernelArg::output(y)};
+    for (KernelArg &a : x86WindowArgs(x, y, *g))
+      args.push_back(std::move(a));
+    return calls({x86Call("max_pool2d", {t}, kX86Conv, std::move(args))});
   }
-  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY()),
+  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::output(y),
                               outputOrNull(op.getIndices())};
-  args.insert(args.end(), win->begin(), win->end());
+  for (KernelArg &a : windowArgs(x, y, *g))
+    args.push_back(std::move(a));
   args.push_back(KernelArg::i(op.getStorageOrder()));
   return calls({call("max_pool", {t}, kConv, std::move(args))});
 }

@@ -48,7 +48,7 @@ struct ActivationSpec {
   float alpha = 0, beta = 0;
 };
 
-std::optional<ActivationSpec> activationOf(Operation *op) {
+std::optional<ActivationSpec> activationComputedBy(Operation *op) {
   if (isa<ReluOp, LeakyReluOp, SigmoidOp, HardSigmoidOp, HardSwishOp, TanhOp, EluOp, GeluOp>(
           op)) {
     auto [alpha, beta] = unaryKernelParams(op);
@@ -114,11 +114,10 @@ bool fuseResidual(ConvOp conv) {
   if (z == conv.getY() || z.getType() != conv.getY().getType() ||
       add.getC().getType() != conv.getY().getType())
     return false;
-  Operation *fused = rebuild(conv, FusedConvOp::getOperationName(),
-                             {conv.getX(), conv.getW(), conv.getB(), z}, add, add.getC());
+  rebuild(conv, FusedConvOp::getOperationName(), {conv.getX(), conv.getW(), conv.getB(), z}, add,
+          add.getC());
   add->erase();
   conv->erase();
-  (void)fused;
   return true;
 }
 
@@ -132,7 +131,7 @@ bool fuseActivation(Operation *op) {
   Operation *last = nullptr; // the op whose result the fused op replaces
   SmallVector<Operation *> dead;
   if (Operation *user = soleUser(y)) {
-    act = activationOf(user);
+    act = activationComputedBy(user);
     if (!act || user->getResult(0).getType() != y.getType())
       return false;
     last = user;
@@ -183,7 +182,7 @@ bool fuseActivationThroughReshape(Operation *gemm) {
   if (!reshape || !isF32Tensor(y) || !hasNoActivation(gemm))
     return false;
   Operation *user = soleUser(reshape.getReshaped());
-  std::optional<ActivationSpec> act = user ? activationOf(user) : std::nullopt;
+  std::optional<ActivationSpec> act = user ? activationComputedBy(user) : std::nullopt;
   if (!act || user->getResult(0).getType() != reshape.getReshaped().getType())
     return false;
   Operation *fused = rebuild(gemm, FusedGemmOp::getOperationName(), gemm->getOperands(), gemm, y);

@@ -94,7 +94,9 @@ def FuseOpsPass : Pass<"onnxc-fuse-ops", "mlir::func::FuncOp"> {
       there, becomes FusedConv with residual Z (ResNet's skip connection).
     - Conv/FusedConv/Gemm followed by its only user Relu, LeakyRelu,
       Sigmoid, HardSigmoid, HardSwish, Tanh, Elu, Gelu or Clip (constant
-      bounds: Clamp), or by x * Sigmoid(x) (SiLU), takes that activation.
+      bounds: Clamp), or by x * Sigmoid(x) (SiLU), takes that activation;
+      a Gemm takes one that follows it through a Reshape (elementwise, so
+      it commutes with the view).
     Only float32 ops fuse, and only when the intermediate results have no
     other users.
 

@@ -2,7 +2,7 @@
 // every tile and cache-block edge: m around kGemmMR and kGemmMC, n around
 // kNR and kGemmNC, k around kGemmKC; transposes and every Gemm C broadcast;
 // convolutions with strides, padding, dilation, groups, depthwise with
-// multipliers; and the fused epilogue (bias, residual, activation).
+// multipliers; the fused epilogue (bias, residual, activation); max pooling.
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/reference/linalg.h"
@@ -186,6 +186,11 @@ int main() {
       {1, 5, 30, 41, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5},    // depthwise, wide, stride 2
       {1, 5, 30, 45, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 5},    // depthwise, wide, 5x5
       {1, 3, 20, 40, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 2, 3},    // depthwise stride 3, dilated
+      {1, 4, 7, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},      // depthwise 7x7 plane
+      {1, 4, 14, 14, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},    // depthwise 14 -> 7, stride 2
+      {1, 3, 14, 14, 3, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 3},    // depthwise 5x5 stride 2
+      {1, 2, 112, 112, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  // depthwise 112 wide
+      {1, 2, 23, 1500, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},  // wider than a pooling chunk
   };
   for (const ConvCase &q : convs) {
     checkConv<ref::Identity>(q, false, false, 0, 0);

@@ -53,11 +53,60 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
     }
 }
 
+/// Output vectors of one depthwise channel, kJobs at a time so that many
+/// FMA chains are in flight: job j is output row j / nq, columns
+/// [j % nq * kLanes, + kLanes) (the last vector of a row partly past ow: its
+/// extra lanes read the next row or the plane's slack and are dropped).
+/// Tap (ky, kx) of the vector at padded-plane offset `at` reads
+/// at + tap_offset(ky, kx), a contiguous run. kKH/kKW > 0 fix the kernel
+/// size at compile time (3x3 and 5x5: the tap loop unrolls), 0 reads it
+/// from kh/kw.
+template <int kJobs, int kKH, int kKW, typename TapOffset>
+inline void depthwise_vectors(const float *pad, const float *wk, int64_t kh, int64_t kw,
+                              int64_t j0, int64_t nq, int64_t plane_row_step, int64_t ow,
+                              float *yo, const TapOffset &tap_offset) {
+  if constexpr (kKH > 0) {
+    kh = kKH;
+    kw = kKW;
+  }
+  const float *src[kJobs];
+  float *dst[kJobs];
+  int64_t valid[kJobs];
+  VecF acc[kJobs];
+  for (int i = 0; i < kJobs; ++i) {
+    const int64_t r = (j0 + i) / nq, q = (j0 + i) % nq * kLanes;
+    src[i] = pad + r * plane_row_step + q;
+    dst[i] = yo + r * ow + q;
+    valid[i] = min64(kLanes, ow - q);
+    acc[i] = VecF::zero();
+  }
+#pragma GCC unroll 5
+  for (int64_t ky = 0; ky < kh; ++ky)
+#pragma GCC unroll 5
+    for (int64_t kx = 0; kx < kw; ++kx) {
+      const int64_t off = tap_offset(ky, kx);
+      const VecF wv = VecF::broadcast(wk[ky * kw + kx]);
+      for (int i = 0; i < kJobs; ++i)
+        acc[i] = VecF::fma(VecF::load(src[i] + off), wv, acc[i]);
+    }
+  for (int i = 0; i < kJobs; ++i) {
+    if (valid[i] == kLanes) {
+      acc[i].store(dst[i]);
+    } else {
+      alignas(64) float lanes[kLanes];
+      acc[i].store(lanes);
+      for (int64_t l = 0; l < valid[i]; ++l)
+        dst[i][l] = lanes[l];
+    }
+  }
+}
+
 /// Depthwise convolution (group == c, m = c * multiplier): each output
 /// channel sees one input channel. Each channel is copied once into a
 /// zero-padded plane (stride-2 planes split into even and odd columns), so
-/// every kernel tap reads a contiguous run and each vector of outputs is
-/// accumulated in a register over all taps. Scratch:
+/// every kernel tap reads a contiguous run; outputs are computed a vector at
+/// a time, several vectors interleaved, each accumulated in a register over
+/// all taps. Other strides take a scalar path. Scratch:
 /// depthwise_scratch_floats(...) floats.
 template <typename Act>
 void depthwise_conv2d(const float *x, const float *w, const float *bias, const float *z,
@@ -74,8 +123,16 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
   // Stride 1: one plane; stride 2 (no dilation): even columns then odd ones
   // per row, each wq wide; other strides read the plane with a stride.
   const bool split = sw == 2 && dw == 1;
+  const bool vectorised = sw == 1 || split;
   const int64_t wq = split ? (wp + 1) / 2 : wp, row_len = split ? 2 * wq : wp;
+  auto tap_offset = [&](int64_t ky, int64_t kx) {
+    return ky * dh * row_len + (split ? (kx & 1) * wq + (kx >> 1) : kx * dw);
+  };
+  const int64_t nq = (ow + kLanes - 1) / kLanes, jobs = oh * nq;
   float *pad = scratch;
+  // The slack past the plane that the last row's partial vectors read.
+  for (int64_t t = hp * row_len; t < hp * row_len + kLanes; ++t)
+    pad[t] = 0.0f;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch) {
       const float *plane = x + (b * c + ch) * h * wd;
@@ -89,67 +146,57 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
         const int64_t q0 = pads_begin[1] > 0 ? pads_begin[1] : 0;
         const int64_t q1 = min64(wp, pads_begin[1] + wd);
         const float *src = plane + ih * wd - pads_begin[1];
-        if (split)
-          for (int64_t q = q0; q < q1; ++q)
+        if (split) {
+          // Padded column q goes to half q & 1 at q >> 1. Input columns are
+          // deinterleaved a vector pair at a time: the even ones land in
+          // half pb & 1, the odd ones in the other.
+          const int64_t pb = pads_begin[1], cols = q1 - pb;
+          float *even = dst + (pb & 1) * wq + (pb >> 1);
+          float *odd = dst + (1 - (pb & 1)) * wq + ((pb + 1) >> 1);
+          int64_t i = 0;
+          for (; i + 2 * kLanes <= cols; i += 2 * kLanes)
+            VecF::deinterleave(src + pb + i, even + i / 2, odd + i / 2);
+          for (int64_t q = pb + i; q < q1; ++q)
             dst[(q & 1) * wq + (q >> 1)] = src[q];
-        else
+        } else
           for (int64_t q = q0; q < q1; ++q)
             dst[q] = src[q];
       }
-      for (int64_t t = hp * row_len; t < hp * row_len + kLanes; ++t)
-        pad[t] = 0.0f; // slack the flat stride-1 sweep may read
       for (int64_t mo = 0; mo < mult; ++mo) {
         const int64_t oc = ch * mult + mo;
         const float *wk = w + oc * kh * kw;
         float *yo = y + (b * m + oc) * oh * ow;
-        if (sw == 1 && sh == 1) {
-          // Stride 1: sweep the plane flat. Output (r, q) is flat index
-          // t = r * wp + q of a grid as wide as the plane, whose taps are all
-          // at t + constant offsets; the columns q >= ow are computed and
-          // dropped, which keeps narrow (7- or 14-wide) planes in vectors.
-          float *grid = yo; // rows written in place, left to right, below
-          const int64_t total = (oh - 1) * wp + ow;
-          for (int64_t t0 = 0; t0 < total; t0 += kLanes) {
-            VecF acc = VecF::zero();
-            for (int64_t ky = 0; ky < kh; ++ky)
-              for (int64_t kx = 0; kx < kw; ++kx)
-                acc = VecF::fma(VecF::load(pad + t0 + ky * dh * wp + kx * dw),
-                                VecF::broadcast(wk[ky * kw + kx]), acc);
-            alignas(64) float lanes[kLanes];
-            acc.store(lanes);
-            for (int64_t l = 0; l < kLanes && t0 + l < total; ++l) {
-              const int64_t r = (t0 + l) / wp, q = (t0 + l) % wp;
-              if (q < ow)
-                grid[r * ow + q] = lanes[l];
-            }
-          }
+        if (vectorised) {
+          const int64_t step = sh * row_len;
+          // Eight vectors at a time: enough independent FMA chains to cover
+          // the FMA latency on two ports.
+          auto sweep = [&](auto kh_c, auto kw_c) {
+            constexpr int KH = decltype(kh_c)::value, KW = decltype(kw_c)::value;
+            int64_t j = 0;
+            for (; j + 8 <= jobs; j += 8)
+              depthwise_vectors<8, KH, KW>(pad, wk, kh, kw, j, nq, step, ow, yo, tap_offset);
+            for (; j < jobs; ++j)
+              depthwise_vectors<1, KH, KW>(pad, wk, kh, kw, j, nq, step, ow, yo, tap_offset);
+          };
+          using I0 = std::integral_constant<int, 0>;
+          using I3 = std::integral_constant<int, 3>;
+          using I5 = std::integral_constant<int, 5>;
+          if (kh == 3 && kw == 3)
+            sweep(I3{}, I3{});
+          else if (kh == 5 && kw == 5)
+            sweep(I5{}, I5{});
+          else
+            sweep(I0{}, I0{});
         } else {
-          for (int64_t r = 0; r < oh; ++r) {
-            float *row = yo + r * ow;
-            // Where tap (ky, kx) reads for output column 0, and the column step.
-            auto tap = [&](int64_t ky, int64_t kx) {
-              const float *src = pad + (r * sh + ky * dh) * row_len;
-              return split ? src + (kx & 1) * wq + (kx >> 1) : src + kx * dw;
-            };
-            const int64_t step = split ? 1 : sw;
-            int64_t q = 0;
-            if (step == 1)
-              for (; q + kLanes <= ow; q += kLanes) {
-                VecF acc = VecF::zero();
-                for (int64_t ky = 0; ky < kh; ++ky)
-                  for (int64_t kx = 0; kx < kw; ++kx)
-                    acc = VecF::fma(VecF::load(tap(ky, kx) + q),
-                                    VecF::broadcast(wk[ky * kw + kx]), acc);
-                acc.store(row + q);
-              }
-            for (; q < ow; ++q) {
+          for (int64_t r = 0; r < oh; ++r)
+            for (int64_t q = 0; q < ow; ++q) {
+              const float *at = pad + r * sh * row_len + q * sw;
               float acc = 0;
               for (int64_t ky = 0; ky < kh; ++ky)
                 for (int64_t kx = 0; kx < kw; ++kx)
-                  acc += wk[ky * kw + kx] * tap(ky, kx)[q * step];
-              row[q] = acc;
+                  acc += wk[ky * kw + kx] * at[tap_offset(ky, kx)];
+              yo[r * ow + q] = acc;
             }
-          }
         }
         Epilogue ep;
         ep.bias = bias ? bias + oc : nullptr;
@@ -161,10 +208,12 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
     }
 }
 
-/// 2-D max pooling without indices, as ref::max_pool: the first in-window
-/// element starts the maximum and only a greater one replaces it. The
-/// window's in-bounds rows and columns are clipped once per output, so the
-/// inner loops carry no bounds checks.
+/// 2-D max pooling without indices. Each output row takes the maximum down
+/// the window's in-bounds input rows first (a vector loop into a stack row),
+/// then across the window's columns of that row. Within a column or a row
+/// the first element starts the maximum and only a greater one replaces it,
+/// as ref::max_pool does over the whole window; the two orders agree except
+/// where a window holds a NaN.
 template <typename T>
 void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_shape,
                 const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
@@ -179,28 +228,59 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
     const int64_t last = extent - 1 - start; // largest in-bounds offset
     return last < 0 ? 0 : min64(k, last / d + 1);
   };
+  // Column maxima of up to kChunk input columns at a time: the output
+  // columns of a chunk are those whose windows fit in it.
+  constexpr int64_t kChunk = 1024;
+  const int64_t span = (kw - 1) * dw + 1;
+  const int64_t per_chunk = span > kChunk ? 1 : (kChunk - span) / sw + 1;
+  T colmax[kChunk];
   for (int64_t p = 0; p < planes; ++p) {
     const T *plane = x + p * h * wd;
     T *out = y + p * oh * ow;
     for (int64_t r = 0; r < oh; ++r) {
       const int64_t h0 = r * sh - pads_begin[0];
       const int64_t ky0 = first_tap(h0, dh), ky1 = end_tap(h0, dh, kh, h);
-      for (int64_t q = 0; q < ow; ++q) {
-        const int64_t w0 = q * sw - pads_begin[1];
-        const int64_t kx0 = first_tap(w0, dw), kx1 = end_tap(w0, dw, kw, wd);
-        bool found = false;
-        T best = T(0);
-        for (int64_t ky = ky0; ky < ky1; ++ky) {
-          const T *row = plane + (h0 + ky * dh) * wd + w0;
-          for (int64_t kx = kx0; kx < kx1; ++kx) {
-            const T v = row[kx * dw];
-            if (!found || v > best) {
-              best = v;
-              found = true;
-            }
+      for (int64_t qa = 0; qa < ow; qa += per_chunk) {
+        const int64_t qb = min64(ow, qa + per_chunk);
+        // Input columns [c0, c1) under the chunk's windows, clipped.
+        const int64_t c0 = qa * sw - pads_begin[1] > 0 ? qa * sw - pads_begin[1] : 0;
+        const int64_t c1 = min64(wd, (qb - 1) * sw - pads_begin[1] + span);
+        if (span > kChunk || ky0 >= ky1 || c1 <= c0) { // rare: no stack row
+          for (int64_t q = qa; q < qb; ++q) {
+            const int64_t w0 = q * sw - pads_begin[1];
+            const int64_t kx0 = first_tap(w0, dw), kx1 = end_tap(w0, dw, kw, wd);
+            bool found = false;
+            T best = T(0);
+            for (int64_t ky = ky0; ky < ky1; ++ky)
+              for (int64_t kx = kx0; kx < kx1; ++kx) {
+                const T v = plane[(h0 + ky * dh) * wd + w0 + kx * dw];
+                if (!found || v > best) {
+                  best = v;
+                  found = true;
+                }
+              }
+            out[r * ow + q] = best;
           }
+          continue;
         }
-        out[r * ow + q] = best;
+        const int64_t cols = c1 - c0;
+        const T *first = plane + (h0 + ky0 * dh) * wd + c0;
+        for (int64_t i = 0; i < cols; ++i)
+          colmax[i] = first[i];
+        for (int64_t ky = ky0 + 1; ky < ky1; ++ky) {
+          const T *row = plane + (h0 + ky * dh) * wd + c0;
+          for (int64_t i = 0; i < cols; ++i)
+            colmax[i] = row[i] > colmax[i] ? row[i] : colmax[i];
+        }
+        for (int64_t q = qa; q < qb; ++q) {
+          const int64_t w0 = q * sw - pads_begin[1];
+          const int64_t kx0 = first_tap(w0, dw), kx1 = end_tap(w0, dw, kw, wd);
+          const T *cm = colmax + (w0 - c0);
+          T best = kx0 < kx1 ? cm[kx0 * dw] : T(0);
+          for (int64_t kx = kx0 + 1; kx < kx1; ++kx)
+            best = cm[kx * dw] > best ? cm[kx * dw] : best;
+          out[r * ow + q] = best;
+        }
       }
     }
   }

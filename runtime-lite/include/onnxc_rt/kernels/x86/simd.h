@@ -24,6 +24,14 @@ struct VecF {
   void store(float *p) const { _mm512_storeu_ps(p, v); }
   /// a * b + c in one rounding.
   static VecF fma(VecF a, VecF b, VecF c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+  /// even[i] = src[2i], odd[i] = src[2i + 1] for i < kLanes.
+  static void deinterleave(const float *src, float *even, float *odd) {
+    const __m512 a = _mm512_loadu_ps(src), b = _mm512_loadu_ps(src + 16);
+    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    _mm512_storeu_ps(even, _mm512_permutex2var_ps(a, ie, b));
+    _mm512_storeu_ps(odd, _mm512_permutex2var_ps(a, io, b));
+  }
   using Int = int32_t __attribute__((vector_size(64)));
 #include "onnxc_rt/kernels/x86/simd_common.inc"
 };
@@ -36,6 +44,14 @@ struct VecF {
   static VecF load(const float *p) { return {_mm256_loadu_ps(p)}; }
   void store(float *p) const { _mm256_storeu_ps(p, v); }
   static VecF fma(VecF a, VecF b, VecF c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
+  static void deinterleave(const float *src, float *even, float *odd) {
+    const __m256 a = _mm256_loadu_ps(src), b = _mm256_loadu_ps(src + 8);
+    // [a0 a2 b0 b2 | a4 a6 b4 b6], then its 64-bit lanes reordered 0 2 1 3.
+    const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+    _mm256_storeu_ps(even, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8)));
+    _mm256_storeu_ps(odd, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xd8)));
+  }
   using Int = int32_t __attribute__((vector_size(32)));
 #include "onnxc_rt/kernels/x86/simd_common.inc"
 };

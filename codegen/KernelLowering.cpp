@@ -131,6 +131,7 @@ constexpr const char *kSignal = "onnxc_rt/kernels/reference/signal.h";
 constexpr const char *kText = "onnxc_rt/kernels/reference/text.h";
 constexpr const char *kX86Gemm = "onnxc_rt/kernels/x86/gemm.h";
 constexpr const char *kX86Conv = "onnxc_rt/kernels/x86/conv.h";
+constexpr const char *kX86Norm = "onnxc_rt/kernels/x86/norm.h";
 
 ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
 int64_t numel(Value v) { return cast<ShapedType>(v.getType()).getNumElements(); }
@@ -676,7 +677,7 @@ FailureOr<OpLowering> lowerBatchNorm(BatchNormalizationOp op, std::string t) {
                       KernelArg::f(op.getEpsilon().convertToFloat())})});
 }
 
-FailureOr<OpLowering> lowerLayerNorm(LayerNormalizationOp op, std::string t) {
+FailureOr<OpLowering> lowerLayerNorm(LayerNormalizationOp op, std::string t, KernelSet ks) {
   auto xs = shapeOf(op.getX());
   int64_t axis = static_cast<int64_t>(op.getAxis());
   if (axis < 0)
@@ -685,15 +686,21 @@ FailureOr<OpLowering> lowerLayerNorm(LayerNormalizationOp op, std::string t) {
   if (numel(op.getScale()) != inner ||
       (!isNone(op.getB()) && numel(op.getB()) != inner))
     return unsupported(op, "Scale and B that broadcast over the normalized dims are not supported");
-  return calls({call("layer_norm", {t}, kNorm,
-                     {KernelArg::input(op.getX()), KernelArg::input(op.getScale()),
-                      inputOrNull(op.getB()), KernelArg::output(op.getY()),
-                      outputOrNull(op.getMean()), outputOrNull(op.getInvStdDev()),
-                      KernelArg::i(outer), KernelArg::i(inner),
-                      KernelArg::f(op.getEpsilon().convertToFloat())})});
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getScale()),
+                              inputOrNull(op.getB()), KernelArg::output(op.getY()),
+                              outputOrNull(op.getMean()), outputOrNull(op.getInvStdDev()),
+                              KernelArg::i(outer), KernelArg::i(inner),
+                              KernelArg::f(op.getEpsilon().convertToFloat())};
+  auto statType = [](Value v) {
+    return isNone(v) || cast<ShapedType>(v.getType()).getElementType().isF32();
+  };
+  if (ks == KernelSet::X86 && t == "float" && statType(op.getMean()) &&
+      statType(op.getInvStdDev()))
+    return calls({x86Call("layer_norm", {}, kX86Norm, std::move(args))});
+  return calls({call("layer_norm", {t}, kNorm, std::move(args))});
 }
 
-FailureOr<OpLowering> lowerSoftmax(Operation *op, std::string t, int64_t mode) {
+FailureOr<OpLowering> lowerSoftmax(Operation *op, std::string t, int64_t mode, KernelSet ks) {
   auto xs = shapeOf(op->getOperand(0));
   auto axis = normalizeAxis(op, op->getAttrOfType<IntegerAttr>("axis")
                                     ? op->getAttrOfType<IntegerAttr>("axis").getInt()
@@ -701,6 +708,13 @@ FailureOr<OpLowering> lowerSoftmax(Operation *op, std::string t, int64_t mode) {
                             xs.size(), "axis");
   if (failed(axis))
     return failure();
+  const int64_t inner = prod(xs.drop_front(*axis + 1));
+  if (ks == KernelSet::X86 && t == "float" && inner == 1 && mode != 2)
+    return calls({x86Call("softmax", {}, kX86Norm,
+                          {KernelArg::input(op->getOperand(0)),
+                           KernelArg::output(op->getResult(0)),
+                           KernelArg::i(prod(xs.take_front(*axis))), KernelArg::i(xs[*axis]),
+                           KernelArg::i(mode)})});
   return calls({call("softmax", {t}, kNorm,
                      {KernelArg::input(op->getOperand(0)),
                       KernelArg::output(op->getResult(0)),
@@ -1251,10 +1265,11 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
       .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, false); })
       .Case<GlobalMaxPoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, true); })
       .Case<BatchNormalizationOp>([&](BatchNormalizationOp o) { return lowerBatchNorm(o, t); })
-      .Case<LayerNormalizationOp>([&](LayerNormalizationOp o) { return lowerLayerNorm(o, t); })
-      .Case<SoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, t, 0); })
-      .Case<LogSoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, t, 1); })
-      .Case<HardmaxOp>([&](Operation *o) { return lowerSoftmax(o, t, 2); })
+      .Case<LayerNormalizationOp>(
+          [&](LayerNormalizationOp o) { return lowerLayerNorm(o, t, ks); })
+      .Case<SoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, t, 0, ks); })
+      .Case<LogSoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, t, 1, ks); })
+      .Case<HardmaxOp>([&](Operation *o) { return lowerSoftmax(o, t, 2, ks); })
       .Case<ReduceMeanOp, ReduceSumOp, ReduceMaxOp, ReduceMinOp, ReduceProdOp,
             ReduceSumSquareOp, ReduceL1Op, ReduceL2Op, ReduceLogSumOp,
             ReduceLogSumExpOp>([&](Operation *o) { return lowerReduce(o, t); })

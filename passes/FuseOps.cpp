@@ -104,6 +104,12 @@ Value noValue(Operation *at) {
   return b.create<NoValueOp>(at->getLoc(), b.getNoneType());
 }
 
+/// A 1-D i64 constant holding `dims` (a Reshape's shape operand), at b's insertion point.
+Value shapeConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> dims) {
+  auto t = RankedTensorType::get({(int64_t)dims.size()}, b.getI64Type());
+  return b.create<ConstantOp>(loc, t, DenseElementsAttr::get(t, dims));
+}
+
 /// Conv(X, W, B) whose only user is Add(conv, Z) -> FusedConv(X, W, B, Z).
 bool fuseResidual(ConvOp conv) {
   Operation *user = soleUser(conv.getY());
@@ -211,10 +217,7 @@ bool fuseMatMulBias(MatMulOp mm) {
     return false;
   OpBuilder b(add);
   Location loc = mm.getLoc();
-  auto shapeConst = [&](ArrayRef<int64_t> dims) -> Value {
-    auto t = RankedTensorType::get({(int64_t)dims.size()}, b.getI64Type());
-    return b.create<ConstantOp>(loc, t, DenseElementsAttr::get(t, dims));
-  };
+  auto shapeConst = [&](ArrayRef<int64_t> dims) { return shapeConstant(b, loc, dims); };
   Value a2 = mm.getA();
   const int64_t m = a.getNumElements() / k;
   auto f32 = b.getF32Type();
@@ -229,6 +232,135 @@ bool fuseMatMulBias(MatMulOp mm) {
   add.getC().replaceAllUsesWith(y);
   add->erase();
   mm->erase();
+  return true;
+}
+
+/// Transpose that only moves dims of size 1 (the non-unit dims keep their
+/// order, e.g. 128x1x256 -> 1x128x256): the data does not move, so it is
+/// a Reshape, which the memory plan makes a view.
+bool transposeAsReshape(TransposeOp tr) {
+  auto in = dyn_cast<RankedTensorType>(tr.getData().getType());
+  auto out = dyn_cast<RankedTensorType>(tr.getTransposed().getType());
+  if (!in || !out || !in.hasStaticShape() || !out.hasStaticShape())
+    return false;
+  SmallVector<int64_t> perm;
+  if (auto p = tr.getPerm())
+    perm.assign(p->begin(), p->end());
+  else
+    for (int64_t d = in.getRank() - 1; d >= 0; --d)
+      perm.push_back(d);
+  int64_t last = -1; // the input position of the previous non-unit dim
+  for (int64_t d : perm) {
+    if (in.getDimSize(d) == 1)
+      continue;
+    if (d < last)
+      return false;
+    last = d;
+  }
+  OpBuilder b(tr);
+  Value r = b.create<ReshapeOp>(tr.getLoc(), out, tr.getData(),
+                                shapeConstant(b, tr.getLoc(), out.getShape()));
+  tr.getTransposed().replaceAllUsesWith(r);
+  tr->erase();
+  return true;
+}
+
+/// ReduceMean over the last axis with keepdims, or null.
+ReduceMeanOp lastAxisMean(Operation *op) {
+  auto mean = dyn_cast_or_null<ReduceMeanOp>(op);
+  if (!mean || mean.getKeepdims() != 1 || !mean.getAxes() || mean.getAxes()->size() != 1)
+    return nullptr;
+  const int64_t rank = cast<RankedTensorType>(mean.getData().getType()).getRank();
+  const int64_t axis = (*mean.getAxes())[0];
+  return axis == -1 || axis == rank - 1 ? mean : nullptr;
+}
+
+/// A constant vector of `n` floats (LayerNorm's scale or bias), or false.
+bool isConstantVector(Value v, int64_t n) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && getConstantElements(v) && t.getRank() == 1 && t.getDimSize(0) == n &&
+         t.getElementType().isF32();
+}
+
+/// The operand of binary `op` that is not `v`, or null if `v` is neither.
+Value otherOperand(Operation *op, Value v) {
+  if (op->getOperand(0) == v)
+    return op->getOperand(1);
+  return op->getOperand(1) == v ? op->getOperand(0) : Value();
+}
+
+/// Layer normalisation as exported before opset 17:
+///   d = x - ReduceMean(x); v = ReduceMean(d ^ 2) (or d * d);
+///   y = d / Sqrt(v + eps) * scale + bias
+/// over the last axis, scale and bias constant vectors (bias optional)
+/// -> LayerNormalization(x, scale, bias) {axis = -1, epsilon = eps}.
+bool recognizeLayerNorm(ReduceMeanOp mean) {
+  Value x = mean.getData();
+  if (!lastAxisMean(mean) || !isF32Tensor(x))
+    return false;
+  auto xt = cast<RankedTensorType>(x.getType());
+  const int64_t n = xt.getShape().back();
+  auto sub = dyn_cast_or_null<SubOp>(soleUser(mean.getReduced()));
+  if (!sub || sub.getA() != x || sub.getB() != mean.getReduced() || sub.getC().getType() != xt)
+    return false;
+  Value d = sub.getC();
+  // d has two users: the square and the division.
+  Operation *square = nullptr;
+  DivOp div;
+  for (Operation *u : d.getUsers()) {
+    if (auto dv = dyn_cast<DivOp>(u); dv && dv.getA() == d)
+      div = dv;
+    else if (auto pw = dyn_cast<PowOp>(u);
+             pw && pw.getA() == d && constantScalar(pw.getB()) == 2.0f)
+      square = u;
+    else if (auto mul = dyn_cast<MulOp>(u); mul && mul.getA() == d && mul.getB() == d)
+      square = u;
+    else
+      return false;
+  }
+  if (!square || !div || std::distance(d.use_begin(), d.use_end()) != 2)
+    return false;
+  ReduceMeanOp var = lastAxisMean(soleUser(square->getResult(0)));
+  if (!var)
+    return false;
+  auto addEps = dyn_cast_or_null<AddOp>(soleUser(var.getReduced()));
+  std::optional<float> eps =
+      addEps ? constantScalar(otherOperand(addEps, var.getReduced())) : std::nullopt;
+  if (!eps || addEps.getC().getType() != var.getReduced().getType())
+    return false;
+  auto sqrt = dyn_cast_or_null<SqrtOp>(soleUser(addEps.getC()));
+  if (!sqrt || soleUser(sqrt.getY()) != div.getOperation() || div.getB() != sqrt.getY() ||
+      div.getC().getType() != xt)
+    return false;
+  auto scaleMul = dyn_cast_or_null<MulOp>(soleUser(div.getC()));
+  Value scale = scaleMul ? otherOperand(scaleMul, div.getC()) : Value();
+  if (!scale || !isConstantVector(scale, n) || scaleMul.getC().getType() != xt)
+    return false;
+  Operation *last = scaleMul;
+  Value bias;
+  if (auto biasAdd = dyn_cast_or_null<AddOp>(soleUser(scaleMul.getC()))) {
+    Value b = otherOperand(biasAdd, scaleMul.getC());
+    if (isConstantVector(b, n) && biasAdd.getC().getType() == xt) {
+      bias = b;
+      last = biasAdd;
+    }
+  }
+  OpBuilder b(last);
+  OperationState st(mean.getLoc(), LayerNormalizationOp::getOperationName());
+  st.addOperands({x, scale, bias ? bias : noValue(last)});
+  st.addAttribute("axis", b.getI64IntegerAttr(-1));
+  st.addAttribute("epsilon", b.getF32FloatAttr(*eps));
+  st.addAttribute("stash_type", b.getI64IntegerAttr(1));
+  st.addTypes({xt, b.getNoneType(), b.getNoneType()});
+  Operation *ln = b.create(st);
+  last->getResult(0).replaceAllUsesWith(ln->getResult(0));
+  // Erase the chain from its end, each op now without users.
+  SmallVector<Operation *> chain{last};
+  if (last != scaleMul.getOperation())
+    chain.push_back(scaleMul);
+  chain.append({div, sqrt, addEps, var, square, sub, mean});
+  for (Operation *op : chain)
+    op->erase();
   return true;
 }
 
@@ -248,6 +380,10 @@ struct FuseOps : impl::FuseOpsPassBase<FuseOps> {
           changed |= fuseActivation(&op) || fuseActivationThroughReshape(&op);
         else if (isa<FusedConvOp>(op))
           changed |= fuseActivation(&op);
+        else if (auto tr = dyn_cast<TransposeOp>(op))
+          changed |= transposeAsReshape(tr);
+        else if (auto mean = dyn_cast<ReduceMeanOp>(op))
+          changed |= recognizeLayerNorm(mean);
         if (changed)
           break;
       }

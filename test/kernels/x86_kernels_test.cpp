@@ -2,11 +2,14 @@
 // every tile and cache-block edge: m around kGemmMR and kGemmMC, n around
 // kNR and kGemmNC, k around kGemmKC; transposes and every Gemm C broadcast;
 // convolutions with strides, padding, dilation, groups, depthwise with
-// multipliers; the fused epilogue (bias, residual, activation); max pooling.
+// multipliers; the fused epilogue (bias, residual, activation); max pooling;
+// softmax / log-softmax and layer normalisation around the vector width.
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/reference/linalg.h"
+#include "onnxc_rt/kernels/reference/norm.h"
 #include "onnxc_rt/kernels/x86/conv.h"
+#include "onnxc_rt/kernels/x86/norm.h"
 
 #include <algorithm>
 #include <cmath>
@@ -217,6 +220,36 @@ int main() {
                          dil, 0);
     x86::max_pool2d<float>(x.data(), got.data(), in, out, kernel, strides, pb, dil);
     expectClose("max_pool2d", got, want, (int64_t)want.size(), 0, "");
+  }
+  // Row normalisations: lengths around the vector width and its multiples,
+  // rows offset so the tails land everywhere; inputs scaled so exp spans a
+  // wide range, and shifted so layer norm's mean is large.
+  for (int64_t n : {1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 100, 256, 1000}) {
+    const int64_t outer = 3;
+    char ctx[64];
+    std::snprintf(ctx, sizeof ctx, "n=%lld", (long long)n);
+    auto x = randomVec(outer * n);
+    for (float &v : x)
+      v = v * 20.0f + 5.0f;
+    for (int64_t mode : {0, 1}) {
+      std::vector<float> want(outer * n), got(outer * n);
+      ref::softmax<float>(x.data(), want.data(), outer, n, 1, mode);
+      x86::softmax(x.data(), got.data(), outer, n, mode);
+      expectClose(mode ? "log_softmax" : "softmax", got, want, outer * n, 8, ctx);
+    }
+    auto scale = randomVec(n), bias = randomVec(n);
+    for (bool with_bias : {false, true}) {
+      std::vector<float> want(outer * n), got(outer * n), wm(outer), gm(outer), wi(outer),
+          gi(outer);
+      const float *bp = with_bias ? bias.data() : nullptr;
+      ref::layer_norm<float>(x.data(), scale.data(), bp, want.data(), wm.data(), wi.data(),
+                             outer, n, 1e-5f);
+      x86::layer_norm(x.data(), scale.data(), bp, got.data(), gm.data(), gi.data(), outer, n,
+                      1e-5f);
+      expectClose("layer_norm", got, want, outer * n, n, ctx);
+      expectClose("layer_norm mean", gm, wm, outer, n, ctx);
+      expectClose("layer_norm inv_std", gi, wi, outer, n, ctx);
+    }
   }
   std::printf("%d of %d kernel checks passed\n", checks - failures, checks);
   return failures ? 1 : 0;

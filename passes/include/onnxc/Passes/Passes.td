@@ -82,7 +82,7 @@ def DeadCodeEliminationPass : Pass<"onnxc-dce", "mlir::func::FuncOp"> {
 }
 
 def FuseOpsPass : Pass<"onnxc-fuse-ops", "mlir::func::FuncOp"> {
-  let summary = "Fuse bias, residual add and activation into Conv/Gemm; MatMul+Add into Gemm";
+  let summary = "Fuse bias, residual add and activation into Conv/Gemm; MatMul+Add into Gemm; recognise LayerNorm";
   let description = [{
     Rewrites op chains so one kernel call computes them and writes the
     result once (the x86 kernels apply the fused part while each output
@@ -97,6 +97,12 @@ def FuseOpsPass : Pass<"onnxc-fuse-ops", "mlir::func::FuncOp"> {
       bounds: Clamp), or by x * Sigmoid(x) (SiLU), takes that activation;
       a Gemm takes one that follows it through a Reshape (elementwise, so
       it commutes with the view).
+    - LayerNorm as exported before opset 17 over the last axis,
+        d = x - ReduceMean(x); v = ReduceMean(Pow(d, 2)) (or d * d);
+        y = d / Sqrt(v + eps) * scale (+ bias), scale/bias constant vectors,
+      becomes LayerNormalization(x, scale, bias) {axis = -1, epsilon = eps}.
+    - A Transpose that only moves dims of size 1 (the others keep their
+      order) becomes a Reshape: no data moves, and a Reshape is a view.
     Only float32 ops fuse, and only when the intermediate results have no
     other users.
 

@@ -1,0 +1,138 @@
+// x86 row-wise normalisations over the last axis: softmax / log-softmax and
+// layer normalisation. Each row is read a few times while it sits in L1;
+// exponentials use the vector exp of simd.h. Same semantics as the
+// reference kernels (ref::softmax modes 0 and 1, ref::layer_norm), float
+// only, computed in float rather than the reference's double.
+#ifndef ONNXC_RT_X86_NORM_H
+#define ONNXC_RT_X86_NORM_H
+
+#include <math.h>
+
+#include "onnxc_rt/base.h"
+#include "onnxc_rt/kernels/x86/simd.h"
+
+namespace onnxc_rt {
+namespace x86 {
+
+namespace detail {
+/// Sum of the lanes of v.
+inline float reduce_add(VecF v) {
+  alignas(64) float lanes[VecF::kLanes];
+  v.store(lanes);
+  float s = 0;
+  for (int l = 0; l < VecF::kLanes; ++l)
+    s += lanes[l];
+  return s;
+}
+
+inline float reduce_max(VecF v) {
+  alignas(64) float lanes[VecF::kLanes];
+  v.store(lanes);
+  float m = lanes[0];
+  for (int l = 1; l < VecF::kLanes; ++l)
+    m = lanes[l] > m ? lanes[l] : m;
+  return m;
+}
+} // namespace detail
+
+/// Softmax (mode 0) or log-softmax (mode 1) of each of `outer` rows of n
+/// contiguous floats: y = e^(x - max) / sum, or x - max - ln(sum).
+inline void softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t mode) {
+  constexpr int64_t L = VecF::kLanes;
+  // Whole vectors end at nv; the tails are separate loops from nv (GCC
+  // misjudges a tail loop that continues the vector loop's index).
+  const int64_t nv = n / L * L;
+  for (int64_t r = 0; r < outer && n > 0; ++r) {
+    const float *xr = x + r * n;
+    float *yr = y + r * n;
+    float mx = xr[0];
+    if (nv > 0) {
+      VecF m = VecF::load(xr);
+      for (int64_t i = L; i < nv; i += L)
+        m = VecF::max(VecF::load(xr + i), m);
+      mx = detail::reduce_max(m);
+    }
+    for (int64_t i = nv; i < n; ++i)
+      mx = xr[i] > mx ? xr[i] : mx;
+    const VecF vmx = VecF::broadcast(mx);
+    VecF acc = VecF::zero();
+    for (int64_t i = 0; i < nv; i += L) {
+      const VecF e = exp(VecF::sub(VecF::load(xr + i), vmx));
+      acc = VecF::add(acc, e);
+      if (mode == 0)
+        e.store(yr + i);
+    }
+    float sum = detail::reduce_add(acc);
+    for (int64_t i = nv; i < n; ++i) {
+      const float e = expf(xr[i] - mx);
+      sum += e;
+      if (mode == 0)
+        yr[i] = e;
+    }
+    if (mode == 0) {
+      const float inv = 1.0f / sum;
+      for (int64_t i = 0; i < n; ++i)
+        yr[i] *= inv;
+    } else {
+      const float shift = mx + logf(sum);
+      for (int64_t i = 0; i < n; ++i)
+        yr[i] = xr[i] - shift;
+    }
+  }
+}
+
+/// Layer normalisation of each of `outer` rows of `inner` floats:
+/// y = (x - mean) / sqrt(var + epsilon) * scale (+ bias); mean_out and
+/// inv_std_out (may be null) receive each row's mean and 1 / sqrt(var + eps).
+inline void layer_norm(const float *x, const float *scale, const float *bias, float *y,
+                       float *mean_out, float *inv_std_out, int64_t outer, int64_t inner,
+                       float epsilon) {
+  constexpr int64_t L = VecF::kLanes;
+  const int64_t n2 = inner / (2 * L) * (2 * L), n1 = inner / L * L; // vector ends
+  for (int64_t r = 0; r < outer; ++r) {
+    const float *xr = x + r * inner;
+    float *yr = y + r * inner;
+    // Two passes (mean, then squared deviations) as the reference does:
+    // no cancellation when the mean is large against the spread.
+    VecF s0 = VecF::zero(), s1 = VecF::zero();
+    for (int64_t i = 0; i < n2; i += 2 * L) {
+      s0 = VecF::add(s0, VecF::load(xr + i));
+      s1 = VecF::add(s1, VecF::load(xr + i + L));
+    }
+    float sum = detail::reduce_add(VecF::add(s0, s1));
+    for (int64_t i = n2; i < inner; ++i)
+      sum += xr[i];
+    const float mean = sum / float(inner);
+    const VecF vmean = VecF::broadcast(mean);
+    s0 = s1 = VecF::zero();
+    for (int64_t i = 0; i < n2; i += 2 * L) {
+      const VecF d0 = VecF::sub(VecF::load(xr + i), vmean);
+      const VecF d1 = VecF::sub(VecF::load(xr + i + L), vmean);
+      s0 = VecF::fma(d0, d0, s0);
+      s1 = VecF::fma(d1, d1, s1);
+    }
+    float sq = detail::reduce_add(VecF::add(s0, s1));
+    for (int64_t i = n2; i < inner; ++i)
+      sq += (xr[i] - mean) * (xr[i] - mean);
+    const float inv = 1.0f / sqrtf(sq / float(inner) + epsilon);
+    const VecF vinv = VecF::broadcast(inv);
+    for (int64_t i = 0; i < n1; i += L) {
+      VecF v = VecF::mul(VecF::mul(VecF::sub(VecF::load(xr + i), vmean), vinv),
+                         VecF::load(scale + i));
+      if (bias)
+        v = VecF::add(v, VecF::load(bias + i));
+      v.store(yr + i);
+    }
+    for (int64_t i = n1; i < inner; ++i)
+      yr[i] = (xr[i] - mean) * inv * scale[i] + (bias ? bias[i] : 0.0f);
+    if (mean_out)
+      mean_out[r] = mean;
+    if (inv_std_out)
+      inv_std_out[r] = inv;
+  }
+}
+
+} // namespace x86
+} // namespace onnxc_rt
+
+#endif

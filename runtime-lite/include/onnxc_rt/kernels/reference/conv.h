@@ -288,10 +288,29 @@ template <typename T>
 void global_pool(const T *x, T *y, int64_t nc, int64_t spatial, int64_t is_max) {
   for (int64_t p = 0; p < nc; ++p) {
     const T *xp = x + p * spatial;
-    T acc = is_max ? xp[0] : T(0);
-    for (int64_t i = 0; i < spatial; ++i)
-      acc = is_max ? (xp[i] > acc ? xp[i] : acc) : T(acc + xp[i]);
-    y[p] = is_max ? acc : T(acc / T(spatial));
+    if (is_max) {
+      T acc = xp[0];
+      for (int64_t i = 0; i < spatial; ++i)
+        acc = xp[i] > acc ? xp[i] : acc;
+      y[p] = acc;
+      continue;
+    }
+    // Eight interleaved partial sums: independent adds the compiler turns
+    // into one vector add, instead of one serial chain.
+    constexpr int64_t kParts = 8;
+    T part[kParts];
+    for (int64_t k = 0; k < kParts; ++k)
+      part[k] = T(0);
+    const int64_t whole = spatial / kParts * kParts;
+    for (int64_t i = 0; i < whole; i += kParts)
+      for (int64_t k = 0; k < kParts; ++k)
+        part[k] = T(part[k] + xp[i + k]);
+    T acc = T(0);
+    for (int64_t k = 0; k < kParts; ++k)
+      acc = T(acc + part[k]);
+    for (int64_t i = whole; i < spatial; ++i)
+      acc = T(acc + xp[i]);
+    y[p] = T(acc / T(spatial));
   }
 }
 

@@ -144,25 +144,45 @@ struct Mod {
 
 /// y[i] = Op(a[ia], b[ib]) over `shape`; strides are 0 on broadcast dims.
 /// The compiler merges dims first, so rank is usually 1 or 2. A and B differ
-/// in type only for Pow; arithmetic results have A's type.
+/// in type only for Pow; arithmetic results have A's type. The innermost
+/// dim runs as a plain loop, specialised for the contiguous and broadcast
+/// cases (a per-channel scale is a vector times a scalar), so the compiler
+/// vectorises it; the outer dims step with NdIndex.
 template <typename Op, typename T, typename U, typename TOut>
 void binary(const T *a, const U *b, TOut *y, int64_t rank, const int64_t *shape,
             const int64_t *a_strides, const int64_t *b_strides) {
-  int64_t n = product(shape, rank);
-  if (n == 0)
+  if (product(shape, rank) == 0)
     return;
-  if (rank == 1) {
-    const int64_t sa = a_strides[0], sb = b_strides[0];
-    for (int64_t i = 0; i < n; ++i)
-      y[i] = static_cast<TOut>(Op::apply(a[i * sa], b[i * sb]));
+  const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
+  const int64_t sa = rank > 0 ? a_strides[rank - 1] : 0, sb = rank > 0 ? b_strides[rank - 1] : 0;
+  auto row = [&](const T *ar, const U *br, TOut *yr) {
+    if (sa == 1 && sb == 1) {
+      for (int64_t i = 0; i < inner; ++i)
+        yr[i] = static_cast<TOut>(Op::apply(ar[i], br[i]));
+    } else if (sa == 1 && sb == 0) {
+      const U bv = br[0];
+      for (int64_t i = 0; i < inner; ++i)
+        yr[i] = static_cast<TOut>(Op::apply(ar[i], bv));
+    } else if (sa == 0 && sb == 1) {
+      const T av = ar[0];
+      for (int64_t i = 0; i < inner; ++i)
+        yr[i] = static_cast<TOut>(Op::apply(av, br[i]));
+    } else {
+      for (int64_t i = 0; i < inner; ++i)
+        yr[i] = static_cast<TOut>(Op::apply(ar[i * sa], br[i * sb]));
+    }
+  };
+  if (rank <= 1) {
+    row(a, b, y);
     return;
   }
-  NdIndex it(rank, shape);
+  NdIndex it(rank - 1, shape); // the outer dims; strides index by dim
   int64_t off[2] = {0, 0};
   const int64_t *const strides[2] = {a_strides, b_strides};
-  int64_t i = 0;
+  TOut *yr = y;
   do {
-    y[i++] = static_cast<TOut>(Op::apply(a[off[0]], b[off[1]]));
+    row(a + off[0], b + off[1], yr);
+    yr += inner;
   } while (it.next(off, strides));
 }
 

@@ -53,52 +53,110 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
     }
 }
 
-/// Output vectors of one depthwise channel, kJobs at a time so that many
-/// FMA chains are in flight: job j is output row j / nq, columns
-/// [j % nq * kLanes, + kLanes) (the last vector of a row partly past ow: its
-/// extra lanes read the next row or the plane's slack and are dropped).
-/// Tap (ky, kx) of the vector at padded-plane offset `at` reads
-/// at + tap_offset(ky, kx), a contiguous run. kKH/kKW > 0 fix the kernel
-/// size at compile time (3x3 and 5x5: the tap loop unrolls), 0 reads it
-/// from kh/kw.
-template <int kJobs, int kKH, int kKW, typename TapOffset>
-inline void depthwise_vectors(const float *pad, const float *wk, int64_t kh, int64_t kw,
-                              int64_t j0, int64_t nq, int64_t plane_row_step, int64_t ow,
-                              float *yo, const TapOffset &tap_offset) {
+/// A kRows x kCols tile of one depthwise channel's output vectors: rows
+/// [r0, r0 + kRows), vectors [q0, q0 + kCols * kLanes) of each (the last
+/// may run past ow: its extra lanes read the next row or the plane's slack
+/// and are not stored). kRows * kCols independent FMA chains are in flight;
+/// every address is a row pointer plus a constant. Tap t = ky * kw + kx of
+/// the vector at padded-plane offset `at` reads at + tap_off[t], a
+/// contiguous run. kKH/kKW > 0 fix the kernel size at compile time (3x3,
+/// 5x5: the tap loop unrolls), 0 reads it from kh/kw. Each row segment gets
+/// the epilogue (`ep`: the channel's bias and residual) as it is stored.
+template <typename Act, int kRows, int kCols, int kKH, int kKW>
+inline void depthwise_tile(const float *pad, const float *wk, int64_t kh, int64_t kw,
+                           const int64_t *tap_off, int64_t r0, int64_t q0,
+                           int64_t plane_row_step, int64_t ow, float *yo, const Epilogue &ep) {
   if constexpr (kKH > 0) {
     kh = kKH;
     kw = kKW;
   }
-  const float *src[kJobs];
-  float *dst[kJobs];
-  int64_t valid[kJobs];
-  VecF acc[kJobs];
-  for (int i = 0; i < kJobs; ++i) {
-    const int64_t r = (j0 + i) / nq, q = (j0 + i) % nq * kLanes;
-    src[i] = pad + r * plane_row_step + q;
-    dst[i] = yo + r * ow + q;
-    valid[i] = min64(kLanes, ow - q);
-    acc[i] = VecF::zero();
+  const float *src[kRows];
+  VecF acc[kRows][kCols];
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+    src[r] = pad + (r0 + r) * plane_row_step + q0;
+#pragma GCC unroll 8
+    for (int c = 0; c < kCols; ++c)
+      acc[r][c] = VecF::zero();
   }
 #pragma GCC unroll 5
   for (int64_t ky = 0; ky < kh; ++ky)
 #pragma GCC unroll 5
     for (int64_t kx = 0; kx < kw; ++kx) {
-      const int64_t off = tap_offset(ky, kx);
+      const int64_t off = tap_off[ky * kw + kx];
       const VecF wv = VecF::broadcast(wk[ky * kw + kx]);
-      for (int i = 0; i < kJobs; ++i)
-        acc[i] = VecF::fma(VecF::load(src[i] + off), wv, acc[i]);
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 8
+        for (int c = 0; c < kCols; ++c)
+          acc[r][c] = VecF::fma(VecF::load(src[r] + off + c * kLanes), wv, acc[r][c]);
     }
-  for (int i = 0; i < kJobs; ++i) {
-    if (valid[i] == kLanes) {
-      acc[i].store(dst[i]);
-    } else {
-      alignas(64) float lanes[kLanes];
-      acc[i].store(lanes);
-      for (int64_t l = 0; l < valid[i]; ++l)
-        dst[i][l] = lanes[l];
+  const VecF bias = VecF::broadcast(ep.bias ? ep.bias[0] : 0.0f);
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+    float *dst = yo + (r0 + r) * ow + q0;
+    const float *res = ep.residual ? ep.residual + (r0 + r) * ow + q0 : nullptr;
+#pragma GCC unroll 8
+    for (int c = 0; c < kCols; ++c) {
+      const int64_t valid = ow - q0 - c * kLanes;
+      VecF v = acc[r][c];
+      if constexpr (kVectorActivation<Act>) { // the epilogue in registers
+        v = VecF::add(v, bias);
+        if (res) {
+          alignas(64) float z[kLanes] = {};
+          for (int64_t l = 0; l < min64(valid, kLanes); ++l)
+            z[l] = res[c * kLanes + l];
+          v = VecF::add(v, VecF::load(z));
+        }
+        v = vector_activation<Act>(v, ep.act_alpha, ep.act_beta);
+      }
+      if (valid >= kLanes)
+        v.store(dst + c * kLanes);
+      else
+        v.store_first(dst + c * kLanes, valid);
     }
+    if constexpr (!kVectorActivation<Act>)
+      apply_epilogue<Act>(dst, 0, 1, min64(kCols * kLanes, ow - q0), ep, 0, (r0 + r) * ow + q0);
   }
+}
+
+/// One depthwise output channel (oh x ow) from its padded plane, in tiles
+/// of eight vectors shaped to the row width: 1 x 8 vectors on wide rows
+/// down to 8 rows x 1 vector on rows of one vector (7- or 14-wide planes).
+template <typename Act, int kKH, int kKW>
+void depthwise_channel(const float *pad, const float *wk, int64_t kh, int64_t kw,
+                       const int64_t *tap_off, int64_t plane_row_step, int64_t oh, int64_t ow,
+                       float *yo, const Epilogue &ep) {
+  const int64_t nq = (ow + kLanes - 1) / kLanes; // vectors per output row
+  auto rows = [&](auto rows_c, auto cols_c) {
+    constexpr int R = decltype(rows_c)::value, C = decltype(cols_c)::value;
+    int64_t r = 0;
+    for (; r + R <= oh; r += R) {
+      int64_t qi = 0;
+      for (; qi + C <= nq; qi += C)
+        depthwise_tile<Act, R, C, kKH, kKW>(pad, wk, kh, kw, tap_off, r, qi * kLanes,
+                                            plane_row_step, ow, yo, ep);
+      for (; qi < nq; ++qi)
+        depthwise_tile<Act, R, 1, kKH, kKW>(pad, wk, kh, kw, tap_off, r, qi * kLanes,
+                                            plane_row_step, ow, yo, ep);
+    }
+    for (; r < oh; ++r)
+      for (int64_t qi = 0; qi < nq; ++qi)
+        depthwise_tile<Act, 1, 1, kKH, kKW>(pad, wk, kh, kw, tap_off, r, qi * kLanes,
+                                            plane_row_step, ow, yo, ep);
+  };
+  using I1 = std::integral_constant<int, 1>;
+  using I2 = std::integral_constant<int, 2>;
+  using I4 = std::integral_constant<int, 4>;
+  using I8 = std::integral_constant<int, 8>;
+  if (nq >= 8)
+    rows(I1{}, I8{});
+  else if (nq >= 4)
+    rows(I2{}, I4{});
+  else if (nq >= 2)
+    rows(I4{}, I2{});
+  else
+    rows(I8{}, I1{});
 }
 
 /// Depthwise convolution (group == c, m = c * multiplier): each output
@@ -123,12 +181,19 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
   // Stride 1: one plane; stride 2 (no dilation): even columns then odd ones
   // per row, each wq wide; other strides read the plane with a stride.
   const bool split = sw == 2 && dw == 1;
-  const bool vectorised = sw == 1 || split;
   const int64_t wq = split ? (wp + 1) / 2 : wp, row_len = split ? 2 * wq : wp;
   auto tap_offset = [&](int64_t ky, int64_t kx) {
     return ky * dh * row_len + (split ? (kx & 1) * wq + (kx >> 1) : kx * dw);
   };
-  const int64_t nq = (ow + kLanes - 1) / kLanes, jobs = oh * nq;
+  // The vector path reads tap offsets from a table (kernels of up to
+  // kMaxTaps taps; larger ones take the scalar path).
+  constexpr int64_t kMaxTaps = 64;
+  int64_t tap_off[kMaxTaps];
+  const bool vectorised = (sw == 1 || split) && kh * kw <= kMaxTaps;
+  if (vectorised)
+    for (int64_t ky = 0; ky < kh; ++ky)
+      for (int64_t kx = 0; kx < kw; ++kx)
+        tap_off[ky * kw + kx] = tap_offset(ky, kx);
   float *pad = scratch;
   // The slack past the plane that the last row's partial vectors read.
   for (int64_t t = hp * row_len; t < hp * row_len + kLanes; ++t)
@@ -139,8 +204,10 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
       for (int64_t r = 0; r < hp; ++r) {
         const int64_t ih = r - pads_begin[0];
         float *dst = pad + r * row_len;
-        for (int64_t q = 0; q < row_len; ++q)
-          dst[q] = 0.0f;
+        // Zero the row, then copy the input over it. Whole vectors: the last
+        // may run into the next row (filled after this one) or the slack.
+        for (int64_t q = 0; q < row_len; q += kLanes)
+          VecF::zero().store(dst + q);
         if (ih < 0 || ih >= h)
           continue;
         const int64_t q0 = pads_begin[1] > 0 ? pads_begin[1] : 0;
@@ -158,35 +225,31 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
             VecF::deinterleave(src + pb + i, even + i / 2, odd + i / 2);
           for (int64_t q = pb + i; q < q1; ++q)
             dst[(q & 1) * wq + (q >> 1)] = src[q];
-        } else
-          for (int64_t q = q0; q < q1; ++q)
+        } else {
+          int64_t q = q0;
+          for (; q + kLanes <= q1; q += kLanes)
+            VecF::load(src + q).store(dst + q);
+          for (; q < q1; ++q)
             dst[q] = src[q];
+        }
       }
       for (int64_t mo = 0; mo < mult; ++mo) {
         const int64_t oc = ch * mult + mo;
         const float *wk = w + oc * kh * kw;
         float *yo = y + (b * m + oc) * oh * ow;
+        Epilogue ep; // the channel's: bias[oc] and its plane of the residual
+        ep.bias = bias ? bias + oc : nullptr;
+        ep.residual = z ? z + (b * m + oc) * oh * ow : nullptr;
+        ep.act_alpha = act_alpha;
+        ep.act_beta = act_beta;
         if (vectorised) {
           const int64_t step = sh * row_len;
-          // Eight vectors at a time: enough independent FMA chains to cover
-          // the FMA latency on two ports.
-          auto sweep = [&](auto kh_c, auto kw_c) {
-            constexpr int KH = decltype(kh_c)::value, KW = decltype(kw_c)::value;
-            int64_t j = 0;
-            for (; j + 8 <= jobs; j += 8)
-              depthwise_vectors<8, KH, KW>(pad, wk, kh, kw, j, nq, step, ow, yo, tap_offset);
-            for (; j < jobs; ++j)
-              depthwise_vectors<1, KH, KW>(pad, wk, kh, kw, j, nq, step, ow, yo, tap_offset);
-          };
-          using I0 = std::integral_constant<int, 0>;
-          using I3 = std::integral_constant<int, 3>;
-          using I5 = std::integral_constant<int, 5>;
           if (kh == 3 && kw == 3)
-            sweep(I3{}, I3{});
+            depthwise_channel<Act, 3, 3>(pad, wk, kh, kw, tap_off, step, oh, ow, yo, ep);
           else if (kh == 5 && kw == 5)
-            sweep(I5{}, I5{});
+            depthwise_channel<Act, 5, 5>(pad, wk, kh, kw, tap_off, step, oh, ow, yo, ep);
           else
-            sweep(I0{}, I0{});
+            depthwise_channel<Act, 0, 0>(pad, wk, kh, kw, tap_off, step, oh, ow, yo, ep);
         } else {
           for (int64_t r = 0; r < oh; ++r)
             for (int64_t q = 0; q < ow; ++q) {
@@ -197,13 +260,8 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
                   acc += wk[ky * kw + kx] * at[tap_offset(ky, kx)];
               yo[r * ow + q] = acc;
             }
+          apply_epilogue<Act>(yo, oh * ow, 1, oh * ow, ep, 0, 0);
         }
-        Epilogue ep;
-        ep.bias = bias ? bias + oc : nullptr;
-        ep.residual = z ? z + (b * m + oc) * oh * ow : nullptr;
-        ep.act_alpha = act_alpha;
-        ep.act_beta = act_beta;
-        apply_epilogue<Act>(yo, oh * ow, 1, oh * ow, ep, 0, 0);
       }
     }
 }

@@ -44,6 +44,37 @@ struct Epilogue {
   float act_alpha = 0, act_beta = 0;
 };
 
+/// Whether vector_activation<Act> exists: the activations applied to a
+/// tile in registers (the others are applied to the stored tile).
+template <typename Act>
+constexpr bool kVectorActivation =
+    std::is_same_v<Act, ref::Identity> || std::is_same_v<Act, ref::Relu> ||
+    std::is_same_v<Act, ref::Clamp> || std::is_same_v<Act, ref::Sigmoid> ||
+    std::is_same_v<Act, ref::Silu>;
+
+/// Act on a vector, as the reference functor computes each lane (the same
+/// comparisons, so NaN passes Relu and Clamp the same way); Sigmoid and
+/// SiLU through the vector exp.
+template <typename Act>
+inline VecF vector_activation(VecF x, float alpha, float beta) {
+  static_assert(kVectorActivation<Act>, "no vector form of this activation");
+  if constexpr (std::is_same_v<Act, ref::Identity>) {
+    return x;
+  } else if constexpr (std::is_same_v<Act, ref::Relu>) { // x > 0 ? x : 0
+    return VecF::max(x, VecF::zero());
+  } else if constexpr (std::is_same_v<Act, ref::Clamp>) { // x < a ? a : x > b ? b : x
+    return VecF::select_lt(x, VecF::broadcast(alpha), VecF::broadcast(alpha),
+                           VecF::select_lt(VecF::broadcast(beta), x, VecF::broadcast(beta), x));
+  } else {
+    const VecF one = VecF::broadcast(1.0f);
+    // 1 / (1 + e^-x); e^-x is clamped, so this never divides inf by inf.
+    VecF s = VecF::div(one, VecF::add(one, exp(VecF::sub(VecF::zero(), x))));
+    if constexpr (std::is_same_v<Act, ref::Silu>)
+      s = VecF::mul(x, s);
+    return s;
+  }
+}
+
 /// y[i] = Act(y[i]) for n floats. The activations that need exp (Sigmoid,
 /// SiLU) use the vector exp; the others are the reference functor, which
 /// the compiler vectorises.
@@ -53,15 +84,8 @@ inline void apply_activation(float *y, int64_t n, float alpha, float beta) {
     return;
   } else if constexpr (std::is_same_v<Act, ref::Sigmoid> || std::is_same_v<Act, ref::Silu>) {
     int64_t i = 0;
-    const VecF one = VecF::broadcast(1.0f), zero = VecF::zero();
-    for (; i + kLanes <= n; i += kLanes) {
-      const VecF x = VecF::load(y + i);
-      // 1 / (1 + e^-x); e^-x is clamped, so this never divides inf by inf.
-      VecF s = VecF::div(one, VecF::add(one, exp(VecF::sub(zero, x))));
-      if constexpr (std::is_same_v<Act, ref::Silu>)
-        s = VecF::mul(x, s);
-      s.store(y + i);
-    }
+    for (; i + kLanes <= n; i += kLanes)
+      vector_activation<Act>(VecF::load(y + i), alpha, beta).store(y + i);
     for (; i < n; ++i)
       y[i] = Act::apply(y[i], alpha, beta);
   } else {

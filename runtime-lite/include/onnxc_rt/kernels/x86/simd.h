@@ -24,6 +24,10 @@ struct VecF {
   void store(float *p) const { _mm512_storeu_ps(p, v); }
   /// a * b + c in one rounding.
   static VecF fma(VecF a, VecF b, VecF c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+  /// Stores lanes [0, n) (0 < n <= kLanes) and nothing past them.
+  void store_first(float *p, int64_t n) const {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
+  }
   /// even[i] = src[2i], odd[i] = src[2i + 1] for i < kLanes.
   static void deinterleave(const float *src, float *even, float *odd) {
     const __m512 a = _mm512_loadu_ps(src), b = _mm512_loadu_ps(src + 16);
@@ -44,6 +48,11 @@ struct VecF {
   static VecF load(const float *p) { return {_mm256_loadu_ps(p)}; }
   void store(float *p) const { _mm256_storeu_ps(p, v); }
   static VecF fma(VecF a, VecF b, VecF c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
+  void store_first(float *p, int64_t n) const {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    _mm256_maskstore_ps(p, mask, v);
+  }
   static void deinterleave(const float *src, float *even, float *odd) {
     const __m256 a = _mm256_loadu_ps(src), b = _mm256_loadu_ps(src + 8);
     // [a0 a2 b0 b2 | a4 a6 b4 b6], then its 64-bit lanes reordered 0 2 1 3.

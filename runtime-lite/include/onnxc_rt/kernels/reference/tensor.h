@@ -16,6 +16,36 @@ inline void row_major_strides(int64_t rank, const int64_t *shape, int64_t *strid
     s *= shape[d];
   }
 }
+
+/// y (row-major over `shape`, non-empty) = x[base + sum(index[d] * read[d])]:
+/// the copy Transpose and Slice share. The innermost dim is a plain loop
+/// (contiguous when its read stride is 1, which the compiler vectorises);
+/// the outer dims step with NdIndex.
+template <typename T>
+void strided_gather(const T *x, T *y, int64_t rank, const int64_t *shape, const int64_t *read,
+                    int64_t base) {
+  const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
+  const int64_t step = rank > 0 ? read[rank - 1] : 0;
+  auto row = [&](const T *src, T *dst) {
+    if (step == 1)
+      for (int64_t i = 0; i < inner; ++i)
+        dst[i] = src[i];
+    else
+      for (int64_t i = 0; i < inner; ++i)
+        dst[i] = src[i * step];
+  };
+  if (rank <= 1) {
+    row(x + base, y);
+    return;
+  }
+  NdIndex it(rank - 1, shape);
+  int64_t off[1] = {base};
+  const int64_t *const strides[1] = {read};
+  do {
+    row(x + off[0], y);
+    y += inner;
+  } while (it.next(off, strides));
+}
 } // namespace detail
 
 /// y = transpose(x, perm): y's dim i is x's dim perm[i].
@@ -30,13 +60,7 @@ void transpose(const T *x, T *y, int64_t rank, const int64_t *in_shape,
   }
   if (product(out_shape, rank) == 0)
     return;
-  NdIndex it(rank, out_shape);
-  int64_t off[1] = {0};
-  const int64_t *const strides[1] = {read};
-  int64_t i = 0;
-  do {
-    y[i++] = x[off[0]];
-  } while (it.next(off, strides));
+  detail::strided_gather(x, y, rank, out_shape, read, 0);
 }
 
 /// Copies x, viewed as (outer, inner_in), into columns [offset, offset +
@@ -72,13 +96,7 @@ void slice(const T *x, T *y, int64_t rank, const int64_t *in_shape,
   }
   if (product(out_shape, rank) == 0)
     return;
-  NdIndex it(rank, out_shape);
-  int64_t off[1] = {base};
-  const int64_t *const strides[1] = {read};
-  int64_t i = 0;
-  do {
-    y[i++] = x[off[0]];
-  } while (it.next(off, strides));
+  detail::strided_gather(x, y, rank, out_shape, read, base);
 }
 
 /// Gather along the middle dim of data viewed as (outer, axis_dim, inner);

@@ -129,7 +129,8 @@ def write_results(rows, args):
         "`-O3 -march=x86-64-v3`); ONNX Runtime 1.30 (onnxruntime-node, graph optimisations "
         "all); PyTorch 1.13 (traced, frozen, optimize_for_inference). Median of "
         f"{args.rounds} alternating rounds; latency in ms; ratio > 1 means onnxc is faster.",
-        f"Command: `cd bench && /usr/bin/python3 run_bench.py` ({time.strftime('%Y-%m-%d')}).",
+        "Command: `cd bench && /usr/bin/python3 run_bench.py"
+        f"{f' --rounds {args.rounds}' if args.rounds != 3 else ''}` ({time.strftime('%Y-%m-%d')}).",
         "",
         "| model | onnxc ms (p99) | ORT ms (p99) | PyTorch ms (p99) | ORT / onnxc | PyTorch / onnxc | RSS MB onnxc / ORT / PyTorch |",
         "|---|---|---|---|---|---|---|",

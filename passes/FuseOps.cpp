@@ -217,18 +217,18 @@ bool fuseMatMulBias(MatMulOp mm) {
     return false;
   OpBuilder b(add);
   Location loc = mm.getLoc();
-  auto shapeConst = [&](ArrayRef<int64_t> dims) { return shapeConstant(b, loc, dims); };
   Value a2 = mm.getA();
   const int64_t m = a.getNumElements() / k;
   auto f32 = b.getF32Type();
   if (a.getRank() != 2)
-    a2 = b.create<ReshapeOp>(loc, RankedTensorType::get({m, k}, f32), a2, shapeConst({m, k}));
+    a2 = b.create<ReshapeOp>(loc, RankedTensorType::get({m, k}, f32), a2, shapeConstant(b, loc, {m, k}));
   Value y = b.create<GemmOp>(loc, RankedTensorType::get({m, n}, f32), a2, mm.getB(), bias,
                             b.getF32FloatAttr(1), b.getF32FloatAttr(1),
                             b.getI64IntegerAttr(0), b.getI64IntegerAttr(0));
   if (a.getRank() != 2)
     y = b.create<ReshapeOp>(loc, mm.getY().getType(), y,
-                            shapeConst(cast<RankedTensorType>(mm.getY().getType()).getShape()));
+                            shapeConstant(b, loc,
+                                          cast<RankedTensorType>(mm.getY().getType()).getShape()));
   add.getC().replaceAllUsesWith(y);
   add->erase();
   mm->erase();
@@ -270,9 +270,9 @@ ReduceMeanOp lastAxisMean(Operation *op) {
   auto mean = dyn_cast_or_null<ReduceMeanOp>(op);
   if (!mean || mean.getKeepdims() != 1 || !mean.getAxes() || mean.getAxes()->size() != 1)
     return nullptr;
-  const int64_t rank = cast<RankedTensorType>(mean.getData().getType()).getRank();
+  auto data = dyn_cast<RankedTensorType>(mean.getData().getType());
   const int64_t axis = (*mean.getAxes())[0];
-  return axis == -1 || axis == rank - 1 ? mean : nullptr;
+  return data && (axis == -1 || axis == data.getRank() - 1) ? mean : nullptr;
 }
 
 /// A constant vector of `n` floats (LayerNorm's scale or bias), or false.

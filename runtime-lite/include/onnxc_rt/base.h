@@ -62,6 +62,27 @@ struct NdIndex {
   }
 };
 
+/// Walks a row-major, non-empty `shape` a row of its innermost dim at a
+/// time: row(off, i) with off[k] operand k's offset of the row's first
+/// element (strides[k], per dim) and i that element's row-major index. The
+/// caller loops over the row itself, so a contiguous or broadcast row is a
+/// plain loop the compiler vectorises.
+template <int N, typename Row>
+void for_each_row(int64_t rank, const int64_t *shape, const int64_t *const (&strides)[N],
+                     int64_t (&off)[N], Row &&row) {
+  const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
+  if (rank <= 1) {
+    row(off, int64_t(0));
+    return;
+  }
+  NdIndex it(rank - 1, shape); // the outer dims; strides index by dim
+  int64_t i = 0;
+  do {
+    row(off, i);
+    i += inner;
+  } while (it.next(off, strides));
+}
+
 inline int64_t product(const int64_t *dims, int64_t n) {
   int64_t p = 1;
   for (int64_t i = 0; i < n; ++i)

@@ -147,7 +147,7 @@ struct Mod {
 /// in type only for Pow; arithmetic results have A's type. The innermost
 /// dim runs as a plain loop, specialised for the contiguous and broadcast
 /// cases (a per-channel scale is a vector times a scalar), so the compiler
-/// vectorises it; the outer dims step with NdIndex.
+/// vectorises it.
 template <typename Op, typename T, typename U, typename TOut>
 void binary(const T *a, const U *b, TOut *y, int64_t rank, const int64_t *shape,
             const int64_t *a_strides, const int64_t *b_strides) {
@@ -155,7 +155,12 @@ void binary(const T *a, const U *b, TOut *y, int64_t rank, const int64_t *shape,
     return;
   const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
   const int64_t sa = rank > 0 ? a_strides[rank - 1] : 0, sb = rank > 0 ? b_strides[rank - 1] : 0;
-  auto row = [&](const T *ar, const U *br, TOut *yr) {
+  int64_t off[2] = {0, 0};
+  const int64_t *const strides[2] = {a_strides, b_strides};
+  for_each_row(rank, shape, strides, off, [&](const int64_t (&o)[2], int64_t at) {
+    const T *ar = a + o[0];
+    const U *br = b + o[1];
+    TOut *yr = y + at;
     if (sa == 1 && sb == 1) {
       for (int64_t i = 0; i < inner; ++i)
         yr[i] = static_cast<TOut>(Op::apply(ar[i], br[i]));
@@ -171,19 +176,7 @@ void binary(const T *a, const U *b, TOut *y, int64_t rank, const int64_t *shape,
       for (int64_t i = 0; i < inner; ++i)
         yr[i] = static_cast<TOut>(Op::apply(ar[i * sa], br[i * sb]));
     }
-  };
-  if (rank <= 1) {
-    row(a, b, y);
-    return;
-  }
-  NdIndex it(rank - 1, shape); // the outer dims; strides index by dim
-  int64_t off[2] = {0, 0};
-  const int64_t *const strides[2] = {a_strides, b_strides};
-  TOut *yr = y;
-  do {
-    row(a + off[0], b + off[1], yr);
-    yr += inner;
-  } while (it.next(off, strides));
+  });
 }
 
 /// out = cond ? x : y, all broadcast to `shape`.

@@ -18,33 +18,25 @@ inline void row_major_strides(int64_t rank, const int64_t *shape, int64_t *strid
 }
 
 /// y (row-major over `shape`, non-empty) = x[base + sum(index[d] * read[d])]:
-/// the copy Transpose and Slice share. The innermost dim is a plain loop
-/// (contiguous when its read stride is 1, which the compiler vectorises);
-/// the outer dims step with NdIndex.
+/// the copy Transpose and Slice share, a row of the innermost dim at a time
+/// (contiguous when its read stride is 1, which the compiler vectorises).
 template <typename T>
 void strided_gather(const T *x, T *y, int64_t rank, const int64_t *shape, const int64_t *read,
                     int64_t base) {
   const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
   const int64_t step = rank > 0 ? read[rank - 1] : 0;
-  auto row = [&](const T *src, T *dst) {
+  int64_t off[1] = {base};
+  const int64_t *const strides[1] = {read};
+  for_each_row(rank, shape, strides, off, [&](const int64_t (&o)[1], int64_t at) {
+    const T *src = x + o[0];
+    T *dst = y + at;
     if (step == 1)
       for (int64_t i = 0; i < inner; ++i)
         dst[i] = src[i];
     else
       for (int64_t i = 0; i < inner; ++i)
         dst[i] = src[i * step];
-  };
-  if (rank <= 1) {
-    row(x + base, y);
-    return;
-  }
-  NdIndex it(rank - 1, shape);
-  int64_t off[1] = {base};
-  const int64_t *const strides[1] = {read};
-  do {
-    row(x + off[0], y);
-    y += inner;
-  } while (it.next(off, strides));
+  });
 }
 } // namespace detail
 

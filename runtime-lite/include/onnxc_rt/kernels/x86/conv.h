@@ -102,9 +102,11 @@ inline void depthwise_tile(const float *pad, const float *wk, int64_t kh, int64_
       VecF v = acc[r][c];
       if constexpr (kVectorActivation<Act>) { // the epilogue in registers
         v = VecF::add(v, bias);
-        if (res) {
+        if (res && valid >= kLanes) {
+          v = VecF::add(v, VecF::load(res + c * kLanes));
+        } else if (res) { // the row's last, partial vector
           alignas(64) float z[kLanes] = {};
-          for (int64_t l = 0; l < min64(valid, kLanes); ++l)
+          for (int64_t l = 0; l < valid; ++l)
             z[l] = res[c * kLanes + l];
           v = VecF::add(v, VecF::load(z));
         }

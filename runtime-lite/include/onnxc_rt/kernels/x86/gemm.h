@@ -75,18 +75,18 @@ inline VecF vector_activation(VecF x, float alpha, float beta) {
   }
 }
 
-/// y[i] = Act(y[i]) for n floats. The activations that need exp (Sigmoid,
-/// SiLU) use the vector exp; the others are the reference functor, which
-/// the compiler vectorises.
+/// y[i] = Act(y[i]) for n floats: a vector at a time where the activation
+/// has a vector form, else the reference functor (which the compiler may
+/// vectorise).
 template <typename Act>
 inline void apply_activation(float *y, int64_t n, float alpha, float beta) {
   if constexpr (std::is_same_v<Act, ref::Identity>) {
     return;
-  } else if constexpr (std::is_same_v<Act, ref::Sigmoid> || std::is_same_v<Act, ref::Silu>) {
-    int64_t i = 0;
-    for (; i + kLanes <= n; i += kLanes)
+  } else if constexpr (kVectorActivation<Act>) {
+    const int64_t nv = n / kLanes * kLanes;
+    for (int64_t i = 0; i < nv; i += kLanes)
       vector_activation<Act>(VecF::load(y + i), alpha, beta).store(y + i);
-    for (; i < n; ++i)
+    for (int64_t i = nv; i < n; ++i)
       y[i] = Act::apply(y[i], alpha, beta);
   } else {
     for (int64_t i = 0; i < n; ++i)
@@ -294,11 +294,7 @@ inline void gemv_row(int64_t n, int64_t k, const float *arow, int64_t a_cs, cons
         s0 = VecF::fma(VecF::load(arow + p), VecF::load(bcol + p), s0);
         s1 = VecF::fma(VecF::load(arow + p + kLanes), VecF::load(bcol + p + kLanes), s1);
       }
-      alignas(64) float lanes[kLanes];
-      VecF::add(s0, s1).store(lanes);
-      float s = 0;
-      for (int64_t l = 0; l < kLanes; ++l)
-        s += lanes[l];
+      float s = reduce_add(VecF::add(s0, s1));
       for (int64_t p = kvec; p < k; ++p)
         s += arow[p] * bcol[p];
       y[j] = s;

@@ -14,27 +14,6 @@
 namespace onnxc_rt {
 namespace x86 {
 
-namespace detail {
-/// Sum of the lanes of v.
-inline float reduce_add(VecF v) {
-  alignas(64) float lanes[VecF::kLanes];
-  v.store(lanes);
-  float s = 0;
-  for (int l = 0; l < VecF::kLanes; ++l)
-    s += lanes[l];
-  return s;
-}
-
-inline float reduce_max(VecF v) {
-  alignas(64) float lanes[VecF::kLanes];
-  v.store(lanes);
-  float m = lanes[0];
-  for (int l = 1; l < VecF::kLanes; ++l)
-    m = lanes[l] > m ? lanes[l] : m;
-  return m;
-}
-} // namespace detail
-
 /// Softmax (mode 0) or log-softmax (mode 1) of each of `outer` rows of n
 /// contiguous floats: y = e^(x - max) / sum, or x - max - ln(sum).
 inline void softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t mode) {
@@ -50,7 +29,7 @@ inline void softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t 
       VecF m = VecF::load(xr);
       for (int64_t i = L; i < nv; i += L)
         m = VecF::max(VecF::load(xr + i), m);
-      mx = detail::reduce_max(m);
+      mx = reduce_max(m);
     }
     for (int64_t i = nv; i < n; ++i)
       mx = xr[i] > mx ? xr[i] : mx;
@@ -62,7 +41,7 @@ inline void softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t 
       if (mode == 0)
         e.store(yr + i);
     }
-    float sum = detail::reduce_add(acc);
+    float sum = reduce_add(acc);
     for (int64_t i = nv; i < n; ++i) {
       const float e = expf(xr[i] - mx);
       sum += e;
@@ -99,7 +78,7 @@ inline void layer_norm(const float *x, const float *scale, const float *bias, fl
       s0 = VecF::add(s0, VecF::load(xr + i));
       s1 = VecF::add(s1, VecF::load(xr + i + L));
     }
-    float sum = detail::reduce_add(VecF::add(s0, s1));
+    float sum = reduce_add(VecF::add(s0, s1));
     for (int64_t i = n2; i < inner; ++i)
       sum += xr[i];
     const float mean = sum / float(inner);
@@ -111,7 +90,7 @@ inline void layer_norm(const float *x, const float *scale, const float *bias, fl
       s0 = VecF::fma(d0, d0, s0);
       s1 = VecF::fma(d1, d1, s1);
     }
-    float sq = detail::reduce_add(VecF::add(s0, s1));
+    float sq = reduce_add(VecF::add(s0, s1));
     for (int64_t i = n2; i < inner; ++i)
       sq += (xr[i] - mean) * (xr[i] - mean);
     const float inv = 1.0f / sqrtf(sq / float(inner) + epsilon);

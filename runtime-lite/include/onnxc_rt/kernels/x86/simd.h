@@ -66,6 +66,26 @@ struct VecF {
 };
 #endif
 
+/// The sum of v's lanes (in lane order).
+inline float reduce_add(VecF v) {
+  alignas(64) float lanes[VecF::kLanes];
+  v.store(lanes);
+  float s = 0;
+  for (int l = 0; l < VecF::kLanes; ++l)
+    s += lanes[l];
+  return s;
+}
+
+/// The largest of v's lanes (lane 0 starts, only a greater one replaces it).
+inline float reduce_max(VecF v) {
+  alignas(64) float lanes[VecF::kLanes];
+  v.store(lanes);
+  float m = lanes[0];
+  for (int l = 1; l < VecF::kLanes; ++l)
+    m = lanes[l] > m ? lanes[l] : m;
+  return m;
+}
+
 /// e^x to about 2 ulp (Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, a
 /// degree-6 polynomial for e^r, times 2^n), for x clamped to [-87.3, 88]
 /// (so 2^n stays a normal float; e^88 = 1.7e38).

@@ -596,7 +596,9 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
         depthwise ? onnxc_rt::x86::depthwise_scratch_floats(ys[2], ys[3], kernel[0], kernel[1],
                                                             g->strides[0], g->strides[1],
                                                             g->dilations[0], g->dilations[1])
-                  : onnxc_rt::x86::gemm_scratch_floats(ys[1] / group, ys[2] * ys[3], cg * ws[2] * ws[3]);
+                  : onnxc_rt::x86::conv2d_scratch_floats(xs.data(), ys.data(), kernel.data(),
+                                                         g->strides.data(), g->padsBegin.data(),
+                                                         g->dilations.data(), group);
     args.push_back(KernelArg::scratch(floats * 4, "float"));
     return calls({x86Call(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor}, kX86Conv,
                           std::move(args))});

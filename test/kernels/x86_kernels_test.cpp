@@ -100,7 +100,7 @@ static void checkConv(const ConvCase &q, bool withBias, bool withResidual, float
   const bool depthwise = cg == 1;
   std::vector<float> scratch(
       depthwise ? x86::depthwise_scratch_floats(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw)
-                : x86::gemm_scratch_floats(q.m / q.group, oh * ow, cg * q.kh * q.kw));
+                : x86::conv2d_scratch_floats(in, out, kernel, strides, pb, dil, q.group));
   if (depthwise)
     x86::depthwise_conv2d<Act>(x.data(), w.data(), bp, zp, got.data(), in, out, kernel, strides,
                                pb, dil, aa, ab, scratch.data());
@@ -182,6 +182,10 @@ int main() {
       {1, 300, 6, 6, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // k = 2700 > kGemmKC
       {1, 4, 20, 50, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // wide rows: one-row slivers
       {1, 4, 9, 70, 8, 5, 3, 1, 2, 2, 1, 2, 1, 1, 2, 1},     // wide, strided, dilated
+      {1, 8, 40, 40, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // direct: column blocks, m % 6
+      {1, 16, 14, 14, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stride-2 phase planes, 7x7 out
+      {1, 8, 9, 9, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // 1x1 with padding: direct
+      {1, 6, 12, 1, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},     // 1-wide plane: im2col
       {1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},   // depthwise
       {1, 16, 9, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16},  // depthwise stride 2
       {2, 8, 12, 12, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 8},    // depthwise 5x5

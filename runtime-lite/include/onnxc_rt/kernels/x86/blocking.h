@@ -62,6 +62,64 @@ constexpr int64_t depthwise_scratch_floats(int64_t oh, int64_t ow, int64_t kh, i
          kGemmMaxNR / 2;
 }
 
+/// A direct convolution's view of its input (x86 conv2d): the group's
+/// channels copied zero-padded, each split into stride_h x stride_w phase
+/// planes of hq x wq (phase (ry, rx) holds padded rows ry, ry + sh, ... and
+/// columns rx, rx + sw, ...). Output pixel (oy, ox) becomes column
+/// q = oy * wq + ox of a "virtual" output whose rows are wq wide, and every
+/// kernel tap reads its input at q plus a constant: each row of the im2col
+/// matrix is a contiguous run of the planes, read in place. Columns with
+/// ox >= ow are computed and dropped.
+struct DirectConvShape {
+  int64_t hq, wq, cols; // phase plane extent; virtual columns (oh - 1) * wq + ow
+};
+
+constexpr DirectConvShape direct_conv_shape(int64_t oh, int64_t ow, int64_t kh, int64_t kw,
+                                            int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+  const int64_t hq = (padded_extent(oh, kh, sh, dh) + sh - 1) / sh;
+  const int64_t wq = (padded_extent(ow, kw, sw, dw) + sw - 1) / sw;
+  return {hq, wq, (oh - 1) * wq + ow};
+}
+
+/// Whether conv2d computes a (not pointwise) convolution directly: unless
+/// the dropped columns would make it half as much work again (planes far
+/// narrower than the kernel), where it packs an implicit im2col instead.
+constexpr bool conv_is_direct(int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh,
+                              int64_t sw, int64_t dh, int64_t dw) {
+  return 2 * direct_conv_shape(oh, ow, kh, kw, sh, sw, dh, dw).cols <= 3 * oh * ow;
+}
+
+/// Whether a convolution is a plain product with its input (1x1, stride 1,
+/// no padding): conv2d reads the input as the GEMM's B matrix.
+constexpr bool conv_is_pointwise(const int64_t *in_shape, const int64_t *out_shape,
+                                 const int64_t *kernel, const int64_t *strides,
+                                 const int64_t *pads_begin) {
+  return kernel[0] == 1 && kernel[1] == 1 && strides[0] == 1 && strides[1] == 1 &&
+         pads_begin[0] == 0 && pads_begin[1] == 0 && out_shape[2] == in_shape[2] &&
+         out_shape[3] == in_shape[3];
+}
+
+/// Floats of scratch x86 conv2d needs (arguments as conv2d's): for a direct
+/// convolution one group's phase planes (plus a sliver of slack read past
+/// the last), the A block packed at run time and the virtual output block
+/// (whole register tiles); otherwise the GEMM's.
+constexpr int64_t conv2d_scratch_floats(const int64_t *in_shape, const int64_t *out_shape,
+                                        const int64_t *kernel, const int64_t *strides,
+                                        const int64_t *pads_begin, const int64_t *dilations,
+                                        int64_t group) {
+  const int64_t cg = in_shape[1] / group, mg = out_shape[1] / group;
+  const int64_t oh = out_shape[2], ow = out_shape[3], k = cg * kernel[0] * kernel[1];
+  if (conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin) ||
+      !conv_is_direct(oh, ow, kernel[0], kernel[1], strides[0], strides[1], dilations[0],
+                      dilations[1]))
+    return gemm_scratch_floats(mg, oh * ow, k);
+  const DirectConvShape d = direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0],
+                                              strides[1], dilations[0], dilations[1]);
+  return cg * strides[0] * strides[1] * d.hq * d.wq + kGemmMaxNR +
+         round_up(min64(mg, kGemmMC), kGemmMR) * min64(k, kGemmKC) +
+         round_up(mg, kGemmMR) * min64(round_up(d.cols, kGemmMaxNR), kGemmNC);
+}
+
 } // namespace x86
 } // namespace onnxc_rt
 

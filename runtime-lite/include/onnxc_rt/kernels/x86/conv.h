@@ -1,5 +1,6 @@
-// x86 2-D convolution: grouped/dense convolutions as packed GEMMs over an
-// implicit im2col (1x1 stride-1 ones read the input directly), depthwise ones
+// x86 2-D convolution: grouped/dense convolutions as packed GEMMs whose B
+// operand is read in place from a zero-padded copy of the input (1x1
+// stride-1 ones read the input itself), depthwise ones
 // as a direct kernel over a zero-padded copy of each channel. Both take the
 // fused epilogue: bias, residual add (the Z of onnx.FusedConv) and an
 // activation functor from the reference kernels.
@@ -11,11 +12,106 @@
 namespace onnxc_rt {
 namespace x86 {
 
+/// Copies cg channels of x (h x w each) into a direct convolution's phase
+/// planes (DirectConvShape: channel c's phase (ry, rx) at
+/// ((c * sh + ry) * sw + rx) * hq * wq), zeros where they overhang the input.
+inline void fill_phase_planes(const float *x, int64_t cg, int64_t h, int64_t w,
+                              const DirectConvShape &d, int64_t sh, int64_t sw, int64_t ph,
+                              int64_t pw, float *planes) {
+  // Plane columns [b0, b1) of phase rx hold input columns b * sw + rx - pw.
+  auto first_at_least = [&](int64_t rx, int64_t col) {
+    const int64_t num = col + pw - rx;
+    return num <= 0 ? 0 : min64(d.wq, (num + sw - 1) / sw);
+  };
+  float *dst = planes;
+  for (int64_t c = 0; c < cg; ++c)
+    for (int64_t ry = 0; ry < sh; ++ry)
+      for (int64_t rx = 0; rx < sw; ++rx) {
+        const int64_t b0 = first_at_least(rx, 0), b1 = first_at_least(rx, w);
+        for (int64_t a = 0; a < d.hq; ++a, dst += d.wq) {
+          const int64_t ih = a * sh + ry - ph;
+          if (ih < 0 || ih >= h) {
+            for (int64_t b = 0; b < d.wq; ++b)
+              dst[b] = 0.0f;
+            continue;
+          }
+          const float *row = x + (c * h + ih) * w;
+          for (int64_t b = 0; b < b0; ++b)
+            dst[b] = 0.0f;
+          for (int64_t b = b0; b < b1; ++b)
+            dst[b] = row[b * sw + rx - pw];
+          for (int64_t b = b1; b < d.wq; ++b)
+            dst[b] = 0.0f;
+        }
+      }
+  for (int64_t t = 0; t < kGemmMaxNR; ++t) // the slack the last slivers read
+    dst[t] = 0.0f;
+}
+
+/// One group of a convolution computed directly (no im2col): the GEMM
+/// loops, with B's rows read in place from the phase planes at per-row
+/// offsets (OffsetSliver) into a block of virtual output columns, which is
+/// then stored to Y without its dropped columns, the epilogue applied on
+/// the way. Scratch as conv2d_scratch_floats.
+template <typename Act>
+void conv2d_direct(const float *xg, const Matrix &wm, const float *wp, float *yg, int64_t cg,
+                   int64_t mg, int64_t h, int64_t w, int64_t oh, int64_t ow,
+                   const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
+                   const int64_t *dilations, const Epilogue &ep, float *scratch) {
+  const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
+  const int64_t dh = dilations[0], dw = dilations[1], taps = kh * kw, k = cg * taps;
+  const DirectConvShape d = direct_conv_shape(oh, ow, kh, kw, sh, sw, dh, dw);
+  const int64_t plane = d.hq * d.wq, npix = oh * ow;
+  float *planes = scratch;
+  float *pa = planes + cg * sh * sw * plane + kGemmMaxNR;
+  float *vout = pa + round_up(min64(mg, kGemmMC), kGemmMR) * min64(k, kGemmKC);
+  const int64_t ldv = min64(round_up(d.cols, kGemmMaxNR), kGemmNC);
+  fill_phase_planes(xg, cg, h, w, d, sh, sw, pads_begin[0], pads_begin[1], planes);
+  int64_t offsets[kGemmKC];
+  for (int64_t jc = 0; jc < d.cols; jc += kGemmNC) {
+    const int64_t nc = min64(kGemmNC, d.cols - jc);
+    for (int64_t pc = 0; pc < k; pc += kGemmKC) {
+      const int64_t kc = min64(kGemmKC, k - pc);
+      for (int64_t p = 0; p < kc; ++p) { // row (c, ky, kx) of the implicit im2col
+        const int64_t c = (pc + p) / taps, t = (pc + p) % taps;
+        const int64_t ey = t / kw * dh, ex = t % kw * dw;
+        offsets[p] = ((c * sh + ey % sh) * sw + ex % sw) * plane + ey / sh * d.wq + ex / sw;
+      }
+      for (int64_t ic = 0; ic < mg; ic += kGemmMC) {
+        const int64_t mc = min64(kGemmMC, mg - ic);
+        const ABlock ab = a_block(wm, wp, k, ic, mc, pc, kc, pa);
+        // Whole register tiles: vout has rows to a multiple of kGemmMR (A's
+        // panels are zero past mg) and columns to a multiple of kNR.
+        for (int64_t jr = 0; jr < nc; jr += kNR)
+          for (int64_t ir = 0; ir < mc; ir += kGemmMR)
+            micro_tile<ref::Identity>(kc, ab.panel(ir), OffsetSliver{planes + jc + jr, offsets},
+                                      vout + (ic + ir) * ldv + jr, ldv, kGemmMR, kNR, pc > 0,
+                                      nullptr, 0, 0);
+      }
+    }
+    // Virtual column q is output pixel (q / wq, q % wq) when q % wq < ow.
+    for (int64_t i = 0; i < mg; ++i)
+      for (int64_t q = jc; q < jc + nc;) {
+        const int64_t oy = q / d.wq, ox = q % d.wq;
+        if (ox >= ow) {
+          q += d.wq - ox;
+          continue;
+        }
+        const int64_t len = min64(ow - ox, jc + nc - q);
+        store_with_epilogue<Act>(vout + i * ldv + (q - jc), yg + i * npix + oy * ow + ox, len,
+                                 ep, i, oy * ow + ox);
+        q += len;
+      }
+  }
+}
+
 /// Y = Act(conv(X, W) + B + Z) for NCHW X (n, c, h, w), W (m, c/group, kh,
 /// kw); B and Z may be null. `w_packed` (may be null) is W packed per group
 /// by pack_a_panels (groups packed_a_floats(m/group, c/group*kh*kw) apart),
-/// as the compiler does for constant weights. Scratch:
-/// gemm_scratch_floats(m/group, oh*ow, c/group*kh*kw) floats.
+/// as the compiler does for constant weights. A pointwise convolution is a
+/// GEMM reading X as B; others run directly (conv2d_direct) or, where that
+/// would waste too much (conv_is_direct), as a GEMM over an implicit
+/// im2col. Scratch: conv2d_scratch_floats(...) floats.
 template <typename Act>
 void conv2d(const float *x, const float *w, const float *w_packed, const float *bias,
             const float *z, float *y,
@@ -26,9 +122,9 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
   const int64_t m = out_shape[1], oh = out_shape[2], ow = out_shape[3];
   const int64_t cg = c / group, mg = m / group, kdim = cg * kernel[0] * kernel[1];
   const int64_t npix = oh * ow;
-  const bool pointwise = kernel[0] == 1 && kernel[1] == 1 && strides[0] == 1 &&
-                         strides[1] == 1 && pads_begin[0] == 0 && pads_begin[1] == 0 &&
-                         oh == h && ow == wd;
+  const bool pointwise = conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin);
+  const bool direct = !pointwise && conv_is_direct(oh, ow, kernel[0], kernel[1], strides[0],
+                                                   strides[1], dilations[0], dilations[1]);
   for (int64_t b = 0; b < n; ++b)
     for (int64_t g = 0; g < group; ++g) {
       const float *xg = x + (b * c + g * cg) * h * wd;
@@ -45,6 +141,9 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
       if (pointwise)
         gemm_packed<Act>(mg, npix, kdim, wm, wp, Matrix{xg, h * wd, 1}, y + yoff, npix, ep,
                          scratch);
+      else if (direct)
+        conv2d_direct<Act>(xg, wm, wp, y + yoff, cg, mg, h, wd, oh, ow, kernel, strides,
+                           pads_begin, dilations, ep, scratch);
       else
         gemm_packed<Act>(mg, npix, kdim, wm, wp,
                          Im2col{xg, h, wd, kernel[0], kernel[1], strides[0], strides[1],

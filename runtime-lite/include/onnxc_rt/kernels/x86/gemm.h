@@ -125,6 +125,43 @@ inline void apply_epilogue(float *c, int64_t ldc, int64_t mr, int64_t nr, const 
   }
 }
 
+/// dst[j] = the epilogue applied to src[j], j < n, for the n elements of
+/// row i from column j0 (a row of a product computed elsewhere).
+template <typename Act>
+inline void store_with_epilogue(const float *src, float *dst, int64_t n, const Epilogue &ep,
+                                int64_t i, int64_t j0) {
+  if constexpr (kVectorActivation<Act>) {
+    if (ep.bias_cs == 0) { // in registers, the same operations as apply_epilogue
+      const VecF alpha = VecF::broadcast(ep.alpha);
+      const VecF bias = VecF::broadcast(ep.bias ? ep.beta * ep.bias[i * ep.bias_rs] : 0.0f);
+      const float *z = ep.residual ? ep.residual + i * ep.residual_ld + j0 : nullptr;
+      auto one = [&](VecF v, const float *zv) {
+        if (ep.alpha != 1.0f)
+          v = VecF::mul(v, alpha);
+        v = VecF::add(v, bias);
+        if (zv)
+          v = VecF::add(v, VecF::load(zv));
+        return vector_activation<Act>(v, ep.act_alpha, ep.act_beta);
+      };
+      const int64_t nv = n / kLanes * kLanes;
+      for (int64_t j = 0; j < nv; j += kLanes)
+        one(VecF::load(src + j), z ? z + j : nullptr).store(dst + j);
+      if (nv < n) { // the partial last vector, through buffers (nothing read past n)
+        alignas(64) float s[kLanes] = {}, zt[kLanes] = {};
+        for (int64_t j = nv; j < n; ++j) {
+          s[j - nv] = src[j];
+          zt[j - nv] = z ? z[j] : 0.0f;
+        }
+        one(VecF::load(s), z ? zt : nullptr).store_first(dst + nv, n - nv);
+      }
+      return;
+    }
+  }
+  for (int64_t j = 0; j < n; ++j)
+    dst[j] = src[j];
+  apply_epilogue<Act>(dst, 0, 1, n, ep, i, j0);
+}
+
 //===-- Packing -----------------------------------------------------------------===//
 
 /// Rows [p0, p0 + kc) x columns [j0, j0 + nc) of a strided B, as kNR-column
@@ -219,10 +256,25 @@ inline void pack_b(const Im2col &s, int64_t p0, int64_t kc, int64_t j0, int64_t 
 
 //===-- Micro-kernel ------------------------------------------------------------===//
 
-/// C[0:mr, 0:nr] (+)= packed A sliver x packed B sliver over kc. Stores
-/// (first K block) or accumulates; the last K block applies the epilogue.
-template <typename Act>
-inline void micro_tile(int64_t kc, const float *ap, const float *bp, float *c, int64_t ldc,
+/// The kNR-column B sliver the micro-kernel reads, row p at row(p): packed
+/// (rows one after another) ...
+struct PackedSliver {
+  const float *data;
+  const float *row(int64_t p) const { return data + p * kNR; }
+};
+
+/// ... or rows read in place at given offsets from a base (a direct
+/// convolution's input planes: see DirectConvShape).
+struct OffsetSliver {
+  const float *base;
+  const int64_t *offsets;
+  const float *row(int64_t p) const { return base + offsets[p]; }
+};
+
+/// C[0:mr, 0:nr] (+)= packed A sliver x B sliver over kc. Stores (first K
+/// block) or accumulates; the last K block applies the epilogue (if any).
+template <typename Act, typename Sliver>
+inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, int64_t ldc,
                        int64_t mr, int64_t nr, bool accumulate, const Epilogue *ep,
                        int64_t i0, int64_t j0) {
   VecF acc[kGemmMR][2];
@@ -234,6 +286,7 @@ inline void micro_tile(int64_t kc, const float *ap, const float *bp, float *c, i
   }
 #pragma GCC unroll 4
   for (int64_t p = 0; p < kc; ++p) {
+    const float *bp = b.row(p);
     const VecF b0 = VecF::load(bp), b1 = VecF::load(bp + kLanes);
 #pragma GCC unroll 6
     for (int r = 0; r < kGemmMR; ++r) {
@@ -242,7 +295,6 @@ inline void micro_tile(int64_t kc, const float *ap, const float *bp, float *c, i
       acc[r][1] = VecF::fma(a, b1, acc[r][1]);
     }
     ap += kGemmMR;
-    bp += kNR;
   }
   if (mr == kGemmMR && nr == kNR) {
     for (int r = 0; r < kGemmMR; ++r) {
@@ -307,6 +359,24 @@ inline void gemv_row(int64_t n, int64_t k, const float *arow, int64_t a_cs, cons
   }
 }
 
+/// Rows [ic, ic + mc) x columns [pc, pc + kc) of an m x k A as the
+/// micro-kernel reads them: kGemmMR-row panels, panel_stride apart.
+struct ABlock {
+  const float *data;
+  int64_t panel_stride;
+  const float *panel(int64_t ir) const { return data + ir / kGemmMR * panel_stride; }
+};
+
+/// The block in `packed_a` (the whole operand packed ahead, pack_a_panels'
+/// layout) if there is one, else packed from `a` into `pa` now.
+inline ABlock a_block(const Matrix &a, const float *packed_a, int64_t k, int64_t ic, int64_t mc,
+                      int64_t pc, int64_t kc, float *pa) {
+  if (packed_a)
+    return {packed_a + ic * k + pc * kGemmMR, k * kGemmMR};
+  pack_a_panels(a.data + ic * a.rs, a.rs, a.cs, mc, pc, kc, pa);
+  return {pa, kc * kGemmMR};
+}
+
 /// C (m x n, row stride ldc) = epilogue(A (m x k) * B (k x n)). A comes
 /// packed (`packed_a`: the whole operand in pack_a_panels' layout, e.g.
 /// weights packed at compile time) or is packed here from `a`. `scratch`
@@ -334,20 +404,10 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *
       pack_b(b, pc, kc, jc, nc, pb);
       for (int64_t ic = 0; ic < m; ic += kGemmMC) {
         const int64_t mc = min64(kGemmMC, m - ic);
-        // The block's panels: where they start and how far apart they are.
-        const float *ablock;
-        int64_t panel_stride;
-        if (packed_a) {
-          ablock = packed_a + ic * k + pc * kGemmMR;
-          panel_stride = k * kGemmMR;
-        } else {
-          pack_a_panels(a.data + ic * a.rs, a.rs, a.cs, mc, pc, kc, pa);
-          ablock = pa;
-          panel_stride = kc * kGemmMR;
-        }
+        const ABlock ab = a_block(a, packed_a, k, ic, mc, pc, kc, pa);
         for (int64_t jr = 0; jr < nc; jr += kNR)
           for (int64_t ir = 0; ir < mc; ir += kGemmMR)
-            micro_tile<Act>(kc, ablock + ir / kGemmMR * panel_stride, pb + jr * kc,
+            micro_tile<Act>(kc, ab.panel(ir), PackedSliver{pb + jr * kc},
                             c + (ic + ir) * ldc + jc + jr, ldc, min64(kGemmMR, mc - ir),
                             min64(kNR, nc - jr), !first, last ? &ep : nullptr, ic + ir,
                             jc + jr);

@@ -82,8 +82,8 @@ void conv2d_direct(const float *xg, const Matrix &wm, const float *wp, float *yg
         const ABlock ab = a_block(wm, wp, k, ic, mc, pc, kc, pa);
         // Whole register tiles: vout has rows to a multiple of kGemmMR (A's
         // panels are zero past mg) and columns to a multiple of kNR.
-        for (int64_t jr = 0; jr < nc; jr += kNR)
-          for (int64_t ir = 0; ir < mc; ir += kGemmMR)
+        for (int64_t ir = 0; ir < mc; ir += kGemmMR)
+          for (int64_t jr = 0; jr < nc; jr += kNR)
             micro_tile<ref::Identity>(kc, ab.panel(ir), OffsetSliver{planes + jc + jr, offsets},
                                       vout + (ic + ir) * ldv + jr, ldv, kGemmMR, kNR, pc > 0,
                                       nullptr, 0, 0);

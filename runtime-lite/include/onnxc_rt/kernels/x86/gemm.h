@@ -125,34 +125,52 @@ inline void apply_epilogue(float *c, int64_t ldc, int64_t mr, int64_t nr, const 
   }
 }
 
+/// Whether the epilogue can run on whole vectors in registers: the
+/// activation has a vector form and the bias is constant along rows or
+/// contiguous (conv and Gemm biases).
+template <typename Act>
+inline bool epilogue_in_registers(const Epilogue &ep) {
+  return kVectorActivation<Act> && (!ep.bias || ep.bias_cs == 0 || ep.bias_cs == 1);
+}
+
+/// The epilogue on one vector of row i from column j, the same operations
+/// as apply_epilogue: `b` points at the bias of (i, j) (null: none), `z` at
+/// the residual (null: none).
+template <typename Act>
+inline VecF epilogue_vector(VecF v, const Epilogue &ep, const float *b, const float *z) {
+  if (ep.alpha != 1.0f)
+    v = VecF::mul(v, VecF::broadcast(ep.alpha));
+  if (b)
+    v = VecF::add(v, ep.bias_cs == 0 ? VecF::broadcast(ep.beta * b[0])
+                                     : VecF::mul(VecF::broadcast(ep.beta), VecF::load(b)));
+  if (z)
+    v = VecF::add(v, VecF::load(z));
+  return vector_activation<Act>(v, ep.act_alpha, ep.act_beta);
+}
+
 /// dst[j] = the epilogue applied to src[j], j < n, for the n elements of
 /// row i from column j0 (a row of a product computed elsewhere).
 template <typename Act>
 inline void store_with_epilogue(const float *src, float *dst, int64_t n, const Epilogue &ep,
                                 int64_t i, int64_t j0) {
   if constexpr (kVectorActivation<Act>) {
-    if (ep.bias_cs == 0) { // in registers, the same operations as apply_epilogue
-      const VecF alpha = VecF::broadcast(ep.alpha);
-      const VecF bias = VecF::broadcast(ep.bias ? ep.beta * ep.bias[i * ep.bias_rs] : 0.0f);
+    if (epilogue_in_registers<Act>(ep)) {
+      const float *b = ep.bias ? ep.bias + i * ep.bias_rs + j0 * ep.bias_cs : nullptr;
       const float *z = ep.residual ? ep.residual + i * ep.residual_ld + j0 : nullptr;
-      auto one = [&](VecF v, const float *zv) {
-        if (ep.alpha != 1.0f)
-          v = VecF::mul(v, alpha);
-        v = VecF::add(v, bias);
-        if (zv)
-          v = VecF::add(v, VecF::load(zv));
-        return vector_activation<Act>(v, ep.act_alpha, ep.act_beta);
-      };
-      const int64_t nv = n / kLanes * kLanes;
+      const int64_t step = ep.bias_cs * kLanes, nv = n / kLanes * kLanes;
       for (int64_t j = 0; j < nv; j += kLanes)
-        one(VecF::load(src + j), z ? z + j : nullptr).store(dst + j);
+        epilogue_vector<Act>(VecF::load(src + j), ep, b ? b + j / kLanes * step : nullptr,
+                             z ? z + j : nullptr)
+            .store(dst + j);
       if (nv < n) { // the partial last vector, through buffers (nothing read past n)
-        alignas(64) float s[kLanes] = {}, zt[kLanes] = {};
+        alignas(64) float s[kLanes] = {}, bt[kLanes] = {}, zt[kLanes] = {};
         for (int64_t j = nv; j < n; ++j) {
           s[j - nv] = src[j];
+          bt[j - nv] = b ? b[j * ep.bias_cs] : 0.0f;
           zt[j - nv] = z ? z[j] : 0.0f;
         }
-        one(VecF::load(s), z ? zt : nullptr).store_first(dst + nv, n - nv);
+        epilogue_vector<Act>(VecF::load(s), ep, b ? bt : nullptr, z ? zt : nullptr)
+            .store_first(dst + nv, n - nv);
       }
       return;
     }
@@ -297,25 +315,40 @@ inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, i
     ap += kGemmMR;
   }
   if (mr == kGemmMR && nr == kNR) {
+    const bool in_registers = ep && epilogue_in_registers<Act>(*ep);
     for (int r = 0; r < kGemmMR; ++r) {
       float *cr = c + r * ldc;
       if (accumulate) {
         acc[r][0] = VecF::add(acc[r][0], VecF::load(cr));
         acc[r][1] = VecF::add(acc[r][1], VecF::load(cr + kLanes));
       }
+      if constexpr (kVectorActivation<Act>) {
+        if (in_registers) {
+          const float *b =
+              ep->bias ? ep->bias + (i0 + r) * ep->bias_rs + j0 * ep->bias_cs : nullptr;
+          const float *z = ep->residual ? ep->residual + (i0 + r) * ep->residual_ld + j0 : nullptr;
+          for (int h = 0; h < 2; ++h)
+            acc[r][h] = epilogue_vector<Act>(acc[r][h], *ep,
+                                             b ? b + h * kLanes * ep->bias_cs : nullptr,
+                                             z ? z + h * kLanes : nullptr);
+        }
+      }
       acc[r][0].store(cr);
       acc[r][1].store(cr + kLanes);
     }
-  } else {
-    alignas(64) float tile[kGemmMR * kNR];
-    for (int r = 0; r < kGemmMR; ++r) {
-      acc[r][0].store(tile + r * kNR);
-      acc[r][1].store(tile + r * kNR + kLanes);
-    }
-    for (int64_t r = 0; r < mr; ++r)
-      for (int64_t j = 0; j < nr; ++j)
-        c[r * ldc + j] = accumulate ? c[r * ldc + j] + tile[r * kNR + j] : tile[r * kNR + j];
+    if (ep && !in_registers)
+      apply_epilogue<Act>(c, ldc, mr, nr, *ep, i0, j0);
+    return;
   }
+  // A tile at the product's edge: through a buffer, the epilogue on what is stored.
+  alignas(64) float tile[kGemmMR * kNR];
+  for (int r = 0; r < kGemmMR; ++r) {
+    acc[r][0].store(tile + r * kNR);
+    acc[r][1].store(tile + r * kNR + kLanes);
+  }
+  for (int64_t r = 0; r < mr; ++r)
+    for (int64_t j = 0; j < nr; ++j)
+      c[r * ldc + j] = accumulate ? c[r * ldc + j] + tile[r * kNR + j] : tile[r * kNR + j];
   if (ep)
     apply_epilogue<Act>(c, ldc, mr, nr, *ep, i0, j0);
 }
@@ -405,8 +438,8 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *
       for (int64_t ic = 0; ic < m; ic += kGemmMC) {
         const int64_t mc = min64(kGemmMC, m - ic);
         const ABlock ab = a_block(a, packed_a, k, ic, mc, pc, kc, pa);
-        for (int64_t jr = 0; jr < nc; jr += kNR)
-          for (int64_t ir = 0; ir < mc; ir += kGemmMR)
+        for (int64_t ir = 0; ir < mc; ir += kGemmMR)
+          for (int64_t jr = 0; jr < nc; jr += kNR)
             micro_tile<Act>(kc, ab.panel(ir), PackedSliver{pb + jr * kc},
                             c + (ic + ir) * ldc + jc + jr, ldc, min64(kGemmMR, mc - ir),
                             min64(kNR, nc - jr), !first, last ? &ep : nullptr, ic + ir,

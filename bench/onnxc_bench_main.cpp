@@ -1,9 +1,11 @@
-// Times a model compiled by onnxc (linked as libNAME.a): bench MODEL_RUN_V
-// is bound at compile time through -DRUN_V=NAME_run_v. Usage:
+// Times a model compiled by onnxc (linked as libNAME.a), bound at compile
+// time through MODEL_HEADER's RUN_V_ON (NAME_run_v_on) and THREADS (the
+// model's --threads: a runtime-lite ThreadPool of that many). Usage:
 //   onnxc_bench INPUT.bin RUNS
 // Reads the first input's raw float32 data; other inputs (if any) are zero.
 // Prints one JSON line: {"median_us":..., "p99_us":..., "rss_bytes":...}.
 #include MODEL_HEADER
+#include "onnxc_rt/threads.h"
 
 #include <algorithm>
 #include <chrono>
@@ -35,12 +37,14 @@ int main(int argc, char **argv) {
   for (size_t i = 0; i < sizeof(kOutputBytes) / sizeof(kOutputBytes[0]); ++i)
     outs.push_back(std::aligned_alloc(64, (kOutputBytes[i] + 63) / 64 * 64 + 64));
   void *arena = std::aligned_alloc(64, ARENA_SIZE + 64);
+  onnxc_rt::ThreadPool pool(THREADS);
+  onnxc_rt::TaskRunner *threads = THREADS > 1 ? &pool : nullptr;
   for (int i = 0; i < 3; ++i)
-    RUN_V(ins.data(), outs.data(), arena);
+    RUN_V_ON(ins.data(), outs.data(), arena, threads);
   std::vector<double> us;
   for (int i = 0; i < runs; ++i) {
     auto t0 = std::chrono::steady_clock::now();
-    RUN_V(ins.data(), outs.data(), arena);
+    RUN_V_ON(ins.data(), outs.data(), arena, threads);
     auto t1 = std::chrono::steady_clock::now();
     us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
   }

@@ -1,15 +1,16 @@
-// Times ONNX Runtime (CPU, one intra-op thread, all graph optimisations) on
-// one model: node ort_bench.js MODEL INPUT.bin SHAPE(1x3x224x224) RUNS
+// Times ONNX Runtime (CPU, THREADS intra-op threads (default 1), all graph
+// optimisations) on one model:
+//   node ort_bench.js MODEL INPUT.bin SHAPE(1x3x224x224) RUNS [THREADS]
 // Prints one JSON line: {"median_us":..., "p99_us":..., "rss_bytes":...}.
 const ort = require('onnxruntime-node');
 const fs = require('fs');
 
 async function main() {
-  const [model, inputPath, shapeText, runsText] = process.argv.slice(2);
+  const [model, inputPath, shapeText, runsText, threadsText] = process.argv.slice(2);
   const shape = shapeText.split('x').map(Number);
   const data = new Float32Array(fs.readFileSync(inputPath).buffer.slice(0));
   const session = await ort.InferenceSession.create(model, {
-    intraOpNumThreads: 1,
+    intraOpNumThreads: Number(threadsText || 1),
     interOpNumThreads: 1,
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',

@@ -5,7 +5,9 @@ For each model of the e2e set (batch 1): onnxc compiles it for --target
 (x86-64 by default) into a static library linked with onnxc_bench_main.cpp;
 ONNX Runtime runs it through onnxruntime-node (one intra-op thread, all graph
 optimisations); PyTorch runs it traced, frozen and optimize_for_inference'd on
-one thread. Each peer runs in its own process, the three alternate for
+one thread. --threads N gives every peer N threads instead (onnxc --threads N
+on a runtime-lite ThreadPool, ORT's intra-op threads, torch.set_num_threads)
+and writes results/models-Nthreads.*. Each peer runs in its own process, the three alternate for
 --rounds rounds, and the median of the per-round medians is reported with
 the worst p99 and the peak RSS. Writes results/models.md and results/models.svg.
 
@@ -36,11 +38,12 @@ def run_json(cmd):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def build_onnxc(onnxc, model_dir, work, target):
+def build_onnxc(onnxc, model_dir, work, target, threads=1):
     import onnx
     os.makedirs(work, exist_ok=True)
     subprocess.run([onnxc, os.path.join(model_dir, "model.onnx"), "-o", work, "--name", "m",
-                    "--target", target, "--emit", "lib", "--quiet"], check=True)
+                    "--target", target, "--threads", str(threads), "--emit", "lib", "--quiet"],
+                   check=True)
     g = onnx.load(os.path.join(model_dir, "model.onnx"), load_external_data=False).graph
     inits = {t.name for t in g.initializer}
 
@@ -55,9 +58,11 @@ def build_onnxc(onnxc, model_dir, work, target):
         f.write('#include "m.h"\n#include <stddef.h>\n')
         f.write(f"static const size_t kInputBytes[] = {{{', '.join(map(str, ins))}}};\n")
         f.write(f"static const size_t kOutputBytes[] = {{{', '.join(map(str, outs))}}};\n")
-        f.write("#define ARENA_SIZE m_ARENA_SIZE\n#define RUN_V m_run_v\n")
+        f.write(f"#define ARENA_SIZE m_ARENA_SIZE\n#define RUN_V_ON m_run_v_on\n"
+                f"#define THREADS {threads}\n")
     exe = os.path.join(work, "bench")
     flags = ["-O3", "-march=x86-64-v3"] if target.startswith("x86-64") else ["-O2"]
+    flags.append("-pthread")
     subprocess.run(["c++", "-std=c++17", *flags, "-I" + work,
                     "-I" + os.path.join(ROOT, "runtime-lite", "include"),
                     '-DMODEL_HEADER="bench_config.h"', os.path.join(HERE, "onnxc_bench_main.cpp"),
@@ -70,6 +75,8 @@ def main():
     ap.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
     ap.add_argument("--target", default="x86-64")
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--threads", type=int, default=1,
+                    help="threads for every peer (onnxc --threads, ORT intra-op, torch)")
     ap.add_argument("--seconds", type=float, default=2.0, help="time per peer per round")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("models", nargs="*", default=MODELS)
@@ -83,12 +90,15 @@ def main():
         inp = os.path.join(args.work, f"{name}.bin")
         x.astype("float32").tofile(inp)
         shape = "x".join(map(str, x.shape))
-        exe = build_onnxc(args.onnxc, model_dir, os.path.join(args.work, name), args.target)
+        exe = build_onnxc(args.onnxc, model_dir, os.path.join(args.work, name), args.target,
+                          args.threads)
+        th = str(args.threads)
         peers = {
             "onnxc": lambda n: [exe, inp, str(n)],
             "ort": lambda n: ["node", os.path.join(HERE, "ort_bench.js"),
-                              os.path.join(model_dir, "model.onnx"), inp, shape, str(n)],
-            "torch": lambda n: ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), name, str(n)],
+                              os.path.join(model_dir, "model.onnx"), inp, shape, str(n), th],
+            "torch": lambda n: ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), name,
+                                str(n), th],
         }
         # Runs per process from a short probe, so each peer gets ~--seconds.
         runs = {}
@@ -121,16 +131,23 @@ def write_results(rows, args):
                 break
     except OSError:
         pass
+    threads_text = "one thread" if args.threads == 1 else f"{args.threads} threads"
+    onnxc_threads = f" --threads {args.threads}" if args.threads != 1 else ""
+    # One thread is the headline (models.md); other counts get their own files.
+    stem = "models" if args.threads == 1 else f"models-{args.threads}threads"
     lines = [
-        "# Model benchmark: onnxc vs ONNX Runtime vs PyTorch",
+        f"# Model benchmark: onnxc vs ONNX Runtime vs PyTorch{f', {threads_text}' if args.threads != 1 else ''}",
         "",
         f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
-        f"batch 1, one thread each. onnxc --target {args.target} (static library, "
-        "`-O3 -march=x86-64-v3`); ONNX Runtime 1.30 (onnxruntime-node, graph optimisations "
-        "all); PyTorch 1.13 (traced, frozen, optimize_for_inference). Median of "
+        f"batch 1, {threads_text} each. onnxc --target {args.target}{onnxc_threads} (static "
+        "library, `-O3 -march=x86-64-v3`); ONNX Runtime 1.30 (onnxruntime-node, graph "
+        f"optimisations all, {args.threads} intra-op thread{'s' if args.threads > 1 else ''}); "
+        "PyTorch 1.13 (traced, frozen, optimize_for_inference). Median of "
         f"{args.rounds} alternating rounds; latency in ms; ratio > 1 means onnxc is faster.",
         "Command: `cd bench && /usr/bin/python3 run_bench.py"
-        f"{f' --rounds {args.rounds}' if args.rounds != 3 else ''}` ({time.strftime('%Y-%m-%d')}).",
+        f"{f' --rounds {args.rounds}' if args.rounds != 3 else ''}"
+        f"{f' --threads {args.threads}' if args.threads != 1 else ''}` "
+        f"({time.strftime('%Y-%m-%d')}).",
         "",
         "| model | onnxc ms (p99) | ORT ms (p99) | PyTorch ms (p99) | ORT / onnxc | PyTorch / onnxc | RSS MB onnxc / ORT / PyTorch |",
         "|---|---|---|---|---|---|---|",
@@ -148,7 +165,7 @@ def write_results(rows, args):
             f"{t['rss_bytes'] / 2**20:.0f} / {p['rss_bytes'] / 2**20:.0f} |")
     geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
     lines += ["", f"Geometric mean of ORT latency / onnxc latency: {geo:.3f}"]
-    with open(os.path.join(HERE, "results", "models.md"), "w") as f:
+    with open(os.path.join(HERE, "results", stem + ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     # A bar chart of the ORT/onnxc ratio on a log scale (SVG, no plotting library).
     w, h, left, bar = 640, 40 + 30 * len(rows), 170, 22
@@ -166,7 +183,7 @@ def write_results(rows, args):
                    f'fill="{"#2a7" if ratio >= 1 else "#c44"}"/>')
         svg.append(f'<text x="{max(x, x1) + 4:.1f}" y="{y + 15}">{ratio:.3g}</text>')
     svg.append("</svg>")
-    with open(os.path.join(HERE, "results", "models.svg"), "w") as f:
+    with open(os.path.join(HERE, "results", stem + ".svg"), "w") as f:
         f.write("\n".join(svg) + "\n")
 
 

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
-"""Times a model of the e2e set in PyTorch: one thread, traced, frozen and
+"""Times a model of the e2e set in PyTorch: THREADS threads (default 1), traced, frozen and
 optimize_for_inference'd (Debian's eager path falls back to a reference BLAS,
-which would flatter onnxc). Usage: torch_bench.py MODEL RUNS
+which would flatter onnxc). Usage: torch_bench.py MODEL RUNS [THREADS]
 Prints one JSON line: {"median_us":..., "p99_us":..., "rss_bytes":...}."""
 import json
 import os
@@ -13,7 +13,7 @@ import torch
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "test", "models"))
 import export_models  # noqa: E402
 
-torch.set_num_threads(1)
+torch.set_num_threads(int(sys.argv[3]) if len(sys.argv) > 3 else 1)
 
 
 def peak_rss():

@@ -57,6 +57,11 @@ KernelArg KernelArg::constantData(ElementsAttr data) {
   a.constant = data;
   return a;
 }
+KernelArg KernelArg::runner() {
+  KernelArg a;
+  a.kind = Kind::Runner;
+  return a;
+}
 KernelArg KernelArg::scratch(int64_t bytes, std::string cppType) {
   KernelArg a;
   a.kind = Kind::Scratch;
@@ -151,6 +156,13 @@ KernelCall call(StringRef callee, ArrayRef<std::string> targs, const char *heade
   c.header = header;
   c.args = std::move(args);
   return c;
+}
+
+/// The trailing arguments of a kernel that splits its work into tasks: the
+/// model's runner and the module's task count.
+void appendTasks(std::vector<KernelArg> &args, int64_t tasks) {
+  args.push_back(KernelArg::runner());
+  args.push_back(KernelArg::i(tasks));
 }
 
 /// A call into the x86 kernels (onnxc_rt::x86), float only.
@@ -367,7 +379,10 @@ FailureOr<OpLowering> lowerMatMul(MatMulOp op, std::string t, KernelSet ks) {
     }
     for (KernelArg &a : g.args())
       args.push_back(a);
-    args.push_back(KernelArg::scratch(onnxc_rt::x86::gemm_scratch_floats(g.m, g.n, g.k) * 4, "float"));
+    const int64_t tasks = taskCountFor(op);
+    args.push_back(KernelArg::scratch(
+        tasks * onnxc_rt::x86::gemm_scratch_floats(g.m, g.n, g.k) * 4, "float"));
+    appendTasks(args, tasks);
     return calls({x86Call("matmul", {t}, kX86Gemm, std::move(args))});
   }
   for (KernelArg &a : g.args())
@@ -516,7 +531,10 @@ FailureOr<OpLowering> lowerGemm(GemmLike op, std::string t, KernelSet ks) {
   if (ks == KernelSet::X86 && t == "float") {
     args.push_back(KernelArg::f(act.alpha));
     args.push_back(KernelArg::f(act.beta));
-    args.push_back(KernelArg::scratch(onnxc_rt::x86::gemm_scratch_floats(m, n, k) * 4, "float"));
+    const int64_t tasks = taskCountFor(op);
+    args.push_back(
+        KernelArg::scratch(tasks * onnxc_rt::x86::gemm_scratch_floats(m, n, k) * 4, "float"));
+    appendTasks(args, tasks);
     return calls({x86Call("gemm", {act.functor}, kX86Gemm, std::move(args))});
   }
   std::vector<KernelCall> cs{call("gemm", {t}, kLinalg, std::move(args))};
@@ -592,14 +610,16 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
       args.push_back(KernelArg::i(group));
     args.push_back(KernelArg::f(act.alpha));
     args.push_back(KernelArg::f(act.beta));
+    const int64_t tasks = taskCountFor(op);
     const int64_t floats =
-        depthwise ? onnxc_rt::x86::depthwise_scratch_floats(ys[2], ys[3], kernel[0], kernel[1],
-                                                            g->strides[0], g->strides[1],
-                                                            g->dilations[0], g->dilations[1])
+        depthwise ? tasks * onnxc_rt::x86::depthwise_scratch_floats(
+                                ys[2], ys[3], kernel[0], kernel[1], g->strides[0],
+                                g->strides[1], g->dilations[0], g->dilations[1])
                   : onnxc_rt::x86::conv2d_scratch_floats(xs.data(), ys.data(), kernel.data(),
                                                          g->strides.data(), g->padsBegin.data(),
-                                                         g->dilations.data(), group);
+                                                         g->dilations.data(), group, tasks);
     args.push_back(KernelArg::scratch(floats * 4, "float"));
+    appendTasks(args, tasks);
     return calls({x86Call(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor}, kX86Conv,
                           std::move(args))});
   }
@@ -1099,6 +1119,12 @@ KernelSet kernelSetFor(Operation *op) {
   auto module = op->getParentOfType<ModuleOp>();
   auto set = module ? module->getAttrOfType<StringAttr>(kKernelSetAttr) : StringAttr();
   return set && set.getValue() == "x86" ? KernelSet::X86 : KernelSet::Reference;
+}
+
+int64_t taskCountFor(Operation *op) {
+  auto module = op->getParentOfType<ModuleOp>();
+  auto n = module ? module->getAttrOfType<IntegerAttr>(kThreadsAttr) : IntegerAttr();
+  return n ? std::max<int64_t>(1, n.getInt()) : 1;
 }
 
 FailureOr<OpLowering> lowerToKernelCalls(Operation *op) {

@@ -71,7 +71,7 @@ private:
     if (!arenaBytes) {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&cfunc.getBody().front());
-      Value arg = cfunc.getBody().front().getArguments().back();
+      Value arg = cfunc.getBody().front().getArguments().drop_back().back();
       arenaBytes = b.create<emitc::CallOpaqueOp>(
                         func.getLoc(),
                         TypeRange{emitc::PointerType::get(
@@ -80,6 +80,22 @@ private:
                        .getResult(0);
     }
     return arenaBytes;
+  }
+  /// The `threads` parameter as `onnxc_rt::TaskRunner*`, created at the
+  /// function's start on first use.
+  Value runner() {
+    if (!taskRunner) {
+      OpBuilder::InsertionGuard g(b);
+      b.setInsertionPointToStart(&cfunc.getBody().front());
+      Value arg = cfunc.getBody().front().getArguments().back();
+      taskRunner = b.create<emitc::CallOpaqueOp>(
+                        func.getLoc(),
+                        TypeRange{emitc::PointerType::get(
+                            emitc::OpaqueType::get(b.getContext(), "onnxc_rt::TaskRunner"))},
+                        "static_cast<onnxc_rt::TaskRunner*>", ValueRange{arg})
+                       .getResult(0);
+    }
+    return taskRunner;
   }
   template <typename T>
   Value constArray(ArrayRef<T> values, Type elt, std::map<std::vector<T>, std::string> &cache,
@@ -92,7 +108,7 @@ private:
   OpBuilder b;
   std::string name;
   emitc::FuncOp cfunc;
-  Value arenaBytes, weightsBase;
+  Value arenaBytes, weightsBase, taskRunner;
   llvm::DenseMap<Value, Value> cvalues; // onnx values -> C pointers
   std::map<std::vector<int64_t>, std::string> arrays; // int64 arrays by content
   std::map<std::pair<int64_t, std::string>, Value> arenaPointers;
@@ -225,6 +241,9 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
       case KernelArg::Kind::Null:
         args.push_back(emitc::OpaqueAttr::get(b.getContext(), "nullptr"));
         break;
+      case KernelArg::Kind::Runner:
+        operand(runner());
+        break;
       case KernelArg::Kind::Scratch: {
         auto off = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
         if (!off)
@@ -256,15 +275,16 @@ LogicalResult EmitCLowering::run() {
   name = func.getSymName().str();
   auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
 
-  // Signature: const T* inputs..., T* outputs..., void* arena.
+  // Signature: const T* inputs..., T* outputs..., void* arena, void* threads.
   SmallVector<Type> argTypes;
   for (Type t : func.getArgumentTypes())
     argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), true));
   for (Type t : func.getResultTypes())
     argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), false));
   argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
+  argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
   b.setInsertionPoint(func);
-  cfunc = b.create<emitc::FuncOp>(func.getLoc(), name + "_run",
+  cfunc = b.create<emitc::FuncOp>(func.getLoc(), name + "_run_on",
                                   FunctionType::get(ctx, argTypes,
                                                     {emitc::OpaqueType::get(ctx, "int")}));
   cfunc.setSpecifiersAttr(b.getStrArrayAttr({"extern \"C\""}));
@@ -336,19 +356,38 @@ LogicalResult EmitCLowering::run() {
                                 b.getStringAttr("extern \"C\" const uint8_t " + name +
                                                 "_weights[];"));
 
-  // The array-of-pointers entry point `onnxc run` and generic hosts use.
-  std::string v = "extern \"C\" int " + name +
-                  "_run_v(const void* const* inputs, void* const* outputs, void* arena) {\n" +
-                  (nIn == 0 ? "  (void)inputs;\n" : "") + "  return " + name + "_run(";
+  // The other entry points: NAME_run (no threads), and the array-of-pointers
+  // ones `onnxc run` and generic hosts use.
+  std::string params, pass;
+  for (unsigned i = 0; i < nIn; ++i) {
+    params += "const " + cppTypeName(cast<ShapedType>(func.getArgumentTypes()[i]).getElementType()) +
+              "* in" + std::to_string(i) + ", ";
+    pass += "in" + std::to_string(i) + ", ";
+  }
+  for (unsigned i = 0; i < nOut; ++i) {
+    params += cppTypeName(cast<ShapedType>(func.getResultTypes()[i]).getElementType()) +
+              "* out" + std::to_string(i) + ", ";
+    pass += "out" + std::to_string(i) + ", ";
+  }
+  std::string v = "extern \"C\" int " + name + "_run(" + params + "void* arena) {\n  return " +
+                  name + "_run_on(" + pass + "arena, nullptr);\n}\n";
+  std::string fromArrays;
   for (unsigned i = 0; i < nIn; ++i)
-    v += "static_cast<const " +
-         cppTypeName(cast<ShapedType>(func.getArgumentTypes()[i]).getElementType()) +
-         "*>(inputs[" + std::to_string(i) + "]), ";
+    fromArrays += "static_cast<const " +
+                  cppTypeName(cast<ShapedType>(func.getArgumentTypes()[i]).getElementType()) +
+                  "*>(inputs[" + std::to_string(i) + "]), ";
   for (unsigned i = 0; i < nOut; ++i)
-    v += "static_cast<" +
-         cppTypeName(cast<ShapedType>(func.getResultTypes()[i]).getElementType()) +
-         "*>(outputs[" + std::to_string(i) + "]), ";
-  v += "arena);\n}";
+    fromArrays += "static_cast<" +
+                  cppTypeName(cast<ShapedType>(func.getResultTypes()[i]).getElementType()) +
+                  "*>(outputs[" + std::to_string(i) + "]), ";
+  v += "extern \"C\" int " + name +
+       "_run_v_on(const void* const* inputs, void* const* outputs, void* arena, "
+       "void* threads) {\n" +
+       (nIn == 0 ? "  (void)inputs;\n" : "") + "  return " + name + "_run_on(" + fromArrays +
+       "arena, threads);\n}\n";
+  v += "extern \"C\" int " + name +
+       "_run_v(const void* const* inputs, void* const* outputs, void* arena) {\n  return " +
+       name + "_run_v_on(inputs, outputs, arena, nullptr);\n}";
   b.setInsertionPointToEnd(module.getBody());
   b.create<emitc::VerbatimOp>(func.getLoc(), b.getStringAttr(v));
 

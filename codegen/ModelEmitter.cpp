@@ -52,7 +52,7 @@ static std::string cIdentifier(const std::string &name, std::set<std::string> &u
 ModelInterface describeModel(func::FuncOp func) {
   ModelInterface m;
   m.name = func.getSymName().str();
-  std::set<std::string> used = {"arena"};
+  std::set<std::string> used = {"arena", "threads"};
   auto describe = [&](Type t, Attribute nameAttr, const std::string &dflt) {
     auto st = cast<ShapedType>(t);
     TensorInterface ti;
@@ -163,10 +163,27 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
   for (const auto &t : m.outputs)
     os << cType(t.elementType) << "* " << t.cname << ", ";
   os << "void* arena);\n\n"
+     << "/* The same on several threads: `threads` is an onnxc_rt::TaskRunner*\n"
+     << "   (onnxc_rt/threads.h: onnxc_rt::ThreadPool, created once by the caller;\n"
+     << "   one per concurrent caller, like the arena) or null for the calling\n"
+     << "   thread alone. The parallel kernels split their work into "
+     << m.name << "_THREADS\n"
+     << "   tasks (onnxc --threads); the results do not depend on the pool. */\n"
+     << "#define " << m.name << "_THREADS " << m.threads << "\n"
+     << "int " << m.name << "_run_on(";
+  for (const auto &t : m.inputs)
+    os << "const " << cType(t.elementType) << "* " << t.cname << ", ";
+  for (const auto &t : m.outputs)
+    os << cType(t.elementType) << "* " << t.cname << ", ";
+  os << "void* arena, void* threads);\n\n"
      << "/* The same, with inputs and outputs as arrays of pointers in graph order. */\n"
      << "int " << m.name
-     << "_run_v(const void* const* inputs, void* const* outputs, void* arena);\n\n"
-     << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n";
+     << "_run_v(const void* const* inputs, void* const* outputs, void* arena);\n"
+     << "int " << m.name
+     << "_run_v_on(const void* const* inputs, void* const* outputs, void* arena,\n"
+     << "    void* threads);\n\n"
+     << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n"
+     << "namespace onnxc_rt { class TaskRunner; }\n\n";
 
   // C++: compile-time descriptions and a thin wrapper owning its arena.
   os << "namespace " << m.name << " {\n\n"
@@ -204,12 +221,13 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     os << (first ? "" : ", ") << cppTypeName(t.elementType) << "* " << t.cname;
     first = false;
   }
-  os << ") {\n    return " << m.name << "_run(";
+  os << (first ? "" : ", ") << "onnxc_rt::TaskRunner* threads = nullptr) {\n    return "
+     << m.name << "_run_on(";
   for (const auto &t : m.inputs)
     os << t.cname << ", ";
   for (const auto &t : m.outputs)
     os << t.cname << ", ";
-  os << "arena_);\n  }\n\n private:\n"
+  os << "arena_, threads);\n  }\n\n private:\n"
      << "  alignas(64) unsigned char arena_[kArenaSize > 0 ? kArenaSize : 1];\n"
      << "};\n\n} // namespace " << m.name << "\n#endif /* __cplusplus */\n\n"
      << "#endif\n";

@@ -1,8 +1,11 @@
 # Runs one exported model with `onnxc run` and compares with PyTorch's outputs.
-#   -DONNXC=... -DPYTHON=... -DMODEL_DIR=... -DCOMPARE=... -DTARGET=...
-set(out ${MODEL_DIR}/onnxc_outputs)
+#   -DONNXC=... -DPYTHON=... -DMODEL_DIR=... -DCOMPARE=... -DTARGET=... [-DTHREADS=N]
+if(NOT THREADS)
+  set(THREADS 1)
+endif()
+set(out ${MODEL_DIR}/onnxc_outputs_threads${THREADS})
 file(REMOVE_RECURSE ${out})
-execute_process(COMMAND ${ONNXC} run --target ${TARGET} ${MODEL_DIR}/model.onnx
+execute_process(COMMAND ${ONNXC} run --target ${TARGET} --threads ${THREADS} ${MODEL_DIR}/model.onnx
                         --inputs ${MODEL_DIR}/test_data_set_0 --outputs ${out}
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

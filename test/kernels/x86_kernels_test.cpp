@@ -10,6 +10,7 @@
 #include "onnxc_rt/kernels/reference/norm.h"
 #include "onnxc_rt/kernels/x86/conv.h"
 #include "onnxc_rt/kernels/x86/norm.h"
+#include "onnxc_rt/threads.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,6 +21,22 @@
 using namespace onnxc_rt;
 
 static int failures = 0, checks = 0;
+// Kernels split into kTasks tasks run on two threads: the split must not
+// change a single bit of the result.
+static constexpr int64_t kTasks = 3;
+static ThreadPool *pool = nullptr;
+
+static void expectSame(const char *what, const std::vector<float> &got,
+                       const std::vector<float> &want, int64_t n, const char *ctx) {
+  ++checks;
+  for (int64_t i = 0; i < n; ++i)
+    if (!(got[i] == want[i] || (std::isnan(got[i]) && std::isnan(want[i])))) {
+      if (++failures < 20)
+        std::printf("FAIL %s %s (%lld tasks): element %lld got %g, one task %g\n", what, ctx,
+                    (long long)kTasks, (long long)i, got[i], want[i]);
+      return;
+    }
+}
 static std::mt19937 rng(1234);
 
 static std::vector<float> randomVec(int64_t n) {
@@ -62,6 +79,10 @@ static void checkGemm(int64_t m, int64_t n, int64_t k, int ta, int tb, int cmode
   std::snprintf(ctx, sizeof ctx, "m=%lld n=%lld k=%lld ta=%d tb=%d c=%d", (long long)m,
                 (long long)n, (long long)k, ta, tb, cmode);
   expectClose("gemm", got, want, m * n, k, ctx);
+  std::vector<float> split(m * n, 123.f), split_scratch(kTasks * scratch.size());
+  x86::gemm<ref::Relu>(a.data(), b.data(), cp, split.data(), m, n, k, ta, tb, 0.75f, 1.5f,
+                       csm[cmode], csn[cmode], 0, 0, split_scratch.data(), pool, kTasks);
+  expectSame("gemm", split, got, m * n, ctx);
 }
 
 static void checkMatMul(int64_t batch, int64_t m, int64_t k, int64_t n, bool broadcastB) {
@@ -75,6 +96,10 @@ static void checkMatMul(int64_t batch, int64_t m, int64_t k, int64_t n, bool bro
   std::snprintf(ctx, sizeof ctx, "batch=%lld m=%lld k=%lld n=%lld", (long long)batch,
                 (long long)m, (long long)k, (long long)n);
   expectClose("matmul", got, want, batch * m * n, k, ctx);
+  std::vector<float> split(batch * m * n), split_scratch(kTasks * scratch.size());
+  x86::matmul<float>(a.data(), b.data(), split.data(), m, k, n, 1, shape, as, bs,
+                     split_scratch.data(), pool, kTasks);
+  expectSame("matmul", split, got, batch * m * n, ctx);
 }
 
 struct ConvCase {
@@ -124,6 +149,17 @@ static void checkConv(const ConvCase &q, bool withBias, bool withResidual, float
                 (long long)q.kh, (long long)q.kw, (long long)q.sh, (long long)q.sw,
                 (long long)q.ph, (long long)q.pw, (long long)q.dh, (long long)q.group);
   expectClose(depthwise ? "depthwise_conv2d" : "conv2d", got, want, ny, cg * q.kh * q.kw, ctx);
+  std::vector<float> split(ny, 7.f);
+  std::vector<float> split_scratch(
+      depthwise ? kTasks * scratch.size()
+                : x86::conv2d_scratch_floats(in, out, kernel, strides, pb, dil, q.group, kTasks));
+  if (depthwise)
+    x86::depthwise_conv2d<Act>(x.data(), w.data(), bp, zp, split.data(), in, out, kernel,
+                               strides, pb, dil, aa, ab, split_scratch.data(), pool, kTasks);
+  else
+    x86::conv2d<Act>(x.data(), w.data(), nullptr, bp, zp, split.data(), in, out, kernel,
+                     strides, pb, dil, q.group, aa, ab, split_scratch.data(), pool, kTasks);
+  expectSame(depthwise ? "depthwise_conv2d" : "conv2d", split, got, ny, ctx);
 }
 
 int main() {
@@ -137,6 +173,8 @@ int main() {
     std::printf("this CPU lacks the instruction set the kernels were built for: skipped\n");
     return 77;
   }
+  ThreadPool two_threads(2);
+  pool = &two_threads;
   // The vector exp behind fused Sigmoid/SiLU: relative error over its range.
   {
     ++checks;

@@ -113,7 +113,8 @@ static int64_t estimateFlops(func::FuncOp f) {
 FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &modelPath,
                                         const std::string &name,
                                         const ImportOptions &importOptions,
-                                        const std::string &kernelSet, bool mlirOnly) {
+                                        const std::string &kernelSet, int threads,
+                                        bool mlirOnly) {
   DialectRegistry registry;
   registerOnnxcDialects(registry);
   ctx.appendDialectRegistry(registry);
@@ -125,6 +126,8 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
     return failure();
   if (kernelSet != "reference")
     (*module)->setAttr(kKernelSetAttr, StringAttr::get(&ctx, kernelSet));
+  if (threads > 1)
+    (*module)->setAttr(kThreadsAttr, IntegerAttr::get(IntegerType::get(&ctx, 64), threads));
   auto func = *module->getOps<func::FuncOp>().begin();
   GeneratedModel g;
   g.summary.opsImported = countOps(func);
@@ -144,6 +147,7 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   g.summary.arenaBytes = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
   g.summary.naiveBytes = func->getAttrOfType<IntegerAttr>(kNaiveSizeAttr).getInt();
   g.iface = describeModel(func);
+  g.iface.threads = threads;
   if (mlirOnly) {
     llvm::raw_string_ostream os(g.mlir);
     OpPrintingFlags flags;
@@ -247,6 +251,11 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: unknown target '" << o.target << "' (see --list-targets)\n";
     return 2;
   }
+  if (o.threads < 1 || o.threads > 64 || (o.threads > 1 && target->kernels != "x86")) {
+    llvm::errs() << "onnxc: error: --threads must be 1 to 64, and above 1 only for targets "
+                    "with parallel kernels (x86-64, x86-64-avx512)\n";
+    return kExitUsage;
+  }
   if (o.emit != "cpp" && o.emit != "lib" && o.emit != "mlir") {
     llvm::errs() << "onnxc: error: --emit must be cpp, lib or mlir\n";
     return 2;
@@ -267,7 +276,7 @@ int compileModel(const CompileOptions &o) {
     }
     import.boundInputs[input.str()] = value;
   }
-  auto g = generateModel(ctx, o.modelPath, name, import, target->kernels,
+  auto g = generateModel(ctx, o.modelPath, name, import, target->kernels, o.threads,
                          o.emit == "mlir");
   if (failed(g))
     return diagnostics.failureCode();

@@ -26,12 +26,14 @@ struct GeneratedModel {
 
 /// Imports, optimizes, plans and emits. With `mlirOnly` it stops after
 /// memory planning and fills `mlir` instead of the sources. `kernelSet` is
-/// the target's (Target::kernels).
+/// the target's (Target::kernels); `threads` the task count its parallel
+/// kernels split into (--threads).
 mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
                                               const std::string &modelPath,
                                               const std::string &name,
                                               const ImportOptions &import,
-                                              const std::string &kernelSet, bool mlirOnly);
+                                              const std::string &kernelSet, int threads,
+                                              bool mlirOnly);
 
 } // namespace onnxc
 

@@ -5,6 +5,7 @@
 #include "Toolchain.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Import/TensorProtoIO.h"
+#include "onnxc_rt/threads.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FileSystem.h"
@@ -55,6 +56,10 @@ int runModel(const RunOptions &o) {
   const Target *target = findTarget(o.target);
   if (!target || !runsOnThisMachine(*target))
     return fail("target '" + o.target + "' cannot run on this machine");
+  if (o.threads < 1 || o.threads > onnxc_rt::ThreadPool::kMaxThreads ||
+      (o.threads > 1 && target->kernels != "x86"))
+    return fail("--threads must be 1 to 64, and above 1 only for targets with parallel "
+                "kernels (x86-64, x86-64-avx512)");
 
   // Inputs in graph order: input_0.pb, input_1.pb, ... A sequence or an
   // optional input becomes its tensors, one parameter each.
@@ -103,7 +108,7 @@ int runModel(const RunOptions &o) {
       import.positionalBound.resize(plainInputs.size());
       import.positionalBound[pos] = plainInputs[pos];
     }
-  auto g = generateModel(ctx, o.modelPath, "model", import, target->kernels,
+  auto g = generateModel(ctx, o.modelPath, "model", import, target->kernels, o.threads,
                          /*mlirOnly=*/false);
   if (failed(g))
     return diagnostics.failureCode();
@@ -139,12 +144,17 @@ int runModel(const RunOptions &o) {
     llvm::sys::fs::remove_directories(dir);
     return fail(error);
   }
-  using RunFn = int (*)(const void *const *, void *const *, void *);
-  auto run = reinterpret_cast<RunFn>(dlsym(lib, "model_run_v"));
-  if (!run) {
+  using RunOnFn = int (*)(const void *const *, void *const *, void *, void *);
+  auto runOn = reinterpret_cast<RunOnFn>(dlsym(lib, "model_run_v_on"));
+  if (!runOn) {
     llvm::sys::fs::remove_directories(dir);
-    return fail("the compiled model has no model_run_v");
+    return fail("the compiled model has no model_run_v_on");
   }
+  onnxc_rt::ThreadPool pool(o.threads); // the caller's thread plus threads - 1 workers
+  onnxc_rt::TaskRunner *runner = o.threads > 1 ? &pool : nullptr; // what the model expects
+  auto run = [&](const void *const *in, void *const *out, void *arena) {
+    return runOn(in, out, arena, runner);
+  };
 
   std::vector<std::vector<char>> inBytes;
   std::vector<const void *> inPtrs;

@@ -1,8 +1,8 @@
 //===- onnxc.cpp - the onnxc command line ----------------------------------===//
 //
 //   onnxc MODEL.onnx -o DIR [--target T] [--name N] [--emit cpp|lib|mlir]
-//         [--shape input=1x3x224x224] [--dim batch=1] [MLIR options]
-//   onnxc run MODEL.onnx --inputs DIR --outputs DIR [--repeat N]
+//         [--threads N] [--shape input=1x3x224x224] [--dim batch=1] [MLIR options]
+//   onnxc run MODEL.onnx --inputs DIR --outputs DIR [--threads N] [--repeat N]
 //
 //===----------------------------------------------------------------------===//
 #include "onnxc/Driver/Driver.h"
@@ -99,8 +99,37 @@ static bool parseImportOptions(onnxc::ImportOptions &import) {
   return true;
 }
 
+/// Takes `--threads N` / `--threads=N` out of argv: LLVM's libraries
+/// already register a hidden option of that name, so onnxc reads its own
+/// before LLVM's parser runs. 0 if absent; -1 if malformed.
+static int takeThreadsOption(int &argc, char **argv) {
+  int value = 0, out = 1;
+  for (int i = 1; i < argc; ++i) {
+    StringRef a(argv[i]);
+    StringRef text;
+    if (a == "--threads" || a == "-threads") {
+      text = i + 1 < argc ? StringRef(argv[++i]) : StringRef();
+    } else if (a.consume_front("--threads=") || a.consume_front("-threads=")) {
+      text = a;
+    } else {
+      argv[out++] = argv[i];
+      continue;
+    }
+    if (text.getAsInteger(10, value) || value < 1)
+      value = -1;
+  }
+  argc = out;
+  argv[argc] = nullptr;
+  return value;
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
+  const int threads = takeThreadsOption(argc, argv);
+  if (threads < 0) {
+    errs() << "onnxc: error: --threads takes a positive number of threads\n";
+    return 2;
+  }
   mlir::registerMLIRContextCLOptions();
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
@@ -121,8 +150,10 @@ int main(int argc, char **argv) {
   cl::ParseCommandLineOptions(
       argc, argv,
       "onnxc: compile an ONNX model to standalone C++ and a static library\n\n"
-      "  onnxc MODEL.onnx -o DIR [--target T] [--emit cpp|lib|mlir]\n"
-      "  onnxc run MODEL.onnx --inputs DIR --outputs DIR [--repeat N]\n");
+      "  onnxc MODEL.onnx -o DIR [--target T] [--emit cpp|lib|mlir] [--threads N]\n"
+      "  onnxc run MODEL.onnx --inputs DIR --outputs DIR [--threads N] [--repeat N]\n\n"
+      "  --threads N: the x86 kernels split their work into N tasks, run on the\n"
+      "  caller's thread pool (NAME_run_on; `onnxc run` starts N threads). Default 1.\n");
 
   if (listTargets) {
     for (const onnxc::Target &t : onnxc::allTargets())
@@ -154,6 +185,7 @@ int main(int argc, char **argv) {
     o.outputsDir = outputsDir;
     o.target = targetName;
     o.repeat = repeat;
+    o.threads = threads ? threads : 1;
     o.import = import;
     o.quiet = quiet;
     return onnxc::runModel(o);
@@ -169,6 +201,7 @@ int main(int argc, char **argv) {
   o.name = modelName;
   o.target = targetName;
   o.emit = emitKind;
+  o.threads = threads ? threads : 1;
   o.import = import;
   o.quiet = quiet;
   return onnxc::compileModel(o);

@@ -22,7 +22,7 @@
 namespace onnxc {
 
 struct KernelArg {
-  enum class Kind { Tensor, Int, Float, IntArray, FloatArray, Null, Scratch, Constant };
+  enum class Kind { Tensor, Int, Float, IntArray, FloatArray, Null, Scratch, Constant, Runner };
   Kind kind = Kind::Null;
   mlir::Value tensor;        // Tensor: an operand or a result of the op
   bool isOutput = false;     // Tensor: written by the call
@@ -46,6 +46,9 @@ struct KernelArg {
   /// Read-only data computed at compile time (weights packed into a
   /// kernel's layout), placed in the weights blob like a constant.
   static KernelArg constantData(mlir::ElementsAttr data);
+  /// The model's task runner (`onnxc_rt::TaskRunner*`, parallel.h): the
+  /// threads the caller passed to NAME_run_on, or null.
+  static KernelArg runner();
 };
 
 struct KernelCall {
@@ -78,6 +81,13 @@ constexpr const char *kKernelSetAttr = "onnxc.kernels";
 
 /// The kernel set of the module enclosing `op`.
 KernelSet kernelSetFor(mlir::Operation *op);
+
+/// Module attribute: how many tasks the parallel kernels split their work
+/// into (`--threads N`; absent means 1). Each task gets its own scratch.
+constexpr const char *kThreadsAttr = "onnxc.threads";
+
+/// The task count of the module enclosing `op`.
+int64_t taskCountFor(mlir::Operation *op);
 
 /// How `op` runs with `set`'s kernels. Emits an error at the op (naming the ONNX node) when onnxc
 /// cannot run it: an unsupported element type, attribute value, or a shape

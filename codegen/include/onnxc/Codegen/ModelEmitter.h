@@ -37,6 +37,7 @@ struct ModelInterface {
   std::vector<TensorInterface> inputs, outputs;
   std::vector<GraphOutput> graphOutputs;
   int64_t arenaBytes = 0;
+  int threads = 1; // tasks the parallel kernels split into (--threads)
 };
 
 /// Reads the interface of a planned model function (names from onnx.name).

@@ -17,6 +17,8 @@ struct CompileOptions {
   ImportOptions import;
   /// --bind NAME=FILE.pb: inputs compiled in as constants.
   std::vector<std::string> bindings;
+  /// --threads N: parallel kernels split into N tasks (x86 targets).
+  int threads = 1;
   bool quiet = false;
 };
 
@@ -26,6 +28,8 @@ struct RunOptions {
   std::string outputsDir;
   std::string target = "generic";
   int repeat = 0;
+  /// --threads N: compiled for N tasks and run on a pool of N threads.
+  int threads = 1;
   ImportOptions import;
   bool quiet = false;
 };

@@ -99,25 +99,32 @@ constexpr bool conv_is_pointwise(const int64_t *in_shape, const int64_t *out_sha
          out_shape[3] == in_shape[3];
 }
 
-/// Floats of scratch x86 conv2d needs (arguments as conv2d's): for a direct
-/// convolution one group's phase planes (plus a sliver of slack read past
-/// the last), the A block packed at run time and the virtual output block
-/// (whole register tiles); otherwise the GEMM's.
+/// Floats of the phase planes of a direct convolution (shared by its
+/// tasks), with a sliver of slack read past the last.
+constexpr int64_t direct_conv_plane_floats(int64_t cg, int64_t sh, int64_t sw,
+                                           const DirectConvShape &d) {
+  return cg * sh * sw * d.hq * d.wq + kGemmMaxNR;
+}
+
+/// Floats of scratch x86 conv2d needs (arguments as conv2d's) with its work
+/// split into `tasks`: for a direct convolution one group's phase planes,
+/// then per task the A block packed at run time and the virtual output
+/// block (whole register tiles); otherwise per task the GEMM's.
 constexpr int64_t conv2d_scratch_floats(const int64_t *in_shape, const int64_t *out_shape,
                                         const int64_t *kernel, const int64_t *strides,
                                         const int64_t *pads_begin, const int64_t *dilations,
-                                        int64_t group) {
+                                        int64_t group, int64_t tasks = 1) {
   const int64_t cg = in_shape[1] / group, mg = out_shape[1] / group;
   const int64_t oh = out_shape[2], ow = out_shape[3], k = cg * kernel[0] * kernel[1];
   if (conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin) ||
       !conv_is_direct(oh, ow, kernel[0], kernel[1], strides[0], strides[1], dilations[0],
                       dilations[1]))
-    return gemm_scratch_floats(mg, oh * ow, k);
+    return tasks * gemm_scratch_floats(mg, oh * ow, k);
   const DirectConvShape d = direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0],
                                               strides[1], dilations[0], dilations[1]);
-  return cg * strides[0] * strides[1] * d.hq * d.wq + kGemmMaxNR +
-         round_up(min64(mg, kGemmMC), kGemmMR) * min64(k, kGemmKC) +
-         round_up(mg, kGemmMR) * min64(round_up(d.cols, kGemmMaxNR), kGemmNC);
+  return direct_conv_plane_floats(cg, strides[0], strides[1], d) +
+         tasks * (round_up(min64(mg, kGemmMC), kGemmMR) * min64(k, kGemmKC) +
+                  round_up(mg, kGemmMR) * min64(round_up(d.cols, kGemmMaxNR), kGemmNC));
 }
 
 } // namespace x86

@@ -12,10 +12,10 @@
 namespace onnxc_rt {
 namespace x86 {
 
-/// Copies cg channels of x (h x w each) into a direct convolution's phase
+/// Copies channels [c0, c1) of x (h x w each) into a direct convolution's phase
 /// planes (DirectConvShape: channel c's phase (ry, rx) at
 /// ((c * sh + ry) * sw + rx) * hq * wq), zeros where they overhang the input.
-inline void fill_phase_planes(const float *x, int64_t cg, int64_t h, int64_t w,
+inline void fill_phase_planes(const float *x, int64_t c0, int64_t c1, int64_t h, int64_t w,
                               const DirectConvShape &d, int64_t sh, int64_t sw, int64_t ph,
                               int64_t pw, float *planes) {
   // Plane columns [b0, b1) of phase rx hold input columns b * sw + rx - pw.
@@ -23,8 +23,8 @@ inline void fill_phase_planes(const float *x, int64_t cg, int64_t h, int64_t w,
     const int64_t num = col + pw - rx;
     return num <= 0 ? 0 : min64(d.wq, (num + sw - 1) / sw);
   };
-  float *dst = planes;
-  for (int64_t c = 0; c < cg; ++c)
+  float *dst = planes + c0 * sh * sw * d.hq * d.wq;
+  for (int64_t c = c0; c < c1; ++c)
     for (int64_t ry = 0; ry < sh; ++ry)
       for (int64_t rx = 0; rx < sw; ++rx) {
         const int64_t b0 = first_at_least(rx, 0), b1 = first_at_least(rx, w);
@@ -44,32 +44,30 @@ inline void fill_phase_planes(const float *x, int64_t cg, int64_t h, int64_t w,
             dst[b] = 0.0f;
         }
       }
-  for (int64_t t = 0; t < kGemmMaxNR; ++t) // the slack the last slivers read
-    dst[t] = 0.0f;
 }
 
-/// One group of a convolution computed directly (no im2col): the GEMM
-/// loops, with B's rows read in place from the phase planes at per-row
-/// offsets (OffsetSliver) into a block of virtual output columns, which is
-/// then stored to Y without its dropped columns, the epilogue applied on
-/// the way. Scratch as conv2d_scratch_floats.
+/// Rows [i0, i1) x virtual columns [q0, q1) of one group of a convolution
+/// computed directly (no im2col) from its filled phase planes: the GEMM
+/// loops, with B's rows read in place at per-row offsets (OffsetSliver)
+/// into a block of virtual output columns (`vout`), which is then stored to
+/// Y without its dropped columns, the epilogue applied on the way. i0 is a
+/// multiple of kGemmMR. `work` holds the A block packed at run time and
+/// vout (conv2d_scratch_floats' per-task part).
 template <typename Act>
-void conv2d_direct(const float *xg, const Matrix &wm, const float *wp, float *yg, int64_t cg,
-                   int64_t mg, int64_t h, int64_t w, int64_t oh, int64_t ow,
-                   const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
-                   const int64_t *dilations, const Epilogue &ep, float *scratch) {
+void conv2d_direct(const float *planes, const Matrix &wm, const float *wp, float *yg,
+                   int64_t cg, int64_t mg, int64_t oh, int64_t ow, const int64_t *kernel,
+                   const int64_t *strides, const int64_t *dilations, const Epilogue &ep,
+                   int64_t i0, int64_t i1, int64_t q0, int64_t q1, float *work) {
   const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
   const int64_t dh = dilations[0], dw = dilations[1], taps = kh * kw, k = cg * taps;
   const DirectConvShape d = direct_conv_shape(oh, ow, kh, kw, sh, sw, dh, dw);
   const int64_t plane = d.hq * d.wq, npix = oh * ow;
-  float *planes = scratch;
-  float *pa = planes + cg * sh * sw * plane + kGemmMaxNR;
+  float *pa = work;
   float *vout = pa + round_up(min64(mg, kGemmMC), kGemmMR) * min64(k, kGemmKC);
   const int64_t ldv = min64(round_up(d.cols, kGemmMaxNR), kGemmNC);
-  fill_phase_planes(xg, cg, h, w, d, sh, sw, pads_begin[0], pads_begin[1], planes);
   int64_t offsets[kGemmKC];
-  for (int64_t jc = 0; jc < d.cols; jc += kGemmNC) {
-    const int64_t nc = min64(kGemmNC, d.cols - jc);
+  for (int64_t jc = q0; jc < q1; jc += kGemmNC) {
+    const int64_t nc = min64(kGemmNC, q1 - jc);
     for (int64_t pc = 0; pc < k; pc += kGemmKC) {
       const int64_t kc = min64(kGemmKC, k - pc);
       for (int64_t p = 0; p < kc; ++p) { // row (c, ky, kx) of the implicit im2col
@@ -77,20 +75,20 @@ void conv2d_direct(const float *xg, const Matrix &wm, const float *wp, float *yg
         const int64_t ey = t / kw * dh, ex = t % kw * dw;
         offsets[p] = ((c * sh + ey % sh) * sw + ex % sw) * plane + ey / sh * d.wq + ex / sw;
       }
-      for (int64_t ic = 0; ic < mg; ic += kGemmMC) {
-        const int64_t mc = min64(kGemmMC, mg - ic);
+      for (int64_t ic = i0; ic < i1; ic += kGemmMC) {
+        const int64_t mc = min64(kGemmMC, i1 - ic);
         const ABlock ab = a_block(wm, wp, k, ic, mc, pc, kc, pa);
         // Whole register tiles: vout has rows to a multiple of kGemmMR (A's
         // panels are zero past mg) and columns to a multiple of kNR.
         for (int64_t ir = 0; ir < mc; ir += kGemmMR)
           for (int64_t jr = 0; jr < nc; jr += kNR)
             micro_tile<ref::Identity>(kc, ab.panel(ir), OffsetSliver{planes + jc + jr, offsets},
-                                      vout + (ic + ir) * ldv + jr, ldv, kGemmMR, kNR, pc > 0,
-                                      nullptr, 0, 0);
+                                      vout + (ic - i0 + ir) * ldv + jr, ldv, kGemmMR, kNR,
+                                      pc > 0, nullptr, 0, 0);
       }
     }
     // Virtual column q is output pixel (q / wq, q % wq) when q % wq < ow.
-    for (int64_t i = 0; i < mg; ++i)
+    for (int64_t i = i0; i < i1; ++i)
       for (int64_t q = jc; q < jc + nc;) {
         const int64_t oy = q / d.wq, ox = q % d.wq;
         if (ox >= ow) {
@@ -98,8 +96,8 @@ void conv2d_direct(const float *xg, const Matrix &wm, const float *wp, float *yg
           continue;
         }
         const int64_t len = min64(ow - ox, jc + nc - q);
-        store_with_epilogue<Act>(vout + i * ldv + (q - jc), yg + i * npix + oy * ow + ox, len,
-                                 ep, i, oy * ow + ox);
+        store_with_epilogue<Act>(vout + (i - i0) * ldv + (q - jc),
+                                 yg + i * npix + oy * ow + ox, len, ep, i, oy * ow + ox);
         q += len;
       }
   }
@@ -111,13 +109,15 @@ void conv2d_direct(const float *xg, const Matrix &wm, const float *wp, float *yg
 /// as the compiler does for constant weights. A pointwise convolution is a
 /// GEMM reading X as B; others run directly (conv2d_direct) or, where that
 /// would waste too much (conv_is_direct), as a GEMM over an implicit
-/// im2col. Scratch: conv2d_scratch_floats(...) floats.
+/// im2col. `tasks` split each group's output (run on `runner`, see
+/// parallel.h). Scratch: conv2d_scratch_floats(..., tasks) floats.
 template <typename Act>
 void conv2d(const float *x, const float *w, const float *w_packed, const float *bias,
             const float *z, float *y,
             const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
             const int64_t *strides, const int64_t *pads_begin, const int64_t *dilations,
-            int64_t group, float act_alpha, float act_beta, float *scratch) {
+            int64_t group, float act_alpha, float act_beta, float *scratch,
+            TaskRunner *runner = nullptr, int64_t tasks = 1) {
   const int64_t n = in_shape[0], c = in_shape[1], h = in_shape[2], wd = in_shape[3];
   const int64_t m = out_shape[1], oh = out_shape[2], ow = out_shape[3];
   const int64_t cg = c / group, mg = m / group, kdim = cg * kernel[0] * kernel[1];
@@ -138,17 +138,43 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
       ep.act_beta = act_beta;
       const Matrix wm{w + g * mg * kdim, kdim, 1};
       const float *wp = w_packed ? w_packed + g * packed_a_floats(mg, kdim) : nullptr;
-      if (pointwise)
-        gemm_packed<Act>(mg, npix, kdim, wm, wp, Matrix{xg, h * wd, 1}, y + yoff, npix, ep,
-                         scratch);
-      else if (direct)
-        conv2d_direct<Act>(xg, wm, wp, y + yoff, cg, mg, h, wd, oh, ow, kernel, strides,
-                           pads_begin, dilations, ep, scratch);
-      else
-        gemm_packed<Act>(mg, npix, kdim, wm, wp,
-                         Im2col{xg, h, wd, kernel[0], kernel[1], strides[0], strides[1],
-                                pads_begin[0], pads_begin[1], dilations[0], dilations[1], ow},
-                         y + yoff, npix, ep, scratch);
+      if (pointwise) {
+        gemm_tasks<Act>(mg, npix, kdim, wm, wp, Matrix{xg, h * wd, 1}, y + yoff, npix, ep,
+                        scratch, runner, tasks);
+      } else if (direct) {
+        // The planes first (each task a share of the channels), then each
+        // task a share of the virtual columns, or of the rows when there are
+        // more output channels than columns.
+        const DirectConvShape d = direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0],
+                                                    strides[1], dilations[0], dilations[1]);
+        float *planes = scratch;
+        const int64_t plane_floats = direct_conv_plane_floats(cg, strides[0], strides[1], d);
+        const int64_t per_task = (conv2d_scratch_floats(in_shape, out_shape, kernel, strides,
+                                                        pads_begin, dilations, group, tasks) -
+                                  plane_floats) / tasks;
+        parallel_for(runner, tasks, [&](int64_t t) {
+          const Range r = split_range(cg, 1, tasks, t);
+          fill_phase_planes(xg, r.begin, r.end, h, wd, d, strides[0], strides[1],
+                            pads_begin[0], pads_begin[1], planes);
+        });
+        for (int64_t i = plane_floats - kGemmMaxNR; i < plane_floats; ++i)
+          planes[i] = 0.0f; // the slack the last slivers read
+        parallel_for(runner, tasks, [&](int64_t t) {
+          const bool by_columns = d.cols >= mg;
+          const Range r = split_range(by_columns ? d.cols : mg, by_columns ? kNR : kGemmMR,
+                                      tasks, t);
+          if (r.begin < r.end)
+            conv2d_direct<Act>(planes, wm, wp, y + yoff, cg, mg, oh, ow, kernel, strides,
+                               dilations, ep, by_columns ? 0 : r.begin, by_columns ? mg : r.end,
+                               by_columns ? r.begin : 0, by_columns ? r.end : d.cols,
+                               scratch + plane_floats + t * per_task);
+        });
+      } else {
+        gemm_tasks<Act>(mg, npix, kdim, wm, wp,
+                        Im2col{xg, h, wd, kernel[0], kernel[1], strides[0], strides[1],
+                               pads_begin[0], pads_begin[1], dilations[0], dilations[1], ow},
+                        y + yoff, npix, ep, scratch, runner, tasks);
+      }
     }
 }
 
@@ -265,14 +291,15 @@ void depthwise_channel(const float *pad, const float *wk, int64_t kh, int64_t kw
 /// zero-padded plane (stride-2 planes split into even and odd columns), so
 /// every kernel tap reads a contiguous run; outputs are computed a vector at
 /// a time, several vectors interleaved, each accumulated in a register over
-/// all taps. Other strides take a scalar path. Scratch:
-/// depthwise_scratch_floats(...) floats.
+/// all taps. Other strides take a scalar path. `tasks` split the channels
+/// (run on `runner`, see parallel.h), each with its own plane. Scratch:
+/// tasks * depthwise_scratch_floats(...) floats.
 template <typename Act>
 void depthwise_conv2d(const float *x, const float *w, const float *bias, const float *z,
                       float *y, const int64_t *in_shape, const int64_t *out_shape,
                       const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
                       const int64_t *dilations, float act_alpha, float act_beta,
-                      float *scratch) {
+                      float *scratch, TaskRunner *runner = nullptr, int64_t tasks = 1) {
   const int64_t n = in_shape[0], c = in_shape[1], h = in_shape[2], wd = in_shape[3];
   const int64_t m = out_shape[1], oh = out_shape[2], ow = out_shape[3];
   const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
@@ -295,13 +322,16 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
     for (int64_t ky = 0; ky < kh; ++ky)
       for (int64_t kx = 0; kx < kw; ++kx)
         tap_off[ky * kw + kx] = tap_offset(ky, kx);
-  float *pad = scratch;
+  const int64_t per_task = depthwise_scratch_floats(oh, ow, kh, kw, sh, sw, dh, dw);
+  parallel_for(runner, tasks, [&](int64_t task) {
+  float *pad = scratch + task * per_task;
   // The slack past the plane that the last row's partial vectors read.
   for (int64_t t = hp * row_len; t < hp * row_len + kLanes; ++t)
     pad[t] = 0.0f;
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const float *plane = x + (b * c + ch) * h * wd;
+  const Range planes = split_range(n * c, 1, tasks, task);
+  for (int64_t bc = planes.begin; bc < planes.end; ++bc) {
+      const int64_t b = bc / c, ch = bc % c;
+      const float *plane = x + bc * h * wd;
       for (int64_t r = 0; r < hp; ++r) {
         const int64_t ih = r - pads_begin[0];
         float *dst = pad + r * row_len;
@@ -365,6 +395,7 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
         }
       }
     }
+  });
 }
 
 /// 2-D max pooling without indices. Each output row takes the maximum down

@@ -15,6 +15,7 @@
 
 #include "onnxc_rt/base.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
+#include "onnxc_rt/parallel.h"
 #include "onnxc_rt/kernels/x86/blocking.h"
 #include "onnxc_rt/kernels/x86/simd.h"
 
@@ -135,16 +136,20 @@ inline bool epilogue_in_registers(const Epilogue &ep) {
 
 /// The epilogue on one vector of row i from column j, the same operations
 /// as apply_epilogue: `b` points at the bias of (i, j) (null: none), `z` at
-/// the residual (null: none).
+/// the residual (null: none); only their first `lanes` are read.
 template <typename Act>
-inline VecF epilogue_vector(VecF v, const Epilogue &ep, const float *b, const float *z) {
+inline VecF epilogue_vector(VecF v, const Epilogue &ep, const float *b, const float *z,
+                            int64_t lanes = kLanes) {
+  auto load = [lanes](const float *p) {
+    return lanes == kLanes ? VecF::load(p) : VecF::load_first(p, lanes);
+  };
   if (ep.alpha != 1.0f)
     v = VecF::mul(v, VecF::broadcast(ep.alpha));
   if (b)
     v = VecF::add(v, ep.bias_cs == 0 ? VecF::broadcast(ep.beta * b[0])
-                                     : VecF::mul(VecF::broadcast(ep.beta), VecF::load(b)));
+                                     : VecF::mul(VecF::broadcast(ep.beta), load(b)));
   if (z)
-    v = VecF::add(v, VecF::load(z));
+    v = VecF::add(v, load(z));
   return vector_activation<Act>(v, ep.act_alpha, ep.act_beta);
 }
 
@@ -157,20 +162,15 @@ inline void store_with_epilogue(const float *src, float *dst, int64_t n, const E
     if (epilogue_in_registers<Act>(ep)) {
       const float *b = ep.bias ? ep.bias + i * ep.bias_rs + j0 * ep.bias_cs : nullptr;
       const float *z = ep.residual ? ep.residual + i * ep.residual_ld + j0 : nullptr;
-      const int64_t step = ep.bias_cs * kLanes, nv = n / kLanes * kLanes;
-      for (int64_t j = 0; j < nv; j += kLanes)
-        epilogue_vector<Act>(VecF::load(src + j), ep, b ? b + j / kLanes * step : nullptr,
-                             z ? z + j : nullptr)
-            .store(dst + j);
-      if (nv < n) { // the partial last vector, through buffers (nothing read past n)
-        alignas(64) float s[kLanes] = {}, bt[kLanes] = {}, zt[kLanes] = {};
-        for (int64_t j = nv; j < n; ++j) {
-          s[j - nv] = src[j];
-          bt[j - nv] = b ? b[j * ep.bias_cs] : 0.0f;
-          zt[j - nv] = z ? z[j] : 0.0f;
-        }
-        epilogue_vector<Act>(VecF::load(s), ep, b ? bt : nullptr, z ? zt : nullptr)
-            .store_first(dst + nv, n - nv);
+      for (int64_t j = 0; j < n; j += kLanes) {
+        const int64_t lanes = min64(kLanes, n - j); // the last vector may be partial
+        const VecF v = lanes == kLanes ? VecF::load(src + j) : VecF::load_first(src + j, lanes);
+        const VecF y = epilogue_vector<Act>(v, ep, b ? b + j * ep.bias_cs : nullptr,
+                                            z ? z + j : nullptr, lanes);
+        if (lanes == kLanes)
+          y.store(dst + j);
+        else
+          y.store_first(dst + j, lanes);
       }
       return;
     }
@@ -449,16 +449,77 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *
   }
 }
 
-/// The strided-Matrix product, with the m == 1 shortcut.
+//===-- Tasks -------------------------------------------------------------------===//
+
+/// The block of C [i0, i1) x [j0, j1) task t of `tasks` computes: a share
+/// of the columns in whole slivers when C is at least as wide as tall (and
+/// B can be entered at any column), else a share of the rows in whole A
+/// panels. May be empty.
+struct TaskBlock {
+  int64_t i0, i1, j0, j1;
+};
+inline TaskBlock task_block(int64_t m, int64_t n, int64_t tasks, int64_t t, bool by_columns) {
+  if (by_columns && n >= m) {
+    const Range r = split_range(n, kNR, tasks, t);
+    return {0, m, r.begin, r.end};
+  }
+  const Range r = split_range(m, kGemmMR, tasks, t);
+  return {r.begin, r.end, 0, n};
+}
+
+/// The epilogue of the block of C from (i0, j0).
+inline Epilogue epilogue_at(const Epilogue &ep, int64_t i0, int64_t j0) {
+  Epilogue e = ep;
+  if (e.bias)
+    e.bias += i0 * e.bias_rs + j0 * e.bias_cs;
+  if (e.residual)
+    e.residual += i0 * e.residual_ld + j0;
+  return e;
+}
+
+/// gemm_packed split into `tasks` blocks of C (task_block), run on `runner`
+/// (parallel.h), each with its own gemm_scratch_floats(m, n, k) of scratch.
+/// B sources other than a Matrix are split by rows only.
+template <typename Act, typename BSource>
+void gemm_tasks(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *packed_a,
+                const BSource &b, float *c, int64_t ldc, const Epilogue &ep, float *scratch,
+                TaskRunner *runner, int64_t tasks) {
+  if (tasks <= 1) {
+    gemm_packed<Act>(m, n, k, a, packed_a, b, c, ldc, ep, scratch);
+    return;
+  }
+  const int64_t per_task = gemm_scratch_floats(m, n, k);
+  constexpr bool kColumns = std::is_same_v<BSource, Matrix>;
+  parallel_for(runner, tasks, [&](int64_t t) {
+    const TaskBlock blk = task_block(m, n, tasks, t, kColumns);
+    if (blk.i0 >= blk.i1 || blk.j0 >= blk.j1)
+      return;
+    const Matrix a_rows{packed_a ? nullptr : a.data + blk.i0 * a.rs, a.rs, a.cs};
+    const float *packed_rows = packed_a ? packed_a + blk.i0 * k : nullptr;
+    float *c_block = c + blk.i0 * ldc + blk.j0;
+    const Epilogue e = epilogue_at(ep, blk.i0, blk.j0);
+    if constexpr (kColumns)
+      gemm_packed<Act>(blk.i1 - blk.i0, blk.j1 - blk.j0, k, a_rows, packed_rows,
+                       Matrix{b.data + blk.j0 * b.cs, b.rs, b.cs}, c_block, ldc, e,
+                       scratch + t * per_task);
+    else
+      gemm_packed<Act>(blk.i1 - blk.i0, n, k, a_rows, packed_rows, b, c_block, ldc, e,
+                       scratch + t * per_task);
+  });
+}
+
+/// The strided-Matrix product, with the m == 1 shortcut (on one thread:
+/// memory-bound and small in the models at hand).
 template <typename Act>
 void gemm_matrix(int64_t m, int64_t n, int64_t k, const Matrix &a, const Matrix &b, float *c,
-                 int64_t ldc, const Epilogue &ep, float *scratch) {
+                 int64_t ldc, const Epilogue &ep, float *scratch, TaskRunner *runner = nullptr,
+                 int64_t tasks = 1) {
   if (m == 1 && n > 0) {
     gemv_row(n, k, a.data, a.cs, b, c);
     apply_epilogue<Act>(c, ldc, 1, n, ep, 0, 0);
     return;
   }
-  gemm_packed<Act>(m, n, k, a, nullptr, b, c, ldc, ep, scratch);
+  gemm_tasks<Act>(m, n, k, a, nullptr, b, c, ldc, ep, scratch, runner, tasks);
 }
 
 //===-- ONNX ops ----------------------------------------------------------------===//
@@ -469,7 +530,7 @@ template <typename Act>
 void gemm(const float *a, const float *b, const float *c, float *y, int64_t m, int64_t n,
           int64_t k, int64_t trans_a, int64_t trans_b, float alpha, float beta,
           int64_t c_stride_m, int64_t c_stride_n, float act_alpha, float act_beta,
-          float *scratch) {
+          float *scratch, TaskRunner *runner = nullptr, int64_t tasks = 1) {
   const Matrix am = trans_a ? Matrix{a, 1, m} : Matrix{a, k, 1};
   const Matrix bm = trans_b ? Matrix{b, 1, k} : Matrix{b, n, 1};
   Epilogue ep;
@@ -480,27 +541,43 @@ void gemm(const float *a, const float *b, const float *c, float *y, int64_t m, i
   ep.beta = beta;
   ep.act_alpha = act_alpha;
   ep.act_beta = act_beta;
-  gemm_matrix<Act>(m, n, k, am, bm, y, n, ep, scratch);
+  gemm_matrix<Act>(m, n, k, am, bm, y, n, ep, scratch, runner, tasks);
 }
 
 /// numpy matmul over a broadcast batch space (as ref::matmul); float only.
+/// `tasks` take a share of the batches each when there are enough, else
+/// split every product. Scratch: tasks * gemm_scratch_floats(m, n, k).
 template <typename T>
 void matmul(const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
             int64_t batch_rank, const int64_t *batch_shape, const int64_t *a_strides,
-            const int64_t *b_strides, float *scratch) {
+            const int64_t *b_strides, float *scratch, TaskRunner *runner = nullptr,
+            int64_t tasks = 1) {
   const int64_t batches = product(batch_shape, batch_rank);
   if (batches == 0)
     return;
-  NdIndex it(batch_rank, batch_shape);
-  int64_t off[2] = {0, 0};
-  const int64_t *const strides[2] = {a_strides, b_strides};
   const Epilogue ep;
-  for (int64_t bi = 0; bi < batches; ++bi) {
-    gemm_matrix<ref::Identity>(m, n, k, Matrix{a + off[0], k, 1}, Matrix{b + off[1], n, 1},
-                          y + bi * m * n, n, ep, scratch);
-    if (batch_rank > 0)
-      it.next(off, strides);
+  auto product_at = [&](int64_t bi, TaskRunner *r, int64_t ts, float *s) {
+    int64_t a_off = 0, b_off = 0, rest = bi; // bi's multi-index, innermost last
+    for (int64_t d = batch_rank - 1; d >= 0; --d) {
+      const int64_t i = rest % batch_shape[d];
+      rest /= batch_shape[d];
+      a_off += i * a_strides[d];
+      b_off += i * b_strides[d];
+    }
+    gemm_matrix<ref::Identity>(m, n, k, Matrix{a + a_off, k, 1}, Matrix{b + b_off, n, 1},
+                               y + bi * m * n, n, ep, s, r, ts);
+  };
+  if (tasks > 1 && batches >= tasks) {
+    const int64_t per_task = gemm_scratch_floats(m, n, k);
+    parallel_for(runner, tasks, [&](int64_t t) {
+      const Range r = split_range(batches, 1, tasks, t);
+      for (int64_t bi = r.begin; bi < r.end; ++bi)
+        product_at(bi, nullptr, 1, scratch + t * per_task);
+    });
+    return;
   }
+  for (int64_t bi = 0; bi < batches; ++bi)
+    product_at(bi, runner, tasks, scratch);
 }
 
 } // namespace x86

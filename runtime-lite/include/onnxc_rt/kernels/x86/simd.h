@@ -28,6 +28,10 @@ struct VecF {
   void store_first(float *p, int64_t n) const {
     _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
   }
+  /// Lanes [0, n) from p (0 < n <= kLanes), the rest zero; reads nothing past them.
+  static VecF load_first(const float *p, int64_t n) {
+    return {_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p)};
+  }
   /// even[i] = src[2i], odd[i] = src[2i + 1] for i < kLanes.
   static void deinterleave(const float *src, float *even, float *odd) {
     const __m512 a = _mm512_loadu_ps(src), b = _mm512_loadu_ps(src + 16);
@@ -52,6 +56,11 @@ struct VecF {
     const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
                                             _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
     _mm256_maskstore_ps(p, mask, v);
+  }
+  static VecF load_first(const float *p, int64_t n) {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    return {_mm256_maskload_ps(p, mask)};
   }
   static void deinterleave(const float *src, float *even, float *odd) {
     const __m256 a = _mm256_loadu_ps(src), b = _mm256_loadu_ps(src + 8);

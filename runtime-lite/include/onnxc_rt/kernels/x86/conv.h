@@ -70,10 +70,23 @@ void conv2d_direct(const float *planes, const Matrix &wm, const float *wp, float
     const int64_t nc = min64(kGemmNC, q1 - jc);
     for (int64_t pc = 0; pc < k; pc += kGemmKC) {
       const int64_t kc = min64(kGemmKC, k - pc);
-      for (int64_t p = 0; p < kc; ++p) { // row (c, ky, kx) of the implicit im2col
-        const int64_t c = (pc + p) / taps, t = (pc + p) % taps;
-        const int64_t ey = t / kw * dh, ex = t % kw * dw;
-        offsets[p] = ((c * sh + ey % sh) * sw + ex % sw) * plane + ey / sh * d.wq + ex / sw;
+      // Row p = (c, ky, kx) of the implicit im2col, stepped rather than
+      // divided per row (these offsets are per-call overhead: small
+      // convolutions feel it); stride 1 needs no phase arithmetic either.
+      int64_t c = pc / taps, ky = pc % taps / kw, kx = pc % kw;
+      for (int64_t p = 0; p < kc; ++p) {
+        const int64_t ey = ky * dh, ex = kx * dw;
+        offsets[p] = sh == 1 && sw == 1
+                         ? c * plane + ey * d.wq + ex
+                         : ((c * sh + ey % sh) * sw + ex % sw) * plane + ey / sh * d.wq +
+                               ex / sw;
+        if (++kx == kw) {
+          kx = 0;
+          if (++ky == kh) {
+            ky = 0;
+            ++c;
+          }
+        }
       }
       for (int64_t ic = i0; ic < i1; ic += kGemmMC) {
         const int64_t mc = min64(kGemmMC, i1 - ic);

@@ -1,7 +1,7 @@
 // x86 2-D convolution: grouped/dense convolutions as packed GEMMs whose B
 // operand is read in place from a zero-padded copy of the input (1x1
-// stride-1 ones read the input itself), depthwise ones
-// as a direct kernel over a zero-padded copy of each channel. Both take the
+// stride-1 ones read the input itself), depthwise ones as a direct kernel
+// over a zero-padded copy of each channel. Both take the
 // fused epilogue: bias, residual add (the Z of onnx.FusedConv) and an
 // activation functor from the reference kernels.
 #ifndef ONNXC_RT_X86_CONV_H
@@ -337,12 +337,12 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
         tap_off[ky * kw + kx] = tap_offset(ky, kx);
   const int64_t per_task = depthwise_scratch_floats(oh, ow, kh, kw, sh, sw, dh, dw);
   parallel_for(runner, tasks, [&](int64_t task) {
-  float *pad = scratch + task * per_task;
-  // The slack past the plane that the last row's partial vectors read.
-  for (int64_t t = hp * row_len; t < hp * row_len + kLanes; ++t)
-    pad[t] = 0.0f;
-  const Range planes = split_range(n * c, 1, tasks, task);
-  for (int64_t bc = planes.begin; bc < planes.end; ++bc) {
+    float *pad = scratch + task * per_task;
+    // The slack past the plane that the last row's partial vectors read.
+    for (int64_t t = hp * row_len; t < hp * row_len + kLanes; ++t)
+      pad[t] = 0.0f;
+    const Range planes = split_range(n * c, 1, tasks, task);
+    for (int64_t bc = planes.begin; bc < planes.end; ++bc) {
       const int64_t b = bc / c, ch = bc % c;
       const float *plane = x + bc * h * wd;
       for (int64_t r = 0; r < hp; ++r) {

@@ -66,37 +66,27 @@ private:
     return call.getResult(0);
   }
   Value weightPointer(ElementsAttr value);
-  /// The arena as `uint8_t*`, created at the function's start on first use.
-  Value arena() {
-    if (!arenaBytes) {
+  /// Function parameter `fromEnd` places from the last, cast to `type*` by
+  /// a static_cast at the function's start, made on first use into `cache`.
+  Value castParameter(Value &cache, unsigned fromEnd, StringRef type) {
+    if (!cache) {
       OpBuilder::InsertionGuard g(b);
       b.setInsertionPointToStart(&cfunc.getBody().front());
-      Value arg = cfunc.getBody().front().getArguments().drop_back().back();
-      arenaBytes = b.create<emitc::CallOpaqueOp>(
-                        func.getLoc(),
-                        TypeRange{emitc::PointerType::get(
-                            emitc::OpaqueType::get(b.getContext(), "uint8_t"))},
-                        "static_cast<uint8_t*>", ValueRange{arg})
-                       .getResult(0);
+      auto args = cfunc.getBody().front().getArguments();
+      cache = b.create<emitc::CallOpaqueOp>(
+                   func.getLoc(),
+                   TypeRange{emitc::PointerType::get(
+                       emitc::OpaqueType::get(b.getContext(), type))},
+                   ("static_cast<" + type + "*>").str(),
+                   ValueRange{args[args.size() - 1 - fromEnd]})
+                  .getResult(0);
     }
-    return arenaBytes;
+    return cache;
   }
-  /// The `threads` parameter as `onnxc_rt::TaskRunner*`, created at the
-  /// function's start on first use.
-  Value runner() {
-    if (!taskRunner) {
-      OpBuilder::InsertionGuard g(b);
-      b.setInsertionPointToStart(&cfunc.getBody().front());
-      Value arg = cfunc.getBody().front().getArguments().back();
-      taskRunner = b.create<emitc::CallOpaqueOp>(
-                        func.getLoc(),
-                        TypeRange{emitc::PointerType::get(
-                            emitc::OpaqueType::get(b.getContext(), "onnxc_rt::TaskRunner"))},
-                        "static_cast<onnxc_rt::TaskRunner*>", ValueRange{arg})
-                       .getResult(0);
-    }
-    return taskRunner;
-  }
+  /// The arena parameter as `uint8_t*`.
+  Value arena() { return castParameter(arenaBytes, 1, "uint8_t"); }
+  /// The `threads` parameter as `onnxc_rt::TaskRunner*`.
+  Value runner() { return castParameter(taskRunner, 0, "onnxc_rt::TaskRunner"); }
   template <typename T>
   Value constArray(ArrayRef<T> values, Type elt, std::map<std::vector<T>, std::string> &cache,
                    char prefix);

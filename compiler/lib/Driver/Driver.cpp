@@ -8,6 +8,8 @@
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
 #include "onnxc/Pipelines/Pipeline.h"
+#include "onnxc/Targets/Target.h"
+#include "onnxc_rt/threads.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -108,6 +110,14 @@ static int64_t estimateFlops(func::FuncOp f) {
     }
   });
   return total;
+}
+
+std::string threadsProblem(const Target &target, int threads) {
+  if (threads >= 1 && threads <= onnxc_rt::ThreadPool::kMaxThreads &&
+      (threads == 1 || target.kernels == "x86"))
+    return "";
+  return "--threads must be 1 to " + std::to_string(onnxc_rt::ThreadPool::kMaxThreads) +
+         ", and above 1 only for targets with parallel kernels (x86-64, x86-64-avx512)";
 }
 
 FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &modelPath,
@@ -251,9 +261,8 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: unknown target '" << o.target << "' (see --list-targets)\n";
     return 2;
   }
-  if (o.threads < 1 || o.threads > 64 || (o.threads > 1 && target->kernels != "x86")) {
-    llvm::errs() << "onnxc: error: --threads must be 1 to 64, and above 1 only for targets "
-                    "with parallel kernels (x86-64, x86-64-avx512)\n";
+  if (std::string problem = threadsProblem(*target, o.threads); !problem.empty()) {
+    llvm::errs() << "onnxc: error: " << problem << "\n";
     return kExitUsage;
   }
   if (o.emit != "cpp" && o.emit != "lib" && o.emit != "mlir") {

@@ -12,6 +12,8 @@
 
 namespace onnxc {
 
+struct Target;
+
 struct CompileSummary {
   int64_t opsImported = 0, opsAfter = 0, batchNormsFolded = 0;
   int64_t arenaBytes = 0, naiveBytes = 0, weightBytes = 0, flops = 0;
@@ -23,6 +25,10 @@ struct GeneratedModel {
   std::vector<char> weights;
   CompileSummary summary;
 };
+
+/// Why `threads` (--threads) is not acceptable for `target`, or "" if it is:
+/// 1 to ThreadPool::kMaxThreads, and above 1 only where kernels run in parallel.
+std::string threadsProblem(const Target &target, int threads);
 
 /// Imports, optimizes, plans and emits. With `mlirOnly` it stops after
 /// memory planning and fills `mlir` instead of the sources. `kernelSet` is

@@ -56,10 +56,8 @@ int runModel(const RunOptions &o) {
   const Target *target = findTarget(o.target);
   if (!target || !runsOnThisMachine(*target))
     return fail("target '" + o.target + "' cannot run on this machine");
-  if (o.threads < 1 || o.threads > onnxc_rt::ThreadPool::kMaxThreads ||
-      (o.threads > 1 && target->kernels != "x86"))
-    return fail("--threads must be 1 to 64, and above 1 only for targets with parallel "
-                "kernels (x86-64, x86-64-avx512)");
+  if (std::string problem = threadsProblem(*target, o.threads); !problem.empty())
+    return fail(problem);
 
   // Inputs in graph order: input_0.pb, input_1.pb, ... A sequence or an
   // optional input becomes its tensors, one parameter each.

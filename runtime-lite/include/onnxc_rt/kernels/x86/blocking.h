@@ -106,6 +106,19 @@ constexpr int64_t direct_conv_plane_floats(int64_t cg, int64_t sh, int64_t sw,
   return cg * sh * sw * d.hq * d.wq + kGemmMaxNR;
 }
 
+/// A direct convolution task's scratch: the A block packed at run time
+/// (`packed_a_block` floats), then the virtual output block (whole register
+/// tiles: rows to a multiple of kGemmMR, columns to one of kGemmMaxNR).
+struct DirectConvTaskScratch {
+  int64_t packed_a_block, vout_ld, floats;
+};
+constexpr DirectConvTaskScratch direct_conv_task_scratch(int64_t mg, int64_t k,
+                                                         const DirectConvShape &d) {
+  const int64_t pa = round_up(min64(mg, kGemmMC), kGemmMR) * min64(k, kGemmKC);
+  const int64_t ld = min64(round_up(d.cols, kGemmMaxNR), kGemmNC);
+  return {pa, ld, pa + round_up(mg, kGemmMR) * ld};
+}
+
 /// Floats of scratch x86 conv2d needs (arguments as conv2d's) with its work
 /// split into `tasks`: for a direct convolution one group's phase planes,
 /// then per task the A block packed at run time and the virtual output
@@ -123,8 +136,7 @@ constexpr int64_t conv2d_scratch_floats(const int64_t *in_shape, const int64_t *
   const DirectConvShape d = direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0],
                                               strides[1], dilations[0], dilations[1]);
   return direct_conv_plane_floats(cg, strides[0], strides[1], d) +
-         tasks * (round_up(min64(mg, kGemmMC), kGemmMR) * min64(k, kGemmKC) +
-                  round_up(mg, kGemmMR) * min64(round_up(d.cols, kGemmMaxNR), kGemmNC));
+         tasks * direct_conv_task_scratch(mg, k, d).floats;
 }
 
 } // namespace x86

@@ -52,7 +52,7 @@ inline void fill_phase_planes(const float *x, int64_t c0, int64_t c1, int64_t h,
 /// into a block of virtual output columns (`vout`), which is then stored to
 /// Y without its dropped columns, the epilogue applied on the way. i0 is a
 /// multiple of kGemmMR. `work` holds the A block packed at run time and
-/// vout (conv2d_scratch_floats' per-task part).
+/// vout (direct_conv_task_scratch).
 template <typename Act>
 void conv2d_direct(const float *planes, const Matrix &wm, const float *wp, float *yg,
                    int64_t cg, int64_t mg, int64_t oh, int64_t ow, const int64_t *kernel,
@@ -62,9 +62,10 @@ void conv2d_direct(const float *planes, const Matrix &wm, const float *wp, float
   const int64_t dh = dilations[0], dw = dilations[1], taps = kh * kw, k = cg * taps;
   const DirectConvShape d = direct_conv_shape(oh, ow, kh, kw, sh, sw, dh, dw);
   const int64_t plane = d.hq * d.wq, npix = oh * ow;
+  const DirectConvTaskScratch layout = direct_conv_task_scratch(mg, k, d);
   float *pa = work;
-  float *vout = pa + round_up(min64(mg, kGemmMC), kGemmMR) * min64(k, kGemmKC);
-  const int64_t ldv = min64(round_up(d.cols, kGemmMaxNR), kGemmNC);
+  float *vout = pa + layout.packed_a_block;
+  const int64_t ldv = layout.vout_ld;
   int64_t offsets[kGemmKC];
   for (int64_t jc = q0; jc < q1; jc += kGemmNC) {
     const int64_t nc = min64(kGemmNC, q1 - jc);
@@ -162,9 +163,7 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
                                                     strides[1], dilations[0], dilations[1]);
         float *planes = scratch;
         const int64_t plane_floats = direct_conv_plane_floats(cg, strides[0], strides[1], d);
-        const int64_t per_task = (conv2d_scratch_floats(in_shape, out_shape, kernel, strides,
-                                                        pads_begin, dilations, group, tasks) -
-                                  plane_floats) / tasks;
+        const int64_t per_task = direct_conv_task_scratch(mg, kdim, d).floats;
         parallel_for(runner, tasks, [&](int64_t t) {
           const Range r = split_range(cg, 1, tasks, t);
           fill_phase_planes(xg, r.begin, r.end, h, wd, d, strides[0], strides[1],

@@ -52,15 +52,14 @@ struct VecF {
   static VecF load(const float *p) { return {_mm256_loadu_ps(p)}; }
   void store(float *p) const { _mm256_storeu_ps(p, v); }
   static VecF fma(VecF a, VecF b, VecF c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
-  void store_first(float *p, int64_t n) const {
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    _mm256_maskstore_ps(p, mask, v);
+  /// All ones in lanes [0, n).
+  static __m256i first_lanes(int64_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
   }
+  void store_first(float *p, int64_t n) const { _mm256_maskstore_ps(p, first_lanes(n), v); }
   static VecF load_first(const float *p, int64_t n) {
-    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
-                                            _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-    return {_mm256_maskload_ps(p, mask)};
+    return {_mm256_maskload_ps(p, first_lanes(n))};
   }
   static void deinterleave(const float *src, float *even, float *odd) {
     const __m256 a = _mm256_loadu_ps(src), b = _mm256_loadu_ps(src + 8);

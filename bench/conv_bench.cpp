@@ -1,0 +1,57 @@
+// Convolution micro-benchmark: runtime-lite's x86 conv2d on ResNet-18's
+// 3x3/7x7 layer shapes (the direct convolution) and MobileNetV2's pointwise
+// shapes (the GEMM), one thread, best of many calls, in GFLOP/s. Build with
+// the target's flags, e.g.
+//   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/conv_bench.cpp
+#include "onnxc_rt/kernels/x86/conv.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <vector>
+
+using namespace onnxc_rt;
+
+struct Shape {
+  const char *what;
+  int64_t c, hw, m, k, stride, pad;
+};
+
+int main() {
+  const Shape shapes[] = {
+      {"resnet18 layer1 3x3", 64, 56, 64, 3, 1, 1},
+      {"resnet18 layer2 3x3", 128, 28, 128, 3, 1, 1},
+      {"resnet18 layer3 3x3", 256, 14, 256, 3, 1, 1},
+      {"resnet18 layer4 3x3", 512, 7, 512, 3, 1, 1},
+      {"resnet18 3x3 stride 2", 64, 56, 128, 3, 2, 1},
+      {"resnet18 stem 7x7 stride 2", 3, 224, 64, 7, 2, 3},
+      {"mobilenet_v2 1x1 32->16", 32, 112, 16, 1, 1, 0},
+      {"mobilenet_v2 1x1 16->96", 16, 112, 96, 1, 1, 0},
+      {"mobilenet_v2 1x1 24->144", 24, 56, 144, 1, 1, 0},
+      {"mobilenet_v2 1x1 144->24", 144, 56, 24, 1, 1, 0},
+      {"mobilenet_v2 1x1 96->576", 96, 14, 576, 1, 1, 0},
+      {"mobilenet_v2 1x1 320->1280", 320, 7, 1280, 1, 1, 0},
+  };
+  std::printf("| shape | ms | GFLOP/s |\n|---|---|---|\n");
+  for (const Shape &q : shapes) {
+    const int64_t oh = (q.hw + 2 * q.pad - q.k) / q.stride + 1, kdim = q.c * q.k * q.k;
+    int64_t in[4] = {1, q.c, q.hw, q.hw}, out[4] = {1, q.m, oh, oh}, kernel[2] = {q.k, q.k},
+            strides[2] = {q.stride, q.stride}, pads[2] = {q.pad, q.pad}, dil[2] = {1, 1};
+    std::vector<float> x(q.c * q.hw * q.hw, 0.5f), w(q.m * kdim, 0.01f), y(q.m * oh * oh),
+        bias(q.m, 0.1f), packed(x86::packed_a_floats(q.m, kdim)),
+        scratch(x86::conv2d_scratch_floats(in, out, kernel, strides, pads, dil, 1));
+    x86::pack_a_panels(w.data(), kdim, 1, q.m, 0, kdim, packed.data()); // as the compiler does
+    const int calls = std::max<int64_t>(5, 2000000000 / (2 * q.m * oh * oh * kdim));
+    double best = 1e30;
+    for (int r = 0; r < calls; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      x86::conv2d<ref::Relu>(x.data(), w.data(), packed.data(), bias.data(), nullptr, y.data(),
+                             in, out, kernel, strides, pads, dil, 1, 0, 0, scratch.data());
+      auto t1 = std::chrono::steady_clock::now();
+      best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+    }
+    std::printf("| %s | %.3f | %.1f |\n", q.what, best * 1e3,
+                2.0 * q.m * oh * oh * kdim / best / 1e9);
+  }
+  return 0;
+}

@@ -134,6 +134,7 @@ constexpr const char *kQuant = "onnxc_rt/kernels/reference/quant.h";
 constexpr const char *kSample = "onnxc_rt/kernels/reference/sample.h";
 constexpr const char *kSignal = "onnxc_rt/kernels/reference/signal.h";
 constexpr const char *kText = "onnxc_rt/kernels/reference/text.h";
+constexpr const char *kDetection = "onnxc_rt/kernels/reference/detection.h";
 constexpr const char *kX86Gemm = "onnxc_rt/kernels/x86/gemm.h";
 constexpr const char *kX86Conv = "onnxc_rt/kernels/x86/conv.h";
 constexpr const char *kX86Norm = "onnxc_rt/kernels/x86/norm.h";
@@ -1440,6 +1441,46 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
                             KernelArg::i(o.getLargest()), KernelArg::i(o.getSorted())})});
       })
       .Case<CompressOp>([&](CompressOp o) { return lowerCompress(o, t); })
+      .Case<NonZeroOp>([&](NonZeroOp o) {
+        auto xs = shapeOf(o.getX());
+        return calls({call("nonzero", {t}, kTensor,
+                           {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
+                            KernelArg::output(o.getExtent()), KernelArg::i(xs.size()),
+                            KernelArg::array(xs), KernelArg::i(numel(o.getX()))})});
+      })
+      .Case<UniqueOp>([&](UniqueOp o) {
+        auto xs = shapeOf(o.getX());
+        int64_t outer = 1, n = numel(o.getX()), inner = 1;
+        if (auto a = o.getAxis()) {
+          int64_t axis = static_cast<int64_t>(*a);
+          axis += axis < 0 ? (int64_t)xs.size() : 0;
+          outer = prod(xs.take_front(axis));
+          n = xs[axis];
+          inner = prod(xs.drop_front(axis + 1));
+        }
+        return calls({call("unique", {t}, kTensor,
+                           {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
+                            outputOrNull(o.getIndices()), outputOrNull(o.getInverseIndices()),
+                            outputOrNull(o.getCounts()), KernelArg::output(o.getExtent()),
+                            KernelArg::i(outer), KernelArg::i(n), KernelArg::i(inner),
+                            KernelArg::i(o.getSorted()),
+                            KernelArg::scratch(7 * std::max<int64_t>(n, 1) * 8, "int64_t")})});
+      })
+      .Case<NonMaxSuppressionOp>([&](NonMaxSuppressionOp o) -> FailureOr<OpLowering> {
+        if (!eltOf(o.getBoxes()).isF32() || !eltOf(o.getScores()).isF32())
+          return unsupported(o, "boxes and scores other than float are not supported");
+        auto ss = shapeOf(o.getScores());
+        return calls({call("non_max_suppression", {}, kDetection,
+                           {KernelArg::input(o.getBoxes()), KernelArg::input(o.getScores()),
+                            inputOrNull(o.getMaxOutputBoxesPerClass()),
+                            inputOrNull(o.getIouThreshold()), inputOrNull(o.getScoreThreshold()),
+                            KernelArg::output(o.getSelectedIndices()),
+                            KernelArg::output(o.getExtent()), KernelArg::i(ss[0]),
+                            KernelArg::i(ss[1]), KernelArg::i(ss[2]),
+                            KernelArg::i(o.getCenterPointBox()),
+                            KernelArg::i(shapeOf(o.getSelectedIndices())[0]),
+                            KernelArg::scratch(3 * std::max<int64_t>(ss[2], 1) * 8, "int64_t")})});
+      })
       .Case<ReverseSequenceOp>([&](ReverseSequenceOp o) -> FailureOr<OpLowering> {
         auto xs = shapeOf(o.getInput());
         int64_t ba = o.getBatchAxis(), ta = o.getTimeAxis();

@@ -85,6 +85,11 @@ ModelInterface describeModel(func::FuncOp func) {
       g.firstResult = next;
       next += g.count;
       m.graphOutputs.push_back(g);
+      if (auto e = d.getAs<IntegerAttr>("extent")) {
+        TensorInterface &t = m.outputs[g.firstResult];
+        t.extentOutput = e.getInt();
+        t.dynamicDim = d.getAs<IntegerAttr>("extent_dim").getInt();
+      }
     }
   } else {
     for (const TensorInterface &t : m.outputs)
@@ -155,6 +160,11 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     for (size_t i = 0; i < t.shape.size(); ++i)
       os << (i ? "x" : "") << t.shape[i];
     os << "]  (ONNX '" << t.name << "')\n";
+    if (t.dynamicDim >= 0) {
+      os << " *       dim " << t.dynamicDim << " depends on the data: at most " << t.shape[t.dynamicDim]
+         << "; the run writes its size to *" << m.outputs[t.extentOutput].cname
+         << "\n *       and the tensor densely at the start of the buffer (the rest zeroed)\n";
+    }
   }
   os << " * Reentrant: all state lives in `arena`. Returns 0. */\n";
   os << "int " << m.name << "_run(";
@@ -204,7 +214,13 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     int64_t n = 1;
     for (int64_t d : t.shape)
       n *= d;
-    os << "};\n  static constexpr size_t size = " << n << ";\n};\n";
+    os << "};\n  static constexpr size_t size = " << n << ";\n";
+    if (std::string(kind) == "Output")
+      os << "  /// The dim whose size the run decides (-1: none; shape holds its bound)\n"
+         << "  /// and the output that receives that size.\n"
+         << "  static constexpr int dynamic_dim = " << t.dynamicDim << ";\n"
+         << "  static constexpr int extent_output = " << t.extentOutput << ";\n";
+    os << "};\n";
   };
   for (size_t i = 0; i < m.inputs.size(); ++i)
     describe("Input", i, m.inputs[i]);

@@ -8,7 +8,9 @@ They cover what changed after opset 17 in onnxc's versioned import: Reduce*
 axes as an input (18), Split num_outputs (18), Pad axes (18) and wrap mode
 (19), ScatterElements/ScatterND max/min reduction (18), Resize axes (18),
 AveragePool dilations (19), GroupNormalization per group (18) and per
-channel (21), Mish and the Bitwise ops (18), Gelu (20).
+channel (21), Mish and the Bitwise ops (18), Gelu (20). Also outputs whose
+shape the data decides (NonZero, Unique, NonMaxSuppression) on inputs larger
+than the backend suite's, with thresholds given at run time.
 """
 import os
 import sys
@@ -165,6 +167,45 @@ def main():
              [fn(torch.from_numpy(a).numpy(), b)])
     make(out, "bitwisenot_opset18", 18, [helper.make_node("BitwiseNot", ["a"], ["y"])],
          [("a", I32, a.shape)], [("y", I32, None)], [a], [(~torch.from_numpy(a)).numpy()])
+
+    # Data-dependent output shapes, PyTorch (and torchvision's nms) as reference.
+    z = np.where(rng.random((3, 4, 5)) < 0.5, 0, rng.standard_normal((3, 4, 5))).astype(np.float32)
+    make(out, "nonzero_3d_opset18", 18, [helper.make_node("NonZero", ["x"], ["y"])],
+         [("x", F, z.shape)], [("y", I64, None)], [z],
+         [torch.nonzero(torch.from_numpy(z)).T.contiguous().numpy()])
+    u = rng.integers(0, 10, (40,)).astype(np.int64)
+    yu, inv, cnt = torch.unique(torch.from_numpy(u), sorted=True, return_inverse=True,
+                                return_counts=True)
+    make(out, "unique_sorted_no_indices_opset18", 18,
+         [helper.make_node("Unique", ["x"], ["y", "", "inverse", "counts"], sorted=1)],
+         [("x", I64, u.shape)], [("y", I64, None), ("inverse", I64, None), ("counts", I64, None)],
+         [u], [yu.numpy(), inv.numpy(), cnt.numpy()])
+    ua = rng.integers(0, 2, (2, 12)).astype(np.float32)
+    yu, inv, cnt = torch.unique(torch.from_numpy(ua), sorted=True, return_inverse=True,
+                                return_counts=True, dim=1)
+    make(out, "unique_axis1_opset18", 18,
+         [helper.make_node("Unique", ["x"], ["y", "", "inverse", "counts"], sorted=1, axis=1)],
+         [("x", F, ua.shape)], [("y", F, None), ("inverse", I64, None), ("counts", I64, None)],
+         [ua], [yu.numpy(), inv.numpy(), cnt.numpy()])
+    import torchvision
+    corners = rng.random((1, 30, 2)).astype(np.float32) * 10
+    sizes = rng.random((1, 30, 2)).astype(np.float32) * 4 + 0.5
+    boxes = np.concatenate([corners, corners + sizes], axis=2)  # [y1, x1, y2, x2]
+    scores = rng.random((1, 2, 30)).astype(np.float32)
+    limit, iou, thresh = np.array([6], np.int64), np.array([0.3], np.float32), np.array([0.2], np.float32)
+    rows = []
+    tb = torch.from_numpy(boxes[0][:, [1, 0, 3, 2]])  # torchvision wants x1, y1, x2, y2
+    for c in range(2):
+        keep_score = np.nonzero(scores[0, c] > thresh[0])[0]
+        kept = torchvision.ops.nms(tb[keep_score], torch.from_numpy(scores[0, c][keep_score]),
+                                   float(iou[0]))
+        rows += [[0, c, int(keep_score[k])] for k in kept[:limit[0]]]
+    make(out, "nonmaxsuppression_runtime_thresholds_opset18", 18,
+         [helper.make_node("NonMaxSuppression", ["boxes", "scores", "limit", "iou", "thresh"],
+                           ["selected"])],
+         [("boxes", F, boxes.shape), ("scores", F, scores.shape), ("limit", I64, [1]),
+          ("iou", F, [1]), ("thresh", F, [1])], [("selected", I64, None)],
+         [boxes, scores, limit, iou, thresh], [np.array(rows, np.int64)])
     print(f"wrote opset 18+ tests to {out}")
 
 

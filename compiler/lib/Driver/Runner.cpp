@@ -201,8 +201,18 @@ int runModel(const RunOptions &o) {
     std::vector<llvm::ArrayRef<char>> raws;
     for (int64_t r = go.firstResult; r < go.firstResult + go.count; ++r) {
       const TensorInterface &t = g->iface.outputs[r];
-      types.push_back(RankedTensorType::get(t.shape, t.elementType));
-      raws.emplace_back(static_cast<const char *>(outPtrs[r]), t.bytes);
+      std::vector<int64_t> shape = t.shape;
+      int64_t bytes = t.bytes;
+      if (t.dynamicDim >= 0) { // the size this run produced, packed at the start
+        int64_t extent = *static_cast<const int64_t *>(outPtrs[t.extentOutput]);
+        if (extent < 0 || extent > shape[t.dynamicDim])
+          return fail("output '" + t.name + "' reports size " + std::to_string(extent) +
+                      " beyond its bound " + std::to_string(shape[t.dynamicDim]));
+        bytes = shape[t.dynamicDim] ? bytes / shape[t.dynamicDim] * extent : 0;
+        shape[t.dynamicDim] = extent;
+      }
+      types.push_back(RankedTensorType::get(shape, t.elementType));
+      raws.emplace_back(static_cast<const char *>(outPtrs[r]), bytes);
     }
     bool isOpt = go.kind.rfind("optional", 0) == 0;
     bool isSeq = go.kind == "sequence" || go.kind == "optional_sequence";

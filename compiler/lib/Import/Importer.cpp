@@ -681,6 +681,10 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
     SmallVector<bool> present;
     for (unsigned i = 0; i < nResults; ++i)
       present.push_back(i < (unsigned)node.output_size() && !node.output(i).empty());
+    // A data-dependent shape's extent is onnxc's result, always there.
+    auto info = RegisteredOperationName::lookup("onnx." + ni.opType, &ctx);
+    if (info && info->hasInterface<onnx::DataDependentShape>())
+      present.back() = true;
     auto op = ni.buildOp(ni.opType, ni.inputs, ni.attrs, nResults, present);
     if (failed(op))
       return failure();
@@ -1222,9 +1226,31 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
   if (!ok)
     return nullptr;
 
+  // Values whose shape the data decides may only leave the graph.
+  WalkResult dynamicUse = func.walk([&](onnx::DataDependentShape op) {
+    for (OpResult r : op->getResults())
+      if (op.dataDependentDim(r.getResultNumber()) >= 0)
+        for (Operation *user : r.getUsers()) {
+          auto producer = dyn_cast<NameLoc>(op->getLoc());
+          emitError(user->getLoc())
+              << "reads a result of node '"
+              << (producer ? producer.getName().str() : op->getName().getStringRef().str())
+              << "', whose shape depends on the "
+              << "data; such values are supported only as graph outputs (run-time shapes "
+              << "inside a model are not supported)";
+          return WalkResult::interrupt();
+        }
+    return WalkResult::advance();
+  });
+  if (dynamicUse.wasInterrupted())
+    return nullptr;
+
   // Sequences and optionals leave as their tensors; `onnx.outputs` records
-  // how graph outputs map to results (for onnxc run).
+  // how graph outputs map to results (for onnxc run), and for an output whose
+  // shape the data decides, which result holds its size.
   SmallVector<Value> results;
+  SmallVector<Value> extents; // results after the graph outputs'
+  SmallVector<std::string> extentNames;
   SmallVector<std::string> resultNames;
   SmallVector<Attribute> outputs;
   for (const auto &out : g.output()) {
@@ -1255,17 +1281,44 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
                                 ? out.name()
                                 : out.name() + "[" + std::to_string(k) + "]");
     }
-    outputs.push_back(builder.getDictionaryAttr(
-        {builder.getNamedAttr("name", builder.getStringAttr(out.name())),
-         builder.getNamedAttr("kind", builder.getStringAttr(kind)),
-         builder.getNamedAttr("count", builder.getI64IntegerAttr(items.size())),
-         builder.getNamedAttr("present", builder.getBoolAttr(present))}));
+    SmallVector<NamedAttribute> entry = {
+        builder.getNamedAttr("name", builder.getStringAttr(out.name())),
+        builder.getNamedAttr("kind", builder.getStringAttr(kind)),
+        builder.getNamedAttr("count", builder.getI64IntegerAttr(items.size())),
+        builder.getNamedAttr("present", builder.getBoolAttr(present))};
+    auto source = kind == "tensor" ? items[0].getDefiningOp<onnx::DataDependentShape>()
+                                   : onnx::DataDependentShape();
+    int64_t dim = source ? source.dataDependentDim(cast<OpResult>(items[0]).getResultNumber()) : -1;
+    if (dim >= 0) {
+      // The extent results follow the graph outputs' (one per producing op).
+      auto it = llvm::find(extents, source.getExtent());
+      if (it == extents.end()) {
+        extents.push_back(source.getExtent());
+        extentNames.push_back(out.name() + ".extent");
+        it = std::prev(extents.end());
+      }
+      entry.push_back(builder.getNamedAttr("extent", builder.getI64IntegerAttr(it - extents.begin())));
+      entry.push_back(builder.getNamedAttr("extent_dim", builder.getI64IntegerAttr(dim)));
+    }
+    outputs.push_back(builder.getDictionaryAttr(entry));
   }
+  // "extent" counted from the first extent result; make it a result index.
+  for (Attribute &a : outputs) {
+    auto d = cast<DictionaryAttr>(a);
+    auto k = d.getAs<IntegerAttr>("extent");
+    if (!k)
+      continue;
+    NamedAttrList entry(d);
+    entry.set("extent", builder.getI64IntegerAttr(results.size() + k.getInt()));
+    a = entry.getDictionary(&ctx);
+  }
+  results.append(extents.begin(), extents.end());
+  resultNames.append(extentNames.begin(), extentNames.end());
   builder.create<func::ReturnOp>(func.getLoc(), results);
   func.setFunctionType(builder.getFunctionType(argTypes, ValueRange(results).getTypes()));
   for (auto [i, name] : llvm::enumerate(resultNames))
     func.setResultAttr(i, "onnx.name", builder.getStringAttr(name));
-  if (!sequences.empty() || !optionals.empty())
+  if (!sequences.empty() || !optionals.empty() || !extents.empty())
     func->setAttr("onnx.outputs", builder.getArrayAttr(outputs));
   return module;
 }
@@ -1338,7 +1391,7 @@ std::vector<size_t> shapeDecidingInputs(StringRef path) {
       {"SplitToSequence", {1}},
       {"BlackmanWindow", {0}}, {"HannWindow", {0}}, {"HammingWindow", {0}},
       {"MelWeightMatrix", {0, 1, 2}}, {"DFT", {1, 2}}, {"STFT", {1, 2, 3}},
-      {"MaxUnpool", {2}}, {"NonMaxSuppression", {2, 3, 4}}};
+      {"MaxUnpool", {2}}, {"NonMaxSuppression", {2}}};
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
   ::onnx::ModelProto model;
   if (!buf || !model.ParseFromArray((*buf)->getBufferStart(), (*buf)->getBufferSize()))

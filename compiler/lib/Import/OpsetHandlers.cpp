@@ -556,7 +556,9 @@ unsigned dialectResultCount(StringRef op) {
   static const llvm::StringMap<unsigned> kCounts = {
       {"MaxPool", 2}, {"Dropout", 2}, {"LayerNormalization", 3},
       {"LSTM", 3},    {"GRU", 2}, {"SoftmaxCrossEntropyLoss", 2}, {"RNN", 2},
-      {"BatchNormalization", 3}};
+      {"BatchNormalization", 3},
+      // Ops with a data-dependent shape: ONNX's outputs and then the extent.
+      {"NonZero", 2}, {"Unique", 5}, {"NonMaxSuppression", 2}, {"StringNormalizer", 2}};
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;
 }

@@ -35,6 +35,27 @@ inline void unused(const void *) {}
 /// Maximum tensor rank the kernels' index arithmetic supports.
 constexpr int kMaxRank = 8;
 
+/// Sorts the n indices in `a` so that less(a[i], a[j]) never holds for i > j,
+/// keeping equal ones in their order (bottom-up merge sort; `tmp` holds n).
+template <typename Less>
+void stable_sort(int64_t *a, int64_t *tmp, int64_t n, Less less) {
+  for (int64_t width = 1; width < n; width *= 2) {
+    for (int64_t lo = 0; lo < n; lo += 2 * width) {
+      const int64_t mid = lo + width < n ? lo + width : n;
+      const int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+      int64_t i = lo, j = mid, k = lo;
+      while (i < mid && j < hi)
+        tmp[k++] = less(a[j], a[i]) ? a[j++] : a[i++];
+      while (i < mid)
+        tmp[k++] = a[i++];
+      while (j < hi)
+        tmp[k++] = a[j++];
+    }
+    for (int64_t i = 0; i < n; ++i)
+      a[i] = tmp[i];
+  }
+}
+
 /// Walks the multi-index of a row-major shape; `advance` returns the
 /// innermost dimension that moved so callers can update strided offsets.
 struct NdIndex {

@@ -4,6 +4,7 @@
 #define ONNXC_RT_KERNELS_H
 
 #include "onnxc_rt/kernels/reference/conv.h"
+#include "onnxc_rt/kernels/reference/detection.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/reference/linalg.h"
 #include "onnxc_rt/kernels/reference/norm.h"

@@ -20,12 +20,16 @@ struct TensorInterface {
   std::string name;  // the ONNX tensor name
   std::string cname; // a C identifier derived from it
   mlir::Type elementType;
-  std::vector<int64_t> shape;
+  std::vector<int64_t> shape; // an output with a data-dependent dim: the bound
   int64_t bytes = 0;
+  /// Outputs only: the dim whose size the data decides (-1: none), and the
+  /// output (a scalar int64) the run writes that size to.
+  int64_t dynamicDim = -1, extentOutput = -1;
 };
 
 /// How a graph output maps onto the function's results: a tensor is one
 /// result; a sequence, or an optional (present or not), is `count` results.
+/// Results holding data-dependent sizes follow all graph outputs' results.
 struct GraphOutput {
   std::string name, kind; // tensor | sequence | optional | optional_sequence
   int64_t firstResult = 0, count = 1;

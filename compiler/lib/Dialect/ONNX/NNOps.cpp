@@ -2,6 +2,8 @@
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 
+#include <algorithm>
+
 using namespace mlir;
 
 namespace onnxc::onnx {
@@ -644,5 +646,36 @@ LogicalResult MaxUnpoolOp::inferShapes() {
 LogicalResult GRUOp::verify() {
   return verifyActivations(getOperation(), {"Sigmoid", "Tanh"});
 }
+
+} // namespace onnxc::onnx
+
+namespace onnxc::onnx {
+
+LogicalResult NonMaxSuppressionOp::inferShapes() {
+  Operation *op = getOperation();
+  Type i64 = IntegerType::get(getContext(), 64);
+  setResultType(op, 1, {}, i64);
+  auto boxes = dyn_cast<RankedTensorType>(getBoxes().getType());
+  auto scores = dyn_cast<RankedTensorType>(getScores().getType());
+  if (!boxes || !scores || !boxes.hasStaticShape() || !scores.hasStaticShape()) {
+    setResultType(op, 0, {ShapedType::kDynamic, 3}, i64);
+    return success();
+  }
+  if (boxes.getRank() != 3 || boxes.getDimSize(2) != 4 || scores.getRank() != 3 ||
+      scores.getDimSize(0) != boxes.getDimSize(0) || scores.getDimSize(2) != boxes.getDimSize(1))
+    return emitError() << "NonMaxSuppression needs boxes [batches, boxes, 4] and scores "
+                          "[batches, classes, boxes]";
+  if (getCenterPointBox() != 0 && getCenterPointBox() != 1)
+    return emitError() << "center_point_box must be 0 or 1";
+  int64_t perClass = boxes.getDimSize(1);
+  if (auto k = getConstantInts(getMaxOutputBoxesPerClass()); k && k->size() == 1)
+    perClass = std::clamp<int64_t>((*k)[0], 0, perClass);
+  else if (isNone(getMaxOutputBoxesPerClass()))
+    perClass = 0; // the default: no output
+  setResultType(op, 0, {scores.getDimSize(0) * scores.getDimSize(1) * perClass, 3}, i64);
+  return success();
+}
+
+int64_t NonMaxSuppressionOp::dataDependentDim(unsigned result) { return result == 0 ? 0 : -1; }
 
 } // namespace onnxc::onnx

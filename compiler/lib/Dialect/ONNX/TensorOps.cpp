@@ -664,3 +664,70 @@ OpFoldResult TransposeOp::fold(FoldAdaptor) {
 }
 
 } // namespace onnxc::onnx
+
+//===-- Data-dependent shapes: the bound, and which dim the data decides ---===//
+
+namespace onnxc::onnx {
+
+/// Sets result `i` unless it is an omitted optional output (`none`).
+static void setResultIfPresent(Operation *op, unsigned i, ArrayRef<int64_t> shape, Type elt) {
+  if (!isa<NoneType>(op->getResult(i).getType()))
+    setResultType(op, i, shape, elt);
+}
+
+/// The extra result holding the size the run produced: a scalar int64.
+static void setExtentResult(Operation *op) {
+  setResultType(op, op->getNumResults() - 1, {}, i64Type(op->getContext()));
+}
+
+LogicalResult NonZeroOp::inferShapes() {
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  setExtentResult(getOperation());
+  if (!x || !x.hasStaticShape()) {
+    setResultType(getOperation(), 0, {x ? x.getRank() : kDyn, kDyn}, i64Type(getContext()));
+    return success();
+  }
+  setResultType(getOperation(), 0, {x.getRank(), x.getNumElements()}, i64Type(getContext()));
+  return success();
+}
+
+int64_t NonZeroOp::dataDependentDim(unsigned result) { return result == 0 ? 1 : -1; }
+
+LogicalResult UniqueOp::inferShapes() {
+  Operation *op = getOperation();
+  Type elt = elementTypeOf(getX()), i64 = i64Type(getContext());
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  setExtentResult(op);
+  if (!x || !x.hasStaticShape()) {
+    (void)setUnrankedResult(op, elt);
+    for (unsigned r = 1; r < 4; ++r)
+      setResultIfPresent(op, r, {kDyn}, i64);
+    return success();
+  }
+  SmallVector<int64_t> y = {x.getNumElements()};
+  int64_t slices = x.getNumElements();
+  if (getAxis()) {
+    auto a = normalizeAxis(op, *getAxis(), x.getRank(), "axis");
+    if (failed(a))
+      return failure();
+    y.assign(x.getShape().begin(), x.getShape().end());
+    slices = x.getDimSize(*a);
+  }
+  setResultType(op, 0, y, elt);
+  for (unsigned r = 1; r < 4; ++r)
+    setResultIfPresent(op, r, {slices}, i64);
+  return success();
+}
+
+int64_t UniqueOp::dataDependentDim(unsigned result) {
+  if (result == 0) {
+    if (!getAxis())
+      return 0;
+    int64_t rank = cast<ShapedType>(getX().getType()).getRank();
+    int64_t axis = static_cast<int64_t>(*getAxis());
+    return axis < 0 ? axis + rank : axis;
+  }
+  return result == 1 || result == 3 ? 0 : -1;
+}
+
+} // namespace onnxc::onnx

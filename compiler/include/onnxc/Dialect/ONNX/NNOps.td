@@ -240,6 +240,21 @@ def ONNX_RoiAlignOp : ONNX_Op<"RoiAlign"> {
   let results = (outs AnyTensor:$Y);
 }
 
+def ONNX_NonMaxSuppressionOp : ONNX_Op<"NonMaxSuppression",
+    [DeclareOpInterfaceMethods<DataDependentShapeOpInterface>]> {
+  let summary = "greedy per-class selection of high-scoring boxes that overlap little";
+  let description = [{
+    selected_indices is [bound, 3] (batch, class, box) with `extent` rows
+    filled; the bound is batches * classes * min(boxes, max_output_boxes_per_class
+    when that is a constant).
+  }];
+  let arguments = (ins AnyTensor:$boxes, AnyTensor:$scores,
+                   ONNX_TensorOrNone:$max_output_boxes_per_class,
+                   ONNX_TensorOrNone:$iou_threshold, ONNX_TensorOrNone:$score_threshold,
+                   DefaultValuedAttr<I64Attr, "0">:$center_point_box);
+  let results = (outs AnyTensor:$selected_indices, AnyTensor:$extent);
+}
+
 def ONNX_DFTOp : ONNX_Op<"DFT"> {
   let summary = "discrete Fourier transform along axis (opset 17), complex as a last dim of 2";
   let arguments = (ins AnyTensor:$input, ONNX_TensorOrNone:$dft_length,

@@ -22,4 +22,22 @@ def ShapeInferenceOpInterface : OpInterface<"ShapeInference"> {
   ];
 }
 
+// Ops whose results have a dimension only the data decides (NonZero, Unique,
+// NonMaxSuppression, StringNormalizer). Their result types carry the largest
+// size that dimension can take, the kernel writes the tensor densely packed
+// at the start of the buffer, and a last, extra result (tensor<i64>, not an
+// ONNX output) holds the size the run produced. Such values may only leave
+// the graph: onnxc has no run-time shapes inside a model.
+def DataDependentShapeOpInterface : OpInterface<"DataDependentShape"> {
+  let cppNamespace = "::onnxc::onnx";
+  let methods = [
+    InterfaceMethod<"The dimension of result `result` whose size the data decides, or -1.",
+                    "int64_t", "dataDependentDim", (ins "unsigned":$result)>,
+  ];
+  let extraClassDeclaration = [{
+    /// The extra result holding the data-dependent size.
+    ::mlir::Value getExtent() { return getOperation()->getResults().back(); }
+  }];
+}
+
 #endif

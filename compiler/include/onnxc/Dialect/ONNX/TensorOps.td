@@ -233,6 +233,31 @@ def ONNX_CompressOp : ONNX_Op<"Compress"> {
   let results = (outs AnyTensor:$output);
 }
 
+def ONNX_NonZeroOp : ONNX_Op<"NonZero",
+    [DeclareOpInterfaceMethods<DataDependentShapeOpInterface>]> {
+  let summary = "the indices of the non-zero elements, one row per dimension";
+  let description = [{
+    Y is [rank(X), numel(X)] (the bound); its first rank * extent elements
+    are the [rank, extent] result, in row-major order of the elements.
+  }];
+  let arguments = (ins AnyTensor:$X);
+  let results = (outs AnyTensor:$Y, AnyTensor:$extent);
+}
+
+def ONNX_UniqueOp : ONNX_Op<"Unique",
+    [DeclareOpInterfaceMethods<DataDependentShapeOpInterface>]> {
+  let summary = "the distinct elements (or slices along axis), first indices, inverse, counts";
+  let description = [{
+    Y, indices and counts hold `extent` entries along their data-dependent
+    dimension (axis of Y, or 0); inverse_indices is static.
+  }];
+  let arguments = (ins AnyTensor:$X, OptionalAttr<I64Attr>:$axis,
+                   DefaultValuedAttr<I64Attr, "1">:$sorted);
+  let results = (outs AnyTensor:$Y, ONNX_TensorOrNone:$indices,
+                      ONNX_TensorOrNone:$inverse_indices, ONNX_TensorOrNone:$counts,
+                      AnyTensor:$extent);
+}
+
 def ONNX_ReverseSequenceOp : ONNX_Op<"ReverseSequence"> {
   let summary = "reverse the first sequence_lens[b] steps of each batch entry";
   let arguments = (ins AnyTensor:$input, AnyTensor:$sequence_lens,

@@ -388,6 +388,92 @@ void reverse_sequence(const T *x, const L *lens, T *y, int64_t batch, int64_t ti
   }
 }
 
+/// NonZero: the indices of x's non-zero elements (rank x numel, row-major
+/// order) as the [rank, count] matrix packed at the start of y, whose
+/// remaining `rank * numel - rank * count` elements are zeroed; *extent = count.
+template <typename T>
+void nonzero(const T *x, int64_t *y, int64_t *extent, int64_t rank, const int64_t *shape,
+             int64_t numel) {
+  int64_t count = 0;
+  for (int64_t i = 0; i < numel; ++i)
+    count += x[i] != T(0);
+  int64_t k = 0;
+  for (int64_t i = 0; i < numel; ++i) {
+    if (x[i] == T(0))
+      continue;
+    for (int64_t d = rank - 1, rest = i; d >= 0; --d) {
+      y[d * count + k] = rest % shape[d];
+      rest /= shape[d];
+    }
+    ++k;
+  }
+  for (int64_t i = rank * count; i < rank * numel; ++i)
+    y[i] = 0;
+  *extent = count;
+}
+
+/// Unique over the n slices x[o, s, i] (o < outer, i < inner) of a
+/// (outer, n, inner) tensor, compared as sequences in (o, i) order. Writes
+/// the count distinct slices to y (outer, count, inner, packed; the rest of
+/// the n-slice buffer zeroed), their first indices, counts and every slice's
+/// position in y (inverse); outputs may be null. sorted: ascending order of
+/// the slices, else order of first occurrence. scratch: 7 * n int64.
+template <typename T>
+void unique(const T *x, T *y, int64_t *indices, int64_t *inverse, int64_t *counts,
+            int64_t *extent, int64_t outer, int64_t n, int64_t inner, int64_t sorted,
+            int64_t *scratch) {
+  int64_t *order = scratch, *tmp = scratch + n, *group_of = scratch + 2 * n,
+          *first = scratch + 3 * n, *size = scratch + 4 * n, *out = scratch + 5 * n,
+          *position = scratch + 6 * n;
+  // -1, 0, 1 as slice a sorts before, equal to or after slice b.
+  auto compare = [&](int64_t a, int64_t b) {
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i) {
+        const T va = x[(o * n + a) * inner + i], vb = x[(o * n + b) * inner + i];
+        if (va < vb)
+          return -1;
+        if (vb < va)
+          return 1;
+      }
+    return 0;
+  };
+  for (int64_t s = 0; s < n; ++s)
+    order[s] = s;
+  stable_sort(order, tmp, n, [&](int64_t a, int64_t b) { return compare(a, b) < 0; });
+  int64_t groups = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    if (k == 0 || compare(order[k - 1], order[k]) != 0) {
+      first[groups] = order[k]; // the stable sort keeps the first occurrence first
+      size[groups++] = 0;
+    }
+    group_of[order[k]] = groups - 1;
+    ++size[groups - 1];
+  }
+  for (int64_t g = 0; g < groups; ++g)
+    out[g] = g;
+  if (!sorted)
+    stable_sort(out, tmp, groups, [&](int64_t a, int64_t b) { return first[a] < first[b]; });
+  for (int64_t p = 0; p < groups; ++p)
+    position[out[p]] = p;
+  // y as (outer, groups, inner), packed; the rest of the buffer zeroed.
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t p = 0; p < groups; ++p)
+      for (int64_t i = 0; i < inner; ++i)
+        y[(o * groups + p) * inner + i] = x[(o * n + first[out[p]]) * inner + i];
+  for (int64_t e = outer * groups * inner; e < outer * n * inner; ++e)
+    y[e] = T(0);
+  for (int64_t p = 0; p < n; ++p) {
+    if (indices)
+      indices[p] = p < groups ? first[out[p]] : 0;
+    if (counts)
+      counts[p] = p < groups ? size[out[p]] : 0;
+  }
+  if (inverse)
+    for (int64_t s = 0; s < n; ++s)
+      inverse[s] = position[group_of[s]];
+  *extent = groups;
+}
+
 } // namespace ref
 } // namespace onnxc_rt
 

@@ -174,6 +174,8 @@ bool runKernelCallsOnHost(llvm::ArrayRef<KernelCall> calls,
         raw[i].p = scratch.data();
         break;
       case KernelArg::Kind::Constant: // only target kernels take compile-time data
+      case KernelArg::Kind::StringArray: // string kernels are not folded
+      case KernelArg::Kind::Status:
         return false;
       }
     }

@@ -3,6 +3,7 @@
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc_rt/kernels/x86/blocking.h"
+#include "onnxc_rt/kernels/reference/strings.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -62,6 +63,22 @@ KernelArg KernelArg::runner() {
   a.kind = Kind::Runner;
   return a;
 }
+KernelArg KernelArg::stringArray(std::vector<std::string> v) {
+  KernelArg a;
+  a.kind = Kind::StringArray;
+  a.strings = std::move(v);
+  return a;
+}
+KernelArg KernelArg::text(int64_t bytes) {
+  KernelArg a = scratch(bytes, "char");
+  a.persistent = true;
+  return a;
+}
+KernelArg KernelArg::status() {
+  KernelArg a;
+  a.kind = Kind::Status;
+  return a;
+}
 KernelArg KernelArg::scratch(int64_t bytes, std::string cppType) {
   KernelArg a;
   a.kind = Kind::Scratch;
@@ -89,7 +106,35 @@ int64_t KernelCall::scratchBytes() const {
   return bytes;
 }
 
+/// `s` as a C string literal: printable ASCII as is, other bytes as three-
+/// digit octal escapes (which, unlike \x, never run into the next char).
+std::string cStringLiteral(llvm::StringRef s) {
+  std::string out = "\"";
+  for (char c : s) {
+    unsigned char u = static_cast<unsigned char>(c);
+    if (c == '"' || c == '\\' || c == '?') {
+      out += '\\';
+      out += c;
+    } else if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\%03o", u);
+      out += buf;
+    }
+  }
+  return out + "\"";
+}
+
+bool KernelCall::persistentScratch() const {
+  for (const KernelArg &a : args)
+    if (a.kind == KernelArg::Kind::Scratch && a.persistent)
+      return true;
+  return false;
+}
+
 std::string cppTypeName(Type t) {
+  if (isa<onnx::StringType>(t)) return "onnxc_string";
   if (t.isF32()) return "float";
   if (t.isF64()) return "double";
   if (t.isF16()) return "onnxc_rt::float16";
@@ -135,6 +180,12 @@ constexpr const char *kSample = "onnxc_rt/kernels/reference/sample.h";
 constexpr const char *kSignal = "onnxc_rt/kernels/reference/signal.h";
 constexpr const char *kText = "onnxc_rt/kernels/reference/text.h";
 constexpr const char *kDetection = "onnxc_rt/kernels/reference/detection.h";
+constexpr const char *kStrings = "onnxc_rt/kernels/reference/strings.h";
+
+/// Arena bytes for the text an op makes from its input strings, per input
+/// string (StringNormalizer's case change): the run returns
+/// ONNXC_STATUS_STRING_SPACE when the strings need more.
+constexpr int64_t kTextBytesPerString = 64;
 constexpr const char *kX86Gemm = "onnxc_rt/kernels/x86/gemm.h";
 constexpr const char *kX86Conv = "onnxc_rt/kernels/x86/conv.h";
 constexpr const char *kX86Norm = "onnxc_rt/kernels/x86/norm.h";
@@ -1148,6 +1199,14 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
     if (cppTypeName(t.getElementType()).empty())
       return op->emitError() << "element type " << t.getElementType()
                              << " is not supported yet";
+    // Strings go through the string kernels and the ones that only move
+    // elements (their kernels copy T, which onnxc_string allows).
+    if (isa<StringType>(t.getElementType()) &&
+        !isa<CastOp, StringNormalizerOp, ConcatOp, GatherOp, GatherElementsOp, GatherNDOp,
+             SliceOp, SplitOp, TransposeOp, TileOp, ExpandOp>(op) &&
+        !isAliasOp(op))
+      return op->emitError() << op->getName().stripDialect()
+                             << " on strings is not supported";
   }
   if (isAliasOp(op)) {
     if (auto d = dyn_cast<DropoutOp>(op)) {
@@ -1266,7 +1325,23 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
                             KernelArg::i(numel(o.getResult())), inputOrNull(o.getMin()),
                             inputOrNull(o.getMax())})});
       })
-      .Case<CastOp>([&](CastOp o) {
+      .Case<CastOp>([&](CastOp o) -> FailureOr<OpLowering> {
+        Type from = eltOf(o.getInput()), to = eltOf(o.getResult());
+        if (isa<StringType>(from) != isa<StringType>(to)) {
+          Type number = isa<StringType>(from) ? to : from;
+          if (!(number.isF32() || number.isF64() || isa<IntegerType>(number)) ||
+              (isa<StringType>(from) && number.isInteger(1)))
+            return unsupported(o, "Cast between string and " + cppTypeName(number) +
+                                      " is not supported");
+          if (isa<StringType>(from))
+            return calls({call("cast_from_string", {cppTypeName(to)}, kStrings,
+                               {KernelArg::input(o.getInput()), KernelArg::output(o.getResult()),
+                                KernelArg::i(numel(o.getResult()))})});
+          return calls({call("cast_to_string", {t}, kStrings,
+                             {KernelArg::input(o.getInput()), KernelArg::output(o.getResult()),
+                              KernelArg::i(numel(o.getResult())),
+                              KernelArg::text(numel(o.getResult()) * onnxc_rt::ref::kNumberStringBytes)})});
+        }
         return calls({call("cast", {t, cppTypeName(eltOf(o.getResult()))}, kElementwise,
                            {KernelArg::input(o.getInput()), KernelArg::output(o.getResult()),
                             KernelArg::i(numel(o.getResult()))})});
@@ -1441,6 +1516,23 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
                             KernelArg::i(o.getLargest()), KernelArg::i(o.getSorted())})});
       })
       .Case<CompressOp>([&](CompressOp o) { return lowerCompress(o, t); })
+      .Case<StringNormalizerOp>([&](StringNormalizerOp o) {
+        std::vector<std::string> stopwords;
+        if (auto w = o.getStopwords())
+          for (Attribute a : *w)
+            stopwords.push_back(cast<StringAttr>(a).str());
+        StringRef action = o.getCaseChangeAction();
+        int64_t n = numel(o.getX()), change = action == "LOWER" ? 1 : action == "UPPER" ? 2 : 0;
+        int64_t textBytes = change ? n * kTextBytesPerString : 0;
+        std::vector<KernelArg> args = {
+            KernelArg::input(o.getX()), KernelArg::output(o.getY()),
+            KernelArg::output(o.getExtent()), KernelArg::i(n),
+            KernelArg::stringArray(stopwords), KernelArg::i(stopwords.size()),
+            KernelArg::i(o.getIsCaseSensitive()), KernelArg::i(change),
+            textBytes ? KernelArg::text(textBytes) : KernelArg::null(), KernelArg::i(textBytes),
+            KernelArg::status()};
+        return calls({call("string_normalizer", {}, kStrings, std::move(args))});
+      })
       .Case<NonZeroOp>([&](NonZeroOp o) {
         auto xs = shapeOf(o.getX());
         return calls({call("nonzero", {t}, kTensor,

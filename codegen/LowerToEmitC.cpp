@@ -87,6 +87,11 @@ private:
   Value arena() { return castParameter(arenaBytes, 1, "uint8_t"); }
   /// The `threads` parameter as `onnxc_rt::TaskRunner*`.
   Value runner() { return castParameter(taskRunner, 0, "onnxc_rt::TaskRunner"); }
+  /// `&status`, the run's status variable (made on first use; the function
+  /// returns it).
+  Value statusPointer();
+  /// A `static const onnxc_string` array global holding `strings`.
+  Value stringArray(ArrayRef<std::string> strings);
   template <typename T>
   Value constArray(ArrayRef<T> values, Type elt, std::map<std::vector<T>, std::string> &cache,
                    char prefix);
@@ -98,7 +103,8 @@ private:
   OpBuilder b;
   std::string name;
   emitc::FuncOp cfunc;
-  Value arenaBytes, weightsBase, taskRunner;
+  Value arenaBytes, weightsBase, taskRunner, status, statusAddress;
+  std::map<std::vector<std::string>, std::string> stringArrays;
   llvm::DenseMap<Value, Value> cvalues; // onnx values -> C pointers
   std::map<std::vector<int64_t>, std::string> arrays; // int64 arrays by content
   std::map<std::pair<int64_t, std::string>, Value> arenaPointers;
@@ -148,10 +154,48 @@ Value EmitCLowering::constArray(ArrayRef<T> values, Type elt,
   return b.create<emitc::GetGlobalOp>(func.getLoc(), arrayType, it->second);
 }
 
+Value EmitCLowering::statusPointer() {
+  if (!statusAddress) {
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPointToStart(&cfunc.getBody().front());
+    Type intType = emitc::OpaqueType::get(b.getContext(), "int");
+    status = b.create<emitc::VariableOp>(func.getLoc(), intType,
+                                         emitc::OpaqueAttr::get(b.getContext(), "0"));
+    statusAddress = b.create<emitc::ApplyOp>(func.getLoc(), emitc::PointerType::get(intType),
+                                             "&", status);
+  }
+  return statusAddress;
+}
+
+Value EmitCLowering::stringArray(ArrayRef<std::string> strings) {
+  Type ptr = emitc::PointerType::get(emitc::OpaqueType::get(b.getContext(), "const onnxc_string"));
+  if (strings.empty())
+    return literal("nullptr", ptr);
+  std::vector<std::string> key(strings.begin(), strings.end());
+  auto it = stringArrays.find(key);
+  if (it == stringArrays.end()) {
+    it = stringArrays.emplace(key, "s" + std::to_string(stringArrays.size())).first;
+    std::string def = "static const onnxc_string " + it->second + "[] = {";
+    for (size_t i = 0; i < strings.size(); ++i)
+      def += (i ? ", {" : "{") + cStringLiteral(strings[i]) + ", " +
+             std::to_string(strings[i].size()) + "}";
+    OpBuilder::InsertionGuard g(b);
+    b.setInsertionPoint(cfunc);
+    b.create<emitc::VerbatimOp>(func.getLoc(), b.getStringAttr(def + "};"));
+  }
+  return literal(it->second, ptr);
+}
+
 Value EmitCLowering::valueOf(Value v) {
   if (Value c = cvalues.lookup(v))
     return c;
   if (auto c = v.getDefiningOp<onnx::ConstantOp>()) {
+    if (isa<onnx::StringType>(c.getValue().getElementType())) {
+      std::vector<std::string> strings;
+      for (StringRef str : cast<DenseStringElementsAttr>(c.getValue()).getValues<StringRef>())
+        strings.push_back(str.str());
+      return cvalues[v] = stringArray(strings);
+    }
     Value p = weightPointer(c.getValue());
     cvalues[v] = p;
     return p;
@@ -233,6 +277,12 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
         break;
       case KernelArg::Kind::Runner:
         operand(runner());
+        break;
+      case KernelArg::Kind::StringArray:
+        operand(stringArray(a.strings));
+        break;
+      case KernelArg::Kind::Status:
+        operand(statusPointer());
         break;
       case KernelArg::Kind::Scratch: {
         auto off = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
@@ -330,9 +380,11 @@ LogicalResult EmitCLowering::run() {
         b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, "onnxc_rt::unused",
                                       ValueRange{arg});
   }
-  Value zero = b.create<emitc::ConstantOp>(func.getLoc(), emitc::OpaqueType::get(ctx, "int"),
-                                           emitc::OpaqueAttr::get(ctx, "0"));
-  b.create<emitc::ReturnOp>(func.getLoc(), zero);
+  Value result = status;
+  if (!result)
+    result = b.create<emitc::ConstantOp>(func.getLoc(), emitc::OpaqueType::get(ctx, "int"),
+                                         emitc::OpaqueAttr::get(ctx, "0"));
+  b.create<emitc::ReturnOp>(func.getLoc(), result);
 
 
   // Preamble: includes and the weights symbol.

@@ -2,6 +2,7 @@
 #include "onnxc/Codegen/ModelEmitter.h"
 
 #include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
 
@@ -98,22 +99,6 @@ ModelInterface describeModel(func::FuncOp func) {
   return m;
 }
 
-static std::string cStringLiteral(const std::string &s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\')
-      out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) {
-      char buf[8];
-      std::snprintf(buf, sizeof buf, "\\x%02x", c);
-      out += buf;
-      continue;
-    }
-    out += c;
-  }
-  return out + "\"";
-}
-
 std::string emitHeader(const ModelInterface &m, const std::string &version) {
   std::string s;
   llvm::raw_string_ostream os(s);
@@ -132,6 +117,12 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
       halves |= t.elementType.isF16() || t.elementType.isBF16();
   if (halves) // 16-bit floats: runtime-lite's types in C++, their bits in C
     os << "#ifdef __cplusplus\n#include \"onnxc_rt/types.h\"\n#endif\n";
+  bool strings = false;
+  for (const auto *list : {&m.inputs, &m.outputs})
+    for (const auto &t : *list)
+      strings |= isa<onnx::StringType>(t.elementType);
+  if (strings) // onnxc_string, for C and C++
+    os << "#include \"onnxc_rt/string.h\"\n";
   os << "\n"
      << "/* Bytes of scratch memory " << m.name << "_run needs; the caller owns it\n"
      << "   (64-byte aligned). The call uses no other memory but the stack. */\n"
@@ -163,10 +154,16 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     if (t.dynamicDim >= 0) {
       os << " *       dim " << t.dynamicDim << " depends on the data: at most " << t.shape[t.dynamicDim]
          << "; the run writes its size to *" << m.outputs[t.extentOutput].cname
-         << "\n *       and the tensor densely at the start of the buffer (the rest zeroed)\n";
+         << "\n *       and the tensor densely at the start of the buffer (the rest cleared)\n";
     }
   }
-  os << " * Reentrant: all state lives in `arena`. Returns 0. */\n";
+  if (strings)
+    os << " * Output strings point into the inputs' strings, the arena (valid until its\n"
+       << " * next use) or read-only data.\n"
+       << " * Reentrant: all state lives in `arena`. Returns 0, or ONNXC_STATUS_STRING_SPACE\n"
+       << " * when the strings it makes need more than the arena holds for them. */\n";
+  else
+    os << " * Reentrant: all state lives in `arena`. Returns 0. */\n";
   os << "int " << m.name << "_run(";
   for (const auto &t : m.inputs)
     os << "const " << cType(t.elementType) << "* " << t.cname << ", ";

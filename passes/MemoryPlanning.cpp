@@ -70,6 +70,7 @@ LogicalResult Planner::run() {
   // 1. Buffers per result; views join their operand's buffer.
   SmallVector<Operation *> ops;
   std::vector<int64_t> scratch;
+  std::vector<bool> scratchKept; // text results point into: live to the end
   for (Operation &op : body) {
     int64_t idx = ops.size();
     ops.push_back(&op);
@@ -85,9 +86,13 @@ LogicalResult Planner::run() {
     if (failed(lowering))
       return failure();
     int64_t scratchBytes = 0;
-    for (const KernelCall &c : lowering->calls)
+    bool kept = false;
+    for (const KernelCall &c : lowering->calls) {
       scratchBytes = std::max(scratchBytes, c.scratchBytes());
+      kept |= c.persistentScratch();
+    }
     scratch.push_back(scratchBytes);
+    scratchKept.push_back(kept);
     if (lowering->kind == OpLowering::Kind::Alias) {
       valueBuffer[op.getResult(0)] = bufferOf(op.getOperand(0));
       for (unsigned i = 1; i < op.getNumResults(); ++i)
@@ -142,7 +147,7 @@ LogicalResult Planner::run() {
     }
   }
 
-  // 5. Scratch buffers live only during their op.
+  // 5. Scratch buffers live only during their op, text to the end.
   std::vector<int> scratchBuffer(ops.size(), -1);
   {
     size_t s = 0;
@@ -153,6 +158,8 @@ LogicalResult Planner::run() {
         Buffer b;
         b.size = scratch[s];
         b.def = b.lastUse = idx;
+        if (scratchKept[s])
+          b.lastUse = ops.size();
         buffers.push_back(b);
         scratchBuffer[idx] = buffers.size() - 1;
       }

@@ -10,7 +10,9 @@ axes as an input (18), Split num_outputs (18), Pad axes (18) and wrap mode
 AveragePool dilations (19), GroupNormalization per group (18) and per
 channel (21), Mish and the Bitwise ops (18), Gelu (20). Also outputs whose
 shape the data decides (NonZero, Unique, NonMaxSuppression) on inputs larger
-than the backend suite's, with thresholds given at run time.
+than the backend suite's, with thresholds given at run time, and strings
+(Cast to and from numbers, numpy's str() as reference; StringNormalizer;
+string tensors through Concat, Gather and Transpose).
 """
 import os
 import sys
@@ -26,6 +28,8 @@ from onnx_tensors import save_tensor  # noqa: E402
 F = TensorProto.FLOAT
 I64 = TensorProto.INT64
 I32 = TensorProto.INT32
+D = TensorProto.DOUBLE
+S = TensorProto.STRING
 
 
 def make(out, name, opset, nodes, inputs, outputs, feeds, expected, inits=()):
@@ -206,6 +210,40 @@ def main():
          [("boxes", F, boxes.shape), ("scores", F, scores.shape), ("limit", I64, [1]),
           ("iou", F, [1]), ("thresh", F, [1])], [("selected", I64, None)],
          [boxes, scores, limit, iou, thresh], [np.array(rows, np.int64)])
+
+    # Strings. numpy's astype(str) is what ONNX's own Cast tests expect.
+    nums = np.array([0.0, -0.0, 1.0, 2.5e-5, 1e-4, 123456789.0, 1e16, -3.25e20, 0.1,
+                     np.nan, np.inf, -np.inf], np.float64)
+    make(out, "cast_DOUBLE_to_STRING_opset18", 18, [helper.make_node("Cast", ["x"], ["y"], to=S)],
+         [("x", D, nums.shape)], [("y", S, None)], [nums], [nums.astype(str).astype(object)])
+    ints = np.array([0, -7, 9223372036854775807, -9223372036854775808], np.int64)
+    make(out, "cast_INT64_to_STRING_opset18", 18, [helper.make_node("Cast", ["x"], ["y"], to=S)],
+         [("x", I64, ints.shape)], [("y", S, None)], [ints], [ints.astype(str).astype(object)])
+    texts = np.array(["1.5", " -2e3", "inf", "-INF", "nan", "0.1"], dtype=object)
+    make(out, "cast_STRING_to_DOUBLE_opset18", 18, [helper.make_node("Cast", ["x"], ["y"], to=D)],
+         [("x", S, texts.shape)], [("y", D, None)], [texts],
+         [np.array([float(t) for t in texts], np.float64)])
+    itexts = np.array(["42", "-17", " 9000000000"], dtype=object)
+    make(out, "cast_STRING_to_INT64_opset18", 18, [helper.make_node("Cast", ["x"], ["y"], to=I64)],
+         [("x", S, itexts.shape)], [("y", I64, None)], [itexts],
+         [np.array([int(t) for t in itexts], np.int64)])
+    words = np.array([["The", "quick", "BROWN", "fox", "the", "Lazy", "dög"]], dtype=object)
+    stop = ["the", "lazy"]
+    kept = [w.lower() if w.isascii() else w for w in words[0] if w.lower() not in stop]
+    make(out, "strnormalizer_insensitive_lower_2d_opset18", 18,
+         [helper.make_node("StringNormalizer", ["x"], ["y"], case_change_action="LOWER",
+                           is_case_sensitive=0, stopwords=stop)],
+         [("x", S, words.shape)], [("y", S, None)], [words], [np.array([kept], dtype=object)])
+    a = np.array([["a", "bb"], ["ccc", ""]], dtype=object)
+    b = np.array([["δ", "e"]], dtype=object)
+    idx = np.array([2, 0], np.int64)
+    ref = np.concatenate([a, b], axis=0)[idx].T
+    make(out, "strings_concat_gather_transpose_opset18", 18,
+         [helper.make_node("Concat", ["a", "b"], ["c"], axis=0),
+          helper.make_node("Gather", ["c", "i"], ["g"], axis=0),
+          helper.make_node("Transpose", ["g"], ["y"])],
+         [("a", S, a.shape), ("b", S, b.shape), ("i", I64, idx.shape)], [("y", S, None)],
+         [a, b, idx], [ref])
     print(f"wrote opset 18+ tests to {out}")
 
 

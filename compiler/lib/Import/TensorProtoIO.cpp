@@ -3,6 +3,7 @@
 #include "onnx/onnx-data_pb.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Import/TensorProtoIO.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FileSystem.h"
@@ -45,6 +46,15 @@ DenseElementsAttr tensorProtoToElements(MLIRContext &ctx,
     n *= d;
   }
   auto type = RankedTensorType::get(dims, elt);
+  if (t.data_type() == ::onnx::TensorProto::STRING) {
+    if (t.string_data_size() != n) {
+      error = "tensor '" + t.name() + "' holds " + std::to_string(t.string_data_size()) +
+              " strings but its shape needs " + std::to_string(n);
+      return nullptr;
+    }
+    SmallVector<StringRef> strings(t.string_data().begin(), t.string_data().end());
+    return DenseStringElementsAttr::get(type, strings);
+  }
   const int64_t size = elementByteSize(elt);
   std::vector<char> raw;
   if (t.data_location() == ::onnx::TensorProto::EXTERNAL) {
@@ -158,6 +168,12 @@ static void fillTensor(::onnx::TensorProto &t, StringRef name, ShapedType type,
   t.set_data_type(onnxFromElementType(type.getElementType()));
   for (int64_t d : type.getShape())
     t.add_dims(d);
+  if (isa<onnx::StringType>(type.getElementType())) { // onnxc_string records
+    auto strings = cast<DenseStringElementsAttr>(elementsFromRawBytes(type, raw));
+    for (StringRef str : strings.getValues<StringRef>())
+      t.add_string_data(str.str());
+    return;
+  }
   t.set_raw_data(std::string(raw.data(), raw.size()));
 }
 

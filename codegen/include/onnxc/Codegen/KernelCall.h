@@ -22,7 +22,10 @@
 namespace onnxc {
 
 struct KernelArg {
-  enum class Kind { Tensor, Int, Float, IntArray, FloatArray, Null, Scratch, Constant, Runner };
+  enum class Kind {
+    Tensor, Int, Float, IntArray, FloatArray, StringArray, Null, Scratch, Constant, Runner,
+    Status
+  };
   Kind kind = Kind::Null;
   mlir::Value tensor;        // Tensor: an operand or a result of the op
   bool isOutput = false;     // Tensor: written by the call
@@ -30,6 +33,8 @@ struct KernelArg {
   double floatValue = 0;     // Float
   llvm::SmallVector<int64_t> ints; // IntArray
   std::vector<double> floats;      // FloatArray (C `const double*`)
+  std::vector<std::string> strings; // StringArray (C `const onnxc_string*`)
+  bool persistent = false;   // Scratch: results point into it (text); kept to the end
   std::string scratchType;   // Scratch: C++ element type
   mlir::ElementsAttr constant; // Constant: data the compiler made (packed weights)
 
@@ -39,16 +44,23 @@ struct KernelArg {
   static KernelArg f(double v);
   static KernelArg array(llvm::ArrayRef<int64_t> v);
   static KernelArg floatArray(llvm::ArrayRef<double> v);
+  static KernelArg stringArray(std::vector<std::string> v);
   static KernelArg null();
   /// The op's scratch space (planned in the arena); every Scratch argument
   /// of an op's calls points to the same bytes, so calls can pass data on.
   static KernelArg scratch(int64_t bytes, std::string cppType);
+  /// Characters for the strings an op makes (`char*`): scratch that stays
+  /// valid to the end of the run and after it, as results point into it.
+  static KernelArg text(int64_t bytes);
   /// Read-only data computed at compile time (weights packed into a
   /// kernel's layout), placed in the weights blob like a constant.
   static KernelArg constantData(mlir::ElementsAttr data);
   /// The model's task runner (`onnxc_rt::TaskRunner*`, parallel.h): the
   /// threads the caller passed to NAME_run_on, or null.
   static KernelArg runner();
+  /// `int*` to the run's status, which the kernel sets when it cannot
+  /// produce valid results (ONNXC_STATUS_*); NAME_run returns it.
+  static KernelArg status();
 };
 
 struct KernelCall {
@@ -60,6 +72,8 @@ struct KernelCall {
   /// "callee<targs>", the name the host registry knows the kernel by.
   std::string key() const;
   int64_t scratchBytes() const;
+  /// Whether its scratch must outlive the call (KernelArg::text).
+  bool persistentScratch() const;
 };
 
 /// Calls: the calls compute every result. Alias: result 0 is operand 0's
@@ -108,8 +122,12 @@ bool isAliasOp(mlir::Operation *op);
 /// planner also requires equal shapes and byte sizes.
 bool canRunInPlace(mlir::Operation *op, unsigned operand);
 
-/// The C++ spelling of an element type ("float", "int64_t", "bool").
+/// The C++ spelling of an element type ("float", "int64_t", "bool",
+/// "onnxc_string").
 std::string cppTypeName(mlir::Type elementType);
+
+/// `s` as a C string literal (non-printable bytes as octal escapes).
+std::string cStringLiteral(llvm::StringRef s);
 
 /// Runs `calls` on the host through the same runtime-lite kernels, the
 /// compiler's constant folder's way of evaluating an op. `tensors` maps each

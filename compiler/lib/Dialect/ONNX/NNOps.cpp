@@ -678,4 +678,29 @@ LogicalResult NonMaxSuppressionOp::inferShapes() {
 
 int64_t NonMaxSuppressionOp::dataDependentDim(unsigned result) { return result == 0 ? 0 : -1; }
 
+LogicalResult StringNormalizerOp::inferShapes() {
+  Operation *op = getOperation();
+  setResultType(op, 1, {}, IntegerType::get(getContext(), 64));
+  Type elt = cast<ShapedType>(getX().getType()).getElementType();
+  if (!isa<StringType>(elt))
+    return emitError() << "StringNormalizer takes strings, not " << elt;
+  StringRef action = getCaseChangeAction();
+  if (action != "NONE" && action != "LOWER" && action != "UPPER")
+    return emitError() << "case_change_action '" << action << "' is not supported";
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  if (!x)
+    return setUnrankedResult(op, elt);
+  if (!x.hasStaticShape() || !(x.getRank() == 1 || (x.getRank() == 2 && x.getDimSize(0) == 1)))
+    return emitError() << "StringNormalizer takes [C] or [1, C] strings, not " << x;
+  SmallVector<int64_t> y(x.getShape());
+  y.back() = std::max<int64_t>(y.back(), 1);
+  setResultType(op, 0, y, elt);
+  return success();
+}
+
+int64_t StringNormalizerOp::dataDependentDim(unsigned result) {
+  auto y = dyn_cast<RankedTensorType>(getY().getType());
+  return result == 0 ? (y ? y.getRank() - 1 : 0) : -1;
+}
+
 } // namespace onnxc::onnx

@@ -3,6 +3,7 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "mlir/IR/OpImplementation.h"
 
 using namespace mlir;
@@ -11,7 +12,14 @@ using namespace onnxc::onnx;
 #include "onnxc/Dialect/ONNX/ONNXDialect.cpp.inc"
 #include "onnxc/Dialect/ONNX/ShapeInferenceInterface.cpp.inc"
 
+#define GET_TYPEDEF_CLASSES
+#include "onnxc/Dialect/ONNX/ONNXTypeDefs.cpp.inc"
+
 void ONNXDialect::initialize() {
+  addTypes<
+#define GET_TYPEDEF_LIST
+#include "onnxc/Dialect/ONNX/ONNXTypeDefs.cpp.inc"
+      >();
   addOperations<
 #define GET_OP_LIST
 #include "onnxc/Dialect/ONNX/ONNXOps.cpp.inc"

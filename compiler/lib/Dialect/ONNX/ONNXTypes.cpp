@@ -1,5 +1,6 @@
 //===- ONNXTypes.cpp - ONNX element types <-> MLIR types -------------------===//
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -37,11 +38,15 @@ Type elementTypeFromOnnx(MLIRContext *ctx, int t) {
   case kUint32: return u(32);
   case kUint64: return u(64);
   case kBool: return b.getI1Type();
+  case kString:
+    ctx->getOrLoadDialect<onnx::ONNXDialect>();
+    return onnx::StringType::get(ctx);
   default: return nullptr;
   }
 }
 
 int onnxFromElementType(Type t) {
+  if (isa<onnx::StringType>(t)) return kString;
   if (t.isF32()) return kFloat;
   if (t.isF64()) return kDouble;
   if (t.isF16()) return kFloat16;
@@ -81,6 +86,7 @@ StringRef onnxTypeName(int t) {
 
 int64_t elementByteSize(Type t) {
   if (t.isInteger(1)) return 1;
+  if (isa<onnx::StringType>(t)) return kStringElementBytes;
   return (t.getIntOrFloatBitWidth() + 7) / 8;
 }
 
@@ -89,6 +95,17 @@ std::vector<char> rawBytesOf(ElementsAttr attr) {
   Type elt = type.getElementType();
   int64_t n = type.getNumElements();
   std::vector<char> out;
+  if (isa<onnx::StringType>(elt)) { // (pointer, size) pairs into the attribute's storage
+    out.resize(n * kStringElementBytes);
+    int64_t i = 0;
+    for (StringRef str : cast<DenseStringElementsAttr>(attr).getValues<StringRef>()) {
+      const char *p = str.data();
+      int64_t size = str.size();
+      std::memcpy(out.data() + i * kStringElementBytes, &p, sizeof p);
+      std::memcpy(out.data() + i++ * kStringElementBytes + 8, &size, sizeof size);
+    }
+    return out;
+  }
   if (elt.isInteger(1)) {
     out.reserve(n);
     for (bool b : attr.getValues<bool>())
@@ -122,6 +139,17 @@ std::vector<char> rawBytesOf(ElementsAttr attr) {
 }
 
 DenseElementsAttr elementsFromRawBytes(ShapedType type, ArrayRef<char> raw) {
+  if (isa<onnx::StringType>(type.getElementType())) { // copies the strings
+    SmallVector<StringRef> strings;
+    for (size_t off = 0; off + kStringElementBytes <= raw.size(); off += kStringElementBytes) {
+      const char *p;
+      int64_t size;
+      std::memcpy(&p, raw.data() + off, sizeof p);
+      std::memcpy(&size, raw.data() + off + 8, sizeof size);
+      strings.push_back(StringRef(p, size));
+    }
+    return DenseStringElementsAttr::get(type, strings);
+  }
   if (type.getElementType().isInteger(1)) {
     SmallVector<bool> bits;
     for (char c : raw)

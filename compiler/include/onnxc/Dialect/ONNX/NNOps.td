@@ -281,6 +281,21 @@ def ONNX_MelWeightMatrixOp : ONNX_Op<"MelWeightMatrix"> {
   let results = (outs AnyTensor:$output);
 }
 
+def ONNX_StringNormalizerOp : ONNX_Op<"StringNormalizer",
+    [DeclareOpInterfaceMethods<DataDependentShapeOpInterface>]> {
+  let summary = "drops stopwords from [C] or [1, C] strings and changes their case";
+  let description = [{
+    Y's last dim holds `extent` strings (at least one: "" when every string
+    was a stopword). Case folding and case change apply to ASCII letters;
+    `locale` is accepted and not used.
+  }];
+  let arguments = (ins AnyTensor:$X,
+                   DefaultValuedAttr<StrAttr, "\"NONE\"">:$case_change_action,
+                   DefaultValuedAttr<I64Attr, "0">:$is_case_sensitive,
+                   OptionalAttr<StrAttr>:$locale, OptionalAttr<StrArrayAttr>:$stopwords);
+  let results = (outs AnyTensor:$Y, AnyTensor:$extent);
+}
+
 def ONNX_TfIdfVectorizerOp : ONNX_Op<"TfIdfVectorizer"> {
   let summary = "n-gram counts (TF, IDF or TFIDF) of integer token sequences";
   let arguments = (ins AnyTensor:$X, I64Attr:$max_gram_length, I64Attr:$max_skip_count,

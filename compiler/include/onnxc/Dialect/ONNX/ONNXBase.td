@@ -23,6 +23,15 @@ def ONNX_Dialect : Dialect {
   // Plain attributes keep generic import (attribute name -> value) simple.
   let usePropertiesForAttributes = 0;
   let hasConstantMaterializer = 1;
+  let useDefaultTypePrinterParser = 1;
+}
+
+// ONNX's string element type (`tensor<4x!onnx.string>`). In generated code a
+// string is an `onnxc_string` (runtime-lite's string.h): a pointer and a size
+// into the caller's input, the arena, or read-only data; host targets only.
+def ONNX_StringType : TypeDef<ONNX_Dialect, "String"> {
+  let mnemonic = "string";
+  let summary = "the element type of ONNX string tensors";
 }
 
 include "onnxc/Dialect/ONNX/ShapeInferenceInterface.td"

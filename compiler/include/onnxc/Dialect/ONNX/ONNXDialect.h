@@ -11,6 +11,9 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.h.inc"
+
+#define GET_TYPEDEF_CLASSES
+#include "onnxc/Dialect/ONNX/ONNXTypeDefs.h.inc"
 #include "onnxc/Dialect/ONNX/ShapeInference.h"
 
 #define GET_OP_CLASSES

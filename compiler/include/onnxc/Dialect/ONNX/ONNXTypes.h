@@ -19,12 +19,17 @@ mlir::Type elementTypeFromOnnx(mlir::MLIRContext *ctx, int onnxDataType);
 int onnxFromElementType(mlir::Type type);
 /// A readable ONNX name ("float", "int64", ...) for diagnostics.
 llvm::StringRef onnxTypeName(int onnxDataType);
+/// Bytes of a string element in generated code: runtime-lite's onnxc_string
+/// (a pointer and an int64 size) on the 64-bit hosts strings are built for.
+constexpr int64_t kStringElementBytes = 16;
+
 /// Size in bytes of one element (bool is one byte, as in the runtime).
 int64_t elementByteSize(mlir::Type type);
 
 /// The bytes of an elements attribute in the runtime's layout (bool as one
 /// byte each, little-endian): what the weights blob, the constant folder and
-/// the runner hand to kernels.
+/// the runner hand to kernels. Strings become onnxc_string records pointing
+/// into the attribute (valid while its context lives).
 std::vector<char> rawBytesOf(mlir::ElementsAttr attr);
 
 /// Builds a dense elements attribute from bytes in the runtime's layout.

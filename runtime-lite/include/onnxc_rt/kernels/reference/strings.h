@@ -45,7 +45,7 @@ template <typename T> int64_t number_to_string(T v, char *out) {
     }
     // sci is [-]d[.ddd]e(+|-)XX: split into sign, digit string and exponent.
     const char *p = sci;
-    char digits[24];
+    char digits[24] = {};
     int n = 0;
     const bool negative = *p == '-';
     if (negative)

@@ -3,7 +3,9 @@
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc_rt/kernels/x86/blocking.h"
+#include "onnxc_rt/kernels/reference/detection.h"
 #include "onnxc_rt/kernels/reference/strings.h"
+#include "onnxc_rt/kernels/reference/tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
@@ -16,9 +18,14 @@ namespace onnxc {
 
 //===-- KernelArg / KernelCall -------------------------------------------------===//
 
-KernelArg KernelArg::input(Value v) {
+/// An argument of `kind` with nothing else set; each factory fills its field.
+static KernelArg ofKind(KernelArg::Kind kind) {
   KernelArg a;
-  a.kind = Kind::Tensor;
+  a.kind = kind;
+  return a;
+}
+KernelArg KernelArg::input(Value v) {
+  KernelArg a = ofKind(Kind::Tensor);
   a.tensor = v;
   return a;
 }
@@ -28,62 +35,47 @@ KernelArg KernelArg::output(Value v) {
   return a;
 }
 KernelArg KernelArg::i(int64_t v) {
-  KernelArg a;
-  a.kind = Kind::Int;
+  KernelArg a = ofKind(Kind::Int);
   a.intValue = v;
   return a;
 }
 KernelArg KernelArg::f(double v) {
-  KernelArg a;
-  a.kind = Kind::Float;
+  KernelArg a = ofKind(Kind::Float);
   a.floatValue = v;
   return a;
 }
 KernelArg KernelArg::array(ArrayRef<int64_t> v) {
-  KernelArg a;
-  a.kind = Kind::IntArray;
+  KernelArg a = ofKind(Kind::IntArray);
   a.ints.assign(v.begin(), v.end());
   return a;
 }
 KernelArg KernelArg::floatArray(ArrayRef<double> v) {
-  KernelArg a;
-  a.kind = Kind::FloatArray;
+  KernelArg a = ofKind(Kind::FloatArray);
   a.floats.assign(v.begin(), v.end());
   return a;
 }
-KernelArg KernelArg::null() { return KernelArg(); }
+KernelArg KernelArg::stringArray(std::vector<std::string> v) {
+  KernelArg a = ofKind(Kind::StringArray);
+  a.strings = std::move(v);
+  return a;
+}
+KernelArg KernelArg::null() { return ofKind(Kind::Null); }
 KernelArg KernelArg::constantData(ElementsAttr data) {
-  KernelArg a;
-  a.kind = Kind::Constant;
+  KernelArg a = ofKind(Kind::Constant);
   a.constant = data;
   return a;
 }
-KernelArg KernelArg::runner() {
-  KernelArg a;
-  a.kind = Kind::Runner;
-  return a;
-}
-KernelArg KernelArg::stringArray(std::vector<std::string> v) {
-  KernelArg a;
-  a.kind = Kind::StringArray;
-  a.strings = std::move(v);
+KernelArg KernelArg::runner() { return ofKind(Kind::Runner); }
+KernelArg KernelArg::status() { return ofKind(Kind::Status); }
+KernelArg KernelArg::scratch(int64_t bytes, std::string cppType) {
+  KernelArg a = ofKind(Kind::Scratch);
+  a.intValue = bytes;
+  a.scratchType = std::move(cppType);
   return a;
 }
 KernelArg KernelArg::text(int64_t bytes) {
   KernelArg a = scratch(bytes, "char");
   a.persistent = true;
-  return a;
-}
-KernelArg KernelArg::status() {
-  KernelArg a;
-  a.kind = Kind::Status;
-  return a;
-}
-KernelArg KernelArg::scratch(int64_t bytes, std::string cppType) {
-  KernelArg a;
-  a.kind = Kind::Scratch;
-  a.intValue = bytes;
-  a.scratchType = std::move(cppType);
   return a;
 }
 
@@ -1543,9 +1535,8 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
       .Case<UniqueOp>([&](UniqueOp o) {
         auto xs = shapeOf(o.getX());
         int64_t outer = 1, n = numel(o.getX()), inner = 1;
-        if (auto a = o.getAxis()) {
-          int64_t axis = static_cast<int64_t>(*a);
-          axis += axis < 0 ? (int64_t)xs.size() : 0;
+        if (o.getAxis()) {
+          int64_t axis = o.dataDependentDim(0); // the axis, normalised
           outer = prod(xs.take_front(axis));
           n = xs[axis];
           inner = prod(xs.drop_front(axis + 1));
@@ -1556,7 +1547,8 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
                             outputOrNull(o.getCounts()), KernelArg::output(o.getExtent()),
                             KernelArg::i(outer), KernelArg::i(n), KernelArg::i(inner),
                             KernelArg::i(o.getSorted()),
-                            KernelArg::scratch(7 * std::max<int64_t>(n, 1) * 8, "int64_t")})});
+                            KernelArg::scratch(onnxc_rt::ref::kUniqueScratchPerSlice * std::max<int64_t>(n, 1) * 8,
+                                              "int64_t")})});
       })
       .Case<NonMaxSuppressionOp>([&](NonMaxSuppressionOp o) -> FailureOr<OpLowering> {
         if (!eltOf(o.getBoxes()).isF32() || !eltOf(o.getScores()).isF32())
@@ -1571,7 +1563,9 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
                             KernelArg::i(ss[1]), KernelArg::i(ss[2]),
                             KernelArg::i(o.getCenterPointBox()),
                             KernelArg::i(shapeOf(o.getSelectedIndices())[0]),
-                            KernelArg::scratch(3 * std::max<int64_t>(ss[2], 1) * 8, "int64_t")})});
+                            KernelArg::scratch(onnxc_rt::ref::kNmsScratchPerBox *
+                                                  std::max<int64_t>(ss[2], 1) * 8,
+                                              "int64_t")})});
       })
       .Case<ReverseSequenceOp>([&](ReverseSequenceOp o) -> FailureOr<OpLowering> {
         auto xs = shapeOf(o.getInput());

@@ -195,8 +195,8 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
   // C++: compile-time descriptions and a thin wrapper owning its arena.
   os << "namespace " << m.name << " {\n\n"
      << "constexpr size_t kArenaSize = " << m.arenaBytes << ";\n\n";
-  auto describe = [&](const char *kind, size_t i, const TensorInterface &t) {
-    os << "struct " << kind << i << " {\n"
+  auto describe = [&](bool output, size_t i, const TensorInterface &t) {
+    os << "struct " << (output ? "Output" : "Input") << i << " {\n"
        << "  using type = " << cppTypeName(t.elementType) << ";\n"
        << "  static constexpr const char* name = " << cStringLiteral(t.name) << ";\n"
        << "  static constexpr int onnx_type = " << onnxFromElementType(t.elementType)
@@ -212,7 +212,7 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     for (int64_t d : t.shape)
       n *= d;
     os << "};\n  static constexpr size_t size = " << n << ";\n";
-    if (std::string(kind) == "Output")
+    if (output)
       os << "  /// The dim whose size the run decides (-1: none; shape holds its bound)\n"
          << "  /// and the output that receives that size.\n"
          << "  static constexpr int dynamic_dim = " << t.dynamicDim << ";\n"
@@ -220,9 +220,9 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     os << "};\n";
   };
   for (size_t i = 0; i < m.inputs.size(); ++i)
-    describe("Input", i, m.inputs[i]);
+    describe(false, i, m.inputs[i]);
   for (size_t i = 0; i < m.outputs.size(); ++i)
-    describe("Output", i, m.outputs[i]);
+    describe(true, i, m.outputs[i]);
   os << "\n/// Holds the arena; one object per concurrent caller.\n"
      << "class Model {\n public:\n  int run(";
   bool first = true;

@@ -22,8 +22,9 @@ _Static_assert(sizeof(onnxc_string) == 16, "onnxc_string must be 16 bytes");
 #endif
 
 /* What NAME_run returns when the strings a model makes from its inputs'
-   strings do not fit the arena space reserved for them (onnxc
-   --string-bytes); the outputs are then not valid. */
+   strings do not fit the arena space reserved for them (64 bytes per input
+   string of a case-changing StringNormalizer); the outputs are then not
+   valid. */
 #define ONNXC_STATUS_STRING_SPACE 1
 
 #endif

@@ -36,12 +36,15 @@ inline bool overlaps(const Corners &a, const Corners &b, float iou_threshold) {
   return uni > 0 && inter / uni > iou_threshold;
 }
 
+/// int64 scratch entries non_max_suppression needs per box.
+constexpr int64_t kNmsScratchPerBox = 3;
+
 /// NonMaxSuppression: for each batch and class, the boxes whose score is
 /// above score_threshold, best score first (ties to the lower index), each
 /// kept unless it overlaps a kept one, up to max_output_boxes_per_class
 /// (null or 0: none). Rows (batch, class, box) are packed at the start of
 /// `selected` (bound rows; the rest zeroed); *extent = rows written. The
-/// optional inputs may be null. scratch: 3 * boxes int64.
+/// optional inputs may be null. scratch: kNmsScratchPerBox * boxes int64.
 inline void non_max_suppression(const float *boxes, const float *scores,
                                 const int64_t *max_output_boxes_per_class,
                                 const float *iou_threshold, const float *score_threshold,

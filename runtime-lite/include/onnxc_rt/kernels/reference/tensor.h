@@ -412,12 +412,15 @@ void nonzero(const T *x, int64_t *y, int64_t *extent, int64_t rank, const int64_
   *extent = count;
 }
 
+/// int64 scratch entries unique needs per slice.
+constexpr int64_t kUniqueScratchPerSlice = 7;
+
 /// Unique over the n slices x[o, s, i] (o < outer, i < inner) of a
 /// (outer, n, inner) tensor, compared as sequences in (o, i) order. Writes
 /// the count distinct slices to y (outer, count, inner, packed; the rest of
 /// the n-slice buffer zeroed), their first indices, counts and every slice's
 /// position in y (inverse); outputs may be null. sorted: ascending order of
-/// the slices, else order of first occurrence. scratch: 7 * n int64.
+/// the slices, else order of first occurrence. scratch: kUniqueScratchPerSlice * n.
 template <typename T>
 void unique(const T *x, T *y, int64_t *indices, int64_t *inverse, int64_t *counts,
             int64_t *extent, int64_t outer, int64_t n, int64_t inner, int64_t sorted,

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <vector>
 
 using namespace onnxc_rt;
@@ -15,9 +16,12 @@ using namespace onnxc_rt;
 struct Shape {
   const char *what;
   int64_t c, hw, m, k, stride, pad;
+  bool depthwise = false;
 };
 
-int main() {
+int main(int argc, char **argv) {
+  // An argument keeps only the shapes whose name contains it.
+  const char *only = argc > 1 ? argv[1] : nullptr;
   const Shape shapes[] = {
       {"resnet18 layer1 3x3", 64, 56, 64, 3, 1, 1},
       {"resnet18 layer2 3x3", 128, 28, 128, 3, 1, 1},
@@ -31,22 +35,38 @@ int main() {
       {"mobilenet_v2 1x1 144->24", 144, 56, 24, 1, 1, 0},
       {"mobilenet_v2 1x1 96->576", 96, 14, 576, 1, 1, 0},
       {"mobilenet_v2 1x1 320->1280", 320, 7, 1280, 1, 1, 0},
+      {"mobilenet_v2 dw 3x3 32 @112", 32, 112, 32, 3, 1, 1, true},
+      {"mobilenet_v2 dw 3x3 144 @56", 144, 56, 144, 3, 1, 1, true},
+      {"mobilenet_v2 dw 3x3 96 @112 stride 2", 96, 112, 96, 3, 2, 1, true},
+      {"mobilenet_v2 dw 3x3 192 @28", 192, 28, 192, 3, 1, 1, true},
+      {"mobilenet_v2 dw 3x3 384 @14", 384, 14, 384, 3, 1, 1, true},
+      {"mobilenet_v2 dw 3x3 960 @7", 960, 7, 960, 3, 1, 1, true},
+      {"efficientnet dw 5x5 240 @28", 240, 28, 240, 5, 1, 2, true},
+      {"efficientnet dw 5x5 672 @14 stride 2", 672, 28, 672, 5, 2, 2, true},
   };
   std::printf("| shape | ms | GFLOP/s |\n|---|---|---|\n");
   for (const Shape &q : shapes) {
-    const int64_t oh = (q.hw + 2 * q.pad - q.k) / q.stride + 1, kdim = q.c * q.k * q.k;
+    if (only && !std::strstr(q.what, only))
+      continue;
+    const int64_t oh = (q.hw + 2 * q.pad - q.k) / q.stride + 1;
+    const int64_t kdim = (q.depthwise ? 1 : q.c) * q.k * q.k;
     int64_t in[4] = {1, q.c, q.hw, q.hw}, out[4] = {1, q.m, oh, oh}, kernel[2] = {q.k, q.k},
             strides[2] = {q.stride, q.stride}, pads[2] = {q.pad, q.pad}, dil[2] = {1, 1};
     std::vector<float> x(q.c * q.hw * q.hw, 0.5f), w(q.m * kdim, 0.01f), y(q.m * oh * oh),
         bias(q.m, 0.1f), packed(x86::packed_a_floats(q.m, kdim)),
-        scratch(x86::conv2d_scratch_floats(in, out, kernel, strides, pads, dil, 1));
+        scratch(q.depthwise ? x86::depthwise_scratch_floats(q.c, q.m, oh, oh, q.k, q.k, q.stride, q.stride, 1, 1)
+                            : x86::conv2d_scratch_floats(in, out, kernel, strides, pads, dil, 1));
     x86::pack_a_panels(w.data(), kdim, 1, q.m, 0, kdim, packed.data()); // as the compiler does
     const int calls = std::max<int64_t>(5, 2000000000 / (2 * q.m * oh * oh * kdim));
     double best = 1e30;
     for (int r = 0; r < calls; ++r) {
       auto t0 = std::chrono::steady_clock::now();
-      x86::conv2d<ref::Relu>(x.data(), w.data(), packed.data(), bias.data(), nullptr, y.data(),
-                             in, out, kernel, strides, pads, dil, 1, 0, 0, scratch.data());
+      if (q.depthwise)
+        x86::depthwise_conv2d<ref::Relu>(x.data(), w.data(), bias.data(), nullptr, y.data(), in,
+                                         out, kernel, strides, pads, dil, 0, 0, scratch.data());
+      else
+        x86::conv2d<ref::Relu>(x.data(), w.data(), packed.data(), bias.data(), nullptr, y.data(),
+                               in, out, kernel, strides, pads, dil, 1, 0, 0, scratch.data());
       auto t1 = std::chrono::steady_clock::now();
       best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
     }

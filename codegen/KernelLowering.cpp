@@ -657,7 +657,7 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
     const int64_t tasks = taskCountFor(op);
     const int64_t floats =
         depthwise ? tasks * onnxc_rt::x86::depthwise_scratch_floats(
-                                ys[2], ys[3], kernel[0], kernel[1], g->strides[0],
+                                xs[1], ys[1], ys[2], ys[3], kernel[0], kernel[1], g->strides[0],
                                 g->strides[1], g->dilations[0], g->dilations[1])
                   : onnxc_rt::x86::conv2d_scratch_floats(xs.data(), ys.data(), kernel.data(),
                                                          g->strides.data(), g->padsBegin.data(),

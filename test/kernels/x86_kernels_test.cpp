@@ -124,7 +124,7 @@ static void checkConv(const ConvCase &q, bool withBias, bool withResidual, float
   const float *bp = withBias ? bias.data() : nullptr, *zp = withResidual ? z.data() : nullptr;
   const bool depthwise = cg == 1;
   std::vector<float> scratch(
-      depthwise ? x86::depthwise_scratch_floats(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw)
+      depthwise ? x86::depthwise_scratch_floats(q.c, q.m, oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw)
                 : x86::conv2d_scratch_floats(in, out, kernel, strides, pb, dil, q.group));
   if (depthwise)
     x86::depthwise_conv2d<Act>(x.data(), w.data(), bp, zp, got.data(), in, out, kernel, strides,
@@ -236,6 +236,17 @@ int main() {
       {1, 3, 14, 14, 3, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 3},    // depthwise 5x5 stride 2
       {1, 2, 112, 112, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  // depthwise 112 wide
       {1, 2, 23, 1500, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},  // wider than a pooling chunk
+      // Channel-blocked depthwise (rows of at most 16): partial blocks of
+      // channels, pixel tails of 4/2/1, bands, asymmetric pads, dilation.
+      {1, 21, 7, 7, 21, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 21},   // 7x7, 16 + 5 channels
+      {2, 17, 15, 13, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17}, // 15 x 13 planes, batch 2
+      {1, 33, 14, 14, 33, 5, 5, 2, 2, 2, 2, 1, 2, 1, 1, 33}, // 5x5 stride 2, asymmetric pad
+      {1, 16, 30, 16, 16, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, 16}, // stride 2 into 8-wide rows
+      {1, 8, 200, 11, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},   // tall: several bands
+      {1, 9, 12, 12, 9, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 9},    // dilated
+      {1, 4, 20, 20, 4, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 4},    // stride 3
+      {1, 3, 11, 40, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},    // plane path: 3x3 row tails
+      {1, 3, 13, 70, 3, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 3},    // plane path: 5x5 stride 2
   };
   for (const ConvCase &q : convs) {
     checkConv<ref::Identity>(q, false, false, 0, 0);

@@ -53,11 +53,53 @@ constexpr int64_t padded_extent(int64_t out, int64_t k, int64_t stride, int64_t 
   return (out - 1) * stride + (k - 1) * dilation + 1;
 }
 
-/// Floats of scratch a depthwise convolution needs: its padded input plane,
-/// rows rounded to even length (stride-2 planes are split by column parity),
-/// plus one vector of slack (kGemmMaxNR / 2 lanes at most).
-constexpr int64_t depthwise_scratch_floats(int64_t oh, int64_t ow, int64_t kh, int64_t kw,
-                                           int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+/// A depthwise convolution computed channel-blocked (x86 depthwise_block):
+/// a block of channels (one vector's lanes, at most kDepthwiseMaxBlock)
+/// interleaved pixel by pixel, zero-padded, one band of `band_rows` output
+/// rows at a time (`in_rows` padded input rows of `in_width` pixels), the
+/// band's outputs staged the same way before they are transposed back.
+/// Bands keep the block's buffers within about kDepthwiseBandFloats.
+constexpr int64_t kDepthwiseMaxBlock = 16;
+constexpr int64_t kDepthwiseBandFloats = 32768;
+struct DepthwiseBlocked {
+  int64_t band_rows, in_rows, in_width, floats;
+};
+constexpr DepthwiseBlocked depthwise_blocked_shape(int64_t oh, int64_t ow, int64_t kh,
+                                                   int64_t kw, int64_t sh, int64_t sw,
+                                                   int64_t dh, int64_t dw) {
+  const int64_t wp = padded_extent(ow, kw, sw, dw), reach = (kh - 1) * dh + 1;
+  // Floats a band of b rows needs: its input rows and its output rows.
+  const int64_t per_row = (sh * wp + ow) * kDepthwiseMaxBlock;
+  int64_t band = (kDepthwiseBandFloats - (reach - sh) * wp * kDepthwiseMaxBlock) / per_row;
+  band = band < 1 ? 1 : band > oh ? oh : band;
+  const int64_t in_rows = (band - 1) * sh + reach;
+  return {band, in_rows, wp, (in_rows * wp + band * ow) * kDepthwiseMaxBlock};
+}
+
+/// Whether x86 depthwise_conv2d computes a depthwise convolution
+/// channel-blocked (depthwise_blocked_shape) rather than a plane at a time:
+/// where output rows are narrow (at most 16 wide: a plane's vectors would
+/// be part empty and its per-channel costs dominate) or the plane layout
+/// has no vector path (strides other than 1 and 2, dilated stride 2).
+/// Not with a multiplier (m > c), nor kernels of more than
+/// kDepthwiseMaxTaps taps. (Measured with bench/conv_bench.cpp: on wider
+/// planes the transposes cost more than the plane path loses.)
+constexpr int64_t kDepthwiseMaxTaps = 64;
+constexpr bool depthwise_is_blocked(int64_t c, int64_t m, int64_t ow, int64_t kh, int64_t kw,
+                                    int64_t sw, int64_t dw) {
+  const bool plane_vectorised = sw == 1 || (sw == 2 && dw == 1);
+  return m == c && kh * kw <= kDepthwiseMaxTaps && (ow <= 16 || !plane_vectorised);
+}
+
+/// Floats of scratch one task of a depthwise convolution needs: blocked,
+/// the block's buffers; otherwise its padded input plane, rows rounded to
+/// even length (stride-2 planes are split by column parity), plus one
+/// vector of slack (kGemmMaxNR / 2 lanes at most).
+constexpr int64_t depthwise_scratch_floats(int64_t c, int64_t m, int64_t oh, int64_t ow,
+                                           int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                                           int64_t dh, int64_t dw) {
+  if (depthwise_is_blocked(c, m, ow, kh, kw, sw, dw))
+    return depthwise_blocked_shape(oh, ow, kh, kw, sh, sw, dh, dw).floats;
   return padded_extent(oh, kh, sh, dh) * round_up(padded_extent(ow, kw, sw, dw), 2) +
          kGemmMaxNR / 2;
 }

@@ -11,6 +11,10 @@
 #include <immintrin.h>
 #include <stdint.h>
 
+/// For the small register-tile functions whose accumulators must stay in
+/// registers across the call (GCC otherwise may pass them through memory).
+#define ONNXC_RT_X86_INLINE inline __attribute__((always_inline))
+
 namespace onnxc_rt {
 namespace x86 {
 
@@ -32,13 +36,52 @@ struct VecF {
   static VecF load_first(const float *p, int64_t n) {
     return {_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p)};
   }
-  /// even[i] = src[2i], odd[i] = src[2i + 1] for i < kLanes.
-  static void deinterleave(const float *src, float *even, float *odd) {
-    const __m512 a = _mm512_loadu_ps(src), b = _mm512_loadu_ps(src + 16);
+  /// The even and odd lanes of the 2 * kLanes floats a, b (a first):
+  /// even[i] = ab[2i], odd[i] = ab[2i + 1].
+  static void deinterleave(VecF a, VecF b, VecF &even, VecF &odd) {
     const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
     const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-    _mm512_storeu_ps(even, _mm512_permutex2var_ps(a, ie, b));
-    _mm512_storeu_ps(odd, _mm512_permutex2var_ps(a, io, b));
+    even.v = _mm512_permutex2var_ps(a.v, ie, b.v);
+    odd.v = _mm512_permutex2var_ps(a.v, io, b.v);
+  }
+  /// Transposes the kLanes x kLanes matrix whose rows are r[0..kLanes).
+  /// Generic shuffles (GCC 12 warns falsely inside the AVX-512 unpack and
+  /// lane-shuffle intrinsics); they compile to the same instructions.
+  static void transpose(VecF (&r)[16]) {
+    using I = int32_t __attribute__((vector_size(64)));
+    auto shuffle = [](__m512 a, __m512 b, I idx) { return __m512(__builtin_shuffle(a, b, idx)); };
+    // 32-bit, then 64-bit interleaves within 128-bit lanes, then the lanes.
+    const I lo32 = {0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29};
+    const I hi32 = {2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31};
+    const I lo64 = {0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29};
+    const I hi64 = {2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31};
+    const I even128 = {0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27};
+    const I odd128 = {4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31};
+    __m512 t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+      t[i] = shuffle(r[i].v, r[i + 1].v, lo32);
+      t[i + 1] = shuffle(r[i].v, r[i + 1].v, hi32);
+    }
+    for (int i = 0; i < 16; i += 4) {
+      u[i] = shuffle(t[i], t[i + 2], lo64);
+      u[i + 1] = shuffle(t[i], t[i + 2], hi64);
+      u[i + 2] = shuffle(t[i + 1], t[i + 3], lo64);
+      u[i + 3] = shuffle(t[i + 1], t[i + 3], hi64);
+    }
+    // u[4q + k] holds element k of rows 4q..4q+3 in each 128-bit lane; the
+    // lanes are then gathered across the four groups.
+    for (int k = 0; k < 4; ++k) {
+      t[k] = shuffle(u[k], u[4 + k], even128);
+      t[4 + k] = shuffle(u[k], u[4 + k], odd128);
+      t[8 + k] = shuffle(u[8 + k], u[12 + k], even128);
+      t[12 + k] = shuffle(u[8 + k], u[12 + k], odd128);
+    }
+    for (int k = 0; k < 4; ++k) {
+      r[k].v = shuffle(t[k], t[8 + k], even128);
+      r[4 + k].v = shuffle(t[4 + k], t[12 + k], even128);
+      r[8 + k].v = shuffle(t[k], t[8 + k], odd128);
+      r[12 + k].v = shuffle(t[4 + k], t[12 + k], odd128);
+    }
   }
   using Int = int32_t __attribute__((vector_size(64)));
 #include "onnxc_rt/kernels/x86/simd_common.inc"
@@ -61,13 +104,29 @@ struct VecF {
   static VecF load_first(const float *p, int64_t n) {
     return {_mm256_maskload_ps(p, first_lanes(n))};
   }
-  static void deinterleave(const float *src, float *even, float *odd) {
-    const __m256 a = _mm256_loadu_ps(src), b = _mm256_loadu_ps(src + 8);
+  static void deinterleave(VecF a, VecF b, VecF &even, VecF &odd) {
     // [a0 a2 b0 b2 | a4 a6 b4 b6], then its 64-bit lanes reordered 0 2 1 3.
-    const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));
-    const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
-    _mm256_storeu_ps(even, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8)));
-    _mm256_storeu_ps(odd, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xd8)));
+    const __m256 e = _mm256_shuffle_ps(a.v, b.v, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m256 o = _mm256_shuffle_ps(a.v, b.v, _MM_SHUFFLE(3, 1, 3, 1));
+    even.v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8));
+    odd.v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xd8));
+  }
+  static void transpose(VecF (&r)[8]) {
+    __m256 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = _mm256_unpacklo_ps(r[i].v, r[i + 1].v);
+      t[i + 1] = _mm256_unpackhi_ps(r[i].v, r[i + 1].v);
+    }
+    for (int i = 0; i < 8; i += 4) {
+      u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+      u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int k = 0; k < 4; ++k) {
+      r[k].v = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+      r[4 + k].v = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+    }
   }
   using Int = int32_t __attribute__((vector_size(32)));
 #include "onnxc_rt/kernels/x86/simd_common.inc"

@@ -2,7 +2,8 @@
 """Model benchmark: onnxc vs ONNX Runtime 1.30 vs PyTorch, side by side.
 
 For each model of the e2e set (batch 1): onnxc compiles it for --target
-(x86-64 by default) into a static library linked with onnxc_bench_main.cpp;
+(by default the widest x86 target this CPU runs: x86-64-avx512 where it has
+AVX-512, as ONNX Runtime's MLAS picks its AVX-512 kernels there, else x86-64) into a static library linked with onnxc_bench_main.cpp;
 ONNX Runtime runs it through onnxruntime-node (one intra-op thread, all graph
 optimisations); PyTorch runs it traced, frozen and optimize_for_inference'd on
 one thread. --threads N gives every peer N threads instead (onnxc --threads N
@@ -38,6 +39,13 @@ def run_json(cmd):
     return json.loads(out.strip().splitlines()[-1])
 
 
+def target_flags(target):
+    """The flags onnxc's toolchain compiles TARGET's library with (targets/Target.cpp)."""
+    if target == "x86-64-avx512":
+        return ["-O3", "-march=x86-64-v4"]
+    return ["-O3", "-march=x86-64-v3"] if target.startswith("x86-64") else ["-O2"]
+
+
 def build_onnxc(onnxc, model_dir, work, target, threads=1):
     import onnx
     os.makedirs(work, exist_ok=True)
@@ -61,8 +69,7 @@ def build_onnxc(onnxc, model_dir, work, target, threads=1):
         f.write(f"#define ARENA_SIZE m_ARENA_SIZE\n#define RUN_V_ON m_run_v_on\n"
                 f"#define THREADS {threads}\n")
     exe = os.path.join(work, "bench")
-    flags = ["-O3", "-march=x86-64-v3"] if target.startswith("x86-64") else ["-O2"]
-    flags.append("-pthread")
+    flags = target_flags(target) + ["-pthread"]
     subprocess.run(["c++", "-std=c++17", *flags, "-I" + work,
                     "-I" + os.path.join(ROOT, "runtime-lite", "include"),
                     '-DMODEL_HEADER="bench_config.h"', os.path.join(HERE, "onnxc_bench_main.cpp"),
@@ -70,10 +77,23 @@ def build_onnxc(onnxc, model_dir, work, target, threads=1):
     return exe
 
 
+def native_target():
+    """x86-64-avx512 where this CPU has the AVX-512 subsets it needs, else x86-64."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f
+                          if line.startswith("flags")), [])
+    except OSError:
+        flags = []
+    wanted = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}
+    return "x86-64-avx512" if wanted <= set(flags) else "x86-64"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
-    ap.add_argument("--target", default="x86-64")
+    ap.add_argument("--target", default=None,
+                    help="onnxc target (default: x86-64-avx512 on AVX-512 CPUs, else x86-64)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1,
                     help="threads for every peer (onnxc --threads, ORT intra-op, torch)")
@@ -81,6 +101,7 @@ def main():
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
     ap.add_argument("models", nargs="*", default=MODELS)
     args = ap.parse_args()
+    args.target = args.target or native_target()
     rows = []
     for name in args.models:
         model_dir = os.path.join(args.work, "models", f"{name}_op13")
@@ -140,7 +161,7 @@ def write_results(rows, args):
         "",
         f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
         f"batch 1, {threads_text} each. onnxc --target {args.target}{onnxc_threads} (static "
-        "library, `-O3 -march=x86-64-v3`); ONNX Runtime 1.30 (onnxruntime-node, graph "
+        f"library, `{' '.join(target_flags(args.target))}`); ONNX Runtime 1.30 (onnxruntime-node, graph "
         f"optimisations all, {args.threads} intra-op thread{'s' if args.threads > 1 else ''}); "
         "PyTorch 1.13 (traced, frozen, optimize_for_inference). Median of "
         f"{args.rounds} alternating rounds; latency in ms; ratio > 1 means onnxc is faster.",

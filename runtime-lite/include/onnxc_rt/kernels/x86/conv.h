@@ -195,8 +195,8 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
 /// channel's bias and its plane of the residual); the last vector of a row
 /// may run past ow and is stored in part.
 template <typename Act, int kRows, int kCols>
-ONNXC_RT_X86_INLINE void depthwise_store(VecF (&acc)[kRows][kCols], int64_t r0, int64_t q0, int64_t ow,
-                            float *yo, const Epilogue &ep) {
+ONNXC_RT_X86_INLINE void depthwise_store(VecF (&acc)[kRows][kCols], int64_t r0, int64_t q0,
+                                         int64_t ow, float *yo, const Epilogue &ep) {
   const VecF bias = VecF::broadcast(ep.bias ? ep.bias[0] : 0.0f);
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r) {
@@ -231,8 +231,9 @@ ONNXC_RT_X86_INLINE void depthwise_store(VecF (&acc)[kRows][kCols], int64_t r0, 
 /// rows at stride 1 rather than kRows * kKH). Reads may run past the row
 /// (into the next one or the plane's slack); those lanes are not stored.
 template <typename Act, int kRows, int kCols, int kKH, int kKW, int kS>
-ONNXC_RT_X86_INLINE void depthwise_tile(const float *pad, const float *wk, int64_t row_len, int64_t wq,
-                           int64_t r0, int64_t q0, int64_t ow, float *yo, const Epilogue &ep) {
+ONNXC_RT_X86_INLINE void depthwise_tile(const float *pad, const float *wk, int64_t row_len,
+                                        int64_t wq, int64_t r0, int64_t q0, int64_t ow, float *yo,
+                                        const Epilogue &ep) {
   constexpr int kInRows = (kRows - 1) * kS + kKH;
   VecF acc[kRows][kCols];
 #pragma GCC unroll 16

@@ -46,41 +46,58 @@ struct VecF {
   }
   /// Transposes the kLanes x kLanes matrix whose rows are r[0..kLanes).
   /// Generic shuffles (GCC 12 warns falsely inside the AVX-512 unpack and
-  /// lane-shuffle intrinsics); they compile to the same instructions.
+  /// lane-shuffle intrinsics; GCC 12 and Clang both take
+  /// __builtin_shufflevector); they compile to the same instructions.
   static void transpose(VecF (&r)[16]) {
-    using I = int32_t __attribute__((vector_size(64)));
-    auto shuffle = [](__m512 a, __m512 b, I idx) { return __m512(__builtin_shuffle(a, b, idx)); };
     // 32-bit, then 64-bit interleaves within 128-bit lanes, then the lanes.
-    const I lo32 = {0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13, 29};
-    const I hi32 = {2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15, 31};
-    const I lo64 = {0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28, 29};
-    const I hi64 = {2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30, 31};
-    const I even128 = {0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26, 27};
-    const I odd128 = {4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30, 31};
+    auto lo32 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13,
+                                     29);
+    };
+    auto hi32 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15,
+                                     31);
+    };
+    auto lo64 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28,
+                                     29);
+    };
+    auto hi64 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30,
+                                     31);
+    };
+    auto even128 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26,
+                                     27);
+    };
+    auto odd128 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30,
+                                     31);
+    };
     __m512 t[16], u[16];
     for (int i = 0; i < 16; i += 2) {
-      t[i] = shuffle(r[i].v, r[i + 1].v, lo32);
-      t[i + 1] = shuffle(r[i].v, r[i + 1].v, hi32);
+      t[i] = lo32(r[i].v, r[i + 1].v);
+      t[i + 1] = hi32(r[i].v, r[i + 1].v);
     }
     for (int i = 0; i < 16; i += 4) {
-      u[i] = shuffle(t[i], t[i + 2], lo64);
-      u[i + 1] = shuffle(t[i], t[i + 2], hi64);
-      u[i + 2] = shuffle(t[i + 1], t[i + 3], lo64);
-      u[i + 3] = shuffle(t[i + 1], t[i + 3], hi64);
+      u[i] = lo64(t[i], t[i + 2]);
+      u[i + 1] = hi64(t[i], t[i + 2]);
+      u[i + 2] = lo64(t[i + 1], t[i + 3]);
+      u[i + 3] = hi64(t[i + 1], t[i + 3]);
     }
     // u[4q + k] holds element k of rows 4q..4q+3 in each 128-bit lane; the
     // lanes are then gathered across the four groups.
     for (int k = 0; k < 4; ++k) {
-      t[k] = shuffle(u[k], u[4 + k], even128);
-      t[4 + k] = shuffle(u[k], u[4 + k], odd128);
-      t[8 + k] = shuffle(u[8 + k], u[12 + k], even128);
-      t[12 + k] = shuffle(u[8 + k], u[12 + k], odd128);
+      t[k] = even128(u[k], u[4 + k]);
+      t[4 + k] = odd128(u[k], u[4 + k]);
+      t[8 + k] = even128(u[8 + k], u[12 + k]);
+      t[12 + k] = odd128(u[8 + k], u[12 + k]);
     }
     for (int k = 0; k < 4; ++k) {
-      r[k].v = shuffle(t[k], t[8 + k], even128);
-      r[4 + k].v = shuffle(t[4 + k], t[12 + k], even128);
-      r[8 + k].v = shuffle(t[k], t[8 + k], odd128);
-      r[12 + k].v = shuffle(t[4 + k], t[12 + k], odd128);
+      r[k].v = even128(t[k], t[8 + k]);
+      r[4 + k].v = even128(t[4 + k], t[12 + k]);
+      r[8 + k].v = odd128(t[k], t[8 + k]);
+      r[12 + k].v = odd128(t[4 + k], t[12 + k]);
     }
   }
   using Int = int32_t __attribute__((vector_size(64)));

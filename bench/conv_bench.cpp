@@ -1,6 +1,8 @@
 // Convolution micro-benchmark: runtime-lite's x86 conv2d on ResNet-18's
 // 3x3/7x7 layer shapes (the direct convolution) and MobileNetV2's pointwise
-// shapes (the GEMM), one thread, best of many calls, in GFLOP/s. Build with
+// shapes (the GEMM), and depthwise_conv2d on MobileNetV2's and
+// EfficientNet-B0's depthwise layers; one thread, best of many calls, in
+// GFLOP/s. An argument keeps the shapes whose name contains it. Build with
 // the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/conv_bench.cpp
 #include "onnxc_rt/kernels/x86/conv.h"

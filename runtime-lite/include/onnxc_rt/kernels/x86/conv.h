@@ -197,26 +197,20 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
 template <typename Act, int kRows, int kCols>
 ONNXC_RT_X86_INLINE void depthwise_store(VecF (&acc)[kRows][kCols], int64_t r0, int64_t q0,
                                          int64_t ow, float *yo, const Epilogue &ep) {
-  const VecF bias = VecF::broadcast(ep.bias ? ep.bias[0] : 0.0f);
 #pragma GCC unroll 16
   for (int r = 0; r < kRows; ++r) {
     float *dst = yo + (r0 + r) * ow + q0;
     const float *res = ep.residual ? ep.residual + (r0 + r) * ow + q0 : nullptr;
 #pragma GCC unroll 8
     for (int c = 0; c < kCols; ++c) {
-      const int64_t valid = ow - q0 - c * kLanes;
+      const int64_t lanes = min64(kLanes, ow - q0 - c * kLanes);
       VecF v = acc[r][c];
-      if constexpr (kVectorActivation<Act>) { // the epilogue in registers
-        v = VecF::add(v, bias);
-        if (res)
-          v = VecF::add(v, valid >= kLanes ? VecF::load(res + c * kLanes)
-                                           : VecF::load_first(res + c * kLanes, valid));
-        v = vector_activation<Act>(v, ep.act_alpha, ep.act_beta);
-      }
-      if (valid >= kLanes)
+      if constexpr (kVectorActivation<Act>) // the epilogue in registers
+        v = epilogue_vector<Act>(v, ep, ep.bias, res ? res + c * kLanes : nullptr, lanes);
+      if (lanes == kLanes)
         v.store(dst + c * kLanes);
       else
-        v.store_first(dst + c * kLanes, valid);
+        v.store_first(dst + c * kLanes, lanes);
     }
     if constexpr (!kVectorActivation<Act>)
       apply_epilogue<Act>(dst, 0, 1, min64(kCols * kLanes, ow - q0), ep, 0, (r0 + r) * ow + q0);
@@ -439,7 +433,7 @@ ONNXC_RT_X86_INLINE void depthwise_block_pixels(const float *in, const float *wt
     }
 #pragma GCC unroll 8
   for (int p = 0; p < kPixels; ++p) {
-    if constexpr (kEpilogue)
+    if constexpr (kEpilogue && kVectorActivation<Act>)
       acc[p] = vector_activation<Act>(VecF::add(acc[p], bias), alpha, beta);
     acc[p].store(out + (r * ow + ox + p) * kLanes);
   }
@@ -527,14 +521,10 @@ void depthwise_block(const float *x, const float *w, const float *bias, const fl
                                             bias_v, act_alpha, act_beta, out);
       }
     };
-    if constexpr (kVectorActivation<Act>) {
-      if (in_registers)
-        band(std::true_type{});
-      else
-        band(std::false_type{});
-    } else {
+    if (in_registers)
+      band(std::true_type{});
+    else
       band(std::false_type{});
-    }
     // Back to planes, kLanes pixels at a time, with the epilogue.
     const int64_t first = r0 * ow, npix = rows * ow;
     for (int64_t p0 = 0; p0 < npix; p0 += kLanes) {
@@ -569,14 +559,19 @@ void depthwise_block(const float *x, const float *w, const float *bias, const fl
 }
 
 /// Depthwise convolution (group == c, m = c * multiplier): each output
-/// channel sees one input channel. Each channel is copied once into a
-/// zero-padded plane (stride-2 planes split into even and odd columns), so
-/// every kernel tap reads a contiguous run; outputs are computed a vector at
-/// a time in tiles of several vectors (depthwise_cover), each accumulated in
-/// a register over all taps. 3x3 and 5x5 kernels at stride 1 or 2 take
-/// tiles specialised to them; other strides take a scalar path. `tasks`
-/// split the channels (run on `runner`, see parallel.h), each with its own
-/// plane. Scratch: tasks * depthwise_scratch_floats(...) floats.
+/// channel sees one input channel. Where depthwise_is_blocked says so (rows
+/// of at most 16 outputs, strides the planes cannot vectorise) a vector's
+/// worth of channels at a time runs channel-blocked (depthwise_block).
+/// Otherwise each channel is copied once into a zero-padded plane (stride-2
+/// planes split into even and odd columns), so every kernel tap reads a
+/// contiguous run; outputs are computed a vector at a time in tiles of
+/// several vectors (depthwise_cover), each accumulated in a register over
+/// all taps. 3x3 and 5x5 kernels at stride 1 or 2 take tiles specialised to
+/// them; what neither path vectorises (a multiplier with strides above 2,
+/// kernels of more than kDepthwiseMaxTaps taps) takes a scalar path.
+/// `tasks` split the channels or channel blocks (run on `runner`, see
+/// parallel.h), each with its own scratch. Scratch: tasks *
+/// depthwise_scratch_floats(...) floats.
 template <typename Act>
 void depthwise_conv2d(const float *x, const float *w, const float *bias, const float *z,
                       float *y, const int64_t *in_shape, const int64_t *out_shape,
@@ -587,28 +582,6 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
   const int64_t m = out_shape[1], oh = out_shape[2], ow = out_shape[3];
   const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
   const int64_t dh = dilations[0], dw = dilations[1];
-  const int64_t mult = m / c;
-  const int64_t hp = padded_extent(oh, kh, sh, dh), wp = padded_extent(ow, kw, sw, dw);
-  // Stride 1: one plane; stride 2 (no dilation): even columns then odd ones
-  // per row, each wq wide; other strides read the plane with a stride.
-  const bool split = sw == 2 && dw == 1;
-  const int64_t wq = split ? (wp + 1) / 2 : wp, row_len = split ? 2 * wq : wp;
-  auto tap_offset = [&](int64_t ky, int64_t kx) {
-    return ky * dh * row_len + (split ? (kx & 1) * wq + (kx >> 1) : kx * dw);
-  };
-  // The vector path reads tap offsets from a table (kernels of up to
-  // kMaxTaps taps; larger ones take the scalar path).
-  constexpr int64_t kMaxTaps = 64;
-  int64_t tap_off[kMaxTaps];
-  const bool vectorised = (sw == 1 || split) && kh * kw <= kMaxTaps;
-  if (vectorised)
-    for (int64_t ky = 0; ky < kh; ++ky)
-      for (int64_t kx = 0; kx < kw; ++kx)
-        tap_off[ky * kw + kx] = tap_offset(ky, kx);
-  // The specialised tiles: square 3x3 or 5x5, no dilation, stride 1 or 2.
-  const bool fixed = vectorised && kh == kw && (kh == 3 || kh == 5) && dh == 1 && dw == 1 &&
-                     sh == sw && (sh == 1 || sh == 2);
-  const int64_t nq = (ow + kLanes - 1) / kLanes; // output vectors per row
   const int64_t per_task = depthwise_scratch_floats(c, m, oh, ow, kh, kw, sh, sw, dh, dw);
   if (depthwise_is_blocked(c, m, ow, kh, kw, sw, dw)) {
     const int64_t blocks = (c + kLanes - 1) / kLanes;
@@ -624,6 +597,27 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
     });
     return;
   }
+  const int64_t mult = m / c;
+  const int64_t hp = padded_extent(oh, kh, sh, dh), wp = padded_extent(ow, kw, sw, dw);
+  // Stride 1: one plane; stride 2 (no dilation): even columns then odd ones
+  // per row, each wq wide; other strides read the plane with a stride.
+  const bool split = sw == 2 && dw == 1;
+  const int64_t wq = split ? (wp + 1) / 2 : wp, row_len = split ? 2 * wq : wp;
+  auto tap_offset = [&](int64_t ky, int64_t kx) {
+    return ky * dh * row_len + (split ? (kx & 1) * wq + (kx >> 1) : kx * dw);
+  };
+  // The vector path reads tap offsets from a table (kernels of up to
+  // kDepthwiseMaxTaps taps; larger ones take the scalar path).
+  int64_t tap_off[kDepthwiseMaxTaps];
+  const bool vectorised = (sw == 1 || split) && kh * kw <= kDepthwiseMaxTaps;
+  if (vectorised)
+    for (int64_t ky = 0; ky < kh; ++ky)
+      for (int64_t kx = 0; kx < kw; ++kx)
+        tap_off[ky * kw + kx] = tap_offset(ky, kx);
+  // The specialised tiles: square 3x3 or 5x5, no dilation, stride 1 or 2.
+  const bool fixed = vectorised && kh == kw && (kh == 3 || kh == 5) && dh == 1 && dw == 1 &&
+                     sh == sw && (sh == 1 || sh == 2);
+  const int64_t nq = (ow + kLanes - 1) / kLanes; // output vectors per row
   parallel_for(runner, tasks, [&](int64_t task) {
     float *pad = scratch + task * per_task;
     // The slack past the plane that the last row's partial vectors read.

@@ -37,6 +37,23 @@ int main(int argc, char **argv) {
       {"mobilenet_v2 1x1 144->24", 144, 56, 24, 1, 1, 0},
       {"mobilenet_v2 1x1 96->576", 96, 14, 576, 1, 1, 0},
       {"mobilenet_v2 1x1 320->1280", 320, 7, 1280, 1, 1, 0},
+      {"resnet18 1x1 stride 2 256->512", 256, 14, 512, 1, 2, 0},
+      {"cifar_cnn 3x3 32->64 @16", 32, 16, 64, 3, 1, 1},
+      {"cifar_cnn 3x3 64->128 @8", 64, 8, 128, 3, 1, 1},
+      {"cifar_cnn 3x3 3->32 @32", 3, 32, 32, 3, 1, 1},
+      {"mobilenet_v2 stem 3x3 stride 2", 3, 224, 32, 3, 2, 1},
+      {"mobilenet_v2 1x1 32->192 @28", 32, 28, 192, 1, 1, 0},
+      {"mobilenet_v2 1x1 192->32 @28", 192, 28, 32, 1, 1, 0},
+      {"mobilenet_v2 1x1 64->384 @14", 64, 14, 384, 1, 1, 0},
+      {"mobilenet_v2 1x1 384->64 @14", 384, 14, 64, 1, 1, 0},
+      {"mobilenet_v2 1x1 576->96 @14", 576, 14, 96, 1, 1, 0},
+      {"mobilenet_v2 1x1 160->960 @7", 160, 7, 960, 1, 1, 0},
+      {"mobilenet_v2 1x1 960->160 @7", 960, 7, 160, 1, 1, 0},
+      {"squeezenet 1x1 512->64 @13", 512, 13, 64, 1, 1, 0},
+      {"squeezenet 1x1 64->256 @13", 64, 13, 256, 1, 1, 0},
+      {"squeezenet 3x3 64->256 @13", 64, 13, 256, 3, 1, 1},
+      {"squeezenet 3x3 32->128 @27", 32, 27, 128, 3, 1, 1},
+      {"squeezenet 1x1 128->32 @55", 128, 55, 16, 1, 1, 0},
       {"mobilenet_v2 dw 3x3 32 @112", 32, 112, 32, 3, 1, 1, true},
       {"mobilenet_v2 dw 3x3 144 @56", 144, 56, 144, 3, 1, 1, true},
       {"mobilenet_v2 dw 3x3 96 @112 stride 2", 96, 112, 96, 3, 2, 1, true},
@@ -55,10 +72,12 @@ int main(int argc, char **argv) {
     int64_t in[4] = {1, q.c, q.hw, q.hw}, out[4] = {1, q.m, oh, oh}, kernel[2] = {q.k, q.k},
             strides[2] = {q.stride, q.stride}, pads[2] = {q.pad, q.pad}, dil[2] = {1, 1};
     std::vector<float> x(q.c * q.hw * q.hw, 0.5f), w(q.m * kdim, 0.01f), y(q.m * oh * oh),
-        bias(q.m, 0.1f), packed(x86::packed_a_floats(q.m, kdim)),
+        bias(q.m, 0.1f),
+        packed(x86::conv_packed_weights_floats(in, out, kernel, strides, pads, dil, 1)),
         scratch(q.depthwise ? x86::depthwise_scratch_floats(q.c, q.m, oh, oh, q.k, q.k, q.stride, q.stride, 1, 1)
                             : x86::conv2d_scratch_floats(in, out, kernel, strides, pads, dil, 1));
-    x86::pack_a_panels(w.data(), kdim, 1, q.m, 0, kdim, packed.data()); // as the compiler does
+    if (!q.depthwise) // as the compiler does
+      x86::pack_conv_weights(w.data(), in, out, kernel, strides, pads, dil, 1, packed.data());
     const int calls = std::max<int64_t>(5, 2000000000 / (2 * q.m * oh * oh * kdim));
     double best = 1e30;
     for (int r = 0; r < calls; ++r) {

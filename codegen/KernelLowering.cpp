@@ -612,21 +612,24 @@ std::vector<KernelArg> x86WindowArgs(Value x, Value y, const WindowGeometry &g) 
           KernelArg::array(g.padsBegin), KernelArg::array(g.dilations)};
 }
 
-/// Constant conv weights packed per group into the x86 GEMM's A layout, so
-/// the kernel reads them as they are; null (packed at run time) otherwise.
-KernelArg packedConvWeights(Value w, int64_t group) {
+/// Constant conv weights packed per group into the layout the x86 kernel's
+/// path reads (pack_conv_weights), so it reads them as they are; null
+/// (packed at run time, channel-major) otherwise.
+KernelArg packedConvWeights(Value w, Value x, Value y, const WindowGeometry &g,
+                            int64_t group) {
   auto value = getConstantElements(w);
   auto dense = dyn_cast_or_null<DenseElementsAttr>(value);
   if (!dense || !dense.getElementType().isF32())
     return KernelArg::null();
-  auto ws = shapeOf(w);
-  const int64_t mg = ws[0] / group, kdim = prod(ws.drop_front(1));
+  auto xs = shapeOf(x), ys = shapeOf(y), ws = shapeOf(w);
+  SmallVector<int64_t> kernel(ws.drop_front(2));
   std::vector<float> src(dense.getValues<float>().begin(), dense.getValues<float>().end());
-  const int64_t per = onnxc_rt::x86::packed_a_floats(mg, kdim);
-  std::vector<float> packed(group * per);
-  for (int64_t g = 0; g < group; ++g)
-    onnxc_rt::x86::pack_a_panels(src.data() + g * mg * kdim, kdim, 1, mg, 0, kdim,
-                                 packed.data() + g * per);
+  std::vector<float> packed(onnxc_rt::x86::conv_packed_weights_floats(
+      xs.data(), ys.data(), kernel.data(), g.strides.data(), g.padsBegin.data(),
+      g.dilations.data(), group));
+  onnxc_rt::x86::pack_conv_weights(src.data(), xs.data(), ys.data(), kernel.data(),
+                                   g.strides.data(), g.padsBegin.data(), g.dilations.data(),
+                                   group, packed.data());
   auto type = RankedTensorType::get({(int64_t)packed.size()}, dense.getElementType());
   return KernelArg::constantData(DenseElementsAttr::get(type, ArrayRef<float>(packed)));
 }
@@ -646,7 +649,7 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
     const bool depthwise = cg == 1;
     std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w)};
     if (!depthwise)
-      args.push_back(packedConvWeights(w, group));
+      args.push_back(packedConvWeights(w, x, y, *g, group));
     args.insert(args.end(), {inputOrNull(b), inputOrNull(z), KernelArg::output(y)});
     for (KernelArg &a : x86WindowArgs(x, y, *g))
       args.push_back(std::move(a));

@@ -126,16 +126,16 @@ static void checkConv(const ConvCase &q, bool withBias, bool withResidual, float
   std::vector<float> scratch(
       depthwise ? x86::depthwise_scratch_floats(q.c, q.m, oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw)
                 : x86::conv2d_scratch_floats(in, out, kernel, strides, pb, dil, q.group));
+  // Once packing W on the fly, once with W packed ahead (as the compiler
+  // does; then a small plane runs pixel-major: conv_is_pixel_major).
+  std::vector<float> packed(
+      depthwise ? 0 : x86::conv_packed_weights_floats(in, out, kernel, strides, pb, dil, q.group));
+  if (!depthwise)
+    x86::pack_conv_weights(w.data(), in, out, kernel, strides, pb, dil, q.group, packed.data());
   if (depthwise)
     x86::depthwise_conv2d<Act>(x.data(), w.data(), bp, zp, got.data(), in, out, kernel, strides,
                                pb, dil, aa, ab, scratch.data());
   else {
-    // Once packing W on the fly, once with W packed ahead (as the compiler does).
-    const int64_t mg = q.m / q.group, kdim = cg * q.kh * q.kw;
-    std::vector<float> packed(q.group * x86::packed_a_floats(mg, kdim));
-    for (int64_t g = 0; g < q.group; ++g)
-      x86::pack_a_panels(w.data() + g * mg * kdim, kdim, 1, mg, 0, kdim,
-                         packed.data() + g * x86::packed_a_floats(mg, kdim));
     x86::conv2d<Act>(x.data(), w.data(), nullptr, bp, zp, got.data(), in, out, kernel, strides,
                      pb, dil, q.group, aa, ab, scratch.data());
     expectClose("conv2d (W packed at run time)", got, want, ny, cg * q.kh * q.kw, "");
@@ -157,9 +157,22 @@ static void checkConv(const ConvCase &q, bool withBias, bool withResidual, float
     x86::depthwise_conv2d<Act>(x.data(), w.data(), bp, zp, split.data(), in, out, kernel,
                                strides, pb, dil, aa, ab, split_scratch.data(), pool, kTasks);
   else
-    x86::conv2d<Act>(x.data(), w.data(), nullptr, bp, zp, split.data(), in, out, kernel,
+    x86::conv2d<Act>(x.data(), w.data(), packed.data(), bp, zp, split.data(), in, out, kernel,
                      strides, pb, dil, q.group, aa, ab, split_scratch.data(), pool, kTasks);
   expectSame(depthwise ? "depthwise_conv2d" : "conv2d", split, got, ny, ctx);
+}
+
+/// One convolution with each epilogue: no bias, bias, residual, vector
+/// and scalar activations.
+static void checkConvEpilogues(const ConvCase &q) {
+  checkConv<ref::Identity>(q, false, false, 0, 0);
+  checkConv<ref::Relu>(q, true, false, 0, 0);
+  checkConv<ref::Relu>(q, true, true, 0, 0);
+  checkConv<ref::LeakyRelu>(q, true, false, 0.1f, 0);
+  checkConv<ref::HardSigmoid>(q, true, true, 0.2f, 0.5f);
+  checkConv<ref::Sigmoid>(q, false, true, 0, 0);
+  checkConv<ref::Silu>(q, true, false, 0, 0);
+  checkConv<ref::Clamp>(q, true, false, 0.0f, 6.0f);
 }
 
 int main() {
@@ -247,17 +260,40 @@ int main() {
       {1, 4, 20, 20, 4, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 4},    // stride 3
       {1, 3, 11, 40, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},    // plane path: 3x3 row tails
       {1, 3, 13, 70, 3, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 3},    // plane path: 5x5 stride 2
+      {1, 4, 5, 1, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},      // 1 wide, stride 2: no whole window
   };
-  for (const ConvCase &q : convs) {
-    checkConv<ref::Identity>(q, false, false, 0, 0);
-    checkConv<ref::Relu>(q, true, false, 0, 0);
-    checkConv<ref::Relu>(q, true, true, 0, 0);
-    checkConv<ref::LeakyRelu>(q, true, false, 0.1f, 0);
-    checkConv<ref::HardSigmoid>(q, true, true, 0.2f, 0.5f);
-    checkConv<ref::Sigmoid>(q, false, true, 0, 0);
-    checkConv<ref::Silu>(q, true, false, 0, 0);
-    checkConv<ref::Clamp>(q, true, false, 0.0f, 6.0f);
+  // Pixel-major convolutions (conv_is_pixel_major, with W packed ahead):
+  // pixel counts around the register tile (6) and the transposes (8, 16),
+  // channels past whole tiles, windows read in place (unpadded, strided) or
+  // from a padded copy, taps other than 1 and 9, groups, batch 2, and more
+  // pixels than a chunk.
+  const ConvCase pixel_major[] = {
+      {1, 64, 7, 7, 62, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 49 pixels, 62 channels
+      {1, 256, 1, 1, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},   // one pixel
+      {1, 96, 14, 14, 64, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},  // 1x1 stride 2, in place
+      {1, 48, 9, 9, 32, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // 3x3 unpadded, in place
+      {1, 32, 10, 9, 32, 3, 3, 1, 1, 2, 1, 1, 2, 2, 1, 1},   // asymmetric pads, dilation
+      {1, 24, 8, 8, 32, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},    // 5x5
+      {2, 64, 9, 8, 64, 3, 2, 2, 1, 1, 0, 1, 1, 1, 1, 2},    // 3x2, strides 2x1, groups
+      {1, 128, 20, 20, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // 400 pixels: two chunks
+  };
+  for (const ConvCase &q : pixel_major) {
+    const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
+    const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1;
+    int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.m, oh, ow};
+    int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw}, pb[2] = {q.ph, q.pw},
+            dil[2] = {q.dh, q.dw};
+    ++checks;
+    if (!x86::conv_is_pixel_major(in, out, kernel, strides, pb, dil, q.group)) {
+      ++failures;
+      std::printf("FAIL conv_is_pixel_major: c=%lld m=%lld %lldx%lld no longer pixel-major\n",
+                  (long long)q.c, (long long)q.m, (long long)q.h, (long long)q.w);
+    }
   }
+  for (const ConvCase &q : convs)
+    checkConvEpilogues(q);
+  for (const ConvCase &q : pixel_major)
+    checkConvEpilogues(q);
   // Max pooling, including ceil-mode windows that overhang the far edge.
   for (const ConvCase &q : convs) {
     const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1 + q.sh - 1) / q.sh + 1;

@@ -161,24 +161,154 @@ constexpr DirectConvTaskScratch direct_conv_task_scratch(int64_t mg, int64_t k,
   return {pa, ld, pa + round_up(mg, kGemmMR) * ld};
 }
 
+/// Output columns conv2d's channel-major GEMM computes per output channel:
+/// the pixels (pointwise, im2col) or the direct convolution's virtual
+/// columns, in whole register slivers.
+constexpr int64_t channel_major_columns(const int64_t *in_shape, const int64_t *out_shape,
+                                        const int64_t *kernel, const int64_t *strides,
+                                        const int64_t *pads_begin, const int64_t *dilations) {
+  const int64_t oh = out_shape[2], ow = out_shape[3];
+  if (conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin) ||
+      !conv_is_direct(oh, ow, kernel[0], kernel[1], strides[0], strides[1], dilations[0],
+                      dilations[1]))
+    return round_up(oh * ow, kGemmMaxNR);
+  return round_up(direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0], strides[1],
+                                    dilations[0], dilations[1])
+                      .cols,
+                  kGemmMaxNR);
+}
+
+/// A pixel-major convolution (x86 conv2d_pixel_major) swaps the GEMM's
+/// roles: rows are output pixels (kGemmMR a tile, each reading its input
+/// window in place), columns output channels (vectors of them, from weights
+/// packed k x kPixelMajorBlock per block of channels). Small planes waste
+/// less that way (49 pixels are 54 rows, not 64 columns), no virtual
+/// columns are computed, and strides cost nothing; its tiles' outputs are
+/// transposed back, about kPixelMajorOverhead multiply-adds' worth each.
+/// Chosen where its tiles' work is under 15/16 of the channel-major
+/// path's, for kernels of up to kPixelMajorMaxTaps taps (the cost model
+/// fitted to bench/conv_bench.cpp's shapes: it wins on ResNet-18's layers
+/// from 28x28 down and its stride-2 ones, on 7x7-14x14 pointwise layers,
+/// loses on pointwise ones with k <= 32 and on 56x56 3x3 ones).
+constexpr int64_t kPixelMajorBlock = kGemmMaxNR;
+constexpr int64_t kPixelMajorMaxTaps = 64;
+constexpr int64_t kPixelMajorOverhead = 8;
+constexpr bool conv_is_pixel_major(const int64_t *in_shape, const int64_t *out_shape,
+                                   const int64_t *kernel, const int64_t *strides,
+                                   const int64_t *pads_begin, const int64_t *dilations,
+                                   int64_t group) {
+  const int64_t mg = out_shape[1] / group, npix = out_shape[2] * out_shape[3];
+  const int64_t k = in_shape[1] / group * kernel[0] * kernel[1];
+  const int64_t channel_major =
+      channel_major_columns(in_shape, out_shape, kernel, strides, pads_begin, dilations) *
+      round_up(mg, kGemmMR) * k;
+  const int64_t pixel_major =
+      round_up(npix, kGemmMR) * round_up(mg, kPixelMajorBlock) * (k + kPixelMajorOverhead);
+  return kernel[0] * kernel[1] <= kPixelMajorMaxTaps && 16 * pixel_major < 15 * channel_major;
+}
+
+/// A pixel-major convolution's view of its input: the windows are read in
+/// place from the input when no output reaches into padding, else from a
+/// zero-padded copy (`padded`) of hp x wp planes `cstride` floats apart
+/// (the slack after each takes the vector fill's overrun).
+struct PixelMajorInput {
+  bool padded;
+  int64_t hp, wp, cstride;
+};
+constexpr PixelMajorInput pixel_major_input(const int64_t *in_shape, const int64_t *out_shape,
+                                            const int64_t *kernel, const int64_t *strides,
+                                            const int64_t *pads_begin,
+                                            const int64_t *dilations) {
+  const int64_t h = in_shape[2], w = in_shape[3];
+  const int64_t hp = padded_extent(out_shape[2], kernel[0], strides[0], dilations[0]);
+  const int64_t wp = padded_extent(out_shape[3], kernel[1], strides[1], dilations[1]);
+  const bool padded = pads_begin[0] != 0 || pads_begin[1] != 0 || hp > h || wp > w;
+  return padded ? PixelMajorInput{true, hp, wp, hp * wp + kGemmMaxNR / 2}
+                : PixelMajorInput{false, h, w, h * w};
+}
+
+/// A pixel-major convolution works on chunks of at most kPixelMajorChunk
+/// output pixels (so a chunk's stage stays in L1/L2).
+constexpr int64_t kPixelMajorChunk = 256;
+
+/// Floats of a pixel-major convolution task's stage: a chunk's output
+/// pixels (rounded to whole transposes, and to whole register tiles) by one
+/// tile's output channels.
+constexpr int64_t pixel_major_stage_floats(int64_t npix) {
+  return (round_up(min64(npix, kPixelMajorChunk), kGemmMaxNR / 2) + kGemmMR) * kGemmMaxNR;
+}
+
 /// Floats of scratch x86 conv2d needs (arguments as conv2d's) with its work
 /// split into `tasks`: for a direct convolution one group's phase planes,
 /// then per task the A block packed at run time and the virtual output
-/// block (whole register tiles); otherwise per task the GEMM's.
+/// block (whole register tiles); otherwise per task the GEMM's. A
+/// pixel-major convolution (which needs its weights packed ahead, and
+/// otherwise runs channel-major) takes one group's padded planes, if it
+/// copies them, and a stage per task.
 constexpr int64_t conv2d_scratch_floats(const int64_t *in_shape, const int64_t *out_shape,
                                         const int64_t *kernel, const int64_t *strides,
                                         const int64_t *pads_begin, const int64_t *dilations,
                                         int64_t group, int64_t tasks = 1) {
   const int64_t cg = in_shape[1] / group, mg = out_shape[1] / group;
   const int64_t oh = out_shape[2], ow = out_shape[3], k = cg * kernel[0] * kernel[1];
+  int64_t floats = 0;
   if (conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin) ||
       !conv_is_direct(oh, ow, kernel[0], kernel[1], strides[0], strides[1], dilations[0],
-                      dilations[1]))
-    return tasks * gemm_scratch_floats(mg, oh * ow, k);
-  const DirectConvShape d = direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0],
-                                              strides[1], dilations[0], dilations[1]);
-  return direct_conv_plane_floats(cg, strides[0], strides[1], d) +
-         tasks * direct_conv_task_scratch(mg, k, d).floats;
+                      dilations[1])) {
+    floats = tasks * gemm_scratch_floats(mg, oh * ow, k);
+  } else {
+    const DirectConvShape d = direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0],
+                                                strides[1], dilations[0], dilations[1]);
+    floats = direct_conv_plane_floats(cg, strides[0], strides[1], d) +
+             tasks * direct_conv_task_scratch(mg, k, d).floats;
+  }
+  if (conv_is_pixel_major(in_shape, out_shape, kernel, strides, pads_begin, dilations, group)) {
+    const PixelMajorInput in =
+        pixel_major_input(in_shape, out_shape, kernel, strides, pads_begin, dilations);
+    const int64_t pixel_major =
+        (in.padded ? cg * in.cstride : 0) + tasks * pixel_major_stage_floats(oh * ow);
+    floats = floats > pixel_major ? floats : pixel_major;
+  }
+  return floats;
+}
+
+/// Floats of conv2d's weights packed ahead (pack_conv_weights).
+constexpr int64_t conv_packed_weights_floats(const int64_t *in_shape, const int64_t *out_shape,
+                                             const int64_t *kernel, const int64_t *strides,
+                                             const int64_t *pads_begin,
+                                             const int64_t *dilations, int64_t group) {
+  const int64_t mg = out_shape[1] / group, k = in_shape[1] / group * kernel[0] * kernel[1];
+  return group * (conv_is_pixel_major(in_shape, out_shape, kernel, strides, pads_begin,
+                                      dilations, group)
+                      ? k * round_up(mg, kPixelMajorBlock)
+                      : packed_a_floats(mg, k));
+}
+
+/// Packs conv2d's weights W (m, c/group, kh, kw) ahead, per group, in the
+/// layout its path reads: for a pixel-major convolution blocks of
+/// kPixelMajorBlock output channels, each k-major (element (j, p) of block
+/// b = j / kPixelMajorBlock at (b * k + p) * kPixelMajorBlock + j %
+/// kPixelMajorBlock, channels past the group's zero); otherwise A panels
+/// (pack_a_panels). The compiler packs constant weights so.
+inline void pack_conv_weights(const float *w, const int64_t *in_shape, const int64_t *out_shape,
+                              const int64_t *kernel, const int64_t *strides,
+                              const int64_t *pads_begin, const int64_t *dilations,
+                              int64_t group, float *dst) {
+  const int64_t mg = out_shape[1] / group, k = in_shape[1] / group * kernel[0] * kernel[1];
+  const bool pixel_major =
+      conv_is_pixel_major(in_shape, out_shape, kernel, strides, pads_begin, dilations, group);
+  for (int64_t g = 0; g < group; ++g) {
+    const float *wg = w + g * mg * k;
+    if (!pixel_major) {
+      pack_a_panels(wg, k, 1, mg, 0, k, dst);
+      dst += packed_a_floats(mg, k);
+      continue;
+    }
+    for (int64_t j0 = 0; j0 < mg; j0 += kPixelMajorBlock)
+      for (int64_t p = 0; p < k; ++p)
+        for (int64_t j = j0; j < j0 + kPixelMajorBlock; ++j)
+          *dst++ = j < mg ? wg[j * k + p] : 0.0f;
+  }
 }
 
 } // namespace x86

@@ -1,7 +1,8 @@
 // x86 2-D convolution: grouped/dense convolutions as packed GEMMs whose B
 // operand is read in place from a zero-padded copy of the input (1x1
-// stride-1 ones read the input itself), depthwise ones as a direct kernel
-// over a zero-padded copy of each channel. Both take the
+// stride-1 ones read the input itself) or, on small planes, as pixel-major
+// GEMMs whose rows are output pixels read in place; depthwise ones as a
+// direct kernel over a zero-padded copy of each channel. All take the
 // fused epilogue: bias, residual add (the Z of onnx.FusedConv) and an
 // activation functor from the reference kernels.
 #ifndef ONNXC_RT_X86_CONV_H
@@ -44,6 +45,80 @@ inline void fill_phase_planes(const float *x, int64_t c0, int64_t c1, int64_t h,
             dst[b] = 0.0f;
         }
       }
+}
+
+/// dst[j] = src[(j - j0) * step] for j in [j0, j0 + count), zero for the
+/// rest of [0, width) (step 1, or 2: every other float). Whole vectors: the
+/// zeros may run up to a vector past width, into what the caller writes
+/// next; loads read nothing past the count elements taken.
+inline void fill_padded_run(float *dst, int64_t width, int64_t j0, int64_t count,
+                            const float *src, int64_t step) {
+  for (int64_t j = 0; j < j0; j += kLanes) // the data overwrites what runs past j0
+    VecF::zero().store(dst + j);
+  // Whole vectors while another follows (so a step-2 load of 2 * kLanes
+  // floats stays inside the run), then the last one masked.
+  int64_t t = 0;
+  for (; t + kLanes < count; t += kLanes) {
+    if (step == 1) {
+      VecF::load(src + t).store(dst + j0 + t);
+    } else {
+      VecF even, odd;
+      VecF::deinterleave(VecF::load(src + 2 * t), VecF::load(src + 2 * t + kLanes), even, odd);
+      even.store(dst + j0 + t);
+    }
+  }
+  if (t < count) {
+    const int64_t n = count - t;
+    VecF v;
+    if (step == 1) {
+      v = VecF::load_first(src + t, n);
+    } else { // the even lanes of the 2n - 1 floats from src[2t]
+      const int64_t floats = 2 * n - 1;
+      const float *at = src + 2 * t;
+      const VecF a = floats >= kLanes ? VecF::load(at) : VecF::load_first(at, floats);
+      const VecF b = floats > kLanes ? VecF::load_first(at + kLanes, floats - kLanes)
+                                     : VecF::zero();
+      VecF odd;
+      VecF::deinterleave(a, b, v, odd);
+    }
+    v.store_first(dst + j0 + t, n);
+  }
+  for (int64_t j = j0 + (count > 0 ? count : 0); j < width; j += kLanes)
+    VecF::zero().store(dst + j);
+}
+
+/// Copies one input channel (h x wd) into its zero-padded plane: hp rows of
+/// row_len floats, padded column q of row r holding input (r - pt, q - pl);
+/// a split plane (stride 2) holds a row's even padded columns, then from wq
+/// on its odd ones. Each float is written once (padding zeros and data), a
+/// whole vector at a time; input columns past the padded width wp (which
+/// no output reads) are left out.
+inline void fill_padded_plane(const float *src, int64_t h, int64_t wd, int64_t pt, int64_t pl,
+                              int64_t hp, int64_t wp, int64_t row_len, int64_t wq, bool split,
+                              float *pad) {
+  const int64_t cols = min64(wd, wp - pl);
+  // Rows in order: a row's trailing zeros may run into the next row.
+  for (int64_t r = 0; r < hp; ++r) {
+    float *dst = pad + r * row_len;
+    const int64_t ih = r - pt;
+    if (ih < 0 || ih >= h || cols <= 0) {
+      fill_padded_run(dst, row_len, 0, 0, nullptr, 1);
+      continue;
+    }
+    const float *row = src + ih * wd;
+    if (!split) {
+      fill_padded_run(dst, row_len, pl, cols, row, 1);
+      continue;
+    }
+    // Half hf holds padded columns 2j + hf: its data starts at the first j
+    // with 2j + hf >= pl, input column s = 2 * j0 + hf - pl (0 or 1). The
+    // even half first: its trailing zeros may run into the odd one.
+    for (int64_t hf = 0; hf < 2; ++hf) {
+      const int64_t j0 = (pl - hf + 1) / 2, s = 2 * j0 + hf - pl;
+      const int64_t count = min64(wq - j0, (cols - s + 1) / 2);
+      fill_padded_run(dst + hf * wq, wq, j0, count, row + s, 2);
+    }
+  }
 }
 
 /// Rows [i0, i1) x virtual columns [q0, q1) of one group of a convolution
@@ -117,11 +192,132 @@ void conv2d_direct(const float *planes, const Matrix &wm, const float *wp, float
   }
 }
 
+/// One register tile of a pixel-major convolution: kGemmMR output pixels
+/// (the windows at px[r]: tap t of channel c at px[r] + c * cstride +
+/// tap_off[t]) by kNR output channels (weight row p at b + p * ldb), summed
+/// over all channels and taps, stored pixel by pixel to `out` (rows kNR
+/// apart). kTaps: the tap count if fixed (1, 9), else 0 (`taps`).
+template <int kTaps>
+ONNXC_RT_X86_INLINE void pixel_major_tile(const float *const (&px)[kGemmMR],
+                                          const int64_t *tap_off, int64_t taps, int64_t cg,
+                                          int64_t cstride, const float *b, int64_t ldb,
+                                          float *out) {
+  if constexpr (kTaps > 0)
+    taps = kTaps;
+  VecF acc[kGemmMR][2];
+  const float *at[kGemmMR];
+  for (int r = 0; r < kGemmMR; ++r) {
+    acc[r][0] = acc[r][1] = VecF::zero();
+    at[r] = px[r];
+  }
+  for (int64_t c = 0; c < cg; ++c) {
+#pragma GCC unroll 9
+    for (int64_t t = 0; t < taps; ++t) {
+      const int64_t off = tap_off[t];
+      const VecF b0 = VecF::load(b), b1 = VecF::load(b + kLanes);
+      b += ldb;
+#pragma GCC unroll 6
+      for (int r = 0; r < kGemmMR; ++r) {
+        const VecF a = VecF::broadcast(at[r][off]);
+        acc[r][0] = VecF::fma(a, b0, acc[r][0]);
+        acc[r][1] = VecF::fma(a, b1, acc[r][1]);
+      }
+    }
+    for (int r = 0; r < kGemmMR; ++r)
+      at[r] += cstride;
+  }
+  for (int r = 0; r < kGemmMR; ++r) {
+    acc[r][0].store(out + r * kNR);
+    acc[r][1].store(out + r * kNR + kLanes);
+  }
+}
+
+/// Stores output channels [j0, j0 + kNR) (those below mg) of pixels [p0,
+/// p1) from a pixel-major stage (row p - p0: pixel p's kNR channels; rows
+/// to a whole vector past p1 readable) to the channel-major output yg,
+/// transposing a kLanes x kLanes block at a time, the epilogue on the way.
+template <typename Act>
+inline void store_pixel_major(const float *stage, int64_t p0, int64_t p1, int64_t j0,
+                              int64_t mg, int64_t npix, float *yg, const Epilogue &ep) {
+  bool in_registers = false;
+  if constexpr (kVectorActivation<Act>)
+    in_registers = epilogue_in_registers<Act>(ep);
+  alignas(64) float row[kLanes];
+  for (int64_t pb = p0; pb < p1; pb += kLanes) {
+    const int64_t lanes = min64(kLanes, p1 - pb);
+    for (int64_t half = 0; half < 2 && j0 + half * kLanes < mg; ++half) {
+      VecF v[kLanes];
+      for (int i = 0; i < kLanes; ++i)
+        v[i] = VecF::load(stage + (pb - p0 + i) * kNR + half * kLanes);
+      VecF::transpose(v);
+      const int64_t jb = j0 + half * kLanes, nj = min64(kLanes, mg - jb);
+      for (int64_t j = 0; j < nj; ++j) {
+        const int64_t ch = jb + j;
+        float *dst = yg + ch * npix + pb;
+        if constexpr (kVectorActivation<Act>) {
+          if (in_registers) {
+            const VecF out = epilogue_vector<Act>(
+                v[j], ep, ep.bias ? ep.bias + ch * ep.bias_rs : nullptr,
+                ep.residual ? ep.residual + ch * ep.residual_ld + pb : nullptr, lanes);
+            if (lanes == kLanes)
+              out.store(dst);
+            else
+              out.store_first(dst, lanes);
+            continue;
+          }
+        }
+        v[j].store(row);
+        store_with_epilogue<Act>(row, dst, lanes, ep, ch, pb);
+      }
+    }
+  }
+}
+
+/// Output channels [j0, j0 + kNR) x pixels [p0, p1) of one group of a
+/// pixel-major convolution (conv_is_pixel_major): the register tiles run
+/// over the pixels a kGemmMR at a time (the last tile's missing pixels
+/// repeat the last pixel), into the stage, which is then stored. `src` is
+/// the input (or its padded copy: PixelMajorInput) with rows row_w wide,
+/// `wt` the group's packed weights (pack_conv_weights).
+template <typename Act>
+void conv2d_pixel_major(const float *src, int64_t row_w, int64_t cstride, const int64_t *tap_off,
+                        int64_t taps, int64_t cg, const float *wt, float *yg, int64_t mg,
+                        int64_t ow, int64_t npix, int64_t sh, int64_t sw, const Epilogue &ep,
+                        int64_t j0, int64_t p0, int64_t p1, float *stage) {
+  const int64_t k = cg * taps;
+  const float *b = wt + j0 / kPixelMajorBlock * k * kPixelMajorBlock + j0 % kPixelMajorBlock;
+  // Pixel p's window, stepped through the pixels (no division per pixel).
+  int64_t ox = p0 % ow;
+  const float *at = src + p0 / ow * sh * row_w + ox * sw;
+  for (int64_t i0 = p0; i0 < p1; i0 += kGemmMR) {
+    const float *px[kGemmMR];
+    for (int r = 0; r < kGemmMR; ++r) {
+      px[r] = at;
+      if (i0 + r + 1 < p1) { // else the last pixel repeats
+        at += sw;
+        if (++ox == ow) {
+          ox = 0;
+          at += sh * row_w - ow * sw;
+        }
+      }
+    }
+    float *out = stage + (i0 - p0) * kNR;
+    if (taps == 1)
+      pixel_major_tile<1>(px, tap_off, taps, cg, cstride, b, kPixelMajorBlock, out);
+    else if (taps == 9)
+      pixel_major_tile<9>(px, tap_off, taps, cg, cstride, b, kPixelMajorBlock, out);
+    else
+      pixel_major_tile<0>(px, tap_off, taps, cg, cstride, b, kPixelMajorBlock, out);
+  }
+  store_pixel_major<Act>(stage, p0, p1, j0, mg, npix, yg, ep);
+}
+
 /// Y = Act(conv(X, W) + B + Z) for NCHW X (n, c, h, w), W (m, c/group, kh,
-/// kw); B and Z may be null. `w_packed` (may be null) is W packed per group
-/// by pack_a_panels (groups packed_a_floats(m/group, c/group*kh*kw) apart),
-/// as the compiler does for constant weights. A pointwise convolution is a
-/// GEMM reading X as B; others run directly (conv2d_direct) or, where that
+/// kw); B and Z may be null. `w_packed` (may be null) is W packed by
+/// pack_conv_weights, as the compiler does for constant weights. With it,
+/// where conv_is_pixel_major says so, the convolution runs pixel-major
+/// (conv2d_pixel_major). Otherwise a pointwise convolution is a GEMM
+/// reading X as B; others run directly (conv2d_direct) or, where that
 /// would waste too much (conv_is_direct), as a GEMM over an implicit
 /// im2col. `tasks` split each group's output (run on `runner`, see
 /// parallel.h). Scratch: conv2d_scratch_floats(..., tasks) floats.
@@ -139,6 +335,17 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
   const bool pointwise = conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin);
   const bool direct = !pointwise && conv_is_direct(oh, ow, kernel[0], kernel[1], strides[0],
                                                    strides[1], dilations[0], dilations[1]);
+  // Pixel-major where chosen and the weights come packed for it.
+  const bool pixel_major =
+      w_packed &&
+      conv_is_pixel_major(in_shape, out_shape, kernel, strides, pads_begin, dilations, group);
+  const PixelMajorInput in =
+      pixel_major_input(in_shape, out_shape, kernel, strides, pads_begin, dilations);
+  const int64_t taps = kernel[0] * kernel[1];
+  int64_t tap_off[kPixelMajorMaxTaps];
+  if (pixel_major)
+    for (int64_t t = 0; t < taps; ++t)
+      tap_off[t] = t / kernel[1] * dilations[0] * in.wp + t % kernel[1] * dilations[1];
   for (int64_t b = 0; b < n; ++b)
     for (int64_t g = 0; g < group; ++g) {
       const float *xg = x + (b * c + g * cg) * h * wd;
@@ -151,8 +358,47 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
       ep.act_alpha = act_alpha;
       ep.act_beta = act_beta;
       const Matrix wm{w + g * mg * kdim, kdim, 1};
-      const float *wp = w_packed ? w_packed + g * packed_a_floats(mg, kdim) : nullptr;
-      if (pointwise) {
+      const float *wp =
+          !w_packed ? nullptr
+          : pixel_major ? w_packed + g * kdim * round_up(mg, kPixelMajorBlock)
+                        : w_packed + g * packed_a_floats(mg, kdim);
+      if (pixel_major) {
+        // The input's padded copy if it needs one (each task a share of the
+        // channels), then each task a share of the (channel tile, pixel
+        // chunk) units, a tile's chunks one after another (its weights stay
+        // in cache); more chunks where tiles are fewer than tasks.
+        const float *src = xg;
+        if (in.padded) {
+          parallel_for(runner, tasks, [&](int64_t t) {
+            const Range r = split_range(cg, 1, tasks, t);
+            for (int64_t ch = r.begin; ch < r.end; ++ch)
+              fill_padded_plane(xg + ch * h * wd, h, wd, pads_begin[0], pads_begin[1], in.hp,
+                                in.wp, in.wp, in.wp, false, scratch + ch * in.cstride);
+          });
+          src = scratch;
+        }
+        const int64_t tiles = (mg + kNR - 1) / kNR;
+        const int64_t by_size = (npix + kPixelMajorChunk - 1) / kPixelMajorChunk;
+        const int64_t by_tasks = (tasks + tiles - 1) / tiles;
+        const int64_t chunks = by_size > by_tasks ? by_size : by_tasks;
+        const int64_t chunk = round_up((npix + chunks - 1) / chunks, kLanes);
+        float *stages = scratch + (in.padded ? cg * in.cstride : 0);
+        parallel_for(runner, tasks, [&](int64_t t) {
+          float *stage = stages + t * pixel_major_stage_floats(npix);
+          // Zeros in the rows past a chunk's last tile that its last
+          // transposes read (lanes not stored).
+          for (int64_t i = 0; i < round_up(min64(chunk, npix), kLanes) * kNR; ++i)
+            stage[i] = 0.0f;
+          const Range r = split_range(tiles * chunks, 1, tasks, t);
+          for (int64_t u = r.begin; u < r.end; ++u) {
+            const int64_t p0 = u % chunks * chunk;
+            if (p0 < npix)
+              conv2d_pixel_major<Act>(src, in.wp, in.cstride, tap_off, taps, cg, wp, y + yoff,
+                                      mg, ow, npix, strides[0], strides[1], ep, u / chunks * kNR,
+                                      p0, min64(npix, p0 + chunk), stage);
+          }
+        });
+      } else if (pointwise) {
         gemm_tasks<Act>(mg, npix, kdim, wm, wp, Matrix{xg, h * wd, 1}, y + yoff, npix, ep,
                         scratch, runner, tasks);
       } else if (direct) {
@@ -333,80 +579,6 @@ inline void depthwise_cover(int64_t oh, int64_t nq, const Tile &tile) {
     rows(I4{}, I2{});
   else
     rows(I8{}, I1{});
-}
-
-/// dst[j] = src[(j - j0) * step] for j in [j0, j0 + count), zero for the
-/// rest of [0, width) (step 1, or 2: every other float). Whole vectors: the
-/// zeros may run up to a vector past width, into what the caller writes
-/// next; loads read nothing past the count elements taken.
-inline void fill_padded_run(float *dst, int64_t width, int64_t j0, int64_t count,
-                            const float *src, int64_t step) {
-  for (int64_t j = 0; j < j0; j += kLanes) // the data overwrites what runs past j0
-    VecF::zero().store(dst + j);
-  // Whole vectors while another follows (so a step-2 load of 2 * kLanes
-  // floats stays inside the run), then the last one masked.
-  int64_t t = 0;
-  for (; t + kLanes < count; t += kLanes) {
-    if (step == 1) {
-      VecF::load(src + t).store(dst + j0 + t);
-    } else {
-      VecF even, odd;
-      VecF::deinterleave(VecF::load(src + 2 * t), VecF::load(src + 2 * t + kLanes), even, odd);
-      even.store(dst + j0 + t);
-    }
-  }
-  if (t < count) {
-    const int64_t n = count - t;
-    VecF v;
-    if (step == 1) {
-      v = VecF::load_first(src + t, n);
-    } else { // the even lanes of the 2n - 1 floats from src[2t]
-      const int64_t floats = 2 * n - 1;
-      const float *at = src + 2 * t;
-      const VecF a = floats >= kLanes ? VecF::load(at) : VecF::load_first(at, floats);
-      const VecF b = floats > kLanes ? VecF::load_first(at + kLanes, floats - kLanes)
-                                     : VecF::zero();
-      VecF odd;
-      VecF::deinterleave(a, b, v, odd);
-    }
-    v.store_first(dst + j0 + t, n);
-  }
-  for (int64_t j = j0 + (count > 0 ? count : 0); j < width; j += kLanes)
-    VecF::zero().store(dst + j);
-}
-
-/// Copies one input channel (h x wd) into its zero-padded plane: hp rows of
-/// row_len floats, padded column q of row r holding input (r - pt, q - pl);
-/// a split plane (stride 2) holds a row's even padded columns, then from wq
-/// on its odd ones. Each float is written once (padding zeros and data), a
-/// whole vector at a time; input columns past the padded width wp (which
-/// no output reads) are left out.
-inline void fill_depthwise_plane(const float *src, int64_t h, int64_t wd, int64_t pt,
-                                 int64_t pl, int64_t hp, int64_t wp, int64_t row_len,
-                                 int64_t wq, bool split, float *pad) {
-  const int64_t cols = min64(wd, wp - pl);
-  // Rows in order: a row's trailing zeros may run into the next row.
-  for (int64_t r = 0; r < hp; ++r) {
-    float *dst = pad + r * row_len;
-    const int64_t ih = r - pt;
-    if (ih < 0 || ih >= h || cols <= 0) {
-      fill_padded_run(dst, row_len, 0, 0, nullptr, 1);
-      continue;
-    }
-    const float *row = src + ih * wd;
-    if (!split) {
-      fill_padded_run(dst, row_len, pl, cols, row, 1);
-      continue;
-    }
-    // Half hf holds padded columns 2j + hf: its data starts at the first j
-    // with 2j + hf >= pl, input column s = 2 * j0 + hf - pl (0 or 1). The
-    // even half first: its trailing zeros may run into the odd one.
-    for (int64_t hf = 0; hf < 2; ++hf) {
-      const int64_t j0 = (pl - hf + 1) / 2, s = 2 * j0 + hf - pl;
-      const int64_t count = min64(wq - j0, (cols - s + 1) / 2);
-      fill_padded_run(dst + hf * wq, wq, j0, count, row + s, 2);
-    }
-  }
 }
 
 /// Pixels [ox, ox + kPixels) of output row r of a channel-blocked band
@@ -626,7 +798,7 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
     const Range planes = split_range(n * c, 1, tasks, task);
     for (int64_t bc = planes.begin; bc < planes.end; ++bc) {
       const int64_t b = bc / c, ch = bc % c;
-      fill_depthwise_plane(x + bc * h * wd, h, wd, pads_begin[0], pads_begin[1], hp, wp,
+      fill_padded_plane(x + bc * h * wd, h, wd, pads_begin[0], pads_begin[1], hp, wp,
                            row_len, wq, split, pad);
       for (int64_t mo = 0; mo < mult; ++mo) {
         const int64_t oc = ch * mult + mo;

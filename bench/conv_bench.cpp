@@ -54,6 +54,8 @@ int main(int argc, char **argv) {
       {"squeezenet 3x3 64->256 @13", 64, 13, 256, 3, 1, 1},
       {"squeezenet 3x3 32->128 @27", 32, 27, 128, 3, 1, 1},
       {"squeezenet 1x1 128->32 @55", 128, 55, 16, 1, 1, 0},
+      {"squeezenet classifier 1x1 512->1000 @13", 512, 13, 1000, 1, 1, 0},
+      {"squeezenet stem 3x3 stride 2 3->64", 3, 224, 64, 3, 2, 0},
       {"mobilenet_v2 dw 3x3 32 @112", 32, 112, 32, 3, 1, 1, true},
       {"mobilenet_v2 dw 3x3 144 @56", 144, 56, 144, 3, 1, 1, true},
       {"mobilenet_v2 dw 3x3 96 @112 stride 2", 96, 112, 96, 3, 2, 1, true},

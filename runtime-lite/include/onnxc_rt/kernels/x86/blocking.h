@@ -185,11 +185,12 @@ constexpr int64_t channel_major_columns(const int64_t *in_shape, const int64_t *
 /// less that way (49 pixels are 54 rows, not 64 columns), no virtual
 /// columns are computed, and strides cost nothing; its tiles' outputs are
 /// transposed back, about kPixelMajorOverhead multiply-adds' worth each.
-/// Chosen where its tiles' work is under 15/16 of the channel-major
-/// path's, for kernels of up to kPixelMajorMaxTaps taps (the cost model
-/// fitted to bench/conv_bench.cpp's shapes: it wins on ResNet-18's layers
-/// from 28x28 down and its stride-2 ones, on 7x7-14x14 pointwise layers,
-/// loses on pointwise ones with k <= 32 and on 56x56 3x3 ones).
+/// Chosen where its tiles' work is less than the channel-major path's, for
+/// kernels of up to kPixelMajorMaxTaps taps (the cost model fitted to
+/// bench/conv_bench.cpp's shapes: it wins on ResNet-18's 3x3 layers and
+/// its stride-2 ones, on 7x7-14x14 pointwise layers and SqueezeNet's
+/// classifier, loses on pointwise layers with k <= 32 and channel counts
+/// far from a multiple of 32).
 constexpr int64_t kPixelMajorBlock = kGemmMaxNR;
 constexpr int64_t kPixelMajorMaxTaps = 64;
 constexpr int64_t kPixelMajorOverhead = 8;
@@ -204,7 +205,7 @@ constexpr bool conv_is_pixel_major(const int64_t *in_shape, const int64_t *out_s
       round_up(mg, kGemmMR) * k;
   const int64_t pixel_major =
       round_up(npix, kGemmMR) * round_up(mg, kPixelMajorBlock) * (k + kPixelMajorOverhead);
-  return kernel[0] * kernel[1] <= kPixelMajorMaxTaps && 16 * pixel_major < 15 * channel_major;
+  return kernel[0] * kernel[1] <= kPixelMajorMaxTaps && pixel_major < channel_major;
 }
 
 /// A pixel-major convolution's view of its input: the windows are read in

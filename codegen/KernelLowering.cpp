@@ -716,8 +716,13 @@ FailureOr<OpLowering> lowerAvgPool(AveragePoolOp op, std::string t) {
   return calls({call("avg_pool", {t}, kConv, std::move(args))});
 }
 
-FailureOr<OpLowering> lowerGlobalPool(Operation *op, std::string t, bool isMax) {
+FailureOr<OpLowering> lowerGlobalPool(Operation *op, std::string t, bool isMax, KernelSet ks) {
   auto xs = shapeOf(op->getOperand(0));
+  if (ks == KernelSet::X86 && t == "float" && !isMax)
+    return calls({x86Call("row_mean", {}, kX86Norm,
+                          {KernelArg::input(op->getOperand(0)),
+                           KernelArg::output(op->getResult(0)), KernelArg::i(xs[0] * xs[1]),
+                           KernelArg::i(prod(xs.drop_front(2)))})});
   return calls({call("global_pool", {t}, kConv,
                      {KernelArg::input(op->getOperand(0)),
                       KernelArg::output(op->getResult(0)),
@@ -1361,8 +1366,8 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
       })
       .Case<MaxPoolOp>([&](MaxPoolOp o) { return lowerMaxPool(o, t, ks); })
       .Case<AveragePoolOp>([&](AveragePoolOp o) { return lowerAvgPool(o, t); })
-      .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, false); })
-      .Case<GlobalMaxPoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, true); })
+      .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, false, ks); })
+      .Case<GlobalMaxPoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, true, ks); })
       .Case<BatchNormalizationOp>([&](BatchNormalizationOp o) { return lowerBatchNorm(o, t); })
       .Case<LayerNormalizationOp>(
           [&](LayerNormalizationOp o) { return lowerLayerNorm(o, t, ks); })

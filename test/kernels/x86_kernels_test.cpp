@@ -326,6 +326,12 @@ int main() {
       x86::softmax(x.data(), got.data(), outer, n, mode);
       expectClose(mode ? "log_softmax" : "softmax", got, want, outer * n, 8, ctx);
     }
+    {
+      std::vector<float> want(outer), got(outer);
+      ref::global_pool<float>(x.data(), want.data(), outer, n, 0);
+      x86::row_mean(x.data(), got.data(), outer, n);
+      expectClose("row_mean", got, want, outer, n, ctx);
+    }
     auto scale = randomVec(n), bias = randomVec(n);
     for (bool with_bias : {false, true}) {
       std::vector<float> want(outer * n), got(outer * n), wm(outer), gm(outer), wi(outer),

@@ -1,5 +1,5 @@
-// x86 row-wise normalisations over the last axis: softmax / log-softmax and
-// layer normalisation. Each row is read a few times while it sits in L1;
+// x86 row-wise normalisations over the last axis: softmax / log-softmax,
+// layer normalisation and the row mean (global average pooling). Each row is read a few times while it sits in L1;
 // exponentials use the vector exp of simd.h. Same semantics as the
 // reference kernels (ref::softmax modes 0 and 1, ref::layer_norm), float
 // only, computed in float rather than the reference's double.
@@ -108,6 +108,28 @@ inline void layer_norm(const float *x, const float *scale, const float *bias, fl
       mean_out[r] = mean;
     if (inv_std_out)
       inv_std_out[r] = inv;
+  }
+}
+
+/// y[r] = the mean of row r's n floats, for `outer` rows (GlobalAveragePool
+/// over NCHW: a row per channel). Four vector accumulators (the adds'
+/// latency otherwise bounds the loop), summed in float like the reference's
+/// eight interleaved partial sums, in a different order.
+inline void row_mean(const float *x, float *y, int64_t outer, int64_t n) {
+  constexpr int64_t L = VecF::kLanes;
+  const int64_t n4 = n / (4 * L) * (4 * L), nv = n / L * L;
+  for (int64_t r = 0; r < outer; ++r) {
+    const float *xr = x + r * n;
+    VecF acc[4] = {VecF::zero(), VecF::zero(), VecF::zero(), VecF::zero()};
+    for (int64_t i = 0; i < n4; i += 4 * L)
+      for (int k = 0; k < 4; ++k)
+        acc[k] = VecF::add(acc[k], VecF::load(xr + i + k * L));
+    for (int64_t i = n4; i < nv; i += L)
+      acc[0] = VecF::add(acc[0], VecF::load(xr + i));
+    float sum = reduce_add(VecF::add(VecF::add(acc[0], acc[1]), VecF::add(acc[2], acc[3])));
+    for (int64_t i = nv; i < n; ++i)
+      sum += xr[i];
+    y[r] = n > 0 ? sum / float(n) : 0.0f;
   }
 }
 

@@ -123,14 +123,6 @@ constexpr DirectConvShape direct_conv_shape(int64_t oh, int64_t ow, int64_t kh, 
   return {hq, wq, (oh - 1) * wq + ow};
 }
 
-/// Whether conv2d computes a (not pointwise) convolution directly: unless
-/// the dropped columns would make it half as much work again (planes far
-/// narrower than the kernel), where it packs an implicit im2col instead.
-constexpr bool conv_is_direct(int64_t oh, int64_t ow, int64_t kh, int64_t kw, int64_t sh,
-                              int64_t sw, int64_t dh, int64_t dw) {
-  return 2 * direct_conv_shape(oh, ow, kh, kw, sh, sw, dh, dw).cols <= 3 * oh * ow;
-}
-
 /// Whether a convolution is a plain product with its input (1x1, stride 1,
 /// no padding): conv2d reads the input as the GEMM's B matrix.
 constexpr bool conv_is_pointwise(const int64_t *in_shape, const int64_t *out_shape,
@@ -139,6 +131,21 @@ constexpr bool conv_is_pointwise(const int64_t *in_shape, const int64_t *out_sha
   return kernel[0] == 1 && kernel[1] == 1 && strides[0] == 1 && strides[1] == 1 &&
          pads_begin[0] == 0 && pads_begin[1] == 0 && out_shape[2] == in_shape[2] &&
          out_shape[3] == in_shape[3];
+}
+
+/// Whether conv2d's channel-major path computes a convolution directly
+/// (conv2d_direct): not a pointwise one (a GEMM over the input itself), and
+/// not where the dropped columns would make it half as much work again
+/// (planes far narrower than the kernel: a GEMM over an implicit im2col).
+constexpr bool conv_is_direct(const int64_t *in_shape, const int64_t *out_shape,
+                              const int64_t *kernel, const int64_t *strides,
+                              const int64_t *pads_begin, const int64_t *dilations) {
+  const int64_t oh = out_shape[2], ow = out_shape[3];
+  return !conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin) &&
+         2 * direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0], strides[1],
+                               dilations[0], dilations[1])
+                     .cols <=
+             3 * oh * ow;
 }
 
 /// Floats of the phase planes of a direct convolution (shared by its
@@ -168,9 +175,7 @@ constexpr int64_t channel_major_columns(const int64_t *in_shape, const int64_t *
                                         const int64_t *kernel, const int64_t *strides,
                                         const int64_t *pads_begin, const int64_t *dilations) {
   const int64_t oh = out_shape[2], ow = out_shape[3];
-  if (conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin) ||
-      !conv_is_direct(oh, ow, kernel[0], kernel[1], strides[0], strides[1], dilations[0],
-                      dilations[1]))
+  if (!conv_is_direct(in_shape, out_shape, kernel, strides, pads_begin, dilations))
     return round_up(oh * ow, kGemmMaxNR);
   return round_up(direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0], strides[1],
                                     dilations[0], dilations[1])
@@ -253,9 +258,7 @@ constexpr int64_t conv2d_scratch_floats(const int64_t *in_shape, const int64_t *
   const int64_t cg = in_shape[1] / group, mg = out_shape[1] / group;
   const int64_t oh = out_shape[2], ow = out_shape[3], k = cg * kernel[0] * kernel[1];
   int64_t floats = 0;
-  if (conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin) ||
-      !conv_is_direct(oh, ow, kernel[0], kernel[1], strides[0], strides[1], dilations[0],
-                      dilations[1])) {
+  if (!conv_is_direct(in_shape, out_shape, kernel, strides, pads_begin, dilations)) {
     floats = tasks * gemm_scratch_floats(mg, oh * ow, k);
   } else {
     const DirectConvShape d = direct_conv_shape(oh, ow, kernel[0], kernel[1], strides[0],

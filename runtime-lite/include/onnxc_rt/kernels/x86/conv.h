@@ -239,9 +239,6 @@ ONNXC_RT_X86_INLINE void pixel_major_tile(const float *const (&px)[kGemmMR],
 template <typename Act>
 inline void store_pixel_major(const float *stage, int64_t p0, int64_t p1, int64_t j0,
                               int64_t mg, int64_t npix, float *yg, const Epilogue &ep) {
-  bool in_registers = false;
-  if constexpr (kVectorActivation<Act>)
-    in_registers = epilogue_in_registers<Act>(ep);
   alignas(64) float row[kLanes];
   for (int64_t pb = p0; pb < p1; pb += kLanes) {
     const int64_t lanes = min64(kLanes, p1 - pb);
@@ -251,23 +248,9 @@ inline void store_pixel_major(const float *stage, int64_t p0, int64_t p1, int64_
         v[i] = VecF::load(stage + (pb - p0 + i) * kNR + half * kLanes);
       VecF::transpose(v);
       const int64_t jb = j0 + half * kLanes, nj = min64(kLanes, mg - jb);
-      for (int64_t j = 0; j < nj; ++j) {
-        const int64_t ch = jb + j;
-        float *dst = yg + ch * npix + pb;
-        if constexpr (kVectorActivation<Act>) {
-          if (in_registers) {
-            const VecF out = epilogue_vector<Act>(
-                v[j], ep, ep.bias ? ep.bias + ch * ep.bias_rs : nullptr,
-                ep.residual ? ep.residual + ch * ep.residual_ld + pb : nullptr, lanes);
-            if (lanes == kLanes)
-              out.store(dst);
-            else
-              out.store_first(dst, lanes);
-            continue;
-          }
-        }
+      for (int64_t j = 0; j < nj; ++j) { // channel jb + j's run of pixels from pb
         v[j].store(row);
-        store_with_epilogue<Act>(row, dst, lanes, ep, ch, pb);
+        store_with_epilogue<Act>(row, yg + (jb + j) * npix + pb, lanes, ep, jb + j, pb);
       }
     }
   }
@@ -333,8 +316,8 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
   const int64_t cg = c / group, mg = m / group, kdim = cg * kernel[0] * kernel[1];
   const int64_t npix = oh * ow;
   const bool pointwise = conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin);
-  const bool direct = !pointwise && conv_is_direct(oh, ow, kernel[0], kernel[1], strides[0],
-                                                   strides[1], dilations[0], dilations[1]);
+  const bool direct =
+      conv_is_direct(in_shape, out_shape, kernel, strides, pads_begin, dilations);
   // Pixel-major where chosen and the weights come packed for it.
   const bool pixel_major =
       w_packed &&

@@ -1,11 +1,14 @@
 // Convolution micro-benchmark: runtime-lite's x86 conv2d on ResNet-18's
 // 3x3/7x7 layer shapes (the direct convolution) and MobileNetV2's pointwise
 // shapes (the GEMM), and depthwise_conv2d on MobileNetV2's and
-// EfficientNet-B0's depthwise layers; one thread, best of many calls, in
+// EfficientNet-B0's depthwise layers, each in the NCHW layout and in the
+// channel-blocked one (blocked.h: conv2d_blocked, from a blocked input, or
+// from the NCHW one where the input has at most 4 channels as a model's
+// first layer; depthwise_conv2d_blocked); one thread, best of many calls, in
 // GFLOP/s. An argument keeps the shapes whose name contains it. Build with
 // the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/conv_bench.cpp
-#include "onnxc_rt/kernels/x86/conv.h"
+#include "onnxc_rt/kernels/x86/blocked.h"
 
 #include <algorithm>
 #include <chrono>
@@ -65,7 +68,7 @@ int main(int argc, char **argv) {
       {"efficientnet dw 5x5 240 @28", 240, 28, 240, 5, 1, 2, true},
       {"efficientnet dw 5x5 672 @14 stride 2", 672, 28, 672, 5, 2, 2, true},
   };
-  std::printf("| shape | ms | GFLOP/s |\n|---|---|---|\n");
+  std::printf("| shape | NCHW ms | GFLOP/s | blocked ms | GFLOP/s |\n|---|---|---|---|---|\n");
   for (const Shape &q : shapes) {
     if (only && !std::strstr(q.what, only))
       continue;
@@ -81,20 +84,44 @@ int main(int argc, char **argv) {
     if (!q.depthwise) // as the compiler does
       x86::pack_conv_weights(w.data(), in, out, kernel, strides, pads, dil, 1, packed.data());
     const int calls = std::max<int64_t>(5, 2000000000 / (2 * q.m * oh * oh * kdim));
-    double best = 1e30;
-    for (int r = 0; r < calls; ++r) {
-      auto t0 = std::chrono::steady_clock::now();
+    auto best_of = [&](auto &&run) {
+      double best = 1e30;
+      for (int r = 0; r < calls; ++r) {
+        auto t0 = std::chrono::steady_clock::now();
+        run();
+        auto t1 = std::chrono::steady_clock::now();
+        best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
+      }
+      return best;
+    };
+    const double nchw = best_of([&] {
       if (q.depthwise)
         x86::depthwise_conv2d<ref::Relu>(x.data(), w.data(), bias.data(), nullptr, y.data(), in,
                                          out, kernel, strides, pads, dil, 0, 0, scratch.data());
       else
         x86::conv2d<ref::Relu>(x.data(), w.data(), packed.data(), bias.data(), nullptr, y.data(),
                                in, out, kernel, strides, pads, dil, 1, 0, 0, scratch.data());
-      auto t1 = std::chrono::steady_clock::now();
-      best = std::min(best, std::chrono::duration<double>(t1 - t0).count());
-    }
-    std::printf("| %s | %.3f | %.1f |\n", q.what, best * 1e3,
-                2.0 * q.m * oh * oh * kdim / best / 1e9);
+    });
+    const bool in_blocked = q.c > 4;
+    std::vector<float> xb(x86::channel_blocks(q.c) * x86::kChannelBlock * q.hw * q.hw, 0.5f),
+        yb(x86::channel_blocks(q.m) * x86::kChannelBlock * oh * oh),
+        wb(x86::blocked_conv_weights_floats(q.m, q.c, q.k * q.k, in_blocked, q.depthwise)),
+        sb(x86::blocked_conv_scratch_floats(in, out, kernel, strides, pads, dil, in_blocked) + 1);
+    x86::pack_blocked_conv_weights(w.data(), q.m, q.c, q.k * q.k, in_blocked, q.depthwise,
+                                   wb.data());
+    const double blocked = best_of([&] {
+      if (q.depthwise)
+        x86::depthwise_conv2d_blocked<ref::Relu>(xb.data(), wb.data(), bias.data(), nullptr,
+                                                 yb.data(), in, out, kernel, strides, pads, dil,
+                                                 0, 0);
+      else
+        x86::conv2d_blocked<ref::Relu>(in_blocked ? xb.data() : x.data(), wb.data(), bias.data(),
+                                       nullptr, yb.data(), in, out, kernel, strides, pads, dil,
+                                       in_blocked, 0, 0, sb.data());
+    });
+    const double flop = 2.0 * q.m * oh * oh * kdim;
+    std::printf("| %s | %.3f | %.1f | %.3f | %.1f |\n", q.what, nchw * 1e3, flop / nchw / 1e9,
+                blocked * 1e3, flop / blocked / 1e9);
   }
   return 0;
 }

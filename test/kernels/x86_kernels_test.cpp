@@ -3,11 +3,14 @@
 // kNR and kGemmNC, k around kGemmKC; transposes and every Gemm C broadcast;
 // convolutions with strides, padding, dilation, groups, depthwise with
 // multipliers; the fused epilogue (bias, residual, activation); max pooling;
+// the channel-blocked (NCHW16c) conversions, convolutions and pools;
 // softmax / log-softmax and layer normalisation around the vector width.
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/reference/linalg.h"
 #include "onnxc_rt/kernels/reference/norm.h"
+#include "onnxc_rt/kernels/reference/tensor.h"
+#include "onnxc_rt/kernels/x86/blocked.h"
 #include "onnxc_rt/kernels/x86/conv.h"
 #include "onnxc_rt/kernels/x86/norm.h"
 #include "onnxc_rt/threads.h"
@@ -106,6 +109,64 @@ struct ConvCase {
   int64_t n, c, h, w, m, kh, kw, sh, sw, ph, pw, pe_h, pe_w, dh, dw, group;
 };
 
+/// NCHW <-> blocked through the reference conversions (the oracle's).
+static std::vector<float> blocked(const std::vector<float> &x, const int64_t *shape) {
+  std::vector<float> y(shape[0] * x86::channel_blocks(shape[1]) * x86::kChannelBlock * shape[2] *
+                       shape[3]);
+  ref::to_blocked(x.data(), y.data(), shape[0], shape[1], shape[2] * shape[3], x86::kChannelBlock);
+  return y;
+}
+static std::vector<float> unblocked(const std::vector<float> &x, const int64_t *shape) {
+  std::vector<float> y(shape[0] * shape[1] * shape[2] * shape[3]);
+  ref::from_blocked(x.data(), y.data(), shape[0], shape[1], shape[2] * shape[3],
+                    x86::kChannelBlock);
+  return y;
+}
+
+/// The same convolution on the blocked layout (conv2d_blocked from a blocked
+/// input and from the NCHW one; depthwise_conv2d_blocked), one task and
+/// kTasks; `want` is the reference's NCHW result.
+template <typename Act>
+static void checkBlockedConv(const ConvCase &q, const std::vector<float> &x,
+                             const std::vector<float> &w, const float *bp, const float *zp,
+                             const std::vector<float> &want, const int64_t *in,
+                             const int64_t *out, const int64_t *kernel, const int64_t *strides,
+                             const int64_t *pb, const int64_t *dil, float aa, float ab,
+                             const char *ctx) {
+  const bool depthwise = q.group != 1;
+  const int64_t taps = q.kh * q.kw, ny = (int64_t)want.size();
+  const std::vector<float> xb = blocked(x, in);
+  std::vector<float> zb;
+  if (zp)
+    zb = blocked(std::vector<float>(zp, zp + ny), out);
+  const int64_t yb_floats = out[0] * x86::channel_blocks(q.m) * x86::kChannelBlock * out[2] * out[3];
+  for (int in_blocked = depthwise ? 1 : 0; in_blocked < 2; ++in_blocked) {
+    std::vector<float> packed(
+        x86::blocked_conv_weights_floats(q.m, q.c, taps, in_blocked, depthwise));
+    x86::pack_blocked_conv_weights(w.data(), q.m, q.c, taps, in_blocked, depthwise,
+                                   packed.data());
+    std::vector<float> scratch(
+        x86::blocked_conv_scratch_floats(in, out, kernel, strides, pb, dil, in_blocked) + 1);
+    std::vector<float> yb(yb_floats, 7.f), split(yb_floats, 7.f);
+    const float *xin = in_blocked ? xb.data() : x.data();
+    const float *z = zp ? zb.data() : nullptr;
+    for (int tasks : {1, (int)kTasks}) {
+      float *y = tasks == 1 ? yb.data() : split.data();
+      if (depthwise)
+        x86::depthwise_conv2d_blocked<Act>(xin, packed.data(), bp, z, y, in, out, kernel,
+                                           strides, pb, dil, aa, ab, pool, tasks);
+      else
+        x86::conv2d_blocked<Act>(xin, packed.data(), bp, z, y, in, out, kernel, strides, pb, dil,
+                                 in_blocked, aa, ab, scratch.data(), pool, tasks);
+    }
+    const char *what = depthwise    ? "depthwise_conv2d_blocked"
+                       : in_blocked ? "conv2d_blocked"
+                                    : "conv2d_blocked (NCHW input)";
+    expectClose(what, unblocked(yb, out), want, ny, q.c / q.group * taps, ctx);
+    expectSame(what, split, yb, yb_floats, ctx);
+  }
+}
+
 template <typename Act>
 static void checkConv(const ConvCase &q, bool withBias, bool withResidual, float aa, float ab) {
   const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
@@ -160,6 +221,8 @@ static void checkConv(const ConvCase &q, bool withBias, bool withResidual, float
     x86::conv2d<Act>(x.data(), w.data(), packed.data(), bp, zp, split.data(), in, out, kernel,
                      strides, pb, dil, q.group, aa, ab, split_scratch.data(), pool, kTasks);
   expectSame(depthwise ? "depthwise_conv2d" : "conv2d", split, got, ny, ctx);
+  if (q.group == 1 || (depthwise && q.m == q.c))
+    checkBlockedConv<Act>(q, x, w, bp, zp, want, in, out, kernel, strides, pb, dil, aa, ab, ctx);
 }
 
 /// One convolution with each epilogue: no bias, bias, residual, vector
@@ -309,7 +372,36 @@ int main() {
                          dil, 0);
     x86::max_pool2d<float>(x.data(), got.data(), in, out, kernel, strides, pb, dil);
     expectClose("max_pool2d", got, want, (int64_t)want.size(), 0, "");
+    // Blocked max pooling and average pooling over in-bounds taps.
+    const std::vector<float> xb = blocked(x, in);
+    std::vector<float> yb(q.n * x86::channel_blocks(q.c) * x86::kChannelBlock * oh * ow);
+    x86::pool2d_blocked(xb.data(), yb.data(), in, out, kernel, strides, pb, dil, 1, pool, kTasks);
+    expectClose("pool2d_blocked max", unblocked(yb, out), want, (int64_t)want.size(), 0, "");
+    ref::avg_pool<float>(x.data(), want.data(), 2, in, out, kernel, strides, pb, pe, dil, 0);
+    x86::pool2d_blocked(xb.data(), yb.data(), in, out, kernel, strides, pb, dil, 0, pool, kTasks);
+    expectClose("pool2d_blocked average", unblocked(yb, out), want, (int64_t)want.size(),
+                q.kh * q.kw, "");
   }
+  // The conversions (channels around the block and the vector width, planes
+  // around the transposes) and global average pooling on the blocked layout.
+  for (int64_t c : {1, 3, 8, 15, 16, 17, 40})
+    for (int64_t hw : {1, 7, 8, 9, 16, 49, 100}) {
+      const int64_t shape[4] = {2, c, hw, 1};
+      char ctx[64];
+      std::snprintf(ctx, sizeof ctx, "c=%lld hw=%lld", (long long)c, (long long)hw);
+      auto x = randomVec(2 * c * hw);
+      const std::vector<float> want = blocked(x, shape);
+      std::vector<float> got(want.size(), 7.f), back(x.size(), 7.f);
+      x86::to_blocked(x.data(), got.data(), 2, c, hw, pool, kTasks);
+      expectSame("to_blocked", got, want, (int64_t)want.size(), ctx);
+      x86::from_blocked(got.data(), back.data(), 2, c, hw, pool, kTasks);
+      expectSame("from_blocked", back, x, (int64_t)x.size(), ctx);
+      std::vector<float> mean(2 * c), gb(2 * x86::channel_blocks(c) * x86::kChannelBlock);
+      ref::global_pool<float>(x.data(), mean.data(), 2 * c, hw, 0);
+      x86::global_average_pool_blocked(want.data(), gb.data(), 2, c, hw, pool, kTasks);
+      const int64_t pooled[4] = {2, c, 1, 1};
+      expectClose("global_average_pool_blocked", unblocked(gb, pooled), mean, 2 * c, hw, ctx);
+    }
   // Row normalisations: lengths around the vector width and its multiples,
   // rows offset so the tails land everywhere; inputs scaled so exp spans a
   // wide range, and shifted so layer norm's mean is large.

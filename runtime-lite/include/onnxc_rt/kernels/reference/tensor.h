@@ -76,6 +76,32 @@ void split_part(const T *x, T *y, int64_t outer, int64_t inner_in,
 }
 
 /// y[i...] = x[starts + i * steps ...] over out_shape.
+/// The channel-blocked layout (x86 kernels, onnxc-layout-selection): x
+/// (n, c, hw) -> y (n, ceil(c / block), hw, block), channel ch of pixel p at
+/// ((b * blocks + ch / block) * hw + p) * block + ch % block; the padding
+/// lanes past c are zero.
+template <typename T>
+void to_blocked(const T *x, T *y, int64_t n, int64_t c, int64_t hw, int64_t block) {
+  const int64_t blocks = (c + block - 1) / block;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t cb = 0; cb < blocks; ++cb)
+      for (int64_t p = 0; p < hw; ++p)
+        for (int64_t l = 0; l < block; ++l) {
+          const int64_t ch = cb * block + l;
+          y[((b * blocks + cb) * hw + p) * block + l] = ch < c ? x[(b * c + ch) * hw + p] : T(0);
+        }
+}
+
+/// The inverse of to_blocked: the padding lanes are dropped.
+template <typename T>
+void from_blocked(const T *x, T *y, int64_t n, int64_t c, int64_t hw, int64_t block) {
+  const int64_t blocks = (c + block - 1) / block;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t p = 0; p < hw; ++p)
+        y[(b * c + ch) * hw + p] = x[((b * blocks + ch / block) * hw + p) * block + ch % block];
+}
+
 template <typename T>
 void slice(const T *x, T *y, int64_t rank, const int64_t *in_shape,
            const int64_t *out_shape, const int64_t *starts, const int64_t *steps) {

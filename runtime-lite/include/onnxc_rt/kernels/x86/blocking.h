@@ -315,6 +315,90 @@ inline void pack_conv_weights(const float *w, const int64_t *in_shape, const int
   }
 }
 
+//===-- The channel-blocked layout (NCHW16c) -----------------------------------===//
+
+/// A tensor of logical shape (n, c, h, w) in the channel-blocked layout is
+/// (n, ceil(c / 16), h, w, 16) floats: channel ch of pixel (y, x) at block
+/// ch / 16, lane ch % 16, so one pixel's channels are contiguous vectors (one
+/// with AVX-512, two with AVX2) and a window's taps are vector loads for a
+/// whole block of channels. The lanes past c ("padding lanes") hold finite
+/// values no consumer reads into a result: the blocked convolutions weight
+/// them with zeros, pools and elementwise ops keep them to their own lane.
+/// onnxc-layout-selection chooses the layout; the compiler and the kernels
+/// share these sizes.
+constexpr int64_t kChannelBlock = 16;
+constexpr int64_t channel_blocks(int64_t c) { return (c + kChannelBlock - 1) / kChannelBlock; }
+
+/// A blocked convolution's input channel steps: a blocked input is read a
+/// block of 16 channels per pixel at a time, an NCHW one (a model's first
+/// convolution, whose input has 1-4 channels) a channel at a time.
+constexpr int64_t blocked_conv_lanes(bool in_blocked) { return in_blocked ? kChannelBlock : 1; }
+
+/// Floats of a blocked convolution's packed weights (pack_blocked_conv_weights):
+/// dense, kPixelMajorBlock output channels a block, each with k =
+/// (channel steps x taps x lanes) rows; depthwise, one vector of a block's
+/// channels per tap.
+constexpr int64_t blocked_conv_weights_floats(int64_t m, int64_t c, int64_t taps,
+                                              bool in_blocked, bool depthwise) {
+  if (depthwise)
+    return round_up(m, kChannelBlock) * taps;
+  return round_up(m, kPixelMajorBlock) * round_up(c, blocked_conv_lanes(in_blocked)) * taps;
+}
+
+/// Packs W (m, c, kh, kw), or W (c, 1, kh, kw) of a depthwise convolution,
+/// for the blocked kernels. Dense: element (j, p) of output block b = j /
+/// kPixelMajorBlock at (b * k + p) * kPixelMajorBlock + j % kPixelMajorBlock,
+/// row p = (u * taps + t) * lanes + l the weight of input channel u * lanes +
+/// l at tap t (zero past c and m: the padding lanes weigh nothing).
+/// Depthwise: channel j's tap t at (j / 16 * taps + t) * 16 + j % 16.
+inline void pack_blocked_conv_weights(const float *w, int64_t m, int64_t c, int64_t taps,
+                                      bool in_blocked, bool depthwise, float *dst) {
+  if (depthwise) {
+    for (int64_t b = 0; b < channel_blocks(m); ++b)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t l = 0; l < kChannelBlock; ++l) {
+          const int64_t j = b * kChannelBlock + l;
+          *dst++ = j < m ? w[j * taps + t] : 0.0f;
+        }
+    return;
+  }
+  const int64_t lanes = blocked_conv_lanes(in_blocked), units = round_up(c, lanes) / lanes;
+  for (int64_t j0 = 0; j0 < m; j0 += kPixelMajorBlock)
+    for (int64_t u = 0; u < units; ++u)
+      for (int64_t t = 0; t < taps; ++t)
+        for (int64_t l = 0; l < lanes; ++l)
+          for (int64_t j = j0; j < j0 + kPixelMajorBlock; ++j) {
+            const int64_t ci = u * lanes + l;
+            *dst++ = j < m && ci < c ? w[(j * c + ci) * taps + t] : 0.0f;
+          }
+}
+
+/// A blocked convolution's view of its input (PixelMajorInput): read in
+/// place unless some window reaches into padding, else from a zero-padded
+/// copy of hp x wp pixels per channel step, `cstride` floats apart (a block
+/// of 16 channels per step for a blocked input, one channel for NCHW).
+constexpr PixelMajorInput blocked_conv_input(const int64_t *in_shape, const int64_t *out_shape,
+                                              const int64_t *kernel, const int64_t *strides,
+                                              const int64_t *pads_begin,
+                                              const int64_t *dilations, bool in_blocked) {
+  const PixelMajorInput p =
+      pixel_major_input(in_shape, out_shape, kernel, strides, pads_begin, dilations);
+  if (!in_blocked)
+    return {p.padded, p.hp, p.wp, p.cstride};
+  return {p.padded, p.hp, p.wp, p.hp * p.wp * kChannelBlock};
+}
+
+/// Floats of scratch x86 conv2d_blocked needs: the padded copy, if any.
+constexpr int64_t blocked_conv_scratch_floats(const int64_t *in_shape, const int64_t *out_shape,
+                                              const int64_t *kernel, const int64_t *strides,
+                                              const int64_t *pads_begin,
+                                              const int64_t *dilations, bool in_blocked) {
+  const PixelMajorInput in =
+      blocked_conv_input(in_shape, out_shape, kernel, strides, pads_begin, dilations, in_blocked);
+  const int64_t units = in_blocked ? channel_blocks(in_shape[1]) : in_shape[1];
+  return in.padded ? units * in.cstride : 0;
+}
+
 } // namespace x86
 } // namespace onnxc_rt
 

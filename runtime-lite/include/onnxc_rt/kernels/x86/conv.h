@@ -192,40 +192,57 @@ void conv2d_direct(const float *planes, const Matrix &wm, const float *wp, float
   }
 }
 
-/// One register tile of a pixel-major convolution: kGemmMR output pixels
-/// (the windows at px[r]: tap t of channel c at px[r] + c * cstride +
-/// tap_off[t]) by kNR output channels (weight row p at b + p * ldb), summed
-/// over all channels and taps, stored pixel by pixel to `out` (rows kNR
-/// apart). kTaps: the tap count if fixed (1, 9), else 0 (`taps`).
-template <int kTaps>
-ONNXC_RT_X86_INLINE void pixel_major_tile(const float *const (&px)[kGemmMR],
-                                          const int64_t *tap_off, int64_t taps, int64_t cg,
-                                          int64_t cstride, const float *b, int64_t ldb,
-                                          float *out) {
+/// One register tile of a convolution whose windows are read in place: kGemmMR
+/// output pixels (the windows at px[r]: lane l of channel step u at tap t at
+/// px[r] + u * ustride + tap_off[t] + l) by kVecs vectors of output
+/// channels (packed weight row p at b + p * kPixelMajorBlock), summed over
+/// all channel steps, taps and lanes. kL: lanes per channel step (1 for an
+/// NCHW input, 16 for a channel-blocked one); kTaps: the tap count if fixed
+/// (1, 9), else 0 (`taps`). The pixel-major and the blocked convolutions'
+/// tile.
+template <int kL, int kTaps, int kVecs>
+ONNXC_RT_X86_INLINE void window_tile(const float *const (&px)[kGemmMR], const int64_t *tap_off,
+                                     int64_t taps, int64_t units, int64_t ustride,
+                                     const float *b, VecF (&acc)[kGemmMR][2]) {
   if constexpr (kTaps > 0)
     taps = kTaps;
-  VecF acc[kGemmMR][2];
   const float *at[kGemmMR];
   for (int r = 0; r < kGemmMR; ++r) {
     acc[r][0] = acc[r][1] = VecF::zero();
     at[r] = px[r];
   }
-  for (int64_t c = 0; c < cg; ++c) {
+  for (int64_t u = 0; u < units; ++u) {
 #pragma GCC unroll 9
     for (int64_t t = 0; t < taps; ++t) {
       const int64_t off = tap_off[t];
-      const VecF b0 = VecF::load(b), b1 = VecF::load(b + kLanes);
-      b += ldb;
+#pragma GCC unroll 16
+      for (int l = 0; l < kL; ++l) {
+        const VecF b0 = VecF::load(b);
+        const VecF b1 = kVecs == 2 ? VecF::load(b + kLanes) : b0;
+        b += kPixelMajorBlock;
 #pragma GCC unroll 6
-      for (int r = 0; r < kGemmMR; ++r) {
-        const VecF a = VecF::broadcast(at[r][off]);
-        acc[r][0] = VecF::fma(a, b0, acc[r][0]);
-        acc[r][1] = VecF::fma(a, b1, acc[r][1]);
+        for (int r = 0; r < kGemmMR; ++r) {
+          const VecF a = VecF::broadcast(at[r][off + l]);
+          acc[r][0] = VecF::fma(a, b0, acc[r][0]);
+          if constexpr (kVecs == 2)
+            acc[r][1] = VecF::fma(a, b1, acc[r][1]);
+        }
       }
     }
     for (int r = 0; r < kGemmMR; ++r)
-      at[r] += cstride;
+      at[r] += ustride;
   }
+}
+
+/// A pixel-major tile (window_tile over an NCHW input, tap t of channel c at
+/// px[r] + c * cstride + tap_off[t]) stored pixel by pixel to `out` (rows
+/// kNR apart).
+template <int kTaps>
+ONNXC_RT_X86_INLINE void pixel_major_tile(const float *const (&px)[kGemmMR],
+                                          const int64_t *tap_off, int64_t taps, int64_t cg,
+                                          int64_t cstride, const float *b, float *out) {
+  VecF acc[kGemmMR][2];
+  window_tile<1, kTaps, 2>(px, tap_off, taps, cg, cstride, b, acc);
   for (int r = 0; r < kGemmMR; ++r) {
     acc[r][0].store(out + r * kNR);
     acc[r][1].store(out + r * kNR + kLanes);
@@ -286,11 +303,11 @@ void conv2d_pixel_major(const float *src, int64_t row_w, int64_t cstride, const 
     }
     float *out = stage + (i0 - p0) * kNR;
     if (taps == 1)
-      pixel_major_tile<1>(px, tap_off, taps, cg, cstride, b, kPixelMajorBlock, out);
+      pixel_major_tile<1>(px, tap_off, taps, cg, cstride, b, out);
     else if (taps == 9)
-      pixel_major_tile<9>(px, tap_off, taps, cg, cstride, b, kPixelMajorBlock, out);
+      pixel_major_tile<9>(px, tap_off, taps, cg, cstride, b, out);
     else
-      pixel_major_tile<0>(px, tap_off, taps, cg, cstride, b, kPixelMajorBlock, out);
+      pixel_major_tile<0>(px, tap_off, taps, cg, cstride, b, out);
   }
   store_pixel_major<Act>(stage, p0, p1, j0, mg, npix, yg, ep);
 }

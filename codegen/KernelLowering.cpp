@@ -181,6 +181,7 @@ constexpr int64_t kTextBytesPerString = 64;
 constexpr const char *kX86Gemm = "onnxc_rt/kernels/x86/gemm.h";
 constexpr const char *kX86Conv = "onnxc_rt/kernels/x86/conv.h";
 constexpr const char *kX86Norm = "onnxc_rt/kernels/x86/norm.h";
+constexpr const char *kX86Blocked = "onnxc_rt/kernels/x86/blocked.h";
 
 ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
 int64_t numel(Value v) { return cast<ShapedType>(v.getType()).getNumElements(); }
@@ -684,6 +685,107 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   if (!act.isIdentity())
     cs.push_back(activationInPlace(y, act, t));
   return calls(std::move(cs));
+}
+
+//===-- The channel-blocked layout (onnxc-layout-selection) --------------------===//
+
+constexpr int64_t kBlock = onnxc_rt::x86::kChannelBlock;
+
+/// The logical NCHW dims of a blocked (rank 5) or NCHW value; a blocked
+/// value's channels are `channels` (0: all its lanes).
+SmallVector<int64_t> logicalShape(Value v, int64_t channels = 0) {
+  auto s = shapeOf(v);
+  if (s.size() == 4)
+    return SmallVector<int64_t>(s);
+  return {s[0], channels ? channels : s[1] * kBlock, s[2], s[3]};
+}
+
+FailureOr<OpLowering> blockedNeedsX86(Operation *op) {
+  return unsupported(op, "the channel-blocked layout runs on the x86 kernels only");
+}
+
+/// ToBlocked / FromBlocked: NCHW <-> blocked.
+FailureOr<OpLowering> lowerLayoutConversion(Operation *op, std::string t, KernelSet ks) {
+  const bool to = isa<ToBlockedOp>(op);
+  auto nchw = logicalShape(to ? op->getOperand(0) : op->getResult(0));
+  std::vector<KernelArg> args{KernelArg::input(op->getOperand(0)),
+                              KernelArg::output(op->getResult(0)), KernelArg::i(nchw[0]),
+                              KernelArg::i(nchw[1]), KernelArg::i(nchw[2] * nchw[3])};
+  if (ks == KernelSet::X86 && t == "float") {
+    appendTasks(args, taskCountFor(op));
+    return calls({x86Call(to ? "to_blocked" : "from_blocked", {}, kX86Blocked, std::move(args))});
+  }
+  args.push_back(KernelArg::i(kBlock));
+  return calls({call(to ? "to_blocked" : "from_blocked", {t}, kTensor, std::move(args))});
+}
+
+FailureOr<OpLowering> lowerBlockedConv(BlockedConvOp op, std::string t, KernelSet ks) {
+  if (ks != KernelSet::X86 || t != "float")
+    return blockedNeedsX86(op);
+  auto ws = shapeOf(op.getW());
+  const int64_t m = ws[0], c = ws[1] * op.getGroup(), taps = ws[2] * ws[3];
+  const bool depthwise = op.getGroup() != 1, inBlocked = shapeOf(op.getX()).size() == 5;
+  auto in = logicalShape(op.getX(), c), out = logicalShape(op.getY(), m);
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), kernel, false);
+  if (failed(g))
+    return failure();
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(getConstantElements(op.getW()));
+  if (!dense || !dense.getElementType().isF32())
+    return unsupported(op, "needs constant float weights");
+  std::vector<float> w(dense.getValues<float>().begin(), dense.getValues<float>().end());
+  std::vector<float> packed(
+      onnxc_rt::x86::blocked_conv_weights_floats(m, c, taps, inBlocked, depthwise));
+  onnxc_rt::x86::pack_blocked_conv_weights(w.data(), m, c, taps, inBlocked, depthwise,
+                                           packed.data());
+  auto packedType = RankedTensorType::get({(int64_t)packed.size()}, dense.getElementType());
+  const Activation act = activationOf(op);
+  std::vector<KernelArg> args{
+      KernelArg::input(op.getX()),
+      KernelArg::constantData(DenseElementsAttr::get(packedType, ArrayRef<float>(packed))),
+      inputOrNull(op.getB()),
+      inputOrNull(op.getZ()),
+      KernelArg::output(op.getY()),
+      KernelArg::array(in),
+      KernelArg::array(out),
+      KernelArg::array(g->kernel),
+      KernelArg::array(g->strides),
+      KernelArg::array(g->padsBegin),
+      KernelArg::array(g->dilations)};
+  if (!depthwise)
+    args.push_back(KernelArg::i(inBlocked));
+  args.push_back(KernelArg::f(act.alpha));
+  args.push_back(KernelArg::f(act.beta));
+  if (!depthwise) {
+    const int64_t floats = onnxc_rt::x86::blocked_conv_scratch_floats(
+        in.data(), out.data(), g->kernel.data(), g->strides.data(), g->padsBegin.data(),
+        g->dilations.data(), inBlocked);
+    args.push_back(floats ? KernelArg::scratch(floats * 4, "float") : KernelArg::null());
+  }
+  appendTasks(args, taskCountFor(op));
+  return calls({x86Call(depthwise ? "depthwise_conv2d_blocked" : "conv2d_blocked",
+                        {act.functor}, kX86Blocked, std::move(args))});
+}
+
+FailureOr<OpLowering> lowerBlockedPool(BlockedPoolOp op, std::string t, KernelSet ks) {
+  if (ks != KernelSet::X86 || t != "float")
+    return blockedNeedsX86(op);
+  auto in = logicalShape(op.getX()), out = logicalShape(op.getY());
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY())};
+  if (op.getMode() == "global_average") {
+    args.insert(args.end(), {KernelArg::i(in[0]), KernelArg::i(in[1]), KernelArg::i(in[2] * in[3])});
+    appendTasks(args, taskCountFor(op));
+    return calls({x86Call("global_average_pool_blocked", {}, kX86Blocked, std::move(args))});
+  }
+  auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), *op.getKernelShape(),
+                         op.getCeilMode());
+  if (failed(g))
+    return failure();
+  args.insert(args.end(), {KernelArg::array(in), KernelArg::array(out), KernelArg::array(g->kernel),
+                           KernelArg::array(g->strides), KernelArg::array(g->padsBegin),
+                           KernelArg::array(g->dilations), KernelArg::i(op.getMode() == "max")});
+  appendTasks(args, taskCountFor(op));
+  return calls({x86Call("pool2d_blocked", {}, kX86Blocked, std::move(args))});
 }
 
 FailureOr<OpLowering> lowerMaxPool(MaxPoolOp op, std::string t, KernelSet ks) {
@@ -1364,6 +1466,10 @@ FailureOr<OpLowering> lowerToKernelCalls(Operation *op, KernelSet ks) {
         return lowerConv(o, o.getX(), o.getW(), o.getB(), o.getZ(), o.getY(), o.getGroup(), t,
                          ks);
       })
+      .Case<ToBlockedOp, FromBlockedOp>(
+          [&](Operation *o) { return lowerLayoutConversion(o, t, ks); })
+      .Case<BlockedConvOp>([&](BlockedConvOp o) { return lowerBlockedConv(o, t, ks); })
+      .Case<BlockedPoolOp>([&](BlockedPoolOp o) { return lowerBlockedPool(o, t, ks); })
       .Case<MaxPoolOp>([&](MaxPoolOp o) { return lowerMaxPool(o, t, ks); })
       .Case<AveragePoolOp>([&](AveragePoolOp o) { return lowerAvgPool(o, t); })
       .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalPool(o, t, false, ks); })

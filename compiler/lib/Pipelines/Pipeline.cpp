@@ -23,6 +23,8 @@ void buildOptimizationPipeline(OpPassManager &pm) {
   f.addPass(createFuseOpsPass());
   f.addPass(createDeadCodeEliminationPass());
   f.addPass(createShapeInferencePass());
+  f.addPass(createLayoutSelectionPass());
+  f.addPass(createDeadCodeEliminationPass());
 }
 
 void buildCodegenPipeline(OpPassManager &pm, bool lowerToEmitC) {

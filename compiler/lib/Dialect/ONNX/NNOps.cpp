@@ -82,6 +82,116 @@ LogicalResult FusedConvOp::verify() {
   return success();
 }
 
+//===-- The channel-blocked layout (onnxc-layout-selection) --------------------===//
+
+/// Channels per block of the blocked layout (runtime-lite's kChannelBlock).
+static constexpr int64_t kBlock = 16;
+
+/// A blocked tensor's type for logical NCHW dims (n, c, h, w).
+static void setBlockedResult(Operation *op, int64_t n, int64_t c, int64_t h, int64_t w,
+                             Type elt) {
+  setResultType(op, 0, {n, (c + kBlock - 1) / kBlock, h, w, kBlock}, elt);
+}
+
+/// A static rank-5 (N, C/16, H, W, 16) type, or null.
+static RankedTensorType staticBlocked(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getRank() == 5 && t.getDimSize(4) == kBlock ? t : nullptr;
+}
+
+LogicalResult ToBlockedOp::inferShapes() {
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  if (!x || !x.hasStaticShape() || x.getRank() != 4) {
+    getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
+    return success();
+  }
+  setBlockedResult(getOperation(), x.getDimSize(0), x.getDimSize(1), x.getDimSize(2),
+                   x.getDimSize(3), x.getElementType());
+  return success();
+}
+
+LogicalResult FromBlockedOp::inferShapes() {
+  auto x = staticBlocked(getX());
+  if (!x) {
+    getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
+    return success();
+  }
+  if (getChannels() <= (x.getDimSize(1) - 1) * kBlock || getChannels() > x.getDimSize(1) * kBlock)
+    return emitOpError() << getChannels() << " channels do not fill " << x.getDimSize(1)
+                         << " blocks";
+  setResultType(getOperation(), 0,
+                {x.getDimSize(0), getChannels(), x.getDimSize(2), x.getDimSize(3)},
+                x.getElementType());
+  return success();
+}
+
+LogicalResult BlockedConvOp::inferShapes() {
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  auto w = dyn_cast<RankedTensorType>(getW().getType());
+  if (!x || !x.hasStaticShape() || !w || !w.hasStaticShape() || w.getRank() != 4) {
+    getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
+    return success();
+  }
+  SmallVector<int64_t> kernel(w.getShape().drop_front(2));
+  auto g = resolveWindow(getOperation(), x.getShape().slice(2, 2), kernel, false);
+  if (failed(g))
+    return failure();
+  setBlockedResult(getOperation(), x.getDimSize(0), w.getDimSize(0), g->outSpatial[0],
+                   g->outSpatial[1], x.getElementType());
+  return success();
+}
+
+LogicalResult BlockedConvOp::verify() {
+  if (!isFusedActivation(getActivation()))
+    return emitOpError() << "unknown activation '" << getActivation() << "'";
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  auto w = dyn_cast<RankedTensorType>(getW().getType());
+  if (!x || !w || !w.hasStaticShape())
+    return success();
+  if (x.getRank() != 4 && !staticBlocked(getX()))
+    return emitOpError() << "X " << x << " is neither NCHW nor channel-blocked";
+  const int64_t c = w.getDimSize(1) * getGroup();
+  if (getGroup() != 1 && (w.getDimSize(1) != 1 || w.getDimSize(0) != getGroup()))
+    return emitOpError("group must be 1 or the channel count (depthwise)");
+  const int64_t xc = x.getRank() == 4 ? x.getDimSize(1) : x.getDimSize(1) * kBlock;
+  if (x.hasStaticShape() && (x.getRank() == 4 ? xc != c : (c + kBlock - 1) / kBlock * kBlock != xc))
+    return emitOpError() << "X " << x << " does not hold the weights' " << c << " channels";
+  if (!isNone(getZ()) && getZ().getType() != getY().getType() &&
+      isa<RankedTensorType>(getY().getType()))
+    return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
+                         << getY().getType();
+  return success();
+}
+
+LogicalResult BlockedPoolOp::inferShapes() {
+  auto x = staticBlocked(getX());
+  if (!x) {
+    getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
+    return success();
+  }
+  SmallVector<int64_t> out(x.getShape());
+  if (getMode() == "global_average") {
+    out[2] = out[3] = 1;
+  } else {
+    auto kernel = getKernelShape();
+    if (!kernel || kernel->size() != 2)
+      return emitOpError("needs a 2-D kernel_shape");
+    auto g = resolveWindow(getOperation(), x.getShape().slice(2, 2), *kernel, getCeilMode());
+    if (failed(g))
+      return failure();
+    out[2] = g->outSpatial[0];
+    out[3] = g->outSpatial[1];
+  }
+  setResultType(getOperation(), 0, out, x.getElementType());
+  return success();
+}
+
+LogicalResult BlockedPoolOp::verify() {
+  if (!llvm::is_contained({"max", "average", "global_average"}, getMode()))
+    return emitOpError() << "unknown mode '" << getMode() << "'";
+  return success();
+}
+
 LogicalResult ConvIntegerOp::inferShapes() {
   return inferConvLike(getOperation(), getX(), getW(), nullptr,
                        IntegerType::get(getContext(), 32));

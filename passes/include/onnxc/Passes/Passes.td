@@ -131,6 +131,42 @@ def FoldBatchNormPass : Pass<"onnxc-fold-batchnorm", "mlir::func::FuncOp"> {
   }];
 }
 
+def LayoutSelectionPass : Pass<"onnxc-layout-selection", "mlir::func::FuncOp"> {
+  let summary = "Run the convolution regions of x86 models in the channel-blocked layout";
+  let description = [{
+    For modules compiled for the x86 kernels (`onnxc.kernels = "x86"`; others
+    are left alone). The channel-blocked layout (N, C/16, H, W, 16) lets the
+    convolutions and pools read and write whole vectors of 16 channels per
+    pixel, with no transposes (runtime-lite's x86/blocked.h). In program
+    order:
+    - every 2-D float convolution with constant weights, dense (at most 64
+      taps) or depthwise, becomes onnx.BlockedConv; a dense one reads an
+      NCHW input as it is (a model's first convolution), a depthwise one
+      needs it blocked;
+    - MaxPool, AveragePool (over in-bounds taps) and GlobalAveragePool of
+      a blocked value become onnx.BlockedPool;
+    - lane-wise ops (Add, Sub, Mul, Relu, Sigmoid, Clip, LeakyRelu,
+      HardSigmoid, HardSwish, Tanh: finite in, finite out, so the padding
+      lanes stay harmless) with a blocked operand, and channel Concats of
+      whole blocks, run on the blocked values: per-channel operands are
+      converted (constants now), operands broadcast over the channels
+      get a trailing unit dim (a view).
+    Values that leave a region are converted back once (onnx.FromBlocked)
+    right after their definition, so the layout changes only at the
+    region's edges.
+
+    Before:
+      %c = onnx.FusedConv(%x, %w, %b, %none) {activation = "Relu"} : (tensor<1x3x8x8xf32>, ...) -> tensor<1x32x8x8xf32>
+      %p = onnx.MaxPool(%c) {kernel_shape = [2, 2], strides = [2, 2]} : ... -> tensor<1x32x4x4xf32>
+      %f = onnx.Flatten(%p)
+    After:
+      %c = onnx.BlockedConv(%x, %w, %b, %none) {activation = "Relu"} : ... -> tensor<1x2x8x8x16xf32>
+      %p = onnx.BlockedPool(%c) {mode = "max", ...} : ... -> tensor<1x2x4x4x16xf32>
+      %n = onnx.FromBlocked(%p) {channels = 32} : ... -> tensor<1x32x4x4xf32>
+      %f = onnx.Flatten(%n)
+  }];
+}
+
 def MemoryPlanningPass : Pass<"onnxc-memory-planning", "mlir::func::FuncOp"> {
   let summary = "Place every intermediate tensor at an offset of one arena";
   let description = [{

@@ -7,6 +7,12 @@
 // LeakyRelu, Clamp, Sigmoid, HardSigmoid, HardSwish, Silu, Tanh, Gelu, ...);
 // `activation_alpha`/`activation_beta` are its parameters.
 //
+// The Blocked* ops are the channel-blocked layout that onnxc-layout-selection
+// introduces for the x86 kernels: a tensor of logical shape (N, C, H, W) is
+// stored as (N, ceil(C/16), H, W, 16), channel c at block c / 16, lane c % 16
+// (runtime-lite's x86/blocking.h). The lanes past C are padding: finite values
+// that no result depends on.
+//
 //===----------------------------------------------------------------------===//
 #ifndef ONNXC_FUSED_OPS_TD
 #define ONNXC_FUSED_OPS_TD
@@ -40,6 +46,59 @@ def ONNX_FusedGemmOp : ONNX_Op<"FusedGemm"> {
                    DefaultValuedAttr<StrAttr, "\"Identity\"">:$activation,
                    DefaultValuedAttr<F32Attr, "0.0f">:$activation_alpha,
                    DefaultValuedAttr<F32Attr, "0.0f">:$activation_beta);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def ONNX_ToBlockedOp : ONNX_Op<"ToBlocked"> {
+  let summary = "NCHW (N, C, H, W) -> channel-blocked (N, ceil(C/16), H, W, 16), padding lanes zero";
+  let arguments = (ins AnyTensor:$X);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_FromBlockedOp : ONNX_Op<"FromBlocked"> {
+  let summary = "channel-blocked -> NCHW with `channels` channels (the padding lanes dropped)";
+  let arguments = (ins AnyTensor:$X, I64Attr:$channels);
+  let results = (outs AnyTensor:$Y);
+}
+
+def ONNX_BlockedConvOp : ONNX_Op<"BlockedConv"> {
+  let summary = "FusedConv on the channel-blocked layout";
+  let description = [{
+    Y = activation(Conv(X, W, B) + Z) as onnx.FusedConv, with Y and Z
+    channel-blocked and X channel-blocked (rank 5) or NCHW (rank 4: a
+    model's first convolution reads its input as it is). W (M, C/group, kH,
+    kW) and B stay as Conv's; group is 1, or C = M (depthwise).
+  }];
+  let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
+                   ONNX_TensorOrNone:$Z,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   DefaultValuedAttr<StrAttr, "\"Identity\"">:$activation,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_alpha,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_beta);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def ONNX_BlockedPoolOp : ONNX_Op<"BlockedPool"> {
+  let summary = "MaxPool, AveragePool or GlobalAveragePool on the channel-blocked layout";
+  let description = [{
+    `mode` "max": MaxPool without indices; "average": AveragePool over the
+    in-bounds taps (count_include_pad = 0, or no pads); "global_average":
+    GlobalAveragePool (no window attributes). Window attributes as ONNX's.
+  }];
+  let arguments = (ins AnyTensor:$X, StrAttr:$mode,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
   let results = (outs AnyTensor:$Y);
   let hasVerifier = 1;
 }

@@ -1,0 +1,275 @@
+//===- LayoutSelection.cpp - onnxc-layout-selection -------------------------===//
+//
+// Puts the convolution regions of a model compiled for the x86 kernels into
+// the channel-blocked layout (see Passes.td and FusedOps.td): convolutions
+// become BlockedConv, and pools, elementwise ops and channel Concats whose
+// operands are blocked follow them; conversions are placed only at the
+// region's edges, one per value.
+//
+//===----------------------------------------------------------------------===//
+#include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Passes/Passes.h"
+#include "PassUtils.h"
+
+#include "onnxc_rt/kernels/reference/tensor.h"
+#include "onnxc_rt/kernels/x86/blocking.h"
+
+#include "mlir/IR/Builders.h"
+
+using namespace mlir;
+using namespace onnxc::onnx;
+
+namespace onnxc {
+#define GEN_PASS_DEF_LAYOUTSELECTIONPASS
+#include "onnxc/Passes/Passes.h.inc"
+
+namespace {
+
+constexpr int64_t kBlock = onnxc_rt::x86::kChannelBlock;
+
+RankedTensorType staticF32(Value v, int64_t rank) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getElementType().isF32() && t.getRank() == rank ? t
+                                                                                      : nullptr;
+}
+
+bool isWindow2d(Operation *op) {
+  auto k = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape");
+  return !k || k.size() == 2;
+}
+
+/// A convolution the blocked kernels run: 2-D float with constant weights,
+/// dense (group 1, at most kPixelMajorMaxTaps taps) or depthwise.
+bool isBlockableConv(Operation *op) {
+  if (!isa<ConvOp, FusedConvOp>(op))
+    return false;
+  Value x = op->getOperand(0), w = op->getOperand(1);
+  auto xt = staticF32(x, 4), wt = staticF32(w, 4);
+  if (!xt || !wt || !staticF32(op->getResult(0), 4) || !getConstantElements(w))
+    return false;
+  const int64_t group = op->getAttrOfType<IntegerAttr>("group").getInt();
+  const int64_t taps = wt.getDimSize(2) * wt.getDimSize(3);
+  if (group == 1)
+    return taps <= onnxc_rt::x86::kPixelMajorMaxTaps;
+  return wt.getDimSize(1) == 1 && group == xt.getDimSize(1) && group == wt.getDimSize(0);
+}
+
+/// A pool the blocked kernels run, given a blocked input.
+bool isBlockablePool(Operation *op) {
+  if (!isa<MaxPoolOp, AveragePoolOp, GlobalAveragePoolOp>(op) || !staticF32(op->getOperand(0), 4))
+    return false;
+  if (auto mp = dyn_cast<MaxPoolOp>(op))
+    return isNone(mp.getIndices()) && isWindow2d(op) && mp.getStorageOrder() == 0;
+  if (auto ap = dyn_cast<AveragePoolOp>(op)) {
+    // The blocked mean divides by the in-bounds taps: count_include_pad 0,
+    // or a window that never leaves the input.
+    auto pads = ap.getPads();
+    const bool no_pads = (!pads || llvm::all_of(*pads, [](int64_t p) { return p == 0; })) &&
+                         (ap.getAutoPad() == "NOTSET" || ap.getAutoPad() == "VALID") &&
+                         !ap.getCeilMode();
+    return isWindow2d(op) && (ap.getCountIncludePad() == 0 || no_pads);
+  }
+  return true;
+}
+
+/// Elementwise ops that keep each channel in its lane and map finite
+/// values to finite ones (so the padding lanes stay harmless).
+bool isLaneWise(Operation *op) {
+  return isa<AddOp, SubOp, MulOp, ReluOp, SigmoidOp, ClipOp, LeakyReluOp, HardSigmoidOp,
+             HardSwishOp, TanhOp>(op) &&
+         staticF32(op->getResult(0), 4);
+}
+
+/// Concat of channels whose inputs fill whole blocks.
+bool isBlockConcat(Operation *op) {
+  auto cat = dyn_cast<ConcatOp>(op);
+  if (!cat || !staticF32(cat.getResult(), 4) || (static_cast<int64_t>(cat.getAxis()) != 1 && static_cast<int64_t>(cat.getAxis()) != -3))
+    return false;
+  return llvm::all_of(cat.getInputs(), [](Value v) {
+    auto t = staticF32(v, 4);
+    return t && t.getDimSize(1) % kBlock == 0;
+  });
+}
+
+struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
+  DenseMap<Value, Value> blockedOf; // NCHW value -> its blocked form
+  DenseSet<Operation *> rewritten;  // ops replaced by blocked ones
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (kernelSetFor(func) != KernelSet::X86)
+      return;
+    Block &body = func.getBody().front();
+    // Decide in program order: convolutions start regions, the rest joins a
+    // region when an operand is in one.
+    auto blockedOperand = [&](Operation *op) {
+      return llvm::any_of(op->getOperands(), [&](Value v) { return blockedOf.count(v); });
+    };
+    for (Operation &op : llvm::make_early_inc_range(body)) {
+      Value blocked;
+      if (isBlockableConv(&op))
+        blocked = rewriteConv(&op);
+      else if (isBlockablePool(&op) && blockedOf.count(op.getOperand(0)))
+        blocked = rewritePool(&op);
+      else if ((isLaneWise(&op) || isBlockConcat(&op)) && blockedOperand(&op))
+        blocked = rewriteLaneWise(&op);
+      if (!blocked)
+        continue;
+      blockedOf[op.getResult(0)] = blocked;
+      rewritten.insert(&op);
+    }
+    // The region's edges: the users left outside read the NCHW form, one
+    // conversion per value, placed right after its blocked definition.
+    for (Operation &op : body) {
+      if (!rewritten.count(&op))
+        continue;
+      Value old = op.getResult(0);
+      if (llvm::all_of(old.getUsers(), [&](Operation *u) { return rewritten.count(u); }))
+        continue;
+      Value blocked = blockedOf[old];
+      OpBuilder b(blocked.getContext());
+      b.setInsertionPointAfterValue(blocked);
+      auto back = b.create<FromBlockedOp>(op.getLoc(), old.getType(), blocked,
+                                          cast<ShapedType>(old.getType()).getDimSize(1));
+      old.replaceUsesWithIf(back.getY(), [&](OpOperand &use) {
+        return !rewritten.count(use.getOwner());
+      });
+    }
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (rewritten.count(&op))
+        op.erase();
+    blockedOf.clear();
+    rewritten.clear();
+  }
+
+  /// `v` (NCHW) in the blocked layout: its blocked form, a constant
+  /// converted now, or a ToBlocked right after its definition (one per value).
+  Value toBlocked(Value v) {
+    if (auto it = blockedOf.find(v); it != blockedOf.end())
+      return it->second;
+    auto t = cast<RankedTensorType>(v.getType());
+    auto shape = t.getShape();
+    auto type = RankedTensorType::get(
+        {shape[0], (shape[1] + kBlock - 1) / kBlock, shape[2], shape[3], kBlock},
+        t.getElementType());
+    OpBuilder b(v.getContext());
+    b.setInsertionPointAfterValue(v);
+    Value blocked;
+    if (auto dense = dyn_cast_or_null<DenseElementsAttr>(getConstantElements(v))) {
+      std::vector<float> src(dense.getValues<float>().begin(), dense.getValues<float>().end());
+      std::vector<float> dst(type.getNumElements());
+      onnxc_rt::ref::to_blocked(src.data(), dst.data(), shape[0], shape[1], shape[2] * shape[3],
+                                kBlock);
+      blocked = b.create<ConstantOp>(v.getLoc(), type,
+                                     DenseElementsAttr::get(type, ArrayRef<float>(dst)));
+    } else {
+      blocked = b.create<ToBlockedOp>(v.getLoc(), type, v);
+    }
+    blockedOf[v] = blocked;
+    return blocked;
+  }
+
+  /// An operand of a lane-wise op on blocked tensors: NCHW-shaped (any
+  /// rank up to 4, broadcast) operands with the result's channels go
+  /// blocked; ones broadcast over channels get a trailing unit dim (a view).
+  Value laneOperand(Value v, int64_t channels, OpBuilder &b, Location loc) {
+    if (blockedOf.count(v))
+      return blockedOf[v];
+    auto t = dyn_cast<RankedTensorType>(v.getType());
+    if (!t || !t.hasStaticShape() || t.getRank() > 4)
+      return {};
+    SmallVector<int64_t> shape(4 - t.getRank(), 1);
+    shape.append(t.getShape().begin(), t.getShape().end());
+    if (shape[1] == channels) {
+      Value four = v;
+      if (t.getRank() != 4) {
+        if (!getConstantElements(v))
+          return {};
+        auto dense = cast<DenseElementsAttr>(getConstantElements(v));
+        four = b.create<ConstantOp>(loc, RankedTensorType::get(shape, t.getElementType()),
+                                    dense.reshape(RankedTensorType::get(shape, t.getElementType())));
+      }
+      return toBlocked(four);
+    }
+    shape.push_back(1);
+    auto type = RankedTensorType::get(shape, t.getElementType());
+    auto dims = RankedTensorType::get({5}, b.getI64Type());
+    Value target = b.create<ConstantOp>(loc, dims, DenseElementsAttr::get(dims, ArrayRef(shape)));
+    return b.create<ReshapeOp>(loc, type, v, target, b.getI64IntegerAttr(0));
+  }
+
+  Value rewriteConv(Operation *op) {
+    OpBuilder b(op);
+    Value x = op->getOperand(0);
+    const bool depthwise = op->getAttrOfType<IntegerAttr>("group").getInt() != 1;
+    // A dense convolution reads an NCHW input as it is (a model's first).
+    Value input = blockedOf.count(x) || depthwise ? toBlocked(x) : x;
+    b.setInsertionPoint(op);
+    // Conv has no residual operand: a none for Z (FusedConv's may be one).
+    Value z = isa<FusedConvOp>(op) ? op->getOperand(3)
+                                   : b.create<NoValueOp>(op->getLoc(), b.getNoneType());
+    Value zb = isNone(z) ? z : toBlocked(z);
+    b.setInsertionPoint(op);
+    Value bias = op->getOperand(2);
+    OperationState st(op->getLoc(), BlockedConvOp::getOperationName());
+    st.addOperands({input, op->getOperand(1), bias, zb});
+    st.addAttributes(op->getAttrs());
+    st.addTypes(UnrankedTensorType::get(b.getF32Type()));
+    Operation *conv = b.create(st);
+    (void)refreshTypes(conv);
+    return conv->getResult(0);
+  }
+
+  Value rewritePool(Operation *op) {
+    Value x = toBlocked(op->getOperand(0));
+    OpBuilder b(op);
+    OperationState st(op->getLoc(), BlockedPoolOp::getOperationName());
+    st.addOperands(x);
+    for (NamedAttribute a : op->getAttrs())
+      if (llvm::is_contained({"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads",
+                              "strides"},
+                             a.getName().getValue()))
+        st.addAttribute(a.getName(), a.getValue());
+    st.addAttribute("mode", b.getStringAttr(isa<MaxPoolOp>(op)       ? "max"
+                                            : isa<AveragePoolOp>(op) ? "average"
+                                                                     : "global_average"));
+    st.addTypes(UnrankedTensorType::get(b.getF32Type()));
+    Operation *pool = b.create(st);
+    (void)refreshTypes(pool);
+    return pool->getResult(0);
+  }
+
+  /// The same op on blocked operands (a channel Concat along the blocks).
+  Value rewriteLaneWise(Operation *op) {
+    const int64_t channels = cast<ShapedType>(op->getResult(0).getType()).getDimSize(1);
+    OpBuilder b(op);
+    SmallVector<Value> operands;
+    for (Value v : op->getOperands()) {
+      if (isNone(v) || (isa<ClipOp>(op) && v != op->getOperand(0))) {
+        operands.push_back(v); // Clip's bounds stay scalars
+        continue;
+      }
+      Value lane = isa<ConcatOp>(op) ? toBlocked(v) : laneOperand(v, channels, b, op->getLoc());
+      if (!lane)
+        return {};
+      b.setInsertionPoint(op);
+      operands.push_back(lane);
+    }
+    OperationState st(op->getLoc(), op->getName());
+    st.addOperands(operands);
+    st.addAttributes(op->getAttrs());
+    if (isa<ConcatOp>(op)) // the blocks' axis (a negative axis would count from the lanes)
+      st.attributes.set("axis", b.getI64IntegerAttr(1));
+    st.addTypes(UnrankedTensorType::get(b.getF32Type()));
+    Operation *blocked = b.create(st);
+    if (failed(refreshTypes(blocked))) {
+      blocked->erase();
+      return {};
+    }
+    return blocked->getResult(0);
+  }
+};
+
+} // namespace
+} // namespace onnxc

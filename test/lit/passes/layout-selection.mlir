@@ -1,0 +1,99 @@
+// onnxc-layout-selection: with the x86 kernels, convolutions go
+// channel-blocked (a dense one reads an NCHW input as it is, a depthwise one
+// gets it converted), pools and lane-wise ops follow a blocked operand
+// (per-channel constants converted at compile time, channel-broadcast
+// operands viewed with a trailing unit dim), channel Concats of whole blocks
+// stay blocked; a value leaving the region is converted back once. Other
+// kernel sets are left alone.
+// RUN: %onnxc-opt --split-input-file --onnxc-layout-selection --onnxc-dce %s | FileCheck %s
+
+// CHECK-LABEL: func.func @stem_pool_flatten
+// CHECK: %[[C:.*]] = "onnx.BlockedConv"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}) {activation = "Relu"{{.*}}} : (tensor<1x3x8x8xf32>, tensor<20x3x3x3xf32>, tensor<20xf32>, none) -> tensor<1x2x8x8x16xf32>
+// CHECK-NEXT: %[[P:.*]] = "onnx.BlockedPool"(%[[C]]) {{{.*}}kernel_shape = array<i64: 2, 2>, mode = "max", strides = array<i64: 2, 2>} : (tensor<1x2x8x8x16xf32>) -> tensor<1x2x4x4x16xf32>
+// CHECK-NEXT: %[[N:.*]] = "onnx.FromBlocked"(%[[P]]) {channels = 20 : i64} : (tensor<1x2x4x4x16xf32>) -> tensor<1x20x4x4xf32>
+// CHECK-NEXT: %[[F:.*]] = "onnx.Flatten"(%[[N]])
+// CHECK-NEXT: return %[[F]]
+module attributes {onnxc.kernels = "x86"} {
+func.func @stem_pool_flatten(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x320xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<20x3x3x3xf32>} : () -> tensor<20x3x3x3xf32>
+  %b = "onnx.Constant"() {value = dense<0.25> : tensor<20xf32>} : () -> tensor<20xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %c = "onnx.FusedConv"(%arg0, %w, %b, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<20x3x3x3xf32>, tensor<20xf32>, none) -> tensor<1x20x8x8xf32>
+  %p, %i = "onnx.MaxPool"(%c) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x20x8x8xf32>) -> (tensor<1x20x4x4xf32>, none)
+  %f = "onnx.Flatten"(%p) {axis = 1 : i64} : (tensor<1x20x4x4xf32>) -> tensor<1x320xf32>
+  return %f : tensor<1x320xf32>
+}
+}
+
+// -----
+
+// A depthwise convolution of a graph input, a squeeze-excite scale (global
+// pool, Sigmoid, broadcast Mul), a per-channel constant and a residual Add.
+// CHECK-LABEL: func.func @depthwise_squeeze_excite
+// CHECK: %[[X:.*]] = "onnx.ToBlocked"(%arg0) : (tensor<1x24x6x6xf32>) -> tensor<1x2x6x6x16xf32>
+// CHECK: %[[D:.*]] = "onnx.BlockedConv"(%[[X]], {{.*}}) {{{.*}}group = 24 : i64{{.*}}} : (tensor<1x2x6x6x16xf32>, tensor<24x1x3x3xf32>, none, none) -> tensor<1x2x6x6x16xf32>
+// CHECK: %[[G:.*]] = "onnx.BlockedPool"(%[[D]]) {{{.*}}mode = "global_average"} : (tensor<1x2x6x6x16xf32>) -> tensor<1x2x1x1x16xf32>
+// CHECK: %[[S:.*]] = "onnx.Sigmoid"(%[[G]]) : (tensor<1x2x1x1x16xf32>) -> tensor<1x2x1x1x16xf32>
+// CHECK: %[[M:.*]] = "onnx.Mul"(%[[D]], %[[S]]) : (tensor<1x2x6x6x16xf32>, tensor<1x2x1x1x16xf32>) -> tensor<1x2x6x6x16xf32>
+// The constant's 24 channels of 2.0, then zeros in the padding lanes:
+// CHECK: %[[BIAS:.*]] = "onnx.Constant"() {value = dense<{{\[+}}2.000000e+00, {{.*}}]]], {{\[+}}2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 0.000000e+00, {{.*}}> : tensor<1x2x1x1x16xf32>}
+// CHECK: %[[A:.*]] = "onnx.Add"(%[[M]], %[[BIAS]]) : (tensor<1x2x6x6x16xf32>, tensor<1x2x1x1x16xf32>) -> tensor<1x2x6x6x16xf32>
+// CHECK: %[[R:.*]] = "onnx.Add"(%[[A]], %[[X]]) : (tensor<1x2x6x6x16xf32>, tensor<1x2x6x6x16xf32>) -> tensor<1x2x6x6x16xf32>
+// CHECK: %[[Y:.*]] = "onnx.FromBlocked"(%[[R]]) {channels = 24 : i64}
+// CHECK-NEXT: return %[[Y]]
+module attributes {onnxc.kernels = "x86"} {
+func.func @depthwise_squeeze_excite(%arg0: tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<24x1x3x3xf32>} : () -> tensor<24x1x3x3xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %d = "onnx.Conv"(%arg0, %w, %n) {group = 24 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x24x6x6xf32>, tensor<24x1x3x3xf32>, none) -> tensor<1x24x6x6xf32>
+  %g = "onnx.GlobalAveragePool"(%d) : (tensor<1x24x6x6xf32>) -> tensor<1x24x1x1xf32>
+  %s = "onnx.Sigmoid"(%g) : (tensor<1x24x1x1xf32>) -> tensor<1x24x1x1xf32>
+  %m = "onnx.Mul"(%d, %s) : (tensor<1x24x6x6xf32>, tensor<1x24x1x1xf32>) -> tensor<1x24x6x6xf32>
+  %c = "onnx.Constant"() {value = dense<2.0> : tensor<24x1x1xf32>} : () -> tensor<24x1x1xf32>
+  %a = "onnx.Add"(%m, %c) : (tensor<1x24x6x6xf32>, tensor<24x1x1xf32>) -> tensor<1x24x6x6xf32>
+  %r = "onnx.Add"(%a, %arg0) : (tensor<1x24x6x6xf32>, tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32>
+  return %r : tensor<1x24x6x6xf32>
+}
+}
+
+// -----
+
+// A scalar operand is broadcast over the channels: a view with a trailing
+// unit dim. A Concat of whole blocks stays blocked; one of 8 + 16 channels
+// does not, and reads the converted-back values.
+// CHECK-LABEL: func.func @scalar_and_concats
+// CHECK: %[[C1:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[V:.*]] = "onnx.Reshape"(%{{.*}}, %{{.*}}) {{.*}} -> tensor<1x1x1x1x1xf32>
+// CHECK: %[[MUL:.*]] = "onnx.Mul"(%[[C1]], %[[V]]) : (tensor<1x1x4x4x16xf32>, tensor<1x1x1x1x1xf32>) -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[N1:.*]] = "onnx.FromBlocked"(%[[MUL]]) {channels = 16 : i64}
+// CHECK: %[[C2:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[N2:.*]] = "onnx.FromBlocked"(%[[C2]]) {channels = 8 : i64}
+// CHECK: %[[CAT:.*]] = "onnx.Concat"(%[[MUL]], %[[MUL]]) {axis = 1 : i64} : (tensor<1x1x4x4x16xf32>, tensor<1x1x4x4x16xf32>) -> tensor<1x2x4x4x16xf32>
+// CHECK-NEXT: "onnx.FromBlocked"(%[[CAT]]) {channels = 32 : i64}
+// CHECK-NEXT: "onnx.Concat"(%[[N2]], %[[N1]]) {axis = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>) -> tensor<1x24x4x4xf32>
+module attributes {onnxc.kernels = "x86"} {
+func.func @scalar_and_concats(%arg0: tensor<1x4x4x4xf32>, %arg1: tensor<f32>) -> (tensor<1x32x4x4xf32>, tensor<1x24x4x4xf32>) {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x4x1x1xf32>} : () -> tensor<16x4x1x1xf32>
+  %w2 = "onnx.Constant"() {value = dense<0.5> : tensor<8x4x1x1xf32>} : () -> tensor<8x4x1x1xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %c = "onnx.Conv"(%arg0, %w, %n) : (tensor<1x4x4x4xf32>, tensor<16x4x1x1xf32>, none) -> tensor<1x16x4x4xf32>
+  %m = "onnx.Mul"(%c, %arg1) : (tensor<1x16x4x4xf32>, tensor<f32>) -> tensor<1x16x4x4xf32>
+  %c2 = "onnx.Conv"(%arg0, %w2, %n) : (tensor<1x4x4x4xf32>, tensor<8x4x1x1xf32>, none) -> tensor<1x8x4x4xf32>
+  %cat = "onnx.Concat"(%m, %m) {axis = -3 : i64} : (tensor<1x16x4x4xf32>, tensor<1x16x4x4xf32>) -> tensor<1x32x4x4xf32>
+  %cat2 = "onnx.Concat"(%c2, %m) {axis = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>) -> tensor<1x24x4x4xf32>
+  return %cat, %cat2 : tensor<1x32x4x4xf32>, tensor<1x24x4x4xf32>
+}
+}
+
+// -----
+
+// The reference kernels keep NCHW.
+// CHECK-LABEL: func.func @reference_kernels
+// CHECK: "onnx.Conv"
+// CHECK-NOT: Blocked
+func.func @reference_kernels(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x20x6x6xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<20x3x3x3xf32>} : () -> tensor<20x3x3x3xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %c = "onnx.Conv"(%arg0, %w, %n) : (tensor<1x3x8x8xf32>, tensor<20x3x3x3xf32>, none) -> tensor<1x20x6x6xf32>
+  return %c : tensor<1x20x6x6xf32>
+}

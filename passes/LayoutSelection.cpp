@@ -34,6 +34,11 @@ RankedTensorType staticF32(Value v, int64_t rank) {
                                                                                       : nullptr;
 }
 
+int64_t groupOf(Operation *op) {
+  auto g = op->getAttrOfType<IntegerAttr>("group");
+  return g ? g.getInt() : 1;
+}
+
 bool isWindow2d(Operation *op) {
   auto k = op->getAttrOfType<DenseI64ArrayAttr>("kernel_shape");
   return !k || k.size() == 2;
@@ -48,7 +53,7 @@ bool isBlockableConv(Operation *op) {
   auto xt = staticF32(x, 4), wt = staticF32(w, 4);
   if (!xt || !wt || !staticF32(op->getResult(0), 4) || !getConstantElements(w))
     return false;
-  const int64_t group = op->getAttrOfType<IntegerAttr>("group").getInt();
+  const int64_t group = groupOf(op);
   const int64_t taps = wt.getDimSize(2) * wt.getDimSize(3);
   if (group == 1)
     return taps <= onnxc_rt::x86::kPixelMajorMaxTaps;
@@ -202,7 +207,7 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
   Value rewriteConv(Operation *op) {
     OpBuilder b(op);
     Value x = op->getOperand(0);
-    const bool depthwise = op->getAttrOfType<IntegerAttr>("group").getInt() != 1;
+    const bool depthwise = groupOf(op) != 1;
     // A dense convolution reads an NCHW input as it is (a model's first).
     Value input = blockedOf.count(x) || depthwise ? toBlocked(x) : x;
     b.setInsertionPoint(op);
@@ -245,6 +250,13 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     const int64_t channels = cast<ShapedType>(op->getResult(0).getType()).getDimSize(1);
     OpBuilder b(op);
     SmallVector<Value> operands;
+    for (Value v : op->getOperands()) {
+      // A blocked operand broadcast over the channels would broadcast its
+      // first lane's block, not its one channel: such an op stays NCHW.
+      if (!isa<ConcatOp>(op) && blockedOf.count(v) &&
+          cast<ShapedType>(v.getType()).getDimSize(1) != channels)
+        return {};
+    }
     for (Value v : op->getOperands()) {
       if (isNone(v) || (isa<ClipOp>(op) && v != op->getOperand(0))) {
         operands.push_back(v); // Clip's bounds stay scalars

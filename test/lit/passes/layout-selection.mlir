@@ -97,3 +97,25 @@ func.func @reference_kernels(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x20x6x6xf32>
   %c = "onnx.Conv"(%arg0, %w, %n) : (tensor<1x3x8x8xf32>, tensor<20x3x3x3xf32>, none) -> tensor<1x20x6x6xf32>
   return %c : tensor<1x20x6x6xf32>
 }
+
+// -----
+
+// A one-channel map broadcast over 32 channels stays NCHW: in the blocked
+// layout it would broadcast a block of lanes, not its channel.
+// CHECK-LABEL: func.func @channel_broadcast
+// CHECK: %[[A:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) -> tensor<1x2x4x4x16xf32>
+// CHECK: %[[NA:.*]] = "onnx.FromBlocked"(%[[A]]) {channels = 32 : i64}
+// CHECK: %[[M:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[NM:.*]] = "onnx.FromBlocked"(%[[M]]) {channels = 1 : i64}
+// CHECK: "onnx.Mul"(%[[NA]], %[[NM]]) : (tensor<1x32x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x32x4x4xf32>
+module attributes {onnxc.kernels = "x86"} {
+func.func @channel_broadcast(%arg0: tensor<1x4x4x4xf32>) -> tensor<1x32x4x4xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<32x4x1x1xf32>} : () -> tensor<32x4x1x1xf32>
+  %w1 = "onnx.Constant"() {value = dense<0.5> : tensor<1x4x1x1xf32>} : () -> tensor<1x4x1x1xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %a = "onnx.Conv"(%arg0, %w, %n) : (tensor<1x4x4x4xf32>, tensor<32x4x1x1xf32>, none) -> tensor<1x32x4x4xf32>
+  %m = "onnx.Conv"(%arg0, %w1, %n) : (tensor<1x4x4x4xf32>, tensor<1x4x1x1xf32>, none) -> tensor<1x1x4x4xf32>
+  %r = "onnx.Mul"(%a, %m) : (tensor<1x32x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x32x4x4xf32>
+  return %r : tensor<1x32x4x4xf32>
+}
+}

@@ -4,11 +4,12 @@
 // EfficientNet-B0's depthwise layers, each in the NCHW layout and in the
 // channel-blocked one (blocked.h: conv2d_blocked, from a blocked input, or
 // from the NCHW one where the input has at most 4 channels as a model's
-// first layer; depthwise_conv2d_blocked); one thread, best of many calls, in
-// GFLOP/s. An argument keeps the shapes whose name contains it. Build with
+// first layer; depthwise_conv2d_blocked), and where winograd_applies by
+// Winograd F(4x4, 3x3) (winograd.h; GFLOP/s: the direct convolution's FLOPs
+// over its time); one thread, best of many calls, in GFLOP/s. An argument keeps the shapes whose name contains it. Build with
 // the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/conv_bench.cpp
-#include "onnxc_rt/kernels/x86/blocked.h"
+#include "onnxc_rt/kernels/x86/winograd.h"
 
 #include <algorithm>
 #include <chrono>
@@ -68,7 +69,8 @@ int main(int argc, char **argv) {
       {"efficientnet dw 5x5 240 @28", 240, 28, 240, 5, 1, 2, true},
       {"efficientnet dw 5x5 672 @14 stride 2", 672, 28, 672, 5, 2, 2, true},
   };
-  std::printf("| shape | NCHW ms | GFLOP/s | blocked ms | GFLOP/s |\n|---|---|---|---|---|\n");
+  std::printf("| shape | NCHW ms | GFLOP/s | blocked ms | GFLOP/s | Winograd ms | GFLOP/s (direct-equivalent) |\n"
+              "|---|---|---|---|---|---|---|\n");
   for (const Shape &q : shapes) {
     if (only && !std::strstr(q.what, only))
       continue;
@@ -120,8 +122,20 @@ int main(int argc, char **argv) {
                                        in_blocked, 0, 0, sb.data());
     });
     const double flop = 2.0 * q.m * oh * oh * kdim;
-    std::printf("| %s | %.3f | %.1f | %.3f | %.1f |\n", q.what, nchw * 1e3, flop / nchw / 1e9,
+    std::printf("| %s | %.3f | %.1f | %.3f | %.1f |", q.what, nchw * 1e3, flop / nchw / 1e9,
                 blocked * 1e3, flop / blocked / 1e9);
+    if (!q.depthwise && x86::winograd_applies(out, kernel, strides, dil, 1, in_blocked)) {
+      std::vector<float> wu(x86::winograd_weights_floats(q.m, q.c)), work(q.m * q.c),
+          sw(x86::winograd_scratch_floats(in, out));
+      x86::pack_winograd_weights(w.data(), q.m, q.c, work.data(), wu.data());
+      const double wino = best_of([&] {
+        x86::winograd_conv2d_blocked<ref::Relu>(xb.data(), wu.data(), bias.data(), nullptr,
+                                                yb.data(), in, out, pads, 0, 0, sw.data());
+      });
+      std::printf(" %.3f | %.1f |\n", wino * 1e3, flop / wino / 1e9);
+    } else {
+      std::printf(" | |\n");
+    }
   }
   return 0;
 }

@@ -182,6 +182,7 @@ constexpr const char *kX86Gemm = "onnxc_rt/kernels/x86/gemm.h";
 constexpr const char *kX86Conv = "onnxc_rt/kernels/x86/conv.h";
 constexpr const char *kX86Norm = "onnxc_rt/kernels/x86/norm.h";
 constexpr const char *kX86Blocked = "onnxc_rt/kernels/x86/blocked.h";
+constexpr const char *kX86Winograd = "onnxc_rt/kernels/x86/winograd.h";
 
 ArrayRef<int64_t> shapeOf(Value v) { return cast<ShapedType>(v.getType()).getShape(); }
 int64_t numel(Value v) { return cast<ShapedType>(v.getType()).getNumElements(); }
@@ -734,12 +735,33 @@ FailureOr<OpLowering> lowerBlockedConv(BlockedConvOp op, std::string t, KernelSe
   if (!dense || !dense.getElementType().isF32())
     return unsupported(op, "needs constant float weights");
   std::vector<float> w(dense.getValues<float>().begin(), dense.getValues<float>().end());
+  const Activation act = activationOf(op);
+  if (op.getAlgorithm() == "winograd") {
+    std::vector<float> u(onnxc_rt::x86::winograd_weights_floats(m, c)), work(m * c);
+    onnxc_rt::x86::pack_winograd_weights(w.data(), m, c, work.data(), u.data());
+    auto uType = RankedTensorType::get({(int64_t)u.size()}, dense.getElementType());
+    std::vector<KernelArg> args{
+        KernelArg::input(op.getX()),
+        KernelArg::constantData(DenseElementsAttr::get(uType, ArrayRef<float>(u))),
+        inputOrNull(op.getB()),
+        inputOrNull(op.getZ()),
+        KernelArg::output(op.getY()),
+        KernelArg::array(in),
+        KernelArg::array(out),
+        KernelArg::array(g->padsBegin),
+        KernelArg::f(act.alpha),
+        KernelArg::f(act.beta),
+        KernelArg::scratch(onnxc_rt::x86::winograd_scratch_floats(in.data(), out.data()) * 4,
+                           "float")};
+    appendTasks(args, taskCountFor(op));
+    return calls({x86Call("winograd_conv2d_blocked", {act.functor}, kX86Winograd,
+                          std::move(args))});
+  }
   std::vector<float> packed(
       onnxc_rt::x86::blocked_conv_weights_floats(m, c, taps, inBlocked, depthwise));
   onnxc_rt::x86::pack_blocked_conv_weights(w.data(), m, c, taps, inBlocked, depthwise,
                                            packed.data());
   auto packedType = RankedTensorType::get({(int64_t)packed.size()}, dense.getElementType());
-  const Activation act = activationOf(op);
   std::vector<KernelArg> args{
       KernelArg::input(op.getX()),
       KernelArg::constantData(DenseElementsAttr::get(packedType, ArrayRef<float>(packed))),

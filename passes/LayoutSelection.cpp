@@ -16,6 +16,7 @@
 #include "onnxc_rt/kernels/x86/blocking.h"
 
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 
 using namespace mlir;
 using namespace onnxc::onnx;
@@ -100,11 +101,15 @@ bool isBlockConcat(Operation *op) {
 struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
   DenseMap<Value, Value> blockedOf; // NCHW value -> its blocked form
   DenseSet<Operation *> rewritten;  // ops replaced by blocked ones
+  bool winogradAllowed = true;      // the module's kWinogradAttr
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
     if (kernelSetFor(func) != KernelSet::X86)
       return;
+    if (auto module = func->getParentOfType<ModuleOp>())
+      if (auto allowed = module->getAttrOfType<BoolAttr>(kWinogradAttr))
+        winogradAllowed = allowed.getValue();
     Block &body = func.getBody().front();
     // Decide in program order: convolutions start regions, the rest joins a
     // region when an operand is in one.
@@ -223,7 +228,29 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     st.addTypes(UnrankedTensorType::get(b.getF32Type()));
     Operation *conv = b.create(st);
     (void)refreshTypes(conv);
+    if (winogradAllowed && winogradPays(conv))
+      conv->setAttr("algorithm", b.getStringAttr("winograd"));
     return conv->getResult(0);
+  }
+
+  /// Whether a BlockedConv runs faster as Winograd F(4x4, 3x3) than direct
+  /// (runtime-lite's winograd_applies: shape and tile count).
+  static bool winogradPays(Operation *conv) {
+    auto y = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
+    auto w = cast<RankedTensorType>(conv->getOperand(1).getType());
+    if (!y || !y.hasStaticShape() || y.getRank() != 5)
+      return false;
+    auto attr = [&](StringRef name) -> SmallVector<int64_t> {
+      auto a = conv->getAttrOfType<DenseI64ArrayAttr>(name);
+      return a ? SmallVector<int64_t>(a.asArrayRef()) : SmallVector<int64_t>{1, 1};
+    };
+    SmallVector<int64_t> strides = attr("strides"), dilations = attr("dilations");
+    const int64_t out[4] = {y.getDimSize(0), w.getDimSize(0), y.getDimSize(2), y.getDimSize(3)};
+    const int64_t kernel[2] = {w.getDimSize(2), w.getDimSize(3)};
+    const bool inBlocked = cast<ShapedType>(conv->getOperand(0).getType()).getRank() == 5;
+    return strides.size() == 2 && dilations.size() == 2 &&
+           onnxc_rt::x86::winograd_applies(out, kernel, strides.data(), dilations.data(),
+                                           groupOf(conv), inBlocked);
   }
 
   Value rewritePool(Operation *op) {

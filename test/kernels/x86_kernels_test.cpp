@@ -4,6 +4,7 @@
 // convolutions with strides, padding, dilation, groups, depthwise with
 // multipliers; the fused epilogue (bias, residual, activation); max pooling;
 // the channel-blocked (NCHW16c) conversions, convolutions and pools;
+// Winograd F(4x4, 3x3) on every 3x3 stride-1 case (whatever its tile count);
 // softmax / log-softmax and layer normalisation around the vector width.
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
@@ -13,6 +14,7 @@
 #include "onnxc_rt/kernels/x86/blocked.h"
 #include "onnxc_rt/kernels/x86/conv.h"
 #include "onnxc_rt/kernels/x86/norm.h"
+#include "onnxc_rt/kernels/x86/winograd.h"
 #include "onnxc_rt/threads.h"
 
 #include <algorithm>
@@ -165,6 +167,20 @@ static void checkBlockedConv(const ConvCase &q, const std::vector<float> &x,
     expectClose(what, unblocked(yb, out), want, ny, q.c / q.group * taps, ctx);
     expectSame(what, split, yb, yb_floats, ctx);
   }
+  // Winograd F(4x4, 3x3): every 3x3 stride-1 dense case, below
+  // kWinogradMinTiles too (that threshold is a cost decision).
+  if (depthwise || q.kh != 3 || q.kw != 3 || q.sh != 1 || q.sw != 1 || q.dh != 1 || q.dw != 1)
+    return;
+  std::vector<float> u(x86::winograd_weights_floats(q.m, q.c)), work(q.m * q.c);
+  x86::pack_winograd_weights(w.data(), q.m, q.c, work.data(), u.data());
+  std::vector<float> scratch(x86::winograd_scratch_floats(in, out));
+  std::vector<float> yb(yb_floats, 7.f), split(yb_floats, 7.f);
+  for (int tasks : {1, (int)kTasks})
+    x86::winograd_conv2d_blocked<Act>(xb.data(), u.data(), bp, zp ? zb.data() : nullptr,
+                                      tasks == 1 ? yb.data() : split.data(), in, out, pb, aa, ab,
+                                      scratch.data(), pool, tasks);
+  expectClose("winograd_conv2d_blocked", unblocked(yb, out), want, ny, q.c * taps, ctx);
+  expectSame("winograd_conv2d_blocked", split, yb, yb_floats, ctx);
 }
 
 template <typename Act>
@@ -324,6 +340,13 @@ int main() {
       {1, 3, 11, 40, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},    // plane path: 3x3 row tails
       {1, 3, 13, 70, 3, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 3},    // plane path: 5x5 stride 2
       {1, 4, 5, 1, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},      // 1 wide, stride 2: no whole window
+      // Winograd F(4x4, 3x3): outputs not whole tiles, channels past
+      // whole blocks and panels, unpadded / asymmetric / wide pads, batch
+      // 2, several bands (winograd_band_tiles).
+      {2, 20, 13, 10, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 13 x 10: partial tiles
+      {1, 33, 16, 16, 48, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // unpadded 14 x 14 out
+      {1, 16, 11, 9, 17, 3, 3, 1, 1, 2, 0, 1, 2, 1, 1, 1},   // asymmetric pads
+      {1, 160, 22, 21, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // several bands
   };
   // Pixel-major convolutions (conv_is_pixel_major, with W packed ahead):
   // pixel counts around the register tile (6) and the transposes (8, 16),

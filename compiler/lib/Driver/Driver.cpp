@@ -124,7 +124,7 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
                                         const std::string &name,
                                         const ImportOptions &importOptions,
                                         const std::string &kernelSet, int threads,
-                                        bool mlirOnly) {
+                                        bool winograd, bool mlirOnly) {
   DialectRegistry registry;
   registerOnnxcDialects(registry);
   ctx.appendDialectRegistry(registry);
@@ -138,6 +138,8 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
     (*module)->setAttr(kKernelSetAttr, StringAttr::get(&ctx, kernelSet));
   if (threads > 1)
     (*module)->setAttr(kThreadsAttr, IntegerAttr::get(IntegerType::get(&ctx, 64), threads));
+  if (!winograd)
+    (*module)->setAttr(kWinogradAttr, BoolAttr::get(&ctx, false));
   auto func = *module->getOps<func::FuncOp>().begin();
   GeneratedModel g;
   g.summary.opsImported = countOps(func);
@@ -286,7 +288,7 @@ int compileModel(const CompileOptions &o) {
     import.boundInputs[input.str()] = value;
   }
   auto g = generateModel(ctx, o.modelPath, name, import, target->kernels, o.threads,
-                         o.emit == "mlir");
+                         o.winograd, o.emit == "mlir");
   if (failed(g))
     return diagnostics.failureCode();
 

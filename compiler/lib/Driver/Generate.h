@@ -33,13 +33,14 @@ std::string threadsProblem(const Target &target, int threads);
 /// Imports, optimizes, plans and emits. With `mlirOnly` it stops after
 /// memory planning and fills `mlir` instead of the sources. `kernelSet` is
 /// the target's (Target::kernels); `threads` the task count its parallel
-/// kernels split into (--threads).
+/// kernels split into (--threads); `winograd` false keeps every convolution
+/// direct (--no-winograd).
 mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
                                               const std::string &modelPath,
                                               const std::string &name,
                                               const ImportOptions &import,
                                               const std::string &kernelSet, int threads,
-                                              bool mlirOnly);
+                                              bool winograd, bool mlirOnly);
 
 } // namespace onnxc
 

@@ -107,7 +107,7 @@ int runModel(const RunOptions &o) {
       import.positionalBound[pos] = plainInputs[pos];
     }
   auto g = generateModel(ctx, o.modelPath, "model", import, target->kernels, o.threads,
-                         /*mlirOnly=*/false);
+                         o.winograd, /*mlirOnly=*/false);
   if (failed(g))
     return diagnostics.failureCode();
   if (inputs.size() != g->iface.inputs.size())  // (parameters, sequences counted per element)

@@ -1,7 +1,8 @@
 //===- onnxc.cpp - the onnxc command line ----------------------------------===//
 //
 //   onnxc MODEL.onnx -o DIR [--target T] [--name N] [--emit cpp|lib|mlir]
-//         [--threads N] [--shape input=1x3x224x224] [--dim batch=1] [MLIR options]
+//         [--threads N] [--no-winograd] [--shape input=1x3x224x224] [--dim batch=1]
+//         [MLIR options]
 //   onnxc run MODEL.onnx --inputs DIR --outputs DIR [--threads N] [--repeat N]
 //
 //===----------------------------------------------------------------------===//
@@ -55,6 +56,11 @@ static cl::opt<bool> listOps("list-ops", cl::desc("List the supported ONNX opera
                              cl::cat(category));
 static cl::opt<bool> listTargets("list-targets", cl::desc("List the targets"),
                                  cl::cat(category));
+static cl::opt<bool> noWinograd(
+    "no-winograd",
+    cl::desc("Compute every convolution directly (x86 targets otherwise run large 3x3 "
+             "stride-1 ones by Winograd F(4x4,3x3): faster, a few ulps less exact)"),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
                            cl::cat(category));
@@ -186,6 +192,7 @@ int main(int argc, char **argv) {
     o.target = targetName;
     o.repeat = repeat;
     o.threads = threads ? threads : 1;
+    o.winograd = !noWinograd;
     o.import = import;
     o.quiet = quiet;
     return onnxc::runModel(o);
@@ -202,6 +209,7 @@ int main(int argc, char **argv) {
   o.target = targetName;
   o.emit = emitKind;
   o.threads = threads ? threads : 1;
+  o.winograd = !noWinograd;
   o.import = import;
   o.quiet = quiet;
   return onnxc::compileModel(o);

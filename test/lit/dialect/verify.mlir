@@ -41,3 +41,21 @@ func.func @bad_lstm_activation(%x: tensor<2x1x3xf32>, %w: tensor<1x16x3xf32>, %r
   %y, %h, %c = "onnx.LSTM"(%x, %w, %r, %n, %n, %n, %n, %n) {activations = ["Relu", "Tanh", "Tanh"], hidden_size = 4 : i64} : (tensor<2x1x3xf32>, tensor<1x16x3xf32>, tensor<1x16x4xf32>, none, none, none, none, none) -> (tensor<*xf32>, none, none)
   return %y : tensor<*xf32>
 }
+
+// -----
+
+func.func @bad_winograd_stride(%x: tensor<1x1x8x8x16xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<*xf32> {
+  %n = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{winograd needs a blocked input and a 3x3, stride-1, undilated, group-1 convolution}}
+  %0 = "onnx.BlockedConv"(%x, %w, %n, %n) {algorithm = "winograd", strides = array<i64: 2, 2>} : (tensor<1x1x8x8x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @bad_conv_algorithm(%x: tensor<1x1x8x8x16xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<*xf32> {
+  %n = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{unknown algorithm 'fft'}}
+  %0 = "onnx.BlockedConv"(%x, %w, %n, %n) {algorithm = "fft"} : (tensor<1x1x8x8x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

@@ -103,6 +103,11 @@ constexpr const char *kThreadsAttr = "onnxc.threads";
 /// The task count of the module enclosing `op`.
 int64_t taskCountFor(mlir::Operation *op);
 
+/// Module attribute: false keeps every blocked convolution direct
+/// (`--no-winograd`); absent or true lets onnxc-layout-selection pick
+/// Winograd F(4x4, 3x3) where it pays.
+constexpr const char *kWinogradAttr = "onnxc.winograd";
+
 /// How `op` runs with `set`'s kernels. Emits an error at the op (naming the ONNX node) when onnxc
 /// cannot run it: an unsupported element type, attribute value, or a shape
 /// that is still dynamic.

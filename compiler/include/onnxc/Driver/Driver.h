@@ -19,6 +19,9 @@ struct CompileOptions {
   std::vector<std::string> bindings;
   /// --threads N: parallel kernels split into N tasks (x86 targets).
   int threads = 1;
+  /// --no-winograd: every convolution direct (x86 targets pick Winograd
+  /// F(4x4, 3x3) for large 3x3 stride-1 ones otherwise).
+  bool winograd = true;
   bool quiet = false;
 };
 
@@ -30,6 +33,7 @@ struct RunOptions {
   int repeat = 0;
   /// --threads N: compiled for N tasks and run on a pool of N threads.
   int threads = 1;
+  bool winograd = true; // --no-winograd
   ImportOptions import;
   bool quiet = false;
 };

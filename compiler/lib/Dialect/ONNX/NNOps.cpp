@@ -160,6 +160,17 @@ LogicalResult BlockedConvOp::verify() {
       isa<RankedTensorType>(getY().getType()))
     return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
                          << getY().getType();
+  if (getAlgorithm() == "winograd") {
+    auto ones = [](std::optional<ArrayRef<int64_t>> a) {
+      return !a || llvm::all_of(*a, [](int64_t v) { return v == 1; });
+    };
+    if (x.getRank() != 5 || getGroup() != 1 || w.getDimSize(2) != 3 || w.getDimSize(3) != 3 ||
+        !ones(getStrides()) || !ones(getDilations()))
+      return emitOpError("winograd needs a blocked input and a 3x3, stride-1, undilated, "
+                         "group-1 convolution");
+  } else if (getAlgorithm() != "direct") {
+    return emitOpError() << "unknown algorithm '" << getAlgorithm() << "'";
+  }
   return success();
 }
 

@@ -153,7 +153,10 @@ def LayoutSelectionPass : Pass<"onnxc-layout-selection", "mlir::func::FuncOp"> {
       get a trailing unit dim (a view).
     Values that leave a region are converted back once (onnx.FromBlocked)
     right after their definition, so the layout changes only at the
-    region's edges.
+    region's edges. A blocked 3x3 stride-1 dense convolution with at least
+    16 output tiles of 4x4 gets `algorithm = "winograd"` (runtime-lite's
+    winograd_applies) unless the module has `onnxc.winograd = false`
+    (`--no-winograd`).
 
     Before:
       %c = onnx.FusedConv(%x, %w, %b, %none) {activation = "Relu"} : (tensor<1x3x8x8xf32>, ...) -> tensor<1x32x8x8xf32>

@@ -69,6 +69,9 @@ def ONNX_BlockedConvOp : ONNX_Op<"BlockedConv"> {
     channel-blocked and X channel-blocked (rank 5) or NCHW (rank 4: a
     model's first convolution reads its input as it is). W (M, C/group, kH,
     kW) and B stay as Conv's; group is 1, or C = M (depthwise).
+    `algorithm` "direct": the register-tiled direct convolution;
+    "winograd": Winograd F(4x4, 3x3) (3x3, stride 1, dilation 1, group 1,
+    X blocked; onnxc-layout-selection picks it where it pays).
   }];
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
                    ONNX_TensorOrNone:$Z,
@@ -80,7 +83,8 @@ def ONNX_BlockedConvOp : ONNX_Op<"BlockedConv"> {
                    OptionalAttr<DenseI64ArrayAttr>:$strides,
                    DefaultValuedAttr<StrAttr, "\"Identity\"">:$activation,
                    DefaultValuedAttr<F32Attr, "0.0f">:$activation_alpha,
-                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_beta);
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_beta,
+                   DefaultValuedAttr<StrAttr, "\"direct\"">:$algorithm);
   let results = (outs AnyTensor:$Y);
   let hasVerifier = 1;
 }

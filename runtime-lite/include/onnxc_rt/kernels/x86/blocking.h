@@ -399,6 +399,93 @@ constexpr int64_t blocked_conv_scratch_floats(const int64_t *in_shape, const int
   return in.padded ? units * in.cstride : 0;
 }
 
+//===-- Winograd F(4x4, 3x3) on the channel-blocked layout --------------------===//
+
+/// A 3x3 stride-1 convolution computed by Winograd's minimal filtering
+/// F(4x4, 3x3) (Lavin & Gray 2016, interpolation points 0, +-1, +-2, inf):
+/// each 6x6 input tile d gives a 4x4 output tile A^T [(G g G^T) . (B^T d B)] A,
+/// 36 multiplies per tile and channel pair where the direct convolution
+/// spends 144. Per tile position xi of the 36 the products summed over
+/// input channels are one GEMM (tiles x C) x (C x M), so the work becomes an
+/// input transform, 36 GEMMs and an output transform. The filter transform
+/// U = G g G^T is done at compile time (in double, then rounded).
+constexpr int64_t kWinogradOut = 4;    // output pixels per tile side
+constexpr int64_t kWinogradIn = 6;     // input pixels per tile side
+constexpr int64_t kWinogradPoints = 36; // kWinogradIn^2
+
+/// Output tiles of an oh x ow output.
+constexpr int64_t winograd_tiles(int64_t oh, int64_t ow) {
+  return (oh + kWinogradOut - 1) / kWinogradOut * ((ow + kWinogradOut - 1) / kWinogradOut);
+}
+
+/// Whether a convolution runs as winograd_conv2d_blocked: 3x3, stride 1,
+/// dilation 1, group 1, blocked input, and enough tiles to amortise the
+/// transformed weights (4 times the direct ones' size: with fewer than
+/// kWinogradMinTiles tiles streaming them costs more than the multiplies
+/// saved, e.g. on ResNet-18's 7x7 layers with 512 channels).
+constexpr int64_t kWinogradMinTiles = 16;
+constexpr bool winograd_applies(const int64_t *out_shape,
+                                const int64_t *kernel, const int64_t *strides,
+                                const int64_t *dilations, int64_t group, bool in_blocked) {
+  return in_blocked && group == 1 && kernel[0] == 3 && kernel[1] == 3 && strides[0] == 1 &&
+         strides[1] == 1 && dilations[0] == 1 && dilations[1] == 1 &&
+         winograd_tiles(out_shape[2], out_shape[3]) >= kWinogradMinTiles;
+}
+
+/// Floats of the transformed, packed weights: per tile position one packed
+/// 1x1 blocked weight matrix (pack_blocked_conv_weights with one tap).
+constexpr int64_t winograd_weights_floats(int64_t m, int64_t c) {
+  return kWinogradPoints * blocked_conv_weights_floats(m, c, 1, true, false);
+}
+
+/// Tiles per band: the transformed input and the products of a band (36 x
+/// tiles x (C + M) floats) are kept under kWinogradBandFloats so that they
+/// stay in the cache between the three phases; whole register tiles of
+/// kGemmMR, at least one.
+constexpr int64_t kWinogradBandFloats = int64_t{1} << 18;
+constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m) {
+  const int64_t per_tile = kWinogradPoints * (round_up(c, kChannelBlock) + round_up(m, kChannelBlock));
+  const int64_t fit = kWinogradBandFloats / per_tile / kGemmMR * kGemmMR;
+  const int64_t band = fit > kGemmMR ? fit : kGemmMR;
+  return band < tiles ? band : tiles;
+}
+
+/// Floats of scratch winograd_conv2d_blocked needs: one band's transformed
+/// input and products.
+constexpr int64_t winograd_scratch_floats(const int64_t *in_shape, const int64_t *out_shape) {
+  const int64_t c = in_shape[1], m = out_shape[1];
+  const int64_t band = winograd_band_tiles(winograd_tiles(out_shape[2], out_shape[3]), c, m);
+  return kWinogradPoints * band * (round_up(c, kChannelBlock) + round_up(m, kChannelBlock));
+}
+
+/// Transforms W (m, c, 3, 3) to U = G g G^T per (output, input) channel and
+/// packs tile position xi's m x c matrix at dst + xi *
+/// winograd_weights_floats(m, c) / 36 (pack_blocked_conv_weights' 1x1 layout).
+/// `work`: m * c floats.
+inline void pack_winograd_weights(const float *w, int64_t m, int64_t c, float *work,
+                                  float *dst) {
+  static constexpr double kG[kWinogradIn][3] = {
+      {1.0 / 4, 0, 0},
+      {-1.0 / 6, -1.0 / 6, -1.0 / 6},
+      {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+      {1.0 / 24, 1.0 / 12, 1.0 / 6},
+      {1.0 / 24, -1.0 / 12, 1.0 / 6},
+      {0, 0, 1}};
+  const int64_t per = blocked_conv_weights_floats(m, c, 1, true, false);
+  for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
+    const int64_t a = xi / kWinogradIn, b = xi % kWinogradIn;
+    for (int64_t j = 0; j < m * c; ++j) {
+      const float *g = w + j * 9;
+      double u = 0;
+      for (int ky = 0; ky < 3; ++ky)
+        for (int kx = 0; kx < 3; ++kx)
+          u += kG[a][ky] * g[ky * 3 + kx] * kG[b][kx];
+      work[j] = static_cast<float>(u);
+    }
+    pack_blocked_conv_weights(work, m, c, 1, true, false, dst + xi * per);
+  }
+}
+
 } // namespace x86
 } // namespace onnxc_rt
 

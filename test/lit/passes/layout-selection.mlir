@@ -123,25 +123,27 @@ func.func @channel_broadcast(%arg0: tensor<1x4x4x4xf32>) -> tensor<1x32x4x4xf32>
 // -----
 
 // Winograd F(4x4, 3x3) for a blocked 3x3 stride-1 convolution with at least
-// kWinogradMinTiles (16) output tiles: 16x16 and 14x14 outputs (16 tiles)
-// yes; the first convolution (NCHW input), a stride-2 one and a 12x12
-// output (9 tiles) stay direct.
+// kWinogradMinTiles (4) output tiles: 16x16 (16 tiles) and 5x5 (4 tiles)
+// outputs yes; the first convolutions (NCHW inputs), a stride-2 one and a
+// 4x4 output (1 tile) stay direct.
 // CHECK-LABEL: func.func @winograd_where_it_pays
 // CHECK: %[[A:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) {{{.*}}algorithm = "direct"{{.*}}} : (tensor<1x16x16x16xf32>, {{.*}}) -> tensor<1x1x16x16x16xf32>
 // CHECK-NEXT: %[[B:.*]] = "onnx.BlockedConv"(%[[A]], {{.*}}) {{{.*}}algorithm = "winograd"{{.*}}} : (tensor<1x1x16x16x16xf32>, {{.*}}) -> tensor<1x1x16x16x16xf32>
 // CHECK-NEXT: %[[C:.*]] = "onnx.BlockedConv"(%[[B]], {{.*}}) {{{.*}}algorithm = "direct"{{.*}}strides = array<i64: 2, 2>} : {{.*}} -> tensor<1x1x8x8x16xf32>
-// CHECK: %[[D:.*]] = "onnx.BlockedConv"(%[[B]], {{.*}}) {{{.*}}algorithm = "winograd"{{.*}}} : {{.*}} -> tensor<1x1x14x14x16xf32>
-// CHECK-NEXT: %[[E:.*]] = "onnx.BlockedConv"(%[[D]], {{.*}}) {{{.*}}algorithm = "direct"{{.*}}} : {{.*}} -> tensor<1x1x12x12x16xf32>
+// CHECK: %[[D:.*]] = "onnx.BlockedConv"(%arg1, {{.*}}) {{{.*}}algorithm = "direct"{{.*}}} : (tensor<1x16x6x6xf32>, {{.*}}) -> tensor<1x1x6x6x16xf32>
+// CHECK-NEXT: %[[E:.*]] = "onnx.BlockedConv"(%[[D]], {{.*}}) {{{.*}}algorithm = "direct"{{.*}}} : {{.*}} -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[F:.*]] = "onnx.BlockedConv"(%[[D]], {{.*}}) {{{.*}}algorithm = "winograd"{{.*}}} : {{.*}} -> tensor<1x1x5x5x16xf32>
 module attributes {onnxc.kernels = "x86"} {
-func.func @winograd_where_it_pays(%arg0: tensor<1x16x16x16xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x16x12x12xf32>) {
+func.func @winograd_where_it_pays(%arg0: tensor<1x16x16x16xf32>, %arg1: tensor<1x16x6x6xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x16x4x4xf32>, tensor<1x16x5x5xf32>) {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
   %a = "onnx.FusedConv"(%arg0, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x16x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x16x16xf32>
   %b = "onnx.FusedConv"(%a, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x16x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x16x16xf32>
   %c = "onnx.FusedConv"(%b, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x16x16x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x8x8xf32>
-  %d = "onnx.FusedConv"(%b, %w, %n, %n) {activation = "Relu"} : (tensor<1x16x16x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x14x14xf32>
-  %e = "onnx.FusedConv"(%d, %w, %n, %n) {activation = "Relu"} : (tensor<1x16x14x14xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x12x12xf32>
-  return %c, %e : tensor<1x16x8x8xf32>, tensor<1x16x12x12xf32>
+  %d = "onnx.FusedConv"(%arg1, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x6x6xf32>
+  %e = "onnx.FusedConv"(%d, %w, %n, %n) {activation = "Relu"} : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x4x4xf32>
+  %f = "onnx.FusedConv"(%d, %w, %n, %n) {activation = "Relu", pads = array<i64: 0, 0, 1, 1>} : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x5x5xf32>
+  return %c, %e, %f : tensor<1x16x8x8xf32>, tensor<1x16x4x4xf32>, tensor<1x16x5x5xf32>
 }
 }
 

@@ -154,7 +154,7 @@ def LayoutSelectionPass : Pass<"onnxc-layout-selection", "mlir::func::FuncOp"> {
     Values that leave a region are converted back once (onnx.FromBlocked)
     right after their definition, so the layout changes only at the
     region's edges. A blocked 3x3 stride-1 dense convolution with at least
-    16 output tiles of 4x4 gets `algorithm = "winograd"` (runtime-lite's
+    4 output tiles of 4x4 gets `algorithm = "winograd"` (runtime-lite's
     winograd_applies) unless the module has `onnxc.winograd = false`
     (`--no-winograd`).
 

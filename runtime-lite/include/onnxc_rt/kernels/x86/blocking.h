@@ -420,10 +420,11 @@ constexpr int64_t winograd_tiles(int64_t oh, int64_t ow) {
 
 /// Whether a convolution runs as winograd_conv2d_blocked: 3x3, stride 1,
 /// dilation 1, group 1, blocked input, and enough tiles to amortise the
-/// transformed weights (4 times the direct ones' size: with fewer than
-/// kWinogradMinTiles tiles streaming them costs more than the multiplies
-/// saved, e.g. on ResNet-18's 7x7 layers with 512 channels).
-constexpr int64_t kWinogradMinTiles = 16;
+/// transformed weights (4 times the direct ones' size). bench/conv_bench
+/// on Zen 4: a 7x7 output (2x2 tiles) with 512 channels runs 1.5x faster
+/// than direct, a 5x5 one with 256 1.1x; a single tile (4x4 output and
+/// less) 1.3-3x slower.
+constexpr int64_t kWinogradMinTiles = 4;
 constexpr bool winograd_applies(const int64_t *out_shape,
                                 const int64_t *kernel, const int64_t *strides,
                                 const int64_t *dilations, int64_t group, bool in_blocked) {

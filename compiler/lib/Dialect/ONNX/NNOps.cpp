@@ -116,11 +116,12 @@ LogicalResult FromBlockedOp::inferShapes() {
     getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
     return success();
   }
-  if (getChannels() <= (x.getDimSize(1) - 1) * kBlock || getChannels() > x.getDimSize(1) * kBlock)
-    return emitOpError() << getChannels() << " channels do not fill " << x.getDimSize(1)
+  const int64_t channels = static_cast<int64_t>(getChannels());
+  if (channels <= (x.getDimSize(1) - 1) * kBlock || channels > x.getDimSize(1) * kBlock)
+    return emitOpError() << channels << " channels do not fill " << x.getDimSize(1)
                          << " blocks";
   setResultType(getOperation(), 0,
-                {x.getDimSize(0), getChannels(), x.getDimSize(2), x.getDimSize(3)},
+                {x.getDimSize(0), channels, x.getDimSize(2), x.getDimSize(3)},
                 x.getElementType());
   return success();
 }
@@ -150,8 +151,9 @@ LogicalResult BlockedConvOp::verify() {
     return success();
   if (x.getRank() != 4 && !staticBlocked(getX()))
     return emitOpError() << "X " << x << " is neither NCHW nor channel-blocked";
-  const int64_t c = w.getDimSize(1) * getGroup();
-  if (getGroup() != 1 && (w.getDimSize(1) != 1 || w.getDimSize(0) != getGroup()))
+  const int64_t group = static_cast<int64_t>(getGroup());
+  const int64_t c = w.getDimSize(1) * group;
+  if (group != 1 && (w.getDimSize(1) != 1 || w.getDimSize(0) != group))
     return emitOpError("group must be 1 or the channel count (depthwise)");
   const int64_t xc = x.getRank() == 4 ? x.getDimSize(1) : x.getDimSize(1) * kBlock;
   if (x.hasStaticShape() && (x.getRank() == 4 ? xc != c : (c + kBlock - 1) / kBlock * kBlock != xc))

@@ -736,31 +736,19 @@ FailureOr<OpLowering> lowerBlockedConv(BlockedConvOp op, std::string t, KernelSe
     return unsupported(op, "needs constant float weights");
   std::vector<float> w(dense.getValues<float>().begin(), dense.getValues<float>().end());
   const Activation act = activationOf(op);
-  if (op.getAlgorithm() == "winograd") {
-    std::vector<float> u(onnxc_rt::x86::winograd_weights_floats(m, c)), work(m * c);
-    onnxc_rt::x86::pack_winograd_weights(w.data(), m, c, work.data(), u.data());
-    auto uType = RankedTensorType::get({(int64_t)u.size()}, dense.getElementType());
-    std::vector<KernelArg> args{
-        KernelArg::input(op.getX()),
-        KernelArg::constantData(DenseElementsAttr::get(uType, ArrayRef<float>(u))),
-        inputOrNull(op.getB()),
-        inputOrNull(op.getZ()),
-        KernelArg::output(op.getY()),
-        KernelArg::array(in),
-        KernelArg::array(out),
-        KernelArg::array(g->padsBegin),
-        KernelArg::f(act.alpha),
-        KernelArg::f(act.beta),
-        KernelArg::scratch(onnxc_rt::x86::winograd_scratch_floats(in.data(), out.data()) * 4,
-                           "float")};
-    appendTasks(args, taskCountFor(op));
-    return calls({x86Call("winograd_conv2d_blocked", {act.functor}, kX86Winograd,
-                          std::move(args))});
-  }
+  // Weights packed (Winograd: transformed) at compile time into the layout
+  // the kernel reads.
+  const bool winograd = op.getAlgorithm() == "winograd";
   std::vector<float> packed(
-      onnxc_rt::x86::blocked_conv_weights_floats(m, c, taps, inBlocked, depthwise));
-  onnxc_rt::x86::pack_blocked_conv_weights(w.data(), m, c, taps, inBlocked, depthwise,
-                                           packed.data());
+      winograd ? onnxc_rt::x86::winograd_weights_floats(m, c)
+               : onnxc_rt::x86::blocked_conv_weights_floats(m, c, taps, inBlocked, depthwise));
+  if (winograd) {
+    std::vector<float> work(m * c);
+    onnxc_rt::x86::pack_winograd_weights(w.data(), m, c, work.data(), packed.data());
+  } else {
+    onnxc_rt::x86::pack_blocked_conv_weights(w.data(), m, c, taps, inBlocked, depthwise,
+                                             packed.data());
+  }
   auto packedType = RankedTensorType::get({(int64_t)packed.size()}, dense.getElementType());
   std::vector<KernelArg> args{
       KernelArg::input(op.getX()),
@@ -769,24 +757,30 @@ FailureOr<OpLowering> lowerBlockedConv(BlockedConvOp op, std::string t, KernelSe
       inputOrNull(op.getZ()),
       KernelArg::output(op.getY()),
       KernelArg::array(in),
-      KernelArg::array(out),
-      KernelArg::array(g->kernel),
-      KernelArg::array(g->strides),
-      KernelArg::array(g->padsBegin),
-      KernelArg::array(g->dilations)};
-  if (!depthwise)
+      KernelArg::array(out)};
+  if (!winograd)
+    args.insert(args.end(), {KernelArg::array(g->kernel), KernelArg::array(g->strides)});
+  args.push_back(KernelArg::array(g->padsBegin));
+  if (!winograd)
+    args.push_back(KernelArg::array(g->dilations));
+  if (!depthwise && !winograd)
     args.push_back(KernelArg::i(inBlocked));
   args.push_back(KernelArg::f(act.alpha));
   args.push_back(KernelArg::f(act.beta));
   if (!depthwise) {
-    const int64_t floats = onnxc_rt::x86::blocked_conv_scratch_floats(
-        in.data(), out.data(), g->kernel.data(), g->strides.data(), g->padsBegin.data(),
-        g->dilations.data(), inBlocked);
+    const int64_t floats =
+        winograd ? onnxc_rt::x86::winograd_scratch_floats(in.data(), out.data())
+                 : onnxc_rt::x86::blocked_conv_scratch_floats(
+                       in.data(), out.data(), g->kernel.data(), g->strides.data(),
+                       g->padsBegin.data(), g->dilations.data(), inBlocked);
     args.push_back(floats ? KernelArg::scratch(floats * 4, "float") : KernelArg::null());
   }
   appendTasks(args, taskCountFor(op));
-  return calls({x86Call(depthwise ? "depthwise_conv2d_blocked" : "conv2d_blocked",
-                        {act.functor}, kX86Blocked, std::move(args))});
+  const char *kernelName = winograd    ? "winograd_conv2d_blocked"
+                           : depthwise ? "depthwise_conv2d_blocked"
+                                       : "conv2d_blocked";
+  return calls({x86Call(kernelName, {act.functor}, winograd ? kX86Winograd : kX86Blocked,
+                        std::move(args))});
 }
 
 FailureOr<OpLowering> lowerBlockedPool(BlockedPoolOp op, std::string t, KernelSet ks) {

@@ -90,7 +90,10 @@ bool isLaneWise(Operation *op) {
 /// Concat of channels whose inputs fill whole blocks.
 bool isBlockConcat(Operation *op) {
   auto cat = dyn_cast<ConcatOp>(op);
-  if (!cat || !staticF32(cat.getResult(), 4) || (static_cast<int64_t>(cat.getAxis()) != 1 && static_cast<int64_t>(cat.getAxis()) != -3))
+  if (!cat || !staticF32(cat.getResult(), 4))
+    return false;
+  const int64_t axis = cat.getAxis();
+  if (axis != 1 && axis != -3)
     return false;
   return llvm::all_of(cat.getInputs(), [](Value v) {
     auto t = staticF32(v, 4);

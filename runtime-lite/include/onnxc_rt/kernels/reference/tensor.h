@@ -75,7 +75,6 @@ void split_part(const T *x, T *y, int64_t outer, int64_t inner_in,
       y[o * inner_out + i] = x[o * inner_in + offset + i];
 }
 
-/// y[i...] = x[starts + i * steps ...] over out_shape.
 /// The channel-blocked layout (x86 kernels, onnxc-layout-selection): x
 /// (n, c, hw) -> y (n, ceil(c / block), hw, block), channel ch of pixel p at
 /// ((b * blocks + ch / block) * hw + p) * block + ch % block; the padding
@@ -102,6 +101,7 @@ void from_blocked(const T *x, T *y, int64_t n, int64_t c, int64_t hw, int64_t bl
         y[(b * c + ch) * hw + p] = x[((b * blocks + ch / block) * hw + p) * block + ch % block];
 }
 
+/// y[i...] = x[starts + i * steps ...] over out_shape.
 template <typename T>
 void slice(const T *x, T *y, int64_t rank, const int64_t *in_shape,
            const int64_t *out_shape, const int64_t *starts, const int64_t *steps) {

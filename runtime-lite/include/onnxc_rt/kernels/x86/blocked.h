@@ -16,67 +16,62 @@ namespace x86 {
 /// Vectors per channel block: 1 with AVX-512, 2 with AVX2.
 constexpr int kBlockVecs = static_cast<int>(kChannelBlock) / kLanes;
 
+/// The conversions' traversal: f(b, c0, sub, p0, np, blk) for every image
+/// b, block of channels from c0 (blk: the offset of its blocked plane),
+/// vector `sub` of the block and group of np <= kLanes pixels from p0 (one
+/// kLanes x kLanes transpose each); `tasks` split the blocks.
+template <typename F>
+inline void for_each_transpose_tile(int64_t n, int64_t c, int64_t hw, TaskRunner *runner,
+                                    int64_t tasks, const F &f) {
+  const int64_t cb = channel_blocks(c);
+  parallel_for(runner, tasks, [&](int64_t task) {
+    const Range r = split_range(n * cb, 1, tasks, task);
+    for (int64_t bb = r.begin; bb < r.end; ++bb)
+      for (int64_t p0 = 0; p0 < hw; p0 += kLanes)
+        for (int sub = 0; sub < kBlockVecs; ++sub)
+          f(bb / cb, bb % cb * kChannelBlock, sub, p0, min64(kLanes, hw - p0),
+            bb * hw * kChannelBlock);
+  });
+}
+
 /// y (blocked) = x (NCHW, n x c planes of hw floats); padding lanes zero.
 /// `tasks` split the blocks.
 inline void to_blocked(const float *x, float *y, int64_t n, int64_t c, int64_t hw,
                        TaskRunner *runner = nullptr, int64_t tasks = 1) {
-  const int64_t cb = channel_blocks(c);
-  parallel_for(runner, tasks, [&](int64_t task) {
-    const Range r = split_range(n * cb, 1, tasks, task);
-    for (int64_t bb = r.begin; bb < r.end; ++bb) {
-      const int64_t b = bb / cb, c0 = bb % cb * kChannelBlock;
-      float *dst = y + bb * hw * kChannelBlock;
-      for (int64_t p0 = 0; p0 < hw; p0 += kLanes) {
-        const int64_t np = min64(kLanes, hw - p0);
-        for (int sub = 0; sub < kBlockVecs; ++sub) {
-          VecF v[kLanes];
-          for (int j = 0; j < kLanes; ++j) {
-            const int64_t ch = c0 + sub * kLanes + j;
-            const float *src = x + (b * c + ch) * hw + p0;
-            v[j] = ch >= c          ? VecF::zero()
-                   : np == kLanes ? VecF::load(src)
-                                  : VecF::load_first(src, np);
-          }
-          VecF::transpose(v); // v[i]: pixel p0 + i's kLanes channels
-          for (int64_t i = 0; i < np; ++i)
-            v[i].store(dst + (p0 + i) * kChannelBlock + sub * kLanes);
-        }
-      }
+  auto tile = [&](int64_t b, int64_t c0, int sub, int64_t p0, int64_t np, int64_t blk) {
+    VecF v[kLanes];
+    for (int j = 0; j < kLanes; ++j) {
+      const int64_t ch = c0 + sub * kLanes + j;
+      const float *src = x + (b * c + ch) * hw + p0;
+      v[j] = ch >= c          ? VecF::zero()
+             : np == kLanes ? VecF::load(src)
+                            : VecF::load_first(src, np);
     }
-  });
+    VecF::transpose(v); // v[i]: pixel p0 + i's kLanes channels
+    for (int64_t i = 0; i < np; ++i)
+      v[i].store(y + blk + (p0 + i) * kChannelBlock + sub * kLanes);
+  };
+  for_each_transpose_tile(n, c, hw, runner, tasks, tile);
 }
 
 /// y (NCHW) = x (blocked), dropping the padding lanes. `tasks` split the blocks.
 inline void from_blocked(const float *x, float *y, int64_t n, int64_t c, int64_t hw,
                          TaskRunner *runner = nullptr, int64_t tasks = 1) {
-  const int64_t cb = channel_blocks(c);
-  parallel_for(runner, tasks, [&](int64_t task) {
-    const Range r = split_range(n * cb, 1, tasks, task);
-    for (int64_t bb = r.begin; bb < r.end; ++bb) {
-      const int64_t b = bb / cb, c0 = bb % cb * kChannelBlock;
-      const float *src = x + bb * hw * kChannelBlock;
-      for (int64_t p0 = 0; p0 < hw; p0 += kLanes) {
-        const int64_t np = min64(kLanes, hw - p0);
-        for (int sub = 0; sub < kBlockVecs; ++sub) {
-          VecF v[kLanes];
-          for (int64_t i = 0; i < kLanes; ++i)
-            v[i] = i < np ? VecF::load(src + (p0 + i) * kChannelBlock + sub * kLanes)
-                          : VecF::zero();
-          VecF::transpose(v); // v[j]: channel c0 + sub * kLanes + j's pixels
-          for (int j = 0; j < kLanes; ++j) {
-            const int64_t ch = c0 + sub * kLanes + j;
-            if (ch >= c)
-              break;
-            float *dst = y + (b * c + ch) * hw + p0;
-            if (np == kLanes)
-              v[j].store(dst);
-            else
-              v[j].store_first(dst, np);
-          }
-        }
-      }
+  auto tile = [&](int64_t b, int64_t c0, int sub, int64_t p0, int64_t np, int64_t blk) {
+    VecF v[kLanes];
+    for (int64_t i = 0; i < kLanes; ++i)
+      v[i] = i < np ? VecF::load(x + blk + (p0 + i) * kChannelBlock + sub * kLanes)
+                    : VecF::zero();
+    VecF::transpose(v); // v[j]: channel c0 + sub * kLanes + j's pixels
+    for (int j = 0; j < kLanes && c0 + sub * kLanes + j < c; ++j) {
+      float *dst = y + (b * c + c0 + sub * kLanes + j) * hw + p0;
+      if (np == kLanes)
+        v[j].store(dst);
+      else
+        v[j].store_first(dst, np);
     }
-  });
+  };
+  for_each_transpose_tile(n, c, hw, runner, tasks, tile);
 }
 
 /// One vector of blocked outputs through the epilogue: v + bias (`b`, the

@@ -9,7 +9,7 @@
 // over its time); one thread, best of many calls, in GFLOP/s. An argument keeps the shapes whose name contains it. Build with
 // the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/conv_bench.cpp
-#include "onnxc_rt/kernels/x86/winograd.h"
+#include "onnxc_rt/kernels/simd/winograd.h"
 
 #include <algorithm>
 #include <chrono>
@@ -80,11 +80,11 @@ int main(int argc, char **argv) {
             strides[2] = {q.stride, q.stride}, pads[2] = {q.pad, q.pad}, dil[2] = {1, 1};
     std::vector<float> x(q.c * q.hw * q.hw, 0.5f), w(q.m * kdim, 0.01f), y(q.m * oh * oh),
         bias(q.m, 0.1f),
-        packed(x86::conv_packed_weights_floats(in, out, kernel, strides, pads, dil, 1)),
-        scratch(q.depthwise ? x86::depthwise_scratch_floats(q.c, q.m, oh, oh, q.k, q.k, q.stride, q.stride, 1, 1)
-                            : x86::conv2d_scratch_floats(in, out, kernel, strides, pads, dil, 1));
+        packed(simd::conv_packed_weights_floats(in, out, kernel, strides, pads, dil, 1)),
+        scratch(q.depthwise ? simd::depthwise_scratch_floats(q.c, q.m, oh, oh, q.k, q.k, q.stride, q.stride, 1, 1)
+                            : simd::conv2d_scratch_floats(in, out, kernel, strides, pads, dil, 1));
     if (!q.depthwise) // as the compiler does
-      x86::pack_conv_weights(w.data(), in, out, kernel, strides, pads, dil, 1, packed.data());
+      simd::pack_conv_weights(w.data(), in, out, kernel, strides, pads, dil, 1, packed.data());
     const int calls = std::max<int64_t>(5, 2000000000 / (2 * q.m * oh * oh * kdim));
     auto best_of = [&](auto &&run) {
       double best = 1e30;
@@ -98,38 +98,38 @@ int main(int argc, char **argv) {
     };
     const double nchw = best_of([&] {
       if (q.depthwise)
-        x86::depthwise_conv2d<ref::Relu>(x.data(), w.data(), bias.data(), nullptr, y.data(), in,
+        simd::depthwise_conv2d<ref::Relu>(x.data(), w.data(), bias.data(), nullptr, y.data(), in,
                                          out, kernel, strides, pads, dil, 0, 0, scratch.data());
       else
-        x86::conv2d<ref::Relu>(x.data(), w.data(), packed.data(), bias.data(), nullptr, y.data(),
+        simd::conv2d<ref::Relu>(x.data(), w.data(), packed.data(), bias.data(), nullptr, y.data(),
                                in, out, kernel, strides, pads, dil, 1, 0, 0, scratch.data());
     });
     const bool in_blocked = q.c > 4;
-    std::vector<float> xb(x86::channel_blocks(q.c) * x86::kChannelBlock * q.hw * q.hw, 0.5f),
-        yb(x86::channel_blocks(q.m) * x86::kChannelBlock * oh * oh),
-        wb(x86::blocked_conv_weights_floats(q.m, q.c, q.k * q.k, in_blocked, q.depthwise)),
-        sb(x86::blocked_conv_scratch_floats(in, out, kernel, strides, pads, dil, in_blocked) + 1);
-    x86::pack_blocked_conv_weights(w.data(), q.m, q.c, q.k * q.k, in_blocked, q.depthwise,
+    std::vector<float> xb(simd::channel_blocks(q.c) * simd::kChannelBlock * q.hw * q.hw, 0.5f),
+        yb(simd::channel_blocks(q.m) * simd::kChannelBlock * oh * oh),
+        wb(simd::blocked_conv_weights_floats(q.m, q.c, q.k * q.k, in_blocked, q.depthwise)),
+        sb(simd::blocked_conv_scratch_floats(in, out, kernel, strides, pads, dil, in_blocked) + 1);
+    simd::pack_blocked_conv_weights(w.data(), q.m, q.c, q.k * q.k, in_blocked, q.depthwise,
                                    wb.data());
     const double blocked = best_of([&] {
       if (q.depthwise)
-        x86::depthwise_conv2d_blocked<ref::Relu>(xb.data(), wb.data(), bias.data(), nullptr,
+        simd::depthwise_conv2d_blocked<ref::Relu>(xb.data(), wb.data(), bias.data(), nullptr,
                                                  yb.data(), in, out, kernel, strides, pads, dil,
                                                  0, 0);
       else
-        x86::conv2d_blocked<ref::Relu>(in_blocked ? xb.data() : x.data(), wb.data(), bias.data(),
+        simd::conv2d_blocked<ref::Relu>(in_blocked ? xb.data() : x.data(), wb.data(), bias.data(),
                                        nullptr, yb.data(), in, out, kernel, strides, pads, dil,
                                        in_blocked, 0, 0, sb.data());
     });
     const double flop = 2.0 * q.m * oh * oh * kdim;
     std::printf("| %s | %.3f | %.1f | %.3f | %.1f |", q.what, nchw * 1e3, flop / nchw / 1e9,
                 blocked * 1e3, flop / blocked / 1e9);
-    if (!q.depthwise && x86::winograd_applies(out, kernel, strides, dil, 1, in_blocked)) {
-      std::vector<float> wu(x86::winograd_weights_floats(q.m, q.c)), work(q.m * q.c),
-          sw(x86::winograd_scratch_floats(in, out));
-      x86::pack_winograd_weights(w.data(), q.m, q.c, work.data(), wu.data());
+    if (!q.depthwise && simd::winograd_applies(out, kernel, strides, dil, 1, in_blocked)) {
+      std::vector<float> wu(simd::winograd_weights_floats(q.m, q.c)), work(q.m * q.c),
+          sw(simd::winograd_scratch_floats(in, out));
+      simd::pack_winograd_weights(w.data(), q.m, q.c, work.data(), wu.data());
       const double wino = best_of([&] {
-        x86::winograd_conv2d_blocked<ref::Relu>(xb.data(), wu.data(), bias.data(), nullptr,
+        simd::winograd_conv2d_blocked<ref::Relu>(xb.data(), wu.data(), bias.data(), nullptr,
                                                 yb.data(), in, out, pads, 0, 0, sw.data());
       });
       std::printf(" %.3f | %.1f |\n", wino * 1e3, flop / wino / 1e9);

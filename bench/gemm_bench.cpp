@@ -3,7 +3,7 @@
 // targets), and runtime-lite's x86 packed GEMM on square sizes as a fraction
 // of it. Build with the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/gemm_bench.cpp
-#include "onnxc_rt/kernels/x86/gemm.h"
+#include "onnxc_rt/kernels/simd/gemm.h"
 
 #include <chrono>
 #include <cstdio>
@@ -20,17 +20,17 @@ static double seconds(Clock::time_point a, Clock::time_point b) {
 // 12 independent accumulators hide the FMA latency (4 cycles x 2 ports on
 // current cores needs at least 8).
 __attribute__((noinline)) static float fmaPeakLoop(int64_t iters, float seed) {
-  x86::VecF acc[12];
+  simd::VecF acc[12];
   for (int i = 0; i < 12; ++i)
-    acc[i] = x86::VecF::broadcast(seed + float(i));
-  const x86::VecF a = x86::VecF::broadcast(0.999999f), b = x86::VecF::broadcast(1e-7f);
+    acc[i] = simd::VecF::broadcast(seed + float(i));
+  const simd::VecF a = simd::VecF::broadcast(0.999999f), b = simd::VecF::broadcast(1e-7f);
   for (int64_t it = 0; it < iters; ++it)
     for (int i = 0; i < 12; ++i)
-      acc[i] = x86::VecF::fma(acc[i], a, b);
-  alignas(64) float out[x86::kLanes];
-  x86::VecF s = acc[0];
+      acc[i] = simd::VecF::fma(acc[i], a, b);
+  alignas(64) float out[simd::kLanes];
+  simd::VecF s = acc[0];
   for (int i = 1; i < 12; ++i)
-    s = x86::VecF::add(s, acc[i]);
+    s = simd::VecF::add(s, acc[i]);
   s.store(out);
   return out[0];
 }
@@ -43,7 +43,7 @@ static double measurePeakGflops() {
     volatile float sink = fmaPeakLoop(iters, float(rep));
     (void)sink;
     auto t1 = Clock::now();
-    double flops = double(iters) * 12 * x86::kLanes * 2;
+    double flops = double(iters) * 12 * simd::kLanes * 2;
     double g = flops / seconds(t0, t1) / 1e9;
     if (g > best)
       best = g;
@@ -59,17 +59,17 @@ int main(int argc, char **argv) {
       sizes.push_back(std::atoll(argv[i]));
   }
   const double peak = measurePeakGflops();
-  std::printf("vector lanes %d, micro-tile %lldx%lld\n", x86::kLanes, (long long)x86::kGemmMR,
-              (long long)x86::kNR);
+  std::printf("vector lanes %d, micro-tile %lldx%lld\n", simd::kLanes, (long long)simd::kGemmMR,
+              (long long)simd::kNR);
   std::printf("single-core FMA peak: %.1f GFLOP/s\n", peak);
   std::printf("| n | GFLOP/s | %% of peak |\n|---|---|---|\n");
   for (int64_t n : sizes) {
     std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
-    std::vector<float> scratch(x86::gemm_scratch_floats(n, n, n));
-    const x86::Epilogue ep;
+    std::vector<float> scratch(simd::gemm_scratch_floats(n, n, n));
+    const simd::Epilogue ep;
     auto run = [&] {
-      x86::gemm_packed<ref::Identity>(n, n, n, x86::Matrix{a.data(), n, 1}, nullptr,
-                                      x86::Matrix{b.data(), n, 1}, c.data(), n, ep,
+      simd::gemm_packed<ref::Identity>(n, n, n, simd::Matrix{a.data(), n, 1}, nullptr,
+                                      simd::Matrix{b.data(), n, 1}, c.data(), n, ep,
                                       scratch.data());
     };
     run();

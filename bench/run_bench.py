@@ -39,11 +39,11 @@ def run_json(cmd):
     return json.loads(out.strip().splitlines()[-1])
 
 
-def target_flags(target):
-    """The flags onnxc's toolchain compiles TARGET's library with (targets/Target.cpp)."""
-    if target == "x86-64-avx512":
-        return ["-O3", "-march=x86-64-v4"]
-    return ["-O3", "-march=x86-64-v3"] if target.startswith("x86-64") else ["-O2"]
+def target_flags(onnxc, target):
+    """-O3 and the flags TARGET's code requires (onnxc --print-target-flags)."""
+    out = subprocess.run([onnxc, "--print-target-flags", "--target", target], check=True,
+                         capture_output=True, text=True).stdout
+    return ["-O3"] + out.split()
 
 
 def build_onnxc(onnxc, model_dir, work, target, threads=1):
@@ -69,7 +69,7 @@ def build_onnxc(onnxc, model_dir, work, target, threads=1):
         f.write(f"#define ARENA_SIZE m_ARENA_SIZE\n#define RUN_V_ON m_run_v_on\n"
                 f"#define THREADS {threads}\n")
     exe = os.path.join(work, "bench")
-    flags = target_flags(target) + ["-pthread"]
+    flags = target_flags(onnxc, target) + ["-pthread"]
     subprocess.run(["c++", "-std=c++17", *flags, "-I" + work,
                     "-I" + os.path.join(ROOT, "runtime-lite", "include"),
                     '-DMODEL_HEADER="bench_config.h"', os.path.join(HERE, "onnxc_bench_main.cpp"),
@@ -161,7 +161,7 @@ def write_results(rows, args):
         "",
         f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
         f"batch 1, {threads_text} each. onnxc --target {args.target}{onnxc_threads} (static "
-        f"library, `{' '.join(target_flags(args.target))}`); ONNX Runtime 1.30 (onnxruntime-node, graph "
+        f"library, `{' '.join(target_flags(args.onnxc, args.target))}`); ONNX Runtime 1.30 (onnxruntime-node, graph "
         f"optimisations all, {args.threads} intra-op thread{'s' if args.threads > 1 else ''}); "
         "PyTorch 1.13 (traced, frozen, optimize_for_inference). Median of "
         f"{args.rounds} alternating rounds; latency in ms; ratio > 1 means onnxc is faster.",

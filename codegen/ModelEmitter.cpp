@@ -1,7 +1,7 @@
 //===- ModelEmitter.cpp - header, source and weights of a model ------------===//
 #include "onnxc/Codegen/ModelEmitter.h"
 
-#include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Lowering/KernelCall.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"

@@ -1,6 +1,6 @@
 //===- ConstantFolding.cpp - onnxc-constant-folding ------------------------===//
 #include "PassUtils.h"
-#include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Lowering/KernelProvider.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
@@ -65,7 +65,7 @@ SmallVector<Attribute> foldWithKernels(Operation *op, int64_t maxGrowBytes) {
   FailureOr<OpLowering> lowering = failure();
   {
     ScopedDiagnosticHandler quiet(op->getContext(), [](Diagnostic &) { return success(); });
-    lowering = lowerToKernelCalls(op, KernelSet::Reference);
+    lowering = lowerWithReference(op);
   }
   if (failed(lowering))
     return {};

@@ -5,7 +5,7 @@
 // pattern consumes, so fusing never computes anything twice.
 //
 //===----------------------------------------------------------------------===//
-#include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Lowering/KernelCall.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
 
@@ -49,8 +49,7 @@ struct ActivationSpec {
 };
 
 std::optional<ActivationSpec> activationComputedBy(Operation *op) {
-  if (isa<ReluOp, LeakyReluOp, SigmoidOp, HardSigmoidOp, HardSwishOp, TanhOp, EluOp, GeluOp>(
-          op)) {
+  if (op->hasTrait<onnx::Activation>()) {
     auto [alpha, beta] = unaryKernelParams(op);
     return ActivationSpec{op->getName().stripDialect().str(), alpha, beta};
   }

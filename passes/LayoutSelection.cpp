@@ -1,19 +1,20 @@
 //===- LayoutSelection.cpp - onnxc-layout-selection -------------------------===//
 //
-// Puts the convolution regions of a model compiled for the x86 kernels into
-// the channel-blocked layout (see Passes.td and FusedOps.td): convolutions
-// become BlockedConv, and pools, elementwise ops and channel Concats whose
-// operands are blocked follow them; conversions are placed only at the
-// region's edges, one per value.
+// Puts the convolution regions of a model into the channel-blocked layout
+// when its target asks for one (Target::channelBlock; see Passes.td and
+// FusedOps.td): convolutions the target's blocked kernels run become
+// BlockedConv, and pools, elementwise ops and channel Concats whose operands
+// are blocked follow them; conversions are placed only at the region's
+// edges, one per value. The target also says which convolutions run as
+// Winograd (Target::prefersWinograd).
 //
 //===----------------------------------------------------------------------===//
-#include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Lowering/Target.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
 #include "PassUtils.h"
 
 #include "onnxc_rt/kernels/reference/tensor.h"
-#include "onnxc_rt/kernels/x86/blocking.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -26,8 +27,6 @@ namespace onnxc {
 #include "onnxc/Passes/Passes.h.inc"
 
 namespace {
-
-constexpr int64_t kBlock = onnxc_rt::x86::kChannelBlock;
 
 RankedTensorType staticF32(Value v, int64_t rank) {
   auto t = dyn_cast<RankedTensorType>(v.getType());
@@ -45,9 +44,9 @@ bool isWindow2d(Operation *op) {
   return !k || k.size() == 2;
 }
 
-/// A convolution the blocked kernels run: 2-D float with constant weights,
-/// dense (group 1, at most kPixelMajorMaxTaps taps) or depthwise.
-bool isBlockableConv(Operation *op) {
+/// A convolution the target's blocked kernels run: 2-D float with constant
+/// weights, dense (group 1, as many taps as the target takes) or depthwise.
+bool isBlockableConv(Operation *op, const Target &target) {
   if (!isa<ConvOp, FusedConvOp>(op))
     return false;
   Value x = op->getOperand(0), w = op->getOperand(1);
@@ -57,7 +56,7 @@ bool isBlockableConv(Operation *op) {
   const int64_t group = groupOf(op);
   const int64_t taps = wt.getDimSize(2) * wt.getDimSize(3);
   if (group == 1)
-    return taps <= onnxc_rt::x86::kPixelMajorMaxTaps;
+    return target.blocksDenseConv(taps);
   return wt.getDimSize(1) == 1 && group == xt.getDimSize(1) && group == wt.getDimSize(0);
 }
 
@@ -82,37 +81,37 @@ bool isBlockablePool(Operation *op) {
 /// Elementwise ops that keep each channel in its lane and map finite
 /// values to finite ones (so the padding lanes stay harmless).
 bool isLaneWise(Operation *op) {
-  return isa<AddOp, SubOp, MulOp, ReluOp, SigmoidOp, ClipOp, LeakyReluOp, HardSigmoidOp,
-             HardSwishOp, TanhOp>(op) &&
-         staticF32(op->getResult(0), 4);
+  return op->hasTrait<LaneWise>() && staticF32(op->getResult(0), 4);
 }
 
-/// Concat of channels whose inputs fill whole blocks.
-bool isBlockConcat(Operation *op) {
+/// Concat of channels whose inputs fill whole blocks of `block` lanes.
+bool isBlockConcat(Operation *op, int64_t block) {
   auto cat = dyn_cast<ConcatOp>(op);
   if (!cat || !staticF32(cat.getResult(), 4))
     return false;
   const int64_t axis = cat.getAxis();
   if (axis != 1 && axis != -3)
     return false;
-  return llvm::all_of(cat.getInputs(), [](Value v) {
+  return llvm::all_of(cat.getInputs(), [&](Value v) {
     auto t = staticF32(v, 4);
-    return t && t.getDimSize(1) % kBlock == 0;
+    return t && t.getDimSize(1) % block == 0;
   });
 }
 
 struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
   DenseMap<Value, Value> blockedOf; // NCHW value -> its blocked form
   DenseSet<Operation *> rewritten;  // ops replaced by blocked ones
-  bool winogradAllowed = true;      // the module's kWinogradAttr
+  const Target *target = nullptr;   // the module's
+  int64_t kBlock = 0;               // its channel block
+  bool winogradAllowed = true;      // the module's #onnx.target<winograd = ...>
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    if (kernelSetFor(func) != KernelSet::X86)
+    target = targetOf(func);
+    kBlock = target ? target->channelBlock() : 0;
+    if (!kBlock)
       return;
-    if (auto module = func->getParentOfType<ModuleOp>())
-      if (auto allowed = module->getAttrOfType<BoolAttr>(kWinogradAttr))
-        winogradAllowed = allowed.getValue();
+    winogradAllowed = targetAttrOf(func).getWinograd();
     Block &body = func.getBody().front();
     // Decide in program order: convolutions start regions, the rest joins a
     // region when an operand is in one.
@@ -121,11 +120,11 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     };
     for (Operation &op : llvm::make_early_inc_range(body)) {
       Value blocked;
-      if (isBlockableConv(&op))
+      if (isBlockableConv(&op, *target))
         blocked = rewriteConv(&op);
       else if (isBlockablePool(&op) && blockedOf.count(op.getOperand(0)))
         blocked = rewritePool(&op);
-      else if ((isLaneWise(&op) || isBlockConcat(&op)) && blockedOperand(&op))
+      else if ((isLaneWise(&op) || isBlockConcat(&op, kBlock)) && blockedOperand(&op))
         blocked = rewriteLaneWise(&op);
       if (!blocked)
         continue;
@@ -236,9 +235,9 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     return conv->getResult(0);
   }
 
-  /// Whether a BlockedConv runs faster as Winograd F(4x4, 3x3) than direct
-  /// (runtime-lite's winograd_applies: shape and tile count).
-  static bool winogradPays(Operation *conv) {
+  /// Whether the target runs a BlockedConv faster as Winograd F(4x4, 3x3)
+  /// than direct (its kernels' own rule: shape and tile count).
+  bool winogradPays(Operation *conv) const {
     auto y = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
     auto w = cast<RankedTensorType>(conv->getOperand(1).getType());
     if (!y || !y.hasStaticShape() || y.getRank() != 5)
@@ -251,9 +250,8 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     const int64_t out[4] = {y.getDimSize(0), w.getDimSize(0), y.getDimSize(2), y.getDimSize(3)};
     const int64_t kernel[2] = {w.getDimSize(2), w.getDimSize(3)};
     const bool inBlocked = cast<ShapedType>(conv->getOperand(0).getType()).getRank() == 5;
-    return strides.size() == 2 && dilations.size() == 2 &&
-           onnxc_rt::x86::winograd_applies(out, kernel, strides.data(), dilations.data(),
-                                           groupOf(conv), inBlocked);
+    return target->prefersWinograd(
+        ConvShape{out, kernel, strides, dilations, groupOf(conv), inBlocked});
   }
 
   Value rewritePool(Operation *op) {

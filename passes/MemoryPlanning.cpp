@@ -1,5 +1,5 @@
 //===- MemoryPlanning.cpp - onnxc-memory-planning --------------------------===//
-#include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Lowering/KernelProvider.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"

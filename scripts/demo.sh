@@ -10,7 +10,8 @@ cmake -S examples/fashion-mnist -B build/demo -G Ninja -Donnxc_DIR="$PWD/build" 
 cmake --build build/demo
 echo
 echo "== onnxc's summary for the model =="
-build/compiler/tools/onnxc examples/fashion-mnist/fashion_cnn.onnx -o build/demo/summary --name fashion
+build/compiler/tools/onnxc examples/fashion-mnist/fashion_cnn.onnx -o build/demo/summary --name fashion \
+  --target native
 echo
 echo "== the compiled model on the bundled test images =="
 build/demo/fashion_demo

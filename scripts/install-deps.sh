@@ -8,7 +8,8 @@ packages=(
   cmake ninja-build g++ make
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   libonnx-dev libprotobuf-dev protobuf-compiler
-  # tests: ONNX backend data, model export (torch), comparisons (onnx, numpy)
+  # tests: Catch2 (unit tests), ONNX backend data, model export (torch), comparisons
+  catch2
   libonnx-testdata python3-onnx python3-numpy python3-torch python3-torchvision
   # Cortex-M: cross compiler, newlib, QEMU
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm

@@ -4,7 +4,11 @@
 # Compiles MODEL with onnxc at build time and makes <lib-target>, a static
 # library holding the model's code and weights, with <name>.h on its include
 # path. It regenerates when the model or onnxc changes, and builds with the
-# project's own compiler, so cross-compiling toolchain files just work.
+# project's own compiler, so cross-compiling toolchain files just work; the
+# flags the target's code requires (`onnxc --print-target-flags --target T`:
+# -march=x86-64-v3 -ffp-contract=off for x86-64, -mcpu=cortex-m4 ... for
+# cortex-m4) are added to the model's sources, since its kernels are written
+# for that instruction set.
 #   NAME     C name of the model (<name>_run, <name>.h); default: <lib-target>
 #   TARGET   onnxc --target (kernels and flags); default: generic
 #   OPTIONS  more onnxc arguments, e.g. --shape input=1x3x224x224 --dim batch=1
@@ -19,6 +23,15 @@ function(add_onnx_model lib)
   if(NOT ARG_TARGET)
     set(ARG_TARGET generic)
   endif()
+  execute_process(
+    COMMAND "${ONNXC_EXECUTABLE}" --print-target-flags --target "${ARG_TARGET}"
+    OUTPUT_VARIABLE target_flags ERROR_VARIABLE target_error RESULT_VARIABLE target_result
+    OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT target_result EQUAL 0)
+    message(FATAL_ERROR "add_onnx_model(${lib}): ${ONNXC_EXECUTABLE} cannot describe target "
+                        "'${ARG_TARGET}': ${target_error}")
+  endif()
+  separate_arguments(target_flags UNIX_COMMAND "${target_flags}")
   get_filename_component(model "${ARG_MODEL}" ABSOLUTE)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/onnxc/${lib}")
   set(outputs "${dir}/${ARG_NAME}.h" "${dir}/${ARG_NAME}.cpp"
@@ -36,6 +49,7 @@ function(add_onnx_model lib)
     LANGUAGE ASM
     COMPILE_OPTIONS "-Wa,-I${dir}"
     OBJECT_DEPENDS "${dir}/${ARG_NAME}.weights.bin")
+  target_compile_options(${lib} PRIVATE ${target_flags})
   target_include_directories(${lib} PUBLIC "${dir}")
   target_link_libraries(${lib} PUBLIC onnxc::runtime)
   target_compile_features(${lib} PUBLIC cxx_std_17)

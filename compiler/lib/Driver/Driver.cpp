@@ -3,12 +3,12 @@
 
 #include "Generate.h"
 #include "Toolchain.h"
-#include "onnxc/Codegen/KernelCall.h"
+#include "onnxc/Lowering/KernelCall.h"
+#include "onnxc/Lowering/Target.h"
 #include "onnxc/Import/TensorProtoIO.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
 #include "onnxc/Pipelines/Pipeline.h"
-#include "onnxc/Targets/Target.h"
 #include "onnxc_rt/threads.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -75,55 +75,41 @@ static int64_t countOps(func::FuncOp f, StringRef only = "") {
   return n;
 }
 
-/// Multiply-adds count as two operations; elementwise ops as one per output.
+/// The ops' own cost (onnx::ComputeCost: convolutions and products, with
+/// what was fused into them); other ops one operation per output element.
 static int64_t estimateFlops(func::FuncOp f) {
   int64_t total = 0;
-  auto numel = [](Value v) {
-    auto t = dyn_cast<ShapedType>(v.getType());
-    return t && t.hasStaticShape() ? t.getNumElements() : 0;
-  };
   f.walk([&](Operation *op) {
     if (!isa<onnx::ONNXDialect>(op->getDialect()) || op->getNumResults() == 0 ||
-        isa<onnx::ConstantOp, onnx::NoValueOp>(op))
+        isa<onnx::ConstantOp, onnx::NoValueOp>(op) || isAliasOp(op))
       return;
-    if (auto conv = dyn_cast<onnx::ConvOp>(op)) {
-      auto w = cast<ShapedType>(conv.getW().getType());
-      int64_t perOut = 1;
-      for (int64_t d : w.getShape().drop_front(1))
-        perOut *= d;
-      total += 2 * numel(conv.getY()) * perOut;
-    } else if (auto mm = dyn_cast<onnx::MatMulOp>(op)) {
-      auto a = cast<ShapedType>(mm.getA().getType());
-      total += 2 * numel(mm.getY()) * a.getShape().back();
-    } else if (auto g = dyn_cast<onnx::GemmOp>(op)) {
-      auto a = cast<ShapedType>(g.getA().getType());
-      total += 2 * numel(g.getY()) * (g.getTransA() ? a.getDimSize(0) : a.getDimSize(1));
-    } else if (isa<onnx::LSTMOp, onnx::GRUOp>(op)) {
-      auto x = cast<ShapedType>(op->getOperand(0).getType());
-      auto w = cast<ShapedType>(op->getOperand(1).getType());
-      auto r = cast<ShapedType>(op->getOperand(2).getType());
-      int64_t steps = x.getDimSize(0) * x.getDimSize(1);
-      total += 2 * steps * w.getDimSize(0) * w.getDimSize(1) *
-               (w.getDimSize(2) + r.getDimSize(2));
-    } else if (!isAliasOp(op)) {
-      total += numel(op->getResult(0));
+    if (auto cost = dyn_cast<onnx::ComputeCost>(op)) {
+      total += cost.flops();
+      return;
     }
+    auto t = dyn_cast<ShapedType>(op->getResult(0).getType());
+    if (t && t.hasStaticShape())
+      total += t.getNumElements();
   });
   return total;
 }
 
 std::string threadsProblem(const Target &target, int threads) {
   if (threads >= 1 && threads <= onnxc_rt::ThreadPool::kMaxThreads &&
-      (threads == 1 || target.kernels == "x86"))
+      (threads == 1 || target.parallelKernels))
     return "";
+  std::string parallel;
+  for (const Target *t : TargetRegistry::all())
+    if (t->parallelKernels)
+      parallel += (parallel.empty() ? "" : ", ") + t->name();
   return "--threads must be 1 to " + std::to_string(onnxc_rt::ThreadPool::kMaxThreads) +
-         ", and above 1 only for targets with parallel kernels (x86-64, x86-64-avx512)";
+         ", and above 1 only for targets with parallel kernels (" + parallel + ")";
 }
 
 FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &modelPath,
                                         const std::string &name,
                                         const ImportOptions &importOptions,
-                                        const std::string &kernelSet, int threads,
+                                        const Target &target, int threads,
                                         bool winograd, bool mlirOnly) {
   DialectRegistry registry;
   registerOnnxcDialects(registry);
@@ -134,12 +120,8 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   OwningOpRef<ModuleOp> module = importOnnxFile(ctx, modelPath, opts);
   if (!module)
     return failure();
-  if (kernelSet != "reference")
-    (*module)->setAttr(kKernelSetAttr, StringAttr::get(&ctx, kernelSet));
-  if (threads > 1)
-    (*module)->setAttr(kThreadsAttr, IntegerAttr::get(IntegerType::get(&ctx, 64), threads));
-  if (!winograd)
-    (*module)->setAttr(kWinogradAttr, BoolAttr::get(&ctx, false));
+  (*module)->setAttr(kTargetAttr,
+                     onnx::TargetAttr::get(&ctx, target.name(), threads, winograd));
   auto func = *module->getOps<func::FuncOp>().begin();
   GeneratedModel g;
   g.summary.opsImported = countOps(func);
@@ -258,9 +240,12 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: --name '" << name << "' is not a C identifier\n";
     return kExitUsage;
   }
-  const Target *target = findTarget(o.target);
+  const Target *target = TargetRegistry::find(o.target);
   if (!target) {
-    llvm::errs() << "onnxc: error: unknown target '" << o.target << "' (see --list-targets)\n";
+    llvm::errs() << "onnxc: error: "
+                 << (o.target == "native" ? "no registered target runs on this machine"
+                                          : "unknown target '" + o.target + "'")
+                 << " (see --list-targets)\n";
     return 2;
   }
   if (std::string problem = threadsProblem(*target, o.threads); !problem.empty()) {
@@ -287,7 +272,7 @@ int compileModel(const CompileOptions &o) {
     }
     import.boundInputs[input.str()] = value;
   }
-  auto g = generateModel(ctx, o.modelPath, name, import, target->kernels, o.threads,
+  auto g = generateModel(ctx, o.modelPath, name, import, *target, o.threads,
                          o.winograd, o.emit == "mlir");
   if (failed(g))
     return diagnostics.failureCode();
@@ -339,7 +324,8 @@ int compileModel(const CompileOptions &o) {
   }
   if (!o.quiet) {
     const CompileSummary &s = g->summary;
-    llvm::outs() << "onnxc: compiled '" << name << "' for " << target->name << "\n"
+    llvm::outs() << "onnxc: compiled '" << name << "' for " << target->name()
+                 << (o.target == "native" ? " (native)" : "") << "\n"
                  << "  ops      " << s.opsImported << " imported, " << s.opsAfter
                  << " after passes (" << s.batchNormsFolded
                  << " BatchNormalization folded into Conv)\n"

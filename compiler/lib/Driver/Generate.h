@@ -12,7 +12,7 @@
 
 namespace onnxc {
 
-struct Target;
+class Target;
 
 struct CompileSummary {
   int64_t opsImported = 0, opsAfter = 0, batchNormsFolded = 0;
@@ -31,15 +31,15 @@ struct GeneratedModel {
 std::string threadsProblem(const Target &target, int threads);
 
 /// Imports, optimizes, plans and emits. With `mlirOnly` it stops after
-/// memory planning and fills `mlir` instead of the sources. `kernelSet` is
-/// the target's (Target::kernels); `threads` the task count its parallel
-/// kernels split into (--threads); `winograd` false keeps every convolution
-/// direct (--no-winograd).
+/// memory planning and fills `mlir` instead of the sources. The module is
+/// compiled for `target` (its kernel providers and layout preferences);
+/// `threads` is the task count its parallel kernels split into (--threads);
+/// `winograd` false keeps every convolution direct (--no-winograd).
 mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
                                               const std::string &modelPath,
                                               const std::string &name,
                                               const ImportOptions &import,
-                                              const std::string &kernelSet, int threads,
+                                              const Target &target, int threads,
                                               bool winograd, bool mlirOnly);
 
 } // namespace onnxc

@@ -5,6 +5,7 @@
 #include "Toolchain.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Import/TensorProtoIO.h"
+#include "onnxc/Lowering/Target.h"
 #include "onnxc_rt/threads.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -53,9 +54,13 @@ int fail(const std::string &msg) {
 } // namespace
 
 int runModel(const RunOptions &o) {
-  const Target *target = findTarget(o.target);
-  if (!target || !runsOnThisMachine(*target))
-    return fail("target '" + o.target + "' cannot run on this machine");
+  const Target *target = TargetRegistry::find(o.target);
+  if (!target)
+    return fail(o.target == "native" ? "no registered target runs on this machine"
+                                     : "unknown target '" + o.target + "' (see --list-targets)");
+  if (!target->hostCode || !target->runsHere())
+    return fail("target '" + target->name() + "' cannot run on this machine (its code runs " +
+                target->runner + ")");
   if (std::string problem = threadsProblem(*target, o.threads); !problem.empty())
     return fail(problem);
 
@@ -106,7 +111,7 @@ int runModel(const RunOptions &o) {
       import.positionalBound.resize(plainInputs.size());
       import.positionalBound[pos] = plainInputs[pos];
     }
-  auto g = generateModel(ctx, o.modelPath, "model", import, target->kernels, o.threads,
+  auto g = generateModel(ctx, o.modelPath, "model", import, *target, o.threads,
                          o.winograd, /*mlirOnly=*/false);
   if (failed(g))
     return diagnostics.failureCode();

@@ -58,16 +58,16 @@ std::string runtimeIncludeDir() {
 }
 
 std::string targetCompiler(const Target &target) {
-  if (target.host)
+  if (target.hostCode)
     if (const char *cxx = std::getenv("CXX"))
       if (*cxx)
         return cxx;
-  return target.cxx;
+  return target.toolchain().cxx;
 }
 
 /// Target flags plus $ONNXC_CXXFLAGS (space-separated), e.g. -Werror in tests.
 static std::vector<std::string> compileFlags(const Target &target) {
-  std::vector<std::string> flags = target.cxxFlags;
+  std::vector<std::string> flags = target.toolchain().cxxFlags();
   if (const char *extra = std::getenv("ONNXC_CXXFLAGS")) {
     llvm::SmallVector<llvm::StringRef> parts;
     llvm::StringRef(extra).split(parts, ' ', -1, /*KeepEmpty=*/false);
@@ -83,15 +83,6 @@ static std::string join(const std::string &dir, const std::string &file) {
   return std::string(p);
 }
 
-/// Flags that select the instruction set (and so matter for assembly too).
-static std::vector<std::string> archFlags(const Target &target) {
-  std::vector<std::string> out;
-  for (const std::string &f : target.cxxFlags)
-    if (f.rfind("-m", 0) == 0)
-      out.push_back(f);
-  return out;
-}
-
 bool buildStaticLibrary(const Target &target, const std::string &dir,
                         const std::string &name, std::string &error) {
   std::string cxx = targetCompiler(target);
@@ -100,14 +91,15 @@ bool buildStaticLibrary(const Target &target, const std::string &dir,
                            join(dir, name + ".cpp"), "-o", join(dir, name + ".o")});
   if (!runProgram(cxx, args, error))
     return false;
-  std::vector<std::string> asmArgs = archFlags(target);
+  // The flags that select the instruction set matter for assembly too.
+  std::vector<std::string> asmArgs = target.toolchain().requiredFlags;
   asmArgs.insert(asmArgs.end(), {"-Wa,-I" + dir, "-c", join(dir, name + "_weights.S"),
                                  "-o", join(dir, name + "_weights.o")});
   if (!runProgram(cxx, asmArgs, error))
     return false;
   std::string lib = join(dir, "lib" + name + ".a");
   llvm::sys::fs::remove(lib);
-  bool ok = runProgram(target.ar, {"rcs", lib, join(dir, name + ".o"),
+  bool ok = runProgram(target.toolchain().ar, {"rcs", lib, join(dir, name + ".o"),
                                    join(dir, name + "_weights.o")},
                        error);
   llvm::sys::fs::remove(join(dir, name + ".o"));

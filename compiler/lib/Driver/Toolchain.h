@@ -2,7 +2,7 @@
 #ifndef ONNXC_DRIVER_TOOLCHAIN_H
 #define ONNXC_DRIVER_TOOLCHAIN_H
 
-#include "onnxc/Targets/Target.h"
+#include "onnxc/Lowering/Target.h"
 
 #include <string>
 #include <vector>

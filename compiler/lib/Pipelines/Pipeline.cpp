@@ -28,7 +28,9 @@ void buildOptimizationPipeline(OpPassManager &pm) {
 }
 
 void buildCodegenPipeline(OpPassManager &pm, bool lowerToEmitC) {
-  pm.nest<func::FuncOp>().addPass(createMemoryPlanningPass());
+  OpPassManager &f = pm.nest<func::FuncOp>();
+  f.addPass(createSelectKernelsPass());
+  f.addPass(createMemoryPlanningPass());
   if (lowerToEmitC)
     pm.addPass(createLowerToEmitCPass());
 }
@@ -43,7 +45,7 @@ void registerOnnxcPassesAndPipelines() {
                              "The graph simplification onnxc runs before codegen",
                              buildOptimizationPipeline);
   PassPipelineRegistration<>("onnxc-codegen",
-                             "Memory planning and lowering to EmitC",
+                             "Kernel selection, memory planning and lowering to EmitC",
                              [](OpPassManager &pm) { buildCodegenPipeline(pm); });
 }
 

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "onnxc/Driver/Driver.h"
 #include "onnxc/Pipelines/Pipeline.h"
-#include "onnxc/Targets/Target.h"
+#include "onnxc/Lowering/Target.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -33,9 +33,10 @@ static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.onnx>"),
 static cl::opt<std::string> outDir("o", cl::desc("Directory for the generated files"),
                                    cl::value_desc("dir"), cl::cat(category));
 static cl::opt<std::string> targetName(
-    "target", cl::desc("Target to compile for (see --list-targets)"),
-    cl::init("generic"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
-    cl::cat(category));
+    "target",
+    cl::desc("Target to compile for (see --list-targets; native: the widest one this "
+             "machine runs). Default: generic (portable C++); for `run`: native"),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::opt<std::string> modelName(
     "name", cl::desc("Model name: NAME.h, NAME_run(), libNAME.a (default: file stem)"),
     cl::cat(category));
@@ -57,11 +58,17 @@ static cl::opt<bool> listOps("list-ops", cl::desc("List the supported ONNX opera
                              cl::cat(category));
 static cl::opt<bool> listTargets("list-targets", cl::desc("List the targets"),
                                  cl::cat(category));
+static cl::opt<bool> printTargetFlags(
+    "print-target-flags",
+    cl::desc("Print the flags code for --target must be compiled with (instruction set, "
+             "floating-point semantics: what add_onnx_model adds to the model's library) "
+             "and exit"),
+    cl::cat(category));
 static cl::opt<bool> noWinograd(
     "no-winograd",
-    cl::desc("Compute every convolution directly (x86 targets otherwise run 3x3 stride-1 "
-             "ones with a 5x5 or larger output by Winograd F(4x4,3x3): 2-3x faster, within "
-             "about 1e-5 relative, 4x their weights)"),
+    cl::desc("Compute every convolution directly (the x86-64 targets otherwise run 3x3 "
+             "stride-1 ones with a 5x5 or larger output by Winograd F(4x4,3x3): 2-3x faster, "
+             "within about 1e-5 relative, 4x their weights)"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
@@ -132,6 +139,7 @@ static int takeThreadsOption(int &argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
+  onnxc::registerAllTargets();
   InitLLVM init(argc, argv);
   const int threads = takeThreadsOption(argc, argv);
   if (threads < 0) {
@@ -160,12 +168,36 @@ int main(int argc, char **argv) {
       "onnxc: compile an ONNX model to standalone C++ and a static library\n\n"
       "  onnxc MODEL.onnx -o DIR [--target T] [--emit cpp|lib|mlir] [--threads N]\n"
       "  onnxc run MODEL.onnx --inputs DIR --outputs DIR [--threads N] [--repeat N]\n\n"
-      "  --threads N: the x86 kernels split their work into N tasks, run on the\n"
-      "  caller's thread pool (NAME_run_on; `onnxc run` starts N threads). Default 1.\n");
+      "  --threads N: targets with parallel kernels (x86-64*) split their work into N\n"
+      "  tasks, run on the caller's thread pool (NAME_run_on; `onnxc run` starts N\n"
+      "  threads). Default 1.\n");
 
   if (listTargets) {
-    for (const onnxc::Target &t : onnxc::allTargets())
-      outs() << format("  %-15s %s\n", t.name.c_str(), t.description.c_str());
+    const onnxc::Target *native = onnxc::TargetRegistry::native();
+    for (const onnxc::Target *t : onnxc::TargetRegistry::all()) {
+      std::string kernels;
+      for (const onnxc::KernelProvider *p : t->kernelProviders())
+        kernels += p->name().str() + ", ";
+      outs() << format("  %-15s %s%s\n", t->name().c_str(), t->description().c_str(),
+                       t == native ? " [native]" : "")
+             << format("  %-15s kernels: %sreference; runs: %s%s\n", (const char *)"", kernels.c_str(),
+                       t->runner.c_str(),
+                       t->hostCode && !t->runsHere() ? " (not on this CPU)" : "");
+    }
+    return 0;
+  }
+  if (targetName.empty())
+    targetName = runCommand ? "native" : "generic";
+  if (printTargetFlags) {
+    const onnxc::Target *t = onnxc::TargetRegistry::find(targetName);
+    if (!t) {
+      errs() << "onnxc: error: unknown target '" << targetName << "' (see --list-targets)\n";
+      return 2;
+    }
+    std::string flags;
+    for (const std::string &f : t->toolchain().requiredFlags)
+      flags += (flags.empty() ? "" : " ") + f;
+    outs() << flags << "\n";
     return 0;
   }
   if (listOps) {

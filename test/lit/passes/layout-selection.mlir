@@ -13,7 +13,7 @@
 // CHECK-NEXT: %[[N:.*]] = "onnx.FromBlocked"(%[[P]]) {channels = 20 : i64} : (tensor<1x2x4x4x16xf32>) -> tensor<1x20x4x4xf32>
 // CHECK-NEXT: %[[F:.*]] = "onnx.Flatten"(%[[N]])
 // CHECK-NEXT: return %[[F]]
-module attributes {onnxc.kernels = "x86"} {
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @stem_pool_flatten(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x320xf32> {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<20x3x3x3xf32>} : () -> tensor<20x3x3x3xf32>
   %b = "onnx.Constant"() {value = dense<0.25> : tensor<20xf32>} : () -> tensor<20xf32>
@@ -41,7 +41,7 @@ func.func @stem_pool_flatten(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x320xf32> {
 // CHECK: %[[R:.*]] = "onnx.Add"(%[[A]], %[[X]]) : (tensor<1x2x6x6x16xf32>, tensor<1x2x6x6x16xf32>) -> tensor<1x2x6x6x16xf32>
 // CHECK: %[[Y:.*]] = "onnx.FromBlocked"(%[[R]]) {channels = 24 : i64}
 // CHECK-NEXT: return %[[Y]]
-module attributes {onnxc.kernels = "x86"} {
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @depthwise_squeeze_excite(%arg0: tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<24x1x3x3xf32>} : () -> tensor<24x1x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
@@ -71,7 +71,7 @@ func.func @depthwise_squeeze_excite(%arg0: tensor<1x24x6x6xf32>) -> tensor<1x24x
 // CHECK: %[[CAT:.*]] = "onnx.Concat"(%[[MUL]], %[[MUL]]) {axis = 1 : i64} : (tensor<1x1x4x4x16xf32>, tensor<1x1x4x4x16xf32>) -> tensor<1x2x4x4x16xf32>
 // CHECK-NEXT: "onnx.FromBlocked"(%[[CAT]]) {channels = 32 : i64}
 // CHECK-NEXT: "onnx.Concat"(%[[N2]], %[[N1]]) {axis = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>) -> tensor<1x24x4x4xf32>
-module attributes {onnxc.kernels = "x86"} {
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @scalar_and_concats(%arg0: tensor<1x4x4x4xf32>, %arg1: tensor<f32>) -> (tensor<1x32x4x4xf32>, tensor<1x24x4x4xf32>) {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x4x1x1xf32>} : () -> tensor<16x4x1x1xf32>
   %w2 = "onnx.Constant"() {value = dense<0.5> : tensor<8x4x1x1xf32>} : () -> tensor<8x4x1x1xf32>
@@ -108,7 +108,7 @@ func.func @reference_kernels(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x20x6x6xf32>
 // CHECK: %[[M:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
 // CHECK: %[[NM:.*]] = "onnx.FromBlocked"(%[[M]]) {channels = 1 : i64}
 // CHECK: "onnx.Mul"(%[[NA]], %[[NM]]) : (tensor<1x32x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x32x4x4xf32>
-module attributes {onnxc.kernels = "x86"} {
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @channel_broadcast(%arg0: tensor<1x4x4x4xf32>) -> tensor<1x32x4x4xf32> {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<32x4x1x1xf32>} : () -> tensor<32x4x1x1xf32>
   %w1 = "onnx.Constant"() {value = dense<0.5> : tensor<1x4x1x1xf32>} : () -> tensor<1x4x1x1xf32>
@@ -133,7 +133,7 @@ func.func @channel_broadcast(%arg0: tensor<1x4x4x4xf32>) -> tensor<1x32x4x4xf32>
 // CHECK: %[[D:.*]] = "onnx.BlockedConv"(%arg1, {{.*}}) {{{.*}}algorithm = "direct"{{.*}}} : (tensor<1x16x6x6xf32>, {{.*}}) -> tensor<1x1x6x6x16xf32>
 // CHECK-NEXT: %[[E:.*]] = "onnx.BlockedConv"(%[[D]], {{.*}}) {{{.*}}algorithm = "direct"{{.*}}} : {{.*}} -> tensor<1x1x4x4x16xf32>
 // CHECK: %[[F:.*]] = "onnx.BlockedConv"(%[[D]], {{.*}}) {{{.*}}algorithm = "winograd"{{.*}}} : {{.*}} -> tensor<1x1x5x5x16xf32>
-module attributes {onnxc.kernels = "x86"} {
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @winograd_where_it_pays(%arg0: tensor<1x16x16x16xf32>, %arg1: tensor<1x16x6x6xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x16x4x4xf32>, tensor<1x16x5x5xf32>) {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
@@ -154,7 +154,7 @@ func.func @winograd_where_it_pays(%arg0: tensor<1x16x16x16xf32>, %arg1: tensor<1
 // CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"
 // CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"
 // CHECK: return
-module attributes {onnxc.kernels = "x86", onnxc.winograd = false} {
+module attributes {onnxc.target = #onnx.target<name = "x86-64", winograd = false>} {
 func.func @no_winograd(%arg0: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
   %n = "onnx.NoValue"() : () -> none

@@ -12,15 +12,15 @@ struct CompileOptions {
   std::string modelPath;
   std::string outDir;
   std::string name;             // default: the model file's stem, made a C identifier
-  std::string target = "generic";
+  std::string target = "generic"; // a registry name, or "native"
   std::string emit = "cpp";     // cpp | lib | mlir
   ImportOptions import;
   /// --bind NAME=FILE.pb: inputs compiled in as constants.
   std::vector<std::string> bindings;
-  /// --threads N: parallel kernels split into N tasks (x86 targets).
+  /// --threads N: parallel kernels split into N tasks (targets with them).
   int threads = 1;
-  /// --no-winograd: every convolution direct (x86 targets pick Winograd
-  /// F(4x4, 3x3) for large 3x3 stride-1 ones otherwise).
+  /// --no-winograd: every convolution direct (otherwise targets that prefer
+  /// Winograd F(4x4, 3x3) for large 3x3 stride-1 ones pick it).
   bool winograd = true;
   bool quiet = false;
 };
@@ -29,7 +29,7 @@ struct RunOptions {
   std::string modelPath;
   std::string inputsDir;
   std::string outputsDir;
-  std::string target = "generic";
+  std::string target = "generic"; // a registry name, or "native"
   int repeat = 0;
   /// --threads N: compiled for N tasks and run on a pool of N threads.
   int threads = 1;

@@ -11,14 +11,21 @@ using namespace onnxc::onnx;
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.cpp.inc"
 #include "onnxc/Dialect/ONNX/ShapeInferenceInterface.cpp.inc"
+#include "onnxc/Dialect/ONNX/OpFacts.cpp.inc"
 
 #define GET_TYPEDEF_CLASSES
 #include "onnxc/Dialect/ONNX/ONNXTypeDefs.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "onnxc/Dialect/ONNX/ONNXAttrDefs.cpp.inc"
 
 void ONNXDialect::initialize() {
   addTypes<
 #define GET_TYPEDEF_LIST
 #include "onnxc/Dialect/ONNX/ONNXTypeDefs.cpp.inc"
+      >();
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "onnxc/Dialect/ONNX/ONNXAttrDefs.cpp.inc"
       >();
   addOperations<
 #define GET_OP_LIST

@@ -85,7 +85,7 @@ def FuseOpsPass : Pass<"onnxc-fuse-ops", "mlir::func::FuncOp"> {
   let summary = "Fuse bias, residual add and activation into Conv/Gemm; MatMul+Add into Gemm; recognise LayerNorm";
   let description = [{
     Rewrites op chains so one kernel call computes them and writes the
-    result once (the x86 kernels apply the fused part while each output
+    result once (optimised kernels apply the fused part while each output
     tile is in cache; the reference path runs the same steps in place):
     - MatMul(A, W) + bias, W a constant matrix and bias a constant vector
       of its columns, becomes Gemm (A of rank > 2 is reshaped to 2-D and
@@ -132,15 +132,16 @@ def FoldBatchNormPass : Pass<"onnxc-fold-batchnorm", "mlir::func::FuncOp"> {
 }
 
 def LayoutSelectionPass : Pass<"onnxc-layout-selection", "mlir::func::FuncOp"> {
-  let summary = "Run the convolution regions of x86 models in the channel-blocked layout";
+  let summary = "Run convolution regions in the channel-blocked layout where the target asks";
   let description = [{
-    For modules compiled for the x86 kernels (`onnxc.kernels = "x86"`; others
-    are left alone). The channel-blocked layout (N, C/16, H, W, 16) lets the
-    convolutions and pools read and write whole vectors of 16 channels per
-    pixel, with no transposes (runtime-lite's x86/blocked.h). In program
-    order:
-    - every 2-D float convolution with constant weights, dense (at most 64
-      taps) or depthwise, becomes onnx.BlockedConv; a dense one reads an
+    For modules whose target (`onnxc.target = #onnx.target<...>`) has a
+    channel block (Target::channelBlock); others are left alone. The
+    channel-blocked layout (N, C/16, H, W, 16) lets the convolutions and
+    pools read and write whole vectors of 16 channels per pixel, with no
+    transposes. In program order:
+    - every 2-D float convolution with constant weights, dense (as many
+      taps as Target::blocksDenseConv takes) or depthwise, becomes
+      onnx.BlockedConv; a dense one reads an
       NCHW input as it is (a model's first convolution), a depthwise one
       needs it blocked;
     - MaxPool, AveragePool (over in-bounds taps) and GlobalAveragePool of
@@ -153,10 +154,10 @@ def LayoutSelectionPass : Pass<"onnxc-layout-selection", "mlir::func::FuncOp"> {
       get a trailing unit dim (a view).
     Values that leave a region are converted back once (onnx.FromBlocked)
     right after their definition, so the layout changes only at the
-    region's edges. A blocked 3x3 stride-1 dense convolution with at least
-    4 output tiles of 4x4 gets `algorithm = "winograd"` (runtime-lite's
-    winograd_applies) unless the module has `onnxc.winograd = false`
-    (`--no-winograd`).
+    region's edges. A blocked convolution the target prefers as Winograd
+    F(4x4, 3x3) (Target::prefersWinograd, e.g. 3x3 stride 1 with at least
+    4 output tiles of 4x4) gets `algorithm = "winograd"` unless
+    the target attribute says `winograd = false` (`--no-winograd`).
 
     Before:
       %c = onnx.FusedConv(%x, %w, %b, %none) {activation = "Relu"} : (tensor<1x3x8x8xf32>, ...) -> tensor<1x32x8x8xf32>
@@ -167,6 +168,27 @@ def LayoutSelectionPass : Pass<"onnxc-layout-selection", "mlir::func::FuncOp"> {
       %p = onnx.BlockedPool(%c) {mode = "max", ...} : ... -> tensor<1x2x4x4x16xf32>
       %n = onnx.FromBlocked(%p) {channels = 32} : ... -> tensor<1x32x4x4xf32>
       %f = onnx.Flatten(%n)
+  }];
+}
+
+def SelectKernelsPass : Pass<"onnxc-select-kernels", "mlir::func::FuncOp"> {
+  let summary = "Choose each op's kernels once, through the target's providers";
+  let description = [{
+    Asks the kernel providers of the module's target (`onnxc.target`), then
+    the reference provider, how each op runs, and records the answer on the
+    op as `onnxc.kernel`: the calls (callee, template arguments, header), and
+    their arguments with operands and results by index, compile-time packed
+    or transformed weights as dense constants, and scratch sizes. Memory
+    planning and the EmitC lowering read the record, so weights are packed
+    once. An op no kernel can run is an error naming its node.
+
+    Before (module attributes {onnxc.target = #onnx.target<name = "generic">}):
+      %y = onnx.Softmax(%x) {axis = -1} : (tensor<2x8xf32>) -> tensor<2x8xf32>
+    After (the record, abridged):
+      %y = onnx.Softmax(%x) {axis = -1, onnxc.kernel = {kind = "calls", calls = [
+             {callee = "onnxc_rt::ref::softmax", args = [
+                {kind = "tensor", operand = 0}, {kind = "tensor", result = 0, writes},
+                2, 8, 1, 0 ] } ] } }
   }];
 }
 

@@ -8,10 +8,10 @@
 // `activation_alpha`/`activation_beta` are its parameters.
 //
 // The Blocked* ops are the channel-blocked layout that onnxc-layout-selection
-// introduces for the x86 kernels: a tensor of logical shape (N, C, H, W) is
-// stored as (N, ceil(C/16), H, W, 16), channel c at block c / 16, lane c % 16
-// (runtime-lite's x86/blocking.h). The lanes past C are padding: finite values
-// that no result depends on.
+// introduces for targets with blocked kernels (Target::channelBlock): a
+// tensor of logical shape (N, C, H, W) is stored as (N, ceil(C/16), H, W, 16),
+// channel c at block c / 16, lane c % 16. The lanes past C are padding:
+// finite values that no result depends on.
 //
 //===----------------------------------------------------------------------===//
 #ifndef ONNXC_FUSED_OPS_TD
@@ -19,7 +19,7 @@
 
 include "onnxc/Dialect/ONNX/ONNXBase.td"
 
-def ONNX_FusedConvOp : ONNX_Op<"FusedConv"> {
+def ONNX_FusedConvOp : ONNX_Op<"FusedConv", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "Y = activation(Conv(X, W, B) + Z); Z (optional) has Y's shape";
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
                    ONNX_TensorOrNone:$Z,
@@ -36,7 +36,7 @@ def ONNX_FusedConvOp : ONNX_Op<"FusedConv"> {
   let hasVerifier = 1;
 }
 
-def ONNX_FusedGemmOp : ONNX_Op<"FusedGemm"> {
+def ONNX_FusedGemmOp : ONNX_Op<"FusedGemm", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "Y = activation(alpha * A' B' + beta * C), as Gemm";
   let arguments = (ins AnyTensor:$A, AnyTensor:$B, ONNX_TensorOrNone:$C,
                    DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
@@ -62,7 +62,7 @@ def ONNX_FromBlockedOp : ONNX_Op<"FromBlocked"> {
   let results = (outs AnyTensor:$Y);
 }
 
-def ONNX_BlockedConvOp : ONNX_Op<"BlockedConv"> {
+def ONNX_BlockedConvOp : ONNX_Op<"BlockedConv", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "FusedConv on the channel-blocked layout";
   let description = [{
     Y = activation(Conv(X, W, B) + Z) as onnx.FusedConv, with Y and Z

@@ -12,16 +12,18 @@ def ONNX_SqrtOp       : ONNX_UnaryOp<"Sqrt", "y = sqrt(x)">;
 def ONNX_ExpOp        : ONNX_UnaryOp<"Exp", "y = e^x">;
 def ONNX_LogOp        : ONNX_UnaryOp<"Log", "y = ln(x)">;
 def ONNX_ErfOp        : ONNX_UnaryOp<"Erf", "y = erf(x)">;
-def ONNX_TanhOp       : ONNX_UnaryOp<"Tanh", "y = tanh(x)">;
-def ONNX_SigmoidOp    : ONNX_UnaryOp<"Sigmoid", "y = 1 / (1 + e^-x)">;
-def ONNX_ReluOp       : ONNX_UnaryOp<"Relu", "y = max(x, 0)">;
+def ONNX_TanhOp       : ONNX_UnaryOp<"Tanh", "y = tanh(x)", [ONNX_LaneWise, ONNX_Activation]>;
+def ONNX_SigmoidOp    : ONNX_UnaryOp<"Sigmoid", "y = 1 / (1 + e^-x)",
+                                   [ONNX_LaneWise, ONNX_Activation]>;
+def ONNX_ReluOp       : ONNX_UnaryOp<"Relu", "y = max(x, 0)", [ONNX_LaneWise, ONNX_Activation]>;
 def ONNX_CeilOp       : ONNX_UnaryOp<"Ceil", "y = ceil(x)">;
 def ONNX_FloorOp      : ONNX_UnaryOp<"Floor", "y = floor(x)">;
 def ONNX_SinOp        : ONNX_UnaryOp<"Sin", "y = sin(x)">;
 def ONNX_CosOp        : ONNX_UnaryOp<"Cos", "y = cos(x)">;
 def ONNX_SoftplusOp   : ONNX_UnaryOp<"Softplus", "y = ln(1 + e^x)">;
 def ONNX_SoftsignOp   : ONNX_UnaryOp<"Softsign", "y = x / (1 + |x|)">;
-def ONNX_HardSwishOp  : ONNX_UnaryOp<"HardSwish", "y = x * max(0, min(1, x/6 + 1/2))">;
+def ONNX_HardSwishOp  : ONNX_UnaryOp<"HardSwish", "y = x * max(0, min(1, x/6 + 1/2))",
+                                   [ONNX_LaneWise, ONNX_Activation]>;
 def ONNX_NotOp        : ONNX_UnaryOp<"Not", "logical not of a bool tensor"> {
   let hasFolder = 1;
 }
@@ -39,24 +41,29 @@ def ONNX_AtanhOp      : ONNX_UnaryOp<"Atanh", "y = atanh(x)">;
 
 def ONNX_MishOp : ONNX_UnaryOp<"Mish", "y = x * tanh(softplus(x)) (opset 18)">;
 def ONNX_BitwiseNotOp : ONNX_UnaryOp<"BitwiseNot", "y = ~x (opset 18)">;
-def ONNX_GeluOp : ONNX_UnaryOp<"Gelu", "y = x * Phi(x), exact or tanh-approximated (opset 20)"> {
+def ONNX_GeluOp : ONNX_UnaryOp<"Gelu", "y = x * Phi(x), exact or tanh-approximated (opset 20)",
+                              [ONNX_Activation, DeclareOpInterfaceMethods<ONNX_UnaryKernelParamsInterface>]> {
   let arguments = (ins AnyTensor:$X, DefaultValuedAttr<StrAttr, "\"none\"">:$approximate);
 }
 
-def ONNX_SeluOp : ONNX_UnaryOp<"Selu", "y = gamma * (x <= 0 ? alpha * (e^x - 1) : x)"> {
+def ONNX_SeluOp : ONNX_UnaryOp<"Selu", "y = gamma * (x <= 0 ? alpha * (e^x - 1) : x)",
+                              [DeclareOpInterfaceMethods<ONNX_UnaryKernelParamsInterface>]> {
   let arguments = (ins AnyTensor:$X,
                    DefaultValuedAttr<F32Attr, "1.67326319217681884765625">:$alpha,
                    DefaultValuedAttr<F32Attr, "1.05070102214813232421875">:$gamma);
 }
-def ONNX_ThresholdedReluOp : ONNX_UnaryOp<"ThresholdedRelu", "y = x > alpha ? x : 0"> {
+def ONNX_ThresholdedReluOp : ONNX_UnaryOp<"ThresholdedRelu", "y = x > alpha ? x : 0",
+                                         [DeclareOpInterfaceMethods<ONNX_UnaryKernelParamsInterface>]> {
   let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "1.0">:$alpha);
 }
 def ONNX_ShrinkOp : ONNX_UnaryOp<"Shrink",
-                                 "y = x < -lambd ? x + bias : x > lambd ? x - bias : 0"> {
+                                 "y = x < -lambd ? x + bias : x > lambd ? x - bias : 0",
+                                 [DeclareOpInterfaceMethods<ONNX_UnaryKernelParamsInterface>]> {
   let arguments = (ins AnyTensor:$input, DefaultValuedAttr<F32Attr, "0.0">:$bias,
                    DefaultValuedAttr<F32Attr, "0.5">:$lambd);
 }
-def ONNX_CeluOp : ONNX_UnaryOp<"Celu", "y = max(0, x) + min(0, alpha * (e^(x/alpha) - 1))"> {
+def ONNX_CeluOp : ONNX_UnaryOp<"Celu", "y = max(0, x) + min(0, alpha * (e^(x/alpha) - 1))",
+                              [DeclareOpInterfaceMethods<ONNX_UnaryKernelParamsInterface>]> {
   let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "1.0">:$alpha);
 }
 
@@ -77,21 +84,24 @@ def ONNX_IsInfOp : ONNX_PredicateOp<"IsInf", "x is +inf (detect_positive) or -in
                    DefaultValuedAttr<I64Attr, "1">:$detect_positive);
 }
 
-def ONNX_LeakyReluOp : ONNX_UnaryOp<"LeakyRelu", "y = x < 0 ? alpha * x : x"> {
+def ONNX_LeakyReluOp : ONNX_UnaryOp<"LeakyRelu", "y = x < 0 ? alpha * x : x",
+                                   [ONNX_LaneWise, ONNX_Activation, DeclareOpInterfaceMethods<ONNX_UnaryKernelParamsInterface>]> {
   let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "0.01">:$alpha);
 }
-def ONNX_EluOp : ONNX_UnaryOp<"Elu", "y = x < 0 ? alpha * (e^x - 1) : x"> {
+def ONNX_EluOp : ONNX_UnaryOp<"Elu", "y = x < 0 ? alpha * (e^x - 1) : x",
+                             [ONNX_Activation, DeclareOpInterfaceMethods<ONNX_UnaryKernelParamsInterface>]> {
   let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "1.0">:$alpha);
 }
 def ONNX_HardSigmoidOp : ONNX_UnaryOp<"HardSigmoid",
-                                      "y = max(0, min(1, alpha * x + beta))"> {
+                                      "y = max(0, min(1, alpha * x + beta))",
+                                      [ONNX_LaneWise, ONNX_Activation, DeclareOpInterfaceMethods<ONNX_UnaryKernelParamsInterface>]> {
   let arguments = (ins AnyTensor:$X, DefaultValuedAttr<F32Attr, "0.2">:$alpha,
                    DefaultValuedAttr<F32Attr, "0.5">:$beta);
 }
 
 // Clip (opset 13): min and max are optional scalar inputs. The importer turns
 // opset-6 attributes into constant inputs.
-def ONNX_ClipOp : ONNX_Op<"Clip"> {
+def ONNX_ClipOp : ONNX_Op<"Clip", [ONNX_InPlaceOperand0, ONNX_LaneWise]> {
   let summary = "y = min(max(x, min), max)";
   let arguments = (ins AnyTensor:$input, ONNX_TensorOrNone:$min,
                    ONNX_TensorOrNone:$max);
@@ -99,9 +109,9 @@ def ONNX_ClipOp : ONNX_Op<"Clip"> {
 }
 
 //===-- Binary elementwise, broadcasting ---------------------------------===//
-def ONNX_AddOp : ONNX_BinaryOp<"Add", "C = A + B">;
-def ONNX_SubOp : ONNX_BinaryOp<"Sub", "C = A - B">;
-def ONNX_MulOp : ONNX_BinaryOp<"Mul", "C = A * B">;
+def ONNX_AddOp : ONNX_BinaryOp<"Add", "C = A + B", 0, [ONNX_LaneWise]>;
+def ONNX_SubOp : ONNX_BinaryOp<"Sub", "C = A - B", 0, [ONNX_LaneWise]>;
+def ONNX_MulOp : ONNX_BinaryOp<"Mul", "C = A * B", 0, [ONNX_LaneWise]>;
 def ONNX_DivOp : ONNX_BinaryOp<"Div", "C = A / B (integer division truncates)">;
 def ONNX_PowOp : ONNX_BinaryOp<"Pow", "C = A ^ B (result has A's type)">;
 def ONNX_EqualOp   : ONNX_BinaryOp<"Equal", "C = A == B", 1>;
@@ -132,20 +142,20 @@ def ONNX_MinOp  : ONNX_VariadicOp<"Min", "elementwise minimum">;
 def ONNX_SumOp  : ONNX_VariadicOp<"Sum", "elementwise sum">;
 def ONNX_MeanOp : ONNX_VariadicOp<"Mean", "elementwise mean">;
 
-def ONNX_WhereOp : ONNX_Op<"Where"> {
+def ONNX_WhereOp : ONNX_Op<"Where", [ONNX_InPlaceAnyOperand]> {
   let summary = "Y = condition ? X : Y, with broadcasting";
   let arguments = (ins AnyTensor:$condition, AnyTensor:$X, AnyTensor:$Y);
   let results = (outs AnyTensor:$output);
 }
 
 //===-- Matrix products ----------------------------------------------------===//
-def ONNX_MatMulOp : ONNX_Op<"MatMul"> {
+def ONNX_MatMulOp : ONNX_Op<"MatMul", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "numpy.matmul: batched, broadcasting matrix product";
   let arguments = (ins AnyTensor:$A, AnyTensor:$B);
   let results = (outs AnyTensor:$Y);
 }
 
-def ONNX_GemmOp : ONNX_Op<"Gemm"> {
+def ONNX_GemmOp : ONNX_Op<"Gemm", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "Y = alpha * op(A) * op(B) + beta * C (opset 13)";
   let description = [{
     A is MxK (KxM if transA), B is KxN (NxK if transB), C is optional and

@@ -6,7 +6,7 @@ include "onnxc/Dialect/ONNX/ONNXBase.td"
 
 // Attributes shared by Conv and the pools. auto_pad is resolved into explicit
 // pads by shape inference (SAME_UPPER/SAME_LOWER/VALID/NOTSET).
-def ONNX_ConvOp : ONNX_Op<"Conv"> {
+def ONNX_ConvOp : ONNX_Op<"Conv", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "N-d convolution (opset 11), grouped, dilated, strided";
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
                    DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
@@ -56,7 +56,7 @@ def ONNX_GlobalMaxPoolOp : ONNX_Op<"GlobalMaxPool"> {
   let results = (outs AnyTensor:$Y);
 }
 
-def ONNX_BatchNormalizationOp : ONNX_Op<"BatchNormalization"> {
+def ONNX_BatchNormalizationOp : ONNX_Op<"BatchNormalization", [ONNX_InPlaceOperand0]> {
   let summary = "batch normalization (opset 15)";
   let description = [{
     Y = (X - mean) / sqrt(var + epsilon) * scale + B, per channel (dim 1).
@@ -85,7 +85,7 @@ def ONNX_LayerNormalizationOp : ONNX_Op<"LayerNormalization"> {
 }
 
 class ONNX_SoftmaxFamilyOp<string mnemonic, string summaryText>
-    : ONNX_Op<mnemonic> {
+    : ONNX_Op<mnemonic, [ONNX_InPlaceOperand0]> {
   let summary = summaryText;
   let description = [{
     Opset-13 semantics: along the single axis `axis`. The importer rewrites
@@ -111,7 +111,7 @@ def ONNX_DropoutOp : ONNX_Op<"Dropout"> {
   let results = (outs AnyTensor:$output, ONNX_TensorOrNone:$mask);
 }
 
-def ONNX_ConvTransposeOp : ONNX_Op<"ConvTranspose"> {
+def ONNX_ConvTransposeOp : ONNX_Op<"ConvTranspose", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "N-d transposed convolution (opset 11), grouped, dilated, strided";
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
                    DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
@@ -203,7 +203,7 @@ def ONNX_MaxUnpoolOp : ONNX_Op<"MaxUnpool"> {
   let results = (outs AnyTensor:$output);
 }
 
-def ONNX_RNNOp : ONNX_Op<"RNN"> {
+def ONNX_RNNOp : ONNX_Op<"RNN", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "simple RNN layer (tanh), forward/reverse/bidirectional (opset 14)";
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, AnyTensor:$R,
                    ONNX_TensorOrNone:$B, ONNX_TensorOrNone:$sequence_lens,
@@ -374,7 +374,7 @@ def ONNX_QLinearConvOp : ONNX_Op<"QLinearConv"> {
 
 // Recurrent layers (opset 14). Gates follow the ONNX equations exactly;
 // activations are limited to the defaults (checked by the verifier).
-def ONNX_LSTMOp : ONNX_Op<"LSTM"> {
+def ONNX_LSTMOp : ONNX_Op<"LSTM", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "LSTM layer, forward/reverse/bidirectional (opset 14)";
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, AnyTensor:$R,
                    ONNX_TensorOrNone:$B, ONNX_TensorOrNone:$sequence_lens,
@@ -393,7 +393,7 @@ def ONNX_LSTMOp : ONNX_Op<"LSTM"> {
   let hasVerifier = 1;
 }
 
-def ONNX_GRUOp : ONNX_Op<"GRU"> {
+def ONNX_GRUOp : ONNX_Op<"GRU", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "GRU layer, forward/reverse/bidirectional (opset 14)";
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, AnyTensor:$R,
                    ONNX_TensorOrNone:$B, ONNX_TensorOrNone:$sequence_lens,

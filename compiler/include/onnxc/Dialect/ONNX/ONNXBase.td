@@ -24,6 +24,7 @@ def ONNX_Dialect : Dialect {
   let usePropertiesForAttributes = 0;
   let hasConstantMaterializer = 1;
   let useDefaultTypePrinterParser = 1;
+  let useDefaultAttributePrinterParser = 1;
 }
 
 // ONNX's string element type (`tensor<4x!onnx.string>`). In generated code a
@@ -34,7 +35,22 @@ def ONNX_StringType : TypeDef<ONNX_Dialect, "String"> {
   let summary = "the element type of ONNX string tensors";
 }
 
+// The target a module is compiled for, as the module attribute
+// `onnxc.target`: a name from the target registry (targets/) and the compile
+// options that shape its kernel choice. Passes and the kernel providers read
+// it through `targetOf(op)` (onnxc/Lowering/Target.h), never as a string.
+def ONNX_TargetAttr : AttrDef<ONNX_Dialect, "Target"> {
+  let mnemonic = "target";
+  let summary = "the registered target a module is compiled for";
+  let parameters = (ins
+      StringRefParameter<"the target's registry name">:$name,
+      DefaultValuedParameter<"int64_t", "1", "tasks the parallel kernels split into">:$threads,
+      DefaultValuedParameter<"bool", "true", "false: every convolution direct">:$winograd);
+  let assemblyFormat = "`<` struct(params) `>`";
+}
+
 include "onnxc/Dialect/ONNX/ShapeInferenceInterface.td"
+include "onnxc/Dialect/ONNX/OpFacts.td"
 
 def ONNX_TensorOrNone : AnyTypeOf<[AnyTensor, NoneType]>;
 
@@ -47,7 +63,9 @@ class ONNX_Op<string mnemonic, list<Trait> traits = []> :
 }
 
 // Elementwise ops share one inference rule; they only name their ONNX op.
-class ONNX_UnaryOp<string mnemonic, string summaryText> : ONNX_Op<mnemonic> {
+// Every unary op's kernel is elementwise, so it may run in place.
+class ONNX_UnaryOp<string mnemonic, string summaryText, list<Trait> traits = []>
+    : ONNX_Op<mnemonic, !listconcat([ONNX_InPlaceOperand0], traits)> {
   let summary = summaryText;
   let arguments = (ins AnyTensor:$X);
   let results = (outs AnyTensor:$Y);
@@ -58,8 +76,9 @@ class ONNX_UnaryOp<string mnemonic, string summaryText> : ONNX_Op<mnemonic> {
   }];
 }
 
-class ONNX_BinaryOp<string mnemonic, string summaryText, bit isCompare = 0>
-    : ONNX_Op<mnemonic> {
+class ONNX_BinaryOp<string mnemonic, string summaryText, bit isCompare = 0,
+                    list<Trait> traits = []>
+    : ONNX_Op<mnemonic, !listconcat([ONNX_InPlaceAnyOperand], traits)> {
   let summary = summaryText;
   let description = "Elementwise with multidirectional (numpy) broadcasting.";
   let arguments = (ins AnyTensor:$A, AnyTensor:$B);

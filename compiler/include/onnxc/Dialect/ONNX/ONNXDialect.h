@@ -14,7 +14,10 @@
 
 #define GET_TYPEDEF_CLASSES
 #include "onnxc/Dialect/ONNX/ONNXTypeDefs.h.inc"
+#define GET_ATTRDEF_CLASSES
+#include "onnxc/Dialect/ONNX/ONNXAttrDefs.h.inc"
 #include "onnxc/Dialect/ONNX/ShapeInference.h"
+#include "onnxc/Dialect/ONNX/OpFacts.h"
 
 #define GET_OP_CLASSES
 #include "onnxc/Dialect/ONNX/ONNXOps.h.inc"

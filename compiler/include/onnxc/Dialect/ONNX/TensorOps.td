@@ -25,7 +25,7 @@ def ONNX_IdentityOp : ONNX_UnaryOp<"Identity", "y = x"> {
   let hasFolder = 1;
 }
 
-def ONNX_CastOp : ONNX_Op<"Cast"> {
+def ONNX_CastOp : ONNX_Op<"Cast", [ONNX_InPlaceOperand0]> {
   let summary = "element type conversion; `to` is the ONNX TensorProto type";
   let arguments = (ins AnyTensor:$input, I64Attr:$to,
                    DefaultValuedAttr<I64Attr, "1">:$saturate);

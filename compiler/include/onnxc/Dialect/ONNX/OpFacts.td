@@ -1,0 +1,58 @@
+//===- OpFacts.td - what passes and the lowering ask of an op ------------===//
+//
+// Facts about an op's kernel that the memory planner, layout selection,
+// fusion and the compile summary need, declared on the ops themselves
+// rather than kept as lists of op names in each pass.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONNXC_ONNX_OPFACTS_TD
+#define ONNXC_ONNX_OPFACTS_TD
+
+include "mlir/IR/OpBase.td"
+
+class ONNX_Fact<string name> : NativeOpTrait<name> {
+  let cppNamespace = "::onnxc::onnx";
+}
+
+// The kernel may write its result over operand 0: it reads each element at
+// the index it writes, before writing it (the memory planner also requires
+// equal shapes and byte sizes).
+def ONNX_InPlaceOperand0 : ONNX_Fact<"InPlaceOperand0">;
+// ... over any of its operands (elementwise broadcast ops).
+def ONNX_InPlaceAnyOperand : ONNX_Fact<"InPlaceAnyOperand">;
+// Keeps each channel in its lane and maps finite values to finite ones, so
+// it runs unchanged on channel-blocked values (whose padding lanes then stay
+// harmless; onnxc-layout-selection).
+def ONNX_LaneWise : ONNX_Fact<"LaneWise">;
+// A unary op a convolution or Gemm can apply in its epilogue: its reference
+// functor is named like the op (onnxc-fuse-ops).
+def ONNX_Activation : ONNX_Fact<"Activation">;
+
+def ONNX_UnaryKernelParamsInterface : OpInterface<"UnaryKernelParams"> {
+  let cppNamespace = "::onnxc::onnx";
+  let description = [{
+    A unary op whose reference functor takes parameters: the (alpha, beta)
+    the `unary` kernel passes it, read from the op's attributes with the
+    defaults of its ODS definition.
+  }];
+  let methods = [
+    InterfaceMethod<"(alpha, beta) of the reference functor",
+                    "std::pair<float, float>", "kernelParams">,
+  ];
+}
+
+def ONNX_ComputeCostInterface : OpInterface<"ComputeCost"> {
+  let cppNamespace = "::onnxc::onnx";
+  let description = [{
+    Ops whose work is more than one operation per output element (products,
+    convolutions, recurrences) say how much: floating-point operations of
+    one run, a multiply-add counting two, fused bias, residual and
+    activation one per output each. Other ops count one per output element
+    (views none) in the compile summary.
+  }];
+  let methods = [
+    InterfaceMethod<"operations of one run", "int64_t", "flops">,
+  ];
+}
+
+#endif

@@ -1,0 +1,119 @@
+//===- KernelCall.h - the kernel-call IR: how each op runs -----------------===//
+//
+// Lowering an onnx op yields either a list of calls into runtime-lite (a
+// kernel name, template arguments and plain C arguments), an alias (the
+// result is a view of an operand's bytes: Reshape, Squeeze, ...), or
+// nothing (constants). This one description drives the C++ emitter, the
+// memory planner (scratch sizes) and the compiler's constant folder, which
+// runs the same calls on the host, so each op's semantics is defined once:
+// by its runtime-lite kernel. Which kernels an op gets is decided by the
+// target's kernel providers (KernelProvider.h), once, in
+// onnxc-select-kernels, which records the calls on the op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONNXC_LOWERING_KERNELCALL_H
+#define ONNXC_LOWERING_KERNELCALL_H
+
+#include "mlir/IR/BuiltinAttributeInterfaces.h"
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+struct KernelArg {
+  enum class Kind {
+    Tensor, Int, Float, IntArray, FloatArray, StringArray, Null, Scratch, Constant, Runner,
+    Status
+  };
+  Kind kind = Kind::Null;
+  mlir::Value tensor;        // Tensor: an operand or a result of the op
+  bool isOutput = false;     // Tensor: written by the call
+  int64_t intValue = 0;      // Int; Scratch: size in bytes
+  double floatValue = 0;     // Float
+  llvm::SmallVector<int64_t> ints; // IntArray
+  std::vector<double> floats;      // FloatArray (C `const double*`)
+  std::vector<std::string> strings; // StringArray (C `const onnxc_string*`)
+  bool persistent = false;   // Scratch: results point into it (text); kept to the end
+  std::string scratchType;   // Scratch: C++ element type
+  mlir::ElementsAttr constant; // Constant: data the compiler made (packed weights)
+
+  static KernelArg input(mlir::Value v);
+  static KernelArg output(mlir::Value v);
+  static KernelArg i(int64_t v);
+  static KernelArg f(double v);
+  static KernelArg array(llvm::ArrayRef<int64_t> v);
+  static KernelArg floatArray(llvm::ArrayRef<double> v);
+  static KernelArg stringArray(std::vector<std::string> v);
+  static KernelArg null();
+  /// The op's scratch space (planned in the arena); every Scratch argument
+  /// of an op's calls points to the same bytes, so calls can pass data on.
+  static KernelArg scratch(int64_t bytes, std::string cppType);
+  /// Characters for the strings an op makes (`char*`): scratch that stays
+  /// valid to the end of the run and after it, as results point into it.
+  static KernelArg text(int64_t bytes);
+  /// Read-only data computed at compile time (weights packed into a
+  /// kernel's layout), placed in the weights blob like a constant.
+  static KernelArg constantData(mlir::ElementsAttr data);
+  /// The model's task runner (`onnxc_rt::TaskRunner*`, parallel.h): the
+  /// threads the caller passed to NAME_run_on, or null.
+  static KernelArg runner();
+  /// `int*` to the run's status, which the kernel sets when it cannot
+  /// produce valid results (ONNXC_STATUS_*); NAME_run returns it.
+  static KernelArg status();
+};
+
+struct KernelCall {
+  std::string callee;  // fully qualified, e.g. "onnxc_rt::ref::conv"
+  llvm::SmallVector<std::string> templateArgs;
+  std::vector<KernelArg> args;
+  std::string header;  // what the generated code must include
+
+  /// "callee<targs>", the name the host registry knows the kernel by.
+  std::string key() const;
+  int64_t scratchBytes() const;
+  /// Whether its scratch must outlive the call (KernelArg::text).
+  bool persistentScratch() const;
+};
+
+/// Calls: the calls compute every result. Alias: result 0 is operand 0's
+/// bytes; `calls` (if any) compute the other results.
+struct OpLowering {
+  enum class Kind { Calls, Alias, None };
+  Kind kind = Kind::None;
+  std::vector<KernelCall> calls;
+};
+
+/// The (alpha, beta) a unary op's reference functor takes, from its
+/// attributes (LeakyRelu's alpha, HardSigmoid's alpha and beta, ...).
+std::pair<float, float> unaryKernelParams(mlir::Operation *op);
+
+/// Ops whose result 0 is a view of operand 0 (same bytes, new shape).
+bool isAliasOp(mlir::Operation *op);
+
+/// Whether the kernel of `op` may write its result over operand `i` (it
+/// reads each element at the index it writes, before writing it). The memory
+/// planner also requires equal shapes and byte sizes.
+bool canRunInPlace(mlir::Operation *op, unsigned operand);
+
+/// The C++ spelling of an element type ("float", "int64_t", "bool",
+/// "onnxc_string").
+std::string cppTypeName(mlir::Type elementType);
+
+/// `s` as a C string literal (non-printable bytes as octal escapes).
+std::string cStringLiteral(llvm::StringRef s);
+
+/// Runs `calls` on the host through the same runtime-lite kernels, the
+/// compiler's constant folder's way of evaluating an op. `tensors` maps each
+/// Tensor argument (in order of appearance) to its buffer. Returns false if
+/// some kernel was not compiled into the host registry.
+bool runKernelCallsOnHost(llvm::ArrayRef<KernelCall> calls,
+                          llvm::ArrayRef<void *> tensors);
+bool hostKernelAvailable(const KernelCall &call);
+
+} // namespace onnxc
+
+#endif

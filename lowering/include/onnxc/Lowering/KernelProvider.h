@@ -1,0 +1,79 @@
+//===- KernelProvider.h - who lowers an op to kernel calls ----------------===//
+//
+// A kernel provider lowers the ops it has kernels for and answers "not mine"
+// for the rest (TFLite Micro's per-op override with reference fallback). A
+// target lists its providers (Target.h); the portable reference provider
+// always comes last and is the only place that defines an op's semantics:
+// an optimised provider returns the same results through other kernels,
+// which its sweep tests check against the reference ones.
+//
+// Kernels are chosen once: onnxc-select-kernels runs the providers and
+// records the chosen calls, their arguments and any packed weights on the
+// op (`onnxc.kernel`); memory planning and emission read that record through
+// lowerToKernelCalls. The constant folder evaluates with the reference
+// provider on the host (lowerWithReference).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONNXC_LOWERING_KERNELPROVIDER_H
+#define ONNXC_LOWERING_KERNELPROVIDER_H
+
+#include "onnxc/Lowering/KernelCall.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <optional>
+#include <string>
+
+namespace onnxc {
+
+/// What a provider needs to know besides the op.
+struct LoweringContext {
+  /// Tasks the parallel kernels split their work into (--threads).
+  int64_t tasks = 1;
+  /// The C++ element type of the op's first operand ("float", "int8_t", ...):
+  /// the data-type axis of a kernel.
+  std::string elementType;
+};
+
+/// A provider's answer: std::nullopt is "not mine" (the next provider is
+/// asked); failure means the op cannot run and an error naming the node was
+/// emitted; otherwise the calls.
+using ProviderResult = std::optional<mlir::FailureOr<OpLowering>>;
+
+class KernelProvider {
+public:
+  virtual ~KernelProvider() = default;
+  /// Short name, shown by `onnxc --list-targets` ("reference", ...).
+  virtual llvm::StringRef name() const = 0;
+  virtual ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const = 0;
+};
+
+/// The portable reference lowering: every op onnxc supports, every target.
+const KernelProvider &referenceProvider();
+
+/// Runs `providers` in order, then the reference provider. Checks first what
+/// no kernel can run (dynamic shapes, unsupported element types, strings
+/// outside the string kernels), handles constants and views.
+mlir::FailureOr<OpLowering> selectLowering(mlir::Operation *op,
+                                           llvm::ArrayRef<const KernelProvider *> providers,
+                                           const LoweringContext &ctx);
+
+/// The reference kernels alone (the constant folder's way of running an op).
+mlir::FailureOr<OpLowering> lowerWithReference(mlir::Operation *op);
+
+/// How `op` runs: the calls recorded on it by onnxc-select-kernels, or, when
+/// none are recorded (a pass run on its own in a lit test), the providers of
+/// the enclosing module's target.
+mlir::FailureOr<OpLowering> lowerToKernelCalls(mlir::Operation *op);
+
+/// The attribute onnxc-select-kernels records the lowering in.
+constexpr const char *kKernelRecordAttr = "onnxc.kernel";
+
+/// `lowering` as an attribute (operands and results by index, so the record
+/// stays valid while the op's values are renamed), and back.
+mlir::Attribute encodeLowering(mlir::Operation *op, const OpLowering &lowering);
+mlir::FailureOr<OpLowering> decodeLowering(mlir::Operation *op, mlir::Attribute record);
+
+} // namespace onnxc
+
+#endif

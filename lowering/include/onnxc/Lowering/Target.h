@@ -1,0 +1,137 @@
+//===- Target.h - what onnxc knows about a target, and the registry -------===//
+//
+// Each target lives in its own folder under targets/ and registers a Target
+// from there (targets/CMakeLists.txt lists the folders; registerAllTargets()
+// calls each one's registration function). A module names its target with the
+// typed attribute `onnxc.target = #onnx.target<name = "...", ...>`; passes and
+// the kernel lowering reach the Target through targetOf(op) and ask it for
+// its kernel providers and its layout preferences. Nothing outside a target's
+// folder names a target.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONNXC_LOWERING_TARGET_H
+#define ONNXC_LOWERING_TARGET_H
+
+#include "onnxc/Lowering/KernelProvider.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+class Operation;
+} // namespace mlir
+
+namespace onnxc {
+namespace onnx {
+class TargetAttr;
+}
+
+/// How code for a target is built into a static library (`--emit lib`).
+struct Toolchain {
+  std::string cxx; // C++ compiler; host targets honour $CXX
+  std::string ar;  // archiver
+  /// Optimisation flags for `--emit lib` (a CMake consumer's build type
+  /// chooses its own).
+  std::vector<std::string> optFlags;
+  /// Flags the generated code must be compiled with wherever it is built:
+  /// the instruction set (-march, -mcpu, float ABI) and floating-point
+  /// semantics. `--emit lib` uses them, add_onnx_model adds them to the
+  /// model's library (`onnxc --print-target-flags`), the weights .S gets them.
+  std::vector<std::string> requiredFlags;
+  /// Everything `--emit lib` compiles with: the flags every target shares
+  /// (C++17, no exceptions or RTTI, -Wall -Wextra), optFlags, requiredFlags.
+  std::vector<std::string> cxxFlags() const;
+};
+
+/// A convolution as the layout hooks see it (logical NCHW shapes).
+struct ConvShape {
+  llvm::ArrayRef<int64_t> output;   // N, M, OH, OW
+  llvm::ArrayRef<int64_t> kernel;   // KH, KW
+  llvm::ArrayRef<int64_t> strides;  // 2 values
+  llvm::ArrayRef<int64_t> dilations;
+  int64_t group = 1;
+  bool inputBlocked = false;        // reads the blocked layout (else NCHW)
+};
+
+class Target {
+public:
+  Target(std::string name, std::string description, Toolchain toolchain);
+  virtual ~Target();
+
+  const std::string &name() const { return name_; }
+  const std::string &description() const { return description_; }
+  const Toolchain &toolchain() const { return toolchain_; }
+
+  /// Built with the host's compiler ($CXX honoured) and runnable in-process
+  /// by `onnxc run` where runsHere().
+  bool hostCode = false;
+  /// Kernels that split their work into tasks (`--threads N` above 1).
+  bool parallelKernels = false;
+  /// Among the targets that run here, `--target native` picks the highest.
+  int nativeRank = 0;
+  /// How code built for it is checked by running it, for --list-targets:
+  /// "in process" for host targets, an emulator command line otherwise.
+  std::string runner;
+
+  /// Whether code built for this target executes on this machine's CPU.
+  virtual bool runsHere() const { return false; }
+
+  /// The providers asked before the reference provider, in order.
+  llvm::ArrayRef<const KernelProvider *> kernelProviders() const { return providerView_; }
+
+  //===-- Layout preferences (onnxc-layout-selection) ------------------------===//
+  /// Lanes per channel block of the blocked layout its convolution regions
+  /// run in; 0 keeps every tensor NCHW. The onnx dialect's blocked ops hold
+  /// 16 lanes, so a target either answers 0 or 16.
+  virtual int64_t channelBlock() const { return 0; }
+  /// Whether its blocked kernels run a dense 2-D convolution of `taps`
+  /// kernel taps (depthwise ones always run blocked when channelBlock()).
+  virtual bool blocksDenseConv(int64_t taps) const { return false; }
+  /// Whether a blocked 3x3 convolution runs faster as Winograd F(4x4, 3x3).
+  virtual bool prefersWinograd(const ConvShape &conv) const { return false; }
+
+protected:
+  /// Appends a provider (asked in the order added).
+  void addProvider(std::unique_ptr<KernelProvider> provider);
+
+private:
+  std::string name_, description_;
+  Toolchain toolchain_;
+  std::vector<std::unique_ptr<KernelProvider>> providers_;
+  std::vector<const KernelProvider *> providerView_;
+};
+
+/// The registered targets. Registration happens once, at startup of a tool
+/// (registerAllTargets), before any lookup.
+class TargetRegistry {
+public:
+  static void add(std::unique_ptr<Target> target);
+  /// The target called `name` ("native": the widest one that runs here), or null.
+  static const Target *find(llvm::StringRef name);
+  /// The widest registered target whose code runs on this machine.
+  static const Target *native();
+  static std::vector<const Target *> all();
+};
+
+/// Registers every target folder's targets (generated by targets/CMakeLists.txt).
+void registerAllTargets();
+
+/// The module attribute naming the target (a #onnx.target).
+constexpr const char *kTargetAttr = "onnxc.target";
+
+/// The module's #onnx.target, or null (no attribute: the reference kernels).
+onnx::TargetAttr targetAttrOf(mlir::Operation *op);
+/// The registered target the module of `op` is compiled for, or null (none
+/// named: the portable reference kernels only).
+const Target *targetOf(mlir::Operation *op);
+/// The lowering context the module's target attribute implies for `op`.
+LoweringContext loweringContextOf(mlir::Operation *op);
+
+} // namespace onnxc
+
+#endif

@@ -1,0 +1,50 @@
+//===- SelectKernels.cpp - onnxc-select-kernels -----------------------------===//
+//
+// Runs the target's kernel providers once per op and records the chosen
+// calls on it (see Passes.td and onnxc/Lowering/KernelProvider.h).
+//
+//===----------------------------------------------------------------------===//
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Lowering/Target.h"
+#include "onnxc/Passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+using namespace mlir;
+
+namespace onnxc {
+#define GEN_PASS_DEF_SELECTKERNELSPASS
+#include "onnxc/Passes/Passes.h.inc"
+
+namespace {
+
+struct SelectKernels : impl::SelectKernelsPassBase<SelectKernels> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    onnx::TargetAttr attr = targetAttrOf(func);
+    const Target *target = targetOf(func);
+    if (attr && !target) {
+      func->emitError() << "unknown target '" << attr.getName() << "'";
+      return signalPassFailure();
+    }
+    ArrayRef<const KernelProvider *> providers =
+        target ? target->kernelProviders() : ArrayRef<const KernelProvider *>();
+    const LoweringContext ctx = loweringContextOf(func);
+    bool ok = true;
+    func.walk([&](Operation *op) {
+      if (!isa<onnx::ONNXDialect>(op->getDialect()) || isa<onnx::ConstantOp, onnx::NoValueOp>(op))
+        return;
+      FailureOr<OpLowering> lowering = selectLowering(op, providers, ctx);
+      if (failed(lowering)) {
+        ok = false; // the lowering named the node; report every op at once
+        return;
+      }
+      op->setAttr(kKernelRecordAttr, encodeLowering(op, *lowering));
+    });
+    if (!ok)
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace onnxc

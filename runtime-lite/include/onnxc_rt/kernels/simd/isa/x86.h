@@ -1,0 +1,152 @@
+// The x86 vector type of the SIMD kernels: VecF of the widest width the
+// compiler targets (AVX-512: 16 lanes, AVX2+FMA: 8), with the operations
+// simd/vec.h documents. Included by simd/vec.h only.
+#ifndef ONNXC_RT_SIMD_ISA_X86_H
+#define ONNXC_RT_SIMD_ISA_X86_H
+
+#if !(defined(__AVX2__) && defined(__FMA__))
+#error "onnxc_rt/kernels/simd on x86 needs AVX2 and FMA (-march=x86-64-v3 or later)"
+#endif
+
+#include <immintrin.h>
+#include <stdint.h>
+
+namespace onnxc_rt {
+namespace simd {
+
+#if defined(__AVX512F__)
+struct VecF {
+  static constexpr int kLanes = 16;
+  __m512 v;
+  static VecF zero() { return {_mm512_setzero_ps()}; }
+  static VecF broadcast(float x) { return {_mm512_set1_ps(x)}; }
+  static VecF load(const float *p) { return {_mm512_loadu_ps(p)}; }
+  void store(float *p) const { _mm512_storeu_ps(p, v); }
+  /// a * b + c in one rounding.
+  static VecF fma(VecF a, VecF b, VecF c) { return {_mm512_fmadd_ps(a.v, b.v, c.v)}; }
+  /// Stores lanes [0, n) (0 < n <= kLanes) and nothing past them.
+  void store_first(float *p, int64_t n) const {
+    _mm512_mask_storeu_ps(p, static_cast<__mmask16>((1u << n) - 1u), v);
+  }
+  /// Lanes [0, n) from p (0 < n <= kLanes), the rest zero; reads nothing past them.
+  static VecF load_first(const float *p, int64_t n) {
+    return {_mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), p)};
+  }
+  /// The even and odd lanes of the 2 * kLanes floats a, b (a first):
+  /// even[i] = ab[2i], odd[i] = ab[2i + 1].
+  static void deinterleave(VecF a, VecF b, VecF &even, VecF &odd) {
+    const __m512i ie = _mm512_set_epi32(30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 6, 4, 2, 0);
+    const __m512i io = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+    even.v = _mm512_permutex2var_ps(a.v, ie, b.v);
+    odd.v = _mm512_permutex2var_ps(a.v, io, b.v);
+  }
+  /// Transposes the kLanes x kLanes matrix whose rows are r[0..kLanes).
+  /// Generic shuffles (GCC 12 warns falsely inside the AVX-512 unpack and
+  /// lane-shuffle intrinsics; GCC 12 and Clang both take
+  /// __builtin_shufflevector); they compile to the same instructions.
+  static void transpose(VecF (&r)[16]) {
+    // 32-bit, then 64-bit interleaves within 128-bit lanes, then the lanes.
+    auto lo32 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 0, 16, 1, 17, 4, 20, 5, 21, 8, 24, 9, 25, 12, 28, 13,
+                                     29);
+    };
+    auto hi32 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 2, 18, 3, 19, 6, 22, 7, 23, 10, 26, 11, 27, 14, 30, 15,
+                                     31);
+    };
+    auto lo64 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 0, 1, 16, 17, 4, 5, 20, 21, 8, 9, 24, 25, 12, 13, 28,
+                                     29);
+    };
+    auto hi64 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 2, 3, 18, 19, 6, 7, 22, 23, 10, 11, 26, 27, 14, 15, 30,
+                                     31);
+    };
+    auto even128 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 0, 1, 2, 3, 8, 9, 10, 11, 16, 17, 18, 19, 24, 25, 26,
+                                     27);
+    };
+    auto odd128 = [](__m512 a, __m512 b) -> __m512 {
+      return __builtin_shufflevector(a, b, 4, 5, 6, 7, 12, 13, 14, 15, 20, 21, 22, 23, 28, 29, 30,
+                                     31);
+    };
+    __m512 t[16], u[16];
+    for (int i = 0; i < 16; i += 2) {
+      t[i] = lo32(r[i].v, r[i + 1].v);
+      t[i + 1] = hi32(r[i].v, r[i + 1].v);
+    }
+    for (int i = 0; i < 16; i += 4) {
+      u[i] = lo64(t[i], t[i + 2]);
+      u[i + 1] = hi64(t[i], t[i + 2]);
+      u[i + 2] = lo64(t[i + 1], t[i + 3]);
+      u[i + 3] = hi64(t[i + 1], t[i + 3]);
+    }
+    // u[4q + k] holds element k of rows 4q..4q+3 in each 128-bit lane; the
+    // lanes are then gathered across the four groups.
+    for (int k = 0; k < 4; ++k) {
+      t[k] = even128(u[k], u[4 + k]);
+      t[4 + k] = odd128(u[k], u[4 + k]);
+      t[8 + k] = even128(u[8 + k], u[12 + k]);
+      t[12 + k] = odd128(u[8 + k], u[12 + k]);
+    }
+    for (int k = 0; k < 4; ++k) {
+      r[k].v = even128(t[k], t[8 + k]);
+      r[4 + k].v = even128(t[4 + k], t[12 + k]);
+      r[8 + k].v = odd128(t[k], t[8 + k]);
+      r[12 + k].v = odd128(t[4 + k], t[12 + k]);
+    }
+  }
+  using Int = int32_t __attribute__((vector_size(64)));
+#include "onnxc_rt/kernels/simd/isa/vector_ops.inc"
+};
+#else
+struct VecF {
+  static constexpr int kLanes = 8;
+  __m256 v;
+  static VecF zero() { return {_mm256_setzero_ps()}; }
+  static VecF broadcast(float x) { return {_mm256_set1_ps(x)}; }
+  static VecF load(const float *p) { return {_mm256_loadu_ps(p)}; }
+  void store(float *p) const { _mm256_storeu_ps(p, v); }
+  static VecF fma(VecF a, VecF b, VecF c) { return {_mm256_fmadd_ps(a.v, b.v, c.v)}; }
+  /// All ones in lanes [0, n).
+  static __m256i first_lanes(int64_t n) {
+    return _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)),
+                              _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+  }
+  void store_first(float *p, int64_t n) const { _mm256_maskstore_ps(p, first_lanes(n), v); }
+  static VecF load_first(const float *p, int64_t n) {
+    return {_mm256_maskload_ps(p, first_lanes(n))};
+  }
+  static void deinterleave(VecF a, VecF b, VecF &even, VecF &odd) {
+    // [a0 a2 b0 b2 | a4 a6 b4 b6], then its 64-bit lanes reordered 0 2 1 3.
+    const __m256 e = _mm256_shuffle_ps(a.v, b.v, _MM_SHUFFLE(2, 0, 2, 0));
+    const __m256 o = _mm256_shuffle_ps(a.v, b.v, _MM_SHUFFLE(3, 1, 3, 1));
+    even.v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), 0xd8));
+    odd.v = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), 0xd8));
+  }
+  static void transpose(VecF (&r)[8]) {
+    __m256 t[8], u[8];
+    for (int i = 0; i < 8; i += 2) {
+      t[i] = _mm256_unpacklo_ps(r[i].v, r[i + 1].v);
+      t[i + 1] = _mm256_unpackhi_ps(r[i].v, r[i + 1].v);
+    }
+    for (int i = 0; i < 8; i += 4) {
+      u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));
+      u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));
+      u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));
+      u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));
+    }
+    for (int k = 0; k < 4; ++k) {
+      r[k].v = _mm256_permute2f128_ps(u[k], u[4 + k], 0x20);
+      r[4 + k].v = _mm256_permute2f128_ps(u[k], u[4 + k], 0x31);
+    }
+  }
+  using Int = int32_t __attribute__((vector_size(32)));
+#include "onnxc_rt/kernels/simd/isa/vector_ops.inc"
+};
+#endif
+
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,71 @@
+// The SIMD kernels' vector vocabulary. The kernels (simd/gemm.h, conv.h,
+// blocked.h, winograd.h, norm.h) are written once against VecF, a float
+// vector of the widest width the compiler targets, whose definition comes
+// from the instruction set's header under simd/isa/:
+//   x86.h  AVX-512 (16 lanes) or AVX2+FMA (8 lanes)
+// A VecF provides: kLanes; zero, broadcast, load, store, load_first and
+// store_first (the first n lanes), fma (one rounding), add, sub, mul, div,
+// min, max, select_lt, round (to nearest even), exp2i, deinterleave, and
+// transpose (kLanes x kLanes). A new instruction set (NEON, say) is a new
+// header there; the kernels' tile sizes derive from kLanes and blocking.h.
+#ifndef ONNXC_RT_SIMD_VEC_H
+#define ONNXC_RT_SIMD_VEC_H
+
+#include <stdint.h>
+
+/// For the small register-tile functions whose accumulators must stay in
+/// registers across the call (GCC otherwise may pass them through memory).
+#define ONNXC_RT_SIMD_INLINE inline __attribute__((always_inline))
+
+#if defined(__x86_64__) || defined(__i386__)
+#include "onnxc_rt/kernels/simd/isa/x86.h"
+#else
+#error "onnxc_rt/kernels/simd has no vector type for this instruction set (see simd/isa/)"
+#endif
+
+namespace onnxc_rt {
+namespace simd {
+
+/// The sum of v's lanes (in lane order).
+inline float reduce_add(VecF v) {
+  alignas(64) float lanes[VecF::kLanes];
+  v.store(lanes);
+  float s = 0;
+  for (int l = 0; l < VecF::kLanes; ++l)
+    s += lanes[l];
+  return s;
+}
+
+/// The largest of v's lanes (lane 0 starts, only a greater one replaces it).
+inline float reduce_max(VecF v) {
+  alignas(64) float lanes[VecF::kLanes];
+  v.store(lanes);
+  float m = lanes[0];
+  for (int l = 1; l < VecF::kLanes; ++l)
+    m = lanes[l] > m ? lanes[l] : m;
+  return m;
+}
+
+/// e^x to about 2 ulp (Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, a
+/// degree-6 polynomial for e^r, times 2^n), for x clamped to [-87.3, 88]
+/// (so 2^n stays a normal float; e^88 = 1.7e38).
+inline VecF exp(VecF x) {
+  x = VecF::min(VecF::max(x, VecF::broadcast(-87.33654f)), VecF::broadcast(88.0f));
+  const VecF n = VecF::round(VecF::mul(x, VecF::broadcast(1.44269504088896341f)));
+  // r = x - n ln2, with ln2 split in two for precision.
+  VecF r = VecF::fma(n, VecF::broadcast(-0.693359375f), x);
+  r = VecF::fma(n, VecF::broadcast(2.12194440e-4f), r);
+  VecF p = VecF::broadcast(1.9875691500e-4f);
+  p = VecF::fma(p, r, VecF::broadcast(1.3981999507e-3f));
+  p = VecF::fma(p, r, VecF::broadcast(8.3334519073e-3f));
+  p = VecF::fma(p, r, VecF::broadcast(4.1665795894e-2f));
+  p = VecF::fma(p, r, VecF::broadcast(1.6666665459e-1f));
+  p = VecF::fma(p, r, VecF::broadcast(5.0000001201e-1f));
+  p = VecF::fma(p, VecF::mul(r, r), VecF::add(r, VecF::broadcast(1.0f)));
+  return VecF::mul(p, VecF::exp2i(n));
+}
+
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,315 @@
+//===- X86KernelProvider.cpp - ops the SIMD kernels run on x86 --------------===//
+//
+// Lowers the ops runtime-lite's SIMD kernels cover (onnxc_rt::simd, built
+// for AVX2+FMA or AVX-512 by the x86 targets' flags; float) and answers "not
+// mine" for the rest, which then run on the reference kernels: Gemm/FusedGemm and MatMul (packed GEMM), 2-D
+// Conv/FusedConv (direct, pixel-major, depthwise), the channel-blocked
+// convolutions, pools and layout conversions that onnxc-layout-selection
+// introduces, 2-D MaxPool, GlobalAveragePool, last-axis Softmax/LogSoftmax
+// and LayerNormalization. Constant weights are packed here, at compile time,
+// into the layouts the kernels read (Winograd: transformed).
+//
+//===----------------------------------------------------------------------===//
+#include "X86Target.h"
+
+#include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc_rt/kernels/simd/blocking.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace onnxc::onnx;
+using namespace onnxc::lowering;
+
+namespace onnxc::x86 {
+namespace {
+
+constexpr const char *kSimdGemm = "onnxc_rt/kernels/simd/gemm.h";
+constexpr const char *kSimdConv = "onnxc_rt/kernels/simd/conv.h";
+constexpr const char *kSimdNorm = "onnxc_rt/kernels/simd/norm.h";
+constexpr const char *kSimdBlocked = "onnxc_rt/kernels/simd/blocked.h";
+constexpr const char *kSimdWinograd = "onnxc_rt/kernels/simd/winograd.h";
+
+/// A call into the SIMD kernels (onnxc_rt::simd).
+KernelCall simdCall(StringRef callee, ArrayRef<std::string> targs, const char *header,
+                   std::vector<KernelArg> args) {
+  return call(callee, targs, header, std::move(args), "onnxc_rt::simd");
+}
+
+ProviderResult lowerMatMul(MatMulOp op, int64_t tasks) {
+  std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getB()),
+                              KernelArg::output(op.getY())};
+  MatMulGeometry g = matmulGeometry(op.getA(), op.getB());
+  // B without batch dims: A's batch rows are one taller product.
+  if (shapeOf(op.getB()).size() == 2 && shapeOf(op.getA()).size() >= 2) {
+    g.m = numel(op.getA()) / std::max<int64_t>(g.k, 1);
+    g.batch.clear();
+    g.strides = {{}, {}};
+  }
+  for (KernelArg &a : g.args())
+    args.push_back(a);
+  args.push_back(KernelArg::scratch(
+      tasks * onnxc_rt::simd::gemm_scratch_floats(g.m, g.n, g.k) * 4, "float"));
+  appendTasks(args, tasks);
+  return calls({simdCall("matmul", {"float"}, kSimdGemm, std::move(args))});
+}
+
+/// Gemm and FusedGemm: the activation is applied to each tile in the epilogue.
+template <typename GemmLike> ProviderResult lowerGemm(GemmLike op, int64_t tasks) {
+  GemmGeometry g = gemmGeometry(op);
+  const FusedActivation act = activationOf(op);
+  g.args.push_back(KernelArg::f(act.alpha));
+  g.args.push_back(KernelArg::f(act.beta));
+  g.args.push_back(
+      KernelArg::scratch(tasks * onnxc_rt::simd::gemm_scratch_floats(g.m, g.n, g.k) * 4, "float"));
+  appendTasks(g.args, tasks);
+  return calls({simdCall("gemm", {act.functor}, kSimdGemm, std::move(g.args))});
+}
+
+/// The window arguments of the 2-D SIMD kernels: in and out shapes, kernel,
+/// strides, leading pads, dilations (the output shape implies the rest).
+std::vector<KernelArg> simdWindowArgs(Value x, Value y, const WindowGeometry &g) {
+  return {KernelArg::array(shapeOf(x)), KernelArg::array(shapeOf(y)),
+          KernelArg::array(g.kernel),   KernelArg::array(g.strides),
+          KernelArg::array(g.padsBegin), KernelArg::array(g.dilations)};
+}
+
+/// Constant conv weights packed per group into the layout the SIMD kernel's
+/// path reads (pack_conv_weights), so it reads them as they are; null
+/// (packed at run time, channel-major) otherwise.
+KernelArg packedConvWeights(Value w, Value x, Value y, const WindowGeometry &g,
+                            int64_t group) {
+  std::vector<float> src = constantFloats(w);
+  if (src.empty())
+    return KernelArg::null();
+  auto xs = shapeOf(x), ys = shapeOf(y), ws = shapeOf(w);
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  std::vector<float> packed(onnxc_rt::simd::conv_packed_weights_floats(
+      xs.data(), ys.data(), kernel.data(), g.strides.data(), g.padsBegin.data(),
+      g.dilations.data(), group));
+  onnxc_rt::simd::pack_conv_weights(src.data(), xs.data(), ys.data(), kernel.data(),
+                                   g.strides.data(), g.padsBegin.data(), g.dilations.data(),
+                                   group, packed.data());
+  return packedFloats(w.getContext(), packed);
+}
+
+/// 2-D Conv and FusedConv (Z: the residual added before the activation, or
+/// none), bias, residual and activation applied in the epilogue.
+ProviderResult lowerConv(Operation *op, Value x, Value w, Value b, Value z, Value y,
+                         int64_t group, int64_t tasks) {
+  auto ws = shapeOf(w);
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  if (kernel.size() != 2)
+    return std::nullopt;
+  const FusedActivation act = activationOf(op);
+  auto g = resolveWindow(op, shapeOf(x).drop_front(2), kernel, false);
+  if (failed(g))
+    return {failure()};
+  auto xs = shapeOf(x), ys = shapeOf(y);
+  const int64_t cg = xs[1] / group;
+  const bool depthwise = cg == 1;
+  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w)};
+  if (!depthwise)
+    args.push_back(packedConvWeights(w, x, y, *g, group));
+  args.insert(args.end(), {inputOrNull(b), inputOrNull(z), KernelArg::output(y)});
+  for (KernelArg &a : simdWindowArgs(x, y, *g))
+    args.push_back(std::move(a));
+  if (!depthwise)
+    args.push_back(KernelArg::i(group));
+  args.push_back(KernelArg::f(act.alpha));
+  args.push_back(KernelArg::f(act.beta));
+  const int64_t floats =
+      depthwise ? tasks * onnxc_rt::simd::depthwise_scratch_floats(
+                              xs[1], ys[1], ys[2], ys[3], kernel[0], kernel[1], g->strides[0],
+                              g->strides[1], g->dilations[0], g->dilations[1])
+                : onnxc_rt::simd::conv2d_scratch_floats(xs.data(), ys.data(), kernel.data(),
+                                                       g->strides.data(), g->padsBegin.data(),
+                                                       g->dilations.data(), group, tasks);
+  args.push_back(KernelArg::scratch(floats * 4, "float"));
+  appendTasks(args, tasks);
+  return calls({simdCall(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor}, kSimdConv,
+                        std::move(args))});
+}
+
+/// ToBlocked / FromBlocked: NCHW <-> blocked, split into tasks.
+ProviderResult lowerLayoutConversion(Operation *op, int64_t tasks) {
+  const bool to = isa<ToBlockedOp>(op);
+  auto nchw = logicalShape(to ? op->getOperand(0) : op->getResult(0));
+  std::vector<KernelArg> args{KernelArg::input(op->getOperand(0)),
+                              KernelArg::output(op->getResult(0)), KernelArg::i(nchw[0]),
+                              KernelArg::i(nchw[1]), KernelArg::i(nchw[2] * nchw[3])};
+  appendTasks(args, tasks);
+  return calls({simdCall(to ? "to_blocked" : "from_blocked", {}, kSimdBlocked, std::move(args))});
+}
+
+/// BlockedConv: the weights packed (Winograd: transformed) at compile time
+/// into the layout the kernel reads.
+ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks) {
+  auto ws = shapeOf(op.getW());
+  const int64_t m = ws[0], c = ws[1] * op.getGroup(), taps = ws[2] * ws[3];
+  const bool depthwise = op.getGroup() != 1, inBlocked = shapeOf(op.getX()).size() == 5;
+  auto in = logicalShape(op.getX(), c), out = logicalShape(op.getY(), m);
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), kernel, false);
+  if (failed(g))
+    return {failure()};
+  std::vector<float> w = constantFloats(op.getW());
+  if (w.empty())
+    return {unsupported(op, "needs constant float weights")};
+  const FusedActivation act = activationOf(op);
+  const bool winograd = op.getAlgorithm() == "winograd";
+  std::vector<float> packed(
+      winograd ? onnxc_rt::simd::winograd_weights_floats(m, c)
+               : onnxc_rt::simd::blocked_conv_weights_floats(m, c, taps, inBlocked, depthwise));
+  if (winograd) {
+    std::vector<float> work(m * c);
+    onnxc_rt::simd::pack_winograd_weights(w.data(), m, c, work.data(), packed.data());
+  } else {
+    onnxc_rt::simd::pack_blocked_conv_weights(w.data(), m, c, taps, inBlocked, depthwise,
+                                             packed.data());
+  }
+  std::vector<KernelArg> args{KernelArg::input(op.getX()),
+                              packedFloats(op.getContext(), packed),
+                              inputOrNull(op.getB()),
+                              inputOrNull(op.getZ()),
+                              KernelArg::output(op.getY()),
+                              KernelArg::array(in),
+                              KernelArg::array(out)};
+  if (!winograd)
+    args.insert(args.end(), {KernelArg::array(g->kernel), KernelArg::array(g->strides)});
+  args.push_back(KernelArg::array(g->padsBegin));
+  if (!winograd)
+    args.push_back(KernelArg::array(g->dilations));
+  if (!depthwise && !winograd)
+    args.push_back(KernelArg::i(inBlocked));
+  args.push_back(KernelArg::f(act.alpha));
+  args.push_back(KernelArg::f(act.beta));
+  if (!depthwise) {
+    const int64_t floats =
+        winograd ? onnxc_rt::simd::winograd_scratch_floats(in.data(), out.data())
+                 : onnxc_rt::simd::blocked_conv_scratch_floats(
+                       in.data(), out.data(), g->kernel.data(), g->strides.data(),
+                       g->padsBegin.data(), g->dilations.data(), inBlocked);
+    args.push_back(floats ? KernelArg::scratch(floats * 4, "float") : KernelArg::null());
+  }
+  appendTasks(args, tasks);
+  const char *kernelName = winograd    ? "winograd_conv2d_blocked"
+                           : depthwise ? "depthwise_conv2d_blocked"
+                                       : "conv2d_blocked";
+  return calls({simdCall(kernelName, {act.functor}, winograd ? kSimdWinograd : kSimdBlocked,
+                        std::move(args))});
+}
+
+ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
+  auto in = logicalShape(op.getX()), out = logicalShape(op.getY());
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY())};
+  if (op.getMode() == "global_average") {
+    args.insert(args.end(), {KernelArg::i(in[0]), KernelArg::i(in[1]), KernelArg::i(in[2] * in[3])});
+    appendTasks(args, tasks);
+    return calls({simdCall("global_average_pool_blocked", {}, kSimdBlocked, std::move(args))});
+  }
+  auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), *op.getKernelShape(),
+                         op.getCeilMode());
+  if (failed(g))
+    return {failure()};
+  args.insert(args.end(), {KernelArg::array(in), KernelArg::array(out), KernelArg::array(g->kernel),
+                           KernelArg::array(g->strides), KernelArg::array(g->padsBegin),
+                           KernelArg::array(g->dilations), KernelArg::i(op.getMode() == "max")});
+  appendTasks(args, tasks);
+  return calls({simdCall("pool2d_blocked", {}, kSimdBlocked, std::move(args))});
+}
+
+/// 2-D MaxPool without the Indices output.
+ProviderResult lowerMaxPool(MaxPoolOp op) {
+  Value x = op.getX(), y = op.getY();
+  if (op.getKernelShape().size() != 2 || !isNone(op.getIndices()))
+    return std::nullopt;
+  auto g = resolveWindow(op, shapeOf(x).drop_front(2), op.getKernelShape(), op.getCeilMode());
+  if (failed(g))
+    return {failure()};
+  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::output(y)};
+  for (KernelArg &a : simdWindowArgs(x, y, *g))
+    args.push_back(std::move(a));
+  return calls({simdCall("max_pool2d", {"float"}, kSimdConv, std::move(args))});
+}
+
+ProviderResult lowerGlobalAveragePool(Operation *op) {
+  auto xs = shapeOf(op->getOperand(0));
+  return calls({simdCall("row_mean", {}, kSimdNorm,
+                        {KernelArg::input(op->getOperand(0)),
+                         KernelArg::output(op->getResult(0)), KernelArg::i(xs[0] * xs[1]),
+                         KernelArg::i(prod(xs.drop_front(2)))})});
+}
+
+/// LayerNormalization with per-element Scale and B over the normalized dims
+/// and float statistics outputs (others: the reference kernel).
+ProviderResult lowerLayerNorm(LayerNormalizationOp op) {
+  auto xs = shapeOf(op.getX());
+  int64_t axis = static_cast<int64_t>(op.getAxis());
+  if (axis < 0)
+    axis += xs.size();
+  int64_t outer = prod(xs.take_front(axis)), inner = prod(xs.drop_front(axis));
+  auto statType = [](Value v) {
+    return isNone(v) || cast<ShapedType>(v.getType()).getElementType().isF32();
+  };
+  if (numel(op.getScale()) != inner || (!isNone(op.getB()) && numel(op.getB()) != inner) ||
+      !statType(op.getMean()) || !statType(op.getInvStdDev()))
+    return std::nullopt;
+  return calls({simdCall("layer_norm", {}, kSimdNorm,
+                        {KernelArg::input(op.getX()), KernelArg::input(op.getScale()),
+                         inputOrNull(op.getB()), KernelArg::output(op.getY()),
+                         outputOrNull(op.getMean()), outputOrNull(op.getInvStdDev()),
+                         KernelArg::i(outer), KernelArg::i(inner),
+                         KernelArg::f(op.getEpsilon().convertToFloat())})});
+}
+
+/// Softmax (mode 0) and LogSoftmax (1) over the last axis.
+ProviderResult lowerSoftmax(Operation *op, int64_t mode) {
+  auto xs = shapeOf(op->getOperand(0));
+  auto axisAttr = op->getAttrOfType<IntegerAttr>("axis");
+  auto axis = normalizeAxis(op, axisAttr ? axisAttr.getInt() : -1, xs.size(), "axis");
+  if (failed(axis))
+    return {failure()};
+  if (prod(xs.drop_front(*axis + 1)) != 1)
+    return std::nullopt;
+  return calls({simdCall("softmax", {}, kSimdNorm,
+                        {KernelArg::input(op->getOperand(0)),
+                         KernelArg::output(op->getResult(0)),
+                         KernelArg::i(prod(xs.take_front(*axis))), KernelArg::i(xs[*axis]),
+                         KernelArg::i(mode)})});
+}
+
+} // namespace
+
+llvm::StringRef X86KernelProvider::name() const { return "x86-simd"; }
+
+ProviderResult X86KernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
+  if (ctx.elementType != "float")
+    return std::nullopt;
+  const int64_t tasks = ctx.tasks;
+  return TypeSwitch<Operation *, ProviderResult>(op)
+      .Case<MatMulOp>([&](MatMulOp o) { return lowerMatMul(o, tasks); })
+      .Case<GemmOp>([&](GemmOp o) { return lowerGemm(o, tasks); })
+      .Case<FusedGemmOp>([&](FusedGemmOp o) { return lowerGemm(o, tasks); })
+      .Case<ConvOp>([&](ConvOp o) {
+        return lowerConv(o, o.getX(), o.getW(), o.getB(), Value(), o.getY(), o.getGroup(),
+                         tasks);
+      })
+      .Case<FusedConvOp>([&](FusedConvOp o) {
+        return lowerConv(o, o.getX(), o.getW(), o.getB(), o.getZ(), o.getY(), o.getGroup(),
+                         tasks);
+      })
+      .Case<ToBlockedOp, FromBlockedOp>(
+          [&](Operation *o) { return lowerLayoutConversion(o, tasks); })
+      .Case<BlockedConvOp>([&](BlockedConvOp o) { return lowerBlockedConv(o, tasks); })
+      .Case<BlockedPoolOp>([&](BlockedPoolOp o) { return lowerBlockedPool(o, tasks); })
+      .Case<MaxPoolOp>([&](MaxPoolOp o) { return lowerMaxPool(o); })
+      .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalAveragePool(o); })
+      .Case<LayerNormalizationOp>([&](LayerNormalizationOp o) { return lowerLayerNorm(o); })
+      .Case<SoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, 0); })
+      .Case<LogSoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, 1); })
+      .Default([](Operation *) -> ProviderResult { return std::nullopt; });
+}
+
+} // namespace onnxc::x86

@@ -1,0 +1,84 @@
+//===- X86Target.cpp - x86-64 (AVX2+FMA) and x86-64-avx512 ----------------===//
+//
+// Both run runtime-lite's SIMD kernels (onnxc_rt::simd, one source for both
+// ISAs over simd/vec.h and simd/isa/x86.h), their convolution regions in the
+// channel-blocked layout NCHW16c (one AVX-512 vector or two AVX2 ones per
+// block), and large 3x3 stride-1 convolutions by Winograd F(4x4, 3x3). The
+// layout decisions use the kernels' own size rules (simd/blocking.h), so the
+// compiler and the kernels agree by construction.
+//
+// -ffp-contract=off: the kernels write their FMAs explicitly; left to
+// itself GCC contracts an epilogue's multiply-add in one inlined copy of a
+// kernel and not in another, so a product split into tasks would differ in
+// the last bit from the same product in one task.
+//
+//===----------------------------------------------------------------------===//
+#include "X86Target.h"
+
+#include "onnxc_rt/kernels/simd/blocking.h"
+
+namespace onnxc::x86 {
+namespace {
+
+class X86Target final : public Target {
+public:
+  X86Target(std::string name, std::string description, std::string march, int rank,
+            bool (*cpuHasIsa)())
+      : Target(std::move(name), std::move(description),
+               Toolchain{"c++", "ar", {"-O3"}, {"-march=" + march, "-ffp-contract=off"}}),
+        cpuHasIsa(cpuHasIsa) {
+    hostCode = true;
+    parallelKernels = true;
+    nativeRank = rank;
+    runner = "in process (onnxc run)";
+    addProvider(std::make_unique<X86KernelProvider>());
+  }
+
+  bool runsHere() const override { return cpuHasIsa(); }
+
+  int64_t channelBlock() const override { return onnxc_rt::simd::kChannelBlock; }
+
+  bool blocksDenseConv(int64_t taps) const override {
+    return taps <= onnxc_rt::simd::kPixelMajorMaxTaps;
+  }
+
+  bool prefersWinograd(const ConvShape &c) const override {
+    if (c.output.size() != 4 || c.kernel.size() != 2 || c.strides.size() != 2 ||
+        c.dilations.size() != 2)
+      return false;
+    return onnxc_rt::simd::winograd_applies(c.output.data(), c.kernel.data(), c.strides.data(),
+                                           c.dilations.data(), c.group, c.inputBlocked);
+  }
+
+private:
+  bool (*cpuHasIsa)();
+};
+
+bool hasAvx2() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+#else
+  return false;
+#endif
+}
+
+bool hasAvx512() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512dq");
+#else
+  return false;
+#endif
+}
+
+} // namespace
+} // namespace onnxc::x86
+
+namespace onnxc {
+void registerX86Targets() {
+  TargetRegistry::add(std::make_unique<x86::X86Target>(
+      "x86-64", "x86-64 with AVX2 and FMA (x86-64-v3)", "x86-64-v3", 2, x86::hasAvx2));
+  TargetRegistry::add(std::make_unique<x86::X86Target>(
+      "x86-64-avx512", "x86-64 with AVX-512 (x86-64-v4)", "x86-64-v4", 3, x86::hasAvx512));
+}
+} // namespace onnxc

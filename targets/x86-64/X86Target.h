@@ -1,0 +1,18 @@
+//===- X86Target.h - the x86-64 targets (AVX2+FMA, AVX-512) ---------------===//
+#ifndef ONNXC_TARGETS_X86_X86TARGET_H
+#define ONNXC_TARGETS_X86_X86TARGET_H
+
+#include "onnxc/Lowering/Target.h"
+
+namespace onnxc::x86 {
+
+/// Lowers what runtime-lite's SIMD kernels (onnxc_rt::simd) cover on x86; float only.
+class X86KernelProvider final : public KernelProvider {
+public:
+  llvm::StringRef name() const override;
+  ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
+};
+
+} // namespace onnxc::x86
+
+#endif

@@ -1,0 +1,272 @@
+// The SIMD convolutions against the reference kernels: direct, pixel-major
+// (W packed ahead, as the compiler does) and depthwise in NCHW, the
+// channel-blocked (NCHW16c) dense and depthwise convolutions, Winograd
+// F(4x4, 3x3) on every 3x3 stride-1 case (whatever its tile count), each with
+// every epilogue (bias, residual, activations), one task and kTasks
+// (bit-identical); max pooling and blocked max / average pooling.
+#include "support.h"
+
+#include "onnxc_rt/kernels/reference/conv.h"
+#include "onnxc_rt/kernels/reference/elementwise.h"
+#include "onnxc_rt/kernels/simd/blocked.h"
+#include "onnxc_rt/kernels/simd/conv.h"
+#include "onnxc_rt/kernels/simd/winograd.h"
+
+using namespace onnxc_rt;
+using namespace kernel_test;
+
+namespace {
+
+struct ConvCase {
+  int64_t n, c, h, w, m, kh, kw, sh, sw, ph, pw, pe_h, pe_w, dh, dw, group;
+};
+
+/// The same convolution on the blocked layout (conv2d_blocked from a blocked
+/// input and from the NCHW one; depthwise_conv2d_blocked), one task and
+/// kTasks; `want` is the reference's NCHW result.
+template <typename Act>
+void checkBlockedConv(const ConvCase &q, const std::vector<float> &x,
+                             const std::vector<float> &w, const float *bp, const float *zp,
+                             const std::vector<float> &want, const int64_t *in,
+                             const int64_t *out, const int64_t *kernel, const int64_t *strides,
+                             const int64_t *pb, const int64_t *dil, float aa, float ab) {
+  const bool depthwise = q.group != 1;
+  const int64_t taps = q.kh * q.kw, ny = (int64_t)want.size();
+  const std::vector<float> xb = blocked(x, in);
+  std::vector<float> zb;
+  if (zp)
+    zb = blocked(std::vector<float>(zp, zp + ny), out);
+  const int64_t yb_floats = out[0] * simd::channel_blocks(q.m) * simd::kChannelBlock * out[2] * out[3];
+  for (int in_blocked = depthwise ? 1 : 0; in_blocked < 2; ++in_blocked) {
+    std::vector<float> packed(
+        simd::blocked_conv_weights_floats(q.m, q.c, taps, in_blocked, depthwise));
+    simd::pack_blocked_conv_weights(w.data(), q.m, q.c, taps, in_blocked, depthwise,
+                                   packed.data());
+    std::vector<float> scratch(
+        simd::blocked_conv_scratch_floats(in, out, kernel, strides, pb, dil, in_blocked) + 1);
+    std::vector<float> yb(yb_floats, 7.f), split(yb_floats, 7.f);
+    const float *xin = in_blocked ? xb.data() : x.data();
+    const float *z = zp ? zb.data() : nullptr;
+    for (int tasks : {1, (int)kTasks}) {
+      float *y = tasks == 1 ? yb.data() : split.data();
+      if (depthwise)
+        simd::depthwise_conv2d_blocked<Act>(xin, packed.data(), bp, z, y, in, out, kernel,
+                                           strides, pb, dil, aa, ab, pool(), tasks);
+      else
+        simd::conv2d_blocked<Act>(xin, packed.data(), bp, z, y, in, out, kernel, strides, pb, dil,
+                                 in_blocked, aa, ab, scratch.data(), pool(), tasks);
+    }
+    const char *what = depthwise    ? "depthwise_conv2d_blocked"
+                       : in_blocked ? "conv2d_blocked"
+                                    : "conv2d_blocked (NCHW input)";
+    CHECK_CLOSE(what, unblocked(yb, out), want, ny, q.c / q.group * taps);
+    CHECK_SAME(what, split, yb, yb_floats);
+  }
+  // Winograd F(4x4, 3x3): every 3x3 stride-1 dense case, below
+  // kWinogradMinTiles too (that threshold is a cost decision).
+  if (depthwise || q.kh != 3 || q.kw != 3 || q.sh != 1 || q.sw != 1 || q.dh != 1 || q.dw != 1)
+    return;
+  std::vector<float> u(simd::winograd_weights_floats(q.m, q.c)), work(q.m * q.c);
+  simd::pack_winograd_weights(w.data(), q.m, q.c, work.data(), u.data());
+  std::vector<float> scratch(simd::winograd_scratch_floats(in, out));
+  std::vector<float> yb(yb_floats, 7.f), split(yb_floats, 7.f);
+  for (int tasks : {1, (int)kTasks})
+    simd::winograd_conv2d_blocked<Act>(xb.data(), u.data(), bp, zp ? zb.data() : nullptr,
+                                      tasks == 1 ? yb.data() : split.data(), in, out, pb, aa, ab,
+                                      scratch.data(), pool(), tasks);
+  CHECK_CLOSE("winograd_conv2d_blocked", unblocked(yb, out), want, ny, q.c * taps);
+  CHECK_SAME("winograd_conv2d_blocked", split, yb, yb_floats);
+}
+
+template <typename Act>
+void checkConv(const ConvCase &q, bool withBias, bool withResidual, float aa, float ab) {
+  const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
+  const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1;
+  int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.m, oh, ow};
+  int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw}, pb[2] = {q.ph, q.pw},
+          pe[2] = {q.pe_h, q.pe_w}, dil[2] = {q.dh, q.dw};
+  const int64_t cg = q.c / q.group, ny = q.n * q.m * oh * ow;
+  auto x = randomVec(q.n * q.c * q.h * q.w), w = randomVec(q.m * cg * q.kh * q.kw);
+  auto bias = randomVec(q.m), z = randomVec(ny);
+  std::vector<float> want(ny), got(ny, 7.f);
+  ref::conv<float>(x.data(), w.data(), withBias ? bias.data() : nullptr, want.data(), 2, in,
+                   out, kernel, strides, pb, pe, dil, q.group);
+  for (int64_t i = 0; i < ny; ++i)
+    want[i] = Act::apply(want[i] + (withResidual ? z[i] : 0.f), aa, ab);
+  const float *bp = withBias ? bias.data() : nullptr, *zp = withResidual ? z.data() : nullptr;
+  const bool depthwise = cg == 1;
+  std::vector<float> scratch(
+      depthwise ? simd::depthwise_scratch_floats(q.c, q.m, oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw)
+                : simd::conv2d_scratch_floats(in, out, kernel, strides, pb, dil, q.group));
+  // Once packing W on the fly, once with W packed ahead (as the compiler
+  // does; then a small plane runs pixel-major: conv_is_pixel_major).
+  std::vector<float> packed(
+      depthwise ? 0 : simd::conv_packed_weights_floats(in, out, kernel, strides, pb, dil, q.group));
+  if (!depthwise)
+    simd::pack_conv_weights(w.data(), in, out, kernel, strides, pb, dil, q.group, packed.data());
+  if (depthwise)
+    simd::depthwise_conv2d<Act>(x.data(), w.data(), bp, zp, got.data(), in, out, kernel, strides,
+                               pb, dil, aa, ab, scratch.data());
+  else {
+    simd::conv2d<Act>(x.data(), w.data(), nullptr, bp, zp, got.data(), in, out, kernel, strides,
+                     pb, dil, q.group, aa, ab, scratch.data());
+    CHECK_CLOSE("conv2d (W packed at run time)", got, want, ny, cg * q.kh * q.kw);
+    simd::conv2d<Act>(x.data(), w.data(), packed.data(), bp, zp, got.data(), in, out, kernel,
+                     strides, pb, dil, q.group, aa, ab, scratch.data());
+  }
+  CHECK_CLOSE(depthwise ? "depthwise_conv2d" : "conv2d", got, want, ny, cg * q.kh * q.kw);
+  std::vector<float> split(ny, 7.f);
+  std::vector<float> split_scratch(
+      depthwise ? kTasks * scratch.size()
+                : simd::conv2d_scratch_floats(in, out, kernel, strides, pb, dil, q.group, kTasks));
+  if (depthwise)
+    simd::depthwise_conv2d<Act>(x.data(), w.data(), bp, zp, split.data(), in, out, kernel,
+                               strides, pb, dil, aa, ab, split_scratch.data(), pool(), kTasks);
+  else
+    simd::conv2d<Act>(x.data(), w.data(), packed.data(), bp, zp, split.data(), in, out, kernel,
+                     strides, pb, dil, q.group, aa, ab, split_scratch.data(), pool(), kTasks);
+  CHECK_SAME(depthwise ? "depthwise_conv2d" : "conv2d", split, got, ny);
+  if (q.group == 1 || (depthwise && q.m == q.c))
+    checkBlockedConv<Act>(q, x, w, bp, zp, want, in, out, kernel, strides, pb, dil, aa, ab);
+}
+
+/// One convolution with each epilogue: no bias, bias, residual, vector
+/// and scalar activations.
+void checkConvEpilogues(const ConvCase &q) {
+  checkConv<ref::Identity>(q, false, false, 0, 0);
+  checkConv<ref::Relu>(q, true, false, 0, 0);
+  checkConv<ref::Relu>(q, true, true, 0, 0);
+  checkConv<ref::LeakyRelu>(q, true, false, 0.1f, 0);
+  checkConv<ref::HardSigmoid>(q, true, true, 0.2f, 0.5f);
+  checkConv<ref::Sigmoid>(q, false, true, 0, 0);
+  checkConv<ref::Silu>(q, true, false, 0, 0);
+  checkConv<ref::Clamp>(q, true, false, 0.0f, 6.0f);
+}
+
+
+const ConvCase kConvs[] = {
+    {1, 3, 9, 9, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // 3x3 same
+    {2, 5, 11, 7, 19, 3, 3, 2, 2, 1, 1, 0, 1, 1, 1, 1},    // stride 2, asymmetric pad
+    {1, 16, 8, 8, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // pointwise
+    {1, 16, 8, 8, 12, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},    // strided 1x1
+    {1, 8, 10, 10, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},    // dilation 2
+    {1, 8, 7, 9, 12, 3, 2, 1, 2, 1, 0, 1, 1, 1, 1, 4},     // groups
+    {1, 3, 32, 32, 7, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},    // ResNet stem shape
+    {1, 300, 6, 6, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // k = 2700 > kGemmKC
+    {1, 4, 20, 50, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // wide rows: one-row slivers
+    {1, 4, 9, 70, 8, 5, 3, 1, 2, 2, 1, 2, 1, 1, 2, 1},     // wide, strided, dilated
+    {1, 8, 40, 40, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // direct: column blocks, m % 6
+    {1, 16, 14, 14, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stride-2 phase planes, 7x7 out
+    {1, 8, 9, 9, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // 1x1 with padding: direct
+    {1, 6, 12, 1, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},     // 1-wide plane: im2col
+    {1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},   // depthwise
+    {1, 16, 9, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16},  // depthwise stride 2
+    {2, 8, 12, 12, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 8},    // depthwise 5x5
+    {1, 6, 8, 8, 12, 3, 3, 1, 2, 0, 1, 2, 1, 2, 1, 6},     // depthwise multiplier 2
+    {1, 5, 30, 41, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5},    // depthwise, wide, stride 2
+    {1, 5, 30, 45, 5, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 5},    // depthwise, wide, 5x5
+    {1, 3, 20, 40, 3, 3, 3, 3, 3, 1, 1, 1, 1, 1, 2, 3},    // depthwise stride 3, dilated
+    {1, 4, 7, 7, 4, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 4},      // depthwise 7x7 plane
+    {1, 4, 14, 14, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},    // depthwise 14 -> 7, stride 2
+    {1, 3, 14, 14, 3, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 3},    // depthwise 5x5 stride 2
+    {1, 2, 112, 112, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},  // depthwise 112 wide
+    {1, 2, 23, 1500, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},  // wider than a pooling chunk
+    // Channel-blocked depthwise (rows of at most 16): partial blocks of
+    // channels, pixel tails of 4/2/1, bands, asymmetric pads, dilation.
+    {1, 21, 7, 7, 21, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 21},   // 7x7, 16 + 5 channels
+    {2, 17, 15, 13, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17}, // 15 x 13 planes, batch 2
+    {1, 33, 14, 14, 33, 5, 5, 2, 2, 2, 2, 1, 2, 1, 1, 33}, // 5x5 stride 2, asymmetric pad
+    {1, 16, 30, 16, 16, 3, 3, 2, 2, 0, 1, 1, 0, 1, 1, 16}, // stride 2 into 8-wide rows
+    {1, 8, 200, 11, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 8},   // tall: several bands
+    {1, 9, 12, 12, 9, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 9},    // dilated
+    {1, 4, 20, 20, 4, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 4},    // stride 3
+    {1, 3, 11, 40, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},    // plane path: 3x3 row tails
+    {1, 3, 13, 70, 3, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 3},    // plane path: 5x5 stride 2
+    {1, 4, 5, 1, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},      // 1 wide, stride 2: no whole window
+    // Winograd F(4x4, 3x3): outputs not whole tiles, channels past
+    // whole blocks and panels, unpadded / asymmetric / wide pads, batch
+    // 2, several bands (winograd_band_tiles).
+    {2, 20, 13, 10, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 13 x 10: partial tiles
+    {1, 33, 16, 16, 48, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // unpadded 14 x 14 out
+    {1, 16, 11, 9, 17, 3, 3, 1, 1, 2, 0, 1, 2, 1, 1, 1},   // asymmetric pads
+    {1, 160, 22, 21, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // several bands
+};
+
+const ConvCase kPixelMajor[] = {
+    {1, 64, 7, 7, 62, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 49 pixels, 62 channels
+    {1, 256, 1, 1, 32, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},   // one pixel
+    {1, 96, 14, 14, 64, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},  // 1x1 stride 2, in place
+    {1, 48, 9, 9, 32, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // 3x3 unpadded, in place
+    {1, 32, 10, 9, 32, 3, 3, 1, 1, 2, 1, 1, 2, 2, 1, 1},   // asymmetric pads, dilation
+    {1, 24, 8, 8, 32, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},    // 5x5
+    {2, 64, 9, 8, 64, 3, 2, 2, 1, 1, 0, 1, 1, 1, 1, 2},    // 3x2, strides 2x1, groups
+    {1, 128, 20, 20, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // 400 pixels: two chunks
+};
+
+std::string describe(const ConvCase &q) {
+  std::ostringstream os;
+  os << "n=" << q.n << " c=" << q.c << " " << q.h << "x" << q.w << " m=" << q.m << " k=" << q.kh
+     << "x" << q.kw << " s=" << q.sh << "," << q.sw << " p=" << q.ph << "," << q.pw
+     << " d=" << q.dh << " g=" << q.group;
+  return os.str();
+}
+
+} // namespace
+
+TEST_CASE("convolutions with every epilogue", "[conv]") {
+  for (const ConvCase &q : kConvs) {
+    INFO(describe(q));
+    checkConvEpilogues(q);
+  }
+}
+
+// Pixel-major convolutions (conv_is_pixel_major, with W packed ahead):
+// pixel counts around the register tile (6) and the transposes (8, 16),
+// channels past whole tiles, windows read in place (unpadded, strided) or
+// from a padded copy, taps other than 1 and 9, groups, batch 2, and more
+// pixels than a chunk.
+TEST_CASE("pixel-major convolutions", "[conv]") {
+  for (const ConvCase &q : kPixelMajor) {
+    const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
+    const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1;
+    int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.m, oh, ow};
+    int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw}, pb[2] = {q.ph, q.pw},
+            dil[2] = {q.dh, q.dw};
+    INFO("c=" << q.c << " m=" << q.m << " " << q.h << "x" << q.w);
+    CHECK(simd::conv_is_pixel_major(in, out, kernel, strides, pb, dil, q.group));
+  }
+  for (const ConvCase &q : kPixelMajor) {
+    INFO(describe(q));
+    checkConvEpilogues(q);
+  }
+}
+
+// Max pooling, including ceil-mode windows that overhang the far edge, and
+// blocked max / average pooling over in-bounds taps.
+TEST_CASE("pooling", "[pool]") {
+  // Max pooling, including ceil-mode windows that overhang the far edge.
+  for (const ConvCase &q : kConvs) {
+    const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1 + q.sh - 1) / q.sh + 1;
+    const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1 + q.sw - 1) / q.sw + 1;
+    if (q.ph >= q.kh || q.pw >= q.kw)
+      continue;
+    int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.c, oh, ow};
+    int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw}, pb[2] = {q.ph, q.pw},
+            pe[2] = {q.pe_h + q.sh - 1, q.pe_w + q.sw - 1}, dil[2] = {q.dh, q.dw};
+    auto x = randomVec(q.n * q.c * q.h * q.w);
+    std::vector<float> want(q.n * q.c * oh * ow), got(want.size());
+    ref::max_pool<float>(x.data(), want.data(), nullptr, 2, in, out, kernel, strides, pb, pe,
+                         dil, 0);
+    simd::max_pool2d<float>(x.data(), got.data(), in, out, kernel, strides, pb, dil);
+    CHECK_CLOSE("max_pool2d", got, want, (int64_t)want.size(), 0);
+    // Blocked max pooling and average pooling over in-bounds taps.
+    const std::vector<float> xb = blocked(x, in);
+    std::vector<float> yb(q.n * simd::channel_blocks(q.c) * simd::kChannelBlock * oh * ow);
+    simd::pool2d_blocked(xb.data(), yb.data(), in, out, kernel, strides, pb, dil, 1, pool(), kTasks);
+    CHECK_CLOSE("pool2d_blocked max", unblocked(yb, out), want, (int64_t)want.size(), 0);
+    ref::avg_pool<float>(x.data(), want.data(), 2, in, out, kernel, strides, pb, pe, dil, 0);
+    simd::pool2d_blocked(xb.data(), yb.data(), in, out, kernel, strides, pb, dil, 0, pool(), kTasks);
+    CHECK_CLOSE("pool2d_blocked average", unblocked(yb, out), want, (int64_t)want.size(),
+                q.kh * q.kw);
+  }
+}

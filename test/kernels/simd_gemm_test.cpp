@@ -1,0 +1,72 @@
+// The SIMD GEMM and MatMul against the reference kernels, swept around every
+// tile and cache-block edge: m around kGemmMR and kGemmMC, n around the
+// register tile's columns and kGemmNC, k around kGemmKC; transposes and
+// every Gemm C broadcast; one task and kTasks (bit-identical).
+#include "support.h"
+
+#include "onnxc_rt/kernels/reference/linalg.h"
+#include "onnxc_rt/kernels/simd/gemm.h"
+
+#include <cstdio>
+
+using namespace onnxc_rt;
+using namespace kernel_test;
+
+static void checkGemm(int64_t m, int64_t n, int64_t k, int ta, int tb, int cmode) {
+  INFO("m=" << m << " n=" << n << " k=" << k << " ta=" << ta << " tb=" << tb << " c=" << cmode);
+  auto a = randomVec(m * k), b = randomVec(k * n), c = randomVec(m * n);
+  // C broadcast: 0 none, 1 scalar, 2 per column (n), 3 per row (m x 1), 4 full.
+  const int64_t csm[] = {0, 0, 0, 1, n}, csn[] = {0, 0, 1, 0, 1};
+  const float *cp = cmode ? c.data() : nullptr;
+  std::vector<float> want(m * n), got(m * n, 123.f);
+  ref::gemm<float>(a.data(), b.data(), cp, want.data(), m, n, k, ta, tb, 0.75f, 1.5f,
+                   csm[cmode], csn[cmode]);
+  for (float &v : want)
+    v = ref::Relu::apply(v, 0, 0);
+  std::vector<float> scratch(simd::gemm_scratch_floats(m, n, k));
+  simd::gemm<ref::Relu>(a.data(), b.data(), cp, got.data(), m, n, k, ta, tb, 0.75f, 1.5f,
+                        csm[cmode], csn[cmode], 0, 0, scratch.data());
+  CHECK_CLOSE("gemm", got, want, m * n, k);
+  std::vector<float> split(m * n, 123.f), split_scratch(kTasks * scratch.size());
+  simd::gemm<ref::Relu>(a.data(), b.data(), cp, split.data(), m, n, k, ta, tb, 0.75f, 1.5f,
+                        csm[cmode], csn[cmode], 0, 0, split_scratch.data(), pool(), kTasks);
+  CHECK_SAME("gemm", split, got, m * n);
+}
+
+static void checkMatMul(int64_t batch, int64_t m, int64_t k, int64_t n, bool broadcastB) {
+  INFO("batch=" << batch << " m=" << m << " k=" << k << " n=" << n);
+  auto a = randomVec(batch * m * k), b = randomVec((broadcastB ? 1 : batch) * k * n);
+  std::vector<float> want(batch * m * n), got(batch * m * n);
+  int64_t shape[1] = {batch}, as[1] = {m * k}, bs[1] = {broadcastB ? 0 : k * n};
+  ref::matmul<float>(a.data(), b.data(), want.data(), m, k, n, 1, shape, as, bs);
+  std::vector<float> scratch(simd::gemm_scratch_floats(m, n, k));
+  simd::matmul<float>(a.data(), b.data(), got.data(), m, k, n, 1, shape, as, bs, scratch.data());
+  CHECK_CLOSE("matmul", got, want, batch * m * n, k);
+  std::vector<float> split(batch * m * n), split_scratch(kTasks * scratch.size());
+  simd::matmul<float>(a.data(), b.data(), split.data(), m, k, n, 1, shape, as, bs,
+                      split_scratch.data(), pool(), kTasks);
+  CHECK_SAME("matmul", split, got, batch * m * n);
+}
+
+TEST_CASE("gemm around the tile and cache-block edges", "[gemm]") {
+  const int64_t m = GENERATE(1, 2, 5, 6, 7, 13, 95, 96, 97, 150);
+  const int64_t n = GENERATE(1, 3, 15, 16, 17, 31, 32, 33, 100);
+  const int64_t k = GENERATE(1, 7, 255, 256, 257, 600);
+  checkGemm(m, n, k, int((m + n) % 2), int((n + k) % 2), int((m + n + k) % 5));
+}
+
+TEST_CASE("gemm transposes and C broadcasts", "[gemm]") {
+  const int ta = GENERATE(0, 1), tb = GENERATE(0, 1), cmode = GENERATE(0, 1, 2, 3, 4);
+  checkGemm(37, 45, 70, ta, tb, cmode);
+}
+
+TEST_CASE("gemm shapes from models", "[gemm]") {
+  SECTION("crosses the kGemmNC column block") { checkGemm(20, 2047 + 40, 40, 0, 0, 2); }
+  SECTION("a batch-1 fully connected layer") { checkGemm(1, 1000, 512, 0, 1, 2); }
+}
+
+TEST_CASE("batched matmul", "[matmul]") {
+  SECTION("batched B") { checkMatMul(3, 17, 33, 40, false); }
+  SECTION("B broadcast over the batch") { checkMatMul(4, 128, 64, 128, true); }
+  SECTION("one row") { checkMatMul(2, 1, 300, 50, false); }
+}

@@ -1,0 +1,176 @@
+// Unit tests of the lowering layer: the target registry, the kernel
+// providers (a target's provider first, the reference provider last, data
+// type as an axis of the choice) and the kernel-choice record that
+// onnxc-select-kernels writes and memory planning / emission read back.
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
+
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Lowering/KernelProvider.h"
+#include "onnxc/Lowering/Target.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Parser/Parser.h"
+
+#include <set>
+
+using namespace mlir;
+using namespace onnxc;
+
+namespace {
+
+struct Fixture {
+  MLIRContext ctx;
+  OwningOpRef<ModuleOp> module;
+  Fixture(const std::string &target, const std::string &elementType = "f32") {
+    registerAllTargets();
+    ctx.loadDialect<onnx::ONNXDialect, func::FuncDialect>();
+    const std::string t = elementType;
+    std::string src =
+        "module attributes {onnxc.target = #onnx.target<name = \"" + target + "\">} {\n"
+        "func.func @f(%x: tensor<1x3x8x8x" + t + ">, %a: tensor<2x8x" + t + ">) -> "
+        "(tensor<1x4x8x8x" + t + ">, tensor<2x8x" + t + ">, tensor<2x8x" + t + ">) {\n"
+        "  %w = \"onnx.Constant\"() {value = dense<0.5> : tensor<4x3x3x3x" + t + ">} : () -> "
+        "tensor<4x3x3x3x" + t + ">\n"
+        "  %n = \"onnx.NoValue\"() : () -> none\n"
+        "  %c = \"onnx.Conv\"(%x, %w, %n) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8x" +
+        t + ">, tensor<4x3x3x3x" + t + ">, none) -> tensor<1x4x8x8x" + t + ">\n"
+        "  %s = \"onnx.Softmax\"(%a) {axis = -1 : i64} : (tensor<2x8x" + t + ">) -> tensor<2x8x" +
+        t + ">\n"
+        "  %r = \"onnx.Relu\"(%a) : (tensor<2x8x" + t + ">) -> tensor<2x8x" + t + ">\n"
+        "  return %c, %s, %r : tensor<1x4x8x8x" + t + ">, tensor<2x8x" + t + ">, tensor<2x8x" +
+        t + ">\n}\n}\n";
+    module = parseSourceString<ModuleOp>(src, &ctx);
+    REQUIRE(module);
+  }
+  Operation *op(StringRef name) {
+    Operation *found = nullptr;
+    module->walk([&](Operation *o) {
+      if (o->getName().getStringRef() == name)
+        found = o;
+    });
+    REQUIRE(found);
+    return found;
+  }
+  std::string callee(StringRef name) {
+    FailureOr<OpLowering> l = lowerToKernelCalls(op(name));
+    REQUIRE(succeeded(l));
+    REQUIRE(!l->calls.empty());
+    return l->calls.front().callee;
+  }
+};
+
+} // namespace
+
+TEST_CASE("the registry knows every target folder's targets", "[registry]") {
+  registerAllTargets();
+  registerAllTargets(); // registration happens once
+  std::set<std::string> names;
+  for (const Target *t : TargetRegistry::all())
+    CHECK(names.insert(t->name()).second);
+  for (const char *name : {"generic", "x86-64", "x86-64-avx512", "cortex-m4", "cortex-m7", "aarch64"})
+    CHECK(names.count(name));
+  CHECK(TargetRegistry::find("riscv-vector") == nullptr);
+
+  SECTION("native is the widest target that runs here") {
+    const Target *native = TargetRegistry::find("native");
+    REQUIRE(native);
+    CHECK(native == TargetRegistry::native());
+    CHECK(native->hostCode);
+    CHECK(native->runsHere());
+    for (const Target *t : TargetRegistry::all())
+      if (t->hostCode && t->runsHere())
+        CHECK(t->nativeRank <= native->nativeRank);
+  }
+  SECTION("toolchains give the flags their code requires") {
+    CHECK(TargetRegistry::find("x86-64")->toolchain().requiredFlags ==
+          std::vector<std::string>{"-march=x86-64-v3", "-ffp-contract=off"});
+    CHECK(TargetRegistry::find("generic")->toolchain().requiredFlags.empty());
+    auto m4 = TargetRegistry::find("cortex-m4")->toolchain().requiredFlags;
+    CHECK(std::find(m4.begin(), m4.end(), "-mcpu=cortex-m4") != m4.end());
+    CHECK(std::find(m4.begin(), m4.end(), "-mfloat-abi=hard") != m4.end());
+  }
+  SECTION("only targets with their own kernels have providers") {
+    CHECK(TargetRegistry::find("generic")->kernelProviders().empty());
+    CHECK(TargetRegistry::find("x86-64")->kernelProviders().size() == 1);
+    CHECK(TargetRegistry::find("x86-64")->parallelKernels);
+    CHECK_FALSE(TargetRegistry::find("cortex-m4")->parallelKernels);
+  }
+}
+
+TEST_CASE("a target's provider goes first, the reference provider last", "[providers]") {
+  SECTION("x86-64: SIMD convolution and softmax, reference Relu") {
+    Fixture f("x86-64");
+    CHECK(f.callee("onnx.Conv") == "onnxc_rt::simd::conv2d");
+    CHECK(f.callee("onnx.Softmax") == "onnxc_rt::simd::softmax");
+    CHECK(f.callee("onnx.Relu") == "onnxc_rt::ref::unary");
+  }
+  SECTION("generic and cortex-m4: reference kernels throughout") {
+    for (const char *target : {"generic", "cortex-m4"}) {
+      Fixture f(target);
+      CHECK(f.callee("onnx.Conv") == "onnxc_rt::ref::conv");
+      CHECK(f.callee("onnx.Softmax") == "onnxc_rt::ref::softmax");
+    }
+  }
+  SECTION("data type is an axis: double runs on the reference kernels on x86-64") {
+    Fixture f("x86-64", "f64");
+    CHECK(f.callee("onnx.Conv") == "onnxc_rt::ref::conv");
+    const KernelProvider *x86 = TargetRegistry::find("x86-64")->kernelProviders().front();
+    LoweringContext ctx;
+    ctx.elementType = "double";
+    CHECK_FALSE(x86->lower(f.op("onnx.Conv"), ctx).has_value()); // "not mine"
+  }
+  SECTION("the constant folder's lowering ignores the target") {
+    Fixture f("x86-64");
+    FailureOr<OpLowering> l = lowerWithReference(f.op("onnx.Softmax"));
+    REQUIRE(succeeded(l));
+    CHECK(l->calls.front().callee == "onnxc_rt::ref::softmax");
+  }
+}
+
+TEST_CASE("the kernel record round-trips", "[record]") {
+  Fixture f("x86-64");
+  Operation *conv = f.op("onnx.Conv");
+  FailureOr<OpLowering> chosen = lowerToKernelCalls(conv);
+  REQUIRE(succeeded(chosen));
+  conv->setAttr(kKernelRecordAttr, encodeLowering(conv, *chosen));
+  FailureOr<OpLowering> back = lowerToKernelCalls(conv); // reads the record now
+  REQUIRE(succeeded(back));
+  REQUIRE(back->kind == chosen->kind);
+  REQUIRE(back->calls.size() == chosen->calls.size());
+  for (size_t c = 0; c < back->calls.size(); ++c) {
+    const KernelCall &a = chosen->calls[c], &b = back->calls[c];
+    CHECK(a.key() == b.key());
+    CHECK(a.header == b.header);
+    REQUIRE(a.args.size() == b.args.size());
+    bool sawPackedWeights = false;
+    for (size_t i = 0; i < a.args.size(); ++i) {
+      INFO("argument " << i);
+      CHECK(a.args[i].kind == b.args[i].kind);
+      CHECK(a.args[i].tensor == b.args[i].tensor);
+      CHECK(a.args[i].isOutput == b.args[i].isOutput);
+      CHECK(a.args[i].intValue == b.args[i].intValue);
+      CHECK(a.args[i].floatValue == b.args[i].floatValue);
+      CHECK(a.args[i].ints == b.args[i].ints);
+      CHECK(a.args[i].constant == b.args[i].constant);
+      sawPackedWeights |= a.args[i].kind == KernelArg::Kind::Constant;
+    }
+    CHECK(sawPackedWeights);
+    CHECK(a.scratchBytes() == b.scratchBytes());
+  }
+
+  SECTION("a malformed record is an error at the op, not a crash") {
+    std::string message;
+    ScopedDiagnosticHandler capture(&f.ctx, [&](Diagnostic &d) {
+      message = d.str();
+      return success();
+    });
+    Builder b(&f.ctx);
+    conv->setAttr(kKernelRecordAttr, b.getDictionaryAttr({b.getNamedAttr(
+                                         "kind", b.getStringAttr("calls"))}));
+    CHECK(failed(lowerToKernelCalls(conv)));
+    CHECK(message.find("malformed") != std::string::npos);
+  }
+}

@@ -14,6 +14,9 @@ the worst p99 and the peak RSS. Writes results/models.md and results/models.svg.
 
     cd bench && npm install --ignore-scripts && /usr/bin/python3 run_bench.py
 
+--baseline CHECKOUT adds the onnxc of another checkout (built in
+CHECKOUT/build) as a fourth peer and writes results/models-vs-baseline.*.
+
 Needs a built onnxc (../build). Latencies are wall-clock on this machine.
 """
 import argparse
@@ -40,13 +43,16 @@ def run_json(cmd):
 
 
 def target_flags(onnxc, target):
-    """-O3 and the flags TARGET's code requires (onnxc --print-target-flags)."""
-    out = subprocess.run([onnxc, "--print-target-flags", "--target", target], check=True,
-                         capture_output=True, text=True).stdout
-    return ["-O3"] + out.split()
+    """-O3 and the flags TARGET's code requires (onnxc --print-target-flags; an
+    onnxc from before that option, as a --baseline may be: its -march)."""
+    out = subprocess.run([onnxc, "--print-target-flags", "--target", target],
+                         capture_output=True, text=True)
+    if out.returncode == 0:
+        return ["-O3"] + out.stdout.split()
+    return ["-O3", "-march=x86-64-v4" if target == "x86-64-avx512" else "-march=x86-64-v3"]
 
 
-def build_onnxc(onnxc, model_dir, work, target, threads=1):
+def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT):
     import onnx
     os.makedirs(work, exist_ok=True)
     subprocess.run([onnxc, os.path.join(model_dir, "model.onnx"), "-o", work, "--name", "m",
@@ -71,7 +77,7 @@ def build_onnxc(onnxc, model_dir, work, target, threads=1):
     exe = os.path.join(work, "bench")
     flags = target_flags(onnxc, target) + ["-pthread"]
     subprocess.run(["c++", "-std=c++17", *flags, "-I" + work,
-                    "-I" + os.path.join(ROOT, "runtime-lite", "include"),
+                    "-I" + os.path.join(root, "runtime-lite", "include"),
                     '-DMODEL_HEADER="bench_config.h"', os.path.join(HERE, "onnxc_bench_main.cpp"),
                     os.path.join(work, "libm.a"), "-o", exe], check=True)
     return exe
@@ -99,6 +105,10 @@ def main():
                     help="threads for every peer (onnxc --threads, ORT intra-op, torch)")
     ap.add_argument("--seconds", type=float, default=2.0, help="time per peer per round")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
+    ap.add_argument("--baseline", default=None, metavar="CHECKOUT",
+                    help="another onnxc checkout, built in CHECKOUT/build: its onnxc runs as a "
+                         "fourth peer (before/after a change, side by side in one run); writes "
+                         "results/models-vs-baseline.*")
     ap.add_argument("models", nargs="*", default=MODELS)
     args = ap.parse_args()
     args.target = args.target or native_target()
@@ -114,13 +124,18 @@ def main():
         exe = build_onnxc(args.onnxc, model_dir, os.path.join(args.work, name), args.target,
                           args.threads)
         th = str(args.threads)
-        peers = {
-            "onnxc": lambda n: [exe, inp, str(n)],
+        peers = {"onnxc": lambda n: [exe, inp, str(n)]}
+        if args.baseline:
+            base_exe = build_onnxc(os.path.join(args.baseline, "build", "compiler", "tools", "onnxc"),
+                                   model_dir, os.path.join(args.work, "baseline", name),
+                                   args.target, args.threads, root=args.baseline)
+            peers["baseline"] = lambda n: [base_exe, inp, str(n)]
+        peers.update({
             "ort": lambda n: ["node", os.path.join(HERE, "ort_bench.js"),
                               os.path.join(model_dir, "model.onnx"), inp, shape, str(n), th],
             "torch": lambda n: ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), name,
                                 str(n), th],
-        }
+        })
         # Runs per process from a short probe, so each peer gets ~--seconds.
         runs = {}
         for peer, cmd in peers.items():
@@ -156,6 +171,13 @@ def write_results(rows, args):
     onnxc_threads = f" --threads {args.threads}" if args.threads != 1 else ""
     # One thread is the headline (models.md); other counts get their own files.
     stem = "models" if args.threads == 1 else f"models-{args.threads}threads"
+    if args.baseline:
+        stem += "-vs-baseline"
+    base = bool(args.baseline)
+    base_rev = ""
+    if base:
+        base_rev = subprocess.run(["git", "-C", args.baseline, "log", "-1", "--format=%h %s"],
+                                  capture_output=True, text=True).stdout.strip()
     lines = [
         f"# Model benchmark: onnxc vs ONNX Runtime vs PyTorch{f', {threads_text}' if args.threads != 1 else ''}",
         "",
@@ -167,25 +189,44 @@ def write_results(rows, args):
         f"{args.rounds} alternating rounds; latency in ms; ratio > 1 means onnxc is faster.",
         "Command: `cd bench && /usr/bin/python3 run_bench.py"
         f"{f' --rounds {args.rounds}' if args.rounds != 3 else ''}"
-        f"{f' --threads {args.threads}' if args.threads != 1 else ''}` "
+        f"{f' --threads {args.threads}' if args.threads != 1 else ''}"
+        f"{' --baseline CHECKOUT' if base else ''}` "
         f"({time.strftime('%Y-%m-%d')}).",
-        "",
-        "| model | onnxc ms (p99) | ORT ms (p99) | PyTorch ms (p99) | ORT / onnxc | PyTorch / onnxc | RSS MB onnxc / ORT / PyTorch |",
-        "|---|---|---|---|---|---|---|",
     ]
-    ratios = []
+    if base:
+        lines += ["", f"Baseline: onnxc at `{base_rev}`, built and run the same way, "
+                      "alternating with the others in the same rounds."]
+    lines += [
+        "",
+        "| model | onnxc ms (p99) |" + (" baseline ms (p99) |" if base else "") +
+        " ORT ms (p99) | PyTorch ms (p99) | ORT / onnxc |" + (" ORT / baseline |" if base else "") +
+        " PyTorch / onnxc | RSS MB onnxc / ORT / PyTorch |",
+        "|---|---|---|---|---|---|---|" + ("---|---|" if base else ""),
+    ]
+    ratios, base_ratios = [], []
     for r in rows:
         o, t, p = r["onnxc"], r["ort"], r["torch"]
         ratio = t["median_us"] / o["median_us"]
         ratios.append(ratio)
+        b_cell = b_ratio = ""
+        if base:
+            b = r["baseline"]
+            base_ratios.append(t["median_us"] / b["median_us"])
+            b_cell = f" {b['median_us'] / 1e3:.3f} ({b['p99_us'] / 1e3:.3f}) |"
+            b_ratio = f" {base_ratios[-1]:.3f} |"
         lines.append(
-            f"| {r['model']} | {o['median_us'] / 1e3:.3f} ({o['p99_us'] / 1e3:.3f}) | "
+            f"| {r['model']} | {o['median_us'] / 1e3:.3f} ({o['p99_us'] / 1e3:.3f}) |{b_cell} "
             f"{t['median_us'] / 1e3:.3f} ({t['p99_us'] / 1e3:.3f}) | "
-            f"{p['median_us'] / 1e3:.3f} ({p['p99_us'] / 1e3:.3f}) | {ratio:.3f} | "
+            f"{p['median_us'] / 1e3:.3f} ({p['p99_us'] / 1e3:.3f}) | {ratio:.3f} |{b_ratio} "
             f"{p['median_us'] / o['median_us']:.3f} | {o['rss_bytes'] / 2**20:.0f} / "
             f"{t['rss_bytes'] / 2**20:.0f} / {p['rss_bytes'] / 2**20:.0f} |")
-    geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+
+    def geomean(xs):
+        return math.exp(sum(math.log(x) for x in xs) / len(xs))
+    geo = geomean(ratios)
     lines += ["", f"Geometric mean of ORT latency / onnxc latency: {geo:.3f}"]
+    if base:
+        lines += [f"Geometric mean of ORT latency / baseline latency: {geomean(base_ratios):.3f}"]
     with open(os.path.join(HERE, "results", stem + ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     # A bar chart of the ORT/onnxc ratio on a log scale (SVG, no plotting library).

@@ -6,6 +6,7 @@
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
 
+#include "mlir/Pass/PassManager.h"
 #include "mlir/Target/Cpp/CppEmitter.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -280,6 +281,45 @@ std::string weightsAssembly(const std::string &name, const std::string &blobFile
          "#if defined(__linux__) && defined(__ELF__)\n"
          "  .section .note.GNU-stack,\"\",%progbits\n"
          "#endif\n";
+}
+
+//===-- The C++ emitter ----------------------------------------------------===//
+
+ModelEmitter::~ModelEmitter() = default;
+
+namespace {
+
+class CppModelEmitter final : public ModelEmitter {
+public:
+  llvm::StringRef name() const override { return "c++ (EmitC)"; }
+
+  FailureOr<EmittedModel> emit(ModuleOp planned, const ModelInterface &iface,
+                               const std::string &name, const std::string &banner,
+                               const std::string &version) const override {
+    PassManager lower(planned->getContext(), ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(lower)))
+      return failure();
+    lower.addPass(createLowerToEmitCPass());
+    if (failed(lower.run(planned)))
+      return failure();
+    auto source = emitSource(planned, banner);
+    if (failed(source))
+      return failure();
+    EmittedModel m;
+    m.source = std::move(*source);
+    m.sourceExtension = ".cpp";
+    m.header = emitHeader(iface, version);
+    m.weights = weightsBlob(planned);
+    m.weightsAsm = weightsAssembly(name, name + ".weights.bin");
+    return m;
+  }
+};
+
+} // namespace
+
+const ModelEmitter &cppModelEmitter() {
+  static const CppModelEmitter emitter;
+  return emitter;
 }
 
 } // namespace onnxc

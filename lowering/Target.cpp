@@ -25,6 +25,17 @@ Target::Target(std::string name, std::string description, Toolchain toolchain)
 
 Target::~Target() = default;
 
+std::string Target::runnerDescription() const {
+  if (hostCode)
+    return "in process (onnxc run)";
+  if (!emulated)
+    return "not by onnxc run";
+  std::string text = emulated->emulator;
+  for (const std::string &a : emulated->args)
+    text += " " + a;
+  return text + " (onnxc run)";
+}
+
 void Target::addProvider(std::unique_ptr<KernelProvider> provider) {
   providerView_.push_back(provider.get());
   providers_.push_back(std::move(provider));

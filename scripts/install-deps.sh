@@ -13,6 +13,8 @@ packages=(
   libonnx-testdata python3-onnx python3-numpy python3-torch python3-torchvision
   # Cortex-M: cross compiler, newlib, QEMU
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
+  # aarch64: cross compiler, QEMU user mode (`onnxc run --target aarch64`)
+  g++-aarch64-linux-gnu qemu-user
   # the bundled model's training data (examples/fashion-mnist/train.py)
   dataset-fashion-mnist
 )

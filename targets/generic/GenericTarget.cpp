@@ -17,7 +17,6 @@ public:
                Toolchain{"c++", "ar", {"-O2"}, {}}) {
     hostCode = true;
     nativeRank = 1;
-    runner = "in process (onnxc run)";
   }
   bool runsHere() const override { return true; }
 };

@@ -30,7 +30,6 @@ public:
     hostCode = true;
     parallelKernels = true;
     nativeRank = rank;
-    runner = "in process (onnxc run)";
     addProvider(std::make_unique<X86KernelProvider>());
   }
 

@@ -3,7 +3,7 @@
 if(NOT THREADS)
   set(THREADS 1)
 endif()
-set(out ${MODEL_DIR}/onnxc_outputs_threads${THREADS})
+set(out ${MODEL_DIR}/onnxc_outputs_${TARGET}_threads${THREADS})
 file(REMOVE_RECURSE ${out})
 execute_process(COMMAND ${ONNXC} run --target ${TARGET} --threads ${THREADS} ${MODEL_DIR}/model.onnx
                         --inputs ${MODEL_DIR}/test_data_set_0 --outputs ${out}

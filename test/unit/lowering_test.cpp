@@ -92,6 +92,29 @@ TEST_CASE("the registry knows every target folder's targets", "[registry]") {
     CHECK(std::find(m4.begin(), m4.end(), "-mcpu=cortex-m4") != m4.end());
     CHECK(std::find(m4.begin(), m4.end(), "-mfloat-abi=hard") != m4.end());
   }
+  SECTION("how onnxc run runs each target's code") {
+    const Target *generic = TargetRegistry::find("generic");
+    CHECK(generic->hostCode);
+    CHECK_FALSE(generic->emulated);
+    CHECK(generic->runnerDescription() == "in process (onnxc run)");
+    const Target *m4 = TargetRegistry::find("cortex-m4");
+    REQUIRE(m4->emulated);
+    CHECK(m4->emulated->emulator == "qemu-system-arm");
+    CHECK(std::find(m4->emulated->args.begin(), m4->emulated->args.end(), "mps2-an386") !=
+          m4->emulated->args.end());
+    CHECK(m4->supportFolder == "cortex-m");
+    CHECK(m4->emulated->supportSources == std::vector<std::string>{"startup.c"});
+    CHECK(TargetRegistry::find("cortex-m7")->runnerDescription().find("mps2-an500") !=
+          std::string::npos);
+    const Target *a64 = TargetRegistry::find("aarch64");
+    REQUIRE(a64->emulated);
+    CHECK(a64->emulated->emulator == "qemu-aarch64");
+    CHECK(a64->emulated->package == "qemu-user");
+  }
+  SECTION("every target registered so far emits C++") {
+    for (const Target *t : TargetRegistry::all())
+      CHECK(t->emitter() == nullptr);
+  }
   SECTION("only targets with their own kernels have providers") {
     CHECK(TargetRegistry::find("generic")->kernelProviders().empty());
     CHECK(TargetRegistry::find("x86-64")->kernelProviders().size() == 1);

@@ -21,8 +21,8 @@ struct CompileSummary {
 
 struct GeneratedModel {
   ModelInterface iface;
-  std::string header, source, weightsAsm, mlir;
-  std::vector<char> weights;
+  EmittedModel files; // the target's emitter's output (empty with mlirOnly)
+  std::string mlir;   // with mlirOnly
   CompileSummary summary;
 };
 

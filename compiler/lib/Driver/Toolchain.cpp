@@ -11,7 +11,7 @@
 namespace onnxc {
 
 bool runProgram(const std::string &program, const std::vector<std::string> &args,
-                std::string &error) {
+                std::string &error, std::string *capture, unsigned timeoutSeconds) {
   auto path = llvm::sys::findProgramByName(program);
   if (!path) {
     error = "cannot find '" + program + "' on PATH";
@@ -25,11 +25,14 @@ bool runProgram(const std::string &program, const std::vector<std::string> &args
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, llvm::StringRef(log),
                                                 llvm::StringRef(log)};
   std::string msg;
-  int rc = llvm::sys::ExecuteAndWait(*path, argv, std::nullopt, redirects, 0, 0, &msg);
+  int rc = llvm::sys::ExecuteAndWait(*path, argv, std::nullopt, redirects, timeoutSeconds, 0,
+                                     &msg);
   std::string output;
   if (auto buf = llvm::MemoryBuffer::getFile(log))
     output = (*buf)->getBuffer().str();
   llvm::sys::fs::remove(log);
+  if (capture)
+    *capture = output;
   if (rc == 0)
     return true;
   error = "command failed (exit " + std::to_string(rc) + "): " + program;
@@ -55,6 +58,24 @@ std::string runtimeIncludeDir() {
   if (llvm::sys::fs::exists(probe))
     return std::string(dir);
   return ONNXC_SOURCE_RUNTIME_INCLUDE_DIR;
+}
+
+/// Where an installed onnxc or the build keeps a folder of the source tree:
+/// <prefix>/share/onnxc/<installed> if it exists, else the source tree's.
+static std::string installedOrSource(const std::string &installed, const std::string &source) {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&runtimeIncludeDir));
+  llvm::SmallString<256> dir(llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
+  llvm::sys::path::append(dir, "share", "onnxc", installed);
+  if (llvm::sys::fs::is_directory(dir))
+    return std::string(dir);
+  return source;
+}
+
+std::string targetSupportDir(const Target &target) {
+  llvm::SmallString<256> source(ONNXC_SOURCE_TARGETS_DIR);
+  llvm::sys::path::append(source, target.supportFolder);
+  return installedOrSource("targets/" + target.supportFolder, std::string(source));
 }
 
 std::string targetCompiler(const Target &target) {
@@ -84,11 +105,12 @@ static std::string join(const std::string &dir, const std::string &file) {
 }
 
 bool buildStaticLibrary(const Target &target, const std::string &dir,
-                        const std::string &name, std::string &error) {
+                        const std::string &name, const std::string &sourceExt,
+                        std::string &error) {
   std::string cxx = targetCompiler(target);
   std::vector<std::string> args = compileFlags(target);
   args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, "-c",
-                           join(dir, name + ".cpp"), "-o", join(dir, name + ".o")});
+                           join(dir, name + sourceExt), "-o", join(dir, name + ".o")});
   if (!runProgram(cxx, args, error))
     return false;
   // The flags that select the instruction set matter for assembly too.
@@ -108,11 +130,43 @@ bool buildStaticLibrary(const Target &target, const std::string &dir,
 }
 
 bool buildSharedLibrary(const Target &target, const std::string &dir,
-                        const std::string &name, std::string &error) {
+                        const std::string &name, const std::string &sourceExt,
+                        std::string &error) {
   std::vector<std::string> args = compileFlags(target);
   args.insert(args.end(), {"-fPIC", "-shared", "-I" + runtimeIncludeDir(), "-I" + dir,
-                           "-Wa,-I" + dir, join(dir, name + ".cpp"),
+                           "-Wa,-I" + dir, join(dir, name + sourceExt),
                            join(dir, name + "_weights.S"), "-o", join(dir, name + ".so")});
+  return runProgram(targetCompiler(target), args, error);
+}
+
+bool buildEmulatedProgram(const Target &target, const std::string &dir,
+                          const std::string &name, const std::string &sourceExt,
+                          const std::string &mainSource, const std::string &program,
+                          std::string &error) {
+  const EmulatedRunner &runner = *target.emulated;
+  std::string support = targetSupportDir(target);
+  std::vector<std::string> args = compileFlags(target);
+  args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, "-Wa,-I" + dir,
+                           join(dir, mainSource), join(dir, name + sourceExt),
+                           join(dir, name + "_weights.S")});
+  // Support sources are C (startup code): compiled as such, with the
+  // target's instruction-set and optimisation flags.
+  for (const std::string &s : runner.supportSources) {
+    std::string object = join(dir, llvm::sys::path::stem(s).str() + ".support.o");
+    std::vector<std::string> c = target.toolchain().optFlags;
+    c.insert(c.end(), target.toolchain().requiredFlags.begin(),
+             target.toolchain().requiredFlags.end());
+    c.insert(c.end(), {"-Wall", "-Wextra", "-x", "c", "-c", join(support, s), "-o", object});
+    if (!runProgram(targetCompiler(target), c, error))
+      return false;
+    args.push_back(object);
+  }
+  for (std::string flag : runner.linkFlags) {
+    for (size_t at; (at = flag.find("{support}")) != std::string::npos;)
+      flag.replace(at, 9, support);
+    args.push_back(flag);
+  }
+  args.insert(args.end(), {"-o", join(dir, program)});
   return runProgram(targetCompiler(target), args, error);
 }
 

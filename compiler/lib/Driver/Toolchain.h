@@ -10,8 +10,14 @@
 namespace onnxc {
 
 /// Runs a program; on failure sets `error` to its command line and output.
+/// `output` (if given) receives its stdout and stderr; a program still
+/// running after `timeoutSeconds` (0: no limit) is killed and fails.
 bool runProgram(const std::string &program, const std::vector<std::string> &args,
-                std::string &error);
+                std::string &error, std::string *output = nullptr,
+                unsigned timeoutSeconds = 0);
+
+/// How long `onnxc run` lets an emulated program run.
+constexpr unsigned kEmulatorTimeoutSeconds = 1200;
 
 /// The directory holding onnxc_rt/ (runtime-lite's headers).
 std::string runtimeIncludeDir();
@@ -20,13 +26,27 @@ std::string runtimeIncludeDir();
 /// add $ONNXC_CXXFLAGS to the target's flags.
 std::string targetCompiler(const Target &target);
 
-/// Builds libNAME.a in `dir` from NAME.cpp and NAME_weights.S there.
+/// The folder holding `target`'s support files (Target::supportFolder):
+/// share/onnxc/targets/<folder> beside an installed onnxc, else the source tree's.
+std::string targetSupportDir(const Target &target);
+
+/// Builds libNAME.a in `dir` from NAME<sourceExt> and NAME_weights.S there.
 bool buildStaticLibrary(const Target &target, const std::string &dir,
-                        const std::string &name, std::string &error);
+                        const std::string &name, const std::string &sourceExt,
+                        std::string &error);
 
 /// Builds a shared library NAME.so in `dir` (host targets only).
 bool buildSharedLibrary(const Target &target, const std::string &dir,
-                        const std::string &name, std::string &error);
+                        const std::string &name, const std::string &sourceExt,
+                        std::string &error);
+
+/// Builds the program PROGRAM in `dir` for a target run under its emulator
+/// (Target::emulated): the model NAME, the `main` in `mainSource`, the
+/// target's support sources and link flags.
+bool buildEmulatedProgram(const Target &target, const std::string &dir,
+                          const std::string &name, const std::string &sourceExt,
+                          const std::string &mainSource, const std::string &program,
+                          std::string &error);
 
 } // namespace onnxc
 

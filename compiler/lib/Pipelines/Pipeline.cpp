@@ -2,6 +2,7 @@
 #include "onnxc/Pipelines/Pipeline.h"
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Lowering/Target.h"
 #include "onnxc/Passes/Passes.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
@@ -12,7 +13,7 @@ using namespace mlir;
 
 namespace onnxc {
 
-void buildOptimizationPipeline(OpPassManager &pm) {
+void buildOptimizationPipeline(OpPassManager &pm, const Target *target) {
   OpPassManager &f = pm.nest<func::FuncOp>();
   f.addPass(createShapeInferencePass());
   f.addPass(createConstantFoldingPass());
@@ -25,11 +26,15 @@ void buildOptimizationPipeline(OpPassManager &pm) {
   f.addPass(createShapeInferencePass());
   f.addPass(createLayoutSelectionPass());
   f.addPass(createDeadCodeEliminationPass());
+  if (target)
+    target->addPasses(f, PipelineStage::BeforeKernelSelection);
 }
 
-void buildCodegenPipeline(OpPassManager &pm, bool lowerToEmitC) {
+void buildCodegenPipeline(OpPassManager &pm, bool lowerToEmitC, const Target *target) {
   OpPassManager &f = pm.nest<func::FuncOp>();
   f.addPass(createSelectKernelsPass());
+  if (target)
+    target->addPasses(f, PipelineStage::AfterKernelSelection);
   f.addPass(createMemoryPlanningPass());
   if (lowerToEmitC)
     pm.addPass(createLowerToEmitCPass());
@@ -43,7 +48,7 @@ void registerOnnxcPassesAndPipelines() {
   registerONNXCPasses();
   PassPipelineRegistration<>("onnxc-optimize",
                              "The graph simplification onnxc runs before codegen",
-                             buildOptimizationPipeline);
+                             [](OpPassManager &pm) { buildOptimizationPipeline(pm); });
   PassPipelineRegistration<>("onnxc-codegen",
                              "Kernel selection, memory planning and lowering to EmitC",
                              [](OpPassManager &pm) { buildCodegenPipeline(pm); });

@@ -167,7 +167,10 @@ int main(int argc, char **argv) {
       argc, argv,
       "onnxc: compile an ONNX model to standalone C++ and a static library\n\n"
       "  onnxc MODEL.onnx -o DIR [--target T] [--emit cpp|lib|mlir] [--threads N]\n"
-      "  onnxc run MODEL.onnx --inputs DIR --outputs DIR [--threads N] [--repeat N]\n\n"
+      "  onnxc run MODEL.onnx --inputs DIR --outputs DIR [--target T] [--threads N] [--repeat N]\n\n"
+      "  onnxc run: host targets run in this process (default: native); targets this\n"
+      "  machine cannot execute (cortex-m*, aarch64) run under their emulator (QEMU),\n"
+      "  as --list-targets shows.\n\n"
       "  --threads N: targets with parallel kernels (x86-64*) split their work into N\n"
       "  tasks, run on the caller's thread pool (NAME_run_on; `onnxc run` starts N\n"
       "  threads). Default 1.\n");
@@ -181,7 +184,7 @@ int main(int argc, char **argv) {
       outs() << format("  %-15s %s%s\n", t->name().c_str(), t->description().c_str(),
                        t == native ? " [native]" : "")
              << format("  %-15s kernels: %sreference; runs: %s%s\n", (const char *)"", kernels.c_str(),
-                       t->runner.c_str(),
+                       t->runnerDescription().c_str(),
                        t->hostCode && !t->runsHere() ? " (not on this CPU)" : "");
     }
     return 0;

@@ -59,6 +59,32 @@ std::vector<char> weightsBlob(mlir::ModuleOp emitcModule);
 /// Assembly that places `blobFile` in read-only data as NAME_weights.
 std::string weightsAssembly(const std::string &name, const std::string &blobFile);
 
+/// A compiled model's files, in memory: NAME.h, NAME<sourceExtension>, the
+/// weights blob NAME.weights.bin and NAME_weights.S, which pulls it in.
+struct EmittedModel {
+  std::string header, source, weightsAsm;
+  std::vector<char> weights;
+  std::string sourceExtension; // ".cpp", ".cu"
+};
+
+/// Turns a memory-planned module (after onnxc-memory-planning, kernels
+/// recorded on its ops) into a model's files. A target names its emitter
+/// (Target::emitter); the C++ one serves every target that names none.
+class ModelEmitter {
+public:
+  virtual ~ModelEmitter();
+  virtual llvm::StringRef name() const = 0;
+  /// Emits the model called `name`; `banner` opens the source. Failures are
+  /// reported as diagnostics naming the node. May rewrite the module.
+  virtual mlir::FailureOr<EmittedModel> emit(mlir::ModuleOp planned, const ModelInterface &iface,
+                                             const std::string &name,
+                                             const std::string &banner,
+                                             const std::string &version) const = 0;
+};
+
+/// The C++ emitter: onnxc-lower-to-emitc, then MLIR's C++ translator.
+const ModelEmitter &cppModelEmitter();
+
 } // namespace onnxc
 
 #endif

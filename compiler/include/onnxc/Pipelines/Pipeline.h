@@ -7,13 +7,19 @@
 
 namespace onnxc {
 
-/// Graph-level simplification: shape inference, constant folding, dead-code
-/// elimination, BatchNorm folding. Runs on the module (nests into the model
-/// function).
-void buildOptimizationPipeline(mlir::OpPassManager &pm);
+class Target;
 
-/// Memory planning, then lowering to EmitC.
-void buildCodegenPipeline(mlir::OpPassManager &pm, bool lowerToEmitC = true);
+/// Graph-level simplification: shape inference, constant folding, dead-code
+/// elimination, BatchNorm folding, fusion, layout selection; then the
+/// target's own passes for PipelineStage::BeforeKernelSelection. Runs on the
+/// module (nests into the model function).
+void buildOptimizationPipeline(mlir::OpPassManager &pm, const Target *target = nullptr);
+
+/// Kernel selection, the target's passes for
+/// PipelineStage::AfterKernelSelection, memory planning, then (with
+/// `lowerToEmitC`) the C++ emitter's lowering to EmitC.
+void buildCodegenPipeline(mlir::OpPassManager &pm, bool lowerToEmitC = true,
+                          const Target *target = nullptr);
 
 /// Dialects onnxc uses (onnx, func, emitc).
 void registerOnnxcDialects(mlir::DialectRegistry &registry);

@@ -18,18 +18,21 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 namespace mlir {
 class ModuleOp;
 class Operation;
+class OpPassManager;
 } // namespace mlir
 
 namespace onnxc {
 namespace onnx {
 class TargetAttr;
 }
+class ModelEmitter; // onnxc/Codegen/ModelEmitter.h
 
 /// How code for a target is built into a static library (`--emit lib`).
 struct Toolchain {
@@ -46,6 +49,35 @@ struct Toolchain {
   /// Everything `--emit lib` compiles with: the flags every target shares
   /// (C++17, no exceptions or RTTI, -Wall -Wextra), optFlags, requiredFlags.
   std::vector<std::string> cxxFlags() const;
+};
+
+/// How `onnxc run` runs code for a target whose code does not execute in
+/// the compiler's process: the driver cross-builds a test program (the model,
+/// a generated main that reads the inputs from files and writes the outputs,
+/// and the target's support sources) and runs it in an emulator. File I/O
+/// goes through the emulator: the host's system calls for a user-mode
+/// emulator, Arm semihosting for a bare-metal one.
+struct EmulatedRunner {
+  /// The emulator and its arguments; the program's path is appended.
+  std::string emulator;
+  std::vector<std::string> args;
+  /// The Debian package that provides the emulator (named in the error when
+  /// it is missing).
+  std::string package;
+  /// Sources compiled into the test program (startup code), relative to the
+  /// target's support folder, and link flags, in which "{support}" stands
+  /// for that folder (a linker script).
+  std::vector<std::string> supportSources;
+  std::vector<std::string> linkFlags;
+};
+
+/// Where a target's own passes go in the pipeline.
+enum class PipelineStage {
+  /// After the graph optimisations and layout selection, before kernels are
+  /// chosen.
+  BeforeKernelSelection,
+  /// After kernel selection, before memory planning.
+  AfterKernelSelection,
 };
 
 /// A convolution as the layout hooks see it (logical NCHW shapes).
@@ -74,12 +106,24 @@ public:
   bool parallelKernels = false;
   /// Among the targets that run here, `--target native` picks the highest.
   int nativeRank = 0;
-  /// How code built for it is checked by running it, for --list-targets:
-  /// "in process" for host targets, an emulator command line otherwise.
-  std::string runner;
+  /// How `onnxc run` runs code for a target that is not host code (host
+  /// code runs in process, where runsHere()); none: `onnxc run` refuses it.
+  std::optional<EmulatedRunner> emulated;
+  /// The folder under targets/ (installed as share/onnxc/targets/<folder>)
+  /// that holds its support files: startup code, linker scripts.
+  std::string supportFolder;
 
   /// Whether code built for this target executes on this machine's CPU.
   virtual bool runsHere() const { return false; }
+
+  /// How code built for it is run, for --list-targets.
+  std::string runnerDescription() const;
+
+  /// Adds the target's own passes at `stage` (function-level pass manager).
+  virtual void addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const {}
+
+  /// The emitter that writes its source; null: the C++ emitter (EmitC).
+  virtual const ModelEmitter *emitter() const { return nullptr; }
 
   /// The providers asked before the reference provider, in order.
   llvm::ArrayRef<const KernelProvider *> kernelProviders() const { return providerView_; }

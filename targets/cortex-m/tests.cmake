@@ -1,0 +1,20 @@
+# Cortex-M tests, included by test/CMakeLists.txt.
+# The CIFAR CNN through `onnxc run --target cortex-m4|cortex-m7` (a firmware
+# run under qemu-system-arm) against PyTorch's outputs, and the model's object
+# checked for heap, exception and RTTI symbols (it must be freestanding).
+foreach(cpu cortex-m4 cortex-m7)
+  add_test(NAME ${cpu}.cifar_cnn
+           COMMAND ${CMAKE_COMMAND}
+                   -DONNXC=$<TARGET_FILE:onnxc> -DPYTHON=${ONNXC_PYTHON} -DTARGET=${cpu}
+                   -DMODEL_DIR=${MODEL_DIR}/cifar_cnn_op13 -DCOMPARE=${E2E_COMPARE}
+                   -P ${E2E_RUN})
+  set_tests_properties(${cpu}.cifar_cnn PROPERTIES FIXTURES_REQUIRED models
+                       ENVIRONMENT ${WERROR_ENV})
+endforeach()
+add_test(NAME cortex-m4.freestanding
+         COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_freestanding.py
+                 --onnxc $<TARGET_FILE:onnxc>
+                 --model ${MODEL_DIR}/cifar_cnn_op13/model.onnx
+                 --work ${CMAKE_CURRENT_BINARY_DIR}/cortex-m4-freestanding)
+set_tests_properties(cortex-m4.freestanding PROPERTIES FIXTURES_REQUIRED models
+                     ENVIRONMENT ${WERROR_ENV})

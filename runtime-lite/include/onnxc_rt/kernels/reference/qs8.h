@@ -1,0 +1,250 @@
+// Reference kernels of the qs8 scheme: onnxc's integer arithmetic for
+// quantized models, the TFLite / CMSIS-NN int8 scheme.
+//
+//   real = scale * (q - zero_point)
+//
+// Weights are symmetric per output channel (zero point 0), activations are
+// asymmetric int8 (or uint8), biases int32 with scale x_scale * w_scale[c].
+// A product's int32 accumulator is brought to the output's quantization by
+// a fixed-point multiplier: the real factor x_scale * w_scale[c] / y_scale
+// as a Q31 number and a power-of-two shift (gemmlowp's rounding), so every
+// target computes the same integers, bit for bit, without floating point.
+// These kernels are the oracle the optimised ones are tested against; the
+// compiler computes multipliers with the same quantize_multiplier.
+//
+// Convolutions and products accumulate through the shared integer loops
+// (conv_acc in conv.h, matmul_acc in linalg.h) and finish with requantize.
+#ifndef ONNXC_RT_REF_QS8_H
+#define ONNXC_RT_REF_QS8_H
+
+#include <cmath>
+#include <limits>
+
+#include "onnxc_rt/base.h"
+#include "onnxc_rt/kernels/reference/conv.h"
+
+namespace onnxc_rt {
+namespace ref {
+namespace qs8 {
+
+/// A real factor r > 0 as multiplier * 2^(shift - 31), multiplier in
+/// [2^30, 2^31) (0 for r = 0). TFLite's QuantizeMultiplier.
+struct Multiplier {
+  int32_t multiplier;
+  int32_t shift;
+};
+
+inline Multiplier quantize_multiplier(double real) {
+  if (!(real > 0))
+    return {0, 0};
+  int exponent = 0;
+  const double fraction = std::frexp(real, &exponent); // real = fraction * 2^exponent
+  int64_t q = static_cast<int64_t>(std::round(fraction * double(int64_t(1) << 31)));
+  if (q == (int64_t(1) << 31)) {
+    q /= 2;
+    ++exponent;
+  }
+  if (exponent < -31) // below 2^-32: the product is 0 anyway
+    return {0, 0};
+  if (exponent > 30)  // saturate: no real quantization needs a factor of 2^30
+    return {std::numeric_limits<int32_t>::max(), 30};
+  return {static_cast<int32_t>(q), exponent};
+}
+
+/// round(a * b / 2^31), saturating the one overflowing case (gemmlowp).
+inline int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
+  if (a == b && a == std::numeric_limits<int32_t>::min())
+    return std::numeric_limits<int32_t>::max();
+  const int64_t ab = int64_t(a) * int64_t(b);
+  const int64_t nudge = ab >= 0 ? (int64_t(1) << 30) : (1 - (int64_t(1) << 30));
+  return static_cast<int32_t>((ab + nudge) / (int64_t(1) << 31));
+}
+
+/// x / 2^exponent rounded to nearest, ties away from zero (gemmlowp).
+inline int32_t rounding_divide_by_pot(int32_t x, int32_t exponent) {
+  const int32_t mask = static_cast<int32_t>((int64_t(1) << exponent) - 1);
+  const int32_t remainder = x & mask;
+  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+  return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/// x * multiplier * 2^(shift - 31), rounded (TFLite's
+/// MultiplyByQuantizedMultiplier). A positive shift scales x up first
+/// (saturating at int32's range).
+inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift) {
+  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
+  int64_t scaled = int64_t(x) * (int64_t(1) << left);
+  if (scaled > std::numeric_limits<int32_t>::max())
+    scaled = std::numeric_limits<int32_t>::max();
+  if (scaled < std::numeric_limits<int32_t>::min())
+    scaled = std::numeric_limits<int32_t>::min();
+  return rounding_divide_by_pot(
+      saturating_rounding_doubling_high_mul(static_cast<int32_t>(scaled), multiplier), right);
+}
+
+/// v clamped to [lo, hi] as T.
+template <typename T> inline T clamp_to(int32_t v, int32_t lo, int32_t hi) {
+  return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
+}
+
+/// y = clamp(y_zp + (acc + bias[c]) * multiplier[c] * 2^(shift[c] - 31),
+/// act_min, act_max) over (outer, channels, inner); `count` multipliers: 1
+/// (per tensor) or `channels`; bias (may be null) has one value per
+/// channel. act_min/act_max are quantized values: T's range, or narrower
+/// where an activation (Relu, Clip) was fused.
+template <typename T>
+void requantize(const int32_t *acc, const int32_t *bias, const int32_t *multiplier,
+                const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min,
+                int32_t act_max, T *y, int64_t outer, int64_t channels, int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t c = 0; c < channels; ++c) {
+      const int64_t k = count > 1 ? c : 0;
+      const int32_t b = bias ? bias[c] : 0;
+      const int64_t base = (o * channels + c) * inner;
+      for (int64_t i = 0; i < inner; ++i)
+        y[base + i] = clamp_to<T>(
+            y_zp + multiply_by_quantized_multiplier(acc[base + i] + b, multiplier[k], shift[k]),
+            act_min, act_max);
+    }
+}
+
+/// One quantization to another: y = clamp(y_zp + (x - x_zp) * m * 2^(s - 31)).
+/// Concat's inputs of other scales, and a QuantizeLinear of a
+/// DequantizeLinear with other parameters.
+template <typename TIn, typename TOut>
+void rescale(const TIn *x, int32_t x_zp, int32_t multiplier, int32_t shift, int32_t y_zp,
+             TOut *y, int64_t n) {
+  constexpr int32_t lo = std::numeric_limits<TOut>::min(), hi = std::numeric_limits<TOut>::max();
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = clamp_to<TOut>(
+        y_zp + multiply_by_quantized_multiplier(int32_t(x[i]) - x_zp, multiplier, shift), lo, hi);
+}
+
+/// y = table[x - lowest(T)]: an element-wise function of one quantized
+/// value (Sigmoid, Tanh, HardSwish, ...), tabulated by the compiler with
+/// the float reference kernel on all 256 inputs.
+template <typename T> void lookup(const T *x, const T *table, T *y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = table[int32_t(x[i]) - int32_t(std::numeric_limits<T>::min())];
+}
+
+/// The fixed-point constants of an add (TFLite): both inputs are brought
+/// to a common scale 2 * max(a_scale, b_scale) with 20 bits of headroom,
+/// summed, then scaled to the output.
+struct AddParams {
+  int32_t left_shift;
+  int32_t a_zp, a_multiplier, a_shift;
+  int32_t b_zp, b_multiplier, b_shift;
+  int32_t y_zp, y_multiplier, y_shift;
+  int32_t act_min, act_max;
+};
+
+inline AddParams add_params(double a_scale, int32_t a_zp, double b_scale, int32_t b_zp,
+                            double y_scale, int32_t y_zp, int32_t act_min, int32_t act_max) {
+  const int32_t left_shift = 20;
+  const double twice_max = 2 * (a_scale > b_scale ? a_scale : b_scale);
+  const Multiplier a = quantize_multiplier(a_scale / twice_max);
+  const Multiplier b = quantize_multiplier(b_scale / twice_max);
+  const Multiplier o = quantize_multiplier(twice_max / (double(1 << left_shift) * y_scale));
+  return {left_shift, a_zp,       a.multiplier, a.shift,    b_zp,   b.multiplier,
+          b.shift,    y_zp,       o.multiplier, o.shift,    act_min, act_max};
+}
+
+namespace detail {
+template <typename T> inline T add_one(int32_t a, int32_t b, const AddParams &p) {
+  const int32_t sa = multiply_by_quantized_multiplier((a - p.a_zp) * (1 << p.left_shift),
+                                                      p.a_multiplier, p.a_shift);
+  const int32_t sb = multiply_by_quantized_multiplier((b - p.b_zp) * (1 << p.left_shift),
+                                                      p.b_multiplier, p.b_shift);
+  return clamp_to<T>(p.y_zp + multiply_by_quantized_multiplier(sa + sb, p.y_multiplier,
+                                                               p.y_shift),
+                     p.act_min, p.act_max);
+}
+
+/// Visits y's elements over `shape` with a's and b's offsets (strides 0
+/// on broadcast dims): f(a_offset, b_offset, y_offset).
+template <typename F>
+void for_each_broadcast(int64_t rank, const int64_t *shape, const int64_t *a_strides,
+                        const int64_t *b_strides, F &&f) {
+  if (product(shape, rank) == 0)
+    return;
+  NdIndex it(rank, shape);
+  int64_t off[2] = {0, 0};
+  const int64_t *const strides[2] = {a_strides, b_strides};
+  int64_t i = 0;
+  do {
+    f(off[0], off[1], i++);
+  } while (it.next(off, strides));
+}
+} // namespace detail
+
+/// y = a + b in the qs8 scheme (parameters from add_params), broadcast over
+/// `shape` as the float binary kernels are.
+template <typename T>
+void add(const T *a, const T *b, T *y, int64_t rank, const int64_t *shape,
+         const int64_t *a_strides, const int64_t *b_strides, int32_t left_shift, int32_t a_zp,
+         int32_t a_multiplier, int32_t a_shift, int32_t b_zp, int32_t b_multiplier,
+         int32_t b_shift, int32_t y_zp, int32_t y_multiplier, int32_t y_shift, int32_t act_min,
+         int32_t act_max) {
+  const AddParams p{left_shift, a_zp, a_multiplier, a_shift, b_zp, b_multiplier, b_shift,
+                    y_zp, y_multiplier, y_shift, act_min, act_max};
+  detail::for_each_broadcast(rank, shape, a_strides, b_strides,
+                             [&](int64_t ia, int64_t ib, int64_t iy) {
+                               y[iy] = detail::add_one<T>(a[ia], b[ib], p);
+                             });
+}
+
+/// y = a * b in the qs8 scheme: (a - a_zp)(b - b_zp) scaled by
+/// a_scale * b_scale / y_scale (multiplier, shift), plus y_zp.
+template <typename T>
+void mul(const T *a, const T *b, T *y, int64_t rank, const int64_t *shape,
+         const int64_t *a_strides, const int64_t *b_strides, int32_t a_zp, int32_t b_zp,
+         int32_t y_zp, int32_t multiplier, int32_t shift, int32_t act_min, int32_t act_max) {
+  detail::for_each_broadcast(
+      rank, shape, a_strides, b_strides, [&](int64_t ia, int64_t ib, int64_t iy) {
+        const int32_t prod = (int32_t(a[ia]) - a_zp) * (int32_t(b[ib]) - b_zp);
+        y[iy] = clamp_to<T>(y_zp + multiply_by_quantized_multiplier(prod, multiplier, shift),
+                            act_min, act_max);
+      });
+}
+
+/// Average pooling (and GlobalAveragePool: the window is the whole plane):
+/// the window's sum of (x - x_zp) divided by its count, rounded half away
+/// from zero as TFLite does, then brought to the output's quantization
+/// (multiplier = x_scale / y_scale; 2^30 with shift 1 when they agree).
+/// count_include_pad counts the padding positions too.
+template <typename T>
+void average_pool(const T *x, T *y, int64_t rank, const int64_t *in_shape,
+                  const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
+                  const int64_t *pads_begin, const int64_t *pads_end, const int64_t *dilations,
+                  int64_t count_include_pad, int32_t x_zp, int32_t y_zp, int32_t multiplier,
+                  int32_t shift) {
+  const WindowShape s{rank, in_shape, out_shape, kernel, strides, pads_begin, pads_end, dilations};
+  constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  const int64_t planes = s.in[0] * s.in[1];
+  const int64_t in_sp = product(s.in + 2, rank), out_sp = product(s.out + 2, rank);
+  for (int64_t p = 0; p < planes; ++p) {
+    const T *xp = x + p * in_sp;
+    T *yp = y + p * out_sp;
+    int64_t pos[kMaxRank] = {};
+    int64_t o = 0;
+    do {
+      int64_t sum = 0, total = 0;
+      const int64_t inside = ::onnxc_rt::ref::detail::for_window(
+          s, pos, [&](int64_t ioff, int64_t) { sum += int32_t(xp[ioff]) - x_zp; }, &total);
+      const int64_t count = count_include_pad ? total : inside;
+      int32_t avg = 0;
+      if (count > 0)
+        avg = static_cast<int32_t>(sum >= 0 ? (sum + count / 2) / count
+                                            : (sum - count / 2) / count);
+      yp[o++] = clamp_to<T>(y_zp + multiply_by_quantized_multiplier(avg, multiplier, shift),
+                            lo, hi);
+    } while (::onnxc_rt::ref::detail::next_position(s.rank, s.out + 2, pos));
+  }
+}
+
+} // namespace qs8
+} // namespace ref
+} // namespace onnxc_rt
+
+#endif

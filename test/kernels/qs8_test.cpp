@@ -1,0 +1,260 @@
+// The qs8 reference kernels (kernels/reference/qs8.h): fixed-point
+// multipliers and rounding against gemmlowp's/TFLite's published
+// behaviour, and each kernel against double-precision arithmetic on the
+// dequantized values (within one quantization step, the scheme's promise).
+#include <catch2/catch.hpp>
+
+#include "onnxc_rt/kernels/reference/linalg.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+#include <vector>
+
+using namespace onnxc_rt::ref;
+
+namespace {
+
+/// round-half-away(v) + zp clamped to T: what exact real arithmetic gives.
+template <typename T> int32_t exact(double v, int32_t zp) {
+  double r = std::round(v) + zp;
+  double lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  return int32_t(r < lo ? lo : (r > hi ? hi : r));
+}
+
+} // namespace
+
+TEST_CASE("quantize_multiplier: Q31 multiplier and shift", "[qs8]") {
+  auto m = qs8::quantize_multiplier(0.5);
+  CHECK(m.multiplier == (1 << 30));
+  CHECK(m.shift == 0);
+  m = qs8::quantize_multiplier(1.0);
+  CHECK(m.multiplier == (1 << 30));
+  CHECK(m.shift == 1);
+  m = qs8::quantize_multiplier(0.25);
+  CHECK(m.multiplier == (1 << 30));
+  CHECK(m.shift == -1);
+  m = qs8::quantize_multiplier(0.0);
+  CHECK(m.multiplier == 0);
+  // A fraction that rounds up to 2^31 moves to the next exponent.
+  m = qs8::quantize_multiplier(std::nextafter(1.0, 0.0));
+  CHECK(m.multiplier == (1 << 30));
+  CHECK(m.shift == 1);
+
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<double> exponent(-20, 6);
+  for (int i = 0; i < 2000; ++i) {
+    const double real = std::pow(2.0, exponent(rng));
+    m = qs8::quantize_multiplier(real);
+    REQUIRE(m.multiplier >= (1 << 30));
+    const double back = double(m.multiplier) * std::ldexp(1.0, m.shift - 31);
+    CHECK(std::abs(back - real) <= real * 1e-9);
+  }
+}
+
+TEST_CASE("fixed-point rounding follows gemmlowp", "[qs8]") {
+  using qs8::multiply_by_quantized_multiplier;
+  using qs8::rounding_divide_by_pot;
+  // Ties round away from zero.
+  CHECK(rounding_divide_by_pot(3, 1) == 2);
+  CHECK(rounding_divide_by_pot(-3, 1) == -2);
+  CHECK(rounding_divide_by_pot(5, 2) == 1);
+  CHECK(rounding_divide_by_pot(6, 2) == 2);
+  CHECK(rounding_divide_by_pot(-6, 2) == -2);
+  CHECK(multiply_by_quantized_multiplier(100, 1 << 30, 0) == 50);
+  CHECK(multiply_by_quantized_multiplier(3, 1 << 30, 0) == 2);
+  // The doubling high multiply rounds its ties up (gemmlowp, TFLite):
+  // -1.5 becomes -1, while the power-of-two division rounds them away from 0.
+  CHECK(multiply_by_quantized_multiplier(-3, 1 << 30, 0) == -1);
+  CHECK(multiply_by_quantized_multiplier(-3, 1 << 30, -1) == -1); // -0.75
+  CHECK(multiply_by_quantized_multiplier(-6, 1 << 30, -1) == -2); // -1.5 at the division
+  CHECK(multiply_by_quantized_multiplier(7, 1 << 30, 3) == 28); // 7 * 0.5 * 8
+  CHECK(qs8::saturating_rounding_doubling_high_mul(INT32_MIN, INT32_MIN) == INT32_MAX);
+
+  // Against real arithmetic: two roundings, the high multiply's (half a
+  // unit before the division by 2^right) and the division's (half a unit).
+  std::mt19937 rng(11);
+  std::uniform_int_distribution<int32_t> acc(-(1 << 24), 1 << 24);
+  std::uniform_real_distribution<double> exponent(-24, 2);
+  for (int i = 0; i < 20000; ++i) {
+    const double real = std::pow(2.0, exponent(rng));
+    const auto m = qs8::quantize_multiplier(real);
+    const int32_t a = acc(rng);
+    const double want = double(a) * double(m.multiplier) * std::ldexp(1.0, m.shift - 31);
+    const int32_t got = multiply_by_quantized_multiplier(a, m.multiplier, m.shift);
+    const int right = m.shift > 0 ? 0 : -m.shift;
+    REQUIRE(std::abs(double(got) - want) <= 0.5 + 0.5 * std::ldexp(1.0, -right) + 1e-9);
+  }
+}
+
+TEST_CASE("requantize: per-channel multipliers, zero point, fused clamp", "[qs8]") {
+  // (outer 2, channels 3, inner 4), scales per channel.
+  const double scales[3] = {0.0123, 0.00071, 0.25};
+  int32_t mult[3], shift[3];
+  for (int c = 0; c < 3; ++c) {
+    auto m = qs8::quantize_multiplier(scales[c]);
+    mult[c] = m.multiplier;
+    shift[c] = m.shift;
+  }
+  std::vector<int32_t> acc(24);
+  std::mt19937 rng(3);
+  std::uniform_int_distribution<int32_t> d(-20000, 20000);
+  for (auto &a : acc)
+    a = d(rng);
+  SECTION("int8, full range") {
+    std::vector<int8_t> y(24);
+    qs8::requantize<int8_t>(acc.data(), nullptr, mult, shift, 3, -5, -128, 127, y.data(), 2, 3, 4);
+    for (int o = 0; o < 2; ++o)
+      for (int c = 0; c < 3; ++c)
+        for (int i = 0; i < 4; ++i) {
+          const int k = (o * 3 + c) * 4 + i;
+          CHECK(std::abs(int32_t(y[k]) - exact<int8_t>(acc[k] * scales[c], -5)) <= 1);
+        }
+  }
+  SECTION("a per-channel bias joins the accumulator before scaling") {
+    const int32_t bias[3] = {1000, -700, 3};
+    std::vector<int8_t> y(24);
+    qs8::requantize<int8_t>(acc.data(), bias, mult, shift, 3, 0, -128, 127, y.data(), 2, 3, 4);
+    for (int k = 0; k < 24; ++k) {
+      const int c = (k / 4) % 3;
+      CHECK(std::abs(int32_t(y[k]) - exact<int8_t>((acc[k] + bias[c]) * scales[c], 0)) <= 1);
+    }
+  }
+  SECTION("uint8 with a fused Relu: nothing below the zero point") {
+    std::vector<uint8_t> y(24);
+    qs8::requantize<uint8_t>(acc.data(), nullptr, mult, shift, 3, 100, 100, 255, y.data(), 2, 3, 4);
+    for (int k = 0; k < 24; ++k) {
+      const int c = (k / 4) % 3;
+      const int32_t want = std::max(100, exact<uint8_t>(acc[k] * scales[c], 100));
+      CHECK(std::abs(int32_t(y[k]) - want) <= 1);
+      CHECK(y[k] >= 100);
+    }
+  }
+}
+
+TEST_CASE("conv_acc + requantize: a quantized convolution within one step of real arithmetic",
+          "[qs8]") {
+  // x: 1x3x5x5 int8 (scale 0.05, zp 3), w: 4x3x3x3 int8 per-channel, pad 1.
+  const int64_t in_shape[4] = {1, 3, 5, 5}, out_shape[4] = {1, 4, 5, 5};
+  const int64_t kernel[2] = {3, 3}, strides[2] = {1, 1}, pads[2] = {1, 1}, dil[2] = {1, 1};
+  std::mt19937 rng(5);
+  std::uniform_int_distribution<int32_t> q(-128, 127);
+  std::vector<int8_t> x(75), w(108);
+  for (auto &v : x)
+    v = int8_t(q(rng));
+  for (auto &v : w)
+    v = int8_t(q(rng));
+  const double xs = 0.05, ys = 0.4, ws[4] = {0.01, 0.02, 0.003, 0.05};
+  const int8_t xzp = 3;
+  const int32_t yzp = -7;
+  std::vector<int32_t> bias = {100, -250, 0, 4000}, acc(100);
+  conv_acc<int8_t, int8_t, int32_t>(x.data(), w.data(), &xzp, nullptr, 0, bias.data(), acc.data(),
+                                    2, in_shape, out_shape, kernel, strides, pads, pads, dil, 1);
+  int32_t mult[4], shift[4];
+  for (int c = 0; c < 4; ++c) {
+    auto m = qs8::quantize_multiplier(xs * ws[c] / ys);
+    mult[c] = m.multiplier;
+    shift[c] = m.shift;
+  }
+  std::vector<int8_t> y(100);
+  qs8::requantize<int8_t>(acc.data(), nullptr, mult, shift, 4, yzp, -128, 127, y.data(), 1, 4, 25);
+  for (int c = 0; c < 4; ++c)
+    for (int oy = 0; oy < 5; ++oy)
+      for (int ox = 0; ox < 5; ++ox) {
+        double real = bias[c] * xs * ws[c];
+        for (int ic = 0; ic < 3; ++ic)
+          for (int ky = 0; ky < 3; ++ky)
+            for (int kx = 0; kx < 3; ++kx) {
+              int iy = oy + ky - 1, ix = ox + kx - 1;
+              if (iy < 0 || iy >= 5 || ix < 0 || ix >= 5)
+                continue;
+              real += xs * (x[(ic * 5 + iy) * 5 + ix] - xzp) * ws[c] *
+                      w[((c * 3 + ic) * 3 + ky) * 3 + kx];
+            }
+        CHECK(std::abs(int32_t(y[(c * 5 + oy) * 5 + ox]) - exact<int8_t>(real / ys, yzp)) <= 1);
+      }
+}
+
+TEST_CASE("rescale, lookup", "[qs8]") {
+  std::vector<int8_t> x(256);
+  for (int i = 0; i < 256; ++i)
+    x[i] = int8_t(i - 128);
+  SECTION("rescale to another scale and zero point, saturating") {
+    const double xs = 0.1, ys = 0.037;
+    auto m = qs8::quantize_multiplier(xs / ys);
+    std::vector<uint8_t> y(256);
+    qs8::rescale<int8_t, uint8_t>(x.data(), -2, m.multiplier, m.shift, 128, y.data(), 256);
+    for (int i = 0; i < 256; ++i)
+      CHECK(std::abs(int32_t(y[i]) - exact<uint8_t>((x[i] + 2) * xs / ys, 128)) <= 1);
+  }
+  SECTION("lookup indexes the table from T's lowest value") {
+    std::vector<int8_t> table(256), y(256);
+    for (int i = 0; i < 256; ++i)
+      table[i] = int8_t(127 - i);
+    qs8::lookup<int8_t>(x.data(), table.data(), y.data(), 256);
+    for (int i = 0; i < 256; ++i)
+      CHECK(int32_t(y[i]) == -int32_t(x[i]) - 1);
+  }
+}
+
+TEST_CASE("add and mul with broadcasting", "[qs8]") {
+  // a: 2x3, b: 1x3 broadcast over rows.
+  const int64_t shape[2] = {2, 3}, as[2] = {3, 1}, bs[2] = {0, 1};
+  const int8_t a[6] = {-128, -5, 0, 17, 90, 127}, b[3] = {-100, 3, 120};
+  const double sa = 0.02, sb = 0.05, sy = 0.06;
+  const int32_t za = -3, zb = 10, zy = 5;
+  SECTION("add") {
+    const qs8::AddParams p = qs8::add_params(sa, za, sb, zb, sy, zy, -128, 127);
+    int8_t y[6];
+    qs8::add<int8_t>(a, b, y, 2, shape, as, bs, p.left_shift, p.a_zp, p.a_multiplier, p.a_shift,
+                     p.b_zp, p.b_multiplier, p.b_shift, p.y_zp, p.y_multiplier, p.y_shift,
+                     p.act_min, p.act_max);
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 3; ++c) {
+        double real = sa * (a[r * 3 + c] - za) + sb * (b[c] - zb);
+        CHECK(std::abs(int32_t(y[r * 3 + c]) - exact<int8_t>(real / sy, zy)) <= 1);
+      }
+  }
+  SECTION("mul") {
+    auto m = qs8::quantize_multiplier(sa * sb / sy);
+    int8_t y[6];
+    qs8::mul<int8_t>(a, b, y, 2, shape, as, bs, za, zb, zy, m.multiplier, m.shift, -128, 127);
+    for (int r = 0; r < 2; ++r)
+      for (int c = 0; c < 3; ++c) {
+        double real = sa * (a[r * 3 + c] - za) * sb * (b[c] - zb);
+        CHECK(std::abs(int32_t(y[r * 3 + c]) - exact<int8_t>(real / sy, zy)) <= 1);
+      }
+  }
+}
+
+TEST_CASE("average_pool: rounded window means, padding excluded or counted", "[qs8]") {
+  // 1x1x3x3 input, 2x2 windows, stride 1, pad 1 at the end: 3x3 output.
+  const int64_t in_shape[4] = {1, 1, 3, 3}, out_shape[4] = {1, 1, 3, 3};
+  const int64_t kernel[2] = {2, 2}, strides[2] = {1, 1}, pb[2] = {0, 0}, pe[2] = {1, 1},
+                dil[2] = {1, 1};
+  const int8_t x[9] = {1, 2, 3, 4, 5, 6, 7, 8, -9};
+  const int32_t zp = 1;
+  auto same = qs8::quantize_multiplier(1.0);
+  for (int include_pad = 0; include_pad < 2; ++include_pad) {
+    int8_t y[9];
+    qs8::average_pool<int8_t>(x, y, 2, in_shape, out_shape, kernel, strides, pb, pe, dil,
+                              include_pad, zp, zp, same.multiplier, same.shift);
+    for (int oy = 0; oy < 3; ++oy)
+      for (int ox = 0; ox < 3; ++ox) {
+        double sum = 0;
+        int count = 0;
+        for (int ky = 0; ky < 2; ++ky)
+          for (int kx = 0; kx < 2; ++kx) {
+            int iy = oy + ky, ix = ox + kx;
+            if (iy < 3 && ix < 3) {
+              sum += x[iy * 3 + ix] - zp;
+              ++count;
+            }
+          }
+        if (include_pad)
+          count = 4;
+        CHECK(int32_t(y[oy * 3 + ox]) == exact<int8_t>(sum / count, zp));
+      }
+  }
+}

@@ -7,6 +7,7 @@
 #include "Families.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -110,6 +111,138 @@ FailureOr<OpLowering> lowerQuantizeLike(Operation *op, bool quantize) {
                       KernelArg::i(axisDim), KernelArg::i(inner), KernelArg::i(count)})});
 }
 
+//===-- The qs8 ops (QuantOps.td) through kernels/reference/qs8.h ---------===//
+
+constexpr const char *kQs8Namespace = "onnxc_rt::ref::qs8";
+
+/// The fixed-point multipliers of x_scale * w_scale[c] / y_scale, one per
+/// w_scale value, as two int32 constants (runtime-lite's
+/// quantize_multiplier: the compiler and the kernels share the rounding).
+std::pair<KernelArg, KernelArg> multipliers(MLIRContext *ctx, float xScale,
+                                            ArrayRef<float> wScales, float yScale) {
+  SmallVector<int32_t> mult, shift;
+  for (float w : wScales) {
+    auto m = onnxc_rt::ref::qs8::quantize_multiplier(double(xScale) * double(w) / double(yScale));
+    mult.push_back(m.multiplier);
+    shift.push_back(m.shift);
+  }
+  auto type = RankedTensorType::get({(int64_t)mult.size()}, IntegerType::get(ctx, 32));
+  return {KernelArg::constantData(DenseElementsAttr::get(type, ArrayRef<int32_t>(mult))),
+          KernelArg::constantData(DenseElementsAttr::get(type, ArrayRef<int32_t>(shift)))};
+}
+
+/// A one-element constant of `x`'s element type holding `value` (the
+/// zero-point pointer of the shared integer loops).
+KernelArg scalarLike(Value x, int64_t value) {
+  auto type = RankedTensorType::get({1}, eltOf(x));
+  return KernelArg::constantData(
+      DenseElementsAttr::get(type, ArrayRef<APInt>{APInt(8, uint64_t(value), /*isSigned=*/true)}));
+}
+
+/// Accumulate with conv_acc into int32 scratch, then requantize (bias
+/// added there: conv_acc's bias is the accumulator's type).
+FailureOr<OpLowering> lowerQConv(QConvOp op) {
+  int64_t bytes = numel(op.getY()) * 4;
+  auto win = windowArgs(op, op.getX(), op.getY(),
+                        SmallVector<int64_t>(shapeOf(op.getW()).drop_front(2)), false);
+  if (failed(win))
+    return failure();
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getW()),
+                              scalarLike(op.getX(), op.getXZeroPoint()), KernelArg::null(),
+                              KernelArg::i(0), KernelArg::null(),
+                              KernelArg::scratch(bytes, "int32_t")};
+  args.insert(args.end(), win->begin(), win->end());
+  args.push_back(KernelArg::i(op.getGroup()));
+  KernelCall acc = call("conv_acc", {cppTypeName(eltOf(op.getX())), "int8_t", "int32_t"}, kConv,
+                        std::move(args));
+  auto [mult, shift] = multipliers(op.getContext(), op.getXScale().convertToFloat(),
+                                   op.getWScale(), op.getYScale().convertToFloat());
+  auto ys = shapeOf(op.getY());
+  KernelCall rq = call("requantize", {cppTypeName(eltOf(op.getY()))}, kQs8,
+                       {KernelArg::scratch(bytes, "int32_t"), inputOrNull(op.getB()), mult, shift,
+                        KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
+                        KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
+                        KernelArg::output(op.getY()), KernelArg::i(ys[0]), KernelArg::i(ys[1]),
+                        KernelArg::i(prod(ys.drop_front(2)))},
+                       kQs8Namespace);
+  return calls({acc, rq});
+}
+
+FailureOr<OpLowering> lowerQMatMul(QMatMulOp op) {
+  int64_t bytes = numel(op.getY()) * 4;
+  std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getW()),
+                              scalarLike(op.getA(), op.getXZeroPoint()), KernelArg::i(1),
+                              KernelArg::null(), KernelArg::i(0),
+                              KernelArg::scratch(bytes, "int32_t")};
+  for (KernelArg &g : matmulGeometry(op.getA(), op.getW()).args())
+    args.push_back(g);
+  KernelCall acc = call("matmul_acc", {cppTypeName(eltOf(op.getA())), "int8_t", "int32_t"},
+                        kLinalg, std::move(args));
+  auto [mult, shift] = multipliers(op.getContext(), op.getXScale().convertToFloat(),
+                                   op.getWScale(), op.getYScale().convertToFloat());
+  int64_t n = shapeOf(op.getY()).back();
+  KernelCall rq = call("requantize", {cppTypeName(eltOf(op.getY()))}, kQs8,
+                       {KernelArg::scratch(bytes, "int32_t"), inputOrNull(op.getB()), mult, shift,
+                        KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
+                        KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
+                        KernelArg::output(op.getY()), KernelArg::i(numel(op.getY()) / n),
+                        KernelArg::i(n), KernelArg::i(1)},
+                       kQs8Namespace);
+  return calls({acc, rq});
+}
+
+FailureOr<OpLowering> lowerQAdd(QAddOp op) {
+  auto p = onnxc_rt::ref::qs8::add_params(
+      op.getAScale().convertToDouble(), int32_t(op.getAZeroPoint()),
+      op.getBScale().convertToDouble(), int32_t(op.getBZeroPoint()),
+      op.getYScale().convertToDouble(), int32_t(op.getYZeroPoint()), int32_t(op.getActMin()),
+      int32_t(op.getActMax()));
+  KernelCall c = broadcastCall("add", {cppTypeName(eltOf(op.getY()))}, {op.getA(), op.getB()},
+                               op.getY());
+  c.header = kQs8;
+  c.callee = std::string(kQs8Namespace) + "::add";
+  for (int32_t v : {p.left_shift, p.a_zp, p.a_multiplier, p.a_shift, p.b_zp, p.b_multiplier,
+                    p.b_shift, p.y_zp, p.y_multiplier, p.y_shift, p.act_min, p.act_max})
+    c.args.push_back(KernelArg::i(v));
+  return calls({c});
+}
+
+FailureOr<OpLowering> lowerQAveragePool(QAveragePoolOp op) {
+  auto win = windowArgs(op, op.getX(), op.getY(), op.getKernelShape(), false);
+  if (failed(win))
+    return failure();
+  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getXScale().convertToDouble() /
+                                                   op.getYScale().convertToDouble());
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY())};
+  args.insert(args.end(), win->begin(), win->end());
+  for (int64_t v : {int64_t(op.getCountIncludePad()), int64_t(op.getXZeroPoint()),
+                    int64_t(op.getYZeroPoint()), int64_t(m.multiplier), int64_t(m.shift)})
+    args.push_back(KernelArg::i(v));
+  return calls({call("average_pool", {cppTypeName(eltOf(op.getX()))}, kQs8, std::move(args),
+                     kQs8Namespace)});
+}
+
+FailureOr<OpLowering> lowerQRescale(QRescaleOp op) {
+  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getXScale().convertToDouble() /
+                                                   op.getYScale().convertToDouble());
+  return calls({call("rescale", {cppTypeName(eltOf(op.getX())), cppTypeName(eltOf(op.getY()))},
+                     kQs8,
+                     {KernelArg::input(op.getX()), KernelArg::i(op.getXZeroPoint()),
+                      KernelArg::i(m.multiplier), KernelArg::i(m.shift),
+                      KernelArg::i(op.getYZeroPoint()), KernelArg::output(op.getY()),
+                      KernelArg::i(numel(op.getX()))},
+                     kQs8Namespace)});
+}
+
+FailureOr<OpLowering> lowerQLookup(QLookupOp op) {
+  if (!getConstantElements(op.getTable()))
+    return unsupported(op, "a lookup table that is not a compile-time constant");
+  return calls({call("lookup", {cppTypeName(eltOf(op.getX()))}, kQs8,
+                     {KernelArg::input(op.getX()), KernelArg::input(op.getTable()),
+                      KernelArg::output(op.getY()), KernelArg::i(numel(op.getX()))},
+                     kQs8Namespace)});
+}
+
 } // namespace
 
 ProviderResult lowerQuant(Operation *op, const std::string &t) {
@@ -138,6 +271,12 @@ ProviderResult lowerQuant(Operation *op, const std::string &t) {
         return calls({*c});
       })
       .Case<QLinearConvOp>([&](QLinearConvOp o) { return lowerQLinearConv(o); })
+      .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o); })
+      .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o); })
+      .Case<QAddOp>([&](QAddOp o) { return lowerQAdd(o); })
+      .Case<QAveragePoolOp>([&](QAveragePoolOp o) { return lowerQAveragePool(o); })
+      .Case<QRescaleOp>([&](QRescaleOp o) { return lowerQRescale(o); })
+      .Case<QLookupOp>([&](QLookupOp o) { return lowerQLookup(o); })
       .Default([](Operation *) -> ProviderResult { return std::nullopt; });
 }
 

@@ -16,6 +16,7 @@ namespace onnxc {
 void buildOptimizationPipeline(OpPassManager &pm, const Target *target) {
   OpPassManager &f = pm.nest<func::FuncOp>();
   f.addPass(createShapeInferencePass());
+  f.addPass(createFoldQdqPass()); // before constant folding dequantizes the weights
   f.addPass(createConstantFoldingPass());
   f.addPass(createExpandControlFlowPass());
   f.addPass(createConstantFoldingPass());

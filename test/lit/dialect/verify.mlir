@@ -59,3 +59,47 @@ func.func @bad_conv_algorithm(%x: tensor<1x1x8x8x16xf32>, %w: tensor<16x16x3x3xf
   %0 = "onnx.BlockedConv"(%x, %w, %n, %n) {algorithm = "fft"} : (tensor<1x1x8x8x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+// The qs8 ops (QuantOps.td): int8 weights, a clamp within the output type,
+// positive scales, a table of 256 values.
+func.func @qconv_float_weights(%x: tensor<1x1x4x4xi8>, %w: tensor<2x1x3x3xf32>) -> tensor<*xi8> {
+  %n = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{weights must be int8}}
+  %0 = "onnx.QConv"(%x, %w, %n) {x_scale = 1.0 : f32, x_zero_point = 0 : i64, w_scale = array<f32: 1.0>, y_scale = 1.0 : f32, y_zero_point = 0 : i64, act_min = -128 : i64, act_max = 127 : i64} : (tensor<1x1x4x4xi8>, tensor<2x1x3x3xf32>, none) -> tensor<*xi8>
+  return %0 : tensor<*xi8>
+}
+
+// -----
+
+func.func @qconv_scales_per_channel(%x: tensor<1x1x4x4xi8>, %w: tensor<2x1x3x3xi8>) -> tensor<*xi8> {
+  %n = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{w_scale has 3 values for 2 output channels}}
+  %0 = "onnx.QConv"(%x, %w, %n) {x_scale = 1.0 : f32, x_zero_point = 0 : i64, w_scale = array<f32: 1.0, 2.0, 3.0>, y_scale = 1.0 : f32, y_zero_point = 0 : i64, act_min = -128 : i64, act_max = 127 : i64} : (tensor<1x1x4x4xi8>, tensor<2x1x3x3xi8>, none) -> tensor<*xi8>
+  return %0 : tensor<*xi8>
+}
+
+// -----
+
+func.func @qadd_clamp_outside_uint8(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<*xui8> {
+  // expected-error @+1 {{clamp [-5, 255] is not a range of 'ui8'}}
+  %0 = "onnx.QAdd"(%a, %b) {a_scale = 1.0 : f32, a_zero_point = 0 : i64, b_scale = 1.0 : f32, b_zero_point = 0 : i64, y_scale = 1.0 : f32, y_zero_point = 0 : i64, act_min = -5 : i64, act_max = 255 : i64} : (tensor<4xui8>, tensor<4xui8>) -> tensor<*xui8>
+  return %0 : tensor<*xui8>
+}
+
+// -----
+
+func.func @qrescale_zero_scale(%x: tensor<4xi8>) -> tensor<*xi8> {
+  // expected-error @+1 {{y_scale must be positive and finite}}
+  %0 = "onnx.QRescale"(%x) {x_scale = 1.0 : f32, x_zero_point = 0 : i64, y_scale = 0.0 : f32, y_zero_point = 0 : i64} : (tensor<4xi8>) -> tensor<*xi8>
+  return %0 : tensor<*xi8>
+}
+
+// -----
+
+func.func @qlookup_short_table(%x: tensor<4xi8>, %t: tensor<128xi8>) -> tensor<*xi8> {
+  // expected-error @+1 {{table must hold 256 values of 'i8'}}
+  %0 = "onnx.QLookup"(%x, %t) : (tensor<4xi8>, tensor<128xi8>) -> tensor<*xi8>
+  return %0 : tensor<*xi8>
+}

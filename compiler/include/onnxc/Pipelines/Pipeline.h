@@ -9,7 +9,8 @@ namespace onnxc {
 
 class Target;
 
-/// Graph-level simplification: shape inference, constant folding, dead-code
+/// Graph-level simplification: shape inference, QDQ folding into integer ops,
+/// constant folding, dead-code
 /// elimination, BatchNorm folding, fusion, layout selection; then the
 /// target's own passes for PipelineStage::BeforeKernelSelection. Runs on the
 /// module (nests into the model function).

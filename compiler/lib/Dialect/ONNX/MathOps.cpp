@@ -83,6 +83,11 @@ LogicalResult QLinearMatMulOp::inferShapes() {
                          cast<ShapedType>(getYZeroPoint().getType()).getElementType());
 }
 
+LogicalResult QMatMulOp::inferShapes() {
+  return inferMatMulLike(getOperation(), getA(), getW(),
+                         cast<ShapedType>(getY().getType()).getElementType());
+}
+
 /// Gemm and FusedGemm share one shape rule.
 static LogicalResult inferGemmLike(Operation *op, Value av, Value bv, Value cv, bool transA,
                                    bool transB) {

@@ -215,6 +215,10 @@ LogicalResult QLinearConvOp::inferShapes() {
                        elementTypeOf(getYZeroPoint()));
 }
 
+LogicalResult QConvOp::inferShapes() {
+  return inferConvLike(getOperation(), getX(), getW(), getB(), elementTypeOf(getY()));
+}
+
 LogicalResult QuantizeLinearOp::inferShapes() {
   Type q = isNone(getYZeroPoint()) ? Type(IntegerType::get(getContext(), 8, IntegerType::Unsigned))
                                    : elementTypeOf(getYZeroPoint());
@@ -271,6 +275,12 @@ LogicalResult MaxPoolOp::inferShapes() {
 
 LogicalResult AveragePoolOp::inferShapes() {
   return inferPool(getOperation(), getX(), getKernelShape(), getCeilMode());
+}
+
+/// Input and output share their type (onnxc-fold-qdq folds no pool that
+/// changes it).
+LogicalResult QAveragePoolOp::inferShapes() {
+  return inferPool(getOperation(), getX(), getKernelShape(), /*ceilMode=*/false);
 }
 
 static LogicalResult inferGlobalPool(Operation *op) {

@@ -97,6 +97,11 @@ int64_t ConvOp::flops() {
 int64_t FusedConvOp::flops() {
   return convFlops(numel(getY()), getW()) + epilogue(numel(getY()), getB(), getZ(), getActivation());
 }
+int64_t QConvOp::flops() { return convFlops(numel(getY()), getW()); }
+int64_t QMatMulOp::flops() {
+  auto w = shapeOf(getW());
+  return w.size() == 2 ? 2 * numel(getY()) * w[0] : 0;
+}
 int64_t BlockedConvOp::flops() {
   // The logical output: N x M x OH x OW (the blocked one has padding lanes).
   auto y = dyn_cast<ShapedType>(getY().getType());

@@ -27,6 +27,7 @@ constexpr const char *kTensor = "onnxc_rt/kernels/reference/tensor.h";
 constexpr const char *kRnn = "onnxc_rt/kernels/reference/rnn.h";
 constexpr const char *kResize = "onnxc_rt/kernels/reference/resize.h";
 constexpr const char *kQuant = "onnxc_rt/kernels/reference/quant.h";
+constexpr const char *kQs8 = "onnxc_rt/kernels/reference/qs8.h";
 constexpr const char *kSample = "onnxc_rt/kernels/reference/sample.h";
 constexpr const char *kSignal = "onnxc_rt/kernels/reference/signal.h";
 constexpr const char *kText = "onnxc_rt/kernels/reference/text.h";

@@ -18,6 +18,45 @@ def ShapeInferencePass : Pass<"onnxc-shape-inference", "mlir::func::FuncOp"> {
   }];
 }
 
+def FoldQdqPass : Pass<"onnxc-fold-qdq", "mlir::func::FuncOp"> {
+  let summary = "Turn a QDQ model's DequantizeLinear -> op -> QuantizeLinear chains into integer ops";
+  let description = [{
+    For each QuantizeLinear with per-tensor int8/uint8 parameters whose
+    input is computed from DequantizeLinear'd values (per-tensor
+    activations; weights constant int8, symmetric, per output channel or
+    per tensor):
+    - Conv, Gemm (transA 0, alpha = beta = 1) and MatMul with constant
+      weights become onnx.QConv / onnx.QMatMul, the bias (a DequantizeLinear
+      of int32, or float) re-expressed as int32 at x_scale * w_scale[c]; a
+      Relu or constant Clip between the op and the QuantizeLinear becomes the
+      output clamp [act_min, act_max];
+    - Add becomes onnx.QAdd (with the clamp likewise), AveragePool and
+      GlobalAveragePool onnx.QAveragePool;
+    - ops that only move elements (Reshape, Flatten, Transpose, Squeeze,
+      Unsqueeze, Slice, Gather, Concat, MaxPool, ...) run on the quantized
+      values when their input and output quantizations agree;
+    - other element-wise functions of one value (Sigmoid, Tanh, HardSwish,
+      ...) become onnx.QLookup with a 256-entry table built as
+      QuantizeLinear(f(DequantizeLinear(every value))), which constant
+      folding then evaluates with f's reference kernel;
+    - QuantizeLinear(DequantizeLinear(x)) becomes x, or onnx.QRescale when
+      the two quantizations differ.
+    Runs before constant folding, which would otherwise turn the weights'
+    DequantizeLinear into float constants. What does not match stays as it
+    is and runs in float between its Q and DQ.
+
+    Before:
+      %x = onnx.DequantizeLinear(%xq, %xs, %xz) : (tensor<1x3x8x8xi8>, ...) -> tensor<1x3x8x8xf32>
+      %w = onnx.DequantizeLinear(%wq, %ws, %wz) {axis = 0} : (tensor<4x3x3x3xi8>, tensor<4xf32>, ...)
+      %c = onnx.Conv(%x, %w, %none) : ... -> tensor<1x4x6x6xf32>
+      %r = onnx.Relu(%c)
+      %y = onnx.QuantizeLinear(%r, %ys, %yz) : ... -> tensor<1x4x6x6xi8>
+    After:
+      %y = onnx.QConv(%xq, %wq, %none) {x_scale = ..., w_scale = array<f32: ...>,
+             y_scale = ..., act_min = <y zero point>, act_max = 127} -> tensor<1x4x6x6xi8>
+  }];
+}
+
 def ConstantFoldingPass : Pass<"onnxc-constant-folding", "mlir::func::FuncOp"> {
   let summary = "Evaluate ops whose inputs are all constants, with the runtime kernels";
   let description = [{

@@ -101,7 +101,7 @@ def ONNX_HardSigmoidOp : ONNX_UnaryOp<"HardSigmoid",
 
 // Clip (opset 13): min and max are optional scalar inputs. The importer turns
 // opset-6 attributes into constant inputs.
-def ONNX_ClipOp : ONNX_Op<"Clip", [ONNX_InPlaceOperand0, ONNX_LaneWise]> {
+def ONNX_ClipOp : ONNX_Op<"Clip", [ONNX_InPlaceOperand0, ONNX_LaneWise, ONNX_ElementFunction]> {
   let summary = "y = min(max(x, min), max)";
   let arguments = (ins AnyTensor:$input, ONNX_TensorOrNone:$min,
                    ONNX_TensorOrNone:$max);

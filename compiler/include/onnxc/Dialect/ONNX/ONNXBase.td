@@ -65,7 +65,7 @@ class ONNX_Op<string mnemonic, list<Trait> traits = []> :
 // Elementwise ops share one inference rule; they only name their ONNX op.
 // Every unary op's kernel is elementwise, so it may run in place.
 class ONNX_UnaryOp<string mnemonic, string summaryText, list<Trait> traits = []>
-    : ONNX_Op<mnemonic, !listconcat([ONNX_InPlaceOperand0], traits)> {
+    : ONNX_Op<mnemonic, !listconcat([ONNX_InPlaceOperand0, ONNX_ElementFunction], traits)> {
   let summary = summaryText;
   let arguments = (ins AnyTensor:$X);
   let results = (outs AnyTensor:$Y);

@@ -7,5 +7,6 @@ include "onnxc/Dialect/ONNX/NNOps.td"
 include "onnxc/Dialect/ONNX/TensorOps.td"
 include "onnxc/Dialect/ONNX/ControlFlowOps.td"
 include "onnxc/Dialect/ONNX/FusedOps.td"
+include "onnxc/Dialect/ONNX/QuantOps.td"
 
 #endif

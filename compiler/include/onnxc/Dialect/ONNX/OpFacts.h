@@ -16,6 +16,8 @@ template <typename ConcreteType>
 class LaneWise : public mlir::OpTrait::TraitBase<ConcreteType, LaneWise> {};
 template <typename ConcreteType>
 class Activation : public mlir::OpTrait::TraitBase<ConcreteType, Activation> {};
+template <typename ConcreteType>
+class ElementFunction : public mlir::OpTrait::TraitBase<ConcreteType, ElementFunction> {};
 
 } // namespace onnxc::onnx
 

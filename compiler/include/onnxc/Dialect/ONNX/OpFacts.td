@@ -24,6 +24,10 @@ def ONNX_InPlaceAnyOperand : ONNX_Fact<"InPlaceAnyOperand">;
 // it runs unchanged on channel-blocked values (whose padding lanes then stay
 // harmless; onnxc-layout-selection).
 def ONNX_LaneWise : ONNX_Fact<"LaneWise">;
+// Each output element is one function of the matching input element (the
+// first operand; any other operand is a parameter), the same for every
+// element: on int8 data the function is a 256-entry table (onnxc-fold-qdq).
+def ONNX_ElementFunction : ONNX_Fact<"ElementFunction">;
 // A unary op a convolution or Gemm can apply in its epilogue: its reference
 // functor is named like the op (onnxc-fuse-ops).
 def ONNX_Activation : ONNX_Fact<"Activation">;

@@ -1,0 +1,21 @@
+// Runs ONNX Runtime (CPU, one thread, all graph optimisations) once on one
+// float input and writes its first output's float32 data:
+//   node ort_run.js MODEL INPUT.bin SHAPE(1x3x224x224) OUTPUT.bin
+// The parity checks of quantized models (ORT's own integer kernels on a QDQ
+// model) compare against it.
+const ort = require('onnxruntime-node');
+const fs = require('fs');
+
+async function main() {
+  const [model, inputPath, shapeText, outputPath] = process.argv.slice(2);
+  const shape = shapeText.split('x').map(Number);
+  const data = new Float32Array(fs.readFileSync(inputPath).buffer.slice(0));
+  const session = await ort.InferenceSession.create(model, {
+    intraOpNumThreads: 1, interOpNumThreads: 1, graphOptimizationLevel: 'all',
+  });
+  const out = await session.run({[session.inputNames[0]]: new ort.Tensor('float32', data, shape)});
+  const y = out[session.outputNames[0]];
+  fs.writeFileSync(outputPath, Buffer.from(y.data.buffer, y.data.byteOffset, y.data.byteLength));
+  console.log(JSON.stringify({output: session.outputNames[0], dims: y.dims}));
+}
+main().catch((e) => { console.error(e); process.exit(1); });

@@ -1,0 +1,483 @@
+//===- FoldQdq.cpp - onnxc-fold-qdq -----------------------------------------===//
+//
+// Rewrites a QDQ model's DequantizeLinear -> op -> QuantizeLinear chains
+// into integer ops of the qs8 scheme (QuantOps.td), so that no float
+// arithmetic is left between Q and DQ. See Passes.td for the patterns. A
+// chain that does not fit (per-axis activations, asymmetric or uint8
+// weights, an op with no integer form) is left as it is: it still runs,
+// in float between its Q and DQ, exactly as the model says.
+//
+//===----------------------------------------------------------------------===//
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
+#include "onnxc/Passes/Passes.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/IRMapping.h"
+
+#include <cmath>
+#include <limits>
+
+using namespace mlir;
+using namespace onnxc::onnx;
+
+namespace onnxc {
+#define GEN_PASS_DEF_FOLDQDQPASS
+#include "onnxc/Passes/Passes.h.inc"
+
+namespace {
+
+/// Per-tensor quantization parameters of an int8/uint8 value.
+struct QParams {
+  float scale = 0;
+  int64_t zeroPoint = 0;
+  Type type; // i8 (signed) or ui8
+  bool operator==(const QParams &o) const {
+    return scale == o.scale && zeroPoint == o.zeroPoint && type == o.type;
+  }
+  int64_t lowest() const { return type.isUnsignedInteger() ? 0 : -128; }
+  int64_t highest() const { return type.isUnsignedInteger() ? 255 : 127; }
+};
+
+/// int8 (onnx's signed integers are signless i8) or uint8 (ui8).
+bool isQuantizedType(Type t) {
+  auto i = dyn_cast<IntegerType>(t);
+  return i && i.getWidth() == 8 && !i.isSigned();
+}
+
+/// The values of a constant float operand (any float type), or empty.
+SmallVector<double> constantReals(Value v) {
+  SmallVector<double> out;
+  ElementsAttr e = getConstantElements(v);
+  if (!e || !isa<FloatType>(e.getElementType()))
+    return out;
+  for (APFloat f : e.getValues<APFloat>())
+    out.push_back(f.convertToDouble());
+  return out;
+}
+
+/// The values of a constant integer operand, or empty.
+SmallVector<int64_t> constantIntegers(Value v) {
+  SmallVector<int64_t> out;
+  ElementsAttr e = getConstantElements(v);
+  if (!e || !isa<IntegerType>(e.getElementType()))
+    return out;
+  bool isUnsigned = e.getElementType().isUnsignedInteger();
+  for (APInt i : e.getValues<APInt>())
+    out.push_back(isUnsigned ? int64_t(i.getZExtValue()) : i.getSExtValue());
+  return out;
+}
+
+/// Per-tensor parameters from a Q/DQ op's scale and zero-point operands
+/// (constant, one value each; no zero point: uint8 0).
+std::optional<QParams> perTensor(Value scale, Value zp, Type quantized) {
+  if (!isQuantizedType(quantized))
+    return std::nullopt;
+  SmallVector<double> s = constantReals(scale);
+  if (s.size() != 1 || !(s[0] > 0) || !std::isfinite(s[0]))
+    return std::nullopt;
+  QParams p;
+  p.scale = float(s[0]);
+  p.type = quantized;
+  if (!isNone(zp)) {
+    SmallVector<int64_t> z = constantIntegers(zp);
+    if (z.size() != 1)
+      return std::nullopt;
+    p.zeroPoint = z[0];
+  }
+  return p;
+}
+
+Type eltOfValue(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+
+/// The quantized value and its parameters when `v` is a per-tensor
+/// DequantizeLinear's result.
+std::optional<std::pair<Value, QParams>> dequantized(Value v) {
+  auto dq = v.getDefiningOp<DequantizeLinearOp>();
+  if (!dq)
+    return std::nullopt;
+  auto p = perTensor(dq.getXScale(), dq.getXZeroPoint(), eltOfValue(dq.getX()));
+  if (!p)
+    return std::nullopt;
+  return std::make_pair(dq.getX(), *p);
+}
+
+/// Symmetric int8 weights: a DequantizeLinear of a constant int8 tensor
+/// with zero points all 0 and a scale per tensor or per `axis`.
+struct Weights {
+  Value values;              // the int8 constant
+  SmallVector<float> scales; // 1 or one per channel of `axis`
+};
+
+std::optional<Weights> symmetricWeights(Value v, int64_t axis) {
+  auto dq = v.getDefiningOp<DequantizeLinearOp>();
+  if (!dq || !getConstantElements(dq.getX()) || !eltOfValue(dq.getX()).isSignlessInteger(8))
+    return std::nullopt;
+  SmallVector<double> s = constantReals(dq.getXScale());
+  if (s.empty())
+    return std::nullopt;
+  auto shape = cast<ShapedType>(dq.getX().getType()).getShape();
+  if (s.size() > 1) {
+    int64_t a = int64_t(dq.getAxis());
+    if (a < 0)
+      a += int64_t(shape.size());
+    if (a != axis || shape[a] != int64_t(s.size()))
+      return std::nullopt;
+  }
+  if (!isNone(dq.getXZeroPoint()))
+    for (int64_t z : constantIntegers(dq.getXZeroPoint()))
+      if (z != 0)
+        return std::nullopt;
+  Weights w{dq.getX(), {}};
+  for (double x : s) {
+    if (!(x > 0) || !std::isfinite(x))
+      return std::nullopt;
+    w.scales.push_back(float(x));
+  }
+  return w;
+}
+
+/// A bias as int32 at scale x_scale * w_scale[c]: from a DequantizeLinear
+/// of int32 (the QDQ form) or a float constant, re-expressed at that scale
+/// (the values are unchanged when the model's bias scale is that product).
+std::optional<Value> int32Bias(OpBuilder &b, Location loc, Value bias, float xScale,
+                               ArrayRef<float> wScales, int64_t channels) {
+  if (isNone(bias))
+    return Value();
+  SmallVector<double> real;
+  if (auto dq = bias.getDefiningOp<DequantizeLinearOp>()) {
+    SmallVector<int64_t> q = constantIntegers(dq.getX());
+    SmallVector<double> s = constantReals(dq.getXScale());
+    SmallVector<int64_t> z =
+        isNone(dq.getXZeroPoint()) ? SmallVector<int64_t>{0} : constantIntegers(dq.getXZeroPoint());
+    if (q.empty() || s.empty() || z.empty())
+      return std::nullopt;
+    for (size_t i = 0; i < q.size(); ++i)
+      real.push_back(double(q[i] - z[z.size() > 1 ? i : 0]) * s[s.size() > 1 ? i : 0]);
+  } else {
+    real = constantReals(bias);
+  }
+  if (int64_t(real.size()) != channels)
+    return std::nullopt;
+  SmallVector<int32_t> q;
+  for (int64_t c = 0; c < channels; ++c) {
+    const double scale = double(xScale) * double(wScales[wScales.size() > 1 ? c : 0]);
+    double v = std::nearbyint(real[c] / scale);
+    if (!(std::abs(v) <= double(std::numeric_limits<int32_t>::max())))
+      return std::nullopt;
+    q.push_back(int32_t(v));
+  }
+  auto type = RankedTensorType::get({channels}, b.getIntegerType(32));
+  return b.create<ConstantOp>(loc, type, DenseElementsAttr::get(type, ArrayRef<int32_t>(q)))
+      .getResult();
+}
+
+/// The clamp a Relu or Clip between the op and its QuantizeLinear puts on
+/// the quantized output, and the op it follows; without one, the output
+/// type's range and `v`'s producer.
+struct Activation {
+  Operation *producer = nullptr;
+  int64_t lo, hi;
+};
+
+Activation activationBefore(Value v, const QParams &y) {
+  Activation a{v.getDefiningOp(), y.lowest(), y.highest()};
+  if (!a.producer || !v.hasOneUse())
+    return {nullptr, a.lo, a.hi};
+  auto toQ = [&](double r) { return int64_t(std::nearbyint(r / y.scale)) + y.zeroPoint; };
+  if (auto relu = dyn_cast<ReluOp>(a.producer)) {
+    a.lo = std::max(a.lo, y.zeroPoint);
+    a.producer = relu.getX().hasOneUse() ? relu.getX().getDefiningOp() : nullptr;
+  } else if (auto clip = dyn_cast<ClipOp>(a.producer)) {
+    SmallVector<double> lo = isNone(clip.getMin()) ? SmallVector<double>{-INFINITY}
+                                                   : constantReals(clip.getMin());
+    SmallVector<double> hi = isNone(clip.getMax()) ? SmallVector<double>{INFINITY}
+                                                   : constantReals(clip.getMax());
+    if (lo.size() != 1 || hi.size() != 1)
+      return a; // a run-time clip: the op before Q is the Clip itself
+    if (std::isfinite(lo[0]))
+      a.lo = std::max(a.lo, toQ(lo[0]));
+    if (std::isfinite(hi[0]))
+      a.hi = std::min(a.hi, toQ(hi[0]));
+    a.producer = clip.getInput().hasOneUse() ? clip.getInput().getDefiningOp() : nullptr;
+  }
+  if (a.lo > a.hi)
+    a.lo = a.hi;
+  return a;
+}
+
+/// The quantization attributes of QConv and QMatMul (QuantOps.td).
+NamedAttrList weightedAttrs(OpBuilder &b, const QParams &x, ArrayRef<float> wScales,
+                            const QParams &y, const Activation &act) {
+  NamedAttrList a;
+  a.set("x_scale", b.getF32FloatAttr(x.scale));
+  a.set("x_zero_point", b.getI64IntegerAttr(x.zeroPoint));
+  a.set("w_scale", b.getDenseF32ArrayAttr(wScales));
+  a.set("y_scale", b.getF32FloatAttr(y.scale));
+  a.set("y_zero_point", b.getI64IntegerAttr(y.zeroPoint));
+  a.set("act_min", b.getI64IntegerAttr(act.lo));
+  a.set("act_max", b.getI64IntegerAttr(act.hi));
+  return a;
+}
+
+/// `bias`, or a `none` value for an op without one.
+Value biasOrNone(OpBuilder &b, Location loc, Value bias) {
+  return bias ? bias : b.create<NoValueOp>(loc, b.getNoneType()).getResult();
+}
+
+/// An int8/uint8 tensor type of `v`'s shape.
+Type quantizedLike(Value v, Type elt) {
+  if (auto r = dyn_cast<RankedTensorType>(v.getType()))
+    return RankedTensorType::get(r.getShape(), elt);
+  return UnrankedTensorType::get(elt);
+}
+
+struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
+  void runOnOperation() override {
+    SmallVector<QuantizeLinearOp> qs;
+    getOperation().walk([&](QuantizeLinearOp q) { qs.push_back(q); });
+    for (QuantizeLinearOp q : qs) {
+      auto y = perTensor(q.getYScale(), q.getYZeroPoint(), eltOfValue(q.getY()));
+      if (!y)
+        continue;
+      OpBuilder b(q);
+      if (Value folded = fold(b, q, *y)) {
+        if (auto shaped = dyn_cast<ShapeInference>(folded.getDefiningOp()))
+          (void)shaped.inferShapes();
+        q.getY().replaceAllUsesWith(folded);
+        q.erase();
+      }
+    }
+  }
+
+  /// The integer value that replaces `q`, or null.
+  Value fold(OpBuilder &b, QuantizeLinearOp q, const QParams &y) {
+    Location loc = q.getLoc();
+    // Q(DQ(x)): x itself, or x brought to the other quantization.
+    if (auto in = dequantized(q.getX())) {
+      if (in->second == y)
+        return in->first;
+      return b.create<QRescaleOp>(loc, quantizedLike(q.getX(), y.type), in->first,
+                                  b.getF32FloatAttr(in->second.scale),
+                                  b.getI64IntegerAttr(in->second.zeroPoint),
+                                  b.getF32FloatAttr(y.scale), b.getI64IntegerAttr(y.zeroPoint));
+    }
+    Activation act = activationBefore(q.getX(), y);
+    Operation *op = act.producer;
+    if (!op)
+      return nullptr;
+    bool activated = op != q.getX().getDefiningOp();
+    if (!activated && q.getX() != op->getResult(0))
+      return nullptr;
+    // One result that matters (MaxPool's omitted Indices are `none`).
+    for (Value r : op->getResults().drop_front())
+      if (!isa<NoneType>(r.getType()) && !r.use_empty())
+        return nullptr;
+    b.setInsertionPoint(q);
+    loc = op->getLoc(); // the folded op keeps the node's name
+    Type outType = quantizedLike(q.getX(), y.type);
+    if (auto conv = dyn_cast<ConvOp>(op))
+      return foldConv(b, loc, conv, y, act, outType);
+    if (auto gemm = dyn_cast<GemmOp>(op))
+      return foldGemm(b, loc, gemm, y, act, outType);
+    if (auto mm = dyn_cast<MatMulOp>(op))
+      return foldMatMul(b, loc, mm.getA(), mm.getB(), Value(), /*transB=*/false, y, act, outType);
+    if (auto add = dyn_cast<AddOp>(op))
+      return foldAdd(b, loc, add, y, act, outType);
+    if (activated)
+      return nullptr; // below: ops whose output a Relu/Clip would change
+    if (isa<AveragePoolOp, GlobalAveragePoolOp>(op))
+      return foldAveragePool(b, loc, op, y, outType);
+    if (isElementMoving(op))
+      return foldElementMoving(b, op, y);
+    if (op->getNumOperands() >= 1 && isLookupCandidate(op))
+      return foldLookup(b, loc, q, op, y);
+    return nullptr;
+  }
+
+  Value foldConv(OpBuilder &b, Location loc, ConvOp conv, const QParams &y, const Activation &act,
+                 Type outType) {
+    auto x = dequantized(conv.getX());
+    auto w = symmetricWeights(conv.getW(), 0);
+    if (!x || !w || x->second.type != y.type || conv.getAutoPad() != "NOTSET")
+      return nullptr;
+    int64_t channels = cast<ShapedType>(w->values.getType()).getDimSize(0);
+    auto bias = int32Bias(b, loc, conv.getB(), x->second.scale, w->scales, channels);
+    if (!bias)
+      return nullptr;
+    NamedAttrList attrs = weightedAttrs(b, x->second, w->scales, y, act);
+    for (StringRef name : {"dilations", "group", "kernel_shape", "pads", "strides"})
+      if (Attribute a = conv->getAttr(name))
+        attrs.set(name, a);
+    return b.create<QConvOp>(loc, TypeRange{outType},
+                             ValueRange{x->first, w->values, biasOrNone(b, loc, *bias)},
+                             attrs.getAttrs())
+        .getResult();
+  }
+
+  Value foldGemm(OpBuilder &b, Location loc, GemmOp gemm, const QParams &y, const Activation &act,
+                 Type outType) {
+    if (gemm.getTransA() || gemm.getAlpha().convertToDouble() != 1.0 ||
+        gemm.getBeta().convertToDouble() != 1.0)
+      return nullptr;
+    return foldMatMul(b, loc, gemm.getA(), gemm.getB(), gemm.getC(), gemm.getTransB(), y, act,
+                      outType);
+  }
+
+  /// A (..., K) x W (K, N) [+ bias (N)]: W constant int8 per column (or,
+  /// transposed, per row of a Gemm's (N, K) B).
+  Value foldMatMul(OpBuilder &b, Location loc, Value a, Value wv, Value c, bool transB,
+                   const QParams &y, const Activation &act, Type outType) {
+    auto x = dequantized(a);
+    auto wt = dyn_cast<RankedTensorType>(wv.getType());
+    if (!x || x->second.type != y.type || !wt || wt.getRank() != 2)
+      return nullptr;
+    auto w = symmetricWeights(wv, transB ? 0 : 1);
+    if (!w)
+      return nullptr;
+    Value values = w->values;
+    int64_t n = transB ? wt.getDimSize(0) : wt.getDimSize(1);
+    if (transB) { // (N, K) -> (K, N) at compile time
+      auto data = cast<DenseElementsAttr>(getConstantElements(values));
+      int64_t k = wt.getDimSize(1);
+      SmallVector<int8_t> src(data.getValues<int8_t>()), t(src.size());
+      for (int64_t i = 0; i < n; ++i)
+        for (int64_t j = 0; j < k; ++j)
+          t[j * n + i] = src[i * k + j];
+      auto type = RankedTensorType::get({k, n}, data.getElementType());
+      values = b.create<ConstantOp>(loc, type, DenseElementsAttr::get(type, ArrayRef<int8_t>(t)))
+                   .getResult();
+    }
+    Value bias;
+    if (c && !isNone(c)) {
+      auto ct = dyn_cast<RankedTensorType>(c.getType());
+      if (!ct || ct.getNumElements() != n || ct.getShape().back() != n)
+        return nullptr;
+      auto q = int32Bias(b, loc, c, x->second.scale, w->scales, n);
+      if (!q)
+        return nullptr;
+      bias = *q;
+    }
+    return b.create<QMatMulOp>(loc, TypeRange{outType},
+                               ValueRange{x->first, values, biasOrNone(b, loc, bias)},
+                               weightedAttrs(b, x->second, w->scales, y, act).getAttrs())
+        .getResult();
+  }
+
+  Value foldAdd(OpBuilder &b, Location loc, AddOp add, const QParams &y, const Activation &act,
+                Type outType) {
+    auto l = dequantized(add.getA()), r = dequantized(add.getB());
+    if (!l || !r || l->second.type != y.type || r->second.type != y.type)
+      return nullptr;
+    return b.create<QAddOp>(loc, outType, l->first, r->first, b.getF32FloatAttr(l->second.scale),
+                            b.getI64IntegerAttr(l->second.zeroPoint),
+                            b.getF32FloatAttr(r->second.scale),
+                            b.getI64IntegerAttr(r->second.zeroPoint), b.getF32FloatAttr(y.scale),
+                            b.getI64IntegerAttr(y.zeroPoint), b.getI64IntegerAttr(act.lo),
+                            b.getI64IntegerAttr(act.hi))
+        .getResult();
+  }
+
+  Value foldAveragePool(OpBuilder &b, Location loc, Operation *op, const QParams &y,
+                        Type outType) {
+    auto x = dequantized(op->getOperand(0));
+    auto xt = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
+    if (!x || x->second.type != y.type || !xt || !xt.hasStaticShape() || xt.getRank() < 3)
+      return nullptr;
+    if (isa<GlobalAveragePoolOp>(op))
+      return b.create<QAveragePoolOp>(
+                 loc, outType, x->first, b.getDenseI64ArrayAttr(xt.getShape().drop_front(2)),
+                 DenseI64ArrayAttr(), DenseI64ArrayAttr(), b.getI64IntegerAttr(0),
+                 b.getF32FloatAttr(x->second.scale), b.getI64IntegerAttr(x->second.zeroPoint),
+                 b.getF32FloatAttr(y.scale), b.getI64IntegerAttr(y.zeroPoint))
+          .getResult();
+    auto pool = cast<AveragePoolOp>(op);
+    if (pool.getCeilMode() || pool.getAutoPad() != "NOTSET" ||
+        (pool.getDilations() && llvm::any_of(*pool.getDilations(), [](int64_t d) { return d != 1; })))
+      return nullptr;
+    return b.create<QAveragePoolOp>(loc, outType, x->first, pool.getKernelShapeAttr(),
+                                    pool.getPadsAttr(), pool.getStridesAttr(),
+                                    b.getI64IntegerAttr(pool.getCountIncludePad()),
+                                    b.getF32FloatAttr(x->second.scale),
+                                    b.getI64IntegerAttr(x->second.zeroPoint),
+                                    b.getF32FloatAttr(y.scale), b.getI64IntegerAttr(y.zeroPoint))
+        .getResult();
+  }
+
+  /// Ops whose outputs are some of their inputs' elements: on quantized
+  /// values of one quantization they compute the same thing.
+  static bool isElementMoving(Operation *op) {
+    return isa<ReshapeOp, FlattenOp, TransposeOp, SqueezeOp, UnsqueezeOp, IdentityOp, ConcatOp,
+               SliceOp, GatherOp, MaxPoolOp, GlobalMaxPoolOp>(op);
+  }
+
+  /// The op on the quantized values when every data operand is a
+  /// DequantizeLinear with the output's parameters (Concat: all its inputs;
+  /// the others: the first).
+  Value foldElementMoving(OpBuilder &b, Operation *op, const QParams &y) {
+    unsigned data = isa<ConcatOp>(op) ? op->getNumOperands() : 1;
+    IRMapping map;
+    for (unsigned i = 0; i < data; ++i) {
+      auto in = dequantized(op->getOperand(i));
+      if (!in || !(in->second == y))
+        return nullptr;
+      map.map(op->getOperand(i), in->first);
+    }
+    Operation *clone = b.clone(*op, map);
+    clone->getResult(0).setType(quantizedLike(op->getResult(0), y.type));
+    return clone->getResult(0);
+  }
+
+  /// Element-wise float functions of one value with no other run-time input.
+  static bool isLookupCandidate(Operation *op) {
+    if (!op->hasTrait<ElementFunction>())
+      return false;
+    for (Value v : op->getOperands().drop_front())
+      if (!isNone(v) && !getConstantElements(v))
+        return false;
+    return op->getNumResults() == 1;
+  }
+
+  /// QLookup(x, Q(f(DQ(every value of x's type)))): constant folding
+  /// evaluates the table with f's reference kernel.
+  Value foldLookup(OpBuilder &b, Location loc, QuantizeLinearOp q, Operation *op,
+                   const QParams &y) {
+    auto x = dequantized(op->getOperand(0));
+    if (!x || x->second.type != y.type)
+      return nullptr;
+    auto dq = op->getOperand(0).getDefiningOp<DequantizeLinearOp>();
+    Type elt = y.type;
+    auto allType = RankedTensorType::get({256}, elt);
+    DenseElementsAttr all;
+    if (elt.isUnsignedInteger()) {
+      SmallVector<uint8_t> v(256);
+      for (int i = 0; i < 256; ++i)
+        v[i] = uint8_t(i);
+      all = DenseElementsAttr::get(allType, ArrayRef<uint8_t>(v));
+    } else {
+      SmallVector<int8_t> v(256);
+      for (int i = 0; i < 256; ++i)
+        v[i] = int8_t(i - 128);
+      all = DenseElementsAttr::get(allType, ArrayRef<int8_t>(v));
+    }
+    Value values = b.create<ConstantOp>(loc, allType, all).getResult();
+    Type floatElt = eltOfValue(op->getResult(0));
+    auto floatType = RankedTensorType::get({256}, floatElt);
+    IRMapping map;
+    Operation *deq = b.clone(*dq.getOperation(), map);
+    deq->setOperand(0, values);
+    deq->getResult(0).setType(floatType);
+    map.map(op->getOperand(0), deq->getResult(0));
+    Operation *f = b.clone(*op, map);
+    f->getResult(0).setType(floatType);
+    Operation *quant = b.clone(*q.getOperation());
+    quant->setOperand(0, f->getResult(0));
+    quant->getResult(0).setType(allType);
+    return b.create<QLookupOp>(loc, quantizedLike(q.getY(), elt), x->first, quant->getResult(0))
+        .getResult();
+  }
+};
+
+} // namespace
+} // namespace onnxc

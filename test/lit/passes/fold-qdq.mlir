@@ -1,0 +1,118 @@
+// onnxc-fold-qdq: DequantizeLinear -> op -> QuantizeLinear chains become qs8 ops.
+// RUN: %onnxc-opt --onnxc-fold-qdq --onnxc-dce %s | FileCheck %s
+
+// Conv with per-channel int8 weights, an int32 bias at x_scale * w_scale and
+// a Relu: one QConv clamped at the output zero point.
+// CHECK-LABEL: func.func @conv_relu
+// CHECK: %[[Y:.*]] = "onnx.QConv"(%arg0, %{{.*}}, %{{.*}}) {act_max = 127 : i64, act_min = -3 : i64, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, w_scale = array<f32: 2.500000e-01, 5.000000e-01>, x_scale = 5.000000e-01 : f32, x_zero_point = 2 : i64, y_scale = 1.000000e+00 : f32, y_zero_point = -3 : i64} : (tensor<1x1x3x3xi8>, tensor<2x1x3x3xi8>, tensor<2xi32>) -> tensor<1x2x3x3xi8>
+// CHECK-NOT: onnx.Dequantize
+// CHECK-NOT: onnx.Conv"
+// CHECK: return %[[Y]]
+func.func @conv_relu(%x: tensor<1x1x3x3xi8>) -> tensor<1x2x3x3xi8> {
+  %xs = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %xz = "onnx.Constant"() {value = dense<2> : tensor<i8>} : () -> tensor<i8>
+  %dx = "onnx.DequantizeLinear"(%x, %xs, %xz) : (tensor<1x1x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x3x3xf32>
+  %wq = "onnx.Constant"() {value = dense<1> : tensor<2x1x3x3xi8>} : () -> tensor<2x1x3x3xi8>
+  %ws = "onnx.Constant"() {value = dense<[0.25, 0.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %wz = "onnx.Constant"() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+  %dw = "onnx.DequantizeLinear"(%wq, %ws, %wz) {axis = 0 : i64} : (tensor<2x1x3x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x1x3x3xf32>
+  %bq = "onnx.Constant"() {value = dense<[8, -4]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %bs = "onnx.Constant"() {value = dense<[0.125, 0.25]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %db = "onnx.DequantizeLinear"(%bq, %bs, %none) {axis = 0 : i64} : (tensor<2xi32>, tensor<2xf32>, none) -> tensor<2xf32>
+  %c = "onnx.Conv"(%dx, %dw, %db) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %r = "onnx.Relu"(%c) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %ys = "onnx.Constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %yz = "onnx.Constant"() {value = dense<-3> : tensor<i8>} : () -> tensor<i8>
+  %y = "onnx.QuantizeLinear"(%r, %ys, %yz) : (tensor<1x2x3x3xf32>, tensor<f32>, tensor<i8>) -> tensor<1x2x3x3xi8>
+  return %y : tensor<1x2x3x3xi8>
+}
+
+// (Above, the bias keeps its integers: its scale is x_scale * w_scale.)
+// A Gemm with transB gets its weights transposed and its float bias
+// expressed in int32 at x_scale * w_scale.
+// CHECK-LABEL: func.func @gemm
+// CHECK-DAG: %[[W:.*]] = "onnx.Constant"() {value = dense<{{\[\[}}1, 3], [2, 4]]> : tensor<2x2xi8>}
+// CHECK-DAG: %[[B:.*]] = "onnx.Constant"() {value = dense<[4, -2]> : tensor<2xi32>}
+// CHECK: "onnx.QMatMul"(%arg0, %[[W]], %[[B]]) {act_max = 127 : i64, act_min = -128 : i64, w_scale = array<f32: 5.000000e-01>
+func.func @gemm(%a: tensor<3x2xi8>) -> tensor<3x2xi8> {
+  %s = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %da = "onnx.DequantizeLinear"(%a, %s, %z) : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %wq = "onnx.Constant"() {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %dw = "onnx.DequantizeLinear"(%wq, %s, %z) : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
+  %c = "onnx.Constant"() {value = dense<[1.0, -0.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %g = "onnx.Gemm"(%da, %dw, %c) {transB = 1 : i64} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  %y = "onnx.QuantizeLinear"(%g, %s, %z) : (tensor<3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<3x2xi8>
+  return %y : tensor<3x2xi8>
+}
+
+// Add with a Clip(0, 6) after it: QAdd clamped to [zp, zp + 6 / scale].
+// CHECK-LABEL: func.func @add_clip
+// CHECK: "onnx.QAdd"(%arg0, %arg1) {a_scale = 1.000000e-01 : f32, a_zero_point = 0 : i64, act_max = 60 : i64, act_min = 0 : i64, b_scale = 2.000000e-01 : f32, b_zero_point = 5 : i64, y_scale = 1.000000e-01 : f32, y_zero_point = 0 : i64} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>
+func.func @add_clip(%a: tensor<4xui8>, %b: tensor<4xui8>) -> tensor<4xui8> {
+  %sa = "onnx.Constant"() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %sb = "onnx.Constant"() {value = dense<0.2> : tensor<f32>} : () -> tensor<f32>
+  %z0 = "onnx.Constant"() {value = dense<0> : tensor<ui8>} : () -> tensor<ui8>
+  %z5 = "onnx.Constant"() {value = dense<5> : tensor<ui8>} : () -> tensor<ui8>
+  %da = "onnx.DequantizeLinear"(%a, %sa, %z0) : (tensor<4xui8>, tensor<f32>, tensor<ui8>) -> tensor<4xf32>
+  %db = "onnx.DequantizeLinear"(%b, %sb, %z5) : (tensor<4xui8>, tensor<f32>, tensor<ui8>) -> tensor<4xf32>
+  %s = "onnx.Add"(%da, %db) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  %lo = "onnx.Constant"() {value = dense<0.0> : tensor<f32>} : () -> tensor<f32>
+  %hi = "onnx.Constant"() {value = dense<6.0> : tensor<f32>} : () -> tensor<f32>
+  %c = "onnx.Clip"(%s, %lo, %hi) : (tensor<4xf32>, tensor<f32>, tensor<f32>) -> tensor<4xf32>
+  %y = "onnx.QuantizeLinear"(%c, %sa, %z0) : (tensor<4xf32>, tensor<f32>, tensor<ui8>) -> tensor<4xui8>
+  return %y : tensor<4xui8>
+}
+
+// Element-moving ops run on the quantized values when Q and DQ agree;
+// Sigmoid becomes a lookup whose table is Q(Sigmoid(DQ(all 256 values))).
+// CHECK-LABEL: func.func @reshape_sigmoid
+// CHECK: %[[R:.*]] = "onnx.Reshape"(%arg0, %{{.*}}) {{.*}}: (tensor<2x2xi8>, tensor<1xi64>) -> tensor<4xi8>
+// CHECK: %[[ALL:.*]] = "onnx.Constant"() {value = dense<"0x808182{{[0-9A-F]*}}7D7E7F"> : tensor<256xi8>}
+// CHECK: %[[D:.*]] = "onnx.DequantizeLinear"(%[[ALL]], {{.*}}) {{.*}}: (tensor<256xi8>, tensor<f32>, tensor<i8>) -> tensor<256xf32>
+// CHECK: %[[F:.*]] = "onnx.Sigmoid"(%[[D]]) : (tensor<256xf32>) -> tensor<256xf32>
+// CHECK: %[[T:.*]] = "onnx.QuantizeLinear"(%[[F]], {{.*}}) {{.*}}: (tensor<256xf32>, tensor<f32>, tensor<i8>) -> tensor<256xi8>
+// CHECK: "onnx.QLookup"(%[[R]], %[[T]]) : (tensor<4xi8>, tensor<256xi8>) -> tensor<4xi8>
+func.func @reshape_sigmoid(%x: tensor<2x2xi8>) -> tensor<4xi8> {
+  %s = "onnx.Constant"() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<1> : tensor<i8>} : () -> tensor<i8>
+  %shape = "onnx.Constant"() {value = dense<4> : tensor<1xi64>} : () -> tensor<1xi64>
+  %d = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
+  %r = "onnx.Reshape"(%d, %shape) : (tensor<2x2xf32>, tensor<1xi64>) -> tensor<4xf32>
+  %q = "onnx.QuantizeLinear"(%r, %s, %z) : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  %d2 = "onnx.DequantizeLinear"(%q, %s, %z) : (tensor<4xi8>, tensor<f32>, tensor<i8>) -> tensor<4xf32>
+  %g = "onnx.Sigmoid"(%d2) : (tensor<4xf32>) -> tensor<4xf32>
+  %y = "onnx.QuantizeLinear"(%g, %s, %z) : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  return %y : tensor<4xi8>
+}
+
+// What does not fit stays: uint8 weights with a zero point, per-axis
+// activations.
+// CHECK-LABEL: func.func @asymmetric_weights
+// CHECK: onnx.Conv
+// CHECK-NOT: onnx.QConv
+func.func @asymmetric_weights(%x: tensor<1x1x2x2xui8>) -> tensor<1x1x2x2xui8> {
+  %s = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<128> : tensor<ui8>} : () -> tensor<ui8>
+  %dx = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x1x2x2xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x1x2x2xf32>
+  %wq = "onnx.Constant"() {value = dense<3> : tensor<1x1x1x1xui8>} : () -> tensor<1x1x1x1xui8>
+  %dw = "onnx.DequantizeLinear"(%wq, %s, %z) : (tensor<1x1x1x1xui8>, tensor<f32>, tensor<ui8>) -> tensor<1x1x1x1xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %c = "onnx.Conv"(%dx, %dw, %n) : (tensor<1x1x2x2xf32>, tensor<1x1x1x1xf32>, none) -> tensor<1x1x2x2xf32>
+  %y = "onnx.QuantizeLinear"(%c, %s, %z) : (tensor<1x1x2x2xf32>, tensor<f32>, tensor<ui8>) -> tensor<1x1x2x2xui8>
+  return %y : tensor<1x1x2x2xui8>
+}
+
+// Q(DQ(x)) with other parameters: a rescale.
+// CHECK-LABEL: func.func @requantize
+// CHECK: "onnx.QRescale"(%arg0) {x_scale = 5.000000e-01 : f32, x_zero_point = 0 : i64, y_scale = 2.500000e-01 : f32, y_zero_point = 10 : i64} : (tensor<3xi8>) -> tensor<3xui8>
+func.func @requantize(%x: tensor<3xi8>) -> tensor<3xui8> {
+  %s = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %s2 = "onnx.Constant"() {value = dense<0.25> : tensor<f32>} : () -> tensor<f32>
+  %z2 = "onnx.Constant"() {value = dense<10> : tensor<ui8>} : () -> tensor<ui8>
+  %d = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<3xi8>, tensor<f32>, tensor<i8>) -> tensor<3xf32>
+  %y = "onnx.QuantizeLinear"(%d, %s2, %z2) : (tensor<3xf32>, tensor<f32>, tensor<ui8>) -> tensor<3xui8>
+  return %y : tensor<3xui8>
+}

@@ -110,6 +110,17 @@ Registry::Registry() {
   K(conv<T>); K(layer_norm<T>);
   FLOATING(float)
   FLOATING(double)
+  // Every float function of one value: onnxc-fold-qdq's lookup tables are
+  // Q(f(DQ(all 256 values))), folded here.
+  UNARY(Sin, float); UNARY(Cos, float); UNARY(Tan, float); UNARY(Softplus, float);
+  UNARY(Softsign, float); UNARY(HardSwish, float); UNARY(Mish, float); UNARY(Gelu, float);
+  UNARY(Asin, float); UNARY(Acos, float); UNARY(Atan, float); UNARY(Sinh, float);
+  UNARY(Cosh, float); UNARY(Asinh, float); UNARY(Acosh, float); UNARY(Atanh, float);
+  UNARY(Selu, float); UNARY(ThresholdedRelu, float); UNARY(Shrink, float); UNARY(Celu, float);
+  UNARY(LeakyRelu, float); UNARY(Elu, float); UNARY(Clamp, float); UNARY(Silu, float);
+  UNARY(HardSigmoid, float);
+  K(quantize_linear<float, int8_t>); K(quantize_linear<float, uint8_t>);
+  K(dequantize_linear<int8_t, float>); K(dequantize_linear<uint8_t, float>);
 #define CASTS_FROM(T)                                                          \
   K(cast<T, float>); K(cast<T, double>); K(cast<T, int32_t>);                  \
   K(cast<T, int64_t>); K(cast<T, bool>);

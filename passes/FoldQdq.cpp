@@ -283,8 +283,8 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
       return foldGemm(b, loc, gemm, y, act, outType);
     if (auto mm = dyn_cast<MatMulOp>(op))
       return foldMatMul(b, loc, mm.getA(), mm.getB(), Value(), /*transB=*/false, y, act, outType);
-    if (auto add = dyn_cast<AddOp>(op))
-      return foldAdd(b, loc, add, y, act, outType);
+    if (isa<AddOp, MulOp>(op))
+      return foldBinary(b, loc, op, y, act, outType);
     if (activated)
       return nullptr; // below: ops whose output a Relu/Clip would change
     if (isa<AveragePoolOp, GlobalAveragePoolOp>(op))
@@ -365,18 +365,25 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
         .getResult();
   }
 
-  Value foldAdd(OpBuilder &b, Location loc, AddOp add, const QParams &y, const Activation &act,
-                Type outType) {
-    auto l = dequantized(add.getA()), r = dequantized(add.getB());
+  /// Add and Mul of two per-tensor quantized values.
+  Value foldBinary(OpBuilder &b, Location loc, Operation *op, const QParams &y,
+                   const Activation &act, Type outType) {
+    auto l = dequantized(op->getOperand(0)), r = dequantized(op->getOperand(1));
     if (!l || !r || l->second.type != y.type || r->second.type != y.type)
       return nullptr;
-    return b.create<QAddOp>(loc, outType, l->first, r->first, b.getF32FloatAttr(l->second.scale),
-                            b.getI64IntegerAttr(l->second.zeroPoint),
-                            b.getF32FloatAttr(r->second.scale),
-                            b.getI64IntegerAttr(r->second.zeroPoint), b.getF32FloatAttr(y.scale),
-                            b.getI64IntegerAttr(y.zeroPoint), b.getI64IntegerAttr(act.lo),
-                            b.getI64IntegerAttr(act.hi))
-        .getResult();
+    NamedAttrList a;
+    a.set("a_scale", b.getF32FloatAttr(l->second.scale));
+    a.set("a_zero_point", b.getI64IntegerAttr(l->second.zeroPoint));
+    a.set("b_scale", b.getF32FloatAttr(r->second.scale));
+    a.set("b_zero_point", b.getI64IntegerAttr(r->second.zeroPoint));
+    a.set("y_scale", b.getF32FloatAttr(y.scale));
+    a.set("y_zero_point", b.getI64IntegerAttr(y.zeroPoint));
+    a.set("act_min", b.getI64IntegerAttr(act.lo));
+    a.set("act_max", b.getI64IntegerAttr(act.hi));
+    SmallVector<Value, 2> operands{l->first, r->first}; // owned: a ValueRange would dangle
+    if (isa<AddOp>(op))
+      return b.create<QAddOp>(loc, TypeRange{outType}, operands, a.getAttrs()).getResult();
+    return b.create<QMulOp>(loc, TypeRange{outType}, operands, a.getAttrs()).getResult();
   }
 
   Value foldAveragePool(OpBuilder &b, Location loc, Operation *op, const QParams &y,
@@ -413,16 +420,28 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
   }
 
   /// The op on the quantized values when every data operand is a
-  /// DequantizeLinear with the output's parameters (Concat: all its inputs;
-  /// the others: the first).
+  /// DequantizeLinear with the output's parameters (Concat: all its inputs,
+  /// those of other parameters rescaled first; the others: the first).
   Value foldElementMoving(OpBuilder &b, Operation *op, const QParams &y) {
-    unsigned data = isa<ConcatOp>(op) ? op->getNumOperands() : 1;
+    bool concat = isa<ConcatOp>(op);
+    unsigned data = concat ? op->getNumOperands() : 1;
+    SmallVector<Value> inputs;
+    for (unsigned i = 0; i < data; ++i) {
+      auto in = dequantized(op->getOperand(i));
+      if (!in || in->second.type != y.type || (!concat && !(in->second == y)))
+        return nullptr;
+      inputs.push_back(in->first);
+    }
     IRMapping map;
     for (unsigned i = 0; i < data; ++i) {
       auto in = dequantized(op->getOperand(i));
-      if (!in || !(in->second == y))
-        return nullptr;
-      map.map(op->getOperand(i), in->first);
+      Value v = in->first;
+      if (!(in->second == y))
+        v = b.create<QRescaleOp>(op->getLoc(), v.getType(), v,
+                                 b.getF32FloatAttr(in->second.scale),
+                                 b.getI64IntegerAttr(in->second.zeroPoint),
+                                 b.getF32FloatAttr(y.scale), b.getI64IntegerAttr(y.zeroPoint));
+      map.map(op->getOperand(i), v);
     }
     Operation *clone = b.clone(*op, map);
     clone->getResult(0).setType(quantizedLike(op->getResult(0), y.type));

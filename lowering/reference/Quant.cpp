@@ -207,6 +207,21 @@ FailureOr<OpLowering> lowerQAdd(QAddOp op) {
   return calls({c});
 }
 
+FailureOr<OpLowering> lowerQMul(QMulOp op) {
+  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getAScale().convertToDouble() *
+                                                   op.getBScale().convertToDouble() /
+                                                   op.getYScale().convertToDouble());
+  KernelCall c = broadcastCall("mul", {cppTypeName(eltOf(op.getY()))}, {op.getA(), op.getB()},
+                               op.getY());
+  c.header = kQs8;
+  c.callee = std::string(kQs8Namespace) + "::mul";
+  for (int64_t v : {int64_t(op.getAZeroPoint()), int64_t(op.getBZeroPoint()),
+                    int64_t(op.getYZeroPoint()), int64_t(m.multiplier), int64_t(m.shift),
+                    int64_t(op.getActMin()), int64_t(op.getActMax())})
+    c.args.push_back(KernelArg::i(v));
+  return calls({c});
+}
+
 FailureOr<OpLowering> lowerQAveragePool(QAveragePoolOp op) {
   auto win = windowArgs(op, op.getX(), op.getY(), op.getKernelShape(), false);
   if (failed(win))
@@ -274,6 +289,7 @@ ProviderResult lowerQuant(Operation *op, const std::string &t) {
       .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o); })
       .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o); })
       .Case<QAddOp>([&](QAddOp o) { return lowerQAdd(o); })
+      .Case<QMulOp>([&](QMulOp o) { return lowerQMul(o); })
       .Case<QAveragePoolOp>([&](QAveragePoolOp o) { return lowerQAveragePool(o); })
       .Case<QRescaleOp>([&](QRescaleOp o) { return lowerQRescale(o); })
       .Case<QLookupOp>([&](QLookupOp o) { return lowerQLookup(o); })

@@ -18,9 +18,11 @@ add_test(NAME cortex-m4.freestanding
                  --work ${CMAKE_CURRENT_BINARY_DIR}/cortex-m4-freestanding)
 set_tests_properties(cortex-m4.freestanding PROPERTIES FIXTURES_REQUIRED models
                      ENVIRONMENT ${WERROR_ENV})
-# The int8 QDQ Fashion-MNIST CNN on Cortex-M4: the same integers as the host.
-add_test(NAME cortex-m4.fashion_qdq
-         COMMAND ${ONNXC_PYTHON} ${QDQ_CHECK} --onnxc $<TARGET_FILE:onnxc>
-                 --model-dir ${QUANT_DIR}/fashion_qdq --target cortex-m4)
-set_tests_properties(cortex-m4.fashion_qdq PROPERTIES FIXTURES_REQUIRED qdq_models
-                     ENVIRONMENT ${WERROR_ENV})
+# The int8 QDQ models on Cortex-M4: the same integers as the host.
+foreach(model fashion_qdq blocks_qdq)
+  add_test(NAME cortex-m4.${model}
+           COMMAND ${ONNXC_PYTHON} ${QDQ_CHECK} --onnxc $<TARGET_FILE:onnxc>
+                   --model-dir ${QUANT_DIR}/${model} --target cortex-m4)
+  set_tests_properties(cortex-m4.${model} PROPERTIES FIXTURES_REQUIRED qdq_models
+                       ENVIRONMENT ${WERROR_ENV})
+endforeach()

@@ -258,3 +258,30 @@ TEST_CASE("average_pool: rounded window means, padding excluded or counted", "[q
       }
   }
 }
+
+TEST_CASE("average_pool to another scale rounds once (GlobalAveragePool)", "[qs8]") {
+  // 2 planes of 5x5, one window each; output scale 0.23 of the input's.
+  const int64_t in_shape[4] = {1, 2, 5, 5}, out_shape[4] = {1, 2, 1, 1};
+  const int64_t kernel[2] = {5, 5}, ones[2] = {1, 1}, zeros[2] = {0, 0};
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int32_t> q(-128, 127);
+  const double xs = 0.05, ys = 0.05 * 0.23;
+  const int32_t xzp = -4, yzp = 7;
+  auto m = qs8::quantize_multiplier(xs / ys);
+  for (int trial = 0; trial < 200; ++trial) {
+    int8_t x[50], y[2];
+    for (auto &v : x)
+      v = int8_t(q(rng) / 4); // narrow inputs: averages stay in range
+    qs8::average_pool<int8_t>(x, y, 2, in_shape, out_shape, kernel, ones, zeros, zeros, ones, 0,
+                              xzp, yzp, m.multiplier, m.shift);
+    for (int c = 0; c < 2; ++c) {
+      double sum = 0;
+      for (int i = 0; i < 25; ++i)
+        sum += x[c * 25 + i] - xzp;
+      const double real = sum / 25 * xs / ys;
+      if (std::abs(real - std::floor(real) - 0.5) < 1e-6)
+        continue; // a tie: the multiplier's last bit decides
+      REQUIRE(int32_t(y[c]) == exact<int8_t>(real, yzp));
+    }
+  }
+}

@@ -27,12 +27,12 @@ from onnx_tensors import load_tensor  # noqa: E402
 
 def output_scale(model):
     """The scale of the DequantizeLinear that produces the graph's output
-    (through an Identity)."""
+    (through views: Identity, Flatten, Reshape)."""
     g = model.graph
     producers = {o: n for n in g.node for o in n.output}
     inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
     n = producers[g.output[0].name]
-    while n.op_type == "Identity":
+    while n.op_type in ("Identity", "Flatten", "Reshape"):
         n = producers[n.input[0]]
     if n.op_type != "DequantizeLinear":
         sys.exit(f"the output is made by {n.op_type}, not DequantizeLinear")
@@ -55,7 +55,8 @@ def main():
         ops = re.findall(r'"onnx\.(\w+)"', ir)
         counts = {op: ops.count(op) for op in sorted(set(ops)) if op != "Constant"}
         print("compiled ops:", counts)
-        float_math = [op for op in ("Conv", "Gemm", "MatMul", "Add", "Relu") if op in counts]
+        float_math = [op for op in ("Conv", "Gemm", "MatMul", "Add", "Mul", "Relu", "Sigmoid",
+                                    "AveragePool", "GlobalAveragePool") if op in counts]
         if float_math or counts.get("QuantizeLinear", 0) > 1 or counts.get("DequantizeLinear", 0) > 1:
             sys.exit(f"float arithmetic left between Q and DQ: {counts}")
         out = os.path.join(work, "out")

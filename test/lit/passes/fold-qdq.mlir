@@ -116,3 +116,25 @@ func.func @requantize(%x: tensor<3xi8>) -> tensor<3xui8> {
   %y = "onnx.QuantizeLinear"(%d, %s2, %z2) : (tensor<3xf32>, tensor<f32>, tensor<ui8>) -> tensor<3xui8>
   return %y : tensor<3xui8>
 }
+
+// Mul of two quantized values; a Concat whose second input has other
+// parameters gets that input rescaled to the output's.
+// CHECK-LABEL: func.func @mul_concat
+// CHECK: %[[M:.*]] = "onnx.QMul"(%arg0, %arg1) {a_scale = 5.000000e-01 : f32, {{.*}}y_scale = 2.500000e-01 : f32, y_zero_point = 0 : i64}
+// CHECK: %[[R:.*]] = "onnx.QRescale"(%arg1) {x_scale = 1.000000e+00 : f32, x_zero_point = 3 : i64, y_scale = 2.500000e-01 : f32, y_zero_point = 0 : i64}
+// CHECK: "onnx.Concat"(%[[M]], %[[R]]) {{.*}}: (tensor<2xi8>, tensor<2xi8>) -> tensor<4xi8>
+func.func @mul_concat(%a: tensor<2xi8>, %b: tensor<2xi8>) -> tensor<4xi8> {
+  %sa = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %sb = "onnx.Constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %sy = "onnx.Constant"() {value = dense<0.25> : tensor<f32>} : () -> tensor<f32>
+  %z0 = "onnx.Constant"() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %z3 = "onnx.Constant"() {value = dense<3> : tensor<i8>} : () -> tensor<i8>
+  %da = "onnx.DequantizeLinear"(%a, %sa, %z0) : (tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<2xf32>
+  %db = "onnx.DequantizeLinear"(%b, %sb, %z3) : (tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<2xf32>
+  %m = "onnx.Mul"(%da, %db) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %qm = "onnx.QuantizeLinear"(%m, %sy, %z0) : (tensor<2xf32>, tensor<f32>, tensor<i8>) -> tensor<2xi8>
+  %dm = "onnx.DequantizeLinear"(%qm, %sy, %z0) : (tensor<2xi8>, tensor<f32>, tensor<i8>) -> tensor<2xf32>
+  %c = "onnx.Concat"(%dm, %db) {axis = 0 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
+  %y = "onnx.QuantizeLinear"(%c, %sy, %z0) : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
+  return %y : tensor<4xi8>
+}

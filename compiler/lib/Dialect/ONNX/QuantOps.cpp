@@ -81,13 +81,39 @@ LogicalResult QMatMulOp::verify() {
   return verifyQuantized(getOperation(), getA(), getActMin(), getActMax());
 }
 
-LogicalResult QAddOp::verify() {
-  Type a = cast<ShapedType>(getA().getType()).getElementType();
-  Type b = cast<ShapedType>(getB().getType()).getElementType();
-  if (a != b)
-    return emitOpError() << "operands differ in type (" << a << ", " << b << ")";
-  return verifyQuantized(getOperation(), getA(), getActMin(), getActMax());
+/// QAdd and QMul: operands of one type, broadcast.
+static LogicalResult verifyBinary(Operation *op, Value a, Value b, int64_t actMin,
+                                  int64_t actMax) {
+  Type ta = cast<ShapedType>(a.getType()).getElementType();
+  Type tb = cast<ShapedType>(b.getType()).getElementType();
+  if (ta != tb)
+    return op->emitOpError() << "operands differ in type (" << ta << ", " << tb << ")";
+  return verifyQuantized(op, a, actMin, actMax);
 }
+
+static LogicalResult inferBinary(Operation *op, Value av, Value bv) {
+  auto a = dyn_cast<RankedTensorType>(av.getType());
+  auto b = dyn_cast<RankedTensorType>(bv.getType());
+  Type elt = resultElementType(op);
+  if (!a || !b) {
+    op->getResult(0).setType(UnrankedTensorType::get(elt));
+    return success();
+  }
+  auto shape = broadcastShapes(a.getShape(), b.getShape());
+  if (!shape)
+    return op->emitOpError() << "operands " << a << " and " << b << " do not broadcast";
+  op->getResult(0).setType(RankedTensorType::get(*shape, elt));
+  return success();
+}
+
+LogicalResult QAddOp::verify() {
+  return verifyBinary(getOperation(), getA(), getB(), getActMin(), getActMax());
+}
+LogicalResult QMulOp::verify() {
+  return verifyBinary(getOperation(), getA(), getB(), getActMin(), getActMax());
+}
+LogicalResult QAddOp::inferShapes() { return inferBinary(getOperation(), getA(), getB()); }
+LogicalResult QMulOp::inferShapes() { return inferBinary(getOperation(), getA(), getB()); }
 
 LogicalResult QAveragePoolOp::verify() {
   if (cast<ShapedType>(getX().getType()).getElementType() != resultElementType(getOperation()))
@@ -97,21 +123,6 @@ LogicalResult QAveragePoolOp::verify() {
 
 LogicalResult QRescaleOp::verify() {
   return verifyQuantized(getOperation(), getX(), std::nullopt, std::nullopt);
-}
-
-LogicalResult QAddOp::inferShapes() {
-  auto a = dyn_cast<RankedTensorType>(getA().getType());
-  auto b = dyn_cast<RankedTensorType>(getB().getType());
-  Type elt = resultElementType(getOperation());
-  if (!a || !b) {
-    getY().setType(UnrankedTensorType::get(elt));
-    return success();
-  }
-  auto shape = broadcastShapes(a.getShape(), b.getShape());
-  if (!shape)
-    return emitOpError() << "operands " << a << " and " << b << " do not broadcast";
-  getY().setType(RankedTensorType::get(*shape, elt));
-  return success();
 }
 
 LogicalResult QRescaleOp::inferShapes() {

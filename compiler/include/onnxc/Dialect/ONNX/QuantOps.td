@@ -68,6 +68,21 @@ def ONNX_QAddOp : ONNX_Op<"QAdd"> {
   let hasVerifier = 1;
 }
 
+def ONNX_QMulOp : ONNX_Op<"QMul"> {
+  let summary = "quantized Mul (qs8), numpy broadcasting";
+  let description = [{
+    (A - a_zero_point) * (B - b_zero_point) brought to the output by
+    a_scale * b_scale / y_scale, plus y_zero_point, clamped.
+  }];
+  let arguments = (ins AnyTensor:$A, AnyTensor:$B,
+                   F32Attr:$a_scale, I64Attr:$a_zero_point,
+                   F32Attr:$b_scale, I64Attr:$b_zero_point,
+                   F32Attr:$y_scale, I64Attr:$y_zero_point,
+                   I64Attr:$act_min, I64Attr:$act_max);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def ONNX_QAveragePoolOp : ONNX_Op<"QAveragePool"> {
   let summary = "quantized AveragePool / GlobalAveragePool (qs8)";
   let description = [{

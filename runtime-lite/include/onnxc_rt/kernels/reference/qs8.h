@@ -209,9 +209,10 @@ void mul(const T *a, const T *b, T *y, int64_t rank, const int64_t *shape,
 }
 
 /// Average pooling (and GlobalAveragePool: the window is the whole plane):
-/// the window's sum of (x - x_zp) divided by its count, rounded half away
-/// from zero as TFLite does, then brought to the output's quantization
-/// (multiplier = x_scale / y_scale; 2^30 with shift 1 when they agree).
+/// y = y_zp + round(sum(x - x_zp) * x_scale / (y_scale * count)) with one
+/// rounding, half away from zero (TFLite's average pool when the scales
+/// agree): the window's sum times the Q31 multiplier of x_scale / y_scale,
+/// divided by the count, then by 2^(31 - shift), all in 64-bit integers.
 /// count_include_pad counts the padding positions too.
 template <typename T>
 void average_pool(const T *x, T *y, int64_t rank, const int64_t *in_shape,
@@ -233,12 +234,16 @@ void average_pool(const T *x, T *y, int64_t rank, const int64_t *in_shape,
       const int64_t inside = ::onnxc_rt::ref::detail::for_window(
           s, pos, [&](int64_t ioff, int64_t) { sum += int32_t(xp[ioff]) - x_zp; }, &total);
       const int64_t count = count_include_pad ? total : inside;
-      int32_t avg = 0;
-      if (count > 0)
-        avg = static_cast<int32_t>(sum >= 0 ? (sum + count / 2) / count
-                                            : (sum - count / 2) / count);
-      yp[o++] = clamp_to<T>(y_zp + multiply_by_quantized_multiplier(avg, multiplier, shift),
-                            lo, hi);
+      int64_t v = 0;
+      if (count > 0) {
+        const int64_t num = sum * int64_t(multiplier); // |sum| < 2^8 * count: fits
+        const int64_t q = num >= 0 ? (num + count / 2) / count : (num - count / 2) / count;
+        const int32_t right = 31 - shift; // multiplier * 2^(shift - 31)
+        const int64_t half = right > 0 ? int64_t(1) << (right - 1) : 0;
+        v = right > 0 ? (q >= 0 ? (q + half) >> right : -((-q + half) >> right)) : q << -right;
+      }
+      const int64_t r = y_zp + v;
+      yp[o++] = clamp_to<T>(static_cast<int32_t>(r < lo ? lo : (r > hi ? hi : r)), lo, hi);
     } while (::onnxc_rt::ref::detail::next_position(s.rank, s.out + 2, pos));
   }
 }

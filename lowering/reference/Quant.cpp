@@ -139,56 +139,44 @@ KernelArg scalarLike(Value x, int64_t value) {
       DenseElementsAttr::get(type, ArrayRef<APInt>{APInt(8, uint64_t(value), /*isSigned=*/true)}));
 }
 
-/// Accumulate with conv_acc into int32 scratch, then requantize (bias
-/// added there: conv_acc's bias is the accumulator's type).
+/// qs8::conv: conv_acc one output plane at a time into int32 scratch of a
+/// plane, requantized into the output.
 FailureOr<OpLowering> lowerQConv(QConvOp op) {
-  int64_t bytes = numel(op.getY()) * 4;
+  auto ys = shapeOf(op.getY());
   auto win = windowArgs(op, op.getX(), op.getY(),
                         SmallVector<int64_t>(shapeOf(op.getW()).drop_front(2)), false);
   if (failed(win))
     return failure();
+  auto [mult, shift] = multipliers(op.getContext(), op.getXScale().convertToFloat(),
+                                   op.getWScale(), op.getYScale().convertToFloat());
   std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getW()),
-                              scalarLike(op.getX(), op.getXZeroPoint()), KernelArg::null(),
-                              KernelArg::i(0), KernelArg::null(),
-                              KernelArg::scratch(bytes, "int32_t")};
+                              scalarLike(op.getX(), op.getXZeroPoint()), inputOrNull(op.getB()),
+                              KernelArg::output(op.getY())};
   args.insert(args.end(), win->begin(), win->end());
   args.push_back(KernelArg::i(op.getGroup()));
-  KernelCall acc = call("conv_acc", {cppTypeName(eltOf(op.getX())), "int8_t", "int32_t"}, kConv,
-                        std::move(args));
-  auto [mult, shift] = multipliers(op.getContext(), op.getXScale().convertToFloat(),
-                                   op.getWScale(), op.getYScale().convertToFloat());
-  auto ys = shapeOf(op.getY());
-  KernelCall rq = call("requantize", {cppTypeName(eltOf(op.getY()))}, kQs8,
-                       {KernelArg::scratch(bytes, "int32_t"), inputOrNull(op.getB()), mult, shift,
-                        KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
-                        KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
-                        KernelArg::output(op.getY()), KernelArg::i(ys[0]), KernelArg::i(ys[1]),
-                        KernelArg::i(prod(ys.drop_front(2)))},
-                       kQs8Namespace);
-  return calls({acc, rq});
+  for (KernelArg a : {KernelArg::scratch(prod(ys.drop_front(2)) * 4, "int32_t"), mult, shift,
+                      KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
+                      KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax())})
+    args.push_back(a);
+  return calls({call("conv", {cppTypeName(eltOf(op.getX()))}, kQs8, std::move(args),
+                     kQs8Namespace)});
 }
 
+/// qs8::fully_connected: one row of int32 scratch at a time.
 FailureOr<OpLowering> lowerQMatMul(QMatMulOp op) {
-  int64_t bytes = numel(op.getY()) * 4;
-  std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getW()),
-                              scalarLike(op.getA(), op.getXZeroPoint()), KernelArg::i(1),
-                              KernelArg::null(), KernelArg::i(0),
-                              KernelArg::scratch(bytes, "int32_t")};
-  for (KernelArg &g : matmulGeometry(op.getA(), op.getW()).args())
-    args.push_back(g);
-  KernelCall acc = call("matmul_acc", {cppTypeName(eltOf(op.getA())), "int8_t", "int32_t"},
-                        kLinalg, std::move(args));
+  auto ws = shapeOf(op.getW());
+  const int64_t k = ws[0], n = ws[1];
   auto [mult, shift] = multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                    op.getWScale(), op.getYScale().convertToFloat());
-  int64_t n = shapeOf(op.getY()).back();
-  KernelCall rq = call("requantize", {cppTypeName(eltOf(op.getY()))}, kQs8,
-                       {KernelArg::scratch(bytes, "int32_t"), inputOrNull(op.getB()), mult, shift,
-                        KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
-                        KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
-                        KernelArg::output(op.getY()), KernelArg::i(numel(op.getY()) / n),
-                        KernelArg::i(n), KernelArg::i(1)},
-                       kQs8Namespace);
-  return calls({acc, rq});
+  return calls({call("fully_connected", {cppTypeName(eltOf(op.getA()))}, kQs8,
+                     {KernelArg::input(op.getA()), KernelArg::input(op.getW()),
+                      scalarLike(op.getA(), op.getXZeroPoint()), inputOrNull(op.getB()),
+                      KernelArg::output(op.getY()), KernelArg::i(numel(op.getA()) / k),
+                      KernelArg::i(k), KernelArg::i(n), KernelArg::scratch(n * 4, "int32_t"),
+                      mult, shift, KernelArg::i(op.getWScale().size()),
+                      KernelArg::i(op.getYZeroPoint()), KernelArg::i(op.getActMin()),
+                      KernelArg::i(op.getActMax())},
+                     kQs8Namespace)});
 }
 
 FailureOr<OpLowering> lowerQAdd(QAddOp op) {

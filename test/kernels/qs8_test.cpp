@@ -285,3 +285,59 @@ TEST_CASE("average_pool to another scale rounds once (GlobalAveragePool)", "[qs8
     }
   }
 }
+
+TEST_CASE("conv and fully_connected: plane by plane, the same integers as one whole "
+          "accumulation", "[qs8]") {
+  std::mt19937 rng(13);
+  std::uniform_int_distribution<int32_t> q(-128, 127), big(-5000, 5000);
+  int32_t mult[6], shift[6];
+  for (int c = 0; c < 6; ++c) {
+    auto m = qs8::quantize_multiplier(0.001 * (c + 1));
+    mult[c] = m.multiplier;
+    shift[c] = m.shift;
+  }
+  const int8_t xzp = -3;
+  for (int64_t group : {1, 3, 6}) {
+    DYNAMIC_SECTION("conv, group " << group) {
+      // x: 2x6x5x4, w: 6 x (6/group) x 3x3, stride 2 with padding.
+      const int64_t in_shape[4] = {2, 6, 5, 4}, out_shape[4] = {2, 6, 3, 2};
+      const int64_t kernel[2] = {3, 3}, strides[2] = {2, 2}, pads[2] = {1, 1}, dil[2] = {1, 1};
+      const int64_t cg = 6 / group;
+      std::vector<int8_t> x(2 * 6 * 5 * 4), w(6 * cg * 9), got(2 * 6 * 3 * 2), want(got.size());
+      std::vector<int32_t> bias(6), acc(got.size()), scratch(3 * 2);
+      for (auto &v : x)
+        v = int8_t(q(rng));
+      for (auto &v : w)
+        v = int8_t(q(rng));
+      for (auto &v : bias)
+        v = big(rng);
+      qs8::conv<int8_t>(x.data(), w.data(), &xzp, bias.data(), got.data(), 2, in_shape, out_shape,
+                        kernel, strides, pads, pads, dil, group, scratch.data(), mult, shift, 6,
+                        5, -100, 127);
+      conv_acc<int8_t, int8_t, int32_t>(x.data(), w.data(), &xzp, nullptr, 0, nullptr, acc.data(),
+                                        2, in_shape, out_shape, kernel, strides, pads, pads, dil,
+                                        group);
+      qs8::requantize<int8_t>(acc.data(), bias.data(), mult, shift, 6, 5, -100, 127, want.data(),
+                              2, 6, 6);
+      CHECK(got == want);
+    }
+  }
+  SECTION("fully_connected, per-column multipliers") {
+    const int64_t rows = 3, k = 7, n = 6;
+    std::vector<int8_t> a(rows * k), w(k * n), got(rows * n), want(rows * n);
+    std::vector<int32_t> bias(n), acc(rows * n), scratch(n);
+    for (auto &v : a)
+      v = int8_t(q(rng));
+    for (auto &v : w)
+      v = int8_t(q(rng));
+    for (auto &v : bias)
+      v = big(rng);
+    qs8::fully_connected<int8_t>(a.data(), w.data(), &xzp, bias.data(), got.data(), rows, k, n,
+                                 scratch.data(), mult, shift, n, 0, -128, 127);
+    matmul_acc<int8_t, int8_t, int32_t>(a.data(), w.data(), &xzp, 1, nullptr, 0, acc.data(), rows,
+                                        k, n, 0, nullptr, nullptr, nullptr);
+    qs8::requantize<int8_t>(acc.data(), bias.data(), mult, shift, n, 0, -128, 127, want.data(),
+                            rows, n, 1);
+    CHECK(got == want);
+  }
+}

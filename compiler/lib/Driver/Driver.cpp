@@ -245,9 +245,29 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: " << problem << "\n";
     return kExitUsage;
   }
-  if (o.emit != "cpp" && o.emit != "lib" && o.emit != "mlir") {
-    llvm::errs() << "onnxc: error: --emit must be cpp, lib or mlir\n";
+  if (o.emit != "cpp" && o.emit != "lib" && o.emit != "mlir" && o.emit != "qdq-onnx") {
+    llvm::errs() << "onnxc: error: --emit must be cpp, lib, mlir or qdq-onnx\n";
     return 2;
+  }
+  if (!o.quantize.empty() && o.quantize != "int8") {
+    llvm::errs() << "onnxc: error: --quantize takes int8\n";
+    return kExitUsage;
+  }
+  if (o.emit == "qdq-onnx" && o.quantize.empty()) {
+    llvm::errs() << "onnxc: error: --emit qdq-onnx needs --quantize int8\n";
+    return kExitUsage;
+  }
+  // --quantize: the model compiled from here on is its int8 QDQ form.
+  std::string modelPath = o.modelPath;
+  ScopedTempDir qdqDir;
+  if (!o.quantize.empty()) {
+    if (!qdqDir.create("onnxc-quantize")) {
+      llvm::errs() << "onnxc: error: cannot create a temporary directory\n";
+      return kExitError;
+    }
+    modelPath = qdqDir.file(name + ".qdq.onnx");
+    if (int rc = quantizeModel(o.modelPath, o.import, o.calibrationDir, modelPath, o.quiet))
+      return rc;
   }
   MLIRContext ctx;
   DiagnosticPrinter diagnostics(ctx);
@@ -265,10 +285,13 @@ int compileModel(const CompileOptions &o) {
     }
     import.boundInputs[input.str()] = value;
   }
-  auto g = generateModel(ctx, o.modelPath, name, import, *target, o.threads,
-                         o.winograd, o.emit == "mlir");
-  if (failed(g))
-    return diagnostics.failureCode();
+  FailureOr<GeneratedModel> g = GeneratedModel();
+  if (o.emit != "qdq-onnx") {
+    g = generateModel(ctx, modelPath, name, import, *target, o.threads, o.winograd,
+                      o.emit == "mlir");
+    if (failed(g))
+      return diagnostics.failureCode();
+  }
 
   // Stage everything next to the destination, then move it in: a failure
   // leaves no partial output behind.
@@ -289,6 +312,16 @@ int compileModel(const CompileOptions &o) {
     llvm::sys::path::append(p, name + ".mlir");
     files.push_back(name + ".mlir");
     ok = writeFile(std::string(p), g->mlir, error);
+  } else if (o.emit == "qdq-onnx") {
+    llvm::SmallString<256> p(stage);
+    llvm::sys::path::append(p, name + ".qdq.onnx");
+    files.push_back(name + ".qdq.onnx");
+    if (std::error_code ec = llvm::sys::fs::copy_file(modelPath, p)) {
+      error = "cannot write '" + std::string(p) + "': " + ec.message();
+      ok = false;
+    } else {
+      ok = true;
+    }
   } else {
     ok = writeModelFiles(*g, std::string(stage), name, files, error);
     if (ok && o.emit == "lib") {
@@ -315,7 +348,11 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: " << error << "\n";
     return 1;
   }
-  if (!o.quiet) {
+  if (!o.quiet && o.emit == "qdq-onnx") {
+    llvm::SmallString<256> p(o.outDir);
+    llvm::sys::path::append(p, files.front());
+    llvm::outs() << "onnxc: wrote the int8 QDQ model " << p << "\n";
+  } else if (!o.quiet) {
     const CompileSummary &s = g->summary;
     llvm::outs() << "onnxc: compiled '" << name << "' for " << target->name()
                  << (o.target == "native" ? " (native)" : "") << "\n"

@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+namespace onnxc_rt {
+class TaskRunner;
+}
+
 namespace onnxc {
 
 class Target;
@@ -25,6 +29,49 @@ struct GeneratedModel {
   std::string mlir;   // with mlirOnly
   CompileSummary summary;
 };
+
+/// A compiled model loaded into this process (host targets): the shared
+/// library built from its files in `dir` (written there by the caller with
+/// writeModelFiles, as "model"), closed when this goes away.
+class HostModel {
+public:
+  HostModel() = default;
+  HostModel(const HostModel &) = delete;
+  HostModel &operator=(const HostModel &) = delete;
+  ~HostModel();
+  bool load(const Target &target, const GeneratedModel &g, const std::string &dir,
+            std::string &error);
+  /// model_run_v_on: the model's status (0: success).
+  int run(const void *const *inputs, void *const *outputs, void *arena,
+          onnxc_rt::TaskRunner *threads) const;
+
+private:
+  using RunOnFn = int (*)(const void *const *, void *const *, void *, void *);
+  void *handle_ = nullptr;
+  RunOnFn runOn_ = nullptr;
+};
+
+/// Writes the model's files into `dir` (which must exist).
+bool writeModelFiles(const GeneratedModel &g, const std::string &dir,
+                     const std::string &name, std::vector<std::string> &files,
+                     std::string &error);
+
+/// A temporary directory removed (with its contents) when this goes away.
+struct ScopedTempDir {
+  std::string path; // empty until create() succeeds
+  ScopedTempDir() = default;
+  ScopedTempDir(const ScopedTempDir &) = delete;
+  ScopedTempDir &operator=(const ScopedTempDir &) = delete;
+  ~ScopedTempDir();
+  bool create(const std::string &prefix);
+  std::string file(const std::string &name) const;
+};
+
+/// `--quantize int8 --calibration DIR`: calibrates the float model on this
+/// machine and writes its int8 QDQ form to `qdqPath`. Returns the exit code
+/// (errors printed, naming the file, input or node).
+int quantizeModel(const std::string &modelPath, const ImportOptions &import,
+                  const std::string &calibrationDir, const std::string &qdqPath, bool quiet);
 
 /// Why `threads` (--threads) is not acceptable for `target`, or "" if it is:
 /// 1 to ThreadPool::kMaxThreads, and above 1 only where kernels run in parallel.

@@ -28,9 +28,38 @@ using namespace mlir;
 
 namespace onnxc {
 
-bool writeModelFiles(const GeneratedModel &g, const std::string &dir,
-                     const std::string &name, std::vector<std::string> &files,
-                     std::string &error);
+static std::string joinPath(const std::string &dir, const std::string &file) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, file);
+  return std::string(p);
+}
+
+HostModel::~HostModel() {
+  if (handle_)
+    dlclose(handle_);
+}
+
+bool HostModel::load(const Target &target, const GeneratedModel &g, const std::string &dir,
+                     std::string &error) {
+  if (!buildSharedLibrary(target, dir, "model", g.files.sourceExtension, error))
+    return false;
+  handle_ = dlopen(joinPath(dir, "model.so").c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle_) {
+    error = std::string("cannot load the compiled model: ") + dlerror();
+    return false;
+  }
+  runOn_ = reinterpret_cast<RunOnFn>(dlsym(handle_, "model_run_v_on"));
+  if (!runOn_) {
+    error = "the compiled model has no model_run_v_on";
+    return false;
+  }
+  return true;
+}
+
+int HostModel::run(const void *const *inputs, void *const *outputs, void *arena,
+                   onnxc_rt::TaskRunner *threads) const {
+  return runOn_(inputs, outputs, arena, threads);
+}
 
 namespace {
 
@@ -56,45 +85,21 @@ int fail(const std::string &msg) {
   return 1;
 }
 
-/// A loaded model library, closed when it goes out of scope: output strings
-/// may point into its read-only data (and into the arena), so both outlive
-/// the writing of the outputs.
-struct LoadedLibrary {
-  void *handle = nullptr;
-  LoadedLibrary() = default;
-  LoadedLibrary(const LoadedLibrary &) = delete;
-  LoadedLibrary &operator=(const LoadedLibrary &) = delete;
-  ~LoadedLibrary() {
-    if (handle)
-      dlclose(handle);
-  }
-};
-
 /// Builds the model as a shared library and runs it in this process (host
-/// targets) on `arena`: once, then `o.repeat` timed runs.
+/// targets) on `arena`: once, then `o.repeat` timed runs. `model` stays
+/// loaded: output strings may point into its read-only data.
 bool runInProcess(const Target &target, const GeneratedModel &g, const std::string &dir,
                   const std::vector<std::vector<char>> &inBytes,
-                  const std::vector<void *> &outPtrs, void *arena, LoadedLibrary &lib,
+                  const std::vector<void *> &outPtrs, void *arena, HostModel &model,
                   const RunOptions &o, std::string &error) {
-  if (!buildSharedLibrary(target, dir, "model", g.files.sourceExtension, error))
+  if (!model.load(target, g, dir, error))
     return false;
-  lib.handle = dlopen(join(dir, "model.so").c_str(), RTLD_NOW | RTLD_LOCAL);
-  if (!lib.handle) {
-    error = std::string("cannot load the compiled model: ") + dlerror();
-    return false;
-  }
-  using RunOnFn = int (*)(const void *const *, void *const *, void *, void *);
-  auto runOn = reinterpret_cast<RunOnFn>(dlsym(lib.handle, "model_run_v_on"));
-  if (!runOn) {
-    error = "the compiled model has no model_run_v_on";
-    return false;
-  }
   onnxc_rt::ThreadPool pool(o.threads); // the caller's thread plus threads - 1 workers
   onnxc_rt::TaskRunner *runner = o.threads > 1 ? &pool : nullptr; // what the model expects
   std::vector<const void *> inPtrs;
   for (const auto &b : inBytes)
     inPtrs.push_back(b.data());
-  auto run = [&] { return runOn(inPtrs.data(), outPtrs.data(), arena, runner); };
+  auto run = [&] { return model.run(inPtrs.data(), outPtrs.data(), arena, runner); };
 
   int rc = run();
   if (rc == 0 && o.repeat > 0) {
@@ -255,6 +260,19 @@ int runModel(const RunOptions &o) {
   if (std::string problem = threadsProblem(*target, o.threads); !problem.empty())
     return fail(problem);
 
+  // --quantize: what runs is the model's int8 QDQ form.
+  std::string modelPath = o.modelPath;
+  ScopedTempDir qdqDir;
+  if (!o.quantize.empty()) {
+    if (o.quantize != "int8")
+      return fail("--quantize takes int8");
+    if (!qdqDir.create("onnxc-quantize"))
+      return fail("cannot create a temporary directory");
+    modelPath = qdqDir.file("model.qdq.onnx");
+    if (int rc = quantizeModel(o.modelPath, o.import, o.calibrationDir, modelPath, o.quiet))
+      return rc;
+  }
+
   // Inputs in graph order: input_0.pb, input_1.pb, ... A sequence or an
   // optional input becomes its tensors, one parameter each.
   MLIRContext ctx;
@@ -262,7 +280,7 @@ int runModel(const RunOptions &o) {
   std::vector<DenseElementsAttr> inputs; // one per function parameter
   std::vector<DenseElementsAttr> plainInputs; // tensor graph inputs, by position
   ImportOptions import = o.import;
-  std::vector<GraphInputKind> kinds = graphInputKinds(o.modelPath);
+  std::vector<GraphInputKind> kinds = graphInputKinds(modelPath);
   for (int i = 0;; ++i) {
     std::string path = join(o.inputsDir, "input_" + std::to_string(i) + ".pb");
     if (!llvm::sys::fs::exists(path))
@@ -297,12 +315,12 @@ int runModel(const RunOptions &o) {
   }
 
   // Inputs whose values decide shapes are compiled in, as their shapes are.
-  for (size_t pos : shapeDecidingInputs(o.modelPath))
+  for (size_t pos : shapeDecidingInputs(modelPath))
     if (pos < plainInputs.size() && plainInputs[pos]) {
       import.positionalBound.resize(plainInputs.size());
       import.positionalBound[pos] = plainInputs[pos];
     }
-  auto g = generateModel(ctx, o.modelPath, "model", import, *target, o.threads,
+  auto g = generateModel(ctx, modelPath, "model", import, *target, o.threads,
                          o.winograd, /*mlirOnly=*/false);
   if (failed(g))
     return diagnostics.failureCode();
@@ -349,7 +367,7 @@ int runModel(const RunOptions &o) {
   std::string error;
   std::vector<std::string> files;
   AlignedBuffer arena(g->iface.arenaBytes);
-  LoadedLibrary lib;
+  HostModel lib;
   bool ok = writeModelFiles(*g, dir, "model", files, error) &&
             (inProcess ? runInProcess(*target, *g, dir, inBytes, outPtrs, arena.p, lib, o, error)
                        : runEmulated(*target, *g, dir, inBytes, outPtrs, o, error));

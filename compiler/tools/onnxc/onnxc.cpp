@@ -42,8 +42,21 @@ static cl::opt<std::string> modelName(
     cl::cat(category));
 static cl::opt<std::string> emitKind(
     "emit", cl::desc("cpp: header, source, weights; lib: also libNAME.a; mlir: the "
-                     "planned onnx IR"),
+                     "planned onnx IR; qdq-onnx (with --quantize): the int8 model as a "
+                     "standard QDQ ONNX file, NAME.qdq.onnx"),
     cl::init("cpp"), cl::cat(category));
+static cl::opt<std::string> quantizeKind(
+    "quantize",
+    cl::desc("int8: static post-training quantization (TFLite/CMSIS-NN scheme: int8 "
+             "activations per tensor from calibration, int8 weights per output channel, "
+             "int32 biases); needs --calibration"),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> calibrationDir(
+    "calibration",
+    cl::desc("Calibration samples for --quantize: one sub-folder per sample holding "
+             "input_0.pb, input_1.pb, ... (ONNX TensorProto files, float32, as ONNX test "
+             "data); ranges are the min/max over all samples"),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::list<std::string> shapeOpts(
     "shape", cl::desc("Fix an input's shape, e.g. --shape input=1x3x224x224"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
@@ -231,6 +244,8 @@ int main(int argc, char **argv) {
     o.threads = threads ? threads : 1;
     o.winograd = !noWinograd;
     o.import = import;
+    o.quantize = quantizeKind;
+    o.calibrationDir = calibrationDir;
     o.quiet = quiet;
     return onnxc::runModel(o);
   }
@@ -248,6 +263,8 @@ int main(int argc, char **argv) {
   o.threads = threads ? threads : 1;
   o.winograd = !noWinograd;
   o.import = import;
+  o.quantize = quantizeKind;
+  o.calibrationDir = calibrationDir;
   o.quiet = quiet;
   return onnxc::compileModel(o);
 }

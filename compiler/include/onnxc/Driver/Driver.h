@@ -13,8 +13,10 @@ struct CompileOptions {
   std::string outDir;
   std::string name;             // default: the model file's stem, made a C identifier
   std::string target = "generic"; // a registry name, or "native"
-  std::string emit = "cpp";     // cpp | lib | mlir
+  std::string emit = "cpp";     // cpp | lib | mlir | qdq-onnx
   ImportOptions import;
+  /// --quantize int8 --calibration DIR: static post-training quantization.
+  std::string quantize, calibrationDir;
   /// --bind NAME=FILE.pb: inputs compiled in as constants.
   std::vector<std::string> bindings;
   /// --threads N: parallel kernels split into N tasks (targets with them).
@@ -35,6 +37,7 @@ struct RunOptions {
   int threads = 1;
   bool winograd = true; // --no-winograd
   ImportOptions import;
+  std::string quantize, calibrationDir; // as CompileOptions
   bool quiet = false;
 };
 

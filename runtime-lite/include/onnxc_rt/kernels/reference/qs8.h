@@ -13,7 +13,9 @@
 // compiler computes multipliers with the same quantize_multiplier.
 //
 // Convolutions and products accumulate through the shared integer loops
-// (conv_acc in conv.h, matmul_acc in linalg.h) and finish with requantize.
+// (conv_acc in conv.h, matmul_acc in linalg.h) one output plane or row at a
+// time into int32 scratch of that size, and requantize it into the int8
+// output: the arena never holds a whole int32 result.
 #ifndef ONNXC_RT_REF_QS8_H
 #define ONNXC_RT_REF_QS8_H
 
@@ -22,6 +24,7 @@
 
 #include "onnxc_rt/base.h"
 #include "onnxc_rt/kernels/reference/conv.h"
+#include "onnxc_rt/kernels/reference/linalg.h"
 
 namespace onnxc_rt {
 namespace ref {
@@ -106,6 +109,52 @@ void requantize(const int32_t *acc, const int32_t *bias, const int32_t *multipli
             y_zp + multiply_by_quantized_multiplier(acc[base + i] + b, multiplier[k], shift[k]),
             act_min, act_max);
     }
+}
+
+/// A quantized convolution (x int8/uint8 with zero point x_zp, w int8
+/// symmetric, bias int32 or null): each output plane (batch, channel) is
+/// accumulated by conv_acc into `scratch` (one plane of int32) and
+/// requantized into y. Window arguments as conv.h's.
+template <typename T>
+void conv(const T *x, const int8_t *w, const T *x_zp, const int32_t *bias, T *y, int64_t rank,
+          const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
+          const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
+          const int64_t *dilations, int64_t group, int32_t *scratch, const int32_t *multiplier,
+          const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max) {
+  const int64_t n = in_shape[0], c = in_shape[1], m = out_shape[1];
+  const int64_t cg = c / group, mg = m / group;
+  const int64_t in_sp = product(in_shape + 2, rank), out_sp = product(out_shape + 2, rank);
+  const int64_t ksize = product(kernel, rank);
+  int64_t in_one[kMaxRank + 2] = {1, cg}, out_one[kMaxRank + 2] = {1, 1};
+  for (int64_t d = 0; d < rank; ++d) {
+    in_one[2 + d] = in_shape[2 + d];
+    out_one[2 + d] = out_shape[2 + d];
+  }
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t oc = 0; oc < m; ++oc) {
+      const T *xg = x + (b * c + (oc / mg) * cg) * in_sp;
+      conv_acc<T, int8_t, int32_t>(xg, w + oc * cg * ksize, x_zp, nullptr, 0, nullptr, scratch,
+                                   rank, in_one, out_one, kernel, strides, pads_begin,
+                                   pads_end, dilations, 1);
+      const int64_t k = count > 1 ? oc : 0;
+      requantize<T>(scratch, bias ? bias + oc : nullptr, multiplier + k, shift + k, 1, y_zp,
+                    act_min, act_max, y + (b * m + oc) * out_sp, 1, 1, out_sp);
+    }
+}
+
+/// A quantized product a (rows, k) x w (k, n) int8 + bias (n), one row of
+/// int32 in `scratch` at a time (matmul_acc), requantized per column.
+template <typename T>
+void fully_connected(const T *a, const int8_t *w, const T *a_zp, const int32_t *bias, T *y,
+                     int64_t rows, int64_t k, int64_t n, int32_t *scratch,
+                     const int32_t *multiplier, const int32_t *shift, int64_t count,
+                     int32_t y_zp, int32_t act_min, int32_t act_max) {
+  for (int64_t r = 0; r < rows; ++r) {
+    matmul_acc<T, int8_t, int32_t>(a + r * k, w, a_zp, 1, nullptr, 0, scratch, 1, k, n, 0,
+                                   nullptr, nullptr, nullptr);
+    requantize<T>(scratch, bias, multiplier, shift, count, y_zp, act_min, act_max, y + r * n, 1,
+                  n, 1);
+  }
 }
 
 /// One quantization to another: y = clamp(y_zp + (x - x_zp) * m * 2^(s - 31)).

@@ -1,0 +1,514 @@
+//===- QdqRewrite.cpp - float ModelProto -> calibration / QDQ ModelProto ---===//
+//
+// See Quantize.h. The layout is ONNX Runtime's static QDQ layout, which is
+// what onnxc-fold-qdq folds into integer ops: every quantized activation
+// gets QuantizeLinear -> DequantizeLinear right after its producer; a Relu
+// or Clip right after a Conv/Gemm/MatMul/Add shares that op's Q/DQ (the
+// clamp is folded); ops that only move elements keep their input's
+// parameters; weights are int8 per output channel, biases int32 at
+// x_scale * w_scale[c].
+//
+//===----------------------------------------------------------------------===//
+#include "onnxc/Quantize/Quantize.h"
+
+#include "onnx/onnx_pb.h"
+#include "onnxc_rt/kernels/reference/norm.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+namespace onnxc {
+namespace {
+
+using ::onnx::GraphProto;
+using ::onnx::ModelProto;
+using ::onnx::NodeProto;
+using ::onnx::TensorProto;
+
+/// Ops with an integer form (QuantOps.td) or that only move elements.
+const std::set<std::string> kWeighted = {"Conv", "Gemm", "MatMul"};
+const std::set<std::string> kMoving = {"MaxPool",   "Flatten", "Reshape",  "Transpose",
+                                       "Squeeze",   "Unsqueeze", "Identity", "GlobalMaxPool",
+                                       "Slice"};
+const std::set<std::string> kInteger = {
+    "Conv",    "Gemm",    "MatMul",   "Add",     "Mul",       "AveragePool", "GlobalAveragePool",
+    "Concat",  "Relu",    "Clip",     "Sigmoid", "Tanh",      "HardSigmoid", "HardSwish",
+    "LeakyRelu", "Elu",   "Softplus", "Gelu",    "Erf"};
+/// Ops whose float output follows from a float first input (where the
+/// rewrite can tell activations from shape arithmetic without types).
+const std::set<std::string> kFloatPreserving = {
+    "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "AveragePool", "GlobalAveragePool",
+    "MaxPool", "GlobalMaxPool", "Concat", "Relu", "Clip", "Sigmoid", "Tanh", "HardSigmoid",
+    "HardSwish", "LeakyRelu", "Elu", "Softplus", "Gelu", "Erf", "Flatten", "Reshape",
+    "Transpose", "Squeeze", "Unsqueeze", "Identity", "Slice", "Softmax", "LogSoftmax",
+    "BatchNormalization", "LayerNormalization", "Pad", "Resize", "ReduceMean", "Sqrt", "Pow",
+    "Exp", "Log", "Neg", "Abs", "Dropout"};
+
+bool loadModel(const std::string &path, ModelProto &model, std::string &error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = "cannot read '" + path + "'";
+    return false;
+  }
+  std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  google::protobuf::io::ArrayInputStream raw(bytes.data(), (int)bytes.size());
+  google::protobuf::io::CodedInputStream coded(&raw);
+  coded.SetTotalBytesLimit(INT32_MAX);
+  if (bytes.empty() || !model.ParseFromCodedStream(&coded) || !model.has_graph()) {
+    error = "'" + path + "' is not a valid ONNX model";
+    return false;
+  }
+  return true;
+}
+
+/// The float32 data of an initializer (raw_data or float_data), or false.
+bool floatData(const TensorProto &t, std::vector<float> &out) {
+  if (t.data_type() != TensorProto::FLOAT || t.data_location() == TensorProto::EXTERNAL)
+    return false;
+  if (t.has_raw_data()) {
+    out.resize(t.raw_data().size() / sizeof(float));
+    std::memcpy(out.data(), t.raw_data().data(), out.size() * sizeof(float));
+  } else {
+    out.assign(t.float_data().begin(), t.float_data().end());
+  }
+  return true;
+}
+
+/// What the rewrite knows of the graph: producers, consumers, initializers
+/// and which tensors are float activations.
+struct GraphFacts {
+  std::map<std::string, const NodeProto *> producer;
+  std::map<std::string, std::vector<const NodeProto *>> consumers;
+  std::map<std::string, const TensorProto *> inits;
+  std::set<std::string> outputs, floats;
+  std::vector<std::string> quantized; // in graph order
+
+  std::string problem; // why the model cannot be quantized, or ""
+
+  explicit GraphFacts(const GraphProto &g) {
+    for (const TensorProto &t : g.initializer()) {
+      inits[t.name()] = &t;
+      if (t.data_location() == TensorProto::EXTERNAL && problem.empty())
+        problem = "initializer '" + t.name() + "' has external data (not supported with "
+                  "--quantize yet)";
+    }
+    for (const auto &o : g.output())
+      outputs.insert(o.name());
+    for (const auto &in : g.input())
+      if (!inits.count(in.name()) && in.type().has_tensor_type() &&
+          in.type().tensor_type().elem_type() == TensorProto::FLOAT)
+        floats.insert(in.name());
+    for (const NodeProto &n : g.node()) {
+      for (const auto &a : n.attribute())
+        if (a.has_g() || a.graphs_size())
+          if (problem.empty())
+            problem = "node '" + n.name() + "' (" + n.op_type() +
+                      ") has a subgraph (control flow is not supported with --quantize yet)";
+      for (const std::string &i : n.input())
+        if (!i.empty())
+          consumers[i].push_back(&n);
+      for (const std::string &o : n.output())
+        if (!o.empty())
+          producer[o] = &n;
+      if (kFloatPreserving.count(n.op_type()) && n.input_size() > 0 &&
+          floats.count(n.input(0)) && n.output_size() > 0)
+        floats.insert(n.output(0));
+    }
+    if (floats.empty() && problem.empty())
+      problem = "the model has no float32 input to quantize";
+    // Quantized: float tensors read or made by an op with an integer form,
+    // but not an op's output that only a fused Relu/Clip reads.
+    auto integerOp = [](const NodeProto *n) { return kInteger.count(n->op_type()) ||
+                                                     kMoving.count(n->op_type()); };
+    std::vector<std::string> order;
+    for (const auto &in : g.input())
+      if (floats.count(in.name()))
+        order.push_back(in.name());
+    for (const NodeProto &n : g.node())
+      if (n.output_size() > 0 && floats.count(n.output(0)))
+        order.push_back(n.output(0));
+    for (const std::string &t : order) {
+      auto p = producer.find(t);
+      bool touches = p != producer.end() && integerOp(p->second);
+      for (const NodeProto *c : consumers[t])
+        touches = touches || integerOp(c);
+      if (!touches)
+        continue;
+      const auto &cs = consumers[t];
+      bool fused = p != producer.end() &&
+                   (kWeighted.count(p->second->op_type()) || p->second->op_type() == "Add") &&
+                   cs.size() == 1 && (cs[0]->op_type() == "Relu" || cs[0]->op_type() == "Clip") &&
+                   !outputs.count(t);
+      if (!fused)
+        quantized.push_back(t);
+    }
+  }
+};
+
+/// Asymmetric int8 parameters covering [lo, hi] and 0 (ONNX Runtime's MinMax).
+std::pair<float, int8_t> activationParams(TensorRange r) {
+  const double lo = std::min<double>(r.lo, 0.0), hi = std::max<double>(r.hi, 0.0);
+  float scale = hi > lo ? float((hi - lo) / 255.0) : 1.0f;
+  double zp = std::nearbyint(-128.0 - lo / double(scale));
+  return {scale, int8_t(std::clamp(zp, -128.0, 127.0))};
+}
+
+TensorProto scalarTensor(const std::string &name, float v) {
+  TensorProto t;
+  t.set_name(name);
+  t.set_data_type(TensorProto::FLOAT);
+  t.add_float_data(v);
+  return t;
+}
+
+/// A tensor of `type` holding `v`'s bytes (raw_data).
+template <typename T>
+TensorProto rawTensor(const std::string &name, int type, const std::vector<int64_t> &dims,
+                      const std::vector<T> &v) {
+  TensorProto t;
+  t.set_name(name);
+  t.set_data_type(type);
+  for (int64_t d : dims)
+    t.add_dims(d);
+  t.set_raw_data(std::string(reinterpret_cast<const char *>(v.data()), v.size() * sizeof(T)));
+  return t;
+}
+
+TensorProto int8Tensor(const std::string &name, const std::vector<int64_t> &dims,
+                       const std::vector<int8_t> &v) {
+  return rawTensor(name, TensorProto::INT8, dims, v);
+}
+
+/// Appends `op_type`(x, scale, zero_point) -> out (a QuantizeLinear or a
+/// DequantizeLinear), with `axis` where the scale is per channel.
+void addQdqNode(GraphProto &g, const std::string &opType, const std::string &name,
+                const std::string &x, const std::string &scale, const std::string &zp,
+                const std::string &out, int axis = -1) {
+  NodeProto *n = g.add_node();
+  n->set_op_type(opType);
+  n->set_name(name);
+  n->add_input(x);
+  n->add_input(scale);
+  n->add_input(zp);
+  n->add_output(out);
+  if (axis >= 0) {
+    auto *a = n->add_attribute();
+    a->set_name("axis");
+    a->set_type(::onnx::AttributeProto::INT);
+    a->set_i(axis);
+  }
+}
+
+TensorProto floatTensor(const std::string &name, const std::vector<int64_t> &dims,
+                        const std::vector<float> &v) {
+  return rawTensor(name, TensorProto::FLOAT, dims, v);
+}
+
+/// Folds each inference BatchNormalization that follows a Conv with float
+/// initializer weights (its only reader) into the Conv, with runtime-lite's
+/// batch_norm kernel as onnxc-fold-batchnorm does: the per-channel scale
+/// must be in the weights before they are quantized per channel.
+void foldBatchNorms(ModelProto &model) {
+  GraphProto *g = model.mutable_graph();
+  std::map<std::string, int> initIndex, readers;
+  for (int i = 0; i < g->initializer_size(); ++i)
+    initIndex[g->initializer(i).name()] = i;
+  for (const NodeProto &n : g->node())
+    for (const std::string &in : n.input())
+      ++readers[in];
+  std::map<std::string, NodeProto *> producer;
+  for (NodeProto &n : *g->mutable_node())
+    if (n.output_size())
+      producer[n.output(0)] = &n;
+  auto floats = [&](const std::string &name, std::vector<float> &out) {
+    auto it = initIndex.find(name);
+    return it != initIndex.end() && floatData(g->initializer(it->second), out);
+  };
+  std::set<const NodeProto *> folded;
+  for (NodeProto &bn : *g->mutable_node()) {
+    if (bn.op_type() != "BatchNormalization" || bn.input_size() != 5 || bn.output_size() != 1)
+      continue;
+    auto p = producer.find(bn.input(0));
+    if (p == producer.end() || p->second->op_type() != "Conv" || readers[bn.input(0)] != 1)
+      continue;
+    NodeProto &conv = *p->second;
+    std::vector<float> w, b, scale, beta, mean, var;
+    if (conv.input_size() < 2 || !floats(conv.input(1), w) || !floats(bn.input(1), scale) ||
+        !floats(bn.input(2), beta) || !floats(bn.input(3), mean) || !floats(bn.input(4), var))
+      continue;
+    const int64_t m = int64_t(scale.size());
+    if (m == 0 || int64_t(w.size()) % m || beta.size() != scale.size() ||
+        mean.size() != scale.size() || var.size() != scale.size())
+      continue;
+    const bool hasBias = conv.input_size() > 2 && !conv.input(2).empty();
+    if (hasBias && !floats(conv.input(2), b))
+      continue;
+    if (!hasBias)
+      b.assign(m, 0.0f);
+    if (int64_t(b.size()) != m)
+      continue;
+    float eps = 1e-5f;
+    for (const auto &a : bn.attribute())
+      if (a.name() == "epsilon")
+        eps = a.f();
+    std::vector<float> zeros(m, 0.0f);
+    // W' = W * scale / sqrt(var + eps) (W as 1 x M x rest, zero mean and
+    // bias); B' = (B - mean) * scale / sqrt(var + eps) + beta.
+    onnxc_rt::ref::batch_norm<float>(w.data(), scale.data(), zeros.data(), zeros.data(),
+                                     var.data(), w.data(), 1, m, int64_t(w.size()) / m, eps);
+    onnxc_rt::ref::batch_norm<float>(b.data(), scale.data(), beta.data(), mean.data(), var.data(),
+                                     b.data(), 1, m, 1, eps);
+    const TensorProto &wt = g->initializer(initIndex[conv.input(1)]);
+    std::vector<int64_t> dims(wt.dims().begin(), wt.dims().end());
+    const std::string wName = bn.name() + "__folded_w", bName = bn.name() + "__folded_b";
+    *g->add_initializer() = floatTensor(wName, dims, w);
+    *g->add_initializer() = floatTensor(bName, {m}, b);
+    initIndex[wName] = g->initializer_size() - 2;
+    initIndex[bName] = g->initializer_size() - 1;
+    conv.set_input(1, wName);
+    if (conv.input_size() > 2)
+      conv.set_input(2, bName);
+    else
+      conv.add_input(bName);
+    conv.set_output(0, bn.output(0));
+    folded.insert(&bn);
+  }
+  if (folded.empty())
+    return;
+  google::protobuf::RepeatedPtrField<NodeProto> kept;
+  for (const NodeProto &n : g->node())
+    if (!folded.count(&n))
+      *kept.Add() = n;
+  g->mutable_node()->Swap(&kept);
+}
+
+} // namespace
+
+bool planCalibration(const std::string &modelPath, CalibrationPlan &plan, std::string &error) {
+  ModelProto model;
+  if (!loadModel(modelPath, model, error))
+    return false;
+  foldBatchNorms(model);
+  GraphFacts facts(model.graph());
+  if (!facts.problem.empty()) {
+    error = facts.problem;
+    return false;
+  }
+  plan.tensors = facts.quantized;
+  GraphProto *g = model.mutable_graph();
+  for (const std::string &t : plan.tensors) {
+    if (facts.outputs.count(t))
+      continue;
+    auto *o = g->add_output();
+    o->set_name(t);
+    o->mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+  }
+  plan.model = model.SerializeAsString();
+  return true;
+}
+
+bool writeQdqModel(const std::string &modelPath, const std::map<std::string, TensorRange> &ranges,
+                   const std::string &outPath, QuantizeSummary &summary, std::string &error) {
+  ModelProto model;
+  if (!loadModel(modelPath, model, error))
+    return false;
+  foldBatchNorms(model);
+  const GraphProto src = model.graph();
+  GraphFacts facts(src);
+  if (!facts.problem.empty()) {
+    error = facts.problem;
+    return false;
+  }
+  // Parameters: calibrated, except that element-moving ops keep their
+  // input's (so their Q/DQ fold away).
+  std::map<std::string, std::pair<float, int8_t>> params;
+  std::set<std::string> quantized(facts.quantized.begin(), facts.quantized.end());
+  for (const std::string &t : facts.quantized) {
+    auto p = facts.producer.find(t);
+    if (p != facts.producer.end() && kMoving.count(p->second->op_type()) &&
+        params.count(p->second->input(0))) {
+      params[t] = params[p->second->input(0)];
+      continue;
+    }
+    auto r = ranges.find(t);
+    if (r == ranges.end()) {
+      error = "no calibration range for tensor '" + t + "'";
+      return false;
+    }
+    params[t] = activationParams(r->second);
+  }
+
+  GraphProto g;
+  g.set_name(src.name());
+  for (const auto &in : src.input())
+    *g.add_input() = in;
+  for (const auto &out : src.output())
+    *g.add_output() = out;
+  for (const auto &vi : src.value_info())
+    *g.add_value_info() = vi;
+  std::map<std::string, std::string> read; // tensor -> the name its consumers read
+  std::set<std::string> replacedInits;
+
+  auto qdq = [&](const std::string &from, const std::string &key, const std::string &to) {
+    auto [scale, zp] = params[key];
+    *g.add_initializer() = scalarTensor(key + "__scale", scale);
+    *g.add_initializer() = int8Tensor(key + "__zp", {}, {zp});
+    addQdqNode(g, "QuantizeLinear", key + "__Q", from, key + "__scale", key + "__zp",
+               key + "__q");
+    addQdqNode(g, "DequantizeLinear", key + "__DQ", key + "__q", key + "__scale", key + "__zp",
+               to);
+    ++summary.quantizedTensors;
+  };
+  for (const auto &in : src.input())
+    if (quantized.count(in.name())) {
+      qdq(in.name(), in.name(), in.name() + "__dq");
+      read[in.name()] = in.name() + "__dq";
+    }
+
+  for (const NodeProto &n : src.node()) {
+    NodeProto copy = n;
+    for (int i = 0; i < copy.input_size(); ++i)
+      if (auto r = read.find(copy.input(i)); r != read.end())
+        copy.set_input(i, r->second);
+    // Weights and bias of Conv, Gemm and MatMul: int8 per output channel,
+    // int32 at x_scale * w_scale[c].
+    bool transB = false, plainGemm = true;
+    for (const auto &a : n.attribute()) {
+      if (a.name() == "transB")
+        transB = a.i() != 0;
+      if ((a.name() == "transA" && a.i() != 0) || ((a.name() == "alpha" || a.name() == "beta") &&
+                                                   a.f() != 1.0f))
+        plainGemm = false;
+    }
+    auto w = n.input_size() > 1 ? facts.inits.find(n.input(1)) : facts.inits.end();
+    std::vector<float> wdata;
+    if (kWeighted.count(n.op_type()) && quantized.count(n.input(0)) && w != facts.inits.end() &&
+        floatData(*w->second, wdata) && (n.op_type() != "Gemm" || plainGemm) &&
+        (n.op_type() == "Conv" || w->second->dims_size() == 2)) {
+      const TensorProto &wt = *w->second;
+      // The output-channel axis: Conv 0; Gemm 0 with transB, else 1; MatMul 1.
+      const int axis = n.op_type() == "Conv" || (n.op_type() == "Gemm" && transB) ? 0 : 1;
+      const int64_t channels = wt.dims(axis);
+      const int64_t inner = axis == 0 ? int64_t(wdata.size()) / channels : 1;
+      std::vector<float> scales(channels, 0.0f);
+      for (int64_t k = 0; k < int64_t(wdata.size()); ++k) {
+        int64_t c = axis == 0 ? k / inner : k % channels;
+        scales[c] = std::max(scales[c], std::abs(wdata[k]));
+      }
+      for (float &s : scales)
+        s = s > 0 ? s / 127.0f : 1e-8f;
+      std::vector<int8_t> q(wdata.size());
+      for (int64_t k = 0; k < int64_t(wdata.size()); ++k) {
+        int64_t c = axis == 0 ? k / inner : k % channels;
+        q[k] = int8_t(std::clamp(std::nearbyint(wdata[k] / scales[c]), -127.0f, 127.0f));
+      }
+      const std::string name = wt.name();
+      if (!replacedInits.count(name)) {
+        std::vector<int64_t> dims(wt.dims().begin(), wt.dims().end());
+        *g.add_initializer() = int8Tensor(name + "__q", dims, q);
+        TensorProto s;
+        s.set_name(name + "__wscale");
+        s.set_data_type(TensorProto::FLOAT);
+        s.add_dims(channels);
+        for (float v : scales)
+          s.add_float_data(v);
+        *g.add_initializer() = s;
+        *g.add_initializer() = int8Tensor(name + "__wzp", {channels}, std::vector<int8_t>(channels, 0));
+        addQdqNode(g, "DequantizeLinear", name + "__DQ", name + "__q", name + "__wscale",
+                   name + "__wzp", name + "__dq", axis);
+        replacedInits.insert(name);
+        ++summary.quantizedWeights;
+        summary.floatWeightBytes += int64_t(wdata.size()) * 4;
+        summary.int8WeightBytes += int64_t(q.size()) + channels * 5;
+      }
+      copy.set_input(1, name + "__dq");
+      // The bias, if a float initializer with one value per channel.
+      std::vector<float> bdata;
+      auto b = n.input_size() > 2 ? facts.inits.find(n.input(2)) : facts.inits.end();
+      if (b != facts.inits.end() && floatData(*b->second, bdata) &&
+          int64_t(bdata.size()) == channels && !replacedInits.count(b->second->name())) {
+        const float xs = params[n.input(0)].first;
+        TensorProto bq, bs, bz;
+        const std::string bn = b->second->name();
+        bq.set_name(bn + "__q");
+        bq.set_data_type(TensorProto::INT32);
+        bq.add_dims(channels);
+        bs.set_name(bn + "__bscale");
+        bs.set_data_type(TensorProto::FLOAT);
+        bs.add_dims(channels);
+        bz.set_name(bn + "__bzp");
+        bz.set_data_type(TensorProto::INT32);
+        bz.add_dims(channels);
+        for (int64_t c = 0; c < channels; ++c) {
+          const float scale = xs * scales[c];
+          double v = std::nearbyint(double(bdata[c]) / double(scale));
+          bq.add_int32_data(int32_t(std::clamp(v, -2147483647.0, 2147483647.0)));
+          bs.add_float_data(scale);
+          bz.add_int32_data(0);
+        }
+        *g.add_initializer() = bq;
+        *g.add_initializer() = bs;
+        *g.add_initializer() = bz;
+        addQdqNode(g, "DequantizeLinear", bn + "__DQ", bn + "__q", bn + "__bscale", bn + "__bzp",
+                   bn + "__dq", 0);
+        replacedInits.insert(bn);
+        copy.set_input(2, bn + "__dq");
+      }
+    }
+    // (Shape and Size read only the shape: they fold away.)
+    if (!kInteger.count(n.op_type()) && !kMoving.count(n.op_type()) && n.op_type() != "Shape" &&
+        n.op_type() != "Size")
+      for (const std::string &i : n.input())
+        if (quantized.count(i)) {
+          summary.floatOps.push_back(n.name().empty() ? n.op_type() : n.name() + " (" + n.op_type() + ")");
+          break;
+        }
+    // Its output: Q/DQ after it (a graph output keeps its name on the DQ).
+    const std::string out = n.output_size() ? n.output(0) : "";
+    const bool q = quantized.count(out) > 0;
+    const bool isOutput = facts.outputs.count(out) > 0;
+    if (q && isOutput)
+      copy.set_output(0, out + "__float");
+    *g.add_node() = copy;
+    if (q) {
+      qdq(copy.output(0), out, isOutput ? out : out + "__dq");
+      read[out] = isOutput ? out : out + "__dq";
+    }
+  }
+  // Initializers: the float ones that were not replaced.
+  std::set<std::string> stillRead;
+  for (const NodeProto &n : g.node())
+    for (const std::string &i : n.input())
+      stillRead.insert(i);
+  std::vector<TensorProto> added(g.initializer().begin(), g.initializer().end());
+  g.clear_initializer();
+  for (const TensorProto &t : src.initializer())
+    if (!replacedInits.count(t.name()) || stillRead.count(t.name()))
+      *g.add_initializer() = t;
+  for (TensorProto &t : added)
+    *g.add_initializer() = std::move(t);
+  *model.mutable_graph() = std::move(g);
+  model.set_producer_name("onnxc --quantize int8");
+  // QuantizeLinear/DequantizeLinear with per-axis scales need opset 13.
+  for (auto &op : *model.mutable_opset_import())
+    if ((op.domain().empty() || op.domain() == "ai.onnx") && op.version() < 13) {
+      error = "--quantize needs a model of opset 13 or later (this one is " +
+              std::to_string(op.version()) + ")";
+      return false;
+    }
+  std::ofstream out(outPath, std::ios::binary);
+  if (!out || !model.SerializeToOstream(&out)) {
+    error = "cannot write '" + outPath + "'";
+    return false;
+  }
+  return true;
+}
+
+} // namespace onnxc

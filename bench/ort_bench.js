@@ -8,7 +8,9 @@ const fs = require('fs');
 async function main() {
   const [model, inputPath, shapeText, runsText, threadsText] = process.argv.slice(2);
   const shape = shapeText.split('x').map(Number);
-  const data = new Float32Array(fs.readFileSync(inputPath).buffer.slice(0));
+  // A small file's Buffer is a view into a shared pool: copy its own bytes.
+  const bytes = fs.readFileSync(inputPath);
+  const data = new Float32Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
   const session = await ort.InferenceSession.create(model, {
     intraOpNumThreads: Number(threadsText || 1),
     interOpNumThreads: 1,

@@ -3,6 +3,7 @@
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 
 #include <algorithm>
+#include <cmath>
 
 using namespace mlir;
 
@@ -234,6 +235,38 @@ LogicalResult DequantizeLinearOp::inferShapes() {
   getOperation()->getResult(0).setType(x ? Type(RankedTensorType::get(x.getShape(), f))
                                          : Type(UnrankedTensorType::get(f)));
   return success();
+}
+
+/// A quantization's parameters: a constant scale must be positive and
+/// finite (a zero scale divides by zero), and the zero point has the
+/// quantized tensor's type (so it lies in its range).
+static LogicalResult verifyQuantParams(Operation *op, Value scale, Value zp, Type quantized) {
+  if (ElementsAttr s = getConstantElements(scale))
+    if (isa<FloatType>(s.getElementType()))
+      for (APFloat v : s.getValues<APFloat>()) {
+        double d = v.convertToDouble();
+        if (!(d > 0) || !std::isfinite(d))
+          return op->emitOpError() << "scale must be positive and finite, not " << d;
+      }
+  // (The importer verifies a QuantizeLinear before its result type is
+  // inferred: a float placeholder is not the quantized type yet.)
+  if (!isNone(zp) && quantized && isa<IntegerType>(quantized)) {
+    Type z = elementTypeOf(zp);
+    if (z != quantized)
+      return op->emitOpError() << "zero point is " << z << " but the quantized tensor is "
+                               << quantized;
+  }
+  return success();
+}
+
+LogicalResult QuantizeLinearOp::verify() {
+  auto y = dyn_cast<ShapedType>(getY().getType());
+  return verifyQuantParams(getOperation(), getYScale(), getYZeroPoint(),
+                           y ? y.getElementType() : Type());
+}
+
+LogicalResult DequantizeLinearOp::verify() {
+  return verifyQuantParams(getOperation(), getXScale(), getXZeroPoint(), elementTypeOf(getX()));
 }
 
 LogicalResult DynamicQuantizeLinearOp::inferShapes() {

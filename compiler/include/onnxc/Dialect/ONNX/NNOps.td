@@ -315,6 +315,7 @@ def ONNX_QuantizeLinearOp : ONNX_Op<"QuantizeLinear"> {
                    DefaultValuedAttr<I64Attr, "1">:$axis,
                    DefaultValuedAttr<I64Attr, "1">:$saturate);
   let results = (outs AnyTensor:$y);
+  let hasVerifier = 1;
 }
 
 def ONNX_DequantizeLinearOp : ONNX_Op<"DequantizeLinear"> {
@@ -322,6 +323,7 @@ def ONNX_DequantizeLinearOp : ONNX_Op<"DequantizeLinear"> {
   let arguments = (ins AnyTensor:$x, AnyTensor:$x_scale, ONNX_TensorOrNone:$x_zero_point,
                    DefaultValuedAttr<I64Attr, "1">:$axis);
   let results = (outs AnyTensor:$y);
+  let hasVerifier = 1;
 }
 
 def ONNX_DynamicQuantizeLinearOp : ONNX_Op<"DynamicQuantizeLinear"> {

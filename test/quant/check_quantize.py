@@ -5,7 +5,7 @@ points on the test batch), agree with it on almost every image, compile to
 integer ops, and have weights at least 3.5x smaller and an arena at least
 3x smaller.
 
-    check_quantize.py --onnxc ONNXC --data DIR [--max-drop 0.5]
+    check_quantize.py --onnxc ONNXC --data DIR [--max-drop 0.5] [--method minmax]
 
 DIR is make_calibration.py's output. The model's batch dimension is made
 symbolic here so that one run takes the whole test batch.
@@ -42,6 +42,7 @@ def main():
     ap.add_argument("--onnxc", required=True)
     ap.add_argument("--data", required=True)
     ap.add_argument("--max-drop", type=float, default=0.5, help="percentage points")
+    ap.add_argument("--method", default="minmax", help="--calibrate-method")
     args = ap.parse_args()
     cal, test = os.path.join(args.data, "calibration"), os.path.join(args.data, "test")
     labels = np.load(os.path.join(test, "labels.npy"))
@@ -52,7 +53,7 @@ def main():
             o.type.tensor_type.shape.dim[0].dim_param = "N"
         batch_model = os.path.join(work, "fashion_cnn_batch.onnx")
         onnx.save(m, batch_model)
-        quant = ["--quantize", "int8", "--calibration", cal]
+        quant = ["--quantize", "int8", "--calibration", cal, "--calibrate-method", args.method]
         logits = {}
         for kind, extra in (("float", []), ("int8", quant)):
             out = os.path.join(work, kind)

@@ -266,7 +266,8 @@ int compileModel(const CompileOptions &o) {
       return kExitError;
     }
     modelPath = qdqDir.file(name + ".qdq.onnx");
-    if (int rc = quantizeModel(o.modelPath, o.import, o.calibrationDir, modelPath, o.quiet))
+    if (int rc = quantizeModel(o.modelPath, o.import, o.calibrationDir, o.calibration, modelPath,
+                                 o.quiet))
       return rc;
   }
   MLIRContext ctx;

@@ -3,6 +3,7 @@
 #define ONNXC_DRIVER_GENERATE_H
 
 #include "onnxc/Codegen/ModelEmitter.h"
+#include "onnxc/Driver/Driver.h"
 #include "onnxc/Import/Importer.h"
 
 #include "mlir/IR/MLIRContext.h"
@@ -71,7 +72,8 @@ struct ScopedTempDir {
 /// machine and writes its int8 QDQ form to `qdqPath`. Returns the exit code
 /// (errors printed, naming the file, input or node).
 int quantizeModel(const std::string &modelPath, const ImportOptions &import,
-                  const std::string &calibrationDir, const std::string &qdqPath, bool quiet);
+                  const std::string &calibrationDir, const CalibrationMethod &method,
+                  const std::string &qdqPath, bool quiet);
 
 /// Why `threads` (--threads) is not acceptable for `target`, or "" if it is:
 /// 1 to ThreadPool::kMaxThreads, and above 1 only where kernels run in parallel.

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 
 using namespace mlir;
 
@@ -92,6 +93,31 @@ bool readSamples(MLIRContext &ctx, const std::string &dir, size_t inputs,
 
 } // namespace
 
+std::string CalibrationMethod::describe() const {
+  switch (kind) {
+  case MinMax:
+    return "MinMax";
+  case Percentile: {
+    std::string p = std::to_string(percentile);
+    p.erase(p.find_last_not_of('0') + 1);
+    if (!p.empty() && p.back() == '.')
+      p.pop_back();
+    return "Percentile " + p;
+  }
+  }
+  return "";
+}
+
+bool CalibrationMethod::parse(const std::string &name) {
+  if (name == "minmax")
+    kind = MinMax;
+  else if (name == "percentile")
+    kind = Percentile;
+  else
+    return false;
+  return true;
+}
+
 ScopedTempDir::~ScopedTempDir() {
   if (!path.empty())
     llvm::sys::fs::remove_directories(path);
@@ -108,7 +134,8 @@ bool ScopedTempDir::create(const std::string &prefix) {
 std::string ScopedTempDir::file(const std::string &name) const { return joinPath(path, name); }
 
 int quantizeModel(const std::string &modelPath, const ImportOptions &importOptions,
-                  const std::string &calibrationDir, const std::string &qdqPath, bool quiet) {
+                  const std::string &calibrationDir, const CalibrationMethod &method,
+                  const std::string &qdqPath, bool quiet) {
   auto fail = [](const std::string &msg) {
     llvm::errs() << "onnxc: error: " << msg << "\n";
     return kExitError;
@@ -172,40 +199,65 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
   std::vector<char> arena(std::max<int64_t>(g->iface.arenaBytes, 1) + 64);
   void *aligned = arena.data() + (64 - reinterpret_cast<uintptr_t>(arena.data()) % 64) % 64;
   std::set<std::string> wanted(plan.tensors.begin(), plan.tensors.end());
-  for (size_t s = 0; s < samples.size(); ++s) {
-    std::vector<std::vector<char>> inBytes;
-    std::vector<const void *> inPtrs;
-    for (DenseElementsAttr t : samples[s])
-      inBytes.push_back(rawBytesOf(t));
-    for (const auto &b : inBytes)
-      inPtrs.push_back(b.data());
-    if (int rc = model.run(inPtrs.data(), outPtrs.data(), aligned, nullptr))
-      return fail("the calibration run returned " + std::to_string(rc));
-    for (size_t i = 0; i < g->iface.outputs.size(); ++i) {
-      const TensorInterface &t = g->iface.outputs[i];
-      if (!wanted.count(t.name) || !t.elementType.isF32() || t.bytes < 4)
-        continue;
-      const float *v = static_cast<const float *>(outPtrs[i]);
-      auto [lo, hi] = std::minmax_element(v, v + t.bytes / 4);
-      auto it = ranges.find(t.name);
-      if (it == ranges.end())
-        ranges[t.name] = {*lo, *hi};
-      else
-        it->second = {std::min(it->second.lo, *lo), std::max(it->second.hi, *hi)};
+  // Runs every sample and hands each observed tensor's values to `observe`.
+  auto pass = [&](const char *what,
+                  const std::function<void(const std::string &, const float *, int64_t)> &observe)
+      -> std::string {
+    for (size_t s = 0; s < samples.size(); ++s) {
+      std::vector<std::vector<char>> inBytes;
+      std::vector<const void *> inPtrs;
+      for (DenseElementsAttr t : samples[s])
+        inBytes.push_back(rawBytesOf(t));
+      for (const auto &b : inBytes)
+        inPtrs.push_back(b.data());
+      if (int rc = model.run(inPtrs.data(), outPtrs.data(), aligned, nullptr))
+        return "the calibration run returned " + std::to_string(rc);
+      for (size_t i = 0; i < g->iface.outputs.size(); ++i) {
+        const TensorInterface &t = g->iface.outputs[i];
+        if (wanted.count(t.name) && t.elementType.isF32() && t.bytes >= 4)
+          observe(t.name, static_cast<const float *>(outPtrs[i]), t.bytes / 4);
+      }
+      // A progress line on a terminal; one line at the end in a log.
+      const bool last = s + 1 == samples.size();
+      if (!quiet && (last || llvm::sys::Process::StandardOutIsDisplayed())) {
+        llvm::outs() << "\ronnxc: " << what << ": " << s + 1 << " of " << samples.size()
+                     << " samples" << (last ? "\n" : "");
+        llvm::outs().flush();
+      }
     }
-    // A progress line on a terminal; one line at the end in a log.
-    const bool last = s + 1 == samples.size();
-    if (!quiet && (last || llvm::sys::Process::StandardOutIsDisplayed())) {
-      llvm::outs() << "\ronnxc: calibrating: " << s + 1 << " of " << samples.size()
-                   << " samples" << (last ? "\n" : "");
-      llvm::outs().flush();
-    }
+    return "";
+  };
+  std::string runError = pass("calibrating", [&](const std::string &name, const float *v,
+                                                  int64_t n) {
+    auto [lo, hi] = std::minmax_element(v, v + n);
+    auto it = ranges.find(name);
+    if (it == ranges.end())
+      ranges[name] = {*lo, *hi};
+    else
+      it->second = {std::min(it->second.lo, *lo), std::max(it->second.hi, *hi)};
+  });
+  if (!runError.empty())
+    return fail(runError);
+  // Percentile: a second pass fills a histogram per tensor over its MinMax
+  // range.
+  if (method.kind != CalibrationMethod::MinMax) {
+    std::map<std::string, Histogram> histograms;
+    for (const auto &[name, r] : ranges)
+      histograms.emplace(name, Histogram(r.lo, r.hi));
+    runError = pass("histograms", [&](const std::string &name, const float *v, int64_t n) {
+      histograms.at(name).add(v, n);
+    });
+    if (!runError.empty())
+      return fail(runError);
+    for (auto &[name, h] : histograms)
+      ranges[name] = h.percentileRange(method.percentile);
   }
   QuantizeSummary summary;
   if (!writeQdqModel(modelPath, ranges, qdqPath, summary, error))
     return fail(error);
   if (!quiet) {
-    llvm::outs() << "onnxc: quantized to int8 (MinMax over " << samples.size() << " samples): "
+    llvm::outs() << "onnxc: quantized to int8 (" << method.describe() << " over "
+                 << samples.size() << " samples): "
                  << summary.quantizedTensors << " activations, " << summary.quantizedWeights
                  << " weight tensors per channel (" << summary.floatWeightBytes << " -> "
                  << summary.int8WeightBytes << " bytes)\n";

@@ -269,7 +269,8 @@ int runModel(const RunOptions &o) {
     if (!qdqDir.create("onnxc-quantize"))
       return fail("cannot create a temporary directory");
     modelPath = qdqDir.file("model.qdq.onnx");
-    if (int rc = quantizeModel(o.modelPath, o.import, o.calibrationDir, modelPath, o.quiet))
+    if (int rc = quantizeModel(o.modelPath, o.import, o.calibrationDir, o.calibration, modelPath,
+                                 o.quiet))
       return rc;
   }
 

@@ -51,6 +51,17 @@ static cl::opt<std::string> quantizeKind(
              "activations per tensor from calibration, int8 weights per output channel, "
              "int32 biases); needs --calibration"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> calibrateMethod(
+    "calibrate-method",
+    cl::desc("How --quantize picks each activation's range: minmax (the observed extremes, "
+             "default) or percentile (clip (100 - P)% of the values on each side, "
+             "--calibrate-percentile, 99.99)"),
+    cl::init("minmax"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::cat(category));
+static cl::opt<double> calibratePercentile(
+    "calibrate-percentile", cl::desc("Percentile for --calibrate-method percentile"),
+    cl::init(99.99), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::cat(category));
 static cl::opt<std::string> calibrationDir(
     "calibration",
     cl::desc("Calibration samples for --quantize: one sub-folder per sample holding "
@@ -229,6 +240,16 @@ int main(int argc, char **argv) {
   onnxc::ImportOptions import;
   if (!parseImportOptions(import))
     return 2;
+  onnxc::CalibrationMethod calibration;
+  if (!calibration.parse(calibrateMethod)) {
+    errs() << "onnxc: error: --calibrate-method must be minmax or percentile\n";
+    return 2;
+  }
+  if (!(calibratePercentile > 50.0 && calibratePercentile <= 100.0)) {
+    errs() << "onnxc: error: --calibrate-percentile must be above 50 and at most 100\n";
+    return 2;
+  }
+  calibration.percentile = calibratePercentile;
 
   if (runCommand) {
     if (inputsDir.empty() || outputsDir.empty()) {
@@ -246,6 +267,7 @@ int main(int argc, char **argv) {
     o.import = import;
     o.quantize = quantizeKind;
     o.calibrationDir = calibrationDir;
+    o.calibration = calibration;
     o.quiet = quiet;
     return onnxc::runModel(o);
   }
@@ -265,6 +287,7 @@ int main(int argc, char **argv) {
   o.import = import;
   o.quantize = quantizeKind;
   o.calibrationDir = calibrationDir;
+  o.calibration = calibration;
   o.quiet = quiet;
   return onnxc::compileModel(o);
 }

@@ -8,6 +8,16 @@
 
 namespace onnxc {
 
+/// How --quantize turns observed values into ranges (--calibrate-method).
+struct CalibrationMethod {
+  enum Kind { MinMax, Percentile } kind = MinMax;
+  double percentile = 99.99; // --calibrate-percentile
+  /// "MinMax", "Percentile 99.99".
+  std::string describe() const;
+  /// Parses "minmax" or "percentile"; false otherwise.
+  bool parse(const std::string &name);
+};
+
 struct CompileOptions {
   std::string modelPath;
   std::string outDir;
@@ -17,6 +27,7 @@ struct CompileOptions {
   ImportOptions import;
   /// --quantize int8 --calibration DIR: static post-training quantization.
   std::string quantize, calibrationDir;
+  CalibrationMethod calibration;
   /// --bind NAME=FILE.pb: inputs compiled in as constants.
   std::vector<std::string> bindings;
   /// --threads N: parallel kernels split into N tasks (targets with them).
@@ -38,6 +49,7 @@ struct RunOptions {
   bool winograd = true; // --no-winograd
   ImportOptions import;
   std::string quantize, calibrationDir; // as CompileOptions
+  CalibrationMethod calibration;
   bool quiet = false;
 };
 

@@ -19,6 +19,7 @@
 #ifndef ONNXC_QUANTIZE_QUANTIZE_H
 #define ONNXC_QUANTIZE_QUANTIZE_H
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -39,6 +40,23 @@ bool planCalibration(const std::string &modelPath, CalibrationPlan &plan, std::s
 /// A calibrated range [lo, hi] of one tensor.
 struct TensorRange {
   float lo = 0, hi = 0;
+};
+
+/// A histogram of one tensor's values over the calibration samples, in
+/// bins over [min, max] (0 included) found by a first, MinMax pass.
+class Histogram {
+public:
+  Histogram(float lo, float hi, int bins = 2048);
+  void add(const float *values, int64_t n);
+  /// The range that leaves (100 - percentile)% of the values outside on
+  /// each side (Percentile; 99.99 by default), with 0 inside.
+  TensorRange percentileRange(double percentile) const;
+
+private:
+  double edge(int64_t bin) const;
+  float lo_, hi_;
+  std::vector<int64_t> counts_;
+  int64_t total_ = 0;
 };
 
 struct QuantizeSummary {

@@ -10,22 +10,14 @@ labels. Images are normalised as the model was trained
 (examples/fashion-mnist/train.py).
 """
 import argparse
-import gzip
 import os
+import sys
 
 import numpy as np
 from onnx import numpy_helper
 
-DATA = "/usr/share/datasets/fashion-mnist"
-MEAN, STD = 0.2860, 0.3530
-
-
-def load(kind):
-    with gzip.open(os.path.join(DATA, f"{kind}-images-idx3-ubyte.gz")) as f:
-        x = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 1, 28, 28)
-    with gzip.open(os.path.join(DATA, f"{kind}-labels-idx1-ubyte.gz")) as f:
-        y = np.frombuffer(f.read(), np.uint8, offset=8)
-    return ((x.astype(np.float32) / 255.0 - MEAN) / STD).astype(np.float32), y
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fashion_data import load  # noqa: E402
 
 
 def write(path, array):

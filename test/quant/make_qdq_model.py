@@ -21,7 +21,6 @@ values (what a runtime computing the integer ops exactly, then requantizing,
 gives). ONNX Runtime's own outputs can be compared the same way (bench/).
 """
 import argparse
-import gzip
 import os
 import sys
 
@@ -34,15 +33,12 @@ from onnx import helper, numpy_helper
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MODEL = os.path.join(ROOT, "examples", "fashion-mnist", "fashion_cnn.onnx")
-DATA = "/usr/share/datasets/fashion-mnist"
-MEAN, STD = 0.2860, 0.3530
+sys.path.insert(0, HERE)
+from fashion_data import load  # noqa: E402
 
 
-def images(kind, count, offset=0):
-    with gzip.open(os.path.join(DATA, f"{kind}-images-idx3-ubyte.gz")) as f:
-        raw = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 1, 28, 28)
-    x = raw[offset:offset + count].astype(np.float32) / 255.0
-    return ((x - MEAN) / STD).astype(np.float32)
+def images(kind, count):
+    return load(kind)[0][:count]
 
 
 def run(graph, inits, x, quant=None):

@@ -11,6 +11,7 @@
 #include "onnxc/Driver/Driver.h"
 
 #include "Generate.h"
+#include "Toolchain.h"
 #include "onnxc/Import/TensorProtoIO.h"
 #include "onnxc/Lowering/Target.h"
 #include "onnxc/Quantize/Quantize.h"
@@ -29,12 +30,6 @@ using namespace mlir;
 
 namespace onnxc {
 namespace {
-
-std::string joinPath(const std::string &dir, const std::string &file) {
-  llvm::SmallString<256> p(dir);
-  llvm::sys::path::append(p, file);
-  return std::string(p);
-}
 
 /// The calibration samples: each sub-folder of `dir` (in name order) holds
 /// input_0.pb, input_1.pb, ... for the model's inputs, as ONNX test data.

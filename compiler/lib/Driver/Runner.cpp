@@ -28,11 +28,6 @@ using namespace mlir;
 
 namespace onnxc {
 
-static std::string joinPath(const std::string &dir, const std::string &file) {
-  llvm::SmallString<256> p(dir);
-  llvm::sys::path::append(p, file);
-  return std::string(p);
-}
 
 HostModel::~HostModel() {
   if (handle_)
@@ -63,11 +58,6 @@ int HostModel::run(const void *const *inputs, void *const *outputs, void *arena,
 
 namespace {
 
-std::string join(const std::string &dir, const std::string &file) {
-  llvm::SmallString<256> p(dir);
-  llvm::sys::path::append(p, file);
-  return std::string(p);
-}
 
 struct AlignedBuffer {
   void *p = nullptr;
@@ -192,7 +182,7 @@ bool runEmulated(const Target &target, const GeneratedModel &g, const std::strin
                  const std::vector<void *> &outPtrs, const RunOptions &o, std::string &error) {
   std::vector<std::string> inFiles, outFiles;
   for (size_t i = 0; i < inBytes.size(); ++i) {
-    inFiles.push_back(join(dir, "input_" + std::to_string(i) + ".bin"));
+    inFiles.push_back(joinPath(dir, "input_" + std::to_string(i) + ".bin"));
     std::error_code ec;
     llvm::raw_fd_ostream os(inFiles.back(), ec);
     os.write(inBytes[i].data(), inBytes[i].size());
@@ -202,10 +192,10 @@ bool runEmulated(const Target &target, const GeneratedModel &g, const std::strin
     }
   }
   for (size_t i = 0; i < outPtrs.size(); ++i)
-    outFiles.push_back(join(dir, "output_" + std::to_string(i) + ".bin"));
+    outFiles.push_back(joinPath(dir, "output_" + std::to_string(i) + ".bin"));
   {
     std::error_code ec;
-    llvm::raw_fd_ostream os(join(dir, "run_main.cpp"), ec);
+    llvm::raw_fd_ostream os(joinPath(dir, "run_main.cpp"), ec);
     os << emulatedMain(g.iface, inFiles, outFiles);
   }
   if (!buildEmulatedProgram(target, dir, "model", g.files.sourceExtension, "run_main.cpp",
@@ -213,7 +203,7 @@ bool runEmulated(const Target &target, const GeneratedModel &g, const std::strin
     return false;
   const EmulatedRunner &e = *target.emulated;
   std::vector<std::string> args = e.args;
-  args.push_back(join(dir, "model.elf"));
+  args.push_back(joinPath(dir, "model.elf"));
   std::string output;
   if (!runProgram(e.emulator, args, error, &output, kEmulatorTimeoutSeconds))
     return false;
@@ -283,7 +273,7 @@ int runModel(const RunOptions &o) {
   ImportOptions import = o.import;
   std::vector<GraphInputKind> kinds = graphInputKinds(modelPath);
   for (int i = 0;; ++i) {
-    std::string path = join(o.inputsDir, "input_" + std::to_string(i) + ".pb");
+    std::string path = joinPath(o.inputsDir, "input_" + std::to_string(i) + ".pb");
     if (!llvm::sys::fs::exists(path))
       break;
     bool isOpt = i < (int)kinds.size() && kinds[i].isOptional;
@@ -401,7 +391,7 @@ int runModel(const RunOptions &o) {
     }
     bool isOpt = go.kind.rfind("optional", 0) == 0;
     bool isSeq = go.kind == "sequence" || go.kind == "optional_sequence";
-    if (failed(writeValueFile(join(o.outputsDir, "output_" + std::to_string(k) + ".pb"), go.name,
+    if (failed(writeValueFile(joinPath(o.outputsDir, "output_" + std::to_string(k) + ".pb"), go.name,
                               isOpt, isSeq, go.present, types, raws, error)))
       return fail(error);
   }

@@ -98,7 +98,7 @@ static std::vector<std::string> compileFlags(const Target &target) {
   return flags;
 }
 
-static std::string join(const std::string &dir, const std::string &file) {
+std::string joinPath(const std::string &dir, const std::string &file) {
   llvm::SmallString<256> p(dir);
   llvm::sys::path::append(p, file);
   return std::string(p);
@@ -110,22 +110,22 @@ bool buildStaticLibrary(const Target &target, const std::string &dir,
   std::string cxx = targetCompiler(target);
   std::vector<std::string> args = compileFlags(target);
   args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, "-c",
-                           join(dir, name + sourceExt), "-o", join(dir, name + ".o")});
+                           joinPath(dir, name + sourceExt), "-o", joinPath(dir, name + ".o")});
   if (!runProgram(cxx, args, error))
     return false;
   // The flags that select the instruction set matter for assembly too.
   std::vector<std::string> asmArgs = target.toolchain().requiredFlags;
-  asmArgs.insert(asmArgs.end(), {"-Wa,-I" + dir, "-c", join(dir, name + "_weights.S"),
-                                 "-o", join(dir, name + "_weights.o")});
+  asmArgs.insert(asmArgs.end(), {"-Wa,-I" + dir, "-c", joinPath(dir, name + "_weights.S"),
+                                 "-o", joinPath(dir, name + "_weights.o")});
   if (!runProgram(cxx, asmArgs, error))
     return false;
-  std::string lib = join(dir, "lib" + name + ".a");
+  std::string lib = joinPath(dir, "lib" + name + ".a");
   llvm::sys::fs::remove(lib);
-  bool ok = runProgram(target.toolchain().ar, {"rcs", lib, join(dir, name + ".o"),
-                                   join(dir, name + "_weights.o")},
+  bool ok = runProgram(target.toolchain().ar, {"rcs", lib, joinPath(dir, name + ".o"),
+                                   joinPath(dir, name + "_weights.o")},
                        error);
-  llvm::sys::fs::remove(join(dir, name + ".o"));
-  llvm::sys::fs::remove(join(dir, name + "_weights.o"));
+  llvm::sys::fs::remove(joinPath(dir, name + ".o"));
+  llvm::sys::fs::remove(joinPath(dir, name + "_weights.o"));
   return ok;
 }
 
@@ -134,8 +134,8 @@ bool buildSharedLibrary(const Target &target, const std::string &dir,
                         std::string &error) {
   std::vector<std::string> args = compileFlags(target);
   args.insert(args.end(), {"-fPIC", "-shared", "-I" + runtimeIncludeDir(), "-I" + dir,
-                           "-Wa,-I" + dir, join(dir, name + sourceExt),
-                           join(dir, name + "_weights.S"), "-o", join(dir, name + ".so")});
+                           "-Wa,-I" + dir, joinPath(dir, name + sourceExt),
+                           joinPath(dir, name + "_weights.S"), "-o", joinPath(dir, name + ".so")});
   return runProgram(targetCompiler(target), args, error);
 }
 
@@ -147,16 +147,16 @@ bool buildEmulatedProgram(const Target &target, const std::string &dir,
   std::string support = targetSupportDir(target);
   std::vector<std::string> args = compileFlags(target);
   args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, "-Wa,-I" + dir,
-                           join(dir, mainSource), join(dir, name + sourceExt),
-                           join(dir, name + "_weights.S")});
+                           joinPath(dir, mainSource), joinPath(dir, name + sourceExt),
+                           joinPath(dir, name + "_weights.S")});
   // Support sources are C (startup code): compiled as such, with the
   // target's instruction-set and optimisation flags.
   for (const std::string &s : runner.supportSources) {
-    std::string object = join(dir, llvm::sys::path::stem(s).str() + ".support.o");
+    std::string object = joinPath(dir, llvm::sys::path::stem(s).str() + ".support.o");
     std::vector<std::string> c = target.toolchain().optFlags;
     c.insert(c.end(), target.toolchain().requiredFlags.begin(),
              target.toolchain().requiredFlags.end());
-    c.insert(c.end(), {"-Wall", "-Wextra", "-x", "c", "-c", join(support, s), "-o", object});
+    c.insert(c.end(), {"-Wall", "-Wextra", "-x", "c", "-c", joinPath(support, s), "-o", object});
     if (!runProgram(targetCompiler(target), c, error))
       return false;
     args.push_back(object);
@@ -166,7 +166,7 @@ bool buildEmulatedProgram(const Target &target, const std::string &dir,
       flag.replace(at, 9, support);
     args.push_back(flag);
   }
-  args.insert(args.end(), {"-o", join(dir, program)});
+  args.insert(args.end(), {"-o", joinPath(dir, program)});
   return runProgram(targetCompiler(target), args, error);
 }
 

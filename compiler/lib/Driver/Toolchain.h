@@ -19,6 +19,9 @@ bool runProgram(const std::string &program, const std::vector<std::string> &args
 /// How long `onnxc run` lets an emulated program run.
 constexpr unsigned kEmulatorTimeoutSeconds = 1200;
 
+/// `dir`/`file`.
+std::string joinPath(const std::string &dir, const std::string &file);
+
 /// The directory holding onnxc_rt/ (runtime-lite's headers).
 std::string runtimeIncludeDir();
 

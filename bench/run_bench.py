@@ -35,6 +35,8 @@ from onnx_tensors import load_tensor  # noqa: E402
 
 MODELS = ["cifar_cnn", "resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
           "shufflenet_v2", "transformer_encoder"]
+# The e2e models onnxc quantizes (quant_parity.py): all but the recurrent ones.
+INT8_MODELS = MODELS
 
 
 def run_json(cmd):
@@ -52,13 +54,15 @@ def target_flags(onnxc, target):
     return ["-O3", "-march=x86-64-v4" if target == "x86-64-avx512" else "-march=x86-64-v3"]
 
 
-def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT):
+def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT, model_file=None):
+    """A benchmark executable of MODEL_DIR/model.onnx (or MODEL_FILE)."""
     import onnx
+    model_file = model_file or os.path.join(model_dir, "model.onnx")
     os.makedirs(work, exist_ok=True)
-    subprocess.run([onnxc, os.path.join(model_dir, "model.onnx"), "-o", work, "--name", "m",
+    subprocess.run([onnxc, model_file, "-o", work, "--name", "m",
                     "--target", target, "--threads", str(threads), "--emit", "lib", "--quiet"],
                    check=True)
-    g = onnx.load(os.path.join(model_dir, "model.onnx"), load_external_data=False).graph
+    g = onnx.load(model_file, load_external_data=False).graph
     inits = {t.name for t in g.initializer}
 
     def nbytes(vi):
@@ -83,6 +87,19 @@ def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT):
     return exe
 
 
+def quantize_qdq(onnxc, model_dir, work):
+    """MODEL_DIR's model quantized by onnxc (MinMax, calibrated on its own test
+    input) as a QDQ ONNX file: the int8 model both onnxc and ORT run."""
+    cal = os.path.join(work, "calibration", "s0")
+    os.makedirs(cal, exist_ok=True)
+    subprocess.run(["cp", os.path.join(model_dir, "test_data_set_0", "input_0.pb"), cal],
+                   check=True)
+    subprocess.run([onnxc, os.path.join(model_dir, "model.onnx"), "-o", work, "--name", "q",
+                    "--quantize", "int8", "--calibration", os.path.dirname(cal),
+                    "--emit", "qdq-onnx", "--quiet"], check=True)
+    return os.path.join(work, "q.qdq.onnx")
+
+
 def native_target():
     """x86-64-avx512 where this CPU has the AVX-512 subsets it needs, else x86-64."""
     try:
@@ -92,7 +109,9 @@ def native_target():
     except OSError:
         flags = []
     wanted = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}
-    return "x86-64-avx512" if wanted <= set(flags) else "x86-64"
+    if wanted <= set(flags):
+        return "x86-64-vnni" if "avx512_vnni" in flags else "x86-64-avx512"
+    return "x86-64"
 
 
 def main():
@@ -109,8 +128,13 @@ def main():
                     help="another onnxc checkout, built in CHECKOUT/build: its onnxc runs as a "
                          "fourth peer (before/after a change, side by side in one run); writes "
                          "results/models-vs-baseline.*")
-    ap.add_argument("models", nargs="*", default=MODELS)
+    ap.add_argument("--int8", action="store_true",
+                    help="int8: each model quantized by onnxc (--emit qdq-onnx), that QDQ file "
+                         "run by onnxc and by ORT, beside both float builds; writes "
+                         "results/models-int8.md")
+    ap.add_argument("models", nargs="*", default=None)
     args = ap.parse_args()
+    args.models = args.models or (INT8_MODELS if args.int8 else MODELS)
     args.target = args.target or native_target()
     rows = []
     for name in args.models:
@@ -125,17 +149,31 @@ def main():
                           args.threads)
         th = str(args.threads)
         peers = {"onnxc": lambda n: [exe, inp, str(n)]}
+        if args.int8:
+            # onnxc's float build stays under "onnxc-float"; "onnxc" is the int8 one.
+            qdq = quantize_qdq(args.onnxc, model_dir, os.path.join(args.work, name, "int8"))
+            int8_exe = build_onnxc(args.onnxc, model_dir, os.path.join(args.work, name, "int8"),
+                                   args.target, args.threads, model_file=qdq)
+            float_exe = exe
+            peers = {"onnxc": lambda n: [int8_exe, inp, str(n)],
+                     "onnxc-float": lambda n: [float_exe, inp, str(n)],
+                     "ort": lambda n: ["node", os.path.join(HERE, "ort_bench.js"), qdq, inp,
+                                       shape, str(n), th]}
         if args.baseline:
             base_exe = build_onnxc(os.path.join(args.baseline, "build", "compiler", "tools", "onnxc"),
                                    model_dir, os.path.join(args.work, "baseline", name),
                                    args.target, args.threads, root=args.baseline)
             peers["baseline"] = lambda n: [base_exe, inp, str(n)]
-        peers.update({
-            "ort": lambda n: ["node", os.path.join(HERE, "ort_bench.js"),
-                              os.path.join(model_dir, "model.onnx"), inp, shape, str(n), th],
-            "torch": lambda n: ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"), name,
-                                str(n), th],
-        })
+        ort_float = ["node", os.path.join(HERE, "ort_bench.js"),
+                     os.path.join(model_dir, "model.onnx"), inp, shape]
+        if args.int8:
+            peers["ort-float"] = lambda n: ort_float + [str(n), th]
+        else:
+            peers.update({
+                "ort": lambda n: ort_float + [str(n), th],
+                "torch": lambda n: ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"),
+                                    name, str(n), th],
+            })
         # Runs per process from a short probe, so each peer gets ~--seconds.
         runs = {}
         for peer, cmd in peers.items():
@@ -156,9 +194,7 @@ def main():
     write_results(rows, args)
 
 
-def write_results(rows, args):
-    import math
-    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+def machine_text():
     cpu = "unknown CPU"
     try:
         for line in open("/proc/cpuinfo"):
@@ -167,6 +203,51 @@ def write_results(rows, args):
                 break
     except OSError:
         pass
+    return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
+
+
+def geomean(xs):
+    import math
+    return math.exp(sum(math.log(x) for x in xs) / len(xs))
+
+
+def write_int8_results(rows, args):
+    """results/models-int8.md: onnxc int8 beside ORT on the same QDQ model and
+    both float builds."""
+    def ms(peer):
+        return f"{peer['median_us'] / 1e3:.3f} ({peer['p99_us'] / 1e3:.3f})"
+    lines = [
+        "# int8 benchmark: onnxc int8 vs ONNX Runtime int8 (same QDQ model) vs both in float", "",
+        f"Machine: {machine_text()}; batch 1, one thread each. Each model quantized by "
+        "`onnxc --quantize int8 --emit qdq-onnx` (MinMax, calibrated on its test input); that "
+        f"QDQ file compiled by onnxc --target {args.target} (`"
+        f"{' '.join(target_flags(args.onnxc, args.target))}`) and run by ONNX Runtime 1.30 "
+        "(onnxruntime-node, graph optimisations all, which fuses the QDQ groups into its "
+        "integer kernels); the float model through both as in models.md. Median of "
+        f"{args.rounds} alternating rounds, ms (p99).",
+        f"Command: `cd bench && /usr/bin/python3 run_bench.py --int8` ({time.strftime('%Y-%m-%d')}).",
+        "", "| model | onnxc int8 | ORT int8 | onnxc float | ORT float | ORT int8 / onnxc int8 "
+        "| onnxc int8 / onnxc float | ORT float / onnxc int8 |", "|---|---|---|---|---|---|---|---|"]
+    r1, r2, r3 = [], [], []
+    for r in rows:
+        o, oi, of, f = r["onnxc"], r["ort"], r["onnxc-float"], r["ort-float"]
+        r1.append(oi["median_us"] / o["median_us"])
+        r2.append(o["median_us"] / of["median_us"])
+        r3.append(f["median_us"] / o["median_us"])
+        lines.append(f"| {r['model']} | {ms(o)} | {ms(oi)} | {ms(of)} | {ms(f)} | {r1[-1]:.3f} | "
+                     f"{r2[-1]:.3f} | {r3[-1]:.3f} |")
+    lines += ["", f"Geometric means: ORT int8 / onnxc int8 {geomean(r1):.3f}; onnxc int8 / "
+                  f"onnxc float {geomean(r2):.3f}; ORT float / onnxc int8 {geomean(r3):.3f}."]
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
+    with open(os.path.join(HERE, "results", "models-int8.md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+def write_results(rows, args):
+    import math
+    if args.int8:
+        return write_int8_results(rows, args)
+    os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     threads_text = "one thread" if args.threads == 1 else f"{args.threads} threads"
     onnxc_threads = f" --threads {args.threads}" if args.threads != 1 else ""
     # One thread is the headline (models.md); other counts get their own files.
@@ -181,7 +262,7 @@ def write_results(rows, args):
     lines = [
         f"# Model benchmark: onnxc vs ONNX Runtime vs PyTorch{f', {threads_text}' if args.threads != 1 else ''}",
         "",
-        f"Machine: {cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}; "
+        f"Machine: {machine_text()}; "
         f"batch 1, {threads_text} each. onnxc --target {args.target}{onnxc_threads} (static "
         f"library, `{' '.join(target_flags(args.onnxc, args.target))}`); ONNX Runtime 1.30 (onnxruntime-node, graph "
         f"optimisations all, {args.threads} intra-op thread{'s' if args.threads > 1 else ''}); "
@@ -221,8 +302,6 @@ def write_results(rows, args):
             f"{p['median_us'] / o['median_us']:.3f} | {o['rss_bytes'] / 2**20:.0f} / "
             f"{t['rss_bytes'] / 2**20:.0f} / {p['rss_bytes'] / 2**20:.0f} |")
 
-    def geomean(xs):
-        return math.exp(sum(math.log(x) for x in xs) / len(xs))
     geo = geomean(ratios)
     lines += ["", f"Geometric mean of ORT latency / onnxc latency: {geo:.3f}"]
     if base:

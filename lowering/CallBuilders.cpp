@@ -1,5 +1,6 @@
 //===- CallBuilders.cpp - helpers the kernel providers share ---------------===//
 #include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -207,6 +208,39 @@ std::vector<float> constantFloats(Value v) {
 KernelArg packedFloats(MLIRContext *ctx, ArrayRef<float> data) {
   auto type = RankedTensorType::get({(int64_t)data.size()}, Float32Type::get(ctx));
   return KernelArg::constantData(DenseElementsAttr::get(type, data));
+}
+
+namespace {
+template <typename T> std::vector<T> constantInts(Value v, unsigned width) {
+  auto dense = dyn_cast_or_null<DenseElementsAttr>(getConstantElements(v));
+  if (!dense || !dense.getElementType().isInteger(width))
+    return {};
+  return std::vector<T>(dense.getValues<T>().begin(), dense.getValues<T>().end());
+}
+
+template <typename T> KernelArg packedInts(MLIRContext *ctx, ArrayRef<T> data) {
+  auto type = RankedTensorType::get({(int64_t)data.size()},
+                                    IntegerType::get(ctx, sizeof(T) * 8));
+  return KernelArg::constantData(DenseElementsAttr::get(type, data));
+}
+} // namespace
+
+std::vector<int8_t> constantInt8s(Value v) { return constantInts<int8_t>(v, 8); }
+std::vector<int32_t> constantInt32s(Value v) { return constantInts<int32_t>(v, 32); }
+KernelArg packedInt8s(MLIRContext *ctx, ArrayRef<int8_t> data) { return packedInts(ctx, data); }
+KernelArg packedInt32s(MLIRContext *ctx, ArrayRef<int32_t> data) {
+  return packedInts(ctx, data);
+}
+
+std::pair<KernelArg, KernelArg> qs8Multipliers(MLIRContext *ctx, float xScale,
+                                               ArrayRef<float> wScales, float yScale) {
+  SmallVector<int32_t> mult, shift;
+  for (float w : wScales) {
+    auto m = onnxc_rt::ref::qs8::quantize_multiplier(double(xScale) * double(w) / double(yScale));
+    mult.push_back(m.multiplier);
+    shift.push_back(m.shift);
+  }
+  return {packedInt32s(ctx, mult), packedInt32s(ctx, shift)};
 }
 
 } // namespace onnxc::lowering

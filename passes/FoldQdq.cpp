@@ -145,6 +145,9 @@ std::optional<Value> int32Bias(OpBuilder &b, Location loc, Value bias, float xSc
                                ArrayRef<float> wScales, int64_t channels) {
   if (isNone(bias))
     return Value();
+  // Exporters share equal initializers through Identity nodes.
+  while (auto id = bias.getDefiningOp<IdentityOp>())
+    bias = id->getOperand(0);
   SmallVector<double> real;
   if (auto dq = bias.getDefiningOp<DequantizeLinearOp>()) {
     SmallVector<int64_t> q = constantIntegers(dq.getX());

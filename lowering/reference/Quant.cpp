@@ -115,22 +115,6 @@ FailureOr<OpLowering> lowerQuantizeLike(Operation *op, bool quantize) {
 
 constexpr const char *kQs8Namespace = "onnxc_rt::ref::qs8";
 
-/// The fixed-point multipliers of x_scale * w_scale[c] / y_scale, one per
-/// w_scale value, as two int32 constants (runtime-lite's
-/// quantize_multiplier: the compiler and the kernels share the rounding).
-std::pair<KernelArg, KernelArg> multipliers(MLIRContext *ctx, float xScale,
-                                            ArrayRef<float> wScales, float yScale) {
-  SmallVector<int32_t> mult, shift;
-  for (float w : wScales) {
-    auto m = onnxc_rt::ref::qs8::quantize_multiplier(double(xScale) * double(w) / double(yScale));
-    mult.push_back(m.multiplier);
-    shift.push_back(m.shift);
-  }
-  auto type = RankedTensorType::get({(int64_t)mult.size()}, IntegerType::get(ctx, 32));
-  return {KernelArg::constantData(DenseElementsAttr::get(type, ArrayRef<int32_t>(mult))),
-          KernelArg::constantData(DenseElementsAttr::get(type, ArrayRef<int32_t>(shift)))};
-}
-
 /// A one-element constant of `x`'s element type holding `value` (the
 /// zero-point pointer of the shared integer loops).
 KernelArg scalarLike(Value x, int64_t value) {
@@ -147,7 +131,7 @@ FailureOr<OpLowering> lowerQConv(QConvOp op) {
                         SmallVector<int64_t>(shapeOf(op.getW()).drop_front(2)), false);
   if (failed(win))
     return failure();
-  auto [mult, shift] = multipliers(op.getContext(), op.getXScale().convertToFloat(),
+  auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                    op.getWScale(), op.getYScale().convertToFloat());
   std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getW()),
                               scalarLike(op.getX(), op.getXZeroPoint()), inputOrNull(op.getB()),
@@ -166,7 +150,7 @@ FailureOr<OpLowering> lowerQConv(QConvOp op) {
 FailureOr<OpLowering> lowerQMatMul(QMatMulOp op) {
   auto ws = shapeOf(op.getW());
   const int64_t k = ws[0], n = ws[1];
-  auto [mult, shift] = multipliers(op.getContext(), op.getXScale().convertToFloat(),
+  auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                    op.getWScale(), op.getYScale().convertToFloat());
   return calls({call("fully_connected", {cppTypeName(eltOf(op.getA()))}, kQs8,
                      {KernelArg::input(op.getA()), KernelArg::input(op.getW()),

@@ -1,8 +1,8 @@
 //===- X86KernelProvider.cpp - ops the SIMD kernels run on x86 --------------===//
 //
 // Lowers the ops runtime-lite's SIMD kernels cover (onnxc_rt::simd, built
-// for AVX2+FMA or AVX-512 by the x86 targets' flags; float) and answers "not
-// mine" for the rest, which then run on the reference kernels: Gemm/FusedGemm and MatMul (packed GEMM), 2-D
+// for AVX2+FMA or AVX-512 by the x86 targets' flags; float here, the qs8
+// integer ops in X86Qs8.cpp) and answers "not mine" for the rest, which then run on the reference kernels: Gemm/FusedGemm and MatMul (packed GEMM), 2-D
 // Conv/FusedConv (direct, pixel-major, depthwise), the channel-blocked
 // convolutions, pools and layout conversions that onnxc-layout-selection
 // introduces, 2-D MaxPool, GlobalAveragePool, last-axis Softmax/LogSoftmax
@@ -285,6 +285,8 @@ ProviderResult lowerSoftmax(Operation *op, int64_t mode) {
 llvm::StringRef X86KernelProvider::name() const { return "x86-simd"; }
 
 ProviderResult X86KernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
+  if (ctx.elementType == "int8_t" || ctx.elementType == "uint8_t")
+    return lowerQs8(op);
   if (ctx.elementType != "float")
     return std::nullopt;
   const int64_t tasks = ctx.tasks;

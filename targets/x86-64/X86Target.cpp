@@ -1,6 +1,6 @@
-//===- X86Target.cpp - x86-64 (AVX2+FMA) and x86-64-avx512 ----------------===//
+//===- X86Target.cpp - x86-64 (AVX2+FMA), x86-64-avx512, x86-64-vnni -------===//
 //
-// Both run runtime-lite's SIMD kernels (onnxc_rt::simd, one source for both
+// All run runtime-lite's SIMD kernels (onnxc_rt::simd, one source for both
 // ISAs over simd/vec.h and simd/isa/x86.h), their convolution regions in the
 // channel-blocked layout NCHW16c (one AVX-512 vector or two AVX2 ones per
 // block), and large 3x3 stride-1 convolutions by Winograd F(4x4, 3x3). The
@@ -22,10 +22,10 @@ namespace {
 
 class X86Target final : public Target {
 public:
-  X86Target(std::string name, std::string description, std::string march, int rank,
-            bool (*cpuHasIsa)())
+  X86Target(std::string name, std::string description, std::vector<std::string> isaFlags,
+            int rank, bool (*cpuHasIsa)())
       : Target(std::move(name), std::move(description),
-               Toolchain{"c++", "ar", {"-O3"}, {"-march=" + march, "-ffp-contract=off"}}),
+               Toolchain{"c++", "ar", {"-O3"}, withContractOff(std::move(isaFlags))}),
         cpuHasIsa(cpuHasIsa) {
     hostCode = true;
     parallelKernels = true;
@@ -50,6 +50,10 @@ public:
   }
 
 private:
+  static std::vector<std::string> withContractOff(std::vector<std::string> flags) {
+    flags.push_back("-ffp-contract=off");
+    return flags;
+  }
   bool (*cpuHasIsa)();
 };
 
@@ -70,14 +74,29 @@ bool hasAvx512() {
 #endif
 }
 
+bool hasAvx512Vnni() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  return hasAvx512() && __builtin_cpu_supports("avx512vnni");
+#else
+  return false;
+#endif
+}
+
 } // namespace
 } // namespace onnxc::x86
 
 namespace onnxc {
 void registerX86Targets() {
   TargetRegistry::add(std::make_unique<x86::X86Target>(
-      "x86-64", "x86-64 with AVX2 and FMA (x86-64-v3)", "x86-64-v3", 2, x86::hasAvx2));
+      "x86-64", "x86-64 with AVX2 and FMA (x86-64-v3)", std::vector<std::string>{"-march=x86-64-v3"},
+      2, x86::hasAvx2));
   TargetRegistry::add(std::make_unique<x86::X86Target>(
-      "x86-64-avx512", "x86-64 with AVX-512 (x86-64-v4)", "x86-64-v4", 3, x86::hasAvx512));
+      "x86-64-avx512", "x86-64 with AVX-512 (x86-64-v4)",
+      std::vector<std::string>{"-march=x86-64-v4"}, 3, x86::hasAvx512));
+  // The int8 kernels' byte dot product in one instruction (vpdpbusd):
+  // Cascade Lake, Ice Lake, Sapphire Rapids, Zen 4 and later.
+  TargetRegistry::add(std::make_unique<x86::X86Target>(
+      "x86-64-vnni", "x86-64 with AVX-512 and AVX512-VNNI (x86-64-v4 + int8 dot products)",
+      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni"}, 4, x86::hasAvx512Vnni));
 }
 } // namespace onnxc

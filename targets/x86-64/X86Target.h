@@ -6,12 +6,16 @@
 
 namespace onnxc::x86 {
 
-/// Lowers what runtime-lite's SIMD kernels (onnxc_rt::simd) cover on x86; float only.
+/// Lowers what runtime-lite's SIMD kernels (onnxc_rt::simd) cover on x86:
+/// float ops, and the qs8 ops through lowerQs8.
 class X86KernelProvider final : public KernelProvider {
 public:
   llvm::StringRef name() const override;
   ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
 };
+
+/// The qs8 ops simd/qs8.h runs (X86Qs8.cpp); std::nullopt for the rest.
+ProviderResult lowerQs8(mlir::Operation *op);
 
 } // namespace onnxc::x86
 

@@ -92,6 +92,21 @@ struct GraphFacts {
 
   std::string problem; // why the model cannot be quantized, or ""
 
+  /// The initializer tensor `name` is, directly or through Identity nodes
+  /// (exporters share equal initializers that way), or null.
+  const TensorProto *initializerOf(const std::string &name) const {
+    std::string n = name;
+    for (int hops = 0; hops < 64; ++hops) {
+      if (auto i = inits.find(n); i != inits.end())
+        return i->second;
+      auto p = producer.find(n);
+      if (p == producer.end() || p->second->op_type() != "Identity" || p->second->input_size() != 1)
+        return nullptr;
+      n = p->second->input(0);
+    }
+    return nullptr;
+  }
+
   explicit GraphFacts(const GraphProto &g) {
     for (const TensorProto &t : g.initializer()) {
       inits[t.name()] = &t;
@@ -387,12 +402,12 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
                                                    a.f() != 1.0f))
         plainGemm = false;
     }
-    auto w = n.input_size() > 1 ? facts.inits.find(n.input(1)) : facts.inits.end();
+    const TensorProto *w = n.input_size() > 1 ? facts.initializerOf(n.input(1)) : nullptr;
     std::vector<float> wdata;
-    if (kWeighted.count(n.op_type()) && quantized.count(n.input(0)) && w != facts.inits.end() &&
-        floatData(*w->second, wdata) && (n.op_type() != "Gemm" || plainGemm) &&
-        (n.op_type() == "Conv" || w->second->dims_size() == 2)) {
-      const TensorProto &wt = *w->second;
+    if (kWeighted.count(n.op_type()) && quantized.count(n.input(0)) && w &&
+        floatData(*w, wdata) && (n.op_type() != "Gemm" || plainGemm) &&
+        (n.op_type() == "Conv" || w->dims_size() == 2)) {
+      const TensorProto &wt = *w;
       // The output-channel axis: Conv 0; Gemm 0 with transB, else 1; MatMul 1.
       const int axis = n.op_type() == "Conv" || (n.op_type() == "Gemm" && transB) ? 0 : 1;
       const int64_t channels = wt.dims(axis);
@@ -429,14 +444,16 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
         summary.int8WeightBytes += int64_t(q.size()) + channels * 5;
       }
       copy.set_input(1, name + "__dq");
-      // The bias, if a float initializer with one value per channel.
+      // The bias, if a float initializer with one value per channel (named
+      // by the tensor this node reads: a shared one is quantized for its
+      // first reader only, the others fold their float bias).
       std::vector<float> bdata;
-      auto b = n.input_size() > 2 ? facts.inits.find(n.input(2)) : facts.inits.end();
-      if (b != facts.inits.end() && floatData(*b->second, bdata) &&
-          int64_t(bdata.size()) == channels && !replacedInits.count(b->second->name())) {
+      const TensorProto *b = n.input_size() > 2 ? facts.initializerOf(n.input(2)) : nullptr;
+      if (b && floatData(*b, bdata) && int64_t(bdata.size()) == channels &&
+          !replacedInits.count(n.input(2))) {
         const float xs = params[n.input(0)].first;
         TensorProto bq, bs, bz;
-        const std::string bn = b->second->name();
+        const std::string bn = n.input(2);
         bq.set_name(bn + "__q");
         bq.set_data_type(TensorProto::INT32);
         bq.add_dims(channels);

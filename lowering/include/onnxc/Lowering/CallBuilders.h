@@ -131,6 +131,21 @@ std::vector<float> constantFloats(mlir::Value v);
 /// `data` as a rank-1 f32 constant kernel argument (packed weights).
 KernelArg packedFloats(mlir::MLIRContext *ctx, llvm::ArrayRef<float> data);
 
+/// Constant integer data of `v` (a constant operand of element type i8 or
+/// i32 respectively), or an empty vector.
+std::vector<int8_t> constantInt8s(mlir::Value v);
+std::vector<int32_t> constantInt32s(mlir::Value v);
+/// `data` as a rank-1 i8 / i32 constant kernel argument.
+KernelArg packedInt8s(mlir::MLIRContext *ctx, llvm::ArrayRef<int8_t> data);
+KernelArg packedInt32s(mlir::MLIRContext *ctx, llvm::ArrayRef<int32_t> data);
+
+/// The qs8 scheme's fixed-point multipliers of x_scale * w_scale[c] /
+/// y_scale, one per w_scale value, as two int32 constants (multipliers,
+/// shifts) computed by runtime-lite's quantize_multiplier: the compiler and
+/// the kernels share the rounding.
+std::pair<KernelArg, KernelArg> qs8Multipliers(mlir::MLIRContext *ctx, float xScale,
+                                               llvm::ArrayRef<float> wScales, float yScale);
+
 } // namespace onnxc::lowering
 
 #endif

@@ -257,6 +257,24 @@ void mul(const T *a, const T *b, T *y, int64_t rank, const int64_t *shape,
       });
 }
 
+/// The quantized mean of a window: y_zp + round(sum * multiplier *
+/// 2^(shift - 31) / count), one rounding half away from zero, in 64-bit
+/// integers, clamped to T (0 windows give y_zp).
+template <typename T>
+inline T average_of(int64_t sum, int64_t count, int32_t multiplier, int32_t shift, int32_t y_zp) {
+  constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  int64_t v = 0;
+  if (count > 0) {
+    const int64_t num = sum * int64_t(multiplier); // |sum| < 2^8 * count: fits
+    const int64_t q = num >= 0 ? (num + count / 2) / count : (num - count / 2) / count;
+    const int32_t right = 31 - shift; // multiplier * 2^(shift - 31)
+    const int64_t half = right > 0 ? int64_t(1) << (right - 1) : 0;
+    v = right > 0 ? (q >= 0 ? (q + half) >> right : -((-q + half) >> right)) : q << -right;
+  }
+  const int64_t r = y_zp + v;
+  return static_cast<T>(r < lo ? lo : (r > hi ? hi : r));
+}
+
 /// Average pooling (and GlobalAveragePool: the window is the whole plane):
 /// y = y_zp + round(sum(x - x_zp) * x_scale / (y_scale * count)) with one
 /// rounding, half away from zero (TFLite's average pool when the scales
@@ -270,7 +288,6 @@ void average_pool(const T *x, T *y, int64_t rank, const int64_t *in_shape,
                   int64_t count_include_pad, int32_t x_zp, int32_t y_zp, int32_t multiplier,
                   int32_t shift) {
   const WindowShape s{rank, in_shape, out_shape, kernel, strides, pads_begin, pads_end, dilations};
-  constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   const int64_t planes = s.in[0] * s.in[1];
   const int64_t in_sp = product(s.in + 2, rank), out_sp = product(s.out + 2, rank);
   for (int64_t p = 0; p < planes; ++p) {
@@ -282,17 +299,7 @@ void average_pool(const T *x, T *y, int64_t rank, const int64_t *in_shape,
       int64_t sum = 0, total = 0;
       const int64_t inside = ::onnxc_rt::ref::detail::for_window(
           s, pos, [&](int64_t ioff, int64_t) { sum += int32_t(xp[ioff]) - x_zp; }, &total);
-      const int64_t count = count_include_pad ? total : inside;
-      int64_t v = 0;
-      if (count > 0) {
-        const int64_t num = sum * int64_t(multiplier); // |sum| < 2^8 * count: fits
-        const int64_t q = num >= 0 ? (num + count / 2) / count : (num - count / 2) / count;
-        const int32_t right = 31 - shift; // multiplier * 2^(shift - 31)
-        const int64_t half = right > 0 ? int64_t(1) << (right - 1) : 0;
-        v = right > 0 ? (q >= 0 ? (q + half) >> right : -((-q + half) >> right)) : q << -right;
-      }
-      const int64_t r = y_zp + v;
-      yp[o++] = clamp_to<T>(static_cast<int32_t>(r < lo ? lo : (r > hi ? hi : r)), lo, hi);
+      yp[o++] = average_of<T>(sum, count_include_pad ? total : inside, multiplier, shift, y_zp);
     } while (::onnxc_rt::ref::detail::next_position(s.rank, s.out + 2, pos));
   }
 }

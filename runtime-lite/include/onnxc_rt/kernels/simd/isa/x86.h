@@ -146,6 +146,135 @@ struct VecF {
 };
 #endif
 
+/// VecI: int32 lanes of VecF's width, for the integer (qs8) kernels.
+/// Lane-wise arithmetic is GCC/Clang vector arithmetic; the byte dot
+/// product, the 64-bit high multiply and the narrowing stores are
+/// intrinsics. dot_u8s8 is vpdpbusd where the target has VNNI (AVX512-VNNI,
+/// or AVX-VNNI on 256-bit vectors) and otherwise the same sums through
+/// vpmaddwd on bytes widened to 16 bits: exact either way (vpmaddubsw is
+/// not used: its 16-bit pair sums saturate).
+struct VecI {
+#if defined(__AVX512F__)
+  static constexpr int kLanes = 16;
+  using Int = int32_t __attribute__((vector_size(64)));
+  using Raw = __m512i;
+#else
+  static constexpr int kLanes = 8;
+  using Int = int32_t __attribute__((vector_size(32)));
+  using Raw = __m256i;
+#endif
+  Int v;
+  static VecI zero() { return {Int{} }; }
+  static VecI broadcast(int32_t x) { return {Int{} + x}; }
+  static VecI load(const void *p) {
+    Int r;
+    __builtin_memcpy(&r, p, sizeof r);
+    return {r};
+  }
+  void store(int32_t *p) const { __builtin_memcpy(p, &v, sizeof v); }
+  static VecI add(VecI a, VecI b) { return {a.v + b.v}; }
+  static VecI sub(VecI a, VecI b) { return {a.v - b.v}; }
+  static VecI mul(VecI a, VecI b) { return {a.v * b.v}; }
+  static VecI min(VecI a, VecI b) { return {a.v < b.v ? a.v : b.v}; }
+  static VecI max(VecI a, VecI b) { return {a.v > b.v ? a.v : b.v}; }
+  Raw raw() const { return reinterpret_cast<Raw>(v); }
+  static VecI of(Raw r) { return {reinterpret_cast<Int>(r)}; }
+
+  /// acc + sum over each lane's 4 bytes of u[j] * s[j] (u unsigned, s signed).
+  static VecI dot_u8s8(VecI acc, VecI u, VecI s) {
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+    return of(_mm512_dpbusd_epi32(acc.raw(), u.raw(), s.raw()));
+#elif !defined(__AVX512F__) && defined(__AVXVNNI__)
+    return of(_mm256_dpbusd_avx_epi32(acc.raw(), u.raw(), s.raw()));
+#else
+    // Even and odd bytes as 16-bit values (u zero-, s sign-extended), each
+    // pair of products summed by vpmaddwd: |255 * -128 * 2| fits in 32 bits.
+    using Short = int16_t __attribute__((vector_size(sizeof(Int))));
+    const Short u16 = reinterpret_cast<Short>(u.v), s16 = reinterpret_cast<Short>(s.v);
+    const Short ue = u16 & 0xff, uo = reinterpret_cast<Short>(
+                                         reinterpret_cast<Int>(u16) >> 8 & 0x00ff00ff);
+    const Short se = (s16 << 8) >> 8, so = s16 >> 8;
+#if defined(__AVX512F__)
+    const Int pe = reinterpret_cast<Int>(_mm512_madd_epi16(reinterpret_cast<Raw>(ue),
+                                                           reinterpret_cast<Raw>(se)));
+    const Int po = reinterpret_cast<Int>(_mm512_madd_epi16(reinterpret_cast<Raw>(uo),
+                                                           reinterpret_cast<Raw>(so)));
+#else
+    const Int pe = reinterpret_cast<Int>(_mm256_madd_epi16(reinterpret_cast<Raw>(ue),
+                                                           reinterpret_cast<Raw>(se)));
+    const Int po = reinterpret_cast<Int>(_mm256_madd_epi16(reinterpret_cast<Raw>(uo),
+                                                           reinterpret_cast<Raw>(so)));
+#endif
+    return {acc.v + pe + po};
+#endif
+  }
+
+  /// (a * b + 2^30) >> 31 per lane from the exact 64-bit product: gemmlowp's
+  /// saturating rounding doubling high multiply (its nudge and truncation
+  /// reduce to this), for b != INT32_MIN.
+  static VecI rounding_doubling_high_mul(VecI a, VecI b) {
+#if defined(__AVX512F__)
+    const __m512i round = _mm512_set1_epi64(int64_t(1) << 30);
+    const __m512i even = _mm512_add_epi64(_mm512_mul_epi32(a.raw(), b.raw()), round);
+    const __m512i odd = _mm512_add_epi64(
+        _mm512_mul_epi32(_mm512_srli_epi64(a.raw(), 32), _mm512_srli_epi64(b.raw(), 32)), round);
+    // Bits 31..62 of each product: low half of even >> 31, high half of odd << 1.
+    return of(_mm512_mask_blend_epi32(0xAAAA, _mm512_srli_epi64(even, 31),
+                                      _mm512_slli_epi64(odd, 1)));
+#else
+    const __m256i round = _mm256_set1_epi64x(int64_t(1) << 30);
+    const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(a.raw(), b.raw()), round);
+    const __m256i odd = _mm256_add_epi64(
+        _mm256_mul_epi32(_mm256_srli_epi64(a.raw(), 32), _mm256_srli_epi64(b.raw(), 32)), round);
+    return of(_mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA));
+#endif
+  }
+
+  /// Lanes widened from kLanes values of T (int8_t, uint8_t or int16_t).
+  template <typename T> static VecI widen(const T *p) {
+#if defined(__AVX512F__)
+    if (sizeof(T) == 1) {
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+      return of(T(-1) < T(0) ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b));
+    }
+#else
+    if (sizeof(T) == 1) {
+      const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p));
+      return of(T(-1) < T(0) ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b));
+    }
+#endif
+    typename Narrow<T>::type n;
+    __builtin_memcpy(&n, p, sizeof n);
+    return {__builtin_convertvector(n, Int)};
+  }
+
+  /// Stores lanes [0, n) narrowed to T; the values are in T's range.
+  template <typename T> void store_narrow(T *p, int64_t n) const {
+#if defined(__AVX512F__)
+    if (sizeof(T) == 1) {
+      const __m128i b = _mm512_cvtepi32_epi8(raw()); // the values fit: truncation is exact
+      if (n >= kLanes)
+        _mm_storeu_si128(reinterpret_cast<__m128i *>(p), b);
+      else
+        _mm_mask_storeu_epi8(p, static_cast<__mmask16>((1u << n) - 1u), b);
+      return;
+    }
+#endif
+    const typename Narrow<T>::type narrow = __builtin_convertvector(v, typename Narrow<T>::type);
+    __builtin_memcpy(p, &narrow, size_t(n < kLanes ? n : kLanes) * sizeof(T));
+  }
+
+private:
+  // kLanes values of T as a vector (vector_size cannot take a dependent type).
+  using I8 = int8_t __attribute__((vector_size(kLanes)));
+  using U8 = uint8_t __attribute__((vector_size(kLanes)));
+  using I16 = int16_t __attribute__((vector_size(2 * kLanes)));
+  template <typename T> struct Narrow;
+};
+template <> struct VecI::Narrow<int8_t> { using type = VecI::I8; };
+template <> struct VecI::Narrow<uint8_t> { using type = VecI::U8; };
+template <> struct VecI::Narrow<int16_t> { using type = VecI::I16; };
+
 } // namespace simd
 } // namespace onnxc_rt
 

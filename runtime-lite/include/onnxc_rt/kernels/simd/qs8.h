@@ -1,0 +1,604 @@
+// SIMD kernels of the qs8 scheme: the same integers as reference/qs8.h,
+// bit for bit (the sweep tests in test/kernels/simd_qs8_test.cpp check it),
+// written once over VecI (simd/isa/x86.h: vpdpbusd with VNNI, vpmaddwd
+// without).
+//
+//  conv2d           im2col of a block of output pixels into unsigned bytes,
+//                   four depth values per pixel together ([depth/4][pixels][4]),
+//                   times weights packed at compile time (qs8_pack.h) in
+//                   register tiles of 4 output channels x up to 6 (AVX-512)
+//                   or 2 (AVX2) vectors of pixels; requantized from registers
+//                   into the NCHW output.
+//  depthwise_conv2d one padded input plane at a time as int32 (x - x_zp), split
+//                   into column phases so strided taps read contiguous lanes.
+//  fully_connected  rows of the input as unsigned bytes, times weights packed
+//                   in blocks of 16 columns; 4 rows x 4 vectors per tile.
+//  add              same-shape inputs (the broadcast ones run the reference).
+//
+// The requantization is reference/qs8.h's multiply_by_quantized_multiplier
+// per lane: saturating left shift, rounding doubling high multiply,
+// rounding right shift (rounding_doubling_high_mul documents why the
+// 64-bit form is the same integer).
+#ifndef ONNXC_RT_SIMD_QS8_H
+#define ONNXC_RT_SIMD_QS8_H
+
+#include <limits>
+
+#include "onnxc_rt/kernels/reference/qs8.h"
+#include "onnxc_rt/kernels/simd/qs8_pack.h"
+#include "onnxc_rt/kernels/simd/vec.h"
+
+namespace onnxc_rt {
+namespace simd {
+namespace qs8 {
+
+namespace detail {
+
+constexpr int kLanes = VecI::kLanes;
+
+/// The per-lane constants of a requantization: multiplier, left and right
+/// shift (from reference/qs8.h's shift: left = max(shift, 0), right =
+/// max(-shift, 0)) and the value added to the accumulator first.
+struct Requant {
+  VecI add, multiplier, left, right;
+};
+
+inline Requant requant_broadcast(int32_t add, int32_t multiplier, int32_t shift) {
+  return {VecI::broadcast(add), VecI::broadcast(multiplier),
+          VecI::broadcast(shift > 0 ? shift : 0), VecI::broadcast(shift > 0 ? 0 : -shift)};
+}
+
+/// Lanes [0, n) of p, the rest 0 (reads nothing past them).
+inline VecI load_first(const int32_t *p, int64_t n) {
+  if (n >= kLanes)
+    return VecI::load(p);
+  int32_t lanes[kLanes] = {};
+  for (int64_t i = 0; i < n; ++i)
+    lanes[i] = p[i];
+  return VecI::load(lanes);
+}
+
+/// Per-column constants for columns [col, col + n) (n <= kLanes):
+/// multiplier and shift per column when count > 1, else broadcast.
+inline Requant requant_columns(const int32_t *add, const int32_t *multiplier,
+                               const int32_t *shift, int64_t count, int64_t col, int64_t n) {
+  const VecI s = count > 1 ? load_first(shift + col, n) : VecI::broadcast(shift[0]);
+  return {load_first(add + col, n),
+          count > 1 ? load_first(multiplier + col, n) : VecI::broadcast(multiplier[0]),
+          VecI::max(s, VecI::zero()), VecI::max(VecI::sub(VecI::zero(), s), VecI::zero())};
+}
+
+/// reference/qs8.h's multiply_by_quantized_multiplier, lane by lane.
+ONNXC_RT_SIMD_INLINE VecI multiply_by_quantized_multiplier(VecI x, VecI multiplier, VecI left,
+                                                           VecI right) {
+  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
+  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
+  const VecI::Int hi = VecI::broadcast(kMax).v >> left.v, lo = VecI::broadcast(kMin).v >> left.v;
+  const VecI::Int scaled = x.v > hi ? VecI::broadcast(kMax).v
+                                    : (x.v < lo ? VecI::broadcast(kMin).v : x.v << left.v);
+  const VecI::Int h = VecI::rounding_doubling_high_mul({scaled}, multiplier).v;
+  const VecI::Int mask = (VecI::broadcast(1).v << right.v) - 1;
+  const VecI::Int threshold = (mask >> 1) - (h < 0);   // comparisons give -1
+  return {(h >> right.v) - ((h & mask) > threshold)};
+}
+
+/// y_zp + requantized (acc + q.add), clamped to [act_min, act_max].
+ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI act_min,
+                                     VecI act_max) {
+  const VecI r = multiply_by_quantized_multiplier(VecI::add(acc, q.add), q.multiplier, q.left,
+                                                  q.right);
+  return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
+}
+
+/// Four rows of `n` bytes (n a multiple of 16) interleaved into [n][4],
+/// each byte XORed with `flip` (0x80 turns int8 into x + 128).
+inline void interleave4(const uint8_t *const src[4], int64_t n, uint8_t flip, uint8_t *out) {
+  const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
+  for (int64_t i = 0; i < n; i += 16) {
+    const __m128i a = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src[0] + i)), f);
+    const __m128i b = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src[1] + i)), f);
+    const __m128i c = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src[2] + i)), f);
+    const __m128i d = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src[3] + i)), f);
+    const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
+    const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
+    __m128i *o = reinterpret_cast<__m128i *>(out + i * 4);
+    _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
+    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
+    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
+  }
+}
+
+/// The geometry of a 2-D convolution (NCHW).
+struct Conv2d {
+  int64_t c, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+};
+
+/// Input plane `xp` (h x w) into `out` as pp describes (qs8_pack.h's
+/// PaddedPlane), the padding `pad`.
+template <typename T>
+void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t *out) {
+  const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
+  for (int64_t r = 0; r < pp.rows; ++r) {
+    const int64_t iy = r - g.ph;
+    const bool inside = iy >= 0 && iy < g.h;
+    const uint8_t *in = src + (inside ? iy * g.w : 0);
+    for (int64_t f = 0; f < g.sw; ++f) {
+      uint8_t *dst = out + (r * g.sw + f) * pp.phase;
+      // Column i of the phase is input column i * sw + base, inside [0, w) for i in [lo, hi).
+      const int64_t base = f - g.pw;
+      int64_t lo = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
+      int64_t hi = g.w - base > 0 ? (g.w - base + g.sw - 1) / g.sw : 0;
+      lo = lo > pp.phase ? pp.phase : lo;
+      hi = !inside ? lo : (hi > pp.phase ? pp.phase : (hi < lo ? lo : hi));
+      __builtin_memset(dst, pad, size_t(lo));
+      if (g.sw == 1)
+        __builtin_memcpy(dst + lo, in + lo + base, size_t(hi - lo));
+      else
+        for (int64_t i = lo; i < hi; ++i)
+          dst[i] = in[i * g.sw + base];
+      __builtin_memset(dst + hi, pad, size_t(pp.phase - hi));
+    }
+  }
+}
+
+/// One im2col row from a padded plane: tap (ky, kx), output pixels
+/// [p0, p0 + n), copied in whole 16-byte vectors (the slack of the plane
+/// and of `row` takes the overrun).
+inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d &g, int64_t ky,
+                       int64_t kx, int64_t p0, int64_t n, uint8_t *row) {
+  const int64_t off = kx * g.dw;
+  const uint8_t *tap = plane + (ky * g.dh * g.sw + off % g.sw) * pp.phase + off / g.sw;
+  const int64_t row_step = g.sh * g.sw * pp.phase;
+  for (int64_t p = p0, end = p0 + n; p < end;) {
+    const int64_t oy = p / g.ow, ox0 = p % g.ow;
+    const int64_t len = g.ow - ox0 < end - p ? g.ow - ox0 : end - p;
+    const uint8_t *src = tap + oy * row_step + ox0;
+    uint8_t *dst = row + (p - p0);
+    for (int64_t i = 0; i < len; i += 16)
+      _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i),
+                       _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i)));
+    p += len;
+  }
+}
+
+/// Packs output pixels [p0, p0 + n) of one group into `panel`
+/// ([depth/4][nv][4] unsigned bytes, nv = n rounded up to 16), from the
+/// group's input x (read as it is) or its padded planes, gathering rows
+/// into `rows` (4 * nv bytes and 64 of slack).
+template <typename T>
+void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const Conv2d &g,
+                int64_t cg, int64_t p0, int64_t n, int64_t nv, uint8_t pad, uint8_t *panel,
+                uint8_t *rows) {
+  const int64_t taps = g.kh * g.kw, depth = cg * taps, plane = g.h * g.w;
+  const bool direct = planes == nullptr && p0 + nv <= plane;
+  for (int64_t k4 = 0; k4 < depth; k4 += 4) {
+    const uint8_t *src[4];
+    for (int64_t j = 0; j < 4; ++j) {
+      const int64_t k = k4 + j;
+      uint8_t *row = rows + j * nv;
+      if (k >= depth) {
+        __builtin_memset(row, 0, size_t(nv)); // times zero weights
+        src[j] = row;
+      } else if (direct) {
+        src[j] = reinterpret_cast<const uint8_t *>(x + k * plane + p0);
+      } else {
+        if (planes) {
+          const int64_t t = k % taps;
+          gather_row(planes + (k / taps) * pp.bytes(), pp, g, t / g.kw, t % g.kw, p0, n, row);
+        } else { // 1x1 read as it is, the last block's tail
+          __builtin_memcpy(row, x + k * plane + p0, size_t(n));
+        }
+        __builtin_memset(row + n, pad, size_t(nv - n));
+        src[j] = row;
+      }
+    }
+    interleave4(src, nv, static_cast<uint8_t>(flip_of<T>()), panel + k4 * nv);
+  }
+}
+
+/// One register tile of a convolution: kConvRows channels x NV vectors of
+/// pixels over the whole depth, requantized into `rows` output planes at
+/// y (plane stride `y_stride`), `valid` pixels from y on.
+template <int NV, typename T>
+ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, const int8_t *w,
+                                    int64_t depth4, const Requant *q, int64_t rows, VecI y_zp,
+                                    VecI act_min, VecI act_max, T *y, int64_t y_stride,
+                                    int64_t valid) {
+  VecI acc[kConvRows][NV];
+  for (int r = 0; r < kConvRows; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = VecI::zero();
+  for (int64_t kk = 0; kk < depth4; ++kk) {
+    const uint8_t *a = panel + kk * panel_stride;
+    VecI x[NV];
+    for (int v = 0; v < NV; ++v)
+      x[v] = VecI::load(a + v * kLanes * 4);
+    const int8_t *wk = w + kk * kConvRows * 4;
+    for (int r = 0; r < kConvRows; ++r) {
+      int32_t four;
+      __builtin_memcpy(&four, wk + r * 4, 4);
+      const VecI wb = VecI::broadcast(four);
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = VecI::dot_u8s8(acc[r][v], x[v], wb);
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int v = 0; v < NV; ++v) {
+      const int64_t left = valid - int64_t(v) * kLanes;
+      if (left > 0)
+        requantize(acc[r][v], q[r], y_zp, act_min, act_max)
+            .store_narrow(y + r * y_stride + v * kLanes, left < kLanes ? left : kLanes);
+    }
+}
+
+/// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2.
+constexpr int kConvVectors = kLanes == 16 ? 6 : 2;
+
+template <typename T>
+void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
+                int64_t depth4, const Requant *q, int64_t rows, VecI y_zp, VecI act_min,
+                VecI act_max, T *y, int64_t y_stride, int64_t valid) {
+  switch (nv) {
+  case 1: return conv_tile<1>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
+  case 2: return conv_tile<2>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
+#if defined(__AVX512F__)
+  case 3: return conv_tile<3>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
+  case 4: return conv_tile<4>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
+  case 5: return conv_tile<5>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
+  case 6: return conv_tile<6>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
+#endif
+  default: return;
+  }
+}
+
+} // namespace detail
+
+/// A quantized 2-D convolution (reference/qs8.h's conv): x (N, C, H, W) of
+/// T with zero point x_zp; weights packed by pack_conv_weights; `bias` the
+/// folded per-channel constant of fold_zero_point (u_zp = x_zp +
+/// flip_of<T>()); `count` multipliers (1 or M). Scratch:
+/// conv_scratch_bytes(...) of qs8_pack.h.
+template <typename T>
+void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_t *in_shape,
+            const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
+            const int64_t *pads_begin, const int64_t *dilations, int64_t group, int32_t x_zp,
+            const int32_t *multiplier, const int32_t *shift, int64_t count, int32_t y_zp,
+            int32_t act_min, int32_t act_max, uint8_t *scratch) {
+  using namespace detail;
+  const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
+                 kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
+                 pads_begin[1], dilations[0], dilations[1]};
+  const int64_t n = in_shape[0], m = out_shape[1], cg = g.c / group, mg = m / group;
+  const int64_t depth = cg * g.kh * g.kw, depth4 = round_up(depth, 4) / 4;
+  const int64_t pixels = g.oh * g.ow, block = conv_pixel_block(depth, pixels);
+  const int64_t tile_bytes = depth4 * kConvRows * 4, group_bytes = round_up(mg, kConvRows) * depth4 * 4;
+  const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
+  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  uint8_t *panel = scratch, *rows = scratch + depth4 * 4 * block;
+  uint8_t *planes = reads_input ? nullptr : rows + 4 * block + 64;
+  const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
+  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+             vmax = VecI::broadcast(act_max);
+  constexpr int64_t kTile = kConvVectors * kLanes;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
+      if (planes)
+        for (int64_t ci = 0; ci < cg; ++ci)
+          pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
+      for (int64_t p0 = 0; p0 < pixels; p0 += block) {
+        const int64_t np = pixels - p0 < block ? pixels - p0 : block;
+        const int64_t nv = round_up(np, 16);
+        pack_panel(xg, planes, pp, g, cg, p0, np, nv, pad, panel, rows);
+        for (int64_t mt = 0; mt < mg; mt += kConvRows) {
+          const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
+          Requant q[kConvRows];
+          for (int64_t r = 0; r < live; ++r) {
+            const int64_t oc = gi * mg + mt + r, k = count > 1 ? oc : 0;
+            q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
+          }
+          const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
+          T *yt = y + (b * m + gi * mg + mt) * pixels + p0;
+          for (int64_t px = 0; px < np; px += kTile) {
+            const int64_t vecs = (nv - px) / kLanes;
+            conv_tiles(vecs < kConvVectors ? vecs : kConvVectors, panel + px * 4, nv * 4, wt,
+                       depth4, q, live, vzp, vmin, vmax, yt + px, pixels, np - px);
+          }
+        }
+      }
+    }
+}
+
+/// A quantized depthwise 2-D convolution (one input and one output channel
+/// per group): w (M, 1, KH, KW) as ONNX stores it (KW <=
+/// kMaxDepthwiseKernelW); `bias` the folded per-channel constant of
+/// fold_zero_point with u_zp = x_zp (the taps read x itself, widened, and
+/// the padding is x_zp). Scratch: depthwise_scratch_bytes(...).
+template <typename T>
+void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
+                      const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
+                      const int64_t *strides, const int64_t *pads_begin,
+                      const int64_t *dilations, int32_t x_zp, const int32_t *multiplier,
+                      const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min,
+                      int32_t act_max, uint8_t *scratch) {
+  using namespace detail;
+  const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
+                 kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
+                 pads_begin[1], dilations[0], dilations[1]};
+  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
+  // Where tap column kx starts in a padded row: its phase and offset.
+  int64_t column[kMaxDepthwiseKernelW];
+  for (int64_t kx = 0; kx < g.kw && kx < kMaxDepthwiseKernelW; ++kx)
+    column[kx] = (kx * g.dw % g.sw) * pp.phase + kx * g.dw / g.sw;
+  const int64_t row_bytes = g.sw * pp.phase;
+  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+             vmax = VecI::broadcast(act_max);
+  for (int64_t p = 0; p < in_shape[0] * g.c; ++p) {
+    const int64_t ch = p % g.c;
+    pad_plane(x + p * g.h * g.w, g, pp, pad, scratch);
+    const int8_t *wc = w + ch * g.kh * g.kw;
+    const int64_t k = count > 1 ? ch : 0;
+    const Requant q = requant_broadcast(bias[ch], multiplier[k], shift[k]);
+    T *yp = y + p * g.oh * g.ow;
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ox += kLanes) {
+        VecI acc = VecI::zero();
+        for (int64_t ky = 0; ky < g.kh; ++ky) {
+          const T *row = reinterpret_cast<const T *>(scratch + (oy * g.sh + ky * g.dh) * row_bytes) + ox;
+          for (int64_t kx = 0; kx < g.kw; ++kx)
+            acc = VecI::add(acc, VecI::mul(VecI::widen(row + column[kx]),
+                                           VecI::broadcast(wc[ky * g.kw + kx])));
+        }
+        const int64_t left = g.ow - ox;
+        requantize(acc, q, vzp, vmin, vmax).store_narrow(yp + oy * g.ow + ox, left);
+      }
+  }
+}
+
+namespace detail {
+
+/// One fully connected tile: 4 rows x NV vectors of columns from col.
+template <int NV, typename T>
+ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8_t *w,
+                                  int64_t depth4, int64_t col, const int32_t *bias,
+                                  const int32_t *multiplier, const int32_t *shift, int64_t count,
+                                  int64_t n, int64_t rows, VecI y_zp, VecI act_min,
+                                  VecI act_max, T *y) {
+  VecI acc[4][NV];
+  for (int r = 0; r < 4; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = VecI::zero();
+  const int8_t *wv[NV];
+  for (int v = 0; v < NV; ++v) {
+    const int64_t c = col + v * kLanes;
+    wv[v] = w + (c / kFcCols) * depth4 * kFcCols * 4 + (c % kFcCols) * 4;
+  }
+  for (int64_t kk = 0; kk < depth4; ++kk) {
+    VecI wk[NV];
+    for (int v = 0; v < NV; ++v)
+      wk[v] = VecI::load(wv[v] + kk * kFcCols * 4);
+    for (int r = 0; r < 4; ++r) {
+      int32_t four;
+      __builtin_memcpy(&four, a + r * a_stride + kk * 4, 4);
+      const VecI ab = VecI::broadcast(four);
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = VecI::dot_u8s8(acc[r][v], ab, wk[v]);
+    }
+  }
+  for (int v = 0; v < NV; ++v) {
+    const int64_t c = col + v * kLanes, left = n - c;
+    if (left <= 0)
+      continue;
+    const int64_t lanes = left < kLanes ? left : kLanes;
+    const Requant q = requant_columns(bias, multiplier, shift, count, c, lanes);
+    for (int64_t r = 0; r < rows; ++r)
+      requantize(acc[r][v], q, y_zp, act_min, act_max).store_narrow(y + r * n + c, lanes);
+  }
+}
+
+} // namespace detail
+
+/// A quantized product a (rows, depth) x w (depth, n) (reference/qs8.h's
+/// fully_connected): w packed by pack_fc_weights, `bias` the folded
+/// per-column constant of fold_zero_point. Scratch:
+/// fc_scratch_bytes(rows rounded up to 4, depth).
+template <typename T>
+void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
+                     int64_t depth, int64_t n, const int32_t *multiplier, const int32_t *shift,
+                     int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
+                     uint8_t *scratch) {
+  using namespace detail;
+  const int64_t depth4 = round_up(depth, 4) / 4, stride = depth4 * 4;
+  const int64_t all = round_up(rows, 4);
+  const uint8_t flip = static_cast<uint8_t>(flip_of<T>());
+  for (int64_t r = 0; r < all; ++r) {
+    uint8_t *dst = scratch + r * stride;
+    const uint8_t *src = reinterpret_cast<const uint8_t *>(a + r * depth);
+    for (int64_t k = 0; k < stride; ++k)
+      dst[k] = r < rows && k < depth ? uint8_t(src[k] ^ flip) : uint8_t(0);
+  }
+  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+             vmax = VecI::broadcast(act_max);
+  constexpr int64_t kCols = 4 * kLanes;
+  for (int64_t r0 = 0; r0 < rows; r0 += 4) {
+    const int64_t live = rows - r0 < 4 ? rows - r0 : 4;
+    const uint8_t *ar = scratch + r0 * stride;
+    T *yr = y + r0 * n;
+    for (int64_t c = 0; c < n; c += kCols) {
+      const int64_t vecs = (n - c + kLanes - 1) / kLanes;
+      switch (vecs < 4 ? vecs : 4) {
+      case 1: fc_tile<1>(ar, stride, w, depth4, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 2: fc_tile<2>(ar, stride, w, depth4, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 3: fc_tile<3>(ar, stride, w, depth4, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      default: fc_tile<4>(ar, stride, w, depth4, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      }
+    }
+  }
+}
+
+/// y = a + b, same shapes, in reference/qs8.h's add (parameters from its
+/// add_params).
+template <typename T>
+void add(const T *a, const T *b, T *y, int64_t n, int32_t left_shift, int32_t a_zp,
+         int32_t a_multiplier, int32_t a_shift, int32_t b_zp, int32_t b_multiplier,
+         int32_t b_shift, int32_t y_zp, int32_t y_multiplier, int32_t y_shift, int32_t act_min,
+         int32_t act_max) {
+  using namespace detail;
+  const Requant qa = requant_broadcast(0, a_multiplier, a_shift);
+  const Requant qb = requant_broadcast(0, b_multiplier, b_shift);
+  const Requant qy = requant_broadcast(0, y_multiplier, y_shift);
+  const VecI azp = VecI::broadcast(a_zp), bzp = VecI::broadcast(b_zp);
+  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+             vmax = VecI::broadcast(act_max);
+  const VecI::Int ls = VecI::broadcast(left_shift).v;
+  for (int64_t i = 0; i < n; i += kLanes) {
+    const int64_t lanes = n - i < kLanes ? n - i : kLanes;
+    T ta[kLanes] = {}, tb[kLanes] = {};
+    const T *pa = a + i, *pb = b + i;
+    if (lanes < kLanes) {
+      for (int64_t l = 0; l < lanes; ++l) {
+        ta[l] = a[i + l];
+        tb[l] = b[i + l];
+      }
+      pa = ta;
+      pb = tb;
+    }
+    const VecI sa = multiply_by_quantized_multiplier(
+        {(VecI::widen(pa).v - azp.v) << ls}, qa.multiplier, qa.left, qa.right);
+    const VecI sb = multiply_by_quantized_multiplier(
+        {(VecI::widen(pb).v - bzp.v) << ls}, qb.multiplier, qb.left, qb.right);
+    requantize(VecI::add(sa, sb), qy, vzp, vmin, vmax).store_narrow(y + i, lanes);
+  }
+}
+
+namespace detail {
+/// kLanes values of T from p, or the n < kLanes there and zeros.
+template <typename T> inline VecI widen_first(const T *p, int64_t n) {
+  if (n >= kLanes)
+    return VecI::widen(p);
+  T lanes[kLanes] = {};
+  for (int64_t i = 0; i < n; ++i)
+    lanes[i] = p[i];
+  return VecI::widen(lanes);
+}
+} // namespace detail
+
+/// y = a * b in reference/qs8.h's mul over y viewed as (rows, inner): a
+/// has every element, b too (b_per_row 0) or one value per row (b_per_row
+/// 1: a per-channel scale, as a squeeze-and-excitation block multiplies).
+template <typename T>
+void mul(const T *a, const T *b, T *y, int64_t rows, int64_t inner, int64_t b_per_row,
+         int32_t a_zp, int32_t b_zp, int32_t y_zp, int32_t multiplier, int32_t shift,
+         int32_t act_min, int32_t act_max) {
+  using namespace detail;
+  const Requant q = requant_broadcast(0, multiplier, shift);
+  const VecI azp = VecI::broadcast(a_zp), bzp = VecI::broadcast(b_zp);
+  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+             vmax = VecI::broadcast(act_max);
+  for (int64_t r = 0; r < rows; ++r) {
+    const T *ar = a + r * inner, *br = b_per_row ? b + r : b + r * inner;
+    T *yr = y + r * inner;
+    const VecI row_b = VecI::broadcast(int32_t(*br) - b_zp);
+    for (int64_t i = 0; i < inner; i += kLanes) {
+      const int64_t lanes = inner - i < kLanes ? inner - i : kLanes;
+      const VecI vb = b_per_row ? row_b : VecI::sub(widen_first(br + i, lanes), bzp);
+      const VecI prod = VecI::mul(VecI::sub(widen_first(ar + i, lanes), azp), vb);
+      requantize(prod, q, vzp, vmin, vmax).store_narrow(yr + i, lanes);
+    }
+  }
+}
+
+/// GlobalAveragePool of int8 / uint8 planes (reference/qs8.h's
+/// average_pool over the whole plane): the plane's sum of x - x_zp in
+/// vector lanes, then the reference's average_of.
+template <typename T>
+void global_average_pool(const T *x, T *y, int64_t planes, int64_t inner, int32_t x_zp,
+                         int32_t y_zp, int32_t multiplier, int32_t shift) {
+  using namespace detail;
+  for (int64_t p = 0; p < planes; ++p) {
+    const T *xp = x + p * inner;
+    VecI acc = VecI::zero();
+    int64_t i = 0;
+    for (; i + kLanes <= inner; i += kLanes)
+      acc = VecI::add(acc, VecI::widen(xp + i));
+    int32_t lanes[kLanes];
+    acc.store(lanes);
+    int64_t sum = 0;
+    for (int l = 0; l < kLanes; ++l)
+      sum += lanes[l];
+    for (; i < inner; ++i)
+      sum += xp[i];
+    sum -= int64_t(x_zp) * inner;
+    y[p] = ::onnxc_rt::ref::qs8::average_of<T>(sum, inner, multiplier, shift, y_zp);
+  }
+}
+
+/// 2-D max pooling of int8 / uint8 planes (reference conv.h's max_pool
+/// without indices): per output row, the column-wise max of the window's
+/// input rows into a padded row of `scratch`
+/// (maxpool_scratch_bytes(...)), then the max along each window.
+/// Padding enters as T's lowest value; a window with no input element
+/// gives 0, as the reference does.
+template <typename T>
+void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_shape,
+                const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
+                const int64_t *dilations, T *scratch) {
+  const int64_t h = in_shape[2], w = in_shape[3], oh = out_shape[2], ow = out_shape[3];
+  const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
+  const int64_t ph = pads_begin[0], pw = pads_begin[1], dh = dilations[0], dw = dilations[1];
+  const int64_t width = (ow - 1) * sw + (kw - 1) * dw + 1;
+  constexpr T lowest = std::numeric_limits<T>::lowest();
+  // Columns [lo, hi) of the padded row hold input columns.
+  const int64_t lo = pw < width ? pw : width, hi = pw + w < width ? pw + w : width;
+  for (int64_t p = 0; p < in_shape[0] * in_shape[1]; ++p) {
+    const T *xp = x + p * h * w;
+    T *yp = y + p * oh * ow;
+    for (int64_t oy = 0; oy < oh; ++oy) {
+      T *row = scratch;
+      for (int64_t i = 0; i < width; ++i)
+        row[i] = lowest;
+      bool any = false;
+      for (int64_t ky = 0; ky < kh; ++ky) {
+        const int64_t iy = oy * sh - ph + ky * dh;
+        if (iy < 0 || iy >= h)
+          continue;
+        any = true;
+        const T *in = xp + iy * w - pw;
+        for (int64_t i = lo; i < hi; ++i)
+          row[i] = in[i] > row[i] ? in[i] : row[i];
+      }
+      T *out = yp + oy * ow;
+      if (!any) {
+        for (int64_t ox = 0; ox < ow; ++ox)
+          out[ox] = T(0);
+        continue;
+      }
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const T *win = row + ox * sw;
+        T best = win[0];
+        for (int64_t kx = 1; kx < kw; ++kx)
+          best = win[kx * dw] > best ? win[kx * dw] : best;
+        out[ox] = best;
+      }
+      // Windows at the edges may hold no input column at all.
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        const int64_t first = ox * sw - pw, last = first + (kw - 1) * dw;
+        if (first >= 0 && last < w)
+          continue;
+        bool inside = false;
+        for (int64_t kx = 0; kx < kw; ++kx)
+          inside = inside || (first + kx * dw >= 0 && first + kx * dw < w);
+        if (!inside)
+          out[ox] = T(0);
+      }
+    }
+  }
+}
+
+} // namespace qs8
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif

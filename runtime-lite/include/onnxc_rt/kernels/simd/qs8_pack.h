@@ -1,0 +1,153 @@
+// The weight layouts of the SIMD qs8 kernels (simd/qs8.h), and the packing
+// the compiler does once, at compile time. Plain C++ with no instruction
+// set: the compiler includes it, and both x86 widths read the same layout.
+//
+// The kernels multiply unsigned activation bytes by signed weight bytes
+// four at a time (vpdpbusd): an int8 activation x enters as x + 128, a
+// uint8 one as it is, so every product of the window sees u = x + flip
+// (flip 128 or 0) and the padding enters as u_zp = x_zp + flip. Then
+//   sum_k w * (x - x_zp) = sum_k w * u - u_zp * sum_k w,
+// and the second term, with the bias, is one int32 per output channel
+// folded here (fold_zero_point): the kernels add it to the accumulator and
+// requantize exactly as reference/qs8.h does.
+#ifndef ONNXC_RT_SIMD_QS8_PACK_H
+#define ONNXC_RT_SIMD_QS8_PACK_H
+
+#include <stdint.h>
+
+namespace onnxc_rt {
+namespace simd {
+namespace qs8 {
+
+/// Output channels of a convolution's register tile: its weights are
+/// packed [groups][channel tiles][depth / 4][kConvRows][4].
+constexpr int64_t kConvRows = 4;
+/// Output columns of a fully connected block: weights packed
+/// [column blocks][depth / 4][kFcCols][4].
+constexpr int64_t kFcCols = 16;
+
+inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+/// The flip that makes T's values unsigned: 128 for int8, 0 for uint8.
+template <typename T> constexpr int32_t flip_of() { return T(-1) < T(0) ? 128 : 0; }
+
+/// Bytes of a convolution's packed weights: m output channels in `group`
+/// groups, `depth` = input channels per group * kernel taps.
+inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth) {
+  return group * round_up(m / group, kConvRows) * round_up(depth, 4);
+}
+
+/// w: (m, depth) as ONNX stores a convolution's weights (m, c / group,
+/// kh, kw). Tiles of kConvRows channels per group, four depth bytes of each
+/// channel together; the padding (channels and depth) is zero.
+inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t depth,
+                              int8_t *out) {
+  const int64_t mg = m / group, mp = round_up(mg, kConvRows), dp = round_up(depth, 4);
+  for (int64_t g = 0; g < group; ++g)
+    for (int64_t t = 0; t < mp; t += kConvRows)
+      for (int64_t k4 = 0; k4 < dp; k4 += 4)
+        for (int64_t r = 0; r < kConvRows; ++r)
+          for (int64_t j = 0; j < 4; ++j) {
+            const int64_t c = t + r, k = k4 + j;
+            *out++ = c < mg && k < depth ? w[(g * mg + c) * depth + k] : int8_t(0);
+          }
+}
+
+/// Bytes of a fully connected layer's packed weights (depth, n).
+inline int64_t fc_packed_bytes(int64_t depth, int64_t n) {
+  return round_up(n, kFcCols) * round_up(depth, 4);
+}
+
+/// w: (depth, n) row-major, as MatMul's right operand.
+inline void pack_fc_weights(const int8_t *w, int64_t depth, int64_t n, int8_t *out) {
+  const int64_t np = round_up(n, kFcCols), dp = round_up(depth, 4);
+  for (int64_t b = 0; b < np; b += kFcCols)
+    for (int64_t k4 = 0; k4 < dp; k4 += 4)
+      for (int64_t c = 0; c < kFcCols; ++c)
+        for (int64_t j = 0; j < 4; ++j) {
+          const int64_t col = b + c, k = k4 + j;
+          *out++ = col < n && k < depth ? w[k * n + col] : int8_t(0);
+        }
+}
+
+/// out[o] = bias[o] (0 without one) - u_zp * sum_k w[o, k] for the
+/// `outputs` weight vectors w[o * o_stride + k * k_stride], k < depth.
+inline void fold_zero_point(const int8_t *w, const int32_t *bias, int64_t outputs, int64_t depth,
+                            int64_t o_stride, int64_t k_stride, int32_t u_zp, int32_t *out) {
+  for (int64_t o = 0; o < outputs; ++o) {
+    int32_t sum = 0;
+    for (int64_t k = 0; k < depth; ++k)
+      sum += w[o * o_stride + k * k_stride];
+    out[o] = (bias ? bias[o] : 0) - u_zp * sum;
+  }
+}
+
+/// Output pixels a convolution packs (im2col) and computes per block: a
+/// multiple of 96 (whole register tiles at both widths) whose packed
+/// activations (depth rounded up to 4, bytes) stay near 256 KiB, at least
+/// one tile, at most the image.
+inline int64_t conv_pixel_block(int64_t depth, int64_t pixels) {
+  const int64_t fit = (int64_t(256) << 10) / round_up(depth, 4) / 96 * 96;
+  const int64_t block = fit < 96 ? 96 : fit;
+  const int64_t all = round_up(pixels, 96);
+  return block < all ? block : all;
+}
+
+/// An input plane as the kernels read it: with its padding (the zero
+/// point's byte), `rows` rows of the window's reach, each split into
+/// `stride_w` column phases of `phase` bytes (phase f holds padded columns
+/// f, f + stride_w, ...), so a tap of a strided window reads contiguous
+/// bytes; 16 bytes of slack end each phase for whole-vector reads.
+struct PaddedPlane {
+  int64_t rows, stride_w, phase;
+  int64_t bytes() const { return rows * stride_w * phase; }
+};
+
+inline PaddedPlane padded_plane(int64_t out_h, int64_t out_w, int64_t kernel_h,
+                                int64_t kernel_w, int64_t stride_h, int64_t stride_w,
+                                int64_t dilation_h, int64_t dilation_w) {
+  return {(out_h - 1) * stride_h + (kernel_h - 1) * dilation_h + 1, stride_w,
+          out_w + (kernel_w - 1) * dilation_w / stride_w + 1 + 16};
+}
+
+/// Whether a convolution reads its input rows as they are (1x1, stride 1,
+/// no padding) rather than from padded planes.
+inline bool conv_reads_input(int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
+                             int64_t stride_w, int64_t pad_h, int64_t pad_w) {
+  return kernel_h == 1 && kernel_w == 1 && stride_h == 1 && stride_w == 1 && pad_h == 0 &&
+         pad_w == 0;
+}
+
+/// Bytes of scratch a convolution needs: the packed block of activations,
+/// four gathered rows of it, and (unless it reads its input as it is) the
+/// group's padded planes (`plane` each, `planes` of them).
+inline int64_t conv_scratch_bytes(int64_t depth, int64_t pixels, int64_t planes,
+                                  const PaddedPlane &plane, bool reads_input) {
+  const int64_t block = conv_pixel_block(depth, pixels);
+  return round_up(depth, 4) * block + 4 * block + 64 + (reads_input ? 0 : planes * plane.bytes());
+}
+
+/// Most kernel columns a depthwise convolution's tap table holds (wider
+/// kernels run the reference kernel).
+constexpr int64_t kMaxDepthwiseKernelW = 16;
+
+/// Bytes of scratch a depthwise convolution needs: one padded plane.
+inline int64_t depthwise_scratch_bytes(const PaddedPlane &plane) { return plane.bytes() + 64; }
+
+/// Bytes of scratch a max pooling needs: one padded row.
+inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t stride_w,
+                                     int64_t dilation_w) {
+  return (out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1;
+}
+
+/// Bytes of scratch a fully connected layer needs: its rows of activations
+/// as unsigned bytes, depth rounded up to 4.
+inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth) {
+  return rows * round_up(depth, 4) + 64;
+}
+
+} // namespace qs8
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,254 @@
+//===- X86Qs8.cpp - the qs8 ops the SIMD integer kernels run on x86 --------===//
+//
+// QConv (2-D: dense and grouped through the packed im2col kernel, depthwise
+// through its own), QMatMul, same-shape QAdd, QMul (same shape or per
+// channel), global QAveragePool and 2-D int8 MaxPool on runtime-lite's
+// simd/qs8.h. Constant weights are packed here, at compile time, and the
+// input zero point is folded with the bias into one int32 per output
+// channel (simd/qs8_pack.h says why). The rest of the qs8 ops, and these
+// with weights that are not constants, run on the reference kernels.
+//
+//===----------------------------------------------------------------------===//
+#include "X86Target.h"
+
+#include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
+#include "onnxc_rt/kernels/simd/qs8_pack.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace onnxc::onnx;
+using namespace onnxc::lowering;
+namespace pack = onnxc_rt::simd::qs8;
+
+namespace onnxc::x86 {
+namespace {
+
+constexpr const char *kSimdQs8 = "onnxc_rt/kernels/simd/qs8.h";
+constexpr const char *kSimdQs8Namespace = "onnxc_rt::simd::qs8";
+
+/// The activations' byte value of zero (x_zp) as the kernels' unsigned
+/// bytes see it: int8 values enter with 128 added.
+int32_t unsignedZeroPoint(Value x, int64_t zeroPoint) {
+  return int32_t(zeroPoint) + (eltOf(x).isUnsignedInteger(8) ? 0 : 128);
+}
+
+/// The bias as int32 values (zeros without one), or nothing when it is
+/// not a constant.
+std::optional<std::vector<int32_t>> biasValues(Value b, int64_t count) {
+  if (isNone(b))
+    return std::vector<int32_t>(count, 0);
+  std::vector<int32_t> v = constantInt32s(b);
+  if (int64_t(v.size()) != count)
+    return std::nullopt;
+  return v;
+}
+
+ProviderResult lowerQConv(QConvOp op) {
+  auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
+  if (xs.size() != 4)
+    return std::nullopt;
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
+  if (failed(g))
+    return {failure()};
+  const int64_t group = op.getGroup(), m = ys[1], cg = xs[1] / group;
+  auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
+                                      op.getWScale(), op.getYScale().convertToFloat());
+  const std::string t = cppTypeName(eltOf(op.getX()));
+  std::vector<KernelArg> window{KernelArg::array(xs),        KernelArg::array(ys),
+                                KernelArg::array(kernel),    KernelArg::array(g->strides),
+                                KernelArg::array(g->padsBegin), KernelArg::array(g->dilations)};
+  auto tail = [&](std::vector<KernelArg> &args) {
+    for (KernelArg a : {KernelArg::i(op.getXZeroPoint()), mult, shift,
+                        KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
+                        KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax())})
+      args.push_back(a);
+  };
+  std::vector<int8_t> w = constantInt8s(op.getW());
+  auto bias = biasValues(op.getB(), m);
+  if (w.empty() || !bias)
+    return std::nullopt;
+  const pack::PaddedPlane plane =
+      pack::padded_plane(ys[2], ys[3], kernel[0], kernel[1], g->strides[0], g->strides[1],
+                         g->dilations[0], g->dilations[1]);
+  if (cg == 1 && m == group) {
+    if (kernel[1] > pack::kMaxDepthwiseKernelW)
+      return std::nullopt;
+    // The taps read x itself: the zero point folds as it is.
+    std::vector<int32_t> folded(m);
+    pack::fold_zero_point(w.data(), bias->data(), m, kernel[0] * kernel[1],
+                          kernel[0] * kernel[1], 1, int32_t(op.getXZeroPoint()), folded.data());
+    std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getW()),
+                                packedInt32s(op.getContext(), folded),
+                                KernelArg::output(op.getY())};
+    args.insert(args.end(), window.begin(), window.end());
+    tail(args);
+    args.push_back(KernelArg::scratch(pack::depthwise_scratch_bytes(plane), "uint8_t"));
+    return calls({call("depthwise_conv2d", {t}, kSimdQs8, std::move(args), kSimdQs8Namespace)});
+  }
+  const int64_t depth = cg * kernel[0] * kernel[1];
+  std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth));
+  pack::pack_conv_weights(w.data(), m, group, depth, packed.data());
+  std::vector<int32_t> folded(m);
+  pack::fold_zero_point(w.data(), bias->data(), m, depth, depth, 1,
+                        unsignedZeroPoint(op.getX(), op.getXZeroPoint()), folded.data());
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), packedInt8s(op.getContext(), packed),
+                              packedInt32s(op.getContext(), folded),
+                              KernelArg::output(op.getY())};
+  args.insert(args.end(), window.begin(), window.end());
+  args.push_back(KernelArg::i(group));
+  tail(args);
+  const bool readsInput = pack::conv_reads_input(kernel[0], kernel[1], g->strides[0],
+                                                 g->strides[1], g->padsBegin[0],
+                                                 g->padsBegin[1]);
+  args.push_back(KernelArg::scratch(
+      pack::conv_scratch_bytes(depth, ys[2] * ys[3], cg, plane, readsInput), "uint8_t"));
+  return calls({call("conv2d", {t}, kSimdQs8, std::move(args), kSimdQs8Namespace)});
+}
+
+ProviderResult lowerQMatMul(QMatMulOp op) {
+  auto ws = shapeOf(op.getW());
+  const int64_t k = ws[0], n = ws[1], rows = numel(op.getA()) / std::max<int64_t>(k, 1);
+  std::vector<int8_t> w = constantInt8s(op.getW());
+  auto bias = biasValues(op.getB(), n);
+  if (w.empty() || !bias)
+    return std::nullopt;
+  std::vector<int8_t> packed(pack::fc_packed_bytes(k, n));
+  pack::pack_fc_weights(w.data(), k, n, packed.data());
+  std::vector<int32_t> folded(n);
+  pack::fold_zero_point(w.data(), bias->data(), n, k, 1, n,
+                        unsignedZeroPoint(op.getA(), op.getXZeroPoint()), folded.data());
+  auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
+                                      op.getWScale(), op.getYScale().convertToFloat());
+  return calls({call("fully_connected", {cppTypeName(eltOf(op.getA()))}, kSimdQs8,
+                     {KernelArg::input(op.getA()), packedInt8s(op.getContext(), packed),
+                      packedInt32s(op.getContext(), folded), KernelArg::output(op.getY()),
+                      KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n), mult, shift,
+                      KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
+                      KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
+                      KernelArg::scratch(pack::fc_scratch_bytes(pack::round_up(rows, 4), k),
+                                         "uint8_t")},
+                     kSimdQs8Namespace)});
+}
+
+ProviderResult lowerQAdd(QAddOp op) {
+  const int64_t n = numel(op.getY());
+  if (numel(op.getA()) != n || numel(op.getB()) != n)
+    return std::nullopt; // broadcasting: the reference kernel
+  auto p = onnxc_rt::ref::qs8::add_params(
+      op.getAScale().convertToDouble(), int32_t(op.getAZeroPoint()),
+      op.getBScale().convertToDouble(), int32_t(op.getBZeroPoint()),
+      op.getYScale().convertToDouble(), int32_t(op.getYZeroPoint()), int32_t(op.getActMin()),
+      int32_t(op.getActMax()));
+  std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getB()),
+                              KernelArg::output(op.getY()), KernelArg::i(n)};
+  for (int32_t v : {p.left_shift, p.a_zp, p.a_multiplier, p.a_shift, p.b_zp, p.b_multiplier,
+                    p.b_shift, p.y_zp, p.y_multiplier, p.y_shift, p.act_min, p.act_max})
+    args.push_back(KernelArg::i(v));
+  return calls({call("add", {cppTypeName(eltOf(op.getY()))}, kSimdQs8, std::move(args),
+                     kSimdQs8Namespace)});
+}
+
+/// QMul of same-shape inputs, or of a full input and one that has one value
+/// per leading index (its trailing dims 1: a per-channel scale); the other
+/// broadcasts run the reference kernel.
+ProviderResult lowerQMul(QMulOp op) {
+  auto ys = shapeOf(op.getY());
+  const int64_t n = numel(op.getY());
+  Value a = op.getA(), b = op.getB();
+  int64_t aZp = op.getAZeroPoint(), bZp = op.getBZeroPoint();
+  if (numel(a) != n)
+    std::swap(a, b), std::swap(aZp, bZp); // the product commutes
+  if (numel(a) != n)
+    return std::nullopt;
+  int64_t rows = 1, inner = n, perRow = 0;
+  if (numel(b) != n) {
+    // b right-aligned against y: y's leading dims, then only 1s.
+    auto bs = shapeOf(b);
+    if (bs.size() > ys.size())
+      return std::nullopt;
+    SmallVector<int64_t> full(ys.size() - bs.size(), 1);
+    full.append(bs.begin(), bs.end());
+    size_t k = 0;
+    while (k < full.size() && full[k] == ys[k])
+      ++k;
+    for (size_t d = k; d < full.size(); ++d)
+      if (full[d] != 1)
+        return std::nullopt;
+    rows = prod(ys.take_front(k));
+    inner = prod(ys.drop_front(k));
+    perRow = 1;
+    if (numel(b) != rows)
+      return std::nullopt;
+  }
+  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getAScale().convertToDouble() *
+                                                   op.getBScale().convertToDouble() /
+                                                   op.getYScale().convertToDouble());
+  return calls({call("mul", {cppTypeName(eltOf(op.getY()))}, kSimdQs8,
+                     {KernelArg::input(a), KernelArg::input(b), KernelArg::output(op.getY()),
+                      KernelArg::i(rows), KernelArg::i(inner), KernelArg::i(perRow),
+                      KernelArg::i(aZp), KernelArg::i(bZp), KernelArg::i(op.getYZeroPoint()),
+                      KernelArg::i(m.multiplier), KernelArg::i(m.shift),
+                      KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax())},
+                     kSimdQs8Namespace)});
+}
+
+/// QAveragePool whose window is the whole plane without padding (a
+/// GlobalAveragePool); other windows run the reference kernel.
+ProviderResult lowerQAveragePool(QAveragePoolOp op) {
+  auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY());
+  if (xs.size() < 3 || ArrayRef<int64_t>(op.getKernelShape()) != xs.drop_front(2) ||
+      prod(ys.drop_front(2)) != 1)
+    return std::nullopt;
+  if (auto pads = op.getPads())
+    for (int64_t p : *pads)
+      if (p != 0)
+        return std::nullopt;
+  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getXScale().convertToDouble() /
+                                                   op.getYScale().convertToDouble());
+  return calls({call("global_average_pool", {cppTypeName(eltOf(op.getX()))}, kSimdQs8,
+                     {KernelArg::input(op.getX()), KernelArg::output(op.getY()),
+                      KernelArg::i(xs[0] * xs[1]), KernelArg::i(prod(xs.drop_front(2))),
+                      KernelArg::i(op.getXZeroPoint()), KernelArg::i(op.getYZeroPoint()),
+                      KernelArg::i(m.multiplier), KernelArg::i(m.shift)},
+                     kSimdQs8Namespace)});
+}
+
+/// 2-D MaxPool of int8/uint8 without the Indices output.
+ProviderResult lowerMaxPool(MaxPoolOp op) {
+  Value x = op.getX(), y = op.getY();
+  if (op.getKernelShape().size() != 2 || !isNone(op.getIndices()))
+    return std::nullopt;
+  auto g = resolveWindow(op, shapeOf(x).drop_front(2), op.getKernelShape(), op.getCeilMode());
+  if (failed(g))
+    return {failure()};
+  auto ys = shapeOf(y);
+  return calls({call("max_pool2d", {cppTypeName(eltOf(x))}, kSimdQs8,
+                     {KernelArg::input(x), KernelArg::output(y), KernelArg::array(shapeOf(x)),
+                      KernelArg::array(ys), KernelArg::array(g->kernel),
+                      KernelArg::array(g->strides), KernelArg::array(g->padsBegin),
+                      KernelArg::array(g->dilations),
+                      KernelArg::scratch(pack::maxpool_scratch_bytes(ys[3], g->kernel[1],
+                                                                     g->strides[1],
+                                                                     g->dilations[1]),
+                                         cppTypeName(eltOf(x)))},
+                     kSimdQs8Namespace)});
+}
+
+} // namespace
+
+ProviderResult lowerQs8(Operation *op) {
+  return TypeSwitch<Operation *, ProviderResult>(op)
+      .Case<QConvOp>([](QConvOp o) { return lowerQConv(o); })
+      .Case<QMatMulOp>([](QMatMulOp o) { return lowerQMatMul(o); })
+      .Case<QAddOp>([](QAddOp o) { return lowerQAdd(o); })
+      .Case<QMulOp>([](QMulOp o) { return lowerQMul(o); })
+      .Case<QAveragePoolOp>([](QAveragePoolOp o) { return lowerQAveragePool(o); })
+      .Case<MaxPoolOp>([](MaxPoolOp o) { return lowerMaxPool(o); })
+      .Default([](Operation *) -> ProviderResult { return std::nullopt; });
+}
+
+} // namespace onnxc::x86

@@ -5,7 +5,8 @@
 // channel-blocked layout NCHW16c (one AVX-512 vector or two AVX2 ones per
 // block), and large 3x3 stride-1 convolutions by Winograd F(4x4, 3x3). The
 // layout decisions use the kernels' own size rules (simd/blocking.h), so the
-// compiler and the kernels agree by construction.
+// compiler and the kernels agree by construction. x86-64-vnni is
+// x86-64-avx512 plus the byte dot product (vpdpbusd) of the int8 kernels.
 //
 // -ffp-contract=off: the kernels write their FMAs explicitly; left to
 // itself GCC contracts an epilogue's multiply-add in one inlined copy of a

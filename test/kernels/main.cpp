@@ -13,6 +13,10 @@ ThreadPool *pool() { return the_pool; }
 
 static bool cpuRunsThisBuild() {
 #if defined(__x86_64__) && defined(__AVX512F__)
+#if defined(__AVX512VNNI__)
+  if (!__builtin_cpu_supports("avx512vnni"))
+    return false;
+#endif
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 #elif defined(__x86_64__)

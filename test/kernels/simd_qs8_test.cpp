@@ -1,0 +1,285 @@
+// The SIMD qs8 kernels (kernels/simd/qs8.h) against the reference qs8
+// kernels, bit for bit: convolutions (weights packed and zero point folded
+// as the compiler does, qs8_pack.h) around every tile edge (4 output
+// channels, 16-pixel vectors, 96-pixel tiles, the pixel block), strided,
+// padded, dilated and grouped; depthwise; fully connected around its 4-row
+// and 16-column edges; add, mul (same shape and per row), global average and
+// max pooling; int8 and uint8, one multiplier and one per channel, fused
+// activation clamps, factors above 1 (positive shifts).
+#include "support.h"
+
+#include "onnxc_rt/kernels/reference/conv.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
+#include "onnxc_rt/kernels/simd/qs8.h"
+
+using namespace onnxc_rt;
+using namespace kernel_test;
+
+namespace {
+
+template <typename T> std::vector<T> randomQ(int64_t n) {
+  std::uniform_int_distribution<int> d(std::numeric_limits<T>::min(),
+                                       std::numeric_limits<T>::max());
+  std::vector<T> v(n > 0 ? n : 1);
+  for (T &x : v)
+    x = T(d(rng()));
+  return v;
+}
+
+std::vector<int8_t> randomWeights(int64_t n) {
+  std::uniform_int_distribution<int> d(-127, 127);
+  std::vector<int8_t> v(n > 0 ? n : 1);
+  for (int8_t &x : v)
+    x = int8_t(d(rng()));
+  return v;
+}
+
+std::vector<int32_t> randomBias(int64_t n) {
+  std::uniform_int_distribution<int32_t> d(-20000, 20000);
+  std::vector<int32_t> v(n);
+  for (int32_t &x : v)
+    x = d(rng());
+  return v;
+}
+
+/// Multipliers of `count` real factors around `scale` (0.5x to 2x of it).
+void randomMultipliers(int64_t count, double scale, std::vector<int32_t> &mult,
+                       std::vector<int32_t> &shift) {
+  std::uniform_real_distribution<double> d(0.5, 2.0);
+  mult.clear();
+  shift.clear();
+  for (int64_t i = 0; i < count; ++i) {
+    auto m = ref::qs8::quantize_multiplier(scale * d(rng()));
+    mult.push_back(m.multiplier);
+    shift.push_back(m.shift);
+  }
+}
+
+template <typename T> int32_t randomZeroPoint() {
+  std::uniform_int_distribution<int> d(std::numeric_limits<T>::min(),
+                                       std::numeric_limits<T>::max());
+  return d(rng());
+}
+
+/// The activation clamp: T's range, or a fused Relu-like floor.
+template <typename T> std::pair<int32_t, int32_t> randomClamp(int32_t y_zp, int variant) {
+  const int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+  if (variant % 2 == 0)
+    return {lo, hi};
+  return {y_zp, hi - 5 > y_zp ? hi - 5 : hi};
+}
+
+struct ConvCase {
+  int64_t c, h, w, m, kh, kw, sh, sw, ph, pw, pe_h, pe_w, dh, dw, group;
+};
+
+template <typename T> void checkConv(const ConvCase &q, int variant) {
+  const int64_t n = 1 + variant % 2;
+  const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
+  const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1;
+  const int64_t in[4] = {n, q.c, q.h, q.w}, out[4] = {n, q.m, oh, ow};
+  const int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw};
+  const int64_t pb[2] = {q.ph, q.pw}, pe[2] = {q.pe_h, q.pe_w}, dil[2] = {q.dh, q.dw};
+  const int64_t cg = q.c / q.group, depth = cg * q.kh * q.kw;
+  auto x = randomQ<T>(n * q.c * q.h * q.w);
+  auto w = randomWeights(q.m * depth);
+  auto bias = randomBias(q.m);
+  const int32_t x_zp = randomZeroPoint<T>(), y_zp = randomZeroPoint<T>();
+  const int64_t count = variant % 3 == 0 ? 1 : q.m;
+  std::vector<int32_t> mult, shift;
+  // Around 1 / (typical accumulator spread): outputs spread over T's range;
+  // one case in four above 1 (positive shifts, saturation).
+  randomMultipliers(count, variant % 4 == 3 ? 1.5 : 1.0 / (40.0 * std::sqrt(double(depth))), mult,
+                    shift);
+  const auto [lo, hi] = randomClamp<T>(y_zp, variant);
+  const T zp_value = T(x_zp);
+  const int64_t ny = n * q.m * oh * ow;
+  std::vector<T> want(ny), got(ny);
+  std::vector<int32_t> plane(oh * ow);
+  ref::qs8::conv<T>(x.data(), w.data(), &zp_value, bias.data(), want.data(), 2, in, out, kernel,
+                    strides, pb, pe, dil, q.group, plane.data(), mult.data(), shift.data(), count,
+                    y_zp, lo, hi);
+  namespace pk = simd::qs8;
+  const pk::PaddedPlane pp = pk::padded_plane(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
+  std::vector<int32_t> folded(q.m);
+  if (cg == 1 && q.m == q.group) {
+    pk::fold_zero_point(w.data(), bias.data(), q.m, q.kh * q.kw, q.kh * q.kw, 1, x_zp,
+                        folded.data());
+    std::vector<uint8_t> scratch(pk::depthwise_scratch_bytes(pp));
+    simd::qs8::depthwise_conv2d<T>(x.data(), w.data(), folded.data(), got.data(), in, out,
+                                   kernel, strides, pb, dil, x_zp, mult.data(), shift.data(),
+                                   count, y_zp, lo, hi, scratch.data());
+  } else {
+    std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth));
+    pk::pack_conv_weights(w.data(), q.m, q.group, depth, packed.data());
+    pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
+                        x_zp + pk::flip_of<T>(), folded.data());
+    std::vector<uint8_t> scratch(pk::conv_scratch_bytes(
+        depth, oh * ow, cg, pp, pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw)));
+    simd::qs8::conv2d<T>(x.data(), packed.data(), folded.data(), got.data(), in, out, kernel,
+                         strides, pb, dil, q.group, x_zp, mult.data(), shift.data(), count, y_zp,
+                         lo, hi, scratch.data());
+  }
+  INFO("c " << q.c << " " << q.h << "x" << q.w << " m " << q.m << " k " << q.kh << "x" << q.kw
+            << " s " << q.sh << "," << q.sw << " p " << q.ph << "," << q.pw << " d " << q.dh
+            << " g " << q.group << " variant " << variant);
+  int64_t bad = 0;
+  for (int64_t i = 0; i < ny; ++i)
+    bad += want[i] != got[i];
+  REQUIRE(bad == 0);
+}
+
+const ConvCase kConvCases[] = {
+    // c, h, w, m, kh, kw, sh, sw, ph, pw, pe_h, pe_w, dh, dw, group
+    {1, 5, 5, 1, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},       // smallest
+    {3, 8, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // channel tile edge, 72 pixels
+    {4, 10, 10, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // 1x1 read as it is, 100 pixels
+    {5, 13, 11, 7, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},     // 1x1 strided
+    {8, 12, 12, 9, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},     // strided 3x3
+    {6, 17, 19, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},     // dilated
+    {3, 23, 23, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},    // a stem
+    {8, 9, 9, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},       // grouped
+    {16, 7, 7, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 49 pixels, 33 channels
+    {2, 10, 20, 4, 1, 3, 1, 3, 0, 1, 0, 2, 1, 1, 1},     // asymmetric
+    {256, 14, 14, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // several pixel blocks
+    {12, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12},  // depthwise
+    {7, 15, 13, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},     // depthwise strided
+    {5, 19, 37, 5, 5, 5, 1, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5, mixed strides
+    {4, 16, 16, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4},     // depthwise dilated
+    {6, 9, 9, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},      // grouped, one input channel each
+};
+
+} // namespace
+
+TEST_CASE("qs8 conv2d and depthwise_conv2d match the reference", "[simd][qs8]") {
+  int variant = 0;
+  for (const ConvCase &q : kConvCases) {
+    for (int v = 0; v < 4; ++v, ++variant) {
+      checkConv<int8_t>(q, variant);
+      checkConv<uint8_t>(q, variant + 1);
+    }
+  }
+}
+
+namespace {
+template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int64_t n, int variant) {
+  auto a = randomQ<T>(rows * depth);
+  auto w = randomWeights(depth * n);
+  auto bias = randomBias(n);
+  const int32_t a_zp = randomZeroPoint<T>(), y_zp = randomZeroPoint<T>();
+  const int64_t count = variant % 2 ? n : 1;
+  std::vector<int32_t> mult, shift;
+  randomMultipliers(count, variant % 4 == 3 ? 1.5 : 1.0 / (40.0 * std::sqrt(double(depth))), mult,
+                    shift);
+  const auto [lo, hi] = randomClamp<T>(y_zp, variant / 2);
+  const T zp_value = T(a_zp);
+  std::vector<T> want(rows * n), got(rows * n);
+  std::vector<int32_t> acc(n);
+  ref::qs8::fully_connected<T>(a.data(), w.data(), &zp_value, bias.data(), want.data(), rows,
+                               depth, n, acc.data(), mult.data(), shift.data(), count, y_zp, lo,
+                               hi);
+  namespace pk = simd::qs8;
+  std::vector<int8_t> packed(pk::fc_packed_bytes(depth, n));
+  pk::pack_fc_weights(w.data(), depth, n, packed.data());
+  std::vector<int32_t> folded(n);
+  pk::fold_zero_point(w.data(), bias.data(), n, depth, 1, n, a_zp + pk::flip_of<T>(),
+                      folded.data());
+  std::vector<uint8_t> scratch(pk::fc_scratch_bytes(pk::round_up(rows, 4), depth));
+  simd::qs8::fully_connected<T>(a.data(), packed.data(), folded.data(), got.data(), rows, depth,
+                                n, mult.data(), shift.data(), count, y_zp, lo, hi,
+                                scratch.data());
+  INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant);
+  REQUIRE(want == got);
+}
+} // namespace
+
+TEST_CASE("qs8 fully_connected matches the reference", "[simd][qs8]") {
+  int variant = 0;
+  for (int64_t rows : {1, 3, 4, 5, 9})
+    for (int64_t depth : {1, 4, 7, 64, 150})
+      for (int64_t n : {1, 15, 16, 17, 40, 64, 70}) {
+        checkFullyConnected<int8_t>(rows, depth, n, variant++);
+        checkFullyConnected<uint8_t>(rows, depth, n, variant++);
+      }
+}
+
+namespace {
+template <typename T> void checkElementwise(int64_t rows, int64_t inner, int variant) {
+  const int64_t n = rows * inner;
+  auto a = randomQ<T>(n), b = randomQ<T>(n), br = randomQ<T>(rows);
+  const int32_t a_zp = randomZeroPoint<T>(), b_zp = randomZeroPoint<T>(),
+                y_zp = randomZeroPoint<T>();
+  const auto [lo, hi] = randomClamp<T>(y_zp, variant);
+  std::uniform_real_distribution<double> scale(0.002, 0.1);
+  const double sa = scale(rng()), sb = scale(rng()), sy = scale(rng());
+  const int64_t shape[1] = {n}, unit[1] = {1};
+  std::vector<T> want(n), got(n);
+  // add, same shape
+  auto p = ref::qs8::add_params(sa, a_zp, sb, b_zp, sy, y_zp, lo, hi);
+  ref::qs8::add<T>(a.data(), b.data(), want.data(), 1, shape, unit, unit, p.left_shift, p.a_zp,
+                   p.a_multiplier, p.a_shift, p.b_zp, p.b_multiplier, p.b_shift, p.y_zp,
+                   p.y_multiplier, p.y_shift, p.act_min, p.act_max);
+  simd::qs8::add<T>(a.data(), b.data(), got.data(), n, p.left_shift, p.a_zp, p.a_multiplier,
+                    p.a_shift, p.b_zp, p.b_multiplier, p.b_shift, p.y_zp, p.y_multiplier,
+                    p.y_shift, p.act_min, p.act_max);
+  INFO("rows " << rows << " inner " << inner << " variant " << variant);
+  REQUIRE(want == got);
+  // mul, same shape and one b per row
+  auto m = ref::qs8::quantize_multiplier(sa * sb / sy);
+  ref::qs8::mul<T>(a.data(), b.data(), want.data(), 1, shape, unit, unit, a_zp, b_zp, y_zp,
+                   m.multiplier, m.shift, lo, hi);
+  simd::qs8::mul<T>(a.data(), b.data(), got.data(), 1, n, 0, a_zp, b_zp, y_zp, m.multiplier,
+                    m.shift, lo, hi);
+  REQUIRE(want == got);
+  const int64_t shape2[2] = {rows, inner}, a2[2] = {inner, 1}, b2[2] = {1, 0};
+  ref::qs8::mul<T>(a.data(), br.data(), want.data(), 2, shape2, a2, b2, a_zp, b_zp, y_zp,
+                   m.multiplier, m.shift, lo, hi);
+  simd::qs8::mul<T>(a.data(), br.data(), got.data(), rows, inner, 1, a_zp, b_zp, y_zp,
+                    m.multiplier, m.shift, lo, hi);
+  REQUIRE(want == got);
+  // global average pooling of `rows` planes of `inner`
+  std::vector<T> wantp(rows), gotp(rows);
+  auto g = ref::qs8::quantize_multiplier(sa / sy);
+  const int64_t in[4] = {1, rows, 1, inner}, out[4] = {1, rows, 1, 1}, k[2] = {1, inner},
+                one[2] = {1, 1}, zero[2] = {0, 0};
+  ref::qs8::average_pool<T>(a.data(), wantp.data(), 2, in, out, k, one, zero, zero, one, 0, a_zp,
+                            y_zp, g.multiplier, g.shift);
+  simd::qs8::global_average_pool<T>(a.data(), gotp.data(), rows, inner, a_zp, y_zp,
+                                    g.multiplier, g.shift);
+  REQUIRE(wantp == gotp);
+}
+} // namespace
+
+TEST_CASE("qs8 add, mul and global average pooling match the reference", "[simd][qs8]") {
+  int variant = 0;
+  for (int64_t rows : {1, 3, 8})
+    for (int64_t inner : {1, 7, 16, 17, 49, 200}) {
+      checkElementwise<int8_t>(rows, inner, variant++);
+      checkElementwise<uint8_t>(rows, inner, variant++);
+    }
+}
+
+namespace {
+template <typename T> void checkMaxPool(const ConvCase &q) {
+  const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1 + q.sh - 1) / q.sh + 1;
+  const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1 + q.sw - 1) / q.sw + 1; // ceil
+  const int64_t in[4] = {1, q.c, q.h, q.w}, out[4] = {1, q.c, oh, ow};
+  const int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw};
+  const int64_t pb[2] = {q.ph, q.pw}, pe[2] = {q.pe_h, q.pe_w}, dil[2] = {q.dh, q.dw};
+  auto x = randomQ<T>(q.c * q.h * q.w);
+  std::vector<T> want(q.c * oh * ow), got(q.c * oh * ow);
+  ref::max_pool<T>(x.data(), want.data(), nullptr, 2, in, out, kernel, strides, pb, pe, dil, 0);
+  std::vector<T> scratch(simd::qs8::maxpool_scratch_bytes(ow, q.kw, q.sw, q.dw));
+  simd::qs8::max_pool2d<T>(x.data(), got.data(), in, out, kernel, strides, pb, dil,
+                           scratch.data());
+  INFO(q.h << "x" << q.w << " k " << q.kh << "x" << q.kw << " s " << q.sh << " p " << q.ph);
+  REQUIRE(want == got);
+}
+} // namespace
+
+TEST_CASE("qs8 max_pool2d matches the reference", "[simd][qs8]") {
+  for (const ConvCase &q : kConvCases) {
+    checkMaxPool<int8_t>(q);
+    checkMaxPool<uint8_t>(q);
+  }
+}

@@ -101,7 +101,8 @@ def quantize_qdq(onnxc, model_dir, work):
 
 
 def native_target():
-    """x86-64-avx512 where this CPU has the AVX-512 subsets it needs, else x86-64."""
+    """x86-64-vnni or x86-64-avx512 where this CPU has the AVX-512 subsets they
+    need, else x86-64."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = next((line.split(":", 1)[1].split() for line in f
@@ -118,7 +119,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
     ap.add_argument("--target", default=None,
-                    help="onnxc target (default: x86-64-avx512 on AVX-512 CPUs, else x86-64)")
+                    help="onnxc target (default: x86-64-vnni / x86-64-avx512 on AVX-512 CPUs, "
+                         "else x86-64)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1,
                     help="threads for every peer (onnxc --threads, ORT intra-op, torch)")

@@ -14,6 +14,7 @@
 
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc_rt/kernels/simd/blocking.h"
+#include "onnxc_rt/kernels/simd/qs8_pack.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -220,8 +221,9 @@ ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
   return calls({simdCall("pool2d_blocked", {}, kSimdBlocked, std::move(args))});
 }
 
-/// 2-D MaxPool without the Indices output.
-ProviderResult lowerMaxPool(MaxPoolOp op) {
+/// 2-D MaxPool without the Indices output: float (simd/conv.h), or int8 /
+/// uint8 (simd/qs8.h, with a padded row of scratch).
+ProviderResult lowerMaxPool(MaxPoolOp op, const std::string &t) {
   Value x = op.getX(), y = op.getY();
   if (op.getKernelShape().size() != 2 || !isNone(op.getIndices()))
     return std::nullopt;
@@ -231,7 +233,13 @@ ProviderResult lowerMaxPool(MaxPoolOp op) {
   std::vector<KernelArg> args{KernelArg::input(x), KernelArg::output(y)};
   for (KernelArg &a : simdWindowArgs(x, y, *g))
     args.push_back(std::move(a));
-  return calls({simdCall("max_pool2d", {"float"}, kSimdConv, std::move(args))});
+  if (t == "float")
+    return calls({simdCall("max_pool2d", {"float"}, kSimdConv, std::move(args))});
+  args.push_back(KernelArg::scratch(onnxc_rt::simd::qs8::maxpool_scratch_bytes(
+                                        shapeOf(y)[3], g->kernel[1], g->strides[1],
+                                        g->dilations[1]),
+                                    t));
+  return calls({call("max_pool2d", {t}, kSimdQs8, std::move(args), kSimdQs8Namespace)});
 }
 
 ProviderResult lowerGlobalAveragePool(Operation *op) {
@@ -285,6 +293,11 @@ ProviderResult lowerSoftmax(Operation *op, int64_t mode) {
 llvm::StringRef X86KernelProvider::name() const { return "x86-simd"; }
 
 ProviderResult X86KernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
+  if (auto pool = dyn_cast<MaxPoolOp>(op))
+    return ctx.elementType == "float" || ctx.elementType == "int8_t" ||
+                   ctx.elementType == "uint8_t"
+               ? lowerMaxPool(pool, ctx.elementType)
+               : std::nullopt;
   if (ctx.elementType == "int8_t" || ctx.elementType == "uint8_t")
     return lowerQs8(op);
   if (ctx.elementType != "float")
@@ -306,7 +319,6 @@ ProviderResult X86KernelProvider::lower(Operation *op, const LoweringContext &ct
           [&](Operation *o) { return lowerLayoutConversion(o, tasks); })
       .Case<BlockedConvOp>([&](BlockedConvOp o) { return lowerBlockedConv(o, tasks); })
       .Case<BlockedPoolOp>([&](BlockedPoolOp o) { return lowerBlockedPool(o, tasks); })
-      .Case<MaxPoolOp>([&](MaxPoolOp o) { return lowerMaxPool(o); })
       .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalAveragePool(o); })
       .Case<LayerNormalizationOp>([&](LayerNormalizationOp o) { return lowerLayerNorm(o); })
       .Case<SoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, 0); })

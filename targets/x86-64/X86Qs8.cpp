@@ -2,7 +2,7 @@
 //
 // QConv (2-D: dense and grouped through the packed im2col kernel, depthwise
 // through its own), QMatMul, same-shape QAdd, QMul (same shape or per
-// channel), global QAveragePool and 2-D int8 MaxPool on runtime-lite's
+// channel) and global QAveragePool on runtime-lite's
 // simd/qs8.h. Constant weights are packed here, at compile time, and the
 // input zero point is folded with the bias into one int32 per output
 // channel (simd/qs8_pack.h says why). The rest of the qs8 ops, and these
@@ -25,9 +25,6 @@ namespace pack = onnxc_rt::simd::qs8;
 
 namespace onnxc::x86 {
 namespace {
-
-constexpr const char *kSimdQs8 = "onnxc_rt/kernels/simd/qs8.h";
-constexpr const char *kSimdQs8Namespace = "onnxc_rt::simd::qs8";
 
 /// The activations' byte value of zero (x_zp) as the kernels' unsigned
 /// bytes see it: int8 values enter with 128 added.
@@ -217,27 +214,6 @@ ProviderResult lowerQAveragePool(QAveragePoolOp op) {
                      kSimdQs8Namespace)});
 }
 
-/// 2-D MaxPool of int8/uint8 without the Indices output.
-ProviderResult lowerMaxPool(MaxPoolOp op) {
-  Value x = op.getX(), y = op.getY();
-  if (op.getKernelShape().size() != 2 || !isNone(op.getIndices()))
-    return std::nullopt;
-  auto g = resolveWindow(op, shapeOf(x).drop_front(2), op.getKernelShape(), op.getCeilMode());
-  if (failed(g))
-    return {failure()};
-  auto ys = shapeOf(y);
-  return calls({call("max_pool2d", {cppTypeName(eltOf(x))}, kSimdQs8,
-                     {KernelArg::input(x), KernelArg::output(y), KernelArg::array(shapeOf(x)),
-                      KernelArg::array(ys), KernelArg::array(g->kernel),
-                      KernelArg::array(g->strides), KernelArg::array(g->padsBegin),
-                      KernelArg::array(g->dilations),
-                      KernelArg::scratch(pack::maxpool_scratch_bytes(ys[3], g->kernel[1],
-                                                                     g->strides[1],
-                                                                     g->dilations[1]),
-                                         cppTypeName(eltOf(x)))},
-                     kSimdQs8Namespace)});
-}
-
 } // namespace
 
 ProviderResult lowerQs8(Operation *op) {
@@ -247,7 +223,6 @@ ProviderResult lowerQs8(Operation *op) {
       .Case<QAddOp>([](QAddOp o) { return lowerQAdd(o); })
       .Case<QMulOp>([](QMulOp o) { return lowerQMul(o); })
       .Case<QAveragePoolOp>([](QAveragePoolOp o) { return lowerQAveragePool(o); })
-      .Case<MaxPoolOp>([](MaxPoolOp o) { return lowerMaxPool(o); })
       .Default([](Operation *) -> ProviderResult { return std::nullopt; });
 }
 

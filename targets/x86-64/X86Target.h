@@ -14,6 +14,10 @@ public:
   ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
 };
 
+/// The header and namespace of the SIMD qs8 kernels.
+constexpr const char *kSimdQs8 = "onnxc_rt/kernels/simd/qs8.h";
+constexpr const char *kSimdQs8Namespace = "onnxc_rt::simd::qs8";
+
 /// The qs8 ops simd/qs8.h runs (X86Qs8.cpp); std::nullopt for the rest.
 ProviderResult lowerQs8(mlir::Operation *op);
 

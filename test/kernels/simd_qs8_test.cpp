@@ -17,22 +17,19 @@ using namespace kernel_test;
 
 namespace {
 
-template <typename T> std::vector<T> randomQ(int64_t n) {
-  std::uniform_int_distribution<int> d(std::numeric_limits<T>::min(),
-                                       std::numeric_limits<T>::max());
+/// n values of T uniform in [lo, hi] (T's whole range by default).
+template <typename T>
+std::vector<T> randomQ(int64_t n, int lo = std::numeric_limits<T>::min(),
+                       int hi = std::numeric_limits<T>::max()) {
+  std::uniform_int_distribution<int> d(lo, hi);
   std::vector<T> v(n > 0 ? n : 1);
   for (T &x : v)
     x = T(d(rng()));
   return v;
 }
 
-std::vector<int8_t> randomWeights(int64_t n) {
-  std::uniform_int_distribution<int> d(-127, 127);
-  std::vector<int8_t> v(n > 0 ? n : 1);
-  for (int8_t &x : v)
-    x = int8_t(d(rng()));
-  return v;
-}
+/// Symmetric int8 weights, as the quantizer makes them.
+std::vector<int8_t> randomWeights(int64_t n) { return randomQ<int8_t>(n, -127, 127); }
 
 std::vector<int32_t> randomBias(int64_t n) {
   std::uniform_int_distribution<int32_t> d(-20000, 20000);

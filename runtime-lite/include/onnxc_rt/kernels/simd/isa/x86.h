@@ -213,29 +213,40 @@ struct VecI {
   /// saturating rounding doubling high multiply (its nudge and truncation
   /// reduce to this), for b != INT32_MIN.
   static VecI rounding_doubling_high_mul(VecI a, VecI b) {
-    // Even lanes sign-extended in place, odd lanes shifted down: 64-bit
-    // products (vpmuldq; vector arithmetic, as GCC 12 warns falsely inside
-    // the AVX-512 multiply and shift intrinsics).
-    using Long = int64_t __attribute__((vector_size(sizeof(Int))));
-    const Long a64 = reinterpret_cast<Long>(a.v), b64 = reinterpret_cast<Long>(b.v);
-    const Long round = Long{} + (int64_t(1) << 30);
-    const Long even = ((a64 << 32) >> 32) * ((b64 << 32) >> 32) + round;
-    const Long odd = (a64 >> 32) * (b64 >> 32) + round;
-    // Bits 31..62 of each product: the low half of even >> 31, the high half of odd << 1.
-    const Int e = reinterpret_cast<Int>(reinterpret_cast<Long>(
-        reinterpret_cast<__attribute__((vector_size(sizeof(Int)))) uint64_t>(even) >> 31));
-    const Int o = reinterpret_cast<Int>(odd << 1);
+    // vpmuldq on the even lanes and on the odd ones shifted down. (The
+    // AVX-512 intrinsics in their zero-masked form, all lanes on: GCC 12
+    // warns falsely inside the unmasked ones, whose pass-through is undefined.)
 #if defined(__AVX512F__)
-    return {__builtin_shufflevector(e, o, 0, 17, 2, 19, 4, 21, 6, 23, 8, 25, 10, 27, 12, 29, 14, 31)};
+    const __m512i round = _mm512_set1_epi64(int64_t(1) << 30);
+    const __m512i even = _mm512_add_epi64(_mm512_maskz_mul_epi32(0xFF, a.raw(), b.raw()), round);
+    const __m512i odd = _mm512_add_epi64(
+        _mm512_maskz_mul_epi32(0xFF, _mm512_maskz_srli_epi64(0xFF, a.raw(), 32),
+                               _mm512_maskz_srli_epi64(0xFF, b.raw(), 32)),
+        round);
+    // Bits 31..62 of each product: the low half of even >> 31, the high half of odd << 1.
+    return of(_mm512_mask_blend_epi32(0xAAAA, _mm512_maskz_srli_epi64(0xFF, even, 31),
+                                      _mm512_maskz_slli_epi64(0xFF, odd, 1)));
 #else
-    return {__builtin_shufflevector(e, o, 0, 9, 2, 11, 4, 13, 6, 15)};
+    const __m256i round = _mm256_set1_epi64x(int64_t(1) << 30);
+    const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(a.raw(), b.raw()), round);
+    const __m256i odd = _mm256_add_epi64(
+        _mm256_mul_epi32(_mm256_srli_epi64(a.raw(), 32), _mm256_srli_epi64(b.raw(), 32)), round);
+    return of(_mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA));
 #endif
   }
 
   /// Lanes widened from kLanes values of T (int8_t, uint8_t or int16_t).
   template <typename T> static VecI widen(const T *p) {
-    // One load and vpmovsxbd / vpmovzxbd (vector conversion: GCC 12 warns
-    // falsely inside _mm512_cvtepi8_epi32).
+    if (sizeof(T) == 1) { // one load and vpmovsxbd / vpmovzxbd
+#if defined(__AVX512F__)
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p));
+      return of(T(-1) < T(0) ? _mm512_maskz_cvtepi8_epi32(0xFFFF, b)
+                             : _mm512_maskz_cvtepu8_epi32(0xFFFF, b));
+#else
+      const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i *>(p));
+      return of(T(-1) < T(0) ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b));
+#endif
+    }
     typename Narrow<T>::type n;
     __builtin_memcpy(&n, p, sizeof n);
     return {__builtin_convertvector(n, Int)};
@@ -245,9 +256,8 @@ struct VecI {
   template <typename T> void store_narrow(T *p, int64_t n) const {
 #if defined(__AVX512F__)
     if (sizeof(T) == 1) {
-      // The values fit: truncation (vpmovdb) is exact. Vector conversion, as
-      // GCC 12 warns falsely inside _mm512_cvtepi32_epi8.
-      const __m128i b = reinterpret_cast<__m128i>(__builtin_convertvector(v, I8));
+      // The values fit: truncation (vpmovdb) is exact.
+      const __m128i b = _mm512_maskz_cvtepi32_epi8(0xFFFF, raw());
       if (n >= kLanes)
         _mm_storeu_si128(reinterpret_cast<__m128i *>(p), b);
       else

@@ -17,32 +17,13 @@ using namespace mlir;
 
 namespace onnxc {
 
-/// C and C++ keywords (and alternative tokens) cannot name parameters.
-static bool isReservedWord(const std::string &s) {
-  static const std::set<std::string> kWords = {
-      "alignas", "alignof", "and", "and_eq", "asm", "auto", "bitand", "bitor",
-      "bool", "break", "case", "catch", "char", "char16_t", "char32_t", "class",
-      "compl", "const", "constexpr", "const_cast", "continue", "decltype",
-      "default", "delete", "do", "double", "dynamic_cast", "else", "enum",
-      "explicit", "export", "extern", "false", "float", "for", "friend", "goto",
-      "if", "inline", "int", "long", "mutable", "namespace", "new", "noexcept",
-      "not", "not_eq", "nullptr", "operator", "or", "or_eq", "private",
-      "protected", "public", "register", "reinterpret_cast", "restrict",
-      "return", "short", "signed", "sizeof", "static", "static_assert",
-      "static_cast", "struct", "switch", "template", "this", "thread_local",
-      "throw", "true", "try", "typedef", "typeid", "typename", "union",
-      "unsigned", "using", "virtual", "void", "volatile", "wchar_t", "while",
-      "xor", "xor_eq", "NULL", "arena_"};
-  return kWords.count(s) > 0;
-}
-
 static std::string cIdentifier(const std::string &name, std::set<std::string> &used) {
   std::string id;
   for (char c : name)
     id.push_back(std::isalnum(static_cast<unsigned char>(c)) ? c : '_');
   if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0])))
     id = "t_" + id;
-  if (isReservedWord(id) || id.rfind("__", 0) == 0)
+  if (isCppReservedWord(id) || id == "arena_" || id.rfind("__", 0) == 0)
     id += "_";
   std::string unique = id;
   for (int i = 2; used.count(unique); ++i)
@@ -145,13 +126,13 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     os << " *   in  " << t.cname << ": " << cppTypeName(t.elementType) << "[";
     for (size_t i = 0; i < t.shape.size(); ++i)
       os << (i ? "x" : "") << t.shape[i];
-    os << "]  (ONNX '" << t.name << "')\n";
+    os << "]  (ONNX " << cCommentLiteral(t.name) << ")\n";
   }
   for (const auto &t : m.outputs) {
     os << " *   out " << t.cname << ": " << cppTypeName(t.elementType) << "[";
     for (size_t i = 0; i < t.shape.size(); ++i)
       os << (i ? "x" : "") << t.shape[i];
-    os << "]  (ONNX '" << t.name << "')\n";
+    os << "]  (ONNX " << cCommentLiteral(t.name) << ")\n";
     if (t.dynamicDim >= 0) {
       os << " *       dim " << t.dynamicDim << " depends on the data: at most " << t.shape[t.dynamicDim]
          << "; the run writes its size to *" << m.outputs[t.extentOutput].cname

@@ -19,6 +19,7 @@ public:
                Toolchain{"arm-none-eabi-g++", "arm-none-eabi-ar",
                          {"-O2", "-ffunction-sections", "-fdata-sections"}, std::move(cpuFlags)}) {
     supportFolder = "cortex-m";
+    addressBits = 32;
     // Bare metal under QEMU: the startup code and linker script beside this
     // file, newlib's semihosting (rdimon) for the program's file I/O.
     emulated = EmulatedRunner{

@@ -2,6 +2,7 @@
 #include "onnxc/Import/Importer.h"
 
 #include "NodeImport.h"
+#include "OnnxSchema.h"
 #include "TensorProto.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
@@ -28,6 +29,21 @@ static const char *const kStaticOps[] = {
     "Optional", "OptionalHasElement", "OptionalGetElement"};
 
 static bool isStaticOp(StringRef op) { return llvm::is_contained(kStaticOps, op); }
+
+/// The default domain's opsets onnxc knows the semantics of.
+constexpr int64_t kMinOpset = 1, kMaxOpset = 22;
+
+/// Protobuf's default nesting limit (100 messages) stops a model whose
+/// subgraphs nest about 33 deep; the file is re-read with this limit only to
+/// say so instead of "does not parse".
+constexpr int kDiagnosticRecursionLimit = 2000;
+
+static std::string shapeText(ArrayRef<int64_t> dims) {
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? " x " : "") + std::to_string(dims[i]);
+  return s + "]";
+}
 
 //===-- NodeImport helpers ---------------------------------------------------===//
 
@@ -196,7 +212,12 @@ private:
   LogicalResult checkOpsAndDomains(const ::onnx::GraphProto &g);
   FailureOr<std::vector<int>> topologicalOrder(const ::onnx::GraphProto &g);
   FailureOr<Type> inputType(const ::onnx::ValueInfoProto &vi, size_t position);
+  /// The input's tensor type, or an error when it is too large to address.
+  FailureOr<Type> sizedInputType(StringRef name, ArrayRef<int64_t> dims, Type elt);
   LogicalResult importNode(const ::onnx::NodeProto &node, int index);
+  /// Inputs that ONNX's schema binds to one type parameter (Add's T) have
+  /// one element type: the kernels assume it.
+  LogicalResult checkTypeParameters(const ::onnx::NodeProto &node, const NodeImport &ni);
   /// If, Loop, Scan: the op with its subgraphs imported as regions.
   FailureOr<Operation *> importRegionOp(
       const ::onnx::NodeProto &node, NodeImport &ni,
@@ -248,6 +269,13 @@ private:
   };
   llvm::StringMap<SmallVector<Value>> sequences;
   llvm::StringMap<Optional> optionals;
+  /// Outputs of nodes that failed to import: their readers fail quietly
+  /// (one error per cause, not one per reader).
+  llvm::StringSet<> failedOutputs;
+  void noteFailed(const ::onnx::NodeProto &node) {
+    for (const std::string &out : node.output())
+      failedOutputs.insert(out);
+  }
   /// Sequence and optional ops, done on those lists. Returns failure() on
   /// error, false if `node` is not one of them.
   FailureOr<bool> importStaticOp(const ::onnx::NodeProto &node, NodeImport &ni);
@@ -279,17 +307,26 @@ LogicalResult GraphImporter::checkOpsAndDomains(const ::onnx::GraphProto &g) {
 FailureOr<std::vector<int>> GraphImporter::topologicalOrder(const ::onnx::GraphProto &g) {
   llvm::StringMap<int> producer;
   llvm::StringSet<> available;
+  bool ok = true;
   for (const auto &t : g.initializer())
-    available.insert(t.name());
-  for (const auto &in : g.input())
+    if (!available.insert(t.name()).second) {
+      emitError(UnknownLoc::get(&ctx)) << "initializer '" << t.name() << "' is defined twice";
+      ok = false;
+    }
+  llvm::StringSet<> inputs; // (older IRs list initializers as inputs too)
+  for (const auto &in : g.input()) {
+    if (!inputs.insert(in.name()).second) {
+      emitError(UnknownLoc::get(&ctx)) << "graph input '" << in.name() << "' is listed twice";
+      ok = false;
+    }
     available.insert(in.name());
+  }
   for (const auto &kv : values) // names of enclosing graphs (subgraphs)
     available.insert(kv.getKey());
   for (const auto &kv : sequences)
     available.insert(kv.getKey());
   for (const auto &kv : optionals)
     available.insert(kv.getKey());
-  bool ok = true;
   for (int i = 0; i < g.node_size(); ++i)
     for (const std::string &out : g.node(i).output()) {
       if (out.empty())
@@ -383,7 +420,7 @@ FailureOr<Type> GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
                               << tt.shape().dim(i).dim_value();
       dims.push_back((*given)[i]);
     }
-    return Type(RankedTensorType::get(dims, elt));
+    return sizedInputType(vi.name(), dims, elt);
   }
   if (!tt.has_shape())
     return emitError(loc) << "graph input '" << vi.name()
@@ -413,6 +450,16 @@ FailureOr<Type> GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
   }
   if (open)
     return failure();
+  return sizedInputType(vi.name(), dims, elt);
+}
+
+FailureOr<Type> GraphImporter::sizedInputType(StringRef name, ArrayRef<int64_t> dims,
+                                              Type elt) {
+  if (checkedTensorBytes(dims, elt) < 0)
+    return emitError(UnknownLoc::get(&ctx))
+           << "graph input '" << name << "' of shape " << shapeText(dims)
+           << " is larger than onnxc addresses (" << (kMaxTensorBytes >> 40)
+           << " TiB; the element count overflows or exceeds it)";
   return Type(RankedTensorType::get(dims, elt));
 }
 
@@ -621,6 +668,8 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
       continue;
     }
     Value v = values.lookup(in);
+    if (!v && failedOutputs.contains(in))
+      return failure(); // its producer's error said it all
     if (!v && !isStaticOp(node.op_type()) && node.op_type() != "Identity" &&
         node.op_type() != "Loop" && node.op_type() != "If") {
       bool seq = sequences.count(in) > 0;
@@ -630,6 +679,8 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
     }
     ni.inputs.push_back(v);
   }
+  if (failed(checkTypeParameters(node, ni)))
+    return failure();
   SmallVector<std::pair<std::string, const ::onnx::GraphProto *>> graphs;
   for (const ::onnx::AttributeProto &a : node.attribute()) {
     if (a.type() == ::onnx::AttributeProto::GRAPH) {
@@ -693,6 +744,29 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
   for (int i = 0; i < node.output_size(); ++i)
     if (!node.output(i).empty() && i < (int)outputs.size())
       values[node.output(i)] = outputs[i];
+  return success();
+}
+
+LogicalResult GraphImporter::checkTypeParameters(const ::onnx::NodeProto &node,
+                                                 const NodeImport &ni) {
+  std::vector<std::string> params =
+      inputTypeParameters(node.op_type(), static_cast<int>(opset), ni.inputs.size());
+  llvm::StringMap<std::pair<Type, size_t>> bound; // type parameter -> (type, first input)
+  for (size_t i = 0; i < ni.inputs.size(); ++i) {
+    auto t = ni.inputs[i] ? dyn_cast<TensorType>(ni.inputs[i].getType()) : TensorType();
+    if (!t || params[i].empty())
+      continue;
+    auto [it, fresh] = bound.try_emplace(params[i], t.getElementType(), i);
+    if (fresh || it->second.first == t.getElementType())
+      continue;
+    size_t j = it->second.second;
+    return emitError(ni.loc)
+           << node.op_type() << " input " << i << " ('" << node.input(i) << "') is "
+           << onnxTypeName(onnxFromElementType(t.getElementType())) << " but input " << j
+           << " ('" << node.input(j) << "') is "
+           << onnxTypeName(onnxFromElementType(it->second.first))
+           << "; ONNX requires one type (" << params[i] << ") for both";
+  }
   return success();
 }
 
@@ -770,7 +844,7 @@ GraphImporter::importInline(const ::onnx::GraphProto &g, ArrayRef<ImportValue> i
           if (!out.empty())
             note(out);
         if (failed(importNode(g.node(idx), idx)))
-          ok = false;
+          noteFailed(g.node(idx)), ok = false;
       }
     }
   }
@@ -1088,6 +1162,12 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
     emitError(UnknownLoc::get(&ctx)) << "the model imports no opset of the default ONNX domain";
     return nullptr;
   }
+  if (opset < kMinOpset || opset > kMaxOpset) {
+    emitError(UnknownLoc::get(&ctx))
+        << "the model imports opset " << opset << " of the default ONNX domain; onnxc supports "
+        << kMinOpset << " to " << kMaxOpset;
+    return nullptr;
+  }
   const ::onnx::GraphProto &g = model.graph();
   if (failed(checkOpsAndDomains(g)))
     return nullptr;
@@ -1222,8 +1302,25 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
   }
   for (int idx : *order)
     if (failed(importNode(g.node(idx), idx)))
-      ok = false;
+      noteFailed(g.node(idx)), ok = false;
   if (!ok)
+    return nullptr;
+
+  // Every tensor's size fits what the planner and kernels address (an input
+  // of 2^40 x 2^40 would otherwise wrap to 0 elements).
+  WalkResult tooLarge = func.walk([&](Operation *op) {
+    for (OpResult r : op->getResults()) {
+      auto t = dyn_cast<RankedTensorType>(r.getType());
+      if (!t || !t.hasStaticShape() || checkedTensorBytes(t.getShape(), t.getElementType()) >= 0)
+        continue;
+      emitError(op->getLoc()) << "result " << r.getResultNumber() << " of shape "
+                              << shapeText(t.getShape()) << " is larger than onnxc addresses ("
+                              << (kMaxTensorBytes >> 40) << " TiB)";
+      return WalkResult::interrupt();
+    }
+    return WalkResult::advance();
+  });
+  if (tooLarge.wasInterrupted())
     return nullptr;
 
   // Values whose shape the data decides may only leave the graph.
@@ -1339,9 +1436,23 @@ OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, StringRef path,
   coded.SetTotalBytesLimit(INT32_MAX);
   if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage() ||
       (*buf)->getBufferSize() == 0) {
-    emitError(UnknownLoc::get(&ctx))
-        << "'" << path << "' is not a valid ONNX model (the protobuf does not parse;"
-        << " truncated or not an .onnx file)";
+    google::protobuf::io::ArrayInputStream again((*buf)->getBufferStart(),
+                                                 (int)(*buf)->getBufferSize());
+    google::protobuf::io::CodedInputStream deep(&again);
+    deep.SetTotalBytesLimit(INT32_MAX);
+    deep.SetRecursionLimit(kDiagnosticRecursionLimit);
+    ::onnx::ModelProto probe;
+    if ((*buf)->getBufferSize() > 0 && probe.ParseFromCodedStream(&deep) &&
+        deep.ConsumedEntireMessage())
+      emitError(UnknownLoc::get(&ctx))
+          << "'" << path << "' nests subgraphs deeper than protobuf parses ("
+          << google::protobuf::io::CodedInputStream::GetDefaultRecursionLimit()
+          << " nested messages, about a third as many levels of If/Loop/Scan); such "
+          << "models are not supported";
+    else
+      emitError(UnknownLoc::get(&ctx))
+          << "'" << path << "' is not a valid ONNX model (the protobuf does not parse;"
+          << " truncated or not an .onnx file)";
     return nullptr;
   }
   if (!model.has_ir_version() || !model.has_graph()) {

@@ -36,16 +36,21 @@ DenseElementsAttr tensorProtoToElements(MLIRContext &ctx,
     return nullptr;
   }
   SmallVector<int64_t> dims;
-  int64_t n = 1;
   for (int64_t d : t.dims()) {
     if (d < 0) {
       error = "tensor '" + t.name() + "' has a negative dimension";
       return nullptr;
     }
     dims.push_back(d);
-    n *= d;
+  }
+  if (checkedTensorBytes(dims, elt) < 0) {
+    error = "tensor '" + t.name() + "' is larger than onnxc addresses (" +
+            std::to_string(kMaxTensorBytes >> 40) +
+            " TiB; the element count overflows or exceeds it)";
+    return nullptr;
   }
   auto type = RankedTensorType::get(dims, elt);
+  const int64_t n = type.getNumElements();
   if (t.data_type() == ::onnx::TensorProto::STRING) {
     if (t.string_data_size() != n) {
       error = "tensor '" + t.name() + "' holds " + std::to_string(t.string_data_size()) +

@@ -3,6 +3,7 @@
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/STLExtras.h"
 
 #include <cstring>
 
@@ -80,7 +81,16 @@ StringRef onnxTypeName(int t) {
   case kUint32: return "uint32";
   case kUint64: return "uint64";
   case kBfloat16: return "bfloat16";
-  default: return "unsupported";
+  case 0: return "undefined";
+  case 14: return "complex64";
+  case 15: return "complex128";
+  case 17: return "float8e4m3fn";
+  case 18: return "float8e4m3fnuz";
+  case 19: return "float8e5m2";
+  case 20: return "float8e5m2fnuz";
+  case 21: return "uint4";
+  case 22: return "int4";
+  default: return "an unknown type code";
   }
 }
 
@@ -88,6 +98,18 @@ int64_t elementByteSize(Type t) {
   if (t.isInteger(1)) return 1;
   if (isa<onnx::StringType>(t)) return kStringElementBytes;
   return (t.getIntOrFloatBitWidth() + 7) / 8;
+}
+
+int64_t checkedTensorBytes(ArrayRef<int64_t> shape, Type type) {
+  if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
+    return -1;
+  if (llvm::is_contained(shape, 0))
+    return 0;
+  int64_t bytes = elementByteSize(type);
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes)
+      return -1;
+  return bytes;
 }
 
 std::vector<char> rawBytesOf(ElementsAttr attr) {

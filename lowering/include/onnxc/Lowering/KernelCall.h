@@ -105,6 +105,14 @@ std::string cppTypeName(mlir::Type elementType);
 
 /// `s` as a C string literal (non-printable bytes as octal escapes).
 std::string cStringLiteral(llvm::StringRef s);
+/// `s` as a C string literal that is also safe inside /* */ and // comments:
+/// cStringLiteral's escapes (no newline, no trailing backslash, no trigraph)
+/// and a '/' next to a '*' written as \057, so the comment cannot end or nest.
+/// Everything the model names reaches generated comments through this.
+std::string cCommentLiteral(llvm::StringRef s);
+/// C and C++ keywords, alternative tokens and NULL: they cannot name a
+/// parameter or a namespace in generated code.
+bool isCppReservedWord(llvm::StringRef s);
 
 /// Runs `calls` on the host through the same runtime-lite kernels, the
 /// compiler's constant folder's way of evaluating an op. `tensors` maps each

@@ -106,6 +106,9 @@ public:
   bool parallelKernels = false;
   /// Among the targets that run here, `--target native` picks the highest.
   int nativeRank = 0;
+  /// Width of the target's addresses: a model whose arena and weights do not
+  /// fit in them is refused at compile time.
+  int addressBits = 64;
   /// How `onnxc run` runs code for a target that is not host code (host
   /// code runs in process, where runsHere()); none: `onnxc run` refuses it.
   std::optional<EmulatedRunner> emulated;

@@ -26,6 +26,15 @@ constexpr int64_t kStringElementBytes = 16;
 /// Size in bytes of one element (bool is one byte, as in the runtime).
 int64_t elementByteSize(mlir::Type type);
 
+/// The largest tensor onnxc accepts, in bytes: 2^48 (256 TiB) is beyond any
+/// machine's memory and small enough that the planner's sums and products of
+/// sizes never overflow int64.
+constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
+/// The bytes of a tensor of static `shape` and element `type`, or -1 when
+/// its element count overflows or it exceeds kMaxTensorBytes. The importer
+/// checks every tensor with it, so getNumElements() is safe afterwards.
+int64_t checkedTensorBytes(llvm::ArrayRef<int64_t> shape, mlir::Type type);
+
 /// The bytes of an elements attribute in the runtime's layout (bool as one
 /// byte each, little-endian): what the weights blob, the constant folder and
 /// the runner hand to kernels. Strings become onnxc_string records pointing

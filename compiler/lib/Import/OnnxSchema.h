@@ -1,0 +1,25 @@
+//===- OnnxSchema.h - what ONNX's own operator schemas say -----------------===//
+//
+// libonnx's schema headers need C++ exceptions, which the compiler is built
+// without: OnnxSchema.cpp is the one file compiled with them, and this header
+// hands out plain data.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONNXC_IMPORT_ONNXSCHEMA_H
+#define ONNXC_IMPORT_ONNXSCHEMA_H
+
+#include <string>
+#include <vector>
+
+namespace onnxc {
+
+/// For each of a node's first `numInputs` inputs, the type parameter (e.g.
+/// "T") ONNX's schema of `opType` at `opset` binds it to: inputs with the same
+/// parameter must share one element type. "" where the input's type is fixed,
+/// a variadic input is heterogeneous, or there is no schema.
+std::vector<std::string> inputTypeParameters(const std::string &opType, int opset,
+                                             size_t numInputs);
+
+} // namespace onnxc
+
+#endif

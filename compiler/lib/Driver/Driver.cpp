@@ -15,10 +15,16 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <array>
 
 using namespace mlir;
 
@@ -110,7 +116,8 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
                                         const std::string &name,
                                         const ImportOptions &importOptions,
                                         const Target &target, int threads,
-                                        bool winograd, bool mlirOnly) {
+                                        bool winograd, bool mlirOnly,
+                                        const Provenance &provenance) {
   DialectRegistry registry;
   registerOnnxcDialects(registry);
   ctx.appendDialectRegistry(registry);
@@ -142,6 +149,14 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   g.summary.naiveBytes = func->getAttrOfType<IntegerAttr>(kNaiveSizeAttr).getInt();
   g.iface = describeModel(func);
   g.iface.threads = threads;
+  g.iface.provenance = provenance;
+  Provenance &p = g.iface.provenance;
+  if (p.producer.empty())
+    if (auto a = (*module)->getAttrOfType<StringAttr>("onnx.producer"))
+      p.producer = a.str();
+  if (p.opsetImports.empty())
+    if (auto a = (*module)->getAttrOfType<StringAttr>("onnx.opset_imports"))
+      p.opsetImports = a.str();
   if (mlirOnly) {
     llvm::raw_string_ostream os(g.mlir);
     OpPrintingFlags flags;
@@ -173,6 +188,14 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
 }
 
 //===-- Files ------------------------------------------------------------------===//
+
+std::string sha256OfFile(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf)
+    return "";
+  std::array<uint8_t, 32> digest = llvm::SHA256::hash(llvm::arrayRefFromStringRef((*buf)->getBuffer()));
+  return llvm::toHex(digest, /*LowerCase=*/true);
+}
 
 static bool writeFile(const std::string &path, llvm::StringRef data, std::string &error) {
   std::error_code ec;
@@ -248,6 +271,99 @@ static bool isIdentifier(const std::string &s) {
   return true;
 }
 
+/// A hex sha256 over a folder's files (relative paths and contents, in path
+/// order): the calibration data in the header's provenance.
+static std::string sha256OfTree(const std::string &dir) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::sys::fs::is_regular_file(it->path()))
+      files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  llvm::SHA256 hash;
+  for (const std::string &f : files) {
+    llvm::StringRef rel = llvm::StringRef(f).drop_front(dir.size());
+    hash.update(rel);
+    hash.update(sha256OfFile(f));
+  }
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+/// The options that decide the generated files, in one canonical order, with
+/// files named by their sha256 (never by their path): the header records them.
+static std::string canonicalOptions(const CompileOptions &o, const Target &target,
+                                    const std::string &name) {
+  std::string s = "--target " + target.name() + " --name " + name;
+  if (o.threads != 1)
+    s += " --threads " + std::to_string(o.threads);
+  if (!o.winograd)
+    s += " --no-winograd";
+  for (const auto &[input, dims] : o.import.inputShapes) {
+    s += " --shape " + input + "=";
+    for (size_t i = 0; i < dims.size(); ++i)
+      s += (i ? "x" : "") + std::to_string(dims[i]);
+  }
+  for (const auto &[param, value] : o.import.dimParams)
+    s += " --dim " + param + "=" + std::to_string(value);
+  std::vector<std::string> bindings = o.bindings;
+  std::sort(bindings.begin(), bindings.end());
+  for (const std::string &b : bindings) {
+    auto [input, file] = llvm::StringRef(b).split('=');
+    s += " --bind " + input.str() + "=sha256:" + sha256OfFile(file.str());
+  }
+  if (!o.quantize.empty()) {
+    s += " --quantize " + o.quantize + " --calibrate-method " + o.calibration.describe() +
+         " --calibration sha256:" + sha256OfTree(o.calibrationDir);
+  }
+  return s;
+}
+
+int verifyHeader(const std::string &headerPath, const std::string &modelPath) {
+  auto buf = llvm::MemoryBuffer::getFile(headerPath, /*IsText=*/true);
+  if (!buf) {
+    llvm::errs() << "onnxc: error: cannot read '" << headerPath << "'\n";
+    return kExitError;
+  }
+  // The #defines emitHeader writes: NAME_MODEL_SHA256 "hex", ... (the
+  // literals hold no escaped quote: hex digits, a version, options).
+  std::map<std::string, std::string> recorded;
+  llvm::SmallVector<llvm::StringRef> lines;
+  (*buf)->getBuffer().split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (!line.consume_front("#define "))
+      continue;
+    auto [macro, value] = line.split(' ');
+    for (const char *key : {"_MODEL_SHA256", "_ONNXC_VERSION", "_ONNXC_OPTIONS"})
+      if (macro.ends_with(key) && value.size() >= 2 && value.front() == '"')
+        recorded[key] = value.drop_front().drop_back().str();
+  }
+  if (!recorded.count("_MODEL_SHA256")) {
+    llvm::errs() << "onnxc: error: '" << headerPath
+                 << "' records no model sha256 (not a header onnxc generated, or one "
+                    "from before provenance was recorded)\n";
+    return kExitError;
+  }
+  std::string actual = sha256OfFile(modelPath);
+  if (actual.empty()) {
+    llvm::errs() << "onnxc: error: cannot read '" << modelPath << "'\n";
+    return kExitError;
+  }
+  if (actual != recorded["_MODEL_SHA256"]) {
+    llvm::errs() << "onnxc: error: '" << headerPath << "' was generated from a model with sha256 "
+                 << recorded["_MODEL_SHA256"] << "; '" << modelPath << "' has sha256 " << actual
+                 << "\n";
+    return kExitError;
+  }
+  llvm::outs() << "onnxc: '" << headerPath << "' was generated from '" << modelPath
+               << "' (sha256 " << actual << ") by onnxc " << recorded["_ONNXC_VERSION"]
+               << " with " << recorded["_ONNXC_OPTIONS"] << "\n";
+  if (recorded["_ONNXC_VERSION"] != onnxcVersion())
+    llvm::outs() << "onnxc: note: this is onnxc " << onnxcVersion()
+                 << "; regenerating may give other files\n";
+  return 0;
+}
+
 int compileModel(const CompileOptions &o) {
   std::string name = o.name.empty() ? defaultName(o.modelPath) : o.name;
   if (!isIdentifier(name)) {
@@ -311,8 +427,11 @@ int compileModel(const CompileOptions &o) {
   }
   FailureOr<GeneratedModel> g = GeneratedModel();
   if (o.emit != "qdq-onnx") {
+    Provenance provenance;
+    provenance.modelSha256 = sha256OfFile(o.modelPath);
+    provenance.options = canonicalOptions(o, *target, name);
     g = generateModel(ctx, modelPath, name, import, *target, o.threads, o.winograd,
-                      o.emit == "mlir");
+                      o.emit == "mlir", provenance);
     if (failed(g))
       return diagnostics.failureCode();
   }

@@ -84,12 +84,18 @@ std::string threadsProblem(const Target &target, int threads);
 /// compiled for `target` (its kernel providers and layout preferences);
 /// `threads` is the task count its parallel kernels split into (--threads);
 /// `winograd` false keeps every convolution direct (--no-winograd).
+/// `provenance` goes into the header; its producer and opsets, when empty,
+/// are the imported model's.
 mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
                                               const std::string &modelPath,
                                               const std::string &name,
                                               const ImportOptions &import,
                                               const Target &target, int threads,
-                                              bool winograd, bool mlirOnly);
+                                              bool winograd, bool mlirOnly,
+                                              const Provenance &provenance = {});
+
+/// The hex sha256 of a file's bytes, or "" if it cannot be read.
+std::string sha256OfFile(const std::string &path);
 
 } // namespace onnxc
 

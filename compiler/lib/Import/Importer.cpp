@@ -1179,6 +1179,11 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
   (*module)->setAttr("onnx.opset", builder.getI64IntegerAttr(opset));
   if (!model.producer_name().empty())
     (*module)->setAttr("onnx.producer", builder.getStringAttr(model.producer_name() + " " + model.producer_version()));
+  std::string imports; // for the header's provenance
+  for (const auto &os : model.opset_import())
+    imports += (imports.empty() ? "" : ", ") + (os.domain().empty() ? "ai.onnx" : os.domain()) +
+               " " + std::to_string(os.version());
+  (*module)->setAttr("onnx.opset_imports", builder.getStringAttr(imports));
 
   // Graph inputs (older IRs also list initializers as inputs: skip those).
   llvm::StringSet<> initNames;

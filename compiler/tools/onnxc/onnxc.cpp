@@ -78,6 +78,12 @@ static cl::list<std::string> bindOpts(
     "bind", cl::desc("Compile an input's value in, e.g. --bind shape=shape.pb "
                      "(an ONNX TensorProto file)"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::cat(category));
+static cl::opt<std::string> verifyHeaderPath(
+    "verify-header",
+    cl::desc("Check that a generated header (NAME.h) was compiled from MODEL.onnx: compares "
+             "the model sha256 it records and prints the onnxc version and options it "
+             "records; exit 0 if it matches"),
+    cl::value_desc("NAME.h"), cl::cat(category));
 static cl::opt<bool> listOps("list-ops", cl::desc("List the supported ONNX operators"),
                              cl::cat(category));
 static cl::opt<bool> listTargets("list-targets", cl::desc("List the targets"),
@@ -271,6 +277,8 @@ int main(int argc, char **argv) {
     o.quiet = quiet;
     return onnxc::runModel(o);
   }
+  if (!verifyHeaderPath.empty())
+    return onnxc::verifyHeader(verifyHeaderPath, modelPath);
   if (outDir.empty()) {
     errs() << "onnxc: error: no output directory given (-o DIR)\n";
     return 2;

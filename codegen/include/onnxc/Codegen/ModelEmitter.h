@@ -36,8 +36,19 @@ struct GraphOutput {
   bool present = true;
 };
 
+/// Where the files came from, recorded in the header (and checked by
+/// `onnxc --verify-header`). Nothing path- or machine-dependent goes in, so
+/// the same model and options give the same bytes anywhere.
+struct Provenance {
+  std::string modelSha256;  // of the .onnx file as given to onnxc
+  std::string producer;     // the model's producer_name and producer_version
+  std::string opsetImports; // "ai.onnx 17, ai.onnx.ml 3"
+  std::string options;      // the options that shape the output, canonical
+};
+
 struct ModelInterface {
   std::string name;
+  Provenance provenance;
   std::vector<TensorInterface> inputs, outputs;
   std::vector<GraphOutput> graphOutputs;
   int64_t arenaBytes = 0;

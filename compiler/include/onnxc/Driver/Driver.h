@@ -62,6 +62,11 @@ int compileModel(const CompileOptions &options);
 /// runs on TensorProto inputs and writes TensorProto outputs.
 int runModel(const RunOptions &options);
 
+/// `onnxc MODEL --verify-header NAME.h`: whether the header's recorded
+/// provenance names this model file (its sha256). Prints the recorded
+/// compiler version and options; returns 0 on a match, 1 otherwise.
+int verifyHeader(const std::string &headerPath, const std::string &modelPath);
+
 /// The version string (`onnxc --version`).
 const char *onnxcVersion();
 

@@ -15,6 +15,8 @@ packages=(
   gcc-arm-none-eabi libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib qemu-system-arm
   # aarch64: cross compiler, QEMU user mode (`onnxc run --target aarch64`)
   g++-aarch64-linux-gnu qemu-user
+  # fuzzing: clang with libFuzzer and the sanitizer runtimes (scripts/fuzz.sh)
+  clang-19 libclang-rt-19-dev
   # the bundled model's training data (examples/fashion-mnist/train.py)
   dataset-fashion-mnist
 )

@@ -110,7 +110,7 @@ def compare(expected, actual):
     return None
 
 
-def run_test(onnxc, target, test_dir):
+def run_test(onnxc, target, test_dir, extra=()):
     """Returns (status, reason, seconds); status is "pass", "fail" or
     "refused" (onnxc stopped with a clear not-supported error)."""
     start = time.monotonic()
@@ -123,7 +123,7 @@ def run_test(onnxc, target, test_dir):
             try:
                 proc = subprocess.run(
                     [onnxc, "run", "--target", target, model, "--inputs", inputs,
-                     "--outputs", out, "--quiet"],
+                     "--outputs", out, "--quiet", *extra],
                     capture_output=True, text=True, timeout=600)
             except subprocess.TimeoutExpired:
                 return "fail", "timed out", time.monotonic() - start
@@ -173,7 +173,12 @@ def main():
     ap.add_argument("--report", help="write the op support table (markdown) here")
     ap.add_argument("--update-known-failures", action="store_true",
                     help="rewrite known_failures.txt from this run")
+    ap.add_argument("--sanitize", action="store_true",
+                    help="onnxc run --sanitize: the generated code and runtime-lite built "
+                         "with AddressSanitizer and UBSan (tests with string inputs or "
+                         "outputs are set aside: strings cannot cross into that program)")
     args = ap.parse_args()
+    extra = ["--sanitize"] if args.sanitize else []
     suites = args.suite or SUITES
 
     tests, set_aside = [], []
@@ -183,11 +188,15 @@ def main():
             test_dir = os.path.join(root, name)
             if args.filter not in name or not os.path.exists(os.path.join(test_dir, "model.onnx")):
                 continue
-            ops, opset, dtypes = model_info(
-                onnx.load(os.path.join(test_dir, "model.onnx"), load_external_data=False))
+            m = onnx.load(os.path.join(test_dir, "model.onnx"), load_external_data=False)
+            ops, opset, dtypes = model_info(m)
             entry = dict(id=f"{os.path.basename(os.path.normpath(root))}/{name}", suite=suite, dir=test_dir,
                          ops=sorted({op for _, op in ops}), opset=opset, dtypes=dtypes)
             why = out_of_scope(name, ops)
+            if args.sanitize and not why and any(
+                    v.type.tensor_type.elem_type == onnx.TensorProto.STRING
+                    for v in list(m.graph.input) + list(m.graph.output)):
+                why = "string inputs or outputs cannot cross into a sanitized program"
             if why:
                 entry["why"] = why
                 set_aside.append(entry)
@@ -196,7 +205,8 @@ def main():
 
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futures = {pool.submit(run_test, args.onnxc, args.target, t["dir"]): t for t in tests}
+        futures = {pool.submit(run_test, args.onnxc, args.target, t["dir"], extra): t
+                   for t in tests}
         for fut in concurrent.futures.as_completed(futures):
             t = futures[fut]
             status, why, secs = fut.result()

@@ -180,6 +180,13 @@ def cases():
         [vi("x", [2, 3])], [vi("y", [2, 3])]), "softmax", {}
     yield "loop-huge-trip-count", loop_model(1 << 62), "huge_loop", {}
     yield "nested-if-200", nested_if(200), "nests subgraphs deeper", {}
+    # Found by the fuzzer: a Reshape target whose element count overflows int64
+    # (UBSan: signed overflow in shape inference).
+    yield "reshape-overflow", model(
+        [helper.make_node("Reshape", ["x", "shape"], ["y"], name="reshape")],
+        [vi("x", [1, 9, 4, 4])], [vi("y", None)],
+        [numpy_helper.from_array(np.array([2354478658407226368, 4, 4], np.int64), "shape")]), \
+        "node 'reshape'", {}
     yield "expand-overflow", model(
         [helper.make_node("Expand", ["x", "shape"], ["y"], name="expand")],
         [vi("x", [1, 1])], [vi("y", None)],

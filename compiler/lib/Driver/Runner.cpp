@@ -175,11 +175,18 @@ int main() {
   return s;
 }
 
-/// Cross-builds a program around the model and runs it under the target's
-/// emulator (Target::emulated); the inputs and outputs travel as files.
-bool runEmulated(const Target &target, const GeneratedModel &g, const std::string &dir,
-                 const std::vector<std::vector<char>> &inBytes,
-                 const std::vector<void *> &outPtrs, const RunOptions &o, std::string &error) {
+/// The flags of `onnxc run --sanitize`: any finding stops the program.
+static const std::vector<std::string> kSanitizerFlags = {
+    "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g",
+    "-O1"}; // -O3 with both sanitizers takes minutes per model
+
+/// Builds a program around the model and runs it, under the target's
+/// emulator (Target::emulated) or, for a host target with --sanitize,
+/// directly with AddressSanitizer and UBSan; inputs and outputs travel as
+/// files.
+bool runAsProgram(const Target &target, const GeneratedModel &g, const std::string &dir,
+                  const std::vector<std::vector<char>> &inBytes,
+                  const std::vector<void *> &outPtrs, const RunOptions &o, std::string &error) {
   std::vector<std::string> inFiles, outFiles;
   for (size_t i = 0; i < inBytes.size(); ++i) {
     inFiles.push_back(joinPath(dir, "input_" + std::to_string(i) + ".bin"));
@@ -198,29 +205,38 @@ bool runEmulated(const Target &target, const GeneratedModel &g, const std::strin
     llvm::raw_fd_ostream os(joinPath(dir, "run_main.cpp"), ec);
     os << emulatedMain(g.iface, inFiles, outFiles);
   }
-  if (!buildEmulatedProgram(target, dir, "model", g.files.sourceExtension, "run_main.cpp",
-                            "model.elf", error))
+  bool sanitized = o.sanitize && !target.emulated;
+  if (!buildModelProgram(target, dir, "model", g.files.sourceExtension, "run_main.cpp",
+                         "model.elf", sanitized ? kSanitizerFlags : std::vector<std::string>{},
+                         error))
     return false;
-  const EmulatedRunner &e = *target.emulated;
-  std::vector<std::string> args = e.args;
-  args.push_back(joinPath(dir, "model.elf"));
+  std::string runner = sanitized ? "AddressSanitizer and UBSan" : target.emulated->emulator;
+  std::string program = joinPath(dir, "model.elf");
+  std::vector<std::string> args;
+  if (!sanitized) {
+    args = target.emulated->args;
+    args.push_back(program);
+    program = target.emulated->emulator;
+  }
   std::string output;
-  if (!runProgram(e.emulator, args, error, &output, kEmulatorTimeoutSeconds))
+  if (!runProgram(program, args, error, &output, kEmulatorTimeoutSeconds))
     return false;
-  if (output.find("onnxc-run: done") == std::string::npos) {
-    error = "the program did not finish under " + e.emulator + ":\n" + output;
+  if (output.find("onnxc-run: done") == std::string::npos ||
+      output.find("runtime error:") != std::string::npos) {
+    error = "the program did not finish cleanly under " + runner + ":\n" + output;
     return false;
   }
+  const EmulatedRunner *e = sanitized ? nullptr : &*target.emulated;
   for (size_t i = 0; i < outPtrs.size(); ++i) {
     auto buf = llvm::MemoryBuffer::getFile(outFiles[i]);
     if (!buf || (int64_t)(*buf)->getBufferSize() != g.iface.outputs[i].bytes) {
-      error = "the program under " + e.emulator + " wrote no complete '" + outFiles[i] + "'";
+      error = "the program under " + runner + " wrote no complete '" + outFiles[i] + "'";
       return false;
     }
     std::memcpy(outPtrs[i], (*buf)->getBufferStart(), (*buf)->getBufferSize());
   }
   if (o.repeat > 0)
-    llvm::outs() << "onnxc: --repeat: not timed under " << e.emulator
+    llvm::outs() << "onnxc: --repeat: not timed under " << (e ? e->emulator : runner)
                  << " (an emulator's time says nothing of the target's)\n";
   return true;
 }
@@ -232,13 +248,17 @@ int runModel(const RunOptions &o) {
   if (!target)
     return fail(o.target == "native" ? "no registered target runs on this machine"
                                      : "unknown target '" + o.target + "' (see --list-targets)");
-  bool inProcess = target->hostCode && target->runsHere();
-  if (!inProcess && !target->emulated)
+  if (o.sanitize && !(target->hostCode && target->runsHere()))
+    return fail("--sanitize runs host targets this CPU executes (generic, x86-64*), not '" +
+                target->name() + "'");
+  // --sanitize: a program of its own, built with the sanitizers.
+  bool inProcess = target->hostCode && target->runsHere() && !o.sanitize;
+  if (!inProcess && !o.sanitize && !target->emulated)
     return fail("target '" + target->name() + "' cannot run on this machine (" +
                 (target->hostCode ? "this CPU lacks its instruction set"
                                   : "onnxc run has no emulator for it") +
                 ")");
-  if (!inProcess) {
+  if (!inProcess && !o.sanitize) {
     const EmulatedRunner &e = *target->emulated;
     if (!llvm::sys::findProgramByName(e.emulator))
       return fail("target '" + target->name() + "' runs under " + e.emulator +
@@ -345,23 +365,21 @@ int runModel(const RunOptions &o) {
     outs.push_back(std::make_unique<AlignedBuffer>(t.bytes));
     outPtrs.push_back(outs.back()->p);
   }
-  if (!inProcess)
-    for (const TensorInterface &t : g->iface.inputs) // pointers cannot cross into an emulator
-      if (isa<onnx::StringType>(t.elementType))
-        return fail("string tensors ('" + t.name + "') cannot be passed to a program under " +
-                    target->emulated->emulator);
-  if (!inProcess)
-    for (const TensorInterface &t : g->iface.outputs)
-      if (isa<onnx::StringType>(t.elementType))
-        return fail("string tensors ('" + t.name + "') cannot be read back from a program under " +
-                    target->emulated->emulator);
+  std::string elsewhere = o.sanitize ? "a sanitized program" : "a program under " +
+                          (target->emulated ? target->emulated->emulator : std::string());
+  if (!inProcess) // pointers cannot cross into another process
+    for (const auto *list : {&g->iface.inputs, &g->iface.outputs})
+      for (const TensorInterface &t : *list)
+        if (isa<onnx::StringType>(t.elementType))
+          return fail("string tensors ('" + t.name + "') cannot be passed to or read back from " +
+                      elsewhere);
   std::string error;
   std::vector<std::string> files;
   AlignedBuffer arena(g->iface.arenaBytes);
   HostModel lib;
   bool ok = writeModelFiles(*g, dir, "model", files, error) &&
             (inProcess ? runInProcess(*target, *g, dir, inBytes, outPtrs, arena.p, lib, o, error)
-                       : runEmulated(*target, *g, dir, inBytes, outPtrs, o, error));
+                       : runAsProgram(*target, *g, dir, inBytes, outPtrs, o, error));
   llvm::sys::fs::remove_directories(dir);
   if (!ok)
     return fail(error);

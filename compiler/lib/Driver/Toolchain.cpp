@@ -139,16 +139,21 @@ bool buildSharedLibrary(const Target &target, const std::string &dir,
   return runProgram(targetCompiler(target), args, error);
 }
 
-bool buildEmulatedProgram(const Target &target, const std::string &dir,
-                          const std::string &name, const std::string &sourceExt,
-                          const std::string &mainSource, const std::string &program,
-                          std::string &error) {
-  const EmulatedRunner &runner = *target.emulated;
-  std::string support = targetSupportDir(target);
+bool buildModelProgram(const Target &target, const std::string &dir,
+                       const std::string &name, const std::string &sourceExt,
+                       const std::string &mainSource, const std::string &program,
+                       const std::vector<std::string> &extraFlags, std::string &error) {
   std::vector<std::string> args = compileFlags(target);
+  args.insert(args.end(), extraFlags.begin(), extraFlags.end());
   args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, "-Wa,-I" + dir,
                            joinPath(dir, mainSource), joinPath(dir, name + sourceExt),
                            joinPath(dir, name + "_weights.S")});
+  if (!target.emulated) {
+    args.insert(args.end(), {"-o", joinPath(dir, program)});
+    return runProgram(targetCompiler(target), args, error);
+  }
+  const EmulatedRunner &runner = *target.emulated;
+  std::string support = targetSupportDir(target);
   // Support sources are C (startup code): compiled as such, with the
   // target's instruction-set and optimisation flags.
   for (const std::string &s : runner.supportSources) {

@@ -43,13 +43,13 @@ bool buildSharedLibrary(const Target &target, const std::string &dir,
                         const std::string &name, const std::string &sourceExt,
                         std::string &error);
 
-/// Builds the program PROGRAM in `dir` for a target run under its emulator
-/// (Target::emulated): the model NAME, the `main` in `mainSource`, the
-/// target's support sources and link flags.
-bool buildEmulatedProgram(const Target &target, const std::string &dir,
-                          const std::string &name, const std::string &sourceExt,
-                          const std::string &mainSource, const std::string &program,
-                          std::string &error);
+/// Builds the program PROGRAM in `dir`: the model NAME and the `main` in
+/// `mainSource`, with `extraFlags` (e.g. sanitizers) and, for a target run
+/// under its emulator (Target::emulated), its support sources and link flags.
+bool buildModelProgram(const Target &target, const std::string &dir,
+                       const std::string &name, const std::string &sourceExt,
+                       const std::string &mainSource, const std::string &program,
+                       const std::vector<std::string> &extraFlags, std::string &error);
 
 } // namespace onnxc
 

@@ -107,6 +107,13 @@ static cl::opt<std::string> inputsDir("inputs", cl::desc("Directory with input_N
                                       cl::sub(runCommand), cl::cat(category));
 static cl::opt<std::string> outputsDir("outputs", cl::desc("Directory for output_N.pb"),
                                        cl::sub(runCommand), cl::cat(category));
+static cl::opt<bool> sanitize(
+    "sanitize",
+    cl::desc("Build the model with AddressSanitizer and UndefinedBehaviorSanitizer into a "
+             "program of its own and run that (host targets; no string inputs or outputs): "
+             "an out-of-bounds access or undefined behaviour in the generated code or "
+             "runtime-lite fails the run with the sanitizer's report"),
+    cl::sub(runCommand), cl::cat(category));
 static cl::opt<int> repeat("repeat", cl::desc("Time N more runs; print median and p99"),
                            cl::init(0), cl::sub(runCommand), cl::cat(category));
 
@@ -268,6 +275,7 @@ int main(int argc, char **argv) {
     o.outputsDir = outputsDir;
     o.target = targetName;
     o.repeat = repeat;
+    o.sanitize = sanitize;
     o.threads = threads ? threads : 1;
     o.winograd = !noWinograd;
     o.import = import;

@@ -44,6 +44,9 @@ struct RunOptions {
   std::string outputsDir;
   std::string target = "generic"; // a registry name, or "native"
   int repeat = 0;
+  /// --sanitize: host targets only; the model built into a program of its own
+  /// with AddressSanitizer and UBSan, whose findings fail the run.
+  bool sanitize = false;
   /// --threads N: compiled for N tasks and run on a pool of N threads.
   int threads = 1;
   bool winograd = true; // --no-winograd

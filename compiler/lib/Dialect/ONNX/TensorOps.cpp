@@ -132,8 +132,8 @@ LogicalResult ReshapeOp::inferShapes() {
       return emitError() << "Reshape dimension " << out[i] << " is invalid";
     if (ShapedType::isDynamic(out[i]))
       known = -1;
-    else if (known >= 0)
-      known *= out[i];
+    else if (known >= 0 && __builtin_mul_overflow(known, out[i], &known))
+      return emitError() << "Reshape's target shape has more elements than int64 counts";
   }
   if (in && in.hasStaticShape() && known >= 0) {
     int64_t total = in.getNumElements();

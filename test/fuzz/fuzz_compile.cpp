@@ -1,0 +1,71 @@
+//===- fuzz_compile.cpp - libFuzzer over parse -> import -> passes -> emit -===//
+//
+// Each input is an .onnx file's bytes. It goes through what `onnxc MODEL -o
+// DIR` does before writing files (generateModel: protobuf parse, import,
+// the optimization and codegen pipelines, the C++ emitter) for one target,
+// chosen by the input's last byte so one corpus covers the generic, x86-64
+// and Cortex-M lowering. Errors are the expected outcome for most inputs and
+// are swallowed; a crash, hang, leak or sanitizer report is a bug. Built with
+// clang (-DONNXC_FUZZ=ON, scripts/fuzz.sh).
+//
+//===----------------------------------------------------------------------===//
+#include "Generate.h"
+#include "onnxc/Lowering/Target.h"
+
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+// The importer reads a path (and external data beside it): each input is
+// written to one file in memory-backed /dev/shm, in a folder of its own, so
+// external-data references find nothing but that file.
+std::string inputPath() {
+  static const std::string path = [] {
+    std::string dir = "/dev/shm/onnxc-fuzz-" + std::to_string(getpid());
+    std::string mk = "mkdir -p " + dir;
+    if (std::system(mk.c_str()) != 0)
+      std::abort();
+    return dir + "/model.onnx";
+  }();
+  return path;
+}
+
+} // namespace
+
+// LLVM's BumpPtrAllocator poisons its slabs in ASan builds; this code inlines
+// the instrumented copy while Debian's libMLIR.so allocates from the same
+// slabs without unpoisoning, which ASan would report as use-after-poison.
+// Manual poisoning is LLVM's bookkeeping, not a finding: ignore it.
+extern "C" const char *__asan_default_options() { return "allow_user_poisoning=0"; }
+
+extern "C" int LLVMFuzzerInitialize(int *, char ***) {
+  onnxc::registerAllTargets();
+  return 0;
+}
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  static const char *const kTargets[] = {"generic", "x86-64", "cortex-m4"};
+  const onnxc::Target *target =
+      onnxc::TargetRegistry::find(kTargets[size ? data[size - 1] % 3 : 0]);
+  const std::string path = inputPath();
+  FILE *f = std::fopen(path.c_str(), "wb");
+  if (!f)
+    std::abort();
+  if (size && std::fwrite(data, 1, size, f) != size)
+    std::abort();
+  std::fclose(f);
+
+  mlir::MLIRContext ctx(mlir::MLIRContext::Threading::DISABLED);
+  mlir::ScopedDiagnosticHandler quiet(&ctx, [](mlir::Diagnostic &) { return mlir::success(); });
+  onnxc::ImportOptions import;
+  (void)onnxc::generateModel(ctx, path, "fuzz", import, *target, /*threads=*/1,
+                             /*winograd=*/true, /*mlirOnly=*/false);
+  return 0;
+}

@@ -187,6 +187,10 @@ def cases():
         [vi("x", [1, 9, 4, 4])], [vi("y", None)],
         [numpy_helper.from_array(np.array([2354478658407226368, 4, 4], np.int64), "shape")]), \
         "node 'reshape'", {}
+    # Found by the fuzzer: DepthToSpace without its input (a null dereference).
+    yield "depth-to-space-no-input", model(
+        [helper.make_node("DepthToSpace", [], ["y"], name="d2s", blocksize=2)],
+        [vi("x", [1, 4, 2, 2])], [vi("y", [1, 1, 4, 4])]), "node 'd2s'", {}
     yield "expand-overflow", model(
         [helper.make_node("Expand", ["x", "shape"], ["y"], name="expand")],
         [vi("x", [1, 1])], [vi("y", None)],

@@ -287,9 +287,10 @@ LogicalResult castLike(NodeImport &n) {
 
 /// DepthToSpace and SpaceToDepth are Reshape -> Transpose -> Reshape.
 LogicalResult depthSpace(NodeImport &n) {
-  auto t = dyn_cast<RankedTensorType>(n.input(0).getType());
+  Value in = n.input(0); // null when the node has no input (found by the fuzzer)
+  auto t = in ? dyn_cast<RankedTensorType>(in.getType()) : RankedTensorType();
   int64_t b = intAttr(n, "blocksize", 0);
-  if (!t || !t.hasStaticShape() || t.getRank() != 4 || b < 1)
+  if (!t || !t.hasStaticShape() || t.getRank() != 4 || b < 1 || b > (int64_t(1) << 20))
     return emitError(n.loc) << n.opType << " needs a static 4-D input and blocksize >= 1";
   int64_t N = t.getDimSize(0), C = t.getDimSize(1), H = t.getDimSize(2), W = t.getDimSize(3);
   SmallVector<int64_t> split, perm, out;

@@ -14,9 +14,10 @@
 
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
-#include "llvm/Support/raw_ostream.h"
+#include "llvm/Support/FileSystem.h"
 
 #include <cstdint>
+#include <cstdlib>
 #include <cstdio>
 #include <string>
 #include <unistd.h>
@@ -29,8 +30,7 @@ namespace {
 std::string inputPath() {
   static const std::string path = [] {
     std::string dir = "/dev/shm/onnxc-fuzz-" + std::to_string(getpid());
-    std::string mk = "mkdir -p " + dir;
-    if (std::system(mk.c_str()) != 0)
+    if (llvm::sys::fs::create_directories(dir))
       std::abort();
     return dir + "/model.onnx";
   }();

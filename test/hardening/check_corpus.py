@@ -42,7 +42,7 @@ def main():
         problems = []
         if not isinstance(rc, int) or rc <= 0 or rc >= 128:
             problems.append(f"exit {rc}")
-        if "onnxc: error:" not in err and "error:" not in err:
+        if "error:" not in err:
             problems.append("no error message")
         if case["expect"] not in err:
             problems.append(f"error does not mention {case['expect']!r}")

@@ -226,7 +226,6 @@ bool runAsProgram(const Target &target, const GeneratedModel &g, const std::stri
     error = "the program did not finish cleanly under " + runner + ":\n" + output;
     return false;
   }
-  const EmulatedRunner *e = sanitized ? nullptr : &*target.emulated;
   for (size_t i = 0; i < outPtrs.size(); ++i) {
     auto buf = llvm::MemoryBuffer::getFile(outFiles[i]);
     if (!buf || (int64_t)(*buf)->getBufferSize() != g.iface.outputs[i].bytes) {
@@ -236,7 +235,7 @@ bool runAsProgram(const Target &target, const GeneratedModel &g, const std::stri
     std::memcpy(outPtrs[i], (*buf)->getBufferStart(), (*buf)->getBufferSize());
   }
   if (o.repeat > 0)
-    llvm::outs() << "onnxc: --repeat: not timed under " << (e ? e->emulator : runner)
+    llvm::outs() << "onnxc: --repeat: not timed under " << runner
                  << " (an emulator's time says nothing of the target's)\n";
   return true;
 }

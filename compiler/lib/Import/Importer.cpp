@@ -843,8 +843,10 @@ GraphImporter::importInline(const ::onnx::GraphProto &g, ArrayRef<ImportValue> i
         for (const std::string &out : g.node(idx).output())
           if (!out.empty())
             note(out);
-        if (failed(importNode(g.node(idx), idx)))
-          noteFailed(g.node(idx)), ok = false;
+        if (failed(importNode(g.node(idx), idx))) {
+          noteFailed(g.node(idx));
+          ok = false;
+        }
       }
     }
   }
@@ -1306,8 +1308,10 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
     values[t.name()] = builder.create<onnx::ConstantOp>(loc, e.getType(), e);
   }
   for (int idx : *order)
-    if (failed(importNode(g.node(idx), idx)))
-      noteFailed(g.node(idx)), ok = false;
+    if (failed(importNode(g.node(idx), idx))) {
+      noteFailed(g.node(idx));
+      ok = false;
+    }
   if (!ok)
     return nullptr;
 

@@ -11,8 +11,9 @@ namespace onnxc {
 
 LogicalResult refreshTypes(Operation *op) {
   if (auto si = dyn_cast<onnx::ShapeInference>(op))
-    return si.inferShapes();
-  return success();
+    if (failed(si.inferShapes()))
+      return failure();
+  return onnx::checkResultSizes(op);
 }
 
 void updateFunctionResultTypes(func::FuncOp func) {

@@ -196,6 +196,58 @@ def cases():
         [vi("x", [1, 1])], [vi("y", None)],
         [numpy_helper.from_array(np.array([1 << 40, 1 << 40], np.int64), "shape")]), \
         "node 'expand'", {}
+    # Found by the fuzzer's long run (the rest of this block): Tile repeats
+    # whose product overflows int64 (UBSan), and negative repeats.
+    yield "tile-overflow", model(
+        [helper.make_node("Tile", ["x", "reps"], ["y"], name="tile")],
+        [vi("x", [3, 2])], [vi("y", None)],
+        [numpy_helper.from_array(np.array([7234316346692756851, 1], np.int64), "reps")]), \
+        "node 'tile'", {}
+    yield "tile-negative", model(
+        [helper.make_node("Tile", ["x", "reps"], ["y"], name="tile")],
+        [vi("x", [3, 2])], [vi("y", None)],
+        [numpy_helper.from_array(np.array([-2, 1], np.int64), "reps")]), "node 'tile'", {}
+    # Inputs the schema requires, missing (Concat of nothing read past its
+    # operand list; any op's inference may assume its required inputs).
+    yield "concat-no-inputs", model(
+        [helper.make_node("Concat", [], ["y"], name="concat", axis=0)],
+        [vi("x", [2])], [vi("y", None)]), "node 'concat'", {}
+    yield "required-input-empty", model(
+        [helper.make_node("Gemm", ["x", ""], ["y"], name="gemm")],
+        [vi("x", [2, 2])], [vi("y", None)]), "node 'gemm'", {}
+    yield "too-many-inputs", model(
+        [helper.make_node("Relu", ["x", "x"], ["y"], name="relu")],
+        [vi("x", [2])], [vi("y", [2])]), "node 'relu'", {}
+    # Ranks an op's inference indexed without checking.
+    yield "gathernd-scalar-indices", model(
+        [helper.make_node("GatherND", ["x", "i"], ["y"], name="gathernd")],
+        [vi("x", [2, 2])], [vi("y", None)],
+        [numpy_helper.from_array(np.array(0, np.int64), "i")]), "node 'gathernd'", {}
+    yield "roialign-scalar-rois", model(
+        [helper.make_node("RoiAlign", ["x", "rois", "idx"], ["y"], name="roialign")],
+        [vi("x", [1, 1, 4, 4])], [vi("y", None)],
+        [numpy_helper.from_array(np.array(0, np.float32), "rois"),
+         numpy_helper.from_array(np.zeros(1, np.int64), "idx")]), "node 'roialign'", {}
+    yield "split-to-sequence-axis", model(
+        [helper.make_node("SplitToSequence", ["x"], ["s"], name="split", axis=5),
+         helper.make_node("ConcatFromSequence", ["s"], ["y"], name="join", axis=0)],
+        [vi("x", [2, 2])], [vi("y", None)]), "node 'split'", {}
+    scan_body = helper.make_graph(
+        [helper.make_node("Identity", ["e"], ["o"])], "body", [vi("e", [2])], [vi("o", [2])])
+    yield "scan-axis-out-of-range", model(
+        [helper.make_node("Scan", ["x"], ["y"], name="scan", body=scan_body,
+                          num_scan_inputs=1, scan_input_axes=[7])],
+        [vi("x", [3, 2])], [vi("y", None)]), "node 'scan'", {}
+    yield "scan-count-out-of-range", model(
+        [helper.make_node("Scan", ["x"], ["y"], name="scan", body=scan_body,
+                          num_scan_inputs=-3)],
+        [vi("x", [3, 2])], [vi("y", None)]), "node 'scan'", {}
+    scan8_body = helper.make_graph(
+        [helper.make_node("Identity", ["e"], ["o"])], "body", [vi("e", [2])], [vi("o", [2])])
+    yield "scan8-empty-batch", model(
+        [helper.make_node("Scan", ["", "x"], ["y"], name="scan8", body=scan8_body,
+                          num_scan_inputs=1)],
+        [vi("x", [0, 3, 2])], [vi("y", None)], opset=8), "node 'scan8'", {}
     # 4 TiB of arena: fine on a 64-bit host, refused for a 32-bit target.
     yield "arena-beyond-32-bit", model(
         [helper.make_node("ConstantOfShape", ["shape"], ["zeros"], name="fill"),

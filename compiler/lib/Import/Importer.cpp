@@ -15,6 +15,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 
+#include <limits>
+
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 
@@ -127,7 +129,7 @@ FailureOr<Operation *> NodeImport::buildOp(StringRef type, ValueRange operands,
     return failure();
   }
   if (auto si = dyn_cast<onnx::ShapeInference>(op))
-    if (failed(si.inferShapes())) {
+    if (failed(si.inferShapes()) || failed(onnx::checkResultSizes(op))) {
       op->erase();
       return failure();
     }
@@ -215,9 +217,10 @@ private:
   /// The input's tensor type, or an error when it is too large to address.
   FailureOr<Type> sizedInputType(StringRef name, ArrayRef<int64_t> dims, Type elt);
   LogicalResult importNode(const ::onnx::NodeProto &node, int index);
-  /// Inputs that ONNX's schema binds to one type parameter (Add's T) have
-  /// one element type: the kernels assume it.
-  LogicalResult checkTypeParameters(const ::onnx::NodeProto &node, const NodeImport &ni);
+  /// What ONNX's schema of the node's op says: how many inputs it takes and
+  /// which must be given; inputs it binds to one type parameter (Add's T)
+  /// have one element type (the kernels assume it).
+  LogicalResult checkAgainstSchema(const ::onnx::NodeProto &node, const NodeImport &ni);
   /// If, Loop, Scan: the op with its subgraphs imported as regions.
   FailureOr<Operation *> importRegionOp(
       const ::onnx::NodeProto &node, NodeImport &ni,
@@ -555,6 +558,9 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
     if (!t || !t.hasStaticShape())
       return emitError(ni.loc) << "SplitToSequence needs a static input shape";
     int64_t axis = axisAttr ? axisAttr.getInt() : 0;
+    if (axis < -t.getRank() || axis >= t.getRank())
+      return emitError(ni.loc) << "SplitToSequence axis " << axis
+                               << " is out of range for a rank-" << t.getRank() << " input";
     if (axis < 0)
       axis += t.getRank();
     int64_t dim = t.getDimSize(axis);
@@ -679,7 +685,7 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
     }
     ni.inputs.push_back(v);
   }
-  if (failed(checkTypeParameters(node, ni)))
+  if (failed(checkAgainstSchema(node, ni)))
     return failure();
   SmallVector<std::pair<std::string, const ::onnx::GraphProto *>> graphs;
   for (const ::onnx::AttributeProto &a : node.attribute()) {
@@ -747,8 +753,31 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
   return success();
 }
 
-LogicalResult GraphImporter::checkTypeParameters(const ::onnx::NodeProto &node,
+LogicalResult GraphImporter::checkAgainstSchema(const ::onnx::NodeProto &node,
                                                  const NodeImport &ni) {
+  // The number of inputs first: every op's import and shape inference may
+  // then take the inputs its schema requires as given.
+  InputArity arity;
+  if ((node.domain().empty() || node.domain() == "ai.onnx") &&
+      inputArity(node.op_type(), static_cast<int>(opset), arity)) {
+    int n = node.input_size();
+    if (n < arity.min || n > arity.max) {
+      InFlightDiagnostic d = emitError(ni.loc) << node.op_type() << " (opset " << opset
+                                               << ") takes ";
+      if (arity.max == std::numeric_limits<int>::max())
+        d << "at least " << arity.min;
+      else if (arity.min == arity.max)
+        d << arity.min;
+      else
+        d << arity.min << " to " << arity.max;
+      bool one = arity.min == 1 && (arity.max == 1 || arity.max == std::numeric_limits<int>::max());
+      return d << " input" << (one ? "" : "s") << ", not " << n;
+    }
+    for (int i = 0; i < n && i < (int)arity.required.size(); ++i)
+      if (arity.required[i] && node.input(i).empty())
+        return emitError(ni.loc) << node.op_type() << " input " << i
+                                 << " is required but the node leaves it empty";
+  }
   std::vector<std::string> params =
       inputTypeParameters(node.op_type(), static_cast<int>(opset), ni.inputs.size());
   llvm::StringMap<std::pair<Type, size_t>> bound; // type parameter -> (type, first input)
@@ -1015,9 +1044,15 @@ FailureOr<SmallVector<Value>> GraphImporter::importBatchedScan(
   if (operands.empty())
     return emitError(ni.loc) << "Scan has no inputs";
   auto first = dyn_cast<RankedTensorType>(operands.front().getType());
-  if (!first || first.isDynamicDim(0))
+  if (!first || first.getRank() < 1 || first.isDynamicDim(0))
     return emitError(ni.loc) << "Scan-8 needs a static batch dimension";
+  // Each batch entry becomes a Scan of its own, so the batch is bounded like
+  // an unrolled trip count.
+  constexpr int64_t kMaxBatch = 4096;
   int64_t batch = first.getDimSize(0);
+  if (batch < 1 || batch > kMaxBatch)
+    return emitError(ni.loc) << "Scan-8 batch of " << batch << " is not supported (1 to "
+                             << kMaxBatch << ")";
   // Scan-8 scans axis 1 of every scan input (axis 0 once the batch is off).
   SmallVector<NamedAttribute> attrs;
   for (const NamedAttribute &a : ni.attrs)
@@ -1090,8 +1125,15 @@ FailureOr<Operation *> GraphImporter::importRegionOp(
   } else if (op == "Scan") {
     auto nScanAttr = dyn_cast_or_null<IntegerAttr>(ni.getAttr("num_scan_inputs"));
     int64_t nScan = nScanAttr ? nScanAttr.getInt() : 0;
+    if (nScan < 1 || nScan > (int64_t)ni.inputs.size())
+      return emitError(ni.loc) << "Scan's num_scan_inputs (" << nScan
+                               << ") must be between 1 and its number of inputs ("
+                               << ni.inputs.size() << ")";
     int64_t nState = (int64_t)ni.inputs.size() - nScan;
     auto axesAttr = dyn_cast_or_null<DenseI64ArrayAttr>(ni.getAttr("scan_input_axes"));
+    if (axesAttr && (int64_t)axesAttr.size() != nScan)
+      return emitError(ni.loc) << "Scan's scan_input_axes has " << axesAttr.size()
+                               << " values for " << nScan << " scan inputs";
     SmallVector<Type> args;
     for (int64_t i = 0; i < (int64_t)ni.inputs.size(); ++i) {
       Type t = ni.inputs[i].getType();
@@ -1100,6 +1142,9 @@ FailureOr<Operation *> GraphImporter::importRegionOp(
         if (!rt)
           return emitError(ni.loc) << "Scan inputs must be ranked";
         int64_t axis = axesAttr ? axesAttr[i - nState] : 0;
+        if (axis < -rt.getRank() || axis >= rt.getRank())
+          return emitError(ni.loc) << "Scan axis " << axis << " is out of range for scan input "
+                                   << i - nState << " of rank " << rt.getRank();
         if (axis < 0)
           axis += rt.getRank();
         SmallVector<int64_t> shape(rt.getShape());
@@ -1317,17 +1362,10 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
 
   // Every tensor's size fits what the planner and kernels address (an input
   // of 2^40 x 2^40 would otherwise wrap to 0 elements).
+  // (Ops built by buildOp were checked as they were made; this also covers
+  // the constants and region ops made otherwise.)
   WalkResult tooLarge = func.walk([&](Operation *op) {
-    for (OpResult r : op->getResults()) {
-      auto t = dyn_cast<RankedTensorType>(r.getType());
-      if (!t || !t.hasStaticShape() || checkedTensorBytes(t.getShape(), t.getElementType()) >= 0)
-        continue;
-      emitError(op->getLoc()) << "result " << r.getResultNumber() << " of shape "
-                              << shapeText(t.getShape()) << " is larger than onnxc addresses ("
-                              << (kMaxTensorBytes >> 40) << " TiB)";
-      return WalkResult::interrupt();
-    }
-    return WalkResult::advance();
+    return failed(onnx::checkResultSizes(op)) ? WalkResult::interrupt() : WalkResult::advance();
   });
   if (tooLarge.wasInterrupted())
     return nullptr;

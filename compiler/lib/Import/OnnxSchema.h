@@ -20,6 +20,18 @@ namespace onnxc {
 std::vector<std::string> inputTypeParameters(const std::string &opType, int opset,
                                              size_t numInputs);
 
+/// How many inputs ONNX's schema of `opType` at `opset` allows, and which
+/// of them must be given (not the empty name of an omitted optional input).
+struct InputArity {
+  int min = 0, max = 0;
+  std::vector<bool> required; // by position, for the declared inputs
+};
+
+/// False when there is no schema for `opType` at `opset` in the default
+/// domain, or `opset` is newer than libonnx's schemas (then neither this nor
+/// inputTypeParameters checks anything).
+bool inputArity(const std::string &opType, int opset, InputArity &arity);
+
 } // namespace onnxc
 
 #endif

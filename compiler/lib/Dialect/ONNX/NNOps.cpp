@@ -618,6 +618,9 @@ LogicalResult RoiAlignOp::inferShapes() {
   auto r = dyn_cast<RankedTensorType>(getRois().getType());
   if (!x || !r)
     return setUnrankedResult(getOperation(), elt);
+  if (x.getRank() != 4 || r.getRank() != 2)
+    return emitError() << "RoiAlign takes a 4-D X and 2-D rois, not rank " << x.getRank()
+                       << " and " << r.getRank();
   setResultType(getOperation(), 0,
                 {r.getDimSize(0), x.getDimSize(1), (int64_t)getOutputHeight(),
                  (int64_t)getOutputWidth()},

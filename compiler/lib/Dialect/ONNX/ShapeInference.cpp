@@ -1,5 +1,6 @@
 //===- ShapeInference.cpp - inference rules shared by many ops -------------===//
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 
@@ -12,6 +13,18 @@ bool isNone(Value v) { return !v || isa<NoneType>(v.getType()); }
 void setResultType(Operation *op, unsigned i, ArrayRef<int64_t> shape,
                    Type elementType) {
   op->getResult(i).setType(RankedTensorType::get(shape, elementType));
+}
+
+LogicalResult checkResultSizes(Operation *op) {
+  for (OpResult r : op->getResults()) {
+    auto t = dyn_cast<RankedTensorType>(r.getType());
+    if (!t || !t.hasStaticShape() || checkedTensorBytes(t.getShape(), t.getElementType()) >= 0)
+      continue;
+    InFlightDiagnostic d = op->emitError() << "result " << r.getResultNumber() << " of shape [";
+    llvm::interleave(t.getShape(), d, " x ");
+    return d << "] is larger than onnxc addresses (" << (kMaxTensorBytes >> 40) << " TiB)";
+  }
+  return success();
 }
 
 LogicalResult setUnrankedResult(Operation *op, Type elementType) {

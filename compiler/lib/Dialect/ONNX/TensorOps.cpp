@@ -257,6 +257,8 @@ LogicalResult TransposeOp::inferShapes() {
 }
 
 LogicalResult ConcatOp::inferShapes() {
+  if (getInputs().empty())
+    return emitError("Concat needs at least one input");
   Type elt = elementTypeOf(getInputs().front());
   SmallVector<int64_t> out;
   int64_t axis = 0;
@@ -470,8 +472,17 @@ LogicalResult TileOp::inferShapes() {
   if (static_cast<int64_t>(reps->size()) != in.getRank())
     return emitError("Tile repeats must have one value per dimension");
   SmallVector<int64_t> out;
-  for (int64_t i = 0; i < in.getRank(); ++i)
-    out.push_back(in.isDynamicDim(i) ? kDyn : in.getDimSize(i) * (*reps)[i]);
+  for (int64_t i = 0; i < in.getRank(); ++i) {
+    int64_t d;
+    if ((*reps)[i] < 0)
+      return emitError() << "Tile repeats must not be negative (" << (*reps)[i] << ")";
+    if (in.isDynamicDim(i))
+      d = kDyn;
+    else if (__builtin_mul_overflow(in.getDimSize(i), (*reps)[i], &d))
+      return emitError() << "Tile's output dimension " << i << " (" << in.getDimSize(i)
+                         << " x " << (*reps)[i] << ") overflows";
+    out.push_back(d);
+  }
   setResultType(getOperation(), 0, out, elt);
   return success();
 }
@@ -540,7 +551,11 @@ LogicalResult GatherNDOp::inferShapes() {
   auto data = dyn_cast<RankedTensorType>(getData().getType());
   auto idx = dyn_cast<RankedTensorType>(getIndices().getType());
   Type elt = elementTypeOf(getData());
-  if (!idx || !data || idx.isDynamicDim(idx.getRank() - 1))
+  if (!idx || !data)
+    return setUnrankedResult(getOperation(), elt);
+  if (idx.getRank() < 1 || data.getRank() < 1)
+    return emitError("GatherND needs data and indices of rank 1 or more");
+  if (idx.isDynamicDim(idx.getRank() - 1))
     return setUnrankedResult(getOperation(), elt);
   int64_t b = getBatchDims(), k = idx.getDimSize(idx.getRank() - 1);
   if (b < 0 || b >= idx.getRank() || b + k > data.getRank())

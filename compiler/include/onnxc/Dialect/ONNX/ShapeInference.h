@@ -51,6 +51,12 @@ bool isFusedActivation(llvm::StringRef name);
 void setResultType(mlir::Operation *op, unsigned i,
                    llvm::ArrayRef<int64_t> shape, mlir::Type elementType);
 
+/// Fails, with an error on `op` naming the result and its shape, when a
+/// static result is larger than onnxc addresses (kMaxTensorBytes). Checked
+/// after each op's inference, so the products of an operand's dims that the
+/// next op's inference and lowering compute never overflow int64.
+mlir::LogicalResult checkResultSizes(mlir::Operation *op);
+
 /// Sets result 0 to an unranked tensor of `elementType` (operands not known
 /// well enough yet) and succeeds.
 mlir::LogicalResult setUnrankedResult(mlir::Operation *op, mlir::Type elementType);

@@ -5,6 +5,10 @@
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Pass/PassManager.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace onnxc::onnx;
@@ -98,21 +102,95 @@ std::optional<bool> constantBool(Value v) {
   return std::nullopt;
 }
 
-LogicalResult expandIf(IfOp op) {
-  OpBuilder b(op);
-  if (auto c = constantBool(op.getCond())) {
-    SmallVector<Value> out = inlineBody(b, *c ? op.getThenBranch() : op.getElseBranch(), {});
-    op.replaceAllUsesWith(out);
-    op.erase();
-    return success();
+/// The node name an op was imported with ("" when it has none).
+std::string nodeName(Operation *op) {
+  if (auto n = dyn_cast<NameLoc>(op->getLoc()))
+    return n.getName().str();
+  return "";
+}
+
+/// The graph inputs `v` is computed from, by their ONNX names.
+SmallVector<std::string> graphInputsOf(Value v, func::FuncOp func) {
+  SmallVector<std::string> names;
+  SmallVector<Value> work{v};
+  llvm::DenseSet<Value> seen;
+  while (!work.empty()) {
+    Value x = work.pop_back_val();
+    if (!seen.insert(x).second)
+      continue;
+    if (auto arg = dyn_cast<BlockArgument>(x)) {
+      if (arg.getOwner()->getParentOp() == func.getOperation())
+        if (auto n = func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "onnx.name"))
+          names.push_back(n.str());
+      continue;
+    }
+    Operation *def = x.getDefiningOp();
+    for (Value operand : def->getOperands())
+      work.push_back(operand);
+    // Values captured from outside the regions of nested ops count as well.
+    def->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (!def->isProperAncestor(operand.getParentRegion()->getParentOp()) &&
+            operand.getParentRegion()->getParentOp() != def)
+          work.push_back(operand);
+    });
   }
-  SmallVector<Value> t = inlineBody(b, op.getThenBranch(), {});
-  SmallVector<Value> e = inlineBody(b, op.getElseBranch(), {});
+  llvm::sort(names);
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
+/// Inlines the branch an If with a constant condition takes; records it as
+/// "NODE:then" or "NODE:else" in `taken`. Returns false (and changes
+/// nothing) when the condition is not a constant.
+bool specialiseIf(IfOp op, SmallVector<Attribute> &taken) {
+  auto c = constantBool(op.getCond());
+  if (!c)
+    return false;
+  OpBuilder b(op);
+  taken.push_back(b.getStringAttr(nodeName(op) + (*c ? ":then" : ":else")));
+  SmallVector<Value> out = inlineBody(b, *c ? op.getThenBranch() : op.getElseBranch(), {});
+  op.replaceAllUsesWith(out);
+  op.erase();
+  return true;
+}
+
+/// An If whose condition is known only at run time: both branches are
+/// inlined before it (ONNX ops have no side effects), so the control flow
+/// nested in them is expanded like any other, and the If is left yielding
+/// their results: a select, which `selectWithWhere` finishes once everything
+/// is expanded and the branch types are known.
+void inlineBothBranches(IfOp op) {
+  OpBuilder b(op);
+  for (Region *r : {&op.getThenBranch(), &op.getElseBranch()}) {
+    SmallVector<Value> out = inlineBody(b, *r, {});
+    r->dropAllReferences();
+    r->getBlocks().clear();
+    Block *block = new Block();
+    r->push_back(block);
+    OpBuilder::atBlockEnd(block).create<YieldOp>(op.getLoc(), out);
+  }
+}
+
+/// Each output of a select left by `inlineBothBranches` becomes
+/// Where(cond, then, else); both branches must give it the same type.
+LogicalResult selectWithWhere(IfOp op, func::FuncOp func) {
+  OpBuilder b(op);
+  auto t = op.getThenBranch().front().getTerminator()->getOperands();
+  auto e = op.getElseBranch().front().getTerminator()->getOperands();
   SmallVector<Value> out;
   for (auto [tv, ev] : llvm::zip(t, e)) {
-    if (tv.getType() != ev.getType() || !isa<RankedTensorType>(tv.getType()))
-      return op.emitError() << "If with a run-time condition and branches of different types ("
-                            << tv.getType() << " vs " << ev.getType() << ") is not supported";
+    if (tv.getType() != ev.getType() || !isa<RankedTensorType>(tv.getType())) {
+      InFlightDiagnostic d = op.emitError()
+                             << "If with a run-time condition and branches of different types ("
+                             << tv.getType() << " vs " << ev.getType() << ") is not supported";
+      SmallVector<std::string> inputs = graphInputsOf(op.getCond(), func);
+      if (!inputs.empty())
+        d << "; its condition depends on input '" << llvm::join(inputs, "', '")
+          << "': fix it at compile time (--bind " << inputs.front()
+          << "=FILE) and onnxc compiles the one branch it selects";
+      return d;
+    }
     auto w = build(b, op.getLoc(), "Where", {op.getCond(), tv, ev});
     if (failed(w))
       return failure();
@@ -225,29 +303,77 @@ LogicalResult expandScan(ScanOp op, int64_t maxIterations) {
 
 struct ExpandControlFlow : impl::ExpandControlFlowPassBase<ExpandControlFlow> {
   using Base::Base;
+
+  /// Re-infers types and folds constants: an inlined branch makes the shapes
+  /// in it static, which folds the conditions and trip counts of the control
+  /// flow nested in it (exporters test shapes: `if x.shape[0] == 1`).
+  LogicalResult refold() {
+    OpPassManager pm(func::FuncOp::getOperationName());
+    pm.addPass(createShapeInferencePass());
+    pm.addPass(createConstantFoldingPass());
+    return runPipeline(pm, getOperation());
+  }
+
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    // Outermost first; nested control flow is expanded when its copy lands
-    // in the function body, so repeat until none is left.
-    for (bool changed = true; changed;) {
-      changed = false;
+    SmallVector<Attribute> taken;
+    llvm::SmallPtrSet<Operation *, 4> selects; // run-time Ifs, branches inlined
+    // Outermost first; nested control flow is expanded when its copy lands in
+    // the function body. Ifs with a constant condition go first, and the code
+    // is refolded before anything else is expanded, so that a condition that
+    // folds once its enclosing branch is inlined is never taken for a
+    // run-time one.
+    for (;;) {
       SmallVector<Operation *> ops;
       for (Operation &op : func.getBody().front())
-        if (isa<IfOp, LoopOp, ScanOp>(op))
+        if (isa<IfOp, LoopOp, ScanOp>(op) && !selects.contains(&op))
           ops.push_back(&op);
-      for (Operation *op : ops) {
-        LogicalResult r = success();
+      if (ops.empty())
+        break;
+      bool specialised = false;
+      for (Operation *op : ops)
         if (auto i = dyn_cast<IfOp>(op))
-          r = expandIf(i);
-        else if (auto l = dyn_cast<LoopOp>(op))
-          r = expandLoop(l, maxIterations);
-        else
-          r = expandScan(cast<ScanOp>(op), maxIterations);
-        if (failed(r))
-          return signalPassFailure();
-        changed = true;
+          specialised |= specialiseIf(i, taken);
+      if (!specialised) {
+        for (Operation *op : ops) {
+          LogicalResult r = success();
+          if (auto i = dyn_cast<IfOp>(op)) {
+            inlineBothBranches(i);
+            selects.insert(op);
+          } else if (auto l = dyn_cast<LoopOp>(op)) {
+            r = expandLoop(l, maxIterations);
+          } else {
+            r = expandScan(cast<ScanOp>(op), maxIterations);
+          }
+          if (failed(r))
+            return signalPassFailure();
+        }
+      }
+      if (failed(refold())) {
+        // The failure may lie in a branch the model never takes with the
+        // inputs it is meant for (a sample-rate switch, say).
+        for (Operation *op : selects) {
+          SmallVector<std::string> inputs = graphInputsOf(cast<IfOp>(op).getCond(), func);
+          InFlightDiagnostic d = emitRemark(
+              op->getLoc(), "both branches of this If are compiled, as its condition is known only at run "
+              "time");
+          if (!inputs.empty())
+            d << "; it depends on input '" << llvm::join(inputs, "', '") << "': fix it (--bind "
+              << inputs.front() << "=FILE) and only the branch it selects is compiled";
+        }
+        return signalPassFailure();
       }
     }
+    SmallVector<Attribute> both;
+    for (Operation *op : selects) {
+      both.push_back(StringAttr::get(func.getContext(), nodeName(op)));
+      if (failed(selectWithWhere(cast<IfOp>(op), func)))
+        return signalPassFailure();
+    }
+    if (!both.empty())
+      func->setAttr(kRunTimeIfsAttr, ArrayAttr::get(func.getContext(), both));
+    if (!taken.empty())
+      func->setAttr(kSpecialisedIfsAttr, ArrayAttr::get(func.getContext(), taken));
     updateFunctionResultTypes(func);
   }
 };

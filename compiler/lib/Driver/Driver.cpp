@@ -112,6 +112,26 @@ std::string threadsProblem(const Target &target, int threads) {
          ", and above 1 only for targets with parallel kernels (" + parallel + ")";
 }
 
+void printControlFlowSummary(const CompileSummary &s) {
+  if (!s.specialisedIfs.empty()) {
+    // "If_0:else" -> "If_0 (else)"; the first few, then a count.
+    llvm::outs() << "  control  " << s.specialisedIfs.size()
+                 << " If with a condition known at compile time, one branch compiled:";
+    for (size_t i = 0; i < s.specialisedIfs.size() && i < 4; ++i) {
+      auto [node, branch] = llvm::StringRef(s.specialisedIfs[i]).rsplit(':');
+      llvm::outs() << (i ? ", " : " ") << (node.empty() ? "(unnamed)" : node) << " (" << branch
+                   << ")";
+    }
+    if (s.specialisedIfs.size() > 4)
+      llvm::outs() << " and " << s.specialisedIfs.size() - 4 << " more";
+    llvm::outs() << "\n";
+  }
+  if (!s.runTimeIfs.empty())
+    llvm::outs() << "  control  " << s.runTimeIfs.size()
+                 << " If with a run-time condition, both branches compiled: "
+                 << llvm::join(s.runTimeIfs, ", ") << "\n";
+}
+
 FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &modelPath,
                                         const std::string &name,
                                         const ImportOptions &importOptions,
@@ -144,6 +164,12 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
     return failure();
   g.summary.opsAfter = countOps(func);
   g.summary.batchNormsFolded = bnBefore - countOps(func, "BatchNormalization");
+  if (auto ifs = func->getAttrOfType<ArrayAttr>(kSpecialisedIfsAttr))
+    for (Attribute a : ifs)
+      g.summary.specialisedIfs.push_back(cast<StringAttr>(a).str());
+  if (auto ifs = func->getAttrOfType<ArrayAttr>(kRunTimeIfsAttr))
+    for (Attribute a : ifs)
+      g.summary.runTimeIfs.push_back(cast<StringAttr>(a).str());
   g.summary.flops = estimateFlops(func);
   g.summary.arenaBytes = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
   g.summary.naiveBytes = func->getAttrOfType<IntegerAttr>(kNaiveSizeAttr).getInt();
@@ -501,7 +527,9 @@ int compileModel(const CompileOptions &o) {
                  << (o.target == "native" ? " (native)" : "") << "\n"
                  << "  ops      " << s.opsImported << " imported, " << s.opsAfter
                  << " after passes (" << s.batchNormsFolded
-                 << " BatchNormalization folded into Conv)\n"
+                 << " BatchNormalization folded into Conv)\n";
+    printControlFlowSummary(s);
+    llvm::outs()
                  << "  arena    " << s.arenaBytes << " bytes (" << humanBytes(s.arenaBytes)
                  << "); naive sum of intermediates " << s.naiveBytes << " bytes ("
                  << humanBytes(s.naiveBytes) << ")\n";

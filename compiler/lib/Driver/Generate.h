@@ -22,7 +22,13 @@ class Target;
 struct CompileSummary {
   int64_t opsImported = 0, opsAfter = 0, batchNormsFolded = 0;
   int64_t arenaBytes = 0, naiveBytes = 0, weightBytes = 0, flops = 0;
+  std::vector<std::string> specialisedIfs; // "NODE:then" / "NODE:else"
+  std::vector<std::string> runTimeIfs;     // both branches compiled
 };
+
+/// The summary's "control" lines: the Ifs compiled as one branch (condition
+/// known at compile time) and those with both branches (run-time condition).
+void printControlFlowSummary(const CompileSummary &summary);
 
 struct GeneratedModel {
   ModelInterface iface;

@@ -413,6 +413,8 @@ int runModel(const RunOptions &o) {
       return fail(error);
   }
   if (!o.quiet)
+    printControlFlowSummary(g->summary);
+  if (!o.quiet)
     llvm::outs() << "onnxc: wrote " << g->iface.graphOutputs.size() << " output(s) to "
                  << o.outputsDir << "\n";
   return 0;

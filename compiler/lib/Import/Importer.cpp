@@ -1570,15 +1570,12 @@ std::vector<size_t> shapeDecidingInputs(StringRef path) {
       if (idx < n.input_size() && !n.input(idx).empty())
         work.push_back(n.input(idx));
   }
-  // An If whose branches yield sequences or optionals: its condition decides
-  // the structure, so it is bound too.
+  // An If's condition decides which branch runs, and the branches may yield
+  // different shapes, sequences or optionals: it is bound too, so the If is
+  // compiled as the one branch these inputs select (the summary says so).
   for (const ::onnx::NodeProto &n : g.node())
-    if (n.op_type() == "If" && n.input_size() > 0)
-      for (const auto &a : n.attribute())
-        if (a.type() == ::onnx::AttributeProto::GRAPH)
-          for (const auto &o : a.g().output())
-            if (o.type().has_sequence_type() || o.type().has_optional_type())
-              work.push_back(n.input(0));
+    if (n.op_type() == "If" && n.input_size() > 0 && !n.input(0).empty())
+      work.push_back(n.input(0));
   while (!work.empty()) {
     std::string v = work.back();
     work.pop_back();

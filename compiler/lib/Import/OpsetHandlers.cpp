@@ -129,32 +129,35 @@ LogicalResult splitAttrToInput(NodeImport &n) {
 }
 
 /// Opset < 13 softmax family: the input is coerced to 2-D at `axis` (default
-/// 1) and normalised over the second dim. Built as Reshape -> op -> Reshape.
+/// 1) and normalised over the second dim. Built as Flatten -> op -> Reshape
+/// back to the input's Shape, so the input's shape need not be known yet (it
+/// often comes from a Shape -> Concat -> Reshape chain that folds later).
 LogicalResult legacySoftmax(NodeImport &n) {
-  auto t = dyn_cast<RankedTensorType>(n.input(0).getType());
+  Value x = n.input(0);
   int64_t axis = intAttr(n, "axis", 1);
-  if (!t || !t.hasStaticShape())
-    return emitError(n.loc) << "legacy " << n.opType
-                            << " needs a statically shaped input";
-  if (axis < 0)
-    axis += t.getRank();
-  if (axis < 0 || axis > t.getRank())
-    return emitError(n.loc) << "axis " << axis << " is out of range";
-  if (axis == t.getRank() - 1) { // the same as opset 13
-    n.setAttr("axis", n.builder.getI64IntegerAttr(axis));
-    return success();
+  if (auto t = dyn_cast<RankedTensorType>(x.getType())) {
+    if (axis < 0)
+      axis += t.getRank();
+    if (axis < 0 || axis > t.getRank())
+      return emitError(n.loc) << "axis " << axis << " is out of range for a rank-"
+                              << t.getRank() << " input";
+    if (axis == t.getRank() - 1) { // the same as opset 13
+      n.setAttr("axis", n.builder.getI64IntegerAttr(axis));
+      return success();
+    }
   }
-  int64_t outer = 1, inner = 1;
-  for (int64_t i = 0; i < t.getRank(); ++i)
-    (i < axis ? outer : inner) *= t.getDimSize(i);
-  auto flat = n.build1("Reshape", {n.input(0), n.constantI64({outer, inner})});
+  auto flat = n.build1("Flatten", {x},
+                       {n.builder.getNamedAttr("axis", n.builder.getI64IntegerAttr(axis))});
   if (failed(flat))
     return failure();
   auto sm = n.build1(n.opType, {*flat},
                      {n.builder.getNamedAttr("axis", n.builder.getI64IntegerAttr(1))});
   if (failed(sm))
     return failure();
-  auto back = n.build1("Reshape", {*sm, n.constantI64(t.getShape())});
+  auto shape = n.build1("Shape", {x});
+  if (failed(shape))
+    return failure();
+  auto back = n.build1("Reshape", {*sm, *shape});
   if (failed(back))
     return failure();
   n.replacedOutputs = {*back};

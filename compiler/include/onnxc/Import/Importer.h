@@ -56,9 +56,10 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &ctx,
                                                  const ImportOptions &options);
 
 /// Positions (among the graph inputs that are not initializers) of the
-/// inputs whose values decide shapes: they reach a Reshape shape, Slice
-/// bounds, Pad pads, reduction axes and the like. `onnxc run` binds those to
-/// the given values, as it fixes dimensions to the given shapes. Empty if the
+/// inputs whose values decide shapes or control flow: they reach a Reshape
+/// shape, Slice bounds, Pad pads, reduction axes, an If condition and the
+/// like. `onnxc run` binds those to the given values, as it fixes dimensions
+/// to the given shapes. Empty if the
 /// file cannot be read (the import reports that).
 std::vector<size_t> shapeDecidingInputs(llvm::StringRef path);
 

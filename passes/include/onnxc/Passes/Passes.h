@@ -20,6 +20,13 @@ inline constexpr const char *kOffsetAttr = "onnxc.offset";
 inline constexpr const char *kScratchOffsetAttr = "onnxc.scratch_offset";
 inline constexpr const char *kArenaSizeAttr = "onnxc.arena_size";
 inline constexpr const char *kNaiveSizeAttr = "onnxc.naive_size";
+/// The Ifs expand-control-flow compiled one branch of, because their
+/// condition was known at compile time: an array of "NODE:then"/"NODE:else"
+/// on the function, which the driver's summary reports.
+inline constexpr const char *kSpecialisedIfsAttr = "onnxc.specialised_ifs";
+/// The Ifs whose condition is known only at run time (both branches
+/// compiled, outputs selected with Where): an array of node names.
+inline constexpr const char *kRunTimeIfsAttr = "onnxc.run_time_ifs";
 /// Offset marking a buffer that lives outside the arena (graph input or
 /// output, weights, views of them).
 inline constexpr int64_t kNotInArena = -1;

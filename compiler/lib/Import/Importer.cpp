@@ -32,6 +32,10 @@ static const char *const kStaticOps[] = {
 
 static bool isStaticOp(StringRef op) { return llvm::is_contained(kStaticOps, op); }
 
+/// The longest sequence the import expands (each element is a value of its
+/// own), as an unrolled loop is bounded.
+constexpr size_t kMaxSequenceLength = 4096;
+
 /// The default domain's opsets onnxc knows the semantics of.
 constexpr int64_t kMinOpset = 1, kMaxOpset = 22;
 
@@ -494,6 +498,13 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
       return emitError(ni.loc) << op << ": position " << (*p)[0] << " is out of range";
     return v;
   };
+  auto tensorIn = [&](int i) -> FailureOr<Value> {
+    Value v = in(i).empty() ? Value() : values.lookup(in(i));
+    if (!v)
+      return emitError(ni.loc) << op << " input " << i << " ('" << in(i)
+                               << "') must be a tensor";
+    return v;
+  };
   auto seqIn = [&](int i) -> FailureOr<SmallVector<Value>> {
     if (!isSeq(in(i)))
       return emitError(ni.loc) << op << ": input '" << in(i) << "' is not a sequence";
@@ -503,8 +514,12 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
     sequences[out(0)] = {};
   } else if (op == "SequenceConstruct") {
     SmallVector<Value> items;
-    for (const std::string &n : node.input())
-      items.push_back(values.lookup(n));
+    for (int i = 0; i < node.input_size(); ++i) {
+      auto v = tensorIn(i);
+      if (failed(v))
+        return failure();
+      items.push_back(*v);
+    }
     sequences[out(0)] = items;
   } else if (op == "SequenceInsert" || op == "SequenceErase" || op == "SequenceAt") {
     auto s = seqIn(0);
@@ -518,9 +533,12 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
       values[out(0)] = (*s)[*p];
       return true;
     }
-    if (insert)
-      s->insert(s->begin() + *p, values.lookup(in(1)));
-    else
+    if (insert) {
+      auto v = tensorIn(1);
+      if (failed(v))
+        return failure();
+      s->insert(s->begin() + *p, *v);
+    } else
       s->erase(s->begin() + *p);
     sequences[out(0)] = *s;
   } else if (op == "SequenceLength") {
@@ -551,7 +569,10 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
       return failure();
     values[out(0)] = *c;
   } else if (op == "SplitToSequence") {
-    Value x = values.lookup(in(0));
+    auto input = tensorIn(0);
+    if (failed(input))
+      return failure();
+    Value x = *input;
     auto t = dyn_cast<RankedTensorType>(x.getType());
     auto axisAttr = dyn_cast_or_null<IntegerAttr>(ni.getAttr("axis"));
     auto keepAttr = dyn_cast_or_null<IntegerAttr>(ni.getAttr("keepdims"));
@@ -567,20 +588,35 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
     SmallVector<int64_t> sizes;
     bool squeeze = false;
     if (in(1).empty()) {
+      if (dim > (int64_t)kMaxSequenceLength)
+        return emitError(ni.loc) << "SplitToSequence into " << dim << " pieces is not supported (at most "
+                                 << kMaxSequenceLength << ")";
       sizes.assign(dim, 1);
       squeeze = !keepAttr || keepAttr.getInt() != 0 ? false : true;
     } else {
-      auto s = onnx::getConstantInts(values.lookup(in(1)));
+      auto splitIn = tensorIn(1);
+      if (failed(splitIn))
+        return failure();
+      auto s = onnx::getConstantInts(*splitIn);
       if (!s)
         return emitError(ni.loc) << "SplitToSequence: split sizes computed at run time are not supported";
-      auto st = cast<ShapedType>(values.lookup(in(1)).getType());
+      auto st = cast<ShapedType>(splitIn->getType());
       if (st.getRank() == 0) {
-        for (int64_t left = dim; left > 0; left -= (*s)[0])
+        if ((*s)[0] < 1)
+          return emitError(ni.loc) << "SplitToSequence split size " << (*s)[0]
+                                   << " must be positive";
+        for (int64_t left = dim; left > 0 && sizes.size() <= kMaxSequenceLength;
+             left -= (*s)[0])
           sizes.push_back(std::min(left, (*s)[0]));
       } else {
         sizes = *s;
       }
     }
+    // Each piece is a value of its own: a sequence is bounded like an
+    // unrolled loop.
+    if (sizes.size() > kMaxSequenceLength)
+      return emitError(ni.loc) << "SplitToSequence into more than " << kMaxSequenceLength
+                               << " pieces is not supported";
     auto split = ni.buildOp("Split", {x, ni.constantI64(sizes)},
                             {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))},
                             sizes.size());
@@ -612,7 +648,10 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
             return emitError(ni.loc) << "SequenceMap sequences differ in length";
           args.push_back(ImportValue::of(sequences[in(k)][i]));
         } else {
-          args.push_back(ImportValue::of(values.lookup(in(k))));
+          auto v = tensorIn(k);
+          if (failed(v))
+            return failure();
+          args.push_back(ImportValue::of(*v));
         }
       }
       auto r = importInline(*body, args);
@@ -631,10 +670,14 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
     if (!in(0).empty()) {
       o.present = true;
       o.isSequence = isSeq(in(0));
-      if (o.isSequence)
+      if (o.isSequence) {
         o.sequence = sequences[in(0)];
-      else
-        o.tensor = values.lookup(in(0));
+      } else {
+        auto v = tensorIn(0);
+        if (failed(v))
+          return failure();
+        o.tensor = *v;
+      }
     }
     optionals[out(0)] = o;
   } else if (op == "OptionalHasElement") {
@@ -645,10 +688,14 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
     values[out(0)] = ni.constant(DenseElementsAttr::get(type, present));
   } else if (op == "OptionalGetElement") {
     if (!optionals.count(in(0))) { // opset 18: a plain tensor or sequence passes
-      if (isSeq(in(0)))
+      if (isSeq(in(0))) {
         sequences[out(0)] = sequences[in(0)];
-      else
-        values[out(0)] = values.lookup(in(0));
+      } else {
+        auto v = tensorIn(0);
+        if (failed(v))
+          return failure();
+        values[out(0)] = *v;
+      }
       return true;
     }
     Optional &o = optionals[in(0)];

@@ -4,18 +4,25 @@
 #include <onnx/defs/schema.h>
 
 #include <algorithm>
+#include <limits>
 #include <set>
 
 namespace onnxc {
 
-/// The schema of `opType` as of `opset`, or null. Past the newest opset this
-/// libonnx knows (17 for Debian 12's), a lookup would return an older
-/// version of the op, whose inputs may differ (ReduceMean takes `axes` as an
-/// input from opset 18): no schema then.
-static const ::onnx::OpSchema *schemaOf(const std::string &opType, int opset) {
+/// The newest default-domain opset this libonnx has schemas for (17 for
+/// Debian 12's).
+static int newestKnownOpset() {
   const auto &ranges = ::onnx::OpSchemaRegistry::DomainToVersionRange::Instance().Map();
   auto known = ranges.find(::onnx::ONNX_DOMAIN);
-  if (known == ranges.end() || opset > known->second.second)
+  return known == ranges.end() ? 0 : known->second.second;
+}
+
+/// The schema of `opType` as of `opset`, or null. Past the newest opset
+/// libonnx knows, a lookup would return an older version of the op, whose
+/// inputs may differ (ReduceMean takes `axes` as an input from opset 18):
+/// null then too.
+static const ::onnx::OpSchema *schemaOf(const std::string &opType, int opset) {
+  if (opset > newestKnownOpset())
     return nullptr;
   return ::onnx::OpSchemaRegistry::Schema(opType, opset, ::onnx::ONNX_DOMAIN);
 }
@@ -42,14 +49,21 @@ std::vector<std::string> inputTypeParameters(const std::string &opType, int opse
 }
 
 bool inputArity(const std::string &opType, int opset, InputArity &arity) {
-  const ::onnx::OpSchema *schema = schemaOf(opType, opset);
+  // Newer opsets than libonnx knows: the newest schema it has still gives
+  // the inputs every version takes (ops gain optional inputs, they do not
+  // lose required ones), but not the upper bound.
+  const bool newer = opset > newestKnownOpset();
+  const ::onnx::OpSchema *schema =
+      newer ? ::onnx::OpSchemaRegistry::Schema(opType, newestKnownOpset(), ::onnx::ONNX_DOMAIN)
+            : schemaOf(opType, opset);
   if (!schema)
     return false;
   arity.min = schema->min_input();
-  arity.max = schema->max_input();
+  arity.max = newer ? std::numeric_limits<int>::max() : schema->max_input();
   arity.required.clear();
   for (const auto &f : schema->inputs())
-    arity.required.push_back(f.GetOption() == ::onnx::OpSchema::Single);
+    arity.required.push_back(f.GetOption() == ::onnx::OpSchema::Single &&
+                             (!newer || (int)arity.required.size() < arity.min));
   return true;
 }
 

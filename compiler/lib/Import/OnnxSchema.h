@@ -27,9 +27,10 @@ struct InputArity {
   std::vector<bool> required; // by position, for the declared inputs
 };
 
-/// False when there is no schema for `opType` at `opset` in the default
-/// domain, or `opset` is newer than libonnx's schemas (then neither this nor
-/// inputTypeParameters checks anything).
+/// False when there is no schema for `opType` in the default domain. For an
+/// `opset` newer than libonnx's schemas, the newest one's minimum and
+/// required inputs (no upper bound); inputTypeParameters checks nothing
+/// there.
 bool inputArity(const std::string &opType, int opset, InputArity &arity);
 
 } // namespace onnxc

@@ -249,6 +249,13 @@ def cases():
          helper.make_node("ConcatFromSequence", ["s"], ["y"], name="join", axis=0)],
         [vi("x", [6])], [vi("y", None)],
         [numpy_helper.from_array(np.array(0, np.int64), "size")]), "node 'split'", {}
+    # An op at an opset before ONNX had it (Scan came in opset 8): libonnx
+    # has no schema to check it against, and the Scan-8 import read an input
+    # list that was empty.
+    yield "op-before-its-opset", model(
+        [helper.make_node("Scan", [], ["y"], name="scan5", body=helper.make_graph(
+            [], "body", [], []), num_scan_inputs=1)],
+        [vi("x", [2])], [vi("y", None)], opset=5), "node 'scan5'", {}
     scan_body = helper.make_graph(
         [helper.make_node("Identity", ["e"], ["o"])], "body", [vi("e", [2])], [vi("o", [2])])
     yield "scan-axis-out-of-range", model(

@@ -805,8 +805,11 @@ LogicalResult GraphImporter::checkAgainstSchema(const ::onnx::NodeProto &node,
   // The number of inputs first: every op's import and shape inference may
   // then take the inputs its schema requires as given.
   InputArity arity;
-  if ((node.domain().empty() || node.domain() == "ai.onnx") &&
-      inputArity(node.op_type(), static_cast<int>(opset), arity)) {
+  const bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+  if (int since = defaultDomain ? introducedIn(node.op_type()) : 0; since > opset)
+    return emitError(ni.loc) << node.op_type() << " does not exist in opset " << opset
+                             << " (ONNX added it in opset " << since << ")";
+  if (defaultDomain && inputArity(node.op_type(), static_cast<int>(opset), arity)) {
     int n = node.input_size();
     if (n < arity.min || n > arity.max) {
       InFlightDiagnostic d = emitError(ni.loc) << node.op_type() << " (opset " << opset
@@ -1087,6 +1090,8 @@ FailureOr<SmallVector<Value>> GraphImporter::importBatchedScan(
     ArrayRef<std::pair<std::string, const ::onnx::GraphProto *>> graphs) {
   if (!onnx::isNone(ni.input(0)))
     return emitError(ni.loc) << "Scan-8 with sequence_lens is not supported";
+  if (ni.inputs.size() < 2)
+    return emitError(ni.loc) << "Scan has no inputs";
   SmallVector<Value> operands(ni.inputs.begin() + 1, ni.inputs.end());
   if (operands.empty())
     return emitError(ni.loc) << "Scan has no inputs";

@@ -67,4 +67,21 @@ bool inputArity(const std::string &opType, int opset, InputArity &arity) {
   return true;
 }
 
+int introducedIn(const std::string &opType) {
+  const ::onnx::OpSchema *newest =
+      ::onnx::OpSchemaRegistry::Schema(opType, newestKnownOpset(), ::onnx::ONNX_DOMAIN);
+  if (!newest)
+    return 0;
+  // The oldest version: step back while an older schema exists.
+  int since = newest->SinceVersion();
+  while (since > 1) {
+    const ::onnx::OpSchema *older =
+        ::onnx::OpSchemaRegistry::Schema(opType, since - 1, ::onnx::ONNX_DOMAIN);
+    if (!older)
+      break;
+    since = older->SinceVersion();
+  }
+  return since;
+}
+
 } // namespace onnxc

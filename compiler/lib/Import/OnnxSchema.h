@@ -33,6 +33,10 @@ struct InputArity {
 /// there.
 bool inputArity(const std::string &opType, int opset, InputArity &arity);
 
+/// The first default-domain opset with `opType` (0 if libonnx does not know
+/// the op at all).
+int introducedIn(const std::string &opType);
+
 } // namespace onnxc
 
 #endif

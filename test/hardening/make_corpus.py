@@ -249,6 +249,16 @@ def cases():
          helper.make_node("ConcatFromSequence", ["s"], ["y"], name="join", axis=0)],
         [vi("x", [6])], [vi("y", None)],
         [numpy_helper.from_array(np.array(0, np.int64), "size")]), "node 'split'", {}
+    # group = 0 divided the channel count in ConvTranspose's inference.
+    yield "conv-transpose-group-zero", model(
+        [helper.make_node("ConvTranspose", ["x", "w"], ["y"], name="deconv", group=0)],
+        [vi("x", [1, 3, 4, 5])], [vi("y", None)],
+        [numpy_helper.from_array(np.ones((3, 3, 3, 3), np.float32), "w")]), "node 'deconv'", {}
+    yield "group-norm-zero-groups", model(
+        [helper.make_node("GroupNormalization", ["x", "s", "b"], ["y"], name="gn", num_groups=0)],
+        [vi("x", [1, 4, 2, 2])], [vi("y", None)],
+        [numpy_helper.from_array(np.ones(4, np.float32), "s"),
+         numpy_helper.from_array(np.zeros(4, np.float32), "b")], opset=21), "node 'gn'", {}
     # An op at an opset before ONNX had it (Scan came in opset 8): libonnx
     # has no schema to check it against, and the Scan-8 import read an input
     # list that was empty.

@@ -11,7 +11,7 @@ def ONNX_ConvOp : ONNX_Op<"Conv", [DeclareOpInterfaceMethods<ONNX_ComputeCostInt
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
                    DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
                    OptionalAttr<DenseI64ArrayAttr>:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   ONNX_GroupAttr:$group,
                    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
                    OptionalAttr<DenseI64ArrayAttr>:$pads,
                    OptionalAttr<DenseI64ArrayAttr>:$strides);
@@ -116,7 +116,7 @@ def ONNX_ConvTransposeOp : ONNX_Op<"ConvTranspose", [DeclareOpInterfaceMethods<O
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
                    DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
                    OptionalAttr<DenseI64ArrayAttr>:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   ONNX_GroupAttr:$group,
                    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
                    OptionalAttr<DenseI64ArrayAttr>:$output_padding,
                    OptionalAttr<DenseI64ArrayAttr>:$output_shape,
@@ -172,7 +172,7 @@ def ONNX_InstanceNormalizationOp : ONNX_Op<"InstanceNormalization"> {
 def ONNX_GroupNormalizationOp : ONNX_Op<"GroupNormalization"> {
   let summary = "normalization over channel groups (opset 21: per-channel scale and bias)";
   let arguments = (ins AnyTensor:$X, AnyTensor:$scale, AnyTensor:$bias,
-                   DefaultValuedAttr<F32Attr, "1e-05">:$epsilon, I64Attr:$num_groups,
+                   DefaultValuedAttr<F32Attr, "1e-05">:$epsilon, ONNX_GroupCountAttr:$num_groups,
                    DefaultValuedAttr<I64Attr, "1">:$stash_type);
   let results = (outs AnyTensor:$Y);
   let extraClassDefinition = [{
@@ -345,7 +345,7 @@ def ONNX_ConvIntegerOp : ONNX_Op<"ConvInteger"> {
                    ONNX_TensorOrNone:$w_zero_point,
                    DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
                    OptionalAttr<DenseI64ArrayAttr>:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   ONNX_GroupAttr:$group,
                    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
                    OptionalAttr<DenseI64ArrayAttr>:$pads,
                    OptionalAttr<DenseI64ArrayAttr>:$strides);
@@ -367,7 +367,7 @@ def ONNX_QLinearConvOp : ONNX_Op<"QLinearConv"> {
                    AnyTensor:$y_scale, AnyTensor:$y_zero_point, ONNX_TensorOrNone:$B,
                    DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
                    OptionalAttr<DenseI64ArrayAttr>:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   ONNX_GroupAttr:$group,
                    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
                    OptionalAttr<DenseI64ArrayAttr>:$pads,
                    OptionalAttr<DenseI64ArrayAttr>:$strides);

@@ -54,6 +54,11 @@ include "onnxc/Dialect/ONNX/OpFacts.td"
 
 def ONNX_TensorOrNone : AnyTypeOf<[AnyTensor, NoneType]>;
 
+// A convolution's `group` (and GroupNormalization's group count): at least 1,
+// checked by the verifier before any inference divides by it.
+def ONNX_GroupAttr : DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">;
+def ONNX_GroupCountAttr : ConfinedAttr<I64Attr, [IntPositive]>;
+
 class ONNX_Op<string mnemonic, list<Trait> traits = []> :
     Op<ONNX_Dialect, mnemonic,
        !listconcat([Pure, DeclareOpInterfaceMethods<ShapeInferenceOpInterface>],

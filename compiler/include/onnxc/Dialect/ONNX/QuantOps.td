@@ -28,7 +28,7 @@ def ONNX_QConvOp : ONNX_Op<"QConv", [DeclareOpInterfaceMethods<ONNX_ComputeCostI
   }];
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
                    OptionalAttr<DenseI64ArrayAttr>:$dilations,
-                   DefaultValuedAttr<I64Attr, "1">:$group,
+                   ONNX_GroupAttr:$group,
                    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
                    OptionalAttr<DenseI64ArrayAttr>:$pads,
                    OptionalAttr<DenseI64ArrayAttr>:$strides,

@@ -232,12 +232,14 @@ void max_pool(const T *x, T *y, int64_t *indices, ONNXC_WINDOW_PARAMS,
       bool found = false;
       T best = T(0);
       int64_t best_idx = 0;
+      // Selects, not a branch on the data: the time a window takes does
+      // not depend on where its maximum is (docs/design.md, timing).
       detail::for_window(s, pos, [&](int64_t ioff, int64_t) {
-        if (!found || xp[ioff] > best) {
-          best = xp[ioff];
-          best_idx = ioff;
-          found = true;
-        }
+        const T v = xp[ioff];
+        const bool take = !found || v > best;
+        best = take ? v : best;
+        best_idx = take ? ioff : best_idx;
+        found = true;
       }, nullptr);
       y[p * out_sp + o] = best;
       if (indices) {

@@ -140,6 +140,17 @@ SmallVector<std::string> graphInputsOf(Value v, func::FuncOp func) {
   return names;
 }
 
+/// What to do about a run-time If the user may mean to fix: "; its condition
+/// depends on input 'sr': ..." naming the graph inputs it reads ("" if none).
+std::string bindAdvice(IfOp op, func::FuncOp func) {
+  SmallVector<std::string> inputs = graphInputsOf(op.getCond(), func);
+  if (inputs.empty())
+    return "";
+  return "; its condition depends on input '" + llvm::join(inputs, "', '") +
+         "': fix it at compile time (--bind " + inputs.front() +
+         "=FILE) and onnxc compiles only the branch it selects";
+}
+
 /// Inlines the branch an If with a constant condition takes; records it as
 /// "NODE:then" or "NODE:else" in `taken`. Returns false (and changes
 /// nothing) when the condition is not a constant.
@@ -180,17 +191,10 @@ LogicalResult selectWithWhere(IfOp op, func::FuncOp func) {
   auto e = op.getElseBranch().front().getTerminator()->getOperands();
   SmallVector<Value> out;
   for (auto [tv, ev] : llvm::zip(t, e)) {
-    if (tv.getType() != ev.getType() || !isa<RankedTensorType>(tv.getType())) {
-      InFlightDiagnostic d = op.emitError()
-                             << "If with a run-time condition and branches of different types ("
-                             << tv.getType() << " vs " << ev.getType() << ") is not supported";
-      SmallVector<std::string> inputs = graphInputsOf(op.getCond(), func);
-      if (!inputs.empty())
-        d << "; its condition depends on input '" << llvm::join(inputs, "', '")
-          << "': fix it at compile time (--bind " << inputs.front()
-          << "=FILE) and onnxc compiles the one branch it selects";
-      return d;
-    }
+    if (tv.getType() != ev.getType() || !isa<RankedTensorType>(tv.getType()))
+      return op.emitError() << "If with a run-time condition and branches of different types ("
+                            << tv.getType() << " vs " << ev.getType() << ") is not supported"
+                            << bindAdvice(op, func);
     auto w = build(b, op.getLoc(), "Where", {op.getCond(), tv, ev});
     if (failed(w))
       return failure();
@@ -352,15 +356,11 @@ struct ExpandControlFlow : impl::ExpandControlFlowPassBase<ExpandControlFlow> {
       if (failed(refold())) {
         // The failure may lie in a branch the model never takes with the
         // inputs it is meant for (a sample-rate switch, say).
-        for (Operation *op : selects) {
-          SmallVector<std::string> inputs = graphInputsOf(cast<IfOp>(op).getCond(), func);
-          InFlightDiagnostic d = emitRemark(
-              op->getLoc(), "both branches of this If are compiled, as its condition is known only at run "
-              "time");
-          if (!inputs.empty())
-            d << "; it depends on input '" << llvm::join(inputs, "', '") << "': fix it (--bind "
-              << inputs.front() << "=FILE) and only the branch it selects is compiled";
-        }
+        for (Operation *op : selects)
+          emitRemark(op->getLoc())
+              << "both branches of this If are compiled, as its condition is known only at "
+                 "run time"
+              << bindAdvice(cast<IfOp>(op), func);
         return signalPassFailure();
       }
     }

@@ -5,8 +5,11 @@
 # seeds it with the ONNX backend-test models (Debian's libonnx-testdata, those
 # up to 64 KB) and runs it for SECONDS (default 60). Exit 0 when nothing was
 # found; a crash, leak, sanitizer report, timeout or memory blow-up leaves the
-# input in build-fuzz/artifacts/ and exits non-zero.
-#   bash scripts/fuzz.sh [SECONDS]
+# input in build-fuzz/artifacts/ and exits non-zero. FUZZ_SEED=N fixes
+# libFuzzer's random seed (the test command's run uses 1, so CI repeats the
+# inputs a developer's run of the same command tried); unset, each run
+# differs.
+#   [FUZZ_SEED=N] bash scripts/fuzz.sh [SECONDS]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-60}
@@ -34,7 +37,8 @@ fi
 mkdir -p "$build/corpus" "$build/artifacts"
 cd "$build"
 set +e
-./test/fuzz/onnxc_fuzz_compile -max_total_time="$seconds" -max_len=65536 -timeout=30 \
+./test/fuzz/onnxc_fuzz_compile -max_total_time="$seconds" -seed="${FUZZ_SEED:-0}" \
+  -max_len=65536 -timeout=30 \
   -rss_limit_mb=4096 -artifact_prefix="$build/artifacts/" -print_final_stats=1 \
   corpus "$seeds" > fuzz.log 2>&1
 rc=$?

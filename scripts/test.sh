@@ -2,7 +2,8 @@
 # Builds everything and runs every test suite: lit (dialect, import, passes,
 # codegen, errors), the e2e model set against PyTorch, the ONNX backend
 # conformance run, the Cortex-M4 QEMU smoke test and the CMake consumer
-# examples. Prints ctest's summary (and the conformance line).
+# examples; then the sanitizer run and a short fuzzing run. Prints ctest's
+# summary (and the conformance line); exits non-zero if any part failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -13,10 +14,18 @@ set +e
 ctest -j2 --output-on-failure --timeout 1800 | tee ctest.log
 status=${PIPESTATUS[0]}
 set -e
+cd ..
+# The hardening runs outside ctest: the conformance suite and the e2e set
+# under AddressSanitizer and UBSan (scripts/sanitize.sh), then a 60 s fuzzing
+# run with a fixed seed (scripts/fuzz.sh: its own clang-19 build in
+# build-fuzz/).
+echo
+bash scripts/sanitize.sh 2 || status=1
+FUZZ_SEED=1 bash scripts/fuzz.sh 60 || status=1
 # The conformance run's summary (from its ctest log), then ctest's verdict again
 # so that it stays the closing line.
 echo
-grep -h "^conformance: \|^[0-9]* passed, [0-9]* failed" Testing/Temporary/LastTest.log || true
-grep -h "tests passed, .* tests failed out of" ctest.log | tail -1 || true
+grep -h "^conformance: \|^[0-9]* passed, [0-9]* failed" build/Testing/Temporary/LastTest.log || true
+grep -h "tests passed, .* tests failed out of" build/ctest.log | tail -1 || true
 echo "test.sh: build and tests took $(( $(date +%s) - start )) s"
 exit $status

@@ -259,6 +259,9 @@ def cases():
         [vi("x", [1, 4, 2, 2])], [vi("y", None)],
         [numpy_helper.from_array(np.ones(4, np.float32), "s"),
          numpy_helper.from_array(np.zeros(4, np.float32), "b")], opset=21), "node 'gn'", {}
+    # An empty tensor whose other dims multiply past int64: Flatten (here
+    # inside opset-12 Softmax's 2-D coercion) multiplied them.
+    yield "empty-tensor-huge-dims", with_dim([0, 38700654258, 12752773118]), "'x'", {}
     # An op at an opset before ONNX had it (Scan came in opset 8): libonnx
     # has no schema to check it against, and the Scan-8 import read an input
     # list that was empty.

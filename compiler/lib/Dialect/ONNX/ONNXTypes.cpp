@@ -103,13 +103,11 @@ int64_t elementByteSize(Type t) {
 int64_t checkedTensorBytes(ArrayRef<int64_t> shape, Type type) {
   if (llvm::any_of(shape, [](int64_t d) { return d < 0; }))
     return -1;
-  if (llvm::is_contained(shape, 0))
-    return 0;
   int64_t bytes = elementByteSize(type);
   for (int64_t d : shape)
-    if (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes)
+    if (d != 0 && (__builtin_mul_overflow(bytes, d, &bytes) || bytes > kMaxTensorBytes))
       return -1;
-  return bytes;
+  return llvm::is_contained(shape, 0) ? 0 : bytes;
 }
 
 std::vector<char> rawBytesOf(ElementsAttr attr) {

@@ -31,8 +31,11 @@ int64_t elementByteSize(mlir::Type type);
 /// sizes never overflow int64.
 constexpr int64_t kMaxTensorBytes = int64_t(1) << 48;
 /// The bytes of a tensor of static `shape` and element `type`, or -1 when
-/// its element count overflows or it exceeds kMaxTensorBytes. The importer
-/// checks every tensor with it, so getNumElements() is safe afterwards.
+/// its element count overflows or it exceeds kMaxTensorBytes. An empty
+/// tensor (a 0 dim) has 0 bytes, but its other dims must multiply within the
+/// bound too: shape inference multiplies subsets of dims (Flatten), which
+/// must not overflow. The importer checks every tensor with it, so
+/// getNumElements() and any product of dims are safe afterwards.
 int64_t checkedTensorBytes(llvm::ArrayRef<int64_t> shape, mlir::Type type);
 
 /// The bytes of an elements attribute in the runtime's layout (bool as one

@@ -26,3 +26,10 @@ foreach(model fashion_qdq blocks_qdq)
   set_tests_properties(cortex-m4.${model} PROPERTIES FIXTURES_REQUIRED qdq_models
                        ENVIRONMENT ${WERROR_ENV})
 endforeach()
+# Silero VAD (both versions, as downloaded; test/realworld) on Cortex-M4:
+# the firmware under QEMU against ONNX Runtime's outputs.
+add_test(NAME cortex-m4.silero_vad
+         COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/realworld/check_models.py
+                 $<TARGET_FILE:onnxc> --target cortex-m4
+                 --models silero_vad_v5,silero_vad_legacy)
+set_tests_properties(cortex-m4.silero_vad PROPERTIES ENVIRONMENT ${WERROR_ENV})

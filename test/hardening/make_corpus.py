@@ -262,6 +262,17 @@ def cases():
     # An empty tensor whose other dims multiply past int64: Flatten (here
     # inside opset-12 Softmax's 2-D coercion) multiplied them.
     yield "empty-tensor-huge-dims", with_dim([0, 38700654258, 12752773118]), "'x'", {}
+    # STFT with a scalar window (its length read from a rank-0 shape).
+    yield "stft-scalar-window", model(
+        [helper.make_node("STFT", ["signal", "step", "window"], ["y"], name="stft")],
+        [vi("signal", [1, 128, 1])], [vi("y", None)],
+        [numpy_helper.from_array(np.array(8, np.int64), "step"),
+         numpy_helper.from_array(np.array(1, np.float32), "window")]), "node 'stft'", {}
+    yield "stft-zero-step", model(
+        [helper.make_node("STFT", ["signal", "step", "window"], ["y"], name="stft")],
+        [vi("signal", [1, 128, 1])], [vi("y", None)],
+        [numpy_helper.from_array(np.array(0, np.int64), "step"),
+         numpy_helper.from_array(np.ones(16, np.float32), "window")]), "node 'stft'", {}
     # An op at an opset before ONNX had it (Scan came in opset 8): libonnx
     # has no schema to check it against, and the Scan-8 import read an input
     # list that was empty.

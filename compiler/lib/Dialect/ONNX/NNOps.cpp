@@ -660,16 +660,25 @@ LogicalResult STFTOp::inferShapes() {
   Type elt = elementTypeOf(getSignal());
   auto s = dyn_cast<RankedTensorType>(getSignal().getType());
   auto step = getConstantInts(getFrameStep());
+  if (s && s.getRank() != 3)
+    return emitError() << "STFT signal must be [batch, length, 1 or 2], not rank " << s.getRank();
   std::optional<int64_t> length;
   if (!isNone(getFrameLength())) {
     if (auto l = getConstantInts(getFrameLength()); l && l->size() == 1)
       length = (*l)[0];
   } else if (!isNone(getWindow())) {
-    if (auto w = dyn_cast<RankedTensorType>(getWindow().getType()))
+    if (auto w = dyn_cast<RankedTensorType>(getWindow().getType())) {
+      if (w.getRank() != 1)
+        return emitError() << "STFT window must be 1-D, not rank " << w.getRank();
       length = w.getDimSize(0);
+    }
   }
-  if (!s || !s.hasStaticShape() || !step || step->size() != 1 || !length)
+  if (!s || !s.hasStaticShape() || !step || step->size() != 1 || !length ||
+      ShapedType::isDynamic(*length))
     return setUnrankedResult(getOperation(), elt);
+  if ((*step)[0] < 1 || *length < 1 || *length > s.getDimSize(1))
+    return emitError() << "STFT frame step " << (*step)[0] << " and frame length " << *length
+                       << " do not fit a signal of " << s.getDimSize(1) << " samples";
   int64_t frames = 1 + (s.getDimSize(1) - *length) / (*step)[0];
   setResultType(getOperation(), 0,
                 {s.getDimSize(0), frames, getOnesided() ? *length / 2 + 1 : *length, 2}, elt);
@@ -685,6 +694,8 @@ LogicalResult MelWeightMatrixOp::inferShapes() {
     setResultType(getOperation(), 0, {ShapedType::kDynamic, ShapedType::kDynamic}, elt);
     return success();
   }
+  if (bins->size() != 1 || len->size() != 1 || (*bins)[0] < 1 || (*len)[0] < 1)
+    return emitError("MelWeightMatrix num_mel_bins and dft_length must be positive scalars");
   setResultType(getOperation(), 0, {(*len)[0] / 2 + 1, (*bins)[0]}, elt);
   return success();
 }

@@ -273,6 +273,10 @@ def cases():
         [vi("signal", [1, 128, 1])], [vi("y", None)],
         [numpy_helper.from_array(np.array(0, np.int64), "step"),
          numpy_helper.from_array(np.ones(16, np.float32), "window")]), "node 'stft'", {}
+    # Split with no outputs divided the dimension by their count.
+    yield "split-no-outputs", model(
+        [helper.make_node("Split", ["x"], [], name="split", axis=0)],
+        [vi("x", [3])], [vi("x2", None)]), "node 'split'", {}
     # An op at an opset before ONNX had it (Scan came in opset 8): libonnx
     # has no schema to check it against, and the Scan-8 import read an input
     # list that was empty.

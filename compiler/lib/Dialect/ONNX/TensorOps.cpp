@@ -301,6 +301,8 @@ FailureOr<SmallVector<int64_t>> resolveSplit(Operation *op, int64_t &axis) {
   axis = *a;
   int64_t dim = in.getDimSize(axis);
   int64_t n = op->getNumResults();
+  if (n < 1)
+    return op->emitError("Split needs at least one output");
   SmallVector<int64_t> sizes;
   if (!isNone(split.getSplit())) {
     auto s = getConstantInts(split.getSplit());
@@ -312,7 +314,8 @@ FailureOr<SmallVector<int64_t>> resolveSplit(Operation *op, int64_t &axis) {
                              << n << " outputs";
     int64_t total = 0;
     for (int64_t x : sizes)
-      total += x;
+      if (x < 0 || __builtin_add_overflow(total, x, &total))
+        return op->emitError() << "Split sizes must not be negative or overflow (" << x << ")";
     if (!ShapedType::isDynamic(dim) && total != dim)
       return op->emitError() << "Split sizes sum to " << total
                              << " but the dimension is " << dim;

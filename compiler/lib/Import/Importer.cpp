@@ -587,10 +587,16 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
     int64_t dim = t.getDimSize(axis);
     SmallVector<int64_t> sizes;
     bool squeeze = false;
+    // Each piece is a value of its own: a sequence is bounded like an
+    // unrolled loop (checked before the sizes are built).
+    auto tooMany = [&](int64_t pieces) {
+      return emitError(ni.loc) << "SplitToSequence into " << pieces
+                               << " pieces is not supported (at most " << kMaxSequenceLength
+                               << ")";
+    };
     if (in(1).empty()) {
       if (dim > (int64_t)kMaxSequenceLength)
-        return emitError(ni.loc) << "SplitToSequence into " << dim << " pieces is not supported (at most "
-                                 << kMaxSequenceLength << ")";
+        return tooMany(dim);
       sizes.assign(dim, 1);
       squeeze = !keepAttr || keepAttr.getInt() != 0 ? false : true;
     } else {
@@ -605,18 +611,17 @@ FailureOr<bool> GraphImporter::importStaticOp(const ::onnx::NodeProto &node, Nod
         if ((*s)[0] < 1)
           return emitError(ni.loc) << "SplitToSequence split size " << (*s)[0]
                                    << " must be positive";
-        for (int64_t left = dim; left > 0 && sizes.size() <= kMaxSequenceLength;
-             left -= (*s)[0])
+        int64_t pieces = dim / (*s)[0] + (dim % (*s)[0] != 0);
+        if (pieces > (int64_t)kMaxSequenceLength)
+          return tooMany(pieces);
+        for (int64_t left = dim; left > 0; left -= (*s)[0])
           sizes.push_back(std::min(left, (*s)[0]));
       } else {
+        if (s->size() > kMaxSequenceLength)
+          return tooMany(s->size());
         sizes = *s;
       }
     }
-    // Each piece is a value of its own: a sequence is bounded like an
-    // unrolled loop.
-    if (sizes.size() > kMaxSequenceLength)
-      return emitError(ni.loc) << "SplitToSequence into more than " << kMaxSequenceLength
-                               << " pieces is not supported";
     auto split = ni.buildOp("Split", {x, ni.constantI64(sizes)},
                             {builder.getNamedAttr("axis", builder.getI64IntegerAttr(axis))},
                             sizes.size());
@@ -806,10 +811,13 @@ LogicalResult GraphImporter::checkAgainstSchema(const ::onnx::NodeProto &node,
   // then take the inputs its schema requires as given.
   InputArity arity;
   const bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
-  if (int since = defaultDomain ? introducedIn(node.op_type()) : 0; since > opset)
-    return emitError(ni.loc) << node.op_type() << " does not exist in opset " << opset
-                             << " (ONNX added it in opset " << since << ")";
-  if (defaultDomain && inputArity(node.op_type(), static_cast<int>(opset), arity)) {
+  if (!defaultDomain || !inputArity(node.op_type(), static_cast<int>(opset), arity)) {
+    // No schema at this opset: an op ONNX added later, or one libonnx does
+    // not know (the lowering names those).
+    if (int since = defaultDomain ? introducedIn(node.op_type()) : 0; since > opset)
+      return emitError(ni.loc) << node.op_type() << " does not exist in opset " << opset
+                               << " (ONNX added it in opset " << since << ")";
+  } else {
     int n = node.input_size();
     if (n < arity.min || n > arity.max) {
       InFlightDiagnostic d = emitError(ni.loc) << node.op_type() << " (opset " << opset
@@ -1093,8 +1101,6 @@ FailureOr<SmallVector<Value>> GraphImporter::importBatchedScan(
   if (ni.inputs.size() < 2)
     return emitError(ni.loc) << "Scan has no inputs";
   SmallVector<Value> operands(ni.inputs.begin() + 1, ni.inputs.end());
-  if (operands.empty())
-    return emitError(ni.loc) << "Scan has no inputs";
   auto first = dyn_cast<RankedTensorType>(operands.front().getType());
   if (!first || first.getRank() < 1 || first.isDynamicDim(0))
     return emitError(ni.loc) << "Scan-8 needs a static batch dimension";

@@ -53,9 +53,8 @@ bool inputArity(const std::string &opType, int opset, InputArity &arity) {
   // the inputs every version takes (ops gain optional inputs, they do not
   // lose required ones), but not the upper bound.
   const bool newer = opset > newestKnownOpset();
-  const ::onnx::OpSchema *schema =
-      newer ? ::onnx::OpSchemaRegistry::Schema(opType, newestKnownOpset(), ::onnx::ONNX_DOMAIN)
-            : schemaOf(opType, opset);
+  const ::onnx::OpSchema *schema = ::onnx::OpSchemaRegistry::Schema(
+      opType, std::min(opset, newestKnownOpset()), ::onnx::ONNX_DOMAIN);
   if (!schema)
     return false;
   arity.min = schema->min_input();

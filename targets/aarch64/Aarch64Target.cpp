@@ -18,6 +18,7 @@ public:
                          {"-march=armv8-a"}}) {
     // A static program needs no aarch64 libraries on the host at run time.
     emulated = EmulatedRunner{"qemu-aarch64", {}, "qemu-user", {}, {"-static"}};
+    emulated->qemuPlugins = true;
   }
 };
 

@@ -30,6 +30,7 @@ public:
         {"startup.c"},
         {"-T", "{support}/" + linkerScript, "--specs=rdimon.specs", "-nostartfiles",
          "-Wl,--gc-sections"}};
+    emulated->qemuPlugins = true;
   }
 };
 

@@ -78,6 +78,20 @@ std::string targetSupportDir(const Target &target) {
   return installedOrSource("targets/" + target.supportFolder, std::string(source));
 }
 
+std::string buildInstructionCounter(const std::string &dir, std::string &error) {
+  llvm::SmallString<256> source(ONNXC_SOURCE_TOOLS_DIR);
+  llvm::sys::path::append(source, "qemu");
+  std::string sourceDir = installedOrSource("tools/qemu", std::string(source));
+  std::string plugin = joinPath(dir, "count_instructions.so");
+  const char *cc = std::getenv("CC");
+  std::string compiler = cc && *cc ? cc : "cc";
+  if (!runProgram(compiler, {"-O2", "-shared", "-fPIC", "-fvisibility=hidden", "-o", plugin,
+                             joinPath(sourceDir, "count_instructions.c")},
+                  error))
+    return "";
+  return plugin;
+}
+
 std::string targetCompiler(const Target &target) {
   if (target.hostCode)
     if (const char *cxx = std::getenv("CXX"))

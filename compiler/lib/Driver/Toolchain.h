@@ -33,6 +33,11 @@ std::string targetCompiler(const Target &target);
 /// share/onnxc/targets/<folder> beside an installed onnxc, else the source tree's.
 std::string targetSupportDir(const Target &target);
 
+/// Builds the QEMU plugin that counts executed instructions
+/// (tools/qemu/count_instructions.c, with the host's C compiler, $CC
+/// honoured) into `dir`; returns its path, or "" with `error` set.
+std::string buildInstructionCounter(const std::string &dir, std::string &error);
+
 /// Builds libNAME.a in `dir` from NAME<sourceExt> and NAME_weights.S there.
 bool buildStaticLibrary(const Target &target, const std::string &dir,
                         const std::string &name, const std::string &sourceExt,

@@ -114,8 +114,16 @@ static cl::opt<bool> sanitize(
              "an out-of-bounds access or undefined behaviour in the generated code or "
              "runtime-lite fails the run with the sanitizer's report"),
     cl::sub(runCommand), cl::cat(category));
-static cl::opt<int> repeat("repeat", cl::desc("Time N more runs; print median and p99"),
+static cl::opt<int> repeat("repeat",
+                           cl::desc("Time N more runs; print median and p99 (with "
+                                    "--count-instructions: the runs counted, default 4)"),
                            cl::init(0), cl::sub(runCommand), cl::cat(category));
+static cl::opt<bool> countInstructions(
+    "count-instructions",
+    cl::desc("Targets run under QEMU (cortex-m*, aarch64): report the instructions one "
+             "inference executes, counted by a QEMU plugin onnxc builds from its source, as "
+             "((1 + N) runs - 1 run) / N, N = --repeat (default 4)"),
+    cl::sub(runCommand), cl::cat(category));
 
 static bool parseDims(StringRef text, std::vector<int64_t> &dims) {
   SmallVector<StringRef> parts;
@@ -275,6 +283,7 @@ int main(int argc, char **argv) {
     o.outputsDir = outputsDir;
     o.target = targetName;
     o.repeat = repeat;
+    o.countInstructions = countInstructions;
     o.sanitize = sanitize;
     o.threads = threads ? threads : 1;
     o.winograd = !noWinograd;

@@ -44,6 +44,10 @@ struct RunOptions {
   std::string outputsDir;
   std::string target = "generic"; // a registry name, or "native"
   int repeat = 0;
+  /// --count-instructions: emulated targets; the instructions one inference
+  /// executes under QEMU, counted by a TCG plugin as ((1 + N) runs - 1 run) / N
+  /// with N = --repeat (default 4).
+  bool countInstructions = false;
   /// --sanitize: host targets only; the model built into a program of its own
   /// with AddressSanitizer and UBSan, whose findings fail the run.
   bool sanitize = false;

@@ -69,6 +69,9 @@ struct EmulatedRunner {
   /// for that folder (a linker script).
   std::vector<std::string> supportSources;
   std::vector<std::string> linkFlags;
+  /// The emulator is QEMU with TCG plugins (`-plugin`): `onnxc run
+  /// --count-instructions` counts the program's instructions with one.
+  bool qemuPlugins = false;
 };
 
 /// Where a target's own passes go in the pipeline.

@@ -1,12 +1,13 @@
 //===- CortexMTarget.cpp - Arm Cortex-M4 and M7 (arm-none-eabi) -----------===//
 //
-// Freestanding firmware builds on the reference kernels. `onnxc run` runs a
+// Freestanding firmware builds; the microcontroller kernels
+// (CortexMKernelProvider.cpp) first, the reference ones for the rest. `onnxc run` runs a
 // model on qemu-system-arm (mps2-an386 for the M4, mps2-an500 for the M7)
 // with the startup code and linker script beside this file; the smoke test
 // (run_smoke_test.py, registered in CMakeLists.txt here) checks it against the host.
 //
 //===----------------------------------------------------------------------===//
-#include "onnxc/Lowering/Target.h"
+#include "CortexMTarget.h"
 
 namespace onnxc {
 namespace {
@@ -31,6 +32,7 @@ public:
         {"-T", "{support}/" + linkerScript, "--specs=rdimon.specs", "-nostartfiles",
          "-Wl,--gc-sections"}};
     emulated->qemuPlugins = true;
+    addProvider(std::make_unique<cortexm::McuKernelProvider>());
   }
 };
 

@@ -33,3 +33,14 @@ add_test(NAME cortex-m4.silero_vad
                  $<TARGET_FILE:onnxc> --target cortex-m4
                  --models silero_vad_v5,silero_vad_legacy)
 set_tests_properties(cortex-m4.silero_vad PROPERTIES ENVIRONMENT ${WERROR_ENV})
+# The microcontroller kernels against the reference ones, as firmware: the
+# DSP instructions and the hand-scheduled loops themselves (the same test
+# runs on the host as kernels.mcu).
+add_test(NAME cortex-m4.mcu_kernels
+         COMMAND ${CMAKE_COMMAND}
+                 -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/mcu_test.cpp
+                 -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cortex-m4-mcu-kernels
+                 -DMACHINE=mps2-an386 -DCPU=cortex-m4
+                 "-DCPU_FLAGS=-mcpu=cortex-m4;-mthumb;-mfloat-abi=hard;-mfpu=fpv4-sp-d16"
+                 -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)

@@ -6,6 +6,9 @@
  * written at exit as "onnxc-instructions: N" to QEMU's log (stderr), or to
  * the file named by outfile=PATH. A block left early by an exception counts
  * whole, as in QEMU's own insn plugin; the models' code takes no exceptions.
+ * With blocks=PATH it also writes each translated block's address, size
+ * and executions there (a profile: bench/mcu_profile.py sums it per
+ * function of the program).
  *
  * The few declarations it needs from QEMU's plugin API (version 1, QEMU 7.2;
  * the API is a stable C ABI) are written here: Debian ships QEMU's plugin
@@ -15,6 +18,7 @@
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef uint64_t qemu_plugin_id_t;
@@ -26,6 +30,7 @@ typedef void (*qemu_plugin_udata_cb_t)(qemu_plugin_id_t id, void *userdata);
 
 void qemu_plugin_register_vcpu_tb_trans_cb(qemu_plugin_id_t id, qemu_plugin_vcpu_tb_trans_cb_t cb);
 size_t qemu_plugin_tb_n_insns(const struct qemu_plugin_tb *tb);
+uint64_t qemu_plugin_tb_vaddr(const struct qemu_plugin_tb *tb);
 void qemu_plugin_register_vcpu_tb_exec_inline(struct qemu_plugin_tb *tb, enum qemu_plugin_op op,
                                               void *ptr, uint64_t imm);
 void qemu_plugin_register_atexit_cb(qemu_plugin_id_t id, qemu_plugin_udata_cb_t cb,
@@ -39,17 +44,45 @@ EXPORT int qemu_plugin_version = 1;
 /* One guest CPU (the models run single-threaded on bare metal and under
  * qemu-user), so one counter; QEMU's plugin state outlives every block. */
 static uint64_t executed;
-static char outfile[4096];
+static char outfile[4096], blocksfile[4096];
+
+/* A translated block of the profile (a list; kept until exit). */
+struct block {
+  uint64_t vaddr, insns, executions;
+  struct block *next;
+};
+static struct block *blocks;
 
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb) {
   (void)id;
-  qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &executed,
-                                           qemu_plugin_tb_n_insns(tb));
+  const size_t n = qemu_plugin_tb_n_insns(tb);
+  qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &executed, n);
+  if (blocksfile[0]) {
+    struct block *b = calloc(1, sizeof *b);
+    if (!b)
+      return;
+    b->vaddr = qemu_plugin_tb_vaddr(tb);
+    b->insns = n;
+    b->next = blocks;
+    blocks = b;
+    qemu_plugin_register_vcpu_tb_exec_inline(tb, QEMU_PLUGIN_INLINE_ADD_U64, &b->executions, 1);
+  }
 }
 
-static void on_exit(qemu_plugin_id_t id, void *userdata) {
+static void write_blocks(void) {
+  FILE *f = fopen(blocksfile, "w");
+  if (!f)
+    return;
+  for (const struct block *b = blocks; b; b = b->next)
+    fprintf(f, "%" PRIx64 " %" PRIu64 " %" PRIu64 "\n", b->vaddr, b->insns, b->executions);
+  fclose(f);
+}
+
+static void on_qemu_exit(qemu_plugin_id_t id, void *userdata) {
   (void)id;
   (void)userdata;
+  if (blocksfile[0])
+    write_blocks();
   char line[64];
   snprintf(line, sizeof line, "onnxc-instructions: %" PRIu64 "\n", executed);
   if (outfile[0]) {
@@ -69,7 +102,9 @@ EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info, int
   for (int i = 0; i < argc; ++i)
     if (strncmp(argv[i], "outfile=", 8) == 0)
       snprintf(outfile, sizeof outfile, "%s", argv[i] + 8);
+    else if (strncmp(argv[i], "blocks=", 7) == 0)
+      snprintf(blocksfile, sizeof blocksfile, "%s", argv[i] + 7);
   qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);
-  qemu_plugin_register_atexit_cb(id, on_exit, NULL);
+  qemu_plugin_register_atexit_cb(id, on_qemu_exit, NULL);
   return 0;
 }

@@ -1,8 +1,8 @@
 // onnxc-select-kernels: which kernel each op gets, per target. The x86
 // targets' provider takes the convolution (weights packed at compile time),
 // the Gemm, the 2-D MaxPool and the last-axis Softmax, and leaves Relu and
-// the axis-0 Softmax to the reference provider; generic and Cortex-M lower
-// everything to the reference kernels. The task count comes from the
+// the axis-0 Softmax to the reference provider; generic lowers everything to
+// the reference kernels, Cortex-M its convolutions and Gemms to the mcu ones. The task count comes from the
 // target attribute (x86: `threads = 2`: the runner and 2 end the call).
 // RUN: %onnxc-opt --split-input-file --onnxc-select-kernels --mlir-elide-elementsattrs-if-larger=8 %s | FileCheck %s
 
@@ -69,16 +69,21 @@ func.func @double_x86(%x: tensor<1x3x8x8xf64>) -> tensor<1x4x8x8xf64> {
 
 // -----
 
+// Cortex-M4: the microcontroller kernels, every shape a template argument;
+// a grouped convolution is not theirs and runs on the reference kernel.
 // CHECK-LABEL: func.func @net_cortex_m4
+// CHECK: "onnx.Conv"{{.*}}callee = "onnxc_rt::mcu::conv2d"{{.*}}template = ["onnxc_rt::mcu::Window<3, 8, 8, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1>", "4", "onnxc_rt::ref::Identity"]
+// CHECK: "onnx.Gemm"{{.*}}callee = "onnxc_rt::mcu::fully_connected"{{.*}}template = ["2", "16", "8", "onnxc_rt::ref::Identity"]
 // CHECK: "onnx.Conv"{{.*}}callee = "onnxc_rt::ref::conv"
-// CHECK: "onnx.Gemm"{{.*}}callee = "onnxc_rt::ref::gemm"
 module attributes {onnxc.target = #onnx.target<name = "cortex-m4">} {
-func.func @net_cortex_m4(%x: tensor<1x3x8x8xf32>, %a: tensor<2x16xf32>) -> (tensor<1x4x8x8xf32>, tensor<2x8xf32>) {
+func.func @net_cortex_m4(%x: tensor<1x3x8x8xf32>, %a: tensor<2x16xf32>, %y: tensor<1x4x8x8xf32>) -> (tensor<1x4x8x8xf32>, tensor<2x8xf32>, tensor<1x4x8x8xf32>) {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<4x3x3x3xf32>} : () -> tensor<4x3x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
   %c = "onnx.Conv"(%x, %w, %n) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<4x3x3x3xf32>, none) -> tensor<1x4x8x8xf32>
   %b = "onnx.Constant"() {value = dense<0.25> : tensor<16x8xf32>} : () -> tensor<16x8xf32>
   %g = "onnx.Gemm"(%a, %b, %n) : (tensor<2x16xf32>, tensor<16x8xf32>, none) -> tensor<2x8xf32>
-  return %c, %g : tensor<1x4x8x8xf32>, tensor<2x8xf32>
+  %dw = "onnx.Constant"() {value = dense<0.5> : tensor<4x1x3x3xf32>} : () -> tensor<4x1x3x3xf32>
+  %d = "onnx.Conv"(%y, %dw, %n) {group = 4 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x4x8x8xf32>, tensor<4x1x3x3xf32>, none) -> tensor<1x4x8x8xf32>
+  return %c, %g, %d : tensor<1x4x8x8xf32>, tensor<2x8xf32>, tensor<1x4x8x8xf32>
 }
 }

@@ -1,0 +1,294 @@
+//===- CortexMKernelProvider.cpp - the microcontroller kernels ------------===//
+//
+// Lowers what runtime-lite's microcontroller kernels (onnxc_rt::mcu) cover
+// and answers "not mine" for the rest, which then run on the reference
+// kernels: 2-D Conv/FusedConv (group 1, no residual) and Gemm/FusedGemm in
+// float, QConv (2-D, group 1) and QMatMul in int8, and 2-D MaxPool, all at
+// batch 1. Every shape becomes a template argument, so each layer's loops
+// are compiled for its own sizes in 32-bit arithmetic; constant weights are
+// packed here into the layouts the kernels read (int16 pairs for the int8
+// convolution's SMLAD, int8 quads for the fully connected layer's SXTB16).
+//
+//===----------------------------------------------------------------------===//
+#include "CortexMTarget.h"
+
+#include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc_rt/kernels/mcu/conv.h"
+#include "onnxc_rt/kernels/mcu/qs8.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+#include <cstdlib>
+
+using namespace mlir;
+using namespace onnxc::onnx;
+using namespace onnxc::lowering;
+
+namespace onnxc::cortexm {
+namespace {
+
+constexpr const char *kMcuConv = "onnxc_rt/kernels/mcu/conv.h";
+constexpr const char *kMcuQs8 = "onnxc_rt/kernels/mcu/qs8.h";
+constexpr const char *kMcu = "onnxc_rt::mcu";
+constexpr const char *kMcuQs8Namespace = "onnxc_rt::mcu::qs8";
+
+/// Sizes the kernels index with int (32 bits on the core): larger ones run
+/// the reference kernels.
+constexpr int64_t kMaxIndex = int64_t(1) << 30;
+
+std::string str(int64_t v) { return std::to_string(v); }
+
+/// The onnxc_rt::mcu::Window<...> type of a 2-D window on x (N, C, H, W)
+/// producing y; empty when a size does not fit the kernels' int.
+std::string windowType(ArrayRef<int64_t> xs, ArrayRef<int64_t> ys, const WindowGeometry &g) {
+  if (xs[1] * xs[2] * xs[3] >= kMaxIndex || ys[1] * ys[2] * ys[3] >= kMaxIndex)
+    return "";
+  std::string s = "onnxc_rt::mcu::Window<";
+  for (int64_t v : {xs[1], xs[2], xs[3], ys[2], ys[3], g.kernel[0], g.kernel[1], g.strides[0],
+                    g.strides[1], g.padsBegin[0], g.padsBegin[1], g.dilations[0],
+                    g.dilations[1]})
+    s += str(v) + ", ";
+  s.resize(s.size() - 2);
+  return s + ">";
+}
+
+/// 2-D float Conv and FusedConv without a residual, group 1, batch 1,
+/// constant weights.
+ProviderResult lowerConv(Operation *op, Value x, Value w, Value b, Value y, int64_t group) {
+  auto xs = shapeOf(x), ys = shapeOf(y), ws = shapeOf(w);
+  if (xs.size() != 4 || group != 1 || xs[0] != 1)
+    return std::nullopt;
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
+  if (failed(g))
+    return {failure()};
+  std::vector<float> weights = constantFloats(w);
+  std::string window = windowType(xs, ys, *g);
+  const int64_t m = ys[1], depth = xs[1] * kernel[0] * kernel[1];
+  if (weights.empty() || window.empty())
+    return std::nullopt;
+  std::vector<float> packed(onnxc_rt::mcu::packed_float_weights(int(m), int(depth)));
+  onnxc_rt::mcu::pack_float_weights(weights.data(), int(m), int(depth), false, packed.data());
+  const FusedActivation act = activationOf(op);
+  return calls({call("conv2d", {window, str(m), act.functor}, kMcuConv,
+                     {KernelArg::input(x), packedFloats(op->getContext(), packed),
+                      inputOrNull(b), KernelArg::output(y),
+                      KernelArg::scratch(onnxc_rt::mcu::conv2d_scratch_floats(int(depth)) * 4,
+                                         "float"),
+                      KernelArg::f(act.alpha), KernelArg::f(act.beta)},
+                     kMcu)});
+}
+
+/// Gemm and FusedGemm with A not transposed, a constant B, C a vector of N
+/// (or none) and alpha = beta = 1: a fully connected layer.
+template <typename GemmLike> ProviderResult lowerGemm(GemmLike op) {
+  auto ys = shapeOf(op.getY());
+  const int64_t rows = ys[0], n = ys[1];
+  const int64_t k = shapeOf(op.getA())[1];
+  std::vector<float> weights = constantFloats(op.getB());
+  if (op.getTransA() || weights.empty() || op.getAlpha().convertToFloat() != 1.0f ||
+      rows * k >= kMaxIndex || rows * n >= kMaxIndex)
+    return std::nullopt;
+  if (!isNone(op.getC()) && (op.getBeta().convertToFloat() != 1.0f || numel(op.getC()) != n ||
+                             shapeOf(op.getC()).back() != n))
+    return std::nullopt;
+  std::vector<float> packed(onnxc_rt::mcu::packed_float_weights(int(n), int(k)));
+  // B is (k, n), or (n, k) where transB: rows of packed are B's columns.
+  onnxc_rt::mcu::pack_float_weights(weights.data(), int(n), int(k), !op.getTransB(),
+                                    packed.data());
+  const FusedActivation act = activationOf(op);
+  return calls({call("fully_connected", {str(rows), str(k), str(n), act.functor}, kMcuConv,
+                     {KernelArg::input(op.getA()), packedFloats(op.getContext(), packed),
+                      inputOrNull(op.getC()), KernelArg::output(op.getY()),
+                      KernelArg::f(act.alpha), KernelArg::f(act.beta)},
+                     kMcu)});
+}
+
+/// 2-D MaxPool without the Indices output, any element type, whose every
+/// window holds an input element.
+ProviderResult lowerMaxPool(MaxPoolOp op, const std::string &t) {
+  Value x = op.getX(), y = op.getY();
+  auto xs = shapeOf(x), ys = shapeOf(y);
+  if (op.getKernelShape().size() != 2 || !isNone(op.getIndices()) || xs[0] != 1)
+    return std::nullopt;
+  auto g = resolveWindow(op, xs.drop_front(2), op.getKernelShape(), op.getCeilMode());
+  if (failed(g))
+    return {failure()};
+  for (int d = 0; d < 2; ++d) {
+    // The last window must start inside the input (ceil_mode can push it out).
+    if (g->padsBegin[d] >= g->kernel[d] ||
+        (ys[2 + d] - 1) * g->strides[d] - g->padsBegin[d] >= xs[2 + d])
+      return std::nullopt;
+  }
+  std::string window = windowType(xs, ys, *g);
+  if (window.empty())
+    return std::nullopt;
+  return calls({call("max_pool2d", {t, str(xs[1]), window}, kMcuConv,
+                     {KernelArg::input(x), KernelArg::output(y)}, kMcu)});
+}
+
+/// The per-channel requantization constants of a qs8 op with `n` output
+/// channels (onnxc_rt::mcu::qs8::channel_params, one int32 constant), and
+/// whether its accumulators need the wide rounding: `bound[c]` bounds
+/// |acc[c] + bias[c]|.
+struct Requantization {
+  KernelArg params;
+  bool wide = false;
+};
+Requantization requantization(MLIRContext *ctx, float xScale, ArrayRef<float> wScales,
+                              float yScale, ArrayRef<int32_t> bias, ArrayRef<int64_t> bound) {
+  const int64_t n = bound.size();
+  std::vector<int32_t> words;
+  bool wide = false;
+  for (int64_t c = 0; c < n; ++c) {
+    auto q = onnxc_rt::ref::qs8::quantize_multiplier(
+        double(xScale) * double(wScales[wScales.size() > 1 ? c : 0]) / double(yScale));
+    auto ch = onnxc_rt::mcu::qs8::channel_params(bias.empty() ? 0 : bias[c], q.multiplier,
+                                                 q.shift);
+    for (int32_t v : {ch.bias, ch.multiplier, ch.left, ch.right, ch.round, ch.negative,
+                      ch.twice_bias})
+      words.push_back(v);
+    // Without `Wide`, requantize doubles acc + bias and rounds in 32 bits,
+    // with no left shift: exact while |acc + bias| stays below 2^30.
+    if (ch.left > 0 || bound[c] >= (int64_t(1) << 30))
+      wide = true;
+  }
+  return {packedInt32s(ctx, words), wide};
+}
+
+/// The template arguments of a qs8 kernel after its shapes: input and
+/// output zero points, the output range, the rounding.
+template <typename QOp>
+std::vector<std::string> qs8Tail(QOp op, bool wide) {
+  return {str(op.getXZeroPoint()), str(op.getYZeroPoint()), str(op.getActMin()),
+          str(op.getActMax()), wide ? "true" : "false"};
+}
+
+/// Bounds of |sum_k w[c][k] * (x - x_zp) + bias[c]| for the int8 ops: an
+/// int8 or uint8 activation less its zero point is within 255.
+std::vector<int64_t> accumulatorBounds(ArrayRef<int8_t> w, int64_t n, int64_t k,
+                                       bool transposed, ArrayRef<int32_t> bias) {
+  std::vector<int64_t> bound(n, 0);
+  for (int64_t c = 0; c < n; ++c) {
+    for (int64_t i = 0; i < k; ++i)
+      bound[c] += std::abs(int64_t(transposed ? w[i * n + c] : w[c * k + i])) * 255;
+    bound[c] += bias.empty() ? 0 : std::abs(int64_t(bias[c]));
+  }
+  return bound;
+}
+
+ProviderResult lowerQConv(QConvOp op, const std::string &t) {
+  auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
+  if (xs.size() != 4 || op.getGroup() != 1 || xs[0] != 1)
+    return std::nullopt;
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
+  if (failed(g))
+    return {failure()};
+  std::vector<int8_t> w = constantInt8s(op.getW());
+  std::vector<int32_t> bias = isNone(op.getB()) ? std::vector<int32_t>()
+                                                : constantInt32s(op.getB());
+  std::string window = windowType(xs, ys, *g);
+  const int64_t m = ys[1], depth = xs[1] * kernel[0] * kernel[1];
+  if (w.empty() || (!isNone(op.getB()) && int64_t(bias.size()) != m) || window.empty())
+    return std::nullopt;
+  std::vector<int32_t> packed(onnxc_rt::mcu::qs8::conv_packed_words(int(m), int(depth)));
+  onnxc_rt::mcu::qs8::pack_conv_weights(w.data(), int(m), int(depth), packed.data());
+  Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
+                                     op.getWScale(), op.getYScale().convertToFloat(), bias,
+                                     accumulatorBounds(w, m, depth, false, bias));
+  std::vector<std::string> targs{t, window, str(m)};
+  for (std::string &a : qs8Tail(op, rq.wide))
+    targs.push_back(std::move(a));
+  return calls({call("conv2d", targs, kMcuQs8,
+                     {KernelArg::input(op.getX()), packedInt32s(op.getContext(), packed),
+                      rq.params, KernelArg::output(op.getY()),
+                      KernelArg::scratch(onnxc_rt::mcu::qs8::conv2d_scratch_bytes(int(depth)),
+                                         "int16_t")},
+                     kMcuQs8Namespace)});
+}
+
+ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t) {
+  auto ws = shapeOf(op.getW());
+  const int64_t k = ws[0], n = ws[1], rows = numel(op.getA()) / std::max<int64_t>(k, 1);
+  std::vector<int8_t> w = constantInt8s(op.getW());
+  std::vector<int32_t> bias = isNone(op.getB()) ? std::vector<int32_t>()
+                                                : constantInt32s(op.getB());
+  if (w.empty() || (!isNone(op.getB()) && int64_t(bias.size()) != n) ||
+      rows * k >= kMaxIndex || rows * n >= kMaxIndex)
+    return std::nullopt;
+  std::vector<int32_t> packed(onnxc_rt::mcu::qs8::fc_packed_words(int(k), int(n)));
+  onnxc_rt::mcu::qs8::pack_fc_weights(w.data(), int(k), int(n), packed.data());
+  Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
+                                     op.getWScale(), op.getYScale().convertToFloat(), bias,
+                                     accumulatorBounds(w, n, k, true, bias));
+  std::vector<std::string> targs{t, str(rows), str(k), str(n)};
+  for (std::string &a : qs8Tail(op, rq.wide))
+    targs.push_back(std::move(a));
+  return calls({call("fully_connected", targs, kMcuQs8,
+                     {KernelArg::input(op.getA()), packedInt32s(op.getContext(), packed),
+                      rq.params, KernelArg::output(op.getY()),
+                      KernelArg::scratch(onnxc_rt::mcu::qs8::fc_scratch_bytes(int(k)),
+                                         "int32_t")},
+                     kMcuQs8Namespace)});
+}
+
+/// QuantizeLinear of float to int8/uint8 per tensor, constant scale and
+/// zero point.
+ProviderResult lowerQuantize(QuantizeLinearOp op) {
+  Value x = op->getOperand(0), scale = op->getOperand(1), y = op->getResult(0);
+  if (!eltOf(x).isF32() || numel(scale) != 1 || numel(y) >= kMaxIndex ||
+      !(eltOf(y).isInteger(8)))
+    return std::nullopt;
+  std::vector<float> s = constantFloats(scale);
+  int64_t zp = 0;
+  if (op->getNumOperands() > 2 && !isNone(op->getOperand(2))) {
+    auto dense = dyn_cast_or_null<DenseElementsAttr>(getConstantElements(op->getOperand(2)));
+    if (!dense || dense.getNumElements() != 1)
+      return std::nullopt;
+    zp = dense.getValues<APInt>()[0].getSExtValue();
+    if (eltOf(y).isUnsignedInteger(8))
+      zp = dense.getValues<APInt>()[0].getZExtValue();
+  }
+  if (s.size() != 1 || !(s[0] > 0))
+    return std::nullopt;
+  return calls({call("quantize", {cppTypeName(eltOf(y)), str(numel(y)), str(zp)}, kMcuQs8,
+                     {KernelArg::input(x), KernelArg::f(s[0]), KernelArg::output(y)},
+                     kMcuQs8Namespace)});
+}
+
+} // namespace
+
+llvm::StringRef McuKernelProvider::name() const { return "mcu"; }
+
+ProviderResult McuKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
+  const std::string &t = ctx.elementType;
+  if (auto pool = dyn_cast<MaxPoolOp>(op))
+    return t == "float" || t == "int8_t" || t == "uint8_t" ? lowerMaxPool(pool, t)
+                                                            : std::nullopt;
+  if (t == "int8_t" || t == "uint8_t")
+    return TypeSwitch<Operation *, ProviderResult>(op)
+        .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t); })
+        .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t); })
+        .Default([](Operation *) -> ProviderResult { return std::nullopt; });
+  if (t != "float")
+    return std::nullopt;
+  if (auto q = dyn_cast<QuantizeLinearOp>(op))
+    return lowerQuantize(q);
+  return TypeSwitch<Operation *, ProviderResult>(op)
+      .Case<GemmOp>([&](GemmOp o) { return lowerGemm(o); })
+      .Case<FusedGemmOp>([&](FusedGemmOp o) { return lowerGemm(o); })
+      .Case<ConvOp>([&](ConvOp o) {
+        return lowerConv(o, o.getX(), o.getW(), o.getB(), o.getY(), o.getGroup());
+      })
+      .Case<FusedConvOp>([&](FusedConvOp o) -> ProviderResult {
+        if (!isNone(o.getZ()))
+          return std::nullopt;
+        return lowerConv(o, o.getX(), o.getW(), o.getB(), o.getY(), o.getGroup());
+      })
+      .Default([](Operation *) -> ProviderResult { return std::nullopt; });
+}
+
+} // namespace onnxc::cortexm

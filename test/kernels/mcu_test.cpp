@@ -1,0 +1,263 @@
+// The microcontroller kernels (onnxc_rt/kernels/mcu) against the reference
+// kernels, swept over shapes around their blocks (odd pixel counts, odd
+// channel counts, odd depths, padding, strides, dilations) and over the
+// requantization's whole range. Plain C++ with no test framework, so the
+// same program runs on the host (the DSP instructions' C definitions) and
+// as Cortex-M4 firmware under QEMU (SMLAD, SXTB16 and the hand-scheduled
+// loop; ctest cortex-m4.mcu_kernels): both must match the reference
+// integers exactly and its floats to rounding.
+#include "onnxc_rt/kernels/mcu/conv.h"
+#include "onnxc_rt/kernels/mcu/qs8.h"
+#include "onnxc_rt/kernels/reference/conv.h"
+#include "onnxc_rt/kernels/reference/elementwise.h"
+#include "onnxc_rt/kernels/reference/linalg.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
+#include "onnxc_rt/kernels/reference/quant.h"
+
+#include <stdint.h>
+#include <stdio.h>
+
+namespace {
+
+int failures = 0;
+
+void check(bool ok, const char *what, int detail) {
+  if (!ok && failures++ < 20)
+    printf("FAILED: %s (%d)\n", what, detail);
+}
+
+/// A deterministic generator (no <random> on bare metal).
+struct Rng {
+  uint32_t s;
+  uint32_t next() {
+    s ^= s << 13;
+    s ^= s >> 17;
+    s ^= s << 5;
+    return s;
+  }
+  int32_t range(int32_t lo, int32_t hi) { return lo + int32_t(next() % uint32_t(hi - lo + 1)); }
+  float unit() { return float(next() % 20001u) / 10000.0f - 1.0f; }
+};
+
+void test_requantize(Rng &rng) {
+  namespace r = onnxc_rt::ref::qs8;
+  namespace m = onnxc_rt::mcu::qs8;
+  for (int i = 0; i < 20000; ++i) {
+    const int32_t shift = rng.range(-20, 2);
+    const int32_t mult = int32_t((1u << 30) + (rng.next() & 0x3fffffffu));
+    const int32_t bias = rng.range(-100000, 100000);
+    const m::Channel ch = m::channel_params(bias, mult, shift);
+    // Narrow path: |acc + bias| below 2^30 and no left shift.
+    const int32_t acc = rng.range(-(1 << 29), 1 << 29) >> rng.range(0, 20);
+    const int32_t want = r::multiply_by_quantized_multiplier(acc + bias, mult, shift);
+    if (shift <= 0)
+      check(m::requantize<false>(acc, ch) == want, "requantize<false>", i);
+    check(m::requantize<true>(acc, ch) == want, "requantize<true>", i);
+    // Wide path: any accumulator.
+    const int32_t big = int32_t(rng.next()) / 2;
+    check(m::requantize<true>(big, ch) ==
+              r::multiply_by_quantized_multiplier(big + bias, mult, shift),
+          "requantize<true> wide", i);
+  }
+}
+
+/// One int8 convolution geometry against ref::qs8::conv.
+template <typename W, int M, int XZp, int YZp, int Lo, int Hi>
+void test_qconv(Rng &rng) {
+  namespace r = onnxc_rt::ref::qs8;
+  namespace m = onnxc_rt::mcu::qs8;
+  static int8_t x[W::IC * W::IH * W::IW], w[M * W::K], y[M * W::Pixels], want[M * W::Pixels];
+  static int32_t bias[M], mult[M], shift[M], params[M * m::kChannelWords],
+      packed[m::conv_packed_words(M, W::K)], acc_scratch[W::Pixels];
+  static int16_t scratch[m::conv2d_scratch_bytes(W::K) / 2];
+  for (int8_t &v : x)
+    v = int8_t(rng.range(-128, 127));
+  for (int8_t &v : w)
+    v = int8_t(rng.range(-127, 127));
+  for (int c = 0; c < M; ++c) {
+    bias[c] = rng.range(-2000, 2000);
+    auto q = r::quantize_multiplier(0.0005 + 0.002 * double(rng.next() % 1000) / 1000.0);
+    mult[c] = q.multiplier;
+    shift[c] = q.shift;
+    const m::Channel ch = m::channel_params(bias[c], mult[c], shift[c]);
+    const int32_t words[] = {ch.bias, ch.multiplier, ch.left,      ch.right,
+                             ch.round, ch.negative,  ch.twice_bias};
+    for (int i = 0; i < m::kChannelWords; ++i)
+      params[c * m::kChannelWords + i] = words[i];
+  }
+  m::pack_conv_weights(w, M, W::K, packed);
+  m::conv2d<int8_t, W, M, XZp, YZp, Lo, Hi, false>(x, packed, params, y, scratch);
+  const int64_t in[4] = {1, W::IC, W::IH, W::IW}, out[4] = {1, M, W::OH, W::OW};
+  const int64_t kernel[2] = {W::KH, W::KW}, strides[2] = {W::SH, W::SW};
+  const int64_t pads[2] = {W::PH, W::PW}, dil[2] = {W::DH, W::DW};
+  // The end pads implied by the output size.
+  const int64_t ends[2] = {(W::OH - 1) * W::SH + (W::KH - 1) * W::DH + 1 - W::IH - W::PH,
+                           (W::OW - 1) * W::SW + (W::KW - 1) * W::DW + 1 - W::IW - W::PW};
+  const int8_t zp = int8_t(XZp);
+  r::conv<int8_t>(x, w, &zp, bias, want, 2, in, out, kernel, strides, pads,
+                  ends, dil, 1, acc_scratch, mult, shift, M, YZp, Lo, Hi);
+  int bad = 0;
+  for (int i = 0; i < M * W::Pixels; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 conv2d", W::IC * 1000 + M);
+}
+
+template <int Rows, int K, int N, int XZp, int YZp>
+void test_qfc(Rng &rng) {
+  namespace r = onnxc_rt::ref::qs8;
+  namespace m = onnxc_rt::mcu::qs8;
+  static int8_t a[Rows * K], w[K * N], y[Rows * N], want[Rows * N];
+  static int32_t bias[N], mult[N], shift[N], params[N * m::kChannelWords],
+      packed[m::fc_packed_words(K, N)], scratch[m::fc_scratch_bytes(K) / 4], acc[N];
+  for (int8_t &v : a)
+    v = int8_t(rng.range(-128, 127));
+  for (int8_t &v : w)
+    v = int8_t(rng.range(-127, 127));
+  for (int c = 0; c < N; ++c) {
+    bias[c] = rng.range(-5000, 5000);
+    auto q = r::quantize_multiplier(0.0002 + 0.001 * double(rng.next() % 1000) / 1000.0);
+    mult[c] = q.multiplier;
+    shift[c] = q.shift;
+    const m::Channel ch = m::channel_params(bias[c], mult[c], shift[c]);
+    const int32_t words[] = {ch.bias, ch.multiplier, ch.left,      ch.right,
+                             ch.round, ch.negative,  ch.twice_bias};
+    for (int i = 0; i < m::kChannelWords; ++i)
+      params[c * m::kChannelWords + i] = words[i];
+  }
+  m::pack_fc_weights(w, K, N, packed);
+  m::fully_connected<int8_t, Rows, K, N, XZp, YZp, -128, 127, false>(a, packed, params, y,
+                                                                     scratch);
+  const int8_t zp = int8_t(XZp);
+  r::fully_connected<int8_t>(a, w, &zp, bias, want, Rows, K, N, acc, mult, shift, N, YZp, -128,
+                             127);
+  int bad = 0;
+  for (int i = 0; i < Rows * N; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 fully_connected", K * 100 + N);
+}
+
+bool close(float a, float b) {
+  const float d = a > b ? a - b : b - a, m = (a > 0 ? a : -a) + (b > 0 ? b : -b);
+  return d <= 1e-5f * (1.0f + m);
+}
+
+template <typename W, int M> void test_conv(Rng &rng) {
+  namespace mc = onnxc_rt::mcu;
+  static float x[W::IC * W::IH * W::IW], w[M * W::K], b[M], y[M * W::Pixels],
+      want[M * W::Pixels], packed[mc::packed_float_weights(M, W::K)],
+      scratch[mc::conv2d_scratch_floats(W::K)];
+  for (float &v : x)
+    v = rng.unit();
+  for (float &v : w)
+    v = rng.unit();
+  for (float &v : b)
+    v = rng.unit();
+  mc::pack_float_weights(w, M, W::K, false, packed);
+  mc::conv2d<W, M, onnxc_rt::ref::Relu>(x, packed, b, y, scratch, 0.0f, 0.0f);
+  const int64_t in[4] = {1, W::IC, W::IH, W::IW}, out[4] = {1, M, W::OH, W::OW};
+  const int64_t kernel[2] = {W::KH, W::KW}, strides[2] = {W::SH, W::SW};
+  const int64_t pads[2] = {W::PH, W::PW}, dil[2] = {W::DH, W::DW};
+  const int64_t ends[2] = {(W::OH - 1) * W::SH + (W::KH - 1) * W::DH + 1 - W::IH - W::PH,
+                           (W::OW - 1) * W::SW + (W::KW - 1) * W::DW + 1 - W::IW - W::PW};
+  onnxc_rt::ref::conv<float>(x, w, b, want, 2, in, out, kernel, strides, pads, ends, dil, 1);
+  int bad = 0;
+  for (int i = 0; i < M * W::Pixels; ++i)
+    bad += !close(y[i], want[i] > 0 ? want[i] : 0.0f);
+  check(bad == 0, "float conv2d", W::IC * 1000 + M);
+
+  // Max pooling of the same input, 2x2 stride 2 (inside) and 3x3 pad 1.
+  using P2 = mc::Window<1, W::IH, W::IW, W::IH / 2, W::IW / 2, 2, 2, 2, 2, 0, 0, 1, 1>;
+  using P3 = mc::Window<1, W::IH, W::IW, (W::IH - 1) / 2 + 1, (W::IW - 1) / 2 + 1, 3, 3, 2, 2,
+                        1, 1, 1, 1>;
+  static float p[W::IC * W::IH * W::IW], pw[W::IC * W::IH * W::IW];
+  mc::max_pool2d<float, W::IC, P2>(x, p);
+  const int64_t k2[2] = {2, 2}, s2[2] = {2, 2}, z2[2] = {0, 0}, one[2] = {1, 1};
+  const int64_t pin[4] = {1, W::IC, W::IH, W::IW}, p2out[4] = {1, W::IC, P2::OH, P2::OW};
+  onnxc_rt::ref::max_pool<float>(x, pw, nullptr, 2, pin, p2out, k2, s2, z2, z2, one, 0);
+  bad = 0;
+  for (int i = 0; i < W::IC * P2::OH * P2::OW; ++i)
+    bad += p[i] != pw[i];
+  check(bad == 0, "max_pool2d 2x2", W::IH);
+  mc::max_pool2d<float, W::IC, P3>(x, p);
+  const int64_t k3[2] = {3, 3}, p3out[4] = {1, W::IC, P3::OH, P3::OW};
+  const int64_t e3[2] = {(P3::OH - 1) * 2 + 3 - W::IH - 1, (P3::OW - 1) * 2 + 3 - W::IW - 1};
+  onnxc_rt::ref::max_pool<float>(x, pw, nullptr, 2, pin, p3out, k3, s2, one, e3, one, 0);
+  bad = 0;
+  for (int i = 0; i < W::IC * P3::OH * P3::OW; ++i)
+    bad += p[i] != pw[i];
+  check(bad == 0, "max_pool2d 3x3 padded", W::IH);
+}
+
+template <int Rows, int K, int N> void test_fc(Rng &rng) {
+  namespace mc = onnxc_rt::mcu;
+  static float x[Rows * K], w[N * K], b[N], y[Rows * N], want[Rows * N],
+      packed[mc::packed_float_weights(N, K)];
+  for (float &v : x)
+    v = rng.unit();
+  for (float &v : w)
+    v = rng.unit();
+  for (float &v : b)
+    v = rng.unit();
+  // w as Gemm's B with transB = 1 (N x K).
+  mc::pack_float_weights(w, N, K, false, packed);
+  mc::fully_connected<Rows, K, N, onnxc_rt::ref::Identity>(x, packed, b, y, 0.0f, 0.0f);
+  onnxc_rt::ref::gemm<float>(x, w, b, want, Rows, N, K, 0, 1, 1.0f, 1.0f, 0, 1);
+  int bad = 0;
+  for (int i = 0; i < Rows * N; ++i)
+    bad += !close(y[i], want[i]);
+  check(bad == 0, "float fully_connected", K * 100 + N);
+}
+
+template <int N, int Zp> void test_quantize(Rng &rng) {
+  static float x[N];
+  static int8_t y[N], want[N];
+  for (int i = 0; i < N; ++i)
+    x[i] = rng.unit() * 4.0f;
+  x[0] = 0.5f * 0.03f; // ties, which round to even
+  x[1] = 1.5f * 0.03f;
+  x[2] = -2.5f * 0.03f;
+  const float scale = 0.03f;
+  const int8_t zp = int8_t(Zp);
+  onnxc_rt::mcu::qs8::quantize<int8_t, N, Zp>(x, scale, y);
+  onnxc_rt::ref::quantize_linear<float, int8_t>(x, &scale, &zp, want, 1, 1, N, 1);
+  int bad = 0;
+  for (int i = 0; i < N; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "quantize", Zp);
+}
+
+template <int IC, int IH, int IW, int KH, int KW, int S, int P, int D>
+using Same = onnxc_rt::mcu::Window<IC, IH, IW, (IH + 2 * P - D * (KH - 1) - 1) / S + 1,
+                                   (IW + 2 * P - D * (KW - 1) - 1) / S + 1, KH, KW, S, S, P, P,
+                                   D, D>;
+
+} // namespace
+
+int main() {
+  Rng rng{12345};
+  test_requantize(rng);
+  // Odd and even pixel counts, channel counts and depths; padding, stride,
+  // dilation; 1x1 kernels.
+  test_qconv<Same<1, 28, 28, 3, 3, 1, 1, 1>, 16, -55, -128, -128, 127>(rng);
+  test_qconv<Same<3, 7, 5, 3, 3, 1, 1, 1>, 5, 3, 7, -128, 127>(rng);
+  test_qconv<Same<4, 9, 9, 3, 3, 2, 1, 1>, 6, -128, -128, -128, 127>(rng);
+  test_qconv<Same<2, 8, 7, 3, 3, 1, 2, 2>, 3, 10, 0, 0, 127>(rng);
+  test_qconv<Same<7, 5, 5, 1, 1, 1, 0, 1>, 9, 0, -3, -128, 127>(rng);
+  test_qconv<Same<5, 6, 6, 5, 3, 1, 0, 1>, 2, -1, 1, -100, 100>(rng);
+  test_qconv<Same<16, 14, 14, 3, 3, 1, 1, 1>, 32, -128, -128, -128, 127>(rng);
+  test_qfc<1, 1568, 64, -128, -128>(rng);
+  test_qfc<1, 7, 5, 3, -2>(rng);
+  test_qfc<3, 33, 10, 0, 5>(rng);
+  test_conv<Same<1, 28, 28, 3, 3, 1, 1, 1>, 16>(rng);
+  test_conv<Same<3, 7, 5, 3, 3, 1, 1, 1>, 5>(rng);
+  test_conv<Same<4, 9, 9, 3, 3, 2, 1, 1>, 6>(rng);
+  test_conv<Same<2, 8, 7, 3, 3, 1, 2, 2>, 3>(rng);
+  test_conv<Same<7, 5, 5, 1, 1, 1, 0, 1>, 9>(rng);
+  test_fc<1, 1568, 64>(rng);
+  test_fc<2, 7, 5>(rng);
+  test_fc<3, 33, 10>(rng);
+  test_quantize<101, -55>(rng);
+  test_quantize<64, 0>(rng);
+  printf("mcu kernels: %s\n", failures ? "FAILED" : "all match the reference");
+  return failures ? 1 : 0;
+}

@@ -44,3 +44,13 @@ add_test(NAME cortex-m4.mcu_kernels
                  -DMACHINE=mps2-an386 -DCPU=cortex-m4
                  "-DCPU_FLAGS=-mcpu=cortex-m4;-mthumb;-mfloat-abi=hard;-mfpu=fpv4-sp-d16"
                  -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
+# `onnxc run --count-instructions` loads onnxc's QEMU plugin and reports a
+# count per inference (its value is measured in bench/results/cortex-m.md).
+add_test(NAME cortex-m4.count_instructions
+         COMMAND $<TARGET_FILE:onnxc> run ${MODEL_DIR}/cifar_cnn_op13/model.onnx
+                 --target cortex-m4 --count-instructions --repeat 2 --quiet
+                 --inputs ${MODEL_DIR}/cifar_cnn_op13/test_data_set_0
+                 --outputs ${CMAKE_CURRENT_BINARY_DIR}/cortex-m4-count)
+set_tests_properties(cortex-m4.count_instructions PROPERTIES FIXTURES_REQUIRED models
+                     PASS_REGULAR_EXPRESSION "instructions per inference: [1-9][0-9]+ "
+                     ENVIRONMENT ${WERROR_ENV})

@@ -61,6 +61,25 @@ void test_requantize(Rng &rng) {
   }
 }
 
+/// Random per-channel biases in [-bias_range, bias_range] and multipliers
+/// of real factors in [lo, lo + span), and their kernel table.
+void fill_channels(Rng &rng, int n, int32_t bias_range, double lo, double span, int32_t *bias,
+                   int32_t *mult, int32_t *shift, int32_t *params) {
+  namespace m = onnxc_rt::mcu::qs8;
+  for (int c = 0; c < n; ++c) {
+    bias[c] = rng.range(-bias_range, bias_range);
+    auto q = onnxc_rt::ref::qs8::quantize_multiplier(lo + span * double(rng.next() % 1000) /
+                                                     1000.0);
+    mult[c] = q.multiplier;
+    shift[c] = q.shift;
+    const m::Channel ch = m::channel_params(bias[c], mult[c], shift[c]);
+    const int32_t words[] = {ch.bias, ch.multiplier, ch.left,      ch.right,
+                             ch.round, ch.negative,  ch.twice_bias};
+    for (int i = 0; i < m::kChannelWords; ++i)
+      params[c * m::kChannelWords + i] = words[i];
+  }
+}
+
 /// One int8 convolution geometry against ref::qs8::conv.
 template <typename W, int M, int XZp, int YZp, int Lo, int Hi>
 void test_qconv(Rng &rng) {
@@ -74,17 +93,7 @@ void test_qconv(Rng &rng) {
     v = int8_t(rng.range(-128, 127));
   for (int8_t &v : w)
     v = int8_t(rng.range(-127, 127));
-  for (int c = 0; c < M; ++c) {
-    bias[c] = rng.range(-2000, 2000);
-    auto q = r::quantize_multiplier(0.0005 + 0.002 * double(rng.next() % 1000) / 1000.0);
-    mult[c] = q.multiplier;
-    shift[c] = q.shift;
-    const m::Channel ch = m::channel_params(bias[c], mult[c], shift[c]);
-    const int32_t words[] = {ch.bias, ch.multiplier, ch.left,      ch.right,
-                             ch.round, ch.negative,  ch.twice_bias};
-    for (int i = 0; i < m::kChannelWords; ++i)
-      params[c * m::kChannelWords + i] = words[i];
-  }
+  fill_channels(rng, M, 2000, 0.0005, 0.002, bias, mult, shift, params);
   m::pack_conv_weights(w, M, W::K, packed);
   m::conv2d<int8_t, W, M, XZp, YZp, Lo, Hi, false>(x, packed, params, y, scratch);
   const int64_t in[4] = {1, W::IC, W::IH, W::IW}, out[4] = {1, M, W::OH, W::OW};
@@ -113,17 +122,7 @@ void test_qfc(Rng &rng) {
     v = int8_t(rng.range(-128, 127));
   for (int8_t &v : w)
     v = int8_t(rng.range(-127, 127));
-  for (int c = 0; c < N; ++c) {
-    bias[c] = rng.range(-5000, 5000);
-    auto q = r::quantize_multiplier(0.0002 + 0.001 * double(rng.next() % 1000) / 1000.0);
-    mult[c] = q.multiplier;
-    shift[c] = q.shift;
-    const m::Channel ch = m::channel_params(bias[c], mult[c], shift[c]);
-    const int32_t words[] = {ch.bias, ch.multiplier, ch.left,      ch.right,
-                             ch.round, ch.negative,  ch.twice_bias};
-    for (int i = 0; i < m::kChannelWords; ++i)
-      params[c * m::kChannelWords + i] = words[i];
-  }
+  fill_channels(rng, N, 5000, 0.0002, 0.001, bias, mult, shift, params);
   m::pack_fc_weights(w, K, N, packed);
   m::fully_connected<int8_t, Rows, K, N, XZp, YZp, -128, 127, false>(a, packed, params, y,
                                                                      scratch);

@@ -140,16 +140,14 @@ struct Requantization {
 Requantization requantization(MLIRContext *ctx, float xScale, ArrayRef<float> wScales,
                               float yScale, ArrayRef<int32_t> bias, ArrayRef<int64_t> bound) {
   const int64_t n = bound.size();
-  std::vector<int32_t> words;
+  std::vector<int32_t> words(n * onnxc_rt::mcu::qs8::kChannelWords);
   bool wide = false;
   for (int64_t c = 0; c < n; ++c) {
     auto q = onnxc_rt::ref::qs8::quantize_multiplier(
         double(xScale) * double(wScales[wScales.size() > 1 ? c : 0]) / double(yScale));
     auto ch = onnxc_rt::mcu::qs8::channel_params(bias.empty() ? 0 : bias[c], q.multiplier,
                                                  q.shift);
-    for (int32_t v : {ch.bias, ch.multiplier, ch.left, ch.right, ch.round, ch.negative,
-                      ch.twice_bias})
-      words.push_back(v);
+    onnxc_rt::mcu::qs8::store_channel(ch, words.data(), int(c));
     // Without `Wide`, requantize doubles acc + bias and rounds in 32 bits,
     // with no left shift: exact while |acc + bias| stays below 2^30.
     if (ch.left > 0 || bound[c] >= (int64_t(1) << 30))

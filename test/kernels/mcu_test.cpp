@@ -61,6 +61,17 @@ void test_requantize(Rng &rng) {
   }
 }
 
+/// A Window's geometry as the reference kernels take it (conv.h's window
+/// arguments) for M output channels; the end pads are those the output
+/// size implies.
+template <typename W, int M> struct ReferenceWindow {
+  const int64_t in[4] = {1, W::IC, W::IH, W::IW}, out[4] = {1, M, W::OH, W::OW};
+  const int64_t kernel[2] = {W::KH, W::KW}, strides[2] = {W::SH, W::SW};
+  const int64_t pads[2] = {W::PH, W::PW}, dil[2] = {W::DH, W::DW};
+  const int64_t ends[2] = {(W::OH - 1) * W::SH + (W::KH - 1) * W::DH + 1 - W::IH - W::PH,
+                           (W::OW - 1) * W::SW + (W::KW - 1) * W::DW + 1 - W::IW - W::PW};
+};
+
 /// Random per-channel biases in [-bias_range, bias_range] and multipliers
 /// of real factors in [lo, lo + span), and their kernel table.
 void fill_channels(Rng &rng, int n, int32_t bias_range, double lo, double span, int32_t *bias,
@@ -72,11 +83,7 @@ void fill_channels(Rng &rng, int n, int32_t bias_range, double lo, double span, 
                                                      1000.0);
     mult[c] = q.multiplier;
     shift[c] = q.shift;
-    const m::Channel ch = m::channel_params(bias[c], mult[c], shift[c]);
-    const int32_t words[] = {ch.bias, ch.multiplier, ch.left,      ch.right,
-                             ch.round, ch.negative,  ch.twice_bias};
-    for (int i = 0; i < m::kChannelWords; ++i)
-      params[c * m::kChannelWords + i] = words[i];
+    m::store_channel(m::channel_params(bias[c], mult[c], shift[c]), params, c);
   }
 }
 
@@ -96,15 +103,10 @@ void test_qconv(Rng &rng) {
   fill_channels(rng, M, 2000, 0.0005, 0.002, bias, mult, shift, params);
   m::pack_conv_weights(w, M, W::K, packed);
   m::conv2d<int8_t, W, M, XZp, YZp, Lo, Hi, false>(x, packed, params, y, scratch);
-  const int64_t in[4] = {1, W::IC, W::IH, W::IW}, out[4] = {1, M, W::OH, W::OW};
-  const int64_t kernel[2] = {W::KH, W::KW}, strides[2] = {W::SH, W::SW};
-  const int64_t pads[2] = {W::PH, W::PW}, dil[2] = {W::DH, W::DW};
-  // The end pads implied by the output size.
-  const int64_t ends[2] = {(W::OH - 1) * W::SH + (W::KH - 1) * W::DH + 1 - W::IH - W::PH,
-                           (W::OW - 1) * W::SW + (W::KW - 1) * W::DW + 1 - W::IW - W::PW};
+  const ReferenceWindow<W, M> g;
   const int8_t zp = int8_t(XZp);
-  r::conv<int8_t>(x, w, &zp, bias, want, 2, in, out, kernel, strides, pads,
-                  ends, dil, 1, acc_scratch, mult, shift, M, YZp, Lo, Hi);
+  r::conv<int8_t>(x, w, &zp, bias, want, 2, g.in, g.out, g.kernel, g.strides, g.pads, g.ends,
+                  g.dil, 1, acc_scratch, mult, shift, M, YZp, Lo, Hi);
   int bad = 0;
   for (int i = 0; i < M * W::Pixels; ++i)
     bad += y[i] != want[i];
@@ -153,12 +155,9 @@ template <typename W, int M> void test_conv(Rng &rng) {
     v = rng.unit();
   mc::pack_float_weights(w, M, W::K, false, packed);
   mc::conv2d<W, M, onnxc_rt::ref::Relu>(x, packed, b, y, scratch, 0.0f, 0.0f);
-  const int64_t in[4] = {1, W::IC, W::IH, W::IW}, out[4] = {1, M, W::OH, W::OW};
-  const int64_t kernel[2] = {W::KH, W::KW}, strides[2] = {W::SH, W::SW};
-  const int64_t pads[2] = {W::PH, W::PW}, dil[2] = {W::DH, W::DW};
-  const int64_t ends[2] = {(W::OH - 1) * W::SH + (W::KH - 1) * W::DH + 1 - W::IH - W::PH,
-                           (W::OW - 1) * W::SW + (W::KW - 1) * W::DW + 1 - W::IW - W::PW};
-  onnxc_rt::ref::conv<float>(x, w, b, want, 2, in, out, kernel, strides, pads, ends, dil, 1);
+  const ReferenceWindow<W, M> g;
+  onnxc_rt::ref::conv<float>(x, w, b, want, 2, g.in, g.out, g.kernel, g.strides, g.pads, g.ends,
+                             g.dil, 1);
   int bad = 0;
   for (int i = 0; i < M * W::Pixels; ++i)
     bad += !close(y[i], want[i] > 0 ? want[i] : 0.0f);

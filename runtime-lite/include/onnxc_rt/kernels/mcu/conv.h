@@ -85,13 +85,11 @@ void conv2d(const float *x, const float *packed, const float *bias, float *y, fl
   for (int pix = 0; pix < W::Pixels; pix += P) {
     const int cols = W::Pixels - pix < P ? W::Pixels - pix : P;
     for (int p = 0; p < P; ++p) {
-      float *col = scratch + p;
       if (p < cols)
-        gather_window<W>(pix + p, 0.0f, [&](int i) { return x[i]; },
-                         [&](int k, float v) { col[k * P] = v; });
+        gather_window<W, P>(x, pix + p, scratch + p, [](float v) { return v; });
       else
         for (int k = 0; k < K; ++k)
-          col[k * P] = 0.0f;
+          scratch[k * P + p] = 0.0f;
     }
     const float *w = packed;
     for (int m0 = 0; m0 < M; m0 += kFloatBlock, w += K * kFloatBlock) {
@@ -117,10 +115,7 @@ void fully_connected(const float *x, const float *packed, const float *bias, flo
     for (int n0 = 0; n0 < N; n0 += kFloatBlock, w += K * kFloatBlock) {
       float acc[kFloatBlock][1] = {{0.0f}, {0.0f}, {0.0f}, {0.0f}};
       product_block<K, 1>(w, x + r * K, acc);
-      for (int i = 0; i < kFloatBlock && n0 + i < N; ++i) {
-        const float b = bias ? bias[n0 + i] : 0.0f;
-        y[r * N + n0 + i] = Act::apply(acc[i][0] + b, alpha, beta);
-      }
+      store_block<N, 1, Act>(acc, bias, n0, 1, y + r * N, 1, alpha, beta);
     }
   }
 }

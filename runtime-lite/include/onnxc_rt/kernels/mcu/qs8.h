@@ -54,7 +54,6 @@ inline Channel channel_params(int32_t bias, int32_t multiplier, int32_t shift) {
 /// 2^30) that shifting and rounding need 64 bits; the compiler decides this
 /// per layer from the weights and bias (without it, left is 0).
 template <bool Wide> inline int32_t requantize(int32_t acc, const Channel &ch) {
-  int32_t high;
   if (Wide) {
     // round(a * b / 2^31), ties away from zero, equals floor((a * b +
     // 2^30) / 2^31) for both signs (see reference/qs8.h).
@@ -62,12 +61,12 @@ template <bool Wide> inline int32_t requantize(int32_t acc, const Channel &ch) {
     scaled = scaled > INT32_MAX ? INT32_MAX : (scaled < INT32_MIN ? INT32_MIN : scaled);
     const int64_t h = (scaled * ch.multiplier + (int64_t(1) << 30)) >> 31;
     return static_cast<int32_t>((h + ch.round + (h < 0 ? ch.negative : 0)) >> ch.right);
-  } else {
-    // The same as floor((2a * b + 2^31) / 2^32) with 2a in 32 bits: one
-    // SMMULR.
-    const int32_t doubled = acc * 2 + ch.twice_bias;
-    high = static_cast<int32_t>((int64_t(doubled) * ch.multiplier + (int64_t(1) << 31)) >> 32);
   }
+  // The same as floor((2a * b + 2^31) / 2^32) with 2a in 32 bits: one
+  // SMMULR.
+  const int32_t doubled = acc * 2 + ch.twice_bias;
+  const int32_t high =
+      static_cast<int32_t>((int64_t(doubled) * ch.multiplier + (int64_t(1) << 31)) >> 32);
   return (high + ch.round + ((high >> 31) & ch.negative)) >> ch.right;
 }
 
@@ -88,6 +87,15 @@ inline T output_value(int32_t acc, const Channel &ch) {
   return static_cast<T>(clamp<Lo, Hi>(YZp + requantize<Wide>(acc, ch)));
 }
 
+/// A channel as the kChannelWords words of the kernels' table (the
+/// compiler writes it), and back.
+inline void store_channel(const Channel &ch, int32_t *params, int c) {
+  int32_t *p = params + c * kChannelWords;
+  const int32_t words[kChannelWords] = {ch.bias,  ch.multiplier, ch.left,      ch.right,
+                                        ch.round, ch.negative,   ch.twice_bias};
+  for (int i = 0; i < kChannelWords; ++i)
+    p[i] = words[i];
+}
 inline Channel load_channel(const int32_t *params, int c) {
   const int32_t *p = params + c * kChannelWords;
   return {p[0], p[1], p[2], p[3], p[4], p[5], p[6]};
@@ -120,34 +128,9 @@ typedef int32_t __attribute__((__may_alias__)) word_alias;
 /// col (W::K int16, then a zero to make the count even).
 template <typename T, typename W, int XZp>
 inline void gather_column(const T *x, int pixel, int16_t *col) {
-  const int oy = pixel / W::OW, ox = pixel - oy * W::OW;
-  const int y0 = oy * W::SH - W::PH, x0 = ox * W::SW - W::PW;
-  const bool cols_in = x0 >= 0 && x0 + (W::KW - 1) * W::DW < W::IW;
-  for (int c = 0; c < W::IC; ++c)
-    for (int ky = 0; ky < W::KH; ++ky, col += W::KW) {
-      const int iy = y0 + ky * W::DH;
-      if (iy < 0 || iy >= W::IH) {
-#pragma GCC unroll 8
-        for (int kx = 0; kx < W::KW; ++kx)
-          col[kx] = 0;
-        continue;
-      }
-      const int row = (c * W::IH + iy) * W::IW;
-      if (cols_in) {
-        const T *in = x + row + x0;
-#pragma GCC unroll 8
-        for (int kx = 0; kx < W::KW; ++kx)
-          col[kx] = int16_t(int32_t(in[kx * W::DW]) - XZp);
-      } else {
-#pragma GCC unroll 8
-        for (int kx = 0; kx < W::KW; ++kx) {
-          const int ix = x0 + kx * W::DW;
-          col[kx] = ix >= 0 && ix < W::IW ? int16_t(int32_t(x[row + ix]) - XZp) : 0;
-        }
-      }
-    }
+  gather_window<W, 1>(x, pixel, col, [](T v) { return int16_t(int32_t(v) - XZp); });
   if (W::K & 1)
-    *col = 0;
+    col[W::K] = 0;
 }
 
 /// acc += the products of two output channels' packed weights (w: K2
@@ -160,21 +143,16 @@ inline void product_2x2(const int32_t *w, const word_alias *c0, const word_alias
   // more instructions on the same loop (register moves, no LDRD).
   if (K2 / 2 > 0) {
     int32_t n = K2 / 2, w0, w1, v0, v1;
-    __asm__ volatile("1:\n\t"
-                     "ldrd %[w0], %[w1], [%[w]], #8\n\t"
-                     "ldr %[v0], [%[c0]], #4\n\t"
-                     "ldr %[v1], [%[c1]], #4\n\t"
-                     "smlad %[a00], %[w0], %[v0], %[a00]\n\t"
-                     "smlad %[a01], %[w0], %[v1], %[a01]\n\t"
-                     "smlad %[a10], %[w1], %[v0], %[a10]\n\t"
-                     "smlad %[a11], %[w1], %[v1], %[a11]\n\t"
-                     "ldrd %[w0], %[w1], [%[w]], #8\n\t"
-                     "ldr %[v0], [%[c0]], #4\n\t"
-                     "ldr %[v1], [%[c1]], #4\n\t"
-                     "smlad %[a00], %[w0], %[v0], %[a00]\n\t"
-                     "smlad %[a01], %[w0], %[v1], %[a01]\n\t"
-                     "smlad %[a10], %[w1], %[v0], %[a10]\n\t"
-                     "smlad %[a11], %[w1], %[v1], %[a11]\n\t"
+    // One depth pair: 8 products.
+#define ONNXC_MCU_PAIR_STEP                                                    \
+  "ldrd %[w0], %[w1], [%[w]], #8\n\t"                                         \
+  "ldr %[v0], [%[c0]], #4\n\t"                                               \
+  "ldr %[v1], [%[c1]], #4\n\t"                                               \
+  "smlad %[a00], %[w0], %[v0], %[a00]\n\t"                                   \
+  "smlad %[a01], %[w0], %[v1], %[a01]\n\t"                                   \
+  "smlad %[a10], %[w1], %[v0], %[a10]\n\t"                                   \
+  "smlad %[a11], %[w1], %[v1], %[a11]\n\t"
+    __asm__ volatile("1:\n\t" ONNXC_MCU_PAIR_STEP ONNXC_MCU_PAIR_STEP
                      "subs %[n], %[n], #1\n\t"
                      "bne 1b"
                      : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
@@ -182,22 +160,19 @@ inline void product_2x2(const int32_t *w, const word_alias *c0, const word_alias
                        [w1] "=&r"(w1), [v0] "=&r"(v0), [v1] "=&r"(v1)
                      :
                      : "cc", "memory");
+#undef ONNXC_MCU_PAIR_STEP
   }
-  if (K2 & 1) {
-    a00 = smlad(w[0], c0[0], a00);
-    a01 = smlad(w[0], c1[0], a01);
-    a10 = smlad(w[1], c0[0], a10);
-    a11 = smlad(w[1], c1[0], a11);
-  }
+  constexpr int done = K2 / 2 * 2; // the odd last pair: below
 #else
-  for (int j = 0; j < K2; ++j, w += 2) {
-    const int32_t w0 = w[0], w1 = w[1], v0 = c0[j], v1 = c1[j];
+  constexpr int done = 0;
+#endif
+  for (int j = done; j < K2; ++j, w += 2, ++c0, ++c1) {
+    const int32_t w0 = w[0], w1 = w[1], v0 = *c0, v1 = *c1;
     a00 = smlad(w0, v0, a00);
     a01 = smlad(w0, v1, a01);
     a10 = smlad(w1, v0, a10);
     a11 = smlad(w1, v1, a11);
   }
-#endif
 }
 
 /// A 2-D convolution (group 1) of int8 x (W::IC x IH x IW, zero point

@@ -23,21 +23,37 @@ struct Window {
   static constexpr int Pixels = OH * OW;
 };
 
-/// Calls put(k, v) for k = 0 .. W::K - 1 with the window of output pixel
-/// `pixel` (v = zero outside the input); `load(i)` reads input element i.
-template <typename W, typename V, typename Load, typename Put>
-inline void gather_window(int pixel, V zero, Load load, Put put) {
+/// Writes output pixel `pixel`'s window to out[0], out[Stride], ... (W::K
+/// values, depth-major: channel, kernel row, kernel column): value(x[i])
+/// for input element i, zero where the window leaves the input. Rows are
+/// checked once; a window whose columns all lie inside is copied without
+/// per-element checks.
+template <typename W, int Stride, typename T, typename V, typename Value>
+inline void gather_window(const T *x, int pixel, V *out, Value value) {
   const int oy = pixel / W::OW, ox = pixel - oy * W::OW;
   const int y0 = oy * W::SH - W::PH, x0 = ox * W::SW - W::PW;
-  int k = 0;
+  const bool cols_in = x0 >= 0 && x0 + (W::KW - 1) * W::DW < W::IW;
   for (int c = 0; c < W::IC; ++c)
-    for (int ky = 0; ky < W::KH; ++ky) {
+    for (int ky = 0; ky < W::KH; ++ky, out += W::KW * Stride) {
       const int iy = y0 + ky * W::DH;
-      const bool row_in = iy >= 0 && iy < W::IH;
+      if (iy < 0 || iy >= W::IH) {
+#pragma GCC unroll 8
+        for (int kx = 0; kx < W::KW; ++kx)
+          out[kx * Stride] = V(0);
+        continue;
+      }
       const int row = (c * W::IH + iy) * W::IW;
-      for (int kx = 0; kx < W::KW; ++kx, ++k) {
-        const int ix = x0 + kx * W::DW;
-        put(k, row_in && ix >= 0 && ix < W::IW ? load(row + ix) : zero);
+      if (cols_in) {
+        const T *in = x + row + x0;
+#pragma GCC unroll 8
+        for (int kx = 0; kx < W::KW; ++kx)
+          out[kx * Stride] = value(in[kx * W::DW]);
+      } else {
+#pragma GCC unroll 8
+        for (int kx = 0; kx < W::KW; ++kx) {
+          const int ix = x0 + kx * W::DW;
+          out[kx * Stride] = ix >= 0 && ix < W::IW ? value(x[row + ix]) : V(0);
+        }
       }
     }
 }

@@ -30,11 +30,18 @@ def main():
     ap.add_argument("model")
     ap.add_argument("--target", default="cortex-m4", choices=sorted(MACHINES))
     ap.add_argument("--runs", type=int, default=4)
-    ap.add_argument("rest", nargs=argparse.REMAINDER)
-    a = ap.parse_args()
-    extra = [x for x in a.rest if x != "--"]
+    ap.add_argument("--keep", metavar="DIR",
+                    help="build in DIR and keep it (model.elf, blocks.txt: each executed "
+                         "block's address, instructions and executions)")
+    ap.add_argument("--hot-blocks", type=int, default=0, metavar="N",
+                    help="also print the N blocks that execute the most instructions")
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    a = ap.parse_args(argv[:cut])
+    extra = argv[cut + 1:]  # onnxc's own options
     machine, cpu = MACHINES[a.target]
-    work = tempfile.mkdtemp(prefix="mcu-profile-")
+    work = a.keep or tempfile.mkdtemp(prefix="mcu-profile-")
+    os.makedirs(work, exist_ok=True)
     try:
         subprocess.run([a.onnxc, a.model, "-o", work, "--name", "model", "--target", a.target,
                         "--quiet"] + extra, check=True)
@@ -79,6 +86,7 @@ def main():
             if len(parts) == 3 and parts[1] in "tTwW":
                 syms.append((int(parts[0], 16) & ~1, parts[2]))
         per = collections.Counter()
+        hot = []
         for line in open(blocks):
             addr, n, execs = line.split()
             addr = int(addr, 16)
@@ -88,6 +96,7 @@ def main():
                     break
                 name = sym
             per[name] += int(n) * int(execs)
+            hot.append((int(n) * int(execs), addr, int(n), name))
         total = sum(per.values())
         print("instructions per inference (%d runs, %s; start-up included in 'other'):"
               % (a.runs, a.target))
@@ -99,8 +108,13 @@ def main():
             shown += n
         print("  %10d  %5.1f%%  other" % ((total - shown) // a.runs, 100.0 * (total - shown) / total))
         print("  %10d          total" % (total // a.runs))
+        if a.hot_blocks:
+            print("hottest blocks (instructions per inference, address, block size, function):")
+            for n, addr, size, name in sorted(hot, reverse=True)[:a.hot_blocks]:
+                print("  %10d  0x%08x  %3d  %s" % (n // a.runs, addr, size, name[:100]))
     finally:
-        shutil.rmtree(work, ignore_errors=True)
+        if not a.keep:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -124,26 +124,43 @@ KernelArg scalarLike(Value x, int64_t value) {
 }
 
 /// qs8::conv: conv_acc one output plane at a time into int32 scratch of a
-/// plane, requantized into the output.
+/// plane, requantized into the output; with max_pool, qs8::conv_max_pool
+/// (the same, each plane pooled on its way out).
 FailureOr<OpLowering> lowerQConv(QConvOp op) {
-  auto ys = shapeOf(op.getY());
-  auto win = windowArgs(op, op.getX(), op.getY(),
-                        SmallVector<int64_t>(shapeOf(op.getW()).drop_front(2)), false);
-  if (failed(win))
+  Value x = op.getX(), y = op.getY();
+  auto g = resolveWindow(op, shapeOf(x).drop_front(2),
+                         SmallVector<int64_t>(shapeOf(op.getW()).drop_front(2)), false);
+  if (failed(g))
     return failure();
+  // The convolution's own output shape (Y's before the pool).
+  SmallVector<int64_t> convShape(shapeOf(y).take_front(2));
+  convShape.append(g->outSpatial);
   auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                    op.getWScale(), op.getYScale().convertToFloat());
-  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getW()),
-                              scalarLike(op.getX(), op.getXZeroPoint()), inputOrNull(op.getB()),
-                              KernelArg::output(op.getY())};
-  args.insert(args.end(), win->begin(), win->end());
+  const std::string t = cppTypeName(eltOf(x));
+  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(op.getW()),
+                              scalarLike(x, op.getXZeroPoint()), inputOrNull(op.getB()),
+                              KernelArg::output(y)};
+  std::vector<KernelArg> window = windowArgs(x, y, *g);
+  window[2] = KernelArg::array(convShape);
+  const int64_t plane = prod(ArrayRef<int64_t>(convShape).drop_front(2));
+  std::string callee = "conv";
+  KernelArg scratch = KernelArg::scratch(plane * 4, "int32_t");
+  if (auto pool = op.getMaxPool()) {
+    callee = "conv_max_pool";
+    window.erase(window.begin()); // conv_max_pool is 2-D
+    scratch = KernelArg::scratch(
+        onnxc_rt::ref::qs8::conv_max_pool_scratch_bytes(plane, 1), "int32_t"); // T: 8 bits
+  }
+  args.insert(args.end(), window.begin(), window.end());
   args.push_back(KernelArg::i(op.getGroup()));
-  for (KernelArg a : {KernelArg::scratch(prod(ys.drop_front(2)) * 4, "int32_t"), mult, shift,
-                      KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
-                      KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax())})
+  if (auto pool = op.getMaxPool())
+    args.push_back(KernelArg::array(*pool));
+  for (KernelArg a : {scratch, mult, shift, KernelArg::i(op.getWScale().size()),
+                      KernelArg::i(op.getYZeroPoint()), KernelArg::i(op.getActMin()),
+                      KernelArg::i(op.getActMax())})
     args.push_back(a);
-  return calls({call("conv", {cppTypeName(eltOf(op.getX()))}, kQs8, std::move(args),
-                     kQs8Namespace)});
+  return calls({call(callee, {t}, kQs8, std::move(args), kQs8Namespace)});
 }
 
 /// qs8::fully_connected: one row of int32 scratch at a time.

@@ -177,14 +177,18 @@ std::vector<int64_t> accumulatorBounds(ArrayRef<int8_t> w, int64_t n, int64_t k,
   return bound;
 }
 
+/// QConv, 2-D, group 1, batch 1, constant weights; with max_pool, the
+/// fused conv2d_max_pool.
 ProviderResult lowerQConv(QConvOp op, const std::string &t) {
-  auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
+  auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
   if (xs.size() != 4 || op.getGroup() != 1 || xs[0] != 1)
     return std::nullopt;
   SmallVector<int64_t> kernel(ws.drop_front(2));
   auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
   if (failed(g))
     return {failure()};
+  // The convolution's own output (Y's shape before a fused pool).
+  SmallVector<int64_t> ys{1, ws[0], g->outSpatial[0], g->outSpatial[1]};
   std::vector<int8_t> w = constantInt8s(op.getW());
   std::vector<int32_t> bias = isNone(op.getB()) ? std::vector<int32_t>()
                                                 : constantInt32s(op.getB());
@@ -194,17 +198,32 @@ ProviderResult lowerQConv(QConvOp op, const std::string &t) {
     return std::nullopt;
   std::vector<int32_t> packed(onnxc_rt::mcu::qs8::conv_packed_words(int(m), int(depth)));
   onnxc_rt::mcu::qs8::pack_conv_weights(w.data(), int(m), int(depth), packed.data());
+  // The kernel multiplies x as stored, the zero point's share in the bias.
+  // The narrow rounding's bound (255 * sum |w| + |bias| < 2^30) covers the
+  // raw accumulator and the folded bias as well as their sum.
+  std::vector<int32_t> folded(m);
+  onnxc_rt::mcu::qs8::fold_zero_point(w.data(), int(m), int(depth),
+                                      int32_t(op.getXZeroPoint()),
+                                      bias.empty() ? nullptr : bias.data(), folded.data());
   Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
-                                     op.getWScale(), op.getYScale().convertToFloat(), bias,
+                                     op.getWScale(), op.getYScale().convertToFloat(), folded,
                                      accumulatorBounds(w, m, depth, false, bias));
   std::vector<std::string> targs{t, window, str(m)};
   for (std::string &a : qs8Tail(op, rq.wide))
     targs.push_back(std::move(a));
-  return calls({call("conv2d", targs, kMcuQs8,
+  std::string callee = "conv2d";
+  int64_t scratch = onnxc_rt::mcu::qs8::conv2d_scratch_bytes(int(depth));
+  if (auto pool = op.getMaxPool()) {
+    callee = "conv2d_max_pool";
+    targs.push_back(str((*pool)[0]));
+    targs.push_back(str((*pool)[1]));
+    scratch = onnxc_rt::mcu::qs8::conv2d_max_pool_scratch_bytes(int(depth), int((*pool)[0]),
+                                                                int((*pool)[1]));
+  }
+  return calls({call(callee, targs, kMcuQs8,
                      {KernelArg::input(op.getX()), packedInt32s(op.getContext(), packed),
                       rq.params, KernelArg::output(op.getY()),
-                      KernelArg::scratch(onnxc_rt::mcu::qs8::conv2d_scratch_bytes(int(depth)),
-                                         "int16_t")},
+                      KernelArg::scratch(scratch, "int16_t")},
                      kMcuQs8Namespace)});
 }
 

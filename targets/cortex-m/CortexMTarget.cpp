@@ -9,6 +9,9 @@
 //===----------------------------------------------------------------------===//
 #include "CortexMTarget.h"
 
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
 namespace onnxc {
 namespace {
 
@@ -34,11 +37,17 @@ public:
     emulated->qemuPlugins = true;
     addProvider(std::make_unique<cortexm::McuKernelProvider>());
   }
+
+  void addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const override {
+    if (stage == PipelineStage::BeforeKernelSelection)
+      funcPasses.addPass(cortexm::createFuseConvPoolPass());
+  }
 };
 
 } // namespace
 
 void registerCortexMTargets() {
+  cortexm::registerFuseConvPoolPass();
   TargetRegistry::add(std::make_unique<CortexMTarget>(
       "cortex-m4", "Arm Cortex-M4 with FPU, hard float (arm-none-eabi)",
       std::vector<std::string>{"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",

@@ -4,6 +4,12 @@
 
 #include "onnxc/Lowering/Target.h"
 
+#include <memory>
+
+namespace mlir {
+class Pass;
+}
+
 namespace onnxc::cortexm {
 
 /// Lowers what runtime-lite's microcontroller kernels (onnxc_rt::mcu)
@@ -13,6 +19,12 @@ public:
   llvm::StringRef name() const override;
   ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
 };
+
+/// onnxc-mcu-fuse-conv-pool (FuseConvPool.cpp): QConv + MaxPool of whole
+/// windows -> QConv with max_pool.
+std::unique_ptr<mlir::Pass> createFuseConvPoolPass();
+/// Makes it known to onnxc-opt (lit tests).
+void registerFuseConvPoolPass();
 
 } // namespace onnxc::cortexm
 

@@ -45,7 +45,7 @@ std::optional<std::vector<int32_t>> biasValues(Value b, int64_t count) {
 
 ProviderResult lowerQConv(QConvOp op) {
   auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
-  if (xs.size() != 4)
+  if (xs.size() != 4 || op.getMaxPool()) // a pooled QConv: the reference's
     return std::nullopt;
   SmallVector<int64_t> kernel(ws.drop_front(2));
   auto g = resolveWindow(op, xs.drop_front(2), kernel, false);

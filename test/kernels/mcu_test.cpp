@@ -87,30 +87,55 @@ void fill_channels(Rng &rng, int n, int32_t bias_range, double lo, double span, 
   }
 }
 
-/// One int8 convolution geometry against ref::qs8::conv.
-template <typename W, int M, int XZp, int YZp, int Lo, int Hi>
+/// The kernel table of the convolutions: the biases with the zero point
+/// folded in (as the compiler writes them).
+template <int M, int K>
+void fold_zero_point(const int8_t *w, int32_t x_zp, const int32_t *bias, const int32_t *mult,
+                     const int32_t *shift, int32_t *params) {
+  namespace m = onnxc_rt::mcu::qs8;
+  int32_t folded[M];
+  m::fold_zero_point(w, M, K, x_zp, bias, folded);
+  for (int c = 0; c < M; ++c)
+    m::store_channel(m::channel_params(folded[c], mult[c], shift[c]), params, c);
+}
+
+/// One int8 convolution geometry against ref::qs8::conv, or with a PH x
+/// PW max pool fused (conv2d_max_pool) against ref::qs8::conv_max_pool.
+template <typename W, int M, int XZp, int YZp, int Lo, int Hi, int PH = 1, int PW = 1>
 void test_qconv(Rng &rng) {
   namespace r = onnxc_rt::ref::qs8;
   namespace m = onnxc_rt::mcu::qs8;
-  static int8_t x[W::IC * W::IH * W::IW], w[M * W::K], y[M * W::Pixels], want[M * W::Pixels];
+  constexpr bool pooled = PH * PW > 1;
+  constexpr int Out = M * (W::OH / PH) * (W::OW / PW);
+  static int8_t x[W::IC * W::IH * W::IW], w[M * W::K], y[Out], want[Out];
   static int32_t bias[M], mult[M], shift[M], params[M * m::kChannelWords],
-      packed[m::conv_packed_words(M, W::K)], acc_scratch[W::Pixels];
-  static int16_t scratch[m::conv2d_scratch_bytes(W::K) / 2];
+      packed[m::conv_packed_words(M, W::K)],
+      ref_scratch[r::conv_max_pool_scratch_bytes(W::Pixels, 1) / 4];
+  static int16_t scratch[m::conv2d_max_pool_scratch_bytes(W::K, PH, PW) / 2];
   for (int8_t &v : x)
     v = int8_t(rng.range(-128, 127));
   for (int8_t &v : w)
     v = int8_t(rng.range(-127, 127));
   fill_channels(rng, M, 2000, 0.0005, 0.002, bias, mult, shift, params);
+  fold_zero_point<M, W::K>(w, XZp, bias, mult, shift, params);
   m::pack_conv_weights(w, M, W::K, packed);
-  m::conv2d<int8_t, W, M, XZp, YZp, Lo, Hi, false>(x, packed, params, y, scratch);
   const ReferenceWindow<W, M> g;
   const int8_t zp = int8_t(XZp);
-  r::conv<int8_t>(x, w, &zp, bias, want, 2, g.in, g.out, g.kernel, g.strides, g.pads, g.ends,
-                  g.dil, 1, acc_scratch, mult, shift, M, YZp, Lo, Hi);
+  if constexpr (pooled) {
+    m::conv2d_max_pool<int8_t, W, M, XZp, YZp, Lo, Hi, false, PH, PW>(x, packed, params, y,
+                                                                       scratch);
+    const int64_t pool[2] = {PH, PW};
+    r::conv_max_pool<int8_t>(x, w, &zp, bias, want, g.in, g.out, g.kernel, g.strides, g.pads,
+                             g.ends, g.dil, 1, pool, ref_scratch, mult, shift, M, YZp, Lo, Hi);
+  } else {
+    m::conv2d<int8_t, W, M, XZp, YZp, Lo, Hi, false>(x, packed, params, y, scratch);
+    r::conv<int8_t>(x, w, &zp, bias, want, 2, g.in, g.out, g.kernel, g.strides, g.pads,
+                    g.ends, g.dil, 1, ref_scratch, mult, shift, M, YZp, Lo, Hi);
+  }
   int bad = 0;
-  for (int i = 0; i < M * W::Pixels; ++i)
+  for (int i = 0; i < Out; ++i)
     bad += y[i] != want[i];
-  check(bad == 0, "qs8 conv2d", W::IC * 1000 + M);
+  check(bad == 0, pooled ? "qs8 conv2d_max_pool" : "qs8 conv2d", W::IC * 1000 + M * 10 + PH);
 }
 
 template <int Rows, int K, int N, int XZp, int YZp>
@@ -243,6 +268,13 @@ int main() {
   test_qconv<Same<7, 5, 5, 1, 1, 1, 0, 1>, 9, 0, -3, -128, 127>(rng);
   test_qconv<Same<5, 6, 6, 5, 3, 1, 0, 1>, 2, -1, 1, -100, 100>(rng);
   test_qconv<Same<16, 14, 14, 3, 3, 1, 1, 1>, 32, -128, -128, -128, 127>(rng);
+  // Fused max pools: 2 x 2 (the rows and columns past the last whole
+  // window dropped), 3 x 2 (an odd window), 1 x 3.
+  test_qconv<Same<1, 28, 28, 3, 3, 1, 1, 1>, 16, -55, -128, -128, 127, 2, 2>(rng);
+  test_qconv<Same<16, 14, 14, 3, 3, 1, 1, 1>, 32, -128, -128, -128, 127, 2, 2>(rng);
+  test_qconv<Same<3, 7, 5, 3, 3, 1, 1, 1>, 5, 3, 7, -128, 127, 2, 2>(rng);
+  test_qconv<Same<4, 9, 9, 3, 3, 1, 1, 1>, 3, 0, -5, -20, 127, 3, 2>(rng);
+  test_qconv<Same<2, 8, 7, 3, 3, 1, 0, 1>, 6, -3, 2, -128, 127, 1, 3>(rng);
   test_qfc<1, 1568, 64, -128, -128>(rng);
   test_qfc<1, 7, 5, 3, -2>(rng);
   test_qfc<3, 33, 10, 0, 5>(rng);

@@ -217,7 +217,18 @@ LogicalResult QLinearConvOp::inferShapes() {
 }
 
 LogicalResult QConvOp::inferShapes() {
-  return inferConvLike(getOperation(), getX(), getW(), getB(), elementTypeOf(getY()));
+  if (failed(inferConvLike(getOperation(), getX(), getW(), getB(), elementTypeOf(getY()))))
+    return failure();
+  auto pool = getMaxPool();
+  auto y = dyn_cast<RankedTensorType>(getY().getType());
+  if (!pool || !y)
+    return success();
+  // Whole windows only (verify() checks the rank and the window).
+  SmallVector<int64_t> out(y.getShape());
+  for (size_t d = 0; d < pool->size() && d + 2 < out.size(); ++d)
+    out[2 + d] /= std::max<int64_t>((*pool)[d], 1);
+  setResultType(getOperation(), 0, out, y.getElementType());
+  return success();
 }
 
 LogicalResult QuantizeLinearOp::inferShapes() {

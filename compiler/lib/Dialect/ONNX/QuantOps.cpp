@@ -72,6 +72,11 @@ static LogicalResult verifyWeights(Operation *op, Value wv, ArrayRef<float> wSca
 LogicalResult QConvOp::verify() {
   if (failed(verifyWeights(getOperation(), getW(), getWScale(), 0, 0)))
     return failure();
+  if (auto pool = getMaxPool()) {
+    auto x = dyn_cast<ShapedType>(getX().getType());
+    if (pool->size() != 2 || (*pool)[0] < 1 || (*pool)[1] < 1 || (x && x.hasRank() && x.getRank() != 4))
+      return emitOpError() << "max_pool must be two window sizes of a 2-D convolution";
+  }
   return verifyQuantized(getOperation(), getX(), getActMin(), getActMax());
 }
 

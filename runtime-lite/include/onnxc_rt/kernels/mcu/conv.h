@@ -86,7 +86,7 @@ void conv2d(const float *x, const float *packed, const float *bias, float *y, fl
     const int cols = W::Pixels - pix < P ? W::Pixels - pix : P;
     for (int p = 0; p < P; ++p) {
       if (p < cols)
-        gather_window<W, P>(x, pix + p, scratch + p, [](float v) { return v; });
+        gather_window<W, P>(x, pix + p, scratch + p, [](float v) { return v; }, 0.0f);
       else
         for (int k = 0; k < K; ++k)
           scratch[k * P + p] = 0.0f;

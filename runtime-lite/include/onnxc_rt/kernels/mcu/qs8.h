@@ -5,11 +5,12 @@
 // it), every shape a template parameter.
 //
 // Convolution: the windows of two output pixels are gathered into int16
-// columns holding x - x_zp (padding is a true zero) in pairs, one 32-bit
-// word per two depth steps; the weights are stored as int16 pairs too,
-// two output channels interleaved ([M/2][K/2][2] words, packed by the
-// compiler), so one pass of the inner loop is four loads and four SMLADs
-// for 2 x 2 x 2 products. Fully connected: int8 weights, four per word,
+// columns holding x as it is (padding reads x_zp; the compiler folds the
+// zero point into the bias), two depth values per 32-bit word; the weights are stored as int16 pairs too, two output
+// channels interleaved in steps of four depth values (packed by the
+// compiler), so one step of the inner loop is four LDRDs and eight SMLADs
+// for 2 x 2 x 4 products; a fused max pool keeps each window's largest
+// accumulator and requantizes that one. Fully connected: int8 weights, four per word,
 // widened by SXTB16 (even and odd bytes) against the input widened once
 // into the matching (x0, x2), (x1, x3) pairs, four output rows at a time.
 #ifndef ONNXC_RT_MCU_QS8_H
@@ -65,8 +66,7 @@ template <bool Wide> inline int32_t requantize(int32_t acc, const Channel &ch) {
   // The same as floor((2a * b + 2^31) / 2^32) with 2a in 32 bits: one
   // SMMULR.
   const int32_t doubled = acc * 2 + ch.twice_bias;
-  const int32_t high =
-      static_cast<int32_t>((int64_t(doubled) * ch.multiplier + (int64_t(1) << 31)) >> 32);
+  const int32_t high = smmulr(doubled, ch.multiplier);
   return (high + ch.round + ((high >> 31) & ch.negative)) >> ch.right;
 }
 
@@ -101,99 +101,129 @@ inline Channel load_channel(const int32_t *params, int c) {
   return {p[0], p[1], p[2], p[3], p[4], p[5], p[6]};
 }
 
-/// Words of packed convolution weights: M rounded up to 2, K to 2.
-constexpr int conv_packed_words(int m, int k) { return (m + 1) / 2 * ((k + 1) / 2) * 2; }
+/// Depth values per step of the convolution's inner loop: two int16 pairs
+/// (one LDRD) of each column and each of two output channels.
+constexpr int kConvStep = 4;
+/// The depth K rounded up to whole steps (the padding weighs zero).
+constexpr int conv_depth(int k) { return (k + kConvStep - 1) / kConvStep * kConvStep; }
 
-/// Packs w (m x k int8) into int16 pairs for conv2d: word ((b * K2 + j) * 2
-/// + r) holds w[2b + r][2j], w[2b + r][2j + 1] (zero past m and k).
+/// Words of packed convolution weights: M rounded up to 2, K to a step.
+constexpr int conv_packed_words(int m, int k) { return (m + 1) / 2 * 2 * conv_depth(k) / 2; }
+
+/// Packs w (m x k int8) into int16 pairs for conv2d: per pair of output
+/// channels b and step s, four words: channel 2b's depth pairs 2s and 2s +
+/// 1, then channel 2b + 1's (zero past m and k).
 inline void pack_conv_weights(const int8_t *w, int m, int k, int32_t *out) {
-  const int pairs = (k + 1) / 2;
   for (int b = 0; b < (m + 1) / 2; ++b)
-    for (int j = 0; j < pairs; ++j)
-      for (int r = 0; r < 2; ++r) {
-        const int row = 2 * b + r;
-        auto at = [&](int i) { return row < m && i < k ? int32_t(w[row * k + i]) : 0; };
-        *out++ = pack_pair(at(2 * j), at(2 * j + 1));
-      }
+    for (int s = 0; s < conv_depth(k) / kConvStep; ++s)
+      for (int r = 0; r < 2; ++r)
+        for (int j = 2 * s; j < 2 * s + 2; ++j) {
+          const int row = 2 * b + r;
+          auto at = [&](int i) { return row < m && i < k ? int32_t(w[row * k + i]) : 0; };
+          *out++ = pack_pair(at(2 * j), at(2 * j + 1));
+        }
 }
 
-/// Scratch bytes conv2d needs: two columns of K rounded up to 2 int16
-/// (4-byte aligned, as the arena places everything).
-constexpr int conv2d_scratch_bytes(int k) { return (k + 1) / 2 * 2 * 4; }
+/// The convolution's biases with the input zero point folded in: bias[c] -
+/// x_zp * sum_k w[c][k] (w: m x k), so that the kernels multiply the input
+/// as it is stored: sum_k w (x - x_zp) + bias = sum_k w x + that. bias may
+/// be null (zero).
+inline void fold_zero_point(const int8_t *w, int m, int k, int32_t x_zp, const int32_t *bias,
+                            int32_t *out) {
+  for (int c = 0; c < m; ++c) {
+    int32_t sum = 0;
+    for (int i = 0; i < k; ++i)
+      sum += w[c * k + i];
+    out[c] = (bias ? bias[c] : 0) - x_zp * sum;
+  }
+}
+
+/// Scratch bytes conv2d needs: two int16 columns of conv_depth(K).
+constexpr int conv2d_scratch_bytes(int k) { return 2 * conv_depth(k) * 2; }
 
 /// 32-bit words read from int16 data (GCC: may alias any type).
 typedef int32_t __attribute__((__may_alias__)) word_alias;
 
-/// Gathers output pixel `pixel`'s window of x less its zero point into
-/// col (W::K int16, then a zero to make the count even).
+/// Gathers output pixel `pixel`'s window of x into col (W::K int16, XZp
+/// where the window leaves the input, then zeros to conv_depth(W::K)). The
+/// values stay as they are: the zero point's share of the products is in
+/// the bias (fold_zero_point), and a padding value contributes nothing.
 template <typename T, typename W, int XZp>
 inline void gather_column(const T *x, int pixel, int16_t *col) {
-  gather_window<W, 1>(x, pixel, col, [](T v) { return int16_t(int32_t(v) - XZp); });
-  if (W::K & 1)
-    col[W::K] = 0;
+  gather_window<W, 1>(x, pixel, col, [](T v) { return int16_t(v); }, int16_t(XZp));
+  for (int i = W::K; i < conv_depth(W::K); ++i)
+    col[i] = 0;
 }
 
-/// acc += the products of two output channels' packed weights (w: K2
-/// words each, interleaved) and two columns (c0, c1: K2 words each).
-template <int K2>
+/// acc += the products of two output channels' packed weights (w) and two
+/// columns (c0, c1), `Steps` steps of kConvStep depth values.
+template <int Steps>
 inline void product_2x2(const int32_t *w, const word_alias *c0, const word_alias *c1,
                         int32_t &a00, int32_t &a01, int32_t &a10, int32_t &a11) {
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && defined(__thumb2__)
-  // Two depth pairs per pass, scheduled by hand: GCC 12 spends a third
-  // more instructions on the same loop (register moves, no LDRD).
-  if (K2 / 2 > 0) {
-    int32_t n = K2 / 2, w0, w1, v0, v1;
-    // One depth pair: 8 products.
-#define ONNXC_MCU_PAIR_STEP                                                    \
-  "ldrd %[w0], %[w1], [%[w]], #8\n\t"                                         \
-  "ldr %[v0], [%[c0]], #4\n\t"                                               \
-  "ldr %[v1], [%[c1]], #4\n\t"                                               \
-  "smlad %[a00], %[w0], %[v0], %[a00]\n\t"                                   \
-  "smlad %[a01], %[w0], %[v1], %[a01]\n\t"                                   \
-  "smlad %[a10], %[w1], %[v0], %[a10]\n\t"                                   \
-  "smlad %[a11], %[w1], %[v1], %[a11]\n\t"
-    __asm__ volatile("1:\n\t" ONNXC_MCU_PAIR_STEP ONNXC_MCU_PAIR_STEP
-                     "subs %[n], %[n], #1\n\t"
-                     "bne 1b"
-                     : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
-                       [w] "+r"(w), [c0] "+r"(c0), [c1] "+r"(c1), [n] "+r"(n), [w0] "=&r"(w0),
-                       [w1] "=&r"(w1), [v0] "=&r"(v0), [v1] "=&r"(v1)
-                     :
-                     : "cc", "memory");
-#undef ONNXC_MCU_PAIR_STEP
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && defined(__thumb2__) && \
+    defined(__OPTIMIZE__)
+  // Four LDRDs and eight SMLADs per step (16 products), unrolled by the
+  // assembler in blocks of up to 16 steps: no loop counter, which leaves
+  // the 13 registers the step needs. (GCC 12 spends a third more on the
+  // same loop in C: register moves, no LDRD.)
+  constexpr int kBlock = 16;
+#define ONNXC_MCU_CONV_STEPS(count)                                            \
+  {                                                                            \
+    int32_t v0, v1, v2, v3, wa, wb;                                            \
+    __asm__ volatile(".rept %c[n]\n\t"                                          \
+                     "ldrd %[v0], %[v1], [%[c0]], #8\n\t"                      \
+                     "ldrd %[v2], %[v3], [%[c1]], #8\n\t"                      \
+                     "ldrd %[wa], %[wb], [%[w]], #8\n\t"                       \
+                     "smlad %[a00], %[wa], %[v0], %[a00]\n\t"                   \
+                     "smlad %[a01], %[wa], %[v2], %[a01]\n\t"                   \
+                     "smlad %[a00], %[wb], %[v1], %[a00]\n\t"                   \
+                     "smlad %[a01], %[wb], %[v3], %[a01]\n\t"                   \
+                     "ldrd %[wa], %[wb], [%[w]], #8\n\t"                       \
+                     "smlad %[a10], %[wa], %[v0], %[a10]\n\t"                   \
+                     "smlad %[a11], %[wa], %[v2], %[a11]\n\t"                   \
+                     "smlad %[a10], %[wb], %[v1], %[a10]\n\t"                   \
+                     "smlad %[a11], %[wb], %[v3], %[a11]\n\t"                   \
+                     ".endr"                                                   \
+                     : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10),       \
+                       [a11] "+r"(a11), [w] "+r"(w), [c0] "+r"(c0), [c1] "+r"(c1), \
+                       [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2),          \
+                       [v3] "=&r"(v3), [wa] "=&r"(wa), [wb] "=&r"(wb)          \
+                     : [n] "i"(count)                                          \
+                     : "memory");                                              \
   }
-  constexpr int done = K2 / 2 * 2; // the odd last pair: below
+  for (int b = 0; b < Steps / kBlock; ++b)
+    ONNXC_MCU_CONV_STEPS(kBlock)
+  if (Steps % kBlock)
+    ONNXC_MCU_CONV_STEPS(Steps % kBlock)
+#undef ONNXC_MCU_CONV_STEPS
 #else
-  constexpr int done = 0;
+  for (int s = 0; s < Steps; ++s, w += 4, c0 += 2, c1 += 2)
+    for (int j = 0; j < 2; ++j) {
+      a00 = smlad(w[j], c0[j], a00);
+      a01 = smlad(w[j], c1[j], a01);
+      a10 = smlad(w[2 + j], c0[j], a10);
+      a11 = smlad(w[2 + j], c1[j], a11);
+    }
 #endif
-  for (int j = done; j < K2; ++j, w += 2, ++c0, ++c1) {
-    const int32_t w0 = w[0], w1 = w[1], v0 = *c0, v1 = *c1;
-    a00 = smlad(w0, v0, a00);
-    a01 = smlad(w0, v1, a01);
-    a10 = smlad(w1, v0, a10);
-    a11 = smlad(w1, v1, a11);
-  }
 }
 
 /// A 2-D convolution (group 1) of int8 x (W::IC x IH x IW, zero point
 /// XZp) into y (M x OH x OW), weights packed by pack_conv_weights, the
-/// channels' requantization from channel_params (M x kChannelWords), the
-/// output clamped to [Lo, Hi].
+/// channels' requantization from channel_params (M x kChannelWords) with
+/// the biases of fold_zero_point, the output clamped to [Lo, Hi].
 template <typename T, typename W, int M, int XZp, int YZp, int Lo, int Hi, bool Wide>
 void conv2d(const T *x, const int32_t *packed, const int32_t *params, T *y, int16_t *scratch) {
-  constexpr int K2 = (W::K + 1) / 2; // words per column
-  int16_t *const col0 = scratch, *const col1 = scratch + 2 * K2;
-  const word_alias *c0 = reinterpret_cast<const word_alias *>(col0);
-  const word_alias *c1 = reinterpret_cast<const word_alias *>(col1);
+  constexpr int Steps = conv_depth(W::K) / kConvStep;
+  int16_t *const col0 = scratch, *const col1 = scratch + conv_depth(W::K);
   for (int pix = 0; pix < W::Pixels; pix += 2) {
     const bool second = pix + 1 < W::Pixels;
     gather_column<T, W, XZp>(x, pix, col0);
-    if (second)
-      gather_column<T, W, XZp>(x, pix + 1, col1);
+    gather_column<T, W, XZp>(x, second ? pix + 1 : pix, col1);
     const int32_t *w = packed;
-    for (int m = 0; m < M; m += 2, w += 2 * K2) {
+    for (int m = 0; m < M; m += 2, w += 4 * Steps) {
       int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-      product_2x2<K2>(w, c0, c1, a00, a01, a10, a11);
+      product_2x2<Steps>(w, reinterpret_cast<const word_alias *>(col0),
+                         reinterpret_cast<const word_alias *>(col1), a00, a01, a10, a11);
       const Channel ch0 = load_channel(params, m);
       T *out = y + m * W::Pixels + pix;
       out[0] = output_value<T, Wide, YZp, Lo, Hi>(a00, ch0);
@@ -205,6 +235,52 @@ void conv2d(const T *x, const int32_t *packed, const int32_t *params, T *y, int1
         if (second)
           out[W::Pixels + 1] = output_value<T, Wide, YZp, Lo, Hi>(a11, ch1);
       }
+    }
+  }
+}
+
+/// Columns conv2d_max_pool gathers per pooled output: the window's pixels,
+/// in pairs (an odd window repeats its last pixel).
+constexpr int pool_columns(int ph, int pw) { return (ph * pw + 1) / 2 * 2; }
+/// Scratch bytes conv2d_max_pool needs.
+constexpr int conv2d_max_pool_scratch_bytes(int k, int ph, int pw) {
+  return pool_columns(ph, pw) * conv_depth(k) * 2;
+}
+
+/// conv2d followed by a max pool of PH x PW windows at stride (PH, PW), no
+/// padding (QConv with max_pool): y is M x (OH / PH) x (OW / PW). The
+/// requantization is monotonic in the accumulator, so each window's
+/// largest accumulator is requantized, once.
+template <typename T, typename W, int M, int XZp, int YZp, int Lo, int Hi, bool Wide, int PH,
+          int PW>
+void conv2d_max_pool(const T *x, const int32_t *packed, const int32_t *params, T *y,
+                     int16_t *scratch) {
+  constexpr int D = conv_depth(W::K), Steps = D / kConvStep;
+  constexpr int POW = W::OW / PW, Pooled = W::OH / PH * POW, Columns = pool_columns(PH, PW);
+  for (int q = 0; q < Pooled; ++q) {
+    const int py = q / POW, px = q - py * POW;
+    for (int i = 0; i < Columns; ++i) {
+      const int j = i < PH * PW ? i : PH * PW - 1, dy = j / PW;
+      gather_column<T, W, XZp>(x, (py * PH + dy) * W::OW + px * PW + (j - dy * PW),
+                               scratch + i * D);
+    }
+    const int32_t *w = packed;
+    for (int m = 0; m < M; m += 2, w += 4 * Steps) {
+      int32_t best0 = INT32_MIN, best1 = INT32_MIN;
+      for (int i = 0; i < Columns; i += 2) {
+        int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
+        product_2x2<Steps>(w, reinterpret_cast<const word_alias *>(scratch + i * D),
+                           reinterpret_cast<const word_alias *>(scratch + (i + 1) * D), a00,
+                           a01, a10, a11);
+        a00 = a00 > a01 ? a00 : a01;
+        a10 = a10 > a11 ? a10 : a11;
+        best0 = best0 > a00 ? best0 : a00;
+        best1 = best1 > a10 ? best1 : a10;
+      }
+      y[m * Pooled + q] = output_value<T, Wide, YZp, Lo, Hi>(best0, load_channel(params, m));
+      if (M % 2 == 0 || m + 1 < M)
+        y[(m + 1) * Pooled + q] =
+            output_value<T, Wide, YZp, Lo, Hi>(best1, load_channel(params, m + 1));
     }
   }
 }
@@ -239,6 +315,57 @@ inline void pack_fc_weights(const int8_t *w, int k, int n, int32_t *out) {
 /// Scratch bytes fully_connected needs: the input row widened.
 constexpr int fc_scratch_bytes(int k) { return (k + 3) / 4 * 2 * 4; }
 
+/// acc0..3 += four output rows' packed weights (w, Q words each,
+/// interleaved) times the widened input (x: Q (even, odd) word pairs).
+template <int Q>
+inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &acc1,
+                    int32_t &acc2, int32_t &acc3) {
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && defined(__thumb2__) && \
+    defined(__OPTIMIZE__)
+  // One quad of depth: an LDRD of the input pair, two of weights, and per
+  // row SXTB16 (even, odd bytes) + SMLAD each: 19 instructions for 16
+  // products (GCC 12's C spills an accumulator in this loop).
+  if (Q > 0) {
+    int32_t n = Q, even, odd, w0, w1, t;
+    __asm__ volatile("1:\n\t"
+                     "ldrd %[even], %[odd], [%[x]], #8\n\t"
+                     "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+                     "sxtb16 %[t], %[w0]\n\t"
+                     "smlad %[a0], %[t], %[even], %[a0]\n\t"
+                     "sxtb16 %[t], %[w0], ror #8\n\t"
+                     "smlad %[a0], %[t], %[odd], %[a0]\n\t"
+                     "sxtb16 %[t], %[w1]\n\t"
+                     "smlad %[a1], %[t], %[even], %[a1]\n\t"
+                     "sxtb16 %[t], %[w1], ror #8\n\t"
+                     "smlad %[a1], %[t], %[odd], %[a1]\n\t"
+                     "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+                     "sxtb16 %[t], %[w0]\n\t"
+                     "smlad %[a2], %[t], %[even], %[a2]\n\t"
+                     "sxtb16 %[t], %[w0], ror #8\n\t"
+                     "smlad %[a2], %[t], %[odd], %[a2]\n\t"
+                     "sxtb16 %[t], %[w1]\n\t"
+                     "smlad %[a3], %[t], %[even], %[a3]\n\t"
+                     "sxtb16 %[t], %[w1], ror #8\n\t"
+                     "smlad %[a3], %[t], %[odd], %[a3]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b"
+                     : [a0] "+r"(acc0), [a1] "+r"(acc1), [a2] "+r"(acc2), [a3] "+r"(acc3),
+                       [w] "+r"(w), [x] "+r"(x), [n] "+r"(n), [even] "=&r"(even),
+                       [odd] "=&r"(odd), [w0] "=&r"(w0), [w1] "=&r"(w1), [t] "=&r"(t)
+                     :
+                     : "cc", "memory");
+  }
+#else
+  for (int q = 0; q < Q; ++q, x += 2, w += kFcRows) {
+    const int32_t even = x[0], odd = x[1];
+    acc0 = smlad(sxtb16_odd(w[0]), odd, smlad(sxtb16(w[0]), even, acc0));
+    acc1 = smlad(sxtb16_odd(w[1]), odd, smlad(sxtb16(w[1]), even, acc1));
+    acc2 = smlad(sxtb16_odd(w[2]), odd, smlad(sxtb16(w[2]), even, acc2));
+    acc3 = smlad(sxtb16_odd(w[3]), odd, smlad(sxtb16(w[3]), even, acc3));
+  }
+#endif
+}
+
 /// y (rows x N) = requantize(a (rows x K, zero point XZp) * W), W packed by
 /// pack_fc_weights, the channels' requantization from channel_params (N x
 /// kChannelWords), clamped to [Lo, Hi].
@@ -258,20 +385,8 @@ void fully_connected(const T *a, const int32_t *packed, const int32_t *params, T
     const int32_t *w = packed;
     for (int n0 = 0; n0 < N; n0 += kFcRows) {
       int32_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
-      const int32_t *xp = scratch;
-#pragma GCC unroll 2
-      for (int q = 0; q < Q; ++q, xp += 2, w += kFcRows) {
-        const int32_t even = xp[0], odd = xp[1];
-        const int32_t w0 = w[0], w1 = w[1], w2 = w[2], w3 = w[3];
-        acc0 = smlad(sxtb16(w0), even, acc0);
-        acc0 = smlad(sxtb16_odd(w0), odd, acc0);
-        acc1 = smlad(sxtb16(w1), even, acc1);
-        acc1 = smlad(sxtb16_odd(w1), odd, acc1);
-        acc2 = smlad(sxtb16(w2), even, acc2);
-        acc2 = smlad(sxtb16_odd(w2), odd, acc2);
-        acc3 = smlad(sxtb16(w3), even, acc3);
-        acc3 = smlad(sxtb16_odd(w3), odd, acc3);
-      }
+      fc_rows<Q>(w, scratch, acc0, acc1, acc2, acc3);
+      w += kFcRows * Q;
       const int32_t acc[kFcRows] = {acc0, acc1, acc2, acc3};
       for (int i = 0; i < kFcRows && n0 + i < N; ++i)
         y[n0 + i] = output_value<T, Wide, YZp, Lo, Hi>(acc[i], load_channel(params, n0 + i));

@@ -2,7 +2,7 @@
 // whose every size is a template parameter, so the compiler sees constant
 // trip counts and strides (no 64-bit index arithmetic on a 32-bit core),
 // and the im2col step that gathers a few output pixels' windows into
-// columns, zero where the window leaves the input (padding).
+// columns, a padding value where the window leaves the input.
 #ifndef ONNXC_RT_MCU_WINDOW_H
 #define ONNXC_RT_MCU_WINDOW_H
 
@@ -25,11 +25,11 @@ struct Window {
 
 /// Writes output pixel `pixel`'s window to out[0], out[Stride], ... (W::K
 /// values, depth-major: channel, kernel row, kernel column): value(x[i])
-/// for input element i, zero where the window leaves the input. Rows are
+/// for input element i, `pad` where the window leaves the input. Rows are
 /// checked once; a window whose columns all lie inside is copied without
 /// per-element checks.
 template <typename W, int Stride, typename T, typename V, typename Value>
-inline void gather_window(const T *x, int pixel, V *out, Value value) {
+inline void gather_window(const T *x, int pixel, V *out, Value value, V pad) {
   const int oy = pixel / W::OW, ox = pixel - oy * W::OW;
   const int y0 = oy * W::SH - W::PH, x0 = ox * W::SW - W::PW;
   const bool cols_in = x0 >= 0 && x0 + (W::KW - 1) * W::DW < W::IW;
@@ -39,7 +39,7 @@ inline void gather_window(const T *x, int pixel, V *out, Value value) {
       if (iy < 0 || iy >= W::IH) {
 #pragma GCC unroll 8
         for (int kx = 0; kx < W::KW; ++kx)
-          out[kx * Stride] = V(0);
+          out[kx * Stride] = pad;
         continue;
       }
       const int row = (c * W::IH + iy) * W::IW;
@@ -52,7 +52,7 @@ inline void gather_window(const T *x, int pixel, V *out, Value value) {
 #pragma GCC unroll 8
         for (int kx = 0; kx < W::KW; ++kx) {
           const int ix = x0 + kx * W::DW;
-          out[kx * Stride] = ix >= 0 && ix < W::IW ? value(x[row + ix]) : V(0);
+          out[kx * Stride] = ix >= 0 && ix < W::IW ? value(x[row + ix]) : pad;
         }
       }
     }

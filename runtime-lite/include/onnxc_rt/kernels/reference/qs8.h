@@ -111,19 +111,17 @@ void requantize(const int32_t *acc, const int32_t *bias, const int32_t *multipli
     }
 }
 
-/// A quantized convolution (x int8/uint8 with zero point x_zp, w int8
-/// symmetric, bias int32 or null): each output plane (batch, channel) is
-/// accumulated by conv_acc into `scratch` (one plane of int32) and
-/// requantized into y. Window arguments as conv.h's.
-template <typename T>
-void conv(const T *x, const int8_t *w, const T *x_zp, const int32_t *bias, T *y, int64_t rank,
-          const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
-          const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
-          const int64_t *dilations, int64_t group, int32_t *scratch, const int32_t *multiplier,
-          const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max) {
+namespace detail {
+/// The int32 accumulators of a quantized convolution, one output plane
+/// (batch, channel) at a time in `scratch`, handed to done(b, oc, acc).
+template <typename T, typename Done>
+void conv_planes(const T *x, const int8_t *w, const T *x_zp, int64_t rank,
+                 const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
+                 const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
+                 const int64_t *dilations, int64_t group, int32_t *scratch, Done done) {
   const int64_t n = in_shape[0], c = in_shape[1], m = out_shape[1];
   const int64_t cg = c / group, mg = m / group;
-  const int64_t in_sp = product(in_shape + 2, rank), out_sp = product(out_shape + 2, rank);
+  const int64_t in_sp = product(in_shape + 2, rank);
   const int64_t ksize = product(kernel, rank);
   int64_t in_one[kMaxRank + 2] = {1, cg}, out_one[kMaxRank + 2] = {1, 1};
   for (int64_t d = 0; d < rank; ++d) {
@@ -136,10 +134,66 @@ void conv(const T *x, const int8_t *w, const T *x_zp, const int32_t *bias, T *y,
       conv_acc<T, int8_t, int32_t>(xg, w + oc * cg * ksize, x_zp, nullptr, 0, nullptr, scratch,
                                    rank, in_one, out_one, kernel, strides, pads_begin,
                                    pads_end, dilations, 1);
-      const int64_t k = count > 1 ? oc : 0;
-      requantize<T>(scratch, bias ? bias + oc : nullptr, multiplier + k, shift + k, 1, y_zp,
-                    act_min, act_max, y + (b * m + oc) * out_sp, 1, 1, out_sp);
+      done(b, oc, static_cast<const int32_t *>(scratch));
     }
+}
+} // namespace detail
+
+/// A quantized convolution (x int8/uint8 with zero point x_zp, w int8
+/// symmetric, bias int32 or null): each output plane (batch, channel) is
+/// accumulated by conv_acc into `scratch` (one plane of int32) and
+/// requantized into y. Window arguments as conv.h's.
+template <typename T>
+void conv(const T *x, const int8_t *w, const T *x_zp, const int32_t *bias, T *y, int64_t rank,
+          const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
+          const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
+          const int64_t *dilations, int64_t group, int32_t *scratch, const int32_t *multiplier,
+          const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max) {
+  const int64_t m = out_shape[1], out_sp = product(out_shape + 2, rank);
+  detail::conv_planes(x, w, x_zp, rank, in_shape, out_shape, kernel, strides, pads_begin,
+                      pads_end, dilations, group, scratch,
+                      [&](int64_t b, int64_t oc, const int32_t *acc) {
+                        const int64_t k = count > 1 ? oc : 0;
+                        requantize<T>(acc, bias ? bias + oc : nullptr, multiplier + k,
+                                      shift + k, 1, y_zp, act_min, act_max,
+                                      y + (b * m + oc) * out_sp, 1, 1, out_sp);
+                      });
+}
+
+/// Scratch bytes of conv_max_pool: an int32 plane of the convolution's
+/// output, then a T plane.
+constexpr int64_t conv_max_pool_scratch_bytes(int64_t conv_plane, int64_t t_size) {
+  return (conv_plane * (4 + t_size) + 3) / 4 * 4;
+}
+
+/// conv (2-D, out_shape the convolution's output) followed by a max pool
+/// of window pool[0] x pool[1] at that stride, no padding, into y (the
+/// pooled shape: whole windows only): QConv with max_pool. Each plane is
+/// requantized into the T plane after the int32 one in `scratch`
+/// (conv_max_pool_scratch_bytes), then pooled by conv.h's max_pool.
+template <typename T>
+void conv_max_pool(const T *x, const int8_t *w, const T *x_zp, const int32_t *bias, T *y,
+                   const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
+                   const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
+                   const int64_t *dilations, int64_t group, const int64_t *pool,
+                   int32_t *scratch, const int32_t *multiplier, const int32_t *shift,
+                   int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max) {
+  const int64_t m = out_shape[1], conv_sp = out_shape[2] * out_shape[3];
+  const int64_t plane_in[4] = {1, 1, out_shape[2], out_shape[3]};
+  const int64_t plane_out[4] = {1, 1, out_shape[2] / pool[0], out_shape[3] / pool[1]};
+  const int64_t zeros[2] = {0, 0}, ones[2] = {1, 1};
+  T *plane = reinterpret_cast<T *>(scratch + conv_sp);
+  detail::conv_planes(x, w, x_zp, 2, in_shape, out_shape, kernel, strides, pads_begin,
+                      pads_end, dilations, group, scratch,
+                      [&](int64_t b, int64_t oc, const int32_t *acc) {
+                        const int64_t k = count > 1 ? oc : 0;
+                        requantize<T>(acc, bias ? bias + oc : nullptr, multiplier + k,
+                                      shift + k, 1, y_zp, act_min, act_max, plane, 1, 1,
+                                      conv_sp);
+                        max_pool<T>(plane, y + (b * m + oc) * plane_out[2] * plane_out[3],
+                                    nullptr, 2, plane_in, plane_out, pool, pool, zeros, zeros,
+                                    ones, 0);
+                      });
 }
 
 /// A quantized product a (rows, k) x w (k, n) int8 + bias (n), one row of

@@ -20,8 +20,12 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-MACHINES = {"cortex-m4": ("mps2-an386", ["-mcpu=cortex-m4", "-mfpu=fpv4-sp-d16"]),
-            "cortex-m7": ("mps2-an500", ["-mcpu=cortex-m7", "-mfpu=fpv5-d16"])}
+# Each target's QEMU board, CPU and linker script (as targets/cortex-m/CortexMTarget.cpp).
+MACHINES = {"cortex-m0plus": ("microbit", "cortex-m0", "microbit.ld"),
+            "cortex-m4": ("mps2-an386", "cortex-m4", "mps2.ld"),
+            "cortex-m7": ("mps2-an500", "cortex-m7", "mps2.ld"),
+            "cortex-m33": ("mps2-an505", "cortex-m33", "mps2-an505.ld"),
+            "cortex-m55": ("mps3-an547", "cortex-m55", "mps3-an547.ld")}
 
 
 def main():
@@ -39,7 +43,7 @@ def main():
     cut = argv.index("--") if "--" in argv else len(argv)
     a = ap.parse_args(argv[:cut])
     extra = argv[cut + 1:]  # onnxc's own options
-    machine, cpu = MACHINES[a.target]
+    machine, qemu_cpu, script = MACHINES[a.target]
     work = a.keep or tempfile.mkdtemp(prefix="mcu-profile-")
     os.makedirs(work, exist_ok=True)
     try:
@@ -71,10 +75,10 @@ def main():
                        [os.path.join(work, "main.cpp"), os.path.join(work, "model.cpp"),
                         os.path.join(work, "model_weights.S"),
                         "-x", "c", os.path.join(support, "startup.c"), "-x", "none", "-T",
-                        os.path.join(support, "mps2.ld"), "--specs=rdimon.specs",
+                        os.path.join(support, script), "-L", support, "--specs=rdimon.specs",
                         "-nostartfiles", "-Wl,--gc-sections", "-o", elf], check=True)
         blocks = os.path.join(work, "blocks.txt")
-        subprocess.run(["qemu-system-arm", "-M", machine, "-cpu", a.target, "-nographic",
+        subprocess.run(["qemu-system-arm", "-M", machine, "-cpu", qemu_cpu, "-nographic",
                         "-monitor", "none", "-serial", "none", "-semihosting-config",
                         "enable=on,target=native", "-plugin",
                         plugin + ",blocks=" + blocks + ",outfile=" + os.path.join(work, "n"),

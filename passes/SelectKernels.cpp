@@ -18,6 +18,22 @@ namespace onnxc {
 
 namespace {
 
+/// A target without double-precision floating point in hardware refuses
+/// float64 arithmetic (software emulation: tens of instructions per
+/// operation), naming the node; constants folded at compile time are fine.
+LogicalResult checkNoDouble(Operation *op, const Target &target) {
+  auto isDouble = [](Value v) {
+    auto t = dyn_cast<ShapedType>(v.getType());
+    return t && t.getElementType().isF64();
+  };
+  if (llvm::none_of(op->getOperands(), isDouble) && llvm::none_of(op->getResults(), isDouble))
+    return success();
+  return op->emitError() << op->getName().stripDialect() << " computes in float64, which is "
+                         << "not supported on " << target.name()
+                         << " (no double-precision FPU); cast the model to float32 or choose "
+                            "a target with one";
+}
+
 struct SelectKernels : impl::SelectKernelsPassBase<SelectKernels> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -34,6 +50,10 @@ struct SelectKernels : impl::SelectKernelsPassBase<SelectKernels> {
     func.walk([&](Operation *op) {
       if (!isa<onnx::ONNXDialect>(op->getDialect()) || isa<onnx::ConstantOp, onnx::NoValueOp>(op))
         return;
+      if (target && !target->doubleFloat && failed(checkNoDouble(op, *target))) {
+        ok = false;
+        return;
+      }
       FailureOr<OpLowering> lowering = selectLowering(op, providers, ctx);
       if (failed(lowering)) {
         ok = false; // the lowering named the node; report every op at once

@@ -1,10 +1,10 @@
-//===- CortexMTarget.cpp - Arm Cortex-M4 and M7 (arm-none-eabi) -----------===//
+//===- CortexMTarget.cpp - the Arm Cortex-M targets (arm-none-eabi) --------===//
 //
-// Freestanding firmware builds; the microcontroller kernels
-// (CortexMKernelProvider.cpp) first, the reference ones for the rest. `onnxc run` runs a
-// model on qemu-system-arm (mps2-an386 for the M4, mps2-an500 for the M7)
-// with the startup code and linker script beside this file; the smoke test
-// (run_smoke_test.py, registered in CMakeLists.txt here) checks it against the host.
+// Freestanding firmware builds for Cortex-M0+, M4, M7, M33 and M55; the
+// microcontroller kernels (CortexMKernelProvider.cpp) first, the reference
+// ones for the rest. `onnxc run` runs a model on qemu-system-arm, on the
+// board QEMU models for each core (below), with the startup code and the
+// board's linker script beside this file.
 //
 //===----------------------------------------------------------------------===//
 #include "CortexMTarget.h"
@@ -15,25 +15,34 @@
 namespace onnxc {
 namespace {
 
+/// One core: its compiler flags and the QEMU board that runs it.
+struct Core {
+  const char *name, *description;
+  std::vector<std::string> cpuFlags;
+  const char *machine, *qemuCpu, *linkerScript;
+  bool doubleFloat; // a double-precision FPU
+};
+
 class CortexMTarget final : public Target {
 public:
-  CortexMTarget(std::string name, std::string description, std::vector<std::string> cpuFlags,
-                std::string machine, std::string cpu, std::string linkerScript)
-      : Target(std::move(name), std::move(description),
+  explicit CortexMTarget(const Core &core)
+      : Target(core.name, core.description,
                Toolchain{"arm-none-eabi-g++", "arm-none-eabi-ar",
-                         {"-O2", "-ffunction-sections", "-fdata-sections"}, std::move(cpuFlags)}) {
+                         {"-O2", "-ffunction-sections", "-fdata-sections"}, core.cpuFlags}) {
     supportFolder = "cortex-m";
     addressBits = 32;
-    // Bare metal under QEMU: the startup code and linker script beside this
-    // file, newlib's semihosting (rdimon) for the program's file I/O.
+    doubleFloat = core.doubleFloat;
+    // Bare metal under QEMU: the startup code and the board's linker script
+    // beside this file (it INCLUDEs sections.ld from there), newlib's
+    // semihosting (rdimon) for the program's file I/O.
     emulated = EmulatedRunner{
         "qemu-system-arm",
-        {"-M", std::move(machine), "-cpu", std::move(cpu), "-nographic", "-monitor", "none",
-         "-serial", "none", "-semihosting-config", "enable=on,target=native", "-kernel"},
+        {"-M", core.machine, "-cpu", core.qemuCpu, "-nographic", "-monitor", "none", "-serial",
+         "none", "-semihosting-config", "enable=on,target=native", "-kernel"},
         "qemu-system-arm",
         {"startup.c"},
-        {"-T", "{support}/" + linkerScript, "--specs=rdimon.specs", "-nostartfiles",
-         "-Wl,--gc-sections"}};
+        {"-T", "{support}/" + std::string(core.linkerScript), "-L", "{support}",
+         "--specs=rdimon.specs", "-nostartfiles", "-Wl,--gc-sections"}};
     emulated->qemuPlugins = true;
     addProvider(std::make_unique<cortexm::McuKernelProvider>());
   }
@@ -48,16 +57,27 @@ public:
 
 void registerCortexMTargets() {
   cortexm::registerFuseConvPoolPass();
-  TargetRegistry::add(std::make_unique<CortexMTarget>(
-      "cortex-m4", "Arm Cortex-M4 with FPU, hard float (arm-none-eabi)",
-      std::vector<std::string>{"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
-                               "-mfpu=fpv4-sp-d16"},
-      "mps2-an386", "cortex-m4", "mps2.ld"));
-  TargetRegistry::add(std::make_unique<CortexMTarget>(
-      "cortex-m7", "Arm Cortex-M7 with double-precision FPU (arm-none-eabi)",
-      std::vector<std::string>{"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard",
-                               "-mfpu=fpv5-d16"},
-      "mps2-an500", "cortex-m7", "mps2.ld"));
+  // QEMU 7.2's boards: the micro:bit is a real Cortex-M0 (ARMv6-M, as the
+  // M0+; 256 KB flash, 16 KB RAM), the MPS2/MPS3 FPGA images the others.
+  const Core cores[] = {
+      {"cortex-m0plus", "Arm Cortex-M0+, no FPU, soft float (arm-none-eabi)",
+       {"-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"}, "microbit", "cortex-m0",
+       "microbit.ld", false},
+      {"cortex-m4", "Arm Cortex-M4 with FPU, hard float (arm-none-eabi)",
+       {"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"}, "mps2-an386",
+       "cortex-m4", "mps2.ld", false},
+      {"cortex-m7", "Arm Cortex-M7 with double-precision FPU (arm-none-eabi)",
+       {"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"}, "mps2-an500",
+       "cortex-m7", "mps2.ld", true},
+      {"cortex-m33", "Arm Cortex-M33 with FPU, hard float (arm-none-eabi)",
+       {"-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"},
+       "mps2-an505", "cortex-m33", "mps2-an505.ld", false},
+      {"cortex-m55", "Arm Cortex-M55 with Helium (MVE) and FPU, hard float (arm-none-eabi)",
+       {"-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"}, "mps3-an547", "cortex-m55",
+       "mps3-an547.ld", true},
+  };
+  for (const Core &core : cores)
+    TargetRegistry::add(std::make_unique<CortexMTarget>(core));
 }
 
 } // namespace onnxc

@@ -3,8 +3,12 @@
 # this file, semihosting) and runs it under qemu-system-arm (MACHINE, CPU):
 # the test fails when the program does or does not finish.
 #   cmake -DSOURCE=... -DRUNTIME_INCLUDE=... -DWORK=... -DMACHINE=mps2-an386
-#         -DCPU=cortex-m4 "-DCPU_FLAGS=-mcpu=cortex-m4;..." -P run_firmware_test.cmake
+#         -DCPU=cortex-m4 "-DCPU_FLAGS=-mcpu=cortex-m4;..." [-DLINKER_SCRIPT=mps2.ld]
+#         -P run_firmware_test.cmake
 set(support ${CMAKE_CURRENT_LIST_DIR})
+if(NOT LINKER_SCRIPT)
+  set(LINKER_SCRIPT mps2.ld)
+endif()
 file(MAKE_DIRECTORY ${WORK})
 execute_process(
   COMMAND arm-none-eabi-gcc -O2 ${CPU_FLAGS} -c ${support}/startup.c -o ${WORK}/startup.o
@@ -15,7 +19,7 @@ endif()
 execute_process(
   COMMAND arm-none-eabi-g++ -std=c++17 -O2 -fno-exceptions -fno-rtti -Wall -Wextra -Werror
           ${CPU_FLAGS} -I${RUNTIME_INCLUDE} ${SOURCE} ${WORK}/startup.o
-          -T ${support}/mps2.ld --specs=rdimon.specs -nostartfiles -Wl,--gc-sections
+          -T ${support}/${LINKER_SCRIPT} -L ${support} --specs=rdimon.specs -nostartfiles -Wl,--gc-sections
           -o ${WORK}/test.elf
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)

@@ -1,5 +1,6 @@
-/* Minimal Cortex-M4 startup for the onnxc smoke test on QEMU mps2-an386:
-   vector table, .data copy, .bss clear, FPU on, semihosting stdio, main. */
+/* Minimal Cortex-M startup for onnxc's firmware under QEMU (every board in
+   CortexMTarget.cpp): vector table, .data copy, .bss clear, FPU (and MVE)
+   on where the core has one, semihosting stdio, main. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -29,9 +30,11 @@ void Reset_Handler(void) {
     *dst++ = *src++;
   for (dst = &__bss_start__; dst < &__bss_end__;)
     *dst++ = 0;
-  /* CPACR: full access to CP10/CP11 (the FPU). */
+#if defined(__ARM_FP) || defined(__ARM_FEATURE_MVE)
+  /* CPACR: full access to CP10/CP11 (the FPU, and MVE on the M55). */
   *(volatile uint32_t *)0xE000ED88 |= (0xFu << 20);
   __asm volatile("dsb\n isb");
+#endif
   initialise_monitor_handles();
   __libc_init_array();
   exit(main());

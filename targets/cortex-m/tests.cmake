@@ -1,8 +1,10 @@
 # Cortex-M tests, included by test/CMakeLists.txt.
-# The CIFAR CNN through `onnxc run --target cortex-m4|cortex-m7` (a firmware
-# run under qemu-system-arm) against PyTorch's outputs, and the model's object
-# checked for heap, exception and RTTI symbols (it must be freestanding).
-foreach(cpu cortex-m4 cortex-m7)
+# The CIFAR CNN through `onnxc run --target cortex-mX` (a firmware run under
+# qemu-system-arm) against PyTorch's outputs on every core with an FPU (its
+# float arena does not fit the micro:bit's 16 KB that cortex-m0plus runs on),
+# and the model's object checked for heap, exception and RTTI symbols (it
+# must be freestanding).
+foreach(cpu cortex-m4 cortex-m7 cortex-m33 cortex-m55)
   add_test(NAME ${cpu}.cifar_cnn
            COMMAND ${CMAKE_COMMAND}
                    -DONNXC=$<TARGET_FILE:onnxc> -DPYTHON=${ONNXC_PYTHON} -DTARGET=${cpu}
@@ -18,12 +20,29 @@ add_test(NAME cortex-m4.freestanding
                  --work ${CMAKE_CURRENT_BINARY_DIR}/cortex-m4-freestanding)
 set_tests_properties(cortex-m4.freestanding PROPERTIES FIXTURES_REQUIRED models
                      ENVIRONMENT ${WERROR_ENV})
-# The int8 QDQ models on Cortex-M4: the same integers as the host.
-foreach(model fashion_qdq blocks_qdq)
-  add_test(NAME cortex-m4.${model}
+# The int8 QDQ models on Cortex-M against their reference outputs.
+foreach(test cortex-m4.fashion_qdq cortex-m4.blocks_qdq cortex-m33.fashion_qdq
+             cortex-m55.fashion_qdq)
+  string(REPLACE "." ";" parts ${test})
+  list(GET parts 0 cpu)
+  list(GET parts 1 model)
+  add_test(NAME ${test}
            COMMAND ${ONNXC_PYTHON} ${QDQ_CHECK} --onnxc $<TARGET_FILE:onnxc>
-                   --model-dir ${QUANT_DIR}/${model} --target cortex-m4)
-  set_tests_properties(cortex-m4.${model} PROPERTIES FIXTURES_REQUIRED qdq_models
+                   --model-dir ${QUANT_DIR}/${model} --target ${cpu})
+  set_tests_properties(${test} PROPERTIES FIXTURES_REQUIRED qdq_models
+                       ENVIRONMENT ${WERROR_ENV})
+endforeach()
+# The bundled Fashion-MNIST CNN quantized by onnxc, one test image, on every
+# core: the same integers as the host build (plain C on the M0+, whose 16 KB
+# micro:bit holds it: arena 5.9 KB; SMLAD and the fused pool on the others).
+foreach(cpu cortex-m0plus cortex-m4 cortex-m7 cortex-m33 cortex-m55)
+  add_test(NAME ${cpu}.fashion_int8
+           COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_same_as_host.py
+                   --onnxc $<TARGET_FILE:onnxc> --target ${cpu}
+                   --model ${PROJECT_SOURCE_DIR}/examples/fashion-mnist/fashion_cnn.onnx
+                   --inputs ${QUANT_DIR}/fashion_data/test --input-slice 1
+                   -- --quantize int8 --calibration ${QUANT_DIR}/fashion_data/calibration)
+  set_tests_properties(${cpu}.fashion_int8 PROPERTIES FIXTURES_REQUIRED calibration_data
                        ENVIRONMENT ${WERROR_ENV})
 endforeach()
 # Silero VAD (both versions, as downloaded; test/realworld) on Cortex-M4:
@@ -44,6 +63,15 @@ add_test(NAME cortex-m4.mcu_kernels
                  -DMACHINE=mps2-an386 -DCPU=cortex-m4
                  "-DCPU_FLAGS=-mcpu=cortex-m4;-mthumb;-mfloat-abi=hard;-mfpu=fpv4-sp-d16"
                  -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
+# The same on the Cortex-M55 (Armv8.1-M: the DSP loops and Helium's core).
+add_test(NAME cortex-m55.mcu_kernels
+         COMMAND ${CMAKE_COMMAND}
+                 -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/mcu_test.cpp
+                 -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cortex-m55-mcu-kernels
+                 -DMACHINE=mps3-an547 -DCPU=cortex-m55 -DLINKER_SCRIPT=mps3-an547.ld
+                 "-DCPU_FLAGS=-mcpu=cortex-m55;-mthumb;-mfloat-abi=hard"
+                 -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
 # `onnxc run --count-instructions` loads onnxc's QEMU plugin and reports a
 # count per inference (its value is measured in bench/results/cortex-m.md).
 add_test(NAME cortex-m4.count_instructions
@@ -54,3 +82,18 @@ add_test(NAME cortex-m4.count_instructions
 set_tests_properties(cortex-m4.count_instructions PROPERTIES FIXTURES_REQUIRED models
                      PASS_REGULAR_EXPRESSION "instructions per inference: [1-9][0-9]+ "
                      ENVIRONMENT ${WERROR_ENV})
+# The firmware example (examples/fashion-mnist-firmware): configured with its
+# arm-none-eabi toolchain file against this build tree, built (add_onnx_model
+# with TARGET cortex-m4 and RAM/flash budgets) and run on QEMU's mps2-an386.
+add_test(NAME cortex-m4.example_firmware
+         COMMAND ${CMAKE_CTEST_COMMAND} --build-and-test
+                 ${PROJECT_SOURCE_DIR}/examples/fashion-mnist-firmware
+                 ${CMAKE_CURRENT_BINARY_DIR}/cortex-m4-example-firmware
+                 --build-generator ${CMAKE_GENERATOR}
+                 --build-options -Donnxc_DIR=${CMAKE_BINARY_DIR} -DCMAKE_BUILD_TYPE=Release
+                   -DCMAKE_TOOLCHAIN_FILE=${PROJECT_SOURCE_DIR}/examples/fashion-mnist-firmware/arm-none-eabi.cmake
+                 --test-command qemu-system-arm -M mps2-an386 -cpu cortex-m4 -nographic
+                   -monitor none -serial none -semihosting-config enable=on,target=native
+                   -kernel fashion_firmware.elf)
+set_tests_properties(cortex-m4.example_firmware PROPERTIES
+                     PASS_REGULAR_EXPRESSION "arena 5888 bytes.*15 of 16 correct")

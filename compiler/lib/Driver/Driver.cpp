@@ -83,6 +83,62 @@ static int64_t countOps(func::FuncOp f, StringRef only = "") {
 
 /// The ops' own cost (onnx::ComputeCost: convolutions and products, with
 /// what was fused into them); other ops one operation per output element.
+/// Bytes of a tensor type's elements as stored (bool: a byte each).
+static int64_t storedBytes(Type type) {
+  auto t = dyn_cast<ShapedType>(type);
+  if (!t || !t.hasStaticShape() || !t.getElementType().isIntOrFloat())
+    return 0;
+  return t.getNumElements() * ((t.getElementType().getIntOrFloatBitWidth() + 7) / 8);
+}
+
+/// The `count` largest of `all`, largest first.
+static std::vector<CompileSummary::NodeBytes>
+largest(std::vector<CompileSummary::NodeBytes> all, size_t count) {
+  std::stable_sort(all.begin(), all.end(),
+                   [](const auto &a, const auto &b) { return a.bytes > b.bytes; });
+  all.resize(std::min(all.size(), count));
+  return all;
+}
+
+/// The tensors the memory plan put in the arena, and the weight bytes each
+/// node's kernels read.
+static void recordLargest(func::FuncOp f, CompileSummary &s) {
+  std::vector<CompileSummary::NodeBytes> arena, weights;
+  llvm::DenseSet<Value> counted;
+  f.walk([&](Operation *op) {
+    if (!isa<onnx::ONNXDialect>(op->getDialect()) || isa<onnx::ConstantOp, onnx::NoValueOp>(op))
+      return;
+    const std::string node = nodeOf(op->getLoc());
+    if (auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(kOffsetAttr))
+      for (auto [r, offset] : llvm::zip(op->getResults(), offsets.asArrayRef()))
+        if (offset >= 0)
+          arena.push_back({node, storedBytes(r.getType()), false});
+    FailureOr<OpLowering> l = lowerToKernelCalls(op);
+    if (failed(l))
+      return;
+    int64_t scratch = 0;
+    for (const KernelCall &c : l->calls)
+      scratch = std::max(scratch, c.scratchBytes());
+    if (scratch && op->hasAttr(kScratchOffsetAttr))
+      arena.push_back({node, scratch, true});
+    // What its kernels read from the weights blob: constant operands (once
+    // over the model) and data packed at compile time.
+    int64_t bytes = 0;
+    for (const KernelCall &c : l->calls)
+      for (const KernelArg &a : c.args) {
+        if (a.kind == KernelArg::Kind::Constant)
+          bytes += storedBytes(a.constant.getType());
+        else if (a.kind == KernelArg::Kind::Tensor && a.tensor &&
+                 a.tensor.getDefiningOp<onnx::ConstantOp>() && counted.insert(a.tensor).second)
+          bytes += storedBytes(a.tensor.getType());
+      }
+    if (bytes)
+      weights.push_back({node, bytes, false});
+  });
+  s.largestArenaTensors = largest(std::move(arena), 3);
+  s.largestWeights = largest(std::move(weights), 3);
+}
+
 static int64_t estimateFlops(func::FuncOp f) {
   int64_t total = 0;
   f.walk([&](Operation *op) {
@@ -173,6 +229,7 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   g.summary.flops = estimateFlops(func);
   g.summary.arenaBytes = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
   g.summary.naiveBytes = func->getAttrOfType<IntegerAttr>(kNaiveSizeAttr).getInt();
+  recordLargest(func, g.summary);
   g.iface = describeModel(func);
   g.iface.threads = threads;
   g.iface.provenance = provenance;
@@ -390,6 +447,54 @@ int verifyHeader(const std::string &headerPath, const std::string &modelPath) {
   return 0;
 }
 
+/// RAM a model needs on its target: arena, stack, the object's static data.
+static int64_t ramBytes(const CompileSummary &s, const Footprint &f) {
+  return s.arenaBytes + f.stackBytes + f.staticBytes;
+}
+
+static void printFootprint(const CompileSummary &s, const Footprint &f) {
+  llvm::outs() << "  flash    " << s.weightBytes + f.codeBytes << " bytes ("
+               << humanBytes(s.weightBytes + f.codeBytes) << "): weights " << s.weightBytes
+               << " + code " << f.codeBytes << "\n"
+               << "  RAM      " << ramBytes(s, f) << " bytes (" << humanBytes(ramBytes(s, f))
+               << "): arena " << s.arenaBytes << " + stack " << f.stackBytes
+               << (f.stackUnbounded ? " and run-time sized frames" : "")
+               << (f.staticBytes ? " + static " + std::to_string(f.staticBytes) : "") << "\n"
+               << "  stack    " << f.stackChain << "\n";
+}
+
+/// "'a' 3136 bytes, 'b' 1568 bytes" for a budget error.
+static std::string listNodes(const std::vector<CompileSummary::NodeBytes> &nodes) {
+  std::string out;
+  for (const auto &n : nodes)
+    out += (out.empty() ? "" : ", ") + ("node '" + n.node + "' " + std::to_string(n.bytes) +
+                                         (n.scratch ? " bytes (its scratch)" : " bytes"));
+  return out;
+}
+
+/// The error when the model is over a budget, empty when within.
+static std::string budgetProblem(const CompileOptions &o, const Target &target,
+                                 const std::string &name, const CompileSummary &s,
+                                 const Footprint &f) {
+  std::string problem;
+  const int64_t ram = ramBytes(s, f), flash = s.weightBytes + f.codeBytes;
+  if (o.ramBudget >= 0 && ram > o.ramBudget)
+    problem += "'" + name + "' needs " + std::to_string(ram) + " bytes of RAM on " +
+               target.name() + " (arena " + std::to_string(s.arenaBytes) + " + stack " +
+               std::to_string(f.stackBytes) + " + static " + std::to_string(f.staticBytes) +
+               "), over --ram-budget " + std::to_string(o.ramBudget) + " by " +
+               std::to_string(ram - o.ramBudget) + "; the largest tensors in the arena: " +
+               listNodes(s.largestArenaTensors);
+  if (o.flashBudget >= 0 && flash > o.flashBudget)
+    problem += (problem.empty() ? "" : "\nonnxc: error: ") + ("'" + name + "' needs ") +
+               std::to_string(flash) + " bytes of flash on " + target.name() + " (weights " +
+               std::to_string(s.weightBytes) + " + code " + std::to_string(f.codeBytes) +
+               "), over --flash-budget " + std::to_string(o.flashBudget) + " by " +
+               std::to_string(flash - o.flashBudget) + "; the largest weights: " +
+               listNodes(s.largestWeights);
+  return problem;
+}
+
 int compileModel(const CompileOptions &o) {
   std::string name = o.name.empty() ? defaultName(o.modelPath) : o.name;
   if (!isIdentifier(name)) {
@@ -475,7 +580,14 @@ int compileModel(const CompileOptions &o) {
   llvm::sys::fs::create_directories(stage);
   std::string error;
   std::vector<std::string> files;
+  Footprint footprint;
   bool ok;
+  if ((o.report || o.ramBudget >= 0 || o.flashBudget >= 0) && o.emit != "cpp" &&
+      o.emit != "lib") {
+    llvm::errs() << "onnxc: error: --report, --ram-budget and --flash-budget need --emit cpp "
+                    "or lib\n";
+    return kExitUsage;
+  }
   if (o.emit == "mlir") {
     llvm::SmallString<256> p(stage);
     llvm::sys::path::append(p, name + ".mlir");
@@ -493,6 +605,13 @@ int compileModel(const CompileOptions &o) {
     }
   } else {
     ok = writeModelFiles(*g, std::string(stage), name, files, error);
+    if (ok && (o.report || o.ramBudget >= 0 || o.flashBudget >= 0)) {
+      ok = measureFootprint(*target, std::string(stage), name, g->files.sourceExtension,
+                            footprint, error);
+      if (ok)
+        error = budgetProblem(o, *target, name, g->summary, footprint);
+      ok = ok && error.empty();
+    }
     if (ok && o.emit == "lib") {
       ok = buildStaticLibrary(*target, std::string(stage), name, g->files.sourceExtension, error);
       files.push_back("lib" + name + ".a");
@@ -536,6 +655,8 @@ int compileModel(const CompileOptions &o) {
     if (o.emit != "mlir")
       llvm::outs() << "  weights  " << s.weightBytes << " bytes (" << humanBytes(s.weightBytes)
                    << ")\n";
+    if (o.report || o.ramBudget >= 0 || o.flashBudget >= 0)
+      printFootprint(s, footprint);
     llvm::outs() << "  compute  " << s.flops << " FLOPs per run\n  files   ";
     for (const std::string &f : files) {
       llvm::SmallString<256> p(o.outDir);

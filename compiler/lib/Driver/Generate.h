@@ -24,6 +24,15 @@ struct CompileSummary {
   int64_t arenaBytes = 0, naiveBytes = 0, weightBytes = 0, flops = 0;
   std::vector<std::string> specialisedIfs; // "NODE:then" / "NODE:else"
   std::vector<std::string> runTimeIfs;     // both branches compiled
+  /// The largest tensors in the arena and the nodes with the most weight
+  /// bytes (packed weights included), largest first: what a --ram-budget or
+  /// --flash-budget error names.
+  struct NodeBytes {
+    std::string node;
+    int64_t bytes = 0;
+    bool scratch = false; // the node's kernels' scratch, not its output
+  };
+  std::vector<NodeBytes> largestArenaTensors, largestWeights;
 };
 
 /// The summary's "control" lines: the Ifs compiled as one branch (condition

@@ -6,7 +6,11 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
 #include <cstdlib>
+#include <functional>
 
 namespace onnxc {
 
@@ -187,6 +191,126 @@ bool buildModelProgram(const Target &target, const std::string &dir,
   }
   args.insert(args.end(), {"-o", joinPath(dir, program)});
   return runProgram(targetCompiler(target), args, error);
+}
+
+//===-- Footprint: --report, --ram-budget, --flash-budget ------------------===//
+
+/// The binutils tool beside a compiler: "arm-none-eabi-g++" ->
+/// "arm-none-eabi-size", "c++" -> "size".
+static std::string binutil(const std::string &cxx, const std::string &tool) {
+  llvm::StringRef base = llvm::sys::path::filename(cxx);
+  size_t dash = base.rfind('-');
+  return dash == llvm::StringRef::npos ? tool : (base.take_front(dash + 1) + tool).str();
+}
+
+/// The deepest stack of the call graph GCC's -fcallgraph-info=su wrote
+/// (VCG: `node: { title: "f" label: "...\nN bytes (static)..." }`, `edge: {
+/// sourcename: "f" targetname: "g" }`) from `root`. Functions outside the
+/// object (libc's memcpy) have no size there and count 0.
+static void deepestStack(llvm::StringRef graph, const std::string &root, Footprint &fp) {
+  struct Node {
+    int64_t bytes = 0;
+    bool dynamic = false;
+    std::string label;
+    std::vector<std::string> callees;
+  };
+  llvm::StringMap<Node> nodes;
+  auto quoted = [](llvm::StringRef line, llvm::StringRef key) -> std::string {
+    size_t at = line.find(key);
+    if (at == llvm::StringRef::npos)
+      return "";
+    llvm::StringRef rest = line.drop_front(at + key.size()).ltrim();
+    if (!rest.consume_front("\""))
+      return "";
+    return rest.take_until([](char c) { return c == '"'; }).str();
+  };
+  llvm::SmallVector<llvm::StringRef> lines;
+  graph.split(lines, '\n');
+  for (llvm::StringRef line : lines) {
+    if (line.starts_with("node:")) {
+      Node &n = nodes[quoted(line, "title:")];
+      std::string label = quoted(line, "label:");
+      // "void ns::f(args) [with ...]\n..." -> "ns::f"
+      llvm::StringRef sig =
+          llvm::StringRef(label).take_until([](char c) { return c == '(' || c == '\\'; });
+      n.label = sig.substr(sig.rfind(' ') + 1).str();
+      size_t bytes = label.find(" bytes (");
+      if (bytes != std::string::npos) {
+        size_t start = label.rfind('n', bytes); // after the "\n" before the count
+        llvm::StringRef(label).slice(start + 1, bytes).getAsInteger(10, n.bytes);
+        n.dynamic = llvm::StringRef(label).substr(bytes).starts_with(" bytes (dynamic");
+      }
+    } else if (line.starts_with("edge:")) {
+      nodes[quoted(line, "sourcename:")].callees.push_back(quoted(line, "targetname:"));
+    }
+  }
+  // Longest path; a function already on the chain (recursion) ends it.
+  llvm::StringSet<> onChain;
+  std::function<int64_t(const std::string &, std::string &, bool &)> depth =
+      [&](const std::string &f, std::string &chain, bool &dynamic) -> int64_t {
+    auto it = nodes.find(f);
+    if (it == nodes.end() || !onChain.insert(f).second)
+      return 0;
+    const Node &n = it->second;
+    int64_t best = 0;
+    std::string bestChain;
+    bool bestDynamic = false;
+    for (const std::string &c : n.callees) {
+      std::string sub;
+      bool dyn = false;
+      int64_t d = depth(c, sub, dyn);
+      if (d > best || (bestChain.empty() && !sub.empty() && d == best)) {
+        best = d;
+        bestChain = sub;
+        bestDynamic = dyn;
+      }
+    }
+    onChain.erase(f);
+    chain = (n.label.empty() ? f : n.label) + " (" + std::to_string(n.bytes) + ")" +
+            (bestChain.empty() ? "" : " -> " + bestChain);
+    dynamic = n.dynamic || bestDynamic;
+    return n.bytes + best;
+  };
+  fp.stackBytes = depth(root, fp.stackChain, fp.stackUnbounded);
+}
+
+bool measureFootprint(const Target &target, const std::string &dir, const std::string &name,
+                      const std::string &sourceExt, Footprint &fp, std::string &error) {
+  const std::string work = joinPath(dir, ".footprint");
+  llvm::sys::fs::create_directories(work);
+  const std::string object = joinPath(work, name + ".o");
+  std::vector<std::string> args = compileFlags(target);
+  args.insert(args.end(), {"-fstack-usage", "-fcallgraph-info=su", "-I" + runtimeIncludeDir(),
+                           "-I" + dir, "-c", joinPath(dir, name + sourceExt), "-o", object});
+  std::string sizes;
+  bool ok = runProgram(targetCompiler(target), args, error) &&
+            runProgram(binutil(targetCompiler(target), "size"), {"-A", object}, error, &sizes);
+  auto graph = ok ? llvm::MemoryBuffer::getFile(joinPath(work, name + ".ci"))
+                  : llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>>(std::error_code());
+  if (ok && !graph) {
+    error = "the compiler wrote no call graph (-fcallgraph-info: GCC only)";
+    ok = false;
+  }
+  if (ok) {
+    // `size -A`: one "section size address" line per section.
+    llvm::SmallVector<llvm::StringRef> lines;
+    llvm::StringRef(sizes).split(lines, '\n');
+    for (llvm::StringRef line : lines) {
+      llvm::SmallVector<llvm::StringRef, 3> f;
+      line.split(f, ' ', -1, false);
+      int64_t bytes = 0;
+      if (f.size() < 2 || f[1].getAsInteger(10, bytes))
+        continue;
+      const bool text = f[0].starts_with(".text") || f[0].starts_with(".rodata");
+      const bool data = f[0].starts_with(".data");
+      const bool bss = f[0].starts_with(".bss");
+      fp.codeBytes += text || data ? bytes : 0;
+      fp.staticBytes += data || bss ? bytes : 0;
+    }
+    deepestStack((*graph)->getBuffer(), name + "_run_on", fp);
+  }
+  llvm::sys::fs::remove_directories(work);
+  return ok;
 }
 
 } // namespace onnxc

@@ -56,6 +56,26 @@ bool buildModelProgram(const Target &target, const std::string &dir,
                        const std::string &mainSource, const std::string &program,
                        const std::vector<std::string> &extraFlags, std::string &error);
 
+/// What a compiled model occupies on its target besides its weights and
+/// arena: the model object's code and static data, and the stack of its
+/// deepest call chain.
+struct Footprint {
+  int64_t codeBytes = 0;   // .text, .rodata and .data of the model's object (flash)
+  int64_t staticBytes = 0; // .data and .bss (RAM; the generated code has none)
+  int64_t stackBytes = 0;  // the deepest call chain from NAME_run_on
+  /// That chain, "fn (bytes) -> fn (bytes)", and whether a frame on it has
+  /// a size known only at run time (then stackBytes is its static part).
+  std::string stackChain;
+  bool stackUnbounded = false;
+};
+
+/// Compiles `name` + sourceExt in `dir` for `target` with GCC's
+/// -fstack-usage / -fcallgraph-info=su and reads the object's sections
+/// (the toolchain's `size`) and its call graph: the figures of --report
+/// and of the --ram-budget / --flash-budget checks.
+bool measureFootprint(const Target &target, const std::string &dir, const std::string &name,
+                      const std::string &sourceExt, Footprint &footprint, std::string &error);
+
 } // namespace onnxc
 
 #endif

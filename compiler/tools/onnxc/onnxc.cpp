@@ -103,6 +103,24 @@ static cl::opt<bool> noWinograd(
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
                            cl::cat(category));
+static cl::opt<bool> report(
+    "report",
+    cl::desc("Print the model's flash (weights + code) and RAM (arena + stack of the deepest "
+             "call chain) on the target, from its code compiled with the target's toolchain "
+             "(GCC: -fstack-usage, -fcallgraph-info)"),
+    cl::cat(category));
+static cl::opt<std::string> ramBudget(
+    "ram-budget",
+    cl::desc("Fail the compile, writing nothing, when the model needs more RAM (arena + stack) "
+             "on the target than SIZE (bytes; K and M suffixes: 1024, 1048576); the error "
+             "names the largest tensors"),
+    cl::value_desc("SIZE"), cl::cat(category));
+static cl::opt<std::string> flashBudget(
+    "flash-budget",
+    cl::desc("Fail the compile, writing nothing, when the model needs more flash (weights + "
+             "code) than SIZE (as --ram-budget); the error names the nodes with the most "
+             "weights"),
+    cl::value_desc("SIZE"), cl::cat(category));
 static cl::opt<std::string> inputsDir("inputs", cl::desc("Directory with input_N.pb"),
                                       cl::sub(runCommand), cl::cat(category));
 static cl::opt<std::string> outputsDir("outputs", cl::desc("Directory for output_N.pb"),
@@ -124,6 +142,21 @@ static cl::opt<bool> countInstructions(
              "inference executes, counted by a QEMU plugin onnxc builds from its source, as "
              "((1 + N) runs - 1 run) / N, N = --repeat (default 4)"),
     cl::sub(runCommand), cl::cat(category));
+
+/// "20000", "20K", "1M" (K = 1024) -> bytes; -1 when empty, -2 when invalid.
+static int64_t parseSize(StringRef text) {
+  if (text.empty())
+    return -1;
+  int64_t scale = 1;
+  if (text.consume_back("K") || text.consume_back("k"))
+    scale = 1024;
+  else if (text.consume_back("M"))
+    scale = 1024 * 1024;
+  int64_t v;
+  if (text.getAsInteger(10, v) || v < 0 || v > (int64_t(1) << 40))
+    return -2;
+  return v * scale;
+}
 
 static bool parseDims(StringRef text, std::vector<int64_t> &dims) {
   SmallVector<StringRef> parts;
@@ -314,5 +347,13 @@ int main(int argc, char **argv) {
   o.calibrationDir = calibrationDir;
   o.calibration = calibration;
   o.quiet = quiet;
+  o.report = report;
+  o.ramBudget = parseSize(ramBudget);
+  o.flashBudget = parseSize(flashBudget);
+  if (o.ramBudget == -2 || o.flashBudget == -2) {
+    errs() << "onnxc: error: --ram-budget and --flash-budget take a size in bytes, e.g. "
+              "20000, 20K or 1M\n";
+    return 2;
+  }
   return onnxc::compileModel(o);
 }

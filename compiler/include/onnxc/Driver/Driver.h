@@ -36,6 +36,12 @@ struct CompileOptions {
   /// Winograd F(4x4, 3x3) for large 3x3 stride-1 ones pick it).
   bool winograd = true;
   bool quiet = false;
+  /// --report: flash (weights + code) and RAM (arena + stack) on the target,
+  /// from the model compiled with the target's toolchain.
+  bool report = false;
+  /// --ram-budget / --flash-budget (bytes; -1: none): over it, the compile
+  /// fails with the figures and the largest tensors, writing nothing.
+  int64_t ramBudget = -1, flashBudget = -1;
 };
 
 struct RunOptions {

@@ -112,6 +112,10 @@ public:
   /// Width of the target's addresses: a model whose arena and weights do not
   /// fit in them is refused at compile time.
   int addressBits = 64;
+  /// float64 arithmetic runs in hardware; without it (microcontrollers with
+  /// a single-precision FPU or none) a float64 tensor is a compile-time
+  /// error naming the node.
+  bool doubleFloat = true;
   /// How `onnxc run` runs code for a target that is not host code (host
   /// code runs in process, where runsHere()); none: `onnxc run` refuses it.
   std::optional<EmulatedRunner> emulated;

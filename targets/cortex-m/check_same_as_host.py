@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""Runs a model through `onnxc run` on the host (target generic) and on a
+microcontroller target with the same options, and checks that every output
+is identical (the int8 builds: the same integers on every core).
+
+    check_same_as_host.py --onnxc ONNXC --target cortex-m0plus --model M.onnx \\
+        --inputs DIR [--input-slice N] [-- ONNXC OPTIONS (--quantize int8 ...)]
+
+--input-slice N keeps the first N items of each input's batch (a small
+board's RAM holds one image, not the test set's batch).
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+from onnx import numpy_helper, TensorProto
+
+
+def load(path):
+    t = TensorProto()
+    with open(path, "rb") as f:
+        t.ParseFromString(f.read())
+    return t
+
+
+def main():
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--onnxc", required=True)
+    ap.add_argument("--target", required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--inputs", required=True)
+    ap.add_argument("--input-slice", type=int, default=0)
+    a = ap.parse_args(argv[:cut])
+    extra = argv[cut + 1:]
+    with tempfile.TemporaryDirectory() as work:
+        inputs = a.inputs
+        if a.input_slice:
+            inputs = os.path.join(work, "in")
+            os.makedirs(inputs)
+            for name in sorted(os.listdir(a.inputs)):
+                if name.startswith("input_") and name.endswith(".pb"):
+                    t = load(os.path.join(a.inputs, name))
+                    arr = numpy_helper.to_array(t)[:a.input_slice]
+                    with open(os.path.join(inputs, name), "wb") as f:
+                        f.write(numpy_helper.from_array(arr, t.name).SerializeToString())
+        outs = {}
+        for target in ("generic", a.target):
+            out = os.path.join(work, target)
+            subprocess.run([a.onnxc, "run", a.model, "--inputs", inputs, "--outputs", out,
+                            "--target", target, "--quiet"] + extra, check=True)
+            outs[target] = {n: numpy_helper.to_array(load(os.path.join(out, n)))
+                            for n in sorted(os.listdir(out))}
+    host, got = outs["generic"], outs[a.target]
+    if sorted(host) != sorted(got):
+        sys.exit(f"outputs differ in number: {sorted(host)} vs {sorted(got)}")
+    for name in host:
+        if host[name].shape != got[name].shape or not np.array_equal(host[name], got[name]):
+            diff = np.abs(host[name].astype(np.float64) - got[name].astype(np.float64)).max()
+            sys.exit(f"{name}: {a.target} differs from the host (max abs diff {diff})")
+    print(f"{a.target}: {len(host)} output(s) identical to the host's")
+
+
+if __name__ == "__main__":
+    main()

@@ -97,3 +97,13 @@ add_test(NAME cortex-m4.example_firmware
                    -kernel fashion_firmware.elf)
 set_tests_properties(cortex-m4.example_firmware PROPERTIES
                      PASS_REGULAR_EXPRESSION "arena 5888 bytes.*15 of 16 correct")
+# The ONNX backend node tests through `onnxc run --target cortex-m4`, each a
+# firmware under QEMU, against the expected outputs (about 100 s on 2
+# cores): every test that passes on the host passes here, but for those with
+# float64 (no double-precision FPU: refused by design) or string inputs or
+# outputs (they cannot cross into a firmware), which are set aside.
+add_test(NAME cortex-m4.node_tests
+         COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
+                 --onnxc $<TARGET_FILE:onnxc> --suite node --target cortex-m4 --jobs 2
+                 --no-float64 --no-string-io)
+set_tests_properties(cortex-m4.node_tests PROPERTIES ENVIRONMENT ${WERROR_ENV})

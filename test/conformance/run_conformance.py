@@ -180,6 +180,9 @@ def main():
                     help="set aside the tests with float64 inputs or outputs and count a "
                          "float64 refusal as set aside (targets without a double-precision "
                          "FPU refuse float64 by design)")
+    ap.add_argument("--no-string-io", action="store_true",
+                    help="set aside the tests with string inputs or outputs (strings cannot "
+                         "cross into a firmware under QEMU)")
     ap.add_argument("--sanitize", action="store_true",
                     help="onnxc run --sanitize: the generated code and runtime-lite built "
                          "with AddressSanitizer and UBSan (tests with string inputs or "
@@ -200,10 +203,11 @@ def main():
             entry = dict(id=f"{os.path.basename(os.path.normpath(root))}/{name}", suite=suite, dir=test_dir,
                          ops=sorted({op for _, op in ops}), opset=opset, dtypes=dtypes)
             why = out_of_scope(name, ops)
-            if args.sanitize and not why and any(
+            if (args.sanitize or args.no_string_io) and not why and any(
                     v.type.tensor_type.elem_type == onnx.TensorProto.STRING
                     for v in list(m.graph.input) + list(m.graph.output)):
-                why = "string inputs or outputs cannot cross into a sanitized program"
+                why = ("string inputs or outputs cannot cross into a "
+                       + ("sanitized program" if args.sanitize else "firmware under QEMU"))
             if args.no_float64 and not why and "double" in dtypes:
                 why = "float64 tensors: the target has no double-precision FPU"
             if why:

@@ -3,7 +3,7 @@
 // Lowers what runtime-lite's microcontroller kernels (onnxc_rt::mcu) cover
 // and answers "not mine" for the rest, which then run on the reference
 // kernels: 2-D Conv/FusedConv (group 1, no residual) and Gemm/FusedGemm in
-// float, QConv (2-D, group 1) and QMatMul in int8, and 2-D MaxPool, all at
+// float, QConv (2-D, group 1 or depthwise) and QMatMul in int8, and 2-D MaxPool, all at
 // batch 1. Every shape becomes a template argument, so each layer's loops
 // are compiled for its own sizes in 32-bit arithmetic; constant weights are
 // packed here into the layouts the kernels read (int16 pairs for the int8
@@ -177,10 +177,43 @@ std::vector<int64_t> accumulatorBounds(ArrayRef<int8_t> w, int64_t n, int64_t k,
   return bound;
 }
 
+/// A depthwise QConv (group = input channels = output channels), 2-D,
+/// batch 1, constant weights, no fused pool.
+ProviderResult lowerQDepthwise(QConvOp op, const std::string &t) {
+  auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
+  if (failed(g))
+    return {failure()};
+  std::vector<int8_t> w = constantInt8s(op.getW());
+  std::vector<int32_t> bias = isNone(op.getB()) ? std::vector<int32_t>()
+                                                : constantInt32s(op.getB());
+  const int64_t c = xs[1], taps = kernel[0] * kernel[1];
+  std::string window = windowType(xs, ys, *g);
+  if (w.empty() || (!isNone(op.getB()) && int64_t(bias.size()) != c) || window.empty())
+    return std::nullopt;
+  std::vector<int32_t> folded(c);
+  onnxc_rt::mcu::qs8::fold_zero_point(w.data(), int(c), int(taps), int32_t(op.getXZeroPoint()),
+                                      bias.empty() ? nullptr : bias.data(), folded.data());
+  Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
+                                     op.getWScale(), op.getYScale().convertToFloat(), folded,
+                                     accumulatorBounds(w, c, taps, false, bias));
+  std::vector<std::string> targs{t, window};
+  for (std::string &a : qs8Tail(op, rq.wide))
+    targs.push_back(std::move(a));
+  return calls({call("depthwise_conv2d", targs, kMcuQs8,
+                     {KernelArg::input(op.getX()), KernelArg::input(op.getW()), rq.params,
+                      KernelArg::output(op.getY())},
+                     kMcuQs8Namespace)});
+}
+
 /// QConv, 2-D, group 1, batch 1, constant weights; with max_pool, the
 /// fused conv2d_max_pool.
 ProviderResult lowerQConv(QConvOp op, const std::string &t) {
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
+  if (xs.size() == 4 && xs[0] == 1 && op.getGroup() > 1 && op.getGroup() == xs[1] &&
+      ws[0] == xs[1] && !op.getMaxPool())
+    return lowerQDepthwise(op, t);
   if (xs.size() != 4 || op.getGroup() != 1 || xs[0] != 1)
     return std::nullopt;
   SmallVector<int64_t> kernel(ws.drop_front(2));

@@ -107,3 +107,21 @@ add_test(NAME cortex-m4.node_tests
                  --onnxc $<TARGET_FILE:onnxc> --suite node --target cortex-m4 --jobs 2
                  --no-float64 --no-string-io)
 set_tests_properties(cortex-m4.node_tests PROPERTIES ENVIRONMENT ${WERROR_ENV})
+# The four MLPerf Tiny architectures (bench/mlperf_tiny/make_models.py:
+# ResNet-8, DS-CNN, MobileNetV1 0.25, the FC autoencoder), quantized to int8
+# by onnxc and run as Cortex-M4 firmware: the same integers as the host
+# build (their instruction counts: bench/results/mlperf-tiny.md).
+set(MLPERF_DIR ${CMAKE_CURRENT_BINARY_DIR}/mlperf-tiny)
+add_test(NAME cortex-m.mlperf_tiny_models
+         COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/bench/mlperf_tiny/make_models.py
+                 ${MLPERF_DIR})
+set_tests_properties(cortex-m.mlperf_tiny_models PROPERTIES FIXTURES_SETUP mlperf_models)
+foreach(model resnet8 dscnn mobilenet autoencoder)
+  add_test(NAME cortex-m4.mlperf_${model}
+           COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_same_as_host.py
+                   --onnxc $<TARGET_FILE:onnxc> --target cortex-m4
+                   --model ${MLPERF_DIR}/${model}/model.onnx --inputs ${MLPERF_DIR}/${model}/test
+                   -- --quantize int8 --calibration ${MLPERF_DIR}/${model}/calibration)
+  set_tests_properties(cortex-m4.mlperf_${model} PROPERTIES FIXTURES_REQUIRED mlperf_models
+                       ENVIRONMENT ${WERROR_ENV})
+endforeach()

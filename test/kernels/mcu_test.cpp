@@ -138,6 +138,33 @@ void test_qconv(Rng &rng) {
   check(bad == 0, pooled ? "qs8 conv2d_max_pool" : "qs8 conv2d", W::IC * 1000 + M * 10 + PH);
 }
 
+/// One int8 depthwise convolution (W::IC channels) against ref::qs8::conv
+/// with group = channels.
+template <typename W, int XZp, int YZp, int Lo, int Hi>
+void test_qdepthwise(Rng &rng) {
+  namespace r = onnxc_rt::ref::qs8;
+  namespace m = onnxc_rt::mcu::qs8;
+  constexpr int C = W::IC, KN = W::KH * W::KW;
+  static int8_t x[C * W::IH * W::IW], w[C * KN], y[C * W::Pixels], want[C * W::Pixels];
+  static int32_t bias[C], mult[C], shift[C], params[C * m::kChannelWords],
+      ref_scratch[W::Pixels];
+  for (int8_t &v : x)
+    v = int8_t(rng.range(-128, 127));
+  for (int8_t &v : w)
+    v = int8_t(rng.range(-127, 127));
+  fill_channels(rng, C, 2000, 0.002, 0.01, bias, mult, shift, params);
+  fold_zero_point<C, KN>(w, XZp, bias, mult, shift, params);
+  m::depthwise_conv2d<int8_t, W, XZp, YZp, Lo, Hi, false>(x, w, params, y);
+  const ReferenceWindow<W, C> g;
+  const int8_t zp = int8_t(XZp);
+  r::conv<int8_t>(x, w, &zp, bias, want, 2, g.in, g.out, g.kernel, g.strides, g.pads, g.ends,
+                  g.dil, C, ref_scratch, mult, shift, C, YZp, Lo, Hi);
+  int bad = 0;
+  for (int i = 0; i < C * W::Pixels; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 depthwise_conv2d", C * 100 + W::KH * 10 + W::SH);
+}
+
 template <int Rows, int K, int N, int XZp, int YZp>
 void test_qfc(Rng &rng) {
   namespace r = onnxc_rt::ref::qs8;
@@ -275,6 +302,11 @@ int main() {
   test_qconv<Same<3, 7, 5, 3, 3, 1, 1, 1>, 5, 3, 7, -128, 127, 2, 2>(rng);
   test_qconv<Same<4, 9, 9, 3, 3, 1, 1, 1>, 3, 0, -5, -20, 127, 3, 2>(rng);
   test_qconv<Same<2, 8, 7, 3, 3, 1, 0, 1>, 6, -3, 2, -128, 127, 1, 3>(rng);
+  // Depthwise: 3x3 stride 1 and 2 with padding, 5x3, dilation 2, no padding.
+  test_qdepthwise<Same<64, 25, 5, 3, 3, 1, 1, 1>, -128, -128, -128, 127>(rng);
+  test_qdepthwise<Same<8, 48, 48, 3, 3, 2, 1, 1>, 5, -3, -128, 127>(rng);
+  test_qdepthwise<Same<3, 9, 7, 5, 3, 1, 0, 1>, -1, 2, -50, 127>(rng);
+  test_qdepthwise<Same<5, 11, 10, 3, 3, 1, 2, 2>, 0, 0, 0, 127>(rng);
   test_qfc<1, 1568, 64, -128, -128>(rng);
   test_qfc<1, 7, 5, 3, -2>(rng);
   test_qfc<3, 33, 10, 0, 5>(rng);

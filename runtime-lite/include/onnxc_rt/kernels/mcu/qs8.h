@@ -285,6 +285,50 @@ void conv2d_max_pool(const T *x, const int32_t *packed, const int32_t *params, T
   }
 }
 
+/// A depthwise 2-D convolution (group = channels, one output channel per
+/// input channel) of x (W::IC x IH x IW) into y (W::IC x OH x OW); w is the
+/// ONNX weight tensor as it is (W::IC x KH x KW int8), the channels'
+/// requantization from channel_params with the biases of fold_zero_point
+/// (x is multiplied as stored, padding reads XZp). Each output is KH x KW
+/// multiply-accumulates (MLA) of the channel's weights, held in registers
+/// for the channel; a window inside the plane reads without checks.
+template <typename T, typename W, int XZp, int YZp, int Lo, int Hi, bool Wide>
+void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *params, T *y) {
+  constexpr int KN = W::KH * W::KW;
+  for (int c = 0; c < W::IC; ++c, x += W::IH * W::IW, w += KN, y += W::Pixels) {
+    int32_t wk[KN];
+    for (int k = 0; k < KN; ++k)
+      wk[k] = w[k];
+    const Channel ch = load_channel(params, c);
+    for (int oy = 0; oy < W::OH; ++oy) {
+      const int y0 = oy * W::SH - W::PH;
+      const bool rows_in = y0 >= 0 && y0 + (W::KH - 1) * W::DH < W::IH;
+      for (int ox = 0; ox < W::OW; ++ox) {
+        const int x0 = ox * W::SW - W::PW;
+        int32_t acc = 0;
+        if (rows_in && x0 >= 0 && x0 + (W::KW - 1) * W::DW < W::IW) {
+          const T *p = x + y0 * W::IW + x0;
+#pragma GCC unroll 16
+          for (int ky = 0; ky < W::KH; ++ky)
+#pragma GCC unroll 16
+            for (int kx = 0; kx < W::KW; ++kx)
+              acc += wk[ky * W::KW + kx] * int32_t(p[ky * W::DH * W::IW + kx * W::DW]);
+        } else {
+          for (int ky = 0; ky < W::KH; ++ky) {
+            const int iy = y0 + ky * W::DH;
+            for (int kx = 0; kx < W::KW; ++kx) {
+              const int ix = x0 + kx * W::DW;
+              const bool in = iy >= 0 && iy < W::IH && ix >= 0 && ix < W::IW;
+              acc += wk[ky * W::KW + kx] * (in ? int32_t(x[iy * W::IW + ix]) : XZp);
+            }
+          }
+        }
+        y[oy * W::OW + ox] = output_value<T, Wide, YZp, Lo, Hi>(acc, ch);
+      }
+    }
+  }
+}
+
 /// Output rows per block of the fully connected kernel.
 constexpr int kFcRows = 4;
 

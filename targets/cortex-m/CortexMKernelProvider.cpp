@@ -209,7 +209,7 @@ ProviderResult lowerQDepthwise(QConvOp op, const std::string &t) {
 
 /// QConv, 2-D, group 1, batch 1, constant weights; with max_pool, the
 /// fused conv2d_max_pool.
-ProviderResult lowerQConv(QConvOp op, const std::string &t) {
+ProviderResult lowerQConv(QConvOp op, const std::string &t, bool helium) {
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
   if (xs.size() == 4 && xs[0] == 1 && op.getGroup() > 1 && op.getGroup() == xs[1] &&
       ws[0] == xs[1] && !op.getMaxPool())
@@ -229,8 +229,12 @@ ProviderResult lowerQConv(QConvOp op, const std::string &t) {
   const int64_t m = ys[1], depth = xs[1] * kernel[0] * kernel[1];
   if (w.empty() || (!isNone(op.getB()) && int64_t(bias.size()) != m) || window.empty())
     return std::nullopt;
-  std::vector<int32_t> packed(onnxc_rt::mcu::qs8::conv_packed_words(int(m), int(depth)));
-  onnxc_rt::mcu::qs8::pack_conv_weights(w.data(), int(m), int(depth), packed.data());
+  // Helium's int8 product takes int8 inputs; uint8 ones stay on SMLAD's int16.
+  namespace q = onnxc_rt::mcu::qs8;
+  const bool vmladava = helium && t == "int8_t";
+  std::vector<int32_t> packed(vmladava ? q::packed_words<q::Vmladava>(int(m), int(depth))
+                                       : q::packed_words<q::Smlad>(int(m), int(depth)));
+  (vmladava ? q::Vmladava::pack : q::Smlad::pack)(w.data(), int(m), int(depth), packed.data());
   // The kernel multiplies x as stored, the zero point's share in the bias.
   // The narrow rounding's bound (255 * sum |w| + |bias| < 2^30) covers the
   // raw accumulator and the folded bias as well as their sum.
@@ -245,18 +249,21 @@ ProviderResult lowerQConv(QConvOp op, const std::string &t) {
   for (std::string &a : qs8Tail(op, rq.wide))
     targs.push_back(std::move(a));
   std::string callee = "conv2d";
-  int64_t scratch = onnxc_rt::mcu::qs8::conv2d_scratch_bytes(int(depth));
+  int ph = 1, pw = 1;
   if (auto pool = op.getMaxPool()) {
     callee = "conv2d_max_pool";
-    targs.push_back(str((*pool)[0]));
-    targs.push_back(str((*pool)[1]));
-    scratch = onnxc_rt::mcu::qs8::conv2d_max_pool_scratch_bytes(int(depth), int((*pool)[0]),
-                                                                int((*pool)[1]));
+    ph = int((*pool)[0]);
+    pw = int((*pool)[1]);
+    targs.push_back(str(ph));
+    targs.push_back(str(pw));
   }
+  targs.push_back(vmladava ? "onnxc_rt::mcu::qs8::Vmladava" : "onnxc_rt::mcu::qs8::Smlad");
+  const int64_t scratch = vmladava ? q::conv_scratch_bytes<q::Vmladava>(int(depth), ph, pw)
+                                   : q::conv_scratch_bytes<q::Smlad>(int(depth), ph, pw);
   return calls({call(callee, targs, kMcuQs8,
                      {KernelArg::input(op.getX()), packedInt32s(op.getContext(), packed),
                       rq.params, KernelArg::output(op.getY()),
-                      KernelArg::scratch(scratch, "int16_t")},
+                      KernelArg::scratch(scratch, vmladava ? "int8_t" : "int16_t")},
                      kMcuQs8Namespace)});
 }
 
@@ -320,7 +327,7 @@ ProviderResult McuKernelProvider::lower(Operation *op, const LoweringContext &ct
                                                             : std::nullopt;
   if (t == "int8_t" || t == "uint8_t")
     return TypeSwitch<Operation *, ProviderResult>(op)
-        .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t); })
+        .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_); })
         .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t); })
         .Default([](Operation *) -> ProviderResult { return std::nullopt; });
   if (t != "float")

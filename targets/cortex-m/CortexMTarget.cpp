@@ -21,6 +21,7 @@ struct Core {
   std::vector<std::string> cpuFlags;
   const char *machine, *qemuCpu, *linkerScript;
   bool doubleFloat; // a double-precision FPU
+  bool helium;      // MVE: the int8 convolutions on VMLADAVA
 };
 
 class CortexMTarget final : public Target {
@@ -44,7 +45,7 @@ public:
         {"-T", "{support}/" + std::string(core.linkerScript), "-L", "{support}",
          "--specs=rdimon.specs", "-nostartfiles", "-Wl,--gc-sections"}};
     emulated->qemuPlugins = true;
-    addProvider(std::make_unique<cortexm::McuKernelProvider>());
+    addProvider(std::make_unique<cortexm::McuKernelProvider>(core.helium));
   }
 
   void addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const override {
@@ -62,19 +63,19 @@ void registerCortexMTargets() {
   const Core cores[] = {
       {"cortex-m0plus", "Arm Cortex-M0+, no FPU, soft float (arm-none-eabi)",
        {"-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"}, "microbit", "cortex-m0",
-       "microbit.ld", false},
+       "microbit.ld", false, false},
       {"cortex-m4", "Arm Cortex-M4 with FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"}, "mps2-an386",
-       "cortex-m4", "mps2.ld", false},
+       "cortex-m4", "mps2.ld", false, false},
       {"cortex-m7", "Arm Cortex-M7 with double-precision FPU (arm-none-eabi)",
        {"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"}, "mps2-an500",
-       "cortex-m7", "mps2.ld", true},
+       "cortex-m7", "mps2.ld", true, false},
       {"cortex-m33", "Arm Cortex-M33 with FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"},
-       "mps2-an505", "cortex-m33", "mps2-an505.ld", false},
+       "mps2-an505", "cortex-m33", "mps2-an505.ld", false, false},
       {"cortex-m55", "Arm Cortex-M55 with Helium (MVE) and FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"}, "mps3-an547", "cortex-m55",
-       "mps3-an547.ld", true},
+       "mps3-an547.ld", true, true},
   };
   for (const Core &core : cores)
     TargetRegistry::add(std::make_unique<CortexMTarget>(core));

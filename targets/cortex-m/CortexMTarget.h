@@ -16,8 +16,14 @@ namespace onnxc::cortexm {
 /// cover: float and int8 convolutions, fully connected layers, max pooling.
 class McuKernelProvider final : public KernelProvider {
 public:
+  /// `helium`: the core has MVE (the M55): int8 convolutions multiply with
+  /// VMLADAVA (qs8::Vmladava) instead of SMLAD.
+  explicit McuKernelProvider(bool helium = false) : helium_(helium) {}
   llvm::StringRef name() const override;
   ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
+
+private:
+  bool helium_;
 };
 
 /// onnxc-mcu-fuse-conv-pool (FuseConvPool.cpp): QConv + MaxPool of whole

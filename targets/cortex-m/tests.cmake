@@ -109,19 +109,24 @@ add_test(NAME cortex-m4.node_tests
 set_tests_properties(cortex-m4.node_tests PROPERTIES ENVIRONMENT ${WERROR_ENV})
 # The four MLPerf Tiny architectures (bench/mlperf_tiny/make_models.py:
 # ResNet-8, DS-CNN, MobileNetV1 0.25, the FC autoencoder), quantized to int8
-# by onnxc and run as Cortex-M4 firmware: the same integers as the host
+# by onnxc and run as Cortex-M firmware: the same integers as the host
 # build (their instruction counts: bench/results/mlperf-tiny.md).
 set(MLPERF_DIR ${CMAKE_CURRENT_BINARY_DIR}/mlperf-tiny)
 add_test(NAME cortex-m.mlperf_tiny_models
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/bench/mlperf_tiny/make_models.py
                  ${MLPERF_DIR})
 set_tests_properties(cortex-m.mlperf_tiny_models PROPERTIES FIXTURES_SETUP mlperf_models)
-foreach(model resnet8 dscnn mobilenet autoencoder)
-  add_test(NAME cortex-m4.mlperf_${model}
+# DS-CNN and MobileNet also on the M55 (Helium's VMLADAVA convolutions).
+foreach(test cortex-m4.resnet8 cortex-m4.dscnn cortex-m4.mobilenet cortex-m4.autoencoder
+             cortex-m55.dscnn cortex-m55.mobilenet)
+  string(REPLACE "." ";" parts ${test})
+  list(GET parts 0 cpu)
+  list(GET parts 1 model)
+  add_test(NAME ${cpu}.mlperf_${model}
            COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_same_as_host.py
-                   --onnxc $<TARGET_FILE:onnxc> --target cortex-m4
+                   --onnxc $<TARGET_FILE:onnxc> --target ${cpu}
                    --model ${MLPERF_DIR}/${model}/model.onnx --inputs ${MLPERF_DIR}/${model}/test
                    -- --quantize int8 --calibration ${MLPERF_DIR}/${model}/calibration)
-  set_tests_properties(cortex-m4.mlperf_${model} PROPERTIES FIXTURES_REQUIRED mlperf_models
+  set_tests_properties(${cpu}.mlperf_${model} PROPERTIES FIXTURES_REQUIRED mlperf_models
                        ENVIRONMENT ${WERROR_ENV})
 endforeach()

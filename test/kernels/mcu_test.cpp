@@ -99,43 +99,63 @@ void fold_zero_point(const int8_t *w, int32_t x_zp, const int32_t *bias, const i
     m::store_channel(m::channel_params(folded[c], mult[c], shift[c]), params, c);
 }
 
+/// Elements where the microcontroller convolution multiplying with Dot
+/// (qs8::Smlad, qs8::Vmladava) differs from `want`: conv2d, or with a PH x PW
+/// max pool fused, conv2d_max_pool.
+template <typename Dot, typename W, int M, int XZp, int YZp, int Lo, int Hi, int PH, int PW>
+int qconv_mismatches(const int8_t *x, const int8_t *w, const int32_t *params,
+                     const int8_t *want) {
+  namespace m = onnxc_rt::mcu::qs8;
+  typedef typename Dot::Col Col;
+  constexpr int Out = M * (W::OH / PH) * (W::OW / PW);
+  static int32_t packed[m::packed_words<Dot>(M, W::K)];
+  static Col scratch[m::conv_scratch_bytes<Dot>(W::K, PH, PW) / int(sizeof(Col))];
+  static int8_t y[Out];
+  Dot::pack(w, M, W::K, packed);
+  if constexpr (PH * PW > 1)
+    m::conv2d_max_pool<int8_t, W, M, XZp, YZp, Lo, Hi, false, PH, PW, Dot>(x, packed, params, y,
+                                                                           scratch);
+  else
+    m::conv2d<int8_t, W, M, XZp, YZp, Lo, Hi, false, Dot>(x, packed, params, y, scratch);
+  int bad = 0;
+  for (int i = 0; i < Out; ++i)
+    bad += y[i] != want[i];
+  return bad;
+}
+
 /// One int8 convolution geometry against ref::qs8::conv, or with a PH x
-/// PW max pool fused (conv2d_max_pool) against ref::qs8::conv_max_pool.
+/// PW max pool fused against ref::qs8::conv_max_pool, through both ways of
+/// multiplying (Helium's VMLADAVA is its C definition off the M55).
 template <typename W, int M, int XZp, int YZp, int Lo, int Hi, int PH = 1, int PW = 1>
 void test_qconv(Rng &rng) {
   namespace r = onnxc_rt::ref::qs8;
   namespace m = onnxc_rt::mcu::qs8;
   constexpr bool pooled = PH * PW > 1;
   constexpr int Out = M * (W::OH / PH) * (W::OW / PW);
-  static int8_t x[W::IC * W::IH * W::IW], w[M * W::K], y[Out], want[Out];
+  static int8_t x[W::IC * W::IH * W::IW], w[M * W::K], want[Out];
   static int32_t bias[M], mult[M], shift[M], params[M * m::kChannelWords],
-      packed[m::conv_packed_words(M, W::K)],
       ref_scratch[r::conv_max_pool_scratch_bytes(W::Pixels, 1) / 4];
-  static int16_t scratch[m::conv2d_max_pool_scratch_bytes(W::K, PH, PW) / 2];
   for (int8_t &v : x)
     v = int8_t(rng.range(-128, 127));
   for (int8_t &v : w)
     v = int8_t(rng.range(-127, 127));
   fill_channels(rng, M, 2000, 0.0005, 0.002, bias, mult, shift, params);
   fold_zero_point<M, W::K>(w, XZp, bias, mult, shift, params);
-  m::pack_conv_weights(w, M, W::K, packed);
   const ReferenceWindow<W, M> g;
   const int8_t zp = int8_t(XZp);
   if constexpr (pooled) {
-    m::conv2d_max_pool<int8_t, W, M, XZp, YZp, Lo, Hi, false, PH, PW>(x, packed, params, y,
-                                                                       scratch);
     const int64_t pool[2] = {PH, PW};
     r::conv_max_pool<int8_t>(x, w, &zp, bias, want, g.in, g.out, g.kernel, g.strides, g.pads,
                              g.ends, g.dil, 1, pool, ref_scratch, mult, shift, M, YZp, Lo, Hi);
   } else {
-    m::conv2d<int8_t, W, M, XZp, YZp, Lo, Hi, false>(x, packed, params, y, scratch);
     r::conv<int8_t>(x, w, &zp, bias, want, 2, g.in, g.out, g.kernel, g.strides, g.pads,
                     g.ends, g.dil, 1, ref_scratch, mult, shift, M, YZp, Lo, Hi);
   }
-  int bad = 0;
-  for (int i = 0; i < Out; ++i)
-    bad += y[i] != want[i];
-  check(bad == 0, pooled ? "qs8 conv2d_max_pool" : "qs8 conv2d", W::IC * 1000 + M * 10 + PH);
+  const int detail = W::IC * 1000 + M * 10 + PH;
+  check(qconv_mismatches<m::Smlad, W, M, XZp, YZp, Lo, Hi, PH, PW>(x, w, params, want) == 0,
+        pooled ? "qs8 conv2d_max_pool (SMLAD)" : "qs8 conv2d (SMLAD)", detail);
+  check(qconv_mismatches<m::Vmladava, W, M, XZp, YZp, Lo, Hi, PH, PW>(x, w, params, want) == 0,
+        pooled ? "qs8 conv2d_max_pool (VMLADAVA)" : "qs8 conv2d (VMLADAVA)", detail);
 }
 
 /// One int8 depthwise convolution (W::IC channels) against ref::qs8::conv

@@ -21,6 +21,10 @@
 #include "onnxc_rt/kernels/mcu/dsp.h"
 #include "onnxc_rt/kernels/mcu/window.h"
 
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#endif
+
 namespace onnxc_rt {
 namespace mcu {
 namespace qs8 {
@@ -107,9 +111,6 @@ constexpr int kConvStep = 4;
 /// The depth K rounded up to whole steps (the padding weighs zero).
 constexpr int conv_depth(int k) { return (k + kConvStep - 1) / kConvStep * kConvStep; }
 
-/// Words of packed convolution weights: M rounded up to 2, K to a step.
-constexpr int conv_packed_words(int m, int k) { return (m + 1) / 2 * 2 * conv_depth(k) / 2; }
-
 /// Packs w (m x k int8) into int16 pairs for conv2d: per pair of output
 /// channels b and step s, four words: channel 2b's depth pairs 2s and 2s +
 /// 1, then channel 2b + 1's (zero past m and k).
@@ -138,22 +139,8 @@ inline void fold_zero_point(const int8_t *w, int m, int k, int32_t x_zp, const i
   }
 }
 
-/// Scratch bytes conv2d needs: two int16 columns of conv_depth(K).
-constexpr int conv2d_scratch_bytes(int k) { return 2 * conv_depth(k) * 2; }
-
 /// 32-bit words read from int16 data (GCC: may alias any type).
 typedef int32_t __attribute__((__may_alias__)) word_alias;
-
-/// Gathers output pixel `pixel`'s window of x into col (W::K int16, XZp
-/// where the window leaves the input, then zeros to conv_depth(W::K)). The
-/// values stay as they are: the zero point's share of the products is in
-/// the bias (fold_zero_point), and a padding value contributes nothing.
-template <typename T, typename W, int XZp>
-inline void gather_column(const T *x, int pixel, int16_t *col) {
-  gather_window<W, 1>(x, pixel, col, [](T v) { return int16_t(v); }, int16_t(XZp));
-  for (int i = W::K; i < conv_depth(W::K); ++i)
-    col[i] = 0;
-}
 
 /// acc += the products of two output channels' packed weights (w) and two
 /// columns (c0, c1), `Steps` steps of kConvStep depth values.
@@ -207,23 +194,124 @@ inline void product_2x2(const int32_t *w, const word_alias *c0, const word_alias
 #endif
 }
 
+/// How the convolutions multiply, chosen by the compiler per core:
+///  - Smlad (the DSP extension: M4, M7, M33; plain C elsewhere): int16
+///    columns, weights as int16 pairs (pack_conv_weights), product_2x2;
+///  - Vmladava (Helium, the M55; int8 inputs): int8 columns, int8 weight
+///    rows, 16 products per VMLADAVA (plain C without MVE).
+/// Each gives the column type, the depth a column is padded to, the 32-bit
+/// words of weights per pair of output channels, the packing (the compiler
+/// runs it), the gather and the 2 x 2 product of two channels and two
+/// columns.
+struct Smlad {
+  typedef int16_t Col;
+  static constexpr int depth(int k) { return conv_depth(k); }
+  static constexpr int pair_words(int k) { return conv_depth(k); }
+  static void pack(const int8_t *w, int m, int k, int32_t *out) {
+    pack_conv_weights(w, m, k, out);
+  }
+  /// Output pixel `pixel`'s window of x (W::K values, XZp where the window
+  /// leaves the input, then zeros to depth(W::K)). The values stay as they
+  /// are: the zero point's share of the products is in the bias
+  /// (fold_zero_point), and a padding value contributes nothing.
+  template <typename T, typename W, int XZp>
+  static void gather(const T *x, int pixel, Col *col) {
+    gather_window<W, 1>(x, pixel, col, [](T v) { return int16_t(v); }, int16_t(XZp));
+    for (int i = W::K; i < depth(W::K); ++i)
+      col[i] = 0;
+  }
+  template <int D>
+  static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,
+                      int32_t &a01, int32_t &a10, int32_t &a11) {
+    product_2x2<D / kConvStep>(w, reinterpret_cast<const word_alias *>(c0),
+                               reinterpret_cast<const word_alias *>(c1), a00, a01, a10, a11);
+  }
+};
+
+/// Depth values per VMLADAVA: one 128-bit vector of int8.
+constexpr int kHeliumStep = 16;
+
+struct Vmladava {
+  typedef int8_t Col;
+  static constexpr int depth(int k) { return (k + kHeliumStep - 1) / kHeliumStep * kHeliumStep; }
+  static constexpr int pair_words(int k) { return 2 * depth(k) / 4; }
+  /// Per pair of output channels, the two rows of depth(k) bytes each (zero
+  /// past m and k), four bytes a word.
+  static void pack(const int8_t *w, int m, int k, int32_t *out) {
+    for (int b = 0; b < (m + 1) / 2; ++b)
+      for (int r = 0; r < 2; ++r)
+        for (int i = 0; i < depth(k); i += 4) {
+          uint32_t word = 0;
+          for (int j = 0; j < 4; ++j) {
+            const int row = 2 * b + r, col = i + j;
+            const uint8_t v = row < m && col < k ? static_cast<uint8_t>(w[row * k + col]) : 0;
+            word |= uint32_t(v) << (8 * j);
+          }
+          *out++ = static_cast<int32_t>(word);
+        }
+  }
+  template <typename T, typename W, int XZp>
+  static void gather(const T *x, int pixel, Col *col) { // as Smlad's, in int8
+    gather_window<W, 1>(x, pixel, col, [](T v) { return int8_t(v); }, int8_t(XZp));
+    for (int i = W::K; i < depth(W::K); ++i)
+      col[i] = 0;
+  }
+  template <int D>
+  static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,
+                      int32_t &a01, int32_t &a10, int32_t &a11) {
+    const int8_t *w0 = reinterpret_cast<const int8_t *>(w), *w1 = w0 + D;
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+    for (int d = 0; d < D; d += kHeliumStep) {
+      const int8x16_t x0 = vldrbq_s8(c0 + d), x1 = vldrbq_s8(c1 + d);
+      const int8x16_t v0 = vldrbq_s8(w0 + d), v1 = vldrbq_s8(w1 + d);
+      a00 = vmladavaq_s8(a00, v0, x0);
+      a01 = vmladavaq_s8(a01, v0, x1);
+      a10 = vmladavaq_s8(a10, v1, x0);
+      a11 = vmladavaq_s8(a11, v1, x1);
+    }
+#else
+    for (int d = 0; d < D; ++d) {
+      a00 += int32_t(w0[d]) * c0[d];
+      a01 += int32_t(w0[d]) * c1[d];
+      a10 += int32_t(w1[d]) * c0[d];
+      a11 += int32_t(w1[d]) * c1[d];
+    }
+#endif
+  }
+};
+
+/// Words of packed convolution weights for `Dot`.
+template <typename Dot> constexpr int packed_words(int m, int k) {
+  return (m + 1) / 2 * Dot::pair_words(k);
+}
+
+/// Columns conv2d_max_pool gathers per pooled output: the window's pixels,
+/// in pairs (an odd window repeats its last pixel); conv2d gathers two.
+constexpr int pool_columns(int ph, int pw) { return (ph * pw + 1) / 2 * 2; }
+/// Scratch bytes of conv2d (PH = PW = 1) and conv2d_max_pool.
+template <typename Dot> constexpr int conv_scratch_bytes(int k, int ph = 1, int pw = 1) {
+  return pool_columns(ph, pw) * Dot::depth(k) * int(sizeof(typename Dot::Col));
+}
+
 /// A 2-D convolution (group 1) of int8 x (W::IC x IH x IW, zero point
-/// XZp) into y (M x OH x OW), weights packed by pack_conv_weights, the
-/// channels' requantization from channel_params (M x kChannelWords) with
-/// the biases of fold_zero_point, the output clamped to [Lo, Hi].
-template <typename T, typename W, int M, int XZp, int YZp, int Lo, int Hi, bool Wide>
-void conv2d(const T *x, const int32_t *packed, const int32_t *params, T *y, int16_t *scratch) {
-  constexpr int Steps = conv_depth(W::K) / kConvStep;
-  int16_t *const col0 = scratch, *const col1 = scratch + conv_depth(W::K);
+/// XZp) into y (M x OH x OW), weights packed for Dot, the channels'
+/// requantization from channel_params (M x kChannelWords) with the biases
+/// of fold_zero_point, the output clamped to [Lo, Hi]. Two output pixels
+/// and two output channels at a time.
+template <typename T, typename W, int M, int XZp, int YZp, int Lo, int Hi, bool Wide,
+          typename Dot = Smlad>
+void conv2d(const T *x, const int32_t *packed, const int32_t *params, T *y,
+            typename Dot::Col *scratch) {
+  constexpr int D = Dot::depth(W::K);
+  typename Dot::Col *const col0 = scratch, *const col1 = scratch + D;
   for (int pix = 0; pix < W::Pixels; pix += 2) {
     const bool second = pix + 1 < W::Pixels;
-    gather_column<T, W, XZp>(x, pix, col0);
-    gather_column<T, W, XZp>(x, second ? pix + 1 : pix, col1);
+    Dot::template gather<T, W, XZp>(x, pix, col0);
+    Dot::template gather<T, W, XZp>(x, second ? pix + 1 : pix, col1);
     const int32_t *w = packed;
-    for (int m = 0; m < M; m += 2, w += 4 * Steps) {
+    for (int m = 0; m < M; m += 2, w += Dot::pair_words(W::K)) {
       int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-      product_2x2<Steps>(w, reinterpret_cast<const word_alias *>(col0),
-                         reinterpret_cast<const word_alias *>(col1), a00, a01, a10, a11);
+      Dot::template product<D>(w, col0, col1, a00, a01, a10, a11);
       const Channel ch0 = load_channel(params, m);
       T *out = y + m * W::Pixels + pix;
       out[0] = output_value<T, Wide, YZp, Lo, Hi>(a00, ch0);
@@ -239,39 +327,29 @@ void conv2d(const T *x, const int32_t *packed, const int32_t *params, T *y, int1
   }
 }
 
-/// Columns conv2d_max_pool gathers per pooled output: the window's pixels,
-/// in pairs (an odd window repeats its last pixel).
-constexpr int pool_columns(int ph, int pw) { return (ph * pw + 1) / 2 * 2; }
-/// Scratch bytes conv2d_max_pool needs.
-constexpr int conv2d_max_pool_scratch_bytes(int k, int ph, int pw) {
-  return pool_columns(ph, pw) * conv_depth(k) * 2;
-}
-
 /// conv2d followed by a max pool of PH x PW windows at stride (PH, PW), no
 /// padding (QConv with max_pool): y is M x (OH / PH) x (OW / PW). The
 /// requantization is monotonic in the accumulator, so each window's
 /// largest accumulator is requantized, once.
 template <typename T, typename W, int M, int XZp, int YZp, int Lo, int Hi, bool Wide, int PH,
-          int PW>
+          int PW, typename Dot = Smlad>
 void conv2d_max_pool(const T *x, const int32_t *packed, const int32_t *params, T *y,
-                     int16_t *scratch) {
-  constexpr int D = conv_depth(W::K), Steps = D / kConvStep;
+                     typename Dot::Col *scratch) {
+  constexpr int D = Dot::depth(W::K);
   constexpr int POW = W::OW / PW, Pooled = W::OH / PH * POW, Columns = pool_columns(PH, PW);
   for (int q = 0; q < Pooled; ++q) {
     const int py = q / POW, px = q - py * POW;
     for (int i = 0; i < Columns; ++i) {
       const int j = i < PH * PW ? i : PH * PW - 1, dy = j / PW;
-      gather_column<T, W, XZp>(x, (py * PH + dy) * W::OW + px * PW + (j - dy * PW),
-                               scratch + i * D);
+      Dot::template gather<T, W, XZp>(x, (py * PH + dy) * W::OW + px * PW + (j - dy * PW),
+                                      scratch + i * D);
     }
     const int32_t *w = packed;
-    for (int m = 0; m < M; m += 2, w += 4 * Steps) {
+    for (int m = 0; m < M; m += 2, w += Dot::pair_words(W::K)) {
       int32_t best0 = INT32_MIN, best1 = INT32_MIN;
       for (int i = 0; i < Columns; i += 2) {
         int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
-        product_2x2<Steps>(w, reinterpret_cast<const word_alias *>(scratch + i * D),
-                           reinterpret_cast<const word_alias *>(scratch + (i + 1) * D), a00,
-                           a01, a10, a11);
+        Dot::template product<D>(w, scratch + i * D, scratch + (i + 1) * D, a00, a01, a10, a11);
         a00 = a00 > a01 ? a00 : a01;
         a10 = a10 > a11 ? a10 : a11;
         best0 = best0 > a00 ? best0 : a00;

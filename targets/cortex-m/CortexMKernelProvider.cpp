@@ -3,7 +3,8 @@
 // Lowers what runtime-lite's microcontroller kernels (onnxc_rt::mcu) cover
 // and answers "not mine" for the rest, which then run on the reference
 // kernels: 2-D Conv/FusedConv (group 1, no residual) and Gemm/FusedGemm in
-// float, QConv (2-D, group 1 or depthwise) and QMatMul in int8, and 2-D MaxPool, all at
+// float, QConv (2-D, group 1 or depthwise), QMatMul and same-shape QAdd in
+// int8, and 2-D MaxPool, all at
 // batch 1. Every shape becomes a template argument, so each layer's loops
 // are compiled for its own sizes in 32-bit arithmetic; constant weights are
 // packed here into the layouts the kernels read (int16 pairs for the int8
@@ -292,6 +293,36 @@ ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t) {
                      kMcuQs8Namespace)});
 }
 
+/// QAdd of same-shape tensors (broadcasts run the reference kernel).
+ProviderResult lowerQAdd(QAddOp op, const std::string &t) {
+  const int64_t n = numel(op.getY());
+  if (numel(op.getA()) != n || numel(op.getB()) != n || n >= kMaxIndex)
+    return std::nullopt;
+  namespace q = onnxc_rt::mcu::qs8;
+  auto p = onnxc_rt::ref::qs8::add_params(
+      op.getAScale().convertToDouble(), int32_t(op.getAZeroPoint()),
+      op.getBScale().convertToDouble(), int32_t(op.getBZeroPoint()),
+      op.getYScale().convertToDouble(), int32_t(op.getYZeroPoint()), int32_t(op.getActMin()),
+      int32_t(op.getActMax()));
+  std::vector<int32_t> words(3 * q::kChannelWords);
+  bool wide = false;
+  const int32_t rescale[3][2] = {{p.a_multiplier, p.a_shift},
+                                 {p.b_multiplier, p.b_shift},
+                                 {p.y_multiplier, p.y_shift}};
+  for (int c = 0; c < 3; ++c) {
+    q::Channel ch = q::channel_params(0, rescale[c][0], rescale[c][1]);
+    q::store_channel(ch, words.data(), c);
+    wide |= ch.left > 0;
+  }
+  return calls({call("add",
+                     {t, str(n), str(p.left_shift), str(p.a_zp), str(p.b_zp), str(p.y_zp),
+                      str(p.act_min), str(p.act_max), wide ? "true" : "false"},
+                     kMcuQs8,
+                     {KernelArg::input(op.getA()), KernelArg::input(op.getB()),
+                      packedInt32s(op.getContext(), words), KernelArg::output(op.getY())},
+                     kMcuQs8Namespace)});
+}
+
 /// QuantizeLinear of float to int8/uint8 per tensor, constant scale and
 /// zero point.
 ProviderResult lowerQuantize(QuantizeLinearOp op) {
@@ -329,6 +360,7 @@ ProviderResult McuKernelProvider::lower(Operation *op, const LoweringContext &ct
     return TypeSwitch<Operation *, ProviderResult>(op)
         .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_); })
         .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t); })
+        .Case<QAddOp>([&](QAddOp o) { return lowerQAdd(o, t); })
         .Default([](Operation *) -> ProviderResult { return std::nullopt; });
   if (t != "float")
     return std::nullopt;

@@ -185,6 +185,45 @@ void test_qdepthwise(Rng &rng) {
   check(bad == 0, "qs8 depthwise_conv2d", C * 100 + W::KH * 10 + W::SH);
 }
 
+/// The same-shape int8 add against ref::qs8::add, over random scales.
+template <int N, int AZp, int BZp, int YZp, int Lo, int Hi>
+void test_qadd(Rng &rng) {
+  namespace r = onnxc_rt::ref::qs8;
+  namespace m = onnxc_rt::mcu::qs8;
+  static int8_t a[N], b[N], y[N], want[N];
+  for (int i = 0; i < N; ++i) {
+    a[i] = int8_t(rng.range(-128, 127));
+    b[i] = int8_t(rng.range(-128, 127));
+  }
+  for (int trial = 0; trial < 8; ++trial) {
+    const double sa = 0.001 + double(rng.next() % 1000) / 10000.0;
+    const double sb = 0.001 + double(rng.next() % 1000) / 10000.0;
+    const double sy = 0.002 + double(rng.next() % 1000) / 5000.0;
+    const r::AddParams p = r::add_params(sa, AZp, sb, BZp, sy, YZp, Lo, Hi);
+    int32_t params[3 * m::kChannelWords];
+    const int32_t rescale[3][2] = {
+        {p.a_multiplier, p.a_shift}, {p.b_multiplier, p.b_shift}, {p.y_multiplier, p.y_shift}};
+    bool wide = false;
+    for (int c = 0; c < 3; ++c) {
+      const m::Channel ch = m::channel_params(0, rescale[c][0], rescale[c][1]);
+      m::store_channel(ch, params, c);
+      wide |= ch.left > 0;
+    }
+    if (wide)
+      m::add<int8_t, N, 20, AZp, BZp, YZp, Lo, Hi, true>(a, b, params, y);
+    else
+      m::add<int8_t, N, 20, AZp, BZp, YZp, Lo, Hi, false>(a, b, params, y);
+    const int64_t shape[1] = {N}, strides[1] = {1};
+    r::add<int8_t>(a, b, want, 1, shape, strides, strides, p.left_shift, p.a_zp, p.a_multiplier,
+                   p.a_shift, p.b_zp, p.b_multiplier, p.b_shift, p.y_zp, p.y_multiplier,
+                   p.y_shift, p.act_min, p.act_max);
+    int bad = 0;
+    for (int i = 0; i < N; ++i)
+      bad += y[i] != want[i];
+    check(bad == 0, "qs8 add", trial);
+  }
+}
+
 template <int Rows, int K, int N, int XZp, int YZp>
 void test_qfc(Rng &rng) {
   namespace r = onnxc_rt::ref::qs8;
@@ -327,6 +366,8 @@ int main() {
   test_qdepthwise<Same<8, 48, 48, 3, 3, 2, 1, 1>, 5, -3, -128, 127>(rng);
   test_qdepthwise<Same<3, 9, 7, 5, 3, 1, 0, 1>, -1, 2, -50, 127>(rng);
   test_qdepthwise<Same<5, 11, 10, 3, 3, 1, 2, 2>, 0, 0, 0, 127>(rng);
+  test_qadd<1000, -128, 5, -20, -128, 127>(rng);
+  test_qadd<37, 3, -7, 0, 0, 127>(rng);
   test_qfc<1, 1568, 64, -128, -128>(rng);
   test_qfc<1, 7, 5, 3, -2>(rng);
   test_qfc<3, 33, 10, 0, 5>(rng);

@@ -178,38 +178,70 @@ std::vector<int64_t> accumulatorBounds(ArrayRef<int8_t> w, int64_t n, int64_t k,
   return bound;
 }
 
+/// A QConv's constant weights (m rows of k int8) and its requantization
+/// with the input zero point folded into the bias: the kernels multiply x
+/// as stored. The narrow rounding's bound (255 * sum |w| + |bias| < 2^30)
+/// covers the raw accumulator and the folded bias as well as their sum.
+/// None when the weights or the bias are not constants of those sizes.
+struct ConvConstants {
+  std::vector<int8_t> w;
+  Requantization rq;
+};
+std::optional<ConvConstants> convConstants(QConvOp op, int64_t m, int64_t k) {
+  std::vector<int8_t> w = constantInt8s(op.getW());
+  std::vector<int32_t> bias = isNone(op.getB()) ? std::vector<int32_t>()
+                                                : constantInt32s(op.getB());
+  if (int64_t(w.size()) != m * k || (!isNone(op.getB()) && int64_t(bias.size()) != m))
+    return std::nullopt;
+  std::vector<int32_t> folded(m);
+  onnxc_rt::mcu::qs8::fold_zero_point(w.data(), int(m), int(k), int32_t(op.getXZeroPoint()),
+                                      bias.empty() ? nullptr : bias.data(), folded.data());
+  Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
+                                     op.getWScale(), op.getYScale().convertToFloat(), folded,
+                                     accumulatorBounds(w, m, k, false, bias));
+  return ConvConstants{std::move(w), std::move(rq)};
+}
+
 /// A depthwise QConv (group = input channels = output channels), 2-D,
-/// batch 1, constant weights, no fused pool.
+/// batch 1, constant weights, no fused pool: the weights as they are.
 ProviderResult lowerQDepthwise(QConvOp op, const std::string &t) {
   auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
   SmallVector<int64_t> kernel(ws.drop_front(2));
   auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
   if (failed(g))
     return {failure()};
-  std::vector<int8_t> w = constantInt8s(op.getW());
-  std::vector<int32_t> bias = isNone(op.getB()) ? std::vector<int32_t>()
-                                                : constantInt32s(op.getB());
-  const int64_t c = xs[1], taps = kernel[0] * kernel[1];
   std::string window = windowType(xs, ys, *g);
-  if (w.empty() || (!isNone(op.getB()) && int64_t(bias.size()) != c) || window.empty())
+  std::optional<ConvConstants> k = convConstants(op, xs[1], kernel[0] * kernel[1]);
+  if (!k || window.empty())
     return std::nullopt;
-  std::vector<int32_t> folded(c);
-  onnxc_rt::mcu::qs8::fold_zero_point(w.data(), int(c), int(taps), int32_t(op.getXZeroPoint()),
-                                      bias.empty() ? nullptr : bias.data(), folded.data());
-  Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
-                                     op.getWScale(), op.getYScale().convertToFloat(), folded,
-                                     accumulatorBounds(w, c, taps, false, bias));
   std::vector<std::string> targs{t, window};
-  for (std::string &a : qs8Tail(op, rq.wide))
+  for (std::string &a : qs8Tail(op, k->rq.wide))
     targs.push_back(std::move(a));
   return calls({call("depthwise_conv2d", targs, kMcuQs8,
-                     {KernelArg::input(op.getX()), KernelArg::input(op.getW()), rq.params,
+                     {KernelArg::input(op.getX()), KernelArg::input(op.getW()), k->rq.params,
                       KernelArg::output(op.getY())},
                      kMcuQs8Namespace)});
 }
 
+/// Weights packed for Dot (qs8::Smlad, qs8::Vmladava), its name for the
+/// kernel's template, its scratch bytes and their C++ type.
+struct PackedConv {
+  std::vector<int32_t> words;
+  std::string dot, scratchType;
+  int64_t scratchBytes;
+};
+template <typename Dot>
+PackedConv packConv(ArrayRef<int8_t> w, int m, int k, int ph, int pw, const char *dot,
+                    const char *scratchType) {
+  namespace q = onnxc_rt::mcu::qs8;
+  PackedConv p{std::vector<int32_t>(q::packed_words<Dot>(m, k)), dot, scratchType,
+               q::conv_scratch_bytes<Dot>(k, ph, pw)};
+  Dot::pack(w.data(), m, k, p.words.data());
+  return p;
+}
+
 /// QConv, 2-D, group 1, batch 1, constant weights; with max_pool, the
-/// fused conv2d_max_pool.
+/// fused conv2d_max_pool; depthwise ones above.
 ProviderResult lowerQConv(QConvOp op, const std::string &t, bool helium) {
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
   if (xs.size() == 4 && xs[0] == 1 && op.getGroup() > 1 && op.getGroup() == xs[1] &&
@@ -223,31 +255,13 @@ ProviderResult lowerQConv(QConvOp op, const std::string &t, bool helium) {
     return {failure()};
   // The convolution's own output (Y's shape before a fused pool).
   SmallVector<int64_t> ys{1, ws[0], g->outSpatial[0], g->outSpatial[1]};
-  std::vector<int8_t> w = constantInt8s(op.getW());
-  std::vector<int32_t> bias = isNone(op.getB()) ? std::vector<int32_t>()
-                                                : constantInt32s(op.getB());
   std::string window = windowType(xs, ys, *g);
   const int64_t m = ys[1], depth = xs[1] * kernel[0] * kernel[1];
-  if (w.empty() || (!isNone(op.getB()) && int64_t(bias.size()) != m) || window.empty())
+  std::optional<ConvConstants> k = convConstants(op, m, depth);
+  if (!k || window.empty())
     return std::nullopt;
-  // Helium's int8 product takes int8 inputs; uint8 ones stay on SMLAD's int16.
-  namespace q = onnxc_rt::mcu::qs8;
-  const bool vmladava = helium && t == "int8_t";
-  std::vector<int32_t> packed(vmladava ? q::packed_words<q::Vmladava>(int(m), int(depth))
-                                       : q::packed_words<q::Smlad>(int(m), int(depth)));
-  (vmladava ? q::Vmladava::pack : q::Smlad::pack)(w.data(), int(m), int(depth), packed.data());
-  // The kernel multiplies x as stored, the zero point's share in the bias.
-  // The narrow rounding's bound (255 * sum |w| + |bias| < 2^30) covers the
-  // raw accumulator and the folded bias as well as their sum.
-  std::vector<int32_t> folded(m);
-  onnxc_rt::mcu::qs8::fold_zero_point(w.data(), int(m), int(depth),
-                                      int32_t(op.getXZeroPoint()),
-                                      bias.empty() ? nullptr : bias.data(), folded.data());
-  Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
-                                     op.getWScale(), op.getYScale().convertToFloat(), folded,
-                                     accumulatorBounds(w, m, depth, false, bias));
   std::vector<std::string> targs{t, window, str(m)};
-  for (std::string &a : qs8Tail(op, rq.wide))
+  for (std::string &a : qs8Tail(op, k->rq.wide))
     targs.push_back(std::move(a));
   std::string callee = "conv2d";
   int ph = 1, pw = 1;
@@ -258,13 +272,19 @@ ProviderResult lowerQConv(QConvOp op, const std::string &t, bool helium) {
     targs.push_back(str(ph));
     targs.push_back(str(pw));
   }
-  targs.push_back(vmladava ? "onnxc_rt::mcu::qs8::Vmladava" : "onnxc_rt::mcu::qs8::Smlad");
-  const int64_t scratch = vmladava ? q::conv_scratch_bytes<q::Vmladava>(int(depth), ph, pw)
-                                   : q::conv_scratch_bytes<q::Smlad>(int(depth), ph, pw);
+  // Helium's int8 product takes int8 inputs; uint8 ones stay on SMLAD's int16.
+  namespace q = onnxc_rt::mcu::qs8;
+  PackedConv p =
+      helium && t == "int8_t"
+          ? packConv<q::Vmladava>(k->w, int(m), int(depth), ph, pw,
+                                  "onnxc_rt::mcu::qs8::Vmladava", "int8_t")
+          : packConv<q::Smlad>(k->w, int(m), int(depth), ph, pw, "onnxc_rt::mcu::qs8::Smlad",
+                               "int16_t");
+  targs.push_back(p.dot);
   return calls({call(callee, targs, kMcuQs8,
-                     {KernelArg::input(op.getX()), packedInt32s(op.getContext(), packed),
-                      rq.params, KernelArg::output(op.getY()),
-                      KernelArg::scratch(scratch, vmladava ? "int8_t" : "int16_t")},
+                     {KernelArg::input(op.getX()), packedInt32s(op.getContext(), p.words),
+                      k->rq.params, KernelArg::output(op.getY()),
+                      KernelArg::scratch(p.scratchBytes, p.scratchType)},
                      kMcuQs8Namespace)});
 }
 

@@ -39,6 +39,16 @@ struct Rng {
   float unit() { return float(next() % 20001u) / 10000.0f - 1.0f; }
 };
 
+/// Random values in [-1, 1] / int8 activations / int8 weights.
+template <int N> void fill_unit(Rng &rng, float (&a)[N]) {
+  for (float &v : a)
+    v = rng.unit();
+}
+template <int N> void fill_int8(Rng &rng, int8_t (&a)[N], int lo = -128) {
+  for (int8_t &v : a)
+    v = int8_t(rng.range(lo, 127));
+}
+
 void test_requantize(Rng &rng) {
   namespace r = onnxc_rt::ref::qs8;
   namespace m = onnxc_rt::mcu::qs8;
@@ -135,10 +145,8 @@ void test_qconv(Rng &rng) {
   static int8_t x[W::IC * W::IH * W::IW], w[M * W::K], want[Out];
   static int32_t bias[M], mult[M], shift[M], params[M * m::kChannelWords],
       ref_scratch[r::conv_max_pool_scratch_bytes(W::Pixels, 1) / 4];
-  for (int8_t &v : x)
-    v = int8_t(rng.range(-128, 127));
-  for (int8_t &v : w)
-    v = int8_t(rng.range(-127, 127));
+  fill_int8(rng, x);
+  fill_int8(rng, w, -127);
   fill_channels(rng, M, 2000, 0.0005, 0.002, bias, mult, shift, params);
   fold_zero_point<M, W::K>(w, XZp, bias, mult, shift, params);
   const ReferenceWindow<W, M> g;
@@ -168,10 +176,8 @@ void test_qdepthwise(Rng &rng) {
   static int8_t x[C * W::IH * W::IW], w[C * KN], y[C * W::Pixels], want[C * W::Pixels];
   static int32_t bias[C], mult[C], shift[C], params[C * m::kChannelWords],
       ref_scratch[W::Pixels];
-  for (int8_t &v : x)
-    v = int8_t(rng.range(-128, 127));
-  for (int8_t &v : w)
-    v = int8_t(rng.range(-127, 127));
+  fill_int8(rng, x);
+  fill_int8(rng, w, -127);
   fill_channels(rng, C, 2000, 0.002, 0.01, bias, mult, shift, params);
   fold_zero_point<C, KN>(w, XZp, bias, mult, shift, params);
   m::depthwise_conv2d<int8_t, W, XZp, YZp, Lo, Hi, false>(x, w, params, y);
@@ -231,10 +237,8 @@ void test_qfc(Rng &rng) {
   static int8_t a[Rows * K], w[K * N], y[Rows * N], want[Rows * N];
   static int32_t bias[N], mult[N], shift[N], params[N * m::kChannelWords],
       packed[m::fc_packed_words(K, N)], scratch[m::fc_scratch_bytes(K) / 4], acc[N];
-  for (int8_t &v : a)
-    v = int8_t(rng.range(-128, 127));
-  for (int8_t &v : w)
-    v = int8_t(rng.range(-127, 127));
+  fill_int8(rng, a);
+  fill_int8(rng, w, -127);
   fill_channels(rng, N, 5000, 0.0002, 0.001, bias, mult, shift, params);
   m::pack_fc_weights(w, K, N, packed);
   m::fully_connected<int8_t, Rows, K, N, XZp, YZp, -128, 127, false>(a, packed, params, y,
@@ -258,12 +262,9 @@ template <typename W, int M> void test_conv(Rng &rng) {
   static float x[W::IC * W::IH * W::IW], w[M * W::K], b[M], y[M * W::Pixels],
       want[M * W::Pixels], packed[mc::packed_float_weights(M, W::K)],
       scratch[mc::conv2d_scratch_floats(W::K)];
-  for (float &v : x)
-    v = rng.unit();
-  for (float &v : w)
-    v = rng.unit();
-  for (float &v : b)
-    v = rng.unit();
+  fill_unit(rng, x);
+  fill_unit(rng, w);
+  fill_unit(rng, b);
   mc::pack_float_weights(w, M, W::K, false, packed);
   mc::conv2d<W, M, onnxc_rt::ref::Relu>(x, packed, b, y, scratch, 0.0f, 0.0f);
   const ReferenceWindow<W, M> g;
@@ -301,12 +302,9 @@ template <int Rows, int K, int N> void test_fc(Rng &rng) {
   namespace mc = onnxc_rt::mcu;
   static float x[Rows * K], w[N * K], b[N], y[Rows * N], want[Rows * N],
       packed[mc::packed_float_weights(N, K)];
-  for (float &v : x)
-    v = rng.unit();
-  for (float &v : w)
-    v = rng.unit();
-  for (float &v : b)
-    v = rng.unit();
+  fill_unit(rng, x);
+  fill_unit(rng, w);
+  fill_unit(rng, b);
   // w as Gemm's B with transB = 1 (N x K).
   mc::pack_float_weights(w, N, K, false, packed);
   mc::fully_connected<Rows, K, N, onnxc_rt::ref::Identity>(x, packed, b, y, 0.0f, 0.0f);

@@ -11,11 +11,22 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cstring>
+#include <cstdio>
 #include <set>
 
 using namespace mlir;
 
 namespace onnxc {
+
+/// A float as a C literal that reads back as the same float.
+static std::string floatLiteral(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9gf", double(v));
+  std::string s = buf;
+  if (s.find_first_of(".e") == std::string::npos)
+    s.insert(s.size() - 1, ".0");
+  return s;
+}
 
 static std::string cIdentifier(const std::string &name, std::set<std::string> &used) {
   std::string id;
@@ -47,14 +58,31 @@ ModelInterface describeModel(func::FuncOp func) {
     ti.bytes = st.getNumElements() * elementByteSize(st.getElementType());
     return ti;
   };
-  for (unsigned i = 0; i < func.getNumArguments(); ++i)
+  // onnx.scale / onnx.zero_point: onnxc-fold-qdq's record of a quantized
+  // input's or output's parameters.
+  auto quantization = [](TensorInterface &t, Attribute scale, Attribute zeroPoint) {
+    auto s = dyn_cast_or_null<FloatAttr>(scale);
+    auto z = dyn_cast_or_null<IntegerAttr>(zeroPoint);
+    if (!s || !z)
+      return;
+    t.quantized = true;
+    t.scale = float(s.getValueAsDouble());
+    t.zeroPoint = z.getInt();
+  };
+  for (unsigned i = 0; i < func.getNumArguments(); ++i) {
     m.inputs.push_back(describe(func.getArgumentTypes()[i],
                                 func.getArgAttr(i, "onnx.name"),
                                 "input_" + std::to_string(i)));
-  for (unsigned i = 0; i < func.getNumResults(); ++i)
+    quantization(m.inputs.back(), func.getArgAttr(i, "onnx.scale"),
+                 func.getArgAttr(i, "onnx.zero_point"));
+  }
+  for (unsigned i = 0; i < func.getNumResults(); ++i) {
     m.outputs.push_back(describe(func.getResultTypes()[i],
                                  func.getResultAttr(i, "onnx.name"),
                                  "output_" + std::to_string(i)));
+    quantization(m.outputs.back(), func.getResultAttr(i, "onnx.scale"),
+                 func.getResultAttr(i, "onnx.zero_point"));
+  }
   if (auto a = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr))
     m.arenaBytes = a.getInt();
   int64_t next = 0;
@@ -120,7 +148,14 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
      << "/* Provenance: the model file's sha256, the compiler and its options. */\n"
      << "#define " << m.name << "_MODEL_SHA256 " << cStringLiteral(p.modelSha256) << "\n"
      << "#define " << m.name << "_ONNXC_VERSION " << cStringLiteral(version) << "\n"
-     << "#define " << m.name << "_ONNXC_OPTIONS " << cStringLiteral(p.options) << "\n\n"
+     << "#define " << m.name << "_ONNXC_OPTIONS " << cStringLiteral(p.options) << "\n";
+  // Quantized inputs and outputs: real value = (q - ZERO_POINT) x SCALE.
+  for (const auto *list : {&m.inputs, &m.outputs})
+    for (const auto &t : *list)
+      if (t.quantized)
+        os << "#define " << m.name << "_" << t.cname << "_SCALE " << floatLiteral(t.scale) << "\n"
+           << "#define " << m.name << "_" << t.cname << "_ZERO_POINT " << t.zeroPoint << "\n";
+  os << "\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   // In C, float16/bfloat16 buffers are their uint16_t bits.
   auto cType = [](mlir::Type t) {
@@ -136,12 +171,18 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     for (size_t i = 0; i < t.shape.size(); ++i)
       os << (i ? "x" : "") << t.shape[i];
     os << "]  (ONNX " << cCommentLiteral(t.name) << ")\n";
+    if (t.quantized)
+      os << " *       quantized: real = (q - " << m.name << "_" << t.cname << "_ZERO_POINT) x "
+         << m.name << "_" << t.cname << "_SCALE\n";
   }
   for (const auto &t : m.outputs) {
     os << " *   out " << t.cname << ": " << cppTypeName(t.elementType) << "[";
     for (size_t i = 0; i < t.shape.size(); ++i)
       os << (i ? "x" : "") << t.shape[i];
     os << "]  (ONNX " << cCommentLiteral(t.name) << ")\n";
+    if (t.quantized)
+      os << " *       quantized: real = (q - " << m.name << "_" << t.cname << "_ZERO_POINT) x "
+         << m.name << "_" << t.cname << "_SCALE\n";
     if (t.dynamicDim >= 0) {
       os << " *       dim " << t.dynamicDim << " depends on the data: at most " << t.shape[t.dynamicDim]
          << "; the run writes its size to *" << m.outputs[t.extentOutput].cname
@@ -203,6 +244,10 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     for (int64_t d : t.shape)
       n *= d;
     os << "};\n  static constexpr size_t size = " << n << ";\n";
+    if (t.quantized)
+      os << "  /// Quantized: real value = (q - zero_point) x scale.\n"
+         << "  static constexpr float scale = " << floatLiteral(t.scale) << ";\n"
+         << "  static constexpr int zero_point = " << t.zeroPoint << ";\n";
     if (output)
       os << "  /// The dim whose size the run decides (-1: none; shape holds its bound)\n"
          << "  /// and the output that receives that size.\n"

@@ -12,6 +12,7 @@
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
@@ -236,8 +237,41 @@ Type quantizedLike(Value v, Type elt) {
   return UnrankedTensorType::get(elt);
 }
 
+/// Records on the function the quantization of its int8/uint8 inputs and
+/// outputs (onnx.scale, onnx.zero_point): an input read only by
+/// DequantizeLinears of one per-tensor quantization, an output made by a
+/// QuantizeLinear. The header gives them to the caller (--io int8).
+void recordIoQuantization(func::FuncOp f) {
+  OpBuilder b(f.getContext());
+  auto record = [&](auto setAttr, const QParams &p) {
+    setAttr("onnx.scale", b.getF32FloatAttr(p.scale));
+    setAttr("onnx.zero_point", b.getI64IntegerAttr(p.zeroPoint));
+  };
+  for (BlockArgument arg : f.getArguments()) {
+    std::optional<QParams> common;
+    bool allDequantized = !arg.use_empty();
+    for (Operation *user : arg.getUsers()) {
+      auto dq = dyn_cast<DequantizeLinearOp>(user);
+      auto p = dq && dq.getX() == arg ? perTensor(dq.getXScale(), dq.getXZeroPoint(), eltOfValue(arg))
+                                      : std::nullopt;
+      allDequantized = allDequantized && p && (!common || *common == *p);
+      if (p)
+        common = p;
+    }
+    if (allDequantized && common)
+      record([&](StringRef n, Attribute a) { f.setArgAttr(arg.getArgNumber(), n, a); }, *common);
+  }
+  f.walk([&](func::ReturnOp ret) {
+    for (auto [i, v] : llvm::enumerate(ret.getOperands()))
+      if (auto q = v.getDefiningOp<QuantizeLinearOp>())
+        if (auto p = perTensor(q.getYScale(), q.getYZeroPoint(), eltOfValue(q.getY())))
+          record([&](StringRef n, Attribute a) { f.setResultAttr(unsigned(i), n, a); }, *p);
+  });
+}
+
 struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
   void runOnOperation() override {
+    recordIoQuantization(getOperation());
     SmallVector<QuantizeLinearOp> qs;
     getOperation().walk([&](QuantizeLinearOp q) { qs.push_back(q); });
     for (QuantizeLinearOp q : qs) {

@@ -3,7 +3,9 @@
 must keep the float model's accuracy (top-1 within --max-drop percentage
 points on the test batch), agree with it on almost every image, compile to
 integer ops, and have weights at least 3.5x smaller and an arena at least
-3x smaller.
+3x smaller. With --io int8 the same model takes and gives int8: fed the
+test batch quantized with the scale and zero point onnxc prints, it must give
+exactly the integers behind the float-io build's outputs.
 
     check_quantize.py --onnxc ONNXC --data DIR [--max-drop 0.5] [--method minmax]
 
@@ -19,6 +21,7 @@ import tempfile
 
 import numpy as np
 import onnx
+import onnx.numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -54,12 +57,32 @@ def main():
         batch_model = os.path.join(work, "fashion_cnn_batch.onnx")
         onnx.save(m, batch_model)
         quant = ["--quantize", "int8", "--calibration", cal, "--calibrate-method", args.method]
-        logits = {}
+        logits, printed = {}, {}
         for kind, extra in (("float", []), ("int8", quant)):
             out = os.path.join(work, kind)
             subprocess.run([args.onnxc, "run", batch_model, "--inputs", test, "--outputs", out,
                             "--target", "generic", "--quiet", *extra], check=True)
             logits[kind] = load_tensor(os.path.join(out, "output_0.pb"))
+        # --io int8: the quantized batch in, int8 logits out.
+        params = subprocess.run([args.onnxc, batch_model, "-o", os.path.join(work, "io"),
+                                 "--target", "generic", "--dim", "N=1", *quant, "--io", "int8"],
+                                check=True, capture_output=True, text=True).stdout
+        for name, scale, zp in re.findall(r"onnxc: int8 (\S+): scale (\S+), zero point (-?\d+)",
+                                          params):
+            printed[name] = (np.float32(scale), int(zp))
+        image_scale, image_zp = printed["image"]
+        images = load_tensor(os.path.join(test, "input_0.pb"))
+        q = np.clip(np.rint(images / image_scale) + image_zp, -128, 127).astype(np.int8)
+        qin, qout = os.path.join(work, "qin"), os.path.join(work, "qout")
+        os.makedirs(qin)
+        with open(os.path.join(qin, "input_0.pb"), "wb") as f:
+            f.write(onnx.numpy_helper.from_array(q, "image").SerializeToString())
+        subprocess.run([args.onnxc, "run", batch_model, "--inputs", qin, "--outputs", qout,
+                        "--target", "generic", "--quiet", *quant, "--io", "int8"], check=True)
+        int8_logits = load_tensor(os.path.join(qout, "output_0.pb"))
+        logit_scale, logit_zp = printed["logits"]
+        expected = np.rint(logits["int8"] / logit_scale).astype(np.int64) + logit_zp
+        io_mismatch = int(np.sum(int8_logits.astype(np.int64) != expected))
         # Sizes and ops of the batch-1 model compiled both ways.
         fw, fa, _ = summary(args.onnxc, MODEL, os.path.join(work, "f"), [])
         qw, qa, text = summary(args.onnxc, MODEL, os.path.join(work, "q"), quant)
@@ -72,6 +95,8 @@ def main():
           f"{acc['int8']:.2f}%, same class {agree:.2f}%")
     print(f"weights {fw} -> {qw} bytes ({fw / qw:.2f}x), arena {fa} -> {qa} bytes "
           f"({fa / qa:.2f}x)")
+    print(f"--io int8: int8 logits {int8_logits.dtype}, {io_mismatch} of {int8_logits.size} "
+          "differ from the float-io build's integers")
     ops = sorted(set(re.findall(r'"onnx\.(\w+)"', ir)) - {"Constant"})
     print("int8 model ops:", " ".join(ops))
     problems = []
@@ -85,6 +110,8 @@ def main():
         problems.append(f"arena only {fa / qa:.2f}x smaller")
     if {"Conv", "Gemm", "MatMul"} & set(ops) or "QConv" not in ops:
         problems.append("float convolutions or products are left")
+    if int8_logits.dtype != np.int8 or io_mismatch:
+        problems.append("--io int8 does not compute the same integers")
     if problems:
         sys.exit("; ".join(problems))
     print("--quantize int8: accuracy kept, integer ops, smaller weights and arena")

@@ -49,3 +49,37 @@ TEST_CASE("Percentile ignores a far outlier that MinMax keeps", "[observers]") {
   CHECK(p.lo > -6.0f);
   CHECK(p.hi > 2.0f);
 }
+
+TEST_CASE("Entropy clips a long thin tail and keeps the bulk", "[observers]") {
+  // Normal(0, 1) with 0.01% of the values spread out to 100: MinMax would
+  // spend 97% of the int8 steps on the sparse tail.
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  std::uniform_real_distribution<float> tail(4.0f, 100.0f);
+  std::vector<float> v(200000);
+  for (size_t i = 0; i < v.size(); ++i)
+    v[i] = i % 10000 == 0 ? tail(rng) : normal(rng);
+  auto [lo, hi] = std::minmax_element(v.begin(), v.end());
+  Histogram h(*lo, *hi);
+  h.add(v.data(), int64_t(v.size()), /*skipZeros=*/true);
+  TensorRange r = h.entropyRange();
+  CHECK(r.hi < 30.0f);  // the tail is clipped
+  CHECK(r.hi > 3.0f);   // the bulk is not
+  CHECK(r.lo <= -3.0f); // the negative side has no tail to clip
+  CHECK(r.lo >= *lo);
+}
+
+TEST_CASE("Entropy ignores a ReLU's zeros and keeps 0 inside", "[observers]") {
+  // 80% exact zeros, the rest uniform on (0, 6]: a uniform distribution has
+  // nothing to clip, whatever the spike at 0.
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> u(0.0f, 6.0f);
+  std::vector<float> v(100000, 0.0f);
+  for (size_t i = 0; i < v.size(); i += 5)
+    v[i] = u(rng);
+  Histogram h(0.0f, *std::max_element(v.begin(), v.end()));
+  h.add(v.data(), int64_t(v.size()), /*skipZeros=*/true);
+  TensorRange r = h.entropyRange();
+  CHECK(r.lo == 0.0f);
+  CHECK(r.hi > 5.5f);
+}

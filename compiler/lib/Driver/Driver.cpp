@@ -17,6 +17,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Process.h"
@@ -280,7 +281,7 @@ std::string sha256OfFile(const std::string &path) {
   return llvm::toHex(digest, /*LowerCase=*/true);
 }
 
-static bool writeFile(const std::string &path, llvm::StringRef data, std::string &error) {
+bool writeFile(const std::string &path, llvm::StringRef data, std::string &error) {
   std::error_code ec;
   llvm::raw_fd_ostream os(path, ec, llvm::sys::fs::OF_None);
   if (ec) {
@@ -395,9 +396,13 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
     auto [input, file] = llvm::StringRef(b).split('=');
     s += " --bind " + input.str() + "=sha256:" + sha256OfFile(file.str());
   }
-  if (!o.quantize.empty()) {
-    s += " --quantize " + o.quantize + " --calibrate-method " + o.calibration.describe() +
-         " --calibration sha256:" + sha256OfTree(o.calibrationDir);
+  if (const QuantizeOptions &q = o.quantize; q.enabled()) {
+    s += " --quantize " + q.kind + " --calibrate-method " + q.method.describe() +
+         " --calibration sha256:" + sha256OfTree(q.calibrationDir);
+    if (q.hasBudget())
+      s += " --quantize-error-budget " + llvm::formatv("{0}", q.errorBudgetDb).str();
+    if (q.ioInt8)
+      s += " --io int8";
   }
   return s;
 }
@@ -519,24 +524,24 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: --emit must be cpp, lib, mlir or qdq-onnx\n";
     return 2;
   }
-  if (!o.quantize.empty() && o.quantize != "int8") {
+  if (o.quantize.enabled() && o.quantize.kind != "int8") {
     llvm::errs() << "onnxc: error: --quantize takes int8\n";
     return kExitUsage;
   }
-  if (o.emit == "qdq-onnx" && o.quantize.empty()) {
+  if (o.emit == "qdq-onnx" && !o.quantize.enabled()) {
     llvm::errs() << "onnxc: error: --emit qdq-onnx needs --quantize int8\n";
     return kExitUsage;
   }
   // --quantize: the model compiled from here on is its int8 QDQ form.
   std::string modelPath = o.modelPath;
   ScopedTempDir qdqDir;
-  if (!o.quantize.empty()) {
+  if (o.quantize.enabled()) {
     if (!qdqDir.create("onnxc-quantize")) {
       llvm::errs() << "onnxc: error: cannot create a temporary directory\n";
       return kExitError;
     }
     modelPath = qdqDir.file(name + ".qdq.onnx");
-    if (int rc = quantizeModel(o.modelPath, o.import, o.calibrationDir, o.calibration, modelPath,
+    if (int rc = quantizeModel(o.modelPath, o.import, o.quantize, modelPath,
                                  o.quiet))
       return rc;
   }

@@ -87,8 +87,7 @@ struct ScopedTempDir {
 /// machine and writes its int8 QDQ form to `qdqPath`. Returns the exit code
 /// (errors printed, naming the file, input or node).
 int quantizeModel(const std::string &modelPath, const ImportOptions &import,
-                  const std::string &calibrationDir, const CalibrationMethod &method,
-                  const std::string &qdqPath, bool quiet);
+                  const QuantizeOptions &options, const std::string &qdqPath, bool quiet);
 
 /// Why `threads` (--threads) is not acceptable for `target`, or "" if it is:
 /// 1 to ThreadPool::kMaxThreads, and above 1 only where kernels run in parallel.

@@ -18,11 +18,15 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
 #include <cstdlib>
 #include <functional>
 
@@ -31,12 +35,69 @@ using namespace mlir;
 namespace onnxc {
 namespace {
 
-/// The calibration samples: each sub-folder of `dir` (in name order) holds
-/// input_0.pb, input_1.pb, ... for the model's inputs, as ONNX test data.
-bool readSamples(MLIRContext &ctx, const std::string &dir, size_t inputs,
+/// An input's file name in the calibration folder: its name, with the
+/// characters a file name cannot hold written '_'.
+std::string inputFileName(const std::string &name) {
+  std::string f = name;
+  for (char &c : f)
+    if (c == '/' || c == ':' || c == '\\')
+      c = '_';
+  return f;
+}
+
+std::string shapeText(llvm::ArrayRef<int64_t> dims) {
+  std::string s;
+  for (size_t i = 0; i < dims.size(); ++i)
+    s += (i ? "x" : "") + (dims[i] < 0 ? std::string("?") : std::to_string(dims[i]));
+  return dims.empty() ? "a scalar" : s;
+}
+
+/// A .pb (TensorProto) or .npy file's tensor, or null with `error` set.
+DenseElementsAttr readSampleFile(MLIRContext &ctx, const std::string &path, std::string &error) {
+  std::string name;
+  DenseElementsAttr t = llvm::StringRef(path).ends_with(".npy")
+                            ? readNpyFile(ctx, path, error)
+                            : readTensorFile(ctx, path, name, error);
+  if (!t && error.find(path) == std::string::npos)
+    error = "calibration file '" + path + "': " + error;
+  return t;
+}
+
+/// Whether `t` (from `path`) fits `spec` with `extra` leading axes before
+/// the input's own (1: samples stacked on a first axis).
+bool fitsInput(DenseElementsAttr t, const InputSpec &spec, size_t extra, bool inFolderItself,
+               const std::string &path, std::string &error) {
+  auto shape = t.getType().getShape();
+  if (!t.getElementType().isF32()) {
+    std::string type = onnxTypeName(onnxFromElementType(t.getElementType())).str();
+    error = "calibration file '" + path + "' holds " + type + " values but input '" + spec.name +
+            "' takes float32 (--quantize calibrates float models)";
+    return false;
+  }
+  bool fits = shape.size() == spec.dims.size() + extra;
+  for (size_t i = 0; fits && i < spec.dims.size(); ++i)
+    fits = spec.dims[i] < 0 || spec.dims[i] == shape[i + extra];
+  if (!fits) {
+    error = "calibration file '" + path + "' has shape " + shapeText(shape) + " but input '" +
+            spec.name + "' is " + shapeText(spec.dims) +
+            (inFolderItself ? " (a file in the calibration folder itself holds samples stacked on a first "
+                     "axis: Nx" + shapeText(spec.dims) + ", or one sample)"
+                   : "");
+    return false;
+  }
+  return true;
+}
+
+/// The calibration samples in `dir` (see --calibration): one sub-folder per
+/// sample, or one file per input holding the samples stacked.
+bool readSamples(MLIRContext &ctx, const std::string &dir, const std::vector<InputSpec> &inputs,
                  std::vector<std::vector<DenseElementsAttr>> &samples, std::string &error) {
   std::error_code ec;
   std::vector<std::string> folders;
+  if (!llvm::sys::fs::is_directory(dir)) {
+    error = "the calibration folder '" + dir + "' does not exist or is not a folder";
+    return false;
+  }
   for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec))
     if (llvm::sys::fs::is_directory(it->path()))
       folders.push_back(it->path());
@@ -45,38 +106,91 @@ bool readSamples(MLIRContext &ctx, const std::string &dir, size_t inputs,
     return false;
   }
   std::sort(folders.begin(), folders.end());
+  // The file for input `i` in `folder`: input_I.pb, NAME.pb or NAME.npy.
+  auto fileFor = [&](const std::string &folder, size_t i, bool positional) -> std::string {
+    std::vector<std::string> names = {inputFileName(inputs[i].name) + ".npy",
+                                      inputFileName(inputs[i].name) + ".pb"};
+    if (positional)
+      names.insert(names.begin(), "input_" + std::to_string(i) + ".pb");
+    for (const std::string &n : names)
+      if (llvm::sys::fs::exists(joinPath(folder, n)))
+        return joinPath(folder, n);
+    return "";
+  };
+  auto expected = [&](size_t i, bool positional) {
+    std::string n = inputFileName(inputs[i].name);
+    return (positional ? "input_" + std::to_string(i) + ".pb, " : std::string()) + n + ".npy or " +
+           n + ".pb";
+  };
   if (folders.empty()) {
-    error = "the calibration folder '" + dir + "' holds no samples: expected one sub-folder "
-            "per sample with input_0.pb, ... (ONNX TensorProto files, as ONNX test data)";
-    return false;
+    // Layout (b): DIR/NAME.npy or DIR/NAME.pb per input.
+    std::vector<DenseElementsAttr> stacks;
+    std::vector<std::string> paths;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string path = fileFor(dir, i, false);
+      if (path.empty()) {
+        error = "the calibration folder '" + dir + "' holds no samples for input '" +
+                inputs[i].name + "': expected one sub-folder per sample (input_0.pb, ... or "
+                "files named after the inputs) or " + expected(i, false) + " in the folder";
+        return false;
+      }
+      DenseElementsAttr t = readSampleFile(ctx, path, error);
+      if (!t)
+        return false;
+      const bool stacked = t.getType().getRank() == int64_t(inputs[i].dims.size()) + 1;
+      if (!fitsInput(t, inputs[i], stacked ? 1 : 0, true, path, error))
+        return false;
+      if (!stacked) // one sample: a stack of one
+        t = elementsFromRawBytes(
+            RankedTensorType::get(llvm::to_vector(llvm::concat<const int64_t>(
+                                      llvm::ArrayRef<int64_t>{1}, t.getType().getShape())),
+                                  t.getElementType()),
+            rawBytesOf(t));
+      stacks.push_back(t);
+      paths.push_back(path);
+    }
+    const int64_t count = stacks.empty() ? 0 : stacks.front().getType().getDimSize(0);
+    for (size_t i = 0; i < stacks.size(); ++i)
+      if (stacks[i].getType().getDimSize(0) != count) {
+        error = "calibration file '" + paths[i] + "' holds " +
+                std::to_string(stacks[i].getType().getDimSize(0)) + " samples but '" +
+                paths.front() + "' holds " + std::to_string(count) + " (one per sample each)";
+        return false;
+      }
+    if (count == 0) {
+      error = "the calibration files in '" + dir + "' hold no samples (a first axis of 0)";
+      return false;
+    }
+    for (int64_t s = 0; s < count; ++s) {
+      std::vector<DenseElementsAttr> sample;
+      for (DenseElementsAttr t : stacks) {
+        auto shape = t.getType().getShape().drop_front();
+        std::vector<char> bytes = rawBytesOf(t);
+        const size_t each = bytes.size() / size_t(count);
+        sample.push_back(elementsFromRawBytes(
+            RankedTensorType::get(shape, t.getElementType()),
+            llvm::ArrayRef<char>(bytes.data() + size_t(s) * each, each)));
+      }
+      samples.push_back(std::move(sample));
+    }
+    return true;
   }
   for (const std::string &f : folders) {
     std::vector<DenseElementsAttr> sample;
-    for (size_t i = 0; i < inputs; ++i) {
-      std::string path = joinPath(f, "input_" + std::to_string(i) + ".pb"), name;
-      if (!llvm::sys::fs::exists(path)) {
-        error = "calibration sample '" + f + "' has no input_" + std::to_string(i) +
-                ".pb (the model has " + std::to_string(inputs) + " input(s))";
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      std::string path = fileFor(f, i, true);
+      if (path.empty()) {
+        error = "calibration sample '" + f + "' has no file for input '" + inputs[i].name +
+                "' (expected " + expected(i, true) + ")";
         return false;
       }
-      DenseElementsAttr t = readTensorFile(ctx, path, name, error);
-      if (!t) {
-        error = "calibration file '" + path + "': " + error;
+      DenseElementsAttr t = readSampleFile(ctx, path, error);
+      if (!t || !fitsInput(t, inputs[i], 0, false, path, error))
         return false;
-      }
-      if (!samples.empty()) {
-        DenseElementsAttr first = samples.front()[i];
-        if (t.getType() != first.getType()) {
-          std::string a, b;
-          llvm::raw_string_ostream(a) << t.getType();
-          llvm::raw_string_ostream(b) << first.getType();
-          error = "calibration file '" + path + "' is " + a + " but the first sample's input " +
-                  std::to_string(i) + " is " + b + " (all samples must agree)";
-          return false;
-        }
-      }
-      if (!t.getElementType().isF32()) {
-        error = "calibration file '" + path + "' is not float32: --quantize takes float models";
+      if (!samples.empty() && t.getType() != samples.front()[i].getType()) {
+        error = "calibration file '" + path + "' has shape " + shapeText(t.getType().getShape()) +
+                " but the first sample's input '" + inputs[i].name + "' is " +
+                shapeText(samples.front()[i].getType().getShape()) + " (all samples must agree)";
         return false;
       }
       sample.push_back(t);
@@ -86,12 +200,119 @@ bool readSamples(MLIRContext &ctx, const std::string &dir, size_t inputs,
   return true;
 }
 
+using Samples = std::vector<std::vector<DenseElementsAttr>>;
+using Observer = std::function<void(const std::string &, const float *, int64_t)>;
+
+/// A model file compiled for this machine and loaded in process: the
+/// compiler's own kernels, as the model would run.
+class HostRun {
+public:
+  /// Compiles `path` for the shapes of the first sample.
+  bool compile(MLIRContext &ctx, const std::string &path, const ImportOptions &importOptions,
+               const Samples &samples, std::string &error) {
+    const Target *host = TargetRegistry::native();
+    if (!host) {
+      error = "no registered target runs on this machine to calibrate on";
+      return false;
+    }
+    if (!dir_.create("onnxc-calibrate")) {
+      error = "cannot create a temporary directory";
+      return false;
+    }
+    ImportOptions import = importOptions;
+    import.positionalShapes.clear();
+    for (DenseElementsAttr t : samples.front()) {
+      auto s = t.getType().getShape();
+      import.positionalShapes.emplace_back(s.begin(), s.end());
+    }
+    auto g = generateModel(ctx, path, "model", import, *host, /*threads=*/1,
+                           /*winograd=*/true, /*mlirOnly=*/false);
+    if (failed(g))
+      return false; // diagnostics printed
+    g_ = std::move(*g);
+    std::vector<std::string> files;
+    if (!writeModelFiles(g_, dir_.path, "model", files, error) ||
+        !model_.load(*host, g_, dir_.path, error))
+      return false;
+    for (const TensorInterface &t : g_.iface.outputs) {
+      outs_.emplace_back(std::max<int64_t>(t.bytes, 1));
+      outPtrs_.push_back(outs_.back().data());
+    }
+    arena_.resize(std::max<int64_t>(g_.iface.arenaBytes, 1) + 64);
+    return true;
+  }
+
+  /// Runs sample `s` and hands every float32 output to `observe`; returns
+  /// "" or what went wrong.
+  std::string run(const std::vector<DenseElementsAttr> &sample, const Observer &observe) {
+    std::vector<std::vector<char>> inBytes;
+    std::vector<const void *> inPtrs;
+    for (DenseElementsAttr t : sample)
+      inBytes.push_back(rawBytesOf(t));
+    for (const auto &b : inBytes)
+      inPtrs.push_back(b.data());
+    void *aligned = arena_.data() + (64 - reinterpret_cast<uintptr_t>(arena_.data()) % 64) % 64;
+    if (int rc = model_.run(inPtrs.data(), outPtrs_.data(), aligned, nullptr))
+      return "the calibration run returned " + std::to_string(rc);
+    for (size_t i = 0; i < g_.iface.outputs.size(); ++i) {
+      const TensorInterface &t = g_.iface.outputs[i];
+      if (t.elementType.isF32() && t.bytes >= 4)
+        observe(t.name, static_cast<const float *>(outPtrs_[i]), t.bytes / 4);
+    }
+    return "";
+  }
+
+private:
+  ScopedTempDir dir_;
+  GeneratedModel g_;
+  HostModel model_;
+  std::vector<std::vector<char>> outs_;
+  std::vector<void *> outPtrs_;
+  std::vector<char> arena_;
+};
+
+/// A progress line on a terminal; one line at the end in a log.
+void progress(bool quiet, const char *what, size_t done, size_t total) {
+  const bool last = done == total;
+  if (!quiet && (last || llvm::sys::Process::StandardOutIsDisplayed())) {
+    llvm::outs() << "\ronnxc: " << what << ": " << done << " of " << total << " samples"
+                 << (last ? "\n" : "");
+    llvm::outs().flush();
+  }
+}
+
+/// How close the int8 model's tensor is to the float model's, over the
+/// samples: SQNR = 10 log10(sum f^2 / sum (f - q)^2) and cosine similarity.
+struct Agreement {
+  double signal = 0, noise = 0, dot = 0, quantized = 0;
+  void add(const float *f, const float *q, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+      signal += double(f[i]) * f[i];
+      noise += (double(f[i]) - q[i]) * (double(f[i]) - q[i]);
+      dot += double(f[i]) * q[i];
+      quantized += double(q[i]) * q[i];
+    }
+  }
+  double sqnrDb() const {
+    return noise > 0 ? 10.0 * std::log10(signal / noise) : std::numeric_limits<double>::infinity();
+  }
+  double cosine() const {
+    return signal > 0 && quantized > 0 ? dot / std::sqrt(signal * quantized) : 1.0;
+  }
+};
+
+std::string decibels(double db) {
+  return std::isinf(db) ? "exact" : llvm::formatv("{0:f1}", db).str();
+}
+
 } // namespace
 
 std::string CalibrationMethod::describe() const {
   switch (kind) {
   case MinMax:
     return "MinMax";
+  case Entropy:
+    return "Entropy";
   case Percentile: {
     std::string p = std::to_string(percentile);
     p.erase(p.find_last_not_of('0') + 1);
@@ -108,6 +329,8 @@ bool CalibrationMethod::parse(const std::string &name) {
     kind = MinMax;
   else if (name == "percentile")
     kind = Percentile;
+  else if (name == "entropy")
+    kind = Entropy;
   else
     return false;
   return true;
@@ -128,102 +351,28 @@ bool ScopedTempDir::create(const std::string &prefix) {
 
 std::string ScopedTempDir::file(const std::string &name) const { return joinPath(path, name); }
 
-int quantizeModel(const std::string &modelPath, const ImportOptions &importOptions,
-                  const std::string &calibrationDir, const CalibrationMethod &method,
-                  const std::string &qdqPath, bool quiet) {
-  auto fail = [](const std::string &msg) {
-    llvm::errs() << "onnxc: error: " << msg << "\n";
-    return kExitError;
-  };
-  if (calibrationDir.empty())
-    return fail("--quantize int8 needs --calibration DIR (sample folders of input_N.pb)");
-  CalibrationPlan plan;
-  std::string error;
-  if (!planCalibration(modelPath, plan, error))
-    return fail(error);
-  MLIRContext ctx;
-  DiagnosticPrinter diagnostics(ctx);
-  size_t inputs = 0;
-  for (const GraphInputKind &k : graphInputKinds(modelPath)) {
-    if (k.isOptional || k.isSequence)
-      return fail("input '" + k.name + "' is a sequence or optional: --quantize takes tensors");
-    ++inputs;
-  }
-  std::vector<std::vector<DenseElementsAttr>> samples;
-  if (!readSamples(ctx, calibrationDir, inputs, samples, error))
-    return fail(error);
+namespace {
 
-  // The calibration model, compiled for this machine and loaded.
-  ScopedTempDir work;
-  if (!work.create("onnxc-calibrate"))
-    return fail("cannot create a temporary directory");
-  std::string calibPath = work.file("calibration.onnx");
-  {
-    std::error_code ec;
-    llvm::raw_fd_ostream os(calibPath, ec);
-    os << plan.model;
-    if (ec)
-      return fail("cannot write '" + calibPath + "'");
-  }
-  const Target *host = TargetRegistry::native();
-  if (!host)
-    return fail("no registered target runs on this machine to calibrate on");
-  ImportOptions import = importOptions;
-  import.positionalShapes.clear();
-  for (DenseElementsAttr t : samples.front()) {
-    auto s = t.getType().getShape();
-    import.positionalShapes.emplace_back(s.begin(), s.end());
-  }
-  auto g = generateModel(ctx, calibPath, "model", import, *host, /*threads=*/1,
-                         /*winograd=*/true, /*mlirOnly=*/false);
-  if (failed(g))
-    return diagnostics.failureCode();
-  std::vector<std::string> files;
-  HostModel model;
-  if (!writeModelFiles(*g, work.path, "model", files, error) ||
-      !model.load(*host, *g, work.path, error))
-    return fail(error);
-
-  std::map<std::string, TensorRange> ranges;
-  std::vector<std::vector<char>> outs;
-  std::vector<void *> outPtrs;
-  for (const TensorInterface &t : g->iface.outputs) {
-    outs.emplace_back(std::max<int64_t>(t.bytes, 1));
-    outPtrs.push_back(outs.back().data());
-  }
-  std::vector<char> arena(std::max<int64_t>(g->iface.arenaBytes, 1) + 64);
-  void *aligned = arena.data() + (64 - reinterpret_cast<uintptr_t>(arena.data()) % 64) % 64;
+/// The ranges of the tensors `plan` lists, observed by running the float
+/// calibration model on the samples.
+std::string calibrate(HostRun &floatRun, const CalibrationPlan &plan, const Samples &samples,
+                      const CalibrationMethod &method, bool quiet,
+                      std::map<std::string, TensorRange> &ranges) {
   std::set<std::string> wanted(plan.tensors.begin(), plan.tensors.end());
-  // Runs every sample and hands each observed tensor's values to `observe`.
-  auto pass = [&](const char *what,
-                  const std::function<void(const std::string &, const float *, int64_t)> &observe)
-      -> std::string {
+  auto pass = [&](const char *what, const Observer &observe) -> std::string {
     for (size_t s = 0; s < samples.size(); ++s) {
-      std::vector<std::vector<char>> inBytes;
-      std::vector<const void *> inPtrs;
-      for (DenseElementsAttr t : samples[s])
-        inBytes.push_back(rawBytesOf(t));
-      for (const auto &b : inBytes)
-        inPtrs.push_back(b.data());
-      if (int rc = model.run(inPtrs.data(), outPtrs.data(), aligned, nullptr))
-        return "the calibration run returned " + std::to_string(rc);
-      for (size_t i = 0; i < g->iface.outputs.size(); ++i) {
-        const TensorInterface &t = g->iface.outputs[i];
-        if (wanted.count(t.name) && t.elementType.isF32() && t.bytes >= 4)
-          observe(t.name, static_cast<const float *>(outPtrs[i]), t.bytes / 4);
-      }
-      // A progress line on a terminal; one line at the end in a log.
-      const bool last = s + 1 == samples.size();
-      if (!quiet && (last || llvm::sys::Process::StandardOutIsDisplayed())) {
-        llvm::outs() << "\ronnxc: " << what << ": " << s + 1 << " of " << samples.size()
-                     << " samples" << (last ? "\n" : "");
-        llvm::outs().flush();
-      }
+      std::string error = floatRun.run(samples[s], [&](const std::string &name, const float *v,
+                                                       int64_t n) {
+        if (wanted.count(name))
+          observe(name, v, n);
+      });
+      if (!error.empty())
+        return error;
+      progress(quiet, what, s + 1, samples.size());
     }
     return "";
   };
-  std::string runError = pass("calibrating", [&](const std::string &name, const float *v,
-                                                  int64_t n) {
+  std::string error = pass("calibrating", [&](const std::string &name, const float *v, int64_t n) {
     auto [lo, hi] = std::minmax_element(v, v + n);
     auto it = ranges.find(name);
     if (it == ranges.end())
@@ -231,36 +380,242 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
     else
       it->second = {std::min(it->second.lo, *lo), std::max(it->second.hi, *hi)};
   });
-  if (!runError.empty())
-    return fail(runError);
-  // Percentile: a second pass fills a histogram per tensor over its MinMax
-  // range.
-  if (method.kind != CalibrationMethod::MinMax) {
-    std::map<std::string, Histogram> histograms;
-    for (const auto &[name, r] : ranges)
-      histograms.emplace(name, Histogram(r.lo, r.hi));
-    runError = pass("histograms", [&](const std::string &name, const float *v, int64_t n) {
-      histograms.at(name).add(v, n);
-    });
-    if (!runError.empty())
-      return fail(runError);
-    for (auto &[name, h] : histograms)
-      ranges[name] = h.percentileRange(method.percentile);
+  if (!error.empty() || method.kind == CalibrationMethod::MinMax)
+    return error;
+  // Percentile and Entropy: a second pass fills a histogram per tensor over
+  // its MinMax range.
+  const bool entropy = method.kind == CalibrationMethod::Entropy;
+  std::map<std::string, Histogram> histograms;
+  for (const auto &[name, r] : ranges)
+    histograms.emplace(name, Histogram(r.lo, r.hi));
+  error = pass("histograms", [&](const std::string &name, const float *v, int64_t n) {
+    histograms.at(name).add(v, n, /*skipZeros=*/entropy);
+  });
+  for (auto &[name, h] : histograms)
+    ranges[name] = entropy ? h.entropyRange() : h.percentileRange(method.percentile);
+  return error;
+}
+
+/// Runs the float and the int8 model on every sample and compares each
+/// quantized tensor of `summary` (its dequantized value in the int8 model).
+std::string measure(HostRun &floatRun, HostRun &int8Run, const Samples &samples,
+                    const QuantizeSummary &summary, bool quiet,
+                    std::map<std::string, Agreement> &agreement) {
+  std::map<std::string, std::string> floatName; // dequantized name -> float name
+  for (const auto &t : summary.tensors)
+    floatName[t.dequantized] = t.name;
+  std::map<std::string, std::vector<float>> floats;
+  for (size_t s = 0; s < samples.size(); ++s) {
+    std::string error = floatRun.run(samples[s], [&](const std::string &name, const float *v,
+                                                     int64_t n) { floats[name].assign(v, v + n); });
+    if (error.empty())
+      error = int8Run.run(samples[s], [&](const std::string &name, const float *v, int64_t n) {
+        auto f = floatName.find(name);
+        if (f == floatName.end())
+          return;
+        auto values = floats.find(f->second);
+        if (values != floats.end() && int64_t(values->second.size()) == n)
+          agreement[f->second].add(values->second.data(), v, n);
+      });
+    if (!error.empty())
+      return error;
+    progress(quiet, "measuring int8 against float", s + 1, samples.size());
   }
+  return "";
+}
+
+/// --quantize-error-budget: the layers to keep in float next. A layer
+/// whose output is below the budget while its input is not made the loss;
+/// failing those, the first layer below the budget.
+std::vector<std::string> budgetCulprits(const QuantizeSummary &summary,
+                                        const std::map<std::string, Agreement> &agreement,
+                                        double budgetDb) {
+  auto sqnr = [&](const std::string &t) {
+    auto a = agreement.find(t);
+    return a == agreement.end() ? std::numeric_limits<double>::infinity() : a->second.sqnrDb();
+  };
+  std::vector<std::string> culprits, below;
+  for (const auto &l : summary.layers) {
+    if (!l.int8 || l.quantizedOutput.empty() || !(sqnr(l.quantizedOutput) < budgetDb))
+      continue;
+    below.push_back(l.output);
+    if (sqnr(l.input) >= budgetDb)
+      culprits.push_back(l.output);
+  }
+  if (culprits.empty() && !below.empty())
+    culprits.push_back(below.front());
+  return culprits;
+}
+
+/// The Markdown report (--quantize-report).
+std::string reportText(const std::string &modelPath, const CalibrationMethod &method,
+                       size_t samples, const QuantizeSummary &summary,
+                       const std::map<std::string, Agreement> &agreement, double budgetDb) {
+  std::string r;
+  llvm::raw_string_ostream os(r);
+  os << "# int8 quantization report: " << llvm::sys::path::filename(modelPath) << "\n\n"
+     << "Calibration: " << samples << " samples, " << method.describe()
+     << ". Scheme: int8 activations per tensor (asymmetric), int8 weights per output channel "
+        "(symmetric), int32 biases.\n"
+     << "SQNR and cosine similarity compare each tensor of the int8 model (dequantized) with "
+        "the float model's over the calibration samples.\n\n"
+     << "| | float | int8 |\n|---|---:|---:|\n"
+     << "| weights, all initializers (bytes) | " << summary.weightBytesBefore << " | "
+     << summary.weightBytesAfter << " |\n"
+     << "| weights of the quantized layers (bytes) | " << summary.floatWeightBytes << " | "
+     << summary.int8WeightBytes << " |\n\n";
+  if (budgetDb == budgetDb)
+    os << "Error budget: " << llvm::formatv("{0}", budgetDb) << " dB.\n\n";
+  os << "## Layers in float\n\n";
+  if (summary.floatOps.empty())
+    os << "None: every layer has an int8 kernel.\n";
+  else {
+    os << "| node | why |\n|---|---|\n";
+    for (const auto &[node, why] : summary.floatOps)
+      os << "| " << node << " | " << why << " |\n";
+  }
+  os << "\n## Tensors\n\n| tensor | made by | scale | zero point | SQNR (dB) | cosine |\n"
+     << "|---|---|---:|---:|---:|---:|\n";
+  for (const auto &t : summary.tensors) {
+    os << "| " << t.name << " | " << t.producer << " | " << llvm::formatv("{0:e4}", t.scale)
+       << " | " << t.zeroPoint << " | ";
+    if (auto a = agreement.find(t.name); a != agreement.end())
+      os << decibels(a->second.sqnrDb()) << " | " << llvm::formatv("{0:f6}", a->second.cosine());
+    else
+      os << " | ";
+    os << " |\n";
+  }
+  if (!summary.int8Io.empty()) {
+    os << "\n## int8 inputs and outputs (--io int8)\n\nreal = (q - zero point) x scale\n\n"
+       << "| tensor | scale | zero point |\n|---|---:|---:|\n";
+    for (const auto &t : summary.int8Io)
+      os << "| " << t.name << " | " << llvm::formatv("{0:e8}", t.scale) << " | " << t.zeroPoint
+         << " |\n";
+  }
+  return r;
+}
+
+} // namespace
+
+int quantizeModel(const std::string &modelPath, const ImportOptions &importOptions,
+                  const QuantizeOptions &options, const std::string &qdqPath, bool quiet) {
+  auto fail = [](const std::string &msg) {
+    llvm::errs() << "onnxc: error: " << msg << "\n";
+    return kExitError;
+  };
+  if (options.calibrationDir.empty())
+    return fail("--quantize int8 needs --calibration DIR (see --help)");
+  CalibrationPlan plan;
+  std::string error;
+  if (!planCalibration(modelPath, plan, error))
+    return fail(error);
+  MLIRContext ctx;
+  DiagnosticPrinter diagnostics(ctx);
+  for (const GraphInputKind &k : graphInputKinds(modelPath))
+    if (k.isOptional || k.isSequence)
+      return fail("input '" + k.name + "' is a sequence or optional: --quantize takes tensors");
+  Samples samples;
+  if (!readSamples(ctx, options.calibrationDir, plan.inputs, samples, error))
+    return fail(error);
+
+  // The calibration model (the float model outputting every tensor to
+  // quantize), compiled for this machine.
+  ScopedTempDir work;
+  if (!work.create("onnxc-quantize"))
+    return fail("cannot create a temporary directory");
+  const std::string calibPath = work.file("calibration.onnx");
+  if (!writeFile(calibPath, plan.model, error))
+    return fail(error);
+  HostRun floatRun;
+  if (!floatRun.compile(ctx, calibPath, importOptions, samples, error))
+    return error.empty() ? diagnostics.failureCode() : fail(error);
+  std::map<std::string, TensorRange> ranges;
+  if (std::string e = calibrate(floatRun, plan, samples, options.method, quiet, ranges); !e.empty())
+    return fail(e);
+
+  // The QDQ model; with a report or an error budget, measured against the
+  // float model (and, over budget, rewritten with layers in float).
+  const bool measured = options.hasBudget() || !options.reportPath.empty();
+  QdqOptions qdq;
   QuantizeSummary summary;
-  if (!writeQdqModel(modelPath, ranges, qdqPath, summary, error))
+  std::map<std::string, Agreement> agreement;
+  const std::string measuredPath = work.file("measured.onnx");
+  for (int round = 0;; ++round) {
+    summary = QuantizeSummary();
+    agreement.clear();
+    if (!writeQdqModel(modelPath, ranges, qdq, work.file("qdq.onnx"), summary, error))
+      return fail(error);
+    if (!measured)
+      break;
+    std::vector<std::string> dequantized;
+    for (const auto &t : summary.tensors)
+      dequantized.push_back(t.dequantized);
+    HostRun int8Run;
+    if (!addGraphOutputs(work.file("qdq.onnx"), dequantized, measuredPath, error))
+      return fail(error);
+    if (!int8Run.compile(ctx, measuredPath, importOptions, samples, error))
+      return error.empty() ? diagnostics.failureCode() : fail(error);
+    if (std::string e = measure(floatRun, int8Run, samples, summary, quiet, agreement); !e.empty())
+      return fail(e);
+    if (!options.hasBudget())
+      break;
+    std::vector<std::string> culprits = budgetCulprits(summary, agreement, options.errorBudgetDb);
+    if (culprits.empty())
+      break;
+    if (round == 16) {
+      llvm::errs() << "onnxc: warning: --quantize-error-budget: still layers below "
+                   << options.errorBudgetDb << " dB after 16 rounds; stopping there\n";
+      break;
+    }
+    qdq.floatLayers.insert(culprits.begin(), culprits.end());
+  }
+  // The model as asked for (--io int8 changes its interface, not its
+  // integers).
+  if (options.ioInt8) {
+    qdq.ioInt8 = true;
+    QuantizeSummary final;
+    if (!writeQdqModel(modelPath, ranges, qdq, qdqPath, final, error))
+      return fail(error);
+    summary.int8Io = final.int8Io;
+  } else if (!llvm::sys::fs::exists(work.file("qdq.onnx")) ||
+             llvm::sys::fs::copy_file(work.file("qdq.onnx"), qdqPath)) {
+    return fail("cannot write '" + qdqPath + "'");
+  }
+
+  if (!options.reportPath.empty() &&
+      !writeFile(options.reportPath,
+                 reportText(modelPath, options.method, samples.size(), summary, agreement,
+                            options.errorBudgetDb),
+                 error))
     return fail(error);
   if (!quiet) {
-    llvm::outs() << "onnxc: quantized to int8 (" << method.describe() << " over "
-                 << samples.size() << " samples): "
-                 << summary.quantizedTensors << " activations, " << summary.quantizedWeights
+    llvm::outs() << "onnxc: quantized to int8 (" << options.method.describe() << " over "
+                 << samples.size() << " samples): " << summary.quantizedTensors
+                 << " activations, " << summary.quantizedWeights
                  << " weight tensors per channel (" << summary.floatWeightBytes << " -> "
                  << summary.int8WeightBytes << " bytes)\n";
-    if (!summary.floatOps.empty()) {
-      llvm::outs() << "onnxc: left in float between Q and DQ (no int8 kernel):";
-      for (const std::string &op : summary.floatOps)
-        llvm::outs() << " " << op;
+    for (const auto &[node, why] : summary.floatOps)
+      llvm::outs() << "onnxc: in float: " << node << ": " << why << "\n";
+    for (const auto &t : summary.int8Io)
+      llvm::outs() << "onnxc: int8 " << t.name << ": scale " << llvm::formatv("{0:e8}", t.scale)
+                   << ", zero point " << t.zeroPoint << "\n";
+    if (measured && !summary.tensors.empty()) {
+      // The least faithful tensor and the graph outputs.
+      const QuantizeSummary::Tensor *worst = nullptr;
+      for (const auto &t : summary.tensors)
+        if (agreement.count(t.name) &&
+            (!worst || agreement[t.name].sqnrDb() < agreement[worst->name].sqnrDb()))
+          worst = &t;
+      if (worst)
+        llvm::outs() << "onnxc: SQNR vs float: lowest " << decibels(agreement[worst->name].sqnrDb())
+                     << " dB at '" << worst->name << "'";
+      for (const auto &t : summary.tensors)
+        if (t.dequantized == t.name && agreement.count(t.name)) // a graph output
+          llvm::outs() << "; output '" << t.name << "' " << decibels(agreement[t.name].sqnrDb())
+                       << " dB, cosine " << llvm::formatv("{0:f5}", agreement[t.name].cosine());
       llvm::outs() << "\n";
+      if (!options.reportPath.empty())
+        llvm::outs() << "onnxc: quantization report: " << options.reportPath << "\n";
     }
   }
   return kExitOk;

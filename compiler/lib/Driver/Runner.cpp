@@ -328,13 +328,13 @@ int runModel(const RunOptions &o) {
   // --quantize: what runs is the model's int8 QDQ form.
   std::string modelPath = o.modelPath;
   ScopedTempDir qdqDir;
-  if (!o.quantize.empty()) {
-    if (o.quantize != "int8")
+  if (o.quantize.enabled()) {
+    if (o.quantize.kind != "int8")
       return fail("--quantize takes int8");
     if (!qdqDir.create("onnxc-quantize"))
       return fail("cannot create a temporary directory");
     modelPath = qdqDir.file("model.qdq.onnx");
-    if (int rc = quantizeModel(o.modelPath, o.import, o.calibrationDir, o.calibration, modelPath,
+    if (int rc = quantizeModel(o.modelPath, o.import, o.quantize, modelPath,
                                  o.quiet))
       return rc;
   }

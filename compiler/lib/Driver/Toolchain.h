@@ -22,6 +22,9 @@ constexpr unsigned kEmulatorTimeoutSeconds = 1200;
 /// `dir`/`file`.
 std::string joinPath(const std::string &dir, const std::string &file);
 
+/// Writes `data` to `path`; false with `error` naming the file otherwise.
+bool writeFile(const std::string &path, llvm::StringRef data, std::string &error);
+
 /// The directory holding onnxc_rt/ (runtime-lite's headers).
 std::string runtimeIncludeDir();
 

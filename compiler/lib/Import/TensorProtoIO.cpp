@@ -167,6 +167,110 @@ DenseElementsAttr readTensorFile(MLIRContext &ctx, StringRef path,
   return tensorProtoToElements(ctx, t, llvm::sys::path::parent_path(path), error);
 }
 
+DenseElementsAttr readNpyFile(MLIRContext &ctx, StringRef path, std::string &error) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  if (!buf) {
+    error = "cannot read '" + path.str() + "'";
+    return nullptr;
+  }
+  StringRef bytes = (*buf)->getBuffer();
+  auto bad = [&](const std::string &why) {
+    error = "'" + path.str() + "' " + why;
+    return nullptr;
+  };
+  // Magic, version, header length (2 bytes in 1.0, 4 after), then a
+  // Python dict literal: {'descr': '<f4', 'fortran_order': False, 'shape': (2, 3), }
+  if (bytes.size() < 10 || !bytes.starts_with("\x93NUMPY"))
+    return bad("is not a NumPy .npy file");
+  const unsigned major = uint8_t(bytes[6]);
+  if (major < 1 || major > 3)
+    return bad("has .npy format version " + std::to_string(major) + " (1 to 3 are read)");
+  size_t headerLen, start;
+  if (major == 1) {
+    headerLen = uint8_t(bytes[8]) | size_t(uint8_t(bytes[9])) << 8;
+    start = 10;
+  } else {
+    if (bytes.size() < 12)
+      return bad("is truncated");
+    headerLen = 0;
+    for (int i = 0; i < 4; ++i)
+      headerLen |= size_t(uint8_t(bytes[8 + i])) << (8 * i);
+    start = 12;
+  }
+  if (start + headerLen > bytes.size())
+    return bad("is truncated");
+  StringRef header = bytes.substr(start, headerLen);
+  auto field = [&](StringRef key) -> StringRef {
+    size_t at = header.find("'" + key.str() + "'");
+    if (at == StringRef::npos)
+      return "";
+    StringRef rest = header.drop_front(at + key.size() + 2).ltrim(" :");
+    return rest;
+  };
+  StringRef descr = field("descr");
+  if (!descr.consume_front("'"))
+    return bad("has no 'descr' in its header");
+  descr = descr.take_until([](char c) { return c == '\''; });
+  if (field("fortran_order").starts_with("True"))
+    return bad("is in Fortran order (save it with numpy.ascontiguousarray)");
+  StringRef shapeText = field("shape");
+  if (!shapeText.consume_front("("))
+    return bad("has no 'shape' in its header");
+  shapeText = shapeText.take_until([](char c) { return c == ')'; });
+  SmallVector<int64_t> shape;
+  SmallVector<StringRef> dims;
+  shapeText.split(dims, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef d : dims) {
+    d = d.trim();
+    if (d.empty())
+      continue;
+    int64_t v;
+    if (d.getAsInteger(10, v) || v < 0)
+      return bad("has a shape entry '" + d.str() + "' that is not a size");
+    shape.push_back(v);
+  }
+  Builder b(&ctx);
+  Type elt;
+  // Byte order: '<' little-endian, '|' not applicable (one byte), '=' native.
+  char order = descr.empty() ? 0 : descr.front();
+  StringRef kind = descr.drop_front(1);
+  if (order == '>' && kind.drop_front(1) != "1")
+    return bad("is big-endian ('" + descr.str() + "'); save it little-endian");
+  if (kind == "f4")
+    elt = b.getF32Type();
+  else if (kind == "f8")
+    elt = b.getF64Type();
+  else if (kind == "f2")
+    elt = b.getF16Type();
+  else if (kind == "i1")
+    elt = b.getIntegerType(8);
+  else if (kind == "i2")
+    elt = b.getIntegerType(16);
+  else if (kind == "i4")
+    elt = b.getIntegerType(32);
+  else if (kind == "i8")
+    elt = b.getIntegerType(64);
+  else if (kind == "u1")
+    elt = b.getIntegerType(8, /*isSigned=*/false);
+  else if (kind == "u2")
+    elt = b.getIntegerType(16, false);
+  else if (kind == "u4")
+    elt = b.getIntegerType(32, false);
+  else if (kind == "u8")
+    elt = b.getIntegerType(64, false);
+  else if (kind == "b1")
+    elt = b.getI1Type();
+  else
+    return bad("holds NumPy type '" + descr.str() + "', which onnxc does not read");
+  auto type = RankedTensorType::get(shape, elt);
+  const size_t want = size_t(type.getNumElements()) * elementByteSize(elt);
+  StringRef data = bytes.drop_front(start + headerLen);
+  if (data.size() != want)
+    return bad("holds " + std::to_string(data.size()) + " data bytes; its header's shape and type "
+               "need " + std::to_string(want));
+  return elementsFromRawBytes(type, ArrayRef<char>(data.data(), data.size()));
+}
+
 static void fillTensor(::onnx::TensorProto &t, StringRef name, ShapedType type,
                        ArrayRef<char> raw) {
   t.set_name(name.str());

@@ -68,6 +68,15 @@ bool loadModel(const std::string &path, ModelProto &model, std::string &error) {
   return true;
 }
 
+bool saveModel(const ModelProto &model, const std::string &path, std::string &error) {
+  std::ofstream out(path, std::ios::binary);
+  if (!out || !model.SerializeToOstream(&out)) {
+    error = "cannot write '" + path + "'";
+    return false;
+  }
+  return true;
+}
+
 /// The float32 data of an initializer (raw_data or float_data), or false.
 bool floatData(const TensorProto &t, std::vector<float> &out) {
   if (t.data_type() != TensorProto::FLOAT || t.data_location() == TensorProto::EXTERNAL)
@@ -79,6 +88,50 @@ bool floatData(const TensorProto &t, std::vector<float> &out) {
     out.assign(t.float_data().begin(), t.float_data().end());
   }
   return true;
+}
+
+/// Makes each of `tensors` (float32) a graph output, unless it is one.
+void addFloatOutputs(GraphProto &g, const std::vector<std::string> &tensors) {
+  std::set<std::string> present;
+  for (const auto &o : g.output())
+    present.insert(o.name());
+  for (const std::string &t : tensors)
+    if (present.insert(t).second) {
+      auto *o = g.add_output();
+      o->set_name(t);
+      o->mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+    }
+}
+
+/// The bytes of an initializer's elements.
+int64_t tensorBytes(const TensorProto &t) {
+  int64_t n = 1;
+  for (int64_t d : t.dims())
+    n *= d;
+  switch (t.data_type()) {
+  case TensorProto::INT8:
+  case TensorProto::UINT8:
+  case TensorProto::BOOL:
+    return n;
+  case TensorProto::INT16:
+  case TensorProto::UINT16:
+  case TensorProto::FLOAT16:
+  case TensorProto::BFLOAT16:
+    return 2 * n;
+  case TensorProto::DOUBLE:
+  case TensorProto::INT64:
+  case TensorProto::UINT64:
+    return 8 * n;
+  default:
+    return 4 * n;
+  }
+}
+
+/// How reports name a node: 'NAME' (Op), or Op -> 'OUTPUT' for a nameless one.
+std::string nodeLabel(const NodeProto &n) {
+  if (!n.name().empty())
+    return "'" + n.name() + "' (" + n.op_type() + ")";
+  return n.op_type() + " -> '" + (n.output_size() ? n.output(0) : std::string()) + "'";
 }
 
 /// What the rewrite knows of the graph: producers, consumers, initializers
@@ -317,23 +370,30 @@ bool planCalibration(const std::string &modelPath, CalibrationPlan &plan, std::s
     return false;
   }
   plan.tensors = facts.quantized;
-  GraphProto *g = model.mutable_graph();
-  for (const std::string &t : plan.tensors) {
-    if (facts.outputs.count(t))
+  for (const auto &in : model.graph().input()) {
+    if (facts.inits.count(in.name()))
       continue;
-    auto *o = g->add_output();
-    o->set_name(t);
-    o->mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::FLOAT);
+    InputSpec spec;
+    spec.name = in.name();
+    const auto &tt = in.type().tensor_type();
+    spec.isFloat = in.type().has_tensor_type() && tt.elem_type() == TensorProto::FLOAT;
+    for (const auto &d : tt.shape().dim())
+      spec.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    plan.inputs.push_back(std::move(spec));
   }
+  addFloatOutputs(*model.mutable_graph(), plan.tensors);
   plan.model = model.SerializeAsString();
   return true;
 }
 
 bool writeQdqModel(const std::string &modelPath, const std::map<std::string, TensorRange> &ranges,
-                   const std::string &outPath, QuantizeSummary &summary, std::string &error) {
+                   const QdqOptions &options, const std::string &outPath,
+                   QuantizeSummary &summary, std::string &error) {
   ModelProto model;
   if (!loadModel(modelPath, model, error))
     return false;
+  for (const TensorProto &t : model.graph().initializer())
+    summary.weightBytesBefore += tensorBytes(t);
   foldBatchNorms(model);
   const GraphProto src = model.graph();
   GraphFacts facts(src);
@@ -371,19 +431,38 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
   std::map<std::string, std::string> read; // tensor -> the name its consumers read
   std::set<std::string> replacedInits;
 
-  auto qdq = [&](const std::string &from, const std::string &key, const std::string &to) {
+  // Q (float `from` -> int8 `q`) and DQ (`q` -> float `to`) for the
+  // activation `key`; an empty `from` (an int8 graph input) or `to` (an
+  // int8 graph output no node reads) leaves that half out.
+  auto qdq = [&](const std::string &from, const std::string &key, const std::string &q,
+                 const std::string &to, const std::string &producer) {
     auto [scale, zp] = params[key];
     *g.add_initializer() = scalarTensor(key + "__scale", scale);
     *g.add_initializer() = int8Tensor(key + "__zp", {}, {zp});
-    addQdqNode(g, "QuantizeLinear", key + "__Q", from, key + "__scale", key + "__zp",
-               key + "__q");
-    addQdqNode(g, "DequantizeLinear", key + "__DQ", key + "__q", key + "__scale", key + "__zp",
-               to);
+    if (!from.empty())
+      addQdqNode(g, "QuantizeLinear", key + "__Q", from, key + "__scale", key + "__zp", q);
+    if (!to.empty())
+      addQdqNode(g, "DequantizeLinear", key + "__DQ", q, key + "__scale", key + "__zp", to);
     ++summary.quantizedTensors;
+    summary.tensors.push_back({key, producer, to.empty() ? q : to, scale, zp});
+  };
+  // An int8 graph input or output (--io int8): its declared type.
+  auto makeInt8 = [&](google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> &list,
+                      const std::string &name) {
+    for (auto &v : list)
+      if (v.name() == name)
+        v.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::INT8);
+    auto [scale, zp] = params[name];
+    summary.int8Io.push_back({name, "", name, scale, zp});
   };
   for (const auto &in : src.input())
     if (quantized.count(in.name())) {
-      qdq(in.name(), in.name(), in.name() + "__dq");
+      if (options.ioInt8) {
+        qdq("", in.name(), in.name(), in.name() + "__dq", "graph input");
+        makeInt8(*g.mutable_input(), in.name());
+      } else {
+        qdq(in.name(), in.name(), in.name() + "__q", in.name() + "__dq", "graph input");
+      }
       read[in.name()] = in.name() + "__dq";
     }
 
@@ -404,9 +483,32 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
     }
     const TensorProto *w = n.input_size() > 1 ? facts.initializerOf(n.input(1)) : nullptr;
     std::vector<float> wdata;
-    if (kWeighted.count(n.op_type()) && quantized.count(n.input(0)) && w &&
-        floatData(*w, wdata) && (n.op_type() != "Gemm" || plainGemm) &&
-        (n.op_type() == "Conv" || w->dims_size() == 2)) {
+    const std::string out0 = n.output_size() ? n.output(0) : "";
+    std::string whyFloat; // a weighted layer kept in float: why
+    if (kWeighted.count(n.op_type()) && quantized.count(n.input(0))) {
+      if (options.floatLayers.count(out0))
+        whyFloat = "its output SQNR fell below --quantize-error-budget";
+      else if (!w || !floatData(*w, wdata))
+        whyFloat = "its weights are not a float32 initializer";
+      else if (n.op_type() == "Gemm" && !plainGemm)
+        whyFloat = "Gemm with transA, alpha or beta (no int8 form)";
+      else if (n.op_type() != "Conv" && w->dims_size() != 2)
+        whyFloat = "MatMul weights that are not 2-D";
+      if (!whyFloat.empty())
+        summary.floatOps.push_back({nodeLabel(n), whyFloat});
+      // The quantized tensor after the layer: its output, or that of the
+      // Relu/Clip its Q/DQ is shared with.
+      std::string after = out0;
+      if (!quantized.count(after)) {
+        auto cs = facts.consumers.find(after);
+        if (cs != facts.consumers.end() && cs->second.size() == 1 &&
+            cs->second[0]->output_size())
+          after = cs->second[0]->output(0);
+      }
+      summary.layers.push_back({nodeLabel(n), out0, n.input(0),
+                                quantized.count(after) ? after : "", whyFloat.empty()});
+    }
+    if (kWeighted.count(n.op_type()) && quantized.count(n.input(0)) && whyFloat.empty()) {
       const TensorProto &wt = *w;
       // The output-channel axis: Conv 0; Gemm 0 with transB, else 1; MatMul 1.
       const int axis = n.op_type() == "Conv" || (n.op_type() == "Gemm" && transB) ? 0 : 1;
@@ -484,18 +586,24 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
         n.op_type() != "Size")
       for (const std::string &i : n.input())
         if (quantized.count(i)) {
-          summary.floatOps.push_back(n.name().empty() ? n.op_type() : n.name() + " (" + n.op_type() + ")");
+          summary.floatOps.push_back({nodeLabel(n), "no int8 kernel for " + n.op_type()});
           break;
         }
     // Its output: Q/DQ after it (a graph output keeps its name on the DQ).
-    const std::string out = n.output_size() ? n.output(0) : "";
+    const std::string &out = out0;
     const bool q = quantized.count(out) > 0;
     const bool isOutput = facts.outputs.count(out) > 0;
     if (q && isOutput)
       copy.set_output(0, out + "__float");
     *g.add_node() = copy;
-    if (q) {
-      qdq(copy.output(0), out, isOutput ? out : out + "__dq");
+    if (q && isOutput && options.ioInt8) {
+      // The graph output is the int8 tensor; readers inside the graph get a DQ.
+      const bool read_inside = facts.consumers.count(out) > 0;
+      qdq(copy.output(0), out, out, read_inside ? out + "__dq" : "", nodeLabel(n));
+      makeInt8(*g.mutable_output(), out);
+      read[out] = out + "__dq";
+    } else if (q) {
+      qdq(copy.output(0), out, out + "__q", isOutput ? out : out + "__dq", nodeLabel(n));
       read[out] = isOutput ? out : out + "__dq";
     }
   }
@@ -506,11 +614,17 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
       stillRead.insert(i);
   std::vector<TensorProto> added(g.initializer().begin(), g.initializer().end());
   g.clear_initializer();
-  for (const TensorProto &t : src.initializer())
-    if (!replacedInits.count(t.name()) || stillRead.count(t.name()))
+  for (const auto &o : g.output())
+    stillRead.insert(o.name());
+  for (const auto &i : g.input()) // (initializers listed as inputs, as IR 3 had them)
+    stillRead.insert(i.name());
+  for (const TensorProto &t : src.initializer()) // (those BatchNorm folding replaced go)
+    if (stillRead.count(t.name()))
       *g.add_initializer() = t;
   for (TensorProto &t : added)
     *g.add_initializer() = std::move(t);
+  for (const TensorProto &t : g.initializer())
+    summary.weightBytesAfter += tensorBytes(t);
   *model.mutable_graph() = std::move(g);
   model.set_producer_name("onnxc --quantize int8");
   // QuantizeLinear/DequantizeLinear with per-axis scales need opset 13.
@@ -520,12 +634,16 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
               std::to_string(op.version()) + ")";
       return false;
     }
-  std::ofstream out(outPath, std::ios::binary);
-  if (!out || !model.SerializeToOstream(&out)) {
-    error = "cannot write '" + outPath + "'";
+  return saveModel(model, outPath, error);
+}
+
+bool addGraphOutputs(const std::string &path, const std::vector<std::string> &tensors,
+                     const std::string &outPath, std::string &error) {
+  ModelProto model;
+  if (!loadModel(path, model, error))
     return false;
-  }
-  return true;
+  addFloatOutputs(*model.mutable_graph(), tensors);
+  return saveModel(model, outPath, error);
 }
 
 } // namespace onnxc

@@ -54,8 +54,9 @@ static cl::opt<std::string> quantizeKind(
 static cl::opt<std::string> calibrateMethod(
     "calibrate-method",
     cl::desc("How --quantize picks each activation's range: minmax (the observed extremes, "
-             "default) or percentile (clip (100 - P)% of the values on each side, "
-             "--calibrate-percentile, 99.99)"),
+             "default), percentile (clip (100 - P)% of the values on each side, "
+             "--calibrate-percentile, 99.99) or entropy (the clipping threshold whose int8 "
+             "histogram is closest to the float one in KL divergence, as TensorRT)"),
     cl::init("minmax"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
     cl::cat(category));
 static cl::opt<double> calibratePercentile(
@@ -64,10 +65,36 @@ static cl::opt<double> calibratePercentile(
     cl::cat(category));
 static cl::opt<std::string> calibrationDir(
     "calibration",
-    cl::desc("Calibration samples for --quantize: one sub-folder per sample holding "
-             "input_0.pb, input_1.pb, ... (ONNX TensorProto files, float32, as ONNX test "
-             "data); ranges are the min/max over all samples"),
+    cl::desc("Calibration samples for --quantize, float32, in one of two layouts: (a) one "
+             "sub-folder per sample holding input_0.pb, input_1.pb, ... (ONNX TensorProto "
+             "files, as ONNX test data) or NAME.pb / NAME.npy named after the model's inputs; "
+             "(b) NAME.npy or NAME.pb files in DIR itself, one per input, each holding the "
+             "samples stacked on a new first axis (or one sample of the input's own shape). "
+             "In names, '/' and ':' are written '_'"),
+    cl::value_desc("DIR"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::cat(category));
+static cl::opt<double> quantizeErrorBudget(
+    "quantize-error-budget",
+    cl::desc("With --quantize: run in float every Conv, Gemm or MatMul whose output SQNR "
+             "against the float model (over the calibration samples) falls below DB decibels "
+             "where its inputs do not (Q/DQ stay at its edges); repeated until none does"),
+    cl::value_desc("DB"), cl::init(std::numeric_limits<double>::quiet_NaN()),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> quantizeReport(
+    "quantize-report",
+    cl::desc("With --quantize: write a Markdown report (each quantized tensor's scale, zero "
+             "point, SQNR and cosine similarity against float over the calibration samples; "
+             "the layers left in float and why; weight bytes before and after) and print its "
+             "summary"),
+    cl::value_desc("FILE.md"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::cat(category));
+static cl::opt<std::string> ioKind(
+    "io",
+    cl::desc("With --quantize: float (default: the model's inputs and outputs keep their float "
+             "type, quantized at the edges) or int8 (quantized inputs and outputs are int8; "
+             "their scale and zero point are in NAME.h)"),
+    cl::init("float"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::cat(category));
 static cl::list<std::string> shapeOpts(
     "shape", cl::desc("Fix an input's shape, e.g. --shape input=1x3x224x224"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
@@ -294,16 +321,31 @@ int main(int argc, char **argv) {
   onnxc::ImportOptions import;
   if (!parseImportOptions(import))
     return 2;
-  onnxc::CalibrationMethod calibration;
-  if (!calibration.parse(calibrateMethod)) {
-    errs() << "onnxc: error: --calibrate-method must be minmax or percentile\n";
+  onnxc::QuantizeOptions quantize;
+  quantize.kind = quantizeKind;
+  quantize.calibrationDir = calibrationDir;
+  quantize.errorBudgetDb = quantizeErrorBudget;
+  quantize.reportPath = quantizeReport;
+  if (!quantize.method.parse(calibrateMethod)) {
+    errs() << "onnxc: error: --calibrate-method must be minmax, percentile or entropy\n";
+    return 2;
+  }
+  if (ioKind != "float" && ioKind != "int8") {
+    errs() << "onnxc: error: --io must be float or int8\n";
+    return 2;
+  }
+  quantize.ioInt8 = ioKind == "int8";
+  if (!quantize.enabled() && (quantize.ioInt8 || quantize.hasBudget() ||
+                              !quantize.reportPath.empty() || !calibrationDir.empty())) {
+    errs() << "onnxc: error: --calibration, --io int8, --quantize-error-budget and "
+              "--quantize-report go with --quantize int8\n";
     return 2;
   }
   if (!(calibratePercentile > 50.0 && calibratePercentile <= 100.0)) {
     errs() << "onnxc: error: --calibrate-percentile must be above 50 and at most 100\n";
     return 2;
   }
-  calibration.percentile = calibratePercentile;
+  quantize.method.percentile = calibratePercentile;
 
   if (runCommand) {
     if (inputsDir.empty() || outputsDir.empty()) {
@@ -321,9 +363,7 @@ int main(int argc, char **argv) {
     o.threads = threads ? threads : 1;
     o.winograd = !noWinograd;
     o.import = import;
-    o.quantize = quantizeKind;
-    o.calibrationDir = calibrationDir;
-    o.calibration = calibration;
+    o.quantize = quantize;
     o.quiet = quiet;
     return onnxc::runModel(o);
   }
@@ -343,9 +383,7 @@ int main(int argc, char **argv) {
   o.threads = threads ? threads : 1;
   o.winograd = !noWinograd;
   o.import = import;
-  o.quantize = quantizeKind;
-  o.calibrationDir = calibrationDir;
-  o.calibration = calibration;
+  o.quantize = quantize;
   o.quiet = quiet;
   o.report = report;
   o.ramBudget = parseSize(ramBudget);

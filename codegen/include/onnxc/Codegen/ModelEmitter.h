@@ -25,6 +25,11 @@ struct TensorInterface {
   /// Outputs only: the dim whose size the data decides (-1: none), and the
   /// output (a scalar int64) the run writes that size to.
   int64_t dynamicDim = -1, extentOutput = -1;
+  /// An int8/uint8 tensor with a quantization (real = (q - zeroPoint) x
+  /// scale): a quantized model's inputs and outputs (--io int8).
+  bool quantized = false;
+  float scale = 0;
+  int64_t zeroPoint = 0;
 };
 
 /// How a graph output maps onto the function's results: a tensor is one

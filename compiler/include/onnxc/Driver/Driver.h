@@ -4,18 +4,35 @@
 
 #include "onnxc/Import/Importer.h"
 
+#include <limits>
 #include <string>
 
 namespace onnxc {
 
 /// How --quantize turns observed values into ranges (--calibrate-method).
 struct CalibrationMethod {
-  enum Kind { MinMax, Percentile } kind = MinMax;
+  enum Kind { MinMax, Percentile, Entropy } kind = MinMax;
   double percentile = 99.99; // --calibrate-percentile
-  /// "MinMax", "Percentile 99.99".
+  /// "MinMax", "Percentile 99.99", "Entropy".
   std::string describe() const;
-  /// Parses "minmax" or "percentile"; false otherwise.
+  /// Parses "minmax", "percentile" or "entropy"; false otherwise.
   bool parse(const std::string &name);
+};
+
+/// --quantize int8 and the options that go with it (`onnxc` and `onnxc run`).
+struct QuantizeOptions {
+  std::string kind; // "" (the model as it is) or "int8"
+  std::string calibrationDir;
+  CalibrationMethod method;
+  /// --quantize-error-budget DB: Conv/Gemm/MatMul layers whose output SQNR
+  /// against float falls below it run in float (NaN: no budget).
+  double errorBudgetDb = std::numeric_limits<double>::quiet_NaN();
+  std::string reportPath; // --quantize-report FILE.md
+  /// --io int8: quantized graph inputs and outputs are the model's own
+  /// int8 tensors (no float conversion at the edges).
+  bool ioInt8 = false;
+  bool enabled() const { return !kind.empty(); }
+  bool hasBudget() const { return errorBudgetDb == errorBudgetDb; }
 };
 
 struct CompileOptions {
@@ -26,8 +43,7 @@ struct CompileOptions {
   std::string emit = "cpp";     // cpp | lib | mlir | qdq-onnx
   ImportOptions import;
   /// --quantize int8 --calibration DIR: static post-training quantization.
-  std::string quantize, calibrationDir;
-  CalibrationMethod calibration;
+  QuantizeOptions quantize;
   /// --bind NAME=FILE.pb: inputs compiled in as constants.
   std::vector<std::string> bindings;
   /// --threads N: parallel kernels split into N tasks (targets with them).
@@ -61,8 +77,7 @@ struct RunOptions {
   int threads = 1;
   bool winograd = true; // --no-winograd
   ImportOptions import;
-  std::string quantize, calibrationDir; // as CompileOptions
-  CalibrationMethod calibration;
+  QuantizeOptions quantize; // as CompileOptions
   bool quiet = false;
 };
 

@@ -19,6 +19,12 @@ mlir::DenseElementsAttr readTensorFile(mlir::MLIRContext &ctx,
                                        llvm::StringRef path, std::string &name,
                                        std::string &error);
 
+/// Reads a NumPy .npy file (format 1.0-3.0, C order, little-endian bool,
+/// int8-64, uint8-64, float16/32/64). On failure returns null and sets
+/// `error` (what the file holds that is not accepted).
+mlir::DenseElementsAttr readNpyFile(mlir::MLIRContext &ctx, llvm::StringRef path,
+                                    std::string &error);
+
 /// Writes a TensorProto with raw_data. `raw` holds the elements in the
 /// runtime's layout (bool as one byte each).
 mlir::LogicalResult writeTensorFile(llvm::StringRef path, llvm::StringRef name,

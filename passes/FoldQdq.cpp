@@ -104,39 +104,73 @@ std::optional<std::pair<Value, QParams>> dequantized(Value v) {
   return std::make_pair(dq.getX(), *p);
 }
 
-/// Symmetric int8 weights: a DequantizeLinear of a constant int8 tensor
-/// with zero points all 0 and a scale per tensor or per `axis`.
+/// Weights as the qs8 scheme takes them: a constant int8 tensor (zero
+/// point 0) with a scale per tensor or per channel of one axis.
 struct Weights {
   Value values;              // the int8 constant
   SmallVector<float> scales; // 1 or one per channel of `axis`
 };
 
-std::optional<Weights> symmetricWeights(Value v, int64_t axis) {
-  auto dq = v.getDefiningOp<DequantizeLinearOp>();
-  if (!dq || !getConstantElements(dq.getX()) || !eltOfValue(dq.getX()).isSignlessInteger(8))
+/// Weights from a quantized constant `values` with `scale` and `zeroPoint`
+/// (per tensor, or per channel of `scaleAxis`, which must be `axis`):
+/// int8 with zero points 0 as they are; int8/uint8 with other zero points
+/// re-expressed as int8 around 0 when every value minus its zero point
+/// fits (uint8 weights at 128, as some exporters write them).
+std::optional<Weights> int8Weights(OpBuilder &b, Location loc, Value values, Value scale,
+                                   Value zeroPoint, int64_t scaleAxis, int64_t axis) {
+  auto data = dyn_cast_or_null<DenseElementsAttr>(getConstantElements(values));
+  if (!data || !isQuantizedType(data.getElementType()))
     return std::nullopt;
-  SmallVector<double> s = constantReals(dq.getXScale());
+  SmallVector<double> s = constantReals(scale);
   if (s.empty())
     return std::nullopt;
-  auto shape = cast<ShapedType>(dq.getX().getType()).getShape();
-  if (s.size() > 1) {
-    int64_t a = int64_t(dq.getAxis());
-    if (a < 0)
-      a += int64_t(shape.size());
-    if (a != axis || shape[a] != int64_t(s.size()))
-      return std::nullopt;
-  }
-  if (!isNone(dq.getXZeroPoint()))
-    for (int64_t z : constantIntegers(dq.getXZeroPoint()))
-      if (z != 0)
-        return std::nullopt;
-  Weights w{dq.getX(), {}};
+  auto shape = cast<ShapedType>(values.getType()).getShape();
+  if (scaleAxis < 0)
+    scaleAxis += int64_t(shape.size());
+  if (s.size() > 1 && (scaleAxis != axis || shape[axis] != int64_t(s.size())))
+    return std::nullopt;
+  SmallVector<int64_t> z = isNone(zeroPoint) ? SmallVector<int64_t>{0} : constantIntegers(zeroPoint);
+  if (z.empty() || (z.size() > 1 && z.size() != s.size()))
+    return std::nullopt;
+  Weights w;
   for (double x : s) {
     if (!(x > 0) || !std::isfinite(x))
       return std::nullopt;
     w.scales.push_back(float(x));
   }
+  const bool isSigned = !data.getElementType().isUnsignedInteger();
+  if (isSigned && llvm::all_of(z, [](int64_t v) { return v == 0; })) {
+    w.values = values;
+    return w;
+  }
+  // The channel of flat element k: (k / inner) % channels along `axis`.
+  int64_t inner = 1;
+  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  const int64_t channels = shape.empty() ? 1 : shape[axis];
+  SmallVector<int8_t> shifted;
+  int64_t k = 0;
+  for (APInt v : data.getValues<APInt>()) {
+    int64_t c = z.size() > 1 ? (k / inner) % channels : 0;
+    int64_t x = (isSigned ? v.getSExtValue() : int64_t(v.getZExtValue())) - z[c];
+    if (x < -128 || x > 127)
+      return std::nullopt;
+    shifted.push_back(int8_t(x));
+    ++k;
+  }
+  auto type = RankedTensorType::get(shape, b.getIntegerType(8));
+  w.values = b.create<ConstantOp>(loc, type, DenseElementsAttr::get(type, ArrayRef<int8_t>(shifted)))
+                 .getResult();
   return w;
+}
+
+/// Symmetric int8 weights of a QDQ model: a DequantizeLinear of a constant.
+std::optional<Weights> symmetricWeights(OpBuilder &b, Location loc, Value v, int64_t axis) {
+  auto dq = v.getDefiningOp<DequantizeLinearOp>();
+  if (!dq)
+    return std::nullopt;
+  return int8Weights(b, loc, dq.getX(), dq.getXScale(), dq.getXZeroPoint(), int64_t(dq.getAxis()),
+                     axis);
 }
 
 /// A bias as int32 at scale x_scale * w_scale[c]: from a DequantizeLinear
@@ -272,6 +306,7 @@ void recordIoQuantization(func::FuncOp f) {
 struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
   void runOnOperation() override {
     recordIoQuantization(getOperation());
+    foldQOperators();
     SmallVector<QuantizeLinearOp> qs;
     getOperation().walk([&](QuantizeLinearOp q) { qs.push_back(q); });
     for (QuantizeLinearOp q : qs) {
@@ -286,6 +321,89 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
         q.erase();
       }
     }
+  }
+
+  /// QOperator models: QLinearConv and QLinearMatMul with constant
+  /// parameters and weights become QConv / QMatMul (the scheme's
+  /// fixed-point requantization instead of ONNX's float one: the same
+  /// result but where x * M lands within rounding of a half step).
+  void foldQOperators() {
+    SmallVector<Operation *> ops;
+    getOperation().walk([&](Operation *op) {
+      if (isa<QLinearConvOp, QLinearMatMulOp>(op))
+        ops.push_back(op);
+    });
+    for (Operation *op : ops) {
+      OpBuilder b(op);
+      Value folded;
+      if (auto conv = dyn_cast<QLinearConvOp>(op))
+        folded = foldQLinearConv(b, conv);
+      else
+        folded = foldQLinearMatMul(b, cast<QLinearMatMulOp>(op));
+      if (!folded)
+        continue;
+      if (auto shaped = dyn_cast<ShapeInference>(folded.getDefiningOp()))
+        (void)shaped.inferShapes();
+      op->getResult(0).replaceAllUsesWith(folded);
+      op->erase();
+    }
+  }
+
+  /// x and y of a QOperator op: per-tensor, one type.
+  static std::optional<std::pair<QParams, QParams>> ioParams(Value x, Value xScale, Value xZp,
+                                                             Value y, Value yScale, Value yZp) {
+    auto xp = perTensor(xScale, xZp, eltOfValue(x));
+    auto yp = perTensor(yScale, yZp, eltOfValue(y));
+    if (!xp || !yp || xp->type != yp->type)
+      return std::nullopt;
+    return std::make_pair(*xp, *yp);
+  }
+
+  Value foldQLinearConv(OpBuilder &b, QLinearConvOp conv) {
+    Location loc = conv.getLoc();
+    auto io = ioParams(conv.getX(), conv.getXScale(), conv.getXZeroPoint(), conv.getY(),
+                       conv.getYScale(), conv.getYZeroPoint());
+    if (!io || conv.getAutoPad() != "NOTSET")
+      return nullptr;
+    auto w = int8Weights(b, loc, conv.getW(), conv.getWScale(), conv.getWZeroPoint(), 0, 0);
+    if (!w)
+      return nullptr;
+    // B: int32 at x_scale * w_scale[c] already, as the scheme keeps it.
+    Value bias;
+    if (!isNone(conv.getB())) {
+      int64_t channels = cast<ShapedType>(w->values.getType()).getDimSize(0);
+      auto bt = dyn_cast<RankedTensorType>(conv.getB().getType());
+      if (!getConstantElements(conv.getB()) || !bt || !bt.getElementType().isSignlessInteger(32) ||
+          bt.getRank() != 1 || bt.getDimSize(0) != channels)
+        return nullptr;
+      bias = conv.getB();
+    }
+    Activation none{nullptr, io->second.lowest(), io->second.highest()};
+    NamedAttrList attrs = weightedAttrs(b, io->first, w->scales, io->second, none);
+    for (StringRef name : {"dilations", "group", "kernel_shape", "pads", "strides"})
+      if (Attribute a = conv->getAttr(name))
+        attrs.set(name, a);
+    return b.create<QConvOp>(loc, TypeRange{conv.getY().getType()},
+                             ValueRange{conv.getX(), w->values, biasOrNone(b, loc, bias)},
+                             attrs.getAttrs())
+        .getResult();
+  }
+
+  Value foldQLinearMatMul(OpBuilder &b, QLinearMatMulOp mm) {
+    Location loc = mm.getLoc();
+    auto io = ioParams(mm.getA(), mm.getAScale(), mm.getAZeroPoint(), mm.getY(), mm.getYScale(),
+                       mm.getYZeroPoint());
+    auto bt = dyn_cast<RankedTensorType>(mm.getB().getType());
+    if (!io || !bt || bt.getRank() != 2)
+      return nullptr;
+    auto w = int8Weights(b, loc, mm.getB(), mm.getBScale(), mm.getBZeroPoint(), 1, 1);
+    if (!w)
+      return nullptr;
+    Activation none{nullptr, io->second.lowest(), io->second.highest()};
+    return b.create<QMatMulOp>(loc, TypeRange{mm.getY().getType()},
+                               ValueRange{mm.getA(), w->values, biasOrNone(b, loc, Value())},
+                               weightedAttrs(b, io->first, w->scales, io->second, none).getAttrs())
+        .getResult();
   }
 
   /// The integer value that replaces `q`, or null.
@@ -336,7 +454,7 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
   Value foldConv(OpBuilder &b, Location loc, ConvOp conv, const QParams &y, const Activation &act,
                  Type outType) {
     auto x = dequantized(conv.getX());
-    auto w = symmetricWeights(conv.getW(), 0);
+    auto w = symmetricWeights(b, loc, conv.getW(), 0);
     if (!x || !w || x->second.type != y.type || conv.getAutoPad() != "NOTSET")
       return nullptr;
     int64_t channels = cast<ShapedType>(w->values.getType()).getDimSize(0);
@@ -370,7 +488,7 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
     auto wt = dyn_cast<RankedTensorType>(wv.getType());
     if (!x || x->second.type != y.type || !wt || wt.getRank() != 2)
       return nullptr;
-    auto w = symmetricWeights(wv, transB ? 0 : 1);
+    auto w = symmetricWeights(b, loc, wv, transB ? 0 : 1);
     if (!w)
       return nullptr;
     Value values = w->values;

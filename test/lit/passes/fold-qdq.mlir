@@ -87,11 +87,13 @@ func.func @reshape_sigmoid(%x: tensor<2x2xi8>) -> tensor<4xi8> {
   return %y : tensor<4xi8>
 }
 
-// What does not fit stays: uint8 weights with a zero point, per-axis
-// activations.
+// uint8 weights with a zero point are int8 around 0 (3 - 128 = -125); the
+// int8 input's and output's parameters are recorded on the function for the
+// header (--io int8).
 // CHECK-LABEL: func.func @asymmetric_weights
-// CHECK: onnx.Conv
-// CHECK-NOT: onnx.QConv
+// CHECK-SAME: %arg0: tensor<1x1x2x2xui8> {onnx.scale = 5.000000e-01 : f32, onnx.zero_point = 128 : i64}) -> (tensor<1x1x2x2xui8> {onnx.scale = 5.000000e-01 : f32, onnx.zero_point = 128 : i64})
+// CHECK: %[[W:.*]] = "onnx.Constant"() {value = dense<-125> : tensor<1x1x1x1xi8>}
+// CHECK: "onnx.QConv"(%arg0, %[[W]], %{{.*}})
 func.func @asymmetric_weights(%x: tensor<1x1x2x2xui8>) -> tensor<1x1x2x2xui8> {
   %s = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
   %z = "onnx.Constant"() {value = dense<128> : tensor<ui8>} : () -> tensor<ui8>
@@ -137,4 +139,37 @@ func.func @mul_concat(%a: tensor<2xi8>, %b: tensor<2xi8>) -> tensor<4xi8> {
   %c = "onnx.Concat"(%dm, %db) {axis = 0 : i64} : (tensor<2xf32>, tensor<2xf32>) -> tensor<4xf32>
   %y = "onnx.QuantizeLinear"(%c, %sy, %z0) : (tensor<4xf32>, tensor<f32>, tensor<i8>) -> tensor<4xi8>
   return %y : tensor<4xi8>
+}
+
+// QOperator: a QLinearConv with constant parameters becomes a QConv; uint8
+// weights at zero point 128 are re-expressed as int8 around 0, the int32
+// bias is kept.
+// CHECK-LABEL: func.func @qlinearconv
+// CHECK: %[[W:.*]] = "onnx.Constant"() {value = dense<{{\[\[\[\[}}-128, 0], [1, 127]]]]> : tensor<1x1x2x2xi8>}
+// CHECK: %[[Y:.*]] = "onnx.QConv"(%arg0, %[[W]], %{{.*}}) {act_max = 255 : i64, act_min = 0 : i64, group = 1 : i64, w_scale = array<f32: 2.500000e-01>, x_scale = 5.000000e-01 : f32, x_zero_point = 3 : i64, y_scale = 2.000000e+00 : f32, y_zero_point = 7 : i64}
+// CHECK-NOT: onnx.QLinearConv
+// CHECK: return %[[Y]]
+func.func @qlinearconv(%x: tensor<1x1x2x2xui8>) -> tensor<1x1x1x1xui8> {
+  %xs = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %xz = "onnx.Constant"() {value = dense<3> : tensor<ui8>} : () -> tensor<ui8>
+  %w = "onnx.Constant"() {value = dense<[[[[0, 128], [129, 255]]]]> : tensor<1x1x2x2xui8>} : () -> tensor<1x1x2x2xui8>
+  %ws = "onnx.Constant"() {value = dense<0.25> : tensor<f32>} : () -> tensor<f32>
+  %wz = "onnx.Constant"() {value = dense<128> : tensor<ui8>} : () -> tensor<ui8>
+  %ys = "onnx.Constant"() {value = dense<2.0> : tensor<f32>} : () -> tensor<f32>
+  %yz = "onnx.Constant"() {value = dense<7> : tensor<ui8>} : () -> tensor<ui8>
+  %b = "onnx.Constant"() {value = dense<[5]> : tensor<1xi32>} : () -> tensor<1xi32>
+  %y = "onnx.QLinearConv"(%x, %xs, %xz, %w, %ws, %wz, %ys, %yz, %b) : (tensor<1x1x2x2xui8>, tensor<f32>, tensor<ui8>, tensor<1x1x2x2xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>, tensor<1xi32>) -> tensor<1x1x1x1xui8>
+  return %y : tensor<1x1x1x1xui8>
+}
+
+// A QLinearMatMul whose weights do not fit int8 around their zero point
+// (uint8 at zero point 0: 200 - 0 > 127) stays as it is.
+// CHECK-LABEL: func.func @qlinearmatmul_wide
+// CHECK: onnx.QLinearMatMul
+func.func @qlinearmatmul_wide(%a: tensor<1x2xui8>) -> tensor<1x1xui8> {
+  %s = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<0> : tensor<ui8>} : () -> tensor<ui8>
+  %w = "onnx.Constant"() {value = dense<[[200], [1]]> : tensor<2x1xui8>} : () -> tensor<2x1xui8>
+  %y = "onnx.QLinearMatMul"(%a, %s, %z, %w, %s, %z, %s, %z) : (tensor<1x2xui8>, tensor<f32>, tensor<ui8>, tensor<2x1xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x1xui8>
+  return %y : tensor<1x1xui8>
 }

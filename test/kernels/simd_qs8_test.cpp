@@ -144,6 +144,9 @@ const ConvCase kConvCases[] = {
     {5, 19, 37, 5, 5, 5, 1, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5, mixed strides
     {4, 16, 16, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4},     // depthwise dilated
     {6, 9, 9, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},      // grouped, one input channel each
+    {3, 5, 69, 5, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},      // wide strided rows (16-byte phase copies)
+    {4, 6, 70, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},      // depthwise, wide strided rows
+    {3, 4, 50, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      // depthwise, wide unit-stride rows
 };
 
 } // namespace

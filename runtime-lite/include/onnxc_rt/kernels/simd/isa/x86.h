@@ -175,6 +175,18 @@ struct VecI {
   static VecI add(VecI a, VecI b) { return {a.v + b.v}; }
   static VecI sub(VecI a, VecI b) { return {a.v - b.v}; }
   static VecI mul(VecI a, VecI b) { return {a.v * b.v}; }
+  /// a * b per lane where a's lanes hold 16-bit signed values and b's lanes
+  /// a 16-bit signed value in their low half, 0 in the high half: one
+  /// vpmaddwd (a.lo * b.lo + a.hi * 0) instead of vpmulld's two uops.
+  static VecI mul_short(VecI a, VecI b) {
+#if defined(__AVX512F__)
+    return of(_mm512_madd_epi16(a.raw(), b.raw()));
+#else
+    return of(_mm256_madd_epi16(a.raw(), b.raw()));
+#endif
+  }
+  /// A 16-bit signed value in each lane's low half, as mul_short takes it.
+  static VecI broadcast_short(int16_t x) { return broadcast(int32_t(uint16_t(x))); }
   static VecI min(VecI a, VecI b) { return {a.v < b.v ? a.v : b.v}; }
   static VecI max(VecI a, VecI b) { return {a.v > b.v ? a.v : b.v}; }
   Raw raw() const { return reinterpret_cast<Raw>(v); }

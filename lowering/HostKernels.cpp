@@ -11,6 +11,7 @@
 #include "onnxc/Lowering/KernelCall.h"
 
 #include "onnxc_rt/kernels.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
 
 #include "llvm/ADT/StringMap.h"
 
@@ -121,6 +122,8 @@ Registry::Registry() {
   UNARY(HardSigmoid, float);
   K(quantize_linear<float, int8_t>); K(quantize_linear<float, uint8_t>);
   K(dequantize_linear<int8_t, float>); K(dequantize_linear<uint8_t, float>);
+  // A table built on another (SiLU's x * sigmoid(x) reads the sigmoid's).
+  K(qs8::lookup<int8_t>); K(qs8::lookup<uint8_t>);
 #define CASTS_FROM(T)                                                          \
   K(cast<T, float>); K(cast<T, double>); K(cast<T, int32_t>);                  \
   K(cast<T, int64_t>); K(cast<T, bool>);

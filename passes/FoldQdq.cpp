@@ -16,8 +16,10 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/IRMapping.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 using namespace mlir;
@@ -438,8 +440,11 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
       return foldGemm(b, loc, gemm, y, act, outType);
     if (auto mm = dyn_cast<MatMulOp>(op))
       return foldMatMul(b, loc, mm.getA(), mm.getB(), Value(), /*transB=*/false, y, act, outType);
-    if (isa<AddOp, MulOp>(op))
+    if (isa<AddOp, MulOp>(op)) {
+      if (Value table = foldExpression(b, loc, q, y))
+        return table;
       return foldBinary(b, loc, op, y, act, outType);
+    }
     if (activated)
       return nullptr; // below: ops whose output a Relu/Clip would change
     if (isa<AveragePoolOp, GlobalAveragePoolOp>(op))
@@ -603,6 +608,103 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
     return clone->getResult(0);
   }
 
+  /// Q(expression of one quantized value x): a table of x's 256 values.
+  /// The expression is element-wise, of x alone (read through its
+  /// DequantizeLinears, also inside QuantizeLinear -> DequantizeLinear pairs
+  /// and lookups), with constants of one element: SiLU's x * sigmoid(x)
+  /// becomes one lookup instead of a lookup and a QMul, and computes the
+  /// QDQ model's arithmetic exactly.
+  Value foldExpression(OpBuilder &b, Location loc, QuantizeLinearOp q, const QParams &y) {
+    Value source;
+    SmallVector<Operation *> order; // post-order
+    llvm::SmallPtrSet<Operation *, 16> seen;
+    auto shape = cast<ShapedType>(q.getX().getType()).getShape();
+    auto sameShape = [&](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.getShape() == shape;
+    };
+    auto isScalarConstant = [](Value v) {
+      ElementsAttr e = getConstantElements(v);
+      return e && e.getNumElements() == 1;
+    };
+    std::function<bool(Value)> visit = [&](Value v) -> bool {
+      Operation *op = v.getDefiningOp();
+      if (op && seen.contains(op))
+        return true;
+      auto quantizedValue = isQuantizedType(eltOfValue(v));
+      if (quantizedValue && !(op && isa<QuantizeLinearOp, QLookupOp>(op))) {
+        if (source && source != v)
+          return false; // a second run-time input
+        source = v;
+        return sameShape(v);
+      }
+      if (!op || !sameShape(v) || seen.size() >= 16 || op->getNumResults() != 1)
+        return false;
+      unsigned visited = 1; // operand 0, or both of a binary op
+      if (isa<AddOp, SubOp, MulOp, DivOp>(op))
+        visited = 2;
+      else if (!isa<QuantizeLinearOp, DequantizeLinearOp, QLookupOp>(op) &&
+               !op->hasTrait<ElementFunction>())
+        return false;
+      for (auto [i, operand] : llvm::enumerate(op->getOperands())) {
+        if (i >= visited) {
+          // (A QLookup's table is computed at compile time, from
+          // constants, but may not be folded into one yet.)
+          if (!isNone(operand) && !isScalarConstant(operand) && !isa<QLookupOp>(op))
+            return false;
+          continue;
+        }
+        if (isScalarConstant(operand))
+          continue;
+        if (!visit(operand))
+          return false;
+      }
+      seen.insert(op);
+      order.push_back(op);
+      return true;
+    };
+    if (!visit(q.getX()) || !source || eltOfValue(source) != y.type)
+      return nullptr;
+    // Only where two branches meet (x * f(x), x + f(x)): a chain of one
+    // function is foldLookup's.
+    bool meets = llvm::any_of(order, [&](Operation *op) {
+      return isa<AddOp, SubOp, MulOp, DivOp>(op) && !isScalarConstant(op->getOperand(0)) &&
+             !isScalarConstant(op->getOperand(1));
+    });
+    if (!meets)
+      return nullptr;
+    Value all = allValues(b, loc, y.type);
+    IRMapping map;
+    map.map(source, all);
+    for (Operation *op : order) {
+      Operation *c = b.clone(*op, map);
+      auto t = cast<ShapedType>(op->getResult(0).getType());
+      c->getResult(0).setType(RankedTensorType::get({256}, t.getElementType()));
+    }
+    Operation *quant = b.clone(*q.getOperation(), map);
+    quant->getResult(0).setType(all.getType());
+    return b.create<QLookupOp>(loc, quantizedLike(q.getY(), y.type), source, quant->getResult(0))
+        .getResult();
+  }
+
+  /// A constant of every value of the int8/uint8 type `elt`, in order.
+  static Value allValues(OpBuilder &b, Location loc, Type elt) {
+    auto allType = RankedTensorType::get({256}, elt);
+    DenseElementsAttr all;
+    if (elt.isUnsignedInteger()) {
+      SmallVector<uint8_t> v(256);
+      for (int i = 0; i < 256; ++i)
+        v[i] = uint8_t(i);
+      all = DenseElementsAttr::get(allType, ArrayRef<uint8_t>(v));
+    } else {
+      SmallVector<int8_t> v(256);
+      for (int i = 0; i < 256; ++i)
+        v[i] = int8_t(i - 128);
+      all = DenseElementsAttr::get(allType, ArrayRef<int8_t>(v));
+    }
+    return b.create<ConstantOp>(loc, allType, all).getResult();
+  }
+
   /// Element-wise float functions of one value with no other run-time input.
   static bool isLookupCandidate(Operation *op) {
     if (!op->hasTrait<ElementFunction>())
@@ -623,19 +725,7 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
     auto dq = op->getOperand(0).getDefiningOp<DequantizeLinearOp>();
     Type elt = y.type;
     auto allType = RankedTensorType::get({256}, elt);
-    DenseElementsAttr all;
-    if (elt.isUnsignedInteger()) {
-      SmallVector<uint8_t> v(256);
-      for (int i = 0; i < 256; ++i)
-        v[i] = uint8_t(i);
-      all = DenseElementsAttr::get(allType, ArrayRef<uint8_t>(v));
-    } else {
-      SmallVector<int8_t> v(256);
-      for (int i = 0; i < 256; ++i)
-        v[i] = int8_t(i - 128);
-      all = DenseElementsAttr::get(allType, ArrayRef<int8_t>(v));
-    }
-    Value values = b.create<ConstantOp>(loc, allType, all).getResult();
+    Value values = allValues(b, loc, elt);
     Type floatElt = eltOfValue(op->getResult(0));
     auto floatType = RankedTensorType::get({256}, floatElt);
     IRMapping map;

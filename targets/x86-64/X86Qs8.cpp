@@ -214,6 +214,16 @@ ProviderResult lowerQAveragePool(QAveragePoolOp op) {
                      kSimdQs8Namespace)});
 }
 
+/// QLookup with its table a constant (as onnxc-fold-qdq leaves it).
+ProviderResult lowerQLookup(QLookupOp op) {
+  if (!getConstantElements(op.getTable()))
+    return std::nullopt;
+  return calls({call("lookup", {cppTypeName(eltOf(op.getX()))}, kSimdQs8,
+                     {KernelArg::input(op.getX()), KernelArg::input(op.getTable()),
+                      KernelArg::output(op.getY()), KernelArg::i(numel(op.getX()))},
+                     kSimdQs8Namespace)});
+}
+
 } // namespace
 
 ProviderResult lowerQs8(Operation *op) {
@@ -223,6 +233,7 @@ ProviderResult lowerQs8(Operation *op) {
       .Case<QAddOp>([](QAddOp o) { return lowerQAdd(o); })
       .Case<QMulOp>([](QMulOp o) { return lowerQMul(o); })
       .Case<QAveragePoolOp>([](QAveragePoolOp o) { return lowerQAveragePool(o); })
+      .Case<QLookupOp>([](QLookupOp o) { return lowerQLookup(o); })
       .Default([](Operation *) -> ProviderResult { return std::nullopt; });
 }
 

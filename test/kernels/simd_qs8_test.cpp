@@ -283,3 +283,23 @@ TEST_CASE("qs8 max_pool2d matches the reference", "[simd][qs8]") {
     checkMaxPool<uint8_t>(q);
   }
 }
+
+namespace {
+template <typename T> void checkLookup(int64_t n) {
+  auto x = randomQ<T>(n), table = randomQ<T>(256);
+  for (int64_t i = 0; i < n && i < 256; ++i) // every index, where n allows
+    x[i] = T(int(std::numeric_limits<T>::min()) + int(i));
+  std::vector<T> want(x.size()), got(x.size());
+  ref::qs8::lookup<T>(x.data(), table.data(), want.data(), n);
+  simd::qs8::lookup<T>(x.data(), table.data(), got.data(), n);
+  INFO("n " << n);
+  REQUIRE(want == got);
+}
+} // namespace
+
+TEST_CASE("qs8 lookup matches the reference", "[simd][qs8]") {
+  for (int64_t n : {1, 31, 32, 33, 63, 64, 65, 256, 300, 1000}) {
+    checkLookup<int8_t>(n);
+    checkLookup<uint8_t>(n);
+  }
+}

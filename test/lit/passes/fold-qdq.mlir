@@ -173,3 +173,25 @@ func.func @qlinearmatmul_wide(%a: tensor<1x2xui8>) -> tensor<1x1xui8> {
   %y = "onnx.QLinearMatMul"(%a, %s, %z, %w, %s, %z, %s, %z) : (tensor<1x2xui8>, tensor<f32>, tensor<ui8>, tensor<2x1xui8>, tensor<f32>, tensor<ui8>, tensor<f32>, tensor<ui8>) -> tensor<1x1xui8>
   return %y : tensor<1x1xui8>
 }
+
+// SiLU, x * sigmoid(x): an expression of x alone becomes one table (the
+// sigmoid's table computed on the way), not a lookup and a QMul.
+// CHECK-LABEL: func.func @silu
+// CHECK: %[[Y:.*]] = "onnx.QLookup"(%arg0, %{{.*}}) : (tensor<1x4xi8>, tensor<256xi8>) -> tensor<1x4xi8>
+// CHECK-NOT: onnx.QMul
+// CHECK: return %[[Y]]
+func.func @silu(%x: tensor<1x4xi8>) -> tensor<1x4xi8> {
+  %s = "onnx.Constant"() {value = dense<0.1> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<-3> : tensor<i8>} : () -> tensor<i8>
+  %ss = "onnx.Constant"() {value = dense<0.00390625> : tensor<f32>} : () -> tensor<f32>
+  %sz = "onnx.Constant"() {value = dense<-128> : tensor<i8>} : () -> tensor<i8>
+  %ys = "onnx.Constant"() {value = dense<0.05> : tensor<f32>} : () -> tensor<f32>
+  %yz = "onnx.Constant"() {value = dense<-120> : tensor<i8>} : () -> tensor<i8>
+  %dx = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4xf32>
+  %g = "onnx.Sigmoid"(%dx) : (tensor<1x4xf32>) -> tensor<1x4xf32>
+  %qg = "onnx.QuantizeLinear"(%g, %ss, %sz) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  %dg = "onnx.DequantizeLinear"(%qg, %ss, %sz) : (tensor<1x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4xf32>
+  %m = "onnx.Mul"(%dx, %dg) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32>
+  %y = "onnx.QuantizeLinear"(%m, %ys, %yz) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  return %y : tensor<1x4xi8>
+}

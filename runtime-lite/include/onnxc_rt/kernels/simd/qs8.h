@@ -484,6 +484,54 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   }
 }
 
+/// y[i] = table[x[i] - lowest of T] (reference/qs8.h's lookup: QLookup,
+/// e.g. sigmoid or SiLU): per vector of bytes, vpshufb looks up the low
+/// nibble in each of the table's 16 rows and the high nibble picks the
+/// row (16 shuffles and blends per 64 bytes against 4 scalar operations
+/// per byte).
+template <typename T> void lookup(const T *x, const T *table, T *y, int64_t n) {
+  const uint8_t *in = reinterpret_cast<const uint8_t *>(x);
+  uint8_t *out = reinterpret_cast<uint8_t *>(y);
+  const uint8_t *t = reinterpret_cast<const uint8_t *>(table);
+  // Index = the byte as stored, plus 128 for int8 (table[0] is -128's).
+  const uint8_t flip = std::numeric_limits<T>::min() < 0 ? 0x80 : 0x00;
+  int64_t i = 0;
+#if defined(__AVX512BW__)
+  __m512i rows[16];
+  for (int r = 0; r < 16; ++r)
+    rows[r] = _mm512_maskz_broadcast_i32x4( // (zero-masked: GCC 12 warns on the plain form)
+        __mmask16(0xffff), _mm_loadu_si128(reinterpret_cast<const __m128i *>(t + 16 * r)));
+  const __m512i vflip = _mm512_set1_epi8(static_cast<char>(flip)), nib = _mm512_set1_epi8(0x0f);
+  for (; i + 64 <= n; i += 64) {
+    const __m512i idx = _mm512_xor_si512(_mm512_loadu_si512(in + i), vflip);
+    const __m512i lo = _mm512_and_si512(idx, nib);
+    const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(idx, 4), nib);
+    __m512i r = _mm512_shuffle_epi8(rows[0], lo);
+    for (int row = 1; row < 16; ++row)
+      r = _mm512_mask_shuffle_epi8(r, _mm512_cmpeq_epi8_mask(hi, _mm512_set1_epi8(char(row))),
+                                   rows[row], lo);
+    _mm512_storeu_si512(out + i, r);
+  }
+#elif defined(__AVX2__)
+  __m256i rows[16];
+  for (int r = 0; r < 16; ++r)
+    rows[r] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i *>(t + 16 * r)));
+  const __m256i vflip = _mm256_set1_epi8(static_cast<char>(flip)), nib = _mm256_set1_epi8(0x0f);
+  for (; i + 32 <= n; i += 32) {
+    const __m256i idx = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + i)), vflip);
+    const __m256i lo = _mm256_and_si256(idx, nib);
+    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(idx, 4), nib);
+    __m256i r = _mm256_shuffle_epi8(rows[0], lo);
+    for (int row = 1; row < 16; ++row)
+      r = _mm256_blendv_epi8(r, _mm256_shuffle_epi8(rows[row], lo),
+                             _mm256_cmpeq_epi8(hi, _mm256_set1_epi8(char(row))));
+    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + i), r);
+  }
+#endif
+  for (; i < n; ++i)
+    out[i] = t[uint8_t(in[i] ^ flip)];
+}
+
 /// y = a + b, same shapes, in reference/qs8.h's add (parameters from its
 /// add_params).
 template <typename T>

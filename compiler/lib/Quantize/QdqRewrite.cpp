@@ -160,6 +160,71 @@ struct GraphFacts {
     return nullptr;
   }
 
+  /// The one node of `op` reading `t` (with `other` as its other input
+  /// when given), or null.
+  const NodeProto *soleConsumer(const std::string &t, const std::string &op,
+                                const std::string &other = "") const {
+    auto cs = consumers.find(t);
+    if (cs == consumers.end())
+      return nullptr;
+    for (const NodeProto *c : cs->second)
+      if (c->op_type() == op && c->output_size() == 1 &&
+          (other.empty() || (c->input_size() == 2 && c->input(1) == other)))
+        return c;
+    return nullptr;
+  }
+
+  /// The tensors inside layer normalizations written out as ONNX ops (as
+  /// exporters write LayerNorm before opset 17): mean, x - mean, its
+  /// square, variance, + eps, sqrt, the quotient and its scaled form, up to
+  /// the final + beta. They stay float: their ranges differ by orders of
+  /// magnitude, int8 there costs accuracy, and the compiler fuses the float
+  /// pattern into one layer-norm kernel.
+  std::set<std::string> normalizationInterior() const {
+    std::set<std::string> interior;
+    for (const auto &[name, node] : producer) {
+      if (node->op_type() != "ReduceMean" || node->input_size() < 1)
+        continue;
+      const std::string &x = node->input(0), &mean = name;
+      const NodeProto *sub = nullptr;
+      if (auto cs = consumers.find(mean); cs != consumers.end())
+        for (const NodeProto *c : cs->second)
+          if (c->op_type() == "Sub" && c->input_size() == 2 && c->input(0) == x &&
+              c->input(1) == mean)
+            sub = c;
+      if (!sub)
+        continue;
+      const std::string &d = sub->output(0);
+      const NodeProto *pow = soleConsumer(d, "Pow");
+      const NodeProto *var = pow ? soleConsumer(pow->output(0), "ReduceMean") : nullptr;
+      const NodeProto *eps = var ? soleConsumer(var->output(0), "Add") : nullptr;
+      const NodeProto *sqrt = eps ? soleConsumer(eps->output(0), "Sqrt") : nullptr;
+      const NodeProto *div = nullptr;
+      if (sqrt)
+        if (auto cs = consumers.find(d); cs != consumers.end())
+          for (const NodeProto *c : cs->second)
+            if (c->op_type() == "Div" && c->input_size() == 2 && c->input(0) == d &&
+                c->input(1) == sqrt->output(0))
+              div = c;
+      if (!div)
+        continue;
+      for (const NodeProto *n : {node, sub, pow, var, eps, sqrt})
+        interior.insert(n->output(0));
+      // x / std, then * gamma and + beta (constants), the last one's output
+      // the normalization's.
+      const NodeProto *last = div;
+      for (const char *op : {"Mul", "Add"}) {
+        auto cs = consumers.find(last->output(0));
+        if (cs == consumers.end() || cs->second.size() != 1 || cs->second[0]->op_type() != op ||
+            cs->second[0]->input_size() != 2 || !initializerOf(cs->second[0]->input(1)))
+          break;
+        interior.insert(last->output(0));
+        last = cs->second[0];
+      }
+    }
+    return interior;
+  }
+
   explicit GraphFacts(const GraphProto &g) {
     for (const TensorProto &t : g.initializer()) {
       inits[t.name()] = &t;
@@ -202,7 +267,10 @@ struct GraphFacts {
     for (const NodeProto &n : g.node())
       if (n.output_size() > 0 && floats.count(n.output(0)))
         order.push_back(n.output(0));
+    const std::set<std::string> interior = normalizationInterior();
     for (const std::string &t : order) {
+      if (interior.count(t))
+        continue;
       auto p = producer.find(t);
       bool touches = p != producer.end() && integerOp(p->second);
       for (const NodeProto *c : consumers[t])

@@ -282,6 +282,18 @@ TEST_CASE("qs8 max_pool2d matches the reference", "[simd][qs8]") {
     checkMaxPool<int8_t>(q);
     checkMaxPool<uint8_t>(q);
   }
+  // 2x2 windows, stride 2 (their 16-output vector path), around 16 outputs.
+  const ConvCase pools[] = {
+      // c, h, w, m, kh, kw, sh, sw, ph, pw, pe_h, pe_w, dh, dw, group
+      {3, 4, 32, 3, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 3},
+      {2, 5, 33, 2, 2, 2, 2, 2, 0, 0, 1, 1, 1, 1, 2},
+      {2, 6, 70, 2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+      {1, 2, 30, 1, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1},
+  };
+  for (const ConvCase &q : pools) {
+    checkMaxPool<int8_t>(q);
+    checkMaxPool<uint8_t>(q);
+  }
 }
 
 namespace {

@@ -195,8 +195,9 @@ inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d
   const int64_t off = kx * g.dw;
   const uint8_t *tap = plane + (ky * g.dh * g.sw + off % g.sw) * pp.phase + off / g.sw;
   const int64_t row_step = g.sh * g.sw * pp.phase;
-  for (int64_t p = p0, end = p0 + n; p < end;) {
-    const int64_t oy = p / g.ow, ox0 = p % g.ow;
+  // Output row by output row: the first from column p0 % ow, then whole rows.
+  int64_t oy = p0 / g.ow, ox0 = p0 % g.ow;
+  for (int64_t p = p0, end = p0 + n; p < end; ++oy, ox0 = 0) {
     const int64_t len = g.ow - ox0 < end - p ? g.ow - ox0 : end - p;
     const uint8_t *src = tap + oy * row_step + ox0;
     uint8_t *dst = row + (p - p0);
@@ -223,7 +224,7 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
       const int64_t k = k4 + j;
       uint8_t *row = rows + j * nv;
       if (k >= depth) {
-        __builtin_memset(row, 0, size_t(nv)); // times zero weights
+        fill_bytes(row, nv, 0); // times zero weights
         src[j] = row;
       } else if (direct) {
         src[j] = reinterpret_cast<const uint8_t *>(x + k * plane + p0);
@@ -234,7 +235,7 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
         } else { // 1x1 read as it is, the last block's tail
           __builtin_memcpy(row, x + k * plane + p0, size_t(n));
         }
-        __builtin_memset(row + n, pad, size_t(nv - n));
+        fill_bytes(row + n, nv - n, pad);
         src[j] = row;
       }
     }
@@ -669,7 +670,18 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
           out[ox] = T(0);
         continue;
       }
-      for (int64_t ox = 0; ox < ow; ++ox) {
+      int64_t ox = 0;
+      if (kw == 2 && sw == 2 && dw == 1) // 2x2 / stride 2: even and odd bytes of 32
+        for (const __m128i low = _mm_set1_epi16(0x00ff); ox + 16 <= ow; ox += 16) {
+          const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + 2 * ox));
+          const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + 2 * ox + 16));
+          const __m128i even = _mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low));
+          const __m128i odd = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8));
+          const __m128i m = std::numeric_limits<T>::min() < 0 ? _mm_max_epi8(even, odd)
+                                                               : _mm_max_epu8(even, odd);
+          _mm_storeu_si128(reinterpret_cast<__m128i *>(out + ox), m);
+        }
+      for (; ox < ow; ++ox) {
         const T *win = row + ox * sw;
         T best = win[0];
         for (int64_t kx = 1; kx < kw; ++kx)

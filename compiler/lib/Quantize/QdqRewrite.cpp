@@ -210,6 +210,18 @@ struct GraphFacts {
         continue;
       for (const NodeProto *n : {node, sub, pow, var, eps, sqrt})
         interior.insert(n->output(0));
+      // Its input too, when only the normalization reads it and an Add
+      // makes it (a transformer's residual add): quantizing it would only
+      // round the value the normalization divides by its deviation, which
+      // magnifies that rounding.
+      if (auto cs = consumers.find(x); cs != consumers.end() && !outputs.count(x)) {
+        auto p = producer.find(x);
+        const bool onlyNormalization = std::all_of(
+            cs->second.begin(), cs->second.end(),
+            [&](const NodeProto *c) { return c == node || c == sub; });
+        if (onlyNormalization && p != producer.end() && p->second->op_type() == "Add")
+          interior.insert(x);
+      }
       // x / std, then * gamma and + beta (constants), the last one's output
       // the normalization's.
       const NodeProto *last = div;

@@ -244,7 +244,7 @@ PackedConv packConv(ArrayRef<int8_t> w, int m, int k, int ph, int pw, const char
 /// fused conv2d_max_pool; depthwise ones above.
 ProviderResult lowerQConv(QConvOp op, const std::string &t, bool helium) {
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
-  if (xs.size() == 4 && xs[0] == 1 && op.getGroup() > 1 && op.getGroup() == xs[1] &&
+  if (xs.size() == 4 && xs[0] == 1 && op.getGroup() > 1 && int64_t(op.getGroup()) == xs[1] &&
       ws[0] == xs[1] && !op.getMaxPool())
     return lowerQDepthwise(op, t);
   if (xs.size() != 4 || op.getGroup() != 1 || xs[0] != 1)

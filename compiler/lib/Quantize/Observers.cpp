@@ -69,6 +69,10 @@ TensorRange Histogram::entropyRange() const {
   double best = std::numeric_limits<double>::infinity();
   int64_t bestFirst = 0, bestEnd = nb;
   std::vector<double> p(nb), q(nb);
+  // upTo[j]: the values in bins [0, j), for the clipped tails of each range.
+  std::vector<int64_t> upTo(nb + 1, 0);
+  for (int64_t j = 0; j < nb; ++j)
+    upTo[j + 1] = upTo[j] + counts_[j];
   for (int64_t first : firsts)
     for (int64_t end : ends) {
       const int64_t width = end - first;
@@ -76,11 +80,7 @@ TensorRange Histogram::entropyRange() const {
         continue;
       // P: the bins of the range, the values outside clipped into its
       // first and last bins.
-      double below = 0, above = 0;
-      for (int64_t j = 0; j < first; ++j)
-        below += double(counts_[j]);
-      for (int64_t j = end; j < nb; ++j)
-        above += double(counts_[j]);
+      const double below = double(upTo[first]), above = double(upTo[nb] - upTo[end]);
       for (int64_t j = first; j < end; ++j)
         p[j] = double(counts_[j]);
       p[first] += below;

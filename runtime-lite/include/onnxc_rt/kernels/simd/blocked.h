@@ -8,6 +8,8 @@
 #ifndef ONNXC_RT_SIMD_BLOCKED_H
 #define ONNXC_RT_SIMD_BLOCKED_H
 
+#include <type_traits>
+
 #include "onnxc_rt/kernels/simd/conv.h"
 
 namespace onnxc_rt {
@@ -306,6 +308,48 @@ ONNXC_RT_SIMD_INLINE void blocked_window_pixels(const float *x, const BlockedWin
   }
 }
 
+/// blocked_window_pixels for a 3-wide window of stride SW (1 or 2, no
+/// dilation across): each input row's vectors are loaded once and shared
+/// by the pixels and taps that read them ((kPixels - 1) * SW + 3 loads a row
+/// instead of 3 * kPixels), for instruction sets whose arithmetic cannot
+/// take a memory operand (NEON).
+template <int kPixels, int SW, typename Taps>
+ONNXC_RT_SIMD_INLINE void blocked_window_pixels_3wide(const float *x, const BlockedWindow &g,
+                                                     int64_t r, int64_t ox, const Taps &taps,
+                                                     float *y) {
+  constexpr int kSpan = (kPixels - 1) * SW + 3;
+  const float *at = x + ((r * g.sh - g.pt) * g.w + ox * SW - g.pl) * kChannelBlock;
+  VecF acc[kPixels];
+  // One window row's taps; the first row's first tap starts the sums (the
+  // first row peeled off, so that acc is visibly set before any use).
+  auto row_taps = [&](int64_t ky, auto first_row) __attribute__((always_inline)) {
+    const float *row = at + ky * g.dh * g.w * kChannelBlock;
+    VecF v[kSpan];
+#pragma GCC unroll 24
+    for (int i = 0; i < kSpan; ++i)
+      v[i] = VecF::load(row + i * kChannelBlock);
+#pragma GCC unroll 3
+    for (int kx = 0; kx < 3; ++kx) {
+      const int64_t t = ky * 3 + kx;
+#pragma GCC unroll 8
+      for (int p = 0; p < kPixels; ++p) {
+        if (decltype(first_row)::value && kx == 0)
+          acc[p] = Taps::kFirst ? v[p * SW] : taps.step(VecF::zero(), v[p * SW], 0);
+        else
+          acc[p] = taps.step(acc[p], v[p * SW + kx], t);
+      }
+    }
+  };
+  row_taps(int64_t(0), std::true_type());
+  for (int64_t ky = 1; ky < g.kh; ++ky)
+    row_taps(ky, std::false_type());
+#pragma GCC unroll 8
+  for (int p = 0; p < kPixels; ++p) {
+    const int64_t q = r * g.ow + ox + p;
+    taps.finish(acc[p], g.kh * 3, q, y + q * kChannelBlock);
+  }
+}
+
 /// One output pixel over the window's in-bounds taps only.
 template <typename Taps>
 inline void blocked_window_edge(const float *x, const BlockedWindow &g, int64_t r, int64_t q,
@@ -360,6 +404,14 @@ void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &ta
     for (int64_t q = 0; q < q_lo; ++q)
       blocked_window_edge(x, g, r, q, taps, y);
     int64_t q = q_lo;
+    if constexpr (!VecF::kArithmeticFromMemory) {
+      if (g.kw == 3 && g.dw == 1 && g.sw == 1)
+        for (; q + 8 <= q_hi; q += 8)
+          blocked_window_pixels_3wide<8, 1>(x, g, r, q, taps, y);
+      else if (g.kw == 3 && g.dw == 1 && g.sw == 2)
+        for (; q + 8 <= q_hi; q += 8)
+          blocked_window_pixels_3wide<8, 2>(x, g, r, q, taps, y);
+    }
     for (; q + 8 <= q_hi; q += 8)
       blocked_window_pixels<8>(x, g, tap_off, r, q, taps, y);
     if (q_hi - q >= 4) {

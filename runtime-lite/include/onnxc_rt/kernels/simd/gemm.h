@@ -12,6 +12,7 @@
 #define ONNXC_RT_SIMD_GEMM_H
 
 #include <type_traits>
+#include <utility>
 
 #include "onnxc_rt/base.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
@@ -289,6 +290,31 @@ struct OffsetSliver {
   const float *row(int64_t p) const { return base + offsets[p]; }
 };
 
+/// f(r) for r = 0 .. kGemmMR - 1, r a compile-time constant: arrays indexed
+/// only so stay in registers (GCC keeps an array it indexes in a loop in
+/// memory and stores it back every step).
+template <typename F, int... R>
+ONNXC_RT_SIMD_INLINE void for_rows_impl(F &&f, std::integer_sequence<int, R...>) {
+  (f(std::integral_constant<int, R>()), ...);
+}
+template <typename F> ONNXC_RT_SIMD_INLINE void for_rows(F &&f) {
+  for_rows_impl(f, std::make_integer_sequence<int, kGemmMR>());
+}
+
+/// acc[r] += A(PL, r) x the B row at bp for rows r >= R, where a holds four
+/// k steps of a packed A panel (A(PL, r) is float PL * kGemmMR + r of it).
+template <int PL, int R = 0>
+ONNXC_RT_SIMD_INLINE void micro_lane_rows(const VecF (&a)[kGemmMR], const float *bp,
+                                          VecF (&s0)[kGemmMR], VecF (&s1)[kGemmMR]) {
+  if constexpr (R < kGemmMR) {
+    constexpr int at = PL * kGemmMR + R;
+    const VecF b0 = VecF::load(bp), b1 = VecF::load(bp + kLanes);
+    s0[R] = VecF::template fma_lane<at % 4>(a[at / 4], b0, s0[R]);
+    s1[R] = VecF::template fma_lane<at % 4>(a[at / 4], b1, s1[R]);
+    micro_lane_rows<PL, R + 1>(a, bp, s0, s1);
+  }
+}
+
 /// C[0:mr, 0:nr] (+)= packed A sliver x B sliver over kc. Stores (first K
 /// block) or accumulates; the last K block applies the epilogue (if any).
 template <typename Act, typename Sliver>
@@ -302,8 +328,31 @@ inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, i
     __builtin_prefetch(c + r * ldc);
     __builtin_prefetch(c + r * ldc + kNR - 1);
   }
+  int64_t p = 0;
+  if constexpr (VecF::kLaneFma && kLanes == 4) {
+    // Four k steps of the A panel (4 x kGemmMR floats) in kGemmMR loads,
+    // each value used by FMLA by element where it lies. (The sums in a
+    // local array: GCC otherwise stores acc back every step.)
+    VecF s0[kGemmMR], s1[kGemmMR];
+    for_rows([&](auto r) { s0[r] = s1[r] = VecF::zero(); });
+    for (; p + 4 <= kc; p += 4) {
+      VecF a[kGemmMR];
+      for_rows([&](auto q) { a[q] = VecF::load(ap + q * kLanes); });
+      // A packed sliver's rows are kNR apart: one base, immediate offsets.
+      const float *b0 = b.row(p);
+      const float *b1 = std::is_same_v<Sliver, PackedSliver> ? b0 + kNR : b.row(p + 1);
+      const float *b2 = std::is_same_v<Sliver, PackedSliver> ? b0 + 2 * kNR : b.row(p + 2);
+      const float *b3 = std::is_same_v<Sliver, PackedSliver> ? b0 + 3 * kNR : b.row(p + 3);
+      micro_lane_rows<0>(a, b0, s0, s1);
+      micro_lane_rows<1>(a, b1, s0, s1);
+      micro_lane_rows<2>(a, b2, s0, s1);
+      micro_lane_rows<3>(a, b3, s0, s1);
+      ap += 4 * kGemmMR;
+    }
+    for_rows([&](auto r) { acc[r][0] = s0[r], acc[r][1] = s1[r]; });
+  }
 #pragma GCC unroll 4
-  for (int64_t p = 0; p < kc; ++p) {
+  for (; p < kc; ++p) {
     const float *bp = b.row(p);
     const VecF b0 = VecF::load(bp), b1 = VecF::load(bp + kLanes);
 #pragma GCC unroll 6

@@ -1,13 +1,14 @@
 // SIMD kernels of the qs8 scheme: the same integers as reference/qs8.h,
 // bit for bit (the sweep tests in test/kernels/simd_qs8_test.cpp check it),
 // written once over VecI (simd/isa/x86.h: vpdpbusd with VNNI, vpmaddwd
-// without).
+// without; simd/isa/neon.h: USDOT with i8mm, SDOT with dotprod, widening
+// multiplies without).
 //
 //  conv2d           im2col of a block of output pixels into unsigned bytes,
 //                   four depth values per pixel together ([depth/4][pixels][4]),
 //                   times weights packed at compile time (qs8_pack.h) in
-//                   register tiles of 4 output channels x up to 6 (AVX-512)
-//                   or 2 (AVX2) vectors of pixels; requantized from registers
+//                   register tiles of 4 output channels x up to 6 (AVX-512),
+//                   4 (NEON) or 2 (AVX2) vectors of pixels; requantized from registers
 //                   into the NCHW output.
 //  depthwise_conv2d one padded input plane at a time as int32 (x - x_zp), split
 //                   into column phases so strided taps read contiguous lanes.
@@ -90,22 +91,53 @@ ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI
   return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
 }
 
+// 16 bytes as a GCC/Clang vector: the byte moves below are written once
+// and compile to punpck/pack/pmax on x86 and zip/uzp/smax on NEON.
+using Bytes = uint8_t __attribute__((vector_size(16)));
+using SignedBytes = int8_t __attribute__((vector_size(16)));
+using Halves = uint16_t __attribute__((vector_size(16)));
+
+inline Bytes load_bytes(const void *p) {
+  Bytes b;
+  __builtin_memcpy(&b, p, sizeof b);
+  return b;
+}
+inline void store_bytes(void *p, Bytes b) { __builtin_memcpy(p, &b, sizeof b); }
+
+/// The even bytes of the 32 bytes a, b (a first).
+inline Bytes even_bytes(Bytes a, Bytes b) {
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
+/// The odd bytes of the 32 bytes a, b (a first).
+inline Bytes odd_bytes(Bytes a, Bytes b) {
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+}
+
 /// Four rows of `n` bytes (n a multiple of 16) interleaved into [n][4],
 /// each byte XORed with `flip` (0x80 turns int8 into x + 128).
 inline void interleave4(const uint8_t *const src[4], int64_t n, uint8_t flip, uint8_t *out) {
-  const __m128i f = _mm_set1_epi8(static_cast<char>(flip));
+  const Bytes f = Bytes{} + flip;
   for (int64_t i = 0; i < n; i += 16) {
-    const __m128i a = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src[0] + i)), f);
-    const __m128i b = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src[1] + i)), f);
-    const __m128i c = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src[2] + i)), f);
-    const __m128i d = _mm_xor_si128(_mm_loadu_si128(reinterpret_cast<const __m128i *>(src[3] + i)), f);
-    const __m128i ab_lo = _mm_unpacklo_epi8(a, b), ab_hi = _mm_unpackhi_epi8(a, b);
-    const __m128i cd_lo = _mm_unpacklo_epi8(c, d), cd_hi = _mm_unpackhi_epi8(c, d);
-    __m128i *o = reinterpret_cast<__m128i *>(out + i * 4);
-    _mm_storeu_si128(o + 0, _mm_unpacklo_epi16(ab_lo, cd_lo));
-    _mm_storeu_si128(o + 1, _mm_unpackhi_epi16(ab_lo, cd_lo));
-    _mm_storeu_si128(o + 2, _mm_unpacklo_epi16(ab_hi, cd_hi));
-    _mm_storeu_si128(o + 3, _mm_unpackhi_epi16(ab_hi, cd_hi));
+    const Bytes a = load_bytes(src[0] + i) ^ f, b = load_bytes(src[1] + i) ^ f;
+    const Bytes c = load_bytes(src[2] + i) ^ f, d = load_bytes(src[3] + i) ^ f;
+    // Bytes of a and b in pairs, of c and d in pairs, then the pairs in pairs.
+    const Halves ab_lo = reinterpret_cast<Halves>(__builtin_shufflevector(
+        a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+    const Halves ab_hi = reinterpret_cast<Halves>(__builtin_shufflevector(
+        a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
+    const Halves cd_lo = reinterpret_cast<Halves>(__builtin_shufflevector(
+        c, d, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+    const Halves cd_hi = reinterpret_cast<Halves>(__builtin_shufflevector(
+        c, d, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
+    uint8_t *o = out + i * 4;
+    store_bytes(o, reinterpret_cast<Bytes>(
+                       __builtin_shufflevector(ab_lo, cd_lo, 0, 8, 1, 9, 2, 10, 3, 11)));
+    store_bytes(o + 16, reinterpret_cast<Bytes>(
+                            __builtin_shufflevector(ab_lo, cd_lo, 4, 12, 5, 13, 6, 14, 7, 15)));
+    store_bytes(o + 32, reinterpret_cast<Bytes>(
+                            __builtin_shufflevector(ab_hi, cd_hi, 0, 8, 1, 9, 2, 10, 3, 11)));
+    store_bytes(o + 48, reinterpret_cast<Bytes>(
+                            __builtin_shufflevector(ab_hi, cd_hi, 4, 12, 5, 13, 6, 14, 7, 15)));
   }
 }
 
@@ -117,10 +149,10 @@ struct Conv2d {
 /// dst[0, n) = v. (Rows are short: inline 16-byte stores beat a memset
 /// call, which took a third of pad_plane's time in MobileNetV2.)
 inline void fill_bytes(uint8_t *dst, int64_t n, uint8_t v) {
-  const __m128i p = _mm_set1_epi8(static_cast<char>(v));
+  const Bytes p = Bytes{} + v;
   int64_t i = 0;
   for (; i + 16 <= n; i += 16)
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i), p);
+    store_bytes(dst + i, p);
   for (; i < n; ++i)
     dst[i] = v;
 }
@@ -129,12 +161,8 @@ inline void fill_bytes(uint8_t *dst, int64_t n, uint8_t v) {
 /// (stride-2 windows; the last vector overlaps the one before), never
 /// reading past src[(n - 1) * step].
 inline void copy_strided_bytes(uint8_t *dst, const uint8_t *src, int64_t n, int64_t step) {
-  auto store = [&](int64_t i, __m128i v) {
-    _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i), v);
-  };
-  auto load = [&](int64_t at) {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + at));
-  };
+  auto store = [&](int64_t i, Bytes v) { store_bytes(dst + i, v); };
+  auto load = [&](int64_t at) { return load_bytes(src + at); };
   if (step == 1 && n >= 16) {
     for (int64_t i = 0; i + 16 < n; i += 16)
       store(i, load(i));
@@ -142,14 +170,9 @@ inline void copy_strided_bytes(uint8_t *dst, const uint8_t *src, int64_t n, int6
     return;
   }
   if (step == 2 && n >= 17) {
-    // The even bytes of 32 (each 16-bit lane's low byte, packed) for
-    // outputs [i, i + 16): reads src[2i, 2i + 32), within src[0, 2n - 1)
-    // while i <= n - 17; output n - 1 alone.
-    const __m128i low = _mm_set1_epi16(0x00ff);
-    auto even = [&](int64_t i) {
-      store(i, _mm_packus_epi16(_mm_and_si128(load(2 * i), low),
-                                _mm_and_si128(load(2 * i + 16), low)));
-    };
+    // The even bytes of 32 for outputs [i, i + 16): reads src[2i, 2i + 32),
+    // within src[0, 2n - 1) while i <= n - 17; output n - 1 alone.
+    auto even = [&](int64_t i) { store(i, even_bytes(load(2 * i), load(2 * i + 16))); };
     for (int64_t i = 0; i + 17 < n; i += 16)
       even(i);
     even(n - 17);
@@ -202,8 +225,7 @@ inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d
     const uint8_t *src = tap + oy * row_step + ox0;
     uint8_t *dst = row + (p - p0);
     for (int64_t i = 0; i < len; i += 16)
-      _mm_storeu_si128(reinterpret_cast<__m128i *>(dst + i),
-                       _mm_loadu_si128(reinterpret_cast<const __m128i *>(src + i)));
+      store_bytes(dst + i, load_bytes(src + i));
     p += len;
   }
 }
@@ -278,24 +300,21 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
     }
 }
 
-/// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2.
-constexpr int kConvVectors = kLanes == 16 ? 6 : 2;
+/// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2,
+/// 16 of 32 on NEON (whose 4-lane vectors want more of them per tile).
+constexpr int kConvVectors = kLanes == 16 ? 6 : kLanes == 4 ? 4 : 2;
 
-template <typename T>
+/// conv_tile<nv> for nv in [1, kConvVectors].
+template <typename T, int NV = kConvVectors>
 void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
                 int64_t depth4, const Requant *q, int64_t rows, VecI y_zp, VecI act_min,
                 VecI act_max, T *y, int64_t y_stride, int64_t valid) {
-  switch (nv) {
-  case 1: return conv_tile<1>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
-  case 2: return conv_tile<2>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
-#if defined(__AVX512F__)
-  case 3: return conv_tile<3>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
-  case 4: return conv_tile<4>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
-  case 5: return conv_tile<5>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
-  case 6: return conv_tile<6>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y, y_stride, valid);
-#endif
-  default: return;
-  }
+  if (nv == NV)
+    return conv_tile<NV>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y,
+                         y_stride, valid);
+  if constexpr (NV > 1)
+    conv_tiles<T, NV - 1>(nv, panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max,
+                          y, y_stride, valid);
 }
 
 } // namespace detail
@@ -486,49 +505,15 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
 }
 
 /// y[i] = table[x[i] - lowest of T] (reference/qs8.h's lookup: QLookup,
-/// e.g. sigmoid or SiLU): per vector of bytes, vpshufb looks up the low
-/// nibble in each of the table's 16 rows and the high nibble picks the
-/// row (16 shuffles and blends per 64 bytes against 4 scalar operations
-/// per byte).
+/// e.g. sigmoid or SiLU): whole vectors by the instruction set's byte
+/// shuffles (simd/isa: lookup_bytes), the tail byte by byte.
 template <typename T> void lookup(const T *x, const T *table, T *y, int64_t n) {
   const uint8_t *in = reinterpret_cast<const uint8_t *>(x);
   uint8_t *out = reinterpret_cast<uint8_t *>(y);
   const uint8_t *t = reinterpret_cast<const uint8_t *>(table);
   // Index = the byte as stored, plus 128 for int8 (table[0] is -128's).
   const uint8_t flip = std::numeric_limits<T>::min() < 0 ? 0x80 : 0x00;
-  int64_t i = 0;
-#if defined(__AVX512BW__)
-  __m512i rows[16];
-  for (int r = 0; r < 16; ++r)
-    rows[r] = _mm512_maskz_broadcast_i32x4( // (zero-masked: GCC 12 warns on the plain form)
-        __mmask16(0xffff), _mm_loadu_si128(reinterpret_cast<const __m128i *>(t + 16 * r)));
-  const __m512i vflip = _mm512_set1_epi8(static_cast<char>(flip)), nib = _mm512_set1_epi8(0x0f);
-  for (; i + 64 <= n; i += 64) {
-    const __m512i idx = _mm512_xor_si512(_mm512_loadu_si512(in + i), vflip);
-    const __m512i lo = _mm512_and_si512(idx, nib);
-    const __m512i hi = _mm512_and_si512(_mm512_srli_epi16(idx, 4), nib);
-    __m512i r = _mm512_shuffle_epi8(rows[0], lo);
-    for (int row = 1; row < 16; ++row)
-      r = _mm512_mask_shuffle_epi8(r, _mm512_cmpeq_epi8_mask(hi, _mm512_set1_epi8(char(row))),
-                                   rows[row], lo);
-    _mm512_storeu_si512(out + i, r);
-  }
-#elif defined(__AVX2__)
-  __m256i rows[16];
-  for (int r = 0; r < 16; ++r)
-    rows[r] = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i *>(t + 16 * r)));
-  const __m256i vflip = _mm256_set1_epi8(static_cast<char>(flip)), nib = _mm256_set1_epi8(0x0f);
-  for (; i + 32 <= n; i += 32) {
-    const __m256i idx = _mm256_xor_si256(_mm256_loadu_si256(reinterpret_cast<const __m256i *>(in + i)), vflip);
-    const __m256i lo = _mm256_and_si256(idx, nib);
-    const __m256i hi = _mm256_and_si256(_mm256_srli_epi16(idx, 4), nib);
-    __m256i r = _mm256_shuffle_epi8(rows[0], lo);
-    for (int row = 1; row < 16; ++row)
-      r = _mm256_blendv_epi8(r, _mm256_shuffle_epi8(rows[row], lo),
-                             _mm256_cmpeq_epi8(hi, _mm256_set1_epi8(char(row))));
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(out + i), r);
-  }
-#endif
+  int64_t i = lookup_bytes(t, in, out, n, flip);
   for (; i < n; ++i)
     out[i] = t[uint8_t(in[i] ^ flip)];
 }
@@ -672,14 +657,16 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
       }
       int64_t ox = 0;
       if (kw == 2 && sw == 2 && dw == 1) // 2x2 / stride 2: even and odd bytes of 32
-        for (const __m128i low = _mm_set1_epi16(0x00ff); ox + 16 <= ow; ox += 16) {
-          const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + 2 * ox));
-          const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i *>(row + 2 * ox + 16));
-          const __m128i even = _mm_packus_epi16(_mm_and_si128(a, low), _mm_and_si128(b, low));
-          const __m128i odd = _mm_packus_epi16(_mm_srli_epi16(a, 8), _mm_srli_epi16(b, 8));
-          const __m128i m = std::numeric_limits<T>::min() < 0 ? _mm_max_epi8(even, odd)
-                                                               : _mm_max_epu8(even, odd);
-          _mm_storeu_si128(reinterpret_cast<__m128i *>(out + ox), m);
+        for (; ox + 16 <= ow; ox += 16) {
+          const detail::Bytes a = detail::load_bytes(row + 2 * ox), b = detail::load_bytes(row + 2 * ox + 16);
+          const detail::Bytes even = detail::even_bytes(a, b), odd = detail::odd_bytes(a, b);
+          if (std::numeric_limits<T>::min() < 0) {
+            const detail::SignedBytes e = reinterpret_cast<detail::SignedBytes>(even),
+                              o = reinterpret_cast<detail::SignedBytes>(odd);
+            detail::store_bytes(out + ox, reinterpret_cast<detail::Bytes>(e > o ? e : o));
+          } else {
+            detail::store_bytes(out + ox, even > odd ? even : odd);
+          }
         }
       for (; ox < ow; ++ox) {
         const T *win = row + ox * sw;

@@ -2,12 +2,19 @@
 // blocked.h, winograd.h, norm.h) are written once against VecF, a float
 // vector of the widest width the compiler targets, whose definition comes
 // from the instruction set's header under simd/isa/:
-//   x86.h  AVX-512 (16 lanes) or AVX2+FMA (8 lanes)
+//   x86.h   AVX-512 (16 lanes) or AVX2+FMA (8 lanes)
+//   neon.h  aarch64 NEON (4 lanes)
 // A VecF provides: kLanes; zero, broadcast, load, store, load_first and
 // store_first (the first n lanes), fma (one rounding), add, sub, mul, div,
 // min, max, select_lt, round (to nearest even), exp2i, deinterleave, and
-// transpose (kLanes x kLanes). A new instruction set (NEON, say) is a new
-// header there; the kernels' tile sizes derive from kLanes and blocking.h.
+// transpose (kLanes x kLanes), and fma_lane<L>(a, b, c) = c + a[L] * b,
+// with kLaneFma telling whether that is one instruction (NEON's FMLA by
+// element; the kernels then load 4 inputs at once and use each lane) or not
+// (x86: the kernels broadcast from memory), and kArithmeticFromMemory
+// (x86: an operand may come from memory; NEON: kernels reuse what they
+// loaded). A new instruction set is a new header
+// there; the kernels' tile sizes derive from kLanes and blocking.h. VecI
+// (int32 lanes) and lookup_bytes serve the int8 kernels (simd/qs8.h).
 #ifndef ONNXC_RT_SIMD_VEC_H
 #define ONNXC_RT_SIMD_VEC_H
 
@@ -19,6 +26,8 @@
 
 #if defined(__x86_64__) || defined(__i386__)
 #include "onnxc_rt/kernels/simd/isa/x86.h"
+#elif defined(__aarch64__) && defined(__ARM_NEON)
+#include "onnxc_rt/kernels/simd/isa/neon.h"
 #else
 #error "onnxc_rt/kernels/simd has no vector type for this instruction set (see simd/isa/)"
 #endif

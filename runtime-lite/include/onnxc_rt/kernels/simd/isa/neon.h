@@ -1,0 +1,174 @@
+// The aarch64 (NEON) vector types of the SIMD kernels: VecF (4 float lanes)
+// and VecI (4 int32 lanes) with the operations simd/vec.h documents, and the
+// byte table lookup of the qs8 kernels. Included by simd/vec.h only.
+//
+// The int8 byte dot product (VecI::dot_u8s8, unsigned x signed bytes, as
+// x86's vpdpbusd) is one instruction where the target has it:
+//   +i8mm     (armv8.6-a)   USDOT, unsigned x signed: the operation itself;
+//   +dotprod  (armv8.2-a)   SDOT on (u - 128) x s, plus 128 * sum(s) (one
+//                           more SDOT of the weights alone, which the
+//                           kernels' loops hoist: the weights are shared);
+//   armv8-a                 bytes widened to 16 bits, multiplied and summed
+//                           pairwise (exact: 255 * -128 fits 16 bits).
+#ifndef ONNXC_RT_SIMD_ISA_NEON_H
+#define ONNXC_RT_SIMD_ISA_NEON_H
+
+#include <arm_neon.h>
+#include <stdint.h>
+
+namespace onnxc_rt {
+namespace simd {
+
+struct VecF {
+  static constexpr int kLanes = 4;
+  float32x4_t v;
+  static VecF zero() { return {vdupq_n_f32(0.0f)}; }
+  static VecF broadcast(float x) { return {vdupq_n_f32(x)}; }
+  static VecF load(const float *p) { return {vld1q_f32(p)}; }
+  void store(float *p) const { vst1q_f32(p, v); }
+  /// a * b + c in one rounding.
+  static VecF fma(VecF a, VecF b, VecF c) { return {vfmaq_f32(c.v, a.v, b.v)}; }
+  /// Stores lanes [0, n) (0 < n <= kLanes) and nothing past them.
+  void store_first(float *p, int64_t n) const {
+    if (n >= kLanes) {
+      store(p);
+      return;
+    }
+    vst1q_lane_f32(p, v, 0);
+    if (n > 1)
+      vst1q_lane_f32(p + 1, v, 1);
+    if (n > 2)
+      vst1q_lane_f32(p + 2, v, 2);
+  }
+  /// Lanes [0, n) from p (0 < n <= kLanes), the rest zero; reads nothing past them.
+  static VecF load_first(const float *p, int64_t n) {
+    if (n >= kLanes)
+      return load(p);
+    float32x4_t r = vld1q_lane_f32(p, vdupq_n_f32(0.0f), 0);
+    if (n > 1)
+      r = vld1q_lane_f32(p + 1, r, 1);
+    if (n > 2)
+      r = vld1q_lane_f32(p + 2, r, 2);
+    return {r};
+  }
+  /// c + a[L] * b in one instruction (FMLA by element): the kernels load
+  /// four consecutive inputs as one vector and use each lane in turn.
+  static constexpr bool kLaneFma = true;
+  /// Arithmetic takes registers only: kernels load a value once and reuse it.
+  static constexpr bool kArithmeticFromMemory = false;
+  template <int L> static VecF fma_lane(VecF a, VecF b, VecF c) {
+    return {vfmaq_laneq_f32(c.v, b.v, a.v, L)};
+  }
+  /// The even and odd lanes of the 2 * kLanes floats a, b (a first).
+  static void deinterleave(VecF a, VecF b, VecF &even, VecF &odd) {
+    even.v = vuzp1q_f32(a.v, b.v);
+    odd.v = vuzp2q_f32(a.v, b.v);
+  }
+  /// Transposes the 4 x 4 matrix whose rows are r[0..4).
+  static void transpose(VecF (&r)[4]) {
+    const float32x4_t t0 = vtrn1q_f32(r[0].v, r[1].v), t1 = vtrn2q_f32(r[0].v, r[1].v);
+    const float32x4_t t2 = vtrn1q_f32(r[2].v, r[3].v), t3 = vtrn2q_f32(r[2].v, r[3].v);
+    auto lo = [](float32x4_t a, float32x4_t b) {
+      return vreinterpretq_f32_f64(vtrn1q_f64(vreinterpretq_f64_f32(a), vreinterpretq_f64_f32(b)));
+    };
+    auto hi = [](float32x4_t a, float32x4_t b) {
+      return vreinterpretq_f32_f64(vtrn2q_f64(vreinterpretq_f64_f32(a), vreinterpretq_f64_f32(b)));
+    };
+    r[0].v = lo(t0, t2);
+    r[1].v = lo(t1, t3);
+    r[2].v = hi(t0, t2);
+    r[3].v = hi(t1, t3);
+  }
+  using Int = int32_t __attribute__((vector_size(16)));
+#include "onnxc_rt/kernels/simd/isa/vector_ops.inc"
+};
+
+/// VecI: 4 int32 lanes, for the integer (qs8) kernels.
+struct VecI {
+  static constexpr int kLanes = 4;
+  using Int = int32_t __attribute__((vector_size(16)));
+  Int v;
+#include "onnxc_rt/kernels/simd/isa/int_ops.inc"
+  /// a * b per lane, b from broadcast_short (a 16-bit value; on NEON the
+  /// plain 32-bit multiply).
+  static VecI mul_short(VecI a, VecI b) { return {a.v * b.v}; }
+  static VecI broadcast_short(int16_t x) { return broadcast(int32_t(x)); }
+
+  /// acc + sum over each lane's 4 bytes of u[j] * s[j] (u unsigned, s signed).
+  static VecI dot_u8s8(VecI acc, VecI u, VecI s) {
+    const uint8x16_t ub = vreinterpretq_u8_s32(u.v);
+    const int8x16_t sb = vreinterpretq_s8_s32(s.v);
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+    return {vusdotq_s32(acc.v, ub, sb)};
+#elif defined(__ARM_FEATURE_DOTPROD)
+    // sum (u - 128) * s - sum (-128) * s: both terms exact in int32.
+    const int32x4_t shifted =
+        vdotq_s32(acc.v, vreinterpretq_s8_u8(veorq_u8(ub, vdupq_n_u8(0x80))), sb);
+    return {vsubq_s32(shifted, vdotq_s32(vdupq_n_s32(0), vdupq_n_s8(-128), sb))};
+#else
+    const int16x8_t lo = vmulq_s16(vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(ub))),
+                                   vmovl_s8(vget_low_s8(sb)));
+    const int16x8_t hi = vmulq_s16(vreinterpretq_s16_u16(vmovl_high_u8(ub)), vmovl_high_s8(sb));
+    // Pairs, then pairs of pairs: lane j sums bytes [4j, 4j + 4).
+    return {vaddq_s32(acc.v, vpaddq_s32(vpaddlq_s16(lo), vpaddlq_s16(hi)))};
+#endif
+  }
+
+  /// (a * b + 2^30) >> 31 per lane, for b != INT32_MIN: SQRDMULH, whose
+  /// saturation only bites at a = b = INT32_MIN.
+  static VecI rounding_doubling_high_mul(VecI a, VecI b) { return {vqrdmulhq_s32(a.v, b.v)}; }
+
+  /// Lanes widened from kLanes values of T (int8_t, uint8_t or int16_t).
+  template <typename T> static VecI widen(const T *p) {
+    if (sizeof(T) == 2) {
+      int16x4_t h;
+      __builtin_memcpy(&h, p, sizeof h);
+      return {vmovl_s16(h)};
+    }
+    uint32_t four;
+    __builtin_memcpy(&four, p, 4);
+    const uint8x8_t b = vreinterpret_u8_u32(vdup_n_u32(four));
+    if (T(-1) < T(0))
+      return {vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_u8(b))))};
+    return {vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))))};
+  }
+
+  /// Stores lanes [0, n) narrowed to T; the values are in T's range.
+  template <typename T> void store_narrow(T *p, int64_t n) const {
+    const int16x4_t h = vmovn_s32(v);
+    const size_t count = size_t(n < kLanes ? n : kLanes);
+    if (sizeof(T) == 2) {
+      __builtin_memcpy(p, &h, count * 2);
+      return;
+    }
+    const int8x8_t b = vmovn_s16(vcombine_s16(h, h));
+    __builtin_memcpy(p, &b, count);
+  }
+};
+
+/// out[i] = table[in[i] ^ flip] for the whole 16-byte blocks of [0, n):
+/// TBL over the 256-byte table as four 64-byte quarters (TBX leaves the
+/// lanes whose index is outside its quarter). Returns how many it did.
+inline int64_t lookup_bytes(const uint8_t *table, const uint8_t *in, uint8_t *out, int64_t n,
+                            uint8_t flip) {
+  uint8x16x4_t quarter[4];
+  for (int q = 0; q < 4; ++q)
+    quarter[q] = vld1q_u8_x4(table + 64 * q);
+  const uint8x16_t vflip = vdupq_n_u8(flip), step = vdupq_n_u8(64);
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    uint8x16_t idx = veorq_u8(vld1q_u8(in + i), vflip);
+    uint8x16_t r = vqtbl4q_u8(quarter[0], idx);
+    for (int q = 1; q < 4; ++q) {
+      idx = vsubq_u8(idx, step);
+      r = vqtbx4q_u8(r, quarter[q], idx);
+    }
+    vst1q_u8(out + i, r);
+  }
+  return i;
+}
+
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif

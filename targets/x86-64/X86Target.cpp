@@ -1,60 +1,33 @@
 //===- X86Target.cpp - x86-64 (AVX2+FMA), x86-64-avx512, x86-64-vnni -------===//
 //
-// All run runtime-lite's SIMD kernels (onnxc_rt::simd, one source for both
-// ISAs over simd/vec.h and simd/isa/x86.h), their convolution regions in the
-// channel-blocked layout NCHW16c (one AVX-512 vector or two AVX2 ones per
-// block), and large 3x3 stride-1 convolutions by Winograd F(4x4, 3x3). The
-// layout decisions use the kernels' own size rules (simd/blocking.h), so the
-// compiler and the kernels agree by construction. x86-64-vnni is
-// x86-64-avx512 plus the byte dot product (vpdpbusd) of the int8 kernels.
-//
-// -ffp-contract=off: the kernels write their FMAs explicitly; left to
-// itself GCC contracts an epilogue's multiply-add in one inlined copy of a
-// kernel and not in another, so a product split into tasks would differ in
-// the last bit from the same product in one task.
+// All run runtime-lite's SIMD kernels (onnxc_rt::simd, one source for every
+// ISA over simd/vec.h; simd/isa/x86.h here) through ../simd: their
+// convolution regions in the channel-blocked layout NCHW16c (one AVX-512
+// vector or two AVX2 ones per block), and large 3x3 stride-1 convolutions by
+// Winograd F(4x4, 3x3). x86-64-vnni is x86-64-avx512 plus the byte dot
+// product (vpdpbusd) of the int8 kernels.
 //
 //===----------------------------------------------------------------------===//
-#include "X86Target.h"
-
-#include "onnxc_rt/kernels/simd/blocking.h"
+#include "../simd/SimdTarget.h"
 
 namespace onnxc::x86 {
 namespace {
 
-class X86Target final : public Target {
+class X86Target final : public simd::SimdTarget {
 public:
   X86Target(std::string name, std::string description, std::vector<std::string> isaFlags,
             int rank, bool (*cpuHasIsa)())
-      : Target(std::move(name), std::move(description),
-               Toolchain{"c++", "ar", {"-O3"}, withContractOff(std::move(isaFlags))}),
+      : SimdTarget(std::move(name), std::move(description),
+                   Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd"),
         cpuHasIsa(cpuHasIsa) {
     hostCode = true;
     parallelKernels = true;
     nativeRank = rank;
-    addProvider(std::make_unique<X86KernelProvider>());
   }
 
   bool runsHere() const override { return cpuHasIsa(); }
 
-  int64_t channelBlock() const override { return onnxc_rt::simd::kChannelBlock; }
-
-  bool blocksDenseConv(int64_t taps) const override {
-    return taps <= onnxc_rt::simd::kPixelMajorMaxTaps;
-  }
-
-  bool prefersWinograd(const ConvShape &c) const override {
-    if (c.output.size() != 4 || c.kernel.size() != 2 || c.strides.size() != 2 ||
-        c.dilations.size() != 2)
-      return false;
-    return onnxc_rt::simd::winograd_applies(c.output.data(), c.kernel.data(), c.strides.data(),
-                                           c.dilations.data(), c.group, c.inputBlocked);
-  }
-
 private:
-  static std::vector<std::string> withContractOff(std::vector<std::string> flags) {
-    flags.push_back("-ffp-contract=off");
-    return flags;
-  }
   bool (*cpuHasIsa)();
 };
 

@@ -1,8 +1,9 @@
-//===- X86KernelProvider.cpp - ops the SIMD kernels run on x86 --------------===//
+//===- SimdKernelProvider.cpp - ops the SIMD kernels run -------------------===//
 //
 // Lowers the ops runtime-lite's SIMD kernels cover (onnxc_rt::simd, built
-// for AVX2+FMA or AVX-512 by the x86 targets' flags; float here, the qs8
-// integer ops in X86Qs8.cpp) and answers "not mine" for the rest, which then run on the reference kernels: Gemm/FusedGemm and MatMul (packed GEMM), 2-D
+// for AVX2+FMA, AVX-512 or NEON by the target's flags; float here, the qs8
+// integer ops in SimdQs8.cpp) and answers "not mine" for the rest, which
+// then run on the reference kernels: Gemm/FusedGemm and MatMul (packed GEMM), 2-D
 // Conv/FusedConv (direct, pixel-major, depthwise), the channel-blocked
 // convolutions, pools and layout conversions that onnxc-layout-selection
 // introduces, 2-D MaxPool, GlobalAveragePool, last-axis Softmax/LogSoftmax
@@ -10,7 +11,7 @@
 // into the layouts the kernels read (Winograd: transformed).
 //
 //===----------------------------------------------------------------------===//
-#include "X86Target.h"
+#include "SimdTarget.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc_rt/kernels/simd/blocking.h"
@@ -23,7 +24,7 @@ using namespace mlir;
 using namespace onnxc::onnx;
 using namespace onnxc::lowering;
 
-namespace onnxc::x86 {
+namespace onnxc::simd {
 namespace {
 
 constexpr const char *kSimdGemm = "onnxc_rt/kernels/simd/gemm.h";
@@ -290,9 +291,7 @@ ProviderResult lowerSoftmax(Operation *op, int64_t mode) {
 
 } // namespace
 
-llvm::StringRef X86KernelProvider::name() const { return "x86-simd"; }
-
-ProviderResult X86KernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
+ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
   if (auto pool = dyn_cast<MaxPoolOp>(op))
     return ctx.elementType == "float" || ctx.elementType == "int8_t" ||
                    ctx.elementType == "uint8_t"
@@ -326,4 +325,4 @@ ProviderResult X86KernelProvider::lower(Operation *op, const LoweringContext &ct
       .Default([](Operation *) -> ProviderResult { return std::nullopt; });
 }
 
-} // namespace onnxc::x86
+} // namespace onnxc::simd

@@ -1,4 +1,4 @@
-//===- X86Qs8.cpp - the qs8 ops the SIMD integer kernels run on x86 --------===//
+//===- SimdQs8.cpp - the qs8 ops the SIMD integer kernels run ---------------===//
 //
 // QConv (2-D: dense and grouped through the packed im2col kernel, depthwise
 // through its own), QMatMul, same-shape QAdd, QMul (same shape or per
@@ -9,7 +9,7 @@
 // with weights that are not constants, run on the reference kernels.
 //
 //===----------------------------------------------------------------------===//
-#include "X86Target.h"
+#include "SimdTarget.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
@@ -23,7 +23,7 @@ using namespace onnxc::onnx;
 using namespace onnxc::lowering;
 namespace pack = onnxc_rt::simd::qs8;
 
-namespace onnxc::x86 {
+namespace onnxc::simd {
 namespace {
 
 /// The activations' byte value of zero (x_zp) as the kernels' unsigned
@@ -237,4 +237,4 @@ ProviderResult lowerQs8(Operation *op) {
       .Default([](Operation *) -> ProviderResult { return std::nullopt; });
 }
 
-} // namespace onnxc::x86
+} // namespace onnxc::simd

@@ -1,0 +1,56 @@
+//===- SimdTarget.h - targets that run runtime-lite's SIMD kernels --------===//
+//
+// The SIMD kernels (onnxc_rt::simd) are written once over simd/vec.h's
+// vector types, defined per instruction set in simd/isa/ (x86.h, neon.h).
+// Every target that compiles them shares this folder: the provider that
+// lowers the ops they cover (float here, qs8 in SimdQs8.cpp) and the layout
+// hooks, which read the kernels' own size rules (simd/blocking.h) so the
+// compiler and the kernels agree by construction. A target folder
+// (x86-64, aarch64) adds its toolchain, flags and how its code runs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONNXC_TARGETS_SIMD_SIMDTARGET_H
+#define ONNXC_TARGETS_SIMD_SIMDTARGET_H
+
+#include "onnxc/Lowering/Target.h"
+
+namespace onnxc::simd {
+
+/// Lowers what runtime-lite's SIMD kernels cover: float ops, and the qs8
+/// ops through lowerQs8. `name` tells the instruction set ("x86-simd").
+class SimdKernelProvider final : public KernelProvider {
+public:
+  explicit SimdKernelProvider(std::string name) : providerName(std::move(name)) {}
+  llvm::StringRef name() const override { return providerName; }
+  ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
+
+private:
+  std::string providerName;
+};
+
+/// A target whose code runs the SIMD kernels: their provider, the
+/// channel-blocked layout (NCHW16c) and Winograd where the kernels' rules
+/// say. The toolchain's flags get -ffp-contract=off: the kernels write their
+/// FMAs explicitly; left to itself GCC contracts an epilogue's multiply-add
+/// in one inlined copy of a kernel and not in another, so a product split
+/// into tasks would differ in the last bit from the same product in one task.
+class SimdTarget : public Target {
+public:
+  SimdTarget(std::string name, std::string description, Toolchain toolchain,
+             std::string providerName);
+
+  int64_t channelBlock() const override;
+  bool blocksDenseConv(int64_t taps) const override;
+  bool prefersWinograd(const ConvShape &c) const override;
+};
+
+/// The header and namespace of the SIMD qs8 kernels.
+constexpr const char *kSimdQs8 = "onnxc_rt/kernels/simd/qs8.h";
+constexpr const char *kSimdQs8Namespace = "onnxc_rt::simd::qs8";
+
+/// The qs8 ops simd/qs8.h runs (SimdQs8.cpp); std::nullopt for the rest.
+ProviderResult lowerQs8(mlir::Operation *op);
+
+} // namespace onnxc::simd
+
+#endif

@@ -1,21 +1,29 @@
-//===- Aarch64Target.cpp - 64-bit Arm Linux --------------------------------===//
+//===- Aarch64Target.cpp - 64-bit Arm Linux: aarch64, -dotprod, -i8mm -----===//
 //
-// Cross-compiled with aarch64-linux-gnu-g++; the reference kernels for now
-// (NEON kernels are their own provider, to come in this folder). `onnxc run`
-// runs it under qemu-aarch64 (user mode: the program's file I/O is the host's).
+// Cross-compiled with aarch64-linux-gnu-g++; all three run runtime-lite's
+// SIMD kernels on NEON (simd/isa/neon.h) through ../simd, with the same
+// channel-blocked layout and Winograd rules as x86. They differ in the int8
+// byte dot product: aarch64 (armv8-a) widens bytes to 16 bits,
+// aarch64-dotprod (armv8.2-a, Cortex-A55/A75 on, Neoverse N1) uses SDOT,
+// aarch64-i8mm (armv8.6-a, Neoverse V1/N2, Cortex-A710 on) USDOT.
+//
+// `onnxc run` runs them under qemu-aarch64 (user mode: the program's file
+// I/O is the host's), whose default CPU has every one of these extensions.
 //
 //===----------------------------------------------------------------------===//
-#include "onnxc/Lowering/Target.h"
+#include "../simd/SimdTarget.h"
 
 namespace onnxc {
 namespace {
 
-class Aarch64Target final : public Target {
+class Aarch64Target final : public simd::SimdTarget {
 public:
-  Aarch64Target()
-      : Target("aarch64", "64-bit Arm Linux (aarch64-linux-gnu)",
-               Toolchain{"aarch64-linux-gnu-g++", "aarch64-linux-gnu-ar", {"-O3"},
-                         {"-march=armv8-a"}}) {
+  Aarch64Target(std::string name, std::string description, std::string march)
+      : SimdTarget(std::move(name), std::move(description),
+                   Toolchain{"aarch64-linux-gnu-g++", "aarch64-linux-gnu-ar", {"-O3"},
+                             {"-march=" + march}},
+                   "neon-simd") {
+    parallelKernels = true;
     // A static program needs no aarch64 libraries on the host at run time.
     emulated = EmulatedRunner{"qemu-aarch64", {}, "qemu-user", {}, {"-static"}};
     emulated->qemuPlugins = true;
@@ -24,6 +32,15 @@ public:
 
 } // namespace
 
-void registerAarch64Target() { TargetRegistry::add(std::make_unique<Aarch64Target>()); }
+void registerAarch64Target() {
+  TargetRegistry::add(std::make_unique<Aarch64Target>(
+      "aarch64", "64-bit Arm Linux, NEON (armv8-a; aarch64-linux-gnu)", "armv8-a"));
+  TargetRegistry::add(std::make_unique<Aarch64Target>(
+      "aarch64-dotprod", "64-bit Arm Linux, NEON + int8 dot product (armv8.2-a+dotprod)",
+      "armv8.2-a+dotprod"));
+  TargetRegistry::add(std::make_unique<Aarch64Target>(
+      "aarch64-i8mm", "64-bit Arm Linux, NEON + int8 matrix multiply (armv8.6-a+i8mm)",
+      "armv8.6-a+i8mm"));
+}
 
 } // namespace onnxc

@@ -37,7 +37,7 @@ endforeach()
 # micro:bit holds it: arena 5.9 KB; SMLAD and the fused pool on the others).
 foreach(cpu cortex-m0plus cortex-m4 cortex-m7 cortex-m33 cortex-m55)
   add_test(NAME ${cpu}.fashion_int8
-           COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_same_as_host.py
+           COMMAND ${ONNXC_PYTHON} ${SAME_AS_HOST}
                    --onnxc $<TARGET_FILE:onnxc> --target ${cpu}
                    --model ${PROJECT_SOURCE_DIR}/examples/fashion-mnist/fashion_cnn.onnx
                    --inputs ${QUANT_DIR}/fashion_data/test --input-slice 1
@@ -123,7 +123,7 @@ foreach(test cortex-m4.resnet8 cortex-m4.dscnn cortex-m4.mobilenet cortex-m4.aut
   list(GET parts 0 cpu)
   list(GET parts 1 model)
   add_test(NAME ${cpu}.mlperf_${model}
-           COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_same_as_host.py
+           COMMAND ${ONNXC_PYTHON} ${SAME_AS_HOST}
                    --onnxc $<TARGET_FILE:onnxc> --target ${cpu}
                    --model ${MLPERF_DIR}/${model}/model.onnx --inputs ${MLPERF_DIR}/${model}/test
                    -- --quantize int8 --calibration ${MLPERF_DIR}/${model}/calibration)

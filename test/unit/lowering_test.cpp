@@ -70,7 +70,8 @@ TEST_CASE("the registry knows every target folder's targets", "[registry]") {
   std::set<std::string> names;
   for (const Target *t : TargetRegistry::all())
     CHECK(names.insert(t->name()).second);
-  for (const char *name : {"generic", "x86-64", "x86-64-avx512", "cortex-m4", "cortex-m7", "aarch64"})
+  for (const char *name : {"generic", "x86-64", "x86-64-avx512", "cortex-m4", "cortex-m7",
+                           "aarch64", "aarch64-dotprod", "aarch64-i8mm"})
     CHECK(names.count(name));
   CHECK(TargetRegistry::find("riscv-vector") == nullptr);
 
@@ -104,6 +105,8 @@ TEST_CASE("the registry knows every target folder's targets", "[registry]") {
           m4->emulated->args.end());
     CHECK(m4->supportFolder == "cortex-m");
     CHECK(m4->emulated->supportSources == std::vector<std::string>{"startup.c"});
+    CHECK(TargetRegistry::find("aarch64-dotprod")->toolchain().requiredFlags ==
+          std::vector<std::string>{"-march=armv8.2-a+dotprod", "-ffp-contract=off"});
     CHECK(TargetRegistry::find("cortex-m7")->runnerDescription().find("mps2-an500") !=
           std::string::npos);
     const Target *a64 = TargetRegistry::find("aarch64");
@@ -119,11 +122,20 @@ TEST_CASE("the registry knows every target folder's targets", "[registry]") {
     CHECK(TargetRegistry::find("generic")->kernelProviders().empty());
     CHECK(TargetRegistry::find("x86-64")->kernelProviders().size() == 1);
     CHECK(TargetRegistry::find("x86-64")->parallelKernels);
+    CHECK(TargetRegistry::find("aarch64")->kernelProviders().size() == 1);
+    CHECK(TargetRegistry::find("aarch64")->channelBlock() ==
+          TargetRegistry::find("x86-64")->channelBlock());
     CHECK_FALSE(TargetRegistry::find("cortex-m4")->parallelKernels);
   }
 }
 
 TEST_CASE("a target's provider goes first, the reference provider last", "[providers]") {
+  SECTION("aarch64: the same SIMD kernels (NEON), reference Relu") {
+    Fixture f("aarch64-i8mm");
+    CHECK(f.callee("onnx.Conv") == "onnxc_rt::simd::conv2d");
+    CHECK(f.callee("onnx.Softmax") == "onnxc_rt::simd::softmax");
+    CHECK(f.callee("onnx.Relu") == "onnxc_rt::ref::unary");
+  }
   SECTION("x86-64: SIMD convolution and softmax, reference Relu") {
     Fixture f("x86-64");
     CHECK(f.callee("onnx.Conv") == "onnxc_rt::simd::conv2d");

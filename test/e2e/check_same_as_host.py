@@ -1,16 +1,19 @@
 #!/usr/bin/python3
-"""Runs a model through `onnxc run` on the host (target generic) and on a
-microcontroller target with the same options, and checks that every output
-is identical (the int8 builds: the same integers on every core).
+"""Runs a model through `onnxc run` on the host (target generic) and on
+another target (a microcontroller, aarch64) with the same options, and
+checks that every output is identical (the int8 builds: the same integers
+on every core).
 
     check_same_as_host.py --onnxc ONNXC --target cortex-m0plus --model M.onnx \\
         --inputs DIR [--input-slice N] [-- ONNXC OPTIONS (--quantize int8 ...)]
 
 --input-slice N keeps the first N items of each input's batch (a small
-board's RAM holds one image, not the test set's batch).
+board's RAM holds one image, not the test set's batch). --calibrate-on-inputs
+quantizes (with --quantize int8 among the options) on the inputs themselves.
 """
 import argparse
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,6 +38,8 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--inputs", required=True)
     ap.add_argument("--input-slice", type=int, default=0)
+    ap.add_argument("--calibrate-on-inputs", action="store_true",
+                    help="quantize with the inputs themselves as the one calibration sample")
     a = ap.parse_args(argv[:cut])
     extra = argv[cut + 1:]
     with tempfile.TemporaryDirectory() as work:
@@ -48,6 +53,13 @@ def main():
                     arr = numpy_helper.to_array(t)[:a.input_slice]
                     with open(os.path.join(inputs, name), "wb") as f:
                         f.write(numpy_helper.from_array(arr, t.name).SerializeToString())
+        if a.calibrate_on_inputs:
+            sample = os.path.join(work, "calibration", "s0")
+            os.makedirs(sample)
+            for name in os.listdir(inputs):
+                if name.startswith("input_") and name.endswith(".pb"):
+                    shutil.copy(os.path.join(inputs, name), sample)
+            extra = extra + ["--calibration", os.path.dirname(sample)]
         outs = {}
         for target in ("generic", a.target):
             out = os.path.join(work, target)

@@ -10,7 +10,10 @@
 # cortex-m4) are added to the model's sources, since its kernels are written
 # for that instruction set.
 #   NAME     C name of the model (<name>_run, <name>.h); default: <lib-target>
-#   TARGET   onnxc --target (kernels and flags); default: generic
+#   TARGET   onnxc --target (kernels and flags); default: generic. In a
+#            cross build, TARGET native (or none) means ONNXC_TARGET, which
+#            onnxc's toolchain files set (targets/aarch64/aarch64-linux-gnu.cmake:
+#            aarch64); a cross build without it must name its target.
 #   OPTIONS  more onnxc arguments, e.g. --shape input=1x3x224x224 --dim batch=1
 function(add_onnx_model lib)
   cmake_parse_arguments(ARG "" "MODEL;NAME;TARGET" "OPTIONS" ${ARGN})
@@ -19,6 +22,15 @@ function(add_onnx_model lib)
   endif()
   if(NOT ARG_NAME)
     string(MAKE_C_IDENTIFIER "${lib}" ARG_NAME)
+  endif()
+  if(CMAKE_CROSSCOMPILING AND (NOT ARG_TARGET OR ARG_TARGET STREQUAL "native"))
+    if(ONNXC_TARGET)
+      set(ARG_TARGET "${ONNXC_TARGET}")
+    elseif(ARG_TARGET STREQUAL "native")
+      message(FATAL_ERROR "add_onnx_model(${lib}): TARGET native names the building machine, "
+                          "not the one this cross build is for: set ONNXC_TARGET or name the "
+                          "target (onnxc --list-targets)")
+    endif()
   endif()
   if(NOT ARG_TARGET)
     set(ARG_TARGET generic)

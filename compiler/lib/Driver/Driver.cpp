@@ -510,10 +510,7 @@ int compileModel(const CompileOptions &o) {
   }
   const Target *target = TargetRegistry::find(o.target);
   if (!target) {
-    llvm::errs() << "onnxc: error: "
-                 << (o.target == "native" ? "no registered target runs on this machine"
-                                          : "unknown target '" + o.target + "'")
-                 << " (see --list-targets)\n";
+    llvm::errs() << "onnxc: error: " << unknownTargetMessage(o.target) << "\n";
     return 2;
   }
   if (std::string problem = threadsProblem(*target, o.threads); !problem.empty()) {

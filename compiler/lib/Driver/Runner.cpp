@@ -297,8 +297,7 @@ bool runAsProgram(const Target &target, const GeneratedModel &g, const std::stri
 int runModel(const RunOptions &o) {
   const Target *target = TargetRegistry::find(o.target);
   if (!target)
-    return fail(o.target == "native" ? "no registered target runs on this machine"
-                                     : "unknown target '" + o.target + "' (see --list-targets)");
+    return fail(unknownTargetMessage(o.target));
   if (o.sanitize && !(target->hostCode && target->runsHere()))
     return fail("--sanitize runs host targets this CPU executes (generic, x86-64*), not '" +
                 target->name() + "'");

@@ -116,6 +116,15 @@ static std::vector<std::string> compileFlags(const Target &target) {
   return flags;
 }
 
+std::string unknownTargetMessage(const std::string &name) {
+  std::string message = name == "native" ? "no registered target runs on this machine"
+                                         : "unknown target '" + name + "'";
+  message += "; known targets:";
+  for (const Target *t : TargetRegistry::all())
+    message += " " + t->name();
+  return message;
+}
+
 std::string joinPath(const std::string &dir, const std::string &file) {
   llvm::SmallString<256> p(dir);
   llvm::sys::path::append(p, file);

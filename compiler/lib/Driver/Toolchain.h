@@ -19,6 +19,9 @@ bool runProgram(const std::string &program, const std::vector<std::string> &args
 /// How long `onnxc run` lets an emulated program run.
 constexpr unsigned kEmulatorTimeoutSeconds = 1200;
 
+/// Why --target `name` names no registered target, listing the known ones.
+std::string unknownTargetMessage(const std::string &name);
+
 /// `dir`/`file`.
 std::string joinPath(const std::string &dir, const std::string &file);
 

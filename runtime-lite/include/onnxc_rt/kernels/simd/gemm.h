@@ -290,15 +290,9 @@ struct OffsetSliver {
   const float *row(int64_t p) const { return base + offsets[p]; }
 };
 
-/// f(r) for r = 0 .. kGemmMR - 1, r a compile-time constant: arrays indexed
-/// only so stay in registers (GCC keeps an array it indexes in a loop in
-/// memory and stores it back every step).
-template <typename F, int... R>
-ONNXC_RT_SIMD_INLINE void for_rows_impl(F &&f, std::integer_sequence<int, R...>) {
-  (f(std::integral_constant<int, R>()), ...);
-}
+/// f(r) for each row r of the micro-kernel, r a compile-time constant.
 template <typename F> ONNXC_RT_SIMD_INLINE void for_rows(F &&f) {
-  for_rows_impl(f, std::make_integer_sequence<int, kGemmMR>());
+  for_each_index<kGemmMR>(f);
 }
 
 /// acc[r] += A(PL, r) x the B row at bp for rows r >= R, where a holds four

@@ -273,10 +273,33 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
                                     int64_t depth4, const Requant *q, int64_t rows, VecI y_zp,
                                     VecI act_min, VecI act_max, T *y, int64_t y_stride,
                                     int64_t valid) {
-  VecI acc[kConvRows][NV];
-  for (int r = 0; r < kConvRows; ++r)
+  // The products' sums, and the weights' share of them that the dot
+  // product leaves out (VecI::dot_part / dot_rest: zero on most ISAs).
+  VecI acc[kConvRows][NV], rest[kConvRows];
+  for (int r = 0; r < kConvRows; ++r) {
+    rest[r] = VecI::zero();
     for (int v = 0; v < NV; ++v)
       acc[r][v] = VecI::zero();
+  }
+  if constexpr (VecI::kLaneDot && kLanes == kConvRows) {
+    // The kConvRows rows' 4 weights of a depth step are one vector, each
+    // lane used by the dot product by element; the weights' share of the
+    // sums (dot_rest) is one more dot product for all rows, lane r for row r.
+    VecI rest4 = VecI::zero();
+    for (int64_t kk = 0; kk < depth4; ++kk) {
+      const uint8_t *a = panel + kk * panel_stride;
+      VecI x[NV];
+      for (int v = 0; v < NV; ++v)
+        x[v] = VecI::load(a + v * kLanes * 4);
+      const VecI w4 = VecI::load(w + kk * kConvRows * 4);
+      rest4 = VecI::dot_rest(rest4, w4);
+      for_each_index<kConvRows>([&](auto r) {
+        for (int v = 0; v < NV; ++v)
+          acc[r][v] = VecI::template dot_part_lane<r>(acc[r][v], x[v], w4);
+      });
+    }
+    for_each_index<kConvRows>([&](auto r) { rest[r] = VecI::template lane_broadcast<r>(rest4); });
+  } else
   for (int64_t kk = 0; kk < depth4; ++kk) {
     const uint8_t *a = panel + kk * panel_stride;
     VecI x[NV];
@@ -287,10 +310,14 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       int32_t four;
       __builtin_memcpy(&four, wk + r * 4, 4);
       const VecI wb = VecI::broadcast(four);
+      rest[r] = VecI::dot_rest(rest[r], wb);
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = VecI::dot_u8s8(acc[r][v], x[v], wb);
+        acc[r][v] = VecI::dot_part(acc[r][v], x[v], wb);
     }
   }
+  for (int r = 0; r < kConvRows; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = VecI::sub(acc[r][v], rest[r]);
   for (int64_t r = 0; r < rows; ++r)
     for (int v = 0; v < NV; ++v) {
       const int64_t left = valid - int64_t(v) * kLanes;
@@ -432,10 +459,13 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
                                   const int32_t *multiplier, const int32_t *shift, int64_t count,
                                   int64_t n, int64_t rows, VecI y_zp, VecI act_min,
                                   VecI act_max, T *y) {
-  VecI acc[4][NV];
-  for (int r = 0; r < 4; ++r)
-    for (int v = 0; v < NV; ++v)
+  // The sums, and the weights' share the dot product leaves out (see conv_tile).
+  VecI acc[4][NV], rest[NV];
+  for (int v = 0; v < NV; ++v) {
+    rest[v] = VecI::zero();
+    for (int r = 0; r < 4; ++r)
       acc[r][v] = VecI::zero();
+  }
   const int8_t *wv[NV];
   for (int v = 0; v < NV; ++v) {
     const int64_t c = col + v * kLanes;
@@ -445,14 +475,19 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
     VecI wk[NV];
     for (int v = 0; v < NV; ++v)
       wk[v] = VecI::load(wv[v] + kk * kFcCols * 4);
+    for (int v = 0; v < NV; ++v)
+      rest[v] = VecI::dot_rest(rest[v], wk[v]);
     for (int r = 0; r < 4; ++r) {
       int32_t four;
       __builtin_memcpy(&four, a + r * a_stride + kk * 4, 4);
       const VecI ab = VecI::broadcast(four);
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = VecI::dot_u8s8(acc[r][v], ab, wk[v]);
+        acc[r][v] = VecI::dot_part(acc[r][v], ab, wk[v]);
     }
   }
+  for (int r = 0; r < 4; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = VecI::sub(acc[r][v], rest[v]);
   for (int v = 0; v < NV; ++v) {
     const int64_t c = col + v * kLanes, left = n - c;
     if (left <= 0)

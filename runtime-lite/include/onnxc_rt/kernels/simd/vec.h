@@ -20,6 +20,9 @@
 
 #include <stdint.h>
 
+#include <type_traits>
+#include <utility>
+
 /// For the small register-tile functions whose accumulators must stay in
 /// registers across the call (GCC otherwise may pass them through memory).
 #define ONNXC_RT_SIMD_INLINE inline __attribute__((always_inline))
@@ -34,6 +37,18 @@
 
 namespace onnxc_rt {
 namespace simd {
+
+/// f(i) for i = 0 .. N - 1, i a compile-time constant (an
+/// std::integral_constant): arrays indexed only so stay in registers (GCC
+/// keeps an array it indexes in a loop in memory and stores it back every
+/// step), and by-lane instructions get their lane.
+template <typename F, int... I>
+ONNXC_RT_SIMD_INLINE void for_each_index_impl(F &&f, std::integer_sequence<int, I...>) {
+  (f(std::integral_constant<int, I>()), ...);
+}
+template <int N, typename F> ONNXC_RT_SIMD_INLINE void for_each_index(F &&f) {
+  for_each_index_impl(f, std::make_integer_sequence<int, N>());
+}
 
 /// The sum of v's lanes (in lane order).
 inline float reduce_add(VecF v) {

@@ -96,21 +96,63 @@ struct VecI {
 
   /// acc + sum over each lane's 4 bytes of u[j] * s[j] (u unsigned, s signed).
   static VecI dot_u8s8(VecI acc, VecI u, VecI s) {
-    const uint8x16_t ub = vreinterpretq_u8_s32(u.v);
-    const int8x16_t sb = vreinterpretq_s8_s32(s.v);
 #if defined(__ARM_FEATURE_MATMUL_INT8)
-    return {vusdotq_s32(acc.v, ub, sb)};
+    return {vusdotq_s32(acc.v, vreinterpretq_u8_s32(u.v), vreinterpretq_s8_s32(s.v))};
 #elif defined(__ARM_FEATURE_DOTPROD)
     // sum (u - 128) * s - sum (-128) * s: both terms exact in int32.
-    const int32x4_t shifted =
-        vdotq_s32(acc.v, vreinterpretq_s8_u8(veorq_u8(ub, vdupq_n_u8(0x80))), sb);
-    return {vsubq_s32(shifted, vdotq_s32(vdupq_n_s32(0), vdupq_n_s8(-128), sb))};
+    return sub(dot_part(acc, u, s), dot_rest(zero(), s));
 #else
+    const uint8x16_t ub = vreinterpretq_u8_s32(u.v);
+    const int8x16_t sb = vreinterpretq_s8_s32(s.v);
     const int16x8_t lo = vmulq_s16(vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(ub))),
                                    vmovl_s8(vget_low_s8(sb)));
     const int16x8_t hi = vmulq_s16(vreinterpretq_s16_u16(vmovl_high_u8(ub)), vmovl_high_s8(sb));
     // Pairs, then pairs of pairs: lane j sums bytes [4j, 4j + 4).
     return {vaddq_s32(acc.v, vpaddq_s32(vpaddlq_s16(lo), vpaddlq_s16(hi)))};
+#endif
+  }
+
+  /// dot_u8s8 split in two for loops that sum many products sharing s:
+  /// dot_u8s8(acc, u, s) = dot_part(acc, u, s) - dot_rest(0, s), the rest
+  /// depending on s alone, so a loop sums it once per s instead of once per
+  /// product. With +dotprod the part is SDOT on u - 128 and the rest
+  /// -128 * sum(s); elsewhere the part is the whole and the rest zero.
+  static VecI dot_part(VecI acc, VecI u, VecI s) {
+#if !defined(__ARM_FEATURE_MATMUL_INT8) && defined(__ARM_FEATURE_DOTPROD)
+    return {vdotq_s32(acc.v, veorq_s8(vreinterpretq_s8_s32(u.v), vdupq_n_s8(-128)),
+                      vreinterpretq_s8_s32(s.v))};
+#else
+    return dot_u8s8(acc, u, s);
+#endif
+  }
+  static VecI dot_rest(VecI acc, VecI s) {
+#if !defined(__ARM_FEATURE_MATMUL_INT8) && defined(__ARM_FEATURE_DOTPROD)
+    return {vdotq_s32(acc.v, vdupq_n_s8(-128), vreinterpretq_s8_s32(s.v))};
+#else
+    (void)s;
+    return acc;
+#endif
+  }
+
+  /// Whether dot_part_lane is one instruction (SDOT / USDOT by element): a
+  /// kernel then loads four 4-byte groups of s as one vector and uses each
+  /// lane in turn, instead of broadcasting each from memory.
+#if defined(__ARM_FEATURE_MATMUL_INT8) || defined(__ARM_FEATURE_DOTPROD)
+  static constexpr bool kLaneDot = true;
+#else
+  static constexpr bool kLaneDot = false;
+#endif
+  /// Lane L of a, in every lane.
+  template <int L> static VecI lane_broadcast(VecI a) { return {vdupq_laneq_s32(a.v, L)}; }
+  /// dot_part(acc, u, lane_broadcast<L>(s)).
+  template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+    return {vusdotq_laneq_s32(acc.v, vreinterpretq_u8_s32(u.v), vreinterpretq_s8_s32(s.v), L)};
+#elif defined(__ARM_FEATURE_DOTPROD)
+    return {vdotq_laneq_s32(acc.v, veorq_s8(vreinterpretq_s8_s32(u.v), vdupq_n_s8(-128)),
+                            vreinterpretq_s8_s32(s.v), L)};
+#else
+    return dot_part(acc, u, lane_broadcast<L>(s));
 #endif
   }
 

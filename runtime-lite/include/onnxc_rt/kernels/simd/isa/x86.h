@@ -182,6 +182,17 @@ struct VecI {
   Raw raw() const { return reinterpret_cast<Raw>(v); }
   static VecI of(Raw r) { return {reinterpret_cast<Int>(r)}; }
 
+  /// dot_u8s8 split for loops that share s (see neon.h): on x86 the part
+  /// is the whole product and the rest zero.
+  static VecI dot_part(VecI acc, VecI u, VecI s) { return dot_u8s8(acc, u, s); }
+  static VecI dot_rest(VecI acc, VecI) { return acc; }
+  /// No dot product by element on x86 (see neon.h): kernels broadcast.
+  static constexpr bool kLaneDot = false;
+  template <int L> static VecI lane_broadcast(VecI a) { return broadcast(a.v[L]); }
+  template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {
+    return dot_part(acc, u, lane_broadcast<L>(s));
+  }
+
   /// acc + sum over each lane's 4 bytes of u[j] * s[j] (u unsigned, s signed).
   static VecI dot_u8s8(VecI acc, VecI u, VecI s) {
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)

@@ -69,18 +69,12 @@ inline Requant requant_columns(const int32_t *add, const int32_t *multiplier,
           VecI::max(s, VecI::zero()), VecI::max(VecI::sub(VecI::zero(), s), VecI::zero())};
 }
 
-/// reference/qs8.h's multiply_by_quantized_multiplier, lane by lane.
+/// reference/qs8.h's multiply_by_quantized_multiplier, lane by lane (the
+/// ISA header's VecI: generic vector code in int_ops.inc, or instructions
+/// that do it, as NEON's SQSHL / SQRDMULH / SRSHL).
 ONNXC_RT_SIMD_INLINE VecI multiply_by_quantized_multiplier(VecI x, VecI multiplier, VecI left,
                                                            VecI right) {
-  constexpr int32_t kMax = std::numeric_limits<int32_t>::max();
-  constexpr int32_t kMin = std::numeric_limits<int32_t>::min();
-  const VecI::Int hi = VecI::broadcast(kMax).v >> left.v, lo = VecI::broadcast(kMin).v >> left.v;
-  const VecI::Int scaled = x.v > hi ? VecI::broadcast(kMax).v
-                                    : (x.v < lo ? VecI::broadcast(kMin).v : x.v << left.v);
-  const VecI::Int h = VecI::rounding_doubling_high_mul({scaled}, multiplier).v;
-  const VecI::Int mask = (VecI::broadcast(1).v << right.v) - 1;
-  const VecI::Int threshold = (mask >> 1) - (h < 0);   // comparisons give -1
-  return {(h >> right.v) - ((h & mask) > threshold)};
+  return VecI::multiply_by_quantized_multiplier(x, multiplier, left, right);
 }
 
 /// y_zp + requantized (acc + q.add), clamped to [act_min, act_max].
@@ -402,6 +396,50 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
     }
 }
 
+namespace detail {
+
+/// Output vectors a depthwise row step computes: 4 on NEON (16 bytes of a
+/// row widened at once), 1 where a vector already holds 8 or 16 outputs.
+constexpr int kDepthwiseVectors = kLanes == 4 ? 4 : 1;
+
+/// NV vectors of depthwise outputs of one row from ox: the kh x kw taps
+/// over the padded rows at `rows` (row_step apart), requantized into y
+/// (the output row, ow wide).
+template <int NV, typename T>
+ONNXC_RT_SIMD_INLINE void depthwise_tile(const uint8_t *rows, int64_t row_step,
+                                         const int64_t *column, const int8_t *wc, int64_t kh,
+                                         int64_t kw, int64_t ox, const Requant &q, VecI y_zp,
+                                         VecI act_min, VecI act_max, T *y, int64_t ow) {
+  VecI acc[NV];
+  for (int v = 0; v < NV; ++v)
+    acc[v] = VecI::zero();
+  for (int64_t ky = 0; ky < kh; ++ky) {
+    const T *row = reinterpret_cast<const T *>(rows + ky * row_step) + ox;
+    for (int64_t kx = 0; kx < kw; ++kx)
+      VecI::mla_widened(acc, row + column[kx], int16_t(wc[ky * kw + kx]));
+  }
+  for (int v = 0; v < NV; ++v) {
+    const int64_t left = ow - ox - int64_t(v) * kLanes;
+    if (left > 0)
+      requantize(acc[v], q, y_zp, act_min, act_max).store_narrow(y + ox + v * kLanes, left);
+  }
+}
+
+/// depthwise_tile<nv> for nv in [1, kDepthwiseVectors].
+template <typename T, int NV = kDepthwiseVectors>
+void depthwise_tiles(int64_t nv, const uint8_t *rows, int64_t row_step, const int64_t *column,
+                     const int8_t *wc, int64_t kh, int64_t kw, int64_t ox, const Requant &q,
+                     VecI y_zp, VecI act_min, VecI act_max, T *y, int64_t ow) {
+  if (nv == NV)
+    return depthwise_tile<NV>(rows, row_step, column, wc, kh, kw, ox, q, y_zp, act_min, act_max,
+                              y, ow);
+  if constexpr (NV > 1)
+    depthwise_tiles<T, NV - 1>(nv, rows, row_step, column, wc, kh, kw, ox, q, y_zp, act_min,
+                               act_max, y, ow);
+}
+
+} // namespace detail
+
 /// A quantized depthwise 2-D convolution (one input and one output channel
 /// per group): w (M, 1, KH, KW) as ONNX stores it (KW <=
 /// kMaxDepthwiseKernelW); `bias` the folded per-channel constant of
@@ -434,18 +472,14 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
     const int64_t k = count > 1 ? ch : 0;
     const Requant q = requant_broadcast(bias[ch], multiplier[k], shift[k]);
     T *yp = y + p * g.oh * g.ow;
-    // Inputs (8-bit, widened) and weights fit 16 bits: vpmaddwd multiplies.
+    // Inputs (8-bit, widened) and weights fit 16 bits: vpmaddwd multiplies
+    // on x86, SMLAL on NEON (VecI::mla_widened).
     for (int64_t oy = 0; oy < g.oh; ++oy)
-      for (int64_t ox = 0; ox < g.ow; ox += kLanes) {
-        VecI acc = VecI::zero();
-        for (int64_t ky = 0; ky < g.kh; ++ky) {
-          const T *row = reinterpret_cast<const T *>(scratch + (oy * g.sh + ky * g.dh) * row_bytes) + ox;
-          for (int64_t kx = 0; kx < g.kw; ++kx)
-            acc = VecI::add(acc, VecI::mul_short(VecI::widen(row + column[kx]),
-                                                 VecI::broadcast_short(wc[ky * g.kw + kx])));
-        }
-        const int64_t left = g.ow - ox;
-        requantize(acc, q, vzp, vmin, vmax).store_narrow(yp + oy * g.ow + ox, left);
+      for (int64_t ox = 0; ox < g.ow; ox += kDepthwiseVectors * kLanes) {
+        const int64_t vecs = (g.ow - ox + kLanes - 1) / kLanes;
+        depthwise_tiles(vecs < kDepthwiseVectors ? vecs : kDepthwiseVectors,
+                        scratch + oy * g.sh * row_bytes, g.dh * row_bytes, column, wc, g.kh,
+                        g.kw, ox, q, vzp, vmin, vmax, yp + oy * g.ow, g.ow);
       }
   }
 }

@@ -88,7 +88,48 @@ struct VecI {
   static constexpr int kLanes = 4;
   using Int = int32_t __attribute__((vector_size(16)));
   Int v;
+#define ONNXC_RT_SIMD_ISA_HAS_MLA_WIDENED
+#define ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #include "onnxc_rt/kernels/simd/isa/int_ops.inc"
+#undef ONNXC_RT_SIMD_ISA_HAS_MLA_WIDENED
+#undef ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
+  /// reference/qs8.h's multiply_by_quantized_multiplier in the instructions
+  /// made for it: SQSHL (the saturating left shift), SQRDMULH, and the
+  /// division by 2^right rounding half away from zero as SRSHL (which
+  /// rounds half up) after subtracting 1 from negative values when
+  /// right > 0 (SQADD: INT32_MIN, a multiple of 2^right, stays exact).
+  static VecI multiply_by_quantized_multiplier(VecI x, VecI multiplier, VecI left, VecI right) {
+    const int32x4_t h = vqrdmulhq_s32(vqshlq_s32(x.v, left.v), multiplier.v);
+    const int32x4_t down = vnegq_s32(right.v); // its sign bit: right > 0
+    const int32x4_t fixup = vshrq_n_s32(vandq_s32(h, down), 31);
+    return {vrshlq_s32(vqaddq_s32(h, fixup), down)};
+  }
+  /// acc[j] += the 4 values at p + 4 j (int8 or uint8), widened, times w,
+  /// for j < N: for N = 4, 16 bytes widened to 16 bits once (SXTL/UXTL) and
+  /// multiplied into 32 bits by SMLAL, 4 instructions per 16 products.
+  template <int N, typename T> static void mla_widened(VecI (&acc)[N], const T *p, int16_t w) {
+    if constexpr (N == 4) {
+      int16x8_t lo, hi;
+      if constexpr (T(-1) < T(0)) {
+        const int8x16_t b = vld1q_s8(reinterpret_cast<const int8_t *>(p));
+        lo = vmovl_s8(vget_low_s8(b));
+        hi = vmovl_high_s8(b);
+      } else {
+        const uint8x16_t b = vld1q_u8(reinterpret_cast<const uint8_t *>(p));
+        lo = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(b)));
+        hi = vreinterpretq_s16_u16(vmovl_high_u8(b));
+      }
+      const int16x8_t wv = vdupq_n_s16(w);
+      acc[0].v = vmlal_s16(acc[0].v, vget_low_s16(lo), vget_low_s16(wv));
+      acc[1].v = vmlal_high_s16(acc[1].v, lo, wv);
+      acc[2].v = vmlal_s16(acc[2].v, vget_low_s16(hi), vget_low_s16(wv));
+      acc[3].v = vmlal_high_s16(acc[3].v, hi, wv);
+    } else {
+      const VecI wv = broadcast_short(w);
+      for (int j = 0; j < N; ++j)
+        acc[j] = add(acc[j], mul_short(widen(p + j * kLanes), wv));
+    }
+  }
   /// a * b per lane, b from broadcast_short (a 16-bit value; on NEON the
   /// plain 32-bit multiply).
   static VecI mul_short(VecI a, VecI b) { return {a.v * b.v}; }
@@ -178,13 +219,20 @@ struct VecI {
   /// Stores lanes [0, n) narrowed to T; the values are in T's range.
   template <typename T> void store_narrow(T *p, int64_t n) const {
     const int16x4_t h = vmovn_s32(v);
-    const size_t count = size_t(n < kLanes ? n : kLanes);
+    // A whole vector is one store; only a tail copies n values (a
+    // memcpy of a variable size is a call).
     if (sizeof(T) == 2) {
-      __builtin_memcpy(p, &h, count * 2);
+      if (n >= kLanes)
+        __builtin_memcpy(p, &h, 8);
+      else
+        __builtin_memcpy(p, &h, size_t(n) * 2);
       return;
     }
     const int8x8_t b = vmovn_s16(vcombine_s16(h, h));
-    __builtin_memcpy(p, &b, count);
+    if (n >= kLanes)
+      __builtin_memcpy(p, &b, 4);
+    else
+      __builtin_memcpy(p, &b, size_t(n));
   }
 };
 

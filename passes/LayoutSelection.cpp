@@ -215,8 +215,12 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     OpBuilder b(op);
     Value x = op->getOperand(0);
     const bool depthwise = groupOf(op) != 1;
-    // A dense convolution reads an NCHW input as it is (a model's first).
-    Value input = blockedOf.count(x) || depthwise ? toBlocked(x) : x;
+    // A dense convolution reads an NCHW input as it is (a model's first),
+    // unless the target would rather convert it.
+    const int64_t channels = cast<RankedTensorType>(x.getType()).getDimSize(1);
+    Value input = blockedOf.count(x) || depthwise || target->blocksConvInput(channels)
+                      ? toBlocked(x)
+                      : x;
     b.setInsertionPoint(op);
     // Conv has no residual operand: a none for Z (FusedConv's may be one).
     Value z = isa<FusedConvOp>(op) ? op->getOperand(3)

@@ -163,3 +163,35 @@ func.func @no_winograd(%arg0: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> 
   return %b : tensor<1x16x16x16xf32>
 }
 }
+
+// -----
+
+// aarch64 converts an NCHW input of more than 4 channels before a dense
+// convolution (Target::blocksConvInput: NEON reads 4 channels per load
+// from a blocked input, one from an NCHW one); x86 reads it as it is; a
+// 3-channel image stays NCHW on both (the first test).
+// CHECK-LABEL: func.func @nchw_input_a64
+// CHECK: %[[B:.*]] = "onnx.ToBlocked"(%arg0) : (tensor<1x8x4x4xf32>) -> tensor<1x1x4x4x16xf32>
+// CHECK: "onnx.BlockedConv"(%[[B]], {{.*}} : (tensor<1x1x4x4x16xf32>, tensor<16x8x1x1xf32>
+module attributes {onnxc.target = #onnx.target<name = "aarch64">} {
+func.func @nchw_input_a64(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x8x1x1xf32>} : () -> tensor<16x8x1x1xf32>
+  %b = "onnx.Constant"() {value = dense<0.25> : tensor<16xf32>} : () -> tensor<16xf32>
+  %c = "onnx.Conv"(%arg0, %w, %b) : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>, tensor<16xf32>) -> tensor<1x16x4x4xf32>
+  return %c : tensor<1x16x4x4xf32>
+}
+}
+
+// -----
+
+// CHECK-LABEL: func.func @nchw_input_x86
+// CHECK-NOT: onnx.ToBlocked
+// CHECK: "onnx.BlockedConv"(%arg0, {{.*}} : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
+func.func @nchw_input_x86(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x8x1x1xf32>} : () -> tensor<16x8x1x1xf32>
+  %b = "onnx.Constant"() {value = dense<0.25> : tensor<16xf32>} : () -> tensor<16xf32>
+  %c = "onnx.Conv"(%arg0, %w, %b) : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>, tensor<16xf32>) -> tensor<1x16x4x4xf32>
+  return %c : tensor<1x16x4x4xf32>
+}
+}

@@ -146,6 +146,11 @@ public:
   /// Whether its blocked kernels run a dense 2-D convolution of `taps`
   /// kernel taps (depthwise ones always run blocked when channelBlock()).
   virtual bool blocksDenseConv(int64_t taps) const { return false; }
+  /// Whether a blocked dense convolution whose input is NCHW (not made in
+  /// the blocked layout: a model's first, or after a reshape) converts its
+  /// `channels`-channel input to the blocked layout first instead of
+  /// reading it as it is.
+  virtual bool blocksConvInput(int64_t channels) const { return false; }
   /// Whether a blocked 3x3 convolution runs faster as Winograd F(4x4, 3x3).
   virtual bool prefersWinograd(const ConvShape &conv) const { return false; }
 

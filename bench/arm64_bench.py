@@ -117,10 +117,6 @@ def ort_count(model, inp, shape, target, runs, tools, work, repeats):
     return (diffs[len(diffs) // 2] + runs // 2) // runs
 
 
-def geomean(xs):
-    return run_bench.geomean(xs)
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
@@ -198,7 +194,7 @@ def write_results(rows, targets, args):
     for t in targets:
         ratios = [r["ort"] / r["onnxc"] for r in rows if r["target"] == t]
         if ratios:
-            lines.append(f"{t}: geometric mean ORT / onnxc {geomean(ratios):.2f}, lowest "
+            lines.append(f"{t}: geometric mean ORT / onnxc {run_bench.geomean(ratios):.2f}, lowest "
                          f"{min(ratios):.2f} ({len(ratios)} models).")
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     name = "arm64-int8.md" if args.int8 else "arm64.md"

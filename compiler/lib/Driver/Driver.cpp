@@ -103,6 +103,24 @@ largest(std::vector<CompileSummary::NodeBytes> all, size_t count) {
 
 /// The tensors the memory plan put in the arena, and the weight bytes each
 /// node's kernels read.
+/// The int8 ops whose kernels are the reference ones on a target that has
+/// kernels of its own (its providers do not cover them): the summary names
+/// them, as the note that they fall back.
+static void recordInt8OnReference(func::FuncOp f, const Target &target, CompileSummary &s) {
+  if (target.kernelProviders().empty())
+    return;
+  f.walk([&](Operation *op) {
+    if (!isa<onnx::QConvOp, onnx::QMatMulOp, onnx::QAddOp, onnx::QMulOp, onnx::QAveragePoolOp,
+             onnx::QRescaleOp, onnx::QLookupOp>(op))
+      return;
+    FailureOr<OpLowering> l = lowerToKernelCalls(op);
+    if (succeeded(l) && !l->calls.empty() &&
+        llvm::StringRef(l->calls.front().callee).starts_with("onnxc_rt::ref::"))
+      s.int8OnReference.push_back(op->getName().stripDialect().str() + " '" +
+                                  nodeOf(op->getLoc()) + "'");
+  });
+}
+
 static void recordLargest(func::FuncOp f, CompileSummary &s) {
   std::vector<CompileSummary::NodeBytes> arena, weights;
   llvm::DenseSet<Value> counted;
@@ -231,6 +249,7 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   g.summary.arenaBytes = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt();
   g.summary.naiveBytes = func->getAttrOfType<IntegerAttr>(kNaiveSizeAttr).getInt();
   recordLargest(func, g.summary);
+  recordInt8OnReference(func, target, g.summary);
   g.iface = describeModel(func);
   g.iface.threads = threads;
   g.iface.provenance = provenance;
@@ -650,6 +669,17 @@ int compileModel(const CompileOptions &o) {
                  << " after passes (" << s.batchNormsFolded
                  << " BatchNormalization folded into Conv)\n";
     printControlFlowSummary(s);
+    if (!s.int8OnReference.empty()) {
+      llvm::outs() << "  int8     " << s.int8OnReference.size()
+                   << (s.int8OnReference.size() == 1 ? " op" : " ops")
+                   << " on the reference kernels, which " << target->name()
+                   << "'s do not cover:";
+      for (size_t i = 0; i < s.int8OnReference.size() && i < 4; ++i)
+        llvm::outs() << (i ? ", " : " ") << s.int8OnReference[i];
+      if (s.int8OnReference.size() > 4)
+        llvm::outs() << " and " << s.int8OnReference.size() - 4 << " more";
+      llvm::outs() << "\n";
+    }
     llvm::outs()
                  << "  arena    " << s.arenaBytes << " bytes (" << humanBytes(s.arenaBytes)
                  << "); naive sum of intermediates " << s.naiveBytes << " bytes ("

@@ -33,6 +33,9 @@ struct CompileSummary {
     bool scratch = false; // the node's kernels' scratch, not its output
   };
   std::vector<NodeBytes> largestArenaTensors, largestWeights;
+  /// The int8 ops ("QConv 'node'") that the target's kernel providers left
+  /// to the reference kernels (a target with providers only).
+  std::vector<std::string> int8OnReference;
 };
 
 /// The summary's "control" lines: the Ifs compiled as one branch (condition

@@ -3,11 +3,13 @@
 // byte table lookup of the qs8 kernels. Included by simd/vec.h only.
 //
 // The int8 byte dot product (VecI::dot_u8s8, unsigned x signed bytes, as
-// x86's vpdpbusd) is one instruction where the target has it:
+// x86's vpdpbusd) is one instruction where the target has it, also by
+// element (dot_part_lane):
 //   +i8mm     (armv8.6-a)   USDOT, unsigned x signed: the operation itself;
 //   +dotprod  (armv8.2-a)   SDOT on (u - 128) x s, plus 128 * sum(s) (one
-//                           more SDOT of the weights alone, which the
-//                           kernels' loops hoist: the weights are shared);
+//                           more SDOT of the weights alone: dot_part and
+//                           dot_rest, which the kernels' loops sum apart,
+//                           the rest once per weight vector);
 //   armv8-a                 bytes widened to 16 bits, multiplied and summed
 //                           pairwise (exact: 255 * -128 fits 16 bits).
 #ifndef ONNXC_RT_SIMD_ISA_NEON_H

@@ -267,51 +267,42 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
                                     int64_t depth4, const Requant *q, int64_t rows, VecI y_zp,
                                     VecI act_min, VecI act_max, T *y, int64_t y_stride,
                                     int64_t valid) {
-  // The products' sums, and the weights' share of them that the dot
-  // product leaves out (VecI::dot_part / dot_rest: zero on most ISAs).
-  VecI acc[kConvRows][NV], rest[kConvRows];
-  for (int r = 0; r < kConvRows; ++r) {
-    rest[r] = VecI::zero();
+  // The products' sums; the weights' share that VecI::dot_part leaves out
+  // is in q's added constant (conv2d).
+  VecI acc[kConvRows][NV];
+  for (int r = 0; r < kConvRows; ++r)
     for (int v = 0; v < NV; ++v)
       acc[r][v] = VecI::zero();
-  }
   if constexpr (VecI::kLaneDot && kLanes == kConvRows) {
     // The kConvRows rows' 4 weights of a depth step are one vector, each
-    // lane used by the dot product by element; the weights' share of the
-    // sums (dot_rest) is one more dot product for all rows, lane r for row r.
-    VecI rest4 = VecI::zero();
+    // lane used by the dot product by element.
     for (int64_t kk = 0; kk < depth4; ++kk) {
       const uint8_t *a = panel + kk * panel_stride;
       VecI x[NV];
       for (int v = 0; v < NV; ++v)
         x[v] = VecI::load(a + v * kLanes * 4);
       const VecI w4 = VecI::load(w + kk * kConvRows * 4);
-      rest4 = VecI::dot_rest(rest4, w4);
       for_each_index<kConvRows>([&](auto r) {
         for (int v = 0; v < NV; ++v)
           acc[r][v] = VecI::template dot_part_lane<r>(acc[r][v], x[v], w4);
       });
     }
-    for_each_index<kConvRows>([&](auto r) { rest[r] = VecI::template lane_broadcast<r>(rest4); });
-  } else
-  for (int64_t kk = 0; kk < depth4; ++kk) {
-    const uint8_t *a = panel + kk * panel_stride;
-    VecI x[NV];
-    for (int v = 0; v < NV; ++v)
-      x[v] = VecI::load(a + v * kLanes * 4);
-    const int8_t *wk = w + kk * kConvRows * 4;
-    for (int r = 0; r < kConvRows; ++r) {
-      int32_t four;
-      __builtin_memcpy(&four, wk + r * 4, 4);
-      const VecI wb = VecI::broadcast(four);
-      rest[r] = VecI::dot_rest(rest[r], wb);
+  } else {
+    for (int64_t kk = 0; kk < depth4; ++kk) {
+      const uint8_t *a = panel + kk * panel_stride;
+      VecI x[NV];
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = VecI::dot_part(acc[r][v], x[v], wb);
+        x[v] = VecI::load(a + v * kLanes * 4);
+      const int8_t *wk = w + kk * kConvRows * 4;
+      for (int r = 0; r < kConvRows; ++r) {
+        int32_t four;
+        __builtin_memcpy(&four, wk + r * 4, 4);
+        const VecI wb = VecI::broadcast(four);
+        for (int v = 0; v < NV; ++v)
+          acc[r][v] = VecI::dot_part(acc[r][v], x[v], wb);
+      }
     }
   }
-  for (int r = 0; r < kConvRows; ++r)
-    for (int v = 0; v < NV; ++v)
-      acc[r][v] = VecI::sub(acc[r][v], rest[r]);
   for (int64_t r = 0; r < rows; ++r)
     for (int v = 0; v < NV; ++v) {
       const int64_t left = valid - int64_t(v) * kLanes;
@@ -385,6 +376,29 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
             q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
           }
           const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
+          // The weights' share of the sums that VecI::dot_part leaves out
+          // (zero on most ISAs) goes into the constant requantize adds
+          // first: once per tile of rows, not in every pixel tile.
+          int32_t rest[kLanes] = {};
+          if constexpr (kLanes == kConvRows) {
+            // A depth step's weights of the rows are one vector: lane r, row r.
+            VecI rows_rest = VecI::zero();
+            for (int64_t kk = 0; kk < depth4; ++kk)
+              rows_rest = VecI::dot_rest(rows_rest, VecI::load(wt + kk * kConvRows * 4));
+            rows_rest.store(rest);
+          } else {
+            for (int64_t r = 0; r < live; ++r) {
+              VecI row_rest = VecI::zero();
+              for (int64_t kk = 0; kk < depth4; ++kk) {
+                int32_t four;
+                __builtin_memcpy(&four, wt + (kk * kConvRows + r) * 4, 4);
+                row_rest = VecI::dot_rest(row_rest, VecI::broadcast(four));
+              }
+              rest[r] = row_rest.v[0];
+            }
+          }
+          for (int64_t r = 0; r < live; ++r)
+            q[r].add = VecI::sub(q[r].add, VecI::broadcast(rest[r]));
           T *yt = y + (b * m + gi * mg + mt) * pixels + p0;
           for (int64_t px = 0; px < np; px += kTile) {
             const int64_t vecs = (nv - px) / kLanes;
@@ -493,7 +507,8 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
                                   const int32_t *multiplier, const int32_t *shift, int64_t count,
                                   int64_t n, int64_t rows, VecI y_zp, VecI act_min,
                                   VecI act_max, T *y) {
-  // The sums, and the weights' share the dot product leaves out (see conv_tile).
+  // The sums, and the weights' share that VecI::dot_part leaves out (one
+  // per column vector, taken off q's added constant).
   VecI acc[4][NV], rest[NV];
   for (int v = 0; v < NV; ++v) {
     rest[v] = VecI::zero();
@@ -519,15 +534,13 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
         acc[r][v] = VecI::dot_part(acc[r][v], ab, wk[v]);
     }
   }
-  for (int r = 0; r < 4; ++r)
-    for (int v = 0; v < NV; ++v)
-      acc[r][v] = VecI::sub(acc[r][v], rest[v]);
   for (int v = 0; v < NV; ++v) {
     const int64_t c = col + v * kLanes, left = n - c;
     if (left <= 0)
       continue;
     const int64_t lanes = left < kLanes ? left : kLanes;
-    const Requant q = requant_columns(bias, multiplier, shift, count, c, lanes);
+    Requant q = requant_columns(bias, multiplier, shift, count, c, lanes);
+    q.add = VecI::sub(q.add, rest[v]);
     for (int64_t r = 0; r < rows; ++r)
       requantize(acc[r][v], q, y_zp, act_min, act_max).store_narrow(y + r * n + c, lanes);
   }

@@ -8,8 +8,8 @@
 //   +i8mm     (armv8.6-a)   USDOT, unsigned x signed: the operation itself;
 //   +dotprod  (armv8.2-a)   SDOT on (u - 128) x s, plus 128 * sum(s) (one
 //                           more SDOT of the weights alone: dot_part and
-//                           dot_rest, which the kernels' loops sum apart,
-//                           the rest once per weight vector);
+//                           dot_rest, which the kernels sum apart, the rest
+//                           into the requantization's added constant);
 //   armv8-a                 bytes widened to 16 bits, multiplied and summed
 //                           pairwise (exact: 255 * -128 fits 16 bits).
 #ifndef ONNXC_RT_SIMD_ISA_NEON_H
@@ -127,9 +127,7 @@ struct VecI {
       acc[2].v = vmlal_s16(acc[2].v, vget_low_s16(hi), vget_low_s16(wv));
       acc[3].v = vmlal_high_s16(acc[3].v, hi, wv);
     } else {
-      const VecI wv = broadcast_short(w);
-      for (int j = 0; j < N; ++j)
-        acc[j] = add(acc[j], mul_short(widen(p + j * kLanes), wv));
+      mla_widened_each(acc, p, w);
     }
   }
   /// a * b per lane, b from broadcast_short (a 16-bit value; on NEON the
@@ -185,9 +183,7 @@ struct VecI {
 #else
   static constexpr bool kLaneDot = false;
 #endif
-  /// Lane L of a, in every lane.
-  template <int L> static VecI lane_broadcast(VecI a) { return {vdupq_laneq_s32(a.v, L)}; }
-  /// dot_part(acc, u, lane_broadcast<L>(s)).
+  /// dot_part(acc, u, lane L of s in every lane).
   template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {
 #if defined(__ARM_FEATURE_MATMUL_INT8)
     return {vusdotq_laneq_s32(acc.v, vreinterpretq_u8_s32(u.v), vreinterpretq_s8_s32(s.v), L)};
@@ -195,7 +191,7 @@ struct VecI {
     return {vdotq_laneq_s32(acc.v, veorq_s8(vreinterpretq_s8_s32(u.v), vdupq_n_s8(-128)),
                             vreinterpretq_s8_s32(s.v), L)};
 #else
-    return dot_part(acc, u, lane_broadcast<L>(s));
+    return dot_part(acc, u, {vdupq_laneq_s32(s.v, L)});
 #endif
   }
 

@@ -188,9 +188,8 @@ struct VecI {
   static VecI dot_rest(VecI acc, VecI) { return acc; }
   /// No dot product by element on x86 (see neon.h): kernels broadcast.
   static constexpr bool kLaneDot = false;
-  template <int L> static VecI lane_broadcast(VecI a) { return broadcast(a.v[L]); }
   template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {
-    return dot_part(acc, u, lane_broadcast<L>(s));
+    return dot_part(acc, u, broadcast(s.v[L]));
   }
 
   /// acc + sum over each lane's 4 bytes of u[j] * s[j] (u unsigned, s signed).

@@ -149,10 +149,7 @@ Requantization requantization(MLIRContext *ctx, float xScale, ArrayRef<float> wS
     auto ch = onnxc_rt::mcu::qs8::channel_params(bias.empty() ? 0 : bias[c], q.multiplier,
                                                  q.shift);
     onnxc_rt::mcu::qs8::store_channel(ch, words.data(), int(c));
-    // Without `Wide`, requantize doubles acc + bias and rounds in 32 bits,
-    // with no left shift: exact while |acc + bias| stays below 2^30.
-    if (ch.left > 0 || bound[c] >= (int64_t(1) << 30))
-      wide = true;
+    wide |= onnxc_rt::mcu::qs8::needs_wide(bound[c], ch);
   }
   return {packedInt32s(ctx, words), wide};
 }
@@ -332,7 +329,9 @@ ProviderResult lowerQAdd(QAddOp op, const std::string &t) {
   for (int c = 0; c < 3; ++c) {
     q::Channel ch = q::channel_params(0, rescale[c][0], rescale[c][1]);
     q::store_channel(ch, words.data(), c);
-    wide |= ch.left > 0;
+    // The inputs' values after the left shift, and the sum of both.
+    const int64_t bound = int64_t(255) << p.left_shift;
+    wide |= q::needs_wide(c < 2 ? bound : 2 * bound, ch);
   }
   return calls({call("add",
                      {t, str(n), str(p.left_shift), str(p.a_zp), str(p.b_zp), str(p.y_zp),

@@ -57,10 +57,10 @@ void test_requantize(Rng &rng) {
     const int32_t mult = int32_t((1u << 30) + (rng.next() & 0x3fffffffu));
     const int32_t bias = rng.range(-100000, 100000);
     const m::Channel ch = m::channel_params(bias, mult, shift);
-    // Narrow path: |acc + bias| below 2^30 and no left shift.
+    // Narrow path: |acc + bias| * 2^left below 2^30.
     const int32_t acc = rng.range(-(1 << 29), 1 << 29) >> rng.range(0, 20);
     const int32_t want = r::multiply_by_quantized_multiplier(acc + bias, mult, shift);
-    if (shift <= 0)
+    if (!m::needs_wide(acc + bias < 0 ? -int64_t(acc + bias) : acc + bias, ch))
       check(m::requantize<false>(acc, ch) == want, "requantize<false>", i);
     check(m::requantize<true>(acc, ch) == want, "requantize<true>", i);
     // Wide path: any accumulator.
@@ -213,7 +213,7 @@ void test_qadd(Rng &rng) {
     for (int c = 0; c < 3; ++c) {
       const m::Channel ch = m::channel_params(0, rescale[c][0], rescale[c][1]);
       m::store_channel(ch, params, c);
-      wide |= ch.left > 0;
+      wide |= m::needs_wide(c < 2 ? (255 << 20) : (510 << 20), ch);
     }
     if (wide)
       m::add<int8_t, N, 20, AZp, BZp, YZp, Lo, Hi, true>(a, b, params, y);

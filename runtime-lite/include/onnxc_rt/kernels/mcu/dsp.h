@@ -1,4 +1,4 @@
-// The Arm DSP extension's packed 16-bit arithmetic (SMLAD, SXTB16, SMMULR) that the
+// The Arm DSP extension's packed 16-bit arithmetic (SMLAD, SXTB16) that the
 // microcontroller int8 kernels are written in: the instructions themselves
 // where the core has them (__ARM_FEATURE_DSP: Cortex-M4, M7, M33, M55), and
 // their definitions in plain C elsewhere (Cortex-M0+, the host's tests), so
@@ -33,16 +33,7 @@ inline int32_t sxtb16_odd(int32_t w) {
   __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(w));
   return r;
 }
-/// (a * b + 2^31) >> 32: the rounded high word of the product (SMMULR).
-inline int32_t smmulr(int32_t a, int32_t b) {
-  int32_t r;
-  __asm__("smmulr %0, %1, %2" : "=r"(r) : "r"(a), "r"(b));
-  return r;
-}
 #else
-inline int32_t smmulr(int32_t a, int32_t b) {
-  return static_cast<int32_t>((int64_t(a) * b + (int64_t(1) << 31)) >> 32);
-}
 inline int32_t smlad(int32_t a, int32_t b, int32_t acc) {
   return static_cast<int32_t>(
       static_cast<uint32_t>(acc) +

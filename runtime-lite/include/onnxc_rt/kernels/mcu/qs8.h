@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "onnxc_rt/kernels/mcu/dsp.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
 #include "onnxc_rt/kernels/mcu/window.h"
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
@@ -30,48 +31,43 @@ namespace mcu {
 namespace qs8 {
 
 /// One output channel's requantization, computed by the compiler
-/// (channel_params): y = clamp(y_zp + round((acc + bias) * 2^left *
-/// multiplier * 2^(-31 - right))), rounded as the reference's
-/// multiply_by_quantized_multiplier (half away from zero after the
-/// doubling high product). `round` and `negative` are that last rounding's
-/// constants: 2^(right - 1), and -1 where right > 0 (so that a negative
-/// value rounds its ties down), else 0.
+/// (channel_params): y = clamp(y_zp + the reference's
+/// multiply_by_quantized_multiplier(acc + bias)), with its split_shift's
+/// `left` and `right`, `round` = 2^(right - 1) (the one rounding's half)
+/// and `up` = left + 1 (the narrow path's shift, doubling included).
 struct Channel {
-  int32_t bias, multiplier, left, right, round, negative;
-  int32_t twice_bias; // 2 * bias, for the narrow path's doubled accumulator
+  int32_t bias, multiplier, left, right, round, up;
 };
-constexpr int kChannelWords = 7;
+constexpr int kChannelWords = 6;
 
 /// The Channel of a bias (0 without one) and a reference multiplier/shift.
 inline Channel channel_params(int32_t bias, int32_t multiplier, int32_t shift) {
-  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-  return {bias,
-          multiplier,
-          left,
-          right,
-          right > 0 ? int32_t(1) << (right - 1) : 0,
-          right > 0 ? -1 : 0,
-          static_cast<int32_t>(uint32_t(bias) * 2u)};
+  const ref::qs8::Shifts s = ref::qs8::split_shift(shift);
+  return {bias, multiplier, s.left, s.right, int32_t(1) << (s.right - 1), s.left + 1};
+}
+
+/// Whether a channel whose |acc + bias| stays at most `bound` needs the
+/// Wide requantization below (the narrow one doubles x * 2^left in 32 bits).
+inline bool needs_wide(int64_t bound, const Channel &ch) {
+  return bound * (int64_t(1) << ch.left) >= (int64_t(1) << 30);
 }
 
 /// The requantized accumulator, before the zero point and the clamp.
-/// `Wide`: the accumulator may be large enough (|acc + bias| * 2^left >=
-/// 2^30) that shifting and rounding need 64 bits; the compiler decides this
-/// per layer from the weights and bias (without it, left is 0).
+/// `Wide`: (acc + bias) * 2^left may reach 2^30, so that scaling it needs
+/// 64 bits and saturation; the compiler decides this per layer from the
+/// weights, the bias and the shift.
 template <bool Wide> inline int32_t requantize(int32_t acc, const Channel &ch) {
   if (Wide) {
-    // round(a * b / 2^31), ties away from zero, equals floor((a * b +
-    // 2^30) / 2^31) for both signs (see reference/qs8.h).
     int64_t scaled = (int64_t(acc) + ch.bias) * (int64_t(1) << ch.left);
     scaled = scaled > INT32_MAX ? INT32_MAX : (scaled < INT32_MIN ? INT32_MIN : scaled);
-    const int64_t h = (scaled * ch.multiplier + (int64_t(1) << 30)) >> 31;
-    return static_cast<int32_t>((h + ch.round + (h < 0 ? ch.negative : 0)) >> ch.right);
+    const int32_t high = static_cast<int32_t>((scaled * ch.multiplier) >> 31);
+    return ((high >> (ch.right - 1)) + 1) >> 1; // the one rounding, half up
   }
-  // The same as floor((2a * b + 2^31) / 2^32) with 2a in 32 bits: one
-  // SMMULR.
-  const int32_t doubled = acc * 2 + ch.twice_bias;
-  const int32_t high = smmulr(doubled, ch.multiplier);
-  return (high + ch.round + ((high >> 31) & ch.negative)) >> ch.right;
+  // floor(x * m / 2^31) as the high word of 2x * m (one SMULL), then the
+  // one rounding: |high| < 2^30 and round <= 2^30, so the sum fits.
+  const int32_t doubled = (acc + ch.bias) << ch.up;
+  const int32_t high = static_cast<int32_t>((int64_t(doubled) * ch.multiplier) >> 32);
+  return (high + ch.round) >> ch.right;
 }
 
 /// v clamped to [Lo, Hi] (SSAT where that is int8's whole range).
@@ -95,14 +91,14 @@ inline T output_value(int32_t acc, const Channel &ch) {
 /// compiler writes it), and back.
 inline void store_channel(const Channel &ch, int32_t *params, int c) {
   int32_t *p = params + c * kChannelWords;
-  const int32_t words[kChannelWords] = {ch.bias,  ch.multiplier, ch.left,      ch.right,
-                                        ch.round, ch.negative,   ch.twice_bias};
+  const int32_t words[kChannelWords] = {ch.bias, ch.multiplier, ch.left,
+                                        ch.right, ch.round,      ch.up};
   for (int i = 0; i < kChannelWords; ++i)
     p[i] = words[i];
 }
 inline Channel load_channel(const int32_t *params, int c) {
   const int32_t *p = params + c * kChannelWords;
-  return {p[0], p[1], p[2], p[3], p[4], p[5], p[6]};
+  return {p[0], p[1], p[2], p[3], p[4], p[5]};
 }
 
 /// Depth values per step of the convolution's inner loop: two int16 pairs

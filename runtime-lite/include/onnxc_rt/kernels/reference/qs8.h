@@ -7,7 +7,7 @@
 // asymmetric int8 (or uint8), biases int32 with scale x_scale * w_scale[c].
 // A product's int32 accumulator is brought to the output's quantization by
 // a fixed-point multiplier: the real factor x_scale * w_scale[c] / y_scale
-// as a Q31 number and a power-of-two shift (gemmlowp's rounding), so every
+// as a Q31 number and a power-of-two shift, rounded once, so every
 // target computes the same integers, bit for bit, without floating point.
 // These kernels are the oracle the optimised ones are tested against; the
 // compiler computes multipliers with the same quantize_multiplier.
@@ -54,35 +54,40 @@ inline Multiplier quantize_multiplier(double real) {
   return {static_cast<int32_t>(q), exponent};
 }
 
-/// round(a * b / 2^31), saturating the one overflowing case (gemmlowp).
-inline int32_t saturating_rounding_doubling_high_mul(int32_t a, int32_t b) {
-  if (a == b && a == std::numeric_limits<int32_t>::min())
-    return std::numeric_limits<int32_t>::max();
-  const int64_t ab = int64_t(a) * int64_t(b);
-  const int64_t nudge = ab >= 0 ? (int64_t(1) << 30) : (1 - (int64_t(1) << 30));
-  return static_cast<int32_t>((ab + nudge) / (int64_t(1) << 31));
+/// The two shifts of a multiplier's power of two 2^(shift - 31): the
+/// accumulator is scaled up by 2^left before the product and the product
+/// down by 2^(31 + right) after it. right is at least 1, so that the one
+/// rounding is always the last shift's (a factor of 0.5 or more scales up
+/// by one more bit instead).
+struct Shifts {
+  int32_t left, right;
+};
+
+inline Shifts split_shift(int32_t shift) {
+  return shift >= 0 ? Shifts{shift + 1, 1} : Shifts{0, -shift};
 }
 
-/// x / 2^exponent rounded to nearest, ties away from zero (gemmlowp).
-inline int32_t rounding_divide_by_pot(int32_t x, int32_t exponent) {
-  const int32_t mask = static_cast<int32_t>((int64_t(1) << exponent) - 1);
-  const int32_t remainder = x & mask;
-  const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-  return (x >> exponent) + (remainder > threshold ? 1 : 0);
-}
-
-/// x * multiplier * 2^(shift - 31), rounded (TFLite's
-/// MultiplyByQuantizedMultiplier). A positive shift scales x up first
-/// (saturating at int32's range).
+/// x * multiplier * 2^(shift - 31) rounded once, to nearest with ties
+/// up: TFLite's and CMSIS-NN's single-rounding MultiplyByQuantizedMultiplier.
+/// With x' = x * 2^left saturated to int32 (a value that saturates is
+/// beyond any int8 output's range either way), it is
+///   floor((x' * multiplier + 2^(30 + right)) / 2^(31 + right))
+/// and that is how the vector kernels compute it: h = floor(x' * multiplier
+/// / 2^31) (a doubling high product, truncated: SQDMULH, SMMUL of 2x), then
+/// ((h >> (right - 1)) + 1) >> 1 (a rounding shift: SRSHL), which cannot
+/// overflow (h < 2^31 - 1). Rounding once keeps the result within
+/// half a step of x times the real factor (gemmlowp's two roundings were
+/// up to one step off; their flips were most of the one-step differences
+/// against ONNX Runtime's float requantization).
 inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift) {
-  const int32_t left = shift > 0 ? shift : 0, right = shift > 0 ? 0 : -shift;
-  int64_t scaled = int64_t(x) * (int64_t(1) << left);
+  const Shifts s = split_shift(shift);
+  int64_t scaled = int64_t(x) * (int64_t(1) << s.left);
   if (scaled > std::numeric_limits<int32_t>::max())
     scaled = std::numeric_limits<int32_t>::max();
   if (scaled < std::numeric_limits<int32_t>::min())
     scaled = std::numeric_limits<int32_t>::min();
-  return rounding_divide_by_pot(
-      saturating_rounding_doubling_high_mul(static_cast<int32_t>(scaled), multiplier), right);
+  const int64_t round = int64_t(1) << (30 + s.right);
+  return static_cast<int32_t>((scaled * multiplier + round) >> (31 + s.right));
 }
 
 /// v clamped to [lo, hi] as T.

@@ -17,9 +17,9 @@
 //  add              same-shape inputs (the broadcast ones run the reference).
 //
 // The requantization is reference/qs8.h's multiply_by_quantized_multiplier
-// per lane: saturating left shift, rounding doubling high multiply,
-// rounding right shift (rounding_doubling_high_mul documents why the
-// 64-bit form is the same integer).
+// per lane: saturating left shift, truncated doubling high multiply,
+// rounding right shift (the one rounding; the reference says why the
+// three steps are its 64-bit form).
 #ifndef ONNXC_RT_SIMD_QS8_H
 #define ONNXC_RT_SIMD_QS8_H
 
@@ -38,15 +38,16 @@ namespace detail {
 constexpr int kLanes = VecI::kLanes;
 
 /// The per-lane constants of a requantization: multiplier, left and right
-/// shift (from reference/qs8.h's shift: left = max(shift, 0), right =
-/// max(-shift, 0)) and the value added to the accumulator first.
+/// shift (reference/qs8.h's split_shift: left = max(shift + 1, 0), right =
+/// max(-shift, 1)) and the value added to the accumulator first.
 struct Requant {
   VecI add, multiplier, left, right;
 };
 
 inline Requant requant_broadcast(int32_t add, int32_t multiplier, int32_t shift) {
-  return {VecI::broadcast(add), VecI::broadcast(multiplier),
-          VecI::broadcast(shift > 0 ? shift : 0), VecI::broadcast(shift > 0 ? 0 : -shift)};
+  const ref::qs8::Shifts s = ref::qs8::split_shift(shift);
+  return {VecI::broadcast(add), VecI::broadcast(multiplier), VecI::broadcast(s.left),
+          VecI::broadcast(s.right)};
 }
 
 /// Lanes [0, n) of p, the rest 0 (reads nothing past them).
@@ -66,12 +67,13 @@ inline Requant requant_columns(const int32_t *add, const int32_t *multiplier,
   const VecI s = count > 1 ? load_first(shift + col, n) : VecI::broadcast(shift[0]);
   return {load_first(add + col, n),
           count > 1 ? load_first(multiplier + col, n) : VecI::broadcast(multiplier[0]),
-          VecI::max(s, VecI::zero()), VecI::max(VecI::sub(VecI::zero(), s), VecI::zero())};
+          VecI::max(VecI::add(s, VecI::broadcast(1)), VecI::zero()),
+          VecI::max(VecI::sub(VecI::zero(), s), VecI::broadcast(1))};
 }
 
 /// reference/qs8.h's multiply_by_quantized_multiplier, lane by lane (the
 /// ISA header's VecI: generic vector code in int_ops.inc, or instructions
-/// that do it, as NEON's SQSHL / SQRDMULH / SRSHL).
+/// that do it, as NEON's SQSHL / SQDMULH / SRSHL).
 ONNXC_RT_SIMD_INLINE VecI multiply_by_quantized_multiplier(VecI x, VecI multiplier, VecI left,
                                                            VecI right) {
   return VecI::multiply_by_quantized_multiplier(x, multiplier, left, right);

@@ -96,15 +96,12 @@ struct VecI {
 #undef ONNXC_RT_SIMD_ISA_HAS_MLA_WIDENED
 #undef ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
   /// reference/qs8.h's multiply_by_quantized_multiplier in the instructions
-  /// made for it: SQSHL (the saturating left shift), SQRDMULH, and the
-  /// division by 2^right rounding half away from zero as SRSHL (which
-  /// rounds half up) after subtracting 1 from negative values when
-  /// right > 0 (SQADD: INT32_MIN, a multiple of 2^right, stays exact).
+  /// made for it: SQSHL (the saturating left shift), SQDMULH (the truncated
+  /// doubling high product) and SRSHL by -right (the one rounding: half up,
+  /// computed without overflow).
   static VecI multiply_by_quantized_multiplier(VecI x, VecI multiplier, VecI left, VecI right) {
-    const int32x4_t h = vqrdmulhq_s32(vqshlq_s32(x.v, left.v), multiplier.v);
-    const int32x4_t down = vnegq_s32(right.v); // its sign bit: right > 0
-    const int32x4_t fixup = vshrq_n_s32(vandq_s32(h, down), 31);
-    return {vrshlq_s32(vqaddq_s32(h, fixup), down)};
+    const int32x4_t h = vqdmulhq_s32(vqshlq_s32(x.v, left.v), multiplier.v);
+    return {vrshlq_s32(h, vnegq_s32(right.v))};
   }
   /// acc[j] += the 4 values at p + 4 j (int8 or uint8), widened, times w,
   /// for j < N: for N = 4, 16 bytes widened to 16 bits once (SXTL/UXTL) and
@@ -195,9 +192,9 @@ struct VecI {
 #endif
   }
 
-  /// (a * b + 2^30) >> 31 per lane, for b != INT32_MIN: SQRDMULH, whose
+  /// floor(a * b / 2^31) per lane, for b != INT32_MIN: SQDMULH, whose
   /// saturation only bites at a = b = INT32_MIN.
-  static VecI rounding_doubling_high_mul(VecI a, VecI b) { return {vqrdmulhq_s32(a.v, b.v)}; }
+  static VecI doubling_high_mul(VecI a, VecI b) { return {vqdmulhq_s32(a.v, b.v)}; }
 
   /// Lanes widened from kLanes values of T (int8_t, uint8_t or int16_t).
   template <typename T> static VecI widen(const T *p) {

@@ -221,28 +221,23 @@ struct VecI {
 #endif
   }
 
-  /// (a * b + 2^30) >> 31 per lane from the exact 64-bit product: gemmlowp's
-  /// saturating rounding doubling high multiply (its nudge and truncation
-  /// reduce to this), for b != INT32_MIN.
-  static VecI rounding_doubling_high_mul(VecI a, VecI b) {
+  /// floor(a * b / 2^31) per lane from the exact 64-bit product (the
+  /// truncated doubling high multiply), for b != INT32_MIN.
+  static VecI doubling_high_mul(VecI a, VecI b) {
     // vpmuldq on the even lanes and on the odd ones shifted down. (The
     // AVX-512 intrinsics in their zero-masked form, all lanes on: GCC 12
     // warns falsely inside the unmasked ones, whose pass-through is undefined.)
 #if defined(__AVX512F__)
-    const __m512i round = _mm512_set1_epi64(int64_t(1) << 30);
-    const __m512i even = _mm512_add_epi64(_mm512_maskz_mul_epi32(0xFF, a.raw(), b.raw()), round);
-    const __m512i odd = _mm512_add_epi64(
-        _mm512_maskz_mul_epi32(0xFF, _mm512_maskz_srli_epi64(0xFF, a.raw(), 32),
-                               _mm512_maskz_srli_epi64(0xFF, b.raw(), 32)),
-        round);
+    const __m512i even = _mm512_maskz_mul_epi32(0xFF, a.raw(), b.raw());
+    const __m512i odd = _mm512_maskz_mul_epi32(0xFF, _mm512_maskz_srli_epi64(0xFF, a.raw(), 32),
+                                               _mm512_maskz_srli_epi64(0xFF, b.raw(), 32));
     // Bits 31..62 of each product: the low half of even >> 31, the high half of odd << 1.
     return of(_mm512_mask_blend_epi32(0xAAAA, _mm512_maskz_srli_epi64(0xFF, even, 31),
                                       _mm512_maskz_slli_epi64(0xFF, odd, 1)));
 #else
-    const __m256i round = _mm256_set1_epi64x(int64_t(1) << 30);
-    const __m256i even = _mm256_add_epi64(_mm256_mul_epi32(a.raw(), b.raw()), round);
-    const __m256i odd = _mm256_add_epi64(
-        _mm256_mul_epi32(_mm256_srli_epi64(a.raw(), 32), _mm256_srli_epi64(b.raw(), 32)), round);
+    const __m256i even = _mm256_mul_epi32(a.raw(), b.raw());
+    const __m256i odd =
+        _mm256_mul_epi32(_mm256_srli_epi64(a.raw(), 32), _mm256_srli_epi64(b.raw(), 32));
     return of(_mm256_blend_epi32(_mm256_srli_epi64(even, 31), _mm256_slli_epi64(odd, 1), 0xAA));
 #endif
   }

@@ -295,9 +295,13 @@ LogicalResult GraphImporter::checkOpsAndDomains(const ::onnx::GraphProto &g) {
     const ::onnx::NodeProto &node = g.node(i);
     StringRef domain = node.domain();
     if (!domain.empty() && domain != "ai.onnx") {
-      emitError(nodeLoc(node, i)) << "operator '" << node.op_type()
-                                  << "' of custom domain '" << domain
-                                  << "' is not supported";
+      if (isContribOp(domain, node.op_type()))
+        continue;
+      InFlightDiagnostic d = emitError(nodeLoc(node, i))
+                             << "operator '" << node.op_type() << "' of custom domain '"
+                             << domain << "' is not supported";
+      if (domain == "com.microsoft")
+        d << " (of com.microsoft, onnxc imports " << contribOpNames() << ")";
       ok = false;
       continue;
     }
@@ -764,7 +768,8 @@ LogicalResult GraphImporter::importNode(const ::onnx::NodeProto &node, int index
     if (*handled)
       return success();
   }
-  if (failed(applyOpsetHandler(ni)))
+  const bool defaultDomain = node.domain().empty() || node.domain() == "ai.onnx";
+  if (failed(defaultDomain ? applyOpsetHandler(ni) : importContribOp(ni, node.domain())))
     return failure();
 
   SmallVector<Value> outputs;

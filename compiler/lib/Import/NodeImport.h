@@ -63,6 +63,13 @@ struct NodeImport {
 /// error was emitted at the node.
 mlir::LogicalResult applyOpsetHandler(NodeImport &node);
 
+/// ONNX Runtime's com.microsoft QLinear* ops (ContribOps.cpp): whether
+/// (domain, op type) is one, their names for messages, and the import as
+/// DequantizeLinear -> float op -> QuantizeLinear.
+bool isContribOp(llvm::StringRef domain, llvm::StringRef opType);
+std::string contribOpNames();
+mlir::LogicalResult importContribOp(NodeImport &node, llvm::StringRef domain);
+
 /// ONNX ops that have no dialect op of their own: their handler expresses
 /// them with other ops (CastLike -> Cast, DepthToSpace -> Reshape/Transpose).
 bool expandedAtImport(llvm::StringRef opType);

@@ -161,6 +161,17 @@ TEST_CASE("qs8 conv2d and depthwise_conv2d match the reference", "[simd][qs8]") 
   }
 }
 
+TEST_CASE("qs8 convolutions over rows of every short width", "[simd][qs8]") {
+  // The padded planes copy and fill rows in 16-, 8- and 4-byte pieces and
+  // stride-2 rows by even/odd bytes: every row width around those sizes.
+  int variant = 0;
+  for (int64_t w = 1; w <= 36; ++w)
+    for (int64_t s = 1; s <= 2; ++s, ++variant) {
+      checkConv<int8_t>({2, 3, w, 2, 3, 3, 1, s, 1, 1, 1, 1, 1, 1, 2}, variant);  // depthwise
+      checkConv<uint8_t>({2, 3, w, 3, 3, 3, 1, s, 1, 1, 1, 1, 1, 1, 1}, variant); // dense
+    }
+}
+
 namespace {
 template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int64_t n, int variant) {
   auto a = randomQ<T>(rows * depth);

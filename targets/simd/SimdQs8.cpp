@@ -72,7 +72,8 @@ ProviderResult lowerQConv(QConvOp op) {
       pack::padded_plane(ys[2], ys[3], kernel[0], kernel[1], g->strides[0], g->strides[1],
                          g->dilations[0], g->dilations[1]);
   if (cg == 1 && m == group) {
-    if (kernel[1] > pack::kMaxDepthwiseKernelW)
+    if (kernel[1] > pack::kMaxDepthwiseKernelW ||
+        kernel[0] * kernel[1] > pack::kMaxDepthwiseTaps)
       return std::nullopt;
     // The taps read x itself: the zero point folds as it is.
     std::vector<int32_t> folded(m);

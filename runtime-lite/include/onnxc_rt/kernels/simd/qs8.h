@@ -464,11 +464,12 @@ namespace detail {
 constexpr int kDepthwiseVectors = kLanes == 4 ? 4 : 1;
 
 /// NV vectors of depthwise outputs of one row from ox: the kh x kw taps
-/// over the padded rows at `rows` (row_step apart), requantized into y
-/// (the output row, ow wide).
+/// (weights broadcast by VecI::broadcast_short, row-major) over the padded
+/// rows at `rows` (row_step apart), requantized into y (the output row, ow
+/// wide).
 template <int NV, typename T>
 ONNXC_RT_SIMD_INLINE void depthwise_tile(const uint8_t *rows, int64_t row_step,
-                                         const int64_t *column, const int8_t *wc, int64_t kh,
+                                         const int64_t *column, const VecI *taps, int64_t kh,
                                          int64_t kw, int64_t ox, const Requant &q, VecI y_zp,
                                          VecI act_min, VecI act_max, T *y, int64_t ow) {
   VecI acc[NV];
@@ -477,7 +478,7 @@ ONNXC_RT_SIMD_INLINE void depthwise_tile(const uint8_t *rows, int64_t row_step,
   for (int64_t ky = 0; ky < kh; ++ky) {
     const T *row = reinterpret_cast<const T *>(rows + ky * row_step) + ox;
     for (int64_t kx = 0; kx < kw; ++kx)
-      VecI::mla_widened(acc, row + column[kx], int16_t(wc[ky * kw + kx]));
+      VecI::mla_widened(acc, row + column[kx], taps[ky * kw + kx]);
   }
   for (int v = 0; v < NV; ++v) {
     const int64_t left = ow - ox - int64_t(v) * kLanes;
@@ -489,13 +490,13 @@ ONNXC_RT_SIMD_INLINE void depthwise_tile(const uint8_t *rows, int64_t row_step,
 /// depthwise_tile<nv> for nv in [1, kDepthwiseVectors].
 template <typename T, int NV = kDepthwiseVectors>
 void depthwise_tiles(int64_t nv, const uint8_t *rows, int64_t row_step, const int64_t *column,
-                     const int8_t *wc, int64_t kh, int64_t kw, int64_t ox, const Requant &q,
+                     const VecI *taps, int64_t kh, int64_t kw, int64_t ox, const Requant &q,
                      VecI y_zp, VecI act_min, VecI act_max, T *y, int64_t ow) {
   if (nv == NV)
-    return depthwise_tile<NV>(rows, row_step, column, wc, kh, kw, ox, q, y_zp, act_min, act_max,
-                              y, ow);
+    return depthwise_tile<NV>(rows, row_step, column, taps, kh, kw, ox, q, y_zp, act_min,
+                              act_max, y, ow);
   if constexpr (NV > 1)
-    depthwise_tiles<T, NV - 1>(nv, rows, row_step, column, wc, kh, kw, ox, q, y_zp, act_min,
+    depthwise_tiles<T, NV - 1>(nv, rows, row_step, column, taps, kh, kw, ox, q, y_zp, act_min,
                                act_max, y, ow);
 }
 
@@ -503,7 +504,7 @@ void depthwise_tiles(int64_t nv, const uint8_t *rows, int64_t row_step, const in
 
 /// A quantized depthwise 2-D convolution (one input and one output channel
 /// per group): w (M, 1, KH, KW) as ONNX stores it (KW <=
-/// kMaxDepthwiseKernelW); `bias` the folded per-channel constant of
+/// kMaxDepthwiseKernelW, KH * KW <= kMaxDepthwiseTaps); `bias` the folded per-channel constant of
 /// fold_zero_point with u_zp = x_zp (the taps read x itself, widened, and
 /// the padding is x_zp). Scratch: depthwise_scratch_bytes(...).
 template <typename T>
@@ -529,7 +530,10 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
   for (int64_t p = 0; p < in_shape[0] * g.c; ++p) {
     const int64_t ch = p % g.c;
     pad_plane(x + p * g.h * g.w, g, pp, pad, scratch);
-    const int8_t *wc = w + ch * g.kh * g.kw;
+    // The channel's weights broadcast once, not at every tile.
+    VecI taps[kMaxDepthwiseTaps];
+    for (int64_t t = 0; t < g.kh * g.kw; ++t)
+      taps[t] = VecI::broadcast_short(w[ch * g.kh * g.kw + t]);
     const int64_t k = count > 1 ? ch : 0;
     const Requant q = requant_broadcast(bias[ch], multiplier[k], shift[k]);
     T *yp = y + p * g.oh * g.ow;
@@ -539,7 +543,7 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
       for (int64_t ox = 0; ox < g.ow; ox += kDepthwiseVectors * kLanes) {
         const int64_t vecs = (g.ow - ox + kLanes - 1) / kLanes;
         depthwise_tiles(vecs < kDepthwiseVectors ? vecs : kDepthwiseVectors,
-                        scratch + oy * g.sh * row_bytes, g.dh * row_bytes, column, wc, g.kh,
+                        scratch + oy * g.sh * row_bytes, g.dh * row_bytes, column, taps, g.kh,
                         g.kw, ox, q, vzp, vmin, vmax, yp + oy * g.ow, g.ow);
       }
   }

@@ -127,9 +127,10 @@ inline int64_t conv_scratch_bytes(int64_t depth, int64_t pixels, int64_t planes,
   return round_up(depth, 4) * block + 4 * block + 64 + (reads_input ? 0 : planes * plane.bytes());
 }
 
-/// Most kernel columns a depthwise convolution's tap table holds (wider
-/// kernels run the reference kernel).
+/// Most kernel columns and taps a depthwise convolution's tables hold
+/// (larger kernels run the reference kernel).
 constexpr int64_t kMaxDepthwiseKernelW = 16;
+constexpr int64_t kMaxDepthwiseTaps = 64;
 
 /// Bytes of scratch a depthwise convolution needs: one padded plane.
 inline int64_t depthwise_scratch_bytes(const PaddedPlane &plane) { return plane.bytes() + 64; }

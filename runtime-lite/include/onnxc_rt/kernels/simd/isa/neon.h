@@ -106,7 +106,7 @@ struct VecI {
   /// acc[j] += the 4 values at p + 4 j (int8 or uint8), widened, times w,
   /// for j < N: for N = 4, 16 bytes widened to 16 bits once (SXTL/UXTL) and
   /// multiplied into 32 bits by SMLAL, 4 instructions per 16 products.
-  template <int N, typename T> static void mla_widened(VecI (&acc)[N], const T *p, int16_t w) {
+  template <int N, typename T> static void mla_widened(VecI (&acc)[N], const T *p, VecI w) {
     if constexpr (N == 4) {
       int16x8_t lo, hi;
       if constexpr (T(-1) < T(0)) {
@@ -118,7 +118,7 @@ struct VecI {
         lo = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(b)));
         hi = vreinterpretq_s16_u16(vmovl_high_u8(b));
       }
-      const int16x8_t wv = vdupq_n_s16(w);
+      const int16x8_t wv = vreinterpretq_s16_s32(w.v);
       acc[0].v = vmlal_s16(acc[0].v, vget_low_s16(lo), vget_low_s16(wv));
       acc[1].v = vmlal_high_s16(acc[1].v, lo, wv);
       acc[2].v = vmlal_s16(acc[2].v, vget_low_s16(hi), vget_low_s16(wv));
@@ -127,10 +127,12 @@ struct VecI {
       mla_widened_each(acc, p, w);
     }
   }
-  /// a * b per lane, b from broadcast_short (a 16-bit value; on NEON the
-  /// plain 32-bit multiply).
-  static VecI mul_short(VecI a, VecI b) { return {a.v * b.v}; }
-  static VecI broadcast_short(int16_t x) { return broadcast(int32_t(x)); }
+  /// acc + a * b per lane, b from broadcast_short: a 16-bit value in all 8
+  /// halves (as SMLAL takes it), widened back for the 32-bit MLA.
+  static VecI mla_short(VecI acc, VecI a, VecI b) {
+    return {vmlaq_s32(acc.v, a.v, vmovl_s16(vget_low_s16(vreinterpretq_s16_s32(b.v))))};
+  }
+  static VecI broadcast_short(int16_t x) { return {vreinterpretq_s32_s16(vdupq_n_s16(x))}; }
 
   /// acc + sum over each lane's 4 bytes of u[j] * s[j] (u unsigned, s signed).
   static VecI dot_u8s8(VecI acc, VecI u, VecI s) {

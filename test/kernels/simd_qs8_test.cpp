@@ -143,6 +143,8 @@ const ConvCase kConvCases[] = {
     {7, 15, 13, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},     // depthwise strided
     {5, 19, 37, 5, 5, 5, 1, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5, mixed strides
     {4, 16, 16, 4, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 4},     // depthwise dilated
+    {4, 12, 21, 4, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 4},     // depthwise 7x7 (taps not unrolled)
+    {3, 9, 18, 3, 1, 3, 1, 2, 0, 1, 0, 1, 1, 1, 3},      // depthwise 1x3, strided
     {6, 9, 9, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},      // grouped, one input channel each
     {3, 5, 69, 5, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},      // wide strided rows (16-byte phase copies)
     {4, 6, 70, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},      // depthwise, wide strided rows

@@ -466,19 +466,21 @@ constexpr int kDepthwiseVectors = kLanes == 4 ? 4 : 1;
 /// NV vectors of depthwise outputs of one row from ox: the kh x kw taps
 /// (weights broadcast by VecI::broadcast_short, row-major) over the padded
 /// rows at `rows` (row_step apart), requantized into y (the output row, ow
-/// wide).
-template <int NV, typename T>
+/// wide). KH, KW: the kernel's extent when known at compile time (the tap
+/// loops unroll), 0 for kh x kw.
+template <int KH, int KW, int NV, typename T>
 ONNXC_RT_SIMD_INLINE void depthwise_tile(const uint8_t *rows, int64_t row_step,
                                          const int64_t *column, const VecI *taps, int64_t kh,
                                          int64_t kw, int64_t ox, const Requant &q, VecI y_zp,
                                          VecI act_min, VecI act_max, T *y, int64_t ow) {
+  const int64_t taps_h = KH ? KH : kh, taps_w = KW ? KW : kw;
   VecI acc[NV];
   for (int v = 0; v < NV; ++v)
     acc[v] = VecI::zero();
-  for (int64_t ky = 0; ky < kh; ++ky) {
+  for (int64_t ky = 0; ky < taps_h; ++ky) {
     const T *row = reinterpret_cast<const T *>(rows + ky * row_step) + ox;
-    for (int64_t kx = 0; kx < kw; ++kx)
-      VecI::mla_widened(acc, row + column[kx], taps[ky * kw + kx]);
+    for (int64_t kx = 0; kx < taps_w; ++kx)
+      VecI::mla_widened(acc, row + column[kx], taps[ky * taps_w + kx]);
   }
   for (int v = 0; v < NV; ++v) {
     const int64_t left = ow - ox - int64_t(v) * kLanes;
@@ -487,25 +489,52 @@ ONNXC_RT_SIMD_INLINE void depthwise_tile(const uint8_t *rows, int64_t row_step,
   }
 }
 
-/// depthwise_tile<nv> for nv in [1, kDepthwiseVectors].
-template <typename T, int NV = kDepthwiseVectors>
-void depthwise_tiles(int64_t nv, const uint8_t *rows, int64_t row_step, const int64_t *column,
-                     const VecI *taps, int64_t kh, int64_t kw, int64_t ox, const Requant &q,
-                     VecI y_zp, VecI act_min, VecI act_max, T *y, int64_t ow) {
+/// depthwise_tile<KH, KW, nv> for nv in [1, kDepthwiseVectors].
+template <int KH, int KW, typename T, int NV = kDepthwiseVectors>
+ONNXC_RT_SIMD_INLINE void depthwise_tiles(int64_t nv, const uint8_t *rows, int64_t row_step,
+                                          const int64_t *column, const VecI *taps, int64_t kh,
+                                          int64_t kw, int64_t ox, const Requant &q, VecI y_zp,
+                                          VecI act_min, VecI act_max, T *y, int64_t ow) {
   if (nv == NV)
-    return depthwise_tile<NV>(rows, row_step, column, taps, kh, kw, ox, q, y_zp, act_min,
-                              act_max, y, ow);
+    return depthwise_tile<KH, KW, NV>(rows, row_step, column, taps, kh, kw, ox, q, y_zp,
+                                      act_min, act_max, y, ow);
   if constexpr (NV > 1)
-    depthwise_tiles<T, NV - 1>(nv, rows, row_step, column, taps, kh, kw, ox, q, y_zp, act_min,
-                               act_max, y, ow);
+    depthwise_tiles<KH, KW, T, NV - 1>(nv, rows, row_step, column, taps, kh, kw, ox, q, y_zp,
+                                       act_min, act_max, y, ow);
+}
+
+/// The output plane of one channel from its padded input plane. The taps,
+/// column offsets and requantization are copied into locals first: y is a
+/// byte pointer, which may alias anything the caller's arrays hold, so
+/// without the copies every tile would load them again.
+template <int KH, int KW, typename T>
+void depthwise_plane(const uint8_t *plane, const Conv2d &g, int64_t row_bytes,
+                     const int64_t *column_in, const VecI *taps_in, const Requant &q_in,
+                     VecI y_zp, VecI act_min, VecI act_max, T *y) {
+  constexpr int64_t kTaps = KH && KW ? KH * KW : kMaxDepthwiseTaps;
+  constexpr int64_t kColumns = KW ? KW : kMaxDepthwiseKernelW;
+  VecI taps[kTaps];
+  int64_t column[kColumns];
+  for (int64_t t = 0; t < g.kh * g.kw; ++t)
+    taps[t] = taps_in[t];
+  for (int64_t kx = 0; kx < g.kw; ++kx)
+    column[kx] = column_in[kx];
+  const Requant q = q_in;
+  for (int64_t oy = 0; oy < g.oh; ++oy)
+    for (int64_t ox = 0; ox < g.ow; ox += kDepthwiseVectors * kLanes) {
+      const int64_t vecs = (g.ow - ox + kLanes - 1) / kLanes;
+      depthwise_tiles<KH, KW>(vecs < kDepthwiseVectors ? vecs : kDepthwiseVectors,
+                              plane + oy * g.sh * row_bytes, g.dh * row_bytes, column, taps,
+                              g.kh, g.kw, ox, q, y_zp, act_min, act_max, y + oy * g.ow, g.ow);
+    }
 }
 
 } // namespace detail
 
 /// A quantized depthwise 2-D convolution (one input and one output channel
 /// per group): w (M, 1, KH, KW) as ONNX stores it (KW <=
-/// kMaxDepthwiseKernelW, KH * KW <= kMaxDepthwiseTaps); `bias` the folded per-channel constant of
-/// fold_zero_point with u_zp = x_zp (the taps read x itself, widened, and
+/// kMaxDepthwiseKernelW, KH * KW <= kMaxDepthwiseTaps); `bias` the folded
+/// per-channel constant of fold_zero_point with u_zp = x_zp (the taps read x itself, widened, and
 /// the padding is x_zp). Scratch: depthwise_scratch_bytes(...).
 template <typename T>
 void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
@@ -537,15 +566,15 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
     const int64_t k = count > 1 ? ch : 0;
     const Requant q = requant_broadcast(bias[ch], multiplier[k], shift[k]);
     T *yp = y + p * g.oh * g.ow;
-    // Inputs (8-bit, widened) and weights fit 16 bits: vpmaddwd multiplies
-    // on x86, SMLAL on NEON (VecI::mla_widened).
-    for (int64_t oy = 0; oy < g.oh; ++oy)
-      for (int64_t ox = 0; ox < g.ow; ox += kDepthwiseVectors * kLanes) {
-        const int64_t vecs = (g.ow - ox + kLanes - 1) / kLanes;
-        depthwise_tiles(vecs < kDepthwiseVectors ? vecs : kDepthwiseVectors,
-                        scratch + oy * g.sh * row_bytes, g.dh * row_bytes, column, taps, g.kh,
-                        g.kw, ox, q, vzp, vmin, vmax, yp + oy * g.ow, g.ow);
-      }
+    // Inputs (8-bit, widened) and weights fit 16 bits: vpmaddwd / vpdpwssd
+    // on x86, SMLAL on NEON (VecI::mla_widened). 3x3 and 5x5 kernels
+    // unroll their taps.
+    if (g.kh == 3 && g.kw == 3)
+      depthwise_plane<3, 3>(scratch, g, row_bytes, column, taps, q, vzp, vmin, vmax, yp);
+    else if (g.kh == 5 && g.kw == 5)
+      depthwise_plane<5, 5>(scratch, g, row_bytes, column, taps, q, vzp, vmin, vmax, yp);
+    else
+      depthwise_plane<0, 0>(scratch, g, row_bytes, column, taps, q, vzp, vmin, vmax, yp);
   }
 }
 

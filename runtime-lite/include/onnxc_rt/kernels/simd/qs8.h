@@ -87,6 +87,26 @@ ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI
   return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
 }
 
+/// NV vectors of sums requantized and stored narrowed to T at y, the
+/// first `valid` lanes: all of them at once when all are
+/// (VecI::store_narrow_all), else only the vectors that hold some.
+template <int NV, typename T>
+ONNXC_RT_SIMD_INLINE void requantize_store(const VecI (&acc)[NV], const Requant &q, VecI y_zp,
+                                           VecI act_min, VecI act_max, T *y, int64_t valid) {
+  if (valid >= NV * kLanes) {
+    VecI out[NV];
+    for (int v = 0; v < NV; ++v)
+      out[v] = requantize(acc[v], q, y_zp, act_min, act_max);
+    return VecI::store_narrow_all(y, out);
+  }
+  for (int v = 0; v < NV; ++v) {
+    const int64_t left = valid - int64_t(v) * kLanes;
+    if (left > 0)
+      requantize(acc[v], q, y_zp, act_min, act_max)
+          .store_narrow(y + v * kLanes, left < kLanes ? left : kLanes);
+  }
+}
+
 // 16 bytes as a GCC/Clang vector: the byte moves below are written once
 // and compile to punpck/pack/pmax on x86 and zip/uzp/smax on NEON.
 using Bytes = uint8_t __attribute__((vector_size(16)));
@@ -302,7 +322,7 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
         src[j] = row;
       }
     }
-    interleave4(src, nv, static_cast<uint8_t>(flip_of<T>()), panel + k4 * nv);
+    interleave4(src, nv, static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip), panel + k4 * nv);
   }
 }
 
@@ -350,13 +370,12 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       }
     }
   }
-  for (int64_t r = 0; r < rows; ++r)
-    for (int v = 0; v < NV; ++v) {
-      const int64_t left = valid - int64_t(v) * kLanes;
-      if (left > 0)
-        requantize(acc[r][v], q[r], y_zp, act_min, act_max)
-            .store_narrow(y + r * y_stride + v * kLanes, left < kLanes ? left : kLanes);
-    }
+  for (int64_t r = 0; r < rows; ++r) {
+    // A local copy: the stores to y (bytes) could change q[r] for all the
+    // compiler knows, which would reload it for every vector.
+    const Requant qr = q[r];
+    requantize_store(acc[r], qr, y_zp, act_min, act_max, y + r * y_stride, valid);
+  }
 }
 
 /// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2,
@@ -482,11 +501,7 @@ ONNXC_RT_SIMD_INLINE void depthwise_tile(const uint8_t *rows, int64_t row_step,
     for (int64_t kx = 0; kx < taps_w; ++kx)
       VecI::mla_widened(acc, row + column[kx], taps[ky * taps_w + kx]);
   }
-  for (int v = 0; v < NV; ++v) {
-    const int64_t left = ow - ox - int64_t(v) * kLanes;
-    if (left > 0)
-      requantize(acc[v], q, y_zp, act_min, act_max).store_narrow(y + ox + v * kLanes, left);
-  }
+  requantize_store(acc, q, y_zp, act_min, act_max, y + ox, ow - ox);
 }
 
 /// depthwise_tile<KH, KW, nv> for nv in [1, kDepthwiseVectors].
@@ -640,7 +655,8 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   using namespace detail;
   const int64_t depth4 = round_up(depth, 4) / 4, stride = depth4 * 4;
   const int64_t all = round_up(rows, 4);
-  const uint8_t flip = static_cast<uint8_t>(flip_of<T>());
+  // u = a + flip_of<T>() as the dot product packs it (VecI::kPackedFlip).
+  const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   for (int64_t r = 0; r < all; ++r) {
     uint8_t *dst = scratch + r * stride;
     const uint8_t *src = reinterpret_cast<const uint8_t *>(a + r * depth);

@@ -9,7 +9,9 @@
 //   +dotprod  (armv8.2-a)   SDOT on (u - 128) x s, plus 128 * sum(s) (one
 //                           more SDOT of the weights alone: dot_part and
 //                           dot_rest, which the kernels sum apart, the rest
-//                           into the requantization's added constant);
+//                           into the requantization's added constant); the
+//                           kernels pack u as u - 128 already (kPackedFlip),
+//                           so dot_part is the SDOT alone;
 //   armv8-a                 bytes widened to 16 bits, multiplied and summed
 //                           pairwise (exact: 255 * -128 fits 16 bits).
 #ifndef ONNXC_RT_SIMD_ISA_NEON_H
@@ -92,9 +94,11 @@ struct VecI {
   Int v;
 #define ONNXC_RT_SIMD_ISA_HAS_MLA_WIDENED
 #define ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
+#define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
 #include "onnxc_rt/kernels/simd/isa/int_ops.inc"
 #undef ONNXC_RT_SIMD_ISA_HAS_MLA_WIDENED
 #undef ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
+#undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
   /// reference/qs8.h's multiply_by_quantized_multiplier in the instructions
   /// made for it: SQSHL (the saturating left shift), SQDMULH (the truncated
   /// doubling high product) and SRSHL by -right (the one rounding: half up,
@@ -140,7 +144,8 @@ struct VecI {
     return {vusdotq_s32(acc.v, vreinterpretq_u8_s32(u.v), vreinterpretq_s8_s32(s.v))};
 #elif defined(__ARM_FEATURE_DOTPROD)
     // sum (u - 128) * s - sum (-128) * s: both terms exact in int32.
-    return sub(dot_part(acc, u, s), dot_rest(zero(), s));
+    return sub(dot_part(acc, {veorq_s32(u.v, vdupq_n_s32(int32_t(0x80808080u)))}, s),
+               dot_rest(zero(), s));
 #else
     const uint8x16_t ub = vreinterpretq_u8_s32(u.v);
     const int8x16_t sb = vreinterpretq_s8_s32(s.v);
@@ -152,17 +157,26 @@ struct VecI {
 #endif
   }
 
-  /// dot_u8s8 split in two for loops that sum many products sharing s:
-  /// dot_u8s8(acc, u, s) = dot_part(acc, u, s) - dot_rest(0, s), the rest
-  /// depending on s alone, so a loop sums it once per s instead of once per
-  /// product. With +dotprod the part is SDOT on u - 128 and the rest
-  /// -128 * sum(s); elsewhere the part is the whole and the rest zero.
-  static VecI dot_part(VecI acc, VecI u, VecI s) {
+  /// The XOR the kernels apply to u's bytes when they pack them, so that
+  /// dot_part takes them as its instruction does: with SDOT alone, u - 128
+  /// as signed bytes (u ^ 0x80), packed once instead of flipped at every
+  /// product.
 #if !defined(__ARM_FEATURE_MATMUL_INT8) && defined(__ARM_FEATURE_DOTPROD)
-    return {vdotq_s32(acc.v, veorq_s8(vreinterpretq_s8_s32(u.v), vdupq_n_s8(-128)),
-                      vreinterpretq_s8_s32(s.v))};
+  static constexpr uint8_t kPackedFlip = 0x80;
 #else
-    return dot_u8s8(acc, u, s);
+  static constexpr uint8_t kPackedFlip = 0;
+#endif
+  /// dot_u8s8 split in two for loops that sum many products sharing s, u
+  /// packed with kPackedFlip: dot_u8s8(acc, u, s) = dot_part(acc, u ^
+  /// kPackedFlip, s) - dot_rest(0, s), the rest depending on s alone, so a
+  /// loop sums it once per s instead of once per product. With +dotprod the
+  /// part is SDOT on u - 128 and the rest -128 * sum(s); elsewhere the part
+  /// is the whole and the rest zero.
+  static VecI dot_part(VecI acc, VecI packed_u, VecI s) {
+#if !defined(__ARM_FEATURE_MATMUL_INT8) && defined(__ARM_FEATURE_DOTPROD)
+    return {vdotq_s32(acc.v, vreinterpretq_s8_s32(packed_u.v), vreinterpretq_s8_s32(s.v))};
+#else
+    return dot_u8s8(acc, packed_u, s);
 #endif
   }
   static VecI dot_rest(VecI acc, VecI s) {
@@ -182,15 +196,16 @@ struct VecI {
 #else
   static constexpr bool kLaneDot = false;
 #endif
-  /// dot_part(acc, u, lane L of s in every lane).
-  template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {
+  /// dot_part(acc, packed u, lane L of s in every lane).
+  template <int L> static VecI dot_part_lane(VecI acc, VecI packed_u, VecI s) {
 #if defined(__ARM_FEATURE_MATMUL_INT8)
-    return {vusdotq_laneq_s32(acc.v, vreinterpretq_u8_s32(u.v), vreinterpretq_s8_s32(s.v), L)};
+    return {vusdotq_laneq_s32(acc.v, vreinterpretq_u8_s32(packed_u.v), vreinterpretq_s8_s32(s.v),
+                              L)};
 #elif defined(__ARM_FEATURE_DOTPROD)
-    return {vdotq_laneq_s32(acc.v, veorq_s8(vreinterpretq_s8_s32(u.v), vdupq_n_s8(-128)),
-                            vreinterpretq_s8_s32(s.v), L)};
+    return {vdotq_laneq_s32(acc.v, vreinterpretq_s8_s32(packed_u.v), vreinterpretq_s8_s32(s.v),
+                            L)};
 #else
-    return dot_part(acc, u, {vdupq_laneq_s32(s.v, L)});
+    return dot_part(acc, packed_u, {vdupq_laneq_s32(s.v, L)});
 #endif
   }
 
@@ -214,6 +229,28 @@ struct VecI {
   }
 
   /// Stores lanes [0, n) narrowed to T; the values are in T's range.
+  /// The N vectors narrowed to T (their values fit) and stored one after
+  /// another: pairs narrowed into one vector (XTN, XTN2), four 4-lane
+  /// vectors of bytes into one 16-byte store.
+  template <int N, typename T> static void store_narrow_all(T *p, const VecI (&x)[N]) {
+    if constexpr (N % 2 == 0) {
+      for (int j = 0; j < N; j += 2) {
+        const int16x8_t h = vmovn_high_s32(vmovn_s32(x[j].v), x[j + 1].v);
+        if constexpr (sizeof(T) == 2) {
+          vst1q_s16(reinterpret_cast<int16_t *>(p + j * kLanes), h);
+        } else if (N % 4 == 0 && j % 4 == 0) {
+          const int16x8_t h2 = vmovn_high_s32(vmovn_s32(x[j + 2].v), x[j + 3].v);
+          vst1q_s8(reinterpret_cast<int8_t *>(p + j * kLanes), vmovn_high_s16(vmovn_s16(h), h2));
+          j += 2;
+        } else {
+          vst1_s8(reinterpret_cast<int8_t *>(p + j * kLanes), vmovn_s16(h));
+        }
+      }
+    } else {
+      for (int j = 0; j < N; ++j)
+        x[j].store_narrow(p + j * kLanes, kLanes);
+    }
+  }
   template <typename T> void store_narrow(T *p, int64_t n) const {
     const int16x4_t h = vmovn_s32(v);
     // A whole vector is one store; only a tail copies n values (a

@@ -186,7 +186,8 @@ struct VecI {
   static VecI of(Raw r) { return {reinterpret_cast<Int>(r)}; }
 
   /// dot_u8s8 split for loops that share s (see neon.h): on x86 the part
-  /// is the whole product and the rest zero.
+  /// is the whole product and the rest zero, and u is packed as it is.
+  static constexpr uint8_t kPackedFlip = 0;
   static VecI dot_part(VecI acc, VecI u, VecI s) { return dot_u8s8(acc, u, s); }
   static VecI dot_rest(VecI acc, VecI) { return acc; }
   /// No dot product by element on x86 (see neon.h): kernels broadcast.

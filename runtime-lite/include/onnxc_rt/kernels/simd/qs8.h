@@ -355,6 +355,10 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       });
     }
   } else {
+    VecI::DotAcc sums[kConvRows][NV];
+    for (int r = 0; r < kConvRows; ++r)
+      for (int v = 0; v < NV; ++v)
+        sums[r][v] = VecI::dot_acc_zero();
     for (int64_t kk = 0; kk < depth4; ++kk) {
       const uint8_t *a = panel + kk * panel_stride;
       VecI x[NV];
@@ -366,9 +370,12 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
         __builtin_memcpy(&four, wk + r * 4, 4);
         const VecI wb = VecI::broadcast(four);
         for (int v = 0; v < NV; ++v)
-          acc[r][v] = VecI::dot_part(acc[r][v], x[v], wb);
+          sums[r][v] = VecI::dot_acc(sums[r][v], x[v], wb);
       }
     }
+    for (int r = 0; r < kConvRows; ++r)
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = VecI::dot_total(sums[r][v]);
   }
   for (int64_t r = 0; r < rows; ++r) {
     // A local copy: the stores to y (bytes) could change q[r] for all the
@@ -379,8 +386,12 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
 }
 
 /// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2,
-/// 16 of 32 on NEON (whose 4-lane vectors want more of them per tile).
-constexpr int kConvVectors = kLanes == 16 ? 6 : kLanes == 4 ? 4 : 2;
+/// 16 of 32 on NEON (whose 4-lane vectors want more of them per tile), 8
+/// where a DotAcc is two vectors (armv8-a: 16 registers of pair sums).
+constexpr int kConvVectors = kLanes == 16                              ? 6
+                             : sizeof(VecI::DotAcc) > sizeof(VecI) ? 2
+                             : kLanes == 4                         ? 4
+                                                                   : 2;
 
 /// conv_tile<nv> for nv in [1, kConvVectors].
 template <typename T, int NV = kConvVectors>

@@ -12,8 +12,9 @@
 //                           into the requantization's added constant); the
 //                           kernels pack u as u - 128 already (kPackedFlip),
 //                           so dot_part is the SDOT alone;
-//   armv8-a                 bytes widened to 16 bits, multiplied and summed
-//                           pairwise (exact: 255 * -128 fits 16 bits).
+//   armv8-a                 the same split, the part as SMULL of the signed
+//                           bytes into 16 bits and pairwise sums (a loop
+//                           keeps them as pair sums: DotAcc).
 #ifndef ONNXC_RT_SIMD_ISA_NEON_H
 #define ONNXC_RT_SIMD_ISA_NEON_H
 
@@ -95,10 +96,14 @@ struct VecI {
 #define ONNXC_RT_SIMD_ISA_HAS_MLA_WIDENED
 #define ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
+#if !defined(__ARM_FEATURE_MATMUL_INT8) && !defined(__ARM_FEATURE_DOTPROD)
+#define ONNXC_RT_SIMD_ISA_HAS_DOT_ACC // below
+#endif
 #include "onnxc_rt/kernels/simd/isa/int_ops.inc"
 #undef ONNXC_RT_SIMD_ISA_HAS_MLA_WIDENED
 #undef ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
+#undef ONNXC_RT_SIMD_ISA_HAS_DOT_ACC
   /// reference/qs8.h's multiply_by_quantized_multiplier in the instructions
   /// made for it: SQSHL (the saturating left shift), SQDMULH (the truncated
   /// doubling high product) and SRSHL by -right (the one rounding: half up,
@@ -138,55 +143,65 @@ struct VecI {
   }
   static VecI broadcast_short(int16_t x) { return {vreinterpretq_s32_s16(vdupq_n_s16(x))}; }
 
+  /// The XOR the kernels apply to u's bytes when they pack them, so that
+  /// dot_part takes them as its instructions do: u - 128 as signed bytes
+  /// (u ^ 0x80) for SDOT, and for SMULL on armv8-a, packed once instead of
+  /// flipped at every product; u itself for USDOT.
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+  static constexpr uint8_t kPackedFlip = 0;
+#else
+  static constexpr uint8_t kPackedFlip = 0x80;
+#endif
   /// acc + sum over each lane's 4 bytes of u[j] * s[j] (u unsigned, s signed).
   static VecI dot_u8s8(VecI acc, VecI u, VecI s) {
-#if defined(__ARM_FEATURE_MATMUL_INT8)
-    return {vusdotq_s32(acc.v, vreinterpretq_u8_s32(u.v), vreinterpretq_s8_s32(s.v))};
-#elif defined(__ARM_FEATURE_DOTPROD)
-    // sum (u - 128) * s - sum (-128) * s: both terms exact in int32.
-    return sub(dot_part(acc, {veorq_s32(u.v, vdupq_n_s32(int32_t(0x80808080u)))}, s),
-               dot_rest(zero(), s));
-#else
-    const uint8x16_t ub = vreinterpretq_u8_s32(u.v);
-    const int8x16_t sb = vreinterpretq_s8_s32(s.v);
-    const int16x8_t lo = vmulq_s16(vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(ub))),
-                                   vmovl_s8(vget_low_s8(sb)));
-    const int16x8_t hi = vmulq_s16(vreinterpretq_s16_u16(vmovl_high_u8(ub)), vmovl_high_s8(sb));
-    // Pairs, then pairs of pairs: lane j sums bytes [4j, 4j + 4).
-    return {vaddq_s32(acc.v, vpaddq_s32(vpaddlq_s16(lo), vpaddlq_s16(hi)))};
-#endif
+    const VecI packed{veorq_s32(u.v, vreinterpretq_s32_u8(vdupq_n_u8(kPackedFlip)))};
+    return sub(dot_part(acc, packed, s), dot_rest(zero(), s));
   }
-
-  /// The XOR the kernels apply to u's bytes when they pack them, so that
-  /// dot_part takes them as its instruction does: with SDOT alone, u - 128
-  /// as signed bytes (u ^ 0x80), packed once instead of flipped at every
-  /// product.
-#if !defined(__ARM_FEATURE_MATMUL_INT8) && defined(__ARM_FEATURE_DOTPROD)
-  static constexpr uint8_t kPackedFlip = 0x80;
-#else
-  static constexpr uint8_t kPackedFlip = 0;
-#endif
   /// dot_u8s8 split in two for loops that sum many products sharing s, u
   /// packed with kPackedFlip: dot_u8s8(acc, u, s) = dot_part(acc, u ^
   /// kPackedFlip, s) - dot_rest(0, s), the rest depending on s alone, so a
-  /// loop sums it once per s instead of once per product. With +dotprod the
-  /// part is SDOT on u - 128 and the rest -128 * sum(s); elsewhere the part
-  /// is the whole and the rest zero.
+  /// loop sums it once per s instead of once per product. Without +i8mm
+  /// the part is the products of u - 128 (SDOT, or SMULL and pairwise
+  /// sums) and the rest -128 * sum(s); with it the part is USDOT, the whole.
   static VecI dot_part(VecI acc, VecI packed_u, VecI s) {
-#if !defined(__ARM_FEATURE_MATMUL_INT8) && defined(__ARM_FEATURE_DOTPROD)
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+    return {vusdotq_s32(acc.v, vreinterpretq_u8_s32(packed_u.v), vreinterpretq_s8_s32(s.v))};
+#elif defined(__ARM_FEATURE_DOTPROD)
     return {vdotq_s32(acc.v, vreinterpretq_s8_s32(packed_u.v), vreinterpretq_s8_s32(s.v))};
 #else
-    return dot_u8s8(acc, packed_u, s);
+    return {vaddq_s32(acc.v, dot_total(dot_acc(dot_acc_zero(), packed_u, s)).v)};
 #endif
   }
   static VecI dot_rest(VecI acc, VecI s) {
-#if !defined(__ARM_FEATURE_MATMUL_INT8) && defined(__ARM_FEATURE_DOTPROD)
-    return {vdotq_s32(acc.v, vdupq_n_s8(-128), vreinterpretq_s8_s32(s.v))};
-#else
+#if defined(__ARM_FEATURE_MATMUL_INT8)
     (void)s;
     return acc;
+#elif defined(__ARM_FEATURE_DOTPROD)
+    return {vdotq_s32(acc.v, vdupq_n_s8(-128), vreinterpretq_s8_s32(s.v))};
+#else
+    // Each lane's 4 bytes summed pairwise (SADDLP twice), times -128.
+    const int32x4_t sums = vpaddlq_s16(vpaddlq_s8(vreinterpretq_s8_s32(s.v)));
+    return {vsubq_s32(acc.v, vshlq_n_s32(sums, 7))};
 #endif
   }
+#if !defined(__ARM_FEATURE_MATMUL_INT8) && !defined(__ARM_FEATURE_DOTPROD)
+  /// dot_part's sums as armv8-a adds them best: pair sums, two per lane
+  /// (lo: lanes 0 and 1, hi: lanes 2 and 3, each as the sum of its bytes
+  /// 0-1 and the sum of its bytes 2-3), SMULL / SMULL2 of the signed bytes
+  /// into 16 bits and SADALP into them, four instructions per 16 products;
+  /// dot_total adds the pairs (ADDP) once, after the loop. (|(u - 128) * s|
+  /// <= 2^14: a pair sum grows by at most 2^15 per step.)
+  struct DotAcc {
+    int32x4_t lo, hi;
+  };
+  static DotAcc dot_acc_zero() { return {vdupq_n_s32(0), vdupq_n_s32(0)}; }
+  static DotAcc dot_acc(DotAcc a, VecI packed_u, VecI s) {
+    const int8x16_t u = vreinterpretq_s8_s32(packed_u.v), w = vreinterpretq_s8_s32(s.v);
+    return {vpadalq_s16(a.lo, vmull_s8(vget_low_s8(u), vget_low_s8(w))),
+            vpadalq_s16(a.hi, vmull_high_s8(u, w))};
+  }
+  static VecI dot_total(DotAcc a) { return {vpaddq_s32(a.lo, a.hi)}; }
+#endif
 
   /// Whether dot_part_lane is one instruction (SDOT / USDOT by element): a
   /// kernel then loads four 4-byte groups of s as one vector and uses each

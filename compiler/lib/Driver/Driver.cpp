@@ -657,6 +657,9 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: " << error << "\n";
     return 1;
   }
+  if (o.quantize.enabled())
+    if (int rc = publishQuantizeReport(o.quantize, modelPath, o.quiet))
+      return rc;
   if (!o.quiet && o.emit == "qdq-onnx") {
     llvm::SmallString<256> p(o.outDir);
     llvm::sys::path::append(p, files.front());

@@ -91,6 +91,11 @@ struct ScopedTempDir {
 /// (errors printed, naming the file, input or node).
 int quantizeModel(const std::string &modelPath, const ImportOptions &import,
                   const QuantizeOptions &options, const std::string &qdqPath, bool quiet);
+/// --quantize-report: quantizeModel leaves the report beside `qdqPath`;
+/// once the compile or run has succeeded this copies it to its place, so a
+/// failure leaves no report behind. Returns the exit code.
+int publishQuantizeReport(const QuantizeOptions &options, const std::string &qdqPath,
+                          bool quiet);
 
 /// Why `threads` (--threads) is not acceptable for `target`, or "" if it is:
 /// 1 to ThreadPool::kMaxThreads, and above 1 only where kernels run in parallel.

@@ -497,6 +497,22 @@ std::string reportText(const std::string &modelPath, const CalibrationMethod &me
 
 } // namespace
 
+std::string stagedReportPath(const std::string &qdqPath) { return qdqPath + ".report.md"; }
+
+int publishQuantizeReport(const QuantizeOptions &options, const std::string &qdqPath,
+                          bool quiet) {
+  if (options.reportPath.empty())
+    return kExitOk;
+  if (std::error_code ec = llvm::sys::fs::copy_file(stagedReportPath(qdqPath), options.reportPath)) {
+    llvm::errs() << "onnxc: error: cannot write '" << options.reportPath << "': " << ec.message()
+                 << "\n";
+    return kExitError;
+  }
+  if (!quiet)
+    llvm::outs() << "onnxc: quantization report: " << options.reportPath << "\n";
+  return kExitOk;
+}
+
 int quantizeModel(const std::string &modelPath, const ImportOptions &importOptions,
                   const QuantizeOptions &options, const std::string &qdqPath, bool quiet) {
   auto fail = [](const std::string &msg) {
@@ -582,8 +598,10 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
     return fail("cannot write '" + qdqPath + "'");
   }
 
+  // The report waits beside the QDQ model until the compile (or run) that
+  // follows succeeds: publishQuantizeReport.
   if (!options.reportPath.empty() &&
-      !writeFile(options.reportPath,
+      !writeFile(stagedReportPath(qdqPath),
                  reportText(modelPath, options.method, samples.size(), summary, agreement,
                             options.errorBudgetDb),
                  error))
@@ -614,8 +632,6 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
           llvm::outs() << "; output '" << t.name << "' " << decibels(agreement[t.name].sqnrDb())
                        << " dB, cosine " << llvm::formatv("{0:f5}", agreement[t.name].cosine());
       llvm::outs() << "\n";
-      if (!options.reportPath.empty())
-        llvm::outs() << "onnxc: quantization report: " << options.reportPath << "\n";
     }
   }
   return kExitOk;

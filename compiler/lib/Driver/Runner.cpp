@@ -472,6 +472,8 @@ int runModel(const RunOptions &o) {
   if (!o.quiet)
     llvm::outs() << "onnxc: wrote " << g->iface.graphOutputs.size() << " output(s) to "
                  << o.outputsDir << "\n";
+  if (o.quantize.enabled())
+    return publishQuantizeReport(o.quantize, modelPath, o.quiet);
   return 0;
 }
 

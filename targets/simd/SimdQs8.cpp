@@ -127,7 +127,7 @@ ProviderResult lowerQMatMul(QMatMulOp op) {
                       KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n), mult, shift,
                       KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
                       KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
-                      KernelArg::scratch(pack::fc_scratch_bytes(pack::round_up(rows, 4), k),
+                      KernelArg::scratch(pack::fc_scratch_bytes(pack::round_up(rows, 4), k, n),
                                          "uint8_t")},
                      kSimdQs8Namespace)});
 }

@@ -197,7 +197,7 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
   std::vector<int32_t> folded(n);
   pk::fold_zero_point(w.data(), bias.data(), n, depth, 1, n, a_zp + pk::flip_of<T>(),
                       folded.data());
-  std::vector<uint8_t> scratch(pk::fc_scratch_bytes(pk::round_up(rows, 4), depth));
+  std::vector<uint8_t> scratch(pk::fc_scratch_bytes(pk::round_up(rows, 4), depth, n));
   simd::qs8::fully_connected<T>(a.data(), packed.data(), folded.data(), got.data(), rows, depth,
                                 n, mult.data(), shift.data(), count, y_zp, lo, hi,
                                 scratch.data());

@@ -606,32 +606,32 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
 
 namespace detail {
 
-/// One fully connected tile: 4 rows x NV vectors of columns from col.
+/// Where column c's 4-byte weight groups start in pack_fc_weights' layout
+/// (kFcCols columns a block, depth4 groups of 4 bytes per column).
+inline const int8_t *fc_column(const int8_t *w, int64_t depth4, int64_t c) {
+  return w + (c / kFcCols) * depth4 * kFcCols * 4 + (c % kFcCols) * 4;
+}
+
+/// One fully connected tile: 4 rows x NV vectors of columns from col;
+/// `add` holds each column's constant (the folded bias less the weights'
+/// share that VecI::dot_part leaves out: fully_connected).
 template <int NV, typename T>
 ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8_t *w,
-                                  int64_t depth4, int64_t col, const int32_t *bias,
+                                  int64_t depth4, int64_t col, const int32_t *add,
                                   const int32_t *multiplier, const int32_t *shift, int64_t count,
                                   int64_t n, int64_t rows, VecI y_zp, VecI act_min,
                                   VecI act_max, T *y) {
-  // The sums, and the weights' share that VecI::dot_part leaves out (one
-  // per column vector, taken off q's added constant).
-  VecI acc[4][NV], rest[NV];
-  for (int v = 0; v < NV; ++v) {
-    rest[v] = VecI::zero();
+  VecI acc[4][NV];
+  for (int v = 0; v < NV; ++v)
     for (int r = 0; r < 4; ++r)
       acc[r][v] = VecI::zero();
-  }
   const int8_t *wv[NV];
-  for (int v = 0; v < NV; ++v) {
-    const int64_t c = col + v * kLanes;
-    wv[v] = w + (c / kFcCols) * depth4 * kFcCols * 4 + (c % kFcCols) * 4;
-  }
+  for (int v = 0; v < NV; ++v)
+    wv[v] = fc_column(w, depth4, col + v * kLanes);
   for (int64_t kk = 0; kk < depth4; ++kk) {
     VecI wk[NV];
     for (int v = 0; v < NV; ++v)
       wk[v] = VecI::load(wv[v] + kk * kFcCols * 4);
-    for (int v = 0; v < NV; ++v)
-      rest[v] = VecI::dot_rest(rest[v], wk[v]);
     for (int r = 0; r < 4; ++r) {
       int32_t four;
       __builtin_memcpy(&four, a + r * a_stride + kk * 4, 4);
@@ -645,8 +645,7 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
     if (left <= 0)
       continue;
     const int64_t lanes = left < kLanes ? left : kLanes;
-    Requant q = requant_columns(bias, multiplier, shift, count, c, lanes);
-    q.add = VecI::sub(q.add, rest[v]);
+    const Requant q = requant_columns(add, multiplier, shift, count, c, lanes);
     for (int64_t r = 0; r < rows; ++r)
       requantize(acc[r][v], q, y_zp, act_min, act_max).store_narrow(y + r * n + c, lanes);
   }
@@ -657,7 +656,7 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
 /// A quantized product a (rows, depth) x w (depth, n) (reference/qs8.h's
 /// fully_connected): w packed by pack_fc_weights, `bias` the folded
 /// per-column constant of fold_zero_point. Scratch:
-/// fc_scratch_bytes(rows rounded up to 4, depth).
+/// fc_scratch_bytes(rows rounded up to 4, depth, n).
 template <typename T>
 void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
                      int64_t depth, int64_t n, const int32_t *multiplier, const int32_t *shift,
@@ -674,6 +673,21 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
     for (int64_t k = 0; k < stride; ++k)
       dst[k] = r < rows && k < depth ? uint8_t(src[k] ^ flip) : uint8_t(0);
   }
+  // Each column's constant: the folded bias less the weights' share that
+  // VecI::dot_part leaves out (zero on most ISAs), summed here once for
+  // all the rows instead of in every tile of them.
+  int32_t *add = reinterpret_cast<int32_t *>(scratch + round_up(all * stride, 64));
+  for (int64_t c = 0; c < n; c += kLanes) {
+    const int64_t lanes = n - c < kLanes ? n - c : kLanes;
+    VecI rest = VecI::zero();
+    const int8_t *wc = fc_column(w, depth4, c);
+    for (int64_t kk = 0; kk < depth4; ++kk)
+      rest = VecI::dot_rest(rest, VecI::load(wc + kk * kFcCols * 4));
+    int32_t lane_rest[kLanes];
+    rest.store(lane_rest);
+    for (int64_t i = 0; i < lanes; ++i)
+      add[c + i] = bias[c + i] - lane_rest[i];
+  }
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
   constexpr int64_t kCols = 4 * kLanes;
@@ -684,10 +698,10 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
     for (int64_t c = 0; c < n; c += kCols) {
       const int64_t vecs = (n - c + kLanes - 1) / kLanes;
       switch (vecs < 4 ? vecs : 4) {
-      case 1: fc_tile<1>(ar, stride, w, depth4, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 2: fc_tile<2>(ar, stride, w, depth4, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 3: fc_tile<3>(ar, stride, w, depth4, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      default: fc_tile<4>(ar, stride, w, depth4, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 1: fc_tile<1>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 2: fc_tile<2>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 3: fc_tile<3>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      default: fc_tile<4>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
       }
     }
   }

@@ -142,9 +142,10 @@ inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t st
 }
 
 /// Bytes of scratch a fully connected layer needs: its rows of activations
-/// as unsigned bytes, depth rounded up to 4.
-inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth) {
-  return rows * round_up(depth, 4) + 64;
+/// as the dot product packs them, depth rounded up to 4, then one int32
+/// constant per column (n rounded up to 64).
+inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth, int64_t n) {
+  return round_up(rows * round_up(depth, 4), 64) + round_up(n, 64) * 4 + 64;
 }
 
 } // namespace qs8

@@ -169,7 +169,11 @@ struct VecI {
 #elif defined(__ARM_FEATURE_DOTPROD)
     return {vdotq_s32(acc.v, vreinterpretq_s8_s32(packed_u.v), vreinterpretq_s8_s32(s.v))};
 #else
-    return {vaddq_s32(acc.v, dot_total(dot_acc(dot_acc_zero(), packed_u, s)).v)};
+    // SMULL / SMULL2, the pairs (SADDLP) and the pairs of pairs (ADDP).
+    const int8x16_t u = vreinterpretq_s8_s32(packed_u.v), w = vreinterpretq_s8_s32(s.v);
+    const int32x4_t lo = vpaddlq_s16(vmull_s8(vget_low_s8(u), vget_low_s8(w)));
+    const int32x4_t hi = vpaddlq_s16(vmull_high_s8(u, w));
+    return {vaddq_s32(acc.v, vpaddq_s32(lo, hi))};
 #endif
   }
   static VecI dot_rest(VecI acc, VecI s) {

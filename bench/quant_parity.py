@@ -30,20 +30,26 @@ MODELS = ["cifar_cnn", "squeezenet1_1", "mobilenet_v2", "resnet18", "efficientne
           "shufflenet_v2", "transformer_encoder"]
 
 
+def quantize_e2e_model(name, work):
+    """onnxc's QDQ form of e2e model `name` (MinMax, calibrated on its test
+    input), written in `work`: (its path, the model's test data folder)."""
+    d = os.path.join(ROOT, "build", "test", "models", f"{name}_op13")
+    data = os.path.join(d, "test_data_set_0")
+    cal = os.path.join(work, "cal", "s0")
+    os.makedirs(cal)
+    subprocess.run(["cp", os.path.join(data, "input_0.pb"), cal], check=True)
+    subprocess.run([ONNXC, os.path.join(d, "model.onnx"), "-o", work, "--name", "q",
+                    "--quantize", "int8", "--calibration", os.path.dirname(cal),
+                    "--emit", "qdq-onnx", "--quiet"], check=True)
+    return os.path.join(work, "q.qdq.onnx"), data
+
+
 def main():
     models = sys.argv[1:] or MODELS
     rows = []
     for name in models:
-        d = os.path.join(ROOT, "build", "test", "models", f"{name}_op13")
-        data = os.path.join(d, "test_data_set_0")
         with tempfile.TemporaryDirectory() as work:
-            cal = os.path.join(work, "cal", "s0")
-            os.makedirs(cal)
-            subprocess.run(["cp", os.path.join(data, "input_0.pb"), cal], check=True)
-            subprocess.run([ONNXC, os.path.join(d, "model.onnx"), "-o", work, "--name", "q",
-                            "--quantize", "int8", "--calibration", os.path.dirname(cal),
-                            "--emit", "qdq-onnx", "--quiet"], check=True)
-            qdq = os.path.join(work, "q.qdq.onnx")
+            qdq, data = quantize_e2e_model(name, work)
             x = load_tensor(os.path.join(data, "input_0.pb")).astype(np.float32)
             x.tofile(os.path.join(work, "x.bin"))
             subprocess.run(["node", os.path.join(HERE, "ort_run.js"), qdq,

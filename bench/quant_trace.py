@@ -25,23 +25,15 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
 from onnx_tensors import load_tensor  # noqa: E402
-
-ONNXC = os.path.join(ROOT, "build", "compiler", "tools", "onnxc")
+from quant_parity import ONNXC, quantize_e2e_model  # noqa: E402
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: quant_trace.py MODEL (a folder name of build/test/models without _op13)")
-    d = os.path.join(ROOT, "build", "test", "models", f"{sys.argv[1]}_op13")
-    data = os.path.join(d, "test_data_set_0")
     with tempfile.TemporaryDirectory() as work:
-        cal = os.path.join(work, "cal", "s0")
-        os.makedirs(cal)
-        subprocess.run(["cp", os.path.join(data, "input_0.pb"), cal], check=True)
-        subprocess.run([ONNXC, os.path.join(d, "model.onnx"), "-o", work, "--name", "q",
-                        "--quantize", "int8", "--calibration", os.path.dirname(cal),
-                        "--emit", "qdq-onnx", "--quiet"], check=True)
-        model = onnx.load(os.path.join(work, "q.qdq.onnx"))
+        qdq, data = quantize_e2e_model(sys.argv[1], work)
+        model = onnx.load(qdq)
         g = model.graph
         inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
         tensors = [(n.output[0], float(inits[n.input[1]])) for n in g.node

@@ -676,17 +676,22 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   // Each column's constant: the folded bias less the weights' share that
   // VecI::dot_part leaves out (zero on most ISAs), summed here once for
   // all the rows instead of in every tile of them.
+  // A block of kFcCols columns at a time, its vectors in registers.
   int32_t *add = reinterpret_cast<int32_t *>(scratch + round_up(all * stride, 64));
-  for (int64_t c = 0; c < n; c += kLanes) {
-    const int64_t lanes = n - c < kLanes ? n - c : kLanes;
-    VecI rest = VecI::zero();
-    const int8_t *wc = fc_column(w, depth4, c);
+  constexpr int kBlockVectors = int(kFcCols / kLanes);
+  for (int64_t c0 = 0; c0 < n; c0 += kFcCols) {
+    const int8_t *wb = fc_column(w, depth4, c0);
+    VecI rest[kBlockVectors];
+    for (int v = 0; v < kBlockVectors; ++v)
+      rest[v] = VecI::zero();
     for (int64_t kk = 0; kk < depth4; ++kk)
-      rest = VecI::dot_rest(rest, VecI::load(wc + kk * kFcCols * 4));
-    int32_t lane_rest[kLanes];
-    rest.store(lane_rest);
-    for (int64_t i = 0; i < lanes; ++i)
-      add[c + i] = bias[c + i] - lane_rest[i];
+      for (int v = 0; v < kBlockVectors; ++v)
+        rest[v] = VecI::dot_rest(rest[v], VecI::load(wb + (kk * kFcCols + v * kLanes) * 4));
+    int32_t lanes[kFcCols];
+    for (int v = 0; v < kBlockVectors; ++v)
+      rest[v].store(lanes + v * kLanes);
+    for (int64_t i = 0; i < kFcCols && c0 + i < n; ++i)
+      add[c0 + i] = bias[c0 + i] - lanes[i];
   }
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);

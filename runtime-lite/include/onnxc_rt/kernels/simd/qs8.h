@@ -39,15 +39,18 @@ constexpr int kLanes = VecI::kLanes;
 
 /// The per-lane constants of a requantization: multiplier, left and right
 /// shift (reference/qs8.h's split_shift: left = max(shift + 1, 0), right =
-/// max(-shift, 1)) and the value added to the accumulator first.
+/// max(-shift, 1)) and the value added to the accumulator first;
+/// scales_up: whether any lane's left is above 0 (a factor of 0.5 or more,
+/// rare: without it the saturating left shift is skipped).
 struct Requant {
   VecI add, multiplier, left, right;
+  bool scales_up = true;
 };
 
 inline Requant requant_broadcast(int32_t add, int32_t multiplier, int32_t shift) {
   const ref::qs8::Shifts s = ref::qs8::split_shift(shift);
   return {VecI::broadcast(add), VecI::broadcast(multiplier), VecI::broadcast(s.left),
-          VecI::broadcast(s.right)};
+          VecI::broadcast(s.right), s.left > 0};
 }
 
 /// Lanes [0, n) of p, the rest 0 (reads nothing past them).
@@ -65,10 +68,13 @@ inline VecI load_first(const int32_t *p, int64_t n) {
 inline Requant requant_columns(const int32_t *add, const int32_t *multiplier,
                                const int32_t *shift, int64_t count, int64_t col, int64_t n) {
   const VecI s = count > 1 ? load_first(shift + col, n) : VecI::broadcast(shift[0]);
+  bool scales_up = false;
+  for (int64_t i = 0; i < (count > 1 ? n : 1); ++i)
+    scales_up |= shift[count > 1 ? col + i : 0] >= 0;
   return {load_first(add + col, n),
           count > 1 ? load_first(multiplier + col, n) : VecI::broadcast(multiplier[0]),
           VecI::max(VecI::add(s, VecI::broadcast(1)), VecI::zero()),
-          VecI::max(VecI::sub(VecI::zero(), s), VecI::broadcast(1))};
+          VecI::max(VecI::sub(VecI::zero(), s), VecI::broadcast(1)), scales_up};
 }
 
 /// reference/qs8.h's multiply_by_quantized_multiplier, lane by lane (the
@@ -82,8 +88,9 @@ ONNXC_RT_SIMD_INLINE VecI multiply_by_quantized_multiplier(VecI x, VecI multipli
 /// y_zp + requantized (acc + q.add), clamped to [act_min, act_max].
 ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI act_min,
                                      VecI act_max) {
-  const VecI r = multiply_by_quantized_multiplier(VecI::add(acc, q.add), q.multiplier, q.left,
-                                                  q.right);
+  const VecI x = VecI::add(acc, q.add);
+  const VecI r = q.scales_up ? multiply_by_quantized_multiplier(x, q.multiplier, q.left, q.right)
+                             : VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
   return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
 }
 

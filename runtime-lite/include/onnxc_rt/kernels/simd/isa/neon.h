@@ -112,6 +112,10 @@ struct VecI {
     const int32x4_t h = vqdmulhq_s32(vqshlq_s32(x.v, left.v), multiplier.v);
     return {vrshlq_s32(h, vnegq_s32(right.v))};
   }
+  /// The same where every lane's left is 0 (no SQSHL).
+  static VecI multiply_by_quantized_multiplier_down(VecI x, VecI multiplier, VecI right) {
+    return {vrshlq_s32(vqdmulhq_s32(x.v, multiplier.v), vnegq_s32(right.v))};
+  }
   /// acc[j] += the 4 values at p + 4 j (int8 or uint8), widened, times w,
   /// for j < N: for N = 4, 16 bytes widened to 16 bits once (SXTL/UXTL) and
   /// multiplied into 32 bits by SMLAL, 4 instructions per 16 products.

@@ -89,8 +89,9 @@ ONNXC_RT_SIMD_INLINE VecI multiply_by_quantized_multiplier(VecI x, VecI multipli
 ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI act_min,
                                      VecI act_max) {
   const VecI x = VecI::add(acc, q.add);
-  const VecI r = q.scales_up ? multiply_by_quantized_multiplier(x, q.multiplier, q.left, q.right)
-                             : VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
+  const VecI r = q.scales_up
+                     ? VecI::multiply_by_quantized_multiplier(x, q.multiplier, q.left, q.right)
+                     : VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
   return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
 }
 
@@ -536,20 +537,21 @@ ONNXC_RT_SIMD_INLINE void depthwise_tiles(int64_t nv, const uint8_t *rows, int64
                                        act_min, act_max, y, ow);
 }
 
-/// The output plane of one channel from its padded input plane. The taps,
-/// column offsets and requantization are copied into locals first: y is a
-/// byte pointer, which may alias anything the caller's arrays hold, so
-/// without the copies every tile would load them again.
+/// The output plane of one channel (weights wc) from its padded input
+/// plane. The weights are broadcast once here, not at every tile, and the
+/// column offsets and requantization are copied into locals: y is a byte
+/// pointer, which may alias anything the caller's arrays hold, so without
+/// the copies every tile would load them again.
 template <int KH, int KW, typename T>
 void depthwise_plane(const uint8_t *plane, const Conv2d &g, int64_t row_bytes,
-                     const int64_t *column_in, const VecI *taps_in, const Requant &q_in,
+                     const int64_t *column_in, const int8_t *wc, const Requant &q_in,
                      VecI y_zp, VecI act_min, VecI act_max, T *y) {
   constexpr int64_t kTaps = KH && KW ? KH * KW : kMaxDepthwiseTaps;
   constexpr int64_t kColumns = KW ? KW : kMaxDepthwiseKernelW;
   VecI taps[kTaps];
   int64_t column[kColumns];
   for (int64_t t = 0; t < g.kh * g.kw; ++t)
-    taps[t] = taps_in[t];
+    taps[t] = VecI::broadcast_short(wc[t]);
   for (int64_t kx = 0; kx < g.kw; ++kx)
     column[kx] = column_in[kx];
   const Requant q = q_in;
@@ -567,8 +569,8 @@ void depthwise_plane(const uint8_t *plane, const Conv2d &g, int64_t row_bytes,
 /// A quantized depthwise 2-D convolution (one input and one output channel
 /// per group): w (M, 1, KH, KW) as ONNX stores it (KW <=
 /// kMaxDepthwiseKernelW, KH * KW <= kMaxDepthwiseTaps); `bias` the folded
-/// per-channel constant of fold_zero_point with u_zp = x_zp (the taps read x itself, widened, and
-/// the padding is x_zp). Scratch: depthwise_scratch_bytes(...).
+/// per-channel constant of fold_zero_point with u_zp = x_zp (the taps read
+/// x itself, widened, and the padding is x_zp). Scratch: depthwise_scratch_bytes(...).
 template <typename T>
 void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                       const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
@@ -592,10 +594,7 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
   for (int64_t p = 0; p < in_shape[0] * g.c; ++p) {
     const int64_t ch = p % g.c;
     pad_plane(x + p * g.h * g.w, g, pp, pad, scratch);
-    // The channel's weights broadcast once, not at every tile.
-    VecI taps[kMaxDepthwiseTaps];
-    for (int64_t t = 0; t < g.kh * g.kw; ++t)
-      taps[t] = VecI::broadcast_short(w[ch * g.kh * g.kw + t]);
+    const int8_t *wc = w + ch * g.kh * g.kw;
     const int64_t k = count > 1 ? ch : 0;
     const Requant q = requant_broadcast(bias[ch], multiplier[k], shift[k]);
     T *yp = y + p * g.oh * g.ow;
@@ -603,11 +602,11 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
     // on x86, SMLAL on NEON (VecI::mla_widened). 3x3 and 5x5 kernels
     // unroll their taps.
     if (g.kh == 3 && g.kw == 3)
-      depthwise_plane<3, 3>(scratch, g, row_bytes, column, taps, q, vzp, vmin, vmax, yp);
+      depthwise_plane<3, 3>(scratch, g, row_bytes, column, wc, q, vzp, vmin, vmax, yp);
     else if (g.kh == 5 && g.kw == 5)
-      depthwise_plane<5, 5>(scratch, g, row_bytes, column, taps, q, vzp, vmin, vmax, yp);
+      depthwise_plane<5, 5>(scratch, g, row_bytes, column, wc, q, vzp, vmin, vmax, yp);
     else
-      depthwise_plane<0, 0>(scratch, g, row_bytes, column, taps, q, vzp, vmin, vmax, yp);
+      depthwise_plane<0, 0>(scratch, g, row_bytes, column, wc, q, vzp, vmin, vmax, yp);
   }
 }
 

@@ -65,7 +65,7 @@ template <bool Wide> inline int32_t requantize(int32_t acc, const Channel &ch) {
   }
   // floor(x * m / 2^31) as the high word of 2x * m (one SMULL), then the
   // one rounding: |high| < 2^30 and round <= 2^30, so the sum fits.
-  const int32_t doubled = (acc + ch.bias) << ch.up;
+  const int32_t doubled = int32_t(uint32_t(acc + ch.bias) << ch.up); // (no signed shift)
   const int32_t high = static_cast<int32_t>((int64_t(doubled) * ch.multiplier) >> 32);
   return (high + ch.round) >> ch.right;
 }

@@ -72,8 +72,7 @@ ProviderResult lowerQConv(QConvOp op) {
       pack::padded_plane(ys[2], ys[3], kernel[0], kernel[1], g->strides[0], g->strides[1],
                          g->dilations[0], g->dilations[1]);
   if (cg == 1 && m == group) {
-    if (kernel[1] > pack::kMaxDepthwiseKernelW ||
-        kernel[0] * kernel[1] > pack::kMaxDepthwiseTaps)
+    if (kernel[0] * kernel[1] > pack::kMaxDepthwiseTaps)
       return std::nullopt;
     // The taps read x itself: the zero point folds as it is.
     std::vector<int32_t> folded(m);
@@ -84,7 +83,10 @@ ProviderResult lowerQConv(QConvOp op) {
                                 KernelArg::output(op.getY())};
     args.insert(args.end(), window.begin(), window.end());
     tail(args);
-    args.push_back(KernelArg::scratch(pack::depthwise_scratch_bytes(plane), "uint8_t"));
+    args.push_back(KernelArg::scratch(
+        pack::depthwise_scratch_bytes(xs.data(), ys.data(), kernel.data(), g->strides.data(),
+                                      g->padsBegin.data(), g->dilations.data()),
+        "uint8_t"));
     return calls({call("depthwise_conv2d", {t}, kSimdQs8, std::move(args), kSimdQs8Namespace)});
   }
   const int64_t depth = cg * kernel[0] * kernel[1];

@@ -102,7 +102,8 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
   if (cg == 1 && q.m == q.group) {
     pk::fold_zero_point(w.data(), bias.data(), q.m, q.kh * q.kw, q.kh * q.kw, 1, x_zp,
                         folded.data());
-    std::vector<uint8_t> scratch(pk::depthwise_scratch_bytes(pp));
+    std::vector<uint8_t> scratch(
+        pk::depthwise_scratch_bytes(in, out, kernel, strides, pb, dil));
     simd::qs8::depthwise_conv2d<T>(x.data(), w.data(), folded.data(), got.data(), in, out,
                                    kernel, strides, pb, dil, x_zp, mult.data(), shift.data(),
                                    count, y_zp, lo, hi, scratch.data());
@@ -149,6 +150,17 @@ const ConvCase kConvCases[] = {
     {3, 5, 69, 5, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},      // wide strided rows (16-byte phase copies)
     {4, 6, 70, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},      // depthwise, wide strided rows
     {3, 4, 50, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      // depthwise, wide unit-stride rows
+    // Channel blocks of 16: whole and partial blocks, several bands of rows,
+    // inputs wider than the windows reach, tiles of 16 pixels across rows.
+    {40, 9, 11, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40},   // depthwise, 2 blocks and 8 channels
+    {32, 8, 8, 32, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 32},    // depthwise strided, 4x4 out
+    {16, 70, 70, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},  // depthwise, 6 bands
+    {24, 61, 45, 24, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 24},  // depthwise 5x5 strided, bands
+    {16, 10, 10, 16, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 16},  // depthwise, last column unread
+    {16, 11, 13, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16},  // depthwise 5x5
+    {16, 9, 12, 16, 3, 3, 1, 2, 1, 1, 1, 1, 1, 2, 16},   // depthwise, dilated columns
+    {17, 7, 7, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17},    // depthwise 7x7 planes, 1 channel over
+    {20, 12, 9, 20, 3, 3, 1, 2, 3, 0, 3, 0, 3, 1, 20},   // depthwise dilated rows, large padding
 };
 
 } // namespace

@@ -10,8 +10,10 @@
 //                   register tiles of 4 output channels x up to 6 (AVX-512),
 //                   4 (NEON) or 2 (AVX2) vectors of pixels; requantized from registers
 //                   into the NCHW output.
-//  depthwise_conv2d one padded input plane at a time as int32 (x - x_zp), split
-//                   into column phases so strided taps read contiguous lanes.
+//  depthwise_conv2d blocks of 16 channels interleaved pixel by pixel, widened
+//                   to int16 and zero-point padded, one band of rows at a
+//                   time; each output pixel's 16 channels from one load per
+//                   tap; transposed back to NCHW.
 //  fully_connected  rows of the input as unsigned bytes, times weights packed
 //                   in blocks of 16 columns; 4 rows x 4 vectors per tile.
 //  add              same-shape inputs (the broadcast ones run the reference).
@@ -137,6 +139,23 @@ inline Bytes odd_bytes(Bytes a, Bytes b) {
   return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 }
 
+/// The 16 x 16 bytes r transposed (byte j of row i becomes byte i of row
+/// j): four rounds of interleaving rows i and i + 8 (ZIP1/ZIP2 on NEON,
+/// punpcklbw/punpckhbw on x86), each a rotation of the index bits.
+inline void transpose16(Bytes (&r)[16]) {
+  for (int round = 0; round < 4; ++round) {
+    Bytes t[16];
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = __builtin_shufflevector(r[i], r[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
+                                         6, 22, 7, 23);
+      t[2 * i + 1] = __builtin_shufflevector(r[i], r[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28,
+                                             13, 29, 14, 30, 15, 31);
+    }
+    for (int i = 0; i < 16; ++i)
+      r[i] = t[i];
+  }
+}
+
 /// Four rows of `n` bytes (n a multiple of 16) interleaved into [n][4],
 /// each byte XORed with `flip` (0x80 turns int8 into x + 128).
 inline void interleave4(const uint8_t *const src[4], int64_t n, uint8_t flip, uint8_t *out) {
@@ -206,6 +225,36 @@ inline void fill_bytes(uint8_t *dst, int64_t n, uint8_t v) {
   }
   for (int64_t i = 0; i < n; ++i)
     dst[i] = v;
+}
+
+/// The first n bytes (0 < n <= 16) of v stored at dst, nothing past them.
+inline void store_bytes_first(uint8_t *dst, Bytes v, int64_t n) {
+  if (n >= 16)
+    return store_bytes(dst, v);
+  uint8_t b[16];
+  store_bytes(b, v);
+  if (n >= 8)
+    return copy_overlapping<8>(dst, b, n);
+  if (n >= 4)
+    return copy_overlapping<4>(dst, b, n);
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = b[i];
+}
+
+/// n bytes (0 < n <= 16) from src, the rest `fill`; reads nothing past them.
+inline Bytes load_bytes_first(const uint8_t *src, int64_t n, uint8_t fill) {
+  if (n >= 16)
+    return load_bytes(src);
+  uint8_t b[16];
+  store_bytes(b, Bytes{} + fill);
+  if (n >= 8)
+    copy_overlapping<8>(b, src, n);
+  else if (n >= 4)
+    copy_overlapping<4>(b, src, n);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      b[i] = src[i];
+  return load_bytes(b);
 }
 
 /// dst[i] = src[i * step] for i in [0, n): 16 at a time for steps 1 and 2
@@ -497,80 +546,223 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
 
 namespace detail {
 
-/// Output vectors a depthwise row step computes: 4 on NEON (16 bytes of a
-/// row widened at once), 1 where a vector already holds 8 or 16 outputs.
-constexpr int kDepthwiseVectors = kLanes == 4 ? 4 : 1;
+/// One pixel of a channel block, widened: 16 int16 values.
+using BlockPixel = int16_t __attribute__((vector_size(2 * kDepthwiseBlock)));
+inline void store_pixel(int16_t *dst, BlockPixel v) { __builtin_memcpy(dst, &v, sizeof v); }
+inline void fill_pixels(int16_t *dst, int64_t n, BlockPixel v) {
+  for (int64_t i = 0; i < n; ++i)
+    store_pixel(dst + i * kDepthwiseBlock, v);
+}
 
-/// NV vectors of depthwise outputs of one row from ox: the kh x kw taps
-/// (weights broadcast by VecI::broadcast_short, row-major) over the padded
-/// rows at `rows` (row_step apart), requantized into y (the output row, ow
-/// wide). KH, KW: the kernel's extent when known at compile time (the tap
-/// loops unroll), 0 for kh x kw.
-template <int KH, int KW, int NV, typename T>
-ONNXC_RT_SIMD_INLINE void depthwise_tile(const uint8_t *rows, int64_t row_step,
-                                         const int64_t *column, const VecI *taps, int64_t kh,
-                                         int64_t kw, int64_t ox, const Requant &q, VecI y_zp,
-                                         VecI act_min, VecI act_max, T *y, int64_t ow) {
-  const int64_t taps_h = KH ? KH : kh, taps_w = KW ? KW : kw;
-  VecI acc[NV];
-  for (int v = 0; v < NV; ++v)
-    acc[v] = VecI::zero();
-  for (int64_t ky = 0; ky < taps_h; ++ky) {
-    const T *row = reinterpret_cast<const T *>(rows + ky * row_step) + ox;
-    for (int64_t kx = 0; kx < taps_w; ++kx)
-      VecI::mla_widened(acc, row + column[kx], taps[ky * taps_w + kx]);
+/// Input rows [iy0, iy0 + band.in_rows) of `cb` channels (planes of x,
+/// h x w, plane_stride apart) into `buf` channel-blocked and widened:
+/// padded row r, column q at (r * band.in_width + q) * kDepthwiseBlock,
+/// input column ix at q = ix + pw, everything outside the input x_zp, and
+/// channels past cb x_zp.
+template <typename T>
+void pack_depthwise_band(const T *x, int64_t plane_stride, int64_t cb, const Conv2d &g,
+                         const DepthwiseBand &band, int64_t iy0, T x_zp, int16_t *buf) {
+  constexpr int64_t B = kDepthwiseBlock;
+  const int64_t width = band.in_width, row = width * B, w = g.w, pw = g.pw;
+  int64_t r_lo = iy0 < 0 ? -iy0 : 0, r_hi = g.h - iy0 < band.in_rows ? g.h - iy0 : band.in_rows;
+  r_lo = r_lo > band.in_rows ? band.in_rows : r_lo;
+  r_hi = r_hi < r_lo ? r_lo : r_hi;
+  const BlockPixel pad = BlockPixel{} + int16_t(x_zp);
+  fill_pixels(buf, r_lo * width, pad);
+  fill_pixels(buf + r_hi * row, (band.in_rows - r_hi) * width, pad);
+  for (int64_t r = r_lo; r < r_hi; ++r) {
+    fill_pixels(buf + r * row, pw, pad);
+    fill_pixels(buf + r * row + (pw + w) * B, width - pw - w, pad);
   }
-  requantize_store(acc, q, y_zp, act_min, act_max, y + ox, ow - ox);
+  // The rows' pixels are one contiguous run of each plane: 16 of them of
+  // the 16 channels at a time, transposed into 16 pixels, each widened.
+  const int64_t n = (r_hi - r_lo) * w, first = (iy0 + r_lo) * w;
+  const uint8_t *src = reinterpret_cast<const uint8_t *>(x + first);
+  int16_t *dst = buf + (r_lo * width + pw) * B;
+  int64_t col = 0;
+  const uint8_t zp_byte = static_cast<uint8_t>(x_zp);
+  const Bytes fill = Bytes{} + zp_byte;
+  for (int64_t p = 0; p < n; p += 16) {
+    const int64_t len = n - p < 16 ? n - p : 16;
+    Bytes t[16];
+    if (len == 16 && cb == B) { // the common case, unrolled
+      for (int l = 0; l < 16; ++l)
+        t[l] = load_bytes(src + l * plane_stride + p);
+    } else {
+      for (int64_t l = 0; l < B; ++l)
+        t[l] = l >= cb ? fill : load_bytes_first(src + l * plane_stride + p, len, zp_byte);
+    }
+    transpose16(t);
+    for (int64_t i = 0; i < len; ++i) {
+      if constexpr (T(-1) < T(0))
+        store_pixel(dst + col * B,
+                    __builtin_convertvector(reinterpret_cast<SignedBytes>(t[i]), BlockPixel));
+      else
+        store_pixel(dst + col * B, __builtin_convertvector(t[i], BlockPixel));
+      if (++col == w) { // on to the next row's first input column
+        col = 0;
+        dst += row;
+      }
+    }
+  }
 }
 
-/// depthwise_tile<KH, KW, nv> for nv in [1, kDepthwiseVectors].
-template <int KH, int KW, typename T, int NV = kDepthwiseVectors>
-ONNXC_RT_SIMD_INLINE void depthwise_tiles(int64_t nv, const uint8_t *rows, int64_t row_step,
-                                          const int64_t *column, const VecI *taps, int64_t kh,
-                                          int64_t kw, int64_t ox, const Requant &q, VecI y_zp,
-                                          VecI act_min, VecI act_max, T *y, int64_t ow) {
-  if (nv == NV)
-    return depthwise_tile<KH, KW, NV>(rows, row_step, column, taps, kh, kw, ox, q, y_zp,
-                                      act_min, act_max, y, ow);
-  if constexpr (NV > 1)
-    depthwise_tiles<KH, KW, T, NV - 1>(nv, rows, row_step, column, taps, kh, kw, ox, q, y_zp,
-                                       act_min, act_max, y, ow);
+/// The band's `n` staged output pixels (kDepthwiseBlock bytes each, whole
+/// 16-pixel tiles readable) transposed into the first cb channels' planes
+/// at y (plane_stride apart).
+inline void unpack_depthwise_band(const uint8_t *stage, int64_t n, int64_t cb, uint8_t *y,
+                                  int64_t plane_stride) {
+  for (int64_t p = 0; p < n; p += 16) {
+    const int64_t len = n - p < 16 ? n - p : 16;
+    Bytes t[16];
+    for (int64_t i = 0; i < 16; ++i)
+      t[i] = load_bytes(stage + (p + i) * kDepthwiseBlock);
+    transpose16(t);
+    for (int64_t l = 0; l < cb; ++l)
+      store_bytes_first(y + l * plane_stride + p, t[l], len);
+  }
 }
 
-/// The output plane of one channel (weights wc) from its padded input
-/// plane. The weights are broadcast once here, not at every tile, and the
-/// column offsets and requantization are copied into locals: y is a byte
-/// pointer, which may alias anything the caller's arrays hold, so without
-/// the copies every tile would load them again.
-template <int KH, int KW, typename T>
-void depthwise_plane(const uint8_t *plane, const Conv2d &g, int64_t row_bytes,
-                     const int64_t *column_in, const int8_t *wc, const Requant &q_in,
-                     VecI y_zp, VecI act_min, VecI act_max, T *y) {
+/// The channel-blocked depthwise step: kBlockVectors vectors of channels
+/// (a sub-block of the 16: 8 on NEON, whose weights for 9 taps then take 9
+/// of its 32 registers; all 16 on x86) by kBlockPixels output pixels of a
+/// row, so that each weight and requantization constant loaded serves
+/// several pixels.
+constexpr int kBlockVectors = kLanes == 4 ? 2 : int(kDepthwiseBlock / kLanes);
+constexpr int kBlockPixels = kLanes == 4 ? 4 : 2;
+constexpr int kBlockChannels = kBlockVectors * kLanes;
+static_assert(kDepthwiseBlock % kBlockChannels == 0, "sub-blocks tile the block");
+
+/// The taps of a channel-blocked depthwise step: KH x KW with column
+/// dilation 1 and stride SW when known at compile time (then every load of
+/// a step is one of KH row pointers plus a constant: GCC keeps a pointer
+/// per tap and pixel otherwise, more than there are registers), else
+/// `offset` (taps of them) and `step`.
+template <int KH, int KW, int SW> struct BlockTaps {
+  static constexpr bool kFixed = KH > 0;
+  const int64_t *offset; // from the pixel to each tap (runtime form), or to each row
+  int64_t taps, step;
+  /// Tap (ky, kx) of pixel p of a step (compile-time form).
+  const int16_t *at(const int16_t *px, int ky, int kx, int p) const {
+    return px + offset[ky] + (kx + p * SW) * kDepthwiseBlock;
+  }
+  /// Tap t of pixel p of a step (runtime form).
+  const int16_t *at(const int16_t *px, int64_t t, int p) const {
+    return px + offset[t] + p * step;
+  }
+};
+
+/// P output pixels of one sub-block from pixel `px` of the band: the taps,
+/// requantized and stored narrowed at out (kDepthwiseBlock bytes a pixel).
+template <int KH, int KW, int SW, int P, typename T>
+ONNXC_RT_SIMD_INLINE void depthwise_pixels(const int16_t *px, const BlockTaps<KH, KW, SW> &tp,
+                                           const VecI (*wv)[kBlockVectors],
+                                           const Requant (&q)[kBlockVectors], VecI y_zp,
+                                           VecI act_min, VecI act_max, T *out) {
+  constexpr int V = kBlockVectors;
+  VecI acc[P][V];
+  for (int p = 0; p < P; ++p)
+    for (int j = 0; j < V; ++j)
+      acc[p][j] = VecI::zero();
+  if constexpr (BlockTaps<KH, KW, SW>::kFixed) {
+    for (int ky = 0; ky < KH; ++ky)
+      for (int kx = 0; kx < KW; ++kx)
+        for (int p = 0; p < P; ++p)
+          VecI::mla_widened_lanes(acc[p], tp.at(px, ky, kx, p), wv[ky * KW + kx]);
+  } else {
+    for (int64_t t = 0; t < tp.taps; ++t)
+      for (int p = 0; p < P; ++p)
+        VecI::mla_widened_lanes(acc[p], tp.at(px, t, p), wv[t]);
+  }
+  for (int p = 0; p < P; ++p) {
+    VecI r[V];
+    for (int j = 0; j < V; ++j)
+      r[j] = requantize(acc[p][j], q[j], y_zp, act_min, act_max);
+    VecI::store_narrow_all(out + p * kDepthwiseBlock, r);
+  }
+}
+
+/// depthwise_conv2d channel-blocked (qs8_pack.h's depthwise_band): per
+/// block of 16 channels and band of output rows, the input packed pixel by
+/// pixel as int16; per sub-block of channels, each output pixel's channels
+/// from one load per tap and vector (VecI::mla_widened_lanes),
+/// requantized per channel and staged, then transposed back. Narrow planes
+/// waste no lanes, strided windows need no column phases, and the padding
+/// is written once per band. KH, KW: the kernel's extent when known at
+/// compile time (the taps unroll), else 0.
+template <int KH, int KW, int SW, typename T>
+void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, int64_t batch,
+                       const Conv2d &g, int32_t x_zp, const int32_t *multiplier,
+                       const int32_t *shift, int64_t count, VecI y_zp, VecI act_min,
+                       VecI act_max, uint8_t *scratch) {
+  constexpr int64_t B = kDepthwiseBlock, S = B / kBlockChannels;
+  constexpr int V = kBlockVectors, P = kBlockPixels;
   constexpr int64_t kTaps = KH && KW ? KH * KW : kMaxDepthwiseTaps;
-  constexpr int64_t kColumns = KW ? KW : kMaxDepthwiseKernelW;
-  VecI taps[kTaps];
-  int64_t column[kColumns];
-  for (int64_t t = 0; t < g.kh * g.kw; ++t)
-    taps[t] = VecI::broadcast_short(wc[t]);
-  for (int64_t kx = 0; kx < g.kw; ++kx)
-    column[kx] = column_in[kx];
-  const Requant q = q_in;
-  for (int64_t oy = 0; oy < g.oh; ++oy)
-    for (int64_t ox = 0; ox < g.ow; ox += kDepthwiseVectors * kLanes) {
-      const int64_t vecs = (g.ow - ox + kLanes - 1) / kLanes;
-      depthwise_tiles<KH, KW>(vecs < kDepthwiseVectors ? vecs : kDepthwiseVectors,
-                              plane + oy * g.sh * row_bytes, g.dh * row_bytes, column, taps,
-                              g.kh, g.kw, ox, q, y_zp, act_min, act_max, y + oy * g.ow, g.ow);
+  const int64_t taps = g.kh * g.kw, plane_in = g.h * g.w, plane_out = g.oh * g.ow;
+  const DepthwiseBand band =
+      depthwise_band(g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pw, g.dh, g.dw);
+  // Locals, not g's fields: the stores through T (a byte type) could
+  // alias g, and every pixel would load them again.
+  const int64_t oh = g.oh, ow = g.ow, sh = g.sh, step = g.sw * B, width = band.in_width;
+  int64_t offset[kTaps];
+  for (int64_t t = 0; t < taps; ++t)
+    offset[t] = KH ? t * g.dh * width * B // per row
+                   : ((t / g.kw) * g.dh * width + (t % g.kw) * g.dw) * B;
+  const BlockTaps<KH, KW, SW> tp{offset, taps, step};
+  int16_t *in = reinterpret_cast<int16_t *>(scratch);
+  uint8_t *stage = scratch + 2 * band.in_rows * width * B;
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t c0 = 0; c0 < g.c; c0 += B) {
+      const int64_t cb = g.c - c0 < B ? g.c - c0 : B;
+      VecI wv[S][kTaps][V];
+      Requant q[S][V];
+      for (int64_t s = 0; s < S; ++s) {
+        for (int64_t t = 0; t < taps; ++t) {
+          int16_t lane[kBlockChannels];
+          for (int64_t l = 0; l < kBlockChannels; ++l) {
+            const int64_t ch = s * kBlockChannels + l;
+            lane[l] = ch < cb ? w[(c0 + ch) * taps + t] : 0;
+          }
+          VecI::lane_weights(lane, wv[s][t]);
+        }
+        for (int j = 0; j < V; ++j) {
+          const int64_t first = s * kBlockChannels + j * kLanes, n = cb - first;
+          q[s][j] = requant_columns(bias, multiplier, shift, count, c0 + first, n < 0 ? 0 : n);
+        }
+      }
+      const T *xb = x + (b * g.c + c0) * plane_in;
+      T *yb = y + (b * g.c + c0) * plane_out;
+      for (int64_t oy0 = 0; oy0 < oh; oy0 += band.rows) {
+        const int64_t rows = oh - oy0 < band.rows ? oh - oy0 : band.rows;
+        pack_depthwise_band(xb, plane_in, cb, g, band, oy0 * sh - g.ph, T(x_zp), in);
+        for (int64_t s = 0; s < S && s * kBlockChannels < cb; ++s) {
+          const Requant(&qs)[V] = q[s];
+          for (int64_t oy = 0; oy < rows; ++oy) {
+            const int16_t *at = in + oy * sh * width * B + s * kBlockChannels;
+            T *out = reinterpret_cast<T *>(stage) + oy * ow * B + s * kBlockChannels;
+            int64_t ox = 0;
+            for (; ox + P <= ow; ox += P)
+              depthwise_pixels<KH, KW, SW, P>(at + ox * step, tp, wv[s], qs, y_zp, act_min,
+                                              act_max, out + ox * B);
+            for (; ox < ow; ++ox)
+              depthwise_pixels<KH, KW, SW, 1>(at + ox * step, tp, wv[s], qs, y_zp, act_min,
+                                              act_max, out + ox * B);
+          }
+        }
+        unpack_depthwise_band(stage, rows * ow, cb, reinterpret_cast<uint8_t *>(yb + oy0 * ow),
+                              plane_out);
+      }
     }
 }
 
 } // namespace detail
 
 /// A quantized depthwise 2-D convolution (one input and one output channel
-/// per group): w (M, 1, KH, KW) as ONNX stores it (KW <=
-/// kMaxDepthwiseKernelW, KH * KW <= kMaxDepthwiseTaps); `bias` the folded
+/// per group), channel-blocked (depthwise_blocked): w (M, 1, KH, KW) as
+/// ONNX stores it (KH * KW <= kMaxDepthwiseTaps); `bias` the folded
 /// per-channel constant of fold_zero_point with u_zp = x_zp (the taps read
-/// x itself, widened, and the padding is x_zp). Scratch: depthwise_scratch_bytes(...).
+/// x itself, widened, and the padding is x_zp). Scratch:
+/// depthwise_scratch_bytes(...).
 template <typename T>
 void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                       const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
@@ -582,32 +774,26 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
   const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
                  pads_begin[1], dilations[0], dilations[1]};
-  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
-  const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
-  // Where tap column kx starts in a padded row: its phase and offset.
-  int64_t column[kMaxDepthwiseKernelW];
-  for (int64_t kx = 0; kx < g.kw && kx < kMaxDepthwiseKernelW; ++kx)
-    column[kx] = (kx * g.dw % g.sw) * pp.phase + kx * g.dw / g.sw;
-  const int64_t row_bytes = g.sw * pp.phase;
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
-  for (int64_t p = 0; p < in_shape[0] * g.c; ++p) {
-    const int64_t ch = p % g.c;
-    pad_plane(x + p * g.h * g.w, g, pp, pad, scratch);
-    const int8_t *wc = w + ch * g.kh * g.kw;
-    const int64_t k = count > 1 ? ch : 0;
-    const Requant q = requant_broadcast(bias[ch], multiplier[k], shift[k]);
-    T *yp = y + p * g.oh * g.ow;
-    // Inputs (8-bit, widened) and weights fit 16 bits: vpmaddwd / vpdpwssd
-    // on x86, SMLAL on NEON (VecI::mla_widened). 3x3 and 5x5 kernels
-    // unroll their taps.
-    if (g.kh == 3 && g.kw == 3)
-      depthwise_plane<3, 3>(scratch, g, row_bytes, column, wc, q, vzp, vmin, vmax, yp);
-    else if (g.kh == 5 && g.kw == 5)
-      depthwise_plane<5, 5>(scratch, g, row_bytes, column, wc, q, vzp, vmin, vmax, yp);
-    else
-      depthwise_plane<0, 0>(scratch, g, row_bytes, column, wc, q, vzp, vmin, vmax, yp);
-  }
+  // 3x3 and 5x5 with unit column dilation and stride 1 or 2 unroll their
+  // taps with constant offsets.
+  auto blocked = [&](auto kernel_h, auto kernel_w, auto stride_w) {
+    depthwise_blocked<kernel_h(), kernel_w(), stride_w()>(x, w, bias, y, in_shape[0], g, x_zp,
+                                                           multiplier, shift, count, vzp, vmin,
+                                                           vmax, scratch);
+  };
+  using I0 = std::integral_constant<int, 0>;
+  using I1 = std::integral_constant<int, 1>;
+  using I2 = std::integral_constant<int, 2>;
+  using I3 = std::integral_constant<int, 3>;
+  using I5 = std::integral_constant<int, 5>;
+  const bool fixed = g.dw == 1 && (g.sw == 1 || g.sw == 2);
+  if (fixed && g.kh == 3 && g.kw == 3)
+    return g.sw == 1 ? blocked(I3(), I3(), I1()) : blocked(I3(), I3(), I2());
+  if (fixed && g.kh == 5 && g.kw == 5)
+    return g.sw == 1 ? blocked(I5(), I5(), I1()) : blocked(I5(), I5(), I2());
+  blocked(I0(), I0(), I0());
 }
 
 namespace detail {

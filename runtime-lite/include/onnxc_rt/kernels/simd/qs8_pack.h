@@ -127,13 +127,47 @@ inline int64_t conv_scratch_bytes(int64_t depth, int64_t pixels, int64_t planes,
   return round_up(depth, 4) * block + 4 * block + 64 + (reads_input ? 0 : planes * plane.bytes());
 }
 
-/// Most kernel columns and taps a depthwise convolution's tables hold
-/// (larger kernels run the reference kernel).
-constexpr int64_t kMaxDepthwiseKernelW = 16;
+/// Most taps a depthwise convolution's weight table holds (larger
+/// kernels run the reference kernel).
 constexpr int64_t kMaxDepthwiseTaps = 64;
 
-/// Bytes of scratch a depthwise convolution needs: one padded plane.
-inline int64_t depthwise_scratch_bytes(const PaddedPlane &plane) { return plane.bytes() + 64; }
+/// A depthwise convolution computed channel-blocked (simd/qs8.h's
+/// depthwise_blocked): kDepthwiseBlock channels interleaved pixel by pixel
+/// and widened to int16 (each input is read by every tap: widened once),
+/// zero-point padded, one band of `rows` output rows at a time: `in_rows`
+/// padded input rows of `in_width` pixels (the window's reach, or the
+/// input's width and left padding if wider), then the band's outputs
+/// staged as bytes, pixel by pixel, before they are transposed back to
+/// NCHW. Bands keep the buffers within about kDepthwiseBandBytes.
+constexpr int64_t kDepthwiseBlock = 16;
+constexpr int64_t kDepthwiseBandBytes = 32768;
+struct DepthwiseBand {
+  int64_t rows, in_rows, in_width, bytes;
+};
+inline DepthwiseBand depthwise_band(int64_t w, int64_t oh, int64_t ow, int64_t kh, int64_t kw,
+                                    int64_t sh, int64_t sw, int64_t pw, int64_t dh, int64_t dw) {
+  const int64_t reach_w = (ow - 1) * sw + (kw - 1) * dw + 1, reach_h = (kh - 1) * dh + 1;
+  const int64_t in_width = reach_w > pw + w ? reach_w : pw + w;
+  // Bytes a band of b rows needs: its input rows and its staged outputs.
+  const int64_t per_row = (2 * sh * in_width + ow) * kDepthwiseBlock;
+  int64_t rows =
+      (kDepthwiseBandBytes - 2 * (reach_h - sh) * in_width * kDepthwiseBlock) / per_row;
+  rows = rows < 1 ? 1 : rows > oh ? oh : rows;
+  const int64_t in_rows = (rows - 1) * sh + reach_h;
+  // Slack: the transposes move whole 16-pixel tiles.
+  return {rows, in_rows, in_width,
+          (2 * in_rows * in_width + rows * ow + kDepthwiseBlock) * kDepthwiseBlock};
+}
+
+/// Bytes of scratch a depthwise convolution needs: one band of a channel
+/// block (depthwise_band).
+inline int64_t depthwise_scratch_bytes(const int64_t *in_shape, const int64_t *out_shape,
+                                       const int64_t *kernel, const int64_t *strides,
+                                       const int64_t *pads_begin, const int64_t *dilations) {
+  return depthwise_band(in_shape[3], out_shape[2], out_shape[3], kernel[0], kernel[1],
+                        strides[0], strides[1], pads_begin[1], dilations[0], dilations[1])
+      .bytes;
+}
 
 /// Bytes of scratch a max pooling needs: one padded row.
 inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t stride_w,

@@ -93,17 +93,17 @@ struct VecI {
   static constexpr int kLanes = 4;
   using Int = int32_t __attribute__((vector_size(16)));
   Int v;
-#define ONNXC_RT_SIMD_ISA_HAS_MLA_WIDENED
 #define ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
+#define ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
 #if !defined(__ARM_FEATURE_MATMUL_INT8) && !defined(__ARM_FEATURE_DOTPROD)
 #define ONNXC_RT_SIMD_ISA_HAS_DOT_ACC // below
 #endif
 #include "onnxc_rt/kernels/simd/isa/int_ops.inc"
-#undef ONNXC_RT_SIMD_ISA_HAS_MLA_WIDENED
 #undef ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
 #undef ONNXC_RT_SIMD_ISA_HAS_DOT_ACC
+#undef ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
   /// reference/qs8.h's multiply_by_quantized_multiplier in the instructions
   /// made for it: SQSHL (the saturating left shift), SQDMULH (the truncated
   /// doubling high product) and SRSHL by -right (the one rounding: half up,
@@ -116,36 +116,26 @@ struct VecI {
   static VecI multiply_by_quantized_multiplier_down(VecI x, VecI multiplier, VecI right) {
     return {vrshlq_s32(vqdmulhq_s32(x.v, multiplier.v), vnegq_s32(right.v))};
   }
-  /// acc[j] += the 4 values at p + 4 j (int8 or uint8), widened, times w,
-  /// for j < N: for N = 4, 16 bytes widened to 16 bits once (SXTL/UXTL) and
-  /// multiplied into 32 bits by SMLAL, 4 instructions per 16 products.
-  template <int N, typename T> static void mla_widened(VecI (&acc)[N], const T *p, VecI w) {
-    if constexpr (N == 4) {
-      int16x8_t lo, hi;
-      if constexpr (T(-1) < T(0)) {
-        const int8x16_t b = vld1q_s8(reinterpret_cast<const int8_t *>(p));
-        lo = vmovl_s8(vget_low_s8(b));
-        hi = vmovl_high_s8(b);
-      } else {
-        const uint8x16_t b = vld1q_u8(reinterpret_cast<const uint8_t *>(p));
-        lo = vreinterpretq_s16_u16(vmovl_u8(vget_low_u8(b)));
-        hi = vreinterpretq_s16_u16(vmovl_high_u8(b));
-      }
-      const int16x8_t wv = vreinterpretq_s16_s32(w.v);
-      acc[0].v = vmlal_s16(acc[0].v, vget_low_s16(lo), vget_low_s16(wv));
-      acc[1].v = vmlal_high_s16(acc[1].v, lo, wv);
-      acc[2].v = vmlal_s16(acc[2].v, vget_low_s16(hi), vget_low_s16(wv));
-      acc[3].v = vmlal_high_s16(acc[3].v, hi, wv);
-    } else {
-      mla_widened_each(acc, p, w);
+  /// N * 4 channels' 16-bit weights w as mla_widened_lanes takes them: as
+  /// SMLAL and SMLAL2 read them, eight a register (vectors 2k and 2k + 1
+  /// are the same register, channels 8k to 8k + 7).
+  template <int N> static void lane_weights(const int16_t *w, VecI (&out)[N]) {
+    static_assert(N % 2 == 0, "channels in eights");
+    for (int k = 0; k < N / 2; ++k)
+      out[2 * k] = out[2 * k + 1] = {vreinterpretq_s32_s16(vld1q_s16(w + 8 * k))};
+  }
+  /// acc[j] += channel 4 j + l of the int16 values at p times its weight
+  /// (lane_weights): per eight channels one load and SMLAL, SMLAL2.
+  template <int N, typename T>
+  static void mla_widened_lanes(VecI (&acc)[N], const T *p, const VecI (&w)[N]) {
+    static_assert(N % 2 == 0 && sizeof(T) == 2, "int16 channels in eights");
+    for (int k = 0; k < N / 2; ++k) {
+      const int16x8_t x = vld1q_s16(reinterpret_cast<const int16_t *>(p) + 8 * k);
+      const int16x8_t wk = vreinterpretq_s16_s32(w[2 * k].v);
+      acc[2 * k].v = vmlal_s16(acc[2 * k].v, vget_low_s16(x), vget_low_s16(wk));
+      acc[2 * k + 1].v = vmlal_high_s16(acc[2 * k + 1].v, x, wk);
     }
   }
-  /// acc + a * b per lane, b from broadcast_short: a 16-bit value in all 8
-  /// halves (as SMLAL takes it), widened back for the 32-bit MLA.
-  static VecI mla_short(VecI acc, VecI a, VecI b) {
-    return {vmlaq_s32(acc.v, a.v, vmovl_s16(vget_low_s16(vreinterpretq_s16_s32(b.v))))};
-  }
-  static VecI broadcast_short(int16_t x) { return {vreinterpretq_s32_s16(vdupq_n_s16(x))}; }
 
   /// The XOR the kernels apply to u's bytes when they pack them, so that
   /// dot_part takes them as its instructions do: u - 128 as signed bytes

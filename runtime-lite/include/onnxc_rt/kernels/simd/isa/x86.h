@@ -180,8 +180,19 @@ struct VecI {
     return {acc.v + reinterpret_cast<Int>(_mm256_madd_epi16(a.raw(), b.raw()))};
 #endif
   }
-  /// A 16-bit signed value in each lane's low half, as mla_short takes it.
-  static VecI broadcast_short(int16_t x) { return broadcast(int32_t(uint16_t(x))); }
+  /// w[0, N * kLanes) (16-bit weights) as N vectors in mla_short's form,
+  /// for mla_widened_lanes.
+  template <int N> static void lane_weights(const int16_t *w, VecI (&out)[N]) {
+    for (int j = 0; j < N; ++j) {
+#if defined(__AVX512F__)
+      out[j] = of(_mm512_maskz_cvtepu16_epi32(
+          0xFFFF, _mm256_loadu_si256(reinterpret_cast<const __m256i *>(w + j * kLanes))));
+#else
+      out[j] = of(_mm256_cvtepu16_epi32(
+          _mm_loadu_si128(reinterpret_cast<const __m128i *>(w + j * kLanes))));
+#endif
+    }
+  }
   Raw raw() const { return reinterpret_cast<Raw>(v); }
   static VecI of(Raw r) { return {reinterpret_cast<Int>(r)}; }
 

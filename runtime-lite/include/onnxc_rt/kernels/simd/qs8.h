@@ -87,33 +87,41 @@ ONNXC_RT_SIMD_INLINE VecI multiply_by_quantized_multiplier(VecI x, VecI multipli
   return VecI::multiply_by_quantized_multiplier(x, multiplier, left, right);
 }
 
+/// x (the accumulator with q.add already added) requantized, before the
+/// output's zero point.
+ONNXC_RT_SIMD_INLINE VecI requantize_scaled(VecI x, const Requant &q) {
+  return q.scales_up ? VecI::multiply_by_quantized_multiplier(x, q.multiplier, q.left, q.right)
+                     : VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
+}
+
 /// y_zp + requantized (acc + q.add), clamped to [act_min, act_max].
 ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI act_min,
                                      VecI act_max) {
-  const VecI x = VecI::add(acc, q.add);
-  const VecI r = q.scales_up
-                     ? VecI::multiply_by_quantized_multiplier(x, q.multiplier, q.left, q.right)
-                     : VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
+  const VecI r = requantize_scaled(VecI::add(acc, q.add), q);
   return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
 }
 
 /// NV vectors of sums requantized and stored narrowed to T at y, the
 /// first `valid` lanes: all of them at once when all are
-/// (VecI::store_narrow_all), else only the vectors that hold some.
-template <int NV, typename T>
+/// (VecI::store_narrow_clamped: NEON adds the zero point and clamps after
+/// narrowing, on 8 or 16 lanes a vector), else only the vectors that hold
+/// some. kAdded: the sums hold q.add already (tiles that start from it).
+template <int NV, typename T, bool kAdded = false>
 ONNXC_RT_SIMD_INLINE void requantize_store(const VecI (&acc)[NV], const Requant &q, VecI y_zp,
                                            VecI act_min, VecI act_max, T *y, int64_t valid) {
   if (valid >= NV * kLanes) {
-    VecI out[NV];
+    VecI r[NV];
     for (int v = 0; v < NV; ++v)
-      out[v] = requantize(acc[v], q, y_zp, act_min, act_max);
-    return VecI::store_narrow_all(y, out);
+      r[v] = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
+    return VecI::store_narrow_clamped(y, r, y_zp, act_min, act_max);
   }
   for (int v = 0; v < NV; ++v) {
     const int64_t left = valid - int64_t(v) * kLanes;
-    if (left > 0)
-      requantize(acc[v], q, y_zp, act_min, act_max)
+    if (left > 0) {
+      const VecI r = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
+      VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max)
           .store_narrow(y + v * kLanes, left < kLanes ? left : kLanes);
+    }
   }
 }
 
@@ -389,7 +397,7 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
 template <int NV, typename T>
 ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, const int8_t *w,
                                     int64_t depth4, const Requant *q, int64_t rows, VecI y_zp,
-                                    VecI act_min, VecI act_max, T *y, int64_t y_stride,
+                                    VecI act_min, VecI act_max, T *__restrict y, int64_t y_stride,
                                     int64_t valid) {
   // The products' sums; the weights' share that VecI::dot_part leaves out
   // is in q's added constant (conv2d).
@@ -398,6 +406,12 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
     for (int v = 0; v < NV; ++v)
       acc[r][v] = VecI::zero();
   if constexpr (VecI::kLaneDot && kLanes == kConvRows) {
+    // The sums start from each row's added constant (whole tiles).
+    if (rows == kConvRows)
+      for_each_index<kConvRows>([&](auto r) {
+        for (int v = 0; v < NV; ++v)
+          acc[r][v] = q[r].add;
+      });
     // The kConvRows rows' 4 weights of a depth step are one vector, each
     // lane used by the dot product by element.
     for (int64_t kk = 0; kk < depth4; ++kk) {
@@ -434,27 +448,37 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       for (int v = 0; v < NV; ++v)
         acc[r][v] = VecI::dot_total(sums[r][v]);
   }
+  // A local copy of q[r]: the stores to y (bytes) could change q[r] for
+  // all the compiler knows, which would reload it for every vector. Whole
+  // tiles index acc with constants (a variable index keeps acc in memory).
+  if (rows == kConvRows) {
+    // y is restrict: its stores leave q as it was.
+    for_each_index<kConvRows>([&](auto r) {
+      requantize_store<NV, T, VecI::kLaneDot && kLanes == kConvRows>(
+          acc[r], q[r], y_zp, act_min, act_max, y + r * y_stride, valid);
+    });
+    return;
+  }
   for (int64_t r = 0; r < rows; ++r) {
-    // A local copy: the stores to y (bytes) could change q[r] for all the
-    // compiler knows, which would reload it for every vector.
     const Requant qr = q[r];
     requantize_store(acc[r], qr, y_zp, act_min, act_max, y + r * y_stride, valid);
   }
 }
 
 /// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2,
-/// 16 of 32 on NEON (whose 4-lane vectors want more of them per tile), 8
-/// where a DotAcc is two vectors (armv8-a: 16 registers of pair sums).
+/// 24 of 32 on NEON with SDOT / USDOT by element (with the 6 vectors of
+/// activations and the weights' one: 31), 8 where a DotAcc is two vectors
+/// (armv8-a: 16 registers of pair sums).
 constexpr int kConvVectors = kLanes == 16                              ? 6
                              : sizeof(VecI::DotAcc) > sizeof(VecI) ? 2
-                             : kLanes == 4                         ? 4
+                             : kLanes == 4                         ? 6
                                                                    : 2;
 
 /// conv_tile<nv> for nv in [1, kConvVectors].
 template <typename T, int NV = kConvVectors>
 void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
                 int64_t depth4, const Requant *q, int64_t rows, VecI y_zp, VecI act_min,
-                VecI act_max, T *y, int64_t y_stride, int64_t valid) {
+                VecI act_max, T *__restrict y, int64_t y_stride, int64_t valid) {
   if (nv == NV)
     return conv_tile<NV>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y,
                          y_stride, valid);
@@ -660,10 +684,10 @@ ONNXC_RT_SIMD_INLINE void depthwise_pixels(const int16_t *px, const BlockTaps<KH
                                            const Requant (&q)[kBlockVectors], VecI y_zp,
                                            VecI act_min, VecI act_max, T *out) {
   constexpr int V = kBlockVectors;
-  VecI acc[P][V];
+  VecI acc[P][V]; // from each channel's added constant
   for (int p = 0; p < P; ++p)
     for (int j = 0; j < V; ++j)
-      acc[p][j] = VecI::zero();
+      acc[p][j] = q[j].add;
   if constexpr (BlockTaps<KH, KW, SW>::kFixed) {
     for (int ky = 0; ky < KH; ++ky)
       for (int kx = 0; kx < KW; ++kx)
@@ -677,8 +701,8 @@ ONNXC_RT_SIMD_INLINE void depthwise_pixels(const int16_t *px, const BlockTaps<KH
   for (int p = 0; p < P; ++p) {
     VecI r[V];
     for (int j = 0; j < V; ++j)
-      r[j] = requantize(acc[p][j], q[j], y_zp, act_min, act_max);
-    VecI::store_narrow_all(out + p * kDepthwiseBlock, r);
+      r[j] = requantize_scaled(acc[p][j], q[j]);
+    VecI::store_narrow_clamped(out + p * kDepthwiseBlock, r, y_zp, act_min, act_max);
   }
 }
 

@@ -96,6 +96,7 @@ struct VecI {
 #define ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
 #define ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
+#define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
 #if !defined(__ARM_FEATURE_MATMUL_INT8) && !defined(__ARM_FEATURE_DOTPROD)
 #define ONNXC_RT_SIMD_ISA_HAS_DOT_ACC // below
 #endif
@@ -104,6 +105,7 @@ struct VecI {
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
 #undef ONNXC_RT_SIMD_ISA_HAS_DOT_ACC
 #undef ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
+#undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
   /// reference/qs8.h's multiply_by_quantized_multiplier in the instructions
   /// made for it: SQSHL (the saturating left shift), SQDMULH (the truncated
   /// doubling high product) and SRSHL by -right (the one rounding: half up,
@@ -262,6 +264,55 @@ struct VecI {
     } else {
       for (int j = 0; j < N; ++j)
         x[j].store_narrow(p + j * kLanes, kLanes);
+    }
+  }
+  /// clamp(r[j] + y_zp, act_min, act_max) narrowed to bytes T and stored,
+  /// the zero point added and the clamp applied after narrowing: SQXTN
+  /// pairs into 16 bits, SQADD of the zero point, SQXTN (SQXTUN for
+  /// uint8) into bytes, then SMAX / SMIN (UMAX / UMIN) on 8 or 16 lanes.
+  /// The saturations are monotone and exact on T's range, which holds
+  /// [act_min, act_max]: the clamp gives what the 32-bit one gives.
+  template <int N, typename T>
+  static void store_narrow_clamped(T *p, const VecI (&r)[N], VecI y_zp, VecI act_min,
+                                   VecI act_max) {
+    if constexpr (sizeof(T) == 1 && N % 2 == 0) {
+      constexpr bool kSigned = T(-1) < T(0);
+      const int16x8_t zp = vcombine_s16(vmovn_s32(y_zp.v), vmovn_s32(y_zp.v));
+      auto halves = [&](int j) {
+        return vqaddq_s16(vqmovn_high_s32(vqmovn_s32(r[j].v), r[j + 1].v), zp);
+      };
+      const int16x8_t lo16 = vcombine_s16(vmovn_s32(act_min.v), vmovn_s32(act_min.v));
+      const int16x8_t hi16 = vcombine_s16(vmovn_s32(act_max.v), vmovn_s32(act_max.v));
+      for (int j = 0; j < N; j += 2) {
+        if (N % 4 == 0 && j % 4 == 0) {
+          const int16x8_t a = halves(j), b = halves(j + 2);
+          if constexpr (kSigned) {
+            int8x16_t v = vqmovn_high_s16(vqmovn_s16(a), b);
+            v = vminq_s8(vmaxq_s8(v, vmovn_high_s16(vmovn_s16(lo16), lo16)),
+                         vmovn_high_s16(vmovn_s16(hi16), hi16));
+            vst1q_s8(reinterpret_cast<int8_t *>(p + j * kLanes), v);
+          } else {
+            uint8x16_t v = vqmovun_high_s16(vqmovun_s16(a), b);
+            v = vminq_u8(vmaxq_u8(v, vqmovun_high_s16(vqmovun_s16(lo16), lo16)),
+                         vqmovun_high_s16(vqmovun_s16(hi16), hi16));
+            vst1q_u8(reinterpret_cast<uint8_t *>(p + j * kLanes), v);
+          }
+          j += 2;
+        } else if constexpr (kSigned) {
+          const int8x8_t v = vmin_s8(vmax_s8(vqmovn_s16(halves(j)), vmovn_s16(lo16)),
+                                     vmovn_s16(hi16));
+          vst1_s8(reinterpret_cast<int8_t *>(p + j * kLanes), v);
+        } else {
+          const uint8x8_t v = vmin_u8(vmax_u8(vqmovun_s16(halves(j)), vqmovun_s16(lo16)),
+                                      vqmovun_s16(hi16));
+          vst1_u8(reinterpret_cast<uint8_t *>(p + j * kLanes), v);
+        }
+      }
+    } else {
+      VecI out[N];
+      for (int j = 0; j < N; ++j)
+        out[j] = min(max(add(r[j], y_zp), act_min), act_max);
+      store_narrow_all(p, out);
     }
   }
   template <typename T> void store_narrow(T *p, int64_t n) const {

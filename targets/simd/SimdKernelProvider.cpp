@@ -297,7 +297,9 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
                    ctx.elementType == "uint8_t"
                ? lowerMaxPool(pool, ctx.elementType)
                : std::nullopt;
-  if (ctx.elementType == "int8_t" || ctx.elementType == "uint8_t")
+  // Quantization's kernels are qs8's, whatever their first operand is.
+  if (ctx.elementType == "int8_t" || ctx.elementType == "uint8_t" ||
+      isa<QuantizeLinearOp>(op))
     return lowerQs8(op);
   if (ctx.elementType != "float")
     return std::nullopt;

@@ -2,7 +2,8 @@
 //
 // QConv (2-D: dense and grouped through the packed im2col kernel, depthwise
 // through its own), QMatMul, same-shape QAdd, QMul (same shape or per
-// channel) and global QAveragePool on runtime-lite's
+// channel), global QAveragePool, and per-tensor QuantizeLinear /
+// DequantizeLinear on runtime-lite's
 // simd/qs8.h. Constant weights are packed here, at compile time, and the
 // input zero point is folded with the bias into one int32 per output
 // channel (simd/qs8_pack.h says why). The rest of the qs8 ops, and these
@@ -229,6 +230,22 @@ ProviderResult lowerQLookup(QLookupOp op) {
 
 } // namespace
 
+/// QuantizeLinear (float to int8/uint8) and DequantizeLinear (back) with
+/// one scale; per-axis ones run the reference kernel.
+ProviderResult lowerQuantizeLike(Operation *op, bool quantize) {
+  Value x = op->getOperand(0), scale = op->getOperand(1), zp = op->getOperand(2);
+  Value y = op->getResult(0);
+  Value q = quantize ? y : x, f = quantize ? x : y;
+  const std::string t = cppTypeName(eltOf(q));
+  if (numel(scale) != 1 || !eltOf(f).isF32() || !eltOf(scale).isF32() ||
+      (t != "int8_t" && t != "uint8_t"))
+    return std::nullopt;
+  return calls({call(quantize ? "quantize_linear" : "dequantize_linear", {t}, kSimdQs8,
+                     {KernelArg::input(x), KernelArg::input(scale), inputOrNull(zp),
+                      KernelArg::output(y), KernelArg::i(numel(x))},
+                     kSimdQs8Namespace)});
+}
+
 ProviderResult lowerQs8(Operation *op) {
   return TypeSwitch<Operation *, ProviderResult>(op)
       .Case<QConvOp>([](QConvOp o) { return lowerQConv(o); })
@@ -237,6 +254,9 @@ ProviderResult lowerQs8(Operation *op) {
       .Case<QMulOp>([](QMulOp o) { return lowerQMul(o); })
       .Case<QAveragePoolOp>([](QAveragePoolOp o) { return lowerQAveragePool(o); })
       .Case<QLookupOp>([](QLookupOp o) { return lowerQLookup(o); })
+      .Case<QuantizeLinearOp>([](QuantizeLinearOp o) { return lowerQuantizeLike(o, true); })
+      .Case<DequantizeLinearOp>(
+          [](DequantizeLinearOp o) { return lowerQuantizeLike(o, false); })
       .Default([](Operation *) -> ProviderResult { return std::nullopt; });
 }
 

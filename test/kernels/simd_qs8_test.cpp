@@ -4,13 +4,17 @@
 // channels, 16-pixel vectors, 96-pixel tiles, the pixel block), strided,
 // padded, dilated and grouped; depthwise; fully connected around its 4-row
 // and 16-column edges; add, mul (same shape and per row), global average and
-// max pooling; int8 and uint8, one multiplier and one per channel, fused
+// max pooling, per-tensor quantize/dequantize (ties, saturation,
+// infinities); int8 and uint8, one multiplier and one per channel, fused
 // activation clamps, factors above 1 (positive shifts).
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
+#include "onnxc_rt/kernels/reference/quant.h"
 #include "onnxc_rt/kernels/simd/qs8.h"
+
+#include <cstring>
 
 using namespace onnxc_rt;
 using namespace kernel_test;
@@ -339,4 +343,50 @@ TEST_CASE("qs8 lookup matches the reference", "[simd][qs8]") {
     checkLookup<int8_t>(n);
     checkLookup<uint8_t>(n);
   }
+}
+
+namespace {
+/// quantize_linear and dequantize_linear against the reference on n values:
+/// random floats over and past Q's range at this scale, exact ties (k + 0.5
+/// steps: rounded to even), zeros, huge values and infinities.
+template <typename Q> void checkQuantize(int64_t n, int variant) {
+  std::uniform_real_distribution<float> scale_d(1e-3f, 0.5f);
+  const float scale = variant % 5 == 0 ? 1.0f : scale_d(rng());
+  const Q zp = Q(randomZeroPoint<Q>());
+  std::uniform_real_distribution<float> d(-300.0f * scale, 300.0f * scale);
+  std::uniform_int_distribution<int> k(-200, 200), pick(0, 9);
+  std::vector<float> x(n);
+  for (float &v : x) {
+    const int p = pick(rng());
+    v = p < 6 ? d(rng())
+        : p < 8 ? (float(k(rng())) + 0.5f) * scale
+        : p < 9 ? 0.0f
+                : (k(rng()) % 2 ? 3e38f : -1e30f);
+  }
+  if (n > 2) {
+    x[0] = std::numeric_limits<float>::infinity();
+    x[1] = -std::numeric_limits<float>::infinity();
+  }
+  std::vector<Q> want(n), got(n);
+  ref::quantize_linear<float, Q>(x.data(), &scale, &zp, want.data(), 1, 1, n, 1);
+  simd::qs8::quantize_linear<Q>(x.data(), &scale, &zp, got.data(), n);
+  INFO("n " << n << " scale " << scale << " zp " << int(zp));
+  int64_t bad = 0;
+  for (int64_t i = 0; i < n; ++i)
+    bad += want[i] != got[i];
+  REQUIRE(bad == 0);
+  std::vector<float> dwant(n), dgot(n);
+  ref::dequantize_linear<Q, float>(want.data(), &scale, &zp, dwant.data(), 1, 1, n, 1);
+  simd::qs8::dequantize_linear<Q>(want.data(), &scale, &zp, dgot.data(), n);
+  REQUIRE(std::memcmp(dwant.data(), dgot.data(), size_t(n) * sizeof(float)) == 0);
+}
+} // namespace
+
+TEST_CASE("qs8 quantize_linear and dequantize_linear match the reference", "[simd][qs8]") {
+  int variant = 0;
+  for (int64_t n : {1, 3, 15, 16, 17, 63, 64, 65, 200, 1000, 4099})
+    for (int v = 0; v < 3; ++v, ++variant) {
+      checkQuantize<int8_t>(n, variant);
+      checkQuantize<uint8_t>(n, variant + 1);
+    }
 }

@@ -41,8 +41,8 @@ const std::set<std::string> kInteger = {
     "Conv",    "Gemm",    "MatMul",   "Add",     "Mul",       "AveragePool", "GlobalAveragePool",
     "Concat",  "Relu",    "Clip",     "Sigmoid", "Tanh",      "HardSigmoid", "HardSwish",
     "LeakyRelu", "Elu",   "Softplus", "Gelu",    "Erf"};
-/// Ops whose float output follows from a float first input (where the
-/// rewrite can tell activations from shape arithmetic without types).
+/// Ops whose float output follows from a float input (where the rewrite
+/// can tell activations from shape arithmetic without types).
 const std::set<std::string> kFloatPreserving = {
     "Conv", "Gemm", "MatMul", "Add", "Sub", "Mul", "Div", "AveragePool", "GlobalAveragePool",
     "MaxPool", "GlobalMaxPool", "Concat", "Relu", "Clip", "Sigmoid", "Tanh", "HardSigmoid",
@@ -262,8 +262,10 @@ struct GraphFacts {
       for (const std::string &o : n.output())
         if (!o.empty())
           producer[o] = &n;
-      if (kFloatPreserving.count(n.op_type()) && n.input_size() > 0 &&
-          floats.count(n.input(0)) && n.output_size() > 0)
+      // Any input: Add(bias, x) reads its activation second.
+      if (kFloatPreserving.count(n.op_type()) && n.output_size() > 0 &&
+          std::any_of(n.input().begin(), n.input().end(),
+                      [&](const std::string &i) { return floats.count(i) > 0; }))
         floats.insert(n.output(0));
     }
     if (floats.empty() && problem.empty())

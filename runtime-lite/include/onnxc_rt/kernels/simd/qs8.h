@@ -17,6 +17,9 @@
 //  fully_connected  rows of the input as unsigned bytes, times weights packed
 //                   in blocks of 16 columns; 4 rows x 4 vectors per tile.
 //  add              same-shape inputs (the broadcast ones run the reference).
+//  quantize_linear, dequantize_linear
+//                   per tensor, a vector at a time (the edges of the int8
+//                   regions: inputs, float layers' outputs and inputs).
 //
 // The requantization is reference/qs8.h's multiply_by_quantized_multiplier
 // per lane: saturating left shift, truncated doubling high multiply,
@@ -844,7 +847,25 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
   const int8_t *wv[NV];
   for (int v = 0; v < NV; ++v)
     wv[v] = fc_column(w, depth4, col + v * kLanes);
-  for (int64_t kk = 0; kk < depth4; ++kk) {
+  int64_t kk = 0;
+  if constexpr (VecI::kLaneDot && kLanes == 4) {
+    // Four depth steps of each row in one load, each step's 4 bytes used
+    // by the dot product by element (not broadcast from memory per step).
+    for (; kk + 4 <= depth4; kk += 4) {
+      VecI ar[4];
+      for (int r = 0; r < 4; ++r)
+        ar[r] = VecI::load(a + r * a_stride + kk * 4);
+      for_each_index<4>([&](auto l) {
+        VecI wk[NV];
+        for (int v = 0; v < NV; ++v)
+          wk[v] = VecI::load(wv[v] + (kk + l) * kFcCols * 4);
+        for (int r = 0; r < 4; ++r)
+          for (int v = 0; v < NV; ++v)
+            acc[r][v] = VecI::template dot_part_u_lane<l>(acc[r][v], ar[r], wk[v]);
+      });
+    }
+  }
+  for (; kk < depth4; ++kk) {
     VecI wk[NV];
     for (int v = 0; v < NV; ++v)
       wk[v] = VecI::load(wv[v] + kk * kFcCols * 4);
@@ -1111,6 +1132,68 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
           out[ox] = T(0);
       }
     }
+  }
+}
+
+/// QuantizeLinear per tensor (reference/quant.h's quantize_linear, the
+/// same integers): y = saturate(round_half_even(x / scale) + zp) over n
+/// floats, the quotient clamped first to just past Q's range less zp (the
+/// saturation's result either way) so that the vector rounding, exact
+/// below 2^22, applies. NaN becomes Q's lowest value (the reference casts
+/// it, which C++ leaves undefined). The last partial step runs on copies.
+template <typename Q>
+void quantize_linear(const float *x, const float *scale, const Q *zero_point, Q *y, int64_t n) {
+  constexpr int32_t lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
+  constexpr int64_t L = VecF::kLanes, kStep = 4 * L;
+  static_assert(VecF::kLanes == VecI::kLanes, "one int32 lane per float lane");
+  const int32_t zp = zero_point ? int32_t(zero_point[0]) : 0;
+  const VecF vs = VecF::broadcast(scale[0]), qlo = VecF::broadcast(float(lo - zp - 1)),
+             qhi = VecF::broadcast(float(hi - zp + 1));
+  const VecI vzp = VecI::broadcast(zp), vlo = VecI::broadcast(lo), vhi = VecI::broadcast(hi);
+  auto step = [&](const float *in, Q *out) {
+    VecI q[4];
+    for (int j = 0; j < 4; ++j) {
+      // max(q, qlo) first: a NaN quotient takes qlo.
+      const VecF t = VecF::min(VecF::max(VecF::div(VecF::load(in + j * L), vs), qlo), qhi);
+      const VecI r{__builtin_convertvector(VecF::round(t).v, VecI::Int)};
+      q[j] = VecI::min(VecI::max(VecI::add(r, vzp), vlo), vhi);
+    }
+    VecI::store_narrow_all(out, q);
+  };
+  int64_t i = 0;
+  for (; i + kStep <= n; i += kStep)
+    step(x + i, y + i);
+  if (i < n) {
+    float in[kStep] = {};
+    Q out[kStep];
+    __builtin_memcpy(in, x + i, size_t(n - i) * sizeof(float));
+    step(in, out);
+    __builtin_memcpy(y + i, out, size_t(n - i) * sizeof(Q));
+  }
+}
+
+/// DequantizeLinear per tensor (reference/quant.h's dequantize_linear):
+/// y = float(x - zp) * scale over n values, a vector at a time (the last
+/// partial one on copies).
+template <typename Q>
+void dequantize_linear(const Q *x, const float *scale, const Q *zero_point, float *y,
+                       int64_t n) {
+  constexpr int64_t L = VecF::kLanes;
+  const VecF vs = VecF::broadcast(scale[0]);
+  const VecI vzp = VecI::broadcast(zero_point ? int32_t(zero_point[0]) : 0);
+  auto step = [&](const Q *in, float *out) {
+    const VecI d = VecI::sub(VecI::widen(in), vzp);
+    VecF::mul(VecF{__builtin_convertvector(d.v, decltype(VecF::v))}, vs).store(out);
+  };
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    step(x + i, y + i);
+  if (i < n) {
+    Q in[L] = {};
+    float out[L];
+    __builtin_memcpy(in, x + i, size_t(n - i) * sizeof(Q));
+    step(in, out);
+    __builtin_memcpy(y + i, out, size_t(n - i) * sizeof(float));
   }
 }
 

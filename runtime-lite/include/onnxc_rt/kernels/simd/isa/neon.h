@@ -224,6 +224,21 @@ struct VecI {
 #endif
   }
 
+  /// dot_part(acc, lane L of packed u in every lane, s): the same
+  /// instruction with the unsigned operand by element (SUDOT with i8mm),
+  /// for a kernel whose activations are the ones it loads four at a time.
+  template <int L> static VecI dot_part_u_lane(VecI acc, VecI packed_u, VecI s) {
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+    return {vsudotq_laneq_s32(acc.v, vreinterpretq_s8_s32(s.v), vreinterpretq_u8_s32(packed_u.v),
+                              L)};
+#elif defined(__ARM_FEATURE_DOTPROD)
+    return {vdotq_laneq_s32(acc.v, vreinterpretq_s8_s32(s.v), vreinterpretq_s8_s32(packed_u.v),
+                            L)};
+#else
+    return dot_part(acc, {vdupq_laneq_s32(packed_u.v, L)}, s);
+#endif
+  }
+
   /// floor(a * b / 2^31) per lane, for b != INT32_MIN: SQDMULH, whose
   /// saturation only bites at a = b = INT32_MIN.
   static VecI doubling_high_mul(VecI a, VecI b) { return {vqdmulhq_s32(a.v, b.v)}; }

@@ -206,6 +206,9 @@ struct VecI {
   template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {
     return dot_part(acc, u, broadcast(s.v[L]));
   }
+  template <int L> static VecI dot_part_u_lane(VecI acc, VecI u, VecI s) {
+    return dot_part(acc, broadcast(u.v[L]), s);
+  }
 
   /// acc + sum over each lane's 4 bytes of u[j] * s[j] (u unsigned, s signed).
   static VecI dot_u8s8(VecI acc, VecI u, VecI s) {

@@ -440,6 +440,9 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
       return foldGemm(b, loc, gemm, y, act, outType);
     if (auto mm = dyn_cast<MatMulOp>(op))
       return foldMatMul(b, loc, mm.getA(), mm.getB(), Value(), /*transB=*/false, y, act, outType);
+    if (auto add = dyn_cast<AddOp>(op))
+      if (Value folded = foldMatMulBias(b, add, y, act, outType))
+        return folded;
     if (isa<AddOp, MulOp>(op)) {
       if (Value table = foldExpression(b, loc, q, y))
         return table;
@@ -523,6 +526,24 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
                                ValueRange{x->first, values, biasOrNone(b, loc, bias)},
                                weightedAttrs(b, x->second, w->scales, y, act).getAttrs())
         .getResult();
+  }
+
+  /// MatMul then an Add of a bias (N values along the last axis, a DQ of
+  /// int32 or a float constant), the MatMul's output read by the Add
+  /// alone and not quantized between: one QMatMul with that bias (how
+  /// exporters write a Linear layer of a 3-D input).
+  Value foldMatMulBias(OpBuilder &b, AddOp add, const QParams &y, const Activation &act,
+                       Type outType) {
+    for (int i = 0; i < 2; ++i) {
+      Value product = add->getOperand(i), bias = add->getOperand(1 - i);
+      auto mm = product.getDefiningOp<MatMulOp>();
+      if (!mm || !product.hasOneUse() || product.getType() != add.getResult().getType())
+        continue;
+      if (Value folded = foldMatMul(b, mm.getLoc(), mm.getA(), mm.getB(), bias,
+                                    /*transB=*/false, y, act, outType))
+        return folded;
+    }
+    return nullptr;
   }
 
   /// Add and Mul of two per-tensor quantized values.

@@ -174,6 +174,35 @@ struct GraphFacts {
     return nullptr;
   }
 
+  /// The Add that gives MatMul `mm` its bias, or null: mm's weights a 2-D
+  /// float initializer (K, N), its output read only by an Add whose other
+  /// input is a float initializer of N values along the last axis (dims
+  /// 1, ..., 1, N). Exporters write a Linear of a 3-D input so. The pair
+  /// is one layer: its bias int32, its output the Add's, and the MatMul's
+  /// own output never rounded to int8.
+  const NodeProto *biasAddOf(const NodeProto &mm) const {
+    if (mm.op_type() != "MatMul" || mm.input_size() != 2 || mm.output_size() != 1 ||
+        outputs.count(mm.output(0)))
+      return nullptr;
+    const TensorProto *w = initializerOf(mm.input(1));
+    auto cs = consumers.find(mm.output(0));
+    if (!w || w->dims_size() != 2 || w->data_type() != TensorProto::FLOAT ||
+        cs == consumers.end() || cs->second.size() != 1)
+      return nullptr;
+    const NodeProto *add = cs->second[0];
+    if (add->op_type() != "Add" || add->input_size() != 2 || add->output_size() != 1)
+      return nullptr;
+    const std::string &other = add->input(0) == mm.output(0) ? add->input(1) : add->input(0);
+    const TensorProto *b = initializerOf(other);
+    if (!b || b->data_type() != TensorProto::FLOAT || b->dims_size() < 1 ||
+        b->dims(b->dims_size() - 1) != w->dims(1))
+      return nullptr;
+    for (int d = 0; d + 1 < b->dims_size(); ++d)
+      if (b->dims(d) != 1)
+        return nullptr;
+    return add;
+  }
+
   /// The tensors inside layer normalizations written out as ONNX ops (as
   /// exporters write LayerNorm before opset 17): mean, x - mean, its
   /// square, variance, + eps, sqrt, the quotient and its scaled form, up to
@@ -271,9 +300,16 @@ struct GraphFacts {
     if (floats.empty() && problem.empty())
       problem = "the model has no float32 input to quantize";
     // Quantized: float tensors read or made by an op with an integer form,
-    // but not an op's output that only a fused Relu/Clip reads.
-    auto integerOp = [](const NodeProto *n) { return kInteger.count(n->op_type()) ||
-                                                     kMoving.count(n->op_type()); };
+    // but not an op's output that only a fused Relu/Clip reads. A MatMul
+    // or Gemm of two activations (attention's scores and mix) has none:
+    // the int8 kernels take constant weights, and rounding its operands
+    // to int8 would only add error.
+    auto integerOp = [&](const NodeProto *n) {
+      if (kWeighted.count(n->op_type()) && n->op_type() != "Conv" &&
+          (n->input_size() < 2 || !inits.count(n->input(1))))
+        return false;
+      return kInteger.count(n->op_type()) > 0 || kMoving.count(n->op_type()) > 0;
+    };
     std::vector<std::string> order;
     for (const auto &in : g.input())
       if (floats.count(in.name()))
@@ -296,6 +332,7 @@ struct GraphFacts {
                    (kWeighted.count(p->second->op_type()) || p->second->op_type() == "Add") &&
                    cs.size() == 1 && (cs[0]->op_type() == "Relu" || cs[0]->op_type() == "Clip") &&
                    !outputs.count(t);
+      fused = fused || (p != producer.end() && biasAddOf(*p->second));
       if (!fused)
         quantized.push_back(t);
     }
@@ -548,6 +585,39 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
       read[in.name()] = in.name() + "__dq";
     }
 
+  // A bias (float, one value per output channel) as int32 at x_scale *
+  // w_scale[c] and its DequantizeLinear; the name the layer reads.
+  auto int32Bias = [&](const std::string &bn, const std::vector<float> &bdata, float xs,
+                       const std::vector<float> &scales) {
+    const int64_t channels = int64_t(bdata.size());
+    TensorProto bq, bs, bz;
+    bq.set_name(bn + "__q");
+    bq.set_data_type(TensorProto::INT32);
+    bq.add_dims(channels);
+    bs.set_name(bn + "__bscale");
+    bs.set_data_type(TensorProto::FLOAT);
+    bs.add_dims(channels);
+    bz.set_name(bn + "__bzp");
+    bz.set_data_type(TensorProto::INT32);
+    bz.add_dims(channels);
+    for (int64_t c = 0; c < channels; ++c) {
+      const float scale = xs * scales[c];
+      double v = std::nearbyint(double(bdata[c]) / double(scale));
+      bq.add_int32_data(int32_t(std::clamp(v, -2147483647.0, 2147483647.0)));
+      bs.add_float_data(scale);
+      bz.add_int32_data(0);
+    }
+    *g.add_initializer() = bq;
+    *g.add_initializer() = bs;
+    *g.add_initializer() = bz;
+    addQdqNode(g, "DequantizeLinear", bn + "__DQ", bn + "__q", bn + "__bscale", bn + "__bzp",
+               bn + "__dq", 0);
+    replacedInits.insert(bn);
+    return bn + "__dq";
+  };
+  // Bias Adds to come (their output -> the MatMul's x scale and w scales).
+  std::map<std::string, std::pair<float, std::vector<float>>> pendingBias;
+
   for (const NodeProto &n : src.node()) {
     NodeProto copy = n;
     for (int i = 0; i < copy.input_size(); ++i)
@@ -580,8 +650,9 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
         summary.floatOps.push_back({nodeLabel(n), whyFloat});
       // The quantized tensor after the layer: its output, or that of the
       // Relu/Clip its Q/DQ is shared with.
+      // (Through a bias Add, then a Relu/Clip: two hops at most.)
       std::string after = out0;
-      if (!quantized.count(after)) {
+      for (int hop = 0; hop < 2 && !quantized.count(after); ++hop) {
         auto cs = facts.consumers.find(after);
         if (cs != facts.consumers.end() && cs->second.size() == 1 &&
             cs->second[0]->output_size())
@@ -634,34 +705,20 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
       std::vector<float> bdata;
       const TensorProto *b = n.input_size() > 2 ? facts.initializerOf(n.input(2)) : nullptr;
       if (b && floatData(*b, bdata) && int64_t(bdata.size()) == channels &&
-          !replacedInits.count(n.input(2))) {
-        const float xs = params[n.input(0)].first;
-        TensorProto bq, bs, bz;
-        const std::string bn = n.input(2);
-        bq.set_name(bn + "__q");
-        bq.set_data_type(TensorProto::INT32);
-        bq.add_dims(channels);
-        bs.set_name(bn + "__bscale");
-        bs.set_data_type(TensorProto::FLOAT);
-        bs.add_dims(channels);
-        bz.set_name(bn + "__bzp");
-        bz.set_data_type(TensorProto::INT32);
-        bz.add_dims(channels);
-        for (int64_t c = 0; c < channels; ++c) {
-          const float scale = xs * scales[c];
-          double v = std::nearbyint(double(bdata[c]) / double(scale));
-          bq.add_int32_data(int32_t(std::clamp(v, -2147483647.0, 2147483647.0)));
-          bs.add_float_data(scale);
-          bz.add_int32_data(0);
-        }
-        *g.add_initializer() = bq;
-        *g.add_initializer() = bs;
-        *g.add_initializer() = bz;
-        addQdqNode(g, "DequantizeLinear", bn + "__DQ", bn + "__q", bn + "__bscale", bn + "__bzp",
-                   bn + "__dq", 0);
-        replacedInits.insert(bn);
-        copy.set_input(2, bn + "__dq");
-      }
+          !replacedInits.count(n.input(2)))
+        copy.set_input(2, int32Bias(n.input(2), bdata, params[n.input(0)].first, scales));
+      // A MatMul's bias Add (GraphFacts::biasAddOf) gets it when it comes.
+      if (const NodeProto *add = facts.biasAddOf(n))
+        pendingBias[add->output(0)] = {params[n.input(0)].first, scales};
+    }
+    // A bias Add after a quantized MatMul: its bias as the layer's int32.
+    if (auto pb = pendingBias.find(out0); pb != pendingBias.end() && n.op_type() == "Add") {
+      const int side = facts.initializerOf(n.input(1)) ? 1 : 0;
+      std::vector<float> bdata;
+      const TensorProto *b = facts.initializerOf(n.input(side));
+      if (b && floatData(*b, bdata) && bdata.size() == pb->second.second.size() &&
+          !replacedInits.count(n.input(side)))
+        copy.set_input(side, int32Bias(n.input(side), bdata, pb->second.first, pb->second.second));
     }
     // (Shape and Size read only the shape: they fold away.)
     if (!kInteger.count(n.op_type()) && !kMoving.count(n.op_type()) && n.op_type() != "Shape" &&

@@ -47,6 +47,34 @@ func.func @gemm(%a: tensor<3x2xi8>) -> tensor<3x2xi8> {
   return %y : tensor<3x2xi8>
 }
 
+// A 3-D MatMul, then an Add of an int32 bias (a DQ at x_scale * w_scale, as
+// the quantizer writes a Linear layer), then a Relu: one QMatMul with that
+// bias, clamped at the output zero point; no float Add is left.
+// CHECK-LABEL: func.func @matmul_bias_relu
+// CHECK: %[[B:.*]] = "onnx.Constant"() {value = dense<[6, -2]> : tensor<2xi32>}
+// CHECK: %[[Y:.*]] = "onnx.QMatMul"(%arg0, %{{.*}}, %[[B]]) {act_max = 127 : i64, act_min = 1 : i64
+// CHECK-NOT: onnx.Add
+// CHECK: return %[[Y]]
+func.func @matmul_bias_relu(%a: tensor<1x3x2xi8>) -> tensor<1x3x2xi8> {
+  %s = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %z1 = "onnx.Constant"() {value = dense<1> : tensor<i8>} : () -> tensor<i8>
+  %da = "onnx.DequantizeLinear"(%a, %s, %z) : (tensor<1x3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<1x3x2xf32>
+  %wq = "onnx.Constant"() {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %ws = "onnx.Constant"() {value = dense<[0.25, 0.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %wz = "onnx.Constant"() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+  %dw = "onnx.DequantizeLinear"(%wq, %ws, %wz) {axis = 1 : i64} : (tensor<2x2xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x2xf32>
+  %m = "onnx.MatMul"(%da, %dw) : (tensor<1x3x2xf32>, tensor<2x2xf32>) -> tensor<1x3x2xf32>
+  %bq = "onnx.Constant"() {value = dense<[6, -2]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %bs = "onnx.Constant"() {value = dense<[0.125, 0.25]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %bz = "onnx.Constant"() {value = dense<0> : tensor<2xi32>} : () -> tensor<2xi32>
+  %db = "onnx.DequantizeLinear"(%bq, %bs, %bz) {axis = 0 : i64} : (tensor<2xi32>, tensor<2xf32>, tensor<2xi32>) -> tensor<2xf32>
+  %sum = "onnx.Add"(%db, %m) : (tensor<2xf32>, tensor<1x3x2xf32>) -> tensor<1x3x2xf32>
+  %r = "onnx.Relu"(%sum) : (tensor<1x3x2xf32>) -> tensor<1x3x2xf32>
+  %y = "onnx.QuantizeLinear"(%r, %s, %z1) : (tensor<1x3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x3x2xi8>
+  return %y : tensor<1x3x2xi8>
+}
+
 // Add with a Clip(0, 6) after it: QAdd clamped to [zp, zp + 6 / scale].
 // CHECK-LABEL: func.func @add_clip
 // CHECK: "onnx.QAdd"(%arg0, %arg1) {a_scale = 1.000000e-01 : f32, a_zero_point = 0 : i64, act_max = 60 : i64, act_min = 0 : i64, b_scale = 2.000000e-01 : f32, b_zero_point = 5 : i64, y_scale = 1.000000e-01 : f32, y_zero_point = 0 : i64} : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>

@@ -865,6 +865,13 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
       });
     }
   }
+  // The rest (all of it without dot products by element) from one 4-byte
+  // broadcast per row and step, summed as the ISA keeps sums (DotAcc:
+  // armv8-a's pair sums, added once at the end).
+  VecI::DotAcc sums[4][NV];
+  for (int r = 0; r < 4; ++r)
+    for (int v = 0; v < NV; ++v)
+      sums[r][v] = VecI::dot_acc_zero();
   for (; kk < depth4; ++kk) {
     VecI wk[NV];
     for (int v = 0; v < NV; ++v)
@@ -874,9 +881,12 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
       __builtin_memcpy(&four, a + r * a_stride + kk * 4, 4);
       const VecI ab = VecI::broadcast(four);
       for (int v = 0; v < NV; ++v)
-        acc[r][v] = VecI::dot_part(acc[r][v], ab, wk[v]);
+        sums[r][v] = VecI::dot_acc(sums[r][v], ab, wk[v]);
     }
   }
+  for (int r = 0; r < 4; ++r)
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = VecI::add(acc[r][v], VecI::dot_total(sums[r][v]));
   for (int v = 0; v < NV; ++v) {
     const int64_t c = col + v * kLanes, left = n - c;
     if (left <= 0)
@@ -932,18 +942,21 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   }
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
-  constexpr int64_t kCols = 4 * kLanes;
+  // Tiles of 4 rows x kFcVectors vectors: 16 accumulators, or 8 where a
+  // DotAcc is two vectors (armv8-a: 16 registers of pair sums).
+  constexpr int kFcVectors = sizeof(VecI::DotAcc) > sizeof(VecI) ? 2 : 4;
+  constexpr int64_t kCols = kFcVectors * kLanes;
   for (int64_t r0 = 0; r0 < rows; r0 += 4) {
     const int64_t live = rows - r0 < 4 ? rows - r0 : 4;
     const uint8_t *ar = scratch + r0 * stride;
     T *yr = y + r0 * n;
     for (int64_t c = 0; c < n; c += kCols) {
       const int64_t vecs = (n - c + kLanes - 1) / kLanes;
-      switch (vecs < 4 ? vecs : 4) {
+      switch (vecs < kFcVectors ? vecs : kFcVectors) {
       case 1: fc_tile<1>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
       case 2: fc_tile<2>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 3: fc_tile<3>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      default: fc_tile<4>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 3: if constexpr (kFcVectors > 2) fc_tile<3>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      default: fc_tile<kFcVectors>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
       }
     }
   }

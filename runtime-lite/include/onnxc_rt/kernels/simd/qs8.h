@@ -1148,12 +1148,28 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
   }
 }
 
+/// step(in, out) over n elements K at a time, the last partial step on
+/// zero-padded copies (so no step reads or writes past n).
+template <int64_t K, typename In, typename Out, typename Step>
+inline void in_whole_steps(const In *x, Out *y, int64_t n, Step &&step) {
+  int64_t i = 0;
+  for (; i + K <= n; i += K)
+    step(x + i, y + i);
+  if (i < n) {
+    In in[K] = {};
+    Out out[K];
+    __builtin_memcpy(in, x + i, size_t(n - i) * sizeof(In));
+    step(in, out);
+    __builtin_memcpy(y + i, out, size_t(n - i) * sizeof(Out));
+  }
+}
+
 /// QuantizeLinear per tensor (reference/quant.h's quantize_linear, the
 /// same integers): y = saturate(round_half_even(x / scale) + zp) over n
 /// floats, the quotient clamped first to just past Q's range less zp (the
 /// saturation's result either way) so that the vector rounding, exact
 /// below 2^22, applies. NaN becomes Q's lowest value (the reference casts
-/// it, which C++ leaves undefined). The last partial step runs on copies.
+/// it, which C++ leaves undefined).
 template <typename Q>
 void quantize_linear(const float *x, const float *scale, const Q *zero_point, Q *y, int64_t n) {
   constexpr int32_t lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
@@ -1173,21 +1189,11 @@ void quantize_linear(const float *x, const float *scale, const Q *zero_point, Q 
     }
     VecI::store_narrow_all(out, q);
   };
-  int64_t i = 0;
-  for (; i + kStep <= n; i += kStep)
-    step(x + i, y + i);
-  if (i < n) {
-    float in[kStep] = {};
-    Q out[kStep];
-    __builtin_memcpy(in, x + i, size_t(n - i) * sizeof(float));
-    step(in, out);
-    __builtin_memcpy(y + i, out, size_t(n - i) * sizeof(Q));
-  }
+  in_whole_steps<kStep>(x, y, n, step);
 }
 
 /// DequantizeLinear per tensor (reference/quant.h's dequantize_linear):
-/// y = float(x - zp) * scale over n values, a vector at a time (the last
-/// partial one on copies).
+/// y = float(x - zp) * scale over n values, a vector at a time.
 template <typename Q>
 void dequantize_linear(const Q *x, const float *scale, const Q *zero_point, float *y,
                        int64_t n) {
@@ -1198,16 +1204,7 @@ void dequantize_linear(const Q *x, const float *scale, const Q *zero_point, floa
     const VecI d = VecI::sub(VecI::widen(in), vzp);
     VecF::mul(VecF{__builtin_convertvector(d.v, decltype(VecF::v))}, vs).store(out);
   };
-  int64_t i = 0;
-  for (; i + L <= n; i += L)
-    step(x + i, y + i);
-  if (i < n) {
-    Q in[L] = {};
-    float out[L];
-    __builtin_memcpy(in, x + i, size_t(n - i) * sizeof(Q));
-    step(in, out);
-    __builtin_memcpy(y + i, out, size_t(n - i) * sizeof(float));
-  }
+  in_whole_steps<L>(x, y, n, step);
 }
 
 } // namespace qs8

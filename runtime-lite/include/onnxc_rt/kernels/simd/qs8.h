@@ -11,7 +11,7 @@
 //                   4 (NEON) or 2 (AVX2) vectors of pixels; requantized from registers
 //                   into the NCHW output.
 //  depthwise_conv2d blocks of 16 channels interleaved pixel by pixel, widened
-//                   to int16 and zero-point padded, one band of rows at a
+//                   (int32 on x86, int16 on NEON) and zero-point padded, one band of rows at a
 //                   time; each output pixel's 16 channels from one load per
 //                   tap; transposed back to NCHW.
 //  fully_connected  rows of the input as unsigned bytes, times weights packed
@@ -573,12 +573,32 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
 
 namespace detail {
 
-/// One pixel of a channel block, widened: 16 int16 values.
-using BlockPixel = int16_t __attribute__((vector_size(2 * kDepthwiseBlock)));
-inline void store_pixel(int16_t *dst, BlockPixel v) { __builtin_memcpy(dst, &v, sizeof v); }
-inline void fill_pixels(int16_t *dst, int64_t n, BlockPixel v) {
+/// One pixel of a channel block, widened: 16 values of the ISA's band lane
+/// (VecI::BandLane: int32 on x86, int16 on NEON), in slots of
+/// kDepthwiseValueBytes.
+using BandLane = VecI::BandLane;
+static_assert(sizeof(BandLane) <= kDepthwiseValueBytes, "the band's slots hold a lane");
+using BlockPixel = BandLane __attribute__((vector_size(sizeof(BandLane) * kDepthwiseBlock)));
+inline void store_pixel(BandLane *dst, BlockPixel v) { __builtin_memcpy(dst, &v, sizeof v); }
+inline void fill_pixels(BandLane *dst, int64_t n, BlockPixel v) {
   for (int64_t i = 0; i < n; ++i)
     store_pixel(dst + i * kDepthwiseBlock, v);
+}
+
+/// One pixel's 16 bytes (values of T) widened into the band: to int16 by
+/// vector conversion (SXTL / UXTL on NEON), to int32 by VecI::widen
+/// (vpmovsxbd / vpmovzxbd: GCC 12 scalarizes the conversion to 64 bytes).
+template <typename T> inline void store_widened(BandLane *dst, Bytes v) {
+  if constexpr (sizeof(BandLane) == 4) {
+    uint8_t b[16];
+    store_bytes(b, v);
+    for (int64_t j = 0; j < kDepthwiseBlock; j += kLanes)
+      VecI::widen(reinterpret_cast<const T *>(b) + j).store(dst + j);
+  } else if constexpr (T(-1) < T(0)) {
+    store_pixel(dst, __builtin_convertvector(reinterpret_cast<SignedBytes>(v), BlockPixel));
+  } else {
+    store_pixel(dst, __builtin_convertvector(v, BlockPixel));
+  }
 }
 
 /// Input rows [iy0, iy0 + band.in_rows) of `cb` channels (planes of x,
@@ -588,13 +608,13 @@ inline void fill_pixels(int16_t *dst, int64_t n, BlockPixel v) {
 /// channels past cb x_zp.
 template <typename T>
 void pack_depthwise_band(const T *x, int64_t plane_stride, int64_t cb, const Conv2d &g,
-                         const DepthwiseBand &band, int64_t iy0, T x_zp, int16_t *buf) {
+                         const DepthwiseBand &band, int64_t iy0, T x_zp, BandLane *buf) {
   constexpr int64_t B = kDepthwiseBlock;
   const int64_t width = band.in_width, row = width * B, w = g.w, pw = g.pw;
   int64_t r_lo = iy0 < 0 ? -iy0 : 0, r_hi = g.h - iy0 < band.in_rows ? g.h - iy0 : band.in_rows;
   r_lo = r_lo > band.in_rows ? band.in_rows : r_lo;
   r_hi = r_hi < r_lo ? r_lo : r_hi;
-  const BlockPixel pad = BlockPixel{} + int16_t(x_zp);
+  const BlockPixel pad = BlockPixel{} + BandLane(x_zp);
   fill_pixels(buf, r_lo * width, pad);
   fill_pixels(buf + r_hi * row, (band.in_rows - r_hi) * width, pad);
   for (int64_t r = r_lo; r < r_hi; ++r) {
@@ -605,7 +625,7 @@ void pack_depthwise_band(const T *x, int64_t plane_stride, int64_t cb, const Con
   // the 16 channels at a time, transposed into 16 pixels, each widened.
   const int64_t n = (r_hi - r_lo) * w, first = (iy0 + r_lo) * w;
   const uint8_t *src = reinterpret_cast<const uint8_t *>(x + first);
-  int16_t *dst = buf + (r_lo * width + pw) * B;
+  BandLane *dst = buf + (r_lo * width + pw) * B;
   int64_t col = 0;
   const uint8_t zp_byte = static_cast<uint8_t>(x_zp);
   const Bytes fill = Bytes{} + zp_byte;
@@ -621,11 +641,7 @@ void pack_depthwise_band(const T *x, int64_t plane_stride, int64_t cb, const Con
     }
     transpose16(t);
     for (int64_t i = 0; i < len; ++i) {
-      if constexpr (T(-1) < T(0))
-        store_pixel(dst + col * B,
-                    __builtin_convertvector(reinterpret_cast<SignedBytes>(t[i]), BlockPixel));
-      else
-        store_pixel(dst + col * B, __builtin_convertvector(t[i], BlockPixel));
+      store_widened<T>(dst + col * B, t[i]);
       if (++col == w) { // on to the next row's first input column
         col = 0;
         dst += row;
@@ -670,11 +686,11 @@ template <int KH, int KW, int SW> struct BlockTaps {
   const int64_t *offset; // from the pixel to each tap (runtime form), or to each row
   int64_t taps, step;
   /// Tap (ky, kx) of pixel p of a step (compile-time form).
-  const int16_t *at(const int16_t *px, int ky, int kx, int p) const {
+  const BandLane *at(const BandLane *px, int ky, int kx, int p) const {
     return px + offset[ky] + (kx + p * SW) * kDepthwiseBlock;
   }
   /// Tap t of pixel p of a step (runtime form).
-  const int16_t *at(const int16_t *px, int64_t t, int p) const {
+  const BandLane *at(const BandLane *px, int64_t t, int p) const {
     return px + offset[t] + p * step;
   }
 };
@@ -682,7 +698,7 @@ template <int KH, int KW, int SW> struct BlockTaps {
 /// P output pixels of one sub-block from pixel `px` of the band: the taps,
 /// requantized and stored narrowed at out (kDepthwiseBlock bytes a pixel).
 template <int KH, int KW, int SW, int P, typename T>
-ONNXC_RT_SIMD_INLINE void depthwise_pixels(const int16_t *px, const BlockTaps<KH, KW, SW> &tp,
+ONNXC_RT_SIMD_INLINE void depthwise_pixels(const BandLane *px, const BlockTaps<KH, KW, SW> &tp,
                                            const VecI (*wv)[kBlockVectors],
                                            const Requant (&q)[kBlockVectors], VecI y_zp,
                                            VecI act_min, VecI act_max, T *out) {
@@ -711,7 +727,7 @@ ONNXC_RT_SIMD_INLINE void depthwise_pixels(const int16_t *px, const BlockTaps<KH
 
 /// depthwise_conv2d channel-blocked (qs8_pack.h's depthwise_band): per
 /// block of 16 channels and band of output rows, the input packed pixel by
-/// pixel as int16; per sub-block of channels, each output pixel's channels
+/// pixel, widened (VecI::BandLane); per sub-block of channels, each output pixel's channels
 /// from one load per tap and vector (VecI::mla_widened_lanes),
 /// requantized per channel and staged, then transposed back. Narrow planes
 /// waste no lanes, strided windows need no column phases, and the padding
@@ -736,8 +752,8 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
     offset[t] = KH ? t * g.dh * width * B // per row
                    : ((t / g.kw) * g.dh * width + (t % g.kw) * g.dw) * B;
   const BlockTaps<KH, KW, SW> tp{offset, taps, step};
-  int16_t *in = reinterpret_cast<int16_t *>(scratch);
-  uint8_t *stage = scratch + 2 * band.in_rows * width * B;
+  BandLane *in = reinterpret_cast<BandLane *>(scratch);
+  uint8_t *stage = scratch + kDepthwiseValueBytes * band.in_rows * width * B;
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t c0 = 0; c0 < g.c; c0 += B) {
       const int64_t cb = g.c - c0 < B ? g.c - c0 : B;
@@ -765,7 +781,7 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
         for (int64_t s = 0; s < S && s * kBlockChannels < cb; ++s) {
           const Requant(&qs)[V] = q[s];
           for (int64_t oy = 0; oy < rows; ++oy) {
-            const int16_t *at = in + oy * sh * width * B + s * kBlockChannels;
+            const BandLane *at = in + oy * sh * width * B + s * kBlockChannels;
             T *out = reinterpret_cast<T *>(stage) + oy * ow * B + s * kBlockChannels;
             int64_t ox = 0;
             for (; ox + P <= ow; ox += P)

@@ -133,14 +133,18 @@ constexpr int64_t kMaxDepthwiseTaps = 64;
 
 /// A depthwise convolution computed channel-blocked (simd/qs8.h's
 /// depthwise_blocked): kDepthwiseBlock channels interleaved pixel by pixel
-/// and widened to int16 (each input is read by every tap: widened once),
+/// and widened (each input is read by every tap: widened once),
 /// zero-point padded, one band of `rows` output rows at a time: `in_rows`
 /// padded input rows of `in_width` pixels (the window's reach, or the
 /// input's width and left padding if wider), then the band's outputs
 /// staged as bytes, pixel by pixel, before they are transposed back to
 /// NCHW. Bands keep the buffers within about kDepthwiseBandBytes.
 constexpr int64_t kDepthwiseBlock = 16;
-constexpr int64_t kDepthwiseBandBytes = 32768;
+constexpr int64_t kDepthwiseBandBytes = 131072;
+/// Bytes a widened input value takes in the band: an int32 slot (x86 reads
+/// int32 lanes as they are, a memory operand of vpdpwssd; NEON's SMLAL
+/// takes int16 and uses the first half).
+constexpr int64_t kDepthwiseValueBytes = 4;
 struct DepthwiseBand {
   int64_t rows, in_rows, in_width, bytes;
 };
@@ -149,14 +153,16 @@ inline DepthwiseBand depthwise_band(int64_t w, int64_t oh, int64_t ow, int64_t k
   const int64_t reach_w = (ow - 1) * sw + (kw - 1) * dw + 1, reach_h = (kh - 1) * dh + 1;
   const int64_t in_width = reach_w > pw + w ? reach_w : pw + w;
   // Bytes a band of b rows needs: its input rows and its staged outputs.
-  const int64_t per_row = (2 * sh * in_width + ow) * kDepthwiseBlock;
-  int64_t rows =
-      (kDepthwiseBandBytes - 2 * (reach_h - sh) * in_width * kDepthwiseBlock) / per_row;
+  const int64_t per_row = (kDepthwiseValueBytes * sh * in_width + ow) * kDepthwiseBlock;
+  int64_t rows = (kDepthwiseBandBytes -
+                  kDepthwiseValueBytes * (reach_h - sh) * in_width * kDepthwiseBlock) /
+                 per_row;
   rows = rows < 1 ? 1 : rows > oh ? oh : rows;
   const int64_t in_rows = (rows - 1) * sh + reach_h;
   // Slack: the transposes move whole 16-pixel tiles.
   return {rows, in_rows, in_width,
-          (2 * in_rows * in_width + rows * ow + kDepthwiseBlock) * kDepthwiseBlock};
+          (kDepthwiseValueBytes * in_rows * in_width + rows * ow + kDepthwiseBlock) *
+              kDepthwiseBlock};
 }
 
 /// Bytes of scratch a depthwise convolution needs: one band of a channel

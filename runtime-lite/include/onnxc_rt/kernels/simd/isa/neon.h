@@ -118,6 +118,9 @@ struct VecI {
   static VecI multiply_by_quantized_multiplier_down(VecI x, VecI multiplier, VecI right) {
     return {vrshlq_s32(vqdmulhq_s32(x.v, multiplier.v), vnegq_s32(right.v))};
   }
+  /// The channel-blocked depthwise convolution's widened inputs: int16,
+  /// as SMLAL takes them.
+  using BandLane = int16_t;
   /// N * 4 channels' 16-bit weights w as mla_widened_lanes takes them: as
   /// SMLAL and SMLAL2 read them, eight a register (vectors 2k and 2k + 1
   /// are the same register, channels 8k to 8k + 7).

@@ -180,6 +180,10 @@ struct VecI {
     return {acc.v + reinterpret_cast<Int>(_mm256_madd_epi16(a.raw(), b.raw()))};
 #endif
   }
+  /// The channel-blocked depthwise convolution's widened inputs: int32,
+  /// whose lanes mla_short reads as they are (in memory: vpdpwssd's
+  /// operand, no widening per tap).
+  using BandLane = int32_t;
   /// w[0, N * kLanes) (16-bit weights) as N vectors in mla_short's form,
   /// for mla_widened_lanes.
   template <int N> static void lane_weights(const int16_t *w, VecI (&out)[N]) {

@@ -97,11 +97,15 @@ ONNXC_RT_SIMD_INLINE VecI requantize_scaled(VecI x, const Requant &q) {
                      : VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
 }
 
+/// y_zp + r (requantize_scaled's), clamped to [act_min, act_max].
+ONNXC_RT_SIMD_INLINE VecI to_output(VecI r, VecI y_zp, VecI act_min, VecI act_max) {
+  return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
+}
+
 /// y_zp + requantized (acc + q.add), clamped to [act_min, act_max].
 ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI act_min,
                                      VecI act_max) {
-  const VecI r = requantize_scaled(VecI::add(acc, q.add), q);
-  return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
+  return to_output(requantize_scaled(VecI::add(acc, q.add), q), y_zp, act_min, act_max);
 }
 
 /// NV vectors of sums requantized and stored narrowed to T at y, the
@@ -122,7 +126,7 @@ ONNXC_RT_SIMD_INLINE void requantize_store(const VecI (&acc)[NV], const Requant 
     const int64_t left = valid - int64_t(v) * kLanes;
     if (left > 0) {
       const VecI r = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
-      VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max)
+      to_output(r, y_zp, act_min, act_max)
           .store_narrow(y + v * kLanes, left < kLanes ? left : kLanes);
     }
   }

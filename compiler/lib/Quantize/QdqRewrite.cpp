@@ -306,7 +306,7 @@ struct GraphFacts {
     // to int8 would only add error.
     auto integerOp = [&](const NodeProto *n) {
       if (kWeighted.count(n->op_type()) && n->op_type() != "Conv" &&
-          (n->input_size() < 2 || !inits.count(n->input(1))))
+          (n->input_size() < 2 || !initializerOf(n->input(1))))
         return false;
       return kInteger.count(n->op_type()) > 0 || kMoving.count(n->op_type()) > 0;
     };

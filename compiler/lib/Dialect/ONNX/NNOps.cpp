@@ -828,6 +828,11 @@ LogicalResult MaxUnpoolOp::inferShapes() {
     pads.assign(p->begin(), p->end());
   if (auto s = getStrides())
     strides.assign(s->begin(), s->end());
+  if (k.size() != n || strides.size() != n || pads.size() != 2 * n)
+    return emitOpError() << "kernel_shape, strides and pads must have " << n << ", " << n
+                         << " and " << 2 * n << " values for a rank-" << x.getRank()
+                         << " input (got " << k.size() << ", " << strides.size() << " and "
+                         << pads.size() << ")";
   SmallVector<int64_t> out{x.getDimSize(0), x.getDimSize(1)};
   for (size_t i = 0; i < n; ++i)
     out.push_back((x.getDimSize(i + 2) - 1) * strides[i] + k[i] - pads[i] - pads[i + n]);

@@ -122,7 +122,7 @@ def main():
     ap.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
     ap.add_argument("--targets", default=None,
                     help="comma-separated aarch64 targets (default: aarch64 for float; "
-                         "aarch64,aarch64-dotprod with --int8)")
+                         "aarch64,aarch64-dotprod,aarch64-i8mm with --int8)")
     ap.add_argument("--runs", type=int, default=4, help="N of ((1 + N) - 1) / N")
     ap.add_argument("--int8", action="store_true")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
@@ -130,7 +130,8 @@ def main():
     args = ap.parse_args()
     if not os.path.exists(NODE):
         sys.exit("no Node.js for aarch64: cd bench/arm64 && npm install --ignore-scripts --force")
-    targets = (args.targets or ("aarch64,aarch64-dotprod" if args.int8 else "aarch64")).split(",")
+    targets = (args.targets or ("aarch64,aarch64-dotprod,aarch64-i8mm" if args.int8
+                                else "aarch64")).split(",")
     for t in targets:
         if t not in CPUS:
             sys.exit(f"unknown target {t}: one of {', '.join(CPUS)}")

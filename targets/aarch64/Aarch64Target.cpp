@@ -5,7 +5,8 @@
 // channel-blocked layout and Winograd rules as x86. They differ in the int8
 // byte dot product: aarch64 (armv8-a) widens bytes to 16 bits,
 // aarch64-dotprod (armv8.2-a, Cortex-A55/A75 on, Neoverse N1) uses SDOT,
-// aarch64-i8mm (armv8.6-a, Neoverse V1/N2, Cortex-A710 on) USDOT.
+// aarch64-i8mm (armv8.6-a, Neoverse V1/N2, Cortex-A710 on) USDOT, and
+// USMMLA in the convolutions, whose weights it packs in depth groups of 8.
 //
 // `onnxc run` runs them under qemu-aarch64 (user mode: the program's file
 // I/O is the host's), whose default CPU has every one of these extensions.
@@ -13,16 +14,19 @@
 //===----------------------------------------------------------------------===//
 #include "../simd/SimdTarget.h"
 
+#include "onnxc_rt/kernels/simd/qs8_pack.h"
+
 namespace onnxc {
 namespace {
 
 class Aarch64Target final : public simd::SimdTarget {
 public:
-  Aarch64Target(std::string name, std::string description, std::string march)
+  Aarch64Target(std::string name, std::string description, std::string march,
+                int64_t depthGroup)
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"aarch64-linux-gnu-g++", "aarch64-linux-gnu-ar", {"-O3"},
                              {"-march=" + march}},
-                   "neon-simd") {
+                   "neon-simd", {depthGroup}) {
     parallelKernels = true;
     // A static program needs no aarch64 libraries on the host at run time.
     emulated = EmulatedRunner{"qemu-aarch64", {}, "qemu-user", {}, {"-static"}};
@@ -42,13 +46,16 @@ public:
 
 void registerAarch64Target() {
   TargetRegistry::add(std::make_unique<Aarch64Target>(
-      "aarch64", "64-bit Arm Linux, NEON (armv8-a; aarch64-linux-gnu)", "armv8-a"));
+      "aarch64", "64-bit Arm Linux, NEON (armv8-a; aarch64-linux-gnu)", "armv8-a",
+      onnxc_rt::simd::qs8::kDotDepthGroup));
   TargetRegistry::add(std::make_unique<Aarch64Target>(
       "aarch64-dotprod", "64-bit Arm Linux, NEON + int8 dot product (armv8.2-a+dotprod)",
-      "armv8.2-a+dotprod"));
+      "armv8.2-a+dotprod",
+      onnxc_rt::simd::qs8::kDotDepthGroup));
   TargetRegistry::add(std::make_unique<Aarch64Target>(
       "aarch64-i8mm", "64-bit Arm Linux, NEON + int8 matrix multiply (armv8.6-a+i8mm)",
-      "armv8.6-a+i8mm"));
+      "armv8.6-a+i8mm",
+      onnxc_rt::simd::qs8::kMatMulDepthGroup));
 }
 
 } // namespace onnxc

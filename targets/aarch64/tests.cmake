@@ -4,8 +4,8 @@
 # The SIMD kernel sweeps (test/kernels/simd_*_test.cpp, the same sources as
 # the x86 kernels.simd.* tests) built for NEON against the reference
 # kernels: every float family on armv8-a (the float kernels use nothing of
-# the later extensions), the int8 family once per byte dot product (armv8-a
-# widening multiplies, +dotprod SDOT, +i8mm USDOT), bit-exact.
+# the later extensions), the int8 family once per byte product (armv8-a
+# widening multiplies, +dotprod SDOT, +i8mm USDOT and USMMLA), bit-exact.
 set(AARCH64_KERNEL_TEST ${CMAKE_CURRENT_LIST_DIR}/run_kernel_test.cmake)
 foreach(test gemm:armv8-a conv:armv8-a layout:armv8-a norm:armv8-a qs8:armv8-a
              qs8:armv8.2-a+dotprod qs8:armv8.6-a+i8mm)
@@ -61,6 +61,18 @@ add_test(NAME aarch64-dotprod.mobilenet_v2_int8
                  --inputs ${MODEL_DIR}/mobilenet_v2_op17/test_data_set_0 --calibrate-on-inputs
                  -- --quantize int8)
 set_tests_properties(aarch64-dotprod.mobilenet_v2_int8 PROPERTIES FIXTURES_REQUIRED models
+                     ENVIRONMENT ${WERROR_ENV})
+# The transformer encoder quantized by onnxc on aarch64-i8mm: its linear
+# layers through USMMLA (fully_connected's 2 x 2 row and column pairs), the
+# same outputs as the host build. (Opset 13's, whose float layers come out
+# the same; opset 17's LayerNormalization runs the SIMD float kernel, not
+# the reference one, 4.8e-7 apart: docs/targets.md.)
+add_test(NAME aarch64-i8mm.transformer_encoder_int8
+         COMMAND ${ONNXC_PYTHON} ${SAME_AS_HOST} --onnxc $<TARGET_FILE:onnxc>
+                 --target aarch64-i8mm --model ${MODEL_DIR}/transformer_encoder_op13/model.onnx
+                 --inputs ${MODEL_DIR}/transformer_encoder_op13/test_data_set_0
+                 --calibrate-on-inputs -- --quantize int8)
+set_tests_properties(aarch64-i8mm.transformer_encoder_int8 PROPERTIES FIXTURES_REQUIRED models
                      ENVIRONMENT ${WERROR_ENV})
 add_test(NAME aarch64-dotprod.blocks_qdq
          COMMAND ${ONNXC_PYTHON} ${QDQ_CHECK} --onnxc $<TARGET_FILE:onnxc>

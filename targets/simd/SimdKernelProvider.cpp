@@ -300,7 +300,7 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
   // Quantization's kernels are qs8's, whatever their first operand is.
   if (ctx.elementType == "int8_t" || ctx.elementType == "uint8_t" ||
       isa<QuantizeLinearOp>(op))
-    return lowerQs8(op);
+    return lowerQs8(op, packing);
   if (ctx.elementType != "float")
     return std::nullopt;
   const int64_t tasks = ctx.tasks;

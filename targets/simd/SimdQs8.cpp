@@ -44,7 +44,7 @@ std::optional<std::vector<int32_t>> biasValues(Value b, int64_t count) {
   return v;
 }
 
-ProviderResult lowerQConv(QConvOp op) {
+ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
   if (xs.size() != 4 || op.getMaxPool()) // a pooled QConv: the reference's
     return std::nullopt;
@@ -90,9 +90,9 @@ ProviderResult lowerQConv(QConvOp op) {
         "uint8_t"));
     return calls({call("depthwise_conv2d", {t}, kSimdQs8, std::move(args), kSimdQs8Namespace)});
   }
-  const int64_t depth = cg * kernel[0] * kernel[1];
-  std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth));
-  pack::pack_conv_weights(w.data(), m, group, depth, packed.data());
+  const int64_t depth = cg * kernel[0] * kernel[1], dg = packing.depthGroup;
+  std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg));
+  pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data());
   std::vector<int32_t> folded(m);
   pack::fold_zero_point(w.data(), bias->data(), m, depth, depth, 1,
                         unsignedZeroPoint(op.getX(), op.getXZeroPoint()), folded.data());
@@ -106,32 +106,37 @@ ProviderResult lowerQConv(QConvOp op) {
                                                  g->strides[1], g->padsBegin[0],
                                                  g->padsBegin[1]);
   args.push_back(KernelArg::scratch(
-      pack::conv_scratch_bytes(depth, ys[2] * ys[3], cg, plane, readsInput), "uint8_t"));
-  return calls({call("conv2d", {t}, kSimdQs8, std::move(args), kSimdQs8Namespace)});
+      pack::conv_scratch_bytes(depth, ys[2] * ys[3], cg, plane, readsInput, dg), "uint8_t"));
+  // The depth group is a template argument: conv2d checks it against the
+  // instruction set it is compiled for.
+  return calls({call("conv2d", {t, std::to_string(dg)}, kSimdQs8, std::move(args),
+                     kSimdQs8Namespace)});
 }
 
-ProviderResult lowerQMatMul(QMatMulOp op) {
+ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
   auto ws = shapeOf(op.getW());
   const int64_t k = ws[0], n = ws[1], rows = numel(op.getA()) / std::max<int64_t>(k, 1);
   std::vector<int8_t> w = constantInt8s(op.getW());
   auto bias = biasValues(op.getB(), n);
   if (w.empty() || !bias)
     return std::nullopt;
-  std::vector<int8_t> packed(pack::fc_packed_bytes(k, n));
-  pack::pack_fc_weights(w.data(), k, n, packed.data());
+  const int64_t dg = packing.depthGroup;
+  std::vector<int8_t> packed(pack::fc_packed_bytes(k, n, dg));
+  pack::pack_fc_weights(w.data(), k, n, dg, packed.data());
   std::vector<int32_t> folded(n);
   pack::fold_zero_point(w.data(), bias->data(), n, k, 1, n,
                         unsignedZeroPoint(op.getA(), op.getXZeroPoint()), folded.data());
   auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                       op.getWScale(), op.getYScale().convertToFloat());
-  return calls({call("fully_connected", {cppTypeName(eltOf(op.getA()))}, kSimdQs8,
+  return calls({call("fully_connected", {cppTypeName(eltOf(op.getA())), std::to_string(dg)},
+                     kSimdQs8,
                      {KernelArg::input(op.getA()), packedInt8s(op.getContext(), packed),
                       packedInt32s(op.getContext(), folded), KernelArg::output(op.getY()),
                       KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n), mult, shift,
                       KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
                       KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
-                      KernelArg::scratch(pack::fc_scratch_bytes(pack::round_up(rows, 4), k, n),
-                                         "uint8_t")},
+                      KernelArg::scratch(
+                          pack::fc_scratch_bytes(pack::round_up(rows, 4), k, n, dg), "uint8_t")},
                      kSimdQs8Namespace)});
 }
 
@@ -246,10 +251,10 @@ ProviderResult lowerQuantizeLike(Operation *op, bool quantize) {
                      kSimdQs8Namespace)});
 }
 
-ProviderResult lowerQs8(Operation *op) {
+ProviderResult lowerQs8(Operation *op, const Qs8Packing &packing) {
   return TypeSwitch<Operation *, ProviderResult>(op)
-      .Case<QConvOp>([](QConvOp o) { return lowerQConv(o); })
-      .Case<QMatMulOp>([](QMatMulOp o) { return lowerQMatMul(o); })
+      .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, packing); })
+      .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, packing); })
       .Case<QAddOp>([](QAddOp o) { return lowerQAdd(o); })
       .Case<QMulOp>([](QMulOp o) { return lowerQMul(o); })
       .Case<QAveragePoolOp>([](QAveragePoolOp o) { return lowerQAveragePool(o); })

@@ -13,9 +13,9 @@ Toolchain withContractOff(Toolchain t) {
 } // namespace
 
 SimdTarget::SimdTarget(std::string name, std::string description, Toolchain toolchain,
-                       std::string providerName)
+                       std::string providerName, Qs8Packing packing)
     : Target(std::move(name), std::move(description), withContractOff(std::move(toolchain))) {
-  addProvider(std::make_unique<SimdKernelProvider>(std::move(providerName)));
+  addProvider(std::make_unique<SimdKernelProvider>(std::move(providerName), packing));
 }
 
 int64_t SimdTarget::channelBlock() const { return onnxc_rt::simd::kChannelBlock; }

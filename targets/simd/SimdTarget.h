@@ -16,16 +16,26 @@
 
 namespace onnxc::simd {
 
+/// What the qs8 kernels of a target's instruction set need packed their
+/// way at compile time: the depth group of the convolution's weights
+/// (simd/qs8_pack.h: kDotDepthGroup, or kMatMulDepthGroup where the target
+/// has a byte matrix multiply, NEON's i8mm).
+struct Qs8Packing {
+  int64_t depthGroup;
+};
+
 /// Lowers what runtime-lite's SIMD kernels cover: float ops, and the qs8
 /// ops through lowerQs8. `name` tells the instruction set ("x86-simd").
 class SimdKernelProvider final : public KernelProvider {
 public:
-  explicit SimdKernelProvider(std::string name) : providerName(std::move(name)) {}
+  SimdKernelProvider(std::string name, Qs8Packing packing)
+      : providerName(std::move(name)), packing(packing) {}
   llvm::StringRef name() const override { return providerName; }
   ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
 
 private:
   std::string providerName;
+  Qs8Packing packing;
 };
 
 /// A target whose code runs the SIMD kernels: their provider, the
@@ -37,7 +47,7 @@ private:
 class SimdTarget : public Target {
 public:
   SimdTarget(std::string name, std::string description, Toolchain toolchain,
-             std::string providerName);
+             std::string providerName, Qs8Packing packing);
 
   int64_t channelBlock() const override;
   bool blocksDenseConv(int64_t taps) const override;
@@ -48,8 +58,9 @@ public:
 constexpr const char *kSimdQs8 = "onnxc_rt/kernels/simd/qs8.h";
 constexpr const char *kSimdQs8Namespace = "onnxc_rt::simd::qs8";
 
-/// The qs8 ops simd/qs8.h runs (SimdQs8.cpp); std::nullopt for the rest.
-ProviderResult lowerQs8(mlir::Operation *op);
+/// The qs8 ops simd/qs8.h runs (SimdQs8.cpp), constants packed as
+/// `packing` says; std::nullopt for the rest.
+ProviderResult lowerQs8(mlir::Operation *op, const Qs8Packing &packing);
 
 } // namespace onnxc::simd
 

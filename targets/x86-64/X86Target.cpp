@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "../simd/SimdTarget.h"
 
+#include "onnxc_rt/kernels/simd/qs8_pack.h"
+
 namespace onnxc::x86 {
 namespace {
 
@@ -18,7 +20,8 @@ public:
   X86Target(std::string name, std::string description, std::vector<std::string> isaFlags,
             int rank, bool (*cpuHasIsa)())
       : SimdTarget(std::move(name), std::move(description),
-                   Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd"),
+                   Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd",
+                   {onnxc_rt::simd::qs8::kDotDepthGroup}),
         cpuHasIsa(cpuHasIsa) {
     hostCode = true;
     parallelKernels = true;

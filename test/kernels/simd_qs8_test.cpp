@@ -112,13 +112,14 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
                                    kernel, strides, pb, dil, x_zp, mult.data(), shift.data(),
                                    count, y_zp, lo, hi, scratch.data());
   } else {
-    std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth));
-    pk::pack_conv_weights(w.data(), q.m, q.group, depth, packed.data());
+    constexpr int G = simd::qs8::kDepthGroup;
+    std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
+    pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data());
     pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                         x_zp + pk::flip_of<T>(), folded.data());
     std::vector<uint8_t> scratch(pk::conv_scratch_bytes(
-        depth, oh * ow, cg, pp, pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw)));
-    simd::qs8::conv2d<T>(x.data(), packed.data(), folded.data(), got.data(), in, out, kernel,
+        depth, oh * ow, cg, pp, pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw), G));
+    simd::qs8::conv2d<T, G>(x.data(), packed.data(), folded.data(), got.data(), in, out, kernel,
                          strides, pb, dil, q.group, x_zp, mult.data(), shift.data(), count, y_zp,
                          lo, hi, scratch.data());
   }
@@ -208,15 +209,16 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
                                depth, n, acc.data(), mult.data(), shift.data(), count, y_zp, lo,
                                hi);
   namespace pk = simd::qs8;
-  std::vector<int8_t> packed(pk::fc_packed_bytes(depth, n));
-  pk::pack_fc_weights(w.data(), depth, n, packed.data());
+  constexpr int G = simd::qs8::kDepthGroup;
+  std::vector<int8_t> packed(pk::fc_packed_bytes(depth, n, G));
+  pk::pack_fc_weights(w.data(), depth, n, G, packed.data());
   std::vector<int32_t> folded(n);
   pk::fold_zero_point(w.data(), bias.data(), n, depth, 1, n, a_zp + pk::flip_of<T>(),
                       folded.data());
-  std::vector<uint8_t> scratch(pk::fc_scratch_bytes(pk::round_up(rows, 4), depth, n));
-  simd::qs8::fully_connected<T>(a.data(), packed.data(), folded.data(), got.data(), rows, depth,
-                                n, mult.data(), shift.data(), count, y_zp, lo, hi,
-                                scratch.data());
+  std::vector<uint8_t> scratch(pk::fc_scratch_bytes(pk::round_up(rows, 4), depth, n, G));
+  simd::qs8::fully_connected<T, G>(a.data(), packed.data(), folded.data(), got.data(), rows,
+                                   depth, n, mult.data(), shift.data(), count, y_zp, lo, hi,
+                                   scratch.data());
   INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant);
   REQUIRE(want == got);
 }
@@ -225,7 +227,7 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
 TEST_CASE("qs8 fully_connected matches the reference", "[simd][qs8]") {
   int variant = 0;
   for (int64_t rows : {1, 3, 4, 5, 9})
-    for (int64_t depth : {1, 4, 7, 64, 150})
+    for (int64_t depth : {1, 4, 7, 8, 12, 64, 150})
       for (int64_t n : {1, 15, 16, 17, 40, 64, 70}) {
         checkFullyConnected<int8_t>(rows, depth, n, variant++);
         checkFullyConnected<uint8_t>(rows, depth, n, variant++);

@@ -5,11 +5,13 @@
 // multiplies without).
 //
 //  conv2d           im2col of a block of output pixels into unsigned bytes,
-//                   four depth values per pixel together ([depth/4][pixels][4]),
-//                   times weights packed at compile time (qs8_pack.h) in
-//                   register tiles of 4 output channels x up to 6 (AVX-512),
-//                   4 (NEON) or 2 (AVX2) vectors of pixels; requantized from registers
-//                   into the NCHW output.
+//                   four depth values per pixel together ([depth/4][pixels][4];
+//                   eight with NEON's i8mm, whose USMMLA multiplies two
+//                   pixels' 8 by two channels' 8), times weights packed at
+//                   compile time (qs8_pack.h) in register tiles of 4 output
+//                   channels x up to 6 (AVX-512, NEON) or 2 (AVX2, armv8-a)
+//                   vectors of pixels; requantized from registers into the
+//                   NCHW output.
 //  depthwise_conv2d blocks of 16 channels interleaved pixel by pixel, widened
 //                   (int32 on x86, int16 on NEON) and zero-point padded, one band of rows at a
 //                   time; each output pixel's 16 channels from one load per
@@ -37,6 +39,10 @@
 namespace onnxc_rt {
 namespace simd {
 namespace qs8 {
+
+/// The depth values conv2d keeps together (qs8_pack.h), the G of its
+/// packed weights: 8 for the byte matrix multiply, 4 for the dot products.
+constexpr int kDepthGroup = VecI::kMatMul ? int(kMatMulDepthGroup) : int(kDotDepthGroup);
 
 namespace detail {
 
@@ -171,31 +177,53 @@ inline void transpose16(Bytes (&r)[16]) {
   }
 }
 
-/// Four rows of `n` bytes (n a multiple of 16) interleaved into [n][4],
-/// each byte XORed with `flip` (0x80 turns int8 into x + 128).
-inline void interleave4(const uint8_t *const src[4], int64_t n, uint8_t flip, uint8_t *out) {
+/// 16 bytes of each of four rows a, b, c, d interleaved into 64 bytes
+/// ([16][4]: a0 b0 c0 d0 a1 ...): bytes in pairs, then the pairs in pairs.
+inline void interleave4_tile(Bytes a, Bytes b, Bytes c, Bytes d, Bytes (&o)[4]) {
+  const Halves ab_lo = reinterpret_cast<Halves>(
+      __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+  const Halves ab_hi = reinterpret_cast<Halves>(__builtin_shufflevector(
+      a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
+  const Halves cd_lo = reinterpret_cast<Halves>(
+      __builtin_shufflevector(c, d, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
+  const Halves cd_hi = reinterpret_cast<Halves>(__builtin_shufflevector(
+      c, d, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
+  o[0] = reinterpret_cast<Bytes>(__builtin_shufflevector(ab_lo, cd_lo, 0, 8, 1, 9, 2, 10, 3, 11));
+  o[1] = reinterpret_cast<Bytes>(
+      __builtin_shufflevector(ab_lo, cd_lo, 4, 12, 5, 13, 6, 14, 7, 15));
+  o[2] = reinterpret_cast<Bytes>(__builtin_shufflevector(ab_hi, cd_hi, 0, 8, 1, 9, 2, 10, 3, 11));
+  o[3] = reinterpret_cast<Bytes>(
+      __builtin_shufflevector(ab_hi, cd_hi, 4, 12, 5, 13, 6, 14, 7, 15));
+}
+
+/// G rows of `n` bytes (G 4 or 8, n a multiple of 16) interleaved into
+/// [n][G], each byte XORed with `flip` (0x80 turns int8 into x + 128).
+/// Eight rows are two interleaves of four whose 4-byte groups are then
+/// interleaved in turn.
+template <int G>
+inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip, uint8_t *out) {
+  static_assert(G == 4 || G == 8, "depth groups of 4 or 8");
+  using Words = uint32_t __attribute__((vector_size(16)));
   const Bytes f = Bytes{} + flip;
   for (int64_t i = 0; i < n; i += 16) {
-    const Bytes a = load_bytes(src[0] + i) ^ f, b = load_bytes(src[1] + i) ^ f;
-    const Bytes c = load_bytes(src[2] + i) ^ f, d = load_bytes(src[3] + i) ^ f;
-    // Bytes of a and b in pairs, of c and d in pairs, then the pairs in pairs.
-    const Halves ab_lo = reinterpret_cast<Halves>(__builtin_shufflevector(
-        a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
-    const Halves ab_hi = reinterpret_cast<Halves>(__builtin_shufflevector(
-        a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
-    const Halves cd_lo = reinterpret_cast<Halves>(__builtin_shufflevector(
-        c, d, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
-    const Halves cd_hi = reinterpret_cast<Halves>(__builtin_shufflevector(
-        c, d, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
-    uint8_t *o = out + i * 4;
-    store_bytes(o, reinterpret_cast<Bytes>(
-                       __builtin_shufflevector(ab_lo, cd_lo, 0, 8, 1, 9, 2, 10, 3, 11)));
-    store_bytes(o + 16, reinterpret_cast<Bytes>(
-                            __builtin_shufflevector(ab_lo, cd_lo, 4, 12, 5, 13, 6, 14, 7, 15)));
-    store_bytes(o + 32, reinterpret_cast<Bytes>(
-                            __builtin_shufflevector(ab_hi, cd_hi, 0, 8, 1, 9, 2, 10, 3, 11)));
-    store_bytes(o + 48, reinterpret_cast<Bytes>(
-                            __builtin_shufflevector(ab_hi, cd_hi, 4, 12, 5, 13, 6, 14, 7, 15)));
+    Bytes lo[4];
+    interleave4_tile(load_bytes(src[0] + i) ^ f, load_bytes(src[1] + i) ^ f,
+                     load_bytes(src[2] + i) ^ f, load_bytes(src[3] + i) ^ f, lo);
+    uint8_t *o = out + i * G;
+    if constexpr (G == 4) {
+      for (int j = 0; j < 4; ++j)
+        store_bytes(o + 16 * j, lo[j]);
+    } else {
+      Bytes hi[4];
+      interleave4_tile(load_bytes(src[4] + i) ^ f, load_bytes(src[5] + i) ^ f,
+                       load_bytes(src[6] + i) ^ f, load_bytes(src[7] + i) ^ f, hi);
+      for (int j = 0; j < 4; ++j) {
+        const Words l = reinterpret_cast<Words>(lo[j]), h = reinterpret_cast<Words>(hi[j]);
+        store_bytes(o + 32 * j, reinterpret_cast<Bytes>(__builtin_shufflevector(l, h, 0, 4, 1, 5)));
+        store_bytes(o + 32 * j + 16,
+                    reinterpret_cast<Bytes>(__builtin_shufflevector(l, h, 2, 6, 3, 7)));
+      }
+    }
   }
 }
 
@@ -364,19 +392,19 @@ inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d
 }
 
 /// Packs output pixels [p0, p0 + n) of one group into `panel`
-/// ([depth/4][nv][4] unsigned bytes, nv = n rounded up to 16), from the
+/// ([depth/G][nv][G] unsigned bytes, nv = n rounded up to 16), from the
 /// group's input x (read as it is) or its padded planes, gathering rows
-/// into `rows` (4 * nv bytes and 64 of slack).
-template <typename T>
+/// into `rows` (G * nv bytes and 64 of slack).
+template <int G, typename T>
 void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const Conv2d &g,
                 int64_t cg, int64_t p0, int64_t n, int64_t nv, uint8_t pad, uint8_t *panel,
                 uint8_t *rows) {
   const int64_t taps = g.kh * g.kw, depth = cg * taps, plane = g.h * g.w;
   const bool direct = planes == nullptr && p0 + nv <= plane;
-  for (int64_t k4 = 0; k4 < depth; k4 += 4) {
-    const uint8_t *src[4];
-    for (int64_t j = 0; j < 4; ++j) {
-      const int64_t k = k4 + j;
+  for (int64_t kg = 0; kg < depth; kg += G) {
+    const uint8_t *src[G];
+    for (int64_t j = 0; j < G; ++j) {
+      const int64_t k = kg + j;
       uint8_t *row = rows + j * nv;
       if (k >= depth) {
         fill_bytes(row, nv, 0); // times zero weights
@@ -394,16 +422,60 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
         src[j] = row;
       }
     }
-    interleave4(src, nv, static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip), panel + k4 * nv);
+    interleave_rows<G>(src, nv, static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip),
+                       panel + kg * nv);
   }
 }
 
+/// conv_tile's sums by the byte matrix multiply (V::mmla, NEON's i8mm):
+/// each 16 bytes of the panel ([depth/8][nv][8]) are two pixels' 8 depth
+/// values, each 16 bytes of a depth step's weights two channels' 8, and
+/// one instruction adds their 2 x 2 products (lanes: pixel 2p with channel
+/// 2j, 2p with 2j + 1, 2p + 1 with 2j, 2p + 1 with 2j + 1). Even lanes of
+/// two pixel pairs are then channel 2j's four pixels, odd lanes channel
+/// 2j + 1's: acc[channel][vector of pixels] as the other paths leave it.
+/// `added`: start from each channel's q.add (whole tiles).
+template <int NV, typename V>
+ONNXC_RT_SIMD_INLINE void conv_sums_mmla(const uint8_t *panel, int64_t panel_stride,
+                                         const int8_t *w, int64_t dgroups, const Requant *q,
+                                         bool added, V (&acc)[kConvRows][NV]) {
+  static_assert(kConvRows == 4 && V::kLanes == 4, "two channel pairs, pixel pairs in halves");
+  constexpr int64_t kStep = kConvRows * kMatMulDepthGroup;
+  // Indexed by constants only (for_each_index), or GCC keeps them in memory.
+  V mm[2 * NV][2];
+  const V start01 = added ? V{__builtin_shufflevector(q[0].add.v, q[1].add.v, 0, 4, 1, 5)}
+                          : V::zero();
+  const V start23 = added ? V{__builtin_shufflevector(q[2].add.v, q[3].add.v, 0, 4, 1, 5)}
+                          : V::zero();
+  for_each_index<2 * NV>([&](auto p) {
+    mm[p][0] = start01;
+    mm[p][1] = start23;
+  });
+  for (int64_t kk = 0; kk < dgroups; ++kk) {
+    const uint8_t *a = panel + kk * panel_stride;
+    const V w01 = V::load(w + kk * kStep), w23 = V::load(w + kk * kStep + 16);
+    for_each_index<2 * NV>([&](auto p) {
+      const V x = V::load(a + 16 * p);
+      mm[p][0] = V::mmla(mm[p][0], x, w01);
+      mm[p][1] = V::mmla(mm[p][1], x, w23);
+    });
+  }
+  for_each_index<NV>([&](auto v) {
+    for_each_index<2>([&](auto j) {
+      acc[2 * j][v].v = __builtin_shufflevector(mm[2 * v][j].v, mm[2 * v + 1][j].v, 0, 2, 4, 6);
+      acc[2 * j + 1][v].v =
+          __builtin_shufflevector(mm[2 * v][j].v, mm[2 * v + 1][j].v, 1, 3, 5, 7);
+    });
+  });
+}
+
 /// One register tile of a convolution: kConvRows channels x NV vectors of
-/// pixels over the whole depth, requantized into `rows` output planes at
-/// y (plane stride `y_stride`), `valid` pixels from y on.
+/// pixels over the whole depth (`dgroups` groups of kDepthGroup),
+/// requantized into `rows` output planes at y (plane stride `y_stride`),
+/// `valid` pixels from y on.
 template <int NV, typename T>
 ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, const int8_t *w,
-                                    int64_t depth4, const Requant *q, int64_t rows, VecI y_zp,
+                                    int64_t dgroups, const Requant *q, int64_t rows, VecI y_zp,
                                     VecI act_min, VecI act_max, T *__restrict y, int64_t y_stride,
                                     int64_t valid) {
   // The products' sums; the weights' share that VecI::dot_part leaves out
@@ -412,7 +484,9 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
   for (int r = 0; r < kConvRows; ++r)
     for (int v = 0; v < NV; ++v)
       acc[r][v] = VecI::zero();
-  if constexpr (VecI::kLaneDot && kLanes == kConvRows) {
+  if constexpr (VecI::kMatMul) {
+    conv_sums_mmla<NV>(panel, panel_stride, w, dgroups, q, rows == kConvRows, acc);
+  } else if constexpr (VecI::kLaneDot && kLanes == kConvRows) {
     // The sums start from each row's added constant (whole tiles).
     if (rows == kConvRows)
       for_each_index<kConvRows>([&](auto r) {
@@ -421,7 +495,7 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       });
     // The kConvRows rows' 4 weights of a depth step are one vector, each
     // lane used by the dot product by element.
-    for (int64_t kk = 0; kk < depth4; ++kk) {
+    for (int64_t kk = 0; kk < dgroups; ++kk) {
       const uint8_t *a = panel + kk * panel_stride;
       VecI x[NV];
       for (int v = 0; v < NV; ++v)
@@ -437,7 +511,7 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
     for (int r = 0; r < kConvRows; ++r)
       for (int v = 0; v < NV; ++v)
         sums[r][v] = VecI::dot_acc_zero();
-    for (int64_t kk = 0; kk < depth4; ++kk) {
+    for (int64_t kk = 0; kk < dgroups; ++kk) {
       const uint8_t *a = panel + kk * panel_stride;
       VecI x[NV];
       for (int v = 0; v < NV; ++v)
@@ -474,8 +548,9 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
 
 /// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2,
 /// 24 of 32 on NEON with SDOT / USDOT by element (with the 6 vectors of
-/// activations and the weights' one: 31), 8 where a DotAcc is two vectors
-/// (armv8-a: 16 registers of pair sums).
+/// activations and the weights' one: 31; with i8mm's USMMLA 24 of 2 x 2
+/// blocks, two weight vectors and the pixel pair loaded: 27), 8 where a
+/// DotAcc is two vectors (armv8-a: 16 registers of pair sums).
 constexpr int kConvVectors = kLanes == 16                              ? 6
                              : sizeof(VecI::DotAcc) > sizeof(VecI) ? 2
                              : kLanes == 4                         ? 6
@@ -484,24 +559,26 @@ constexpr int kConvVectors = kLanes == 16                              ? 6
 /// conv_tile<nv> for nv in [1, kConvVectors].
 template <typename T, int NV = kConvVectors>
 void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
-                int64_t depth4, const Requant *q, int64_t rows, VecI y_zp, VecI act_min,
+                int64_t dgroups, const Requant *q, int64_t rows, VecI y_zp, VecI act_min,
                 VecI act_max, T *__restrict y, int64_t y_stride, int64_t valid) {
   if (nv == NV)
-    return conv_tile<NV>(panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max, y,
+    return conv_tile<NV>(panel, panel_stride, w, dgroups, q, rows, y_zp, act_min, act_max, y,
                          y_stride, valid);
   if constexpr (NV > 1)
-    conv_tiles<T, NV - 1>(nv, panel, panel_stride, w, depth4, q, rows, y_zp, act_min, act_max,
+    conv_tiles<T, NV - 1>(nv, panel, panel_stride, w, dgroups, q, rows, y_zp, act_min, act_max,
                           y, y_stride, valid);
 }
 
 } // namespace detail
 
 /// A quantized 2-D convolution (reference/qs8.h's conv): x (N, C, H, W) of
-/// T with zero point x_zp; weights packed by pack_conv_weights; `bias` the
+/// T with zero point x_zp; weights packed by pack_conv_weights in depth
+/// groups of G, which must be this instruction set's kDepthGroup (the
+/// compiler packs for its target: a mismatch does not compile); `bias` the
 /// folded per-channel constant of fold_zero_point (u_zp = x_zp +
 /// flip_of<T>()); `count` multipliers (1 or M). Scratch:
-/// conv_scratch_bytes(...) of qs8_pack.h.
-template <typename T>
+/// conv_scratch_bytes(..., G) of qs8_pack.h.
+template <typename T, int G>
 void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_t *in_shape,
             const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
             const int64_t *pads_begin, const int64_t *dilations, int64_t group, int32_t x_zp,
@@ -512,13 +589,16 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
                  pads_begin[1], dilations[0], dilations[1]};
   const int64_t n = in_shape[0], m = out_shape[1], cg = g.c / group, mg = m / group;
-  const int64_t depth = cg * g.kh * g.kw, depth4 = round_up(depth, 4) / 4;
+  static_assert(G == kDepthGroup,
+                "weights packed in depth groups of another instruction set (qs8_pack.h)");
+  const int64_t depth = cg * g.kh * g.kw, dgroups = round_up(depth, G) / G;
   const int64_t pixels = g.oh * g.ow, block = conv_pixel_block(depth, pixels);
-  const int64_t tile_bytes = depth4 * kConvRows * 4, group_bytes = round_up(mg, kConvRows) * depth4 * 4;
+  const int64_t tile_bytes = dgroups * kConvRows * G,
+                group_bytes = round_up(mg, kConvRows) * dgroups * G;
   const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
   const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
-  uint8_t *panel = scratch, *rows = scratch + depth4 * 4 * block;
-  uint8_t *planes = reads_input ? nullptr : rows + 4 * block + 64;
+  uint8_t *panel = scratch, *rows = scratch + dgroups * G * block;
+  uint8_t *planes = reads_input ? nullptr : rows + G * block + 64;
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
@@ -532,7 +612,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
       for (int64_t p0 = 0; p0 < pixels; p0 += block) {
         const int64_t np = pixels - p0 < block ? pixels - p0 : block;
         const int64_t nv = round_up(np, 16);
-        pack_panel(xg, planes, pp, g, cg, p0, np, nv, pad, panel, rows);
+        pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, pad, panel, rows);
         for (int64_t mt = 0; mt < mg; mt += kConvRows) {
           const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
           Requant q[kConvRows];
@@ -545,16 +625,18 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
           // (zero on most ISAs) goes into the constant requantize adds
           // first: once per tile of rows, not in every pixel tile.
           int32_t rest[kLanes] = {};
-          if constexpr (kLanes == kConvRows) {
+          if constexpr (VecI::kMatMul) {
+            // USMMLA multiplies u itself: nothing left out.
+          } else if constexpr (kLanes == kConvRows) {
             // A depth step's weights of the rows are one vector: lane r, row r.
             VecI rows_rest = VecI::zero();
-            for (int64_t kk = 0; kk < depth4; ++kk)
+            for (int64_t kk = 0; kk < dgroups; ++kk)
               rows_rest = VecI::dot_rest(rows_rest, VecI::load(wt + kk * kConvRows * 4));
             rows_rest.store(rest);
           } else {
             for (int64_t r = 0; r < live; ++r) {
               VecI row_rest = VecI::zero();
-              for (int64_t kk = 0; kk < depth4; ++kk) {
+              for (int64_t kk = 0; kk < dgroups; ++kk) {
                 int32_t four;
                 __builtin_memcpy(&four, wt + (kk * kConvRows + r) * 4, 4);
                 row_rest = VecI::dot_rest(row_rest, VecI::broadcast(four));
@@ -567,8 +649,8 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
           T *yt = y + (b * m + gi * mg + mt) * pixels + p0;
           for (int64_t px = 0; px < np; px += kTile) {
             const int64_t vecs = (nv - px) / kLanes;
-            conv_tiles(vecs < kConvVectors ? vecs : kConvVectors, panel + px * 4, nv * 4, wt,
-                       depth4, q, live, vzp, vmin, vmax, yt + px, pixels, np - px);
+            conv_tiles(vecs < kConvVectors ? vecs : kConvVectors, panel + px * G, nv * G, wt,
+                       dgroups, q, live, vzp, vmin, vmax, yt + px, pixels, np - px);
           }
         }
       }
@@ -845,10 +927,51 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
 
 namespace detail {
 
-/// Where column c's 4-byte weight groups start in pack_fc_weights' layout
-/// (kFcCols columns a block, depth4 groups of 4 bytes per column).
-inline const int8_t *fc_column(const int8_t *w, int64_t depth4, int64_t c) {
-  return w + (c / kFcCols) * depth4 * kFcCols * 4 + (c % kFcCols) * 4;
+/// Where column c's depth groups start in pack_fc_weights' layout
+/// (kFcCols columns a block, `dgroups` groups of kDepthGroup bytes per
+/// column).
+inline const int8_t *fc_column(const int8_t *w, int64_t dgroups, int64_t c) {
+  return w + (c / kFcCols) * dgroups * kFcCols * kDepthGroup + (c % kFcCols) * kDepthGroup;
+}
+
+/// Where row r's depth value k sits in fully_connected's packed rows
+/// (`stride` bytes a row): row-major for the dot products; for the matrix
+/// multiply, rows in pairs, each 16 bytes two rows' 8 depth values (one
+/// USMMLA operand).
+inline int64_t fc_packed_at(int64_t r, int64_t k, int64_t stride) {
+  if constexpr (kDepthGroup == kMatMulDepthGroup)
+    return (r / 2) * 2 * stride + (k / 8) * 16 + (r % 2) * 8 + k % 8;
+  return r * stride + k;
+}
+
+/// fc_tile's sums by the byte matrix multiply (V::mmla, NEON's i8mm): the
+/// tile's two row pairs (fc_packed_at) times NV vectors of columns, each
+/// weight vector two columns' 8 depth values; lanes (row 2p, column 2c),
+/// (2p, 2c + 1), (2p + 1, 2c), (2p + 1, 2c + 1), whose halves are then
+/// acc[row][vector of columns] as the other paths leave it.
+template <int NV, typename V>
+ONNXC_RT_SIMD_INLINE void fc_sums_mmla(const uint8_t *a, int64_t a_stride, const int8_t *w,
+                                       int64_t dgroups, int64_t col, V (&acc)[4][NV]) {
+  static_assert(V::kLanes == 4, "column pairs in halves of 4 lanes");
+  constexpr int64_t kStep = kFcCols * kMatMulDepthGroup;
+  const int8_t *wb = fc_column(w, dgroups, col);
+  V mm[2][2 * NV];
+  for_each_index<2 * NV>([&](auto c) { mm[0][c] = mm[1][c] = V::zero(); });
+  for (int64_t kk = 0; kk < dgroups; ++kk) {
+    const V x0 = V::load(a + kk * 16), x1 = V::load(a + 2 * a_stride + kk * 16);
+    for_each_index<2 * NV>([&](auto c) {
+      const V wc = V::load(wb + kk * kStep + 16 * c);
+      mm[0][c] = V::mmla(mm[0][c], x0, wc);
+      mm[1][c] = V::mmla(mm[1][c], x1, wc);
+    });
+  }
+  for_each_index<NV>([&](auto v) {
+    for_each_index<2>([&](auto p) {
+      acc[2 * p][v].v = __builtin_shufflevector(mm[p][2 * v].v, mm[p][2 * v + 1].v, 0, 1, 4, 5);
+      acc[2 * p + 1][v].v =
+          __builtin_shufflevector(mm[p][2 * v].v, mm[p][2 * v + 1].v, 2, 3, 6, 7);
+    });
+  });
 }
 
 /// One fully connected tile: 4 rows x NV vectors of columns from col;
@@ -856,7 +979,7 @@ inline const int8_t *fc_column(const int8_t *w, int64_t depth4, int64_t c) {
 /// share that VecI::dot_part leaves out: fully_connected).
 template <int NV, typename T>
 ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8_t *w,
-                                  int64_t depth4, int64_t col, const int32_t *add,
+                                  int64_t dgroups, int64_t col, const int32_t *add,
                                   const int32_t *multiplier, const int32_t *shift, int64_t count,
                                   int64_t n, int64_t rows, VecI y_zp, VecI act_min,
                                   VecI act_max, T *y) {
@@ -866,9 +989,13 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
       acc[r][v] = VecI::zero();
   const int8_t *wv[NV];
   for (int v = 0; v < NV; ++v)
-    wv[v] = fc_column(w, depth4, col + v * kLanes);
+    wv[v] = fc_column(w, dgroups, col + v * kLanes);
   int64_t kk = 0;
-  if constexpr (VecI::kLaneDot && kLanes == 4) {
+  // The dot products' depth steps (none left after the matrix multiply).
+  const int64_t depth4 = VecI::kMatMul ? 0 : dgroups;
+  if constexpr (VecI::kMatMul) {
+    fc_sums_mmla<NV>(a, a_stride, w, dgroups, col, acc);
+  } else if constexpr (VecI::kLaneDot && kLanes == 4) {
     // Four depth steps of each row in one load, each step's 4 bytes used
     // by the dot product by element (not broadcast from memory per step).
     for (; kk + 4 <= depth4; kk += 4) {
@@ -921,24 +1048,49 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
 } // namespace detail
 
 /// A quantized product a (rows, depth) x w (depth, n) (reference/qs8.h's
-/// fully_connected): w packed by pack_fc_weights, `bias` the folded
+/// fully_connected): w packed by pack_fc_weights in depth groups of G,
+/// which must be kDepthGroup (checked at compile time); `bias` the folded
 /// per-column constant of fold_zero_point. Scratch:
-/// fc_scratch_bytes(rows rounded up to 4, depth, n).
-template <typename T>
+/// fc_scratch_bytes(rows rounded up to 4, depth, n, G).
+template <typename T, int G>
 void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
                      int64_t depth, int64_t n, const int32_t *multiplier, const int32_t *shift,
                      int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
                      uint8_t *scratch) {
   using namespace detail;
-  const int64_t depth4 = round_up(depth, 4) / 4, stride = depth4 * 4;
+  static_assert(G == kDepthGroup,
+                "weights packed in depth groups of another instruction set (qs8_pack.h)");
+  const int64_t dgroups = round_up(depth, G) / G, stride = dgroups * G;
   const int64_t all = round_up(rows, 4);
   // u = a + flip_of<T>() as the dot product packs it (VecI::kPackedFlip).
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
+  // 16 bytes of a row at a time; depth's padding and the rows past `rows`
+  // are zero (times zero weights, or never stored).
+  const Bytes f = Bytes{} + flip;
   for (int64_t r = 0; r < all; ++r) {
-    uint8_t *dst = scratch + r * stride;
     const uint8_t *src = reinterpret_cast<const uint8_t *>(a + r * depth);
-    for (int64_t k = 0; k < stride; ++k)
-      dst[k] = r < rows && k < depth ? uint8_t(src[k] ^ flip) : uint8_t(0);
+    for (int64_t k0 = 0; k0 < stride; k0 += 16) {
+      const int64_t n = r < rows ? depth - k0 : 0;
+      Bytes v{};
+      if (n >= 16) {
+        v = load_bytes(src + k0) ^ f;
+      } else if (n > 0) { // the row's last bytes (a byte loop: GCC's bounds
+                          // warnings see through the overlapping copies)
+        uint8_t b[16] = {};
+        for (int64_t i = 0; i < n; ++i)
+          b[i] = uint8_t(src[k0 + i] ^ flip);
+        v = load_bytes(b);
+      }
+      if constexpr (G == kMatMulDepthGroup) { // two depth groups, 16 bytes apart
+        __builtin_memcpy(scratch + fc_packed_at(r, k0, stride), &v, 8);
+        if (k0 + 8 < stride)
+          __builtin_memcpy(scratch + fc_packed_at(r, k0 + 8, stride),
+                           reinterpret_cast<const uint8_t *>(&v) + 8, 8);
+      } else {
+        store_bytes_first(scratch + r * stride + k0, v,
+                          stride - k0 < 16 ? stride - k0 : 16);
+      }
+    }
   }
   // Each column's constant: the folded bias less the weights' share that
   // VecI::dot_part leaves out (zero on most ISAs), summed here once for
@@ -947,11 +1099,12 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   int32_t *add = reinterpret_cast<int32_t *>(scratch + round_up(all * stride, 64));
   constexpr int kBlockVectors = int(kFcCols / kLanes);
   for (int64_t c0 = 0; c0 < n; c0 += kFcCols) {
-    const int8_t *wb = fc_column(w, depth4, c0);
+    const int8_t *wb = fc_column(w, dgroups, c0);
     VecI rest[kBlockVectors];
     for (int v = 0; v < kBlockVectors; ++v)
       rest[v] = VecI::zero();
-    for (int64_t kk = 0; kk < depth4; ++kk)
+    // (USMMLA multiplies u itself: nothing left out.)
+    for (int64_t kk = 0; kk < (VecI::kMatMul ? 0 : dgroups); ++kk)
       for (int v = 0; v < kBlockVectors; ++v)
         rest[v] = VecI::dot_rest(rest[v], VecI::load(wb + (kk * kFcCols + v * kLanes) * 4));
     int32_t lanes[kFcCols];
@@ -973,10 +1126,10 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
     for (int64_t c = 0; c < n; c += kCols) {
       const int64_t vecs = (n - c + kLanes - 1) / kLanes;
       switch (vecs < kFcVectors ? vecs : kFcVectors) {
-      case 1: fc_tile<1>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 2: fc_tile<2>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 3: if constexpr (kFcVectors > 2) fc_tile<3>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      default: fc_tile<kFcVectors>(ar, stride, w, depth4, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 1: fc_tile<1>(ar, stride, w, dgroups, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 2: fc_tile<2>(ar, stride, w, dgroups, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 3: if constexpr (kFcVectors > 2) fc_tile<3>(ar, stride, w, dgroups, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      default: fc_tile<kFcVectors>(ar, stride, w, dgroups, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
       }
     }
   }

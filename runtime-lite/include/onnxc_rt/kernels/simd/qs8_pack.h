@@ -20,11 +20,21 @@ namespace simd {
 namespace qs8 {
 
 /// Output channels of a convolution's register tile: its weights are
-/// packed [groups][channel tiles][depth / 4][kConvRows][4].
+/// packed [groups][channel tiles][depth / G][kConvRows][G], G the depth
+/// group of the instruction set's product (conv_depth_group).
 constexpr int64_t kConvRows = 4;
 /// Output columns of a fully connected block: weights packed
-/// [column blocks][depth / 4][kFcCols][4].
+/// [column blocks][depth / G][kFcCols][G].
 constexpr int64_t kFcCols = 16;
+
+/// G, the depth values the convolution and fully connected kernels keep
+/// together, in packed weights and packed activations alike: 4 for the
+/// byte dot products (x86's vpdpbusd, NEON's SDOT / USDOT: four bytes a
+/// lane), 8 for NEON's i8mm matrix multiply (USMMLA: two rows of 8 bytes
+/// times two columns of 8). The compiler packs for its target's;
+/// simd/qs8.h's conv2d and fully_connected take it as a template argument
+/// and check it against their own (kDepthGroup) at compile time.
+constexpr int64_t kDotDepthGroup = 4, kMatMulDepthGroup = 8;
 
 inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
@@ -32,40 +42,42 @@ inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 template <typename T> constexpr int32_t flip_of() { return T(-1) < T(0) ? 128 : 0; }
 
 /// Bytes of a convolution's packed weights: m output channels in `group`
-/// groups, `depth` = input channels per group * kernel taps.
-inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth) {
-  return group * round_up(m / group, kConvRows) * round_up(depth, 4);
+/// groups, `depth` = input channels per group * kernel taps, depth groups
+/// of `dg` bytes.
+inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_t dg) {
+  return group * round_up(m / group, kConvRows) * round_up(depth, dg);
 }
 
 /// w: (m, depth) as ONNX stores a convolution's weights (m, c / group,
-/// kh, kw). Tiles of kConvRows channels per group, four depth bytes of each
-/// channel together; the padding (channels and depth) is zero.
+/// kh, kw). Tiles of kConvRows channels per group, `dg` depth bytes of
+/// each channel together; the padding (channels and depth) is zero.
 inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t depth,
-                              int8_t *out) {
-  const int64_t mg = m / group, mp = round_up(mg, kConvRows), dp = round_up(depth, 4);
+                              int64_t dg, int8_t *out) {
+  const int64_t mg = m / group, mp = round_up(mg, kConvRows), dp = round_up(depth, dg);
   for (int64_t g = 0; g < group; ++g)
     for (int64_t t = 0; t < mp; t += kConvRows)
-      for (int64_t k4 = 0; k4 < dp; k4 += 4)
+      for (int64_t kg = 0; kg < dp; kg += dg)
         for (int64_t r = 0; r < kConvRows; ++r)
-          for (int64_t j = 0; j < 4; ++j) {
-            const int64_t c = t + r, k = k4 + j;
+          for (int64_t j = 0; j < dg; ++j) {
+            const int64_t c = t + r, k = kg + j;
             *out++ = c < mg && k < depth ? w[(g * mg + c) * depth + k] : int8_t(0);
           }
 }
 
-/// Bytes of a fully connected layer's packed weights (depth, n).
-inline int64_t fc_packed_bytes(int64_t depth, int64_t n) {
-  return round_up(n, kFcCols) * round_up(depth, 4);
+/// Bytes of a fully connected layer's packed weights (depth, n), depth
+/// groups of `dg`.
+inline int64_t fc_packed_bytes(int64_t depth, int64_t n, int64_t dg) {
+  return round_up(n, kFcCols) * round_up(depth, dg);
 }
 
 /// w: (depth, n) row-major, as MatMul's right operand.
-inline void pack_fc_weights(const int8_t *w, int64_t depth, int64_t n, int8_t *out) {
-  const int64_t np = round_up(n, kFcCols), dp = round_up(depth, 4);
+inline void pack_fc_weights(const int8_t *w, int64_t depth, int64_t n, int64_t dg, int8_t *out) {
+  const int64_t np = round_up(n, kFcCols), dp = round_up(depth, dg);
   for (int64_t b = 0; b < np; b += kFcCols)
-    for (int64_t k4 = 0; k4 < dp; k4 += 4)
+    for (int64_t kg = 0; kg < dp; kg += dg)
       for (int64_t c = 0; c < kFcCols; ++c)
-        for (int64_t j = 0; j < 4; ++j) {
-          const int64_t col = b + c, k = k4 + j;
+        for (int64_t j = 0; j < dg; ++j) {
+          const int64_t col = b + c, k = kg + j;
           *out++ = col < n && k < depth ? w[k * n + col] : int8_t(0);
         }
 }
@@ -118,13 +130,15 @@ inline bool conv_reads_input(int64_t kernel_h, int64_t kernel_w, int64_t stride_
          pad_w == 0;
 }
 
-/// Bytes of scratch a convolution needs: the packed block of activations,
-/// four gathered rows of it, and (unless it reads its input as it is) the
-/// group's padded planes (`plane` each, `planes` of them).
+/// Bytes of scratch a convolution needs: the packed block of activations
+/// (depth groups of `dg`), `dg` gathered rows of it, and (unless it reads
+/// its input as it is) the group's padded planes (`plane` each, `planes`
+/// of them).
 inline int64_t conv_scratch_bytes(int64_t depth, int64_t pixels, int64_t planes,
-                                  const PaddedPlane &plane, bool reads_input) {
+                                  const PaddedPlane &plane, bool reads_input, int64_t dg) {
   const int64_t block = conv_pixel_block(depth, pixels);
-  return round_up(depth, 4) * block + 4 * block + 64 + (reads_input ? 0 : planes * plane.bytes());
+  return round_up(depth, dg) * block + dg * block + 64 +
+         (reads_input ? 0 : planes * plane.bytes());
 }
 
 /// Most taps a depthwise convolution's weight table holds (larger
@@ -182,10 +196,10 @@ inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t st
 }
 
 /// Bytes of scratch a fully connected layer needs: its rows of activations
-/// as the dot product packs them, depth rounded up to 4, then one int32
+/// as the kernel packs them, depth rounded up to `dg`, then one int32
 /// constant per column (n rounded up to 64).
-inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth, int64_t n) {
-  return round_up(rows * round_up(depth, 4), 64) + round_up(n, 64) * 4 + 64;
+inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth, int64_t n, int64_t dg) {
+  return round_up(rows * round_up(depth, dg), 64) + round_up(n, 64) * 4 + 64;
 }
 
 } // namespace qs8

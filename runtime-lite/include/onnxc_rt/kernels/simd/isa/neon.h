@@ -227,6 +227,22 @@ struct VecI {
 #endif
   }
 
+  /// Whether mmla is one instruction (USMMLA, i8mm): the convolution then
+  /// packs depth in groups of 8 (qs8_pack.h's kMatMulDepthGroup) and
+  /// multiplies 2 x 8 by 8 x 2 bytes at a time, 32 products an
+  /// instruction against SDOT's 16.
+#if defined(__ARM_FEATURE_MATMUL_INT8)
+  static constexpr bool kMatMul = true;
+  /// acc + the 2 x 2 products of u's two rows of 8 unsigned bytes (bytes
+  /// 0-7 and 8-15) and s's two rows of 8 signed bytes: lane 2 i + j adds
+  /// sum_k u[8 i + k] * s[8 j + k].
+  static VecI mmla(VecI acc, VecI u, VecI s) {
+    return {vusmmlaq_s32(acc.v, vreinterpretq_u8_s32(u.v), vreinterpretq_s8_s32(s.v))};
+  }
+#else
+  static constexpr bool kMatMul = false;
+#endif
+
   /// dot_part(acc, lane L of packed u in every lane, s): the same
   /// instruction with the unsigned operand by element (SUDOT with i8mm),
   /// for a kernel whose activations are the ones it loads four at a time.

@@ -207,6 +207,8 @@ struct VecI {
   static VecI dot_rest(VecI acc, VecI) { return acc; }
   /// No dot product by element on x86 (see neon.h): kernels broadcast.
   static constexpr bool kLaneDot = false;
+  /// No byte matrix multiply (neon.h's mmla) either.
+  static constexpr bool kMatMul = false;
   template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {
     return dot_part(acc, u, broadcast(s.v[L]));
   }

@@ -22,11 +22,11 @@ namespace {
 class Aarch64Target final : public simd::SimdTarget {
 public:
   Aarch64Target(std::string name, std::string description, std::string march,
-                int64_t depthGroup)
+                simd::Qs8Packing packing)
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"aarch64-linux-gnu-g++", "aarch64-linux-gnu-ar", {"-O3"},
                              {"-march=" + march}},
-                   "neon-simd", {depthGroup}) {
+                   "neon-simd", packing) {
     parallelKernels = true;
     // A static program needs no aarch64 libraries on the host at run time.
     emulated = EmulatedRunner{"qemu-aarch64", {}, "qemu-user", {}, {"-static"}};
@@ -45,17 +45,17 @@ public:
 } // namespace
 
 void registerAarch64Target() {
+  namespace qs8 = onnxc_rt::simd::qs8;
+  // Without i8mm the products are SMULL or SDOT: signed bytes, u - 128.
   TargetRegistry::add(std::make_unique<Aarch64Target>(
       "aarch64", "64-bit Arm Linux, NEON (armv8-a; aarch64-linux-gnu)", "armv8-a",
-      onnxc_rt::simd::qs8::kDotDepthGroup));
+      simd::Qs8Packing{qs8::kDotDepthGroup, true}));
   TargetRegistry::add(std::make_unique<Aarch64Target>(
       "aarch64-dotprod", "64-bit Arm Linux, NEON + int8 dot product (armv8.2-a+dotprod)",
-      "armv8.2-a+dotprod",
-      onnxc_rt::simd::qs8::kDotDepthGroup));
+      "armv8.2-a+dotprod", simd::Qs8Packing{qs8::kDotDepthGroup, true}));
   TargetRegistry::add(std::make_unique<Aarch64Target>(
       "aarch64-i8mm", "64-bit Arm Linux, NEON + int8 matrix multiply (armv8.6-a+i8mm)",
-      "armv8.6-a+i8mm",
-      onnxc_rt::simd::qs8::kMatMulDepthGroup));
+      "armv8.6-a+i8mm", simd::Qs8Packing{qs8::kMatMulDepthGroup, false}));
 }
 
 } // namespace onnxc

@@ -27,10 +27,21 @@ namespace pack = onnxc_rt::simd::qs8;
 namespace onnxc::simd {
 namespace {
 
-/// The activations' byte value of zero (x_zp) as the kernels' unsigned
-/// bytes see it: int8 values enter with 128 added.
-int32_t unsignedZeroPoint(Value x, int64_t zeroPoint) {
-  return int32_t(zeroPoint) + (eltOf(x).isUnsignedInteger(8) ? 0 : 128);
+/// The activations' byte value of zero (x_zp) as the convolution's and
+/// fully connected layer's products see it: int8 values enter with 128
+/// added, less 128 where the products take signed bytes
+/// (pack::packed_zero_point).
+int32_t packedZeroPoint(Value x, int64_t zeroPoint, const Qs8Packing &packing) {
+  return pack::packed_zero_point(
+      int32_t(zeroPoint) + (eltOf(x).isUnsignedInteger(8) ? 0 : 128), packing.shiftedBytes);
+}
+
+/// The template arguments of the packed kernels: the element type, and the
+/// packing, which they check against the instruction set they are
+/// compiled for.
+std::vector<std::string> packedKernelArgs(Value x, const Qs8Packing &packing) {
+  return {cppTypeName(eltOf(x)), std::to_string(packing.depthGroup),
+          packing.shiftedBytes ? "true" : "false"};
 }
 
 /// The bias as int32 values (zeros without one), or nothing when it is
@@ -95,7 +106,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data());
   std::vector<int32_t> folded(m);
   pack::fold_zero_point(w.data(), bias->data(), m, depth, depth, 1,
-                        unsignedZeroPoint(op.getX(), op.getXZeroPoint()), folded.data());
+                        packedZeroPoint(op.getX(), op.getXZeroPoint(), packing), folded.data());
   std::vector<KernelArg> args{KernelArg::input(op.getX()), packedInt8s(op.getContext(), packed),
                               packedInt32s(op.getContext(), folded),
                               KernelArg::output(op.getY())};
@@ -107,9 +118,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
                                                  g->padsBegin[1]);
   args.push_back(KernelArg::scratch(
       pack::conv_scratch_bytes(depth, ys[2] * ys[3], cg, plane, readsInput, dg), "uint8_t"));
-  // The depth group is a template argument: conv2d checks it against the
-  // instruction set it is compiled for.
-  return calls({call("conv2d", {t, std::to_string(dg)}, kSimdQs8, std::move(args),
+  return calls({call("conv2d", packedKernelArgs(op.getX(), packing), kSimdQs8, std::move(args),
                      kSimdQs8Namespace)});
 }
 
@@ -125,18 +134,17 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
   pack::pack_fc_weights(w.data(), k, n, dg, packed.data());
   std::vector<int32_t> folded(n);
   pack::fold_zero_point(w.data(), bias->data(), n, k, 1, n,
-                        unsignedZeroPoint(op.getA(), op.getXZeroPoint()), folded.data());
+                        packedZeroPoint(op.getA(), op.getXZeroPoint(), packing), folded.data());
   auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                       op.getWScale(), op.getYScale().convertToFloat());
-  return calls({call("fully_connected", {cppTypeName(eltOf(op.getA())), std::to_string(dg)},
-                     kSimdQs8,
+  return calls({call("fully_connected", packedKernelArgs(op.getA(), packing), kSimdQs8,
                      {KernelArg::input(op.getA()), packedInt8s(op.getContext(), packed),
                       packedInt32s(op.getContext(), folded), KernelArg::output(op.getY()),
                       KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n), mult, shift,
                       KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
                       KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
                       KernelArg::scratch(
-                          pack::fc_scratch_bytes(pack::round_up(rows, 4), k, n, dg), "uint8_t")},
+                          pack::fc_scratch_bytes(pack::round_up(rows, 4), k, dg), "uint8_t")},
                      kSimdQs8Namespace)});
 }
 

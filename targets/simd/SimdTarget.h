@@ -16,12 +16,16 @@
 
 namespace onnxc::simd {
 
-/// What the qs8 kernels of a target's instruction set need packed their
-/// way at compile time: the depth group of the convolution's weights
-/// (simd/qs8_pack.h: kDotDepthGroup, or kMatMulDepthGroup where the target
-/// has a byte matrix multiply, NEON's i8mm).
+/// What the qs8 kernels of a target's instruction set need packed and
+/// folded their way at compile time (simd/qs8_pack.h; the kernels check
+/// both against their own): the depth group of the convolution's and fully
+/// connected layer's weights (kDotDepthGroup, or kMatMulDepthGroup where
+/// the target has a byte matrix multiply, NEON's i8mm), and whether their
+/// products take the activations' bytes as u - 128 (NEON's SDOT and SMULL;
+/// packed_zero_point).
 struct Qs8Packing {
   int64_t depthGroup;
+  bool shiftedBytes;
 };
 
 /// Lowers what runtime-lite's SIMD kernels cover: float ops, and the qs8

@@ -115,13 +115,14 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
     constexpr int G = simd::qs8::kDepthGroup;
     std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
     pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data());
+    constexpr bool S = simd::qs8::kShiftedBytes;
     pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
-                        x_zp + pk::flip_of<T>(), folded.data());
+                        pk::packed_zero_point(x_zp + pk::flip_of<T>(), S), folded.data());
     std::vector<uint8_t> scratch(pk::conv_scratch_bytes(
         depth, oh * ow, cg, pp, pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw), G));
-    simd::qs8::conv2d<T, G>(x.data(), packed.data(), folded.data(), got.data(), in, out, kernel,
-                         strides, pb, dil, q.group, x_zp, mult.data(), shift.data(), count, y_zp,
-                         lo, hi, scratch.data());
+    simd::qs8::conv2d<T, G, S>(x.data(), packed.data(), folded.data(), got.data(), in, out,
+                               kernel, strides, pb, dil, q.group, x_zp, mult.data(), shift.data(),
+                               count, y_zp, lo, hi, scratch.data());
   }
   INFO("c " << q.c << " " << q.h << "x" << q.w << " m " << q.m << " k " << q.kh << "x" << q.kw
             << " s " << q.sh << "," << q.sw << " p " << q.ph << "," << q.pw << " d " << q.dh
@@ -213,12 +214,13 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
   std::vector<int8_t> packed(pk::fc_packed_bytes(depth, n, G));
   pk::pack_fc_weights(w.data(), depth, n, G, packed.data());
   std::vector<int32_t> folded(n);
-  pk::fold_zero_point(w.data(), bias.data(), n, depth, 1, n, a_zp + pk::flip_of<T>(),
-                      folded.data());
-  std::vector<uint8_t> scratch(pk::fc_scratch_bytes(pk::round_up(rows, 4), depth, n, G));
-  simd::qs8::fully_connected<T, G>(a.data(), packed.data(), folded.data(), got.data(), rows,
-                                   depth, n, mult.data(), shift.data(), count, y_zp, lo, hi,
-                                   scratch.data());
+  constexpr bool S = simd::qs8::kShiftedBytes;
+  pk::fold_zero_point(w.data(), bias.data(), n, depth, 1, n,
+                      pk::packed_zero_point(a_zp + pk::flip_of<T>(), S), folded.data());
+  std::vector<uint8_t> scratch(pk::fc_scratch_bytes(pk::round_up(rows, 4), depth, G));
+  simd::qs8::fully_connected<T, G, S>(a.data(), packed.data(), folded.data(), got.data(),
+                                      rows, depth, n, mult.data(), shift.data(), count, y_zp, lo,
+                                      hi, scratch.data());
   INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant);
   REQUIRE(want == got);
 }

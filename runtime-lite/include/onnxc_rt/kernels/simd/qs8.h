@@ -40,9 +40,14 @@ namespace onnxc_rt {
 namespace simd {
 namespace qs8 {
 
-/// The depth values conv2d keeps together (qs8_pack.h), the G of its
-/// packed weights: 8 for the byte matrix multiply, 4 for the dot products.
+/// The depth values conv2d and fully_connected keep together (qs8_pack.h),
+/// the G of their packed weights: 8 for the byte matrix multiply, 4 for
+/// the dot products.
 constexpr int kDepthGroup = VecI::kMatMul ? int(kMatMulDepthGroup) : int(kDotDepthGroup);
+/// Whether their products take the activations' bytes u as u - 128
+/// (VecI::kPackedFlip: NEON's SDOT and SMULL), the weights' share 128 *
+/// sum(w) folded into the bias at compile time (packed_zero_point).
+constexpr bool kShiftedBytes = VecI::kPackedFlip != 0;
 
 namespace detail {
 
@@ -478,8 +483,8 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
                                     int64_t dgroups, const Requant *q, int64_t rows, VecI y_zp,
                                     VecI act_min, VecI act_max, T *__restrict y, int64_t y_stride,
                                     int64_t valid) {
-  // The products' sums; the weights' share that VecI::dot_part leaves out
-  // is in q's added constant (conv2d).
+  // The products' sums (VecI::dot_part's: the weights' share that a
+  // shifted product leaves out is in the folded bias, q's added constant).
   VecI acc[kConvRows][NV];
   for (int r = 0; r < kConvRows; ++r)
     for (int v = 0; v < NV; ++v)
@@ -573,12 +578,13 @@ void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const in
 
 /// A quantized 2-D convolution (reference/qs8.h's conv): x (N, C, H, W) of
 /// T with zero point x_zp; weights packed by pack_conv_weights in depth
-/// groups of G, which must be this instruction set's kDepthGroup (the
-/// compiler packs for its target: a mismatch does not compile); `bias` the
-/// folded per-channel constant of fold_zero_point (u_zp = x_zp +
-/// flip_of<T>()); `count` multipliers (1 or M). Scratch:
+/// groups of G; `bias` the folded per-channel constant of fold_zero_point
+/// with u_zp = packed_zero_point(x_zp + flip_of<T>(), kShifted); G and
+/// kShifted as this instruction set takes them (kDepthGroup,
+/// kShiftedBytes: the compiler packs for its target, and a mismatch does
+/// not compile); `count` multipliers (1 or M). Scratch:
 /// conv_scratch_bytes(..., G) of qs8_pack.h.
-template <typename T, int G>
+template <typename T, int G, bool kShifted>
 void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_t *in_shape,
             const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
             const int64_t *pads_begin, const int64_t *dilations, int64_t group, int32_t x_zp,
@@ -589,8 +595,8 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
                  pads_begin[1], dilations[0], dilations[1]};
   const int64_t n = in_shape[0], m = out_shape[1], cg = g.c / group, mg = m / group;
-  static_assert(G == kDepthGroup,
-                "weights packed in depth groups of another instruction set (qs8_pack.h)");
+  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
+                "weights packed and folded for another instruction set (qs8_pack.h)");
   const int64_t depth = cg * g.kh * g.kw, dgroups = round_up(depth, G) / G;
   const int64_t pixels = g.oh * g.ow, block = conv_pixel_block(depth, pixels);
   const int64_t tile_bytes = dgroups * kConvRows * G,
@@ -621,31 +627,6 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
             q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
           }
           const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
-          // The weights' share of the sums that VecI::dot_part leaves out
-          // (zero on most ISAs) goes into the constant requantize adds
-          // first: once per tile of rows, not in every pixel tile.
-          int32_t rest[kLanes] = {};
-          if constexpr (VecI::kMatMul) {
-            // USMMLA multiplies u itself: nothing left out.
-          } else if constexpr (kLanes == kConvRows) {
-            // A depth step's weights of the rows are one vector: lane r, row r.
-            VecI rows_rest = VecI::zero();
-            for (int64_t kk = 0; kk < dgroups; ++kk)
-              rows_rest = VecI::dot_rest(rows_rest, VecI::load(wt + kk * kConvRows * 4));
-            rows_rest.store(rest);
-          } else {
-            for (int64_t r = 0; r < live; ++r) {
-              VecI row_rest = VecI::zero();
-              for (int64_t kk = 0; kk < dgroups; ++kk) {
-                int32_t four;
-                __builtin_memcpy(&four, wt + (kk * kConvRows + r) * 4, 4);
-                row_rest = VecI::dot_rest(row_rest, VecI::broadcast(four));
-              }
-              rest[r] = row_rest.v[0];
-            }
-          }
-          for (int64_t r = 0; r < live; ++r)
-            q[r].add = VecI::sub(q[r].add, VecI::broadcast(rest[r]));
           T *yt = y + (b * m + gi * mg + mt) * pixels + p0;
           for (int64_t px = 0; px < np; px += kTile) {
             const int64_t vecs = (nv - px) / kLanes;
@@ -975,8 +956,7 @@ ONNXC_RT_SIMD_INLINE void fc_sums_mmla(const uint8_t *a, int64_t a_stride, const
 }
 
 /// One fully connected tile: 4 rows x NV vectors of columns from col;
-/// `add` holds each column's constant (the folded bias less the weights'
-/// share that VecI::dot_part leaves out: fully_connected).
+/// `add` holds each column's constant (the folded bias).
 template <int NV, typename T>
 ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8_t *w,
                                   int64_t dgroups, int64_t col, const int32_t *add,
@@ -1048,18 +1028,19 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
 } // namespace detail
 
 /// A quantized product a (rows, depth) x w (depth, n) (reference/qs8.h's
-/// fully_connected): w packed by pack_fc_weights in depth groups of G,
-/// which must be kDepthGroup (checked at compile time); `bias` the folded
-/// per-column constant of fold_zero_point. Scratch:
-/// fc_scratch_bytes(rows rounded up to 4, depth, n, G).
-template <typename T, int G>
+/// fully_connected): w packed by pack_fc_weights in depth groups of G;
+/// `bias` the folded per-column constant of fold_zero_point with u_zp =
+/// packed_zero_point(x_zp + flip_of<T>(), kShifted); G and kShifted as
+/// conv2d checks them. Scratch: fc_scratch_bytes(rows rounded up to 4,
+/// depth, n, G).
+template <typename T, int G, bool kShifted>
 void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
                      int64_t depth, int64_t n, const int32_t *multiplier, const int32_t *shift,
                      int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
                      uint8_t *scratch) {
   using namespace detail;
-  static_assert(G == kDepthGroup,
-                "weights packed in depth groups of another instruction set (qs8_pack.h)");
+  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
+                "weights packed and folded for another instruction set (qs8_pack.h)");
   const int64_t dgroups = round_up(depth, G) / G, stride = dgroups * G;
   const int64_t all = round_up(rows, 4);
   // u = a + flip_of<T>() as the dot product packs it (VecI::kPackedFlip).
@@ -1086,33 +1067,13 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
         if (k0 + 8 < stride)
           __builtin_memcpy(scratch + fc_packed_at(r, k0 + 8, stride),
                            reinterpret_cast<const uint8_t *>(&v) + 8, 8);
-      } else {
-        store_bytes_first(scratch + r * stride + k0, v,
-                          stride - k0 < 16 ? stride - k0 : 16);
+      } else { // whole vectors: past a row's end go zeros that the next row
+               // overwrites, or into the scratch's slack after the last
+        store_bytes(scratch + r * stride + k0, v);
       }
     }
   }
-  // Each column's constant: the folded bias less the weights' share that
-  // VecI::dot_part leaves out (zero on most ISAs), summed here once for
-  // all the rows instead of in every tile of them.
-  // A block of kFcCols columns at a time, its vectors in registers.
-  int32_t *add = reinterpret_cast<int32_t *>(scratch + round_up(all * stride, 64));
-  constexpr int kBlockVectors = int(kFcCols / kLanes);
-  for (int64_t c0 = 0; c0 < n; c0 += kFcCols) {
-    const int8_t *wb = fc_column(w, dgroups, c0);
-    VecI rest[kBlockVectors];
-    for (int v = 0; v < kBlockVectors; ++v)
-      rest[v] = VecI::zero();
-    // (USMMLA multiplies u itself: nothing left out.)
-    for (int64_t kk = 0; kk < (VecI::kMatMul ? 0 : dgroups); ++kk)
-      for (int v = 0; v < kBlockVectors; ++v)
-        rest[v] = VecI::dot_rest(rest[v], VecI::load(wb + (kk * kFcCols + v * kLanes) * 4));
-    int32_t lanes[kFcCols];
-    for (int v = 0; v < kBlockVectors; ++v)
-      rest[v].store(lanes + v * kLanes);
-    for (int64_t i = 0; i < kFcCols && c0 + i < n; ++i)
-      add[c0 + i] = bias[c0 + i] - lanes[i];
-  }
+  const int32_t *add = bias;
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
   // Tiles of 4 rows x kFcVectors vectors: 16 accumulators, or 8 where a

@@ -9,7 +9,9 @@
 //   sum_k w * (x - x_zp) = sum_k w * u - u_zp * sum_k w,
 // and the second term, with the bias, is one int32 per output channel
 // folded here (fold_zero_point): the kernels add it to the accumulator and
-// requantize exactly as reference/qs8.h does.
+// requantize exactly as reference/qs8.h does. (NEON's SDOT and SMULL
+// multiply signed bytes: there the kernels take u - 128, and the weights'
+// share that leaves out folds in too: packed_zero_point.)
 #ifndef ONNXC_RT_SIMD_QS8_PACK_H
 #define ONNXC_RT_SIMD_QS8_PACK_H
 
@@ -80,6 +82,16 @@ inline void pack_fc_weights(const int8_t *w, int64_t depth, int64_t n, int64_t d
           const int64_t col = b + c, k = kg + j;
           *out++ = col < n && k < depth ? w[k * n + col] : int8_t(0);
         }
+}
+
+/// The zero point fold_zero_point takes for the convolution and fully
+/// connected kernels: u_zp = x_zp + flip_of<T>() where their products take
+/// the bytes u themselves (x86's vpdpbusd, NEON's USDOT and USMMLA); 128
+/// less where they take u - 128 as signed bytes (`shifted`: NEON's SDOT
+/// and SMULL), since sum w * u = sum w * (u - 128) + 128 * sum w and the
+/// second term then folds with the rest.
+inline int32_t packed_zero_point(int32_t u_zp, bool shifted) {
+  return shifted ? u_zp - 128 : u_zp;
 }
 
 /// out[o] = bias[o] (0 without one) - u_zp * sum_k w[o, k] for the
@@ -196,10 +208,10 @@ inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t st
 }
 
 /// Bytes of scratch a fully connected layer needs: its rows of activations
-/// as the kernel packs them, depth rounded up to `dg`, then one int32
-/// constant per column (n rounded up to 64).
-inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth, int64_t n, int64_t dg) {
-  return round_up(rows * round_up(depth, dg), 64) + round_up(n, 64) * 4 + 64;
+/// as the kernel packs them, depth rounded up to `dg`, and 64 bytes of
+/// slack (its stores are whole 16-byte vectors).
+inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth, int64_t dg) {
+  return round_up(rows * round_up(depth, dg), 64) + 64;
 }
 
 } // namespace qs8

@@ -8,10 +8,11 @@
 //   +i8mm     (armv8.6-a)   USDOT, unsigned x signed: the operation itself;
 //   +dotprod  (armv8.2-a)   SDOT on (u - 128) x s, plus 128 * sum(s) (one
 //                           more SDOT of the weights alone: dot_part and
-//                           dot_rest, which the kernels sum apart, the rest
-//                           into the requantization's added constant); the
-//                           kernels pack u as u - 128 already (kPackedFlip),
-//                           so dot_part is the SDOT alone;
+//                           dot_rest; the kernels' weights are constants,
+//                           so the compiler folds the rest into the bias:
+//                           qs8_pack.h's packed_zero_point); the kernels
+//                           pack u as u - 128 already (kPackedFlip), so
+//                           dot_part is the SDOT alone;
 //   armv8-a                 the same split, the part as SMULL of the signed
 //                           bytes into 16 bits and pairwise sums (a loop
 //                           keeps them as pair sums: DotAcc).
@@ -158,8 +159,8 @@ struct VecI {
   }
   /// dot_u8s8 split in two for loops that sum many products sharing s, u
   /// packed with kPackedFlip: dot_u8s8(acc, u, s) = dot_part(acc, u ^
-  /// kPackedFlip, s) - dot_rest(0, s), the rest depending on s alone, so a
-  /// loop sums it once per s instead of once per product. Without +i8mm
+  /// kPackedFlip, s) - dot_rest(0, s), the rest depending on s alone, so it
+  /// is summed apart (for constant weights, at compile time). Without +i8mm
   /// the part is the products of u - 128 (SDOT, or SMULL and pairwise
   /// sums) and the rest -128 * sum(s); with it the part is USDOT, the whole.
   static VecI dot_part(VecI acc, VecI packed_u, VecI s) {

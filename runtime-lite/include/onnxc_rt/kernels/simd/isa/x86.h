@@ -204,7 +204,6 @@ struct VecI {
   /// is the whole product and the rest zero, and u is packed as it is.
   static constexpr uint8_t kPackedFlip = 0;
   static VecI dot_part(VecI acc, VecI u, VecI s) { return dot_u8s8(acc, u, s); }
-  static VecI dot_rest(VecI acc, VecI) { return acc; }
   /// No dot product by element on x86 (see neon.h): kernels broadcast.
   static constexpr bool kLaneDot = false;
   /// No byte matrix multiply (neon.h's mmla) either.

@@ -203,13 +203,40 @@ inline void interleave4_tile(Bytes a, Bytes b, Bytes c, Bytes d, Bytes (&o)[4]) 
 
 /// G rows of `n` bytes (G 4 or 8, n a multiple of 16) interleaved into
 /// [n][G], each byte XORed with `flip` (0x80 turns int8 into x + 128).
-/// Eight rows are two interleaves of four whose 4-byte groups are then
-/// interleaved in turn.
-template <int G>
+/// With an interleaving store (NEON's ST4: V::kStore4) four rows are one
+/// store, and eight are their byte pairs stored as four rows of halves;
+/// else eight rows are two interleaves of four whose 4-byte groups are
+/// then interleaved in turn.
+template <int G, typename V = VecI>
 inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip, uint8_t *out) {
   static_assert(G == 4 || G == 8, "depth groups of 4 or 8");
   using Words = uint32_t __attribute__((vector_size(16)));
   const Bytes f = Bytes{} + flip;
+  if constexpr (V::kStore4) {
+    auto row = [&](int j, int64_t i) {
+      return V{reinterpret_cast<typename V::Int>(load_bytes(src[j] + i) ^ f)};
+    };
+    auto pairs = [](V a, V b, bool high) {
+      const Bytes x = reinterpret_cast<Bytes>(a.v), y = reinterpret_cast<Bytes>(b.v);
+      const Bytes z = high ? __builtin_shufflevector(x, y, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28,
+                                                     13, 29, 14, 30, 15, 31)
+                           : __builtin_shufflevector(x, y, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5,
+                                                     21, 6, 22, 7, 23);
+      return V{reinterpret_cast<typename V::Int>(z)};
+    };
+    for (int64_t i = 0; i < n; i += 16) {
+      if constexpr (G == 4) {
+        V::store4_bytes(out + i * 4, row(0, i), row(1, i), row(2, i), row(3, i));
+      } else {
+        const V r[8] = {row(0, i), row(1, i), row(2, i), row(3, i),
+                        row(4, i), row(5, i), row(6, i), row(7, i)};
+        for (int h = 0; h < 2; ++h)
+          V::store4_halves(out + i * 8 + 64 * h, pairs(r[0], r[1], h), pairs(r[2], r[3], h),
+                           pairs(r[4], r[5], h), pairs(r[6], r[7], h));
+      }
+    }
+    return;
+  }
   for (int64_t i = 0; i < n; i += 16) {
     Bytes lo[4];
     interleave4_tile(load_bytes(src[0] + i) ^ f, load_bytes(src[1] + i) ^ f,

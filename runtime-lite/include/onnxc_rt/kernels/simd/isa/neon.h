@@ -244,6 +244,23 @@ struct VecI {
   static constexpr bool kMatMul = false;
 #endif
 
+  /// The im2col packing's interleave of rows (simd/qs8.h's
+  /// interleave_rows) as one instruction: ST4 stores element i of four
+  /// registers together.
+  static constexpr bool kStore4 = true;
+  /// Byte i of a, b, c, d at out[4 i .. 4 i + 3], i < 16 (ST4 of bytes).
+  static void store4_bytes(uint8_t *out, VecI a, VecI b, VecI c, VecI d) {
+    vst4q_u8(out, (uint8x16x4_t{{vreinterpretq_u8_s32(a.v), vreinterpretq_u8_s32(b.v),
+                                  vreinterpretq_u8_s32(c.v), vreinterpretq_u8_s32(d.v)}}));
+  }
+  /// 16-bit element i of a, b, c, d at out[8 i .. 8 i + 7], i < 8 (ST4
+  /// of halves).
+  static void store4_halves(uint8_t *out, VecI a, VecI b, VecI c, VecI d) {
+    vst4q_u16(reinterpret_cast<uint16_t *>(out),
+              (uint16x8x4_t{{vreinterpretq_u16_s32(a.v), vreinterpretq_u16_s32(b.v),
+                             vreinterpretq_u16_s32(c.v), vreinterpretq_u16_s32(d.v)}}));
+  }
+
   /// dot_part(acc, lane L of packed u in every lane, s): the same
   /// instruction with the unsigned operand by element (SUDOT with i8mm),
   /// for a kernel whose activations are the ones it loads four at a time.

@@ -208,6 +208,8 @@ struct VecI {
   static constexpr bool kLaneDot = false;
   /// No byte matrix multiply (neon.h's mmla) either.
   static constexpr bool kMatMul = false;
+  /// No interleaving store (neon.h's store4_bytes): byte shuffles do it.
+  static constexpr bool kStore4 = false;
   template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {
     return dot_part(acc, u, broadcast(s.v[L]));
   }

@@ -113,6 +113,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   args.insert(args.end(), window.begin(), window.end());
   args.push_back(KernelArg::i(group));
   tail(args);
+  args.push_back(KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))));
   const bool readsInput = pack::conv_reads_input(kernel[0], kernel[1], g->strides[0],
                                                  g->strides[1], g->padsBegin[0],
                                                  g->padsBegin[1]);
@@ -143,6 +144,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
                       KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n), mult, shift,
                       KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
                       KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
+                      KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
                       KernelArg::scratch(
                           pack::fc_scratch_bytes(pack::round_up(rows, 4), k, dg), "uint8_t")},
                      kSimdQs8Namespace)});

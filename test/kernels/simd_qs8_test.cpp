@@ -84,6 +84,9 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
   const int64_t cg = q.c / q.group, depth = cg * q.kh * q.kw;
   auto x = randomQ<T>(n * q.c * q.h * q.w);
   auto w = randomWeights(q.m * depth);
+  if (variant % 5 == 4) // some weights at -128: no two-step sums (weights_are_narrow)
+    for (size_t i = 0; i < w.size(); i += 3)
+      w[i] = -128;
   auto bias = randomBias(q.m);
   const int32_t x_zp = randomZeroPoint<T>(), y_zp = randomZeroPoint<T>();
   const int64_t count = variant % 3 == 0 ? 1 : q.m;
@@ -122,7 +125,9 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
         depth, oh * ow, cg, pp, pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw), G));
     simd::qs8::conv2d<T, G, S>(x.data(), packed.data(), folded.data(), got.data(), in, out,
                                kernel, strides, pb, dil, q.group, x_zp, mult.data(), shift.data(),
-                               count, y_zp, lo, hi, scratch.data());
+                               count, y_zp, lo, hi,
+                               pk::weights_are_narrow(w.data(), int64_t(w.size())),
+                               scratch.data());
   }
   INFO("c " << q.c << " " << q.h << "x" << q.w << " m " << q.m << " k " << q.kh << "x" << q.kw
             << " s " << q.sh << "," << q.sw << " p " << q.ph << "," << q.pw << " d " << q.dh
@@ -196,6 +201,9 @@ namespace {
 template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int64_t n, int variant) {
   auto a = randomQ<T>(rows * depth);
   auto w = randomWeights(depth * n);
+  if (variant % 5 == 4) // some weights at -128: no two-step sums (weights_are_narrow)
+    for (size_t i = 0; i < w.size(); i += 3)
+      w[i] = -128;
   auto bias = randomBias(n);
   const int32_t a_zp = randomZeroPoint<T>(), y_zp = randomZeroPoint<T>();
   const int64_t count = variant % 2 ? n : 1;
@@ -220,7 +228,8 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
   std::vector<uint8_t> scratch(pk::fc_scratch_bytes(pk::round_up(rows, 4), depth, G));
   simd::qs8::fully_connected<T, G, S>(a.data(), packed.data(), folded.data(), got.data(),
                                       rows, depth, n, mult.data(), shift.data(), count, y_zp, lo,
-                                      hi, scratch.data());
+                                      hi, pk::weights_are_narrow(w.data(), int64_t(w.size())),
+                                      scratch.data());
   INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant);
   REQUIRE(want == got);
 }

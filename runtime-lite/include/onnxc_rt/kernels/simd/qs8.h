@@ -504,12 +504,13 @@ ONNXC_RT_SIMD_INLINE void conv_sums_mmla(const uint8_t *panel, int64_t panel_str
 /// One register tile of a convolution: kConvRows channels x NV vectors of
 /// pixels over the whole depth (`dgroups` groups of kDepthGroup),
 /// requantized into `rows` output planes at y (plane stride `y_stride`),
-/// `valid` pixels from y on.
+/// `valid` pixels from y on; `narrow`: every weight in [-127, 127]
+/// (VecI::dot_acc2 may then take two depth steps at once).
 template <int NV, typename T>
 ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, const int8_t *w,
-                                    int64_t dgroups, const Requant *q, int64_t rows, VecI y_zp,
-                                    VecI act_min, VecI act_max, T *__restrict y, int64_t y_stride,
-                                    int64_t valid) {
+                                    int64_t dgroups, bool narrow, const Requant *q, int64_t rows,
+                                    VecI y_zp, VecI act_min, VecI act_max, T *__restrict y,
+                                    int64_t y_stride, int64_t valid) {
   // The products' sums (VecI::dot_part's: the weights' share that a
   // shifted product leaves out is in the folded bias, q's added constant).
   VecI acc[kConvRows][NV];
@@ -543,16 +544,46 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
     for (int r = 0; r < kConvRows; ++r)
       for (int v = 0; v < NV; ++v)
         sums[r][v] = VecI::dot_acc_zero();
-    for (int64_t kk = 0; kk < dgroups; ++kk) {
+    auto broadcast4 = [](const int8_t *p) {
+      int32_t four;
+      __builtin_memcpy(&four, p, 4);
+      return VecI::broadcast(four);
+    };
+    int64_t kk = 0;
+    if (narrow) // two depth steps at once (VecI::dot_acc2)
+      for (; kk < dgroups - 1; kk += 2) {
+        const uint8_t *a = panel + kk * panel_stride;
+        VecI x0[NV], x1[NV];
+        for (int v = 0; v < NV; ++v) {
+          x0[v] = VecI::load(a + v * kLanes * 4);
+          x1[v] = VecI::load(a + panel_stride + v * kLanes * 4);
+        }
+        const int8_t *wk = w + kk * kConvRows * 4;
+        if constexpr (kLanes == kConvRows) {
+          // Each step's rows are one vector, a lane a row (fewer registers
+          // than eight broadcasts).
+          const VecI wa = VecI::load(wk), wb = VecI::load(wk + kConvRows * 4);
+          for_each_index<kConvRows>([&](auto r) {
+            for (int v = 0; v < NV; ++v)
+              sums[r][v] = VecI::dot_acc2(sums[r][v], x0[v], VecI::template broadcast_lane<r>(wa),
+                                          x1[v], VecI::template broadcast_lane<r>(wb));
+          });
+        } else {
+          for (int r = 0; r < kConvRows; ++r) {
+            const VecI w0 = broadcast4(wk + r * 4), w1 = broadcast4(wk + (kConvRows + r) * 4);
+            for (int v = 0; v < NV; ++v)
+              sums[r][v] = VecI::dot_acc2(sums[r][v], x0[v], w0, x1[v], w1);
+          }
+        }
+      }
+    for (; kk < dgroups; ++kk) {
       const uint8_t *a = panel + kk * panel_stride;
       VecI x[NV];
       for (int v = 0; v < NV; ++v)
         x[v] = VecI::load(a + v * kLanes * 4);
       const int8_t *wk = w + kk * kConvRows * 4;
       for (int r = 0; r < kConvRows; ++r) {
-        int32_t four;
-        __builtin_memcpy(&four, wk + r * 4, 4);
-        const VecI wb = VecI::broadcast(four);
+        const VecI wb = broadcast4(wk + r * 4);
         for (int v = 0; v < NV; ++v)
           sums[r][v] = VecI::dot_acc(sums[r][v], x[v], wb);
       }
@@ -591,14 +622,14 @@ constexpr int kConvVectors = kLanes == 16                              ? 6
 /// conv_tile<nv> for nv in [1, kConvVectors].
 template <typename T, int NV = kConvVectors>
 void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
-                int64_t dgroups, const Requant *q, int64_t rows, VecI y_zp, VecI act_min,
-                VecI act_max, T *__restrict y, int64_t y_stride, int64_t valid) {
+                int64_t dgroups, bool narrow, const Requant *q, int64_t rows, VecI y_zp,
+                VecI act_min, VecI act_max, T *__restrict y, int64_t y_stride, int64_t valid) {
   if (nv == NV)
-    return conv_tile<NV>(panel, panel_stride, w, dgroups, q, rows, y_zp, act_min, act_max, y,
-                         y_stride, valid);
+    return conv_tile<NV>(panel, panel_stride, w, dgroups, narrow, q, rows, y_zp, act_min,
+                         act_max, y, y_stride, valid);
   if constexpr (NV > 1)
-    conv_tiles<T, NV - 1>(nv, panel, panel_stride, w, dgroups, q, rows, y_zp, act_min, act_max,
-                          y, y_stride, valid);
+    conv_tiles<T, NV - 1>(nv, panel, panel_stride, w, dgroups, narrow, q, rows, y_zp, act_min,
+                          act_max, y, y_stride, valid);
 }
 
 } // namespace detail
@@ -609,14 +640,15 @@ void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const in
 /// with u_zp = packed_zero_point(x_zp + flip_of<T>(), kShifted); G and
 /// kShifted as this instruction set takes them (kDepthGroup,
 /// kShiftedBytes: the compiler packs for its target, and a mismatch does
-/// not compile); `count` multipliers (1 or M). Scratch:
+/// not compile); `count` multipliers (1 or M); `narrow_weights`: no
+/// weight is -128 (weights_are_narrow of qs8_pack.h). Scratch:
 /// conv_scratch_bytes(..., G) of qs8_pack.h.
 template <typename T, int G, bool kShifted>
 void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_t *in_shape,
             const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
             const int64_t *pads_begin, const int64_t *dilations, int64_t group, int32_t x_zp,
             const int32_t *multiplier, const int32_t *shift, int64_t count, int32_t y_zp,
-            int32_t act_min, int32_t act_max, uint8_t *scratch) {
+            int32_t act_min, int32_t act_max, bool narrow_weights, uint8_t *scratch) {
   using namespace detail;
   const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
@@ -658,7 +690,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
           for (int64_t px = 0; px < np; px += kTile) {
             const int64_t vecs = (nv - px) / kLanes;
             conv_tiles(vecs < kConvVectors ? vecs : kConvVectors, panel + px * G, nv * G, wt,
-                       dgroups, q, live, vzp, vmin, vmax, yt + px, pixels, np - px);
+                       dgroups, narrow_weights, q, live, vzp, vmin, vmax, yt + px, pixels, np - px);
           }
         }
       }
@@ -983,10 +1015,11 @@ ONNXC_RT_SIMD_INLINE void fc_sums_mmla(const uint8_t *a, int64_t a_stride, const
 }
 
 /// One fully connected tile: 4 rows x NV vectors of columns from col;
-/// `add` holds each column's constant (the folded bias).
+/// `add` holds each column's constant (the folded bias); `narrow` as
+/// conv_tile's.
 template <int NV, typename T>
 ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8_t *w,
-                                  int64_t dgroups, int64_t col, const int32_t *add,
+                                  int64_t dgroups, bool narrow, int64_t col, const int32_t *add,
                                   const int32_t *multiplier, const int32_t *shift, int64_t count,
                                   int64_t n, int64_t rows, VecI y_zp, VecI act_min,
                                   VecI act_max, T *y) {
@@ -1026,14 +1059,52 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
   for (int r = 0; r < 4; ++r)
     for (int v = 0; v < NV; ++v)
       sums[r][v] = VecI::dot_acc_zero();
+  auto broadcast4 = [](const uint8_t *p) {
+    int32_t four;
+    __builtin_memcpy(&four, p, 4);
+    return VecI::broadcast(four);
+  };
+  if (narrow && kLanes == 4) {
+    // Two depth steps at once (VecI::dot_acc2), four of each row in one
+    // load, each step's 4 bytes broadcast from its lane.
+    for (; kk < depth4 - 3; kk += 4) {
+      VecI ar[4];
+      for (int r = 0; r < 4; ++r)
+        ar[r] = VecI::load(a + r * a_stride + kk * 4);
+      for_each_index<2>([&](auto h) {
+        VecI w0[NV], w1[NV];
+        for (int v = 0; v < NV; ++v) {
+          w0[v] = VecI::load(wv[v] + (kk + 2 * h) * kFcCols * 4);
+          w1[v] = VecI::load(wv[v] + (kk + 2 * h + 1) * kFcCols * 4);
+        }
+        for (int r = 0; r < 4; ++r)
+          for (int v = 0; v < NV; ++v)
+            sums[r][v] = VecI::dot_acc2(sums[r][v], VecI::template broadcast_lane<2 * h>(ar[r]),
+                                        w0[v], VecI::template broadcast_lane<2 * h + 1>(ar[r]),
+                                        w1[v]);
+      });
+    }
+  }
+  if (narrow) // two depth steps at once, broadcast from memory
+    for (; kk < depth4 - 1; kk += 2) {
+      VecI w0[NV], w1[NV];
+      for (int v = 0; v < NV; ++v) {
+        w0[v] = VecI::load(wv[v] + kk * kFcCols * 4);
+        w1[v] = VecI::load(wv[v] + (kk + 1) * kFcCols * 4);
+      }
+      for (int r = 0; r < 4; ++r) {
+        const VecI a0 = broadcast4(a + r * a_stride + kk * 4);
+        const VecI a1 = broadcast4(a + r * a_stride + kk * 4 + 4);
+        for (int v = 0; v < NV; ++v)
+          sums[r][v] = VecI::dot_acc2(sums[r][v], a0, w0[v], a1, w1[v]);
+      }
+    }
   for (; kk < depth4; ++kk) {
     VecI wk[NV];
     for (int v = 0; v < NV; ++v)
       wk[v] = VecI::load(wv[v] + kk * kFcCols * 4);
     for (int r = 0; r < 4; ++r) {
-      int32_t four;
-      __builtin_memcpy(&four, a + r * a_stride + kk * 4, 4);
-      const VecI ab = VecI::broadcast(four);
+      const VecI ab = broadcast4(a + r * a_stride + kk * 4);
       for (int v = 0; v < NV; ++v)
         sums[r][v] = VecI::dot_acc(sums[r][v], ab, wk[v]);
     }
@@ -1058,13 +1129,13 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
 /// fully_connected): w packed by pack_fc_weights in depth groups of G;
 /// `bias` the folded per-column constant of fold_zero_point with u_zp =
 /// packed_zero_point(x_zp + flip_of<T>(), kShifted); G and kShifted as
-/// conv2d checks them. Scratch: fc_scratch_bytes(rows rounded up to 4,
-/// depth, n, G).
+/// conv2d checks them; `narrow_weights` as conv2d's. Scratch:
+/// fc_scratch_bytes(rows rounded up to 4, depth, G).
 template <typename T, int G, bool kShifted>
 void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
                      int64_t depth, int64_t n, const int32_t *multiplier, const int32_t *shift,
                      int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
-                     uint8_t *scratch) {
+                     bool narrow_weights, uint8_t *scratch) {
   using namespace detail;
   static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
                 "weights packed and folded for another instruction set (qs8_pack.h)");
@@ -1114,10 +1185,10 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
     for (int64_t c = 0; c < n; c += kCols) {
       const int64_t vecs = (n - c + kLanes - 1) / kLanes;
       switch (vecs < kFcVectors ? vecs : kFcVectors) {
-      case 1: fc_tile<1>(ar, stride, w, dgroups, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 2: fc_tile<2>(ar, stride, w, dgroups, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 3: if constexpr (kFcVectors > 2) fc_tile<3>(ar, stride, w, dgroups, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      default: fc_tile<kFcVectors>(ar, stride, w, dgroups, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 1: fc_tile<1>(ar, stride, w, dgroups, narrow_weights, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 2: fc_tile<2>(ar, stride, w, dgroups, narrow_weights, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 3: if constexpr (kFcVectors > 2) fc_tile<3>(ar, stride, w, dgroups, narrow_weights, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      default: fc_tile<kFcVectors>(ar, stride, w, dgroups, narrow_weights, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
       }
     }
   }

@@ -94,6 +94,16 @@ inline int32_t packed_zero_point(int32_t u_zp, bool shifted) {
   return shifted ? u_zp - 128 : u_zp;
 }
 
+/// Whether no weight of w (n of them) is -128: conv2d and fully_connected
+/// may then sum two products of signed bytes in 16 bits (armv8-a's
+/// SMULL + SMLAL: |(u - 128) * w| <= 128 * 127).
+inline bool weights_are_narrow(const int8_t *w, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (w[i] == -128)
+      return false;
+  return true;
+}
+
 /// out[o] = bias[o] (0 without one) - u_zp * sum_k w[o, k] for the
 /// `outputs` weight vectors w[o * o_stride + k * k_stride], k < depth.
 inline void fold_zero_point(const int8_t *w, const int32_t *bias, int64_t outputs, int64_t depth,

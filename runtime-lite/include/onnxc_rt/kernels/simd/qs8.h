@@ -1174,9 +1174,15 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   const int32_t *add = bias;
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
-  // Tiles of 4 rows x kFcVectors vectors: 16 accumulators, or 8 where a
-  // DotAcc is two vectors (armv8-a: 16 registers of pair sums).
-  constexpr int kFcVectors = sizeof(VecI::DotAcc) > sizeof(VecI) ? 2 : 4;
+  // Tiles of 4 rows x kFcVectors vectors: 16 accumulators, 12 with NEON's
+  // SDOT by element (whose 4 x 4 tile spilled: 16 accumulators, 4 rows
+  // and the 16 weight vectors of 4 steps, 100 instructions per 64 SDOT,
+  // 71 per 48 at 3 vectors; tiles then cross column blocks, each vector
+  // with its own pointer), or 8 where a DotAcc is two vectors (armv8-a:
+  // 16 registers of pair sums).
+  constexpr int kFcVectors = sizeof(VecI::DotAcc) > sizeof(VecI)          ? 2
+                             : VecI::kLaneDot && !VecI::kMatMul && kLanes == 4 ? 3
+                                                                               : 4;
   constexpr int64_t kCols = kFcVectors * kLanes;
   for (int64_t r0 = 0; r0 < rows; r0 += 4) {
     const int64_t live = rows - r0 < 4 ? rows - r0 : 4;

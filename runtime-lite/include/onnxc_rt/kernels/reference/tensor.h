@@ -30,12 +30,15 @@ void strided_gather(const T *x, T *y, int64_t rank, const int64_t *shape, const 
   for_each_row(rank, shape, strides, off, [&](const int64_t (&o)[1], int64_t at) {
     const T *src = x + o[0];
     T *dst = y + at;
-    if (step == 1)
-      for (int64_t i = 0; i < inner; ++i)
+    // Locals: byte stores may alias the lambda's captures, which reloaded
+    // them for every element of an int8 row (and kept it from vectorising).
+    const int64_t n = inner, s = step;
+    if (s == 1)
+      for (int64_t i = 0; i < n; ++i)
         dst[i] = src[i];
     else
-      for (int64_t i = 0; i < inner; ++i)
-        dst[i] = src[i * step];
+      for (int64_t i = 0; i < n; ++i)
+        dst[i] = src[i * s];
   });
 }
 } // namespace detail

@@ -164,6 +164,15 @@ inline Bytes even_bytes(Bytes a, Bytes b) {
 inline Bytes odd_bytes(Bytes a, Bytes b) {
   return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
 }
+/// Bytes 0-7 of a and b interleaved, a0 b0 a1 b1 ... (ZIP1 / punpcklbw).
+inline Bytes zip_low(Bytes a, Bytes b) {
+  return __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+}
+/// Bytes 8-15 of a and b interleaved (ZIP2 / punpckhbw).
+inline Bytes zip_high(Bytes a, Bytes b) {
+  return __builtin_shufflevector(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15,
+                                 31);
+}
 
 /// The 16 x 16 bytes r transposed (byte j of row i becomes byte i of row
 /// j): four rounds of interleaving rows i and i + 8 (ZIP1/ZIP2 on NEON,
@@ -172,10 +181,8 @@ inline void transpose16(Bytes (&r)[16]) {
   for (int round = 0; round < 4; ++round) {
     Bytes t[16];
     for (int i = 0; i < 8; ++i) {
-      t[2 * i] = __builtin_shufflevector(r[i], r[i + 8], 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21,
-                                         6, 22, 7, 23);
-      t[2 * i + 1] = __builtin_shufflevector(r[i], r[i + 8], 8, 24, 9, 25, 10, 26, 11, 27, 12, 28,
-                                             13, 29, 14, 30, 15, 31);
+      t[2 * i] = zip_low(r[i], r[i + 8]);
+      t[2 * i + 1] = zip_high(r[i], r[i + 8]);
     }
     for (int i = 0; i < 16; ++i)
       r[i] = t[i];
@@ -185,14 +192,10 @@ inline void transpose16(Bytes (&r)[16]) {
 /// 16 bytes of each of four rows a, b, c, d interleaved into 64 bytes
 /// ([16][4]: a0 b0 c0 d0 a1 ...): bytes in pairs, then the pairs in pairs.
 inline void interleave4_tile(Bytes a, Bytes b, Bytes c, Bytes d, Bytes (&o)[4]) {
-  const Halves ab_lo = reinterpret_cast<Halves>(
-      __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
-  const Halves ab_hi = reinterpret_cast<Halves>(__builtin_shufflevector(
-      a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
-  const Halves cd_lo = reinterpret_cast<Halves>(
-      __builtin_shufflevector(c, d, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23));
-  const Halves cd_hi = reinterpret_cast<Halves>(__builtin_shufflevector(
-      c, d, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31));
+  const Halves ab_lo = reinterpret_cast<Halves>(zip_low(a, b));
+  const Halves ab_hi = reinterpret_cast<Halves>(zip_high(a, b));
+  const Halves cd_lo = reinterpret_cast<Halves>(zip_low(c, d));
+  const Halves cd_hi = reinterpret_cast<Halves>(zip_high(c, d));
   o[0] = reinterpret_cast<Bytes>(__builtin_shufflevector(ab_lo, cd_lo, 0, 8, 1, 9, 2, 10, 3, 11));
   o[1] = reinterpret_cast<Bytes>(
       __builtin_shufflevector(ab_lo, cd_lo, 4, 12, 5, 13, 6, 14, 7, 15));
@@ -218,11 +221,7 @@ inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip
     };
     auto pairs = [](V a, V b, bool high) {
       const Bytes x = reinterpret_cast<Bytes>(a.v), y = reinterpret_cast<Bytes>(b.v);
-      const Bytes z = high ? __builtin_shufflevector(x, y, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28,
-                                                     13, 29, 14, 30, 15, 31)
-                           : __builtin_shufflevector(x, y, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5,
-                                                     21, 6, 22, 7, 23);
-      return V{reinterpret_cast<typename V::Int>(z)};
+      return V{reinterpret_cast<typename V::Int>(high ? zip_high(x, y) : zip_low(x, y))};
     };
     for (int64_t i = 0; i < n; i += 16) {
       if constexpr (G == 4) {
@@ -459,6 +458,15 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
   }
 }
 
+/// The 4 bytes at p in every 32-bit lane (a depth step's weights of one
+/// channel, or activations of one row, for a product without by-element
+/// form).
+inline VecI broadcast4(const void *p) {
+  int32_t four;
+  __builtin_memcpy(&four, p, 4);
+  return VecI::broadcast(four);
+}
+
 /// conv_tile's sums by the byte matrix multiply (V::mmla, NEON's i8mm):
 /// each 16 bytes of the panel ([depth/8][nv][8]) are two pixels' 8 depth
 /// values, each 16 bytes of a depth step's weights two channels' 8, and
@@ -544,11 +552,6 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
     for (int r = 0; r < kConvRows; ++r)
       for (int v = 0; v < NV; ++v)
         sums[r][v] = VecI::dot_acc_zero();
-    auto broadcast4 = [](const int8_t *p) {
-      int32_t four;
-      __builtin_memcpy(&four, p, 4);
-      return VecI::broadcast(four);
-    };
     int64_t kk = 0;
     if (narrow) // two depth steps at once (VecI::dot_acc2)
       for (; kk < dgroups - 1; kk += 2) {
@@ -1059,11 +1062,6 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
   for (int r = 0; r < 4; ++r)
     for (int v = 0; v < NV; ++v)
       sums[r][v] = VecI::dot_acc_zero();
-  auto broadcast4 = [](const uint8_t *p) {
-    int32_t four;
-    __builtin_memcpy(&four, p, 4);
-    return VecI::broadcast(four);
-  };
   if (narrow && kLanes == 4) {
     // Two depth steps at once (VecI::dot_acc2), four of each row in one
     // load, each step's 4 bytes broadcast from its lane.
@@ -1171,7 +1169,6 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
       }
     }
   }
-  const int32_t *add = bias;
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
   // Tiles of 4 rows x kFcVectors vectors: 16 accumulators, 12 with NEON's
@@ -1191,10 +1188,10 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
     for (int64_t c = 0; c < n; c += kCols) {
       const int64_t vecs = (n - c + kLanes - 1) / kLanes;
       switch (vecs < kFcVectors ? vecs : kFcVectors) {
-      case 1: fc_tile<1>(ar, stride, w, dgroups, narrow_weights, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 2: fc_tile<2>(ar, stride, w, dgroups, narrow_weights, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 3: if constexpr (kFcVectors > 2) fc_tile<3>(ar, stride, w, dgroups, narrow_weights, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      default: fc_tile<kFcVectors>(ar, stride, w, dgroups, narrow_weights, c, add, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 1: fc_tile<1>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 2: fc_tile<2>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 3: if constexpr (kFcVectors > 2) fc_tile<3>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      default: fc_tile<kFcVectors>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
       }
     }
   }

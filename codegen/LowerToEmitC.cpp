@@ -43,8 +43,9 @@ std::string commentSafe(StringRef s) {
 
 class EmitCLowering {
 public:
-  EmitCLowering(ModuleOp module, func::FuncOp func)
-      : module(module), func(func), b(module.getContext()) {}
+  EmitCLowering(ModuleOp module, func::FuncOp func, std::string deviceRuntime)
+      : module(module), func(func), b(module.getContext()),
+        deviceRuntime(std::move(deviceRuntime)) {}
   LogicalResult run();
 
 private:
@@ -85,8 +86,13 @@ private:
   }
   /// The arena parameter as `uint8_t*`.
   Value arena() { return castParameter(arenaBytes, 1, "uint8_t"); }
-  /// The `threads` parameter as `onnxc_rt::TaskRunner*`.
-  Value runner() { return castParameter(taskRunner, 0, "onnxc_rt::TaskRunner"); }
+  /// The last parameter: `threads` as `onnxc_rt::TaskRunner*`, or on a
+  /// device the stream, `NS::Stream*`.
+  Value runner() {
+    return castParameter(taskRunner, 0,
+                         onDevice() ? deviceRuntime + "::Stream" : "onnxc_rt::TaskRunner");
+  }
+  bool onDevice() const { return !deviceRuntime.empty(); }
   /// `&status`, the run's status variable (made on first use; the function
   /// returns it).
   Value statusPointer();
@@ -101,6 +107,7 @@ private:
   ModuleOp module;
   func::FuncOp func;
   OpBuilder b;
+  std::string deviceRuntime; // empty: host code
   std::string name;
   emitc::FuncOp cfunc;
   Value arenaBytes, weightsBase, taskRunner, status, statusAddress;
@@ -122,7 +129,9 @@ Value EmitCLowering::weightPointer(ElementsAttr value) {
   weights.push_back(value);
   weightOffsets.push_back(offset);
   weightBytes = offset + bytes;
-  if (!weightsBase) {
+  if (onDevice()) {
+    castParameter(weightsBase, 2, "const uint8_t"); // the device copy, a parameter
+  } else if (!weightsBase) {
     OpBuilder::InsertionGuard g(b);
     b.setInsertionPointToStart(&cfunc.getBody().front());
     weightsBase = literal(name + "_weights",
@@ -315,19 +324,22 @@ LogicalResult EmitCLowering::run() {
   name = func.getSymName().str();
   auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
 
-  // Signature: const T* inputs..., T* outputs..., void* arena, void* threads.
+  // Signature: const T* inputs..., T* outputs..., void* arena, void* threads;
+  // on a device: ..., const void* weights, void* arena, void* stream.
   SmallVector<Type> argTypes;
   for (Type t : func.getArgumentTypes())
     argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), true));
   for (Type t : func.getResultTypes())
     argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), false));
+  if (onDevice())
+    argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const void")));
   argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
   argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
   b.setInsertionPoint(func);
-  cfunc = b.create<emitc::FuncOp>(func.getLoc(), name + "_run_on",
+  cfunc = b.create<emitc::FuncOp>(func.getLoc(), name + (onDevice() ? "_schedule" : "_run_on"),
                                   FunctionType::get(ctx, argTypes,
                                                     {emitc::OpaqueType::get(ctx, "int")}));
-  cfunc.setSpecifiersAttr(b.getStrArrayAttr({"extern \"C\""}));
+  cfunc.setSpecifiersAttr(b.getStrArrayAttr({onDevice() ? "static" : "extern \"C\""}));
   Block *entry = cfunc.addEntryBlock();
   b.setInsertionPointToStart(entry);
   unsigned nIn = func.getNumArguments(), nOut = func.getNumResults();
@@ -364,11 +376,19 @@ LogicalResult EmitCLowering::run() {
       continue;
     auto t = cast<ShapedType>(v.getType());
     int64_t bytes = t.getNumElements() * elementByteSize(t.getElementType());
-    b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, "onnxc_rt::copy_bytes",
-                                  ValueRange{src, dst},
-                                  b.getArrayAttr({b.getIndexAttr(0), b.getIndexAttr(1),
-                                                  b.getI64IntegerAttr(bytes)}),
-                                  ArrayAttr());
+    if (onDevice())
+      b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, deviceRuntime + "::copy_bytes",
+                                    ValueRange{runner(), src, dst},
+                                    b.getArrayAttr({b.getIndexAttr(0), b.getIndexAttr(1),
+                                                    b.getIndexAttr(2),
+                                                    b.getI64IntegerAttr(bytes)}),
+                                    ArrayAttr());
+    else
+      b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, "onnxc_rt::copy_bytes",
+                                    ValueRange{src, dst},
+                                    b.getArrayAttr({b.getIndexAttr(0), b.getIndexAttr(1),
+                                                    b.getI64IntegerAttr(bytes)}),
+                                    ArrayAttr());
   }
   // Parameters the model never reads (an input only its shape matters for,
   // an arena it does not need) are marked used: the code stays -Wextra clean.
@@ -393,6 +413,15 @@ LogicalResult EmitCLowering::run() {
   b.create<emitc::IncludeOp>(func.getLoc(), "onnxc_rt/base.h", false);
   for (const std::string &h : headers)
     b.create<emitc::IncludeOp>(func.getLoc(), h, false);
+  module->setAttr("onnxc.weight_bytes", b.getI64IntegerAttr(weightBytes));
+  if (auto a = func->getAttr(kArenaSizeAttr))
+    module->setAttr(kArenaSizeAttr, a);
+  module->setAttr("onnxc.weights", b.getArrayAttr(weights));
+  module->setAttr("onnxc.weight_offsets", b.getDenseI64ArrayAttr(weightOffsets));
+  if (onDevice()) { // the target's emitter writes the entry points
+    func.erase();
+    return success();
+  }
   if (weightsBase)
     b.create<emitc::VerbatimOp>(func.getLoc(),
                                 b.getStringAttr("extern \"C\" const uint8_t " + name +
@@ -432,17 +461,12 @@ LogicalResult EmitCLowering::run() {
        name + "_run_v_on(inputs, outputs, arena, nullptr);\n}";
   b.setInsertionPointToEnd(module.getBody());
   b.create<emitc::VerbatimOp>(func.getLoc(), b.getStringAttr(v));
-
-  module->setAttr("onnxc.weights", b.getArrayAttr(weights));
-  module->setAttr("onnxc.weight_offsets", b.getDenseI64ArrayAttr(weightOffsets));
-  module->setAttr("onnxc.weight_bytes", b.getI64IntegerAttr(weightBytes));
-  if (auto a = func->getAttr(kArenaSizeAttr))
-    module->setAttr(kArenaSizeAttr, a);
   func.erase();
   return success();
 }
 
 struct LowerToEmitC : impl::LowerToEmitCPassBase<LowerToEmitC> {
+  using Base::Base;
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
@@ -450,7 +474,7 @@ struct LowerToEmitC : impl::LowerToEmitCPassBase<LowerToEmitC> {
       module.emitError("expected exactly one model function");
       return signalPassFailure();
     }
-    if (failed(EmitCLowering(module, funcs.front()).run()))
+    if (failed(EmitCLowering(module, funcs.front(), deviceRuntime).run()))
       signalPassFailure();
   }
 };

@@ -109,7 +109,7 @@ ModelInterface describeModel(func::FuncOp func) {
   return m;
 }
 
-std::string emitHeader(const ModelInterface &m, const std::string &version) {
+std::string headerOpening(const ModelInterface &m, const std::string &version) {
   std::string s;
   llvm::raw_string_ostream os(s);
   std::string guard = "ONNXC_MODEL_" + m.name + "_H";
@@ -138,12 +138,14 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
       strings |= isa<onnx::StringType>(t.elementType);
   if (strings) // onnxc_string, for C and C++
     os << "#include \"onnxc_rt/string.h\"\n";
-  os << "\n"
-     << "/* Bytes of scratch memory " << m.name << "_run needs; the caller owns it\n"
-     << "   (64-byte aligned). The call uses no other memory but the stack. */\n"
-     << "#define " << m.name << "_ARENA_SIZE " << m.arenaBytes << "\n"
-     << "#define " << m.name << "_ARENA_ALIGNMENT 64\n"
-     << "#define " << m.name << "_NUM_INPUTS " << m.inputs.size() << "\n"
+  return s;
+}
+
+std::string interfaceDefines(const ModelInterface &m, const std::string &version) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  const Provenance &p = m.provenance;
+  os << "#define " << m.name << "_NUM_INPUTS " << m.inputs.size() << "\n"
      << "#define " << m.name << "_NUM_OUTPUTS " << m.outputs.size() << "\n"
      << "/* Provenance: the model file's sha256, the compiler and its options. */\n"
      << "#define " << m.name << "_MODEL_SHA256 " << cStringLiteral(p.modelSha256) << "\n"
@@ -155,7 +157,62 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
       if (t.quantized)
         os << "#define " << m.name << "_" << t.cname << "_SCALE " << floatLiteral(t.scale) << "\n"
            << "#define " << m.name << "_" << t.cname << "_ZERO_POINT " << t.zeroPoint << "\n";
+  return s;
+}
+
+std::string tensorDescriptions(const ModelInterface &m) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  auto describe = [&](bool output, size_t i, const TensorInterface &t) {
+    os << "struct " << (output ? "Output" : "Input") << i << " {\n"
+       << "  using type = " << cppTypeName(t.elementType) << ";\n"
+       << "  static constexpr const char* name = " << cStringLiteral(t.name) << ";\n"
+       << "  static constexpr int onnx_type = " << onnxFromElementType(t.elementType)
+       << ";\n"
+       << "  static constexpr int rank = " << t.shape.size() << ";\n"
+       << "  static constexpr int64_t shape[" << std::max<size_t>(1, t.shape.size())
+       << "] = {";
+    for (size_t d = 0; d < t.shape.size(); ++d)
+      os << (d ? ", " : "") << t.shape[d];
+    if (t.shape.empty())
+      os << "1";
+    int64_t n = 1;
+    for (int64_t d : t.shape)
+      n *= d;
+    os << "};\n  static constexpr size_t size = " << n << ";\n";
+    if (t.quantized)
+      os << "  /// Quantized: real value = (q - zero_point) x scale.\n"
+         << "  static constexpr float scale = " << floatLiteral(t.scale) << ";\n"
+         << "  static constexpr int zero_point = " << t.zeroPoint << ";\n";
+    if (output)
+      os << "  /// The dim whose size the run decides (-1: none; shape holds its bound)\n"
+         << "  /// and the output that receives that size.\n"
+         << "  static constexpr int dynamic_dim = " << t.dynamicDim << ";\n"
+         << "  static constexpr int extent_output = " << t.extentOutput << ";\n";
+    os << "};\n";
+  };
+  for (size_t i = 0; i < m.inputs.size(); ++i)
+    describe(false, i, m.inputs[i]);
+  for (size_t i = 0; i < m.outputs.size(); ++i)
+    describe(true, i, m.outputs[i]);
+  return s;
+}
+
+std::string emitHeader(const ModelInterface &m, const std::string &version) {
+  std::string s = headerOpening(m, version);
+  llvm::raw_string_ostream os(s);
+  bool halves = false, strings = false;
+  for (const auto *list : {&m.inputs, &m.outputs})
+    for (const auto &t : *list) {
+      halves |= t.elementType.isF16() || t.elementType.isBF16();
+      strings |= isa<onnx::StringType>(t.elementType);
+    }
   os << "\n"
+     << "/* Bytes of scratch memory " << m.name << "_run needs; the caller owns it\n"
+     << "   (64-byte aligned). The call uses no other memory but the stack. */\n"
+     << "#define " << m.name << "_ARENA_SIZE " << m.arenaBytes << "\n"
+     << "#define " << m.name << "_ARENA_ALIGNMENT 64\n"
+     << interfaceDefines(m, version) << "\n"
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   // In C, float16/bfloat16 buffers are their uint16_t bits.
   auto cType = [](mlir::Type t) {
@@ -226,39 +283,8 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
 
   // C++: compile-time descriptions and a thin wrapper owning its arena.
   os << "namespace " << m.name << " {\n\n"
-     << "constexpr size_t kArenaSize = " << m.arenaBytes << ";\n\n";
-  auto describe = [&](bool output, size_t i, const TensorInterface &t) {
-    os << "struct " << (output ? "Output" : "Input") << i << " {\n"
-       << "  using type = " << cppTypeName(t.elementType) << ";\n"
-       << "  static constexpr const char* name = " << cStringLiteral(t.name) << ";\n"
-       << "  static constexpr int onnx_type = " << onnxFromElementType(t.elementType)
-       << ";\n"
-       << "  static constexpr int rank = " << t.shape.size() << ";\n"
-       << "  static constexpr int64_t shape[" << std::max<size_t>(1, t.shape.size())
-       << "] = {";
-    for (size_t d = 0; d < t.shape.size(); ++d)
-      os << (d ? ", " : "") << t.shape[d];
-    if (t.shape.empty())
-      os << "1";
-    int64_t n = 1;
-    for (int64_t d : t.shape)
-      n *= d;
-    os << "};\n  static constexpr size_t size = " << n << ";\n";
-    if (t.quantized)
-      os << "  /// Quantized: real value = (q - zero_point) x scale.\n"
-         << "  static constexpr float scale = " << floatLiteral(t.scale) << ";\n"
-         << "  static constexpr int zero_point = " << t.zeroPoint << ";\n";
-    if (output)
-      os << "  /// The dim whose size the run decides (-1: none; shape holds its bound)\n"
-         << "  /// and the output that receives that size.\n"
-         << "  static constexpr int dynamic_dim = " << t.dynamicDim << ";\n"
-         << "  static constexpr int extent_output = " << t.extentOutput << ";\n";
-    os << "};\n";
-  };
-  for (size_t i = 0; i < m.inputs.size(); ++i)
-    describe(false, i, m.inputs[i]);
-  for (size_t i = 0; i < m.outputs.size(); ++i)
-    describe(true, i, m.outputs[i]);
+     << "constexpr size_t kArenaSize = " << m.arenaBytes << ";\n\n"
+     << tensorDescriptions(m);
   os << "\n/// Holds the arena; one object per concurrent caller.\n"
      << "class Model {\n public:\n  int run(";
   bool first = true;
@@ -321,6 +347,12 @@ std::string weightsAssembly(const std::string &name, const std::string &blobFile
 //===-- The C++ emitter ----------------------------------------------------===//
 
 ModelEmitter::~ModelEmitter() = default;
+
+RunProgramCalls ModelEmitter::runProgramCalls(const ModelInterface &m) const {
+  RunProgramCalls calls;
+  calls.run = m.name + "_run_v(inputs, outputs, arena)";
+  return calls;
+}
 
 namespace {
 

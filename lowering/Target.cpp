@@ -13,7 +13,9 @@ namespace onnxc {
 
 std::vector<std::string> Toolchain::cxxFlags() const {
   // Freestanding C++17 with no exceptions or RTTI; the code is warning-clean.
-  std::vector<std::string> all{"-std=c++17", "-fno-exceptions", "-fno-rtti", "-Wall", "-Wextra"};
+  std::vector<std::string> all = sharedFlags;
+  if (all.empty())
+    all = {"-std=c++17", "-fno-exceptions", "-fno-rtti", "-Wall", "-Wextra"};
   all.insert(all.end(), optFlags.begin(), optFlags.end());
   all.insert(all.end(), requiredFlags.begin(), requiredFlags.end());
   return all;
@@ -30,6 +32,8 @@ std::string Target::runnerDescription() const {
     return "in process (onnxc run)";
   if (!emulated)
     return "not by onnxc run";
+  if (emulated->emulator.empty())
+    return "a program on this machine's device (onnxc run)";
   std::string text = emulated->emulator;
   for (const std::string &a : emulated->args)
     text += " " + a;

@@ -39,4 +39,19 @@ else
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+# CUDA (`--target cuda`): a CUDA compiler builds the generated .cu in the
+# tests (no GPU needed). One already here is used ($CUDACXX, nvcc on PATH,
+# NVIDIA's /usr/local/cuda); otherwise Debian's toolkit, from non-free.
+if [ -z "${CUDACXX:-}" ] && ! command -v nvcc > /dev/null && [ ! -x /usr/local/cuda/bin/nvcc ]; then
+  echo "install-deps: no CUDA compiler; installing Debian's nvidia-cuda-toolkit (contrib, non-free)"
+  $SUDO tee /etc/apt/sources.list.d/onnxc-cuda.sources > /dev/null <<'SOURCES'
+Types: deb
+URIs: http://deb.debian.org/debian
+Suites: bookworm bookworm-updates
+Components: contrib non-free
+Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
+SOURCES
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nvidia-cuda-toolkit
+fi
 bash "$(dirname "$0")/../test/realworld/fetch_models.sh"

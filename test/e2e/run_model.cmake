@@ -8,6 +8,12 @@ file(REMOVE_RECURSE ${out})
 execute_process(COMMAND ${ONNXC} run --target ${TARGET} --threads ${THREADS} ${MODEL_DIR}/model.onnx
                         --inputs ${MODEL_DIR}/test_data_set_0 --outputs ${out}
                 RESULT_VARIABLE rc)
+# 77: a device target (cuda) on a machine without its device; the test's
+# SKIP_REGULAR_EXPRESSION reads this line as "skipped".
+if(rc EQUAL 77)
+  message("SKIPPED: no ${TARGET} device on this machine")
+  return()
+endif()
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "onnxc run failed (${rc})")
 endif()

@@ -114,9 +114,17 @@ TEST_CASE("the registry knows every target folder's targets", "[registry]") {
     CHECK(a64->emulated->emulator == "qemu-aarch64");
     CHECK(a64->emulated->package == "qemu-user");
   }
-  SECTION("every target registered so far emits C++") {
+  SECTION("every target emits C++ but cuda, which has its own emitter and runs on its GPU") {
     for (const Target *t : TargetRegistry::all())
-      CHECK(t->emitter() == nullptr);
+      if (t->name() != "cuda")
+        CHECK(t->emitter() == nullptr);
+    const Target *cuda = TargetRegistry::find("cuda");
+    REQUIRE(cuda);
+    REQUIRE(cuda->emitter());
+    CHECK_FALSE(cuda->hostCode);
+    REQUIRE(cuda->emulated);
+    CHECK(cuda->emulated->emulator.empty()); // a program run directly
+    CHECK(cuda->toolchain().assembler == "c++");
   }
   SECTION("only targets with their own kernels have providers") {
     CHECK(TargetRegistry::find("generic")->kernelProviders().empty());
@@ -141,6 +149,21 @@ TEST_CASE("a target's provider goes first, the reference provider last", "[provi
     CHECK(f.callee("onnx.Conv") == "onnxc_rt::simd::conv2d");
     CHECK(f.callee("onnx.Softmax") == "onnxc_rt::simd::softmax");
     CHECK(f.callee("onnx.Relu") == "onnxc_rt::ref::unary");
+  }
+  SECTION("cuda: every op on a CUDA launcher, the stream first") {
+    Fixture f("cuda");
+    CHECK(f.callee("onnx.Conv") == "onnxc_rt::cuda::conv");
+    CHECK(f.callee("onnx.Softmax") == "onnxc_rt::cuda::softmax");
+    CHECK(f.callee("onnx.Relu") == "onnxc_rt::cuda::unary");
+    FailureOr<OpLowering> relu = lowerToKernelCalls(f.op("onnx.Relu"));
+    REQUIRE(succeeded(relu));
+    CHECK(relu->calls.front().args.front().kind == KernelArg::Kind::Runner);
+    CHECK(relu->calls.front().templateArgs.front() == "onnxc_rt::ref::Relu");
+  }
+  SECTION("cuda: an op in a type its kernels do not take is an error, not the host's kernel") {
+    Fixture f("cuda", "f16");
+    ScopedDiagnosticHandler quiet(&f.ctx, [](Diagnostic &) { return success(); });
+    CHECK(failed(lowerToKernelCalls(f.op("onnx.Relu"))));
   }
   SECTION("generic: reference kernels throughout") {
     Fixture f("generic");

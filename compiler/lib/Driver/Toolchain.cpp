@@ -131,6 +131,24 @@ std::string joinPath(const std::string &dir, const std::string &file) {
   return std::string(p);
 }
 
+/// The compiler that assembles the weights .S, and its flags.
+static std::pair<std::string, std::vector<std::string>> assemblerOf(const Target &target) {
+  const Toolchain &t = target.toolchain();
+  if (!t.assembler.empty())
+    return {t.assembler, {}};
+  // The flags that select the instruction set matter for assembly too.
+  return {targetCompiler(target), t.requiredFlags};
+}
+
+/// NAME_weights.S -> NAME_weights.o.
+static bool assembleWeights(const Target &target, const std::string &dir,
+                            const std::string &name, std::string &error) {
+  auto [assembler, args] = assemblerOf(target);
+  args.insert(args.end(), {"-Wa,-I" + dir, "-c", joinPath(dir, name + "_weights.S"), "-o",
+                           joinPath(dir, name + "_weights.o")});
+  return runProgram(assembler, args, error);
+}
+
 bool buildStaticLibrary(const Target &target, const std::string &dir,
                         const std::string &name, const std::string &sourceExt,
                         std::string &error) {
@@ -140,11 +158,7 @@ bool buildStaticLibrary(const Target &target, const std::string &dir,
                            joinPath(dir, name + sourceExt), "-o", joinPath(dir, name + ".o")});
   if (!runProgram(cxx, args, error))
     return false;
-  // The flags that select the instruction set matter for assembly too.
-  std::vector<std::string> asmArgs = target.toolchain().requiredFlags;
-  asmArgs.insert(asmArgs.end(), {"-Wa,-I" + dir, "-c", joinPath(dir, name + "_weights.S"),
-                                 "-o", joinPath(dir, name + "_weights.o")});
-  if (!runProgram(cxx, asmArgs, error))
+  if (!assembleWeights(target, dir, name, error))
     return false;
   std::string lib = joinPath(dir, "lib" + name + ".a");
   llvm::sys::fs::remove(lib);
@@ -172,9 +186,15 @@ bool buildModelProgram(const Target &target, const std::string &dir,
                        const std::vector<std::string> &extraFlags, std::string &error) {
   std::vector<std::string> args = compileFlags(target);
   args.insert(args.end(), extraFlags.begin(), extraFlags.end());
-  args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, "-Wa,-I" + dir,
-                           joinPath(dir, mainSource), joinPath(dir, name + sourceExt),
-                           joinPath(dir, name + "_weights.S")});
+  args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, joinPath(dir, mainSource),
+                           joinPath(dir, name + sourceExt)});
+  if (target.toolchain().assembler.empty()) {
+    args.insert(args.end(), {"-Wa,-I" + dir, joinPath(dir, name + "_weights.S")});
+  } else {
+    if (!assembleWeights(target, dir, name, error))
+      return false;
+    args.push_back(joinPath(dir, name + "_weights.o"));
+  }
   if (!target.emulated) {
     args.insert(args.end(), {"-o", joinPath(dir, program)});
     return runProgram(targetCompiler(target), args, error);

@@ -8,6 +8,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/// Marks a function that device code (the CUDA kernels) calls too, so an
+/// op's element-wise semantics has one definition for the host and the GPU.
+#if defined(__CUDACC__)
+#define ONNXC_RT_HD __host__ __device__
+#else
+#define ONNXC_RT_HD
+#endif
+
 namespace onnxc_rt {
 
 /// Alignment of the arena and of every buffer the planner places in it.

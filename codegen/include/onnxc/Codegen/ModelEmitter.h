@@ -65,6 +65,14 @@ ModelInterface describeModel(mlir::func::FuncOp func);
 
 std::string emitHeader(const ModelInterface &model, const std::string &version);
 
+/// The pieces every emitter's header shares: the opening comment with the
+/// provenance `--verify-header` checks, the guard and includes (left open);
+/// the NUM_INPUTS / provenance / quantization #defines; the C++
+/// InputN / OutputN descriptions.
+std::string headerOpening(const ModelInterface &model, const std::string &version);
+std::string interfaceDefines(const ModelInterface &model, const std::string &version);
+std::string tensorDescriptions(const ModelInterface &model);
+
 /// Translates the EmitC module to C++; failure is reported as diagnostics.
 mlir::FailureOr<std::string> emitSource(mlir::ModuleOp emitcModule,
                                         const std::string &banner);
@@ -83,6 +91,17 @@ struct EmittedModel {
   std::string sourceExtension; // ".cpp", ".cu"
 };
 
+/// The calls of the test program `onnxc run` builds (C++ statements and
+/// expressions; the program has `inputs` and `outputs`, arrays of pointers
+/// in graph order, and, with hostArena, a static `arena`).
+struct RunProgramCalls {
+  std::string setup;    // before the runs; may `return` the program's exit code
+  std::string run;      // an int expression: one run, 0 on success
+  std::string error;    // a const char* expression describing a failed run, or ""
+  std::string teardown; // after the runs
+  bool hostArena = true;
+};
+
 /// Turns a memory-planned module (after onnxc-memory-planning, kernels
 /// recorded on its ops) into a model's files. A target names its emitter
 /// (Target::emitter); the C++ one serves every target that names none.
@@ -96,6 +115,10 @@ public:
                                              const std::string &name,
                                              const std::string &banner,
                                              const std::string &version) const = 0;
+  /// How the program `onnxc run` builds around a model it cannot run in
+  /// process calls the model (named "model"); the default is the C++ API's
+  /// NAME_run_v on a static arena.
+  virtual RunProgramCalls runProgramCalls(const ModelInterface &m) const;
 };
 
 /// The C++ emitter: onnxc-lower-to-emitc, then MLIR's C++ translator.

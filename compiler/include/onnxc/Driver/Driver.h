@@ -100,7 +100,12 @@ const char *onnxcVersion();
 
 /// Exit codes: 0 success, 1 error (bad model, toolchain failure), 2 bad
 /// command line, 3 the model uses something onnxc does not support yet.
-enum ExitCode { kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitUnsupported = 3 };
+/// kExitNoDevice: `onnxc run` built a device target's program but this
+/// machine has no such device (77: what CTest's SKIP_RETURN_CODE and
+/// automake read as "skipped").
+enum ExitCode {
+  kExitOk = 0, kExitError = 1, kExitUsage = 2, kExitUnsupported = 3, kExitNoDevice = 77
+};
 
 /// Prints diagnostics as "onnxc: error: node 'NAME': message" and remembers
 /// whether one reported a missing feature ("... is not supported").

@@ -46,8 +46,17 @@ struct Toolchain {
   /// semantics. `--emit lib` uses them, add_onnx_model adds them to the
   /// model's library (`onnxc --print-target-flags`), the weights .S gets them.
   std::vector<std::string> requiredFlags;
-  /// Everything `--emit lib` compiles with: the flags every target shares
-  /// (C++17, no exceptions or RTTI, -Wall -Wextra), optFlags, requiredFlags.
+  /// The flags every target shares (C++17, no exceptions or RTTI, -Wall
+  /// -Wextra), spelled for this compiler; empty: the host compilers'
+  /// spelling. A GPU compiler passes the host ones through to its host
+  /// compiler.
+  std::vector<std::string> sharedFlags = {};
+  /// What assembles the weights .S (and compiles C support sources) when
+  /// `cxx` cannot (a GPU compiler): the host compiler, without
+  /// requiredFlags. Empty: `cxx` with requiredFlags.
+  std::string assembler = {};
+  /// Everything `--emit lib` compiles with: the shared flags, optFlags,
+  /// requiredFlags.
   std::vector<std::string> cxxFlags() const;
 };
 
@@ -58,7 +67,9 @@ struct Toolchain {
 /// goes through the emulator: the host's system calls for a user-mode
 /// emulator, Arm semihosting for a bare-metal one.
 struct EmulatedRunner {
-  /// The emulator and its arguments; the program's path is appended.
+  /// The emulator and its arguments; the program's path is appended. Empty:
+  /// the program runs directly on this machine, on a device it drives (a
+  /// GPU), and `package` names what builds it.
   std::string emulator;
   std::vector<std::string> args;
   /// The Debian package that provides the emulator (named in the error when

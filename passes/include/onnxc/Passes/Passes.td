@@ -274,7 +274,20 @@ def LowerToEmitCPass : Pass<"onnxc-lower-to-emitc", "mlir::ModuleOp"> {
                         %y: !emitc.ptr<!emitc.opaque<"float">>, %arena: ...) {
         emitc.call_opaque "onnxc_rt::ref::unary"(%x, %y) {...}
       }
+
+    With `device-runtime=NS` the code runs on a device (a GPU) whose host
+    runtime lives in namespace NS: the function is `static int
+    NAME_schedule(inputs..., outputs..., const void* weights, void* arena,
+    void* stream)`, enqueueing the kernels on `NS::Stream* stream`; the
+    weights are the device copy passed in, not a symbol; an output that is
+    a view of an input or a constant is copied by `NS::copy_bytes(stream,
+    src, dst, n)`; the target's emitter writes the entry points.
   }];
+  let options = [
+    Option<"deviceRuntime", "device-runtime", "std::string", /*default=*/"\"\"",
+           "Namespace of the device runtime the schedule is enqueued through "
+           "(empty: host code)">,
+  ];
   let dependentDialects = ["mlir::emitc::EmitCDialect"];
 }
 

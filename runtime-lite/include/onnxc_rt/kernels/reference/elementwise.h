@@ -17,7 +17,7 @@ namespace ref {
 // attributes where the op has them and 0 otherwise.
 #define ONNXC_UNARY(NAME, EXPR)                                                \
   struct NAME {                                                                \
-    template <typename T> static T apply(T x, float alpha, float beta) {       \
+    template <typename T> ONNXC_RT_HD static T apply(T x, float alpha, float beta) { \
       (void)alpha;                                                             \
       (void)beta;                                                              \
       return EXPR;                                                             \
@@ -101,7 +101,7 @@ void classify(const T *x, bool *y, int64_t n, int64_t mode, int64_t detect_negat
 //===-- Binary functors ------------------------------------------------------===//
 #define ONNXC_BINARY(NAME, EXPR)                                               \
   struct NAME {                                                                \
-    template <typename T, typename U> static auto apply(T a, U b) {            \
+    template <typename T, typename U> ONNXC_RT_HD static auto apply(T a, U b) {   \
       return EXPR;                                                             \
     }                                                                          \
   };
@@ -131,7 +131,7 @@ ONNXC_BINARY(FMod, T(std::fmod(a, b)))
 
 /// Integer Mod (fmod = 0): the result takes the divisor's sign, as in Python.
 struct Mod {
-  template <typename T, typename U> static T apply(T a, U b) {
+  template <typename T, typename U> ONNXC_RT_HD static T apply(T a, U b) {
     if (b == U(0))
       return T(0);
     T r = T(a % b);

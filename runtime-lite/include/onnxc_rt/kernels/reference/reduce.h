@@ -12,12 +12,12 @@ namespace ref {
 // A reduction is init / accumulate / finish over the reduced elements.
 #define ONNXC_REDUCER(NAME, INIT, ACC, FIN)                                    \
   struct NAME {                                                                \
-    template <typename T> static T init(T first) {                             \
+    template <typename T> ONNXC_RT_HD static T init(T first) {                 \
       (void)first;                                                             \
       return INIT;                                                             \
     }                                                                          \
-    template <typename T> static T acc(T a, T x) { return ACC; }               \
-    template <typename T> static T finish(T a, int64_t n) {                    \
+    template <typename T> ONNXC_RT_HD static T acc(T a, T x) { return ACC; }   \
+    template <typename T> ONNXC_RT_HD static T finish(T a, int64_t n) {        \
       (void)n;                                                                 \
       return FIN;                                                              \
     }                                                                          \

@@ -1,0 +1,69 @@
+// CUDA kernels: what every launcher shares. The launchers in this folder
+// take the reference kernels' arguments (kernels/reference/), with the
+// stream first: tensors are device pointers (into the device arena, the
+// device copy of the weights or the session's input and output buffers);
+// shape and stride arrays are the generated code's host constants, which a
+// launcher packs into the kernel's parameters by value. A launcher only
+// enqueues work: launch errors surface at the end of the schedule
+// (cudaGetLastError in session.cuh), never as an abort.
+#ifndef ONNXC_RT_CUDA_COMMON_CUH
+#define ONNXC_RT_CUDA_COMMON_CUH
+
+#include <cuda_runtime.h>
+
+#include "onnxc_rt/base.h"
+
+namespace onnxc_rt {
+namespace cuda {
+
+/// What the generated schedule's context parameter points to: a stream.
+using Stream = CUstream_st;
+
+/// Up to kMaxRank sizes or strides, passed to a kernel by value.
+struct Dims {
+  int64_t v[kMaxRank];
+};
+
+inline Dims dims_of(const int64_t *p, int64_t n) {
+  Dims d{};
+  for (int64_t i = 0; i < n && i < kMaxRank; ++i)
+    d.v[i] = p[i];
+  return d;
+}
+
+/// Row-major strides of `shape`.
+inline Dims row_major(const int64_t *shape, int64_t rank) {
+  Dims s{};
+  int64_t step = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    s.v[d] = step;
+    step *= shape[d];
+  }
+  return s;
+}
+
+constexpr int kThreads = 256;
+
+/// Blocks of kThreads covering n threads' work (at least one block).
+inline unsigned blocks_for(int64_t n) {
+  int64_t b = (n + kThreads - 1) / kThreads;
+  return unsigned(b < 1 ? 1 : b > 65535 * 32 ? 65535 * 32 : b);
+}
+
+/// Grid-stride loop over [0, n): every kernel's outer loop, so any n works
+/// with the capped grid of blocks_for.
+#define ONNXC_CUDA_FOR(i, n)                                                   \
+  for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);   \
+       i += int64_t(gridDim.x) * blockDim.x)
+
+/// Byte copy on the stream, for graph outputs that alias an input or a
+/// constant.
+inline void copy_bytes(Stream *stream, const void *src, void *dst, size_t n) {
+  if (src != dst && n > 0)
+    cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream);
+}
+
+} // namespace cuda
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,255 @@
+// CUDA convolutions and pools over NCHW, 1-D and 2-D (a 1-D window is a
+// 2-D one of height 1; the kernel provider lowers nothing else here).
+// A convolution with at least 16 output channels per group runs as an
+// implicit GEMM on the tiled kernel of gemm.cuh (rows: output channels,
+// columns: output pixels, depth: input channels x window; the im2col
+// column is gathered while staging, never stored); depthwise and other
+// narrow groups run one output per thread. Bias, the fused residual and
+// the activation are applied as each sum is stored.
+#ifndef ONNXC_RT_CUDA_CONV_CUH
+#define ONNXC_RT_CUDA_CONV_CUH
+
+#include "onnxc_rt/kernels/cuda/gemm.cuh"
+
+namespace onnxc_rt {
+namespace cuda {
+namespace detail {
+
+/// A 1-D or 2-D window op's geometry, from the reference kernels' window
+/// arguments.
+struct Window2d {
+  int n, c, h, w;     // input
+  int m, oh, ow;      // output channels and size
+  int kh, kw, sh, sw, ph, pw, dh, dw;
+};
+
+inline Window2d window2d(int64_t rank, const int64_t *in_shape, const int64_t *out_shape,
+                         const int64_t *kernel, const int64_t *strides,
+                         const int64_t *pads_begin, const int64_t *dilations) {
+  const bool one = rank == 1; // (N, C, W): height 1
+  Window2d g;
+  g.n = int(in_shape[0]);
+  g.c = int(in_shape[1]);
+  g.h = one ? 1 : int(in_shape[2]);
+  g.w = int(in_shape[one ? 2 : 3]);
+  g.m = int(out_shape[1]);
+  g.oh = one ? 1 : int(out_shape[2]);
+  g.ow = int(out_shape[one ? 2 : 3]);
+  g.kh = one ? 1 : int(kernel[0]);
+  g.kw = int(kernel[one ? 0 : 1]);
+  g.sh = one ? 1 : int(strides[0]);
+  g.sw = int(strides[one ? 0 : 1]);
+  g.ph = one ? 0 : int(pads_begin[0]);
+  g.pw = int(pads_begin[one ? 0 : 1]);
+  g.dh = one ? 1 : int(dilations[0]);
+  g.dw = int(dilations[one ? 0 : 1]);
+  return g;
+}
+
+/// Convolution as a GEMM per (image, group): batch = image * group + g.
+template <typename Act> struct ConvProblem {
+  const float *x, *weights, *bias, *z;
+  float *y;
+  Window2d g;
+  int group, cg, mg;
+  int m, n, k; // mg, oh * ow, cg * kh * kw
+  float act_alpha, act_beta;
+  __device__ float a(int64_t batch, int i, int p) const {
+    const int grp = int(batch % group);
+    return weights[(int64_t(grp) * mg + i) * k + p];
+  }
+  __device__ float b(int64_t batch, int p, int j) const {
+    const int64_t img = batch / group;
+    const int grp = int(batch % group);
+    const int taps = g.kh * g.kw;
+    const int ic = p / taps, r = p % taps;
+    const int ih = (j / g.ow) * g.sh - g.ph + (r / g.kw) * g.dh;
+    const int iw = (j % g.ow) * g.sw - g.pw + (r % g.kw) * g.dw;
+    if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w)
+      return 0.0f;
+    return x[((img * g.c + int64_t(grp) * cg + ic) * g.h + ih) * g.w + iw];
+  }
+  __device__ void store(int64_t batch, int i, int j, float acc) const {
+    const int64_t img = batch / group;
+    const int oc = int(batch % group) * mg + i;
+    const int64_t at = (img * g.m + oc) * int64_t(n) + j;
+    float v = acc + (bias ? bias[oc] : 0.0f);
+    if (z)
+      v += z[at];
+    y[at] = Act::apply(v, act_alpha, act_beta);
+  }
+};
+
+/// One output per thread: depthwise and narrow-group convolutions.
+template <typename Act>
+__global__ void direct_conv(const float *x, const float *weights, const float *bias,
+                            const float *z, float *y, Window2d g, int cg, int mg, int64_t total,
+                            float act_alpha, float act_beta) {
+  ONNXC_CUDA_FOR(at, total) {
+    const int ow = int(at % g.ow), oh = int((at / g.ow) % g.oh);
+    const int oc = int((at / (int64_t(g.ow) * g.oh)) % g.m);
+    const int64_t img = at / (int64_t(g.ow) * g.oh * g.m);
+    const int grp = oc / mg;
+    float acc = 0.0f;
+    for (int ic = 0; ic < cg; ++ic) {
+      const float *xp = x + (img * g.c + int64_t(grp) * cg + ic) * g.h * g.w;
+      const float *wp = weights + (int64_t(oc) * cg + ic) * g.kh * g.kw;
+      for (int r = 0; r < g.kh; ++r) {
+        const int ih = oh * g.sh - g.ph + r * g.dh;
+        if (ih < 0 || ih >= g.h)
+          continue;
+        for (int s = 0; s < g.kw; ++s) {
+          const int iw = ow * g.sw - g.pw + s * g.dw;
+          if (iw >= 0 && iw < g.w)
+            acc = fmaf(xp[ih * g.w + iw], wp[r * g.kw + s], acc);
+        }
+      }
+    }
+    float v = acc + (bias ? bias[oc] : 0.0f);
+    if (z)
+      v += z[at];
+    y[at] = Act::apply(v, act_alpha, act_beta);
+  }
+}
+
+template <typename T>
+__global__ void max_pool_kernel(const T *x, T *y, Window2d g, int64_t total) {
+  ONNXC_CUDA_FOR(at, total) {
+    const int ow = int(at % g.ow), oh = int((at / g.ow) % g.oh);
+    const int64_t plane = at / (int64_t(g.ow) * g.oh);
+    const T *xp = x + plane * g.h * g.w;
+    bool found = false;
+    T best = T(0);
+    for (int r = 0; r < g.kh; ++r) {
+      const int ih = oh * g.sh - g.ph + r * g.dh;
+      if (ih < 0 || ih >= g.h)
+        continue;
+      for (int s = 0; s < g.kw; ++s) {
+        const int iw = ow * g.sw - g.pw + s * g.dw;
+        if (iw < 0 || iw >= g.w)
+          continue;
+        const T v = xp[ih * g.w + iw];
+        best = !found || v > best ? v : best;
+        found = true;
+      }
+    }
+    y[at] = best;
+  }
+}
+
+/// count_include_pad counts the window positions inside [-pads_begin,
+/// size + pads_end), as the reference does.
+template <typename T>
+__global__ void avg_pool_kernel(const T *x, T *y, Window2d g, int pad_h_end, int pad_w_end,
+                                int count_include_pad, int64_t total) {
+  ONNXC_CUDA_FOR(at, total) {
+    const int ow = int(at % g.ow), oh = int((at / g.ow) % g.oh);
+    const int64_t plane = at / (int64_t(g.ow) * g.oh);
+    const T *xp = x + plane * g.h * g.w;
+    T sum = T(0);
+    int count = 0, all = 0;
+    for (int r = 0; r < g.kh; ++r) {
+      const int ih = oh * g.sh - g.ph + r * g.dh;
+      for (int s = 0; s < g.kw; ++s) {
+        const int iw = ow * g.sw - g.pw + s * g.dw;
+        const bool inside = ih >= 0 && ih < g.h && iw >= 0 && iw < g.w;
+        all += ih < g.h + pad_h_end && iw < g.w + pad_w_end;
+        if (inside) {
+          sum += xp[ih * g.w + iw];
+          ++count;
+        }
+      }
+    }
+    const int div = count_include_pad ? all : count;
+    y[at] = div > 0 ? T(sum / T(div)) : T(0);
+  }
+}
+
+/// One warp per (n, c) plane: mean (is_max 0) or maximum.
+template <typename T>
+__global__ void global_pool_kernel(const T *x, T *y, int64_t nc, int64_t spatial, int is_max) {
+  const int64_t warps = int64_t(gridDim.x) * (blockDim.x / 32);
+  const int lane = threadIdx.x % 32;
+  for (int64_t p = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; p < nc;
+       p += warps) {
+    const T *xp = x + p * spatial;
+    T acc = is_max ? xp[0] : T(0);
+    for (int64_t i = lane; i < spatial; i += 32)
+      acc = is_max ? (xp[i] > acc ? xp[i] : acc) : acc + xp[i];
+    for (int off = 16; off > 0; off /= 2) {
+      const T other = __shfl_xor_sync(0xffffffffu, acc, off);
+      acc = is_max ? (other > acc ? other : acc) : acc + other;
+    }
+    if (lane == 0)
+      y[p] = is_max ? acc : T(acc / T(spatial));
+  }
+}
+
+} // namespace detail
+
+/// Conv / FusedConv: y = act(conv(x, w) + bias + z); bias and z may be
+/// null. Weights are (M, C / group, KH, KW) as in ONNX.
+template <typename Act, typename T>
+void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *y, int64_t rank,
+          const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
+          const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
+          const int64_t *dilations, int64_t group, float act_alpha, float act_beta) {
+  static_assert(sizeof(T) == sizeof(float), "the CUDA convolutions compute in float");
+  (void)pads_end; // the output size already accounts for them
+  const detail::Window2d g =
+      detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
+  const int cg = int(g.c / group), mg = int(g.m / group);
+  const int64_t total = int64_t(g.n) * g.m * g.oh * g.ow;
+  if (total == 0)
+    return;
+  if (mg < 16) {
+    detail::direct_conv<Act><<<blocks_for(total), kThreads, 0, stream>>>(
+        x, w, bias, z, y, g, cg, mg, total, act_alpha, act_beta);
+    return;
+  }
+  detail::ConvProblem<Act> p{x, w, bias, z, y, g, int(group), cg, mg,
+                             mg, g.oh * g.ow, cg * g.kh * g.kw, act_alpha, act_beta};
+  detail::launch_tiled_gemm(stream, p, int64_t(g.n) * group);
+}
+
+template <typename T>
+void max_pool(Stream *stream, const T *x, T *y, int64_t *indices, int64_t rank,
+              const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
+              const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
+              const int64_t *dilations, int64_t storage_order) {
+  (void)indices; // the kernel provider lowers MaxPool without indices only
+  (void)pads_end;
+  (void)storage_order;
+  const detail::Window2d g =
+      detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
+  const int64_t total = int64_t(g.n) * g.c * g.oh * g.ow;
+  if (total > 0)
+    detail::max_pool_kernel<T><<<blocks_for(total), kThreads, 0, stream>>>(x, y, g, total);
+}
+
+template <typename T>
+void avg_pool(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,
+              const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
+              const int64_t *pads_begin, const int64_t *pads_end, const int64_t *dilations,
+              int64_t count_include_pad) {
+  const detail::Window2d g =
+      detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
+  const int pad_h_end = rank == 1 ? 0 : int(pads_end[0]);
+  const int pad_w_end = int(pads_end[rank == 1 ? 0 : 1]);
+  const int64_t total = int64_t(g.n) * g.c * g.oh * g.ow;
+  if (total > 0)
+    detail::avg_pool_kernel<T><<<blocks_for(total), kThreads, 0, stream>>>(
+        x, y, g, pad_h_end, pad_w_end, int(count_include_pad), total);
+}
+
+template <typename T>
+void global_pool(Stream *stream, const T *x, T *y, int64_t nc, int64_t spatial, int64_t is_max) {
+  if (nc > 0 && spatial > 0)
+    detail::global_pool_kernel<T><<<blocks_for(nc * 32), kThreads, 0, stream>>>(
+        x, y, nc, spatial, int(is_max));
+}
+
+} // namespace cuda
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,158 @@
+// CUDA Softmax (and LogSoftmax, Hardmax) and LayerNormalization. A row
+// along the reduced axis is one warp when it is contiguous (the last axis);
+// a strided one (inner > 1) is one thread per column.
+#ifndef ONNXC_RT_CUDA_NORM_CUH
+#define ONNXC_RT_CUDA_NORM_CUH
+
+#include "onnxc_rt/kernels/cuda/common.cuh"
+
+namespace onnxc_rt {
+namespace cuda {
+namespace detail {
+
+__device__ inline float warp_sum(float v) {
+  for (int off = 16; off > 0; off /= 2)
+    v += __shfl_xor_sync(0xffffffffu, v, off);
+  return v;
+}
+
+__device__ inline float warp_max(float v) {
+  for (int off = 16; off > 0; off /= 2)
+    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+  return v;
+}
+
+/// Warps of the grid, each taking rows r = its index + k * warps.
+#define ONNXC_CUDA_FOR_WARP_ROWS(r, rows)                                      \
+  for (int64_t r = int64_t(blockIdx.x) * (blockDim.x / 32) + threadIdx.x / 32; \
+       r < (rows); r += int64_t(gridDim.x) * (blockDim.x / 32))
+
+/// mode 0: softmax, 1: log-softmax, 2: hardmax (the first maximum).
+template <typename T>
+__global__ void softmax_rows(const T *x, T *y, int64_t rows, int64_t len, int mode) {
+  const int lane = threadIdx.x % 32;
+  ONNXC_CUDA_FOR_WARP_ROWS(r, rows) {
+    const T *xr = x + r * len;
+    T *yr = y + r * len;
+    float mx = -INFINITY;
+    for (int64_t i = lane; i < len; i += 32)
+      mx = fmaxf(mx, float(xr[i]));
+    mx = warp_max(mx);
+    if (mode == 2) {
+      // The first index holding the maximum, as the reference picks.
+      int64_t first = len;
+      for (int64_t i = lane; i < len; i += 32)
+        if (float(xr[i]) == mx && i < first)
+          first = i;
+      for (int off = 16; off > 0; off /= 2) {
+        const int64_t other = __shfl_xor_sync(0xffffffffu, first, off);
+        first = other < first ? other : first;
+      }
+      for (int64_t i = lane; i < len; i += 32)
+        yr[i] = T(i == first ? 1 : 0);
+      continue;
+    }
+    float sum = 0.0f;
+    for (int64_t i = lane; i < len; i += 32)
+      sum += expf(float(xr[i]) - mx);
+    sum = warp_sum(sum);
+    if (mode == 0) {
+      const float inv = 1.0f / sum;
+      for (int64_t i = lane; i < len; i += 32)
+        yr[i] = T(expf(float(xr[i]) - mx) * inv);
+    } else {
+      const float lse = logf(sum);
+      for (int64_t i = lane; i < len; i += 32)
+        yr[i] = T(float(xr[i]) - mx - lse);
+    }
+  }
+}
+
+template <typename T>
+__global__ void softmax_columns(const T *x, T *y, int64_t outer, int64_t len, int64_t inner,
+                                int mode) {
+  ONNXC_CUDA_FOR(col, outer * inner) {
+    const int64_t o = col / inner, in = col % inner;
+    const T *xp = x + o * len * inner + in;
+    T *yp = y + o * len * inner + in;
+    float mx = float(xp[0]);
+    int64_t arg = 0;
+    for (int64_t i = 1; i < len; ++i)
+      if (float(xp[i * inner]) > mx) {
+        mx = float(xp[i * inner]);
+        arg = i;
+      }
+    if (mode == 2) {
+      for (int64_t i = 0; i < len; ++i)
+        yp[i * inner] = T(i == arg ? 1 : 0);
+      continue;
+    }
+    float sum = 0.0f;
+    for (int64_t i = 0; i < len; ++i)
+      sum += expf(float(xp[i * inner]) - mx);
+    const float inv = 1.0f / sum, lse = logf(sum);
+    for (int64_t i = 0; i < len; ++i) {
+      const float v = float(xp[i * inner]) - mx;
+      yp[i * inner] = T(mode == 0 ? expf(v) * inv : v - lse);
+    }
+  }
+}
+
+/// Mean, then the mean squared deviation (two passes, as the reference).
+template <typename T>
+__global__ void layer_norm_rows(const T *x, const T *scale, const T *bias, T *y, T *mean_out,
+                                T *inv_std_out, int64_t rows, int64_t len, float epsilon) {
+  const int lane = threadIdx.x % 32;
+  ONNXC_CUDA_FOR_WARP_ROWS(r, rows) {
+    const T *xr = x + r * len;
+    T *yr = y + r * len;
+    float sum = 0.0f;
+    for (int64_t i = lane; i < len; i += 32)
+      sum += float(xr[i]);
+    const float mean = warp_sum(sum) / float(len);
+    float dev = 0.0f;
+    for (int64_t i = lane; i < len; i += 32) {
+      const float d = float(xr[i]) - mean;
+      dev = fmaf(d, d, dev);
+    }
+    const float inv = rsqrtf(warp_sum(dev) / float(len) + epsilon);
+    for (int64_t i = lane; i < len; i += 32) {
+      float v = (float(xr[i]) - mean) * inv * float(scale[i]);
+      if (bias)
+        v += float(bias[i]);
+      yr[i] = T(v);
+    }
+    if (lane == 0 && mean_out)
+      mean_out[r] = T(mean);
+    if (lane == 0 && inv_std_out)
+      inv_std_out[r] = T(inv);
+  }
+}
+
+} // namespace detail
+
+template <typename T>
+void softmax(Stream *stream, const T *x, T *y, int64_t outer, int64_t axis_dim, int64_t inner,
+             int64_t mode) {
+  if (outer * axis_dim * inner == 0)
+    return;
+  if (inner == 1)
+    detail::softmax_rows<T><<<blocks_for(outer * 32), kThreads, 0, stream>>>(x, y, outer,
+                                                                            axis_dim, int(mode));
+  else
+    detail::softmax_columns<T><<<blocks_for(outer * inner), kThreads, 0, stream>>>(
+        x, y, outer, axis_dim, inner, int(mode));
+}
+
+template <typename T>
+void layer_norm(Stream *stream, const T *x, const T *scale, const T *bias, T *y, T *mean_out,
+                T *inv_std_out, int64_t outer, int64_t inner, float epsilon) {
+  if (outer * inner > 0)
+    detail::layer_norm_rows<T><<<blocks_for(outer * 32), kThreads, 0, stream>>>(
+        x, scale, bias, y, mean_out, inv_std_out, outer, inner, epsilon);
+}
+
+} // namespace cuda
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,187 @@
+// The host side of a model on a GPU: one device allocation holding the
+// weights, the arena the memory planner laid out and the input and output
+// buffers; the weights uploaded once; the whole schedule captured once into
+// a CUDA Graph on the session's own stream and replayed by every run.
+// Every CUDA failure becomes a status code and a message in the session,
+// never an abort. The Session lives in memory the caller owns (the
+// generated NAME_session): no host heap.
+#ifndef ONNXC_RT_CUDA_SESSION_CUH
+#define ONNXC_RT_CUDA_SESSION_CUH
+
+#include <stdio.h>
+
+#include "onnxc_rt/kernels/cuda/common.cuh"
+
+namespace onnxc_rt {
+namespace cuda {
+
+/// Status codes the generated entry points return (0: success).
+enum Status : int {
+  kOk = 0,
+  kNoDevice = 20,      // no usable GPU, or the driver is missing or too old
+  kCudaError = 21,     // a CUDA call failed; the message says which
+  kNotCreated = 22,    // the session was not created, or creating it failed
+};
+
+/// The model's schedule: enqueues every kernel on `stream`; `io` holds the
+/// device pointers of the inputs then the outputs, in graph order.
+using Enqueue = int (*)(void *const *io, const void *weights, void *arena, Stream *stream);
+
+/// What the generated code tells the session about its model.
+struct ModelInfo {
+  const unsigned char *weights; // the host copy of the weights blob
+  size_t weight_bytes, arena_bytes;
+  int num_inputs, num_outputs;
+  const size_t *io_bytes; // inputs then outputs
+  Enqueue enqueue;
+};
+
+struct Session {
+  int device;
+  int created;
+  cudaStream_t stream;
+  cudaGraphExec_t graph;
+  unsigned char *memory; // weights | arena | inputs | outputs
+  char message[224];
+};
+
+namespace detail {
+
+constexpr size_t kDeviceAlignment = 256;
+
+inline size_t align_up(size_t n) { return (n + kDeviceAlignment - 1) / kDeviceAlignment * kDeviceAlignment; }
+
+/// Byte offset of input or output `i` (inputs first) in the allocation.
+inline size_t io_offset(const ModelInfo &m, int i) {
+  size_t off = align_up(m.weight_bytes) + align_up(m.arena_bytes);
+  for (int k = 0; k < i; ++k)
+    off += align_up(m.io_bytes[k]);
+  return off;
+}
+
+inline int fail(Session *s, int status, const char *what, cudaError_t e) {
+  snprintf(s->message, sizeof s->message, "%s: %s (%s)", what, cudaGetErrorString(e),
+           cudaGetErrorName(e));
+  return status;
+}
+
+/// Device pointers of the inputs then outputs, into `io` (capacity n).
+inline void io_pointers(const Session *s, const ModelInfo &m, void **io, int n) {
+  for (int i = 0; i < n && i < m.num_inputs + m.num_outputs; ++i)
+    io[i] = s->memory + io_offset(m, i);
+}
+
+} // namespace detail
+
+/// Selects `device`, allocates and uploads, captures the schedule.
+/// `io_scratch` has room for num_inputs + num_outputs pointers.
+inline int session_create(Session *s, const ModelInfo &m, int device, void **io_scratch) {
+  *s = Session{};
+  s->device = device;
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess)
+    return detail::fail(s, kNoDevice, "no usable CUDA device", e);
+  if (device < 0 || device >= count) {
+    snprintf(s->message, sizeof s->message, "CUDA device %d does not exist (%d present)", device,
+             count);
+    return kNoDevice;
+  }
+  if ((e = cudaSetDevice(device)) != cudaSuccess)
+    return detail::fail(s, kNoDevice, "cudaSetDevice", e);
+  if ((e = cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking)) != cudaSuccess)
+    return detail::fail(s, kCudaError, "cudaStreamCreateWithFlags", e);
+  const int n = m.num_inputs + m.num_outputs;
+  const size_t bytes = detail::io_offset(m, n) + 1;
+  void *memory = nullptr;
+  if ((e = cudaMalloc(&memory, bytes)) != cudaSuccess) {
+    cudaStreamDestroy(s->stream);
+    return detail::fail(s, kCudaError, "cudaMalloc of the model's device memory", e);
+  }
+  s->memory = static_cast<unsigned char *>(memory);
+  int status = kOk;
+  cudaGraph_t graph = nullptr;
+  if (m.weight_bytes > 0 &&
+      (e = cudaMemcpy(s->memory, m.weights, m.weight_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
+    status = detail::fail(s, kCudaError, "uploading the weights", e);
+  if (status == kOk) {
+    detail::io_pointers(s, m, io_scratch, n);
+    if ((e = cudaStreamBeginCapture(s->stream, cudaStreamCaptureModeThreadLocal)) != cudaSuccess)
+      status = detail::fail(s, kCudaError, "cudaStreamBeginCapture", e);
+  }
+  if (status == kOk) {
+    m.enqueue(io_scratch, s->memory, s->memory + detail::align_up(m.weight_bytes), s->stream);
+    cudaError_t launch = cudaGetLastError();
+    e = cudaStreamEndCapture(s->stream, &graph);
+    if (launch != cudaSuccess)
+      status = detail::fail(s, kCudaError, "launching the model's kernels", launch);
+    else if (e != cudaSuccess)
+      status = detail::fail(s, kCudaError, "cudaStreamEndCapture", e);
+  }
+  if (status == kOk && (e = cudaGraphInstantiateWithFlags(&s->graph, graph, 0)) != cudaSuccess)
+    status = detail::fail(s, kCudaError, "cudaGraphInstantiateWithFlags", e);
+  if (graph)
+    cudaGraphDestroy(graph);
+  if (status != kOk) {
+    cudaFree(s->memory);
+    cudaStreamDestroy(s->stream);
+    s->memory = nullptr;
+    return status;
+  }
+  s->created = 1;
+  return kOk;
+}
+
+/// Copies the inputs in (host or device pointers), replays the graph,
+/// copies the outputs out and waits for them.
+inline int session_run(Session *s, const ModelInfo &m, const void *const *inputs,
+                       void *const *outputs) {
+  if (!s->created) {
+    snprintf(s->message, sizeof s->message, "the session was not created");
+    return kNotCreated;
+  }
+  cudaError_t e = cudaSetDevice(s->device);
+  for (int i = 0; e == cudaSuccess && i < m.num_inputs; ++i)
+    e = cudaMemcpyAsync(s->memory + detail::io_offset(m, i), inputs[i], m.io_bytes[i],
+                        cudaMemcpyDefault, s->stream);
+  if (e == cudaSuccess)
+    e = cudaGraphLaunch(s->graph, s->stream);
+  for (int i = 0; e == cudaSuccess && i < m.num_outputs; ++i) {
+    const int k = m.num_inputs + i;
+    e = cudaMemcpyAsync(outputs[i], s->memory + detail::io_offset(m, k), m.io_bytes[k],
+                        cudaMemcpyDefault, s->stream);
+  }
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(s->stream);
+  return e == cudaSuccess ? kOk : detail::fail(s, kCudaError, "running the model", e);
+}
+
+/// Enqueues the schedule on the caller's stream with the caller's device
+/// buffers (no graph, no copies); returns without waiting.
+inline int session_enqueue(Session *s, const ModelInfo &m, void *const *io, Stream *stream) {
+  if (!s->created) {
+    snprintf(s->message, sizeof s->message, "the session was not created");
+    return kNotCreated;
+  }
+  cudaError_t e = cudaSetDevice(s->device);
+  if (e == cudaSuccess) {
+    m.enqueue(io, s->memory, s->memory + detail::align_up(m.weight_bytes), stream);
+    e = cudaGetLastError();
+  }
+  return e == cudaSuccess ? kOk : detail::fail(s, kCudaError, "launching the model's kernels", e);
+}
+
+inline void session_destroy(Session *s) {
+  if (s->created) {
+    cudaSetDevice(s->device);
+    cudaGraphExecDestroy(s->graph);
+    cudaFree(s->memory);
+    cudaStreamDestroy(s->stream);
+  }
+  s->created = 0;
+}
+
+} // namespace cuda
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,78 @@
+// CUDA data movement: Transpose, Slice and the parts of a Concat, one
+// output element per thread (a strided gather).
+#ifndef ONNXC_RT_CUDA_TENSOR_CUH
+#define ONNXC_RT_CUDA_TENSOR_CUH
+
+#include "onnxc_rt/kernels/cuda/common.cuh"
+
+namespace onnxc_rt {
+namespace cuda {
+namespace detail {
+
+/// y[i] = x[base + sum_d index_d(i) * read[d]] over the row-major `shape`.
+template <typename T>
+__global__ void strided_gather(const T *x, T *y, int64_t n, int rank, Dims shape, Dims read,
+                               int64_t base) {
+  ONNXC_CUDA_FOR(i, n) {
+    int64_t rest = i, off = base;
+    for (int d = rank - 1; d >= 0; --d) {
+      off += (rest % shape.v[d]) * read.v[d];
+      rest /= shape.v[d];
+    }
+    y[i] = x[off];
+  }
+}
+
+template <typename T>
+__global__ void concat_part_kernel(const T *x, T *y, int64_t outer, int64_t inner_in,
+                                   int64_t inner_out, int64_t offset) {
+  ONNXC_CUDA_FOR(i, outer * inner_in) {
+    y[(i / inner_in) * inner_out + offset + i % inner_in] = x[i];
+  }
+}
+
+} // namespace detail
+
+template <typename T>
+void transpose(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,
+               const int64_t *perm) {
+  const Dims in_strides = row_major(in_shape, rank);
+  Dims out_shape{}, read{};
+  for (int64_t i = 0; i < rank; ++i) {
+    out_shape.v[i] = in_shape[perm[i]];
+    read.v[i] = in_strides.v[perm[i]];
+  }
+  const int64_t n = product(out_shape.v, rank);
+  if (n > 0)
+    detail::strided_gather<T><<<blocks_for(n), kThreads, 0, stream>>>(x, y, n, int(rank),
+                                                                     out_shape, read, 0);
+}
+
+template <typename T>
+void slice(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,
+           const int64_t *out_shape, const int64_t *starts, const int64_t *steps) {
+  const Dims in_strides = row_major(in_shape, rank);
+  Dims read{};
+  int64_t base = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    base += starts[d] * in_strides.v[d];
+    read.v[d] = steps[d] * in_strides.v[d];
+  }
+  const int64_t n = product(out_shape, rank);
+  if (n > 0)
+    detail::strided_gather<T><<<blocks_for(n), kThreads, 0, stream>>>(
+        x, y, n, int(rank), dims_of(out_shape, rank), read, base);
+}
+
+template <typename T>
+void concat_part(Stream *stream, const T *x, T *y, int64_t outer, int64_t inner_in,
+                 int64_t inner_out, int64_t offset) {
+  if (outer * inner_in > 0)
+    detail::concat_part_kernel<T><<<blocks_for(outer * inner_in), kThreads, 0, stream>>>(
+        x, y, outer, inner_in, inner_out, offset);
+}
+
+} // namespace cuda
+} // namespace onnxc_rt
+
+#endif

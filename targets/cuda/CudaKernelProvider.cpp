@@ -1,0 +1,195 @@
+//===- CudaKernelProvider.cpp - ops onto runtime-lite's CUDA kernels -------===//
+//
+// Every op of a CUDA model must run on the GPU: this provider answers for
+// every op, so nothing falls through to the host's reference kernels. Conv
+// and Gemm (plain or fused) get kernels with the bias, residual and
+// activation in their epilogue. The other ops are lowered by the reference
+// provider and each of its calls is moved onto the CUDA launcher of the
+// same name and arguments (kernels/cuda/*.cuh), the stream first; an op
+// whose reference calls have no such launcher, or whose types or shapes the
+// launcher does not cover, is an error naming the node (onnxc-select-kernels
+// reports all of them at once, before anything is written).
+//
+//===----------------------------------------------------------------------===//
+#include "CudaTarget.h"
+
+#include "onnxc/Lowering/CallBuilders.h"
+
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace onnxc::onnx;
+using namespace onnxc::lowering;
+
+namespace onnxc::cuda {
+namespace {
+
+constexpr const char *kCudaNs = "onnxc_rt::cuda";
+constexpr const char *kCudaElementwise = "onnxc_rt/kernels/cuda/elementwise.cuh";
+constexpr const char *kCudaGemm = "onnxc_rt/kernels/cuda/gemm.cuh";
+constexpr const char *kCudaConv = "onnxc_rt/kernels/cuda/conv.cuh";
+constexpr const char *kCudaNorm = "onnxc_rt/kernels/cuda/norm.cuh";
+constexpr const char *kCudaTensor = "onnxc_rt/kernels/cuda/tensor.cuh";
+constexpr const char *kCudaReduce = "onnxc_rt/kernels/cuda/reduce.cuh";
+
+/// Element types the CUDA launchers are instantiated for.
+bool deviceType(StringRef t) {
+  static const llvm::StringSet<> types = {"float",   "double",   "bool",    "int8_t",
+                                          "uint8_t", "int16_t",  "uint16_t", "int32_t",
+                                          "uint32_t", "int64_t", "uint64_t"};
+  return types.contains(t);
+}
+
+/// The kernels' index arithmetic is 32-bit within a tensor.
+bool fitsInt32(Operation *op) {
+  auto small = [](Value v) {
+    return isNone(v) || numel(v) <= std::numeric_limits<int32_t>::max();
+  };
+  return llvm::all_of(op->getOperands(), small) && llvm::all_of(op->getResults(), small);
+}
+
+/// What a reference call needs to run as its CUDA launcher: the header,
+/// and whether it covers this call (types, ranks, optional outputs).
+struct Launcher {
+  const char *header;
+  bool floatOnly; // computes in float (its template argument must be float)
+  bool (*covers)(const KernelCall &); // null: every call
+};
+
+bool windowRankAtMost2(const KernelCall &c, size_t rankArg) {
+  return c.args.size() > rankArg && c.args[rankArg].intValue >= 1 &&
+         c.args[rankArg].intValue <= 2;
+}
+
+const llvm::StringMap<Launcher> &launchers() {
+  static const llvm::StringMap<Launcher> table = {
+      {"unary", {kCudaElementwise, false, nullptr}},
+      {"binary", {kCudaElementwise, false, nullptr}},
+      {"where", {kCudaElementwise, false, nullptr}},
+      {"broadcast_copy", {kCudaElementwise, false, nullptr}},
+      {"clip", {kCudaElementwise, false, nullptr}},
+      {"cast", {kCudaElementwise, false, nullptr}},
+      {"fill", {kCudaElementwise, false, nullptr}},
+      {"matmul", {kCudaGemm, true, nullptr}},
+      // max_pool(x, y, indices, rank, ...): no indices output.
+      {"max_pool",
+       {kCudaConv, false,
+        [](const KernelCall &c) {
+          return c.args[2].kind == KernelArg::Kind::Null && windowRankAtMost2(c, 3);
+        }}},
+      {"avg_pool", {kCudaConv, false, [](const KernelCall &c) { return windowRankAtMost2(c, 2); }}},
+      {"global_pool", {kCudaConv, false, nullptr}},
+      {"softmax", {kCudaNorm, true, nullptr}},
+      {"layer_norm", {kCudaNorm, true, nullptr}},
+      {"transpose", {kCudaTensor, false, nullptr}},
+      {"slice", {kCudaTensor, false, nullptr}},
+      {"concat_part", {kCudaTensor, false, nullptr}},
+      {"reduce", {kCudaReduce, false, nullptr}},
+  };
+  return table;
+}
+
+/// Why `c` (a reference call) cannot run on the GPU, or "" when it can;
+/// on success `c` becomes the CUDA launcher's call.
+std::string moveToDevice(KernelCall &c) {
+  StringRef callee = c.callee;
+  if (!callee.consume_front("onnxc_rt::ref::"))
+    return "its kernel '" + c.callee + "' is not a reference kernel";
+  auto it = launchers().find(callee);
+  if (it == launchers().end())
+    return "no CUDA kernel for its reference kernel '" + c.callee + "'";
+  const Launcher &l = it->second;
+  for (const std::string &t : c.templateArgs) {
+    if (StringRef(t).starts_with("onnxc_rt::ref::"))
+      continue; // a functor: the reference's own, callable on the device
+    if (!deviceType(t) || (l.floatOnly && t != "float"))
+      return "the CUDA kernel '" + callee.str() + "' does not take element type " + t;
+  }
+  for (const KernelArg &a : c.args)
+    if (a.kind == KernelArg::Kind::Scratch || a.kind == KernelArg::Kind::Status ||
+        a.kind == KernelArg::Kind::Runner || a.kind == KernelArg::Kind::StringArray)
+      return "the CUDA kernel '" + callee.str() + "' takes no scratch, status or strings";
+  if (l.covers && !l.covers(c))
+    return "the CUDA kernel '" + callee.str() +
+           "' covers 1-D and 2-D windows without indices only";
+  c.callee = (std::string(kCudaNs) + "::" + callee).str();
+  c.header = l.header;
+  c.args.insert(c.args.begin(), KernelArg::runner());
+  return "";
+}
+
+/// Conv / FusedConv: one call with bias, residual and activation fused.
+FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value z, Value y,
+                                int64_t group) {
+  auto ws = shapeOf(w);
+  if (ws.size() != 3 && ws.size() != 4)
+    return unsupported(op, "the CUDA convolution covers 1-D and 2-D kernels only");
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  auto g = resolveWindow(op, shapeOf(x).drop_front(2), kernel, false);
+  if (failed(g))
+    return failure();
+  if (shapeOf(x)[0] * group > 65535 && shapeOf(y)[1] / group >= 16)
+    return unsupported(op, "more than 65535 (image, group) pairs for the CUDA convolution");
+  const FusedActivation act = activationOf(op);
+  std::vector<KernelArg> args{KernelArg::runner(), KernelArg::input(x), KernelArg::input(w),
+                              inputOrNull(b), z ? inputOrNull(z) : KernelArg::null(),
+                              KernelArg::output(y)};
+  for (KernelArg &a : windowArgs(x, y, *g))
+    args.push_back(std::move(a));
+  args.push_back(KernelArg::i(group));
+  args.push_back(KernelArg::f(act.alpha));
+  args.push_back(KernelArg::f(act.beta));
+  return calls({call("conv", {act.functor, "float"}, kCudaConv, std::move(args), kCudaNs)});
+}
+
+template <typename GemmLike> FailureOr<OpLowering> lowerGemm(GemmLike op) {
+  const FusedActivation act = activationOf(op);
+  std::vector<KernelArg> args = gemmGeometry(op).args;
+  args.insert(args.begin(), KernelArg::runner());
+  args.push_back(KernelArg::f(act.alpha));
+  args.push_back(KernelArg::f(act.beta));
+  return calls({call("gemm", {act.functor, "float"}, kCudaGemm, std::move(args), kCudaNs)});
+}
+
+class CudaKernelProvider final : public KernelProvider {
+public:
+  StringRef name() const override { return "cuda"; }
+
+  ProviderResult lower(Operation *op, const LoweringContext &ctx) const override {
+    if (!fitsInt32(op))
+      return unsupported(op, "a tensor of 2^31 or more elements (the CUDA kernels index "
+                             "with 32 bits)");
+    const bool isFloat = ctx.elementType == "float";
+    if (auto c = dyn_cast<ConvOp>(op); c && isFloat)
+      return lowerConv(op, c.getX(), c.getW(), c.getB(), Value(), c.getY(), c.getGroup());
+    if (auto c = dyn_cast<FusedConvOp>(op); c && isFloat)
+      return lowerConv(op, c.getX(), c.getW(), c.getB(), c.getZ(), c.getY(), c.getGroup());
+    if (auto g = dyn_cast<GemmOp>(op); g && isFloat)
+      return lowerGemm(g);
+    if (auto g = dyn_cast<FusedGemmOp>(op); g && isFloat)
+      return lowerGemm(g);
+    // The rest: the reference lowering, moved call by call onto the GPU.
+    ProviderResult r = referenceProvider().lower(op, ctx);
+    if (!r)
+      return unsupported(op, "no CUDA kernel");
+    if (failed(*r))
+      return *r;
+    OpLowering lowering = **r;
+    for (KernelCall &c : lowering.calls)
+      if (std::string why = moveToDevice(c); !why.empty())
+        return unsupported(op, why + " (target cuda)");
+    return lowering;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<KernelProvider> createCudaKernelProvider() {
+  return std::make_unique<CudaKernelProvider>();
+}
+
+} // namespace onnxc::cuda

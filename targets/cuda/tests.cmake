@@ -1,0 +1,34 @@
+# CUDA tests, included by test/CMakeLists.txt. They need the CUDA compiler
+# (scripts/install-deps.sh installs Debian's nvidia-cuda-toolkit where no
+# nvcc is present) but no GPU: what needs one is skipped without one.
+#
+# Build: the e2e models the CUDA kernels cover, compiled to a library by
+# nvcc for sm_80 and sm_90 with warnings as errors (host and device code).
+# Run: the same models on the GPU with `onnxc run --target cuda` against
+# PyTorch's outputs (1e-4 relative: float kernels, no TF32); skipped (exit
+# 77) on a machine without a GPU.
+set(CUDA_WERROR_ENV "ONNXC_CXXFLAGS=-Xcompiler=-Werror --Werror=all-warnings")
+foreach(model cifar_cnn resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2 efficientnet_b0
+              transformer_encoder)
+  add_test(NAME cuda.build.${model}
+           COMMAND ${CMAKE_COMMAND} -E env ${CUDA_WERROR_ENV}
+                   $<TARGET_FILE:onnxc> ${MODEL_DIR}/${model}_op17/model.onnx --target cuda
+                   --emit lib --quiet -o ${CMAKE_CURRENT_BINARY_DIR}/cuda-build/${model})
+  set_tests_properties(cuda.build.${model} PROPERTIES FIXTURES_REQUIRED models)
+  add_test(NAME cuda.run.${model}
+           COMMAND ${CMAKE_COMMAND}
+                   -DONNXC=$<TARGET_FILE:onnxc> -DPYTHON=${ONNXC_PYTHON} -DTARGET=cuda
+                   -DMODEL_DIR=${MODEL_DIR}/${model}_op17 -DCOMPARE=${E2E_COMPARE}
+                   -P ${E2E_RUN})
+  set_tests_properties(cuda.run.${model} PROPERTIES FIXTURES_REQUIRED models
+                       ENVIRONMENT "${CUDA_WERROR_ENV}"
+                       SKIP_REGULAR_EXPRESSION "SKIPPED: no cuda device")
+endforeach()
+
+# Without a GPU, `onnxc run --target cuda` builds the program, which fails
+# to create its session and says why: exit 77 and the CUDA error's text.
+add_test(NAME cuda.no_device
+         COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/check_no_device.py
+                 --onnxc $<TARGET_FILE:onnxc> --model-dir ${MODEL_DIR}/cifar_cnn_op17)
+set_tests_properties(cuda.no_device PROPERTIES FIXTURES_REQUIRED models
+                     SKIP_REGULAR_EXPRESSION "SKIPPED: this machine has a GPU")

@@ -52,6 +52,7 @@ Components: contrib non-free
 Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg
 SOURCES
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nvidia-cuda-toolkit
+  # g++-11: the newest host compiler its nvcc (CUDA 11.8) accepts.
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends nvidia-cuda-toolkit g++-11
 fi
 bash "$(dirname "$0")/../test/realworld/fetch_models.sh"

@@ -9,7 +9,13 @@
 #ifndef ONNXC_RT_CUDA_COMMON_CUH
 #define ONNXC_RT_CUDA_COMMON_CUH
 
+// ONNXC_CUDA_EMULATED: compiled by a host compiler against the CPU
+// emulation of CUDA's programming model that the kernel tests include
+// first (test/kernels/cuda_emulation.h), which runs every launch's threads
+// as host threads; everywhere else a CUDA compiler builds this code.
+#if !defined(ONNXC_CUDA_EMULATED)
 #include <cuda_runtime.h>
+#endif
 
 #include "onnxc_rt/base.h"
 
@@ -48,6 +54,19 @@ constexpr int kThreads = 256;
 inline unsigned blocks_for(int64_t n) {
   int64_t b = (n + kThreads - 1) / kThreads;
   return unsigned(b < 1 ? 1 : b > 65535 * 32 ? 65535 * 32 : b);
+}
+
+/// Launches `kernel` on `stream` (the one place a launch is spelled, so the
+/// emulation can take it over).
+template <typename... Params, typename... Args>
+inline void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Stream *stream,
+                   const Args &...args) {
+#if defined(ONNXC_CUDA_EMULATED)
+  emulated_launch(kernel, grid, block, Params(args)...);
+  (void)stream;
+#else
+  kernel<<<grid, block, 0, stream>>>(Params(args)...);
+#endif
 }
 
 /// Grid-stride loop over [0, n): every kernel's outer loop, so any n works

@@ -203,7 +203,7 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
   if (total == 0)
     return;
   if (mg < 16) {
-    detail::direct_conv<Act><<<blocks_for(total), kThreads, 0, stream>>>(
+    launch(detail::direct_conv<Act>, blocks_for(total), kThreads, stream,
         x, w, bias, z, y, g, cg, mg, total, act_alpha, act_beta);
     return;
   }
@@ -224,7 +224,7 @@ void max_pool(Stream *stream, const T *x, T *y, int64_t *indices, int64_t rank,
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
   const int64_t total = int64_t(g.n) * g.c * g.oh * g.ow;
   if (total > 0)
-    detail::max_pool_kernel<T><<<blocks_for(total), kThreads, 0, stream>>>(x, y, g, total);
+    launch(detail::max_pool_kernel<T>, blocks_for(total), kThreads, stream, x, y, g, total);
 }
 
 template <typename T>
@@ -238,14 +238,14 @@ void avg_pool(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_
   const int pad_w_end = int(pads_end[rank == 1 ? 0 : 1]);
   const int64_t total = int64_t(g.n) * g.c * g.oh * g.ow;
   if (total > 0)
-    detail::avg_pool_kernel<T><<<blocks_for(total), kThreads, 0, stream>>>(
+    launch(detail::avg_pool_kernel<T>, blocks_for(total), kThreads, stream,
         x, y, g, pad_h_end, pad_w_end, int(count_include_pad), total);
 }
 
 template <typename T>
 void global_pool(Stream *stream, const T *x, T *y, int64_t nc, int64_t spatial, int64_t is_max) {
   if (nc > 0 && spatial > 0)
-    detail::global_pool_kernel<T><<<blocks_for(nc * 32), kThreads, 0, stream>>>(
+    launch(detail::global_pool_kernel<T>, blocks_for(nc * 32), kThreads, stream,
         x, y, nc, spatial, int(is_max));
 }
 

@@ -99,7 +99,7 @@ inline int64_t count(const int64_t *shape, int64_t rank) { return product(shape,
 template <typename Op, typename T>
 void unary(Stream *stream, const T *x, T *y, int64_t n, float alpha, float beta) {
   if (n > 0)
-    detail::unary_kernel<Op, T><<<blocks_for(n), kThreads, 0, stream>>>(x, y, n, alpha, beta);
+    launch(detail::unary_kernel<Op, T>, blocks_for(n), kThreads, stream, x, y, n, alpha, beta);
 }
 
 template <typename Op, typename T, typename U, typename TOut>
@@ -113,9 +113,9 @@ void binary(Stream *stream, const T *a, const U *b, TOut *y, int64_t rank, const
   for (int64_t d = 0; d < rank; ++d)
     dense = dense && (shape[d] == 1 || (a_strides[d] == rm.v[d] && b_strides[d] == rm.v[d]));
   if (dense)
-    detail::binary_same_shape<Op, T, U, TOut><<<blocks_for(n), kThreads, 0, stream>>>(a, b, y, n);
+    launch(detail::binary_same_shape<Op, T, U, TOut>, blocks_for(n), kThreads, stream, a, b, y, n);
   else
-    detail::binary_kernel<Op, T, U, TOut><<<blocks_for(n), kThreads, 0, stream>>>(
+    launch(detail::binary_kernel<Op, T, U, TOut>, blocks_for(n), kThreads, stream,
         a, b, y, n, int(rank), dims_of(shape, rank), dims_of(a_strides, rank),
         dims_of(b_strides, rank));
 }
@@ -126,7 +126,7 @@ void where(Stream *stream, const bool *cond, const T *x, const T *y, T *out, int
            const int64_t *y_strides) {
   const int64_t n = detail::count(shape, rank);
   if (n > 0)
-    detail::where_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+    launch(detail::where_kernel<T>, blocks_for(n), kThreads, stream,
         cond, x, y, out, n, int(rank), dims_of(shape, rank), dims_of(c_strides, rank),
         dims_of(x_strides, rank), dims_of(y_strides, rank));
 }
@@ -136,24 +136,24 @@ void broadcast_copy(Stream *stream, const T *x, T *y, int64_t rank, const int64_
                     const int64_t *x_strides) {
   const int64_t n = detail::count(shape, rank);
   if (n > 0)
-    detail::broadcast_copy_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(
+    launch(detail::broadcast_copy_kernel<T>, blocks_for(n), kThreads, stream,
         x, y, n, int(rank), dims_of(shape, rank), dims_of(x_strides, rank));
 }
 
 template <typename T>
 void clip(Stream *stream, const T *x, T *y, int64_t n, const T *lo, const T *hi) {
   if (n > 0)
-    detail::clip_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(x, y, n, lo, hi);
+    launch(detail::clip_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, lo, hi);
 }
 
 template <typename TIn, typename TOut> void cast(Stream *stream, const TIn *x, TOut *y, int64_t n) {
   if (n > 0)
-    detail::cast_kernel<TIn, TOut><<<blocks_for(n), kThreads, 0, stream>>>(x, y, n);
+    launch(detail::cast_kernel<TIn, TOut>, blocks_for(n), kThreads, stream, x, y, n);
 }
 
 template <typename T> void fill(Stream *stream, T *y, int64_t n, T value) {
   if (n > 0)
-    detail::fill_kernel<T><<<blocks_for(n), kThreads, 0, stream>>>(y, n, value);
+    launch(detail::fill_kernel<T>, blocks_for(n), kThreads, stream, y, n, value);
 }
 
 } // namespace cuda

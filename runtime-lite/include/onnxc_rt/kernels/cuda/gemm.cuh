@@ -74,7 +74,7 @@ void launch_tiled_gemm(Stream *stream, const Problem &p, int64_t batches) {
     return;
   const dim3 grid(unsigned((p.n + kTileN - 1) / kTileN), unsigned((p.m + kTileM - 1) / kTileM),
                   unsigned(batches));
-  tiled_gemm<Problem><<<grid, 256, 0, stream>>>(p);
+  launch(tiled_gemm<Problem>, grid, 256, stream, p);
 }
 
 /// Gemm: Y = act(alpha * op(A) op(B) + beta * C), C broadcast by strides.

@@ -137,10 +137,10 @@ void softmax(Stream *stream, const T *x, T *y, int64_t outer, int64_t axis_dim, 
   if (outer * axis_dim * inner == 0)
     return;
   if (inner == 1)
-    detail::softmax_rows<T><<<blocks_for(outer * 32), kThreads, 0, stream>>>(x, y, outer,
+    launch(detail::softmax_rows<T>, blocks_for(outer * 32), kThreads, stream, x, y, outer,
                                                                             axis_dim, int(mode));
   else
-    detail::softmax_columns<T><<<blocks_for(outer * inner), kThreads, 0, stream>>>(
+    launch(detail::softmax_columns<T>, blocks_for(outer * inner), kThreads, stream,
         x, y, outer, axis_dim, inner, int(mode));
 }
 
@@ -148,7 +148,7 @@ template <typename T>
 void layer_norm(Stream *stream, const T *x, const T *scale, const T *bias, T *y, T *mean_out,
                 T *inv_std_out, int64_t outer, int64_t inner, float epsilon) {
   if (outer * inner > 0)
-    detail::layer_norm_rows<T><<<blocks_for(outer * 32), kThreads, 0, stream>>>(
+    launch(detail::layer_norm_rows<T>, blocks_for(outer * 32), kThreads, stream,
         x, scale, bias, y, mean_out, inv_std_out, outer, inner, epsilon);
 }
 

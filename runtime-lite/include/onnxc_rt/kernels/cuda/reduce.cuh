@@ -58,7 +58,7 @@ void reduce(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_sh
   s.red_n = product(s.red_shape.v, s.red_rank);
   const int64_t kept_n = product(s.kept_shape.v, s.kept_rank);
   if (kept_n > 0)
-    detail::reduce_kernel<R, T><<<blocks_for(kept_n), kThreads, 0, stream>>>(x, y, kept_n, s);
+    launch(detail::reduce_kernel<R, T>, blocks_for(kept_n), kThreads, stream, x, y, kept_n, s);
 }
 
 } // namespace cuda

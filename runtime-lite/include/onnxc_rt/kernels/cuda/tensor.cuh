@@ -44,7 +44,7 @@ void transpose(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in
   }
   const int64_t n = product(out_shape.v, rank);
   if (n > 0)
-    detail::strided_gather<T><<<blocks_for(n), kThreads, 0, stream>>>(x, y, n, int(rank),
+    launch(detail::strided_gather<T>, blocks_for(n), kThreads, stream, x, y, n, int(rank),
                                                                      out_shape, read, 0);
 }
 
@@ -60,7 +60,7 @@ void slice(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_sha
   }
   const int64_t n = product(out_shape, rank);
   if (n > 0)
-    detail::strided_gather<T><<<blocks_for(n), kThreads, 0, stream>>>(
+    launch(detail::strided_gather<T>, blocks_for(n), kThreads, stream,
         x, y, n, int(rank), dims_of(out_shape, rank), read, base);
 }
 
@@ -68,7 +68,7 @@ template <typename T>
 void concat_part(Stream *stream, const T *x, T *y, int64_t outer, int64_t inner_in,
                  int64_t inner_out, int64_t offset) {
   if (outer * inner_in > 0)
-    detail::concat_part_kernel<T><<<blocks_for(outer * inner_in), kThreads, 0, stream>>>(
+    launch(detail::concat_part_kernel<T>, blocks_for(outer * inner_in), kThreads, stream,
         x, y, outer, inner_in, inner_out, offset);
 }
 

@@ -1,0 +1,131 @@
+// A CPU emulation of the parts of CUDA's programming model that
+// runtime-lite's CUDA kernels use, so the kernel tests can run them on a
+// machine without a GPU (included before any kernels/cuda header; defines
+// ONNXC_CUDA_EMULATED, which makes common.cuh's launch() call
+// emulated_launch instead of <<<...>>>).
+//
+// A launch runs the blocks one after another; a block's blockDim.x threads
+// are host threads running the kernel at once, so __syncthreads() is a
+// barrier of the block, __shared__ arrays are the kernel's function-local
+// statics (one block uses them at a time: every thread passes a barrier
+// before the next block starts), and a warp's __shfl_xor_sync exchanges
+// through a slot per lane between two barriers of its 32 threads.
+//
+// What this checks: each kernel's indexing, tiling, bounds, epilogues and
+// reductions, with real concurrency inside a block. What it cannot: timing,
+// the GPU's memory model, launch limits, the CUDA runtime API. It is a test
+// tool, not part of runtime-lite (it uses threads and the heap).
+#ifndef ONNXC_TEST_CUDA_EMULATION_H
+#define ONNXC_TEST_CUDA_EMULATION_H
+
+#define ONNXC_CUDA_EMULATED 1
+
+#include <pthread.h>
+
+#include <math.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#define __global__
+#define __device__
+#define __host__
+#define __shared__ static
+#define __launch_bounds__(n)
+
+struct dim3 {
+  unsigned x, y, z;
+  dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
+};
+
+struct CUstream_st {};
+enum cudaMemcpyKind { cudaMemcpyDeviceToDevice };
+inline int cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind, CUstream_st *) {
+  std::memmove(dst, src, n);
+  return 0;
+}
+
+inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+
+namespace cuda_emulation {
+
+struct Barrier {
+  pthread_barrier_t b;
+  explicit Barrier(unsigned n) { pthread_barrier_init(&b, nullptr, n); }
+  ~Barrier() { pthread_barrier_destroy(&b); }
+  void wait() { pthread_barrier_wait(&b); }
+};
+
+struct Warp {
+  Barrier barrier{32};
+  unsigned char slot[32][8];
+};
+
+struct Block {
+  explicit Block(unsigned threads) : barrier(threads), warps(threads / 32) {}
+  Barrier barrier;
+  std::vector<Warp> warps;
+};
+
+struct ThreadState {
+  dim3 thread_idx, block_idx, block_dim, grid_dim;
+  Block *block = nullptr;
+};
+
+inline ThreadState &self() {
+  static thread_local ThreadState s;
+  return s;
+}
+
+} // namespace cuda_emulation
+
+#define threadIdx (cuda_emulation::self().thread_idx)
+#define blockIdx (cuda_emulation::self().block_idx)
+#define blockDim (cuda_emulation::self().block_dim)
+#define gridDim (cuda_emulation::self().grid_dim)
+
+inline void __syncthreads() { cuda_emulation::self().block->barrier.wait(); }
+
+template <typename T> T __shfl_xor_sync(unsigned, T v, int lane_mask) {
+  static_assert(sizeof(T) <= 8, "a shuffled value fits a slot");
+  cuda_emulation::ThreadState &s = cuda_emulation::self();
+  cuda_emulation::Warp &w = s.block->warps[s.thread_idx.x / 32];
+  const unsigned lane = s.thread_idx.x % 32;
+  std::memcpy(w.slot[lane], &v, sizeof(T));
+  w.barrier.wait();
+  T got;
+  std::memcpy(&got, w.slot[lane ^ unsigned(lane_mask)], sizeof(T));
+  w.barrier.wait(); // nobody overwrites a slot before every lane has read
+  return got;
+}
+
+/// Runs `kernel` over the grid: blocks in order, each block's threads at
+/// once (1-D blocks, a multiple of 32 threads, as the kernels launch).
+template <typename... Params>
+void emulated_launch(void (*kernel)(Params...), dim3 grid, dim3 threads_per_block,
+                     Params... args) {
+  cuda_emulation::Block block(threads_per_block.x);
+  std::vector<std::thread> threads;
+  for (unsigned t = 0; t < threads_per_block.x; ++t)
+    threads.emplace_back([&, t] {
+      cuda_emulation::ThreadState &s = cuda_emulation::self();
+      s.thread_idx = dim3(t);
+      s.block_dim = threads_per_block;
+      s.grid_dim = grid;
+      s.block = &block;
+      for (unsigned z = 0; z < grid.z; ++z)
+        for (unsigned y = 0; y < grid.y; ++y)
+          for (unsigned x = 0; x < grid.x; ++x) {
+            s.block_idx = dim3(x, y, z);
+            kernel(args...);
+            block.barrier.wait(); // the block's statics are free again
+          }
+    });
+  for (std::thread &t : threads)
+    t.join();
+}
+
+#endif

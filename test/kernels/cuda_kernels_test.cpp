@@ -1,0 +1,333 @@
+// runtime-lite's CUDA kernels against the reference kernels, run on the CPU
+// through the emulation of CUDA's programming model (cuda_emulation.h: a
+// block's threads are host threads, with its barriers and warp shuffles).
+// Shapes sweep the tiled GEMM's edges (64 x 64 tiles, depth in steps of
+// 16), the convolution's paths (implicit GEMM from 16 output channels per
+// group, direct below: depthwise, narrow groups), strides, dilations, pads,
+// 1-D windows, broadcasts and the warp-per-row reductions. This checks the
+// kernels' logic, not a GPU: docs/targets.md, "CUDA".
+#include "cuda_emulation.h"
+
+#include "onnxc_rt/kernels/cuda/conv.cuh"
+#include "onnxc_rt/kernels/cuda/elementwise.cuh"
+#include "onnxc_rt/kernels/cuda/gemm.cuh"
+#include "onnxc_rt/kernels/cuda/norm.cuh"
+#include "onnxc_rt/kernels/cuda/reduce.cuh"
+#include "onnxc_rt/kernels/cuda/tensor.cuh"
+
+#define CATCH_CONFIG_MAIN
+#include "support.h"
+
+#include "onnxc_rt/kernels/reference/conv.h"
+#include "onnxc_rt/kernels/reference/elementwise.h"
+#include "onnxc_rt/kernels/reference/linalg.h"
+#include "onnxc_rt/kernels/reference/norm.h"
+#include "onnxc_rt/kernels/reference/reduce.h"
+#include "onnxc_rt/kernels/reference/tensor.h"
+
+namespace kernel_test {
+ThreadPool *pool() { return nullptr; } // support.h's split runs are not used here
+} // namespace kernel_test
+
+using namespace onnxc_rt;
+using namespace kernel_test;
+
+namespace {
+
+constexpr cuda::Stream *kStream = nullptr; // the emulation runs launches at once
+
+struct ConvCase {
+  int64_t n, c, h, w, m, kh, kw, stride, pad, dil, group;
+  bool bias, residual, oneD;
+};
+
+std::string describe(const ConvCase &k) {
+  std::ostringstream os;
+  os << "n" << k.n << " c" << k.c << " " << k.h << "x" << k.w << " m" << k.m << " k" << k.kh
+     << "x" << k.kw << " s" << k.stride << " p" << k.pad << " d" << k.dil << " g" << k.group
+     << (k.bias ? " bias" : "") << (k.residual ? " residual" : "") << (k.oneD ? " 1-D" : "");
+  return os.str();
+}
+
+/// The CUDA convolution (bias, residual and activation fused) against the
+/// reference conv, then Add and the activation, as the reference lowering
+/// runs a FusedConv.
+template <typename Act> void checkConv(const ConvCase &k, float alpha, float beta) {
+  INFO(describe(k));
+  const int64_t rank = k.oneD ? 1 : 2;
+  const int64_t h = k.oneD ? 1 : k.h, kh = k.oneD ? 1 : k.kh;
+  // Pads: `pad` before, one more after (asymmetric), on each spatial dim.
+  auto outSize = [&](int64_t in, int64_t kk, int64_t pb, int64_t pe) {
+    return (in + pb + pe - k.dil * (kk - 1) - 1) / k.stride + 1;
+  };
+  const int64_t padH = k.oneD ? 0 : k.pad, padHe = k.oneD ? 0 : k.pad + 1;
+  const int64_t oh = outSize(h, kh, padH, padHe), ow = outSize(k.w, k.kw, k.pad, k.pad + 1);
+  std::vector<int64_t> in = {k.n, k.c}, out = {k.n, k.m}, kern, strides, pb, pe, dil;
+  if (!k.oneD) {
+    in.push_back(h);
+    out.push_back(oh);
+    kern.push_back(kh);
+    strides.push_back(k.stride);
+    pb.push_back(padH);
+    pe.push_back(padHe);
+    dil.push_back(k.dil);
+  }
+  in.push_back(k.w);
+  out.push_back(ow);
+  kern.push_back(k.kw);
+  strides.push_back(k.stride);
+  pb.push_back(k.pad);
+  pe.push_back(k.pad + 1);
+  dil.push_back(k.dil);
+  const int64_t xn = k.n * k.c * h * k.w, yn = k.n * k.m * oh * ow;
+  const int64_t wn = k.m * (k.c / k.group) * kh * k.kw;
+  std::vector<float> x = randomVec(xn), w = randomVec(wn), b = randomVec(k.m),
+                     z = randomVec(yn);
+  std::vector<float> want(yn), got(yn, -7.0f);
+  ref::conv<float>(x.data(), w.data(), k.bias ? b.data() : nullptr, want.data(), rank,
+                   in.data(), out.data(), kern.data(), strides.data(), pb.data(), pe.data(),
+                   dil.data(), k.group);
+  if (k.residual)
+    for (int64_t i = 0; i < yn; ++i)
+      want[i] += z[i];
+  ref::unary<Act, float>(want.data(), want.data(), yn, alpha, beta);
+  cuda::conv<Act, float>(kStream, x.data(), w.data(), k.bias ? b.data() : nullptr,
+                         k.residual ? z.data() : nullptr, got.data(), rank, in.data(),
+                         out.data(), kern.data(), strides.data(), pb.data(), pe.data(),
+                         dil.data(), k.group, alpha, beta);
+  CHECK(closeMismatch(got, want, yn, wn / k.m) == "");
+}
+
+} // namespace
+
+TEST_CASE("convolution: implicit GEMM and direct paths against the reference", "[conv]") {
+  const ConvCase cases[] = {
+      // implicit GEMM: >= 16 output channels per group, tiles cut at every edge
+      {1, 3, 9, 11, 16, 3, 3, 1, 1, 1, 1, true, false, false},
+      {1, 5, 13, 7, 70, 3, 3, 2, 1, 1, 1, true, true, false},
+      {2, 17, 8, 9, 33, 1, 1, 1, 0, 1, 1, false, true, false},
+      {1, 8, 12, 12, 64, 5, 3, 1, 2, 2, 1, true, false, false},
+      {1, 32, 6, 6, 32, 3, 3, 1, 1, 1, 2, true, true, false},  // 2 groups of 16
+      {1, 3, 20, 20, 65, 7, 7, 2, 3, 1, 1, true, false, false}, // a first layer
+      // direct: depthwise and narrow groups
+      {1, 24, 10, 9, 24, 3, 3, 1, 1, 1, 24, true, false, false},
+      {2, 16, 11, 11, 16, 3, 3, 2, 1, 1, 16, true, true, false},
+      {1, 12, 7, 8, 8, 3, 3, 1, 1, 2, 4, false, false, false},
+      {1, 3, 5, 5, 4, 2, 2, 1, 0, 1, 1, true, false, false},
+      // 1-D windows (height 1)
+      {1, 6, 1, 40, 20, 1, 5, 2, 2, 1, 1, true, false, true},
+      {1, 8, 1, 17, 8, 1, 3, 1, 1, 3, 8, true, true, true},
+  };
+  for (const ConvCase &k : cases) {
+    checkConv<ref::Relu>(k, 0, 0);
+    checkConv<ref::Identity>(k, 0, 0);
+    checkConv<ref::Clamp>(k, 0.0f, 6.0f);
+  }
+}
+
+TEST_CASE("gemm: transposes, alpha and beta, broadcast C, fused activation", "[gemm]") {
+  const int64_t dims[][3] = {{1, 1, 1}, {1, 1000, 512}, {17, 5, 33}, {64, 64, 16},
+                             {65, 130, 47}, {128, 3, 200}};
+  for (const auto &d : dims)
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb)
+        for (int cMode = 0; cMode < 4; ++cMode) { // none, row vector, full, scalar
+          const int64_t m = d[0], n = d[1], k = d[2];
+          INFO("m" << m << " n" << n << " k" << k << " ta" << ta << " tb" << tb << " C"
+                   << cMode);
+          std::vector<float> a = randomVec(m * k), b = randomVec(k * n), c = randomVec(m * n);
+          const int64_t csm = cMode == 2 ? n : 0, csn = cMode == 1 || cMode == 2 ? 1 : 0;
+          const float* cp = cMode == 0 ? nullptr : c.data();
+          std::vector<float> want(m * n), got(m * n, -7.0f);
+          ref::gemm<float>(a.data(), b.data(), cp, want.data(), m, n, k, ta, tb, 0.75f, 1.5f,
+                           csm, csn);
+          ref::unary<ref::Relu, float>(want.data(), want.data(), m * n, 0, 0);
+          cuda::gemm<ref::Relu, float>(kStream, a.data(), b.data(), cp, got.data(), m, n, k,
+                                       ta, tb, 0.75f, 1.5f, csm, csn, 0, 0);
+          CHECK(closeMismatch(got, want, m * n, k) == "");
+        }
+}
+
+TEST_CASE("matmul: batches with broadcast operands", "[gemm]") {
+  // a (2, 1, m, k) x b (1, 3, k, n) -> (2, 3, m, n); and one plain 2-D.
+  const int64_t dims[][3] = {{7, 9, 70}, {65, 17, 1}, {1, 33, 64}};
+  for (const auto &d : dims) {
+    const int64_t m = d[0], k = d[1], n = d[2];
+    INFO("m" << m << " k" << k << " n" << n);
+    const int64_t batch[2] = {2, 3};
+    const int64_t as[2] = {m * k, 0}, bs[2] = {0, k * n};
+    std::vector<float> a = randomVec(2 * m * k), b = randomVec(3 * k * n);
+    std::vector<float> want(6 * m * n), got(6 * m * n, -7.0f);
+    ref::matmul<float>(a.data(), b.data(), want.data(), m, k, n, 2, batch, as, bs);
+    cuda::matmul<float>(kStream, a.data(), b.data(), got.data(), m, k, n, 2, batch, as, bs);
+    CHECK(closeMismatch(got, want, 6 * m * n, k) == "");
+    std::vector<float> want2(m * n), got2(m * n);
+    ref::matmul<float>(a.data(), b.data(), want2.data(), m, k, n, 0, nullptr, nullptr, nullptr);
+    cuda::matmul<float>(kStream, a.data(), b.data(), got2.data(), m, k, n, 0, nullptr, nullptr,
+                        nullptr);
+    CHECK(closeMismatch(got2, want2, m * n, k) == "");
+  }
+}
+
+TEST_CASE("pooling: max and average windows, global mean and max", "[pool]") {
+  struct PoolCase {
+    int64_t h, w, k, s, pad, dil;
+  };
+  const PoolCase cases[] = {{112, 112, 3, 2, 1, 1}, {7, 9, 2, 2, 0, 1}, {10, 10, 3, 1, 1, 2},
+                            {5, 6, 3, 3, 1, 1}};
+  for (const PoolCase &p : cases) {
+    INFO("pool " << p.h << "x" << p.w << " k" << p.k << " s" << p.s << " p" << p.pad << " d"
+                 << p.dil);
+    // pads_end one more than pads_begin (ceil_mode-like), except with no padding.
+    const int64_t pe = p.pad ? p.pad + 1 : 0;
+    auto out = [&](int64_t in) { return (in + p.pad + pe - p.dil * (p.k - 1) - 1) / p.s + 1; };
+    const int64_t in[4] = {2, 3, p.h, p.w}, o[4] = {2, 3, out(p.h), out(p.w)};
+    const int64_t kern[2] = {p.k, p.k}, st[2] = {p.s, p.s}, pb[2] = {p.pad, p.pad},
+                  pend[2] = {pe, pe}, dl[2] = {p.dil, p.dil};
+    const int64_t xn = 6 * p.h * p.w, yn = 6 * o[2] * o[3];
+    std::vector<float> x = randomVec(xn), want(yn), got(yn, -7.0f);
+    ref::max_pool<float>(x.data(), want.data(), nullptr, 2, in, o, kern, st, pb, pend, dl, 0);
+    cuda::max_pool<float>(kStream, x.data(), got.data(), nullptr, 2, in, o, kern, st, pb, pend,
+                          dl, 0);
+    CHECK(sameMismatch(got, want, yn) == "");
+    if (p.dil == 1)
+      for (int64_t include = 0; include < 2; ++include) {
+        ref::avg_pool<float>(x.data(), want.data(), 2, in, o, kern, st, pb, pend, dl, include);
+        cuda::avg_pool<float>(kStream, x.data(), got.data(), 2, in, o, kern, st, pb, pend, dl,
+                              include);
+        CHECK(closeMismatch(got, want, yn, p.k * p.k) == "");
+      }
+  }
+  for (int64_t spatial : {1, 49, 1000})
+    for (int64_t isMax = 0; isMax < 2; ++isMax) {
+      INFO("global pool over " << spatial << (isMax ? " max" : " mean"));
+      std::vector<float> x = randomVec(37 * spatial), want(37), got(37, -7.0f);
+      ref::global_pool<float>(x.data(), want.data(), 37, spatial, isMax);
+      cuda::global_pool<float>(kStream, x.data(), got.data(), 37, spatial, isMax);
+      CHECK(closeMismatch(got, want, 37, spatial) == "");
+    }
+}
+
+TEST_CASE("softmax, log-softmax and hardmax: rows and strided columns", "[norm]") {
+  for (int64_t len : {1, 31, 32, 33, 1000})
+    for (int64_t inner : {1, 3})
+      for (int64_t mode = 0; mode < 3; ++mode) {
+        INFO("len " << len << " inner " << inner << " mode " << mode);
+        const int64_t outer = 5, total = outer * len * inner;
+        std::vector<float> x = randomVec(total), want(total), got(total, -7.0f);
+        for (float &v : x)
+          v *= 8.0f;
+        ref::softmax<float>(x.data(), want.data(), outer, len, inner, mode);
+        cuda::softmax<float>(kStream, x.data(), got.data(), outer, len, inner, mode);
+        CHECK(closeMismatch(got, want, total, len) == "");
+      }
+}
+
+TEST_CASE("layer normalisation: a warp per row", "[norm]") {
+  for (int64_t len : {1, 7, 64, 768})
+    for (int withBias = 0; withBias < 2; ++withBias) {
+      INFO("len " << len << (withBias ? " bias" : ""));
+      const int64_t rows = 9;
+      std::vector<float> x = randomVec(rows * len), s = randomVec(len), b = randomVec(len);
+      for (float &v : x)
+        v = 3.0f + 2.0f * v; // a mean far from 0
+      std::vector<float> want(rows * len), got(rows * len, -7.0f);
+      std::vector<float> wm(rows), wi(rows), gm(rows), gi(rows);
+      ref::layer_norm<float>(x.data(), s.data(), withBias ? b.data() : nullptr, want.data(),
+                             wm.data(), wi.data(), rows, len, 1e-5f);
+      cuda::layer_norm<float>(kStream, x.data(), s.data(), withBias ? b.data() : nullptr,
+                              got.data(), gm.data(), gi.data(), rows, len, 1e-5f);
+      CHECK(closeMismatch(got, want, rows * len, len) == "");
+      CHECK(closeMismatch(gm, wm, rows, len) == "");
+      CHECK(closeMismatch(gi, wi, rows, len) == "");
+    }
+}
+
+TEST_CASE("reductions over any set of axes", "[reduce]") {
+  const int64_t shape[4] = {2, 3, 4, 5};
+  const int64_t masks[][4] = {{0, 0, 1, 1}, {0, 1, 0, 0}, {1, 1, 1, 1}, {0, 0, 0, 0}, {1, 0, 1, 0}};
+  std::vector<float> x = randomVec(120);
+  for (const auto &mask : masks) {
+    INFO("mask " << mask[0] << mask[1] << mask[2] << mask[3]);
+    std::vector<float> want(120), got(120, -7.0f);
+    int64_t kept = 1;
+    for (int d = 0; d < 4; ++d)
+      kept *= mask[d] ? 1 : shape[d];
+    ref::reduce<ref::ReduceMean, float>(x.data(), want.data(), 4, shape, mask);
+    cuda::reduce<ref::ReduceMean, float>(kStream, x.data(), got.data(), 4, shape, mask);
+    CHECK(closeMismatch(got, want, kept, 120) == "");
+    ref::reduce<ref::ReduceMax, float>(x.data(), want.data(), 4, shape, mask);
+    cuda::reduce<ref::ReduceMax, float>(kStream, x.data(), got.data(), 4, shape, mask);
+    CHECK(sameMismatch(got, want, kept) == "");
+    ref::reduce<ref::ReduceLogSumExp, float>(x.data(), want.data(), 4, shape, mask);
+    cuda::reduce<ref::ReduceLogSumExp, float>(kStream, x.data(), got.data(), 4, shape, mask);
+    CHECK(closeMismatch(got, want, kept, 120) == "");
+  }
+}
+
+TEST_CASE("element-wise: the reference functors, broadcasts, where, clip, cast", "[elementwise]") {
+  const int64_t n = 1000;
+  std::vector<float> x = randomVec(n), want(n), got(n, -7.0f);
+  for (float &v : x)
+    v *= 4.0f;
+  ref::unary<ref::Gelu, float>(x.data(), want.data(), n, 0, 0);
+  cuda::unary<ref::Gelu, float>(kStream, x.data(), got.data(), n, 0, 0);
+  CHECK(sameMismatch(got, want, n) == "");
+  ref::unary<ref::Sigmoid, float>(x.data(), want.data(), n, 0, 0);
+  cuda::unary<ref::Sigmoid, float>(kStream, x.data(), got.data(), n, 0, 0);
+  CHECK(sameMismatch(got, want, n) == "");
+  // (4, 5, 6) + (4, 1, 6) and (1, 5, 1) broadcasts; and same shape.
+  const int64_t shape[3] = {4, 5, 6}, dense[3] = {30, 6, 1}, rowB[3] = {6, 0, 1},
+                midB[3] = {0, 1, 0};
+  std::vector<float> a = randomVec(120), b = randomVec(120), y1(120), y2(120, -7.0f);
+  ref::binary<ref::Sub, float, float, float>(a.data(), b.data(), y1.data(), 3, shape, dense,
+                                             rowB);
+  cuda::binary<ref::Sub, float, float, float>(kStream, a.data(), b.data(), y2.data(), 3, shape,
+                                              dense, rowB);
+  CHECK(sameMismatch(y2, y1, 120) == "");
+  ref::binary<ref::Mul, float, float, float>(a.data(), b.data(), y1.data(), 3, shape, midB,
+                                             dense);
+  cuda::binary<ref::Mul, float, float, float>(kStream, a.data(), b.data(), y2.data(), 3, shape,
+                                              midB, dense);
+  CHECK(sameMismatch(y2, y1, 120) == "");
+  ref::binary<ref::Div, float, float, float>(a.data(), b.data(), y1.data(), 3, shape, dense,
+                                             dense);
+  cuda::binary<ref::Div, float, float, float>(kStream, a.data(), b.data(), y2.data(), 3, shape,
+                                              dense, dense);
+  CHECK(sameMismatch(y2, y1, 120) == "");
+  bool cond[6] = {true, false, true, true, false, false};
+  const int64_t condS[3] = {0, 0, 1};
+  ref::where<float>(cond, a.data(), b.data(), y1.data(), 3, shape, condS, dense, rowB);
+  cuda::where<float>(kStream, cond, a.data(), b.data(), y2.data(), 3, shape, condS, dense, rowB);
+  CHECK(sameMismatch(y2, y1, 120) == "");
+  const float lo = -0.25f, hi = 0.5f;
+  ref::clip<float>(a.data(), y1.data(), 120, &lo, &hi);
+  cuda::clip<float>(kStream, a.data(), y2.data(), 120, &lo, &hi);
+  CHECK(sameMismatch(y2, y1, 120) == "");
+  ref::broadcast_copy<float>(a.data(), y1.data(), 3, shape, rowB);
+  cuda::broadcast_copy<float>(kStream, a.data(), y2.data(), 3, shape, rowB);
+  CHECK(sameMismatch(y2, y1, 120) == "");
+  std::vector<int32_t> iw(n), ig(n);
+  ref::cast<float, int32_t>(x.data(), iw.data(), n);
+  cuda::cast<float, int32_t>(kStream, x.data(), ig.data(), n);
+  CHECK(iw == ig);
+}
+
+TEST_CASE("data movement: transpose, slice with steps, concat parts", "[tensor]") {
+  const int64_t shape[4] = {2, 3, 5, 7}, perm[4] = {0, 2, 3, 1};
+  std::vector<float> x = randomVec(210), want(210), got(210, -7.0f);
+  ref::transpose<float>(x.data(), want.data(), 4, shape, perm);
+  cuda::transpose<float>(kStream, x.data(), got.data(), 4, shape, perm);
+  CHECK(sameMismatch(got, want, 210) == "");
+  // x[:, 1:, ::2, ::-3]
+  const int64_t out[4] = {2, 2, 3, 3}, starts[4] = {0, 1, 0, 6}, steps[4] = {1, 1, 2, -3};
+  ref::slice<float>(x.data(), want.data(), 4, shape, out, starts, steps);
+  cuda::slice<float>(kStream, x.data(), got.data(), 4, shape, out, starts, steps);
+  CHECK(sameMismatch(got, want, 36) == "");
+  std::vector<float> part = randomVec(6 * 4);
+  std::fill(want.begin(), want.end(), 0.0f);
+  std::fill(got.begin(), got.end(), 0.0f);
+  ref::concat_part<float>(part.data(), want.data(), 6, 4, 11, 5);
+  cuda::concat_part<float>(kStream, part.data(), got.data(), 6, 4, 11, 5);
+  CHECK(sameMismatch(got, want, 66) == "");
+}

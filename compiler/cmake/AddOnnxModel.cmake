@@ -15,6 +15,8 @@
 #            onnxc's toolchain files set (targets/aarch64/aarch64-linux-gnu.cmake:
 #            aarch64); a cross build without it must name its target.
 #   OPTIONS  more onnxc arguments, e.g. --shape input=1x3x224x224 --dim batch=1
+# TARGET cuda makes NAME.cu: the project enables CUDA (project(... LANGUAGES
+# CXX CUDA)) and the library links the CUDA runtime (CUDA::cudart_static).
 function(add_onnx_model lib)
   cmake_parse_arguments(ARG "" "MODEL;NAME;TARGET" "OPTIONS" ${ARGN})
   if(NOT ARG_MODEL)
@@ -44,9 +46,24 @@ function(add_onnx_model lib)
                         "'${ARG_TARGET}': ${target_error}")
   endif()
   separate_arguments(target_flags UNIX_COMMAND "${target_flags}")
+  # The generated source's language: C++ (NAME.cpp), or CUDA (NAME.cu:
+  # TARGET cuda), which the project must have enabled.
+  execute_process(
+    COMMAND "${ONNXC_EXECUTABLE}" --print-target-language --target "${ARG_TARGET}"
+    OUTPUT_VARIABLE language OUTPUT_STRIP_TRAILING_WHITESPACE)
+  set(source_ext cpp)
+  if(language STREQUAL "CUDA")
+    set(source_ext cu)
+    if(NOT CMAKE_CUDA_COMPILER)
+      message(FATAL_ERROR "add_onnx_model(${lib}): TARGET ${ARG_TARGET} generates CUDA: "
+                          "enable the language first (project(... LANGUAGES CXX CUDA) or "
+                          "enable_language(CUDA))")
+    endif()
+    find_package(CUDAToolkit REQUIRED)
+  endif()
   get_filename_component(model "${ARG_MODEL}" ABSOLUTE)
   set(dir "${CMAKE_CURRENT_BINARY_DIR}/onnxc/${lib}")
-  set(outputs "${dir}/${ARG_NAME}.h" "${dir}/${ARG_NAME}.cpp"
+  set(outputs "${dir}/${ARG_NAME}.h" "${dir}/${ARG_NAME}.${source_ext}"
               "${dir}/${ARG_NAME}.weights.bin" "${dir}/${ARG_NAME}_weights.S")
   add_custom_command(
     OUTPUT ${outputs}
@@ -55,13 +72,22 @@ function(add_onnx_model lib)
     DEPENDS "${model}" "${ONNXC_EXECUTABLE}"
     COMMENT "onnxc: compiling ${ARG_MODEL} (${ARG_NAME}, ${ARG_TARGET})"
     VERBATIM)
-  add_library(${lib} STATIC "${dir}/${ARG_NAME}.cpp" "${dir}/${ARG_NAME}_weights.S")
+  add_library(${lib} STATIC "${dir}/${ARG_NAME}.${source_ext}" "${dir}/${ARG_NAME}_weights.S")
   # .incbin finds the weights blob through the assembler's include path.
   set_source_files_properties("${dir}/${ARG_NAME}_weights.S" PROPERTIES
     LANGUAGE ASM
     COMPILE_OPTIONS "-Wa,-I${dir}"
     OBJECT_DEPENDS "${dir}/${ARG_NAME}.weights.bin")
-  target_compile_options(${lib} PRIVATE ${target_flags})
+  if(language STREQUAL "CUDA")
+    # The target's flags choose the GPU architectures (-gencode ...); they
+    # are nvcc's, not the assembler's.
+    target_compile_options(${lib} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:${target_flags}>)
+    set_target_properties(${lib} PROPERTIES CUDA_ARCHITECTURES OFF)
+    target_compile_features(${lib} PUBLIC cuda_std_17)
+    target_link_libraries(${lib} PUBLIC CUDA::cudart_static)
+  else()
+    target_compile_options(${lib} PRIVATE ${target_flags})
+  endif()
   target_include_directories(${lib} PUBLIC "${dir}")
   target_link_libraries(${lib} PUBLIC onnxc::runtime)
   target_compile_features(${lib} PUBLIC cxx_std_17)

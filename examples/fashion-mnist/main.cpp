@@ -33,9 +33,19 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "cannot read the test images in %s\n", dir);
     return 1;
   }
+#if defined(FASHION_ON_GPU)
+  // A session on GPU 0 (examples/fashion-mnist-cuda): the arena in device
+  // memory, the weights uploaded once, the model's kernels a CUDA Graph.
+  static fashion::Model model(0);
+  if (model.status() != 0) {
+    std::fprintf(stderr, "no GPU session: %s\n", model.error());
+    return model.status() == fashion_STATUS_NO_DEVICE ? 77 : 1;
+  }
+#else
   // The model object owns the arena (fashion::kArenaSize bytes); no heap use
   // inside fashion_run.
   static fashion::Model model;
+#endif
   float input[kPixels];
   float logits[fashion::Output0::size];
   int correct = 0;

@@ -89,6 +89,8 @@ std::string header(const ModelInterface &m, const std::string &version) {
      << "const char* " << n << "_error(const " << n << "_session* session);\n\n"
      << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n"
      << "namespace " << n << " {\n\n"
+     << "/// Device memory a session holds for the planned tensors.\n"
+     << "constexpr size_t kArenaSize = " << m.arenaBytes << ";\n\n"
      << tensorDescriptions(m)
      << "\n/// A session on one GPU, created by the constructor; check status().\n"
      << "class Model {\n public:\n"

@@ -39,6 +39,7 @@ Toolchain cudaToolchain() {
   // is C++17 too.
   t.sharedFlags = {"-std=c++17", "-Xcompiler=-fno-exceptions,-fno-rtti,-Wall,-Wextra"};
   t.assembler = "c++"; // nvcc does not assemble the weights .S
+  t.sourceLanguage = "CUDA";
   return t;
 }
 

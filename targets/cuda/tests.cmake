@@ -32,3 +32,23 @@ add_test(NAME cuda.no_device
                  --onnxc $<TARGET_FILE:onnxc> --model-dir ${MODEL_DIR}/cifar_cnn_op17)
 set_tests_properties(cuda.no_device PROPERTIES FIXTURES_REQUIRED models
                      SKIP_REGULAR_EXPRESSION "SKIPPED: this machine has a GPU")
+
+# A consumer project: the Fashion-MNIST demo on the GPU through
+# add_onnx_model(... TARGET cuda) in a CMake project with CUDA enabled,
+# built with the CUDA compiler onnxc uses ($CUDACXX, nvcc on PATH,
+# /usr/local/cuda); its run is skipped without a GPU.
+if(DEFINED ENV{CUDACXX})
+  set(ONNXC_TEST_NVCC $ENV{CUDACXX})
+else()
+  find_program(ONNXC_TEST_NVCC NAMES nvcc PATHS /usr/local/cuda/bin)
+endif()
+add_test(NAME cuda.example
+         COMMAND ${CMAKE_CTEST_COMMAND} --build-and-test
+                 ${PROJECT_SOURCE_DIR}/examples/fashion-mnist-cuda
+                 ${CMAKE_CURRENT_BINARY_DIR}/cuda-example
+                 --build-generator ${CMAKE_GENERATOR}
+                 --build-options -Donnxc_DIR=${CMAKE_BINARY_DIR}
+                                 -DCMAKE_CUDA_COMPILER=${ONNXC_TEST_NVCC}
+                 --test-command fashion_gpu_demo)
+set_tests_properties(cuda.example PROPERTIES PASS_REGULAR_EXPRESSION "15 of 16 correct"
+                     SKIP_REGULAR_EXPRESSION "no GPU session: no usable CUDA device")

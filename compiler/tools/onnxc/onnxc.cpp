@@ -121,6 +121,11 @@ static cl::opt<bool> printTargetFlags(
              "floating-point semantics: what add_onnx_model adds to the model's library) "
              "and exit"),
     cl::cat(category));
+static cl::opt<bool> printTargetLanguage(
+    "print-target-language",
+    cl::desc("Print the language of --target's generated source as CMake names it (CXX: "
+             "NAME.cpp; CUDA: NAME.cu) and exit"),
+    cl::cat(category));
 static cl::opt<bool> noWinograd(
     "no-winograd",
     cl::desc("Compute every convolution directly (the x86-64 targets otherwise run 3x3 "
@@ -296,11 +301,15 @@ int main(int argc, char **argv) {
   }
   if (targetName.empty())
     targetName = runCommand ? "native" : "generic";
-  if (printTargetFlags) {
+  if (printTargetFlags || printTargetLanguage) {
     const onnxc::Target *t = onnxc::TargetRegistry::find(targetName);
     if (!t) {
       errs() << "onnxc: error: unknown target '" << targetName << "' (see --list-targets)\n";
       return 2;
+    }
+    if (printTargetLanguage) {
+      outs() << t->toolchain().sourceLanguage << "\n";
+      return 0;
     }
     std::string flags;
     for (const std::string &f : t->toolchain().requiredFlags)

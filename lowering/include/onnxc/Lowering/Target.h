@@ -55,6 +55,9 @@ struct Toolchain {
   /// `cxx` cannot (a GPU compiler): the host compiler, without
   /// requiredFlags. Empty: `cxx` with requiredFlags.
   std::string assembler = {};
+  /// The language of the generated source as CMake names it ("CXX": NAME.cpp;
+  /// "CUDA": NAME.cu), for add_onnx_model (`onnxc --print-target-language`).
+  std::string sourceLanguage = "CXX";
   /// Everything `--emit lib` compiles with: the shared flags, optFlags,
   /// requiredFlags.
   std::vector<std::string> cxxFlags() const;

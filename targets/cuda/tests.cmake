@@ -52,3 +52,17 @@ add_test(NAME cuda.example
                  --test-command fashion_gpu_demo)
 set_tests_properties(cuda.example PROPERTIES PASS_REGULAR_EXPRESSION "15 of 16 correct"
                      SKIP_REGULAR_EXPRESSION "no GPU session: no usable CUDA device")
+
+# The generated NAME.cu run whole on the CPU (test/kernels/cuda_emulation.h:
+# CUDA's threads, barriers, warp shuffles and the session's runtime calls;
+# the schedule captured as a graph and replayed twice) against PyTorch's
+# outputs, 1e-4 relative: the schedule, its arguments, arena offsets and
+# weights and the kernels together, without a GPU. A subset for time (the
+# CIFAR CNN 3 s, the transformer 14 s, MobileNetV2 35 s on 2 cores);
+# docs/targets.md gives all seven models' figures.
+foreach(model cifar_cnn transformer_encoder mobilenet_v2)
+  add_test(NAME cuda.emulated.${model}
+           COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../../test/e2e/check_cuda_emulated.py
+                   --onnxc $<TARGET_FILE:onnxc> --model-dir ${MODEL_DIR}/${model}_op17)
+  set_tests_properties(cuda.emulated.${model} PROPERTIES FIXTURES_REQUIRED models)
+endforeach()

@@ -11,9 +11,14 @@
 // before the next block starts), and a warp's __shfl_xor_sync exchanges
 // through a slot per lane between two barriers of its 32 threads.
 //
+// The runtime API calls of session.cuh are emulated too (device memory is
+// host memory; a captured stream records its work, a graph replays it), so
+// a generated NAME.cu runs whole on the CPU (test/e2e/check_cuda_emulated.py).
+//
 // What this checks: each kernel's indexing, tiling, bounds, epilogues and
-// reductions, with real concurrency inside a block. What it cannot: timing,
-// the GPU's memory model, launch limits, the CUDA runtime API. It is a test
+// reductions, with real concurrency inside a block, and the schedule's
+// arguments, arena offsets and weights. What it cannot: timing, the GPU's
+// memory model, launch limits, the real runtime's behaviour. It is a test
 // tool, not part of runtime-lite (it uses threads and the heap).
 #ifndef ONNXC_TEST_CUDA_EMULATION_H
 #define ONNXC_TEST_CUDA_EMULATION_H
@@ -25,7 +30,9 @@
 #include <math.h>
 
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -41,11 +48,95 @@ struct dim3 {
   dim3(unsigned x_ = 1, unsigned y_ = 1, unsigned z_ = 1) : x(x_), y(y_), z(z_) {}
 };
 
-struct CUstream_st {};
-enum cudaMemcpyKind { cudaMemcpyDeviceToDevice };
-inline int cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind, CUstream_st *) {
+//===-- The runtime API session.cuh calls ---------------------------------===//
+// One device (this CPU; device memory is host memory). A stream runs work
+// at once, or, while captured, records it; a graph replays the record. The
+// null stream runs at once.
+struct CUstream_st {
+  std::vector<std::function<void()>> *capture = nullptr;
+};
+struct CUgraph_st {
+  std::vector<std::function<void()>> work;
+};
+using cudaStream_t = CUstream_st *;
+using cudaGraph_t = CUgraph_st *;
+using cudaGraphExec_t = CUgraph_st *;
+enum cudaError_t { cudaSuccess = 0 };
+enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
+enum cudaStreamCaptureMode { cudaStreamCaptureModeThreadLocal };
+constexpr unsigned cudaStreamNonBlocking = 1;
+
+namespace cuda_emulation {
+/// Runs `work` on `stream` now, or records it while the stream is captured.
+inline void enqueue(CUstream_st *stream, std::function<void()> work) {
+  if (stream && stream->capture)
+    stream->capture->push_back(std::move(work));
+  else
+    work();
+}
+} // namespace cuda_emulation
+
+inline cudaError_t cudaGetDeviceCount(int *n) {
+  *n = 1;
+  return cudaSuccess;
+}
+inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+inline cudaError_t cudaGetLastError() { return cudaSuccess; }
+inline const char *cudaGetErrorString(cudaError_t) { return "no error (emulated)"; }
+inline const char *cudaGetErrorName(cudaError_t) { return "cudaSuccess"; }
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
+  *s = new CUstream_st;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamDestroy(cudaStream_t s) {
+  delete s;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
+inline cudaError_t cudaMalloc(void **p, size_t n) {
+  *p = std::aligned_alloc(256, (n + 255) / 256 * 256);
+  return cudaSuccess;
+}
+inline cudaError_t cudaFree(void *p) {
+  std::free(p);
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind) {
   std::memmove(dst, src, n);
-  return 0;
+  return cudaSuccess;
+}
+inline cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t n, cudaMemcpyKind,
+                                   CUstream_st *stream) {
+  cuda_emulation::enqueue(stream, [=] { std::memmove(dst, src, n); });
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamBeginCapture(cudaStream_t s, cudaStreamCaptureMode) {
+  s->capture = new std::vector<std::function<void()>>;
+  return cudaSuccess;
+}
+inline cudaError_t cudaStreamEndCapture(cudaStream_t s, cudaGraph_t *g) {
+  *g = new CUgraph_st{std::move(*s->capture)};
+  delete s->capture;
+  s->capture = nullptr;
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *e, cudaGraph_t g,
+                                                 unsigned long long) {
+  *e = new CUgraph_st{g->work};
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphDestroy(cudaGraph_t g) {
+  delete g;
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphExecDestroy(cudaGraphExec_t e) {
+  delete e;
+  return cudaSuccess;
+}
+inline cudaError_t cudaGraphLaunch(cudaGraphExec_t e, cudaStream_t) {
+  for (const auto &work : e->work)
+    work();
+  return cudaSuccess;
 }
 
 inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
@@ -105,8 +196,8 @@ template <typename T> T __shfl_xor_sync(unsigned, T v, int lane_mask) {
 /// Runs `kernel` over the grid: blocks in order, each block's threads at
 /// once (1-D blocks, a multiple of 32 threads, as the kernels launch).
 template <typename... Params>
-void emulated_launch(void (*kernel)(Params...), dim3 grid, dim3 threads_per_block,
-                     Params... args) {
+void emulated_run(void (*kernel)(Params...), dim3 grid, dim3 threads_per_block,
+                  Params... args) {
   cuda_emulation::Block block(threads_per_block.x);
   std::vector<std::thread> threads;
   for (unsigned t = 0; t < threads_per_block.x; ++t)
@@ -126,6 +217,13 @@ void emulated_launch(void (*kernel)(Params...), dim3 grid, dim3 threads_per_bloc
     });
   for (std::thread &t : threads)
     t.join();
+}
+
+/// A launch on `stream`: now, or recorded while the stream is captured.
+template <typename... Params>
+void emulated_launch(CUstream_st *stream, void (*kernel)(Params...), dim3 grid,
+                     dim3 threads_per_block, Params... args) {
+  cuda_emulation::enqueue(stream, [=] { emulated_run(kernel, grid, threads_per_block, args...); });
 }
 
 #endif

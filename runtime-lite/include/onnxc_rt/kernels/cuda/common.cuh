@@ -62,8 +62,7 @@ template <typename... Params, typename... Args>
 inline void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Stream *stream,
                    const Args &...args) {
 #if defined(ONNXC_CUDA_EMULATED)
-  emulated_launch(kernel, grid, block, Params(args)...);
-  (void)stream;
+  emulated_launch(stream, kernel, grid, block, Params(args)...);
 #else
   kernel<<<grid, block, 0, stream>>>(Params(args)...);
 #endif

@@ -189,7 +189,7 @@ LogicalResult checkAllOnDevice(ModuleOp module) {
     for (const KernelCall &c : lowering->calls)
       if (!StringRef(c.callee).starts_with("onnxc_rt::cuda::")) {
         op->emitError() << op->getName().stripDialect() << ": its kernel '" << c.callee
-                        << "' runs on the host, which the cuda target cannot call";
+                        << "' runs on the host: not supported on target cuda";
         ok = false;
         break;
       }

@@ -36,6 +36,12 @@ constexpr const char *kCudaNorm = "onnxc_rt/kernels/cuda/norm.cuh";
 constexpr const char *kCudaTensor = "onnxc_rt/kernels/cuda/tensor.cuh";
 constexpr const char *kCudaReduce = "onnxc_rt/kernels/cuda/reduce.cuh";
 
+/// Refuses `op` with `why`; "not supported" makes onnxc exit 3 (a feature
+/// onnxc lacks, not a broken model).
+FailureOr<OpLowering> refuse(Operation *op, const llvm::Twine &why) {
+  return unsupported(op, why + ": not supported on target cuda");
+}
+
 /// Element types the CUDA launchers are instantiated for.
 bool deviceType(StringRef t) {
   static const llvm::StringSet<> types = {"float",   "double",   "bool",    "int8_t",
@@ -127,13 +133,13 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
                                 int64_t group) {
   auto ws = shapeOf(w);
   if (ws.size() != 3 && ws.size() != 4)
-    return unsupported(op, "the CUDA convolution covers 1-D and 2-D kernels only");
+    return refuse(op, "the CUDA convolution covers 1-D and 2-D kernels only");
   SmallVector<int64_t> kernel(ws.drop_front(2));
   auto g = resolveWindow(op, shapeOf(x).drop_front(2), kernel, false);
   if (failed(g))
     return failure();
   if (shapeOf(x)[0] * group > 65535 && shapeOf(y)[1] / group >= 16)
-    return unsupported(op, "more than 65535 (image, group) pairs for the CUDA convolution");
+    return refuse(op, "more than 65535 (image, group) pairs for the CUDA convolution");
   const FusedActivation act = activationOf(op);
   std::vector<KernelArg> args{KernelArg::runner(), KernelArg::input(x), KernelArg::input(w),
                               inputOrNull(b), z ? inputOrNull(z) : KernelArg::null(),
@@ -161,8 +167,8 @@ public:
 
   ProviderResult lower(Operation *op, const LoweringContext &ctx) const override {
     if (!fitsInt32(op))
-      return unsupported(op, "a tensor of 2^31 or more elements (the CUDA kernels index "
-                             "with 32 bits)");
+      return refuse(op, "a tensor of 2^31 or more elements (the CUDA kernels index with 32 "
+                        "bits)");
     const bool isFloat = ctx.elementType == "float";
     if (auto c = dyn_cast<ConvOp>(op); c && isFloat)
       return lowerConv(op, c.getX(), c.getW(), c.getB(), Value(), c.getY(), c.getGroup());
@@ -175,13 +181,13 @@ public:
     // The rest: the reference lowering, moved call by call onto the GPU.
     ProviderResult r = referenceProvider().lower(op, ctx);
     if (!r)
-      return unsupported(op, "no CUDA kernel");
+      return refuse(op, "no CUDA kernel");
     if (failed(*r))
       return *r;
     OpLowering lowering = **r;
     for (KernelCall &c : lowering.calls)
       if (std::string why = moveToDevice(c); !why.empty())
-        return unsupported(op, why + " (target cuda)");
+        return refuse(op, why);
     return lowering;
   }
 };

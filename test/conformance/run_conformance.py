@@ -33,7 +33,8 @@ import numpy as np
 import onnx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
-from onnx_tensors import load_value  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from onnx_tensors import load_tensor, load_value  # noqa: E402
 
 TESTDATA = "/usr/share/libonnx-testdata/data"
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
@@ -110,9 +111,40 @@ def compare(expected, actual):
     return None
 
 
+def run_emulated_test(onnxc, test_dir):
+    """run_test for --cuda-emulated: the model's CUDA code run on the CPU
+    (test/e2e/check_cuda_emulated.py); plain tensors only."""
+    from check_cuda_emulated import Refused, run_emulated
+    start = time.monotonic()
+    model = os.path.join(test_dir, "model.onnx")
+    graph = onnx.load(model, load_external_data=False).graph
+    if any(v.type.WhichOneof("value") != "tensor_type" for v in list(graph.input) + list(graph.output)):
+        return "refused", "sequences and optionals do not cross into the emulated run", 0.0
+    for s in sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_")):
+        inputs = []
+        while os.path.exists(os.path.join(test_dir, s, f"input_{len(inputs)}.pb")):
+            inputs.append(load_tensor(os.path.join(test_dir, s, f"input_{len(inputs)}.pb")))
+        try:
+            outputs = run_emulated(onnxc, model, inputs)
+        except Refused as err:
+            return "refused", str(err), time.monotonic() - start
+        except Exception as err:  # build errors, crashes, timeouts
+            return "fail", str(err).splitlines()[0] if str(err) else repr(err), time.monotonic() - start
+        for k, got in enumerate(outputs):
+            path = os.path.join(test_dir, s, f"output_{k}.pb")
+            if not os.path.exists(path):
+                return "fail", f"output {k} is not expected", time.monotonic() - start
+            why = compare(load_tensor(path), got)
+            if why:
+                return "fail", f"{s} output {k}: {why}", time.monotonic() - start
+    return "pass", "", time.monotonic() - start
+
+
 def run_test(onnxc, target, test_dir, extra=()):
     """Returns (status, reason, seconds); status is "pass", "fail" or
     "refused" (onnxc stopped with a clear not-supported error)."""
+    if target == "cuda-emulated":
+        return run_emulated_test(onnxc, test_dir)
     start = time.monotonic()
     sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
     model = os.path.join(test_dir, "model.onnx")
@@ -187,8 +219,15 @@ def main():
                     help="onnxc run --sanitize: the generated code and runtime-lite built "
                          "with AddressSanitizer and UBSan (tests with string inputs or "
                          "outputs are set aside: strings cannot cross into that program)")
+    ap.add_argument("--cuda-emulated", action="store_true",
+                    help="run each model's --target cuda code on the CPU through "
+                         "test/kernels/cuda_emulation.h (no GPU needed); tests the CUDA "
+                         "target refuses (ops it has no kernel for) are reported, not "
+                         "counted as regressions")
     args = ap.parse_args()
     extra = ["--sanitize"] if args.sanitize else []
+    if args.cuda_emulated:
+        args.target = "cuda-emulated"
     suites = args.suite or SUITES
 
     tests, set_aside = [], []
@@ -241,6 +280,8 @@ def main():
         write_report(args.report, suites, tests, set_aside, results, read_known_failures())
 
     not_passing = {tid for tid, (st, _) in results.items() if st != "pass"}
+    if args.cuda_emulated:  # the CUDA target covers a subset of the ops
+        not_passing = {tid for tid, (st, _) in results.items() if st == "fail"}
     if args.update_known_failures:
         old = read_known_failures()
         attempted = {t["id"] for t in tests}
@@ -254,7 +295,8 @@ def main():
                 f.write(tid + (f"  # {note}" if note else "") + "\n")
     known = read_known_failures()
     regressions = sorted(not_passing - set(known))
-    fixed = sorted(tid for tid in known if tid in results and tid not in not_passing)
+    fixed = sorted(tid for tid in known if tid in results and tid not in not_passing
+                   and results[tid][0] == "pass")
     for tid in regressions:
         print(f"REGRESSION {tid}: {results[tid][1]}")
     for tid in fixed:

@@ -1,20 +1,23 @@
 #!/usr/bin/python3
 """Runs a model's generated CUDA code whole on the CPU and compares its
-outputs with PyTorch's (the e2e bar, 1e-4 relative).
+outputs with the reference outputs (PyTorch's for the e2e models; 1e-4
+relative).
 
     check_cuda_emulated.py --onnxc ONNXC --model-dir DIR [--cxx c++]
 
 `onnxc --target cuda` writes NAME.cu; the host compiler builds it against
 test/kernels/cuda_emulation.h (CUDA's threads, barriers, warp shuffles and
 the runtime calls of the session, on the CPU) with a small program that
-creates a session, runs the model through NAME_run_v (the CUDA Graph path:
-the schedule is captured at create and replayed) and writes the outputs.
-This checks the schedule, its arguments, arena offsets and weights and the
-kernels together without a GPU; what needs one (timing, the GPU's memory
-model, the real runtime) is cuda.run.*.
+creates a session, runs the model twice through NAME_run_v (the CUDA Graph
+path: the schedule is captured at create and replayed) and writes the
+outputs. This checks the schedule, its arguments, arena offsets and weights
+and the kernels together without a GPU; what needs one (timing, the GPU's
+memory model, the real runtime) is cuda.run.*. run_conformance.py
+--cuda-emulated runs the ONNX backend tests the same way (run_emulated).
 """
 import argparse
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -67,6 +70,81 @@ int main(int argc, char **argv) {
 }
 """
 
+# The header's C types -> numpy (the types the CUDA kernels take).
+DTYPES = {"float": np.float32, "double": np.float64, "bool": np.bool_, "int8_t": np.int8,
+          "uint8_t": np.uint8, "int16_t": np.int16, "uint16_t": np.uint16,
+          "int32_t": np.int32, "uint32_t": np.uint32, "int64_t": np.int64,
+          "uint64_t": np.uint64}
+
+
+class Refused(Exception):
+    """onnxc refused the model for cuda (exit 3): the reason."""
+
+
+def interface(header):
+    """[(kind, dtype, shape)] of the model's inputs then outputs, from the
+    comment lines of NAME.h (" *   in  x: float[3x4]  (ONNX ...)")."""
+    tensors = []
+    for line in open(header):
+        m = re.match(r" \*   (in |out) \w+: ([\w:]+)\[([0-9x]*)\]", line)
+        if m:
+            if m.group(2) not in DTYPES:
+                raise Refused(f"element type {m.group(2)} at the interface")
+            shape = tuple(int(d) for d in m.group(3).split("x")) if m.group(3) else ()
+            tensors.append((m.group(1).strip(), np.dtype(DTYPES[m.group(2)]), shape))
+    return tensors
+
+
+def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600):
+    """Compiles `model` for cuda, runs it on `inputs` (arrays, graph order)
+    through the emulation and returns the outputs. Raises Refused when onnxc
+    does not support the model for cuda, RuntimeError on any other failure."""
+    with tempfile.TemporaryDirectory(prefix="onnxc-cuda-emu-") as work:
+        gen = os.path.join(work, "gen")
+        r = subprocess.run([onnxc, model, "--target", "cuda", "--name", "model", "--quiet",
+                            "-o", gen], capture_output=True, text=True)
+        if r.returncode != 0:
+            first = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
+            raise (Refused if r.returncode == 3 else RuntimeError)(first)
+        tensors = interface(os.path.join(gen, "model.h"))
+        ins = [t for t in tensors if t[0] == "in"]
+        outs = [t for t in tensors if t[0] == "out"]
+        if len(ins) != len(inputs):
+            raise RuntimeError(f"the model has {len(ins)} inputs, {len(inputs)} given")
+        with open(os.path.join(work, "main.cpp"), "w") as f:
+            f.write(MAIN)
+        program = os.path.join(work, "model")
+        flags = [cxx, "-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror",
+                 "-I" + os.path.join(ROOT, "runtime-lite", "include"), "-I" + gen]
+        emulation = os.path.join(ROOT, "test", "kernels", "cuda_emulation.h")
+        for step in ([*flags, "-Wno-unknown-pragmas", "-include", emulation, "-x", "c++", "-c",
+                      os.path.join(gen, "model.cu"), "-o", program + ".o"],
+                     [*flags, "-c", os.path.join(gen, "model_weights.S"), "-Wa,-I" + gen,
+                      "-o", program + "_weights.o"],
+                     [*flags, os.path.join(work, "main.cpp"), program + ".o",
+                      program + "_weights.o", "-o", program]):
+            r = subprocess.run(step, capture_output=True, text=True)
+            if r.returncode != 0:
+                raise RuntimeError("build failed: " + (r.stderr.strip().splitlines() or [""])[0])
+        args = [program, str(len(inputs))]
+        for k, (x, (_, dtype, shape)) in enumerate(zip(inputs, ins)):
+            x = np.ascontiguousarray(x)
+            if x.dtype != dtype or x.shape != shape:
+                raise RuntimeError(f"input {k} is {x.dtype}{list(x.shape)}, the model takes "
+                                   f"{dtype}{list(shape)}")
+            path = os.path.join(work, f"in{k}.bin")
+            x.tofile(path)
+            args += [path, str(x.nbytes)]
+        for k, (_, dtype, shape) in enumerate(outs):
+            args += [os.path.join(work, f"out{k}.bin"),
+                     str(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        if r.returncode != 0:
+            raise RuntimeError(f"the emulated program failed ({r.returncode}): "
+                               f"{r.stdout.strip()}{r.stderr.strip()}")
+        return [np.fromfile(os.path.join(work, f"out{k}.bin"), dtype=dtype).reshape(shape)
+                for k, (_, dtype, shape) in enumerate(outs)]
+
 
 def main():
     ap = argparse.ArgumentParser()
@@ -81,43 +159,23 @@ def main():
         inputs.append(load_tensor(os.path.join(data, f"input_{len(inputs)}.pb")))
     while os.path.exists(os.path.join(data, f"output_{len(expected)}.pb")):
         expected.append(load_tensor(os.path.join(data, f"output_{len(expected)}.pb")))
-    with tempfile.TemporaryDirectory() as work:
-        gen = os.path.join(work, "gen")
-        subprocess.run([a.onnxc, os.path.join(a.model_dir, "model.onnx"), "--target", "cuda",
-                        "--name", "model", "--quiet", "-o", gen], check=True)
-        with open(os.path.join(work, "main.cpp"), "w") as f:
-            f.write(MAIN)
-        program = os.path.join(work, "model")
-        flags = [a.cxx, "-std=c++17", "-O2", "-pthread", "-Wall", "-Wextra", "-Werror",
-                 "-I" + os.path.join(ROOT, "runtime-lite", "include"), "-I" + gen]
-        emulation = os.path.join(ROOT, "test", "kernels", "cuda_emulation.h")
-        subprocess.run(flags + ["-Wno-unknown-pragmas", "-include", emulation, "-x", "c++",
-                                "-c", os.path.join(gen, "model.cu"), "-o", program + ".o"],
-                       check=True)
-        subprocess.run(flags + ["-c", os.path.join(gen, "model_weights.S"), "-Wa,-I" + gen,
-                                "-o", program + "_weights.o"], check=True)
-        subprocess.run(flags + [os.path.join(work, "main.cpp"), program + ".o",
-                                program + "_weights.o", "-o", program], check=True)
-        args = [program, str(len(inputs))]
-        for k, x in enumerate(inputs):
-            path = os.path.join(work, f"in{k}.bin")
-            np.ascontiguousarray(x).tofile(path)
-            args += [path, str(x.nbytes)]
-        for k, y in enumerate(expected):
-            args += [os.path.join(work, f"out{k}.bin"), str(y.nbytes)]
-        r = subprocess.run(args, capture_output=True, text=True)
-        if r.returncode != 0:
-            sys.exit(f"the emulated program failed ({r.returncode}): {r.stdout}{r.stderr}")
-        ok = True
-        for k, y in enumerate(expected):
-            got = np.fromfile(os.path.join(work, f"out{k}.bin"), dtype=y.dtype).reshape(y.shape)
-            scale = float(np.max(np.abs(y))) if y.size else 0.0
-            err = float(np.max(np.abs(got.astype(np.float64) - y))) if y.size else 0.0
-            rel = err / scale if scale > 0 else err
-            good = rel <= a.max_rel_err
-            ok = ok and good
-            print(f"output_{k}: max relative error {rel:.3g} {'ok' if good else 'TOO LARGE'}")
-        sys.exit(0 if ok else 1)
+    try:
+        outputs = run_emulated(a.onnxc, os.path.join(a.model_dir, "model.onnx"), inputs, a.cxx)
+    except (Refused, RuntimeError) as err:
+        sys.exit(str(err))
+    ok = len(outputs) == len(expected)
+    for k, (got, y) in enumerate(zip(outputs, expected)):
+        if got.shape != y.shape or got.dtype != y.dtype:
+            print(f"output_{k}: {got.dtype}{list(got.shape)} != expected {y.dtype}{list(y.shape)}")
+            ok = False
+            continue
+        scale = float(np.max(np.abs(y))) if y.size else 0.0
+        err = float(np.max(np.abs(got.astype(np.float64) - y))) if y.size else 0.0
+        rel = err / scale if scale > 0 else err
+        good = rel <= a.max_rel_err
+        ok = ok and good
+        print(f"output_{k}: max relative error {rel:.3g} {'ok' if good else 'TOO LARGE'}")
+    sys.exit(0 if ok else 1)
 
 
 if __name__ == "__main__":

@@ -62,7 +62,9 @@ using cudaStream_t = CUstream_st *;
 using cudaGraph_t = CUgraph_st *;
 using cudaGraphExec_t = CUgraph_st *;
 enum cudaError_t { cudaSuccess = 0 };
-enum cudaMemcpyKind { cudaMemcpyHostToDevice, cudaMemcpyDeviceToDevice, cudaMemcpyDefault };
+enum cudaMemcpyKind {
+  cudaMemcpyHostToDevice, cudaMemcpyDeviceToHost, cudaMemcpyDeviceToDevice, cudaMemcpyDefault
+};
 enum cudaStreamCaptureMode { cudaStreamCaptureModeThreadLocal };
 constexpr unsigned cudaStreamNonBlocking = 1;
 
@@ -96,6 +98,9 @@ inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 inline cudaError_t cudaMalloc(void **p, size_t n) {
   *p = std::aligned_alloc(256, (n + 255) / 256 * 256);
   return cudaSuccess;
+}
+template <typename T> cudaError_t cudaMalloc(T **p, size_t n) {
+  return cudaMalloc(reinterpret_cast<void **>(p), n);
 }
 inline cudaError_t cudaFree(void *p) {
   std::free(p);

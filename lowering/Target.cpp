@@ -93,7 +93,10 @@ const Target *targetOf(Operation *op) {
 LoweringContext loweringContextOf(Operation *op) {
   LoweringContext ctx;
   if (onnx::TargetAttr attr = targetAttrOf(op))
+  {
     ctx.tasks = std::max<int64_t>(1, attr.getThreads());
+    ctx.precision = attr.getPrecision().str();
+  }
   return ctx;
 }
 

@@ -128,9 +128,18 @@ std::string moveToDevice(KernelCall &c) {
   return "";
 }
 
+/// The template arguments of a matrix-product launcher: the element type
+/// and, for --precision tf32, the tensor-core arithmetic.
+llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
+                                        const LoweringContext &ctx) {
+  if (ctx.precision == "tf32")
+    targs.push_back("onnxc_rt::cuda::Tf32");
+  return targs;
+}
+
 /// Conv / FusedConv: one call with bias, residual and activation fused.
 FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value z, Value y,
-                                int64_t group) {
+                                int64_t group, const LoweringContext &ctx) {
   auto ws = shapeOf(w);
   if (ws.size() != 3 && ws.size() != 4)
     return refuse(op, "the CUDA convolution covers 1-D and 2-D kernels only");
@@ -149,16 +158,19 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   args.push_back(KernelArg::i(group));
   args.push_back(KernelArg::f(act.alpha));
   args.push_back(KernelArg::f(act.beta));
-  return calls({call("conv", {act.functor, "float"}, kCudaConv, std::move(args), kCudaNs)});
+  return calls({call("conv", mathArgs({act.functor, "float"}, ctx), kCudaConv, std::move(args),
+                     kCudaNs)});
 }
 
-template <typename GemmLike> FailureOr<OpLowering> lowerGemm(GemmLike op) {
+template <typename GemmLike>
+FailureOr<OpLowering> lowerGemm(GemmLike op, const LoweringContext &ctx) {
   const FusedActivation act = activationOf(op);
   std::vector<KernelArg> args = gemmGeometry(op).args;
   args.insert(args.begin(), KernelArg::runner());
   args.push_back(KernelArg::f(act.alpha));
   args.push_back(KernelArg::f(act.beta));
-  return calls({call("gemm", {act.functor, "float"}, kCudaGemm, std::move(args), kCudaNs)});
+  return calls({call("gemm", mathArgs({act.functor, "float"}, ctx), kCudaGemm, std::move(args),
+                     kCudaNs)});
 }
 
 class CudaKernelProvider final : public KernelProvider {
@@ -171,13 +183,13 @@ public:
                         "bits)");
     const bool isFloat = ctx.elementType == "float";
     if (auto c = dyn_cast<ConvOp>(op); c && isFloat)
-      return lowerConv(op, c.getX(), c.getW(), c.getB(), Value(), c.getY(), c.getGroup());
+      return lowerConv(op, c.getX(), c.getW(), c.getB(), Value(), c.getY(), c.getGroup(), ctx);
     if (auto c = dyn_cast<FusedConvOp>(op); c && isFloat)
-      return lowerConv(op, c.getX(), c.getW(), c.getB(), c.getZ(), c.getY(), c.getGroup());
+      return lowerConv(op, c.getX(), c.getW(), c.getB(), c.getZ(), c.getY(), c.getGroup(), ctx);
     if (auto g = dyn_cast<GemmOp>(op); g && isFloat)
-      return lowerGemm(g);
+      return lowerGemm(g, ctx);
     if (auto g = dyn_cast<FusedGemmOp>(op); g && isFloat)
-      return lowerGemm(g);
+      return lowerGemm(g, ctx);
     // The rest: the reference lowering, moved call by call onto the GPU.
     ProviderResult r = referenceProvider().lower(op, ctx);
     if (!r)
@@ -185,9 +197,12 @@ public:
     if (failed(*r))
       return *r;
     OpLowering lowering = **r;
-    for (KernelCall &c : lowering.calls)
+    for (KernelCall &c : lowering.calls) {
       if (std::string why = moveToDevice(c); !why.empty())
         return refuse(op, why);
+      if (c.callee == "onnxc_rt::cuda::matmul")
+        c.templateArgs = mathArgs(c.templateArgs, ctx);
+    }
     return lowering;
   }
 };

@@ -49,6 +49,7 @@ public:
       : Target("cuda", "NVIDIA GPUs (sm_80, sm_90): CUDA C++, one device arena, a CUDA Graph",
                cudaToolchain()) {
     addProvider(cuda::createCudaKernelProvider());
+    precisions = {"fp32", "tf32"}; // tf32: the matrix products on tensor cores
     // A program on this machine's GPU; the toolkit's Debian package.
     emulated = EmulatedRunner{"", {}, "nvidia-cuda-toolkit (Debian non-free)", {}, {}};
   }

@@ -95,14 +95,14 @@ def interface(header):
     return tensors
 
 
-def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600):
+def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600, onnxc_args=()):
     """Compiles `model` for cuda, runs it on `inputs` (arrays, graph order)
     through the emulation and returns the outputs. Raises Refused when onnxc
     does not support the model for cuda, RuntimeError on any other failure."""
     with tempfile.TemporaryDirectory(prefix="onnxc-cuda-emu-") as work:
         gen = os.path.join(work, "gen")
         r = subprocess.run([onnxc, model, "--target", "cuda", "--name", "model", "--quiet",
-                            "-o", gen], capture_output=True, text=True)
+                            "-o", gen, *onnxc_args], capture_output=True, text=True)
         if r.returncode != 0:
             first = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
             raise (Refused if r.returncode == 3 else RuntimeError)(first)
@@ -128,7 +128,7 @@ def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600):
                 raise RuntimeError("build failed: " + (r.stderr.strip().splitlines() or [""])[0])
         args = [program, str(len(inputs))]
         for k, (x, (_, dtype, shape)) in enumerate(zip(inputs, ins)):
-            x = np.ascontiguousarray(x)
+            x = np.asarray(x, order="C")  # (ascontiguousarray makes a scalar 1-D)
             if x.dtype != dtype or x.shape != shape:
                 raise RuntimeError(f"input {k} is {x.dtype}{list(x.shape)}, the model takes "
                                    f"{dtype}{list(shape)}")
@@ -152,6 +152,7 @@ def main():
     ap.add_argument("--model-dir", required=True)
     ap.add_argument("--cxx", default=os.environ.get("CXX", "c++"))
     ap.add_argument("--max-rel-err", type=float, default=1e-4)
+    ap.add_argument("--precision", default="fp32", help="onnxc --precision (fp32, tf32)")
     a = ap.parse_args()
     data = os.path.join(a.model_dir, "test_data_set_0")
     inputs, expected = [], []
@@ -160,7 +161,8 @@ def main():
     while os.path.exists(os.path.join(data, f"output_{len(expected)}.pb")):
         expected.append(load_tensor(os.path.join(data, f"output_{len(expected)}.pb")))
     try:
-        outputs = run_emulated(a.onnxc, os.path.join(a.model_dir, "model.onnx"), inputs, a.cxx)
+        outputs = run_emulated(a.onnxc, os.path.join(a.model_dir, "model.onnx"), inputs, a.cxx,
+                               onnxc_args=["--precision", a.precision])
     except (Refused, RuntimeError) as err:
         sys.exit(str(err))
     ok = len(outputs) == len(expected)

@@ -30,6 +30,7 @@
 #include <math.h>
 
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
@@ -42,6 +43,7 @@
 #define __host__
 #define __shared__ static
 #define __launch_bounds__(n)
+#define __align__(n) __attribute__((aligned(n)))
 
 struct dim3 {
   unsigned x, y, z;
@@ -197,6 +199,87 @@ template <typename T> T __shfl_xor_sync(unsigned, T v, int lane_mask) {
   w.barrier.wait(); // nobody overwrites a slot before every lane has read
   return got;
 }
+
+//===-- WMMA (tensor cores), TF32 ------------------------------------------===//
+// A fragment holds its whole tile in every lane (a real one spreads it over
+// the warp's registers); the operations are warp-collective, so each lane
+// computing the whole tile gives the same results. Code that only touches
+// fragments through these calls (as gemm.cuh's does) cannot tell.
+namespace nvcuda {
+namespace wmma {
+struct matrix_a {};
+struct matrix_b {};
+struct accumulator {};
+struct row_major {};
+namespace precision {
+struct tf32 {};
+} // namespace precision
+enum layout_t { mem_row_major, mem_col_major };
+
+template <typename Use, int M, int N, int K, typename T, typename Layout = void> struct fragment;
+template <int M, int N, int K> struct fragment<matrix_a, M, N, K, precision::tf32, row_major> {
+  static constexpr int rows = M, cols = K, num_elements = M * K;
+  float x[M * K];
+};
+template <int M, int N, int K> struct fragment<matrix_b, M, N, K, precision::tf32, row_major> {
+  static constexpr int rows = K, cols = N, num_elements = K * N;
+  float x[K * N];
+};
+template <int M, int N, int K> struct fragment<accumulator, M, N, K, float, void> {
+  static constexpr int rows = M, cols = N, num_elements = M * N;
+  float x[M * N];
+};
+
+template <typename F> void fill_fragment(F &f, float v) {
+  for (float &e : f.x)
+    e = v;
+}
+/// Row-major operands (the only layout gemm.cuh loads).
+template <typename F> void load_matrix_sync(F &f, const float *p, unsigned ldm) {
+  for (int r = 0; r < F::rows; ++r)
+    for (int c = 0; c < F::cols; ++c)
+      f.x[r * F::cols + c] = p[r * ldm + c];
+}
+template <int M, int N, int K>
+void mma_sync(fragment<accumulator, M, N, K, float> &d,
+              const fragment<matrix_a, M, N, K, precision::tf32, row_major> &a,
+              const fragment<matrix_b, M, N, K, precision::tf32, row_major> &b,
+              const fragment<accumulator, M, N, K, float> &c) {
+  float out[M * N];
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      float s = c.x[i * N + j];
+      for (int k = 0; k < K; ++k)
+        s = fmaf(a.x[i * K + k], b.x[k * N + j], s);
+      out[i * N + j] = s;
+    }
+  std::memcpy(d.x, out, sizeof out);
+}
+/// Lane 0 stores (every lane holds the same tile), between two barriers of
+/// the warp.
+template <int M, int N, int K>
+void store_matrix_sync(float *p, const fragment<accumulator, M, N, K, float> &f, unsigned ldm,
+                       layout_t) {
+  cuda_emulation::ThreadState &s = cuda_emulation::self();
+  cuda_emulation::Warp &w = s.block->warps[s.thread_idx.x / 32];
+  w.barrier.wait();
+  if (s.thread_idx.x % 32 == 0)
+    for (int r = 0; r < M; ++r)
+      for (int c = 0; c < N; ++c)
+        p[r * ldm + c] = f.x[r * N + c];
+  w.barrier.wait();
+}
+/// cvt.rna.tf32.f32: to 10 mantissa bits, to nearest, ties away from zero.
+inline float __float_to_tf32(float v) {
+  uint32_t u;
+  std::memcpy(&u, &v, 4);
+  if ((u & 0x7f800000u) != 0x7f800000u) // not inf or NaN
+    u = (u + 0x1000u) & 0xffffe000u;
+  std::memcpy(&v, &u, 4);
+  return v;
+}
+} // namespace wmma
+} // namespace nvcuda
 
 /// Runs `kernel` over the grid: blocks in order, each block's threads at
 /// once (1-D blocks, a multiple of 32 threads, as the kernels launch).

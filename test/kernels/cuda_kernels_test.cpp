@@ -125,6 +125,110 @@ TEST_CASE("convolution: implicit GEMM and direct paths against the reference", "
   }
 }
 
+/// "" when |got - want| <= (2^-10 + k 2^-22) * bound + 1e-6 for every
+/// element: TF32 products (10-bit mantissas, each input off by at most
+/// 2^-11 relative) summed in float, against the float reference; `bound`
+/// holds sum |a_k b_k| per element (the reference run on absolute values).
+std::string tf32Mismatch(const std::vector<float> &got, const std::vector<float> &want,
+                         const std::vector<float> &bound, int64_t n, int64_t k) {
+  const double rel = std::ldexp(1.0, -10) + double(k) * std::ldexp(1.0, -22);
+  for (int64_t i = 0; i < n; ++i)
+    if (!(std::fabs(double(got[i]) - want[i]) <= rel * bound[i] + 1e-6)) {
+      std::ostringstream os;
+      os << "element " << i << " got " << got[i] << " want " << want[i] << " bound "
+         << rel * bound[i];
+      return os.str();
+    }
+  return "";
+}
+
+std::vector<float> absolute(std::vector<float> v) {
+  for (float &x : v)
+    x = std::fabs(x);
+  return v;
+}
+
+TEST_CASE("tf32 rounding: to 10 mantissa bits, ties away from zero", "[tf32]") {
+  CHECK(nvcuda::wmma::__float_to_tf32(1.0f) == 1.0f);
+  CHECK(nvcuda::wmma::__float_to_tf32(1.0f + std::ldexp(1.0f, -11)) == 1.0f + std::ldexp(1.0f, -10));
+  CHECK(nvcuda::wmma::__float_to_tf32(1.0f + std::ldexp(1.0f, -12)) == 1.0f);
+  // -3 is 1.5 x 2^1: a step of 2^-9; half a step rounds away from zero.
+  CHECK(nvcuda::wmma::__float_to_tf32(-3.0f - std::ldexp(1.0f, -10)) == -3.0f - std::ldexp(1.0f, -9));
+  CHECK(nvcuda::wmma::__float_to_tf32(-3.0f - std::ldexp(1.0f, -11)) == -3.0f);
+}
+
+TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32]") {
+  // The implicit-GEMM convolutions (16 or more output channels per group).
+  const ConvCase convs[] = {{1, 5, 13, 7, 70, 3, 3, 2, 1, 1, 1, true, true, false},
+                            {2, 17, 8, 9, 33, 1, 1, 1, 0, 1, 1, false, true, false},
+                            {1, 32, 6, 6, 32, 3, 3, 1, 1, 1, 2, true, false, false},
+                            {1, 6, 1, 40, 20, 1, 5, 2, 2, 1, 1, true, false, true}};
+  for (const ConvCase &k : convs) {
+    INFO(describe(k));
+    const int64_t rank = k.oneD ? 1 : 2, h = k.oneD ? 1 : k.h, kh = k.oneD ? 1 : k.kh;
+    auto out = [&](int64_t in, int64_t kk) { return (in + 2 * k.pad - k.dil * (kk - 1) - 1) / k.stride + 1; };
+    const int64_t oh = k.oneD ? 1 : out(h, kh), ow = out(k.w, k.kw);
+    std::vector<int64_t> in = {k.n, k.c}, o = {k.n, k.m}, kern, st, pads, dil;
+    if (!k.oneD) {
+      in.push_back(h);
+      o.push_back(oh);
+      kern.push_back(kh);
+      st.push_back(k.stride);
+      pads.push_back(k.pad);
+      dil.push_back(k.dil);
+    }
+    in.push_back(k.w);
+    o.push_back(ow);
+    kern.push_back(k.kw);
+    st.push_back(k.stride);
+    pads.push_back(k.pad);
+    dil.push_back(k.dil);
+    const int64_t xn = k.n * k.c * h * k.w, yn = k.n * k.m * oh * ow;
+    const int64_t depth = (k.c / k.group) * kh * k.kw;
+    std::vector<float> x = randomVec(xn), w = randomVec(k.m * depth), b = randomVec(k.m);
+    std::vector<float> want(yn), bound(yn), got(yn, -7.0f);
+    ref::conv<float>(x.data(), w.data(), b.data(), want.data(), rank, in.data(), o.data(),
+                     kern.data(), st.data(), pads.data(), pads.data(), dil.data(), k.group);
+    ref::conv<float>(absolute(x).data(), absolute(w).data(), nullptr, bound.data(), rank,
+                     in.data(), o.data(), kern.data(), st.data(), pads.data(), pads.data(),
+                     dil.data(), k.group);
+    cuda::conv<ref::Identity, float, cuda::Tf32>(kStream, x.data(), w.data(), b.data(), nullptr,
+                                                got.data(), rank, in.data(), o.data(),
+                                                kern.data(), st.data(), pads.data(),
+                                                pads.data(), dil.data(), k.group, 0, 0);
+    CHECK(tf32Mismatch(got, want, bound, yn, depth) == "");
+  }
+  const int64_t dims[][3] = {{1, 1000, 512}, {17, 5, 33}, {65, 130, 47}, {128, 64, 200}};
+  for (const auto &d : dims)
+    for (int ta = 0; ta < 2; ++ta)
+      for (int tb = 0; tb < 2; ++tb) {
+        const int64_t m = d[0], n = d[1], k = d[2];
+        INFO("gemm m" << m << " n" << n << " k" << k << " ta" << ta << " tb" << tb);
+        std::vector<float> a = randomVec(m * k), b = randomVec(k * n), c = randomVec(n);
+        std::vector<float> want(m * n), bound(m * n), got(m * n, -7.0f);
+        ref::gemm<float>(a.data(), b.data(), c.data(), want.data(), m, n, k, ta, tb, 1.0f, 1.0f,
+                         0, 1);
+        ref::gemm<float>(absolute(a).data(), absolute(b).data(), nullptr, bound.data(), m, n, k,
+                         ta, tb, 1.0f, 0.0f, 0, 0);
+        cuda::gemm<ref::Identity, float, cuda::Tf32>(kStream, a.data(), b.data(), c.data(),
+                                                     got.data(), m, n, k, ta, tb, 1.0f, 1.0f, 0,
+                                                     1, 0, 0);
+        CHECK(tf32Mismatch(got, want, bound, m * n, k) == "");
+      }
+  {
+    const int64_t m = 33, k = 70, n = 20, batch[2] = {2, 3}, as[2] = {m * k, 0},
+                  bs[2] = {0, k * n};
+    std::vector<float> a = randomVec(2 * m * k), b = randomVec(3 * k * n);
+    std::vector<float> want(6 * m * n), bound(6 * m * n), got(6 * m * n, -7.0f);
+    ref::matmul<float>(a.data(), b.data(), want.data(), m, k, n, 2, batch, as, bs);
+    ref::matmul<float>(absolute(a).data(), absolute(b).data(), bound.data(), m, k, n, 2, batch,
+                       as, bs);
+    cuda::matmul<float, cuda::Tf32>(kStream, a.data(), b.data(), got.data(), m, k, n, 2, batch,
+                                    as, bs);
+    CHECK(tf32Mismatch(got, want, bound, 6 * m * n, k) == "");
+  }
+}
+
 TEST_CASE("gemm: transposes, alpha and beta, broadcast C, fused activation", "[gemm]") {
   const int64_t dims[][3] = {{1, 1, 1}, {1, 1000, 512}, {17, 5, 33}, {64, 64, 16},
                              {65, 130, 47}, {128, 3, 200}};

@@ -187,6 +187,17 @@ std::string threadsProblem(const Target &target, int threads) {
          ", and above 1 only for targets with parallel kernels (" + parallel + ")";
 }
 
+std::string precisionProblem(const Target &target, const std::string &precision) {
+  for (const std::string &p : target.precisions)
+    if (p == precision)
+      return "";
+  std::string known;
+  for (const std::string &p : target.precisions)
+    known += (known.empty() ? "" : ", ") + p;
+  return "--precision " + precision + " is not available on target '" + target.name() +
+         "' (it has: " + known + ")";
+}
+
 void printControlFlowSummary(const CompileSummary &s) {
   if (!s.specialisedIfs.empty()) {
     // "If_0:else" -> "If_0 (else)"; the first few, then a count.
@@ -211,8 +222,8 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
                                         const std::string &name,
                                         const ImportOptions &importOptions,
                                         const Target &target, int threads,
-                                        bool winograd, bool mlirOnly,
-                                        const Provenance &provenance) {
+                                        bool winograd, const std::string &precision,
+                                        bool mlirOnly, const Provenance &provenance) {
   DialectRegistry registry;
   registerOnnxcDialects(registry);
   ctx.appendDialectRegistry(registry);
@@ -223,7 +234,7 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   if (!module)
     return failure();
   (*module)->setAttr(kTargetAttr,
-                     onnx::TargetAttr::get(&ctx, target.name(), threads, winograd));
+                     onnx::TargetAttr::get(&ctx, target.name(), threads, winograd, precision));
   auto func = *module->getOps<func::FuncOp>().begin();
   GeneratedModel g;
   g.summary.opsImported = countOps(func);
@@ -402,6 +413,8 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
     s += " --threads " + std::to_string(o.threads);
   if (!o.winograd)
     s += " --no-winograd";
+  if (o.precision != "fp32")
+    s += " --precision " + o.precision;
   for (const auto &[input, dims] : o.import.inputShapes) {
     s += " --shape " + input + "=";
     for (size_t i = 0; i < dims.size(); ++i)
@@ -536,6 +549,10 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: " << problem << "\n";
     return kExitUsage;
   }
+  if (std::string problem = precisionProblem(*target, o.precision); !problem.empty()) {
+    llvm::errs() << "onnxc: error: " << problem << "\n";
+    return kExitUsage;
+  }
   if (o.emit != "cpp" && o.emit != "lib" && o.emit != "mlir" && o.emit != "qdq-onnx") {
     llvm::errs() << "onnxc: error: --emit must be cpp, lib, mlir or qdq-onnx\n";
     return 2;
@@ -583,7 +600,7 @@ int compileModel(const CompileOptions &o) {
     provenance.modelSha256 = sha256OfFile(o.modelPath);
     provenance.options = canonicalOptions(o, *target, name);
     g = generateModel(ctx, modelPath, name, import, *target, o.threads, o.winograd,
-                      o.emit == "mlir", provenance);
+                      o.precision, o.emit == "mlir", provenance);
     if (failed(g))
       return diagnostics.failureCode();
   }

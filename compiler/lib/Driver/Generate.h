@@ -105,7 +105,8 @@ std::string threadsProblem(const Target &target, int threads);
 /// memory planning and fills `mlir` instead of the sources. The module is
 /// compiled for `target` (its kernel providers and layout preferences);
 /// `threads` is the task count its parallel kernels split into (--threads);
-/// `winograd` false keeps every convolution direct (--no-winograd).
+/// `winograd` false keeps every convolution direct (--no-winograd);
+/// `precision` is --precision (one of the target's precisions).
 /// `provenance` goes into the header; its producer and opsets, when empty,
 /// are the imported model's.
 mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
@@ -113,8 +114,12 @@ mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
                                               const std::string &name,
                                               const ImportOptions &import,
                                               const Target &target, int threads,
-                                              bool winograd, bool mlirOnly,
+                                              bool winograd, const std::string &precision,
+                                              bool mlirOnly,
                                               const Provenance &provenance = {});
+
+/// Why --precision `precision` is not acceptable for `target`, or "".
+std::string precisionProblem(const Target &target, const std::string &precision);
 
 /// The hex sha256 of a file's bytes, or "" if it cannot be read.
 std::string sha256OfFile(const std::string &path);

@@ -226,7 +226,7 @@ public:
       import.positionalShapes.emplace_back(s.begin(), s.end());
     }
     auto g = generateModel(ctx, path, "model", import, *host, /*threads=*/1,
-                           /*winograd=*/true, /*mlirOnly=*/false);
+                           /*winograd=*/true, /*precision=*/"fp32", /*mlirOnly=*/false);
     if (failed(g))
       return false; // diagnostics printed
     g_ = std::move(*g);

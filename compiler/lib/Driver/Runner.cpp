@@ -339,6 +339,8 @@ int runModel(const RunOptions &o) {
                 (o.sanitize ? " with --sanitize" : ""));
   if (std::string problem = threadsProblem(*target, o.threads); !problem.empty())
     return fail(problem);
+  if (std::string problem = precisionProblem(*target, o.precision); !problem.empty())
+    return fail(problem);
 
   // --quantize: what runs is the model's int8 QDQ form.
   std::string modelPath = o.modelPath;
@@ -402,7 +404,7 @@ int runModel(const RunOptions &o) {
       import.positionalBound[pos] = plainInputs[pos];
     }
   auto g = generateModel(ctx, modelPath, "model", import, *target, o.threads,
-                         o.winograd, /*mlirOnly=*/false);
+                         o.winograd, o.precision, /*mlirOnly=*/false);
   if (failed(g))
     return diagnostics.failureCode();
   if (inputs.size() != g->iface.inputs.size())  // (parameters, sequences counted per element)

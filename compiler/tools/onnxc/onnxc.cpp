@@ -121,6 +121,12 @@ static cl::opt<bool> printTargetFlags(
              "floating-point semantics: what add_onnx_model adds to the model's library) "
              "and exit"),
     cl::cat(category));
+static cl::opt<std::string> precision(
+    "precision",
+    cl::desc("Arithmetic of float matrix products (Conv, Gemm, MatMul): fp32 (default), or "
+             "tf32 on tensor cores (--target cuda: 10-bit mantissa products, float sums)"),
+    cl::init("fp32"), cl::value_desc("fp32|tf32"), cl::sub(cl::SubCommand::getTopLevel()),
+    cl::sub(runCommand), cl::cat(category));
 static cl::opt<bool> printTargetLanguage(
     "print-target-language",
     cl::desc("Print the language of --target's generated source as CMake names it (CXX: "
@@ -371,6 +377,7 @@ int main(int argc, char **argv) {
     o.sanitize = sanitize;
     o.threads = threads ? threads : 1;
     o.winograd = !noWinograd;
+    o.precision = precision;
     o.import = import;
     o.quantize = quantize;
     o.quiet = quiet;
@@ -391,6 +398,7 @@ int main(int argc, char **argv) {
   o.emit = emitKind;
   o.threads = threads ? threads : 1;
   o.winograd = !noWinograd;
+  o.precision = precision;
   o.import = import;
   o.quantize = quantize;
   o.quiet = quiet;

@@ -51,6 +51,8 @@ struct CompileOptions {
   /// --no-winograd: every convolution direct (otherwise targets that prefer
   /// Winograd F(4x4, 3x3) for large 3x3 stride-1 ones pick it).
   bool winograd = true;
+  /// --precision: float matrix products in fp32, or tf32 (targets with it).
+  std::string precision = "fp32";
   bool quiet = false;
   /// --report: flash (weights + code) and RAM (arena + stack) on the target,
   /// from the model compiled with the target's toolchain.
@@ -76,6 +78,7 @@ struct RunOptions {
   /// --threads N: compiled for N tasks and run on a pool of N threads.
   int threads = 1;
   bool winograd = true; // --no-winograd
+  std::string precision = "fp32"; // --precision
   ImportOptions import;
   QuantizeOptions quantize; // as CompileOptions
   bool quiet = false;

@@ -30,6 +30,8 @@ namespace onnxc {
 struct LoweringContext {
   /// Tasks the parallel kernels split their work into (--threads).
   int64_t tasks = 1;
+  /// --precision: the arithmetic of float matrix products ("fp32", "tf32").
+  std::string precision = "fp32";
   /// The C++ element type of the op's first operand ("float", "int8_t", ...):
   /// the data-type axis of a kernel.
   std::string elementType;

@@ -126,6 +126,9 @@ public:
   /// Width of the target's addresses: a model whose arena and weights do not
   /// fit in them is refused at compile time.
   int addressBits = 64;
+  /// The arithmetic its float matrix products can use (--precision): fp32
+  /// everywhere; tf32 on tensor cores where the target has them.
+  std::vector<std::string> precisions = {"fp32"};
   /// float64 arithmetic runs in hardware; without it (microcontrollers with
   /// a single-precision FPU or none) a float64 tensor is a compile-time
   /// error naming the node.

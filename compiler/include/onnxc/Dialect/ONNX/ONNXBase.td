@@ -45,7 +45,9 @@ def ONNX_TargetAttr : AttrDef<ONNX_Dialect, "Target"> {
   let parameters = (ins
       StringRefParameter<"the target's registry name">:$name,
       DefaultValuedParameter<"int64_t", "1", "tasks the parallel kernels split into">:$threads,
-      DefaultValuedParameter<"bool", "true", "false: every convolution direct">:$winograd);
+      DefaultValuedParameter<"bool", "true", "false: every convolution direct">:$winograd,
+      StringRefParameter<"the arithmetic of float matrix products (--precision): fp32, or "
+                         "tf32 where the target has it", "\"fp32\"">:$precision);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -189,7 +189,7 @@ __global__ void global_pool_kernel(const T *x, T *y, int64_t nc, int64_t spatial
 
 /// Conv / FusedConv: y = act(conv(x, w) + bias + z); bias and z may be
 /// null. Weights are (M, C / group, KH, KW) as in ONNX.
-template <typename Act, typename T>
+template <typename Act, typename T, typename Math = Fp32>
 void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *y, int64_t rank,
           const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
           const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
@@ -209,7 +209,7 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
   }
   detail::ConvProblem<Act> p{x, w, bias, z, y, g, int(group), cg, mg,
                              mg, g.oh * g.ow, cg * g.kh * g.kw, act_alpha, act_beta};
-  detail::launch_tiled_gemm(stream, p, int64_t(g.n) * group);
+  detail::launch_tiled_gemm<Math>(stream, p, int64_t(g.n) * group);
 }
 
 template <typename T>

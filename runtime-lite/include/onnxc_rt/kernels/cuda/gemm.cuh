@@ -4,14 +4,22 @@
 // finished sum (its epilogue: bias, residual, activation), so the tiling,
 // the shared-memory staging and the accumulation are written once.
 //
-// A block computes a 64 x 64 tile of Y with 256 threads, 4 x 4 sums per
-// thread in registers, stepping through K 16 at a time through shared
-// memory. Sums are float, fused multiply-adds in k order within a thread.
+// The arithmetic is a template argument (`--precision`): Fp32, a block of
+// 256 threads computing a 64 x 64 tile of Y, 4 x 4 float sums per thread in
+// registers, stepping through K 16 at a time through shared memory (fused
+// multiply-adds in k order within a thread); or Tf32, the same tile on the
+// tensor cores (sm_80 and later): 4 warps of 2 x 2 WMMA 16x16x8 products,
+// inputs rounded to TF32 (10-bit mantissa) as they are staged, float sums,
+// and the tile stored through shared memory for the problem's epilogue.
 #ifndef ONNXC_RT_CUDA_GEMM_CUH
 #define ONNXC_RT_CUDA_GEMM_CUH
 
 #include "onnxc_rt/kernels/cuda/common.cuh"
 #include "onnxc_rt/kernels/reference/elementwise.h"
+
+#if !defined(ONNXC_CUDA_EMULATED)
+#include <mma.h>
+#endif
 
 namespace onnxc_rt {
 namespace cuda {
@@ -69,12 +77,80 @@ __global__ void __launch_bounds__(256) tiled_gemm(Problem p) {
 }
 
 template <typename Problem>
+__global__ void __launch_bounds__(128) tiled_gemm_tf32(Problem p) {
+  namespace wmma = nvcuda::wmma;
+  constexpr int kLda = kTileK + 4, kLdb = kTileN + 4, kLdc = kTileN + 4; // WMMA: ldm % 4 == 0
+  __shared__ __align__(32) float as[kTileM * kLda]; // (m, k), TF32 values
+  __shared__ __align__(32) float bs[kTileK * kLdb]; // (k, n), TF32 values
+  __shared__ __align__(32) float cs[kTileM * kLdc]; // the finished tile
+  const int64_t batch = blockIdx.z;
+  const int m0 = blockIdx.y * kTileM, n0 = blockIdx.x * kTileN;
+  const int tid = threadIdx.x, warp = tid / 32, wm = warp / 2, wn = warp % 2;
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2][2];
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      wmma::fill_fragment(acc[i][j], 0.0f);
+  for (int k0 = 0; k0 < p.k; k0 += kTileK) {
+    for (int e = tid; e < kTileM * kTileK; e += 128) {
+      const int mm = e / kTileK, kk = e % kTileK;
+      const int m = m0 + mm, k = k0 + kk;
+      as[mm * kLda + kk] = wmma::__float_to_tf32(m < p.m && k < p.k ? p.a(batch, m, k) : 0.0f);
+    }
+    for (int e = tid; e < kTileK * kTileN; e += 128) {
+      const int kk = e / kTileN, nn = e % kTileN;
+      const int k = k0 + kk, n = n0 + nn;
+      bs[kk * kLdb + nn] = wmma::__float_to_tf32(k < p.k && n < p.n ? p.b(batch, k, n) : 0.0f);
+    }
+    __syncthreads();
+    for (int kk = 0; kk < kTileK; kk += 8) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a[2];
+      wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> b[2];
+      for (int i = 0; i < 2; ++i)
+        wmma::load_matrix_sync(a[i], as + (wm * 32 + i * 16) * kLda + kk, kLda);
+      for (int j = 0; j < 2; ++j)
+        wmma::load_matrix_sync(b[j], bs + kk * kLdb + wn * 32 + j * 16, kLdb);
+      for (int i = 0; i < 2; ++i)
+        for (int j = 0; j < 2; ++j)
+          wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
+    }
+    __syncthreads();
+  }
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j)
+      wmma::store_matrix_sync(cs + (wm * 32 + i * 16) * kLdc + wn * 32 + j * 16, acc[i][j],
+                              kLdc, wmma::mem_row_major);
+  __syncthreads();
+  for (int e = tid; e < kTileM * kTileN; e += 128) {
+    const int r = e / kTileN, c = e % kTileN;
+    if (m0 + r < p.m && n0 + c < p.n)
+      p.store(batch, m0 + r, n0 + c, cs[r * kLdc + c]);
+  }
+}
+
+} // namespace detail
+
+/// The arithmetic of the matrix products (--precision).
+struct Fp32 {}; // float fused multiply-adds on the CUDA cores
+struct Tf32 {}; // tensor cores: TF32 products, float sums (sm_80 and later)
+
+namespace detail {
+
+template <typename Problem>
+void launch_gemm_kernel(Fp32, Stream *stream, const Problem &p, dim3 grid) {
+  launch(tiled_gemm<Problem>, grid, 256, stream, p);
+}
+template <typename Problem>
+void launch_gemm_kernel(Tf32, Stream *stream, const Problem &p, dim3 grid) {
+  launch(tiled_gemm_tf32<Problem>, grid, 128, stream, p);
+}
+
+template <typename Math, typename Problem>
 void launch_tiled_gemm(Stream *stream, const Problem &p, int64_t batches) {
   if (p.m <= 0 || p.n <= 0 || batches <= 0)
     return;
   const dim3 grid(unsigned((p.n + kTileN - 1) / kTileN), unsigned((p.m + kTileM - 1) / kTileM),
                   unsigned(batches));
-  launch(tiled_gemm<Problem>, grid, 256, stream, p);
+  launch_gemm_kernel(Math{}, stream, p, grid);
 }
 
 /// Gemm: Y = act(alpha * op(A) op(B) + beta * C), C broadcast by strides.
@@ -129,17 +205,17 @@ struct MatMulProblem {
 } // namespace detail
 
 /// Gemm with the fused op's activation in the epilogue (Identity for Gemm).
-template <typename Act, typename T>
+template <typename Act, typename T, typename Math = Fp32>
 void gemm(Stream *stream, const T *a, const T *b, const T *c, T *y, int64_t m, int64_t n,
           int64_t k, int64_t trans_a, int64_t trans_b, float alpha, float beta,
           int64_t c_stride_m, int64_t c_stride_n, float act_alpha, float act_beta) {
   static_assert(sizeof(T) == sizeof(float), "the CUDA Gemm computes in float");
   detail::GemmProblem<Act> p{a, b, c, y, int(m), int(n), int(k), trans_a != 0, trans_b != 0,
                              alpha, beta, c_stride_m, c_stride_n, act_alpha, act_beta};
-  detail::launch_tiled_gemm(stream, p, 1);
+  detail::launch_tiled_gemm<Math>(stream, p, 1);
 }
 
-template <typename T>
+template <typename T, typename Math = Fp32>
 void matmul(Stream *stream, const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
             int64_t batch_rank, const int64_t *batch_shape, const int64_t *a_strides,
             const int64_t *b_strides) {
@@ -148,7 +224,7 @@ void matmul(Stream *stream, const T *a, const T *b, T *y, int64_t m, int64_t k, 
   detail::MatMulProblem p{a, b, y, int(m), int(n), int(k), int(batch_rank),
                           dims_of(batch_shape, batch_rank), dims_of(a_strides, batch_rank),
                           dims_of(b_strides, batch_rank)};
-  detail::launch_tiled_gemm(stream, p, batches);
+  detail::launch_tiled_gemm<Math>(stream, p, batches);
 }
 
 } // namespace cuda

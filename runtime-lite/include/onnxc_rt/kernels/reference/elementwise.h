@@ -126,7 +126,9 @@ ONNXC_BINARY(BitwiseOr, T(a | b))
 ONNXC_BINARY(BitwiseXor, T(a ^ b))
 ONNXC_BINARY(ShiftLeft, T(a << b))
 ONNXC_BINARY(ShiftRight, T(a >> b))
-ONNXC_BINARY(FMod, T(std::fmod(a, b)))
+// fmod is exact in any precision, so double serves every type (and keeps
+// integer operands off libstdc++'s host-only integral overload).
+ONNXC_BINARY(FMod, T(std::fmod(double(a), double(b))))
 #undef ONNXC_BINARY
 
 /// Integer Mod (fmod = 0): the result takes the divisor's sign, as in Python.
@@ -135,8 +137,9 @@ struct Mod {
     if (b == U(0))
       return T(0);
     T r = T(a % b);
-    if (r != T(0) && ((r < T(0)) != (b < U(0))))
-      r = T(r + b);
+    if constexpr (T(-1) < T(0)) // signed: the result takes the divisor's sign
+      if (r != T(0) && ((r < T(0)) != (b < U(0))))
+        r = T(r + b);
     return r;
   }
 };

@@ -49,38 +49,51 @@ std::string describe(const ConvCase &k) {
   return os.str();
 }
 
+/// The window arguments of a ConvCase (pads `pad` before and `pad + extra`
+/// after each spatial dim) and its sizes.
+struct ConvGeometry {
+  std::vector<int64_t> in, out, kern, strides, pb, pe, dil;
+  int64_t rank, xn, yn, depth; // depth: C / group x kernel taps
+};
+
+ConvGeometry convGeometry(const ConvCase &k, int64_t extra) {
+  ConvGeometry g;
+  g.rank = k.oneD ? 1 : 2;
+  const int64_t h = k.oneD ? 1 : k.h, kh = k.oneD ? 1 : k.kh;
+  auto outSize = [&](int64_t in, int64_t kk, int64_t pb, int64_t pe) {
+    return (in + pb + pe - k.dil * (kk - 1) - 1) / k.stride + 1;
+  };
+  const int64_t oh = k.oneD ? 1 : outSize(h, kh, k.pad, k.pad + extra);
+  const int64_t ow = outSize(k.w, k.kw, k.pad, k.pad + extra);
+  g.in = {k.n, k.c};
+  g.out = {k.n, k.m};
+  auto dim = [&](int64_t in, int64_t out, int64_t kk) {
+    g.in.push_back(in);
+    g.out.push_back(out);
+    g.kern.push_back(kk);
+    g.strides.push_back(k.stride);
+    g.pb.push_back(k.pad);
+    g.pe.push_back(k.pad + extra);
+    g.dil.push_back(k.dil);
+  };
+  if (!k.oneD)
+    dim(h, oh, kh);
+  dim(k.w, ow, k.kw);
+  g.xn = k.n * k.c * h * k.w;
+  g.yn = k.n * k.m * oh * ow;
+  g.depth = (k.c / k.group) * kh * k.kw;
+  return g;
+}
+
 /// The CUDA convolution (bias, residual and activation fused) against the
 /// reference conv, then Add and the activation, as the reference lowering
 /// runs a FusedConv.
 template <typename Act> void checkConv(const ConvCase &k, float alpha, float beta) {
   INFO(describe(k));
-  const int64_t rank = k.oneD ? 1 : 2;
-  const int64_t h = k.oneD ? 1 : k.h, kh = k.oneD ? 1 : k.kh;
-  // Pads: `pad` before, one more after (asymmetric), on each spatial dim.
-  auto outSize = [&](int64_t in, int64_t kk, int64_t pb, int64_t pe) {
-    return (in + pb + pe - k.dil * (kk - 1) - 1) / k.stride + 1;
-  };
-  const int64_t padH = k.oneD ? 0 : k.pad, padHe = k.oneD ? 0 : k.pad + 1;
-  const int64_t oh = outSize(h, kh, padH, padHe), ow = outSize(k.w, k.kw, k.pad, k.pad + 1);
-  std::vector<int64_t> in = {k.n, k.c}, out = {k.n, k.m}, kern, strides, pb, pe, dil;
-  if (!k.oneD) {
-    in.push_back(h);
-    out.push_back(oh);
-    kern.push_back(kh);
-    strides.push_back(k.stride);
-    pb.push_back(padH);
-    pe.push_back(padHe);
-    dil.push_back(k.dil);
-  }
-  in.push_back(k.w);
-  out.push_back(ow);
-  kern.push_back(k.kw);
-  strides.push_back(k.stride);
-  pb.push_back(k.pad);
-  pe.push_back(k.pad + 1);
-  dil.push_back(k.dil);
-  const int64_t xn = k.n * k.c * h * k.w, yn = k.n * k.m * oh * ow;
-  const int64_t wn = k.m * (k.c / k.group) * kh * k.kw;
+  ConvGeometry g = convGeometry(k, /*extra=*/1); // asymmetric pads
+  const int64_t rank = g.rank, xn = g.xn, yn = g.yn, wn = k.m * g.depth;
+  std::vector<int64_t> &in = g.in, &out = g.out, &kern = g.kern, &strides = g.strides,
+                       &pb = g.pb, &pe = g.pe, &dil = g.dil;
   std::vector<float> x = randomVec(xn), w = randomVec(wn), b = randomVec(k.m),
                      z = randomVec(yn);
   std::vector<float> want(yn), got(yn, -7.0f);
@@ -165,26 +178,10 @@ TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32
                             {1, 6, 1, 40, 20, 1, 5, 2, 2, 1, 1, true, false, true}};
   for (const ConvCase &k : convs) {
     INFO(describe(k));
-    const int64_t rank = k.oneD ? 1 : 2, h = k.oneD ? 1 : k.h, kh = k.oneD ? 1 : k.kh;
-    auto out = [&](int64_t in, int64_t kk) { return (in + 2 * k.pad - k.dil * (kk - 1) - 1) / k.stride + 1; };
-    const int64_t oh = k.oneD ? 1 : out(h, kh), ow = out(k.w, k.kw);
-    std::vector<int64_t> in = {k.n, k.c}, o = {k.n, k.m}, kern, st, pads, dil;
-    if (!k.oneD) {
-      in.push_back(h);
-      o.push_back(oh);
-      kern.push_back(kh);
-      st.push_back(k.stride);
-      pads.push_back(k.pad);
-      dil.push_back(k.dil);
-    }
-    in.push_back(k.w);
-    o.push_back(ow);
-    kern.push_back(k.kw);
-    st.push_back(k.stride);
-    pads.push_back(k.pad);
-    dil.push_back(k.dil);
-    const int64_t xn = k.n * k.c * h * k.w, yn = k.n * k.m * oh * ow;
-    const int64_t depth = (k.c / k.group) * kh * k.kw;
+    const ConvGeometry g = convGeometry(k, /*extra=*/0);
+    const int64_t rank = g.rank, xn = g.xn, yn = g.yn, depth = g.depth;
+    const std::vector<int64_t> &in = g.in, &o = g.out, &kern = g.kern, &st = g.strides,
+                               &pads = g.pb, &dil = g.dil;
     std::vector<float> x = randomVec(xn), w = randomVec(k.m * depth), b = randomVec(k.m);
     std::vector<float> want(yn), bound(yn), got(yn, -7.0f);
     ref::conv<float>(x.data(), w.data(), b.data(), want.data(), rank, in.data(), o.data(),

@@ -46,6 +46,22 @@ inline Window2d window2d(int64_t rank, const int64_t *in_shape, const int64_t *o
   return g;
 }
 
+/// Visits the in-bounds taps of output (oh, ow)'s window: f(input offset
+/// ih * w + iw within the plane, tap r * kw + s).
+template <typename F>
+__device__ inline void for_window(const Window2d &g, int oh, int ow, F &&f) {
+  for (int r = 0; r < g.kh; ++r) {
+    const int ih = oh * g.sh - g.ph + r * g.dh;
+    if (ih < 0 || ih >= g.h)
+      continue;
+    for (int s = 0; s < g.kw; ++s) {
+      const int iw = ow * g.sw - g.pw + s * g.dw;
+      if (iw >= 0 && iw < g.w)
+        f(ih * g.w + iw, r * g.kw + s);
+    }
+  }
+}
+
 /// Convolution as a GEMM per (image, group): batch = image * group + g.
 template <typename Act> struct ConvProblem {
   const float *x, *weights, *bias, *z;
@@ -94,16 +110,7 @@ __global__ void direct_conv(const float *x, const float *weights, const float *b
     for (int ic = 0; ic < cg; ++ic) {
       const float *xp = x + (img * g.c + int64_t(grp) * cg + ic) * g.h * g.w;
       const float *wp = weights + (int64_t(oc) * cg + ic) * g.kh * g.kw;
-      for (int r = 0; r < g.kh; ++r) {
-        const int ih = oh * g.sh - g.ph + r * g.dh;
-        if (ih < 0 || ih >= g.h)
-          continue;
-        for (int s = 0; s < g.kw; ++s) {
-          const int iw = ow * g.sw - g.pw + s * g.dw;
-          if (iw >= 0 && iw < g.w)
-            acc = fmaf(xp[ih * g.w + iw], wp[r * g.kw + s], acc);
-        }
-      }
+      for_window(g, oh, ow, [&](int at_x, int tap) { acc = fmaf(xp[at_x], wp[tap], acc); });
     }
     float v = acc + (bias ? bias[oc] : 0.0f);
     if (z)
@@ -120,19 +127,11 @@ __global__ void max_pool_kernel(const T *x, T *y, Window2d g, int64_t total) {
     const T *xp = x + plane * g.h * g.w;
     bool found = false;
     T best = T(0);
-    for (int r = 0; r < g.kh; ++r) {
-      const int ih = oh * g.sh - g.ph + r * g.dh;
-      if (ih < 0 || ih >= g.h)
-        continue;
-      for (int s = 0; s < g.kw; ++s) {
-        const int iw = ow * g.sw - g.pw + s * g.dw;
-        if (iw < 0 || iw >= g.w)
-          continue;
-        const T v = xp[ih * g.w + iw];
-        best = !found || v > best ? v : best;
-        found = true;
-      }
-    }
+    for_window(g, oh, ow, [&](int at_x, int) {
+      const T v = xp[at_x];
+      best = !found || v > best ? v : best;
+      found = true;
+    });
     y[at] = best;
   }
 }

@@ -73,14 +73,7 @@ __global__ void broadcast_copy_kernel(const T *x, T *y, int64_t n, int rank, Dim
 
 template <typename T>
 __global__ void clip_kernel(const T *x, T *y, int64_t n, const T *lo, const T *hi) {
-  ONNXC_CUDA_FOR(i, n) {
-    T v = x[i];
-    if (lo && v < *lo)
-      v = *lo;
-    if (hi && *hi < v)
-      v = *hi;
-    y[i] = v;
-  }
+  ONNXC_CUDA_FOR(i, n) { y[i] = ref::clip_value(x[i], lo, hi); }
 }
 
 template <typename TIn, typename TOut>

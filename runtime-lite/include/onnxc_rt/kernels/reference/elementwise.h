@@ -213,17 +213,20 @@ void broadcast_copy(const T *x, T *y, int64_t rank, const int64_t *shape,
   } while (it.next(off, strides));
 }
 
+/// One element of Clip: v held within the bounds present (nullptr: none).
+template <typename T> ONNXC_RT_HD inline T clip_value(T v, const T *lo, const T *hi) {
+  if (lo && v < *lo)
+    v = *lo;
+  if (hi && *hi < v)
+    v = *hi;
+  return v;
+}
+
 /// Clip with optional bounds (nullptr when absent).
 template <typename T>
 void clip(const T *x, T *y, int64_t n, const T *lo, const T *hi) {
-  for (int64_t i = 0; i < n; ++i) {
-    T v = x[i];
-    if (lo && v < *lo)
-      v = *lo;
-    if (hi && *hi < v)
-      v = *hi;
-    y[i] = v;
-  }
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = clip_value(x[i], lo, hi);
 }
 
 template <typename TIn, typename TOut>

@@ -137,6 +137,25 @@ llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
   return targs;
 }
 
+/// Split-K for the tiled kernel (kernels/cuda/gemm.cuh, 64 x 64 tiles): the
+/// GPUs this target builds for have 108 (A100) to 132 (H100)
+/// multiprocessors, so a grid of fewer than 128 tiles with a sum at least
+/// 512 deep (a batch-1 layer of many channels and few pixels: ResNet-18's
+/// last convolutions make 8 tiles) splits the depth until about 128 blocks
+/// run, each chunk at least 256 deep, at most 16 chunks. Appends the
+/// launcher's (splits, partial) arguments: partial sums as the op's scratch.
+void appendSplitK(std::vector<KernelArg> &args, int64_t m, int64_t n, int64_t k,
+                  int64_t batches) {
+  const int64_t tiles = (m + 63) / 64 * ((n + 63) / 64) * batches;
+  int64_t splits = 1;
+  if (tiles < 128 && k >= 512)
+    splits = std::max<int64_t>(1, std::min<int64_t>({128 / tiles, k / 256, 16,
+                                                     65535 / std::max<int64_t>(batches, 1)}));
+  args.push_back(KernelArg::i(splits));
+  args.push_back(splits > 1 ? KernelArg::scratch(splits * batches * m * n * 4, "float")
+                            : KernelArg::null());
+}
+
 /// Conv / FusedConv: one call with bias, residual and activation fused.
 FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value z, Value y,
                                 int64_t group, const LoweringContext &ctx) {
@@ -158,6 +177,10 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   args.push_back(KernelArg::i(group));
   args.push_back(KernelArg::f(act.alpha));
   args.push_back(KernelArg::f(act.beta));
+  auto xs = shapeOf(x), ys = shapeOf(y);
+  const int64_t mg = ys[1] / group;
+  if (mg >= 16) // the implicit GEMM (conv.cuh); narrower groups run direct
+    appendSplitK(args, mg, prod(ys.drop_front(2)), xs[1] / group * prod(kernel), xs[0] * group);
   return calls({call("conv", mathArgs({act.functor, "float"}, ctx), kCudaConv, std::move(args),
                      kCudaNs)});
 }
@@ -165,10 +188,12 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
 template <typename GemmLike>
 FailureOr<OpLowering> lowerGemm(GemmLike op, const LoweringContext &ctx) {
   const FusedActivation act = activationOf(op);
-  std::vector<KernelArg> args = gemmGeometry(op).args;
+  GemmGeometry g = gemmGeometry(op);
+  std::vector<KernelArg> args = std::move(g.args);
   args.insert(args.begin(), KernelArg::runner());
   args.push_back(KernelArg::f(act.alpha));
   args.push_back(KernelArg::f(act.beta));
+  appendSplitK(args, g.m, g.n, g.k, 1);
   return calls({call("gemm", mathArgs({act.functor, "float"}, ctx), kCudaGemm, std::move(args),
                      kCudaNs)});
 }
@@ -200,8 +225,12 @@ public:
     for (KernelCall &c : lowering.calls) {
       if (std::string why = moveToDevice(c); !why.empty())
         return refuse(op, why);
-      if (c.callee == "onnxc_rt::cuda::matmul")
+      if (c.callee == "onnxc_rt::cuda::matmul") {
+        // (stream, a, b, y, m, k, n, batch_rank, batch_shape, ...)
         c.templateArgs = mathArgs(c.templateArgs, ctx);
+        appendSplitK(c.args, c.args[4].intValue, c.args[6].intValue, c.args[5].intValue,
+                     prod(c.args[8].ints));
+      }
     }
     return lowering;
   }

@@ -226,6 +226,57 @@ TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32
   }
 }
 
+// Split-K (small grids, deep sums): partial sums per depth chunk, added in
+// split order by reduce_splits through the same epilogue.
+TEST_CASE("split-K: convolution, gemm and matmul in depth chunks", "[splitk]") {
+  for (int64_t splits : {2, 3, 16}) {
+    INFO(splits << " splits");
+    const ConvCase k{1, 64, 7, 7, 96, 3, 3, 1, 1, 1, 1, true, true, false};
+    const ConvGeometry g = convGeometry(k, 0);
+    std::vector<float> x = randomVec(g.xn), w = randomVec(k.m * g.depth), b = randomVec(k.m),
+                       z = randomVec(g.yn), want(g.yn), got(g.yn, -7.0f),
+                       partial(splits * g.yn);
+    ref::conv<float>(x.data(), w.data(), b.data(), want.data(), g.rank, g.in.data(),
+                     g.out.data(), g.kern.data(), g.strides.data(), g.pb.data(), g.pe.data(),
+                     g.dil.data(), k.group);
+    for (int64_t i = 0; i < g.yn; ++i)
+      want[i] = std::max(0.0f, want[i] + z[i]);
+    cuda::conv<ref::Relu, float>(kStream, x.data(), w.data(), b.data(), z.data(), got.data(),
+                                 g.rank, g.in.data(), g.out.data(), g.kern.data(),
+                                 g.strides.data(), g.pb.data(), g.pe.data(), g.dil.data(),
+                                 k.group, 0, 0, splits, partial.data());
+    CHECK(closeMismatch(got, want, g.yn, g.depth) == "");
+    std::vector<float> bound(g.yn);
+    ref::conv<float>(absolute(x).data(), absolute(w).data(), nullptr, bound.data(), g.rank,
+                     g.in.data(), g.out.data(), g.kern.data(), g.strides.data(), g.pb.data(),
+                     g.pe.data(), g.dil.data(), k.group);
+    for (int64_t i = 0; i < g.yn; ++i)
+      bound[i] += std::fabs(b[i / 49]) + std::fabs(z[i]);
+    cuda::conv<ref::Relu, float, cuda::Tf32>(kStream, x.data(), w.data(), b.data(), z.data(),
+                                             got.data(), g.rank, g.in.data(), g.out.data(),
+                                             g.kern.data(), g.strides.data(), g.pb.data(),
+                                             g.pe.data(), g.dil.data(), k.group, 0, 0, splits,
+                                             partial.data());
+    CHECK(tf32Mismatch(got, want, bound, g.yn, g.depth) == "");
+
+    const int64_t m = 3, n = 130, kk = 700;
+    std::vector<float> a = randomVec(m * kk), bm = randomVec(kk * n), c = randomVec(n);
+    std::vector<float> gw(m * n), gg(m * n, -7.0f), gp(splits * m * n);
+    ref::gemm<float>(a.data(), bm.data(), c.data(), gw.data(), m, n, kk, 0, 1, 0.5f, 2.0f, 0, 1);
+    cuda::gemm<ref::Identity, float>(kStream, a.data(), bm.data(), c.data(), gg.data(), m, n, kk,
+                                     0, 1, 0.5f, 2.0f, 0, 1, 0, 0, splits, gp.data());
+    CHECK(closeMismatch(gg, gw, m * n, kk) == "");
+
+    const int64_t batch[1] = {2}, as[1] = {m * kk}, bs[1] = {0};
+    std::vector<float> a2 = randomVec(2 * m * kk), mw(2 * m * n), mg(2 * m * n, -7.0f),
+                       mp(splits * 2 * m * n);
+    ref::matmul<float>(a2.data(), bm.data(), mw.data(), m, kk, n, 1, batch, as, bs);
+    cuda::matmul<float>(kStream, a2.data(), bm.data(), mg.data(), m, kk, n, 1, batch, as, bs,
+                        splits, mp.data());
+    CHECK(closeMismatch(mg, mw, 2 * m * n, kk) == "");
+  }
+}
+
 TEST_CASE("gemm: transposes, alpha and beta, broadcast C, fused activation", "[gemm]") {
   const int64_t dims[][3] = {{1, 1, 1}, {1, 1000, 512}, {17, 5, 33}, {64, 64, 16},
                              {65, 130, 47}, {128, 3, 200}};

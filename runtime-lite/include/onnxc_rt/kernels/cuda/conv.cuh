@@ -192,7 +192,8 @@ template <typename Act, typename T, typename Math = Fp32>
 void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *y, int64_t rank,
           const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
           const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
-          const int64_t *dilations, int64_t group, float act_alpha, float act_beta) {
+          const int64_t *dilations, int64_t group, float act_alpha, float act_beta,
+          int64_t splits = 1, float *partial = nullptr) {
   static_assert(sizeof(T) == sizeof(float), "the CUDA convolutions compute in float");
   (void)pads_end; // the output size already accounts for them
   const detail::Window2d g =
@@ -208,7 +209,7 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
   }
   detail::ConvProblem<Act> p{x, w, bias, z, y, g, int(group), cg, mg,
                              mg, g.oh * g.ow, cg * g.kh * g.kw, act_alpha, act_beta};
-  detail::launch_tiled_gemm<Math>(stream, p, int64_t(g.n) * group);
+  detail::launch_tiled_gemm<Math>(stream, p, int64_t(g.n) * group, splits, partial);
 }
 
 template <typename T>

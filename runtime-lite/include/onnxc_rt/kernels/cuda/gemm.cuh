@@ -27,27 +27,75 @@ namespace detail {
 
 constexpr int kTileM = 64, kTileN = 64, kTileK = 16;
 
+/// Split-K: a grid of few tiles (a batch-1 layer with many input channels
+/// and few pixels) splits the depth into `splits` chunks of `chunk` (a
+/// multiple of kTileK); each writes its partial sums to `partial` (splits x
+/// batches x m x n floats, the kernel's scratch in the arena) and
+/// reduce_splits adds them in split order, so the result does not depend on
+/// scheduling. splits == 1: the tile kernel stores through the epilogue.
+struct SplitK {
+  int splits = 1, chunk = 0;
+  float *partial = nullptr;
+  int64_t batches = 1;
+};
+
+/// The depth range [begin, end) of block z's split, and its batch entry.
+struct KRange {
+  int64_t batch;
+  int split, begin, end;
+};
+__device__ inline KRange k_range(const SplitK &sk, int k) {
+  KRange r;
+  r.batch = blockIdx.z / sk.splits;
+  r.split = int(blockIdx.z % sk.splits);
+  r.begin = sk.splits == 1 ? 0 : r.split * sk.chunk;
+  r.end = sk.splits == 1 || r.begin + sk.chunk > k ? k : r.begin + sk.chunk;
+  return r;
+}
+
+/// A finished sum: through the problem's epilogue, or into the partials.
 template <typename Problem>
-__global__ void __launch_bounds__(256) tiled_gemm(Problem p) {
+__device__ inline void finish(const Problem &p, const SplitK &sk, const KRange &r, int m, int n,
+                              float acc) {
+  if (sk.splits == 1)
+    p.store(r.batch, m, n, acc);
+  else
+    sk.partial[((int64_t(r.split) * sk.batches + r.batch) * p.m + m) * p.n + n] = acc;
+}
+
+template <typename Problem> __global__ void reduce_splits(Problem p, SplitK sk) {
+  const int64_t per_split = sk.batches * p.m * int64_t(p.n);
+  ONNXC_CUDA_FOR(i, per_split) {
+    float sum = 0.0f;
+    for (int s = 0; s < sk.splits; ++s)
+      sum += sk.partial[s * per_split + i];
+    const int n = int(i % p.n), m = int((i / p.n) % p.m);
+    p.store(i / (int64_t(p.m) * p.n), m, n, sum);
+  }
+}
+
+template <typename Problem>
+__global__ void __launch_bounds__(256) tiled_gemm(Problem p, SplitK sk) {
   __shared__ float as[kTileK][kTileM + 4];
   __shared__ float bs[kTileK][kTileN + 4];
-  const int64_t batch = blockIdx.z;
+  const KRange r = k_range(sk, p.k);
+  const int64_t batch = r.batch;
   const int m0 = blockIdx.y * kTileM, n0 = blockIdx.x * kTileN;
   const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
   float acc[4][4] = {};
-  for (int k0 = 0; k0 < p.k; k0 += kTileK) {
+  for (int k0 = r.begin; k0 < r.end; k0 += kTileK) {
     // Consecutive threads take consecutive k of A's rows and consecutive n
     // of B's rows: coalesced for row-major A and B (and for the im2col
     // columns of a convolution, consecutive pixels).
     for (int e = tid; e < kTileM * kTileK; e += 256) {
       const int mm = e / kTileK, kk = e % kTileK;
       const int m = m0 + mm, k = k0 + kk;
-      as[kk][mm] = m < p.m && k < p.k ? p.a(batch, m, k) : 0.0f;
+      as[kk][mm] = m < p.m && k < r.end ? p.a(batch, m, k) : 0.0f;
     }
     for (int e = tid; e < kTileK * kTileN; e += 256) {
       const int kk = e / kTileN, nn = e % kTileN;
       const int k = k0 + kk, n = n0 + nn;
-      bs[kk][nn] = k < p.k && n < p.n ? p.b(batch, k, n) : 0.0f;
+      bs[kk][nn] = k < r.end && n < p.n ? p.b(batch, k, n) : 0.0f;
     }
     __syncthreads();
 #pragma unroll
@@ -72,34 +120,35 @@ __global__ void __launch_bounds__(256) tiled_gemm(Problem p) {
     for (int j = 0; j < 4; ++j) {
       const int m = m0 + ty * 4 + i, n = n0 + tx * 4 + j;
       if (m < p.m && n < p.n)
-        p.store(batch, m, n, acc[i][j]);
+        finish(p, sk, r, m, n, acc[i][j]);
     }
 }
 
 template <typename Problem>
-__global__ void __launch_bounds__(128) tiled_gemm_tf32(Problem p) {
+__global__ void __launch_bounds__(128) tiled_gemm_tf32(Problem p, SplitK sk) {
   namespace wmma = nvcuda::wmma;
   constexpr int kLda = kTileK + 4, kLdb = kTileN + 4, kLdc = kTileN + 4; // WMMA: ldm % 4 == 0
   __shared__ __align__(32) float as[kTileM * kLda]; // (m, k), TF32 values
   __shared__ __align__(32) float bs[kTileK * kLdb]; // (k, n), TF32 values
   __shared__ __align__(32) float cs[kTileM * kLdc]; // the finished tile
-  const int64_t batch = blockIdx.z;
+  const KRange r = k_range(sk, p.k);
+  const int64_t batch = r.batch;
   const int m0 = blockIdx.y * kTileM, n0 = blockIdx.x * kTileN;
   const int tid = threadIdx.x, warp = tid / 32, wm = warp / 2, wn = warp % 2;
   wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2][2];
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j)
       wmma::fill_fragment(acc[i][j], 0.0f);
-  for (int k0 = 0; k0 < p.k; k0 += kTileK) {
+  for (int k0 = r.begin; k0 < r.end; k0 += kTileK) {
     for (int e = tid; e < kTileM * kTileK; e += 128) {
       const int mm = e / kTileK, kk = e % kTileK;
       const int m = m0 + mm, k = k0 + kk;
-      as[mm * kLda + kk] = wmma::__float_to_tf32(m < p.m && k < p.k ? p.a(batch, m, k) : 0.0f);
+      as[mm * kLda + kk] = wmma::__float_to_tf32(m < p.m && k < r.end ? p.a(batch, m, k) : 0.0f);
     }
     for (int e = tid; e < kTileK * kTileN; e += 128) {
       const int kk = e / kTileN, nn = e % kTileN;
       const int k = k0 + kk, n = n0 + nn;
-      bs[kk * kLdb + nn] = wmma::__float_to_tf32(k < p.k && n < p.n ? p.b(batch, k, n) : 0.0f);
+      bs[kk * kLdb + nn] = wmma::__float_to_tf32(k < r.end && n < p.n ? p.b(batch, k, n) : 0.0f);
     }
     __syncthreads();
     for (int kk = 0; kk < kTileK; kk += 8) {
@@ -121,9 +170,9 @@ __global__ void __launch_bounds__(128) tiled_gemm_tf32(Problem p) {
                               kLdc, wmma::mem_row_major);
   __syncthreads();
   for (int e = tid; e < kTileM * kTileN; e += 128) {
-    const int r = e / kTileN, c = e % kTileN;
-    if (m0 + r < p.m && n0 + c < p.n)
-      p.store(batch, m0 + r, n0 + c, cs[r * kLdc + c]);
+    const int row = e / kTileN, col = e % kTileN;
+    if (m0 + row < p.m && n0 + col < p.n)
+      finish(p, sk, r, m0 + row, n0 + col, cs[row * kLdc + col]);
   }
 }
 
@@ -136,21 +185,34 @@ struct Tf32 {}; // tensor cores: TF32 products, float sums (sm_80 and later)
 namespace detail {
 
 template <typename Problem>
-void launch_gemm_kernel(Fp32, Stream *stream, const Problem &p, dim3 grid) {
-  launch(tiled_gemm<Problem>, grid, 256, stream, p);
+void launch_gemm_kernel(Fp32, Stream *stream, const Problem &p, const SplitK &sk, dim3 grid) {
+  launch(tiled_gemm<Problem>, grid, 256, stream, p, sk);
 }
 template <typename Problem>
-void launch_gemm_kernel(Tf32, Stream *stream, const Problem &p, dim3 grid) {
-  launch(tiled_gemm_tf32<Problem>, grid, 128, stream, p);
+void launch_gemm_kernel(Tf32, Stream *stream, const Problem &p, const SplitK &sk, dim3 grid) {
+  launch(tiled_gemm_tf32<Problem>, grid, 128, stream, p, sk);
 }
 
+/// The tiles, then (splits > 1, `partial` the call's scratch) the split
+/// reduction through the epilogue.
 template <typename Math, typename Problem>
-void launch_tiled_gemm(Stream *stream, const Problem &p, int64_t batches) {
+void launch_tiled_gemm(Stream *stream, const Problem &p, int64_t batches, int64_t splits,
+                       float *partial) {
   if (p.m <= 0 || p.n <= 0 || batches <= 0)
     return;
+  SplitK sk;
+  sk.batches = batches;
+  if (splits > 1 && partial) {
+    sk.splits = int(splits);
+    sk.chunk = int((p.k + splits * kTileK - 1) / (splits * kTileK) * kTileK);
+    sk.partial = partial;
+  }
   const dim3 grid(unsigned((p.n + kTileN - 1) / kTileN), unsigned((p.m + kTileM - 1) / kTileM),
-                  unsigned(batches));
-  launch_gemm_kernel(Math{}, stream, p, grid);
+                  unsigned(batches * sk.splits));
+  launch_gemm_kernel(Math{}, stream, p, sk, grid);
+  if (sk.splits > 1)
+    launch(reduce_splits<Problem>, blocks_for(batches * p.m * int64_t(p.n)), kThreads, stream, p,
+           sk);
 }
 
 /// Gemm: Y = act(alpha * op(A) op(B) + beta * C), C broadcast by strides.
@@ -205,26 +267,28 @@ struct MatMulProblem {
 } // namespace detail
 
 /// Gemm with the fused op's activation in the epilogue (Identity for Gemm).
+/// splits, partial: split-K (1 and null: none), chosen at compile time.
 template <typename Act, typename T, typename Math = Fp32>
 void gemm(Stream *stream, const T *a, const T *b, const T *c, T *y, int64_t m, int64_t n,
           int64_t k, int64_t trans_a, int64_t trans_b, float alpha, float beta,
-          int64_t c_stride_m, int64_t c_stride_n, float act_alpha, float act_beta) {
+          int64_t c_stride_m, int64_t c_stride_n, float act_alpha, float act_beta,
+          int64_t splits = 1, float *partial = nullptr) {
   static_assert(sizeof(T) == sizeof(float), "the CUDA Gemm computes in float");
   detail::GemmProblem<Act> p{a, b, c, y, int(m), int(n), int(k), trans_a != 0, trans_b != 0,
                              alpha, beta, c_stride_m, c_stride_n, act_alpha, act_beta};
-  detail::launch_tiled_gemm<Math>(stream, p, 1);
+  detail::launch_tiled_gemm<Math>(stream, p, 1, splits, partial);
 }
 
 template <typename T, typename Math = Fp32>
 void matmul(Stream *stream, const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
             int64_t batch_rank, const int64_t *batch_shape, const int64_t *a_strides,
-            const int64_t *b_strides) {
+            const int64_t *b_strides, int64_t splits = 1, float *partial = nullptr) {
   static_assert(sizeof(T) == sizeof(float), "the CUDA MatMul computes in float");
   const int64_t batches = product(batch_shape, batch_rank);
   detail::MatMulProblem p{a, b, y, int(m), int(n), int(k), int(batch_rank),
                           dims_of(batch_shape, batch_rank), dims_of(a_strides, batch_rank),
                           dims_of(b_strides, batch_rank)};
-  detail::launch_tiled_gemm<Math>(stream, p, batches);
+  detail::launch_tiled_gemm<Math>(stream, p, batches, splits, partial);
 }
 
 } // namespace cuda

@@ -78,6 +78,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                                       [](mlir::Diagnostic &) { return mlir::success(); });
   onnxc::ImportOptions import;
   (void)onnxc::generateModel(*ctx, path, "fuzz", import, *target, /*threads=*/1,
-                             /*winograd=*/true, /*mlirOnly=*/false);
+                             /*winograd=*/true, /*precision=*/"fp32", /*mlirOnly=*/false);
   return 0;
 }

@@ -94,6 +94,10 @@ const llvm::StringMap<Launcher> &launchers() {
       {"transpose", {kCudaTensor, false, nullptr}},
       {"slice", {kCudaTensor, false, nullptr}},
       {"concat_part", {kCudaTensor, false, nullptr}},
+      {"split_part", {kCudaTensor, false, nullptr}},
+      {"gather", {kCudaTensor, false, nullptr}},
+      {"gather_elements", {kCudaTensor, false, nullptr}},
+      {"arg_reduce", {kCudaReduce, false, nullptr}},
       {"reduce", {kCudaReduce, false, nullptr}},
   };
   return table;

@@ -482,4 +482,37 @@ TEST_CASE("data movement: transpose, slice with steps, concat parts", "[tensor]"
   ref::concat_part<float>(part.data(), want.data(), 6, 4, 11, 5);
   cuda::concat_part<float>(kStream, part.data(), got.data(), 6, 4, 11, 5);
   CHECK(sameMismatch(got, want, 66) == "");
+  ref::split_part<float>(x.data(), want.data(), 6, 35, 9, 20);
+  cuda::split_part<float>(kStream, x.data(), got.data(), 6, 35, 9, 20);
+  CHECK(sameMismatch(got, want, 54) == "");
+  // Gather along axis 1 of (2, 3, 35): negative and out-of-range indices.
+  const int64_t idx[4] = {2, -1, 0, 7};
+  std::vector<float> gw(280), gg(280, -7.0f);
+  ref::gather<float, int64_t>(x.data(), idx, gw.data(), 2, 3, 35, 4);
+  cuda::gather<float, int64_t>(kStream, x.data(), idx, gg.data(), 2, 3, 35, 4);
+  CHECK(sameMismatch(gg, gw, 280) == "");
+  // GatherElements along axis 2 of (2, 3, 5, 7) with indices (2, 3, 2, 7).
+  std::vector<int32_t> eidx(84);
+  for (size_t i = 0; i < eidx.size(); ++i)
+    eidx[i] = int32_t(i * 7 % 10) - 5; // -5 .. 4
+  const int64_t eshape[4] = {2, 3, 2, 7};
+  ref::gather_elements<float, int32_t>(x.data(), eidx.data(), want.data(), 4, shape, eshape, 2);
+  cuda::gather_elements<float, int32_t>(kStream, x.data(), eidx.data(), got.data(), 4, shape,
+                                        eshape, 2);
+  CHECK(sameMismatch(got, want, 84) == "");
+}
+
+TEST_CASE("ArgMax and ArgMin: first or last index, strided rows", "[reduce]") {
+  std::vector<float> x = randomVec(6 * 40 * 3);
+  for (size_t i = 0; i < x.size(); i += 7)
+    x[i] = 0.5f; // ties
+  for (int64_t is_max = 0; is_max < 2; ++is_max)
+    for (int64_t last = 0; last < 2; ++last)
+      for (int64_t inner : {1, 3}) {
+        const int64_t outer = 6 * 3 / inner;
+        std::vector<int64_t> want(outer * inner), got(outer * inner, -1);
+        ref::arg_reduce<float>(x.data(), want.data(), outer, 40, inner, is_max, last);
+        cuda::arg_reduce<float>(kStream, x.data(), got.data(), outer, 40, inner, is_max, last);
+        CHECK(got == want);
+      }
 }

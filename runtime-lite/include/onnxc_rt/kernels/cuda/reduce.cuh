@@ -39,7 +39,25 @@ __global__ void reduce_kernel(const T *x, T *y, int64_t kept_n, ReduceSpace s) {
   }
 }
 
+template <typename T>
+__global__ void arg_reduce_kernel(const T *x, int64_t *y, int64_t outer, int64_t n, int64_t inner,
+                                  int64_t is_max, int64_t select_last) {
+  ONNXC_CUDA_FOR(i, outer * inner) {
+    const int64_t o = i / inner, in = i % inner;
+    y[i] = ref::arg_reduce_row(x + o * n * inner + in, n, inner, is_max, select_last);
+  }
+}
+
 } // namespace detail
+
+/// ArgMax / ArgMin: one output per thread, the reference's row rule.
+template <typename T>
+void arg_reduce(Stream *stream, const T *x, int64_t *y, int64_t outer, int64_t n, int64_t inner,
+                int64_t is_max, int64_t select_last) {
+  if (outer * inner > 0)
+    launch(detail::arg_reduce_kernel<T>, blocks_for(outer * inner), kThreads, stream, x, y, outer,
+           n, inner, is_max, select_last);
+}
 
 template <typename R, typename T>
 void reduce(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,

@@ -1,9 +1,11 @@
-// CUDA data movement: Transpose, Slice and the parts of a Concat, one
-// output element per thread (a strided gather).
+// CUDA data movement: Transpose, Slice, the parts of a Concat or Split,
+// Gather and GatherElements, one output element per thread; the index
+// rules are the reference's (ref::gather_index, detail::wrap_index).
 #ifndef ONNXC_RT_CUDA_TENSOR_CUH
 #define ONNXC_RT_CUDA_TENSOR_CUH
 
 #include "onnxc_rt/kernels/cuda/common.cuh"
+#include "onnxc_rt/kernels/reference/tensor.h"
 
 namespace onnxc_rt {
 namespace cuda {
@@ -31,7 +33,67 @@ __global__ void concat_part_kernel(const T *x, T *y, int64_t outer, int64_t inne
   }
 }
 
+template <typename T>
+__global__ void split_part_kernel(const T *x, T *y, int64_t outer, int64_t inner_in,
+                                  int64_t inner_out, int64_t offset) {
+  ONNXC_CUDA_FOR(i, outer * inner_out) {
+    y[i] = x[(i / inner_out) * inner_in + offset + i % inner_out];
+  }
+}
+
+template <typename T, typename I>
+__global__ void gather_kernel(const T *data, const I *indices, T *y, int64_t outer,
+                              int64_t axis_dim, int64_t inner, int64_t n_indices) {
+  ONNXC_CUDA_FOR(i, outer * n_indices * inner) {
+    const int64_t in = i % inner, j = (i / inner) % n_indices, o = i / (inner * n_indices);
+    y[i] = data[(o * axis_dim + ref::gather_index(indices[j], axis_dim)) * inner + in];
+  }
+}
+
+template <typename T, typename I>
+__global__ void gather_elements_kernel(const T *data, const I *indices, T *y, int64_t n,
+                                       int rank, Dims data_strides, Dims idx_shape, int axis,
+                                       int64_t axis_dim) {
+  ONNXC_CUDA_FOR(i, n) {
+    int64_t rest = i, off = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int64_t c = rest % idx_shape.v[d];
+      rest /= idx_shape.v[d];
+      off += (d == axis ? ref::detail::wrap_index(int64_t(indices[i]), axis_dim) : c) *
+             data_strides.v[d];
+    }
+    y[i] = data[off];
+  }
+}
+
 } // namespace detail
+
+template <typename T>
+void split_part(Stream *stream, const T *x, T *y, int64_t outer, int64_t inner_in,
+                int64_t inner_out, int64_t offset) {
+  if (outer * inner_out > 0)
+    launch(detail::split_part_kernel<T>, blocks_for(outer * inner_out), kThreads, stream, x, y,
+           outer, inner_in, inner_out, offset);
+}
+
+template <typename T, typename I>
+void gather(Stream *stream, const T *data, const I *indices, T *y, int64_t outer,
+            int64_t axis_dim, int64_t inner, int64_t n_indices) {
+  const int64_t n = outer * n_indices * inner;
+  if (n > 0)
+    launch(detail::gather_kernel<T, I>, blocks_for(n), kThreads, stream, data, indices, y, outer,
+           axis_dim, inner, n_indices);
+}
+
+template <typename T, typename I>
+void gather_elements(Stream *stream, const T *data, const I *indices, T *y, int64_t rank,
+                     const int64_t *data_shape, const int64_t *idx_shape, int64_t axis) {
+  const int64_t n = product(idx_shape, rank);
+  if (n > 0)
+    launch(detail::gather_elements_kernel<T, I>, blocks_for(n), kThreads, stream, data, indices,
+           y, n, int(rank), row_major(data_shape, rank), dims_of(idx_shape, rank), int(axis),
+           data_shape[axis]);
+}
 
 template <typename T>
 void transpose(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,

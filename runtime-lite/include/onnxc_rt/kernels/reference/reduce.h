@@ -82,23 +82,28 @@ void reduce(const T *x, T *y, int64_t rank, const int64_t *in_shape,
   }
 }
 
+/// ArgMax / ArgMin along a strided row of n: the first (or, select_last,
+/// the last) index of the max (is_max) or min.
+template <typename T>
+ONNXC_RT_HD inline int64_t arg_reduce_row(const T *xp, int64_t n, int64_t inner, int64_t is_max,
+                                          int64_t select_last) {
+  int64_t best = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    T v = xp[i * inner], b = xp[best * inner];
+    bool better = is_max ? (select_last ? v >= b : v > b) : (select_last ? v <= b : v < b);
+    if (better)
+      best = i;
+  }
+  return best;
+}
+
 /// Index of the max (is_max) or min along the middle dim of (outer, n, inner).
 template <typename T>
 void arg_reduce(const T *x, int64_t *y, int64_t outer, int64_t n, int64_t inner,
                 int64_t is_max, int64_t select_last) {
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t in = 0; in < inner; ++in) {
-      const T *xp = x + o * n * inner + in;
-      int64_t best = 0;
-      for (int64_t i = 1; i < n; ++i) {
-        T v = xp[i * inner], b = xp[best * inner];
-        bool better = is_max ? (select_last ? v >= b : v > b)
-                             : (select_last ? v <= b : v < b);
-        if (better)
-          best = i;
-      }
-      y[o * inner + in] = best;
-    }
+    for (int64_t in = 0; in < inner; ++in)
+      y[o * inner + in] = arg_reduce_row(x + o * n * inner + in, n, inner, is_max, select_last);
 }
 
 } // namespace ref

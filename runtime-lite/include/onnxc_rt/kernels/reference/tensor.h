@@ -122,16 +122,21 @@ void slice(const T *x, T *y, int64_t rank, const int64_t *in_shape,
 
 /// Gather along the middle dim of data viewed as (outer, axis_dim, inner);
 /// negative indices count from the end.
+/// Gather's index: negative counts from the end; out of range (undefined in
+/// ONNX) reads element 0, staying in bounds.
+template <typename I> ONNXC_RT_HD inline int64_t gather_index(I index, int64_t axis_dim) {
+  int64_t k = static_cast<int64_t>(index);
+  if (k < 0)
+    k += axis_dim;
+  return k < 0 || k >= axis_dim ? 0 : k;
+}
+
 template <typename T, typename I>
 void gather(const T *data, const I *indices, T *y, int64_t outer,
             int64_t axis_dim, int64_t inner, int64_t n_indices) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t j = 0; j < n_indices; ++j) {
-      int64_t k = static_cast<int64_t>(indices[j]);
-      if (k < 0)
-        k += axis_dim;
-      if (k < 0 || k >= axis_dim)
-        k = 0; // out of range is undefined in ONNX; stay in bounds
+      const int64_t k = gather_index(indices[j], axis_dim);
       const T *src = data + (o * axis_dim + k) * inner;
       T *dst = y + (o * n_indices + j) * inner;
       for (int64_t i = 0; i < inner; ++i)
@@ -218,7 +223,7 @@ template <typename T> inline void reduce_into(T &dst, T v, int64_t reduction) {
   default: dst = v;
   }
 }
-inline int64_t wrap_index(int64_t k, int64_t dim) { return k < 0 ? k + dim : k; }
+ONNXC_RT_HD inline int64_t wrap_index(int64_t k, int64_t dim) { return k < 0 ? k + dim : k; }
 } // namespace detail
 
 /// out[i] = data[i with coordinate `axis` replaced by indices[i]]; out has

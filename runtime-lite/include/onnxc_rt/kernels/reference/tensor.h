@@ -21,8 +21,24 @@ inline void row_major_strides(int64_t rank, const int64_t *shape, int64_t *strid
 /// the copy Transpose and Slice share, a row of the innermost dim at a time
 /// (contiguous when its read stride is 1, which the compiler vectorises).
 template <typename T>
-void strided_gather(const T *x, T *y, int64_t rank, const int64_t *shape, const int64_t *read,
-                    int64_t base) {
+void strided_gather(const T *x, T *y, int64_t rank_in, const int64_t *shape_in,
+                    const int64_t *read_in, int64_t base) {
+  // Dims of size 1 are dropped, and a dim whose read stride steps over the
+  // whole next-inner dim merges into it: a channel shuffle's Transpose
+  // becomes rows of H*W elements, a channel Slice one row.
+  int64_t shape[kMaxRank], read[kMaxRank], rank = 0;
+  for (int64_t d = 0; d < rank_in; ++d) {
+    if (shape_in[d] == 1)
+      continue;
+    if (rank > 0 && read[rank - 1] == shape_in[d] * read_in[d]) {
+      shape[rank - 1] *= shape_in[d];
+      read[rank - 1] = read_in[d];
+      continue;
+    }
+    shape[rank] = shape_in[d];
+    read[rank] = read_in[d];
+    ++rank;
+  }
   const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
   const int64_t step = rank > 0 ? read[rank - 1] : 0;
   int64_t off[1] = {base};

@@ -1308,16 +1308,30 @@ void global_average_pool(const T *x, T *y, int64_t planes, int64_t inner, int32_
   }
 }
 
+namespace detail {
+/// The lane-wise max of 16 int8 or uint8 values.
+template <typename T> inline Bytes max_bytes(Bytes a, Bytes b) {
+  if (std::numeric_limits<T>::min() < 0) {
+    const SignedBytes sa = reinterpret_cast<SignedBytes>(a), sb = reinterpret_cast<SignedBytes>(b);
+    return reinterpret_cast<Bytes>(sa > sb ? sa : sb);
+  }
+  return a > b ? a : b;
+}
+
+} // namespace detail
+
 /// 2-D max pooling of int8 / uint8 planes (reference conv.h's max_pool
 /// without indices): per output row, the column-wise max of the window's
 /// input rows into a padded row of `scratch`
-/// (maxpool_scratch_bytes(...)), then the max along each window.
-/// Padding enters as T's lowest value; a window with no input element
-/// gives 0, as the reference does.
+/// (maxpool_scratch_bytes(...)), then the max along each window, 16
+/// outputs at a time where the stride is 1 or 2 (a stride-2 window step
+/// takes the even bytes of 32). Padding enters as T's lowest value; a
+/// window with no input element gives 0, as the reference does.
 template <typename T>
 void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_shape,
                 const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
                 const int64_t *dilations, T *scratch) {
+  using namespace detail;
   const int64_t h = in_shape[2], w = in_shape[3], oh = out_shape[2], ow = out_shape[3];
   const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
   const int64_t ph = pads_begin[0], pw = pads_begin[1], dh = dilations[0], dw = dilations[1];
@@ -1325,12 +1339,16 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
   constexpr T lowest = std::numeric_limits<T>::lowest();
   // Columns [lo, hi) of the padded row hold input columns.
   const int64_t lo = pw < width ? pw : width, hi = pw + w < width ? pw + w : width;
+  // Without left padding, every window whose first column is inside holds
+  // an input element; otherwise the edges are checked per row.
+  const bool windows_hold_input = pw == 0 && (ow - 1) * sw < w;
+  const bool vector_steps = sw == 1 || sw == 2;
+  T *row = scratch;
   for (int64_t p = 0; p < in_shape[0] * in_shape[1]; ++p) {
     const T *xp = x + p * h * w;
     T *yp = y + p * oh * ow;
     for (int64_t oy = 0; oy < oh; ++oy) {
-      T *row = scratch;
-      for (int64_t i = 0; i < width; ++i)
+      for (int64_t i = 0; i < width + kMaxPoolRowSlack; ++i)
         row[i] = lowest;
       bool any = false;
       for (int64_t ky = 0; ky < kh; ++ky) {
@@ -1339,7 +1357,10 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
           continue;
         any = true;
         const T *in = xp + iy * w - pw;
-        for (int64_t i = lo; i < hi; ++i)
+        int64_t i = lo;
+        for (; i + 16 <= hi; i += 16)
+          store_bytes(row + i, max_bytes<T>(load_bytes(in + i), load_bytes(row + i)));
+        for (; i < hi; ++i)
           row[i] = in[i] > row[i] ? in[i] : row[i];
       }
       T *out = yp + oy * ow;
@@ -1348,19 +1369,29 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
           out[ox] = T(0);
         continue;
       }
-      int64_t ox = 0;
-      if (kw == 2 && sw == 2 && dw == 1) // 2x2 / stride 2: even and odd bytes of 32
-        for (; ox + 16 <= ow; ox += 16) {
-          const detail::Bytes a = detail::load_bytes(row + 2 * ox), b = detail::load_bytes(row + 2 * ox + 16);
-          const detail::Bytes even = detail::even_bytes(a, b), odd = detail::odd_bytes(a, b);
-          if (std::numeric_limits<T>::min() < 0) {
-            const detail::SignedBytes e = reinterpret_cast<detail::SignedBytes>(even),
-                              o = reinterpret_cast<detail::SignedBytes>(odd);
-            detail::store_bytes(out + ox, reinterpret_cast<detail::Bytes>(e > o ? e : o));
-          } else {
-            detail::store_bytes(out + ox, even > odd ? even : odd);
-          }
+      // The max of 16 windows starting at column `first`: each kernel
+      // column is one load (stride 1) or the even bytes of two (stride 2).
+      auto windows16 = [&](int64_t first) {
+        const T *r = row + first;
+        Bytes m = sw == 1 ? load_bytes(r) : even_bytes(load_bytes(r), load_bytes(r + 16));
+        for (int64_t kx = 1; kx < kw; ++kx) {
+          const T *c = r + kx * dw;
+          m = max_bytes<T>(m, sw == 1 ? load_bytes(c) : even_bytes(load_bytes(c), load_bytes(c + 16)));
         }
+        return m;
+      };
+      int64_t ox = 0;
+      if (vector_steps) {
+        for (; ox + 16 <= ow; ox += 16)
+          store_bytes(out + ox, windows16(ox * sw));
+        if (ox < ow) { // the last windows' reads stay in the row's slack
+          T last[16];
+          store_bytes(last, windows16(ox * sw));
+          for (int64_t i = 0; ox + i < ow; ++i)
+            out[ox + i] = last[i];
+          ox = ow;
+        }
+      }
       for (; ox < ow; ++ox) {
         const T *win = row + ox * sw;
         T best = win[0];
@@ -1368,6 +1399,8 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
           best = win[kx * dw] > best ? win[kx * dw] : best;
         out[ox] = best;
       }
+      if (windows_hold_input)
+        continue;
       // Windows at the edges may hold no input column at all.
       for (int64_t ox = 0; ox < ow; ++ox) {
         const int64_t first = ox * sw - pw, last = first + (kw - 1) * dw;

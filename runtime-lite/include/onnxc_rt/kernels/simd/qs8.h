@@ -1348,26 +1348,45 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
     const T *xp = x + p * h * w;
     T *yp = y + p * oh * ow;
     for (int64_t oy = 0; oy < oh; ++oy) {
-      for (int64_t i = 0; i < width + kMaxPoolRowSlack; ++i)
-        row[i] = lowest;
-      bool any = false;
-      for (int64_t ky = 0; ky < kh; ++ky) {
-        const int64_t iy = oy * sh - ph + ky * dh;
-        if (iy < 0 || iy >= h)
-          continue;
-        any = true;
-        const T *in = xp + iy * w - pw;
-        int64_t i = lo;
-        for (; i + 16 <= hi; i += 16)
-          store_bytes(row + i, max_bytes<T>(load_bytes(in + i), load_bytes(row + i)));
-        for (; i < hi; ++i)
-          row[i] = in[i] > row[i] ? in[i] : row[i];
-      }
+      // The window's input rows are ky in [k0, k1) (iy rises with ky).
+      int64_t k0 = 0, k1 = kh;
+      while (k0 < kh && oy * sh - ph + k0 * dh < 0)
+        ++k0;
+      while (k1 > k0 && oy * sh - ph + (k1 - 1) * dh >= h)
+        --k1;
       T *out = yp + oy * ow;
-      if (!any) {
+      if (k0 == k1) {
         for (int64_t ox = 0; ox < ow; ++ox)
           out[ox] = T(0);
         continue;
+      }
+      // The padded row: `lowest` in the padding columns and the slack, the
+      // column-wise max of the input rows between, 16 columns at a time
+      // over all rows (each stored once: a load straddling two recent
+      // stores waits for them; the last step overlaps the one before).
+      fill_bytes(reinterpret_cast<uint8_t *>(row), lo, uint8_t(lowest));
+      fill_bytes(reinterpret_cast<uint8_t *>(row) + hi, width + kMaxPoolRowSlack - hi,
+                 uint8_t(lowest));
+      const T *in0 = xp + (oy * sh - ph + k0 * dh) * w - pw;
+      const int64_t in_step = dh * w;
+      auto column_max = [&](int64_t i) {
+        Bytes m = load_bytes(in0 + i);
+        for (int64_t k = 1; k < k1 - k0; ++k)
+          m = max_bytes<T>(m, load_bytes(in0 + k * in_step + i));
+        store_bytes(row + i, m);
+      };
+      if (hi - lo >= 16) {
+        for (int64_t i = lo; i + 16 <= hi; i += 16)
+          column_max(i);
+        if ((hi - lo) % 16)
+          column_max(hi - 16);
+      } else {
+        for (int64_t i = lo; i < hi; ++i) {
+          T m = in0[i];
+          for (int64_t k = 1; k < k1 - k0; ++k)
+            m = in0[k * in_step + i] > m ? in0[k * in_step + i] : m;
+          row[i] = m;
+        }
       }
       // The max of 16 windows starting at column `first`: each kernel
       // column is one load (stride 1) or the even bytes of two (stride 2).
@@ -1385,10 +1404,7 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
         for (; ox + 16 <= ow; ox += 16)
           store_bytes(out + ox, windows16(ox * sw));
         if (ox < ow) { // the last windows' reads stay in the row's slack
-          T last[16];
-          store_bytes(last, windows16(ox * sw));
-          for (int64_t i = 0; ox + i < ow; ++i)
-            out[ox + i] = last[i];
+          store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), windows16(ox * sw), ow - ox);
           ox = ow;
         }
       }

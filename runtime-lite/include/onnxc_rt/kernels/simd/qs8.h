@@ -553,7 +553,7 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       for (int v = 0; v < NV; ++v)
         sums[r][v] = VecI::dot_acc_zero();
     int64_t kk = 0;
-    if (narrow) // two depth steps at once (VecI::dot_acc2)
+    if (narrow && VecI::kPairedSteps) // two depth steps at once (VecI::dot_acc2)
       for (; kk < dgroups - 1; kk += 2) {
         const uint8_t *a = panel + kk * panel_stride;
         VecI x0[NV], x1[NV];
@@ -1062,7 +1062,7 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
   for (int r = 0; r < 4; ++r)
     for (int v = 0; v < NV; ++v)
       sums[r][v] = VecI::dot_acc_zero();
-  if (narrow && kLanes == 4) {
+  if (narrow && VecI::kPairedSteps && kLanes == 4) {
     // Two depth steps at once (VecI::dot_acc2), four of each row in one
     // load, each step's 4 bytes broadcast from its lane.
     for (; kk < depth4 - 3; kk += 4) {
@@ -1083,7 +1083,7 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
       });
     }
   }
-  if (narrow) // two depth steps at once, broadcast from memory
+  if (narrow && VecI::kPairedSteps) // two depth steps at once, broadcast from memory
     for (; kk < depth4 - 1; kk += 2) {
       VecI w0[NV], w1[NV];
       for (int v = 0; v < NV; ++v) {
@@ -1322,8 +1322,8 @@ template <typename T> inline Bytes max_bytes(Bytes a, Bytes b) {
 
 /// 2-D max pooling of int8 / uint8 planes (reference conv.h's max_pool
 /// without indices): per output row, the column-wise max of the window's
-/// input rows into a padded row of `scratch`
-/// (maxpool_scratch_bytes(...)), then the max along each window, 16
+/// input rows into a padded row of `scratch` (maxpool_scratch_bytes(...):
+/// kMaxPoolRows of them), then the max along each window, 16
 /// outputs at a time where the stride is 1 or 2 (a stride-2 window step
 /// takes the even bytes of 32). Padding enters as T's lowest value; a
 /// window with no input element gives 0, as the reference does.
@@ -1343,31 +1343,33 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
   // an input element; otherwise the edges are checked per row.
   const bool windows_hold_input = pw == 0 && (ow - 1) * sw < w;
   const bool vector_steps = sw == 1 || sw == 2;
-  T *row = scratch;
-  for (int64_t p = 0; p < in_shape[0] * in_shape[1]; ++p) {
-    const T *xp = x + p * h * w;
-    T *yp = y + p * oh * ow;
-    for (int64_t oy = 0; oy < oh; ++oy) {
+  // Output rows (of all planes, y's order) go kMaxPoolRows at a time: their
+  // padded rows first, then their windows, so that a window's loads come
+  // well after the stores they read (a load that straddles two recent
+  // stores waits for them to commit).
+  const int64_t stride = width + kMaxPoolRowSlack, rows = in_shape[0] * in_shape[1] * oh;
+  for (int64_t g0 = 0; g0 < rows; g0 += kMaxPoolRows) {
+    const int64_t batch = rows - g0 < kMaxPoolRows ? rows - g0 : kMaxPoolRows;
+    bool empty[kMaxPoolRows];
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t p = (g0 + b) / oh, oy = (g0 + b) % oh;
       // The window's input rows are ky in [k0, k1) (iy rises with ky).
       int64_t k0 = 0, k1 = kh;
       while (k0 < kh && oy * sh - ph + k0 * dh < 0)
         ++k0;
       while (k1 > k0 && oy * sh - ph + (k1 - 1) * dh >= h)
         --k1;
-      T *out = yp + oy * ow;
-      if (k0 == k1) {
-        for (int64_t ox = 0; ox < ow; ++ox)
-          out[ox] = T(0);
+      empty[b] = k0 == k1;
+      if (empty[b])
         continue;
-      }
       // The padded row: `lowest` in the padding columns and the slack, the
       // column-wise max of the input rows between, 16 columns at a time
-      // over all rows (each stored once: a load straddling two recent
-      // stores waits for them; the last step overlaps the one before).
+      // over all rows (each stored once; the last step overlaps the one
+      // before).
+      T *row = scratch + b * stride;
       fill_bytes(reinterpret_cast<uint8_t *>(row), lo, uint8_t(lowest));
-      fill_bytes(reinterpret_cast<uint8_t *>(row) + hi, width + kMaxPoolRowSlack - hi,
-                 uint8_t(lowest));
-      const T *in0 = xp + (oy * sh - ph + k0 * dh) * w - pw;
+      fill_bytes(reinterpret_cast<uint8_t *>(row) + hi, stride - hi, uint8_t(lowest));
+      const T *in0 = x + (p * h + oy * sh - ph + k0 * dh) * w - pw;
       const int64_t in_step = dh * w;
       auto column_max = [&](int64_t i) {
         Bytes m = load_bytes(in0 + i);
@@ -1388,6 +1390,15 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
           row[i] = m;
         }
       }
+    }
+    for (int64_t b = 0; b < batch; ++b) {
+      T *out = y + (g0 + b) * ow;
+      if (empty[b]) {
+        for (int64_t ox = 0; ox < ow; ++ox)
+          out[ox] = T(0);
+        continue;
+      }
+      const T *row = scratch + b * stride;
       // The max of 16 windows starting at column `first`: each kernel
       // column is one load (stride 1) or the even bytes of two (stride 2).
       auto windows16 = [&](int64_t first) {

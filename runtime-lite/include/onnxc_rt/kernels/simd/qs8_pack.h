@@ -215,10 +215,16 @@ inline int64_t depthwise_scratch_bytes(const int64_t *in_shape, const int64_t *o
 /// read (those lanes are dropped).
 constexpr int64_t kMaxPoolRowSlack = 32;
 
-/// Bytes of scratch a max pooling needs: one padded row and its slack.
+/// Output rows a max pooling computes together (their padded rows, then
+/// their windows).
+constexpr int64_t kMaxPoolRows = 8;
+
+/// Bytes of scratch a max pooling needs: kMaxPoolRows padded rows, each
+/// with its slack.
 inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t stride_w,
                                      int64_t dilation_w) {
-  return (out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1 + kMaxPoolRowSlack;
+  return kMaxPoolRows *
+         ((out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1 + kMaxPoolRowSlack);
 }
 
 /// Bytes of scratch a fully connected layer needs: its rows of activations

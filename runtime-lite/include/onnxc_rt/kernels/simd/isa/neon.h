@@ -202,6 +202,7 @@ struct VecI {
   struct DotAcc {
     int32x4_t lo, hi;
   };
+  static constexpr bool kPairedSteps = true; // dot_acc2 below
   static DotAcc dot_acc_zero() { return {vdupq_n_s32(0), vdupq_n_s32(0)}; }
   static DotAcc dot_acc(DotAcc a, VecI packed_u, VecI s) {
     const int8x16_t u = vreinterpretq_s8_s32(packed_u.v), w = vreinterpretq_s8_s32(s.v);

@@ -403,22 +403,23 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
 }
 
 /// One im2col row from a padded plane: tap (ky, kx), output pixels
-/// [p0, p0 + n), copied in whole 16-byte vectors (the slack of the plane
-/// and of `row` takes the overrun).
+/// [p0, p0 + n) (p0 = oy0 * ow + ox0), copied in whole 16-byte vectors
+/// (the slack of the plane and of `row` takes the overrun).
 inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d &g, int64_t ky,
-                       int64_t kx, int64_t p0, int64_t n, uint8_t *row) {
+                       int64_t kx, int64_t oy0, int64_t ox0, int64_t n, uint8_t *row) {
   const int64_t off = kx * g.dw;
   const uint8_t *tap = plane + (ky * g.dh * g.sw + off % g.sw) * pp.phase + off / g.sw;
   const int64_t row_step = g.sh * g.sw * pp.phase;
-  // Output row by output row: the first from column p0 % ow, then whole rows.
-  int64_t oy = p0 / g.ow, ox0 = p0 % g.ow;
-  for (int64_t p = p0, end = p0 + n; p < end; ++oy, ox0 = 0) {
-    const int64_t len = g.ow - ox0 < end - p ? g.ow - ox0 : end - p;
-    const uint8_t *src = tap + oy * row_step + ox0;
-    uint8_t *dst = row + (p - p0);
+  // Output row by output row: the first from column ox0, then whole rows.
+  const uint8_t *src = tap + oy0 * row_step + ox0;
+  int64_t len = g.ow - ox0 < n ? g.ow - ox0 : n;
+  for (int64_t p = 0; p < n;) {
     for (int64_t i = 0; i < len; i += 16)
-      store_bytes(dst + i, load_bytes(src + i));
+      store_bytes(row + p + i, load_bytes(src + i));
     p += len;
+    src += row_step - ox0;
+    ox0 = 0;
+    len = g.ow < n - p ? g.ow : n - p;
   }
 }
 
@@ -432,6 +433,9 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
                 uint8_t *rows) {
   const int64_t taps = g.kh * g.kw, depth = cg * taps, plane = g.h * g.w;
   const bool direct = planes == nullptr && p0 + nv <= plane;
+  const int64_t oy0 = p0 / g.ow, ox0 = p0 % g.ow;
+  // Depth k = (ci * kh + ky) * kw + kx, counted up (no divisions per row).
+  int64_t ci = 0, ky = 0, kx = 0;
   for (int64_t kg = 0; kg < depth; kg += G) {
     const uint8_t *src[G];
     for (int64_t j = 0; j < G; ++j) {
@@ -440,17 +444,24 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
       if (k >= depth) {
         fill_bytes(row, nv, 0); // times zero weights
         src[j] = row;
-      } else if (direct) {
+        continue;
+      }
+      if (direct) {
         src[j] = reinterpret_cast<const uint8_t *>(x + k * plane + p0);
       } else {
-        if (planes) {
-          const int64_t t = k % taps;
-          gather_row(planes + (k / taps) * pp.bytes(), pp, g, t / g.kw, t % g.kw, p0, n, row);
-        } else { // 1x1 read as it is, the last block's tail
+        if (planes)
+          gather_row(planes + ci * pp.bytes(), pp, g, ky, kx, oy0, ox0, n, row);
+        else // 1x1 read as it is, the last block's tail
           __builtin_memcpy(row, x + k * plane + p0, size_t(n));
-        }
         fill_bytes(row + n, nv - n, pad);
         src[j] = row;
+      }
+      if (++kx == g.kw) {
+        kx = 0;
+        if (++ky == g.kh) {
+          ky = 0;
+          ++ci;
+        }
       }
     }
     interleave_rows<G>(src, nv, static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip),

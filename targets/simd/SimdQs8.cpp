@@ -117,8 +117,9 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   const bool readsInput = pack::conv_reads_input(kernel[0], kernel[1], g->strides[0],
                                                  g->strides[1], g->padsBegin[0],
                                                  g->padsBegin[1]);
-  args.push_back(KernelArg::scratch(
-      pack::conv_scratch_bytes(depth, ys[2] * ys[3], cg, plane, readsInput, dg), "uint8_t"));
+  args.push_back(KernelArg::scratch(pack::conv_scratch_bytes(depth, ys[2], ys[3], g->strides[0],
+                                                             cg, plane, readsInput, dg),
+                                    "uint8_t"));
   return calls({call("conv2d", packedKernelArgs(op.getX(), packing), kSimdQs8, std::move(args),
                      kSimdQs8Namespace)});
 }

@@ -121,8 +121,9 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
     constexpr bool S = simd::qs8::kShiftedBytes;
     pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                         pk::packed_zero_point(x_zp + pk::flip_of<T>(), S), folded.data());
-    std::vector<uint8_t> scratch(pk::conv_scratch_bytes(
-        depth, oh * ow, cg, pp, pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw), G));
+    const bool reads_input = pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw);
+    std::vector<uint8_t> scratch(
+        pk::conv_scratch_bytes(depth, oh, ow, q.sh, cg, pp, reads_input, G));
     simd::qs8::conv2d<T, G, S>(x.data(), packed.data(), folded.data(), got.data(), in, out,
                                kernel, strides, pb, dil, q.group, x_zp, mult.data(), shift.data(),
                                count, y_zp, lo, hi,
@@ -150,7 +151,8 @@ const ConvCase kConvCases[] = {
     {8, 9, 9, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},       // grouped
     {16, 7, 7, 33, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 49 pixels, 33 channels
     {2, 10, 20, 4, 1, 3, 1, 3, 0, 1, 0, 2, 1, 1, 1},     // asymmetric
-    {256, 14, 14, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // several pixel blocks
+    {256, 14, 14, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // several pixel blocks (virtual rows)
+    {8, 6, 6, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // stride 1 gathered, not virtual rows
     {12, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12},  // depthwise
     {7, 15, 13, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},     // depthwise strided
     {5, 19, 37, 5, 5, 5, 1, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5, mixed strides

@@ -469,6 +469,56 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
   }
 }
 
+/// pack_panel over virtual rows (qs8_pack.h's ConvPixels): packed pixels
+/// [q0, q0 + nv) of one group, each tap's row read in place from its
+/// stride-1 padded plane (one run: row by row at the plane's width).
+template <int G, typename T>
+void pack_panel_in_place(const uint8_t *planes, const PaddedPlane &pp, const Conv2d &g,
+                         int64_t cg, int64_t q0, int64_t nv, uint8_t *panel, uint8_t *rows) {
+  const int64_t depth = cg * g.kh * g.kw;
+  int64_t ci = 0, ky = 0, kx = 0;
+  for (int64_t kg = 0; kg < depth; kg += G) {
+    const uint8_t *src[G];
+    for (int64_t j = 0; j < G; ++j) {
+      if (kg + j >= depth) { // times zero weights
+        fill_bytes(rows, nv, 0);
+        src[j] = rows;
+        continue;
+      }
+      src[j] = planes + ci * pp.bytes() + ky * g.dh * pp.phase + kx * g.dw + q0;
+      if (++kx == g.kw) {
+        kx = 0;
+        if (++ky == g.kh) {
+          ky = 0;
+          ++ci;
+        }
+      }
+    }
+    interleave_rows<G>(src, nv, static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip),
+                       panel + kg * nv);
+  }
+}
+
+/// `rows` channel rows of a stage (stage_stride apart) holding packed
+/// pixels [q0, q0 + n) over virtual rows `width` wide, stored to y
+/// (channel rows y_stride apart, output rows ow wide): each output row's
+/// first ow pixels; the rest are the padding's and dropped.
+template <typename T>
+void store_virtual_rows(const T *stage, int64_t stage_stride, int64_t rows, int64_t q0,
+                        int64_t n, int64_t width, int64_t ow, T *y, int64_t y_stride) {
+  const int64_t oy0 = q0 / width, ox0 = q0 % width;
+  for (int64_t r = 0; r < rows; ++r) {
+    const T *src = stage + r * stage_stride;
+    T *dst = y + r * y_stride + oy0 * ow;
+    for (int64_t i = 0, ox = ox0; i < n; ox = 0, dst += ow) {
+      const int64_t run = width - ox < n - i ? width - ox : n - i;
+      if (ox < ow)
+        __builtin_memcpy(dst + ox, src + i, size_t(ow - ox < run ? ow - ox : run) * sizeof(T));
+      i += run;
+    }
+  }
+}
+
 /// The 4 bytes at p in every 32-bit lane (a depth step's weights of one
 /// channel, or activations of one row, for a product without by-element
 /// form).
@@ -633,6 +683,18 @@ constexpr int kConvVectors = kLanes == 16                              ? 6
                              : kLanes == 4                         ? 6
                                                                    : 2;
 
+/// ConvPixels' bound (qs8_pack.h) for computing stride-1 convolutions over
+/// virtual rows: on x86 the gather of each tap's rows costs more than the
+/// dropped pixels' products while extra / ow * channels < 64 (ResNet-18
+/// int8 -6%, CIFAR -7%); on NEON its copies are fewer instructions than
+/// those products (the CIFAR CNN under qemu-aarch64: +9% on armv8-a, +3%
+/// with SDOT), so never.
+#if defined(__ARM_NEON)
+constexpr int64_t kVirtualRowsBound = 0;
+#else
+constexpr int64_t kVirtualRowsBound = 64;
+#endif
+
 /// conv_tile<nv> for nv in [1, kConvVectors].
 template <typename T, int NV = kConvVectors>
 void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
@@ -671,13 +733,17 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
   static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
                 "weights packed and folded for another instruction set (qs8_pack.h)");
   const int64_t depth = cg * g.kh * g.kw, dgroups = round_up(depth, G) / G;
-  const int64_t pixels = g.oh * g.ow, block = conv_pixel_block(depth, pixels);
   const int64_t tile_bytes = dgroups * kConvRows * G,
                 group_bytes = round_up(mg, kConvRows) * dgroups * G;
   const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
   const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
-  uint8_t *panel = scratch, *rows = scratch + dgroups * G * block;
-  uint8_t *planes = reads_input ? nullptr : rows + G * block + 64;
+  const ConvPixels cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input,
+                                    kVirtualRowsBound);
+  const int64_t pixels = g.oh * g.ow, block = cp.block;
+  const ConvScratch sl = conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G);
+  uint8_t *panel = scratch, *rows = scratch + sl.rows;
+  T *stage = reinterpret_cast<T *>(scratch + sl.stage);
+  uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
@@ -688,10 +754,13 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
       if (planes)
         for (int64_t ci = 0; ci < cg; ++ci)
           pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
-      for (int64_t p0 = 0; p0 < pixels; p0 += block) {
-        const int64_t np = pixels - p0 < block ? pixels - p0 : block;
+      for (int64_t p0 = 0; p0 < cp.count; p0 += block) {
+        const int64_t np = cp.count - p0 < block ? cp.count - p0 : block;
         const int64_t nv = round_up(np, 16);
-        pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, pad, panel, rows);
+        if (cp.virtual_rows)
+          pack_panel_in_place<G, T>(planes, pp, g, cg, p0, nv, panel, rows);
+        else
+          pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, pad, panel, rows);
         for (int64_t mt = 0; mt < mg; mt += kConvRows) {
           const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
           Requant q[kConvRows];
@@ -700,12 +769,18 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
             q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
           }
           const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
-          T *yt = y + (b * m + gi * mg + mt) * pixels + p0;
+          T *yc = y + (b * m + gi * mg + mt) * pixels;
+          // Virtual rows go through the stage (their padding pixels dropped).
+          T *yt = cp.virtual_rows ? stage : yc + p0;
+          const int64_t y_stride = cp.virtual_rows ? block : pixels;
           for (int64_t px = 0; px < np; px += kTile) {
             const int64_t vecs = (nv - px) / kLanes;
             conv_tiles(vecs < kConvVectors ? vecs : kConvVectors, panel + px * G, nv * G, wt,
-                       dgroups, narrow_weights, q, live, vzp, vmin, vmax, yt + px, pixels, np - px);
+                       dgroups, narrow_weights, q, live, vzp, vmin, vmax, yt + px, y_stride,
+                       np - px);
           }
+          if (cp.virtual_rows)
+            store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yc, pixels);
         }
       }
     }

@@ -131,17 +131,22 @@ inline int64_t conv_pixel_block(int64_t depth, int64_t pixels) {
 /// point's byte), `rows` rows of the window's reach, each split into
 /// `stride_w` column phases of `phase` bytes (phase f holds padded columns
 /// f, f + stride_w, ...), so a tap of a strided window reads contiguous
-/// bytes; 16 bytes of slack end each phase for whole-vector reads.
+/// bytes; 16 bytes of slack end each phase for whole-vector reads. At
+/// stride 1 a row is exactly the window's reach (ow + (kw - 1) * dw) and
+/// the slack ends the plane: a tap's output rows are then one run of it
+/// (ConvPixels' virtual rows).
 struct PaddedPlane {
-  int64_t rows, stride_w, phase;
-  int64_t bytes() const { return rows * stride_w * phase; }
+  int64_t rows, stride_w, phase, slack;
+  int64_t bytes() const { return rows * stride_w * phase + slack; }
 };
 
 inline PaddedPlane padded_plane(int64_t out_h, int64_t out_w, int64_t kernel_h,
                                 int64_t kernel_w, int64_t stride_h, int64_t stride_w,
                                 int64_t dilation_h, int64_t dilation_w) {
-  return {(out_h - 1) * stride_h + (kernel_h - 1) * dilation_h + 1, stride_w,
-          out_w + (kernel_w - 1) * dilation_w / stride_w + 1 + 16};
+  const int64_t rows = (out_h - 1) * stride_h + (kernel_h - 1) * dilation_h + 1;
+  if (stride_w == 1)
+    return {rows, 1, out_w + (kernel_w - 1) * dilation_w, 32};
+  return {rows, stride_w, out_w + (kernel_w - 1) * dilation_w / stride_w + 1 + 16, 0};
 }
 
 /// Whether a convolution reads its input rows as they are (1x1, stride 1,
@@ -152,15 +157,65 @@ inline bool conv_reads_input(int64_t kernel_h, int64_t kernel_w, int64_t stride_
          pad_w == 0;
 }
 
-/// Bytes of scratch a convolution needs: the packed block of activations
-/// (depth groups of `dg`), `dg` gathered rows of it, and (unless it reads
-/// its input as it is) the group's padded planes (`plane` each, `planes`
-/// of them).
-inline int64_t conv_scratch_bytes(int64_t depth, int64_t pixels, int64_t planes,
-                                  const PaddedPlane &plane, bool reads_input, int64_t dg) {
-  const int64_t block = conv_pixel_block(depth, pixels);
-  return round_up(depth, dg) * block + dg * block + 64 +
-         (reads_input ? 0 : planes * plane.bytes());
+/// The pixels conv2d packs (im2col) and computes. Normally the output's
+/// oh * ow, each tap's row gathered from the padded plane output row by
+/// output row. With virtual rows (stride 1 from padded planes), output
+/// rows are computed at the padded plane's width, their last
+/// (kw - 1) * dw pixels dropped when stored: each tap's row is then one
+/// run of the plane, read in place. That pays while the dropped share of
+/// the pixels (extra / ow) times the output channels stays below `bound`,
+/// the instruction set's (simd/qs8.h's kVirtualRowsBound).
+struct ConvPixels {
+  bool virtual_rows;
+  int64_t count, block; // pixels packed, and per panel (conv_pixel_block)
+};
+
+/// Whether a convolution may run over virtual rows (stride 1, from padded
+/// planes).
+inline bool conv_virtual_rows_possible(int64_t stride_h, const PaddedPlane &plane,
+                                       bool reads_input) {
+  return !reads_input && plane.stride_w == 1 && stride_h == 1;
+}
+
+inline ConvPixels conv_pixels(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
+                              int64_t mg, const PaddedPlane &plane, bool reads_input,
+                              int64_t bound) {
+  const bool virtual_rows = conv_virtual_rows_possible(stride_h, plane, reads_input) &&
+                            (plane.phase - out_w) * mg < bound * out_w;
+  const int64_t count = virtual_rows ? (out_h - 1) * plane.phase + out_w : out_h * out_w;
+  return {virtual_rows, count, conv_pixel_block(depth, count)};
+}
+
+/// A convolution's scratch, laid out for whichever way conv_pixels
+/// chooses (the compiler need not know the instruction set's bound): the
+/// packed block of activations (depth groups of `dg`, from 0), `dg`
+/// gathered rows of it, where virtual rows are possible a stage of
+/// kConvRows output rows, and (unless it reads its input as it is) the
+/// group's padded planes (`plane` each, `planes` of them); offsets in bytes.
+struct ConvScratch {
+  int64_t rows, stage, planes, bytes;
+};
+
+inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
+                                int64_t planes, const PaddedPlane &plane, bool reads_input,
+                                int64_t dg) {
+  const bool possible = conv_virtual_rows_possible(stride_h, plane, reads_input);
+  // The larger block: virtual rows pack more pixels.
+  const int64_t block =
+      conv_pixels(depth, out_h, out_w, stride_h, 1, plane, reads_input, possible ? 1 << 30 : 0)
+          .block;
+  ConvScratch s{};
+  s.rows = round_up(depth, dg) * block;
+  s.stage = s.rows + dg * block + 64;
+  s.planes = s.stage + (possible ? kConvRows * block + 64 : 0);
+  s.bytes = s.planes + (reads_input ? 0 : planes * plane.bytes());
+  return s;
+}
+
+inline int64_t conv_scratch_bytes(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
+                                  int64_t planes, const PaddedPlane &plane, bool reads_input,
+                                  int64_t dg) {
+  return conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg).bytes;
 }
 
 /// Most taps a depthwise convolution's weight table holds (larger

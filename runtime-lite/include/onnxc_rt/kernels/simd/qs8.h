@@ -278,6 +278,11 @@ template <int K> inline void copy_overlapping(uint8_t *dst, const uint8_t *src, 
 /// two overlapping 8- or 4-byte stores.)
 inline void fill_bytes(uint8_t *dst, int64_t n, uint8_t v) {
   const Bytes p = Bytes{} + v;
+  if (n >= 16 && n <= 32) { // (GCC turns the loop below into a memset call)
+    store_bytes(dst, p);
+    store_bytes(dst + n - 16, p);
+    return;
+  }
   if (n >= 16) {
     for (int64_t i = 0; i + 16 <= n; i += 16)
       store_bytes(dst + i, p);
@@ -297,8 +302,8 @@ inline void fill_bytes(uint8_t *dst, int64_t n, uint8_t v) {
     __builtin_memcpy(dst + n - 4, &v4, 4);
     return;
   }
-  for (int64_t i = 0; i < n; ++i)
-    dst[i] = v;
+  if (n > 0) // 1 to 3 bytes (a loop would be a memset call too)
+    dst[0] = dst[n / 2] = dst[n - 1] = v;
 }
 
 /// The first n bytes (0 < n <= 16) of v stored at dst, nothing past them.
@@ -1428,12 +1433,19 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
   // Without left padding, every window whose first column is inside holds
   // an input element; otherwise the edges are checked per row.
   const bool windows_hold_input = pw == 0 && (ow - 1) * sw < w;
+  // Output columns whose windows lie wholly inside the input: [inside_lo,
+  // inside_hi] (empty when inside_hi < inside_lo).
+  const int64_t inside_lo = (pw + sw - 1) / sw,
+                inside_hi = w - 1 + pw - (kw - 1) * dw >= 0
+                                ? (w - 1 + pw - (kw - 1) * dw) / sw
+                                : -1;
   const bool vector_steps = sw == 1 || sw == 2;
   // Output rows (of all planes, y's order) go kMaxPoolRows at a time: their
   // padded rows first, then their windows, so that a window's loads come
   // well after the stores they read (a load that straddles two recent
   // stores waits for them to commit).
   const int64_t stride = width + kMaxPoolRowSlack, rows = in_shape[0] * in_shape[1] * oh;
+  const T *const x_end = x + in_shape[0] * in_shape[1] * h * w;
   for (int64_t g0 = 0; g0 < rows; g0 += kMaxPoolRows) {
     const int64_t batch = rows - g0 < kMaxPoolRows ? rows - g0 : kMaxPoolRows;
     bool empty[kMaxPoolRows];
@@ -1454,7 +1466,6 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
       // before).
       T *row = scratch + b * stride;
       fill_bytes(reinterpret_cast<uint8_t *>(row), lo, uint8_t(lowest));
-      fill_bytes(reinterpret_cast<uint8_t *>(row) + hi, stride - hi, uint8_t(lowest));
       const T *in0 = x + (p * h + oy * sh - ph + k0 * dh) * w - pw;
       const int64_t in_step = dh * w;
       auto column_max = [&](int64_t i) {
@@ -1468,6 +1479,8 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
           column_max(i);
         if ((hi - lo) % 16)
           column_max(hi - 16);
+      } else if (in0 + (k1 - k0 - 1) * in_step + lo + 16 <= x_end) {
+        column_max(lo); // a short row: one vector, its columns past hi refilled below
       } else {
         for (int64_t i = lo; i < hi; ++i) {
           T m = in0[i];
@@ -1476,6 +1489,7 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
           row[i] = m;
         }
       }
+      fill_bytes(reinterpret_cast<uint8_t *>(row) + hi, stride - hi, uint8_t(lowest));
     }
     for (int64_t b = 0; b < batch; ++b) {
       T *out = y + (g0 + b) * ow;
@@ -1514,11 +1528,14 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
       }
       if (windows_hold_input)
         continue;
-      // Windows at the edges may hold no input column at all.
+      // Windows at the edges may hold no input column at all (those in
+      // [inside_lo, inside_hi] lie wholly inside).
       for (int64_t ox = 0; ox < ow; ++ox) {
-        const int64_t first = ox * sw - pw, last = first + (kw - 1) * dw;
-        if (first >= 0 && last < w)
+        if (ox >= inside_lo && ox <= inside_hi) {
+          ox = inside_hi;
           continue;
+        }
+        const int64_t first = ox * sw - pw;
         bool inside = false;
         for (int64_t kx = 0; kx < kw; ++kx)
           inside = inside || (first + kx * dw >= 0 && first + kx * dw < w);

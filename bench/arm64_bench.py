@@ -126,8 +126,13 @@ def main():
     ap.add_argument("--runs", type=int, default=4, help="N of ((1 + N) - 1) / N")
     ap.add_argument("--int8", action="store_true")
     ap.add_argument("--work", default=os.path.join(ROOT, "build", "bench"))
+    ap.add_argument("--ort-from", default=None, metavar="RESULTS_MD",
+                    help="take ORT's counts from an earlier results file of the same command "
+                         "(ORT's count depends only on the model file and the target, and takes "
+                         "most of the run) and count onnxc only")
     ap.add_argument("models", nargs="*", default=None)
     args = ap.parse_args()
+    earlier = read_ort_counts(args.ort_from) if args.ort_from else {}
     if not os.path.exists(NODE):
         sys.exit("no Node.js for aarch64: cd bench/arm64 && npm install --ignore-scripts --force")
     targets = (args.targets or ("aarch64,aarch64-dotprod,aarch64-i8mm" if args.int8
@@ -158,10 +163,22 @@ def main():
                 # least --runs), three ORT pairs for the small models.
                 o = onnxc_count(args.onnxc, model, inputs, t, args.runs, tmp)
                 runs = max(args.runs, min(40, -(-300_000_000 // o)))
-                r = ort_count(model, inp, shape, t, runs, tools, tmp, 3 if o < 50e6 else 1)
+                r = earlier.get((name, t)) or ort_count(model, inp, shape, t, runs, tools, tmp,
+                                                        3 if o < 50e6 else 1)
                 rows.append({"model": name, "target": t, "onnxc": o, "ort": r})
                 print(json.dumps(rows[-1]), flush=True)
     write_results(rows, targets, args)
+
+
+def read_ort_counts(path):
+    """(model, target) -> ORT's instructions per inference, from a results
+    file this script wrote."""
+    counts = {}
+    for line in open(path):
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[1] in CPUS:
+            counts[(cells[0], cells[1])] = round(float(cells[3]) * 1e6)
+    return counts
 
 
 def write_results(rows, targets, args):
@@ -186,7 +203,9 @@ def write_results(rows, targets, args):
          "calibrated on its test input), that QDQ file run by both." if args.int8 else ""),
         f"Command: `cd bench && /usr/bin/python3 arm64_bench.py{' --int8' if args.int8 else ''}"
         f"{' --targets ' + ','.join(targets) if args.targets else ''}` "
-        f"({time.strftime('%Y-%m-%d')}).", "",
+        f"({time.strftime('%Y-%m-%d')})" +
+        (f"; ORT's counts from an earlier run of it (--ort-from {os.path.basename(args.ort_from)})"
+         if args.ort_from else "") + ".", "",
         "| model | target | onnxc (M instr.) | ORT (M instr.) | ORT / onnxc |", "|---|---|---:|---:|---:|"]
     for r in rows:
         lines.append(f"| {r['model']} | {r['target']} | {r['onnxc'] / 1e6:.2f} | "

@@ -329,11 +329,13 @@ inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, i
     // local array: GCC otherwise stores acc back every step.)
     VecF s0[kGemmMR], s1[kGemmMR];
     for_rows([&](auto r) { s0[r] = s1[r] = VecF::zero(); });
-    for (; p + 4 <= kc; p += 4) {
+    // A packed sliver's rows are kNR apart: one pointer stepped by 4 rows,
+    // immediate offsets (not the row's index times kNR each step).
+    const float *bp = b.row(0);
+    for (; p + 4 <= kc; p += 4, bp += 4 * kNR) {
       VecF a[kGemmMR];
       for_rows([&](auto q) { a[q] = VecF::load(ap + q * kLanes); });
-      // A packed sliver's rows are kNR apart: one base, immediate offsets.
-      const float *b0 = b.row(p);
+      const float *b0 = std::is_same_v<Sliver, PackedSliver> ? bp : b.row(p);
       const float *b1 = std::is_same_v<Sliver, PackedSliver> ? b0 + kNR : b.row(p + 1);
       const float *b2 = std::is_same_v<Sliver, PackedSliver> ? b0 + 2 * kNR : b.row(p + 2);
       const float *b3 = std::is_same_v<Sliver, PackedSliver> ? b0 + 3 * kNR : b.row(p + 3);

@@ -26,7 +26,7 @@ void strided_gather(const T *x, T *y, int64_t rank_in, const int64_t *shape_in,
   // Dims of size 1 are dropped, and a dim whose read stride steps over the
   // whole next-inner dim merges into it: a channel shuffle's Transpose
   // becomes rows of H*W elements, a channel Slice one row.
-  int64_t shape[kMaxRank], read[kMaxRank], rank = 0;
+  int64_t shape[kMaxRank] = {}, read[kMaxRank] = {}, rank = 0;
   for (int64_t d = 0; d < rank_in; ++d) {
     if (shape_in[d] == 1)
       continue;

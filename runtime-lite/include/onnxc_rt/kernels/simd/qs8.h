@@ -431,11 +431,13 @@ inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d
 /// Packs output pixels [p0, p0 + n) of one group into `panel`
 /// ([depth/G][nv][G] unsigned bytes, nv = n rounded up to 16), from the
 /// group's input x (read as it is) or its padded planes, gathering rows
-/// into `rows` (G * nv bytes and 64 of slack).
+/// into `rows` (G * nv bytes and 64 of slack). Over virtual rows
+/// (qs8_pack.h's ConvPixels: p0 and n count packed pixels) each tap's row
+/// is read in place from its stride-1 padded plane: one run of it.
 template <int G, typename T>
 void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const Conv2d &g,
-                int64_t cg, int64_t p0, int64_t n, int64_t nv, uint8_t pad, uint8_t *panel,
-                uint8_t *rows) {
+                int64_t cg, int64_t p0, int64_t n, int64_t nv, uint8_t pad, bool virtual_rows,
+                uint8_t *panel, uint8_t *rows) {
   const int64_t taps = g.kh * g.kw, depth = cg * taps, plane = g.h * g.w;
   const bool direct = planes == nullptr && p0 + nv <= plane;
   const int64_t oy0 = p0 / g.ow, ox0 = p0 % g.ow;
@@ -451,7 +453,9 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
         src[j] = row;
         continue;
       }
-      if (direct) {
+      if (virtual_rows) {
+        src[j] = planes + ci * pp.bytes() + ky * g.dh * pp.phase + kx * g.dw + p0;
+      } else if (direct) {
         src[j] = reinterpret_cast<const uint8_t *>(x + k * plane + p0);
       } else {
         if (planes)
@@ -461,36 +465,6 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
         fill_bytes(row + n, nv - n, pad);
         src[j] = row;
       }
-      if (++kx == g.kw) {
-        kx = 0;
-        if (++ky == g.kh) {
-          ky = 0;
-          ++ci;
-        }
-      }
-    }
-    interleave_rows<G>(src, nv, static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip),
-                       panel + kg * nv);
-  }
-}
-
-/// pack_panel over virtual rows (qs8_pack.h's ConvPixels): packed pixels
-/// [q0, q0 + nv) of one group, each tap's row read in place from its
-/// stride-1 padded plane (one run: row by row at the plane's width).
-template <int G, typename T>
-void pack_panel_in_place(const uint8_t *planes, const PaddedPlane &pp, const Conv2d &g,
-                         int64_t cg, int64_t q0, int64_t nv, uint8_t *panel, uint8_t *rows) {
-  const int64_t depth = cg * g.kh * g.kw;
-  int64_t ci = 0, ky = 0, kx = 0;
-  for (int64_t kg = 0; kg < depth; kg += G) {
-    const uint8_t *src[G];
-    for (int64_t j = 0; j < G; ++j) {
-      if (kg + j >= depth) { // times zero weights
-        fill_bytes(rows, nv, 0);
-        src[j] = rows;
-        continue;
-      }
-      src[j] = planes + ci * pp.bytes() + ky * g.dh * pp.phase + kx * g.dw + q0;
       if (++kx == g.kw) {
         kx = 0;
         if (++ky == g.kh) {
@@ -762,10 +736,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
       for (int64_t p0 = 0; p0 < cp.count; p0 += block) {
         const int64_t np = cp.count - p0 < block ? cp.count - p0 : block;
         const int64_t nv = round_up(np, 16);
-        if (cp.virtual_rows)
-          pack_panel_in_place<G, T>(planes, pp, g, cg, p0, nv, panel, rows);
-        else
-          pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, pad, panel, rows);
+        pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, pad, cp.virtual_rows, panel, rows);
         for (int64_t mt = 0; mt < mg; mt += kConvRows) {
           const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
           Requant q[kConvRows];

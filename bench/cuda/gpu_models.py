@@ -21,7 +21,9 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
                                 "models"))
 import export_models  # noqa: E402
 
-MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder"]
+MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder"]  # timed, batch 1 and 32
+PARITY_MODELS = ["cifar_cnn", "squeezenet1_1", "shufflenet_v2",
+                 "efficientnet_b0"]  # the rest of the e2e set: parity, batch 1
 BATCHES = [1, 32]
 INPUT_SALT = 7
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""On the GPU machine (run_on_gpu.sh calls it): times each kit model in
-PyTorch eager and torch.compile (default mode, and "reduce-overhead", which
-replays CUDA Graphs as onnxc does), float32 with TF32 off on both sides,
-checks onnxc's output against eager PyTorch's (1e-4 relative), and writes
-OUT/cuda-gpu.md with onnxc's timings (OUT/onnxc_<model>_b<batch>.json).
+"""On the GPU machine (run_on_gpu.sh calls it): for each build of the kit
+that run_on_gpu.sh timed (OUT/onnxc_<model>_<variant>.json), checks onnxc's
+output against eager PyTorch's on the GPU and against onnxc's own on the
+host CPU (host_out.bin), and times PyTorch at the same precision: eager
+always, torch.compile (default mode, and "reduce-overhead", which replays
+CUDA Graphs as onnxc does) for the timed models in float32 (TF32 off on
+both sides). Writes OUT/cuda-gpu.md.
 
     python3 torch_gpu.py --kit kit --out OUT [MODEL...]
 """
@@ -36,54 +38,84 @@ def timed(fn, x, runs):
     return {"median_us": us[len(us) // 2], "p99_us": us[min(len(us) - 1, len(us) * 99 // 100)]}
 
 
+def rel_err(got, ref):
+    return float(np.max(np.abs(got.astype(np.float64) - ref)) / np.max(np.abs(ref)))
+
+
+def write_table(out, rows):
+    """OUT/cuda-gpu.md, rewritten after each row (a run cut short keeps its rows)."""
+    gpu = torch.cuda.get_device_name(0)
+    with open(os.path.join(out, "cuda-gpu.md"), "w") as f:
+        f.write(f"# onnxc --target cuda against PyTorch {torch.__version__} on {gpu}\n\n"
+                "Median of the runs (p99 in brackets), microseconds, one process per side, "
+                "the same GPU; ratios are PyTorch's time / onnxc's (above 1: onnxc faster). "
+                "fp32: TF32 off on both sides; tf32: onnxc --precision tf32 against PyTorch "
+                "with TF32 allowed. rel err: max |diff| / max |ref| of onnxc's output against "
+                "eager PyTorch's (float32, TF32 off) and against onnxc's on the host CPU.\n\n"
+                "| model | batch | precision | onnxc | eager | compile | compile (CUDA graphs) | "
+                "eager / onnxc | compile / onnxc | graphs / onnxc | rel err vs PyTorch | "
+                "rel err vs host |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n")
+        for r in rows:
+            o = r["onnxc"]["median_us"]
+
+            def cell(t):
+                return f"{t['median_us']:.0f} ({t['p99_us']:.0f})" if t else "-"
+
+            def ratio(t):
+                return f"{t['median_us'] / o:.2f}" if t else "-"
+            c, g = r.get("compiled"), r.get("graphs")
+            f.write(f"| {r['model']} | {r['batch']} | {r['precision']} | {cell(r['onnxc'])} | "
+                    f"{cell(r['eager'])} | {cell(c)} | {cell(g)} | {ratio(r['eager'])} | "
+                    f"{ratio(c)} | {ratio(g)} | {r['rel_err']:.2g} | {r['rel_err_host']:.2g} |\n")
+
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kit", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
     ap.add_argument("models", nargs="*")
     a = ap.parse_args()
-    models = a.models or [m for m in gpu_models.MODELS if os.path.isdir(os.path.join(a.kit, m))]
+    every = gpu_models.MODELS + gpu_models.PARITY_MODELS
+    models = a.models or [m for m in every if os.path.isdir(os.path.join(a.kit, m))]
     rows = []
     for name in models:
         for batch in gpu_models.BATCHES:
-            tag = f"{name}_b{batch}"
-            onnxc_json = os.path.join(a.out, f"onnxc_{tag}.json")
-            if not os.path.exists(onnxc_json):
+            builds = [(p, f"b{batch}" + ("" if p == "fp32" else "-" + p)) for p in ("fp32", "tf32")]
+            builds = [(p, v) for p, v in builds
+                      if os.path.exists(os.path.join(a.out, f"onnxc_{name}_{v}.json"))]
+            if not builds:
                 continue
-            onnxc = json.load(open(onnxc_json))
             model, x = gpu_models.build(name, batch)
             model, x = model.cuda(), x.cuda()
-            with torch.no_grad():
+            host = np.fromfile(os.path.join(a.kit, name, f"b{batch}", "host_out.bin"),
+                               dtype=np.float32)
+            with torch.no_grad():  # the reference: float32, TF32 off
+                torch.backends.cuda.matmul.allow_tf32 = False
+                torch.backends.cudnn.allow_tf32 = False
                 ref = model(x).float().cpu().numpy()
-            got = np.fromfile(os.path.join(a.kit, name, f"b{batch}", "onnxc_out.bin"),
-                              dtype=np.float32).reshape(ref.shape)
-            rel = float(np.max(np.abs(got.astype(np.float64) - ref)) / np.max(np.abs(ref)))
-            eager = timed(model, x, a.runs)
-            compiled = timed(torch.compile(model), x, a.runs)
-            graphs = timed(torch.compile(model, mode="reduce-overhead"), x, a.runs)
-            row = dict(model=name, batch=batch, onnxc=onnxc, eager=eager, compiled=compiled,
-                       graphs=graphs, rel_err=rel)
-            rows.append(row)
-            print(json.dumps(row), flush=True)
-    gpu = torch.cuda.get_device_name(0)
-    with open(os.path.join(a.out, "cuda-gpu.md"), "w") as f:
-        f.write(f"# onnxc --target cuda against PyTorch {torch.__version__} on {gpu}\n\n"
-                "float32, TF32 off on both sides; median of the runs (p99 in brackets), "
-                "microseconds; ratios are PyTorch's time / onnxc's (above 1: onnxc faster); "
-                "rel err: onnxc's output against eager PyTorch's, max |diff| / max |ref|.\n\n"
-                "| model | batch | onnxc | eager | compile | compile (CUDA graphs) | "
-                "eager / onnxc | compile / onnxc | graphs / onnxc | rel err |\n"
-                "|---|---|---|---|---|---|---|---|---|---|\n")
-        for r in rows:
-            o = r["onnxc"]["median_us"]
-
-            def cell(t):
-                return f"{t['median_us']:.0f} ({t['p99_us']:.0f})"
-            f.write(f"| {r['model']} | {r['batch']} | {cell(r['onnxc'])} | {cell(r['eager'])} | "
-                    f"{cell(r['compiled'])} | {cell(r['graphs'])} | "
-                    f"{r['eager']['median_us'] / o:.2f} | {r['compiled']['median_us'] / o:.2f} | "
-                    f"{r['graphs']['median_us'] / o:.2f} | {r['rel_err']:.2g} |\n")
+            for precision, variant in builds:
+                tf32 = precision == "tf32"
+                torch.backends.cuda.matmul.allow_tf32 = tf32
+                torch.backends.cudnn.allow_tf32 = tf32
+                torch.backends.cudnn.benchmark = True
+                torch._dynamo.reset()
+                onnxc = json.load(open(os.path.join(a.out, f"onnxc_{name}_{variant}.json")))
+                got = np.fromfile(os.path.join(a.kit, name, variant, "onnxc_out.bin"),
+                                  dtype=np.float32).reshape(ref.shape)
+                row = dict(model=name, batch=batch, precision=precision, onnxc=onnxc,
+                           rel_err=rel_err(got, ref), rel_err_host=rel_err(got, host.reshape(ref.shape)),
+                           host_vs_torch=rel_err(host.reshape(ref.shape), ref))
+                row["eager"] = timed(model, x, a.runs)
+                if name in gpu_models.MODELS and not tf32 and not a.no_compile:
+                    row["compiled"] = timed(torch.compile(model), x, a.runs)
+                    row["graphs"] = timed(torch.compile(model, mode="reduce-overhead"), x, a.runs)
+                rows.append(row)
+                print(json.dumps(row), flush=True)
+                write_table(a.out, rows)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,194 @@
+#!/usr/bin/python3
+"""The ONNX node tests on a real GPU, in two steps, because the GPU machine
+has nvcc but no onnxc and this machine has onnxc but no GPU:
+
+    here:  /usr/bin/python3 node_kit.py prepare [--onnxc ONNXC] [--out kit/node]
+    there: python3 node_kit.py run --kit kit/node --out OUT [--jobs 16]
+
+prepare compiles every node test of Debian's libonnx-testdata (the selection
+run_conformance.py makes, tensors only) with `onnxc --target cuda` and writes
+kit/node/<test>/: the generated model.cu, model.h, model_weights.S and
+weights blob, and each test_data_set_N's inputs and expected outputs as
+.npy. Tests the CUDA target refuses (exit 3) are listed in
+kit/node/refused.txt with onnxc's reason. run builds each test with nvcc and
+the program of test/e2e/check_cuda_emulated.py (the same program the CPU
+emulation runs: session created, the CUDA Graph replayed twice), runs it on
+the GPU and compares the outputs at the conformance tolerances
+(run_conformance.compare). It writes OUT/node-tests.md and exits non-zero
+when a test fails.
+"""
+import argparse
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "test", "conformance"))
+sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
+sys.path.insert(0, os.path.join(ROOT, "test", "models"))
+from check_cuda_emulated import MAIN, interface  # noqa: E402
+from run_conformance import TESTDATA, compare, model_info, out_of_scope  # noqa: E402
+
+
+def prepare_one(onnxc, test_dir, out):
+    """'ok', 'refused: why' or 'fail: why' for one node test."""
+    import onnx
+    from onnx_tensors import load_tensor
+    gen = os.path.join(out, "gen")
+    r = subprocess.run([onnxc, os.path.join(test_dir, "model.onnx"), "--target", "cuda",
+                        "--name", "model", "--quiet", "-o", gen], capture_output=True, text=True)
+    if r.returncode != 0:
+        first = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
+        shutil.rmtree(out, ignore_errors=True)
+        return ("refused: " if r.returncode == 3 else "fail: ") + first
+    graph = onnx.load(os.path.join(test_dir, "model.onnx"), load_external_data=False).graph
+    n_in = len([t for t in interface(os.path.join(gen, "model.h")) if t[0] == "in"])
+    sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
+    for s in sets:
+        os.makedirs(os.path.join(out, s))
+        for k in range(n_in):
+            np.save(os.path.join(out, s, f"in{k}.npy"),
+                    load_tensor(os.path.join(test_dir, s, f"input_{k}.pb")))
+        for k in range(len(graph.output)):
+            path = os.path.join(test_dir, s, f"output_{k}.pb")
+            if os.path.exists(path):
+                np.save(os.path.join(out, s, f"out{k}.npy"), load_tensor(path))
+    return "ok"
+
+
+def prepare(a):
+    import onnx
+    shutil.rmtree(a.out, ignore_errors=True)
+    os.makedirs(a.out)
+    root = os.path.join(TESTDATA, "node")
+    todo, refused = [], []
+    for name in sorted(os.listdir(root)):
+        test_dir = os.path.join(root, name)
+        if not os.path.exists(os.path.join(test_dir, "model.onnx")):
+            continue
+        m = onnx.load(os.path.join(test_dir, "model.onnx"), load_external_data=False)
+        if out_of_scope(name, model_info(m)[0]):
+            continue
+        if any(v.type.WhichOneof("value") != "tensor_type"
+               for v in list(m.graph.input) + list(m.graph.output)):
+            refused.append((name, "sequences and optionals do not cross the program's interface"))
+            continue
+        todo.append(name)
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        results = dict(zip(todo, pool.map(
+            lambda n: prepare_one(a.onnxc, os.path.join(root, n), os.path.join(a.out, n)), todo)))
+    kept = [n for n in todo if results[n] == "ok"]
+    refused += [(n, results[n]) for n in todo if results[n] != "ok"]
+    with open(os.path.join(a.out, "refused.txt"), "w") as f:
+        for n, why in refused:
+            f.write(f"{n}: {why}\n")
+    with open(os.path.join(a.out, "tests.json"), "w") as f:
+        json.dump(kept, f)
+    print(f"node kit: {len(kept)} tests compiled for cuda, {len(refused)} refused, in {a.out}")
+
+
+def run_one(kit, name, runtime, nvcc, arch):
+    """(status, why, seconds): status 'pass' or 'fail'."""
+    start = time.monotonic()
+    test = os.path.join(kit, name)
+    gen = os.path.join(test, "gen")
+    tensors = interface(os.path.join(gen, "model.h"))
+    ins = [t for t in tensors if t[0] == "in"]
+    outs = [t for t in tensors if t[0] == "out"]
+    with tempfile.TemporaryDirectory(prefix="onnxc-node-") as work:
+        with open(os.path.join(work, "main.cu"), "w") as f:
+            f.write(MAIN)
+        program = os.path.join(work, "model")
+        for step in (["c++", "-c", os.path.join(gen, "model_weights.S"), "-Wa,-I" + gen,
+                      "-o", program + "_weights.o"],
+                     [nvcc, "-std=c++17", "-O2", f"-arch={arch}", "-I" + runtime, "-I" + gen,
+                      os.path.join(work, "main.cu"), os.path.join(gen, "model.cu"),
+                      program + "_weights.o", "-o", program]):
+            r = subprocess.run(step, capture_output=True, text=True)
+            if r.returncode != 0:
+                lines = (r.stderr.strip() or r.stdout.strip()).splitlines() or [""]
+                return "fail", "build failed: " + lines[0], time.monotonic() - start
+        for s in sorted(d for d in os.listdir(test) if d.startswith("test_data_set_")):
+            args = [program, str(len(ins))]
+            for k, (_, dtype, shape) in enumerate(ins):
+                x = np.load(os.path.join(test, s, f"in{k}.npy"))
+                if x.dtype != dtype or x.shape != shape:
+                    return "fail", f"input {k} is {x.dtype}{list(x.shape)}", 0.0
+                path = os.path.join(work, f"in{k}.bin")
+                x.tofile(path)
+                args += [path, str(x.nbytes)]
+            for k, (_, dtype, shape) in enumerate(outs):
+                args += [os.path.join(work, f"out{k}.bin"),
+                         str(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)]
+            r = subprocess.run(args, capture_output=True, text=True, timeout=120)
+            if r.returncode != 0:
+                return ("fail", f"the program failed ({r.returncode}): "
+                        f"{(r.stdout + r.stderr).strip()}", time.monotonic() - start)
+            for k, (_, dtype, shape) in enumerate(outs):
+                path = os.path.join(test, s, f"out{k}.npy")
+                if not os.path.exists(path):
+                    continue
+                got = np.fromfile(os.path.join(work, f"out{k}.bin"), dtype=dtype).reshape(shape)
+                why = compare(np.load(path), got)
+                if why:
+                    return "fail", f"{s} output {k}: {why}", time.monotonic() - start
+    return "pass", "", time.monotonic() - start
+
+
+def run(a):
+    runtime = os.path.join(ROOT, "runtime-lite", "include")
+    tests = [t for t in json.load(open(os.path.join(a.kit, "tests.json")))
+             if re.search(a.only, t)]
+    refused = open(os.path.join(a.kit, "refused.txt")).read().splitlines()
+    start = time.monotonic()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
+        results = dict(zip(tests, pool.map(
+            lambda n: run_one(a.kit, n, runtime, a.nvcc, a.arch), tests)))
+    failed = sorted(n for n, (st, _, _) in results.items() if st != "pass")
+    for n in failed:
+        print(f"FAIL {n}: {results[n][1]}")
+    passed = len(tests) - len(failed)
+    summary = (f"{passed} of {len(tests)} node tests{' matching ' + repr(a.only) if a.only else ''} passed on the GPU ({len(failed)} failed); "
+               f"{len(refused)} refused by the cuda target at compile time; "
+               f"{time.monotonic() - start:.0f} s")
+    print(summary)
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "node-tests.md"), "w") as f:
+        f.write("# ONNX node tests on the GPU (onnxc --target cuda)\n\n" + summary + "\n\n")
+        f.write("Tolerances: rtol 1e-3, atol 1e-7 (run_conformance.py).\n\n")
+        for n in failed:
+            f.write(f"- FAIL {n}: {results[n][1]}\n")
+        f.write("\n## Passed\n\n" + " ".join(sorted(set(tests) - set(failed))) + "\n")
+        f.write("\n## Refused at compile time\n\n" + "\n".join(f"- {r}" for r in refused) + "\n")
+    return 1 if failed else 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = ap.add_subparsers(dest="step", required=True)
+    p = sub.add_parser("prepare")
+    p.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
+    p.add_argument("--out", default=os.path.join(HERE, "kit", "node"))
+    p.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    r = sub.add_parser("run")
+    r.add_argument("--kit", default=os.path.join(HERE, "kit", "node"))
+    r.add_argument("--out", default=os.environ.get("OUT", "results"))
+    r.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    r.add_argument("--nvcc", default="nvcc")
+    r.add_argument("--arch", default="sm_90")
+    r.add_argument("--only", default="", help="only the tests whose name this regex finds")
+    a = ap.parse_args()
+    sys.exit(prepare(a) if a.step == "prepare" else run(a))
+
+
+if __name__ == "__main__":
+    main()

@@ -74,6 +74,45 @@ inline void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Stream *str
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < (n);   \
        i += int64_t(gridDim.x) * blockDim.x)
 
+/// Offsets of element i (of n) of a row-major `shape` under up to three
+/// operands' strides. Below 2^31 elements the coordinates come from 32-bit
+/// divisions, a fraction of the cost of 64-bit ones, which would otherwise
+/// dominate a copy or an element-wise op.
+template <int N>
+__device__ inline void strided_offsets(int64_t i, int64_t n, int rank, const Dims &shape,
+                                       const Dims (&strides)[N], int64_t (&off)[N]) {
+  for (int k = 0; k < N; ++k)
+    off[k] = 0;
+  if (n <= 0x7fffffff) {
+    unsigned rest = unsigned(i);
+    for (int d = rank - 1; d >= 0; --d) {
+      const unsigned dim = unsigned(shape.v[d]), c = rest % dim;
+      rest /= dim;
+      for (int k = 0; k < N; ++k)
+        off[k] += int64_t(c) * strides[k].v[d];
+    }
+    return;
+  }
+  for (int d = rank - 1; d >= 0; --d) {
+    const int64_t c = i % shape.v[d];
+    i /= shape.v[d];
+    for (int k = 0; k < N; ++k)
+      off[k] += c * strides[k].v[d];
+  }
+}
+
+/// A grid over (plane, pixel) for the window kernels: blocks_for(pixels)
+/// across, up to 65535 planes down. Plane and pixel are separate loops, so
+/// a thread finds its output row and column with two 32-bit divisions
+/// rather than four 64-bit ones per output.
+inline dim3 plane_grid(int64_t planes, int64_t pixels) {
+  return dim3(blocks_for(pixels), unsigned(planes < 1 ? 1 : planes > 65535 ? 65535 : planes));
+}
+#define ONNXC_CUDA_FOR_PLANES(plane, planes, pix, pixels)                            \
+  for (int64_t plane = blockIdx.y; plane < (planes); plane += gridDim.y)            \
+    for (int pix = int(blockIdx.x * blockDim.x + threadIdx.x); pix < (pixels);       \
+         pix += int(gridDim.x * blockDim.x))
+
 /// Byte copy on the stream, for graph outputs that alias an input or a
 /// constant.
 inline void copy_bytes(Stream *stream, const void *src, void *dst, size_t n) {

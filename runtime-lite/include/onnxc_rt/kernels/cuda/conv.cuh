@@ -63,6 +63,9 @@ __device__ inline void for_window(const Window2d &g, int oh, int ow, F &&f) {
 }
 
 /// Convolution as a GEMM per (image, group): batch = image * group + g.
+/// A column is an output pixel, whose window's top-left corner a thread
+/// computes once; a depth step is an input channel and tap, whose plane
+/// offset and tap displacement the tile's table holds.
 template <typename Act> struct ConvProblem {
   const float *x, *weights, *bias, *z;
   float *y;
@@ -70,20 +73,38 @@ template <typename Act> struct ConvProblem {
   int group, cg, mg;
   int m, n, k; // mg, oh * ow, cg * kh * kw
   float act_alpha, act_beta;
-  __device__ float a(int64_t batch, int i, int p) const {
-    const int grp = int(batch % group);
-    return weights[(int64_t(grp) * mg + i) * k + p];
-  }
-  __device__ float b(int64_t batch, int p, int j) const {
+  struct KStep {
+    int plane; // ic * h * w
+    int dy, dx; // the tap's displacement from the window's corner
+  };
+  struct Column {
+    int y0, x0; // the window's top-left corner (may lie in the padding)
+  };
+  struct Block {
+    const float *x, *w; // this image's group's input planes and weights
+    int h, width, oh, ow, sh, sw, ph, pw, k;
+    __device__ Column column(int j) const {
+      return Column{(j / ow) * sh - ph, (j % ow) * sw - pw};
+    }
+    __device__ float a(int i, int p) const { return w[int64_t(i) * k + p]; }
+    __device__ float b(const Column &c, const KStep &s) const {
+      const int ih = c.y0 + s.dy, iw = c.x0 + s.dx;
+      return unsigned(ih) < unsigned(h) && unsigned(iw) < unsigned(width)
+                 ? x[s.plane + ih * width + iw]
+                 : 0.0f;
+    }
+  };
+  __device__ Block block(int64_t batch) const {
     const int64_t img = batch / group;
     const int grp = int(batch % group);
+    return Block{x + (img * g.c + int64_t(grp) * cg) * g.h * g.w,
+                 weights + int64_t(grp) * mg * k,
+                 g.h, g.w, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, k};
+  }
+  __device__ KStep k_step(int p) const {
     const int taps = g.kh * g.kw;
-    const int ic = p / taps, r = p % taps;
-    const int ih = (j / g.ow) * g.sh - g.ph + (r / g.kw) * g.dh;
-    const int iw = (j % g.ow) * g.sw - g.pw + (r % g.kw) * g.dw;
-    if (ih < 0 || ih >= g.h || iw < 0 || iw >= g.w)
-      return 0.0f;
-    return x[((img * g.c + int64_t(grp) * cg + ic) * g.h + ih) * g.w + iw];
+    const int ic = p / taps, tap = p % taps;
+    return KStep{ic * g.h * g.w, (tap / g.kw) * g.dh, (tap % g.kw) * g.dw};
   }
   __device__ void store(int64_t batch, int i, int j, float acc) const {
     const int64_t img = batch / group;
@@ -96,15 +117,17 @@ template <typename Act> struct ConvProblem {
   }
 };
 
-/// One output per thread: depthwise and narrow-group convolutions.
+/// One output per thread: depthwise and narrow-group convolutions. A plane
+/// is an (image, output channel).
 template <typename Act>
 __global__ void direct_conv(const float *x, const float *weights, const float *bias,
-                            const float *z, float *y, Window2d g, int cg, int mg, int64_t total,
+                            const float *z, float *y, Window2d g, int cg, int mg,
                             float act_alpha, float act_beta) {
-  ONNXC_CUDA_FOR(at, total) {
-    const int ow = int(at % g.ow), oh = int((at / g.ow) % g.oh);
-    const int oc = int((at / (int64_t(g.ow) * g.oh)) % g.m);
-    const int64_t img = at / (int64_t(g.ow) * g.oh * g.m);
+  const int pixels = g.oh * g.ow;
+  ONNXC_CUDA_FOR_PLANES(plane, int64_t(g.n) * g.m, pix, pixels) {
+    const int oh = pix / g.ow, ow = pix % g.ow;
+    const int oc = int(plane % g.m);
+    const int64_t img = plane / g.m;
     const int grp = oc / mg;
     float acc = 0.0f;
     for (int ic = 0; ic < cg; ++ic) {
@@ -112,6 +135,7 @@ __global__ void direct_conv(const float *x, const float *weights, const float *b
       const float *wp = weights + (int64_t(oc) * cg + ic) * g.kh * g.kw;
       for_window(g, oh, ow, [&](int at_x, int tap) { acc = fmaf(xp[at_x], wp[tap], acc); });
     }
+    const int64_t at = plane * pixels + pix;
     float v = acc + (bias ? bias[oc] : 0.0f);
     if (z)
       v += z[at];
@@ -119,11 +143,13 @@ __global__ void direct_conv(const float *x, const float *weights, const float *b
   }
 }
 
+/// A plane is an (image, channel).
 template <typename T>
-__global__ void max_pool_kernel(const T *x, T *y, Window2d g, int64_t total) {
-  ONNXC_CUDA_FOR(at, total) {
-    const int ow = int(at % g.ow), oh = int((at / g.ow) % g.oh);
-    const int64_t plane = at / (int64_t(g.ow) * g.oh);
+__global__ void max_pool_kernel(const T *x, T *y, Window2d g) {
+  const int pixels = g.oh * g.ow;
+  ONNXC_CUDA_FOR_PLANES(plane, int64_t(g.n) * g.c, pix, pixels) {
+    const int oh = pix / g.ow, ow = pix % g.ow;
+    const int64_t at = plane * pixels + pix;
     const T *xp = x + plane * g.h * g.w;
     bool found = false;
     T best = T(0);
@@ -140,10 +166,11 @@ __global__ void max_pool_kernel(const T *x, T *y, Window2d g, int64_t total) {
 /// size + pads_end), as the reference does.
 template <typename T>
 __global__ void avg_pool_kernel(const T *x, T *y, Window2d g, int pad_h_end, int pad_w_end,
-                                int count_include_pad, int64_t total) {
-  ONNXC_CUDA_FOR(at, total) {
-    const int ow = int(at % g.ow), oh = int((at / g.ow) % g.oh);
-    const int64_t plane = at / (int64_t(g.ow) * g.oh);
+                                int count_include_pad) {
+  const int pixels = g.oh * g.ow;
+  ONNXC_CUDA_FOR_PLANES(plane, int64_t(g.n) * g.c, pix, pixels) {
+    const int oh = pix / g.ow, ow = pix % g.ow;
+    const int64_t at = plane * pixels + pix;
     const T *xp = x + plane * g.h * g.w;
     T sum = T(0);
     int count = 0, all = 0;
@@ -203,8 +230,8 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
   if (total == 0)
     return;
   if (mg < 16) {
-    launch(detail::direct_conv<Act>, blocks_for(total), kThreads, stream,
-        x, w, bias, z, y, g, cg, mg, total, act_alpha, act_beta);
+    launch(detail::direct_conv<Act>, plane_grid(int64_t(g.n) * g.m, int64_t(g.oh) * g.ow),
+           kThreads, stream, x, w, bias, z, y, g, cg, mg, act_alpha, act_beta);
     return;
   }
   detail::ConvProblem<Act> p{x, w, bias, z, y, g, int(group), cg, mg,
@@ -224,7 +251,8 @@ void max_pool(Stream *stream, const T *x, T *y, int64_t *indices, int64_t rank,
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
   const int64_t total = int64_t(g.n) * g.c * g.oh * g.ow;
   if (total > 0)
-    launch(detail::max_pool_kernel<T>, blocks_for(total), kThreads, stream, x, y, g, total);
+    launch(detail::max_pool_kernel<T>, plane_grid(int64_t(g.n) * g.c, int64_t(g.oh) * g.ow),
+           kThreads, stream, x, y, g);
 }
 
 template <typename T>
@@ -238,8 +266,8 @@ void avg_pool(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_
   const int pad_w_end = int(pads_end[rank == 1 ? 0 : 1]);
   const int64_t total = int64_t(g.n) * g.c * g.oh * g.ow;
   if (total > 0)
-    launch(detail::avg_pool_kernel<T>, blocks_for(total), kThreads, stream,
-        x, y, g, pad_h_end, pad_w_end, int(count_include_pad), total);
+    launch(detail::avg_pool_kernel<T>, plane_grid(int64_t(g.n) * g.c, int64_t(g.oh) * g.ow),
+           kThreads, stream, x, y, g, pad_h_end, pad_w_end, int(count_include_pad));
 }
 
 template <typename T>

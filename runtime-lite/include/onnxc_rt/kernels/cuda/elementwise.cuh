@@ -18,28 +18,13 @@ __global__ void unary_kernel(const T *x, T *y, int64_t n, float alpha, float bet
   ONNXC_CUDA_FOR(i, n) { y[i] = Op::apply(x[i], alpha, beta); }
 }
 
-/// Offsets of element i of a row-major `shape` under up to three operands'
-/// strides.
-template <int N>
-__device__ inline void strided_offsets(int64_t i, int rank, const Dims &shape,
-                                       const Dims (&strides)[N], int64_t (&off)[N]) {
-  for (int k = 0; k < N; ++k)
-    off[k] = 0;
-  for (int d = rank - 1; d >= 0; --d) {
-    const int64_t c = i % shape.v[d];
-    i /= shape.v[d];
-    for (int k = 0; k < N; ++k)
-      off[k] += c * strides[k].v[d];
-  }
-}
-
 template <typename Op, typename T, typename U, typename TOut>
 __global__ void binary_kernel(const T *a, const U *b, TOut *y, int64_t n, int rank, Dims shape,
                               Dims a_strides, Dims b_strides) {
   const Dims strides[2] = {a_strides, b_strides};
   ONNXC_CUDA_FOR(i, n) {
     int64_t off[2];
-    strided_offsets<2>(i, rank, shape, strides, off);
+    strided_offsets<2>(i, n, rank, shape, strides, off);
     y[i] = static_cast<TOut>(Op::apply(a[off[0]], b[off[1]]));
   }
 }
@@ -55,7 +40,7 @@ __global__ void where_kernel(const bool *cond, const T *x, const T *y, T *out, i
   const Dims strides[3] = {cs, xs, ys};
   ONNXC_CUDA_FOR(i, n) {
     int64_t off[3];
-    strided_offsets<3>(i, rank, shape, strides, off);
+    strided_offsets<3>(i, n, rank, shape, strides, off);
     out[i] = cond[off[0]] ? x[off[1]] : y[off[2]];
   }
 }
@@ -66,7 +51,7 @@ __global__ void broadcast_copy_kernel(const T *x, T *y, int64_t n, int rank, Dim
   const Dims strides[1] = {xs};
   ONNXC_CUDA_FOR(i, n) {
     int64_t off[1];
-    strided_offsets<1>(i, rank, shape, strides, off);
+    strided_offsets<1>(i, n, rank, shape, strides, off);
     y[i] = x[off[0]];
   }
 }

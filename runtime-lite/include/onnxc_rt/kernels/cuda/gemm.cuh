@@ -2,7 +2,18 @@
 // convolutions (implicit GEMM, conv.cuh). A "problem" says how to read
 // element (m, k) of A and (k, n) of B of one batch entry and how to store a
 // finished sum (its epilogue: bias, residual, activation), so the tiling,
-// the shared-memory staging and the accumulation are written once.
+// the shared-memory staging and the accumulation are written once. Index
+// arithmetic is kept out of the staging loops, where it cost more than the
+// multiply-adds (a convolution's im2col address is three divisions):
+//   P::Block b = p.block(batch)  once per thread block: the batch entry's
+//                                 base pointers;
+//   b.column(n)                   once per thread: the fixed part of its
+//                                 column of B (a thread stages one column);
+//   p.k_step(k)                   once per depth k, by kTileK threads into a
+//                                 shared table per tile: what every column
+//                                 needs of row k of B;
+//   b.a(m, k), b.b(column, step)  an element of A and of B;
+//   p.store(batch, m, n, sum)     the epilogue.
 //
 // The arithmetic is a template argument (`--precision`): Fp32, a block of
 // 256 threads computing a 64 x 64 tile of Y, 4 x 4 float sums per thread in
@@ -74,30 +85,99 @@ template <typename Problem> __global__ void reduce_splits(Problem p, SplitK sk) 
   }
 }
 
+/// One thread's share of a tile pair, held in registers between its load
+/// from global memory and its store to shared memory, so the next tile's
+/// loads are in flight while the current one is multiplied.
+template <int kBlockThreads> struct TileRegs {
+  static_assert(kTileM * kTileK % kBlockThreads == 0, "whole elements of A per thread");
+  static_assert(kBlockThreads % kTileN == 0, "a thread stages one column of B");
+  float a[kTileM * kTileK / kBlockThreads];
+  float b[kTileK * kTileN / kBlockThreads];
+};
+
+/// Loads the tile of A (m0.., k0..) and of B (k0.., this thread's column),
+/// zero outside the problem, rounded by `round` to the kernel's input
+/// precision. Consecutive threads take consecutive k of A's rows and
+/// consecutive n of B's rows: coalesced for row-major A and B (and for the
+/// im2col columns of a convolution, consecutive pixels). `steps` is the
+/// tile's k_step table.
+template <int kBlockThreads, typename Problem, typename Round>
+__device__ inline void load_tiles(TileRegs<kBlockThreads> &regs, const Problem &p,
+                                  const typename Problem::Block &blk,
+                                  const typename Problem::Column &col, bool col_in,
+                                  const typename Problem::KStep *steps, int m0, int k0,
+                                  int k_end, Round round) {
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int t = 0; t < int(sizeof regs.a / sizeof(float)); ++t) {
+    const int e = tid + t * kBlockThreads;
+    const int m = m0 + e / kTileK, k = k0 + e % kTileK;
+    regs.a[t] = round(m < p.m && k < k_end ? blk.a(m, k) : 0.0f);
+  }
+#pragma unroll
+  for (int t = 0; t < int(sizeof regs.b / sizeof(float)); ++t) {
+    const int kk = tid / kTileN + t * (kBlockThreads / kTileN);
+    regs.b[t] = round(col_in && k0 + kk < k_end ? blk.b(col, steps[kk]) : 0.0f);
+  }
+}
+
+/// Stores the loaded tiles: A at as[mm * as_m + kk * as_k], B at
+/// bs[kk * (kTileN + 4) + nn].
+template <int kBlockThreads>
+__device__ inline void store_tiles(const TileRegs<kBlockThreads> &regs, float *as, int as_m,
+                                   int as_k, float *bs) {
+  const int tid = threadIdx.x;
+#pragma unroll
+  for (int t = 0; t < int(sizeof regs.a / sizeof(float)); ++t) {
+    const int e = tid + t * kBlockThreads;
+    as[(e / kTileK) * as_m + (e % kTileK) * as_k] = regs.a[t];
+  }
+#pragma unroll
+  for (int t = 0; t < int(sizeof regs.b / sizeof(float)); ++t) {
+    const int kk = tid / kTileN + t * (kBlockThreads / kTileN);
+    bs[kk * (kTileN + 4) + tid % kTileN] = regs.b[t];
+  }
+}
+
+/// The k_step table of the tile at depth k0 (threads 0 .. kTileK-1).
+template <typename Problem>
+__device__ inline void fill_steps(const Problem &p, typename Problem::KStep *steps, int k0,
+                                  int k_end) {
+  const int kk = threadIdx.x;
+  if (kk < kTileK && k0 + kk < k_end)
+    steps[kk] = p.k_step(k0 + kk);
+}
+
+struct KeepFloat {
+  __device__ float operator()(float v) const { return v; }
+};
+
 template <typename Problem>
 __global__ void __launch_bounds__(256) tiled_gemm(Problem p, SplitK sk) {
-  __shared__ float as[kTileK][kTileM + 4];
-  __shared__ float bs[kTileK][kTileN + 4];
+  __shared__ __align__(16) float as[kTileK][kTileM + 4];
+  __shared__ __align__(16) float bs[kTileK][kTileN + 4];
+  __shared__ typename Problem::KStep steps[2][kTileK]; // this tile's and the next
   const KRange r = k_range(sk, p.k);
-  const int64_t batch = r.batch;
+  const typename Problem::Block blk = p.block(r.batch);
   const int m0 = blockIdx.y * kTileM, n0 = blockIdx.x * kTileN;
   const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
+  const int own_n = n0 + tid % kTileN;
+  const bool col_in = own_n < p.n;
+  const typename Problem::Column col = blk.column(col_in ? own_n : n0);
   float acc[4][4] = {};
-  for (int k0 = r.begin; k0 < r.end; k0 += kTileK) {
-    // Consecutive threads take consecutive k of A's rows and consecutive n
-    // of B's rows: coalesced for row-major A and B (and for the im2col
-    // columns of a convolution, consecutive pixels).
-    for (int e = tid; e < kTileM * kTileK; e += 256) {
-      const int mm = e / kTileK, kk = e % kTileK;
-      const int m = m0 + mm, k = k0 + kk;
-      as[kk][mm] = m < p.m && k < r.end ? p.a(batch, m, k) : 0.0f;
-    }
-    for (int e = tid; e < kTileK * kTileN; e += 256) {
-      const int kk = e / kTileN, nn = e % kTileN;
-      const int k = k0 + kk, n = n0 + nn;
-      bs[kk][nn] = k < r.end && n < p.n ? p.b(batch, k, n) : 0.0f;
-    }
+  // Per tile: store the loaded tile, fill the next one's k_step table,
+  // barrier, start loading the next tile, multiply this one, barrier.
+  TileRegs<256> regs;
+  fill_steps(p, steps[0], r.begin, r.end);
+  __syncthreads();
+  load_tiles(regs, p, blk, col, col_in, steps[0], m0, r.begin, r.end, KeepFloat{});
+  for (int k0 = r.begin, tile = 0; k0 < r.end; k0 += kTileK, ++tile) {
+    store_tiles(regs, &as[0][0], 1, kTileM + 4, &bs[0][0]);
+    fill_steps(p, steps[(tile + 1) & 1], k0 + kTileK, r.end);
     __syncthreads();
+    if (k0 + kTileK < r.end)
+      load_tiles(regs, p, blk, col, col_in, steps[(tile + 1) & 1], m0, k0 + kTileK, r.end,
+                 KeepFloat{});
 #pragma unroll
     for (int kk = 0; kk < kTileK; ++kk) {
       float a[4], b[4];
@@ -124,6 +204,10 @@ __global__ void __launch_bounds__(256) tiled_gemm(Problem p, SplitK sk) {
     }
 }
 
+struct RoundTf32 {
+  __device__ float operator()(float v) const { return nvcuda::wmma::__float_to_tf32(v); }
+};
+
 template <typename Problem>
 __global__ void __launch_bounds__(128) tiled_gemm_tf32(Problem p, SplitK sk) {
   namespace wmma = nvcuda::wmma;
@@ -131,26 +215,29 @@ __global__ void __launch_bounds__(128) tiled_gemm_tf32(Problem p, SplitK sk) {
   __shared__ __align__(32) float as[kTileM * kLda]; // (m, k), TF32 values
   __shared__ __align__(32) float bs[kTileK * kLdb]; // (k, n), TF32 values
   __shared__ __align__(32) float cs[kTileM * kLdc]; // the finished tile
+  __shared__ typename Problem::KStep steps[2][kTileK];
   const KRange r = k_range(sk, p.k);
-  const int64_t batch = r.batch;
+  const typename Problem::Block blk = p.block(r.batch);
   const int m0 = blockIdx.y * kTileM, n0 = blockIdx.x * kTileN;
   const int tid = threadIdx.x, warp = tid / 32, wm = warp / 2, wn = warp % 2;
+  const int own_n = n0 + tid % kTileN;
+  const bool col_in = own_n < p.n;
+  const typename Problem::Column col = blk.column(col_in ? own_n : n0);
   wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2][2];
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2; ++j)
       wmma::fill_fragment(acc[i][j], 0.0f);
-  for (int k0 = r.begin; k0 < r.end; k0 += kTileK) {
-    for (int e = tid; e < kTileM * kTileK; e += 128) {
-      const int mm = e / kTileK, kk = e % kTileK;
-      const int m = m0 + mm, k = k0 + kk;
-      as[mm * kLda + kk] = wmma::__float_to_tf32(m < p.m && k < r.end ? p.a(batch, m, k) : 0.0f);
-    }
-    for (int e = tid; e < kTileK * kTileN; e += 128) {
-      const int kk = e / kTileN, nn = e % kTileN;
-      const int k = k0 + kk, n = n0 + nn;
-      bs[kk * kLdb + nn] = wmma::__float_to_tf32(k < r.end && n < p.n ? p.b(batch, k, n) : 0.0f);
-    }
+  TileRegs<128> regs; // as in tiled_gemm
+  fill_steps(p, steps[0], r.begin, r.end);
+  __syncthreads();
+  load_tiles(regs, p, blk, col, col_in, steps[0], m0, r.begin, r.end, RoundTf32{});
+  for (int k0 = r.begin, tile = 0; k0 < r.end; k0 += kTileK, ++tile) {
+    store_tiles(regs, as, kLda, 1, bs);
+    fill_steps(p, steps[(tile + 1) & 1], k0 + kTileK, r.end);
     __syncthreads();
+    if (k0 + kTileK < r.end)
+      load_tiles(regs, p, blk, col, col_in, steps[(tile + 1) & 1], m0, k0 + kTileK, r.end,
+                 RoundTf32{});
     for (int kk = 0; kk < kTileK; kk += 8) {
       wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a[2];
       wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> b[2];
@@ -170,9 +257,9 @@ __global__ void __launch_bounds__(128) tiled_gemm_tf32(Problem p, SplitK sk) {
                               kLdc, wmma::mem_row_major);
   __syncthreads();
   for (int e = tid; e < kTileM * kTileN; e += 128) {
-    const int row = e / kTileN, col = e % kTileN;
-    if (m0 + row < p.m && n0 + col < p.n)
-      finish(p, sk, r, m0 + row, n0 + col, cs[row * kLdc + col]);
+    const int row = e / kTileN, col_e = e % kTileN;
+    if (m0 + row < p.m && n0 + col_e < p.n)
+      finish(p, sk, r, m0 + row, n0 + col_e, cs[row * kLdc + col_e]);
   }
 }
 
@@ -215,6 +302,14 @@ void launch_tiled_gemm(Stream *stream, const Problem &p, int64_t batches, int64_
            sk);
 }
 
+/// A plain depth index: Gemm's and MatMul's k_step and column.
+struct DepthIndex {
+  int k;
+};
+struct ColumnIndex {
+  int n;
+};
+
 /// Gemm: Y = act(alpha * op(A) op(B) + beta * C), C broadcast by strides.
 template <typename Act> struct GemmProblem {
   const float *A, *B, *C;
@@ -224,12 +319,22 @@ template <typename Act> struct GemmProblem {
   float alpha, beta;
   int64_t c_stride_m, c_stride_n;
   float act_alpha, act_beta;
-  __device__ float a(int64_t, int i, int p) const {
-    return trans_a ? A[int64_t(p) * m + i] : A[int64_t(i) * k + p];
-  }
-  __device__ float b(int64_t, int p, int j) const {
-    return trans_b ? B[int64_t(j) * k + p] : B[int64_t(p) * n + j];
-  }
+  using KStep = DepthIndex;
+  using Column = ColumnIndex;
+  struct Block {
+    const float *A, *B;
+    int m, n, k;
+    bool trans_a, trans_b;
+    __device__ Column column(int j) const { return Column{j}; }
+    __device__ float a(int i, int p) const {
+      return trans_a ? A[int64_t(p) * m + i] : A[int64_t(i) * k + p];
+    }
+    __device__ float b(const Column &c, const KStep &s) const {
+      return trans_b ? B[int64_t(c.n) * k + s.k] : B[int64_t(s.k) * n + c.n];
+    }
+  };
+  __device__ Block block(int64_t) const { return Block{A, B, m, n, k, trans_a, trans_b}; }
+  __device__ KStep k_step(int p) const { return KStep{p}; }
   __device__ void store(int64_t, int i, int j, float acc) const {
     float v = alpha * acc;
     if (C)
@@ -245,6 +350,17 @@ struct MatMulProblem {
   int m, n, k;
   int batch_rank;
   Dims batch_shape, a_strides, b_strides;
+  using KStep = DepthIndex;
+  using Column = ColumnIndex;
+  struct Block {
+    const float *A, *B; // this batch entry's matrices
+    int n, k;
+    __device__ Column column(int j) const { return Column{j}; }
+    __device__ float a(int i, int p) const { return A[int64_t(i) * k + p]; }
+    __device__ float b(const Column &c, const KStep &s) const {
+      return B[int64_t(s.k) * n + c.n];
+    }
+  };
   __device__ int64_t offset(int64_t batch, const Dims &strides) const {
     int64_t off = 0;
     for (int d = batch_rank - 1; d >= 0; --d) {
@@ -253,12 +369,10 @@ struct MatMulProblem {
     }
     return off;
   }
-  __device__ float a(int64_t batch, int i, int p) const {
-    return A[offset(batch, a_strides) + int64_t(i) * k + p];
+  __device__ Block block(int64_t batch) const {
+    return Block{A + offset(batch, a_strides), B + offset(batch, b_strides), n, k};
   }
-  __device__ float b(int64_t batch, int p, int j) const {
-    return B[offset(batch, b_strides) + int64_t(p) * n + j];
-  }
+  __device__ KStep k_step(int p) const { return KStep{p}; }
   __device__ void store(int64_t batch, int i, int j, float acc) const {
     Y[(batch * m + i) * int64_t(n) + j] = acc;
   }

@@ -15,13 +15,11 @@ namespace detail {
 template <typename T>
 __global__ void strided_gather(const T *x, T *y, int64_t n, int rank, Dims shape, Dims read,
                                int64_t base) {
+  const Dims strides[1] = {read};
   ONNXC_CUDA_FOR(i, n) {
-    int64_t rest = i, off = base;
-    for (int d = rank - 1; d >= 0; --d) {
-      off += (rest % shape.v[d]) * read.v[d];
-      rest /= shape.v[d];
-    }
-    y[i] = x[off];
+    int64_t off[1];
+    strided_offsets<1>(i, n, rank, shape, strides, off);
+    y[i] = x[base + off[0]];
   }
 }
 

@@ -27,6 +27,12 @@ Target::Target(std::string name, std::string description, Toolchain toolchain)
 
 Target::~Target() = default;
 
+std::unique_ptr<Target> Target::forGpuArchitectures(llvm::ArrayRef<std::string>,
+                                                    std::string &error) const {
+  error = "--cuda-arch applies to GPU targets (cuda), not to '" + name_ + "'";
+  return nullptr;
+}
+
 std::string Target::runnerDescription() const {
   if (hostCode)
     return "in process (onnxc run)";

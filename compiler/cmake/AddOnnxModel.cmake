@@ -17,8 +17,11 @@
 #   OPTIONS  more onnxc arguments, e.g. --shape input=1x3x224x224 --dim batch=1
 # TARGET cuda makes NAME.cu: the project enables CUDA (project(... LANGUAGES
 # CXX CUDA)) and the library links the CUDA runtime (CUDA::cudart_static).
+#   CUDA_ARCH  the GPU architectures, onnxc --cuda-arch (e.g. "sm_86,sm_90";
+#              default sm_80,sm_90); the model's library ignores
+#              CMAKE_CUDA_ARCHITECTURES, since its kernels choose with onnxc.
 function(add_onnx_model lib)
-  cmake_parse_arguments(ARG "" "MODEL;NAME;TARGET" "OPTIONS" ${ARGN})
+  cmake_parse_arguments(ARG "" "MODEL;NAME;TARGET;CUDA_ARCH" "OPTIONS" ${ARGN})
   if(NOT ARG_MODEL)
     message(FATAL_ERROR "add_onnx_model(${lib}): MODEL is required")
   endif()
@@ -37,8 +40,12 @@ function(add_onnx_model lib)
   if(NOT ARG_TARGET)
     set(ARG_TARGET generic)
   endif()
+  set(arch_option)
+  if(ARG_CUDA_ARCH)
+    set(arch_option --cuda-arch "${ARG_CUDA_ARCH}")
+  endif()
   execute_process(
-    COMMAND "${ONNXC_EXECUTABLE}" --print-target-flags --target "${ARG_TARGET}"
+    COMMAND "${ONNXC_EXECUTABLE}" --print-target-flags --target "${ARG_TARGET}" ${arch_option}
     OUTPUT_VARIABLE target_flags ERROR_VARIABLE target_error RESULT_VARIABLE target_result
     OUTPUT_STRIP_TRAILING_WHITESPACE)
   if(NOT target_result EQUAL 0)
@@ -68,7 +75,7 @@ function(add_onnx_model lib)
   add_custom_command(
     OUTPUT ${outputs}
     COMMAND "${ONNXC_EXECUTABLE}" "${model}" -o "${dir}" --name "${ARG_NAME}"
-            --target "${ARG_TARGET}" --quiet ${ARG_OPTIONS}
+            --target "${ARG_TARGET}" ${arch_option} --quiet ${ARG_OPTIONS}
     DEPENDS "${model}" "${ONNXC_EXECUTABLE}"
     COMMENT "onnxc: compiling ${ARG_MODEL} (${ARG_NAME}, ${ARG_TARGET})"
     VERBATIM)

@@ -4,7 +4,8 @@
 // runtime-lite's CUDA kernels (kernels/cuda/), run through a session that
 // holds the device memory and replays the schedule as a CUDA Graph. Built by
 // nvcc ($CUDACXX, else nvcc on PATH, else /usr/local/cuda/bin/nvcc) for
-// sm_80 and sm_90, with PTX for sm_90 so newer GPUs JIT it; `onnxc run
+// sm_80 and sm_90 (--cuda-arch chooses others), with PTX for the newest so
+// newer GPUs JIT it; `onnxc run
 // --target cuda` builds a program and runs it on this machine's GPU
 // (exit 77 when there is none).
 //
@@ -13,9 +14,11 @@
 
 #include "onnxc/Lowering/Target.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Program.h"
 
+#include <algorithm>
 #include <cstdlib>
 
 namespace onnxc {
@@ -31,10 +34,23 @@ std::string cudaCompiler() {
   return "nvcc";
 }
 
-Toolchain cudaToolchain() {
-  Toolchain t{cudaCompiler(), "ar", {"-O3"},
-              {"-gencode=arch=compute_80,code=sm_80",
-               "-gencode=arch=compute_90,code=[sm_90,compute_90]"}};
+/// The default architectures: Ampere and Hopper.
+const std::vector<std::string> kDefaultArchitectures = {"sm_80", "sm_90"};
+
+/// nvcc's -gencode flags for `archs` (sorted, validated): machine code for
+/// each, and PTX for the newest so later GPUs can JIT it.
+std::vector<std::string> gencodeFlags(const std::vector<std::string> &archs) {
+  std::vector<std::string> flags;
+  for (size_t i = 0; i < archs.size(); ++i) {
+    const std::string compute = "compute_" + archs[i].substr(3);
+    flags.push_back("-gencode=arch=" + compute + ",code=" +
+                    (i + 1 == archs.size() ? "[" + archs[i] + "," + compute + "]" : archs[i]));
+  }
+  return flags;
+}
+
+Toolchain cudaToolchain(const std::vector<std::string> &archs) {
+  Toolchain t{cudaCompiler(), "ar", {"-O3"}, gencodeFlags(archs)};
   // The host compiler gets the flags every target shares; the device code
   // is C++17 too.
   t.sharedFlags = {"-std=c++17", "-Xcompiler=-fno-exceptions,-fno-rtti,-Wall,-Wextra"};
@@ -43,21 +59,73 @@ Toolchain cudaToolchain() {
   return t;
 }
 
+/// The compute capability of "sm_NN" (NN, or "sm_NNa": Hopper's
+/// architecture-specific features, which the kernels do not need but
+/// accept), or 0 when `arch` is not of that form.
+int computeCapability(const std::string &arch) {
+  llvm::StringRef rest(arch);
+  if (!rest.consume_front("sm_"))
+    return 0;
+  rest.consume_back("a");
+  int cc = 0;
+  if (rest.size() < 2 || rest.getAsInteger(10, cc))
+    return 0;
+  return cc;
+}
+
 class CudaTarget final : public Target {
 public:
-  CudaTarget()
-      : Target("cuda", "NVIDIA GPUs (sm_80, sm_90): CUDA C++, one device arena, a CUDA Graph",
-               cudaToolchain()) {
+  explicit CudaTarget(const std::vector<std::string> &archs)
+      : Target("cuda", "NVIDIA GPUs (" + llvm::join(archs, ", ") +
+                           "): CUDA C++, one device arena, a CUDA Graph",
+               cudaToolchain(archs)) {
     addProvider(cuda::createCudaKernelProvider());
-    precisions = {"fp32", "tf32"}; // tf32: the matrix products on tensor cores
+    // tf32: the matrix products on tensor cores, which WMMA's TF32 shapes
+    // need sm_80 or newer for.
+    gpuArchitectures = archs;
+    precisions = {"fp32", "tf32"};
+    for (const std::string &a : archs)
+      if (computeCapability(a) < 80) {
+        precisions = {"fp32"};
+        precisionsNote = "tf32 needs sm_80 or newer, and --cuda-arch names " + a;
+        break;
+      }
     // A program on this machine's GPU; the toolkit's Debian package.
     emulated = EmulatedRunner{"", {}, "nvidia-cuda-toolkit (Debian non-free)", {}, {}};
   }
   const ModelEmitter *emitter() const override { return &cuda::cudaModelEmitter(); }
+
+  std::unique_ptr<Target> forGpuArchitectures(llvm::ArrayRef<std::string> archs,
+                                              std::string &error) const override {
+    std::vector<std::string> chosen;
+    for (const std::string &a : archs) {
+      const int cc = computeCapability(a);
+      if (cc == 0) {
+        error = "--cuda-arch: '" + a + "' is not a GPU architecture (sm_NN, e.g. sm_86)";
+        return nullptr;
+      }
+      if (cc < 70) {
+        error = "--cuda-arch: " + a + " is older than the kernels support (sm_70 and newer)";
+        return nullptr;
+      }
+      if (std::find(chosen.begin(), chosen.end(), a) == chosen.end())
+        chosen.push_back(a);
+    }
+    if (chosen.empty()) {
+      error = "--cuda-arch names no architecture";
+      return nullptr;
+    }
+    std::stable_sort(chosen.begin(), chosen.end(), [](const std::string &x, const std::string &y) {
+      return computeCapability(x) < computeCapability(y);
+    });
+    return std::make_unique<CudaTarget>(chosen);
+  }
 };
 
 } // namespace
 
-void registerCudaTarget() { TargetRegistry::add(std::make_unique<CudaTarget>()); }
+void registerCudaTarget() {
+  TargetRegistry::add(std::make_unique<CudaTarget>(kDefaultArchitectures));
+}
 
 } // namespace onnxc

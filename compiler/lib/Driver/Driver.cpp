@@ -195,7 +195,8 @@ std::string precisionProblem(const Target &target, const std::string &precision)
   for (const std::string &p : target.precisions)
     known += (known.empty() ? "" : ", ") + p;
   return "--precision " + precision + " is not available on target '" + target.name() +
-         "' (it has: " + known + ")";
+         "' (it has: " + known + ")" +
+         (target.precisionsNote.empty() ? "" : ": " + target.precisionsNote);
 }
 
 void printControlFlowSummary(const CompileSummary &s) {
@@ -415,6 +416,11 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
     s += " --no-winograd";
   if (o.precision != "fp32")
     s += " --precision " + o.precision;
+  if (!o.cudaArch.empty()) {
+    s += " --cuda-arch ";
+    for (size_t i = 0; i < target.gpuArchitectures.size(); ++i)
+      s += (i ? "," : "") + target.gpuArchitectures[i];
+  }
   for (const auto &[input, dims] : o.import.inputShapes) {
     s += " --shape " + input + "=";
     for (size_t i = 0; i < dims.size(); ++i)
@@ -540,9 +546,11 @@ int compileModel(const CompileOptions &o) {
                  << "not a keyword, std or onnxc_rt, not starting with a digit or '_')\n";
     return kExitUsage;
   }
-  const Target *target = TargetRegistry::find(o.target);
+  std::unique_ptr<Target> variant; // --cuda-arch
+  std::string targetError;
+  const Target *target = selectTarget(o.target, o.cudaArch, variant, targetError);
   if (!target) {
-    llvm::errs() << "onnxc: error: " << unknownTargetMessage(o.target) << "\n";
+    llvm::errs() << "onnxc: error: " << targetError << "\n";
     return 2;
   }
   if (std::string problem = threadsProblem(*target, o.threads); !problem.empty()) {

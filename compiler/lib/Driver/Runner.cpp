@@ -309,9 +309,11 @@ bool runAsProgram(const Target &target, const GeneratedModel &g, const std::stri
 } // namespace
 
 int runModel(const RunOptions &o) {
-  const Target *target = TargetRegistry::find(o.target);
+  std::unique_ptr<Target> variant; // --cuda-arch
+  std::string targetError;
+  const Target *target = selectTarget(o.target, o.cudaArch, variant, targetError);
   if (!target)
-    return fail(unknownTargetMessage(o.target));
+    return fail(targetError);
   if (o.sanitize && !(target->hostCode && target->runsHere()))
     return fail("--sanitize runs host targets this CPU executes (generic, x86-64*), not '" +
                 target->name() + "'");

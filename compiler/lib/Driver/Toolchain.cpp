@@ -1,11 +1,14 @@
 //===- Toolchain.cpp - running the target's compiler -----------------------===//
 #include "Toolchain.h"
 
+#include "onnxc/Driver/Driver.h"
+
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
@@ -123,6 +126,24 @@ std::string unknownTargetMessage(const std::string &name) {
   for (const Target *t : TargetRegistry::all())
     message += " " + t->name();
   return message;
+}
+
+const Target *selectTarget(const std::string &name, const std::string &cudaArch,
+                           std::unique_ptr<Target> &variant, std::string &error) {
+  const Target *target = TargetRegistry::find(name);
+  if (!target) {
+    error = unknownTargetMessage(name);
+    return nullptr;
+  }
+  if (cudaArch.empty())
+    return target;
+  llvm::SmallVector<llvm::StringRef> parts;
+  llvm::StringRef(cudaArch).split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+  std::vector<std::string> archs;
+  for (llvm::StringRef p : parts)
+    archs.push_back(p.trim().str());
+  variant = target->forGpuArchitectures(archs, error);
+  return variant.get();
 }
 
 std::string joinPath(const std::string &dir, const std::string &file) {

@@ -127,6 +127,12 @@ static cl::opt<std::string> precision(
              "tf32 on tensor cores (--target cuda: 10-bit mantissa products, float sums)"),
     cl::init("fp32"), cl::value_desc("fp32|tf32"), cl::sub(cl::SubCommand::getTopLevel()),
     cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> cudaArch(
+    "cuda-arch",
+    cl::desc("GPU architectures --target cuda builds for, comma-separated (default "
+             "sm_80,sm_90; sm_70 and newer; PTX for the newest is kept for newer GPUs)"),
+    cl::value_desc("sm_NN,..."), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::cat(category));
 static cl::opt<bool> printTargetLanguage(
     "print-target-language",
     cl::desc("Print the language of --target's generated source as CMake names it (CXX: "
@@ -308,9 +314,11 @@ int main(int argc, char **argv) {
   if (targetName.empty())
     targetName = runCommand ? "native" : "generic";
   if (printTargetFlags || printTargetLanguage) {
-    const onnxc::Target *t = onnxc::TargetRegistry::find(targetName);
+    std::unique_ptr<onnxc::Target> variant; // --cuda-arch
+    std::string error;
+    const onnxc::Target *t = onnxc::selectTarget(targetName, cudaArch, variant, error);
     if (!t) {
-      errs() << "onnxc: error: unknown target '" << targetName << "' (see --list-targets)\n";
+      errs() << "onnxc: error: " << error << "\n";
       return 2;
     }
     if (printTargetLanguage) {
@@ -378,6 +386,7 @@ int main(int argc, char **argv) {
     o.threads = threads ? threads : 1;
     o.winograd = !noWinograd;
     o.precision = precision;
+    o.cudaArch = cudaArch;
     o.import = import;
     o.quantize = quantize;
     o.quiet = quiet;
@@ -399,6 +408,7 @@ int main(int argc, char **argv) {
   o.threads = threads ? threads : 1;
   o.winograd = !noWinograd;
   o.precision = precision;
+  o.cudaArch = cudaArch;
   o.import = import;
   o.quantize = quantize;
   o.quiet = quiet;

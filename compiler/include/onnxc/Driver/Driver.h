@@ -5,6 +5,7 @@
 #include "onnxc/Import/Importer.h"
 
 #include <limits>
+#include <memory>
 #include <string>
 
 namespace onnxc {
@@ -53,6 +54,9 @@ struct CompileOptions {
   bool winograd = true;
   /// --precision: float matrix products in fp32, or tf32 (targets with it).
   std::string precision = "fp32";
+  /// --cuda-arch: the GPU architectures to build for, comma-separated
+  /// (empty: the target's defaults).
+  std::string cudaArch;
   bool quiet = false;
   /// --report: flash (weights + code) and RAM (arena + stack) on the target,
   /// from the model compiled with the target's toolchain.
@@ -79,6 +83,7 @@ struct RunOptions {
   int threads = 1;
   bool winograd = true; // --no-winograd
   std::string precision = "fp32"; // --precision
+  std::string cudaArch;           // --cuda-arch
   ImportOptions import;
   QuantizeOptions quantize; // as CompileOptions
   bool quiet = false;
@@ -88,6 +93,15 @@ struct RunOptions {
 /// NAME_weights.S (and libNAME.a with --emit lib, or NAME.mlir with --emit
 /// mlir). All files appear together or not at all. Returns the exit code.
 int compileModel(const CompileOptions &options);
+
+class Target;
+/// The target --target `name` and --cuda-arch `cudaArch` (comma-separated;
+/// empty: the target's defaults) select: the registry's, or a variant of it
+/// for those GPU architectures, owned by `variant`. Null with `error` set
+/// when there is none.
+const Target *selectTarget(const std::string &name, const std::string &cudaArch,
+                           std::unique_ptr<Target> &variant, std::string &error);
+
 
 /// `onnxc run MODEL --inputs DIR --outputs DIR`: compiles for the host,
 /// runs on TensorProto inputs and writes TensorProto outputs.

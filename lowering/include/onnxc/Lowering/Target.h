@@ -129,6 +129,11 @@ public:
   /// The arithmetic its float matrix products can use (--precision): fp32
   /// everywhere; tf32 on tensor cores where the target has them.
   std::vector<std::string> precisions = {"fp32"};
+  /// Why a precision the target family has is missing here (a variant's
+  /// GPU architectures lack it); empty otherwise.
+  std::string precisionsNote;
+  /// The GPU architectures it builds for (sm_80, ...); empty for CPUs.
+  std::vector<std::string> gpuArchitectures;
   /// float64 arithmetic runs in hardware; without it (microcontrollers with
   /// a single-precision FPU or none) a float64 tensor is a compile-time
   /// error naming the node.
@@ -145,6 +150,13 @@ public:
 
   /// How code built for it is run, for --list-targets.
   std::string runnerDescription() const;
+
+  /// --cuda-arch: this target building for the GPU architectures `archs`
+  /// ("sm_86", ...), a variant owned by the caller; null with `error` set
+  /// when an architecture is not one it builds for. Targets without GPU
+  /// architectures refuse.
+  virtual std::unique_ptr<Target> forGpuArchitectures(llvm::ArrayRef<std::string> archs,
+                                                      std::string &error) const;
 
   /// Adds the target's own passes at `stage` (function-level pass manager).
   virtual void addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const {}

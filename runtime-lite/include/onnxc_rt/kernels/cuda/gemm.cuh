@@ -204,8 +204,12 @@ __global__ void __launch_bounds__(256) tiled_gemm(Problem p, SplitK sk) {
     }
 }
 
+/// (A template, so that code for GPUs older than sm_80, whose mma.h has no
+/// TF32, compiles as long as no Tf32 kernel is instantiated.)
 struct RoundTf32 {
-  __device__ float operator()(float v) const { return nvcuda::wmma::__float_to_tf32(v); }
+  template <typename F> __device__ float operator()(F v) const {
+    return nvcuda::wmma::__float_to_tf32(v);
+  }
 };
 
 template <typename Problem>

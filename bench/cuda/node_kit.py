@@ -35,7 +35,7 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "test", "conformance"))
 sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
-from check_cuda_emulated import MAIN, interface  # noqa: E402
+from check_cuda_emulated import MAIN, interface, run_program  # noqa: E402
 from run_conformance import TESTDATA, compare, model_info, out_of_scope  # noqa: E402
 
 
@@ -118,26 +118,15 @@ def run_one(kit, name, runtime, nvcc, arch):
                 lines = (r.stderr.strip() or r.stdout.strip()).splitlines() or [""]
                 return "fail", "build failed: " + lines[0], time.monotonic() - start
         for s in sorted(d for d in os.listdir(test) if d.startswith("test_data_set_")):
-            args = [program, str(len(ins))]
-            for k, (_, dtype, shape) in enumerate(ins):
-                x = np.load(os.path.join(test, s, f"in{k}.npy"))
-                if x.dtype != dtype or x.shape != shape:
-                    return "fail", f"input {k} is {x.dtype}{list(x.shape)}", 0.0
-                path = os.path.join(work, f"in{k}.bin")
-                x.tofile(path)
-                args += [path, str(x.nbytes)]
-            for k, (_, dtype, shape) in enumerate(outs):
-                args += [os.path.join(work, f"out{k}.bin"),
-                         str(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)]
-            r = subprocess.run(args, capture_output=True, text=True, timeout=120)
-            if r.returncode != 0:
-                return ("fail", f"the program failed ({r.returncode}): "
-                        f"{(r.stdout + r.stderr).strip()}", time.monotonic() - start)
-            for k, (_, dtype, shape) in enumerate(outs):
+            inputs = [np.load(os.path.join(test, s, f"in{k}.npy")) for k in range(len(ins))]
+            try:
+                outputs = run_program(program, work, inputs, ins, outs, timeout=120)
+            except (RuntimeError, subprocess.TimeoutExpired) as err:
+                return "fail", str(err), time.monotonic() - start
+            for k, got in enumerate(outputs):
                 path = os.path.join(test, s, f"out{k}.npy")
                 if not os.path.exists(path):
                     continue
-                got = np.fromfile(os.path.join(work, f"out{k}.bin"), dtype=dtype).reshape(shape)
                 why = compare(np.load(path), got)
                 if why:
                     return "fail", f"{s} output {k}: {why}", time.monotonic() - start

@@ -126,24 +126,32 @@ def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600, onnxc_args=()):
             r = subprocess.run(step, capture_output=True, text=True)
             if r.returncode != 0:
                 raise RuntimeError("build failed: " + (r.stderr.strip().splitlines() or [""])[0])
-        args = [program, str(len(inputs))]
-        for k, (x, (_, dtype, shape)) in enumerate(zip(inputs, ins)):
-            x = np.asarray(x, order="C")  # (ascontiguousarray makes a scalar 1-D)
-            if x.dtype != dtype or x.shape != shape:
-                raise RuntimeError(f"input {k} is {x.dtype}{list(x.shape)}, the model takes "
-                                   f"{dtype}{list(shape)}")
-            path = os.path.join(work, f"in{k}.bin")
-            x.tofile(path)
-            args += [path, str(x.nbytes)]
-        for k, (_, dtype, shape) in enumerate(outs):
-            args += [os.path.join(work, f"out{k}.bin"),
-                     str(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)]
-        r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
-        if r.returncode != 0:
-            raise RuntimeError(f"the emulated program failed ({r.returncode}): "
-                               f"{r.stdout.strip()}{r.stderr.strip()}")
-        return [np.fromfile(os.path.join(work, f"out{k}.bin"), dtype=dtype).reshape(shape)
-                for k, (_, dtype, shape) in enumerate(outs)]
+        return run_program(program, work, inputs, ins, outs, timeout)
+
+
+def run_program(program, work, inputs, ins, outs, timeout):
+    """Runs a program built with MAIN on `inputs` (files in `work`) and
+    returns its outputs; `ins` and `outs` as interface() gives them. Raises
+    RuntimeError when an input does not fit or the program fails. (Also the
+    GPU runs of bench/cuda/node_kit.py.)"""
+    args = [program, str(len(inputs))]
+    for k, (x, (_, dtype, shape)) in enumerate(zip(inputs, ins)):
+        x = np.asarray(x, order="C")  # (ascontiguousarray makes a scalar 1-D)
+        if x.dtype != dtype or x.shape != shape:
+            raise RuntimeError(f"input {k} is {x.dtype}{list(x.shape)}, the model takes "
+                               f"{dtype}{list(shape)}")
+        path = os.path.join(work, f"in{k}.bin")
+        x.tofile(path)
+        args += [path, str(x.nbytes)]
+    for k, (_, dtype, shape) in enumerate(outs):
+        args += [os.path.join(work, f"out{k}.bin"),
+                 str(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)]
+    r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+    if r.returncode != 0:
+        raise RuntimeError(f"the program failed ({r.returncode}): "
+                           f"{r.stdout.strip()}{r.stderr.strip()}")
+    return [np.fromfile(os.path.join(work, f"out{k}.bin"), dtype=dtype).reshape(shape)
+            for k, (_, dtype, shape) in enumerate(outs)]
 
 
 def main():

@@ -177,12 +177,19 @@ inline bool conv_virtual_rows_possible(int64_t stride_h, const PaddedPlane &plan
   return !reads_input && plane.stride_w == 1 && stride_h == 1;
 }
 
+/// The pixels packed: with virtual rows, every output row but the last at
+/// the padded plane's width.
+inline int64_t conv_pixel_count(int64_t out_h, int64_t out_w, const PaddedPlane &plane,
+                                bool virtual_rows) {
+  return virtual_rows ? (out_h - 1) * plane.phase + out_w : out_h * out_w;
+}
+
 inline ConvPixels conv_pixels(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
                               int64_t mg, const PaddedPlane &plane, bool reads_input,
                               int64_t bound) {
   const bool virtual_rows = conv_virtual_rows_possible(stride_h, plane, reads_input) &&
                             (plane.phase - out_w) * mg < bound * out_w;
-  const int64_t count = virtual_rows ? (out_h - 1) * plane.phase + out_w : out_h * out_w;
+  const int64_t count = conv_pixel_count(out_h, out_w, plane, virtual_rows);
   return {virtual_rows, count, conv_pixel_block(depth, count)};
 }
 
@@ -202,8 +209,7 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
   const bool possible = conv_virtual_rows_possible(stride_h, plane, reads_input);
   // The larger block: virtual rows pack more pixels.
   const int64_t block =
-      conv_pixels(depth, out_h, out_w, stride_h, 1, plane, reads_input, possible ? 1 << 30 : 0)
-          .block;
+      conv_pixel_block(depth, conv_pixel_count(out_h, out_w, plane, possible));
   ConvScratch s{};
   s.rows = round_up(depth, dg) * block;
   s.stage = s.rows + dg * block + 64;

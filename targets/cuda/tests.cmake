@@ -58,7 +58,7 @@ set_tests_properties(cuda.example PROPERTIES PASS_REGULAR_EXPRESSION "15 of 16 c
 # the schedule captured as a graph and replayed twice) against PyTorch's
 # outputs, 1e-4 relative: the schedule, its arguments, arena offsets and
 # weights and the kernels together, without a GPU. A subset for time (the
-# CIFAR CNN 3 s, the transformer 14 s, MobileNetV2 35 s on 2 cores);
+# CIFAR CNN 3 s, the transformer 14 s, MobileNetV2 44 s on 2 cores);
 # docs/targets.md gives all seven models' figures.
 foreach(model cifar_cnn transformer_encoder mobilenet_v2)
   add_test(NAME cuda.emulated.${model}

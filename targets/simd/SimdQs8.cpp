@@ -147,7 +147,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
                       KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
                       KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
                       KernelArg::scratch(
-                          pack::fc_scratch_bytes(pack::round_up(rows, 4), k, dg), "uint8_t")},
+                          pack::fc_scratch_bytes(rows, k, dg), "uint8_t")},
                      kSimdQs8Namespace)});
 }
 

@@ -227,7 +227,7 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
   constexpr bool S = simd::qs8::kShiftedBytes;
   pk::fold_zero_point(w.data(), bias.data(), n, depth, 1, n,
                       pk::packed_zero_point(a_zp + pk::flip_of<T>(), S), folded.data());
-  std::vector<uint8_t> scratch(pk::fc_scratch_bytes(pk::round_up(rows, 4), depth, G));
+  std::vector<uint8_t> scratch(pk::fc_scratch_bytes(rows, depth, G));
   simd::qs8::fully_connected<T, G, S>(a.data(), packed.data(), folded.data(), got.data(),
                                       rows, depth, n, mult.data(), shift.data(), count, y_zp, lo,
                                       hi, pk::weights_are_narrow(w.data(), int64_t(w.size())),
@@ -239,7 +239,8 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
 
 TEST_CASE("qs8 fully_connected matches the reference", "[simd][qs8]") {
   int variant = 0;
-  for (int64_t rows : {1, 3, 4, 5, 9})
+  // Rows around the 4- and 8-row tiles (NEON's SDOT takes 8).
+  for (int64_t rows : {1, 3, 4, 5, 9, 13, 16})
     for (int64_t depth : {1, 4, 7, 8, 12, 64, 150})
       for (int64_t n : {1, 15, 16, 17, 40, 64, 70}) {
         checkFullyConnected<int8_t>(rows, depth, n, variant++);

@@ -79,18 +79,28 @@ inline VecI load_first(const int32_t *p, int64_t n) {
   return VecI::load(lanes);
 }
 
+/// Whether any of shift[from, from + n) scales up (Requant's scales_up).
+inline bool any_scales_up(const int32_t *shift, int64_t from, int64_t n) {
+  bool up = false;
+  for (int64_t i = from; i < from + n; ++i)
+    up |= shift[i] >= 0;
+  return up;
+}
+
 /// Per-column constants for columns [col, col + n) (n <= kLanes):
 /// multiplier and shift per column when count > 1, else broadcast.
-inline Requant requant_columns(const int32_t *add, const int32_t *multiplier,
-                               const int32_t *shift, int64_t count, int64_t col, int64_t n) {
+/// scales_up as Requant's, for those columns unless given (a caller that
+/// checked all columns once).
+ONNXC_RT_SIMD_INLINE Requant requant_columns(const int32_t *add, const int32_t *multiplier,
+                                             const int32_t *shift, int64_t count, int64_t col,
+                                             int64_t n, int scales_up = -1) {
   const VecI s = count > 1 ? load_first(shift + col, n) : VecI::broadcast(shift[0]);
-  bool scales_up = false;
-  for (int64_t i = 0; i < (count > 1 ? n : 1); ++i)
-    scales_up |= shift[count > 1 ? col + i : 0] >= 0;
+  if (scales_up < 0)
+    scales_up = count > 1 ? any_scales_up(shift, col, n) : shift[0] >= 0;
   return {load_first(add + col, n),
           count > 1 ? load_first(multiplier + col, n) : VecI::broadcast(multiplier[0]),
           VecI::max(VecI::add(s, VecI::broadcast(1)), VecI::zero()),
-          VecI::max(VecI::sub(VecI::zero(), s), VecI::broadcast(1)), scales_up};
+          VecI::max(VecI::sub(VecI::zero(), s), VecI::broadcast(1)), scales_up > 0};
 }
 
 /// reference/qs8.h's multiply_by_quantized_multiplier, lane by lane (the
@@ -1050,28 +1060,31 @@ inline int64_t fc_packed_at(int64_t r, int64_t k, int64_t stride) {
 }
 
 /// fc_tile's sums by the byte matrix multiply (V::mmla, NEON's i8mm): the
-/// tile's two row pairs (fc_packed_at) times NV vectors of columns, each
+/// tile's R / 2 row pairs (fc_packed_at) times NV vectors of columns, each
 /// weight vector two columns' 8 depth values; lanes (row 2p, column 2c),
 /// (2p, 2c + 1), (2p + 1, 2c), (2p + 1, 2c + 1), whose halves are then
-/// acc[row][vector of columns] as the other paths leave it.
-template <int NV, typename V>
+/// acc[row][vector of columns] as the other paths leave it. The tile lies
+/// in one column block (fully_connected's tiles are kFcCols wide here).
+template <int R, int NV, typename V>
 ONNXC_RT_SIMD_INLINE void fc_sums_mmla(const uint8_t *a, int64_t a_stride, const int8_t *w,
-                                       int64_t dgroups, int64_t col, V (&acc)[4][NV]) {
-  static_assert(V::kLanes == 4, "column pairs in halves of 4 lanes");
+                                       int64_t dgroups, int64_t col, V (&acc)[R][NV]) {
+  static_assert(V::kLanes == 4 && R % 2 == 0, "column pairs in halves of 4 lanes, row pairs");
   constexpr int64_t kStep = kFcCols * kMatMulDepthGroup;
   const int8_t *wb = fc_column(w, dgroups, col);
-  V mm[2][2 * NV];
-  for_each_index<2 * NV>([&](auto c) { mm[0][c] = mm[1][c] = V::zero(); });
+  V mm[R / 2][2 * NV];
+  for_each_index<R / 2>([&](auto p) {
+    for_each_index<2 * NV>([&](auto c) { mm[p][c] = V::zero(); });
+  });
   for (int64_t kk = 0; kk < dgroups; ++kk) {
-    const V x0 = V::load(a + kk * 16), x1 = V::load(a + 2 * a_stride + kk * 16);
+    V x[R / 2];
+    for_each_index<R / 2>([&](auto p) { x[p] = V::load(a + 2 * p * a_stride + kk * 16); });
     for_each_index<2 * NV>([&](auto c) {
       const V wc = V::load(wb + kk * kStep + 16 * c);
-      mm[0][c] = V::mmla(mm[0][c], x0, wc);
-      mm[1][c] = V::mmla(mm[1][c], x1, wc);
+      for_each_index<R / 2>([&](auto p) { mm[p][c] = V::mmla(mm[p][c], x[p], wc); });
     });
   }
   for_each_index<NV>([&](auto v) {
-    for_each_index<2>([&](auto p) {
+    for_each_index<R / 2>([&](auto p) {
       acc[2 * p][v].v = __builtin_shufflevector(mm[p][2 * v].v, mm[p][2 * v + 1].v, 0, 1, 4, 5);
       acc[2 * p + 1][v].v =
           __builtin_shufflevector(mm[p][2 * v].v, mm[p][2 * v + 1].v, 2, 3, 6, 7);
@@ -1079,18 +1092,18 @@ ONNXC_RT_SIMD_INLINE void fc_sums_mmla(const uint8_t *a, int64_t a_stride, const
   });
 }
 
-/// One fully connected tile: 4 rows x NV vectors of columns from col;
-/// `add` holds each column's constant (the folded bias); `narrow` as
-/// conv_tile's.
-template <int NV, typename T>
+/// One fully connected tile: R rows x NV vectors of columns from col, the
+/// first `rows` of them stored; `add` holds each column's constant (the
+/// folded bias); `narrow` as conv_tile's.
+template <int R, int NV, typename T>
 ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8_t *w,
                                   int64_t dgroups, bool narrow, int64_t col, const int32_t *add,
                                   const int32_t *multiplier, const int32_t *shift, int64_t count,
-                                  int64_t n, int64_t rows, VecI y_zp, VecI act_min,
-                                  VecI act_max, T *y) {
-  VecI acc[4][NV];
+                                  bool scales_up, int64_t n, int64_t rows, VecI y_zp,
+                                  VecI act_min, VecI act_max, T *y) {
+  VecI acc[R][NV];
   for (int v = 0; v < NV; ++v)
-    for (int r = 0; r < 4; ++r)
+    for (int r = 0; r < R; ++r)
       acc[r][v] = VecI::zero();
   const int8_t *wv[NV];
   for (int v = 0; v < NV; ++v)
@@ -1099,19 +1112,19 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
   // The dot products' depth steps (none left after the matrix multiply).
   const int64_t depth4 = VecI::kMatMul ? 0 : dgroups;
   if constexpr (VecI::kMatMul) {
-    fc_sums_mmla<NV>(a, a_stride, w, dgroups, col, acc);
+    fc_sums_mmla<R, NV>(a, a_stride, w, dgroups, col, acc);
   } else if constexpr (VecI::kLaneDot && kLanes == 4) {
     // Four depth steps of each row in one load, each step's 4 bytes used
     // by the dot product by element (not broadcast from memory per step).
     for (; kk + 4 <= depth4; kk += 4) {
-      VecI ar[4];
-      for (int r = 0; r < 4; ++r)
+      VecI ar[R];
+      for (int r = 0; r < R; ++r)
         ar[r] = VecI::load(a + r * a_stride + kk * 4);
       for_each_index<4>([&](auto l) {
         VecI wk[NV];
         for (int v = 0; v < NV; ++v)
           wk[v] = VecI::load(wv[v] + (kk + l) * kFcCols * 4);
-        for (int r = 0; r < 4; ++r)
+        for (int r = 0; r < R; ++r)
           for (int v = 0; v < NV; ++v)
             acc[r][v] = VecI::template dot_part_u_lane<l>(acc[r][v], ar[r], wk[v]);
       });
@@ -1120,16 +1133,16 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
   // The rest (all of it without dot products by element) from one 4-byte
   // broadcast per row and step, summed as the ISA keeps sums (DotAcc:
   // armv8-a's pair sums, added once at the end).
-  VecI::DotAcc sums[4][NV];
-  for (int r = 0; r < 4; ++r)
+  VecI::DotAcc sums[R][NV];
+  for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v)
       sums[r][v] = VecI::dot_acc_zero();
   if (narrow && VecI::kPairedSteps && kLanes == 4) {
     // Two depth steps at once (VecI::dot_acc2), four of each row in one
     // load, each step's 4 bytes broadcast from its lane.
     for (; kk < depth4 - 3; kk += 4) {
-      VecI ar[4];
-      for (int r = 0; r < 4; ++r)
+      VecI ar[R];
+      for (int r = 0; r < R; ++r)
         ar[r] = VecI::load(a + r * a_stride + kk * 4);
       for_each_index<2>([&](auto h) {
         VecI w0[NV], w1[NV];
@@ -1137,7 +1150,7 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
           w0[v] = VecI::load(wv[v] + (kk + 2 * h) * kFcCols * 4);
           w1[v] = VecI::load(wv[v] + (kk + 2 * h + 1) * kFcCols * 4);
         }
-        for (int r = 0; r < 4; ++r)
+        for (int r = 0; r < R; ++r)
           for (int v = 0; v < NV; ++v)
             sums[r][v] = VecI::dot_acc2(sums[r][v], VecI::template broadcast_lane<2 * h>(ar[r]),
                                         w0[v], VecI::template broadcast_lane<2 * h + 1>(ar[r]),
@@ -1152,7 +1165,7 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
         w0[v] = VecI::load(wv[v] + kk * kFcCols * 4);
         w1[v] = VecI::load(wv[v] + (kk + 1) * kFcCols * 4);
       }
-      for (int r = 0; r < 4; ++r) {
+      for (int r = 0; r < R; ++r) {
         const VecI a0 = broadcast4(a + r * a_stride + kk * 4);
         const VecI a1 = broadcast4(a + r * a_stride + kk * 4 + 4);
         for (int v = 0; v < NV; ++v)
@@ -1163,24 +1176,40 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
     VecI wk[NV];
     for (int v = 0; v < NV; ++v)
       wk[v] = VecI::load(wv[v] + kk * kFcCols * 4);
-    for (int r = 0; r < 4; ++r) {
+    for (int r = 0; r < R; ++r) {
       const VecI ab = broadcast4(a + r * a_stride + kk * 4);
       for (int v = 0; v < NV; ++v)
         sums[r][v] = VecI::dot_acc(sums[r][v], ab, wk[v]);
     }
   }
-  for (int r = 0; r < 4; ++r)
+  for (int r = 0; r < R; ++r)
     for (int v = 0; v < NV; ++v)
       acc[r][v] = VecI::add(acc[r][v], VecI::dot_total(sums[r][v]));
-  for (int v = 0; v < NV; ++v) {
-    const int64_t c = col + v * kLanes, left = n - c;
-    if (left <= 0)
-      continue;
-    const int64_t lanes = left < kLanes ? left : kLanes;
-    const Requant q = requant_columns(add, multiplier, shift, count, c, lanes);
-    for (int64_t r = 0; r < rows; ++r)
-      requantize(acc[r][v], q, y_zp, act_min, act_max).store_narrow(y + r * n + c, lanes);
-  }
+  // The epilogue: each vector of columns requantized in place with its
+  // constants (loaded once a tile, one vector's at a time: the sums keep
+  // their registers), then each row stored as one narrowed run.
+  for_each_index<NV>([&](auto v) __attribute__((always_inline)) {
+    const int64_t left = n - (col + v * kLanes);
+    const Requant q = requant_columns(add, multiplier, shift, count, col + v * kLanes,
+                                      left <= 0 ? 0 : left < kLanes ? left : kLanes, scales_up);
+    for_each_index<R>([&](auto r) __attribute__((always_inline)) {
+      acc[r][v] = requantize_scaled(VecI::add(acc[r][v], q.add), q);
+    });
+  });
+  const int64_t valid = n - col;
+  for_each_index<R>([&](auto r) __attribute__((always_inline)) {
+    if (r >= rows)
+      return;
+    T *yr = y + r * n + col;
+    if (valid >= NV * kLanes)
+      return VecI::store_narrow_clamped(yr, acc[r], y_zp, act_min, act_max);
+    for_each_index<NV>([&](auto v) __attribute__((always_inline)) {
+      const int64_t left = valid - int64_t(v) * kLanes;
+      if (left > 0)
+        to_output(acc[r][v], y_zp, act_min, act_max)
+            .store_narrow(yr + v * kLanes, left < kLanes ? left : kLanes);
+    });
+  });
 }
 
 } // namespace detail
@@ -1190,7 +1219,7 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
 /// `bias` the folded per-column constant of fold_zero_point with u_zp =
 /// packed_zero_point(x_zp + flip_of<T>(), kShifted); G and kShifted as
 /// conv2d checks them; `narrow_weights` as conv2d's. Scratch:
-/// fc_scratch_bytes(rows rounded up to 4, depth, G).
+/// fc_scratch_bytes(rows, depth, G).
 template <typename T, int G, bool kShifted>
 void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
                      int64_t depth, int64_t n, const int32_t *multiplier, const int32_t *shift,
@@ -1199,8 +1228,23 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   using namespace detail;
   static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
                 "weights packed and folded for another instruction set (qs8_pack.h)");
+  // Register tiles of kFcRows rows x kFcVectors vectors of columns:
+  // - NEON's SDOT by element: 8 x 2, 16 accumulators and the 8 rows' four
+  //   depth steps, 64 SDOT per 16 loads (4 x 4 spilled; 4 x 3 took 71
+  //   instructions per 48 SDOT, 3 weight pointers stepped each time);
+  // - NEON's USMMLA: 4 x 4, 16 accumulators of row and column pairs, 16
+  //   USMMLA per 10 loads (8 x 3, 24 per 10 loads, spilled two and
+  //   stepped three weight pointers: 41 instructions per 24, no fewer);
+  // - armv8-a's pair sums (a DotAcc is two vectors): 4 x 2;
+  // - x86: 4 x 4.
+  constexpr bool kNeonLaneDot = VecI::kLaneDot && !VecI::kMatMul && kLanes == 4;
+  constexpr int kFcRows = kNeonLaneDot ? 8 : 4;
+  constexpr int kFcVectors = sizeof(VecI::DotAcc) > sizeof(VecI) ? 2 : kNeonLaneDot ? 2 : 4;
+  static_assert(kFcRows <= kFcMaxRows, "fc_scratch_bytes' rows hold whole tiles");
+  static_assert(!VecI::kMatMul || kFcVectors * kLanes == kFcCols,
+                "fc_sums_mmla reads a tile's columns from one column block");
   const int64_t dgroups = round_up(depth, G) / G, stride = dgroups * G;
-  const int64_t all = round_up(rows, 4);
+  const int64_t all = round_up(rows, kFcRows);
   // u = a + flip_of<T>() as the dot product packs it (VecI::kPackedFlip).
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   // 16 bytes of a row at a time; depth's padding and the rows past `rows`
@@ -1233,29 +1277,34 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   }
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
-  // Tiles of 4 rows x kFcVectors vectors: 16 accumulators, 12 with NEON's
-  // SDOT by element (whose 4 x 4 tile spilled: 16 accumulators, 4 rows
-  // and the 16 weight vectors of 4 steps, 100 instructions per 64 SDOT,
-  // 71 per 48 at 3 vectors; tiles then cross column blocks, each vector
-  // with its own pointer), or 8 where a DotAcc is two vectors (armv8-a:
-  // 16 registers of pair sums).
-  constexpr int kFcVectors = sizeof(VecI::DotAcc) > sizeof(VecI)          ? 2
-                             : VecI::kLaneDot && !VecI::kMatMul && kLanes == 4 ? 3
-                                                                               : 4;
+  const bool scales_up = any_scales_up(shift, 0, count > 1 ? count : 1);
   constexpr int64_t kCols = kFcVectors * kLanes;
-  for (int64_t r0 = 0; r0 < rows; r0 += 4) {
-    const int64_t live = rows - r0 < 4 ? rows - r0 : 4;
+  // The columns of rows [r0, r0 + live) in tiles of R rows.
+  auto row_block = [&](auto tile_rows, int64_t r0, int64_t live) {
+    constexpr int R = decltype(tile_rows)::value;
     const uint8_t *ar = scratch + r0 * stride;
     T *yr = y + r0 * n;
     for (int64_t c = 0; c < n; c += kCols) {
       const int64_t vecs = (n - c + kLanes - 1) / kLanes;
       switch (vecs < kFcVectors ? vecs : kFcVectors) {
-      case 1: fc_tile<1>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 2: fc_tile<2>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      case 3: if constexpr (kFcVectors > 2) fc_tile<3>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
-      default: fc_tile<kFcVectors>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, n, live, vzp, vmin, vmax, yr); break;
+      case 1: fc_tile<R, 1>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, scales_up, n, live, vzp, vmin, vmax, yr); break;
+      case 2: if constexpr (kFcVectors > 1) fc_tile<R, 2>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, scales_up, n, live, vzp, vmin, vmax, yr); break;
+      case 3: if constexpr (kFcVectors > 2) fc_tile<R, 3>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, scales_up, n, live, vzp, vmin, vmax, yr); break;
+      default: fc_tile<R, kFcVectors>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, scales_up, n, live, vzp, vmin, vmax, yr); break;
       }
     }
+  };
+  // A last row alone (batch 1's one row) takes a tile of one row (a row
+  // pair for the matrix multiply), a last few a tile of 4.
+  constexpr int kOneRow = VecI::kMatMul ? 2 : 1;
+  for (int64_t r0 = 0; r0 < rows; r0 += kFcRows) {
+    const int64_t live = rows - r0 < kFcRows ? rows - r0 : kFcRows;
+    if (live <= kOneRow)
+      row_block(std::integral_constant<int, kOneRow>(), r0, live);
+    else if (kFcRows > 4 && live <= 4)
+      row_block(std::integral_constant<int, 4>(), r0, live);
+    else
+      row_block(std::integral_constant<int, kFcRows>(), r0, live);
   }
 }
 

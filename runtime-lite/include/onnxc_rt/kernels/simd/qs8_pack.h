@@ -28,6 +28,10 @@ constexpr int64_t kConvRows = 4;
 /// Output columns of a fully connected block: weights packed
 /// [column blocks][depth / G][kFcCols][G].
 constexpr int64_t kFcCols = 16;
+/// The most rows a fully connected register tile takes (8 with NEON's
+/// SDOT, else 4): the rows its scratch packs are rounded up
+/// to it.
+constexpr int64_t kFcMaxRows = 8;
 
 /// G, the depth values the convolution and fully connected kernels keep
 /// together, in packed weights and packed activations alike: 4 for the
@@ -288,11 +292,12 @@ inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t st
          ((out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1 + kMaxPoolRowSlack);
 }
 
-/// Bytes of scratch a fully connected layer needs: its rows of activations
-/// as the kernel packs them, depth rounded up to `dg`, and 64 bytes of
-/// slack (its stores are whole 16-byte vectors).
+/// Bytes of scratch a fully connected layer of `rows` rows needs: its rows
+/// of activations as the kernel packs them (rounded up to kFcMaxRows),
+/// depth rounded up to `dg`, and 64 bytes of slack (its stores are whole
+/// 16-byte vectors).
 inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth, int64_t dg) {
-  return round_up(rows * round_up(depth, dg), 64) + 64;
+  return round_up(round_up(rows, kFcMaxRows) * round_up(depth, dg), 64) + 64;
 }
 
 } // namespace qs8

@@ -124,7 +124,7 @@ int main(int argc, char **argv) {
     const double flop = 2.0 * q.m * oh * oh * kdim;
     std::printf("| %s | %.3f | %.1f | %.3f | %.1f |", q.what, nchw * 1e3, flop / nchw / 1e9,
                 blocked * 1e3, flop / blocked / 1e9);
-    if (!q.depthwise && simd::winograd_applies(out, kernel, strides, dil, 1, in_blocked)) {
+    if (!q.depthwise && simd::winograd_applies(out, q.c, kernel, strides, dil, 1, in_blocked)) {
       std::vector<float> wu(simd::winograd_weights_floats(q.m, q.c)), work(q.m * q.c),
           sw(simd::winograd_scratch_floats(in, out));
       simd::pack_winograd_weights(w.data(), q.m, q.c, work.data(), wu.data());

@@ -240,7 +240,7 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
   }
 
   /// Whether the target runs a BlockedConv faster as Winograd F(4x4, 3x3)
-  /// than direct (its kernels' own rule: shape and tile count).
+  /// than direct (its kernels' own rule: shape, tile count, weight size).
   bool winogradPays(Operation *conv) const {
     auto y = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
     auto w = cast<RankedTensorType>(conv->getOperand(1).getType());
@@ -254,8 +254,8 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     const int64_t out[4] = {y.getDimSize(0), w.getDimSize(0), y.getDimSize(2), y.getDimSize(3)};
     const int64_t kernel[2] = {w.getDimSize(2), w.getDimSize(3)};
     const bool inBlocked = cast<ShapedType>(conv->getOperand(0).getType()).getRank() == 5;
-    return target->prefersWinograd(
-        ConvShape{out, kernel, strides, dilations, groupOf(conv), inBlocked});
+    return target->prefersWinograd(ConvShape{out, w.getDimSize(1) * groupOf(conv), kernel,
+                                             strides, dilations, groupOf(conv), inBlocked});
   }
 
   Value rewritePool(Operation *op) {

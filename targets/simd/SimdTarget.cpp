@@ -1,8 +1,6 @@
 //===- SimdTarget.cpp - the layout hooks of the SIMD-kernel targets --------===//
 #include "SimdTarget.h"
 
-#include "onnxc_rt/kernels/simd/blocking.h"
-
 namespace onnxc::simd {
 
 namespace {
@@ -28,8 +26,9 @@ bool SimdTarget::prefersWinograd(const ConvShape &c) const {
   if (c.output.size() != 4 || c.kernel.size() != 2 || c.strides.size() != 2 ||
       c.dilations.size() != 2)
     return false;
-  return onnxc_rt::simd::winograd_applies(c.output.data(), c.kernel.data(), c.strides.data(),
-                                         c.dilations.data(), c.group, c.inputBlocked);
+  return onnxc_rt::simd::winograd_applies(c.output.data(), c.inChannels, c.kernel.data(),
+                                         c.strides.data(), c.dilations.data(), c.group,
+                                         c.inputBlocked, winogradStreamedTiles);
 }
 
 } // namespace onnxc::simd

@@ -13,6 +13,7 @@
 #define ONNXC_TARGETS_SIMD_SIMDTARGET_H
 
 #include "onnxc/Lowering/Target.h"
+#include "onnxc_rt/kernels/simd/blocking.h"
 
 namespace onnxc::simd {
 
@@ -56,6 +57,12 @@ public:
   int64_t channelBlock() const override;
   bool blocksDenseConv(int64_t taps) const override;
   bool prefersWinograd(const ConvShape &c) const override;
+
+protected:
+  /// The output tiles a Winograd convolution needs where its transformed
+  /// weights are streamed from memory each inference (simd/blocking.h's
+  /// winograd_applies): more where the core's vectors are wider (AVX-512).
+  int64_t winogradStreamedTiles = onnxc_rt::simd::kWinogradMinTiles;
 };
 
 /// The header and namespace of the SIMD qs8 kernels.

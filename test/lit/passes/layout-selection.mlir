@@ -123,7 +123,7 @@ func.func @channel_broadcast(%arg0: tensor<1x4x4x4xf32>) -> tensor<1x32x4x4xf32>
 // -----
 
 // Winograd F(4x4, 3x3) for a blocked 3x3 stride-1 convolution with at least
-// kWinogradMinTiles (4) output tiles: 16x16 (16 tiles) and 5x5 (4 tiles)
+// kWinogradMinTiles (4) output tiles where its weights stay cached: 16x16 (16 tiles) and 5x5 (4 tiles)
 // outputs yes; the first convolutions (NCHW inputs), a stride-2 one and a
 // 4x4 output (1 tile) stay direct.
 // CHECK-LABEL: func.func @winograd_where_it_pays
@@ -144,6 +144,46 @@ func.func @winograd_where_it_pays(%arg0: tensor<1x16x16x16xf32>, %arg1: tensor<1
   %e = "onnx.FusedConv"(%d, %w, %n, %n) {activation = "Relu"} : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x4x4xf32>
   %f = "onnx.FusedConv"(%d, %w, %n, %n) {activation = "Relu", pads = array<i64: 0, 0, 1, 1>} : (tensor<1x16x6x6xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<1x16x5x5xf32>
   return %c, %e, %f : tensor<1x16x8x8xf32>, tensor<1x16x4x4xf32>, tensor<1x16x5x5xf32>
+}
+}
+
+// -----
+
+// Transformed weights past kWinogradCachedBytes (4 MB: 512 x 512 channels
+// are 37.7 MB) are streamed from memory each inference: on AVX-512 Winograd
+// then needs 9 tiles (the target's winogradStreamedTiles). A 7x7 output (4
+// tiles) stays direct, a 9x9 one (9 tiles) is Winograd.
+// CHECK-LABEL: func.func @winograd_streamed_weights
+// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"{{.*}} -> tensor<1x32x7x7x16xf32>
+// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"{{.*}} -> tensor<1x32x7x7x16xf32>
+// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"{{.*}} -> tensor<1x32x9x9x16xf32>
+// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "winograd"{{.*}} -> tensor<1x32x9x9x16xf32>
+module attributes {onnxc.target = #onnx.target<name = "x86-64-avx512">} {
+func.func @winograd_streamed_weights(%arg0: tensor<1x512x7x7xf32>, %arg1: tensor<1x512x9x9xf32>) -> (tensor<1x512x7x7xf32>, tensor<1x512x9x9xf32>) {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<512x512x3x3xf32>} : () -> tensor<512x512x3x3xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %a = "onnx.FusedConv"(%arg0, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x7x7xf32>
+  %b = "onnx.FusedConv"(%a, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x7x7xf32>
+  %c = "onnx.FusedConv"(%arg1, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x9x9xf32>
+  %d = "onnx.FusedConv"(%c, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x9x9xf32>
+  return %b, %d : tensor<1x512x7x7xf32>, tensor<1x512x9x9xf32>
+}
+}
+
+// -----
+
+// The same 7x7 layer on AVX2 (x86-64): 4 tiles pay even with its weights
+// streamed.
+// CHECK-LABEL: func.func @winograd_streamed_weights_avx2
+// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"{{.*}} -> tensor<1x32x7x7x16xf32>
+// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "winograd"{{.*}} -> tensor<1x32x7x7x16xf32>
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
+func.func @winograd_streamed_weights_avx2(%arg0: tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<512x512x3x3xf32>} : () -> tensor<512x512x3x3xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %a = "onnx.FusedConv"(%arg0, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x7x7xf32>
+  %b = "onnx.FusedConv"(%a, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x7x7xf32>
+  return %b : tensor<1x512x7x7xf32>
 }
 }
 

@@ -100,6 +100,7 @@ enum class PipelineStage {
 /// A convolution as the layout hooks see it (logical NCHW shapes).
 struct ConvShape {
   llvm::ArrayRef<int64_t> output;   // N, M, OH, OW
+  int64_t inChannels = 0;           // C
   llvm::ArrayRef<int64_t> kernel;   // KH, KW
   llvm::ArrayRef<int64_t> strides;  // 2 values
   llvm::ArrayRef<int64_t> dilations;

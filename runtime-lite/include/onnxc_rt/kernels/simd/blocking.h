@@ -418,19 +418,38 @@ constexpr int64_t winograd_tiles(int64_t oh, int64_t ow) {
   return (oh + kWinogradOut - 1) / kWinogradOut * ((ow + kWinogradOut - 1) / kWinogradOut);
 }
 
-/// Whether a convolution runs as winograd_conv2d_blocked: 3x3, stride 1,
-/// dilation 1, group 1, blocked input, and enough tiles to amortise the
-/// transformed weights (4 times the direct ones' size). bench/conv_bench
-/// on Zen 4: a 7x7 output (2x2 tiles) with 512 channels runs 1.5x faster
-/// than direct, a 5x5 one with 256 1.1x; a single tile (4x4 output and
-/// less) 1.3-3x slower.
+/// Whether a convolution (c input channels) runs as
+/// winograd_conv2d_blocked: 3x3, stride 1, dilation 1, group 1, blocked
+/// input, and enough output tiles to pay for its transformed weights. Those
+/// are 4 times the direct ones (36 floats per channel pair against 9), and
+/// at batch 1 a model's weights are read once per inference: Winograd
+/// saves `tiles` multiply-adds (108 a tile) per extra weight byte (108 a
+/// channel pair). Where the transformed weights stay cached between
+/// inferences (up to kWinogradCachedBytes) 4 tiles pay; where they are
+/// streamed from memory, the tiles it takes depend on how many
+/// multiply-adds the core does per byte it reads, and the target says
+/// (`streamed_tiles`, SimdTarget's winogradStreamedTiles): 9 with AVX-512,
+/// 4 with AVX2 and NEON. bench/run_bench.py on an EPYC with 48 KiB L1d,
+/// 1 MiB L2 and 32 MiB L3, per inference: ResNet-18 (7x7 layers of 37.7 MB
+/// transformed, 4 tiles) 19.4 ms with them as Winograd against 13.9 ms
+/// direct on x86-64-vnni, but 32.4 against 38.3 ms on x86-64 (AVX2); its
+/// 14x14 layers (16 tiles) break even on AVX-512; the CIFAR CNN (8x8 layer,
+/// 1.2 MB, 4 tiles) 64 us as Winograd against 93 us direct. (bench/conv_bench
+/// repeats one layer, its weights cached: there a 7x7 output with 512
+/// channels ran 1.5x faster as Winograd on AVX-512.) A single tile (4x4
+/// output and less) is 1.3-3x slower than direct.
 constexpr int64_t kWinogradMinTiles = 4;
-constexpr bool winograd_applies(const int64_t *out_shape,
-                                const int64_t *kernel, const int64_t *strides,
-                                const int64_t *dilations, int64_t group, bool in_blocked) {
+constexpr int64_t kWinogradCachedBytes = int64_t(4) << 20;
+constexpr bool winograd_applies(const int64_t *out_shape, int64_t c, const int64_t *kernel,
+                                const int64_t *strides, const int64_t *dilations, int64_t group,
+                                bool in_blocked, int64_t streamed_tiles = kWinogradMinTiles) {
+  const int64_t tiles = winograd_tiles(out_shape[2], out_shape[3]);
+  const int64_t bytes = kWinogradPoints * c * out_shape[1] * int64_t(sizeof(float));
+  const int64_t needed = bytes <= kWinogradCachedBytes || streamed_tiles < kWinogradMinTiles
+                             ? kWinogradMinTiles
+                             : streamed_tiles;
   return in_blocked && group == 1 && kernel[0] == 3 && kernel[1] == 3 && strides[0] == 1 &&
-         strides[1] == 1 && dilations[0] == 1 && dilations[1] == 1 &&
-         winograd_tiles(out_shape[2], out_shape[3]) >= kWinogradMinTiles;
+         strides[1] == 1 && dilations[0] == 1 && dilations[1] == 1 && tiles >= needed;
 }
 
 /// Floats of the transformed, packed weights: per tile position one packed

@@ -101,20 +101,23 @@ __device__ inline void strided_offsets(int64_t i, int64_t n, int rank, const Dim
   }
 }
 
-/// A launch over (plane, pixel) for the window kernels: blocks of
-/// plane_threads(pixels) threads across the pixels, up to 65535 planes
-/// down. Plane and pixel are separate loops, so a thread finds its output
-/// row and column with two 32-bit divisions rather than four 64-bit ones
-/// per output. Small planes (7 x 7) get blocks of fewer threads, whole
-/// warps, rather than 256 threads of which most would idle.
-inline unsigned plane_threads(int64_t pixels) {
+/// A launch over (plane, pixel) for the window kernels: blocks of whole
+/// warps across the pixels (up to kThreads: a 7 x 7 plane takes 64 threads
+/// rather than 256 of which most would idle), up to 65535 planes down.
+/// Plane and pixel are separate loops (ONNXC_CUDA_FOR_PLANES), so a thread
+/// finds its output row and column with two 32-bit divisions rather than
+/// four 64-bit ones per output.
+struct PlaneLaunch {
+  dim3 grid;
+  unsigned threads;
+};
+inline PlaneLaunch plane_launch(int64_t planes, int64_t pixels) {
   const int64_t warps = (pixels + 31) / 32;
-  return unsigned(warps < 1 ? 32 : warps > kThreads / 32 ? kThreads : warps * 32);
-}
-inline dim3 plane_grid(int64_t planes, int64_t pixels) {
-  const int64_t across = (pixels + plane_threads(pixels) - 1) / plane_threads(pixels);
-  return dim3(unsigned(across < 1 ? 1 : across > 65535 * 32 ? 65535 * 32 : across),
-              unsigned(planes < 1 ? 1 : planes > 65535 ? 65535 : planes));
+  const int64_t threads = warps < 1 ? 32 : warps > kThreads / 32 ? kThreads : warps * 32;
+  const int64_t across = (pixels + threads - 1) / threads;
+  return {dim3(unsigned(across < 1 ? 1 : across > 65535 * 32 ? 65535 * 32 : across),
+               unsigned(planes < 1 ? 1 : planes > 65535 ? 65535 : planes)),
+          unsigned(threads)};
 }
 #define ONNXC_CUDA_FOR_PLANES(plane, planes, pix, pixels)                            \
   for (int64_t plane = blockIdx.y; plane < (planes); plane += gridDim.y)            \

@@ -230,9 +230,9 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
   if (total == 0)
     return;
   if (mg < 16) {
-    const int64_t pixels = int64_t(g.oh) * g.ow;
-    launch(detail::direct_conv<Act>, plane_grid(int64_t(g.n) * g.m, pixels),
-           plane_threads(pixels), stream, x, w, bias, z, y, g, cg, mg, act_alpha, act_beta);
+    const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.m, int64_t(g.oh) * g.ow);
+    launch(detail::direct_conv<Act>, pl.grid, pl.threads, stream, x, w, bias, z, y, g, cg, mg,
+           act_alpha, act_beta);
     return;
   }
   detail::ConvProblem<Act> p{x, w, bias, z, y, g, int(group), cg, mg,
@@ -251,9 +251,10 @@ void max_pool(Stream *stream, const T *x, T *y, int64_t *indices, int64_t rank,
   const detail::Window2d g =
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
   const int64_t total = int64_t(g.n) * g.c * g.oh * g.ow;
-  if (total > 0)
-    launch(detail::max_pool_kernel<T>, plane_grid(int64_t(g.n) * g.c, int64_t(g.oh) * g.ow),
-           plane_threads(int64_t(g.oh) * g.ow), stream, x, y, g);
+  if (total > 0) {
+    const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.c, int64_t(g.oh) * g.ow);
+    launch(detail::max_pool_kernel<T>, pl.grid, pl.threads, stream, x, y, g);
+  }
 }
 
 template <typename T>
@@ -266,10 +267,11 @@ void avg_pool(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_
   const int pad_h_end = rank == 1 ? 0 : int(pads_end[0]);
   const int pad_w_end = int(pads_end[rank == 1 ? 0 : 1]);
   const int64_t total = int64_t(g.n) * g.c * g.oh * g.ow;
-  if (total > 0)
-    launch(detail::avg_pool_kernel<T>, plane_grid(int64_t(g.n) * g.c, int64_t(g.oh) * g.ow),
-           plane_threads(int64_t(g.oh) * g.ow), stream, x, y, g, pad_h_end, pad_w_end,
-           int(count_include_pad));
+  if (total > 0) {
+    const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.c, int64_t(g.oh) * g.ow);
+    launch(detail::avg_pool_kernel<T>, pl.grid, pl.threads, stream, x, y, g, pad_h_end,
+           pad_w_end, int(count_include_pad));
+  }
 }
 
 template <typename T>

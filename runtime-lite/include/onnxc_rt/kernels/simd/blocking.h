@@ -445,9 +445,9 @@ constexpr bool winograd_applies(const int64_t *out_shape, int64_t c, const int64
                                 bool in_blocked, int64_t streamed_tiles = kWinogradMinTiles) {
   const int64_t tiles = winograd_tiles(out_shape[2], out_shape[3]);
   const int64_t bytes = kWinogradPoints * c * out_shape[1] * int64_t(sizeof(float));
-  const int64_t needed = bytes <= kWinogradCachedBytes || streamed_tiles < kWinogradMinTiles
-                             ? kWinogradMinTiles
-                             : streamed_tiles;
+  const int64_t needed = bytes <= kWinogradCachedBytes ? kWinogradMinTiles
+                         : streamed_tiles > kWinogradMinTiles ? streamed_tiles
+                                                              : kWinogradMinTiles;
   return in_blocked && group == 1 && kernel[0] == 3 && kernel[1] == 3 && strides[0] == 1 &&
          strides[1] == 1 && dilations[0] == 1 && dilations[1] == 1 && tiles >= needed;
 }

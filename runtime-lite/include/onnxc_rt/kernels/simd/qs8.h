@@ -79,28 +79,29 @@ inline VecI load_first(const int32_t *p, int64_t n) {
   return VecI::load(lanes);
 }
 
-/// Whether any of shift[from, from + n) scales up (Requant's scales_up).
-inline bool any_scales_up(const int32_t *shift, int64_t from, int64_t n) {
+/// Whether any column of [col, col + n) scales up (Requant's scales_up):
+/// per column when count > 1, else the one shift.
+inline bool columns_scale_up(const int32_t *shift, int64_t count, int64_t col, int64_t n) {
+  if (count <= 1)
+    return shift[0] >= 0;
   bool up = false;
-  for (int64_t i = from; i < from + n; ++i)
+  for (int64_t i = col; i < col + n; ++i)
     up |= shift[i] >= 0;
   return up;
 }
 
 /// Per-column constants for columns [col, col + n) (n <= kLanes):
-/// multiplier and shift per column when count > 1, else broadcast.
-/// scales_up as Requant's, for those columns unless given (a caller that
-/// checked all columns once).
+/// multiplier and shift per column when count > 1, else broadcast;
+/// `scales_up` as columns_scale_up gives it for them (or for a wider
+/// range: the full requantization is exact where no lane scales up too).
 ONNXC_RT_SIMD_INLINE Requant requant_columns(const int32_t *add, const int32_t *multiplier,
                                              const int32_t *shift, int64_t count, int64_t col,
-                                             int64_t n, int scales_up = -1) {
+                                             int64_t n, bool scales_up) {
   const VecI s = count > 1 ? load_first(shift + col, n) : VecI::broadcast(shift[0]);
-  if (scales_up < 0)
-    scales_up = count > 1 ? any_scales_up(shift, col, n) : shift[0] >= 0;
   return {load_first(add + col, n),
           count > 1 ? load_first(multiplier + col, n) : VecI::broadcast(multiplier[0]),
           VecI::max(VecI::add(s, VecI::broadcast(1)), VecI::zero()),
-          VecI::max(VecI::sub(VecI::zero(), s), VecI::broadcast(1)), scales_up > 0};
+          VecI::max(VecI::sub(VecI::zero(), s), VecI::broadcast(1)), scales_up};
 }
 
 /// reference/qs8.h's multiply_by_quantized_multiplier, lane by lane (the
@@ -970,8 +971,10 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
           VecI::lane_weights(lane, wv[s][t]);
         }
         for (int j = 0; j < V; ++j) {
-          const int64_t first = s * kBlockChannels + j * kLanes, n = cb - first;
-          q[s][j] = requant_columns(bias, multiplier, shift, count, c0 + first, n < 0 ? 0 : n);
+          const int64_t first = s * kBlockChannels + j * kLanes;
+          const int64_t n = cb - first < 0 ? 0 : cb - first;
+          q[s][j] = requant_columns(bias, multiplier, shift, count, c0 + first, n,
+                                    columns_scale_up(shift, count, c0 + first, n));
         }
       }
       const T *xb = x + (b * g.c + c0) * plane_in;
@@ -1277,7 +1280,7 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   }
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
-  const bool scales_up = any_scales_up(shift, 0, count > 1 ? count : 1);
+  const bool scales_up = columns_scale_up(shift, count, 0, count);
   constexpr int64_t kCols = kFcVectors * kLanes;
   // The columns of rows [r0, r0 + live) in tiles of R rows.
   auto row_block = [&](auto tile_rows, int64_t r0, int64_t live) {

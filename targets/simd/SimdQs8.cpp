@@ -86,10 +86,15 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   if (cg == 1 && m == group) {
     if (kernel[0] * kernel[1] > pack::kMaxDepthwiseTaps)
       return std::nullopt;
-    // The taps read x itself: the zero point folds as it is.
+    // Widened taps read x itself: the zero point folds as it is; quads
+    // read the bytes as conv2d packs them.
+    const bool quad = packing.quadDepthwise;
     std::vector<int32_t> folded(m);
     pack::fold_zero_point(w.data(), bias->data(), m, kernel[0] * kernel[1],
-                          kernel[0] * kernel[1], 1, int32_t(op.getXZeroPoint()), folded.data());
+                          kernel[0] * kernel[1], 1,
+                          quad ? packedZeroPoint(op.getX(), op.getXZeroPoint(), packing)
+                               : int32_t(op.getXZeroPoint()),
+                          folded.data());
     std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getW()),
                                 packedInt32s(op.getContext(), folded),
                                 KernelArg::output(op.getY())};
@@ -97,9 +102,10 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
     tail(args);
     args.push_back(KernelArg::scratch(
         pack::depthwise_scratch_bytes(xs.data(), ys.data(), kernel.data(), g->strides.data(),
-                                      g->padsBegin.data(), g->dilations.data()),
+                                      g->padsBegin.data(), g->dilations.data(), quad),
         "uint8_t"));
-    return calls({call("depthwise_conv2d", {t}, kSimdQs8, std::move(args), kSimdQs8Namespace)});
+    return calls({call("depthwise_conv2d", {t, quad ? "true" : "false"}, kSimdQs8,
+                       std::move(args), kSimdQs8Namespace)});
   }
   const int64_t depth = cg * kernel[0] * kernel[1], dg = packing.depthGroup;
   std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg));

@@ -23,10 +23,13 @@ namespace onnxc::simd {
 /// connected layer's weights (kDotDepthGroup, or kMatMulDepthGroup where
 /// the target has a byte matrix multiply, NEON's i8mm), and whether their
 /// products take the activations' bytes as u - 128 (NEON's SDOT and SMULL;
-/// packed_zero_point).
+/// packed_zero_point); and whether the depthwise convolution sums quads
+/// of taps by byte dot products (simd/qs8.h's kQuadDepthwise: VNNI,
+/// dotprod, i8mm), which reads the bytes as packed, not widened.
 struct Qs8Packing {
   int64_t depthGroup;
   bool shiftedBytes;
+  bool quadDepthwise;
 };
 
 /// Lowers what runtime-lite's SIMD kernels cover: float ops, and the qs8

@@ -107,13 +107,17 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
   const pk::PaddedPlane pp = pk::padded_plane(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
   std::vector<int32_t> folded(q.m);
   if (cg == 1 && q.m == q.group) {
-    pk::fold_zero_point(w.data(), bias.data(), q.m, q.kh * q.kw, q.kh * q.kw, 1, x_zp,
+    // Quads of taps read the bytes packed as conv2d's, widened taps x itself.
+    constexpr bool Q = simd::qs8::kQuadDepthwise;
+    const int32_t u_zp =
+        Q ? pk::packed_zero_point(x_zp + pk::flip_of<T>(), simd::qs8::kShiftedBytes) : x_zp;
+    pk::fold_zero_point(w.data(), bias.data(), q.m, q.kh * q.kw, q.kh * q.kw, 1, u_zp,
                         folded.data());
     std::vector<uint8_t> scratch(
-        pk::depthwise_scratch_bytes(in, out, kernel, strides, pb, dil));
-    simd::qs8::depthwise_conv2d<T>(x.data(), w.data(), folded.data(), got.data(), in, out,
-                                   kernel, strides, pb, dil, x_zp, mult.data(), shift.data(),
-                                   count, y_zp, lo, hi, scratch.data());
+        pk::depthwise_scratch_bytes(in, out, kernel, strides, pb, dil, Q));
+    simd::qs8::depthwise_conv2d<T, Q>(x.data(), w.data(), folded.data(), got.data(), in, out,
+                                      kernel, strides, pb, dil, x_zp, mult.data(), shift.data(),
+                                      count, y_zp, lo, hi, scratch.data());
   } else {
     constexpr int G = simd::qs8::kDepthGroup;
     std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));

@@ -12,10 +12,13 @@
 //                   channels x up to 6 (AVX-512, NEON) or 2 (AVX2, armv8-a)
 //                   vectors of pixels; requantized from registers into the
 //                   NCHW output.
-//  depthwise_conv2d blocks of 16 channels interleaved pixel by pixel, widened
-//                   (int32 on x86, int16 on NEON) and zero-point padded, one band of rows at a
-//                   time; each output pixel's 16 channels from one load per
-//                   tap; transposed back to NCHW.
+//  depthwise_conv2d blocks of 16 channels interleaved pixel by pixel and
+//                   zero-point padded, one band of rows at a time: where
+//                   NEON has a byte dot product (dotprod, i8mm) as quads
+//                   of a kernel row's bytes, one dot product per four
+//                   taps, else widened (int32 on x86, int16 on NEON), one
+//                   multiply-add per tap; each output pixel's 16 channels
+//                   from one load per unit; transposed back to NCHW.
 //  fully_connected  rows of the input as unsigned bytes, times weights packed
 //                   in blocks of 16 columns; 4 rows x 4 vectors per tile.
 //  add              same-shape inputs (the broadcast ones run the reference).
@@ -31,6 +34,7 @@
 #define ONNXC_RT_SIMD_QS8_H
 
 #include <limits>
+#include <type_traits>
 
 #include "onnxc_rt/kernels/reference/qs8.h"
 #include "onnxc_rt/kernels/simd/qs8_pack.h"
@@ -773,6 +777,14 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
     }
 }
 
+/// Whether depthwise_conv2d sums four taps of a kernel row per instruction
+/// (VecI::kDepthwiseQuads: NEON's SDOT and USDOT) on bytes packed as
+/// conv2d packs them (qs8_pack.h's quad slots), else one tap per
+/// multiply-add on values widened to 16 bits (VecI::mla_widened_lanes).
+/// The compiler folds the bias for one or the other
+/// (Qs8Packing::quadDepthwise).
+constexpr bool kQuadDepthwise = VecI::kDepthwiseQuads;
+
 namespace detail {
 
 /// One pixel of a channel block, widened: 16 values of the ISA's band lane
@@ -780,9 +792,14 @@ namespace detail {
 /// kDepthwiseValueBytes.
 using BandLane = VecI::BandLane;
 static_assert(sizeof(BandLane) <= kDepthwiseValueBytes, "the band's slots hold a lane");
+/// A band slot as the taps read it: a quad of packed bytes, or a lane.
+using BandSlot = std::conditional_t<kQuadDepthwise, uint32_t, BandLane>;
+/// Taps a slot serves (qs8_pack.h's depthwise_row_units).
+constexpr int kSlotTaps = kQuadDepthwise ? int(kDepthwiseQuad) : 1;
 using BlockPixel = BandLane __attribute__((vector_size(sizeof(BandLane) * kDepthwiseBlock)));
 inline void store_pixel(BandLane *dst, BlockPixel v) { __builtin_memcpy(dst, &v, sizeof v); }
-inline void fill_pixels(BandLane *dst, int64_t n, BlockPixel v) {
+inline void store_pixel(uint8_t *dst, Bytes v) { store_bytes(dst, v); }
+template <typename Pixel, typename Slot> inline void fill_pixels(Slot *dst, int64_t n, Pixel v) {
   for (int64_t i = 0; i < n; ++i)
     store_pixel(dst + i * kDepthwiseBlock, v);
 }
@@ -803,34 +820,40 @@ template <typename T> inline void store_widened(BandLane *dst, Bytes v) {
   }
 }
 
-/// Input rows [iy0, iy0 + band.in_rows) of `cb` channels (planes of x,
-/// h x w, plane_stride apart) into `buf` channel-blocked and widened:
-/// padded row r, column q at (r * band.in_width + q) * kDepthwiseBlock,
-/// input column ix at q = ix + pw, everything outside the input x_zp, and
-/// channels past cb x_zp.
-template <typename T>
+/// Input rows [iy0, iy0 + in_rows) of `cb` channels (planes of x, h x w,
+/// plane_stride apart) into `buf` channel-blocked: padded row r, column q
+/// at (r * width + q) * kDepthwiseBlock, input column ix at q = ix + pw,
+/// everything outside the input x_zp, and channels past cb x_zp. Slot:
+/// BandLane (each value widened) or uint8_t (the bytes themselves).
+template <typename T, typename Slot>
 void pack_depthwise_band(const T *x, int64_t plane_stride, int64_t cb, const Conv2d &g,
-                         const DepthwiseBand &band, int64_t iy0, T x_zp, BandLane *buf) {
+                         int64_t in_rows, int64_t width, int64_t iy0, T x_zp, Slot *buf) {
   constexpr int64_t B = kDepthwiseBlock;
-  const int64_t width = band.in_width, row = width * B, w = g.w, pw = g.pw;
-  int64_t r_lo = iy0 < 0 ? -iy0 : 0, r_hi = g.h - iy0 < band.in_rows ? g.h - iy0 : band.in_rows;
-  r_lo = r_lo > band.in_rows ? band.in_rows : r_lo;
+  constexpr bool kBytes = sizeof(Slot) == 1;
+  const int64_t row = width * B, w = g.w, pw = g.pw;
+  int64_t r_lo = iy0 < 0 ? -iy0 : 0, r_hi = g.h - iy0 < in_rows ? g.h - iy0 : in_rows;
+  r_lo = r_lo > in_rows ? in_rows : r_lo;
   r_hi = r_hi < r_lo ? r_lo : r_hi;
-  const BlockPixel pad = BlockPixel{} + BandLane(x_zp);
-  fill_pixels(buf, r_lo * width, pad);
-  fill_pixels(buf + r_hi * row, (band.in_rows - r_hi) * width, pad);
+  const uint8_t zp_byte = static_cast<uint8_t>(x_zp);
+  auto fill = [&](Slot *dst, int64_t n) {
+    if constexpr (kBytes)
+      fill_pixels(dst, n, Bytes{} + zp_byte);
+    else
+      fill_pixels(dst, n, BlockPixel{} + BandLane(x_zp));
+  };
+  fill(buf, r_lo * width);
+  fill(buf + r_hi * row, (in_rows - r_hi) * width);
   for (int64_t r = r_lo; r < r_hi; ++r) {
-    fill_pixels(buf + r * row, pw, pad);
-    fill_pixels(buf + r * row + (pw + w) * B, width - pw - w, pad);
+    fill(buf + r * row, pw);
+    fill(buf + r * row + (pw + w) * B, width - pw - w);
   }
   // The rows' pixels are one contiguous run of each plane: 16 of them of
-  // the 16 channels at a time, transposed into 16 pixels, each widened.
+  // the 16 channels at a time, transposed into 16 pixels, each stored.
   const int64_t n = (r_hi - r_lo) * w, first = (iy0 + r_lo) * w;
   const uint8_t *src = reinterpret_cast<const uint8_t *>(x + first);
-  BandLane *dst = buf + (r_lo * width + pw) * B;
+  Slot *dst = buf + (r_lo * width + pw) * B;
   int64_t col = 0;
-  const uint8_t zp_byte = static_cast<uint8_t>(x_zp);
-  const Bytes fill = Bytes{} + zp_byte;
+  const Bytes fill_zp = Bytes{} + zp_byte;
   for (int64_t p = 0; p < n; p += 16) {
     const int64_t len = n - p < 16 ? n - p : 16;
     Bytes t[16];
@@ -839,15 +862,44 @@ void pack_depthwise_band(const T *x, int64_t plane_stride, int64_t cb, const Con
         t[l] = load_bytes(src + l * plane_stride + p);
     } else {
       for (int64_t l = 0; l < B; ++l)
-        t[l] = l >= cb ? fill : load_bytes_first(src + l * plane_stride + p, len, zp_byte);
+        t[l] = l >= cb ? fill_zp : load_bytes_first(src + l * plane_stride + p, len, zp_byte);
     }
     transpose16(t);
     for (int64_t i = 0; i < len; ++i) {
-      store_widened<T>(dst + col * B, t[i]);
+      if constexpr (kBytes)
+        store_pixel(dst + col * B, t[i]);
+      else
+        store_widened<T>(dst + col * B, t[i]);
       if (++col == w) { // on to the next row's first input column
         col = 0;
         dst += row;
       }
+    }
+  }
+}
+
+/// The quad slots of a band from its bytes (pack_depthwise_band's uint8_t
+/// form, rows of bytes_width pixels): slot (r, q) holds each channel's
+/// bytes of columns q, q + dw, q + 2 dw, q + 3 dw XORed with `flip`, as
+/// the dot products take them (four runs of the row interleaved). Where
+/// every slot read is at a multiple of the stride sw (4 dw a multiple of
+/// sw), only those are built.
+inline void build_depthwise_quads(const uint8_t *bytes, const DepthwiseBand &band, int64_t dw,
+                                  int64_t sw, uint8_t flip, uint8_t *quads) {
+  constexpr int64_t B = kDepthwiseBlock, Q = kDepthwiseQuad;
+  const int64_t step = Q * dw % sw == 0 ? sw : 1;
+  for (int64_t r = 0; r < band.in_rows; ++r) {
+    const uint8_t *row = bytes + r * band.bytes_width * B;
+    uint8_t *out = quads + r * band.in_width * B * Q;
+    if (step == 1) {
+      const uint8_t *const src[4] = {row, row + dw * B, row + 2 * dw * B, row + 3 * dw * B};
+      interleave_rows<4>(src, band.in_width * B, flip, out);
+      continue;
+    }
+    for (int64_t q = 0; q < band.in_width; q += step) {
+      const uint8_t *at = row + q * B;
+      const uint8_t *const src[4] = {at, at + dw * B, at + 2 * dw * B, at + 3 * dw * B};
+      interleave_rows<4>(src, B, flip, out + q * B * Q);
     }
   }
 }
@@ -878,46 +930,60 @@ constexpr int kBlockPixels = kLanes == 4 ? 4 : 2;
 constexpr int kBlockChannels = kBlockVectors * kLanes;
 static_assert(kDepthwiseBlock % kBlockChannels == 0, "sub-blocks tile the block");
 
-/// The taps of a channel-blocked depthwise step: KH x KW with column
-/// dilation 1 and stride SW when known at compile time (then every load of
-/// a step is one of KH row pointers plus a constant: GCC keeps a pointer
-/// per tap and pixel otherwise, more than there are registers), else
-/// `offset` (taps of them) and `step`.
+/// The multiply-adds of a channel-blocked depthwise step, one per slot of
+/// a kernel row (kSlotTaps taps each): KH x KU (KU = ceil(KW / kSlotTaps))
+/// with column dilation 1 and stride SW when known at compile time (then
+/// every load of a step is one of KH row pointers plus a constant: GCC
+/// keeps a pointer per unit and pixel otherwise, more than there are
+/// registers), else `offset` (units of them) and `step`.
 template <int KH, int KW, int SW> struct BlockTaps {
   static constexpr bool kFixed = KH > 0;
-  const int64_t *offset; // from the pixel to each tap (runtime form), or to each row
-  int64_t taps, step;
-  /// Tap (ky, kx) of pixel p of a step (compile-time form).
-  const BandLane *at(const BandLane *px, int ky, int kx, int p) const {
-    return px + offset[ky] + (kx + p * SW) * kDepthwiseBlock;
+  static constexpr int KU = (KW + kSlotTaps - 1) / kSlotTaps;
+  const int64_t *offset; // from the pixel to each unit (runtime form), or to each row
+  int64_t units, step;
+  /// Unit (ky, ku) of pixel p of a step (compile-time form).
+  const BandSlot *at(const BandSlot *px, int ky, int ku, int p) const {
+    return px + offset[ky] + (ku * kSlotTaps + p * SW) * kDepthwiseBlock;
   }
-  /// Tap t of pixel p of a step (runtime form).
-  const BandLane *at(const BandLane *px, int64_t t, int p) const {
+  /// Unit t of pixel p of a step (runtime form).
+  const BandSlot *at(const BandSlot *px, int64_t t, int p) const {
     return px + offset[t] + p * step;
   }
 };
 
+/// acc[j] += the N vectors of slots at p times w[j]: one dot product of
+/// four bytes per lane (quads), or widened values times their weights.
+template <int N>
+ONNXC_RT_SIMD_INLINE void mla_slots(VecI (&acc)[N], const BandSlot *p, const VecI (&w)[N]) {
+  if constexpr (kQuadDepthwise) {
+    for (int j = 0; j < N; ++j)
+      acc[j] = VecI::dot_part(acc[j], VecI::load(p + j * kLanes), w[j]);
+  } else {
+    VecI::mla_widened_lanes(acc, p, w);
+  }
+}
+
 /// P output pixels of one sub-block from pixel `px` of the band: the taps,
 /// requantized and stored narrowed at out (kDepthwiseBlock bytes a pixel).
 template <int KH, int KW, int SW, int P, typename T>
-ONNXC_RT_SIMD_INLINE void depthwise_pixels(const BandLane *px, const BlockTaps<KH, KW, SW> &tp,
+ONNXC_RT_SIMD_INLINE void depthwise_pixels(const BandSlot *px, const BlockTaps<KH, KW, SW> &tp,
                                            const VecI (*wv)[kBlockVectors],
                                            const Requant (&q)[kBlockVectors], VecI y_zp,
                                            VecI act_min, VecI act_max, T *out) {
-  constexpr int V = kBlockVectors;
+  constexpr int V = kBlockVectors, KU = BlockTaps<KH, KW, SW>::KU;
   VecI acc[P][V]; // from each channel's added constant
   for (int p = 0; p < P; ++p)
     for (int j = 0; j < V; ++j)
       acc[p][j] = q[j].add;
   if constexpr (BlockTaps<KH, KW, SW>::kFixed) {
     for (int ky = 0; ky < KH; ++ky)
-      for (int kx = 0; kx < KW; ++kx)
+      for (int ku = 0; ku < KU; ++ku)
         for (int p = 0; p < P; ++p)
-          VecI::mla_widened_lanes(acc[p], tp.at(px, ky, kx, p), wv[ky * KW + kx]);
+          mla_slots(acc[p], tp.at(px, ky, ku, p), wv[ky * KU + ku]);
   } else {
-    for (int64_t t = 0; t < tp.taps; ++t)
+    for (int64_t t = 0; t < tp.units; ++t)
       for (int p = 0; p < P; ++p)
-        VecI::mla_widened_lanes(acc[p], tp.at(px, t, p), wv[t]);
+        mla_slots(acc[p], tp.at(px, t, p), wv[t]);
   }
   for (int p = 0; p < P; ++p) {
     VecI r[V];
@@ -927,14 +993,44 @@ ONNXC_RT_SIMD_INLINE void depthwise_pixels(const BandLane *px, const BlockTaps<K
   }
 }
 
+/// Sub-block s's weights of unit (ky, ku) for the channels [0, cb) of the
+/// block at c0 (0 past them), as mla_slots takes them: a quad's four
+/// weights as the bytes of each lane (0 past the row), or each tap's as a
+/// 16-bit lane (VecI::lane_weights).
+inline void depthwise_unit_weights(const int8_t *w, int64_t c0, int64_t cb, int64_t s,
+                                   int64_t kw, int64_t taps, int64_t ky, int64_t ku,
+                                   VecI (&out)[kBlockVectors]) {
+  if constexpr (kQuadDepthwise) {
+    uint32_t lane[kBlockChannels];
+    for (int64_t l = 0; l < kBlockChannels; ++l) {
+      const int64_t ch = s * kBlockChannels + l;
+      uint8_t b[4] = {};
+      for (int64_t i = 0; i < 4 && ch < cb; ++i) {
+        const int64_t kx = ku * kDepthwiseQuad + i;
+        b[i] = kx < kw ? static_cast<uint8_t>(w[(c0 + ch) * taps + ky * kw + kx]) : 0;
+      }
+      __builtin_memcpy(&lane[l], b, 4);
+    }
+    for (int j = 0; j < kBlockVectors; ++j)
+      out[j] = VecI::load(lane + j * kLanes);
+  } else {
+    int16_t lane[kBlockChannels];
+    for (int64_t l = 0; l < kBlockChannels; ++l) {
+      const int64_t ch = s * kBlockChannels + l;
+      lane[l] = ch < cb ? w[(c0 + ch) * taps + ky * kw + ku] : 0;
+    }
+    VecI::lane_weights(lane, out);
+  }
+}
+
 /// depthwise_conv2d channel-blocked (qs8_pack.h's depthwise_band): per
 /// block of 16 channels and band of output rows, the input packed pixel by
-/// pixel, widened (VecI::BandLane); per sub-block of channels, each output pixel's channels
-/// from one load per tap and vector (VecI::mla_widened_lanes),
-/// requantized per channel and staged, then transposed back. Narrow planes
-/// waste no lanes, strided windows need no column phases, and the padding
-/// is written once per band. KH, KW: the kernel's extent when known at
-/// compile time (the taps unroll), else 0.
+/// pixel (widened values, or quads of packed bytes: kQuadDepthwise); per
+/// sub-block of channels, each output pixel's channels from one load per
+/// unit and vector (mla_slots), requantized per channel and staged, then
+/// transposed back. Narrow planes waste no lanes, strided windows need no
+/// column phases, and the padding is written once per band. KH, KW: the
+/// kernel's extent when known at compile time (the units unroll), else 0.
 template <int KH, int KW, int SW, typename T>
 void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, int64_t batch,
                        const Conv2d &g, int32_t x_zp, const int32_t *multiplier,
@@ -942,34 +1038,32 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
                        VecI act_max, uint8_t *scratch) {
   constexpr int64_t B = kDepthwiseBlock, S = B / kBlockChannels;
   constexpr int V = kBlockVectors, P = kBlockPixels;
-  constexpr int64_t kTaps = KH && KW ? KH * KW : kMaxDepthwiseTaps;
+  constexpr int64_t kUnits =
+      KH && KW ? KH * BlockTaps<KH, KW, SW>::KU : kMaxDepthwiseTaps;
+  const int64_t ku = depthwise_row_units(g.kw, kQuadDepthwise), units = g.kh * ku;
   const int64_t taps = g.kh * g.kw, plane_in = g.h * g.w, plane_out = g.oh * g.ow;
-  const DepthwiseBand band =
-      depthwise_band(g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pw, g.dh, g.dw);
+  const DepthwiseBand band = depthwise_band(g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pw, g.dh,
+                                            g.dw, kQuadDepthwise);
   // Locals, not g's fields: the stores through T (a byte type) could
   // alias g, and every pixel would load them again.
   const int64_t oh = g.oh, ow = g.ow, sh = g.sh, step = g.sw * B, width = band.in_width;
-  int64_t offset[kTaps];
-  for (int64_t t = 0; t < taps; ++t)
+  int64_t offset[kUnits];
+  for (int64_t t = 0; t < units; ++t)
     offset[t] = KH ? t * g.dh * width * B // per row
-                   : ((t / g.kw) * g.dh * width + (t % g.kw) * g.dw) * B;
-  const BlockTaps<KH, KW, SW> tp{offset, taps, step};
-  BandLane *in = reinterpret_cast<BandLane *>(scratch);
-  uint8_t *stage = scratch + kDepthwiseValueBytes * band.in_rows * width * B;
+                   : ((t / ku) * g.dh * width + (t % ku) * kSlotTaps * g.dw) * B;
+  const BlockTaps<KH, KW, SW> tp{offset, units, step};
+  BandSlot *in = reinterpret_cast<BandSlot *>(scratch);
+  uint8_t *bytes = scratch + kDepthwiseValueBytes * band.in_rows * width * B;
+  uint8_t *stage = bytes + band.in_rows * band.bytes_width * B;
+  const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t c0 = 0; c0 < g.c; c0 += B) {
       const int64_t cb = g.c - c0 < B ? g.c - c0 : B;
-      VecI wv[S][kTaps][V];
+      VecI wv[S][kUnits][V];
       Requant q[S][V];
       for (int64_t s = 0; s < S; ++s) {
-        for (int64_t t = 0; t < taps; ++t) {
-          int16_t lane[kBlockChannels];
-          for (int64_t l = 0; l < kBlockChannels; ++l) {
-            const int64_t ch = s * kBlockChannels + l;
-            lane[l] = ch < cb ? w[(c0 + ch) * taps + t] : 0;
-          }
-          VecI::lane_weights(lane, wv[s][t]);
-        }
+        for (int64_t t = 0; t < units; ++t)
+          depthwise_unit_weights(w, c0, cb, s, g.kw, taps, t / ku, t % ku, wv[s][t]);
         for (int j = 0; j < V; ++j) {
           const int64_t first = s * kBlockChannels + j * kLanes;
           const int64_t n = cb - first < 0 ? 0 : cb - first;
@@ -981,11 +1075,18 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
       T *yb = y + (b * g.c + c0) * plane_out;
       for (int64_t oy0 = 0; oy0 < oh; oy0 += band.rows) {
         const int64_t rows = oh - oy0 < band.rows ? oh - oy0 : band.rows;
-        pack_depthwise_band(xb, plane_in, cb, g, band, oy0 * sh - g.ph, T(x_zp), in);
+        const int64_t iy0 = oy0 * sh - g.ph;
+        if constexpr (kQuadDepthwise) {
+          pack_depthwise_band(xb, plane_in, cb, g, band.in_rows, band.bytes_width, iy0, T(x_zp),
+                              bytes);
+          build_depthwise_quads(bytes, band, g.dw, g.sw, flip, scratch);
+        } else {
+          pack_depthwise_band(xb, plane_in, cb, g, band.in_rows, width, iy0, T(x_zp), in);
+        }
         for (int64_t s = 0; s < S && s * kBlockChannels < cb; ++s) {
           const Requant(&qs)[V] = q[s];
           for (int64_t oy = 0; oy < rows; ++oy) {
-            const BandLane *at = in + oy * sh * width * B + s * kBlockChannels;
+            const BandSlot *at = in + oy * sh * width * B + s * kBlockChannels;
             T *out = reinterpret_cast<T *>(stage) + oy * ow * B + s * kBlockChannels;
             int64_t ox = 0;
             for (; ox + P <= ow; ox += P)
@@ -1007,10 +1108,12 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
 /// A quantized depthwise 2-D convolution (one input and one output channel
 /// per group), channel-blocked (depthwise_blocked): w (M, 1, KH, KW) as
 /// ONNX stores it (KH * KW <= kMaxDepthwiseTaps); `bias` the folded
-/// per-channel constant of fold_zero_point with u_zp = x_zp (the taps read
-/// x itself, widened, and the padding is x_zp). Scratch:
-/// depthwise_scratch_bytes(...).
-template <typename T>
+/// per-channel constant of fold_zero_point, with u_zp = x_zp where the
+/// taps read x itself, widened, and the padding is x_zp, or with
+/// packed_zero_point(x_zp + flip_of<T>(), kShiftedBytes) where they read
+/// quads of bytes packed as conv2d's (kQuad, which must be
+/// kQuadDepthwise). Scratch: depthwise_scratch_bytes(..., kQuad).
+template <typename T, bool kQuad>
 void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                       const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
                       const int64_t *strides, const int64_t *pads_begin,
@@ -1018,6 +1121,8 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                       const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min,
                       int32_t act_max, uint8_t *scratch) {
   using namespace detail;
+  static_assert(kQuad == kQuadDepthwise,
+                "bias folded for another instruction set (qs8_pack.h's depthwise_band)");
   const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
                  pads_begin[1], dilations[0], dilations[1]};

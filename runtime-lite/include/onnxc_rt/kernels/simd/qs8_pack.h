@@ -233,46 +233,62 @@ inline int64_t conv_scratch_bytes(int64_t depth, int64_t out_h, int64_t out_w, i
 constexpr int64_t kMaxDepthwiseTaps = 64;
 
 /// A depthwise convolution computed channel-blocked (simd/qs8.h's
-/// depthwise_blocked): kDepthwiseBlock channels interleaved pixel by pixel
-/// and widened (each input is read by every tap: widened once),
+/// depthwise_blocked): kDepthwiseBlock channels interleaved pixel by pixel,
 /// zero-point padded, one band of `rows` output rows at a time: `in_rows`
 /// padded input rows of `in_width` pixels (the window's reach, or the
 /// input's width and left padding if wider), then the band's outputs
 /// staged as bytes, pixel by pixel, before they are transposed back to
-/// NCHW. Bands keep the buffers within about kDepthwiseBandBytes.
+/// NCHW. Each input value takes a 4-byte slot in the band, in one of two
+/// forms (`quad`, the target's Qs8Packing::quadDepthwise):
+/// - widened, one tap a multiply-add (each input is read by every tap:
+///   widened once; x86 reads int32 lanes as they are, a memory operand of
+///   vpdpwssd; NEON's SMLAL takes int16 and uses the first half);
+/// - quads, where the ISA has a byte dot product (vpdpbusd, SDOT, USDOT):
+///   pixel q's slot holds the bytes of columns q, q + dw, q + 2 dw and
+///   q + 3 dw, packed as conv2d packs them, so that one dot product sums
+///   four taps of a kernel row. They are built from a band of the packed
+///   bytes themselves, 3 dw columns wider.
+/// Bands keep the buffers within about kDepthwiseBandBytes.
 constexpr int64_t kDepthwiseBlock = 16;
 constexpr int64_t kDepthwiseBandBytes = 131072;
-/// Bytes a widened input value takes in the band: an int32 slot (x86 reads
-/// int32 lanes as they are, a memory operand of vpdpwssd; NEON's SMLAL
-/// takes int16 and uses the first half).
+/// Bytes an input value takes in the band.
 constexpr int64_t kDepthwiseValueBytes = 4;
+/// Taps a quad slot holds: one kernel row's columns kx .. kx + 3.
+constexpr int64_t kDepthwiseQuad = 4;
 struct DepthwiseBand {
-  int64_t rows, in_rows, in_width, bytes;
+  int64_t rows, in_rows, in_width, bytes_width, bytes;
 };
+/// Multiply-adds per kernel row: one per tap, or one per quad of taps.
+inline int64_t depthwise_row_units(int64_t kw, bool quad) {
+  return quad ? (kw + kDepthwiseQuad - 1) / kDepthwiseQuad : kw;
+}
 inline DepthwiseBand depthwise_band(int64_t w, int64_t oh, int64_t ow, int64_t kh, int64_t kw,
-                                    int64_t sh, int64_t sw, int64_t pw, int64_t dh, int64_t dw) {
+                                    int64_t sh, int64_t sw, int64_t pw, int64_t dh, int64_t dw,
+                                    bool quad) {
   const int64_t reach_w = (ow - 1) * sw + (kw - 1) * dw + 1, reach_h = (kh - 1) * dh + 1;
   const int64_t in_width = reach_w > pw + w ? reach_w : pw + w;
+  // Quads: one byte more a value (the bytes they are built from), whose
+  // rows reach 3 dw columns further.
+  const int64_t bytes_width = quad ? in_width + (kDepthwiseQuad - 1) * dw : 0;
+  const int64_t row_bytes = kDepthwiseValueBytes * in_width + bytes_width;
   // Bytes a band of b rows needs: its input rows and its staged outputs.
-  const int64_t per_row = (kDepthwiseValueBytes * sh * in_width + ow) * kDepthwiseBlock;
-  int64_t rows = (kDepthwiseBandBytes -
-                  kDepthwiseValueBytes * (reach_h - sh) * in_width * kDepthwiseBlock) /
-                 per_row;
+  const int64_t per_row = (sh * row_bytes + ow) * kDepthwiseBlock;
+  int64_t rows = (kDepthwiseBandBytes - (reach_h - sh) * row_bytes * kDepthwiseBlock) / per_row;
   rows = rows < 1 ? 1 : rows > oh ? oh : rows;
   const int64_t in_rows = (rows - 1) * sh + reach_h;
   // Slack: the transposes move whole 16-pixel tiles.
-  return {rows, in_rows, in_width,
-          (kDepthwiseValueBytes * in_rows * in_width + rows * ow + kDepthwiseBlock) *
-              kDepthwiseBlock};
+  return {rows, in_rows, in_width, bytes_width,
+          (in_rows * row_bytes + rows * ow + kDepthwiseBlock) * kDepthwiseBlock};
 }
 
 /// Bytes of scratch a depthwise convolution needs: one band of a channel
 /// block (depthwise_band).
 inline int64_t depthwise_scratch_bytes(const int64_t *in_shape, const int64_t *out_shape,
                                        const int64_t *kernel, const int64_t *strides,
-                                       const int64_t *pads_begin, const int64_t *dilations) {
+                                       const int64_t *pads_begin, const int64_t *dilations,
+                                       bool quad) {
   return depthwise_band(in_shape[3], out_shape[2], out_shape[3], kernel[0], kernel[1],
-                        strides[0], strides[1], pads_begin[1], dilations[0], dilations[1])
+                        strides[0], strides[1], pads_begin[1], dilations[0], dilations[1], quad)
       .bytes;
 }
 

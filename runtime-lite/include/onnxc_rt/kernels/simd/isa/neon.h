@@ -232,6 +232,10 @@ struct VecI {
 #else
   static constexpr bool kLaneDot = false;
 #endif
+  /// Whether the int8 depthwise convolution sums quads of taps by dot_part
+  /// (simd/qs8.h's kQuadDepthwise): where it is one instruction (SDOT /
+  /// USDOT), not armv8-a's SMULL and pair sums.
+  static constexpr bool kDepthwiseQuads = kLaneDot;
   /// dot_part(acc, packed u, lane L of s in every lane).
   template <int L> static VecI dot_part_lane(VecI acc, VecI packed_u, VecI s) {
 #if defined(__ARM_FEATURE_MATMUL_INT8)

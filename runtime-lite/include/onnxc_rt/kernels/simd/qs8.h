@@ -142,20 +142,23 @@ ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI
 template <int NV, typename T, bool kAdded = false>
 ONNXC_RT_SIMD_INLINE void requantize_store(const VecI (&acc)[NV], const Requant &q, VecI y_zp,
                                            VecI act_min, VecI act_max, T *y, int64_t valid) {
+  // acc indexed by constants only (for_each_index): a variable index
+  // would keep the caller's sums in memory.
   if (valid >= NV * kLanes) {
     VecI r[NV];
-    for (int v = 0; v < NV; ++v)
+    for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
       r[v] = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
+    });
     return VecI::store_narrow_clamped(y, r, y_zp, act_min, act_max);
   }
-  for (int v = 0; v < NV; ++v) {
+  for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
     const int64_t left = valid - int64_t(v) * kLanes;
     if (left > 0) {
       const VecI r = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
       to_output(r, y_zp, act_min, act_max)
           .store_narrow(y + v * kLanes, left < kLanes ? left : kLanes);
     }
-  }
+  });
 }
 
 // 16 bytes as a GCC/Clang vector: the byte moves below are written once
@@ -529,7 +532,7 @@ inline VecI broadcast4(const void *p) {
 /// 2j, 2p with 2j + 1, 2p + 1 with 2j, 2p + 1 with 2j + 1). Even lanes of
 /// two pixel pairs are then channel 2j's four pixels, odd lanes channel
 /// 2j + 1's: acc[channel][vector of pixels] as the other paths leave it.
-/// `added`: start from each channel's q.add (whole tiles).
+/// `added`: start from each channel's q.add.
 template <int NV, typename V>
 ONNXC_RT_SIMD_INLINE void conv_sums_mmla(const uint8_t *panel, int64_t panel_stride,
                                          const int8_t *w, int64_t dgroups, const Requant *q,
@@ -564,6 +567,11 @@ ONNXC_RT_SIMD_INLINE void conv_sums_mmla(const uint8_t *panel, int64_t panel_str
   });
 }
 
+/// Whether conv_tile's sums start from each row's added constant (q.add):
+/// where the products are SDOT / USDOT by element or USMMLA (NEON), which
+/// accumulate in place; else it is added with the requantization.
+constexpr bool kConvSumsAdded = VecI::kLaneDot && kLanes == kConvRows;
+
 /// One register tile of a convolution: kConvRows channels x NV vectors of
 /// pixels over the whole depth (`dgroups` groups of kDepthGroup),
 /// requantized into `rows` output planes at y (plane stride `y_stride`),
@@ -576,19 +584,22 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
                                     int64_t y_stride, int64_t valid) {
   // The products' sums (VecI::dot_part's: the weights' share that a
   // shifted product leaves out is in the folded bias, q's added constant).
+  // acc is indexed by constants only, in every tile (a variable index
+  // keeps it in memory: on NEON each tile stored and reloaded its 24
+  // sums around the depth loop).
   VecI acc[kConvRows][NV];
-  for (int r = 0; r < kConvRows; ++r)
+  for_each_index<kConvRows>([&](auto r) {
     for (int v = 0; v < NV; ++v)
       acc[r][v] = VecI::zero();
+  });
   if constexpr (VecI::kMatMul) {
-    conv_sums_mmla<NV>(panel, panel_stride, w, dgroups, q, rows == kConvRows, acc);
-  } else if constexpr (VecI::kLaneDot && kLanes == kConvRows) {
-    // The sums start from each row's added constant (whole tiles).
-    if (rows == kConvRows)
-      for_each_index<kConvRows>([&](auto r) {
-        for (int v = 0; v < NV; ++v)
-          acc[r][v] = q[r].add;
-      });
+    conv_sums_mmla<NV>(panel, panel_stride, w, dgroups, q, kConvSumsAdded, acc);
+  } else if constexpr (kConvSumsAdded) {
+    // The sums start from each row's added constant.
+    for_each_index<kConvRows>([&](auto r) {
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = q[r].add;
+    });
     // The kConvRows rows' 4 weights of a depth step are one vector, each
     // lane used by the dot product by element.
     for (int64_t kk = 0; kk < dgroups; ++kk) {
@@ -650,21 +661,13 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       for (int v = 0; v < NV; ++v)
         acc[r][v] = VecI::dot_total(sums[r][v]);
   }
-  // A local copy of q[r]: the stores to y (bytes) could change q[r] for
-  // all the compiler knows, which would reload it for every vector. Whole
-  // tiles index acc with constants (a variable index keeps acc in memory).
-  if (rows == kConvRows) {
-    // y is restrict: its stores leave q as it was.
-    for_each_index<kConvRows>([&](auto r) {
-      requantize_store<NV, T, VecI::kLaneDot && kLanes == kConvRows>(
-          acc[r], q[r], y_zp, act_min, act_max, y + r * y_stride, valid);
-    });
-    return;
-  }
-  for (int64_t r = 0; r < rows; ++r) {
-    const Requant qr = q[r];
-    requantize_store(acc[r], qr, y_zp, act_min, act_max, y + r * y_stride, valid);
-  }
+  // The first `rows` rows requantized and stored (y is restrict: its
+  // stores leave q as it was).
+  for_each_index<kConvRows>([&](auto r) ONNXC_RT_SIMD_LAMBDA {
+    if (r < rows)
+      requantize_store<NV, T, kConvSumsAdded>(acc[r], q[r], y_zp, act_min, act_max,
+                                              y + r * y_stride, valid);
+  });
 }
 
 /// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2,
@@ -754,7 +757,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
         pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, pad, cp.virtual_rows, panel, rows);
         for (int64_t mt = 0; mt < mg; mt += kConvRows) {
           const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
-          Requant q[kConvRows];
+          Requant q[kConvRows] = {}; // rows past `live`: zeros, never stored
           for (int64_t r = 0; r < live; ++r) {
             const int64_t oc = gi * mg + mt + r, k = count > 1 ? oc : 0;
             q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);

@@ -26,6 +26,9 @@
 /// For the small register-tile functions whose accumulators must stay in
 /// registers across the call (GCC otherwise may pass them through memory).
 #define ONNXC_RT_SIMD_INLINE inline __attribute__((always_inline))
+/// The same for a lambda (after its parameters): for_each_index's bodies
+/// in large kernels, which GCC otherwise leaves out of line.
+#define ONNXC_RT_SIMD_LAMBDA __attribute__((always_inline))
 
 #if defined(__x86_64__) || defined(__i386__)
 #include "onnxc_rt/kernels/simd/isa/x86.h"

@@ -800,9 +800,14 @@ using BandSlot = std::conditional_t<kQuadDepthwise, uint32_t, BandLane>;
 /// Taps a slot serves (qs8_pack.h's depthwise_row_units).
 constexpr int kSlotTaps = kQuadDepthwise ? int(kDepthwiseQuad) : 1;
 using BlockPixel = BandLane __attribute__((vector_size(sizeof(BandLane) * kDepthwiseBlock)));
-inline void store_pixel(BandLane *dst, BlockPixel v) { __builtin_memcpy(dst, &v, sizeof v); }
-inline void store_pixel(uint8_t *dst, Bytes v) { store_bytes(dst, v); }
-template <typename Pixel, typename Slot> inline void fill_pixels(Slot *dst, int64_t n, Pixel v) {
+// By reference: a 64-byte vector passed by value on AVX2 draws GCC's
+// note on its ABI (-Wpsabi) in every program that includes this header.
+inline void store_pixel(BandLane *dst, const BlockPixel &v) {
+  __builtin_memcpy(dst, &v, sizeof v);
+}
+inline void store_pixel(uint8_t *dst, const Bytes &v) { store_bytes(dst, v); }
+template <typename Pixel, typename Slot>
+inline void fill_pixels(Slot *dst, int64_t n, const Pixel &v) {
   for (int64_t i = 0; i < n; ++i)
     store_pixel(dst + i * kDepthwiseBlock, v);
 }

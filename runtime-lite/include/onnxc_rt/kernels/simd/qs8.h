@@ -532,19 +532,17 @@ inline VecI broadcast4(const void *p) {
 /// 2j, 2p with 2j + 1, 2p + 1 with 2j, 2p + 1 with 2j + 1). Even lanes of
 /// two pixel pairs are then channel 2j's four pixels, odd lanes channel
 /// 2j + 1's: acc[channel][vector of pixels] as the other paths leave it.
-/// `added`: start from each channel's q.add.
+/// The sums start from each channel's q.add (kConvSumsAdded).
 template <int NV, typename V>
 ONNXC_RT_SIMD_INLINE void conv_sums_mmla(const uint8_t *panel, int64_t panel_stride,
                                          const int8_t *w, int64_t dgroups, const Requant *q,
-                                         bool added, V (&acc)[kConvRows][NV]) {
+                                         V (&acc)[kConvRows][NV]) {
   static_assert(kConvRows == 4 && V::kLanes == 4, "two channel pairs, pixel pairs in halves");
   constexpr int64_t kStep = kConvRows * kMatMulDepthGroup;
   // Indexed by constants only (for_each_index), or GCC keeps them in memory.
   V mm[2 * NV][2];
-  const V start01 = added ? V{__builtin_shufflevector(q[0].add.v, q[1].add.v, 0, 4, 1, 5)}
-                          : V::zero();
-  const V start23 = added ? V{__builtin_shufflevector(q[2].add.v, q[3].add.v, 0, 4, 1, 5)}
-                          : V::zero();
+  const V start01{__builtin_shufflevector(q[0].add.v, q[1].add.v, 0, 4, 1, 5)};
+  const V start23{__builtin_shufflevector(q[2].add.v, q[3].add.v, 0, 4, 1, 5)};
   for_each_index<2 * NV>([&](auto p) {
     mm[p][0] = start01;
     mm[p][1] = start23;
@@ -584,16 +582,15 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
                                     int64_t y_stride, int64_t valid) {
   // The products' sums (VecI::dot_part's: the weights' share that a
   // shifted product leaves out is in the folded bias, q's added constant).
-  // acc is indexed by constants only, in every tile (a variable index
-  // keeps it in memory: on NEON each tile stored and reloaded its 24
-  // sums around the depth loop).
+  // acc is indexed by constants only, in every tile: a variable index
+  // (the last tile of fewer rows had one) keeps it in memory.
   VecI acc[kConvRows][NV];
   for_each_index<kConvRows>([&](auto r) {
     for (int v = 0; v < NV; ++v)
       acc[r][v] = VecI::zero();
   });
   if constexpr (VecI::kMatMul) {
-    conv_sums_mmla<NV>(panel, panel_stride, w, dgroups, q, kConvSumsAdded, acc);
+    conv_sums_mmla<NV>(panel, panel_stride, w, dgroups, q, acc);
   } else if constexpr (kConvSumsAdded) {
     // The sums start from each row's added constant.
     for_each_index<kConvRows>([&](auto r) {

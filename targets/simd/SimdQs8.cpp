@@ -37,11 +37,11 @@ int32_t packedZeroPoint(Value x, int64_t zeroPoint, const Qs8Packing &packing) {
 }
 
 /// The template arguments of the packed kernels: the element type, and the
-/// packing, which they check against the instruction set they are
+/// packing (depth group `dg`: the convolution's or the fully connected
+/// layer's), which they check against the instruction set they are
 /// compiled for.
-std::vector<std::string> packedKernelArgs(Value x, const Qs8Packing &packing) {
-  return {cppTypeName(eltOf(x)), std::to_string(packing.depthGroup),
-          packing.shiftedBytes ? "true" : "false"};
+std::vector<std::string> packedKernelArgs(Value x, int64_t dg, const Qs8Packing &packing) {
+  return {cppTypeName(eltOf(x)), std::to_string(dg), packing.shiftedBytes ? "true" : "false"};
 }
 
 /// The bias as int32 values (zeros without one), or nothing when it is
@@ -126,8 +126,8 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   args.push_back(KernelArg::scratch(pack::conv_scratch_bytes(depth, ys[2], ys[3], g->strides[0],
                                                              cg, plane, readsInput, dg),
                                     "uint8_t"));
-  return calls({call("conv2d", packedKernelArgs(op.getX(), packing), kSimdQs8, std::move(args),
-                     kSimdQs8Namespace)});
+  return calls({call("conv2d", packedKernelArgs(op.getX(), packing.depthGroup, packing),
+                     kSimdQs8, std::move(args), kSimdQs8Namespace)});
 }
 
 ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
@@ -137,7 +137,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
   auto bias = biasValues(op.getB(), n);
   if (w.empty() || !bias)
     return std::nullopt;
-  const int64_t dg = packing.depthGroup;
+  const int64_t dg = packing.fcDepthGroup;
   std::vector<int8_t> packed(pack::fc_packed_bytes(k, n, dg));
   pack::pack_fc_weights(w.data(), k, n, dg, packed.data());
   std::vector<int32_t> folded(n);
@@ -145,7 +145,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
                         packedZeroPoint(op.getA(), op.getXZeroPoint(), packing), folded.data());
   auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                       op.getWScale(), op.getYScale().convertToFloat());
-  return calls({call("fully_connected", packedKernelArgs(op.getA(), packing), kSimdQs8,
+  return calls({call("fully_connected", packedKernelArgs(op.getA(), dg, packing), kSimdQs8,
                      {KernelArg::input(op.getA()), packedInt8s(op.getContext(), packed),
                       packedInt32s(op.getContext(), folded), KernelArg::output(op.getY()),
                       KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n), mult, shift,

@@ -224,7 +224,7 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
                                depth, n, acc.data(), mult.data(), shift.data(), count, y_zp, lo,
                                hi);
   namespace pk = simd::qs8;
-  constexpr int G = simd::qs8::kDepthGroup;
+  constexpr int G = simd::qs8::kFcDepthGroup;
   std::vector<int8_t> packed(pk::fc_packed_bytes(depth, n, G));
   pk::pack_fc_weights(w.data(), depth, n, G, packed.data());
   std::vector<int32_t> folded(n);

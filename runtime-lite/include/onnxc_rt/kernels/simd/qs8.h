@@ -20,7 +20,9 @@
 //                   multiply-add per tap; each output pixel's 16 channels
 //                   from one load per unit; transposed back to NCHW.
 //  fully_connected  rows of the input as unsigned bytes, times weights packed
-//                   in blocks of 16 columns; 4 rows x 4 vectors per tile.
+//                   in blocks of 16 columns; 4 rows x 4 vectors per tile
+//                   (8 x 2 with SDOT; on armv8-a 4 x 1, 16 depth bytes of
+//                   a row times 16 of a column per product).
 //  add              same-shape inputs (the broadcast ones run the reference).
 //  quantize_linear, dequantize_linear
 //                   per tensor, a vector at a time (the edges of the int8
@@ -48,6 +50,12 @@ namespace qs8 {
 /// the G of their packed weights: 8 for the byte matrix multiply, 4 for
 /// the dot products.
 constexpr int kDepthGroup = VecI::kMatMul ? int(kMatMulDepthGroup) : int(kDotDepthGroup);
+/// Whether fully_connected multiplies 16 depth bytes of a row by 16 of a
+/// column at once (VecI::dot16: armv8-a, whose products otherwise need a
+/// broadcast of each row's 4 bytes and pair sums of two vectors).
+constexpr bool kFcDepth16 = VecI::kDepth16Dots;
+/// fully_connected's depth group: conv2d's, or 16 with kFcDepth16.
+constexpr int kFcDepthGroup = kFcDepth16 ? int(kWideDepthGroup) : kDepthGroup;
 /// Whether their products take the activations' bytes u as u - 128
 /// (VecI::kPackedFlip: NEON's SDOT and SMULL), the weights' share 128 *
 /// sum(w) folded into the bias at compile time (packed_zero_point).
@@ -1156,10 +1164,10 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
 namespace detail {
 
 /// Where column c's depth groups start in pack_fc_weights' layout
-/// (kFcCols columns a block, `dgroups` groups of kDepthGroup bytes per
+/// (kFcCols columns a block, `dgroups` groups of kFcDepthGroup bytes per
 /// column).
 inline const int8_t *fc_column(const int8_t *w, int64_t dgroups, int64_t c) {
-  return w + (c / kFcCols) * dgroups * kFcCols * kDepthGroup + (c % kFcCols) * kDepthGroup;
+  return w + (c / kFcCols) * dgroups * kFcCols * kFcDepthGroup + (c % kFcCols) * kFcDepthGroup;
 }
 
 /// Where row r's depth value k sits in fully_connected's packed rows
@@ -1167,7 +1175,7 @@ inline const int8_t *fc_column(const int8_t *w, int64_t dgroups, int64_t c) {
 /// multiply, rows in pairs, each 16 bytes two rows' 8 depth values (one
 /// USMMLA operand).
 inline int64_t fc_packed_at(int64_t r, int64_t k, int64_t stride) {
-  if constexpr (kDepthGroup == kMatMulDepthGroup)
+  if constexpr (kFcDepthGroup == kMatMulDepthGroup)
     return (r / 2) * 2 * stride + (k / 8) * 16 + (r % 2) * 8 + k % 8;
   return r * stride + k;
 }
@@ -1205,6 +1213,48 @@ ONNXC_RT_SIMD_INLINE void fc_sums_mmla(const uint8_t *a, int64_t a_stride, const
   });
 }
 
+/// fc_tile's sums by 16-byte products (kFcDepth16, V::dot16: armv8-a):
+/// each row's and column's depth groups multiplied whole into one
+/// accumulator of pair sums per row and column, the pairs added (ADDP)
+/// into acc[row][vector of columns] after the depth loop. `narrow`: no
+/// weight is -128 (dot16_narrow).
+template <int R, int NV, typename V>
+ONNXC_RT_SIMD_INLINE void fc_sums_depth16(const uint8_t *a, int64_t a_stride, const int8_t *w,
+                                          int64_t dgroups, int64_t col, bool narrow,
+                                          V (&acc)[R][NV]) {
+  static_assert(V::kLanes == 4, "four pair sums per accumulator");
+  constexpr int C = NV * V::kLanes;
+  constexpr int64_t kStep = kFcCols * kWideDepthGroup;
+  const int8_t *wb = fc_column(w, dgroups, col);
+  V s[R][C];
+  for_each_index<R>([&](auto r) {
+    for_each_index<C>([&](auto c) { s[r][c] = V::zero(); });
+  });
+  auto sweep = [&](auto narrow_weights) __attribute__((always_inline)) {
+    for (int64_t kk = 0; kk < dgroups; ++kk) {
+      V x[R];
+      for_each_index<R>([&](auto r) { x[r] = V::load(a + r * a_stride + kk * 16); });
+      for_each_index<C>([&](auto c) {
+        const V wc = V::load(wb + kk * kStep + 16 * c);
+        for_each_index<R>([&](auto r) {
+          s[r][c] = decltype(narrow_weights)::value ? V::dot16_narrow(s[r][c], x[r], wc)
+                                                    : V::dot16(s[r][c], x[r], wc);
+        });
+      });
+    }
+  };
+  if (narrow)
+    sweep(std::true_type());
+  else
+    sweep(std::false_type());
+  for_each_index<NV>([&](auto v) {
+    for_each_index<R>([&](auto r) {
+      acc[r][v] = V::pair_add(V::pair_add(s[r][4 * v], s[r][4 * v + 1]),
+                              V::pair_add(s[r][4 * v + 2], s[r][4 * v + 3]));
+    });
+  });
+}
+
 /// One fully connected tile: R rows x NV vectors of columns from col, the
 /// first `rows` of them stored; `add` holds each column's constant (the
 /// folded bias); `narrow` as conv_tile's.
@@ -1222,10 +1272,14 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
   for (int v = 0; v < NV; ++v)
     wv[v] = fc_column(w, dgroups, col + v * kLanes);
   int64_t kk = 0;
-  // The dot products' depth steps (none left after the matrix multiply).
-  const int64_t depth4 = VecI::kMatMul ? 0 : dgroups;
+  // The dot products' depth steps (none left after the matrix multiply
+  // or the 16-byte products).
+  constexpr bool kWholeDepth = VecI::kMatMul || kFcDepth16;
+  const int64_t depth4 = kWholeDepth ? 0 : dgroups;
   if constexpr (VecI::kMatMul) {
     fc_sums_mmla<R, NV>(a, a_stride, w, dgroups, col, acc);
+  } else if constexpr (kFcDepth16) {
+    fc_sums_depth16<R, NV>(a, a_stride, w, dgroups, col, narrow, acc);
   } else if constexpr (VecI::kLaneDot && kLanes == 4) {
     // Four depth steps of each row in one load, each step's 4 bytes used
     // by the dot product by element (not broadcast from memory per step).
@@ -1295,9 +1349,10 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
         sums[r][v] = VecI::dot_acc(sums[r][v], ab, wk[v]);
     }
   }
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v)
-      acc[r][v] = VecI::add(acc[r][v], VecI::dot_total(sums[r][v]));
+  if constexpr (!kWholeDepth)
+    for (int r = 0; r < R; ++r)
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = VecI::add(acc[r][v], VecI::dot_total(sums[r][v]));
   // The epilogue: each vector of columns requantized in place with its
   // constants (loaded once a tile, one vector's at a time: the sums keep
   // their registers), then each row stored as one narrowed run.
@@ -1339,7 +1394,7 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
                      int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
                      bool narrow_weights, uint8_t *scratch) {
   using namespace detail;
-  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
+  static_assert(G == kFcDepthGroup && kShifted == kShiftedBytes,
                 "weights packed and folded for another instruction set (qs8_pack.h)");
   // Register tiles of kFcRows rows x kFcVectors vectors of columns:
   // - NEON's SDOT by element: 8 x 2, 16 accumulators and the 8 rows' four
@@ -1348,11 +1403,14 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   // - NEON's USMMLA: 4 x 4, 16 accumulators of row and column pairs, 16
   //   USMMLA per 10 loads (8 x 3, 24 per 10 loads, spilled two and
   //   stepped three weight pointers: 41 instructions per 24, no fewer);
-  // - armv8-a's pair sums (a DotAcc is two vectors): 4 x 2;
+  // - armv8-a's 16-byte products: 4 x 1, an accumulator per row and
+  //   column, 48 instructions per 8 loads and 256 products (the pair
+  //   sums of broadcast 4-byte groups, 4 x 2, took 147 per 512, with
+  //   spills);
   // - x86: 4 x 4.
   constexpr bool kNeonLaneDot = VecI::kLaneDot && !VecI::kMatMul && kLanes == 4;
   constexpr int kFcRows = kNeonLaneDot ? 8 : 4;
-  constexpr int kFcVectors = sizeof(VecI::DotAcc) > sizeof(VecI) ? 2 : kNeonLaneDot ? 2 : 4;
+  constexpr int kFcVectors = kFcDepth16 ? 1 : kNeonLaneDot ? 2 : 4;
   static_assert(kFcRows <= kFcMaxRows, "fc_scratch_bytes' rows hold whole tiles");
   static_assert(!VecI::kMatMul || kFcVectors * kLanes == kFcCols,
                 "fc_sums_mmla reads a tile's columns from one column block");
@@ -1393,7 +1451,7 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   const bool scales_up = columns_scale_up(shift, count, 0, count);
   constexpr int64_t kCols = kFcVectors * kLanes;
   // The columns of rows [r0, r0 + live) in tiles of R rows.
-  auto row_block = [&](auto tile_rows, int64_t r0, int64_t live) {
+  auto row_block = [&](auto tile_rows, int64_t r0, int64_t live) ONNXC_RT_SIMD_NO_PRESCHEDULE {
     constexpr int R = decltype(tile_rows)::value;
     const uint8_t *ar = scratch + r0 * stride;
     T *yr = y + r0 * n;
@@ -1724,18 +1782,24 @@ void quantize_linear(const float *x, const float *scale, const Q *zero_point, Q 
 }
 
 /// DequantizeLinear per tensor (reference/quant.h's dequantize_linear):
-/// y = float(x - zp) * scale over n values, a vector at a time.
+/// y = float(x - zp) * scale over n values, four vectors at a time (one
+/// load of NEON's 16 bytes, widened).
 template <typename Q>
 void dequantize_linear(const Q *x, const float *scale, const Q *zero_point, float *y,
                        int64_t n) {
-  constexpr int64_t L = VecF::kLanes;
+  constexpr int64_t L = VecF::kLanes, kStep = 4 * L;
+  static_assert(VecF::kLanes == VecI::kLanes, "one int32 lane per float lane");
   const VecF vs = VecF::broadcast(scale[0]);
   const VecI vzp = VecI::broadcast(zero_point ? int32_t(zero_point[0]) : 0);
   auto step = [&](const Q *in, float *out) {
-    const VecI d = VecI::sub(VecI::widen(in), vzp);
-    VecF::mul(VecF{__builtin_convertvector(d.v, decltype(VecF::v))}, vs).store(out);
+    VecI q[4];
+    VecI::widen_all(in, q);
+    for (int j = 0; j < 4; ++j) {
+      const VecI d = VecI::sub(q[j], vzp);
+      VecF::mul(VecF{__builtin_convertvector(d.v, decltype(VecF::v))}, vs).store(out + j * L);
+    }
   };
-  in_whole_steps<L>(x, y, n, step);
+  in_whole_steps<kStep>(x, y, n, step);
 }
 
 } // namespace qs8

@@ -29,6 +29,10 @@
 /// The same for a lambda (after its parameters): for_each_index's bodies
 /// in large kernels, which GCC otherwise leaves out of line.
 #define ONNXC_RT_SIMD_LAMBDA __attribute__((always_inline))
+/// Where GCC's first scheduling pass (before register allocation) spills
+/// a register tile that fits: an ISA header may define it (after a
+/// lambda's parameters) to turn that pass off there; nothing otherwise.
+#define ONNXC_RT_SIMD_NO_PRESCHEDULE
 
 #if defined(__x86_64__) || defined(__i386__)
 #include "onnxc_rt/kernels/simd/isa/x86.h"

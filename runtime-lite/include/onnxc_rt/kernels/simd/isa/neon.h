@@ -96,6 +96,7 @@ struct VecI {
   Int v;
 #define ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
+#define ONNXC_RT_SIMD_ISA_HAS_WIDEN_ALL
 #define ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
 #define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
 #define ONNXC_RT_SIMD_ISA_HAS_BROADCAST_LANE
@@ -105,6 +106,7 @@ struct VecI {
 #include "onnxc_rt/kernels/simd/isa/int_ops.inc"
 #undef ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
+#undef ONNXC_RT_SIMD_ISA_HAS_WIDEN_ALL
 #undef ONNXC_RT_SIMD_ISA_HAS_DOT_ACC
 #undef ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
@@ -222,6 +224,37 @@ struct VecI {
     return {vpadalq_s16(a.lo, lo), vpadalq_s16(a.hi, hi)};
   }
   static VecI dot_total(DotAcc a) { return {vpaddq_s32(a.lo, a.hi)}; }
+  /// Whether fully_connected sums one row's and one column's 16 depth
+  /// bytes at a time (simd/qs8.h's kFcDepth16; qs8_pack.h's
+  /// kWideDepthGroup): SMULL, SMLAL2 and SADALP into one accumulator per
+  /// row and column, three instructions per 16 products and no broadcast,
+  /// the accumulators' pair sums added (ADDP) once, after the depth loop.
+  static constexpr bool kDepth16Dots = true;
+#if defined(__GNUC__) && !defined(__clang__)
+  // Its 4 x 4 tile takes 16 accumulators, 8 loaded vectors and the
+  // products: GCC's first scheduling pass hoists the products and spills
+  // an accumulator (63 instructions per 48 products, 60 without that
+  // pass; simd/qs8.h's fully_connected turns it off for its tiles).
+#undef ONNXC_RT_SIMD_NO_PRESCHEDULE
+#define ONNXC_RT_SIMD_NO_PRESCHEDULE __attribute__((optimize("no-schedule-insns")))
+#endif
+  /// acc + the pair sums of the 16 products u[j] * s[j] (signed bytes):
+  /// lane i adds products 2i, 2i + 1, 8 + 2i and 9 + 2i.
+  static VecI dot16(VecI acc, VecI packed_u, VecI s) {
+    const int8x16_t u = vreinterpretq_s8_s32(packed_u.v), w = vreinterpretq_s8_s32(s.v);
+    return {vpadalq_s16(vpadalq_s16(acc.v, vmull_s8(vget_low_s8(u), vget_low_s8(w))),
+                        vmull_high_s8(u, w))};
+  }
+  /// dot16 for s in [-127, 127]: the two halves' products summed in 16
+  /// bits first (|(u - 128) * s| <= 128 * 127, so two of them fit).
+  static VecI dot16_narrow(VecI acc, VecI packed_u, VecI s) {
+    const int8x16_t u = vreinterpretq_s8_s32(packed_u.v), w = vreinterpretq_s8_s32(s.v);
+    return {vpadalq_s16(acc.v, vmlal_high_s8(vmull_s8(vget_low_s8(u), vget_low_s8(w)), u, w))};
+  }
+  /// The sums of adjacent lanes: a's two pairs, then b's (ADDP).
+  static VecI pair_add(VecI a, VecI b) { return {vpaddq_s32(a.v, b.v)}; }
+#else
+  static constexpr bool kDepth16Dots = false;
 #endif
 
   /// Whether dot_part_lane is one instruction (SDOT / USDOT by element): a
@@ -314,6 +347,34 @@ struct VecI {
     if (T(-1) < T(0))
       return {vmovl_s16(vget_low_s16(vmovl_s8(vreinterpret_s8_u8(b))))};
     return {vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))))};
+  }
+
+  /// N * 4 values of T from p, widened, a vector of them after another:
+  /// bytes 16 at a time (one load, SXTL / UXTL twice), else by widen.
+  template <int N, typename T> static void widen_all(const T *p, VecI (&out)[N]) {
+    if constexpr (sizeof(T) == 1 && N % 4 == 0) {
+      for (int j = 0; j < N; j += 4) {
+        uint8x16_t b;
+        __builtin_memcpy(&b, p + 4 * j, sizeof b);
+        if constexpr (T(-1) < T(0)) {
+          const int16x8_t lo = vmovl_s8(vget_low_s8(vreinterpretq_s8_u8(b)));
+          const int16x8_t hi = vmovl_high_s8(vreinterpretq_s8_u8(b));
+          out[j] = {vmovl_s16(vget_low_s16(lo))};
+          out[j + 1] = {vmovl_high_s16(lo)};
+          out[j + 2] = {vmovl_s16(vget_low_s16(hi))};
+          out[j + 3] = {vmovl_high_s16(hi)};
+        } else {
+          const uint16x8_t lo = vmovl_u8(vget_low_u8(b)), hi = vmovl_high_u8(b);
+          out[j] = {vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(lo)))};
+          out[j + 1] = {vreinterpretq_s32_u32(vmovl_high_u16(lo))};
+          out[j + 2] = {vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(hi)))};
+          out[j + 3] = {vreinterpretq_s32_u32(vmovl_high_u16(hi))};
+        }
+      }
+    } else {
+      for (int j = 0; j < N; ++j)
+        out[j] = widen(p + j * kLanes);
+    }
   }
 
   /// Stores lanes [0, n) narrowed to T; the values are in T's range.

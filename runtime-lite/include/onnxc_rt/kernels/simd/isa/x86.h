@@ -214,6 +214,8 @@ struct VecI {
   static constexpr bool kLaneDot = false;
   /// No byte matrix multiply (neon.h's mmla) either.
   static constexpr bool kMatMul = false;
+  /// No 16-byte pair sums for fully_connected (neon.h's dot16): vpdpbusd.
+  static constexpr bool kDepth16Dots = false;
   /// No interleaving store (neon.h's store4_bytes): byte shuffles do it.
   static constexpr bool kStore4 = false;
   template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {

@@ -1753,6 +1753,13 @@ inline void in_whole_steps(const In *x, Out *y, int64_t n, Step &&step) {
   }
 }
 
+namespace detail {
+/// V::round_saturated (neon.h), for the ISAs that have it.
+template <typename V> ONNXC_RT_SIMD_INLINE V round_saturated(VecF x) {
+  return V::round_saturated(x);
+}
+} // namespace detail
+
 /// QuantizeLinear per tensor (reference/quant.h's quantize_linear, the
 /// same integers): y = saturate(round_half_even(x / scale) + zp) over n
 /// floats, the quotient clamped first to just past Q's range less zp (the
@@ -1770,6 +1777,15 @@ void quantize_linear(const float *x, const float *scale, const Q *zero_point, Q 
   const VecI vzp = VecI::broadcast(zp), vlo = VecI::broadcast(lo), vhi = VecI::broadcast(hi);
   auto step = [&](const float *in, Q *out) {
     VecI q[4];
+    if constexpr (VecI::kSaturatingRound) {
+      // NEON: max(q, qlo) (a NaN quotient takes qlo), then FCVTNS, whose
+      // saturation and store_narrow_clamped's (to 16 bits, + zp, to Q)
+      // give saturate(round(q) + zp) for every quotient above qlo.
+      for (int j = 0; j < 4; ++j)
+        q[j] = detail::round_saturated<VecI>(VecF::max(VecF::div(VecF::load(in + j * L), vs), qlo));
+      VecI::store_narrow_clamped(out, q, vzp, vlo, vhi);
+      return;
+    }
     for (int j = 0; j < 4; ++j) {
       // max(q, qlo) first: a NaN quotient takes qlo.
       const VecF t = VecF::min(VecF::max(VecF::div(VecF::load(in + j * L), vs), qlo), qhi);

@@ -349,6 +349,12 @@ struct VecI {
     return {vreinterpretq_s32_u32(vmovl_u16(vget_low_u16(vmovl_u8(b))))};
   }
 
+  /// Whether round_saturated is one instruction (FCVTNS: round half to
+  /// even, saturated to int32's range; NaN gives 0): quantize_linear then
+  /// clamps its quotients only below and narrows with saturation.
+  static constexpr bool kSaturatingRound = true;
+  static VecI round_saturated(VecF x) { return {vcvtnq_s32_f32(x.v)}; }
+
   /// N * 4 values of T from p, widened, a vector of them after another:
   /// bytes 16 at a time (one load, SXTL / UXTL twice), else by widen.
   template <int N, typename T> static void widen_all(const T *p, VecI (&out)[N]) {

@@ -216,6 +216,9 @@ struct VecI {
   static constexpr bool kMatMul = false;
   /// No 16-byte pair sums for fully_connected (neon.h's dot16): vpdpbusd.
   static constexpr bool kDepth16Dots = false;
+  /// vcvtps2dq gives INT32_MIN past int32's range: quantize_linear clamps
+  /// its quotients on both sides (neon.h's round_saturated).
+  static constexpr bool kSaturatingRound = false;
   /// No interleaving store (neon.h's store4_bytes): byte shuffles do it.
   static constexpr bool kStore4 = false;
   template <int L> static VecI dot_part_lane(VecI acc, VecI u, VecI s) {

@@ -243,8 +243,9 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
 
 TEST_CASE("qs8 fully_connected matches the reference", "[simd][qs8]") {
   int variant = 0;
-  // Rows around the 4- and 8-row tiles (NEON's SDOT takes 8).
-  for (int64_t rows : {1, 3, 4, 5, 9, 13, 16})
+  // Rows around the 4-, 6- and 8-row tiles (NEON's USMMLA takes 6, its
+  // SDOT 8).
+  for (int64_t rows : {1, 3, 4, 5, 6, 7, 9, 13, 16})
     for (int64_t depth : {1, 4, 7, 8, 12, 64, 150})
       for (int64_t n : {1, 15, 16, 17, 40, 64, 70}) {
         checkFullyConnected<int8_t>(rows, depth, n, variant++);

@@ -21,8 +21,9 @@
 //                   from one load per unit; transposed back to NCHW.
 //  fully_connected  rows of the input as unsigned bytes, times weights packed
 //                   in blocks of 16 columns; 4 rows x 4 vectors per tile
-//                   (8 x 2 with SDOT; on armv8-a 4 x 1, 16 depth bytes of
-//                   a row times 16 of a column per product).
+//                   (8 x 2 with SDOT, 6 x 4 with USMMLA; on armv8-a 4 x 1,
+//                   16 depth bytes of a row times 16 of a column per
+//                   product).
 //  add              same-shape inputs (the broadcast ones run the reference).
 //  quantize_linear, dequantize_linear
 //                   per tensor, a vector at a time (the edges of the int8
@@ -1400,22 +1401,26 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   // - NEON's SDOT by element: 8 x 2, 16 accumulators and the 8 rows' four
   //   depth steps, 64 SDOT per 16 loads (4 x 4 spilled; 4 x 3 took 71
   //   instructions per 48 SDOT, 3 weight pointers stepped each time);
-  // - NEON's USMMLA: 4 x 4, 16 accumulators of row and column pairs, 16
-  //   USMMLA per 10 loads (8 x 3, 24 per 10 loads, spilled two and
-  //   stepped three weight pointers: 41 instructions per 24, no fewer);
+  // - NEON's USMMLA: 6 x 4, 24 accumulators of row and column pairs, 24
+  //   USMMLA per 11 loads, 36 instructions (4 x 4: 16 per 10 loads, 26
+  //   instructions, and its epilogue's per-column constants for 4 rows,
+  //   not 6; 8 x 3, 24 per 10 loads, spilled two and stepped three weight
+  //   pointers: 41 instructions per 24);
   // - armv8-a's 16-byte products: 4 x 1, an accumulator per row and
   //   column, 48 instructions per 8 loads and 256 products (the pair
   //   sums of broadcast 4-byte groups, 4 x 2, took 147 per 512, with
   //   spills);
   // - x86: 4 x 4.
   constexpr bool kNeonLaneDot = VecI::kLaneDot && !VecI::kMatMul && kLanes == 4;
-  constexpr int kFcRows = kNeonLaneDot ? 8 : 4;
+  constexpr int kFcRows = kNeonLaneDot ? 8 : VecI::kMatMul ? 6 : 4;
   constexpr int kFcVectors = kFcDepth16 ? 1 : kNeonLaneDot ? 2 : 4;
   static_assert(kFcRows <= kFcMaxRows, "fc_scratch_bytes' rows hold whole tiles");
   static_assert(!VecI::kMatMul || kFcVectors * kLanes == kFcCols,
                 "fc_sums_mmla reads a tile's columns from one column block");
   const int64_t dgroups = round_up(depth, G) / G, stride = dgroups * G;
-  const int64_t all = round_up(rows, kFcRows);
+  // The rows the tiles read (a last tile of 1, 2 or 4 rows: row pairs
+  // for the matrix multiply), within fc_scratch_bytes' kFcMaxRows.
+  const int64_t all = round_up(rows, VecI::kMatMul ? 2 : kFcRows);
   // u = a + flip_of<T>() as the dot product packs it (VecI::kPackedFlip).
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   // 16 bytes of a row at a time; depth's padding and the rows past `rows`

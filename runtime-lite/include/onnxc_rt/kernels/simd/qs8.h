@@ -711,6 +711,30 @@ void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const in
                           act_max, y, y_stride, valid);
 }
 
+/// The tiles of one tile of channels across packed pixels [0, np) (`nv`
+/// of them in the panel): whole kConvVectors-wide tiles in one loop, their
+/// kernel inline, then the last narrower one (conv_tiles). One call per
+/// tile of channels: a call per tile cost about 23 instructions, 2.8 M per
+/// inference of MobileNetV2 on armv8-a, whose tiles are 8 pixels wide.
+/// Not inlined into conv2d: there GCC stepped the depth loop by a counter
+/// and loaded the pixels one vector at a time (35 instructions per 24 SDOT
+/// against 31).
+template <typename T>
+__attribute__((noinline)) void conv_tile_row(int64_t np, int64_t nv, const uint8_t *panel, int64_t panel_stride,
+                   const int8_t *w, int64_t dgroups, bool narrow, const Requant *q,
+                   int64_t rows, VecI y_zp, VecI act_min, VecI act_max, T *__restrict y,
+                   int64_t y_stride) {
+  constexpr int64_t kTile = kConvVectors * kLanes;
+  int64_t px = 0;
+  for (; px < np && nv - px >= kTile; px += kTile)
+    conv_tile<kConvVectors>(panel + px * kDepthGroup, panel_stride, w, dgroups, narrow, q, rows,
+                            y_zp, act_min, act_max, y + px, y_stride, np - px);
+  if (px < np)
+    conv_tiles<T, kConvVectors>((nv - px) / kLanes, panel + px * kDepthGroup, panel_stride, w,
+                                dgroups, narrow, q, rows, y_zp, act_min, act_max, y + px,
+                                y_stride, np - px);
+}
+
 } // namespace detail
 
 /// A quantized 2-D convolution (reference/qs8.h's conv): x (N, C, H, W) of
@@ -750,7 +774,6 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
-  constexpr int64_t kTile = kConvVectors * kLanes;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
       const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
@@ -773,12 +796,8 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
           // Virtual rows go through the stage (their padding pixels dropped).
           T *yt = cp.virtual_rows ? stage : yc + p0;
           const int64_t y_stride = cp.virtual_rows ? block : pixels;
-          for (int64_t px = 0; px < np; px += kTile) {
-            const int64_t vecs = (nv - px) / kLanes;
-            conv_tiles(vecs < kConvVectors ? vecs : kConvVectors, panel + px * G, nv * G, wt,
-                       dgroups, narrow_weights, q, live, vzp, vmin, vmax, yt + px, y_stride,
-                       np - px);
-          }
+          conv_tile_row(np, nv, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
+                        vmax, yt, y_stride);
           if (cp.virtual_rows)
             store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yc, pixels);
         }
@@ -1513,7 +1532,25 @@ void add(const T *a, const T *b, T *y, int64_t n, int32_t left_shift, int32_t a_
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
   const VecI::Int ls = VecI::broadcast(left_shift).v;
-  for (int64_t i = 0; i < n; i += kLanes) {
+  // The sum of a and b brought to y, before y's zero point.
+  auto sum = [&](VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
+    const VecI sa = multiply_by_quantized_multiplier({(va.v - azp.v) << ls}, qa.multiplier,
+                                                     qa.left, qa.right);
+    const VecI sb = multiply_by_quantized_multiplier({(vb.v - bzp.v) << ls}, qb.multiplier,
+                                                     qb.left, qb.right);
+    return requantize_scaled(VecI::add(sa, sb), qy);
+  };
+  // Four vectors a step: 16 bytes of each input widened from one load
+  // (VecI::widen_all on NEON), the results narrowed into one store.
+  int64_t i = 0;
+  for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+    VecI va[4], vb[4], r[4];
+    VecI::widen_all(a + i, va);
+    VecI::widen_all(b + i, vb);
+    for_each_index<4>([&](auto j) ONNXC_RT_SIMD_LAMBDA { r[j] = sum(va[j], vb[j]); });
+    VecI::store_narrow_clamped(y + i, r, vzp, vmin, vmax);
+  }
+  for (; i < n; i += kLanes) {
     const int64_t lanes = n - i < kLanes ? n - i : kLanes;
     T ta[kLanes] = {}, tb[kLanes] = {};
     const T *pa = a + i, *pb = b + i;
@@ -1525,11 +1562,7 @@ void add(const T *a, const T *b, T *y, int64_t n, int32_t left_shift, int32_t a_
       pa = ta;
       pb = tb;
     }
-    const VecI sa = multiply_by_quantized_multiplier(
-        {(VecI::widen(pa).v - azp.v) << ls}, qa.multiplier, qa.left, qa.right);
-    const VecI sb = multiply_by_quantized_multiplier(
-        {(VecI::widen(pb).v - bzp.v) << ls}, qb.multiplier, qb.left, qb.right);
-    requantize(VecI::add(sa, sb), qy, vzp, vmin, vmax).store_narrow(y + i, lanes);
+    to_output(sum(VecI::widen(pa), VecI::widen(pb)), vzp, vmin, vmax).store_narrow(y + i, lanes);
   }
 }
 

@@ -450,7 +450,7 @@ struct ABlock {
 /// in registers and rows 4-5 interleaved, 6 loads and 8 stores per 24
 /// floats (one load and store per float took about 6 instructions a float:
 /// 1.4 M per inference in the transformer encoder's attention); else, and
-/// for a last partial panel and the last k steps, float by float. (V is
+/// for a last partial panel and the last k steps, pack_a_panels. (V is
 /// VecF: a template, so that the other widths do not compile the 4-lane
 /// path.)
 template <typename V = VecF>
@@ -481,9 +481,8 @@ inline void pack_a_rows(const float *a, int64_t rs, int64_t m, int64_t p0, int64
                            reinterpret_cast<const float *>(&pairs[j / 2]) + 2 * (j % 2), 8);
         }
       }
-      for (int64_t s = whole; s < kc; ++s)
-        for (int q = 0; q < kGemmMR; ++q)
-          dst[s * kGemmMR + q] = r[q * rs + p0 + s];
+      if (whole < kc)
+        pack_a_panels(r, rs, 1, kGemmMR, p0 + whole, kc - whole, dst + whole * kGemmMR);
     }
   } else {
     pack_a_panels(a, rs, 1, m, p0, kc, dst);

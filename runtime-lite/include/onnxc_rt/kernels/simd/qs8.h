@@ -720,19 +720,21 @@ void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const in
 /// and loaded the pixels one vector at a time (35 instructions per 24 SDOT
 /// against 31).
 template <typename T>
-__attribute__((noinline)) void conv_tile_row(int64_t np, int64_t nv, const uint8_t *panel, int64_t panel_stride,
-                   const int8_t *w, int64_t dgroups, bool narrow, const Requant *q,
-                   int64_t rows, VecI y_zp, VecI act_min, VecI act_max, T *__restrict y,
-                   int64_t y_stride) {
+__attribute__((noinline)) void conv_tile_row(int64_t np, int64_t nv, const uint8_t *panel,
+                                             int64_t panel_stride, const int8_t *w,
+                                             int64_t dgroups, bool narrow, const Requant *q,
+                                             int64_t rows, VecI y_zp, VecI act_min,
+                                             VecI act_max, T *__restrict y, int64_t y_stride) {
+  static_assert(kConvVectors > 1, "the last tile is narrower than a whole one");
   constexpr int64_t kTile = kConvVectors * kLanes;
   int64_t px = 0;
   for (; px < np && nv - px >= kTile; px += kTile)
     conv_tile<kConvVectors>(panel + px * kDepthGroup, panel_stride, w, dgroups, narrow, q, rows,
                             y_zp, act_min, act_max, y + px, y_stride, np - px);
   if (px < np)
-    conv_tiles<T, kConvVectors>((nv - px) / kLanes, panel + px * kDepthGroup, panel_stride, w,
-                                dgroups, narrow, q, rows, y_zp, act_min, act_max, y + px,
-                                y_stride, np - px);
+    conv_tiles<T, kConvVectors - 1>((nv - px) / kLanes, panel + px * kDepthGroup, panel_stride,
+                                    w, dgroups, narrow, q, rows, y_zp, act_min, act_max, y + px,
+                                    y_stride, np - px);
 }
 
 } // namespace detail
@@ -1815,22 +1817,22 @@ void quantize_linear(const float *x, const float *scale, const Q *zero_point, Q 
   const VecI vzp = VecI::broadcast(zp), vlo = VecI::broadcast(lo), vhi = VecI::broadcast(hi);
   auto step = [&](const float *in, Q *out) {
     VecI q[4];
-    if constexpr (VecI::kSaturatingRound) {
-      // NEON: max(q, qlo) (a NaN quotient takes qlo), then FCVTNS, whose
-      // saturation and store_narrow_clamped's (to 16 bits, + zp, to Q)
-      // give saturate(round(q) + zp) for every quotient above qlo.
-      for (int j = 0; j < 4; ++j)
-        q[j] = detail::round_saturated<VecI>(VecF::max(VecF::div(VecF::load(in + j * L), vs), qlo));
-      VecI::store_narrow_clamped(out, q, vzp, vlo, vhi);
-      return;
-    }
     for (int j = 0; j < 4; ++j) {
       // max(q, qlo) first: a NaN quotient takes qlo.
-      const VecF t = VecF::min(VecF::max(VecF::div(VecF::load(in + j * L), vs), qlo), qhi);
-      const VecI r{__builtin_convertvector(VecF::round(t).v, VecI::Int)};
-      q[j] = VecI::min(VecI::max(VecI::add(r, vzp), vlo), vhi);
+      const VecF t = VecF::max(VecF::div(VecF::load(in + j * L), vs), qlo);
+      if constexpr (VecI::kSaturatingRound) {
+        // NEON: FCVTNS's saturation, then store_narrow_clamped's (to 16
+        // bits, + zp, to Q), give saturate(round(t) + zp).
+        q[j] = detail::round_saturated<VecI>(t);
+      } else {
+        const VecI r{__builtin_convertvector(VecF::round(VecF::min(t, qhi)).v, VecI::Int)};
+        q[j] = VecI::min(VecI::max(VecI::add(r, vzp), vlo), vhi);
+      }
     }
-    VecI::store_narrow_all(out, q);
+    if constexpr (VecI::kSaturatingRound)
+      VecI::store_narrow_clamped(out, q, vzp, vlo, vhi);
+    else
+      VecI::store_narrow_all(out, q);
   };
   in_whole_steps<kStep>(x, y, n, step);
 }

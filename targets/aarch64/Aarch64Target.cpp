@@ -49,15 +49,14 @@ void registerAarch64Target() {
   // Without i8mm the products are SMULL or SDOT: signed bytes, u - 128.
   TargetRegistry::add(std::make_unique<Aarch64Target>(
       "aarch64", "64-bit Arm Linux, NEON (armv8-a; aarch64-linux-gnu)", "armv8-a",
-      simd::Qs8Packing{qs8::kDotDepthGroup, qs8::kWideDepthGroup, true, false}));
+      simd::Qs8Packing{qs8::kWideDepthGroup, true, false}));
   TargetRegistry::add(std::make_unique<Aarch64Target>(
       "aarch64-dotprod", "64-bit Arm Linux, NEON + int8 dot product (armv8.2-a+dotprod)",
       "armv8.2-a+dotprod",
-      simd::Qs8Packing{qs8::kDotDepthGroup, qs8::kDotDepthGroup, true, true}));
+      simd::Qs8Packing{qs8::kDotDepthGroup, true, true}));
   TargetRegistry::add(std::make_unique<Aarch64Target>(
       "aarch64-i8mm", "64-bit Arm Linux, NEON + int8 matrix multiply (armv8.6-a+i8mm)",
-      "armv8.6-a+i8mm", simd::Qs8Packing{qs8::kMatMulDepthGroup, qs8::kMatMulDepthGroup, false,
-                                         true}));
+      "armv8.6-a+i8mm", simd::Qs8Packing{qs8::kMatMulDepthGroup, false, true}));
 }
 
 } // namespace onnxc

@@ -137,7 +137,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
   auto bias = biasValues(op.getB(), n);
   if (w.empty() || !bias)
     return std::nullopt;
-  const int64_t dg = packing.fcDepthGroup;
+  const int64_t dg = packing.depthGroup;
   std::vector<int8_t> packed(pack::fc_packed_bytes(k, n, dg));
   pack::pack_fc_weights(w.data(), k, n, dg, packed.data());
   std::vector<int32_t> folded(n);

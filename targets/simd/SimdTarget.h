@@ -19,17 +19,16 @@ namespace onnxc::simd {
 
 /// What the qs8 kernels of a target's instruction set need packed and
 /// folded their way at compile time (simd/qs8_pack.h; the kernels check
-/// these against their own): the depth group of the convolution's and of
-/// the fully connected layer's weights (kDotDepthGroup, kMatMulDepthGroup
-/// where the target has a byte matrix multiply, NEON's i8mm, or for the
-/// fully connected layer on armv8-a kWideDepthGroup), and whether their
+/// these against their own): the depth group of the convolution's and the
+/// fully connected layer's weights (kDotDepthGroup, kMatMulDepthGroup
+/// where the target has a byte matrix multiply, NEON's i8mm, and
+/// kWideDepthGroup for armv8-a's 16-byte products), and whether their
 /// products take the activations' bytes as u - 128 (NEON's SDOT and SMULL;
 /// packed_zero_point); and whether the depthwise convolution sums quads
 /// of taps by byte dot products (simd/qs8.h's kQuadDepthwise: VNNI,
 /// dotprod, i8mm), which reads the bytes as packed, not widened.
 struct Qs8Packing {
   int64_t depthGroup;
-  int64_t fcDepthGroup;
   bool shiftedBytes;
   bool quadDepthwise;
 };

@@ -21,8 +21,7 @@ public:
             int rank, bool (*cpuHasIsa)(), int64_t streamedWinogradTiles)
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd",
-                   {onnxc_rt::simd::qs8::kDotDepthGroup, onnxc_rt::simd::qs8::kDotDepthGroup, false,
-                    false}),
+                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false}),
         cpuHasIsa(cpuHasIsa) {
     hostCode = true;
     parallelKernels = true;

@@ -157,6 +157,8 @@ const ConvCase kConvCases[] = {
     {2, 10, 20, 4, 1, 3, 1, 3, 0, 1, 0, 2, 1, 1, 1},     // asymmetric
     {256, 14, 14, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // several pixel blocks (virtual rows)
     {8, 6, 6, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // stride 1 gathered, not virtual rows
+    {128, 9, 40, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // rows of 40 gathered, a block from mid-row
+    {64, 30, 60, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // strided rows of 30, a block from mid-row
     {12, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12},  // depthwise
     {7, 15, 13, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},     // depthwise strided
     {5, 19, 37, 5, 5, 5, 1, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5, mixed strides
@@ -224,7 +226,7 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
                                depth, n, acc.data(), mult.data(), shift.data(), count, y_zp, lo,
                                hi);
   namespace pk = simd::qs8;
-  constexpr int G = simd::qs8::kFcDepthGroup;
+  constexpr int G = simd::qs8::kDepthGroup;
   std::vector<int8_t> packed(pk::fc_packed_bytes(depth, n, G));
   pk::pack_fc_weights(w.data(), depth, n, G, packed.data());
   std::vector<int32_t> folded(n);

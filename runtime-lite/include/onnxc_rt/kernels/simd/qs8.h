@@ -47,16 +47,17 @@ namespace onnxc_rt {
 namespace simd {
 namespace qs8 {
 
+/// Whether conv2d and fully_connected multiply 16 depth bytes of one
+/// operand by 16 of the other at once (VecI::dot16: armv8-a, whose
+/// products otherwise need a broadcast of 4 bytes and pair sums of two
+/// vectors).
+constexpr bool kDepth16 = VecI::kDepth16Dots;
 /// The depth values conv2d and fully_connected keep together (qs8_pack.h),
-/// the G of their packed weights: 8 for the byte matrix multiply, 4 for
-/// the dot products.
-constexpr int kDepthGroup = VecI::kMatMul ? int(kMatMulDepthGroup) : int(kDotDepthGroup);
-/// Whether fully_connected multiplies 16 depth bytes of a row by 16 of a
-/// column at once (VecI::dot16: armv8-a, whose products otherwise need a
-/// broadcast of each row's 4 bytes and pair sums of two vectors).
-constexpr bool kFcDepth16 = VecI::kDepth16Dots;
-/// fully_connected's depth group: conv2d's, or 16 with kFcDepth16.
-constexpr int kFcDepthGroup = kFcDepth16 ? int(kWideDepthGroup) : kDepthGroup;
+/// the G of their packed weights: 8 for the byte matrix multiply, 16 for
+/// the 16-byte products, 4 for the dot products.
+constexpr int kDepthGroup = VecI::kMatMul ? int(kMatMulDepthGroup)
+                            : kDepth16    ? int(kWideDepthGroup)
+                                          : int(kDotDepthGroup);
 /// Whether their products take the activations' bytes u as u - 128
 /// (VecI::kPackedFlip: NEON's SDOT and SMULL), the weights' share 128 *
 /// sum(w) folded into the bias at compile time (packed_zero_point).
@@ -231,17 +232,29 @@ inline void interleave4_tile(Bytes a, Bytes b, Bytes c, Bytes d, Bytes (&o)[4]) 
       __builtin_shufflevector(ab_hi, cd_hi, 4, 12, 5, 13, 6, 14, 7, 15));
 }
 
-/// G rows of `n` bytes (G 4 or 8, n a multiple of 16) interleaved into
+/// G rows of `n` bytes (G 4, 8 or 16, n a multiple of 16) interleaved into
 /// [n][G], each byte XORed with `flip` (0x80 turns int8 into x + 128).
+/// Sixteen rows are 16 x 16 byte blocks transposed.
 /// With an interleaving store (NEON's ST4: V::kStore4) four rows are one
 /// store, and eight are their byte pairs stored as four rows of halves;
 /// else eight rows are two interleaves of four whose 4-byte groups are
 /// then interleaved in turn.
 template <int G, typename V = VecI>
 inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip, uint8_t *out) {
-  static_assert(G == 4 || G == 8, "depth groups of 4 or 8");
+  static_assert(G == 4 || G == 8 || G == 16, "depth groups of 4, 8 or 16");
   using Words = uint32_t __attribute__((vector_size(16)));
   const Bytes f = Bytes{} + flip;
+  if constexpr (G == 16) {
+    for (int64_t i = 0; i < n; i += 16) {
+      Bytes r[16];
+      for (int j = 0; j < 16; ++j)
+        r[j] = load_bytes(src[j] + i) ^ f;
+      transpose16(r);
+      for (int j = 0; j < 16; ++j)
+        store_bytes(out + (i + j) * 16, r[j]);
+    }
+    return;
+  }
   if constexpr (V::kStore4) {
     auto row = [&](int j, int64_t i) {
       return V{reinterpret_cast<typename V::Int>(load_bytes(src[j] + i) ^ f)};
@@ -439,19 +452,46 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
 /// (the slack of the plane and of `row` takes the overrun).
 inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d &g, int64_t ky,
                        int64_t kx, int64_t oy0, int64_t ox0, int64_t n, uint8_t *row) {
-  const int64_t off = kx * g.dw;
-  const uint8_t *tap = plane + (ky * g.dh * g.sw + off % g.sw) * pp.phase + off / g.sw;
-  const int64_t row_step = g.sh * g.sw * pp.phase;
+  // Locals: as far as the compiler knows, row's stores may change g and pp.
+  const int64_t ow = g.ow, sw = g.sw, off = kx * g.dw;
+  const uint8_t *tap = plane + (ky * g.dh * sw + off % sw) * pp.phase + off / sw;
+  const int64_t row_step = g.sh * sw * pp.phase;
   // Output row by output row: the first from column ox0, then whole rows.
   const uint8_t *src = tap + oy0 * row_step + ox0;
-  int64_t len = g.ow - ox0 < n ? g.ow - ox0 : n;
+  // Rows of at most 64 bytes: each later row a fixed count of vectors (as
+  // the loop below copies a whole row), the last one's overrun (under 64
+  // bytes) in the slack after `row`, the others' rewritten by the next
+  // row's. A third of the loop's instructions a row: ResNet-18 gathers
+  // 0.5 M rows of 56 bytes or fewer.
+  auto short_rows = [&](auto vectors) {
+    const int64_t first = ow - ox0;
+    for (int64_t i = 0; i < first && i < n; i += 16)
+      store_bytes(row + i, load_bytes(src + i));
+    src += row_step - ox0;
+    for (int64_t p = first; p < n; p += ow, src += row_step)
+      for (int v = 0; v < decltype(vectors)::value; ++v)
+        store_bytes(row + p + 16 * v, load_bytes(src + 16 * v));
+  };
+  switch ((ow + 15) / 16) {
+  case 1:
+    return short_rows(std::integral_constant<int, 1>{});
+  case 2:
+    return short_rows(std::integral_constant<int, 2>{});
+  case 3:
+    return short_rows(std::integral_constant<int, 3>{});
+  case 4:
+    return short_rows(std::integral_constant<int, 4>{});
+  default:
+    break;
+  }
+  int64_t len = ow - ox0 < n ? ow - ox0 : n;
   for (int64_t p = 0; p < n;) {
     for (int64_t i = 0; i < len; i += 16)
       store_bytes(row + p + i, load_bytes(src + i));
     p += len;
     src += row_step - ox0;
     ox0 = 0;
-    len = g.ow < n - p ? g.ow : n - p;
+    len = ow < n - p ? ow : n - p;
   }
 }
 
@@ -574,6 +614,47 @@ ONNXC_RT_SIMD_INLINE void conv_sums_mmla(const uint8_t *panel, int64_t panel_str
   });
 }
 
+/// Sums by 16-byte products (kDepth16, V::dot16: armv8-a's SMULL,
+/// SMLAL2, SADALP): R operands by C, each the 16 depth bytes of a step kk
+/// at row(r, kk) and col(c, kk), multiplied whole into one accumulator of
+/// pair sums per pair (no broadcast), the pairs added (ADDP) after the
+/// depth loop into acc[r][c / 4], lane c % 4: a fully connected tile's
+/// rows by columns, a convolution's channels by pixels. The R operands
+/// are loaded once a step, the C one at a time. `narrow`: no weight is
+/// -128 (dot16_narrow).
+template <int R, int C, typename V, typename RowAt, typename ColAt>
+ONNXC_RT_SIMD_INLINE void depth16_sums(RowAt row, ColAt col, int64_t dgroups, bool narrow,
+                                       V (&acc)[R][C / 4]) {
+  static_assert(V::kLanes == 4 && C % 4 == 0, "four pair sums per accumulator");
+  V s[R][C];
+  for_each_index<R>([&](auto r) {
+    for_each_index<C>([&](auto c) { s[r][c] = V::zero(); });
+  });
+  auto sweep = [&](auto narrow_weights) __attribute__((always_inline)) {
+    for (int64_t kk = 0; kk < dgroups; ++kk) {
+      V x[R];
+      for_each_index<R>([&](auto r) { x[r] = V::load(row(r, kk)); });
+      for_each_index<C>([&](auto c) {
+        const V y = V::load(col(c, kk));
+        for_each_index<R>([&](auto r) {
+          s[r][c] = decltype(narrow_weights)::value ? V::dot16_narrow(s[r][c], x[r], y)
+                                                    : V::dot16(s[r][c], x[r], y);
+        });
+      });
+    }
+  };
+  if (narrow)
+    sweep(std::true_type());
+  else
+    sweep(std::false_type());
+  for_each_index<C / 4>([&](auto v) {
+    for_each_index<R>([&](auto r) {
+      acc[r][v] = V::pair_add(V::pair_add(s[r][4 * v], s[r][4 * v + 1]),
+                              V::pair_add(s[r][4 * v + 2], s[r][4 * v + 3]));
+    });
+  });
+}
+
 /// Whether conv_tile's sums start from each row's added constant (q.add):
 /// where the products are SDOT / USDOT by element or USMMLA (NEON), which
 /// accumulate in place; else it is added with the requantization.
@@ -583,7 +664,7 @@ constexpr bool kConvSumsAdded = VecI::kLaneDot && kLanes == kConvRows;
 /// pixels over the whole depth (`dgroups` groups of kDepthGroup),
 /// requantized into `rows` output planes at y (plane stride `y_stride`),
 /// `valid` pixels from y on; `narrow`: every weight in [-127, 127]
-/// (VecI::dot_acc2 may then take two depth steps at once).
+/// (VecI::dot16_narrow may then sum two products in 16 bits).
 template <int NV, typename T>
 ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, const int8_t *w,
                                     int64_t dgroups, bool narrow, const Requant *q, int64_t rows,
@@ -600,6 +681,18 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
   });
   if constexpr (VecI::kMatMul) {
     conv_sums_mmla<NV>(panel, panel_stride, w, dgroups, q, acc);
+  } else if constexpr (kDepth16) {
+    // Each vector of pixels apart: 4 channels x 4 pixels, 16 accumulators
+    // (a panel pixel's 16 depth bytes are contiguous, a step's channels'
+    // 16 weight bytes too).
+    for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
+      VecI part[kConvRows][1];
+      depth16_sums<kConvRows, kLanes>(
+          [&](int64_t r, int64_t kk) { return w + (kk * kConvRows + r) * 16; },
+          [&](int64_t p, int64_t kk) { return panel + kk * panel_stride + (v * kLanes + p) * 16; },
+          dgroups, narrow, part);
+      for_each_index<kConvRows>([&](auto r) { acc[r][v] = part[r][0]; });
+    });
   } else if constexpr (kConvSumsAdded) {
     // The sums start from each row's added constant.
     for_each_index<kConvRows>([&](auto r) {
@@ -620,38 +713,8 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       });
     }
   } else {
-    VecI::DotAcc sums[kConvRows][NV];
-    for (int r = 0; r < kConvRows; ++r)
-      for (int v = 0; v < NV; ++v)
-        sums[r][v] = VecI::dot_acc_zero();
-    int64_t kk = 0;
-    if (narrow && VecI::kPairedSteps) // two depth steps at once (VecI::dot_acc2)
-      for (; kk < dgroups - 1; kk += 2) {
-        const uint8_t *a = panel + kk * panel_stride;
-        VecI x0[NV], x1[NV];
-        for (int v = 0; v < NV; ++v) {
-          x0[v] = VecI::load(a + v * kLanes * 4);
-          x1[v] = VecI::load(a + panel_stride + v * kLanes * 4);
-        }
-        const int8_t *wk = w + kk * kConvRows * 4;
-        if constexpr (kLanes == kConvRows) {
-          // Each step's rows are one vector, a lane a row (fewer registers
-          // than eight broadcasts).
-          const VecI wa = VecI::load(wk), wb = VecI::load(wk + kConvRows * 4);
-          for_each_index<kConvRows>([&](auto r) {
-            for (int v = 0; v < NV; ++v)
-              sums[r][v] = VecI::dot_acc2(sums[r][v], x0[v], VecI::template broadcast_lane<r>(wa),
-                                          x1[v], VecI::template broadcast_lane<r>(wb));
-          });
-        } else {
-          for (int r = 0; r < kConvRows; ++r) {
-            const VecI w0 = broadcast4(wk + r * 4), w1 = broadcast4(wk + (kConvRows + r) * 4);
-            for (int v = 0; v < NV; ++v)
-              sums[r][v] = VecI::dot_acc2(sums[r][v], x0[v], w0, x1[v], w1);
-          }
-        }
-      }
-    for (; kk < dgroups; ++kk) {
+    // Each row's 4 weights of a depth step broadcast (x86's vpdpbusd).
+    for (int64_t kk = 0; kk < dgroups; ++kk) {
       const uint8_t *a = panel + kk * panel_stride;
       VecI x[NV];
       for (int v = 0; v < NV; ++v)
@@ -660,12 +723,9 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       for (int r = 0; r < kConvRows; ++r) {
         const VecI wb = broadcast4(wk + r * 4);
         for (int v = 0; v < NV; ++v)
-          sums[r][v] = VecI::dot_acc(sums[r][v], x[v], wb);
+          acc[r][v] = VecI::dot_part(acc[r][v], x[v], wb);
       }
     }
-    for (int r = 0; r < kConvRows; ++r)
-      for (int v = 0; v < NV; ++v)
-        acc[r][v] = VecI::dot_total(sums[r][v]);
   }
   // The first `rows` rows requantized and stored (y is restrict: its
   // stores leave q as it was).
@@ -679,12 +739,10 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
 /// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2,
 /// 24 of 32 on NEON with SDOT / USDOT by element (with the 6 vectors of
 /// activations and the weights' one: 31; with i8mm's USMMLA 24 of 2 x 2
-/// blocks, two weight vectors and the pixel pair loaded: 27), 8 where a
-/// DotAcc is two vectors (armv8-a: 16 registers of pair sums).
-constexpr int kConvVectors = kLanes == 16                              ? 6
-                             : sizeof(VecI::DotAcc) > sizeof(VecI) ? 2
-                             : kLanes == 4                         ? 6
-                                                                   : 2;
+/// blocks, two weight vectors and the pixel pair loaded: 27); with
+/// armv8-a's 16-byte products each vector of pixels is a 4 x 4 tile of
+/// its own (16 accumulators), two a call.
+constexpr int kConvVectors = kLanes == 16 ? 6 : kDepth16 ? 2 : kLanes == 4 ? 6 : 2;
 
 /// ConvPixels' bound (qs8_pack.h) for computing stride-1 convolutions over
 /// virtual rows: on x86 the gather of each tap's rows costs more than the
@@ -711,16 +769,17 @@ void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const in
                           act_max, y, y_stride, valid);
 }
 
-/// The tiles of one tile of channels across packed pixels [0, np) (`nv`
-/// of them in the panel): whole kConvVectors-wide tiles in one loop, their
-/// kernel inline, then the last narrower one (conv_tiles). One call per
-/// tile of channels: a call per tile cost about 23 instructions, 2.8 M per
-/// inference of MobileNetV2 on armv8-a, whose tiles are 8 pixels wide.
-/// Not inlined into conv2d: there GCC stepped the depth loop by a counter
-/// and loaded the pixels one vector at a time (35 instructions per 24 SDOT
-/// against 31).
+/// The tiles of one tile of channels across packed pixels [0, np): whole
+/// kConvVectors-wide tiles in one loop, their kernel inline, then the last
+/// narrower one (conv_tiles), as many vectors as its pixels need (not as
+/// the panel's rounding to 16 pixels: on NEON that gave 7 x 7 planes' last
+/// pixel a tile of 4 vectors). One call per tile of channels: a call per
+/// tile cost about 23 instructions, 2.8 M per inference of MobileNetV2 on
+/// armv8-a, whose tiles are 8 pixels wide. Not inlined into conv2d: there
+/// GCC stepped the depth loop by a counter and loaded the pixels one vector
+/// at a time (35 instructions per 24 SDOT against 31).
 template <typename T>
-__attribute__((noinline)) void conv_tile_row(int64_t np, int64_t nv, const uint8_t *panel,
+__attribute__((noinline)) ONNXC_RT_SIMD_NO_PRESCHEDULE void conv_tile_row(int64_t np, const uint8_t *panel,
                                              int64_t panel_stride, const int8_t *w,
                                              int64_t dgroups, bool narrow, const Requant *q,
                                              int64_t rows, VecI y_zp, VecI act_min,
@@ -728,13 +787,13 @@ __attribute__((noinline)) void conv_tile_row(int64_t np, int64_t nv, const uint8
   static_assert(kConvVectors > 1, "the last tile is narrower than a whole one");
   constexpr int64_t kTile = kConvVectors * kLanes;
   int64_t px = 0;
-  for (; px < np && nv - px >= kTile; px += kTile)
+  for (; np - px > kTile - kLanes; px += kTile)
     conv_tile<kConvVectors>(panel + px * kDepthGroup, panel_stride, w, dgroups, narrow, q, rows,
                             y_zp, act_min, act_max, y + px, y_stride, np - px);
   if (px < np)
-    conv_tiles<T, kConvVectors - 1>((nv - px) / kLanes, panel + px * kDepthGroup, panel_stride,
-                                    w, dgroups, narrow, q, rows, y_zp, act_min, act_max, y + px,
-                                    y_stride, np - px);
+    conv_tiles<T, kConvVectors - 1>((np - px + kLanes - 1) / kLanes, panel + px * kDepthGroup,
+                                    panel_stride, w, dgroups, narrow, q, rows, y_zp, act_min,
+                                    act_max, y + px, y_stride, np - px);
 }
 
 } // namespace detail
@@ -798,7 +857,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
           // Virtual rows go through the stage (their padding pixels dropped).
           T *yt = cp.virtual_rows ? stage : yc + p0;
           const int64_t y_stride = cp.virtual_rows ? block : pixels;
-          conv_tile_row(np, nv, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
+          conv_tile_row(np, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
                         vmax, yt, y_stride);
           if (cp.virtual_rows)
             store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yc, pixels);
@@ -1186,10 +1245,10 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
 namespace detail {
 
 /// Where column c's depth groups start in pack_fc_weights' layout
-/// (kFcCols columns a block, `dgroups` groups of kFcDepthGroup bytes per
+/// (kFcCols columns a block, `dgroups` groups of kDepthGroup bytes per
 /// column).
 inline const int8_t *fc_column(const int8_t *w, int64_t dgroups, int64_t c) {
-  return w + (c / kFcCols) * dgroups * kFcCols * kFcDepthGroup + (c % kFcCols) * kFcDepthGroup;
+  return w + (c / kFcCols) * dgroups * kFcCols * kDepthGroup + (c % kFcCols) * kDepthGroup;
 }
 
 /// Where row r's depth value k sits in fully_connected's packed rows
@@ -1197,7 +1256,7 @@ inline const int8_t *fc_column(const int8_t *w, int64_t dgroups, int64_t c) {
 /// multiply, rows in pairs, each 16 bytes two rows' 8 depth values (one
 /// USMMLA operand).
 inline int64_t fc_packed_at(int64_t r, int64_t k, int64_t stride) {
-  if constexpr (kFcDepthGroup == kMatMulDepthGroup)
+  if constexpr (kDepthGroup == kMatMulDepthGroup)
     return (r / 2) * 2 * stride + (k / 8) * 16 + (r % 2) * 8 + k % 8;
   return r * stride + k;
 }
@@ -1235,48 +1294,6 @@ ONNXC_RT_SIMD_INLINE void fc_sums_mmla(const uint8_t *a, int64_t a_stride, const
   });
 }
 
-/// fc_tile's sums by 16-byte products (kFcDepth16, V::dot16: armv8-a):
-/// each row's and column's depth groups multiplied whole into one
-/// accumulator of pair sums per row and column, the pairs added (ADDP)
-/// into acc[row][vector of columns] after the depth loop. `narrow`: no
-/// weight is -128 (dot16_narrow).
-template <int R, int NV, typename V>
-ONNXC_RT_SIMD_INLINE void fc_sums_depth16(const uint8_t *a, int64_t a_stride, const int8_t *w,
-                                          int64_t dgroups, int64_t col, bool narrow,
-                                          V (&acc)[R][NV]) {
-  static_assert(V::kLanes == 4, "four pair sums per accumulator");
-  constexpr int C = NV * V::kLanes;
-  constexpr int64_t kStep = kFcCols * kWideDepthGroup;
-  const int8_t *wb = fc_column(w, dgroups, col);
-  V s[R][C];
-  for_each_index<R>([&](auto r) {
-    for_each_index<C>([&](auto c) { s[r][c] = V::zero(); });
-  });
-  auto sweep = [&](auto narrow_weights) __attribute__((always_inline)) {
-    for (int64_t kk = 0; kk < dgroups; ++kk) {
-      V x[R];
-      for_each_index<R>([&](auto r) { x[r] = V::load(a + r * a_stride + kk * 16); });
-      for_each_index<C>([&](auto c) {
-        const V wc = V::load(wb + kk * kStep + 16 * c);
-        for_each_index<R>([&](auto r) {
-          s[r][c] = decltype(narrow_weights)::value ? V::dot16_narrow(s[r][c], x[r], wc)
-                                                    : V::dot16(s[r][c], x[r], wc);
-        });
-      });
-    }
-  };
-  if (narrow)
-    sweep(std::true_type());
-  else
-    sweep(std::false_type());
-  for_each_index<NV>([&](auto v) {
-    for_each_index<R>([&](auto r) {
-      acc[r][v] = V::pair_add(V::pair_add(s[r][4 * v], s[r][4 * v + 1]),
-                              V::pair_add(s[r][4 * v + 2], s[r][4 * v + 3]));
-    });
-  });
-}
-
 /// One fully connected tile: R rows x NV vectors of columns from col, the
 /// first `rows` of them stored; `add` holds each column's constant (the
 /// folded bias); `narrow` as conv_tile's.
@@ -1296,12 +1313,18 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
   int64_t kk = 0;
   // The dot products' depth steps (none left after the matrix multiply
   // or the 16-byte products).
-  constexpr bool kWholeDepth = VecI::kMatMul || kFcDepth16;
+  constexpr bool kWholeDepth = VecI::kMatMul || kDepth16;
   const int64_t depth4 = kWholeDepth ? 0 : dgroups;
   if constexpr (VecI::kMatMul) {
     fc_sums_mmla<R, NV>(a, a_stride, w, dgroups, col, acc);
-  } else if constexpr (kFcDepth16) {
-    fc_sums_depth16<R, NV>(a, a_stride, w, dgroups, col, narrow, acc);
+  } else if constexpr (kDepth16) {
+    // Rows by the tile's columns (fc_column: kDepthGroup bytes of each,
+    // kFcCols columns a step).
+    const int8_t *wb = fc_column(w, dgroups, col);
+    depth16_sums<R, NV * kLanes>(
+        [&](int64_t r, int64_t kk) { return a + r * a_stride + kk * 16; },
+        [&](int64_t c, int64_t kk) { return wb + (kk * kFcCols + c) * 16; }, dgroups, narrow,
+        acc);
   } else if constexpr (VecI::kLaneDot && kLanes == 4) {
     // Four depth steps of each row in one load, each step's 4 bytes used
     // by the dot product by element (not broadcast from memory per step).
@@ -1320,47 +1343,7 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
     }
   }
   // The rest (all of it without dot products by element) from one 4-byte
-  // broadcast per row and step, summed as the ISA keeps sums (DotAcc:
-  // armv8-a's pair sums, added once at the end).
-  VecI::DotAcc sums[R][NV];
-  for (int r = 0; r < R; ++r)
-    for (int v = 0; v < NV; ++v)
-      sums[r][v] = VecI::dot_acc_zero();
-  if (narrow && VecI::kPairedSteps && kLanes == 4) {
-    // Two depth steps at once (VecI::dot_acc2), four of each row in one
-    // load, each step's 4 bytes broadcast from its lane.
-    for (; kk < depth4 - 3; kk += 4) {
-      VecI ar[R];
-      for (int r = 0; r < R; ++r)
-        ar[r] = VecI::load(a + r * a_stride + kk * 4);
-      for_each_index<2>([&](auto h) {
-        VecI w0[NV], w1[NV];
-        for (int v = 0; v < NV; ++v) {
-          w0[v] = VecI::load(wv[v] + (kk + 2 * h) * kFcCols * 4);
-          w1[v] = VecI::load(wv[v] + (kk + 2 * h + 1) * kFcCols * 4);
-        }
-        for (int r = 0; r < R; ++r)
-          for (int v = 0; v < NV; ++v)
-            sums[r][v] = VecI::dot_acc2(sums[r][v], VecI::template broadcast_lane<2 * h>(ar[r]),
-                                        w0[v], VecI::template broadcast_lane<2 * h + 1>(ar[r]),
-                                        w1[v]);
-      });
-    }
-  }
-  if (narrow && VecI::kPairedSteps) // two depth steps at once, broadcast from memory
-    for (; kk < depth4 - 1; kk += 2) {
-      VecI w0[NV], w1[NV];
-      for (int v = 0; v < NV; ++v) {
-        w0[v] = VecI::load(wv[v] + kk * kFcCols * 4);
-        w1[v] = VecI::load(wv[v] + (kk + 1) * kFcCols * 4);
-      }
-      for (int r = 0; r < R; ++r) {
-        const VecI a0 = broadcast4(a + r * a_stride + kk * 4);
-        const VecI a1 = broadcast4(a + r * a_stride + kk * 4 + 4);
-        for (int v = 0; v < NV; ++v)
-          sums[r][v] = VecI::dot_acc2(sums[r][v], a0, w0[v], a1, w1[v]);
-      }
-    }
+  // broadcast per row and step.
   for (; kk < depth4; ++kk) {
     VecI wk[NV];
     for (int v = 0; v < NV; ++v)
@@ -1368,13 +1351,9 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
     for (int r = 0; r < R; ++r) {
       const VecI ab = broadcast4(a + r * a_stride + kk * 4);
       for (int v = 0; v < NV; ++v)
-        sums[r][v] = VecI::dot_acc(sums[r][v], ab, wk[v]);
+        acc[r][v] = VecI::dot_part(acc[r][v], ab, wk[v]);
     }
   }
-  if constexpr (!kWholeDepth)
-    for (int r = 0; r < R; ++r)
-      for (int v = 0; v < NV; ++v)
-        acc[r][v] = VecI::add(acc[r][v], VecI::dot_total(sums[r][v]));
   // The epilogue: each vector of columns requantized in place with its
   // constants (loaded once a tile, one vector's at a time: the sums keep
   // their registers), then each row stored as one narrowed run.
@@ -1416,7 +1395,7 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
                      int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
                      bool narrow_weights, uint8_t *scratch) {
   using namespace detail;
-  static_assert(G == kFcDepthGroup && kShifted == kShiftedBytes,
+  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
                 "weights packed and folded for another instruction set (qs8_pack.h)");
   // Register tiles of kFcRows rows x kFcVectors vectors of columns:
   // - NEON's SDOT by element: 8 x 2, 16 accumulators and the 8 rows' four
@@ -1434,7 +1413,7 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   // - x86: 4 x 4.
   constexpr bool kNeonLaneDot = VecI::kLaneDot && !VecI::kMatMul && kLanes == 4;
   constexpr int kFcRows = kNeonLaneDot ? 8 : VecI::kMatMul ? 6 : 4;
-  constexpr int kFcVectors = kFcDepth16 ? 1 : kNeonLaneDot ? 2 : 4;
+  constexpr int kFcVectors = kDepth16 ? 1 : kNeonLaneDot ? 2 : 4;
   static_assert(kFcRows <= kFcMaxRows, "fc_scratch_bytes' rows hold whole tiles");
   static_assert(!VecI::kMatMul || kFcVectors * kLanes == kFcCols,
                 "fc_sums_mmla reads a tile's columns from one column block");

@@ -26,8 +26,7 @@ namespace qs8 {
 /// group of the instruction set's product (conv_depth_group).
 constexpr int64_t kConvRows = 4;
 /// Output columns of a fully connected block: weights packed
-/// [column blocks][depth / G][kFcCols][G] (G: the target's fully
-/// connected depth group, which is its convolution's but on armv8-a).
+/// [column blocks][depth / G][kFcCols][G] (G as the convolution's).
 constexpr int64_t kFcCols = 16;
 /// The most rows a fully connected register tile takes (8 with NEON's
 /// SDOT, else 4): the rows its scratch packs are rounded up
@@ -38,15 +37,13 @@ constexpr int64_t kFcMaxRows = 8;
 /// together, in packed weights and packed activations alike: 4 for the
 /// byte dot products (x86's vpdpbusd, NEON's SDOT / USDOT: four bytes a
 /// lane), 8 for NEON's i8mm matrix multiply (USMMLA: two rows of 8 bytes
-/// times two columns of 8). The compiler packs for its target's;
+/// times two columns of 8), 16 on armv8-a (NEON without dot products:
+/// 16 bytes of one operand multiplied by 16 of the other at once, SMULL,
+/// SMLAL2, SADALP, instead of broadcasting 4 bytes to 4 lanes and keeping
+/// pair sums of two vectors). The compiler packs for its target's;
 /// simd/qs8.h's conv2d and fully_connected take it as a template argument
 /// and check it against their own (kDepthGroup) at compile time.
-constexpr int64_t kDotDepthGroup = 4, kMatMulDepthGroup = 8;
-/// The fully connected kernel's depth group on armv8-a (NEON without
-/// dot products): 16 bytes of one column together, multiplied by 16 of
-/// one row at once (SMULL, SMLAL2, SADALP) instead of broadcasting a
-/// row's 4 bytes to 4 columns. Its convolution keeps kDotDepthGroup.
-constexpr int64_t kWideDepthGroup = 16;
+constexpr int64_t kDotDepthGroup = 4, kMatMulDepthGroup = 8, kWideDepthGroup = 16;
 
 inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 

@@ -14,8 +14,9 @@
 //                           pack u as u - 128 already (kPackedFlip), so
 //                           dot_part is the SDOT alone;
 //   armv8-a                 the same split, the part as SMULL of the signed
-//                           bytes into 16 bits and pairwise sums (a loop
-//                           keeps them as pair sums: DotAcc).
+//                           bytes into 16 bits and pairwise sums (the
+//                           convolution and fully connected kernels
+//                           multiply 16 bytes at a time: dot16).
 #ifndef ONNXC_RT_SIMD_ISA_NEON_H
 #define ONNXC_RT_SIMD_ISA_NEON_H
 
@@ -100,14 +101,10 @@ struct VecI {
 #define ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
 #define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
 #define ONNXC_RT_SIMD_ISA_HAS_BROADCAST_LANE
-#if !defined(__ARM_FEATURE_MATMUL_INT8) && !defined(__ARM_FEATURE_DOTPROD)
-#define ONNXC_RT_SIMD_ISA_HAS_DOT_ACC // below
-#endif
 #include "onnxc_rt/kernels/simd/isa/int_ops.inc"
 #undef ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
 #undef ONNXC_RT_SIMD_ISA_HAS_WIDEN_ALL
-#undef ONNXC_RT_SIMD_ISA_HAS_DOT_ACC
 #undef ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
 #undef ONNXC_RT_SIMD_ISA_HAS_BROADCAST_LANE
@@ -195,46 +192,20 @@ struct VecI {
 #endif
   }
 #if !defined(__ARM_FEATURE_MATMUL_INT8) && !defined(__ARM_FEATURE_DOTPROD)
-  /// dot_part's sums as armv8-a adds them best: pair sums, two per lane
-  /// (lo: lanes 0 and 1, hi: lanes 2 and 3, each as the sum of its bytes
-  /// 0-1 and the sum of its bytes 2-3), SMULL / SMULL2 of the signed bytes
-  /// into 16 bits and SADALP into them, four instructions per 16 products;
-  /// dot_total adds the pairs (ADDP) once, after the loop. (|(u - 128) * s|
-  /// <= 2^14: a pair sum grows by at most 2^15 per step.)
-  struct DotAcc {
-    int32x4_t lo, hi;
-  };
-  static constexpr bool kPairedSteps = true; // dot_acc2 below
-  static DotAcc dot_acc_zero() { return {vdupq_n_s32(0), vdupq_n_s32(0)}; }
-  static DotAcc dot_acc(DotAcc a, VecI packed_u, VecI s) {
-    const int8x16_t u = vreinterpretq_s8_s32(packed_u.v), w = vreinterpretq_s8_s32(s.v);
-    return {vpadalq_s16(a.lo, vmull_s8(vget_low_s8(u), vget_low_s8(w))),
-            vpadalq_s16(a.hi, vmull_high_s8(u, w))};
-  }
-  /// Two steps at once, for weights in [-127, 127]: SMULL of the first,
-  /// SMLAL of the second into the same 16-bit lanes (|(u - 128) * s| <=
-  /// 128 * 127, so two of them fit), then one SADALP: six instructions
-  /// per 32 products against eight.
-  static DotAcc dot_acc2(DotAcc a, VecI packed_u0, VecI s0, VecI packed_u1, VecI s1) {
-    const int8x16_t u0 = vreinterpretq_s8_s32(packed_u0.v), w0 = vreinterpretq_s8_s32(s0.v);
-    const int8x16_t u1 = vreinterpretq_s8_s32(packed_u1.v), w1 = vreinterpretq_s8_s32(s1.v);
-    const int16x8_t lo =
-        vmlal_s8(vmull_s8(vget_low_s8(u0), vget_low_s8(w0)), vget_low_s8(u1), vget_low_s8(w1));
-    const int16x8_t hi = vmlal_high_s8(vmull_high_s8(u0, w0), u1, w1);
-    return {vpadalq_s16(a.lo, lo), vpadalq_s16(a.hi, hi)};
-  }
-  static VecI dot_total(DotAcc a) { return {vpaddq_s32(a.lo, a.hi)}; }
-  /// Whether fully_connected sums one row's and one column's 16 depth
-  /// bytes at a time (simd/qs8.h's kFcDepth16; qs8_pack.h's
+  /// Whether conv2d and fully_connected multiply 16 depth bytes of one
+  /// operand by 16 of the other (simd/qs8.h's kDepth16; qs8_pack.h's
   /// kWideDepthGroup): SMULL, SMLAL2 and SADALP into one accumulator per
-  /// row and column, three instructions per 16 products and no broadcast,
-  /// the accumulators' pair sums added (ADDP) once, after the depth loop.
+  /// pair (a convolution's channel and pixel, a fully connected layer's
+  /// row and column), three instructions per 16 products and no
+  /// broadcast, the accumulators' pair sums added (ADDP) once, after the
+  /// depth loop.
   static constexpr bool kDepth16Dots = true;
 #if defined(__GNUC__) && !defined(__clang__)
-  // Its 4 x 4 tile takes 16 accumulators, 8 loaded vectors and the
+  // Their 4 x 4 tiles take 16 accumulators, the loaded vectors and the
   // products: GCC's first scheduling pass hoists the products and spills
-  // an accumulator (63 instructions per 48 products, 60 without that
-  // pass; simd/qs8.h's fully_connected turns it off for its tiles).
+  // accumulators (the fully connected tile: 63 instructions per 256
+  // products, 60 without that pass; the convolution's: 64, 59), so
+  // simd/qs8.h turns it off for the functions that hold those tiles.
 #undef ONNXC_RT_SIMD_NO_PRESCHEDULE
 #define ONNXC_RT_SIMD_NO_PRESCHEDULE __attribute__((optimize("no-schedule-insns")))
 #endif

@@ -214,7 +214,7 @@ struct VecI {
   static constexpr bool kLaneDot = false;
   /// No byte matrix multiply (neon.h's mmla) either.
   static constexpr bool kMatMul = false;
-  /// No 16-byte pair sums for fully_connected (neon.h's dot16): vpdpbusd.
+  /// No 16-byte products for conv2d and fully_connected (neon.h's dot16): vpdpbusd.
   static constexpr bool kDepth16Dots = false;
   /// vcvtps2dq gives INT32_MIN past int32's range: quantize_linear clamps
   /// its quotients on both sides (neon.h's round_saturated).

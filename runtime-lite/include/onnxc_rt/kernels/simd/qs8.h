@@ -425,6 +425,26 @@ inline void copy_strided_bytes(uint8_t *dst, const uint8_t *src, int64_t n, int6
 template <typename T>
 void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t *out) {
   const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
+  const int64_t right = pp.phase - g.pw - g.w;
+  if (g.sw == 1 && g.pw <= 16 && right >= 0 && right <= 16) {
+    // Stride 1, padding of at most 16 columns a side: each input row's
+    // padding as one vector either side (the right one's overrun rewritten
+    // by the next row, or in the plane's slack); a third of the general
+    // loop's instructions (ResNet-18: 0.1 M rows per inference).
+    const Bytes p = Bytes{} + pad;
+    for (int64_t r = 0; r < pp.rows; ++r) {
+      uint8_t *dst = out + r * pp.phase;
+      const int64_t iy = r - g.ph;
+      if (iy < 0 || iy >= g.h) {
+        fill_bytes(dst, pp.phase, pad);
+        continue;
+      }
+      store_bytes(dst, p);
+      copy_strided_bytes(dst + g.pw, src + iy * g.w, g.w, 1);
+      store_bytes(dst + g.pw + g.w, p);
+    }
+    return;
+  }
   for (int64_t f = 0; f < g.sw; ++f) {
     // Column i of phase f is input column i * sw + base, inside [0, w) for
     // i in [lo, hi).
@@ -787,7 +807,10 @@ __attribute__((noinline)) ONNXC_RT_SIMD_NO_PRESCHEDULE void conv_tile_row(int64_
   static_assert(kConvVectors > 1, "the last tile is narrower than a whole one");
   constexpr int64_t kTile = kConvVectors * kLanes;
   int64_t px = 0;
-  for (; np - px > kTile - kLanes; px += kTile)
+  // (px < np follows from the second test; without it GCC loaded the
+  // pixels one vector at a time on aarch64-dotprod: 34 instructions per
+  // 24 SDOT against 32.)
+  for (; px < np && np - px > kTile - kLanes; px += kTile)
     conv_tile<kConvVectors>(panel + px * kDepthGroup, panel_stride, w, dgroups, narrow, q, rows,
                             y_zp, act_min, act_max, y + px, y_stride, np - px);
   if (px < np)

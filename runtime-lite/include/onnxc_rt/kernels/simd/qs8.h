@@ -806,11 +806,10 @@ __attribute__((noinline)) ONNXC_RT_SIMD_NO_PRESCHEDULE void conv_tile_row(int64_
                                              VecI act_max, T *__restrict y, int64_t y_stride) {
   static_assert(kConvVectors > 1, "the last tile is narrower than a whole one");
   constexpr int64_t kTile = kConvVectors * kLanes;
+  // Whole tiles: those whose pixels need all kConvVectors vectors.
+  const int64_t whole = np > kTile - kLanes ? (np - (kTile - kLanes) + kTile - 1) / kTile : 0;
   int64_t px = 0;
-  // (px < np follows from the second test; without it GCC loaded the
-  // pixels one vector at a time on aarch64-dotprod: 34 instructions per
-  // 24 SDOT against 32.)
-  for (; px < np && np - px > kTile - kLanes; px += kTile)
+  for (int64_t t = 0; t < whole; ++t, px += kTile)
     conv_tile<kConvVectors>(panel + px * kDepthGroup, panel_stride, w, dgroups, narrow, q, rows,
                             y_zp, act_min, act_max, y + px, y_stride, np - px);
   if (px < np)

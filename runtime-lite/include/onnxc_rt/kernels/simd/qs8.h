@@ -797,13 +797,14 @@ void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const in
 /// tile cost about 23 instructions, 2.8 M per inference of MobileNetV2 on
 /// armv8-a, whose tiles are 8 pixels wide. Not inlined into conv2d: there
 /// GCC stepped the depth loop by a counter and loaded the pixels one vector
-/// at a time (35 instructions per 24 SDOT against 31).
+/// at a time (35 instructions per 24 SDOT against 31). GCC's first
+/// scheduling pass is off here where the ISA header says so (armv8-a: it
+/// spilled 4 of the 16 sums of a 4 x 4 tile of 16-byte products).
 template <typename T>
-__attribute__((noinline)) ONNXC_RT_SIMD_NO_PRESCHEDULE void conv_tile_row(int64_t np, const uint8_t *panel,
-                                             int64_t panel_stride, const int8_t *w,
-                                             int64_t dgroups, bool narrow, const Requant *q,
-                                             int64_t rows, VecI y_zp, VecI act_min,
-                                             VecI act_max, T *__restrict y, int64_t y_stride) {
+__attribute__((noinline)) ONNXC_RT_SIMD_NO_PRESCHEDULE void
+conv_tile_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
+              int64_t dgroups, bool narrow, const Requant *q, int64_t rows, VecI y_zp,
+              VecI act_min, VecI act_max, T *__restrict y, int64_t y_stride) {
   static_assert(kConvVectors > 1, "the last tile is narrower than a whole one");
   constexpr int64_t kTile = kConvVectors * kLanes;
   // Whole tiles: those whose pixels need all kConvVectors vectors.

@@ -635,15 +635,16 @@ ONNXC_RT_SIMD_INLINE void conv_sums_mmla(const uint8_t *panel, int64_t panel_str
 }
 
 /// Sums by 16-byte products (kDepth16, V::dot16: armv8-a's SMULL,
-/// SMLAL2, SADALP): R operands by C, each the 16 depth bytes of a step kk
-/// at row(r, kk) and col(c, kk), multiplied whole into one accumulator of
-/// pair sums per pair (no broadcast), the pairs added (ADDP) after the
-/// depth loop into acc[r][c / 4], lane c % 4: a fully connected tile's
-/// rows by columns, a convolution's channels by pixels. The R operands
-/// are loaded once a step, the C one at a time. `narrow`: no weight is
-/// -128 (dot16_narrow).
-template <int R, int C, typename V, typename RowAt, typename ColAt>
-ONNXC_RT_SIMD_INLINE void depth16_sums(RowAt row, ColAt col, int64_t dgroups, bool narrow,
+/// SMLAL2, SADALP): R operands by C, each the 16 depth bytes of a step,
+/// the R of step kk at rows(kk) and the C at cols(kk), one after another
+/// (each a run of 16 * R or 16 * C bytes, one load instruction:
+/// V::load_all), multiplied whole into one accumulator of pair sums per
+/// pair (no broadcast), the pairs added (ADDP) after the depth loop into
+/// acc[r][c / 4], lane c % 4: a fully connected tile's rows by columns, a
+/// convolution's channels by pixels. `narrow`: no weight is -128
+/// (dot16_narrow).
+template <int R, int C, typename V, typename RowsAt, typename ColsAt>
+ONNXC_RT_SIMD_INLINE void depth16_sums(RowsAt rows, ColsAt cols, int64_t dgroups, bool narrow,
                                        V (&acc)[R][C / 4]) {
   static_assert(V::kLanes == 4 && C % 4 == 0, "four pair sums per accumulator");
   V s[R][C];
@@ -652,13 +653,13 @@ ONNXC_RT_SIMD_INLINE void depth16_sums(RowAt row, ColAt col, int64_t dgroups, bo
   });
   auto sweep = [&](auto narrow_weights) __attribute__((always_inline)) {
     for (int64_t kk = 0; kk < dgroups; ++kk) {
-      V x[R];
-      for_each_index<R>([&](auto r) { x[r] = V::load(row(r, kk)); });
+      V x[R], y[C];
+      V::load_all(rows(kk), x);
+      V::load_all(cols(kk), y);
       for_each_index<C>([&](auto c) {
-        const V y = V::load(col(c, kk));
         for_each_index<R>([&](auto r) {
-          s[r][c] = decltype(narrow_weights)::value ? V::dot16_narrow(s[r][c], x[r], y)
-                                                    : V::dot16(s[r][c], x[r], y);
+          s[r][c] = decltype(narrow_weights)::value ? V::dot16_narrow(s[r][c], x[r], y[c])
+                                                    : V::dot16(s[r][c], x[r], y[c]);
         });
       });
     }
@@ -708,9 +709,9 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
     for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
       VecI part[kConvRows][1];
       depth16_sums<kConvRows, kLanes>(
-          [&](int64_t r, int64_t kk) { return w + (kk * kConvRows + r) * 16; },
-          [&](int64_t p, int64_t kk) { return panel + kk * panel_stride + (v * kLanes + p) * 16; },
-          dgroups, narrow, part);
+          [&](int64_t kk) { return w + kk * kConvRows * 16; },
+          [&](int64_t kk) { return panel + kk * panel_stride + v * kLanes * 16; }, dgroups,
+          narrow, part);
       for_each_index<kConvRows>([&](auto r) { acc[r][v] = part[r][0]; });
     });
   } else if constexpr (kConvSumsAdded) {
@@ -1277,10 +1278,14 @@ inline const int8_t *fc_column(const int8_t *w, int64_t dgroups, int64_t c) {
 /// Where row r's depth value k sits in fully_connected's packed rows
 /// (`stride` bytes a row): row-major for the dot products; for the matrix
 /// multiply, rows in pairs, each 16 bytes two rows' 8 depth values (one
-/// USMMLA operand).
+/// USMMLA operand); for the 16-byte products, rows in fours, each 64
+/// bytes the four rows' 16 depth values of a step (a tile's rows of a
+/// step in two LDP, its steps 64 bytes apart).
 inline int64_t fc_packed_at(int64_t r, int64_t k, int64_t stride) {
   if constexpr (kDepthGroup == kMatMulDepthGroup)
     return (r / 2) * 2 * stride + (k / 8) * 16 + (r % 2) * 8 + k % 8;
+  if constexpr (kDepth16)
+    return (r / 4) * 4 * stride + (k / 16) * 64 + (r % 4) * 16 + k % 16;
   return r * stride + k;
 }
 
@@ -1344,10 +1349,9 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
     // Rows by the tile's columns (fc_column: kDepthGroup bytes of each,
     // kFcCols columns a step).
     const int8_t *wb = fc_column(w, dgroups, col);
-    depth16_sums<R, NV * kLanes>(
-        [&](int64_t r, int64_t kk) { return a + r * a_stride + kk * 16; },
-        [&](int64_t c, int64_t kk) { return wb + (kk * kFcCols + c) * 16; }, dgroups, narrow,
-        acc);
+    depth16_sums<R, NV * kLanes>([&](int64_t kk) { return a + kk * 4 * 16; }, // fc_packed_at
+                                 [&](int64_t kk) { return wb + kk * kFcCols * 16; }, dgroups,
+                                 narrow, acc);
   } else if constexpr (VecI::kLaneDot && kLanes == 4) {
     // Four depth steps of each row in one load, each step's 4 bytes used
     // by the dot product by element (not broadcast from memory per step).
@@ -1468,6 +1472,8 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
         if (k0 + 8 < stride)
           __builtin_memcpy(scratch + fc_packed_at(r, k0 + 8, stride),
                            reinterpret_cast<const uint8_t *>(&v) + 8, 8);
+      } else if constexpr (kDepth16) { // a (row, step) slot of its own
+        store_bytes(scratch + fc_packed_at(r, k0, stride), v);
       } else { // whole vectors: past a row's end go zeros that the next row
                // overwrites, or into the scratch's slack after the last
         store_bytes(scratch + r * stride + k0, v);

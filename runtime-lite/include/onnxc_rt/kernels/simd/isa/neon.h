@@ -98,6 +98,7 @@ struct VecI {
 #define ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
 #define ONNXC_RT_SIMD_ISA_HAS_WIDEN_ALL
+#define ONNXC_RT_SIMD_ISA_HAS_LOAD_ALL
 #define ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
 #define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
 #define ONNXC_RT_SIMD_ISA_HAS_BROADCAST_LANE
@@ -105,6 +106,7 @@ struct VecI {
 #undef ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_ALL
 #undef ONNXC_RT_SIMD_ISA_HAS_WIDEN_ALL
+#undef ONNXC_RT_SIMD_ISA_HAS_LOAD_ALL
 #undef ONNXC_RT_SIMD_ISA_HAS_LANE_WEIGHTS
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
 #undef ONNXC_RT_SIMD_ISA_HAS_BROADCAST_LANE
@@ -351,6 +353,23 @@ struct VecI {
     } else {
       for (int j = 0; j < N; ++j)
         out[j] = widen(p + j * kLanes);
+    }
+  }
+
+  /// N vectors from p, one after another: four as one LD1 of 4 registers
+  /// (two as LD1 of 2), where GCC otherwise pairs some of the loads (LDP)
+  /// and not others.
+  template <int N> static void load_all(const void *p, VecI (&out)[N]) {
+    const int32_t *q = static_cast<const int32_t *>(p);
+    if constexpr (N == 4) {
+      const int32x4x4_t v = vld1q_s32_x4(q);
+      out[0] = {v.val[0]}, out[1] = {v.val[1]}, out[2] = {v.val[2]}, out[3] = {v.val[3]};
+    } else if constexpr (N == 2) {
+      const int32x4x2_t v = vld1q_s32_x2(q);
+      out[0] = {v.val[0]}, out[1] = {v.val[1]};
+    } else {
+      for (int j = 0; j < N; ++j)
+        out[j] = {vld1q_s32(q + 4 * j)};
     }
   }
 

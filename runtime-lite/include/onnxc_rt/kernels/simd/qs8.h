@@ -1280,12 +1280,14 @@ inline const int8_t *fc_column(const int8_t *w, int64_t dgroups, int64_t c) {
 /// multiply, rows in pairs, each 16 bytes two rows' 8 depth values (one
 /// USMMLA operand); for the 16-byte products, rows in fours, each 64
 /// bytes the four rows' 16 depth values of a step (a tile's rows of a
-/// step in two LDP, its steps 64 bytes apart).
+/// step in one load, its steps 64 bytes apart).
+constexpr int64_t kFcRowGroup = 4;
 inline int64_t fc_packed_at(int64_t r, int64_t k, int64_t stride) {
   if constexpr (kDepthGroup == kMatMulDepthGroup)
     return (r / 2) * 2 * stride + (k / 8) * 16 + (r % 2) * 8 + k % 8;
   if constexpr (kDepth16)
-    return (r / 4) * 4 * stride + (k / 16) * 64 + (r % 4) * 16 + k % 16;
+    return (r / kFcRowGroup) * kFcRowGroup * stride + (k / 16) * kFcRowGroup * 16 +
+           (r % kFcRowGroup) * 16 + k % 16;
   return r * stride + k;
 }
 
@@ -1349,7 +1351,7 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
     // Rows by the tile's columns (fc_column: kDepthGroup bytes of each,
     // kFcCols columns a step).
     const int8_t *wb = fc_column(w, dgroups, col);
-    depth16_sums<R, NV * kLanes>([&](int64_t kk) { return a + kk * 4 * 16; }, // fc_packed_at
+    depth16_sums<R, NV * kLanes>([&](int64_t kk) { return a + kk * kFcRowGroup * 16; },
                                  [&](int64_t kk) { return wb + kk * kFcCols * 16; }, dgroups,
                                  narrow, acc);
   } else if constexpr (VecI::kLaneDot && kLanes == 4) {
@@ -1442,6 +1444,7 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   constexpr int kFcRows = kNeonLaneDot ? 8 : VecI::kMatMul ? 6 : 4;
   constexpr int kFcVectors = kDepth16 ? 1 : kNeonLaneDot ? 2 : 4;
   static_assert(kFcRows <= kFcMaxRows, "fc_scratch_bytes' rows hold whole tiles");
+  static_assert(!kDepth16 || kFcRows % kFcRowGroup == 0, "tiles start at fc_packed_at's groups");
   static_assert(!VecI::kMatMul || kFcVectors * kLanes == kFcCols,
                 "fc_sums_mmla reads a tile's columns from one column block");
   const int64_t dgroups = round_up(depth, G) / G, stride = dgroups * G;

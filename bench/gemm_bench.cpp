@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
       sizes.push_back(std::atoll(argv[i]));
   }
   const double peak = measurePeakGflops();
-  std::printf("vector lanes %d, micro-tile %lldx%lld\n", simd::kLanes, (long long)simd::kGemmMR,
+  std::printf("vector lanes %d, micro-tile %lldx%lld\n", simd::kLanes, (long long)simd::kMatrixMR,
               (long long)simd::kNR);
   std::printf("single-core FMA peak: %.1f GFLOP/s\n", peak);
   std::printf("| n | GFLOP/s | %% of peak |\n|---|---|---|\n");
@@ -68,9 +68,9 @@ int main(int argc, char **argv) {
     std::vector<float> scratch(simd::gemm_scratch_floats(n, n, n));
     const simd::Epilogue ep;
     auto run = [&] {
-      simd::gemm_packed<ref::Identity>(n, n, n, simd::Matrix{a.data(), n, 1}, nullptr,
-                                      simd::Matrix{b.data(), n, 1}, c.data(), n, ep,
-                                      scratch.data());
+      simd::gemm_packed<ref::Identity, simd::kMatrixMR>(
+          n, n, n, simd::Matrix{a.data(), n, 1}, nullptr, simd::Matrix{b.data(), n, 1},
+          c.data(), n, ep, scratch.data());
     };
     run();
     const double flops = 2.0 * double(n) * n * n;

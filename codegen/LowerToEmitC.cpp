@@ -119,16 +119,24 @@ private:
   std::set<std::string> headers;
   SmallVector<Attribute> weights;
   SmallVector<int64_t> weightOffsets;
+  // Where each distinct constant lies in the weights (attributes are
+  // uniqued by content: a constant two ops share, or two equal packings of
+  // one, e.g. a weight that two layers share, is stored once).
+  llvm::DenseMap<Attribute, int64_t> weightOffsetOf;
   int64_t weightBytes = 0;
   Block *globalsAt = nullptr;
 };
 
 Value EmitCLowering::weightPointer(ElementsAttr value) {
-  int64_t bytes = value.getNumElements() * elementByteSize(value.getElementType());
-  int64_t offset = (weightBytes + kWeightAlign - 1) / kWeightAlign * kWeightAlign;
-  weights.push_back(value);
-  weightOffsets.push_back(offset);
-  weightBytes = offset + bytes;
+  auto [it, added] = weightOffsetOf.try_emplace(value, 0);
+  if (added) {
+    int64_t bytes = value.getNumElements() * elementByteSize(value.getElementType());
+    it->second = (weightBytes + kWeightAlign - 1) / kWeightAlign * kWeightAlign;
+    weights.push_back(value);
+    weightOffsets.push_back(it->second);
+    weightBytes = it->second + bytes;
+  }
+  const int64_t offset = it->second;
   if (onDevice()) {
     castParameter(weightsBase, 2, "const uint8_t"); // the device copy, a parameter
   } else if (!weightsBase) {

@@ -26,7 +26,7 @@ public:
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"aarch64-linux-gnu-g++", "aarch64-linux-gnu-ar", {"-O3"},
                              {"-march=" + march}},
-                   "neon-simd", packing) {
+                   "neon-simd", packing, 4) {
     parallelKernels = true;
     // A static program needs no aarch64 libraries on the host at run time.
     emulated = EmulatedRunner{"qemu-aarch64", {}, "qemu-user", {}, {"-static"}};

@@ -20,6 +20,8 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
 
+#include <optional>
+
 using namespace mlir;
 using namespace onnxc::onnx;
 using namespace onnxc::lowering;
@@ -39,7 +41,31 @@ KernelCall simdCall(StringRef callee, ArrayRef<std::string> targs, const char *h
   return call(callee, targs, header, std::move(args), "onnxc_rt::simd");
 }
 
-ProviderResult lowerMatMul(MatMulOp op, int64_t tasks) {
+/// A constant B (k x n, element (p, j) at [p * rs + j * cs]) of an m-row
+/// product packed ahead for gemm_prepacked (pack_b_ahead, `columns` the
+/// target's kNR), or none where B is not constant or m < 2 (gemm then
+/// takes B as it is: at m == 1 a row times B reads it in place).
+std::optional<KernelArg> prepackedB(Value b, int64_t m, int64_t k, int64_t n, int64_t rs,
+                                    int64_t cs, int64_t columns) {
+  std::vector<float> src = m >= 2 ? constantFloats(b) : std::vector<float>{};
+  if (src.empty())
+    return std::nullopt;
+  std::vector<float> packed(onnxc_rt::simd::packed_b_floats(k, n, columns));
+  onnxc_rt::simd::pack_b_ahead(src.data(), rs, cs, k, n, columns, packed.data());
+  return packedFloats(b.getContext(), packed);
+}
+
+/// gemm_prepacked<Act, columns>(A, packed B, ...): `args` are gemm's, B
+/// replaced by its packing and trans_b dropped (packed as op(B)).
+KernelCall prepackedGemmCall(std::vector<KernelArg> args, KernelArg packedB,
+                             const std::string &act, int64_t columns) {
+  args[1] = std::move(packedB);
+  args.erase(args.begin() + 8);
+  return simdCall("gemm_prepacked", {act, std::to_string(columns)}, kSimdGemm,
+                  std::move(args));
+}
+
+ProviderResult lowerMatMul(MatMulOp op, int64_t tasks, int64_t columns) {
   std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getB()),
                               KernelArg::output(op.getY())};
   MatMulGeometry g = matmulGeometry(op.getA(), op.getB());
@@ -48,6 +74,20 @@ ProviderResult lowerMatMul(MatMulOp op, int64_t tasks) {
     g.m = numel(op.getA()) / std::max<int64_t>(g.k, 1);
     g.batch.clear();
     g.strides = {{}, {}};
+    // A constant B (weights): Gemm's kernel with B packed ahead.
+    std::optional<KernelArg> packed = prepackedB(op.getB(), g.m, g.k, g.n, g.n, 1, columns);
+    if (packed) {
+      std::vector<KernelArg> gemmArgs{
+          KernelArg::input(op.getA()), KernelArg::input(op.getB()), KernelArg::null(),
+          KernelArg::output(op.getY()), KernelArg::i(g.m), KernelArg::i(g.n), KernelArg::i(g.k),
+          KernelArg::i(0), KernelArg::i(0), KernelArg::f(1.0f), KernelArg::f(1.0f),
+          KernelArg::i(0), KernelArg::i(0), KernelArg::f(0.0f), KernelArg::f(0.0f),
+          KernelArg::scratch(tasks * onnxc_rt::simd::gemm_scratch_floats(g.m, g.n, g.k) * 4,
+                             "float")};
+      appendTasks(gemmArgs, tasks);
+      return calls({prepackedGemmCall(std::move(gemmArgs), std::move(*packed),
+                                      "onnxc_rt::ref::Identity", columns)});
+    }
   }
   for (KernelArg &a : g.args())
     args.push_back(a);
@@ -58,7 +98,8 @@ ProviderResult lowerMatMul(MatMulOp op, int64_t tasks) {
 }
 
 /// Gemm and FusedGemm: the activation is applied to each tile in the epilogue.
-template <typename GemmLike> ProviderResult lowerGemm(GemmLike op, int64_t tasks) {
+template <typename GemmLike>
+ProviderResult lowerGemm(GemmLike op, int64_t tasks, int64_t columns) {
   GemmGeometry g = gemmGeometry(op);
   const FusedActivation act = activationOf(op);
   g.args.push_back(KernelArg::f(act.alpha));
@@ -66,6 +107,12 @@ template <typename GemmLike> ProviderResult lowerGemm(GemmLike op, int64_t tasks
   g.args.push_back(
       KernelArg::scratch(tasks * onnxc_rt::simd::gemm_scratch_floats(g.m, g.n, g.k) * 4, "float"));
   appendTasks(g.args, tasks);
+  // op(B) (k x n) of B as stored: (k, n), or (n, k) transposed.
+  const bool tb = op.getTransB();
+  std::optional<KernelArg> packed =
+      prepackedB(op.getB(), g.m, g.k, g.n, tb ? 1 : g.n, tb ? g.k : 1, columns);
+  if (packed)
+    return calls({prepackedGemmCall(std::move(g.args), std::move(*packed), act.functor, columns)});
   return calls({simdCall("gemm", {act.functor}, kSimdGemm, std::move(g.args))});
 }
 
@@ -305,9 +352,9 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
     return std::nullopt;
   const int64_t tasks = ctx.tasks;
   return TypeSwitch<Operation *, ProviderResult>(op)
-      .Case<MatMulOp>([&](MatMulOp o) { return lowerMatMul(o, tasks); })
-      .Case<GemmOp>([&](GemmOp o) { return lowerGemm(o, tasks); })
-      .Case<FusedGemmOp>([&](FusedGemmOp o) { return lowerGemm(o, tasks); })
+      .Case<MatMulOp>([&](MatMulOp o) { return lowerMatMul(o, tasks, matrixColumns); })
+      .Case<GemmOp>([&](GemmOp o) { return lowerGemm(o, tasks, matrixColumns); })
+      .Case<FusedGemmOp>([&](FusedGemmOp o) { return lowerGemm(o, tasks, matrixColumns); })
       .Case<ConvOp>([&](ConvOp o) {
         return lowerConv(o, o.getX(), o.getW(), o.getB(), Value(), o.getY(), o.getGroup(),
                          tasks);

@@ -11,9 +11,10 @@ Toolchain withContractOff(Toolchain t) {
 } // namespace
 
 SimdTarget::SimdTarget(std::string name, std::string description, Toolchain toolchain,
-                       std::string providerName, Qs8Packing packing)
+                       std::string providerName, Qs8Packing packing, int64_t vectorLanes)
     : Target(std::move(name), std::move(description), withContractOff(std::move(toolchain))) {
-  addProvider(std::make_unique<SimdKernelProvider>(std::move(providerName), packing));
+  addProvider(
+      std::make_unique<SimdKernelProvider>(std::move(providerName), packing, 2 * vectorLanes));
 }
 
 int64_t SimdTarget::channelBlock() const { return onnxc_rt::simd::kChannelBlock; }

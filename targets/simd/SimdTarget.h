@@ -34,17 +34,20 @@ struct Qs8Packing {
 };
 
 /// Lowers what runtime-lite's SIMD kernels cover: float ops, and the qs8
-/// ops through lowerQs8. `name` tells the instruction set ("x86-simd").
+/// ops through lowerQs8. `name` tells the instruction set ("x86-simd");
+/// `matrixColumns` is the width of the Gemm/MatMul register tile (simd/
+/// gemm.h kNR: two vectors), for which constant B operands are packed.
 class SimdKernelProvider final : public KernelProvider {
 public:
-  SimdKernelProvider(std::string name, Qs8Packing packing)
-      : providerName(std::move(name)), packing(packing) {}
+  SimdKernelProvider(std::string name, Qs8Packing packing, int64_t matrixColumns)
+      : providerName(std::move(name)), packing(packing), matrixColumns(matrixColumns) {}
   llvm::StringRef name() const override { return providerName; }
   ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
 
 private:
   std::string providerName;
   Qs8Packing packing;
+  int64_t matrixColumns;
 };
 
 /// A target whose code runs the SIMD kernels: their provider, the
@@ -55,8 +58,9 @@ private:
 /// into tasks would differ in the last bit from the same product in one task.
 class SimdTarget : public Target {
 public:
+  /// `vectorLanes`: floats in one of the instruction set's vectors.
   SimdTarget(std::string name, std::string description, Toolchain toolchain,
-             std::string providerName, Qs8Packing packing);
+             std::string providerName, Qs8Packing packing, int64_t vectorLanes);
 
   int64_t channelBlock() const override;
   bool blocksDenseConv(int64_t taps) const override;

@@ -18,10 +18,10 @@ namespace {
 class X86Target final : public simd::SimdTarget {
 public:
   X86Target(std::string name, std::string description, std::vector<std::string> isaFlags,
-            int rank, bool (*cpuHasIsa)(), int64_t streamedWinogradTiles)
+            int rank, bool (*cpuHasIsa)(), int64_t streamedWinogradTiles, int64_t lanes)
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd",
-                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false}),
+                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false}, lanes),
         cpuHasIsa(cpuHasIsa) {
     hostCode = true;
     parallelKernels = true;
@@ -65,21 +65,23 @@ bool hasAvx512Vnni() {
 
 namespace onnxc {
 void registerX86Targets() {
-  // The last argument: the output tiles a Winograd convolution needs where
-  // its transformed weights are streamed from memory (simd/blocking.h's
+  // The last two arguments: the output tiles a Winograd convolution needs
+  // where its transformed weights are streamed from memory (simd/blocking.h's
   // winograd_applies): AVX-512 does twice AVX2's multiply-adds per byte
   // read, so the weights' 4x size costs it more (ResNet-18's 7x7 layers:
-  // direct 28% faster on AVX-512, Winograd 15% faster on AVX2).
+  // direct 28% faster on AVX-512, Winograd 15% faster on AVX2); the floats
+  // of a vector.
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64", "x86-64 with AVX2 and FMA (x86-64-v3)", std::vector<std::string>{"-march=x86-64-v3"},
-      2, x86::hasAvx2, 4));
+      2, x86::hasAvx2, 4, 8));
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64-avx512", "x86-64 with AVX-512 (x86-64-v4)",
-      std::vector<std::string>{"-march=x86-64-v4"}, 3, x86::hasAvx512, 9));
+      std::vector<std::string>{"-march=x86-64-v4"}, 3, x86::hasAvx512, 9, 16));
   // The int8 kernels' byte dot product in one instruction (vpdpbusd):
   // Cascade Lake, Ice Lake, Sapphire Rapids, Zen 4 and later.
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64-vnni", "x86-64 with AVX-512 and AVX512-VNNI (x86-64-v4 + int8 dot products)",
-      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni"}, 4, x86::hasAvx512Vnni, 9));
+      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni"}, 4, x86::hasAvx512Vnni, 9,
+      16));
 }
 } // namespace onnxc

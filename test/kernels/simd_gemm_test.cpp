@@ -1,7 +1,8 @@
 // The SIMD GEMM and MatMul against the reference kernels, swept around every
-// tile and cache-block edge: m around kGemmMR and kGemmMC, n around the
+// tile and cache-block edge: m around kGemmMR, kMatrixMR and kGemmMC, n around the
 // register tile's columns and kGemmNC, k around kGemmKC; transposes and
-// every Gemm C broadcast; one task and kTasks (bit-identical).
+// every Gemm C broadcast; B packed ahead (gemm_prepacked); one task and
+// kTasks (bit-identical).
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/linalg.h"
@@ -31,6 +32,21 @@ static void checkGemm(int64_t m, int64_t n, int64_t k, int ta, int tb, int cmode
   simd::gemm<ref::Relu>(a.data(), b.data(), cp, split.data(), m, n, k, ta, tb, 0.75f, 1.5f,
                         csm[cmode], csn[cmode], 0, 0, split_scratch.data(), pool(), kTasks);
   CHECK_SAME("gemm", split, got, m * n);
+  // B packed ahead as the compiler packs a constant one: the same tiles
+  // (at m == 1 gemm takes a row times B instead, summed in another order).
+  std::vector<float> packed(simd::packed_b_floats(k, n, simd::kNR));
+  simd::pack_b_ahead(b.data(), tb ? 1 : n, tb ? k : 1, k, n, simd::kNR, packed.data());
+  std::vector<float> pre(m * n, 123.f), pre_split(m * n, 123.f);
+  simd::gemm_prepacked<ref::Relu, simd::kNR>(a.data(), packed.data(), cp, pre.data(), m, n, k, ta,
+                                             0.75f, 1.5f, csm[cmode], csn[cmode], 0, 0,
+                                             scratch.data());
+  CHECK_CLOSE("gemm_prepacked", pre, want, m * n, k);
+  if (m > 1)
+    CHECK_SAME("gemm_prepacked", pre, got, m * n);
+  simd::gemm_prepacked<ref::Relu, simd::kNR>(a.data(), packed.data(), cp, pre_split.data(), m, n,
+                                             k, ta, 0.75f, 1.5f, csm[cmode], csn[cmode], 0, 0,
+                                             split_scratch.data(), pool(), kTasks);
+  CHECK_SAME("gemm_prepacked", pre_split, pre, m * n);
 }
 
 static void checkMatMul(int64_t batch, int64_t m, int64_t k, int64_t n, bool broadcastB) {
@@ -49,7 +65,7 @@ static void checkMatMul(int64_t batch, int64_t m, int64_t k, int64_t n, bool bro
 }
 
 TEST_CASE("gemm around the tile and cache-block edges", "[gemm]") {
-  const int64_t m = GENERATE(1, 2, 5, 6, 7, 13, 95, 96, 97, 150);
+  const int64_t m = GENERATE(1, 2, 5, 6, 7, 8, 9, 13, 16, 95, 96, 97, 150);
   const int64_t n = GENERATE(1, 3, 15, 16, 17, 31, 32, 33, 100);
   const int64_t k = GENERATE(1, 7, 255, 256, 257, 600);
   checkGemm(m, n, k, int((m + n) % 2), int((n + k) % 2), int((m + n + k) % 5));

@@ -34,7 +34,8 @@ func.func @net_generic(%x: tensor<1x3x8x8xf32>, %a: tensor<2x16xf32>) -> (tensor
 // CHECK: "onnx.Conv"{{.*}}args = [{kind = "tensor", operand = 0 : i64}, {kind = "tensor", operand = 1 : i64}, dense_resource<__elided__> : tensor<{{[0-9]+}}xf32>, {{.*}}{kind = "runner"}, 2]{{.*}}callee = "onnxc_rt::simd::conv2d"
 // CHECK: "onnx.Relu"{{.*}}callee = "onnxc_rt::ref::unary"
 // CHECK: "onnx.MaxPool"{{.*}}callee = "onnxc_rt::simd::max_pool2d"
-// CHECK: "onnx.Gemm"{{.*}}{kind = "runner"}, 2]{{.*}}callee = "onnxc_rt::simd::gemm"
+// A constant B is packed at compile time, in slivers of AVX2's 16 columns (16 x 8 -> 16 x 16).
+// CHECK: "onnx.Gemm"{{.*}}args = [{kind = "tensor", operand = 0 : i64}, dense_resource<__elided__> : tensor<256xf32>, unit, {{.*}}{kind = "runner"}, 2]{{.*}}callee = "onnxc_rt::simd::gemm_prepacked"{{.*}}template = ["onnxc_rt::ref::Identity", "16"]
 // CHECK: "onnx.Softmax"{{.*}}callee = "onnxc_rt::simd::softmax"
 // CHECK: "onnx.Softmax"{{.*}}callee = "onnxc_rt::ref::softmax"
 module attributes {onnxc.target = #onnx.target<name = "x86-64", threads = 2>} {

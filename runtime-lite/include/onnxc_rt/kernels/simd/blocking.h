@@ -10,8 +10,13 @@ namespace onnxc_rt {
 namespace simd {
 
 /// Register tile: kGemmMR rows of C by two vectors of columns (16 with AVX2,
-/// 32 with AVX-512); kGemmMaxNR is the widest, used for scratch sizes.
+/// 32 with AVX-512); kGemmMaxNR is the widest, used for scratch sizes. The
+/// convolutions' tiles (and weights packed at compile time) have kGemmMR
+/// rows on every target; Gemm and MatMul, whose A is packed at run time,
+/// take the instruction set's own (simd/gemm.h kMatrixMR: kGemmMR, or
+/// kMatrixMaxMR on NEON), so their scratch is sized for either.
 constexpr int64_t kGemmMR = 6;
+constexpr int64_t kMatrixMaxMR = 8;
 constexpr int64_t kGemmMaxNR = 32;
 /// Cache blocks: a kc x nc panel of B stays in L2/L3, an mc x kc block of A
 /// in L2, a kc x NR sliver of B in L1 while the micro-kernel sweeps A.
@@ -22,28 +27,56 @@ constexpr int64_t kGemmNC = 512;
 constexpr int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 constexpr int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
+/// Rows of a packed A block of an m-row product: whole panels of kGemmMR
+/// or of kMatrixMaxMR rows, whichever takes more (kGemmMC is a multiple of both).
+constexpr int64_t gemm_a_block_rows(int64_t m) {
+  const int64_t rows = min64(m, kGemmMC);
+  return round_up(rows, kGemmMR) > round_up(rows, kMatrixMaxMR) ? round_up(rows, kGemmMR)
+                                                                 : round_up(rows, kMatrixMaxMR);
+}
+static_assert(kGemmMC % kGemmMR == 0 && kGemmMC % kMatrixMaxMR == 0, "A blocks are whole panels");
+
 /// Floats of scratch one m x n x k product needs: packed A and B blocks.
 constexpr int64_t gemm_scratch_floats(int64_t m, int64_t n, int64_t k) {
   const int64_t kc = min64(k, kGemmKC) > 0 ? min64(k, kGemmKC) : 1;
-  return round_up(min64(m, kGemmMC), kGemmMR) * kc +
-         kc * round_up(min64(n, kGemmNC), kGemmMaxNR);
+  return gemm_a_block_rows(m) * kc + kc * round_up(min64(n, kGemmNC), kGemmMaxNR);
+}
+
+/// Floats of a k x n B operand packed ahead in nr-column slivers (pack_b_ahead).
+constexpr int64_t packed_b_floats(int64_t k, int64_t n, int64_t nr) {
+  return round_up(n, nr) * k;
+}
+
+/// Packs B (k x n, element (p, j) at b[p * rs + j * cs]) ahead as the
+/// Gemm/MatMul micro-kernel reads it: nr-column slivers (nr: the target's
+/// two vectors, simd/gemm.h kNR), each k-major (element (p, j) at (j / nr
+/// * k + p) * nr + j % nr), columns past n zero. The compiler packs
+/// constant weights so (gemm_prepacked reads them in place of packing B
+/// every run); a transposed B is packed from its strides.
+inline void pack_b_ahead(const float *b, int64_t rs, int64_t cs, int64_t k, int64_t n,
+                         int64_t nr, float *dst) {
+  for (int64_t j0 = 0; j0 < n; j0 += nr)
+    for (int64_t p = 0; p < k; ++p)
+      for (int64_t j = j0; j < j0 + nr; ++j)
+        *dst++ = j < n ? b[p * rs + j * cs] : 0.0f;
 }
 
 /// Floats of a whole m x k A operand in the packed layout below.
 constexpr int64_t packed_a_floats(int64_t m, int64_t k) { return round_up(m, kGemmMR) * k; }
 
-/// The packed layout of an A operand (the micro-kernel's): kGemmMR-row
-/// panels, each k-major (element (i, p) of panel q = i / kGemmMR at
-/// q * k * kGemmMR + p * kGemmMR + i % kGemmMR), rows past m zero, so a
-/// cache block of it is one contiguous run per panel. pack_a_panels writes
-/// columns [p0, p0 + kc) of an m-row A so (k = kc): the compiler packs
-/// constant weights whole (p0 = 0, kc = k) at compile time, the GEMM packs
-/// other operands one cache block at a time.
+/// The packed layout of an A operand (the micro-kernel's): MR-row panels,
+/// each k-major (element (i, p) of panel q = i / MR at q * k * MR + p * MR
+/// + i % MR), rows past m zero, so a cache block of it is one contiguous
+/// run per panel. pack_a_panels writes columns [p0, p0 + kc) of an m-row A
+/// so (k = kc): the compiler packs constant weights whole (p0 = 0, kc = k;
+/// MR = kGemmMR) at compile time, the GEMM packs other operands one cache
+/// block at a time.
+template <int64_t MR = kGemmMR>
 inline void pack_a_panels(const float *a, int64_t rs, int64_t cs, int64_t m, int64_t p0,
                           int64_t kc, float *dst) {
-  for (int64_t i0 = 0; i0 < m; i0 += kGemmMR)
+  for (int64_t i0 = 0; i0 < m; i0 += MR)
     for (int64_t p = p0; p < p0 + kc; ++p)
-      for (int64_t r = 0; r < kGemmMR; ++r)
+      for (int64_t r = 0; r < MR; ++r)
         *dst++ = i0 + r < m ? a[(i0 + r) * rs + p * cs] : 0.0f;
 }
 

@@ -166,7 +166,7 @@ void conv2d_direct(const float *planes, const Matrix &wm, const float *wp, float
       }
       for (int64_t ic = i0; ic < i1; ic += kGemmMC) {
         const int64_t mc = min64(kGemmMC, i1 - ic);
-        const ABlock ab = a_block(wm, wp, k, ic, mc, pc, kc, pa);
+        const ABlock<kGemmMR> ab = a_block<kGemmMR>(wm, wp, k, ic, mc, pc, kc, pa);
         // Whole register tiles: vout has rows to a multiple of kGemmMR (A's
         // panels are zero past mg) and columns to a multiple of kNR.
         for (int64_t ir = 0; ir < mc; ir += kGemmMR)
@@ -441,8 +441,8 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
           }
         });
       } else if (pointwise) {
-        gemm_tasks<Act>(mg, npix, kdim, wm, wp, Matrix{xg, h * wd, 1}, y + yoff, npix, ep,
-                        scratch, runner, tasks);
+        gemm_tasks<Act, kGemmMR>(mg, npix, kdim, wm, wp, Matrix{xg, h * wd, 1}, y + yoff, npix,
+                                 ep, scratch, runner, tasks);
       } else if (direct) {
         // The planes first (each task a share of the channels), then each
         // task a share of the virtual columns, or of the rows when there are
@@ -470,10 +470,11 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
                                scratch + plane_floats + t * per_task);
         });
       } else {
-        gemm_tasks<Act>(mg, npix, kdim, wm, wp,
-                        Im2col{xg, h, wd, kernel[0], kernel[1], strides[0], strides[1],
-                               pads_begin[0], pads_begin[1], dilations[0], dilations[1], ow},
-                        y + yoff, npix, ep, scratch, runner, tasks);
+        gemm_tasks<Act, kGemmMR>(mg, npix, kdim, wm, wp,
+                                 Im2col{xg, h, wd, kernel[0], kernel[1], strides[0],
+                                        strides[1], pads_begin[0], pads_begin[1], dilations[0],
+                                        dilations[1], ow},
+                                 y + yoff, npix, ep, scratch, runner, tasks);
       }
     }
 }

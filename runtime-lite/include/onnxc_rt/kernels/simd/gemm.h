@@ -26,6 +26,11 @@ namespace simd {
 constexpr int64_t kLanes = VecF::kLanes;
 constexpr int64_t kNR = 2 * kLanes;
 static_assert(kNR <= kGemmMaxNR, "scratch sizes assume at most kGemmMaxNR columns");
+/// Rows of the Gemm/MatMul register tile (the convolutions' have kGemmMR):
+/// 8 on NEON, whose 32 registers hold an 8 x 8 tile, 6 on x86.
+constexpr int64_t kMatrixMR = VecF::kMatrixRows;
+static_assert(kMatrixMR == kGemmMR || kMatrixMR == kMatrixMaxMR,
+              "gemm_scratch_floats sizes A blocks for these row counts");
 
 /// A strided matrix: element (i, j) is data[i * rs + j * cs].
 struct Matrix {
@@ -208,6 +213,28 @@ inline void pack_b(const Matrix &b, int64_t p0, int64_t kc, int64_t j0, int64_t 
   }
 }
 
+/// B packed ahead (pack_b_ahead with nr = kNR: constant weights, packed by
+/// the compiler): read in place, nothing packed at run time.
+struct PackedB {
+  const float *data;
+  int64_t k;
+};
+inline void pack_b(const PackedB &, int64_t, int64_t, int64_t, int64_t, float *) {}
+
+/// Where the micro-kernel reads B's sliver of columns [j, j + kNR) (jr
+/// into the current block), rows [pc, pc + kc): in the block that pack_b
+/// wrote at pb ...
+template <typename BSource>
+inline const float *b_sliver(const BSource &, const float *pb, int64_t jr, int64_t, int64_t,
+                             int64_t kc) {
+  return pb + jr * kc;
+}
+/// ... or where it lies in a B packed ahead.
+inline const float *b_sliver(const PackedB &b, const float *, int64_t, int64_t j, int64_t pc,
+                             int64_t) {
+  return b.data + (j / kNR * b.k + pc) * kNR;
+}
+
 /// The im2col matrix of one 2-D convolution group, never materialised: row
 /// p = (channel, kh, kw), column j = (oh, ow); element = the input pixel
 /// under that kernel tap, or 0 in the padding.
@@ -290,78 +317,94 @@ struct OffsetSliver {
   const float *row(int64_t p) const { return base + offsets[p]; }
 };
 
-/// f(r) for each row r of the micro-kernel, r a compile-time constant.
-template <typename F> ONNXC_RT_SIMD_INLINE void for_rows(F &&f) {
-  for_each_index<kGemmMR>(f);
-}
-
-/// acc[r] += A(PL, r) x the B row at bp for rows r >= R, where a holds four
-/// k steps of a packed A panel (A(PL, r) is float PL * kGemmMR + r of it).
-template <int PL, int R = 0>
-ONNXC_RT_SIMD_INLINE void micro_lane_rows(const VecF (&a)[kGemmMR], const float *bp,
-                                          VecF (&s0)[kGemmMR], VecF (&s1)[kGemmMR]) {
-  if constexpr (R < kGemmMR) {
-    constexpr int at = PL * kGemmMR + R;
+/// acc[r] += A(PL, r) x the B row at bp for rows r >= R of an MR-row
+/// tile, where a holds four k steps of a packed A panel (A(PL, r) is float
+/// PL * MR + r of it).
+template <int64_t MR, int PL, int R = 0>
+ONNXC_RT_SIMD_INLINE void micro_lane_rows(const VecF (&a)[MR], const float *bp,
+                                          VecF (&s0)[MR], VecF (&s1)[MR]) {
+  if constexpr (R < MR) {
+    constexpr int at = PL * MR + R;
     const VecF b0 = VecF::load(bp), b1 = VecF::load(bp + kLanes);
     s0[R] = VecF::template fma_lane<at % 4>(a[at / 4], b0, s0[R]);
     s1[R] = VecF::template fma_lane<at % 4>(a[at / 4], b1, s1[R]);
-    micro_lane_rows<PL, R + 1>(a, bp, s0, s1);
+    micro_lane_rows<MR, PL, R + 1>(a, bp, s0, s1);
   }
 }
 
-/// C[0:mr, 0:nr] (+)= packed A sliver x B sliver over kc. Stores (first K
-/// block) or accumulates; the last K block applies the epilogue (if any).
-template <typename Act, typename Sliver>
+/// C[0:mr, 0:nr] (+)= packed A sliver (MR rows: kGemmMR, or kMatrixMR for
+/// Gemm and MatMul) x B sliver over kc. Stores (first K block) or
+/// accumulates; the last K block applies the epilogue (if any). (V is
+/// VecF: a template, so that only NEON compiles its 8 x 8 tile.)
+template <typename Act, int64_t MR = kGemmMR, typename Sliver, typename V = VecF>
 inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, int64_t ldc,
                        int64_t mr, int64_t nr, bool accumulate, const Epilogue *ep,
                        int64_t i0, int64_t j0) {
-  VecF acc[kGemmMR][2];
-  for (int r = 0; r < kGemmMR; ++r) {
+  VecF acc[MR][2];
+  for (int r = 0; r < MR; ++r) {
     acc[r][0] = acc[r][1] = VecF::zero();
     // The C tile is read or written once the sum is done: fetch it meanwhile.
     __builtin_prefetch(c + r * ldc);
     __builtin_prefetch(c + r * ldc + kNR - 1);
   }
   int64_t p = 0;
-  if constexpr (VecF::kLaneFma && kLanes == 4) {
-    // Four k steps of the A panel (4 x kGemmMR floats) in kGemmMR loads,
-    // each value used by FMLA by element where it lies. (The sums in a
-    // local array: GCC otherwise stores acc back every step.)
-    VecF s0[kGemmMR], s1[kGemmMR];
-    for_rows([&](auto r) { s0[r] = s1[r] = VecF::zero(); });
+  if constexpr (MR == 8 && V::kMatrixRows == 8 && std::is_same_v<Sliver, PackedSliver>) {
+    VecF s0[8], s1[8];
+    const float *bp = b.row(0);
+    V::fma_tile_8x8(ap, bp, kc / 4, s0, s1);
+    p = kc / 4 * 4;
+    for (int r = 0; r < 8; ++r)
+      acc[r][0] = s0[r], acc[r][1] = s1[r];
+  } else if constexpr (VecF::kLaneFma && kLanes == 4) {
+    // Four k steps of the A panel (4 x MR floats) in MR loads, each value
+    // used by FMLA by element where it lies. (The sums in a local array:
+    // GCC otherwise stores acc back every step.)
+    VecF s0[MR], s1[MR];
+    for_each_index<MR>([&](auto r) { s0[r] = s1[r] = VecF::zero(); });
     // A packed sliver's rows are kNR apart: one pointer stepped by 4 rows,
     // immediate offsets (not the row's index times kNR each step).
     const float *bp = b.row(0);
     for (; p + 4 <= kc; p += 4, bp += 4 * kNR) {
-      VecF a[kGemmMR];
-      for_rows([&](auto q) { a[q] = VecF::load(ap + q * kLanes); });
+      VecF a[MR];
+      for_each_index<MR>([&](auto q) { a[q] = VecF::load(ap + q * kLanes); });
       const float *b0 = std::is_same_v<Sliver, PackedSliver> ? bp : b.row(p);
       const float *b1 = std::is_same_v<Sliver, PackedSliver> ? b0 + kNR : b.row(p + 1);
       const float *b2 = std::is_same_v<Sliver, PackedSliver> ? b0 + 2 * kNR : b.row(p + 2);
       const float *b3 = std::is_same_v<Sliver, PackedSliver> ? b0 + 3 * kNR : b.row(p + 3);
-      micro_lane_rows<0>(a, b0, s0, s1);
-      micro_lane_rows<1>(a, b1, s0, s1);
-      micro_lane_rows<2>(a, b2, s0, s1);
-      micro_lane_rows<3>(a, b3, s0, s1);
-      ap += 4 * kGemmMR;
+      micro_lane_rows<MR, 0>(a, b0, s0, s1);
+      micro_lane_rows<MR, 1>(a, b1, s0, s1);
+      micro_lane_rows<MR, 2>(a, b2, s0, s1);
+      micro_lane_rows<MR, 3>(a, b3, s0, s1);
+      ap += 4 * MR;
     }
-    for_rows([&](auto r) { acc[r][0] = s0[r], acc[r][1] = s1[r]; });
+    for_each_index<MR>([&](auto r) { acc[r][0] = s0[r], acc[r][1] = s1[r]; });
   }
 #pragma GCC unroll 4
   for (; p < kc; ++p) {
     const float *bp = b.row(p);
     const VecF b0 = VecF::load(bp), b1 = VecF::load(bp + kLanes);
-#pragma GCC unroll 6
-    for (int r = 0; r < kGemmMR; ++r) {
+#pragma GCC unroll 8
+    for (int r = 0; r < MR; ++r) {
       const VecF a = VecF::broadcast(ap[r]);
       acc[r][0] = VecF::fma(a, b0, acc[r][0]);
       acc[r][1] = VecF::fma(a, b1, acc[r][1]);
     }
-    ap += kGemmMR;
+    ap += MR;
   }
-  if (mr == kGemmMR && nr == kNR) {
+  if (mr == MR && nr == kNR) {
+    // The tile as it is (a product without epilogue, in one K block): its
+    // stores alone, not the loop below that tests each row for the rest.
+    if (!accumulate && (!ep || (std::is_same_v<Act, ref::Identity> && ep->alpha == 1.0f &&
+                                !ep->bias && !ep->residual))) {
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r) {
+        acc[r][0].store(c + r * ldc);
+        acc[r][1].store(c + r * ldc + kLanes);
+      }
+      return;
+    }
     const bool in_registers = ep && epilogue_in_registers<Act>(*ep);
-    for (int r = 0; r < kGemmMR; ++r) {
+    for (int r = 0; r < MR; ++r) {
       float *cr = c + r * ldc;
       if (accumulate) {
         acc[r][0] = VecF::add(acc[r][0], VecF::load(cr));
@@ -386,8 +429,8 @@ inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, i
     return;
   }
   // A tile at the product's edge: through a buffer, the epilogue on what is stored.
-  alignas(64) float tile[kGemmMR * kNR];
-  for (int r = 0; r < kGemmMR; ++r) {
+  alignas(64) float tile[MR * kNR];
+  for (int r = 0; r < MR; ++r) {
     acc[r][0].store(tile + r * kNR);
     acc[r][1].store(tile + r * kNR + kLanes);
   }
@@ -438,35 +481,46 @@ inline void gemv_row(int64_t n, int64_t k, const float *arow, int64_t a_cs, cons
 }
 
 /// Rows [ic, ic + mc) x columns [pc, pc + kc) of an m x k A as the
-/// micro-kernel reads them: kGemmMR-row panels, panel_stride apart.
-struct ABlock {
+/// micro-kernel reads them: MR-row panels, panel_stride apart.
+template <int64_t MR> struct ABlock {
   const float *data;
   int64_t panel_stride;
-  const float *panel(int64_t ir) const { return data + ir / kGemmMR * panel_stride; }
+  const float *panel(int64_t ir) const { return data + ir / MR * panel_stride; }
 };
 
-/// pack_a_panels of a row-major A (cs 1): with 4-lane vectors (NEON),
-/// each whole panel's 6 rows four k steps at a time, rows 0-3 transposed
-/// in registers and rows 4-5 interleaved, 6 loads and 8 stores per 24
-/// floats (one load and store per float took about 6 instructions a float:
-/// 1.4 M per inference in the transformer encoder's attention); else, and
-/// for a last partial panel and the last k steps, pack_a_panels. (V is
-/// VecF: a template, so that the other widths do not compile the 4-lane
-/// path.)
-template <typename V = VecF>
+/// pack_a_panels<MR> of a row-major A (cs 1): with 4-lane vectors (NEON),
+/// each whole panel's rows four k steps at a time, each 4 rows transposed
+/// in registers (of 6 rows, rows 4-5 interleaved: 6 loads and 8 stores
+/// per 24 floats; one load and store per float took about 6 instructions
+/// a float, 1.4 M per inference in the transformer encoder's attention);
+/// else, and for a last partial panel and the last k steps, pack_a_panels.
+/// (V is VecF: a template, so that the other widths do not compile the
+/// 4-lane path.)
+template <int64_t MR, typename V = VecF>
 inline void pack_a_rows(const float *a, int64_t rs, int64_t m, int64_t p0, int64_t kc,
                         float *dst) {
-  if constexpr (V::kLanes == 4 && kGemmMR == 6) {
-    for (int64_t i0 = 0; i0 < m; i0 += kGemmMR, dst += kGemmMR * kc) {
+  if constexpr (V::kLanes == 4 && (MR == 6 || MR == 8)) {
+    for (int64_t i0 = 0; i0 < m; i0 += MR, dst += MR * kc) {
       const float *r = a + i0 * rs;
-      if (i0 + kGemmMR > m) {
-        pack_a_panels(r, rs, 1, m - i0, p0, kc, dst);
+      if (i0 + MR > m) {
+        pack_a_panels<MR>(r, rs, 1, m - i0, p0, kc, dst);
         continue;
       }
       const int64_t whole = kc / 4 * 4;
       for (int64_t s = 0; s < whole; s += 4) {
         const int64_t p = p0 + s;
-        float *d = dst + s * kGemmMR;
+        float *d = dst + s * MR;
+        if constexpr (MR == 8) {
+          for (int h = 0; h < 2; ++h) {
+            V t[4];
+            for (int q = 0; q < 4; ++q)
+              t[q] = V::load(r + (4 * h + q) * rs + p);
+            V::transpose(t); // t[j]: rows 4h to 4h + 3 at step p + j
+            for (int j = 0; j < 4; ++j)
+              t[j].store(d + j * MR + 4 * h);
+          }
+          continue;
+        }
         V t[4];
         for (int q = 0; q < 4; ++q)
           t[q] = V::load(r + q * rs + p);
@@ -476,37 +530,38 @@ inline void pack_a_rows(const float *a, int64_t rs, int64_t m, int64_t p0, int64
         const V pairs[2] = {{__builtin_shufflevector(r4.v, r5.v, 0, 4, 1, 5)},
                             {__builtin_shufflevector(r4.v, r5.v, 2, 6, 3, 7)}};
         for (int j = 0; j < 4; ++j) {
-          t[j].store(d + j * kGemmMR);
-          __builtin_memcpy(d + j * kGemmMR + 4,
+          t[j].store(d + j * MR);
+          __builtin_memcpy(d + j * MR + 4,
                            reinterpret_cast<const float *>(&pairs[j / 2]) + 2 * (j % 2), 8);
         }
       }
       if (whole < kc)
-        pack_a_panels(r, rs, 1, kGemmMR, p0 + whole, kc - whole, dst + whole * kGemmMR);
+        pack_a_panels<MR>(r, rs, 1, MR, p0 + whole, kc - whole, dst + whole * MR);
     }
   } else {
-    pack_a_panels(a, rs, 1, m, p0, kc, dst);
+    pack_a_panels<MR>(a, rs, 1, m, p0, kc, dst);
   }
 }
 
 /// The block in `packed_a` (the whole operand packed ahead, pack_a_panels'
 /// layout) if there is one, else packed from `a` into `pa` now.
-inline ABlock a_block(const Matrix &a, const float *packed_a, int64_t k, int64_t ic, int64_t mc,
-                      int64_t pc, int64_t kc, float *pa) {
+template <int64_t MR>
+inline ABlock<MR> a_block(const Matrix &a, const float *packed_a, int64_t k, int64_t ic,
+                          int64_t mc, int64_t pc, int64_t kc, float *pa) {
   if (packed_a)
-    return {packed_a + ic * k + pc * kGemmMR, k * kGemmMR};
+    return {packed_a + ic * k + pc * MR, k * MR};
   if (a.cs == 1)
-    pack_a_rows(a.data + ic * a.rs, a.rs, mc, pc, kc, pa);
+    pack_a_rows<MR>(a.data + ic * a.rs, a.rs, mc, pc, kc, pa);
   else
-    pack_a_panels(a.data + ic * a.rs, a.rs, a.cs, mc, pc, kc, pa);
-  return {pa, kc * kGemmMR};
+    pack_a_panels<MR>(a.data + ic * a.rs, a.rs, a.cs, mc, pc, kc, pa);
+  return {pa, kc * MR};
 }
 
-/// C (m x n, row stride ldc) = epilogue(A (m x k) * B (k x n)). A comes
-/// packed (`packed_a`: the whole operand in pack_a_panels' layout, e.g.
-/// weights packed at compile time) or is packed here from `a`. `scratch`
-/// holds gemm_scratch_floats(m, n, k) floats.
-template <typename Act, typename BSource>
+/// C (m x n, row stride ldc) = epilogue(A (m x k) * B (k x n)) by MR-row
+/// tiles. A comes packed (`packed_a`: the whole operand in pack_a_panels<MR>'
+/// layout, e.g. weights packed at compile time) or is packed here from `a`.
+/// `scratch` holds gemm_scratch_floats(m, n, k) floats.
+template <typename Act, int64_t MR, typename BSource>
 void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *packed_a,
                  const BSource &b, float *c, int64_t ldc, const Epilogue &ep, float *scratch) {
   if (m <= 0 || n <= 0)
@@ -518,9 +573,8 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *
     apply_epilogue<Act>(c, ldc, m, n, ep, 0, 0);
     return;
   }
-  static_assert(kGemmMC % kGemmMR == 0, "A blocks are whole panels");
   float *pa = scratch;
-  float *pb = scratch + round_up(min64(m, kGemmMC), kGemmMR) * min64(k, kGemmKC);
+  float *pb = scratch + gemm_a_block_rows(m) * min64(k, kGemmKC);
   for (int64_t jc = 0; jc < n; jc += kGemmNC) {
     const int64_t nc = min64(kGemmNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kGemmKC) {
@@ -529,13 +583,14 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *
       pack_b(b, pc, kc, jc, nc, pb);
       for (int64_t ic = 0; ic < m; ic += kGemmMC) {
         const int64_t mc = min64(kGemmMC, m - ic);
-        const ABlock ab = a_block(a, packed_a, k, ic, mc, pc, kc, pa);
-        for (int64_t ir = 0; ir < mc; ir += kGemmMR)
+        const ABlock<MR> ab = a_block<MR>(a, packed_a, k, ic, mc, pc, kc, pa);
+        for (int64_t ir = 0; ir < mc; ir += MR)
           for (int64_t jr = 0; jr < nc; jr += kNR)
-            micro_tile<Act>(kc, ab.panel(ir), PackedSliver{pb + jr * kc},
-                            c + (ic + ir) * ldc + jc + jr, ldc, min64(kGemmMR, mc - ir),
-                            min64(kNR, nc - jr), !first, last ? &ep : nullptr, ic + ir,
-                            jc + jr);
+            micro_tile<Act, MR>(kc, ab.panel(ir),
+                                PackedSliver{b_sliver(b, pb, jr, jc + jr, pc, kc)},
+                                c + (ic + ir) * ldc + jc + jr, ldc, min64(MR, mc - ir),
+                                min64(kNR, nc - jr), !first, last ? &ep : nullptr, ic + ir,
+                                jc + jr);
       }
     }
   }
@@ -550,12 +605,13 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *
 struct TaskBlock {
   int64_t i0, i1, j0, j1;
 };
-inline TaskBlock task_block(int64_t m, int64_t n, int64_t tasks, int64_t t, bool by_columns) {
+inline TaskBlock task_block(int64_t m, int64_t n, int64_t tasks, int64_t t, bool by_columns,
+                            int64_t mr) {
   if (by_columns && n >= m) {
     const Range r = split_range(n, kNR, tasks, t);
     return {0, m, r.begin, r.end};
   }
-  const Range r = split_range(m, kGemmMR, tasks, t);
+  const Range r = split_range(m, mr, tasks, t);
   return {r.begin, r.end, 0, n};
 }
 
@@ -569,21 +625,29 @@ inline Epilogue epilogue_at(const Epilogue &ep, int64_t i0, int64_t j0) {
   return e;
 }
 
-/// gemm_packed split into `tasks` blocks of C (task_block), run on `runner`
-/// (parallel.h), each with its own gemm_scratch_floats(m, n, k) of scratch.
-/// B sources other than a Matrix are split by rows only.
-template <typename Act, typename BSource>
+/// Columns [j0, n) of B (j0 a multiple of kNR).
+inline Matrix columns_from(const Matrix &b, int64_t j0) {
+  return {b.data + j0 * b.cs, b.rs, b.cs};
+}
+inline PackedB columns_from(const PackedB &b, int64_t j0) {
+  return {b.data + j0 / kNR * b.k * kNR, b.k};
+}
+
+/// gemm_packed<Act, MR> split into `tasks` blocks of C (task_block), run on
+/// `runner` (parallel.h), each with its own gemm_scratch_floats(m, n, k) of
+/// scratch. B sources other than a Matrix or PackedB are split by rows only.
+template <typename Act, int64_t MR, typename BSource>
 void gemm_tasks(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *packed_a,
                 const BSource &b, float *c, int64_t ldc, const Epilogue &ep, float *scratch,
                 TaskRunner *runner, int64_t tasks) {
   if (tasks <= 1) {
-    gemm_packed<Act>(m, n, k, a, packed_a, b, c, ldc, ep, scratch);
+    gemm_packed<Act, MR>(m, n, k, a, packed_a, b, c, ldc, ep, scratch);
     return;
   }
   const int64_t per_task = gemm_scratch_floats(m, n, k);
-  constexpr bool kColumns = std::is_same_v<BSource, Matrix>;
+  constexpr bool kColumns = std::is_same_v<BSource, Matrix> || std::is_same_v<BSource, PackedB>;
   parallel_for(runner, tasks, [&](int64_t t) {
-    const TaskBlock blk = task_block(m, n, tasks, t, kColumns);
+    const TaskBlock blk = task_block(m, n, tasks, t, kColumns, MR);
     if (blk.i0 >= blk.i1 || blk.j0 >= blk.j1)
       return;
     const Matrix a_rows{packed_a ? nullptr : a.data + blk.i0 * a.rs, a.rs, a.cs};
@@ -591,12 +655,11 @@ void gemm_tasks(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *p
     float *c_block = c + blk.i0 * ldc + blk.j0;
     const Epilogue e = epilogue_at(ep, blk.i0, blk.j0);
     if constexpr (kColumns)
-      gemm_packed<Act>(blk.i1 - blk.i0, blk.j1 - blk.j0, k, a_rows, packed_rows,
-                       Matrix{b.data + blk.j0 * b.cs, b.rs, b.cs}, c_block, ldc, e,
-                       scratch + t * per_task);
+      gemm_packed<Act, MR>(blk.i1 - blk.i0, blk.j1 - blk.j0, k, a_rows, packed_rows,
+                           columns_from(b, blk.j0), c_block, ldc, e, scratch + t * per_task);
     else
-      gemm_packed<Act>(blk.i1 - blk.i0, n, k, a_rows, packed_rows, b, c_block, ldc, e,
-                       scratch + t * per_task);
+      gemm_packed<Act, MR>(blk.i1 - blk.i0, n, k, a_rows, packed_rows, b, c_block, ldc, e,
+                           scratch + t * per_task);
   });
 }
 
@@ -611,10 +674,25 @@ void gemm_matrix(int64_t m, int64_t n, int64_t k, const Matrix &a, const Matrix 
     apply_epilogue<Act>(c, ldc, 1, n, ep, 0, 0);
     return;
   }
-  gemm_tasks<Act>(m, n, k, a, nullptr, b, c, ldc, ep, scratch, runner, tasks);
+  gemm_tasks<Act, kMatrixMR>(m, n, k, a, nullptr, b, c, ldc, ep, scratch, runner, tasks);
 }
 
 //===-- ONNX ops ----------------------------------------------------------------===//
+
+/// The epilogue of ONNX Gemm (+ a fused activation): alpha, beta * C (read
+/// as C[i * c_stride_m + j * c_stride_n]), the activation's parameters.
+inline Epilogue gemm_epilogue(const float *c, float alpha, float beta, int64_t c_stride_m,
+                              int64_t c_stride_n, float act_alpha, float act_beta) {
+  Epilogue ep;
+  ep.alpha = alpha;
+  ep.bias = c;
+  ep.bias_rs = c_stride_m;
+  ep.bias_cs = c_stride_n;
+  ep.beta = beta;
+  ep.act_alpha = act_alpha;
+  ep.act_beta = act_beta;
+  return ep;
+}
 
 /// ONNX Gemm (+ a fused activation): Y = Act(alpha * op(A) op(B) + beta * C),
 /// C read as C[i * c_stride_m + j * c_stride_n] (any broadcast to m x n).
@@ -625,15 +703,27 @@ void gemm(const float *a, const float *b, const float *c, float *y, int64_t m, i
           float *scratch, TaskRunner *runner = nullptr, int64_t tasks = 1) {
   const Matrix am = trans_a ? Matrix{a, 1, m} : Matrix{a, k, 1};
   const Matrix bm = trans_b ? Matrix{b, 1, k} : Matrix{b, n, 1};
-  Epilogue ep;
-  ep.alpha = alpha;
-  ep.bias = c;
-  ep.bias_rs = c_stride_m;
-  ep.bias_cs = c_stride_n;
-  ep.beta = beta;
-  ep.act_alpha = act_alpha;
-  ep.act_beta = act_beta;
-  gemm_matrix<Act>(m, n, k, am, bm, y, n, ep, scratch, runner, tasks);
+  gemm_matrix<Act>(m, n, k, am, bm, y, n,
+                   gemm_epilogue(c, alpha, beta, c_stride_m, c_stride_n, act_alpha, act_beta),
+                   scratch, runner, tasks);
+}
+
+/// gemm with a constant B packed ahead by the compiler (pack_b_ahead of
+/// op(B), so no trans_b; NR = kNR, the width it was packed for). The
+/// compiler uses it where m >= 2 (at m == 1 gemm reads B in place, as a
+/// row times a matrix); MatMul by a constant 2-D B is this with alpha =
+/// beta = 1 and no C.
+template <typename Act, int64_t NR>
+void gemm_prepacked(const float *a, const float *packed_b, const float *c, float *y, int64_t m,
+                    int64_t n, int64_t k, int64_t trans_a, float alpha, float beta,
+                    int64_t c_stride_m, int64_t c_stride_n, float act_alpha, float act_beta,
+                    float *scratch, TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  static_assert(NR == kNR, "B was packed for another vector width");
+  const Matrix am = trans_a ? Matrix{a, 1, m} : Matrix{a, k, 1};
+  gemm_tasks<Act, kMatrixMR>(
+      m, n, k, am, nullptr, PackedB{packed_b, k}, y, n,
+      gemm_epilogue(c, alpha, beta, c_stride_m, c_stride_n, act_alpha, act_beta), scratch,
+      runner, tasks);
 }
 
 /// numpy matmul over a broadcast batch space (as ref::matmul); float only.

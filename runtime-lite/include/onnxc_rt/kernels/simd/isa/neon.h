@@ -86,6 +86,61 @@ struct VecF {
     r[2].v = hi(t0, t2);
     r[3].v = hi(t1, t3);
   }
+  /// Rows of the Gemm/MatMul register tile (simd/gemm.h kMatrixMR): 8 rows
+  /// by 8 columns, 16 accumulators, summed by fma_tile_8x8.
+  static constexpr int kMatrixRows = 8;
+  /// s0[r], s1[r] = the sums over 4 * groups k steps of A(r, k) * B(k, 0:4)
+  /// and * B(k, 4:8), from a packed A panel (8 floats a k step) and a packed
+  /// B sliver (8 a step), both pointers advanced past what was read. Per 4
+  /// k steps 4 loads (LD1 of 4 registers), 64 FMLA by element and the loop's
+  /// 2: 70 instructions. Written in assembly because GCC 12 allocates the
+  /// same loop in intrinsics with register copies (85 instructions; 81 for
+  /// single-register loads), and this loop is most of a transformer's
+  /// instructions. The sums start at zero; each FMLA rounds once, in k
+  /// order, as the intrinsics' loop did.
+  static void fma_tile_8x8(const float *&a, const float *&b, int64_t groups, VecF (&s0)[8],
+                           VecF (&s1)[8]) {
+// Rows r of one k step: s0[r] += b0 * a[r % 4], s1[r] += b1 * a[r % 4], a
+// the step's rows 0-3 (alo) or 4-7 (ahi).
+#define ONNXC_RT_FMLA_ROW(r, a, lane, b0, b1)                                             \
+  "fmla %[s0" #r "].4s, " b0 ".4s, " a ".s[" #lane "]\n\t"                                 \
+  "fmla %[s1" #r "].4s, " b1 ".4s, " a ".s[" #lane "]\n\t"
+#define ONNXC_RT_FMLA_STEP(alo, ahi, b0, b1)                                              \
+  ONNXC_RT_FMLA_ROW(0, alo, 0, b0, b1) ONNXC_RT_FMLA_ROW(1, alo, 1, b0, b1)              \
+  ONNXC_RT_FMLA_ROW(2, alo, 2, b0, b1) ONNXC_RT_FMLA_ROW(3, alo, 3, b0, b1)              \
+  ONNXC_RT_FMLA_ROW(4, ahi, 0, b0, b1) ONNXC_RT_FMLA_ROW(5, ahi, 1, b0, b1)              \
+  ONNXC_RT_FMLA_ROW(6, ahi, 2, b0, b1) ONNXC_RT_FMLA_ROW(7, ahi, 3, b0, b1)
+#define ONNXC_RT_ZERO(r) "movi %[s0" #r "].4s, #0\n\tmovi %[s1" #r "].4s, #0\n\t"
+    __asm__ volatile(
+        ONNXC_RT_ZERO(0) ONNXC_RT_ZERO(1) ONNXC_RT_ZERO(2) ONNXC_RT_ZERO(3)
+        ONNXC_RT_ZERO(4) ONNXC_RT_ZERO(5) ONNXC_RT_ZERO(6) ONNXC_RT_ZERO(7)
+        "cbz %[n], 2f\n\t"
+        "1:\n\t"
+        // k steps 0, 1 of A (v0-v3) and B (v4-v7), then 2, 3 (v8-v15).
+        "ld1 {v0.4s, v1.4s, v2.4s, v3.4s}, [%[a]], #64\n\t"
+        "ld1 {v4.4s, v5.4s, v6.4s, v7.4s}, [%[b]], #64\n\t"
+        "ld1 {v8.4s, v9.4s, v10.4s, v11.4s}, [%[a]], #64\n\t"
+        "ld1 {v12.4s, v13.4s, v14.4s, v15.4s}, [%[b]], #64\n\t"
+        ONNXC_RT_FMLA_STEP("v0", "v1", "v4", "v5") ONNXC_RT_FMLA_STEP("v2", "v3", "v6", "v7")
+        ONNXC_RT_FMLA_STEP("v8", "v9", "v12", "v13")
+        ONNXC_RT_FMLA_STEP("v10", "v11", "v14", "v15")
+        "subs %[n], %[n], #1\n\t"
+        "b.ne 1b\n\t"
+        "2:\n\t"
+        : [a] "+r"(a), [b] "+r"(b), [n] "+r"(groups),
+          [s00] "=&w"(s0[0].v), [s01] "=&w"(s0[1].v), [s02] "=&w"(s0[2].v),
+          [s03] "=&w"(s0[3].v), [s04] "=&w"(s0[4].v), [s05] "=&w"(s0[5].v),
+          [s06] "=&w"(s0[6].v), [s07] "=&w"(s0[7].v), [s10] "=&w"(s1[0].v),
+          [s11] "=&w"(s1[1].v), [s12] "=&w"(s1[2].v), [s13] "=&w"(s1[3].v),
+          [s14] "=&w"(s1[4].v), [s15] "=&w"(s1[5].v), [s16] "=&w"(s1[6].v),
+          [s17] "=&w"(s1[7].v)
+        :
+        : "cc", "memory", "v0", "v1", "v2", "v3", "v4", "v5", "v6", "v7", "v8", "v9", "v10",
+          "v11", "v12", "v13", "v14", "v15");
+#undef ONNXC_RT_ZERO
+#undef ONNXC_RT_FMLA_STEP
+#undef ONNXC_RT_FMLA_ROW
+  }
   using Int = int32_t __attribute__((vector_size(16)));
 #include "onnxc_rt/kernels/simd/isa/vector_ops.inc"
 };

@@ -55,12 +55,17 @@ std::optional<KernelArg> prepackedB(Value b, int64_t m, int64_t k, int64_t n, in
   return packedFloats(b.getContext(), packed);
 }
 
-/// gemm_prepacked<Act, columns>(A, packed B, ...): `args` are gemm's, B
-/// replaced by its packing and trans_b dropped (packed as op(B)).
+/// gemm_prepacked<Act, columns>(A, packed B, ...) of an m x k x n
+/// product: `args` are gemm's, B replaced by its packing, trans_b dropped
+/// (packed as op(B)) and the scratch only A's (no B block to pack).
 KernelCall prepackedGemmCall(std::vector<KernelArg> args, KernelArg packedB,
-                             const std::string &act, int64_t columns) {
+                             const std::string &act, int64_t columns, int64_t m, int64_t k,
+                             int64_t tasks) {
   args[1] = std::move(packedB);
   args.erase(args.begin() + 8);
+  for (KernelArg &a : args)
+    if (a.kind == KernelArg::Kind::Scratch)
+      a.intValue = tasks * onnxc_rt::simd::prepacked_gemm_scratch_floats(m, k) * 4;
   return simdCall("gemm_prepacked", {act, std::to_string(columns)}, kSimdGemm,
                   std::move(args));
 }
@@ -82,11 +87,10 @@ ProviderResult lowerMatMul(MatMulOp op, int64_t tasks, int64_t columns) {
           KernelArg::output(op.getY()), KernelArg::i(g.m), KernelArg::i(g.n), KernelArg::i(g.k),
           KernelArg::i(0), KernelArg::i(0), KernelArg::f(1.0f), KernelArg::f(1.0f),
           KernelArg::i(0), KernelArg::i(0), KernelArg::f(0.0f), KernelArg::f(0.0f),
-          KernelArg::scratch(tasks * onnxc_rt::simd::gemm_scratch_floats(g.m, g.n, g.k) * 4,
-                             "float")};
+          KernelArg::scratch(0, "float")};
       appendTasks(gemmArgs, tasks);
       return calls({prepackedGemmCall(std::move(gemmArgs), std::move(*packed),
-                                      "onnxc_rt::ref::Identity", columns)});
+                                      "onnxc_rt::ref::Identity", columns, g.m, g.k, tasks)});
     }
   }
   for (KernelArg &a : g.args())
@@ -112,7 +116,8 @@ ProviderResult lowerGemm(GemmLike op, int64_t tasks, int64_t columns) {
   std::optional<KernelArg> packed =
       prepackedB(op.getB(), g.m, g.k, g.n, tb ? 1 : g.n, tb ? g.k : 1, columns);
   if (packed)
-    return calls({prepackedGemmCall(std::move(g.args), std::move(*packed), act.functor, columns)});
+    return calls({prepackedGemmCall(std::move(g.args), std::move(*packed), act.functor, columns,
+                                    g.m, g.k, tasks)});
   return calls({simdCall("gemm", {act.functor}, kSimdGemm, std::move(g.args))});
 }
 

@@ -37,15 +37,17 @@ static void checkGemm(int64_t m, int64_t n, int64_t k, int ta, int tb, int cmode
   std::vector<float> packed(simd::packed_b_floats(k, n, simd::kNR));
   simd::pack_b_ahead(b.data(), tb ? 1 : n, tb ? k : 1, k, n, simd::kNR, packed.data());
   std::vector<float> pre(m * n, 123.f), pre_split(m * n, 123.f);
+  std::vector<float> pre_scratch(simd::prepacked_gemm_scratch_floats(m, k));
+  std::vector<float> pre_split_scratch(kTasks * pre_scratch.size());
   simd::gemm_prepacked<ref::Relu, simd::kNR>(a.data(), packed.data(), cp, pre.data(), m, n, k, ta,
                                              0.75f, 1.5f, csm[cmode], csn[cmode], 0, 0,
-                                             scratch.data());
+                                             pre_scratch.data());
   CHECK_CLOSE("gemm_prepacked", pre, want, m * n, k);
   if (m > 1)
     CHECK_SAME("gemm_prepacked", pre, got, m * n);
   simd::gemm_prepacked<ref::Relu, simd::kNR>(a.data(), packed.data(), cp, pre_split.data(), m, n,
                                              k, ta, 0.75f, 1.5f, csm[cmode], csn[cmode], 0, 0,
-                                             split_scratch.data(), pool(), kTasks);
+                                             pre_split_scratch.data(), pool(), kTasks);
   CHECK_SAME("gemm_prepacked", pre_split, pre, m * n);
 }
 

@@ -42,6 +42,11 @@ constexpr int64_t gemm_scratch_floats(int64_t m, int64_t n, int64_t k) {
   return gemm_a_block_rows(m) * kc + kc * round_up(min64(n, kGemmNC), kGemmMaxNR);
 }
 
+/// ... and one whose B is packed ahead (gemm_prepacked): the A block alone.
+constexpr int64_t prepacked_gemm_scratch_floats(int64_t m, int64_t k) {
+  return gemm_a_block_rows(m) * (min64(k, kGemmKC) > 0 ? min64(k, kGemmKC) : 1);
+}
+
 /// Floats of a k x n B operand packed ahead in nr-column slivers (pack_b_ahead).
 constexpr int64_t packed_b_floats(int64_t k, int64_t n, int64_t nr) {
   return round_up(n, nr) * k;

@@ -560,7 +560,8 @@ inline ABlock<MR> a_block(const Matrix &a, const float *packed_a, int64_t k, int
 /// C (m x n, row stride ldc) = epilogue(A (m x k) * B (k x n)) by MR-row
 /// tiles. A comes packed (`packed_a`: the whole operand in pack_a_panels<MR>'
 /// layout, e.g. weights packed at compile time) or is packed here from `a`.
-/// `scratch` holds gemm_scratch_floats(m, n, k) floats.
+/// `scratch` holds gemm_scratch_floats(m, n, k) floats
+/// (prepacked_gemm_scratch_floats(m, k) for a PackedB, which packs nothing).
 template <typename Act, int64_t MR, typename BSource>
 void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *packed_a,
                  const BSource &b, float *c, int64_t ldc, const Epilogue &ep, float *scratch) {
@@ -635,7 +636,8 @@ inline PackedB columns_from(const PackedB &b, int64_t j0) {
 
 /// gemm_packed<Act, MR> split into `tasks` blocks of C (task_block), run on
 /// `runner` (parallel.h), each with its own gemm_scratch_floats(m, n, k) of
-/// scratch. B sources other than a Matrix or PackedB are split by rows only.
+/// scratch (prepacked_gemm_scratch_floats(m, k) for a PackedB). B sources
+/// other than a Matrix or PackedB are split by rows only.
 template <typename Act, int64_t MR, typename BSource>
 void gemm_tasks(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *packed_a,
                 const BSource &b, float *c, int64_t ldc, const Epilogue &ep, float *scratch,
@@ -644,7 +646,8 @@ void gemm_tasks(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *p
     gemm_packed<Act, MR>(m, n, k, a, packed_a, b, c, ldc, ep, scratch);
     return;
   }
-  const int64_t per_task = gemm_scratch_floats(m, n, k);
+  const int64_t per_task = std::is_same_v<BSource, PackedB> ? prepacked_gemm_scratch_floats(m, k)
+                                                            : gemm_scratch_floats(m, n, k);
   constexpr bool kColumns = std::is_same_v<BSource, Matrix> || std::is_same_v<BSource, PackedB>;
   parallel_for(runner, tasks, [&](int64_t t) {
     const TaskBlock blk = task_block(m, n, tasks, t, kColumns, MR);
@@ -712,7 +715,7 @@ void gemm(const float *a, const float *b, const float *c, float *y, int64_t m, i
 /// op(B), so no trans_b; NR = kNR, the width it was packed for). The
 /// compiler uses it where m >= 2 (at m == 1 gemm reads B in place, as a
 /// row times a matrix); MatMul by a constant 2-D B is this with alpha =
-/// beta = 1 and no C.
+/// beta = 1 and no C. Scratch: tasks * prepacked_gemm_scratch_floats(m, k).
 template <typename Act, int64_t NR>
 void gemm_prepacked(const float *a, const float *packed_b, const float *c, float *y, int64_t m,
                     int64_t n, int64_t k, int64_t trans_a, float alpha, float beta,

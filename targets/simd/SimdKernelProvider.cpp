@@ -56,18 +56,21 @@ std::optional<KernelArg> prepackedB(Value b, int64_t m, int64_t k, int64_t n, in
 }
 
 /// gemm_prepacked<Act, columns>(A, packed B, ...) of an m x k x n
-/// product: `args` are gemm's, B replaced by its packing, trans_b dropped
-/// (packed as op(B)) and the scratch only A's (no B block to pack).
-KernelCall prepackedGemmCall(std::vector<KernelArg> args, KernelArg packedB,
+/// product. `gemmArgs` are gemm's up to its activation parameters (A, B, C,
+/// Y, m, n, k, trans_a, trans_b, alpha, beta, C's strides, act_alpha,
+/// act_beta): B becomes its packing, trans_b goes (B was packed as op(B)),
+/// and the scratch is A's block alone (prepacked_gemm_scratch_floats).
+KernelCall prepackedGemmCall(std::vector<KernelArg> gemmArgs, KernelArg packedB,
                              const std::string &act, int64_t columns, int64_t m, int64_t k,
                              int64_t tasks) {
-  args[1] = std::move(packedB);
-  args.erase(args.begin() + 8);
-  for (KernelArg &a : args)
-    if (a.kind == KernelArg::Kind::Scratch)
-      a.intValue = tasks * onnxc_rt::simd::prepacked_gemm_scratch_floats(m, k) * 4;
+  constexpr size_t kB = 1, kTransB = 8;
+  gemmArgs[kB] = std::move(packedB);
+  gemmArgs.erase(gemmArgs.begin() + kTransB);
+  gemmArgs.push_back(
+      KernelArg::scratch(tasks * onnxc_rt::simd::prepacked_gemm_scratch_floats(m, k) * 4, "float"));
+  appendTasks(gemmArgs, tasks);
   return simdCall("gemm_prepacked", {act, std::to_string(columns)}, kSimdGemm,
-                  std::move(args));
+                  std::move(gemmArgs));
 }
 
 ProviderResult lowerMatMul(MatMulOp op, int64_t tasks, int64_t columns) {
@@ -79,16 +82,15 @@ ProviderResult lowerMatMul(MatMulOp op, int64_t tasks, int64_t columns) {
     g.m = numel(op.getA()) / std::max<int64_t>(g.k, 1);
     g.batch.clear();
     g.strides = {{}, {}};
-    // A constant B (weights): Gemm's kernel with B packed ahead.
+    // A constant B (weights): the product as a Gemm (no C, alpha 1, no
+    // activation) with B packed ahead.
     std::optional<KernelArg> packed = prepackedB(op.getB(), g.m, g.k, g.n, g.n, 1, columns);
     if (packed) {
       std::vector<KernelArg> gemmArgs{
           KernelArg::input(op.getA()), KernelArg::input(op.getB()), KernelArg::null(),
           KernelArg::output(op.getY()), KernelArg::i(g.m), KernelArg::i(g.n), KernelArg::i(g.k),
           KernelArg::i(0), KernelArg::i(0), KernelArg::f(1.0f), KernelArg::f(1.0f),
-          KernelArg::i(0), KernelArg::i(0), KernelArg::f(0.0f), KernelArg::f(0.0f),
-          KernelArg::scratch(0, "float")};
-      appendTasks(gemmArgs, tasks);
+          KernelArg::i(0), KernelArg::i(0), KernelArg::f(0.0f), KernelArg::f(0.0f)};
       return calls({prepackedGemmCall(std::move(gemmArgs), std::move(*packed),
                                       "onnxc_rt::ref::Identity", columns, g.m, g.k, tasks)});
     }
@@ -108,9 +110,6 @@ ProviderResult lowerGemm(GemmLike op, int64_t tasks, int64_t columns) {
   const FusedActivation act = activationOf(op);
   g.args.push_back(KernelArg::f(act.alpha));
   g.args.push_back(KernelArg::f(act.beta));
-  g.args.push_back(
-      KernelArg::scratch(tasks * onnxc_rt::simd::gemm_scratch_floats(g.m, g.n, g.k) * 4, "float"));
-  appendTasks(g.args, tasks);
   // op(B) (k x n) of B as stored: (k, n), or (n, k) transposed.
   const bool tb = op.getTransB();
   std::optional<KernelArg> packed =
@@ -118,6 +117,9 @@ ProviderResult lowerGemm(GemmLike op, int64_t tasks, int64_t columns) {
   if (packed)
     return calls({prepackedGemmCall(std::move(g.args), std::move(*packed), act.functor, columns,
                                     g.m, g.k, tasks)});
+  g.args.push_back(
+      KernelArg::scratch(tasks * onnxc_rt::simd::gemm_scratch_floats(g.m, g.n, g.k) * 4, "float"));
+  appendTasks(g.args, tasks);
   return calls({simdCall("gemm", {act.functor}, kSimdGemm, std::move(g.args))});
 }
 

@@ -140,6 +140,14 @@ inline bool epilogue_in_registers(const Epilogue &ep) {
   return kVectorActivation<Act> && (!ep.bias || ep.bias_cs == 0 || ep.bias_cs == 1);
 }
 
+/// Whether a tile is stored as the product computed it: no epilogue (not the
+/// last K block), or one that changes nothing.
+template <typename Act>
+inline bool stores_as_computed(const Epilogue *ep) {
+  return !ep || (std::is_same_v<Act, ref::Identity> && ep->alpha == 1.0f && !ep->bias &&
+                 !ep->residual);
+}
+
 /// The epilogue on one vector of row i from column j, the same operations
 /// as apply_epilogue: `b` points at the bias of (i, j) (null: none), `z` at
 /// the residual (null: none); only their first `lanes` are read.
@@ -233,6 +241,17 @@ inline const float *b_sliver(const BSource &, const float *pb, int64_t jr, int64
 inline const float *b_sliver(const PackedB &b, const float *, int64_t, int64_t j, int64_t pc,
                              int64_t) {
   return b.data + (j / kNR * b.k + pc) * kNR;
+}
+
+/// The scratch one gemm_packed of an m x k x n product takes: A's block and
+/// B's ...
+template <typename BSource>
+constexpr int64_t gemm_scratch_floats_for(const BSource &, int64_t m, int64_t n, int64_t k) {
+  return gemm_scratch_floats(m, n, k);
+}
+/// ... or A's alone, where B was packed ahead.
+constexpr int64_t gemm_scratch_floats_for(const PackedB &, int64_t m, int64_t, int64_t k) {
+  return prepacked_gemm_scratch_floats(m, k);
 }
 
 /// The im2col matrix of one 2-D convolution group, never materialised: row
@@ -394,8 +413,7 @@ inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, i
   if (mr == MR && nr == kNR) {
     // The tile as it is (a product without epilogue, in one K block): its
     // stores alone, not the loop below that tests each row for the rest.
-    if (!accumulate && (!ep || (std::is_same_v<Act, ref::Identity> && ep->alpha == 1.0f &&
-                                !ep->bias && !ep->residual))) {
+    if (!accumulate && stores_as_computed<Act>(ep)) {
 #pragma GCC unroll 8
       for (int r = 0; r < MR; ++r) {
         acc[r][0].store(c + r * ldc);
@@ -560,8 +578,7 @@ inline ABlock<MR> a_block(const Matrix &a, const float *packed_a, int64_t k, int
 /// C (m x n, row stride ldc) = epilogue(A (m x k) * B (k x n)) by MR-row
 /// tiles. A comes packed (`packed_a`: the whole operand in pack_a_panels<MR>'
 /// layout, e.g. weights packed at compile time) or is packed here from `a`.
-/// `scratch` holds gemm_scratch_floats(m, n, k) floats
-/// (prepacked_gemm_scratch_floats(m, k) for a PackedB, which packs nothing).
+/// `scratch` holds gemm_scratch_floats_for(b, m, n, k) floats.
 template <typename Act, int64_t MR, typename BSource>
 void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *packed_a,
                  const BSource &b, float *c, int64_t ldc, const Epilogue &ep, float *scratch) {
@@ -635,8 +652,8 @@ inline PackedB columns_from(const PackedB &b, int64_t j0) {
 }
 
 /// gemm_packed<Act, MR> split into `tasks` blocks of C (task_block), run on
-/// `runner` (parallel.h), each with its own gemm_scratch_floats(m, n, k) of
-/// scratch (prepacked_gemm_scratch_floats(m, k) for a PackedB). B sources
+/// `runner` (parallel.h), each with its own gemm_scratch_floats_for(b, m, n,
+/// k) of scratch. B sources
 /// other than a Matrix or PackedB are split by rows only.
 template <typename Act, int64_t MR, typename BSource>
 void gemm_tasks(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *packed_a,
@@ -646,8 +663,7 @@ void gemm_tasks(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *p
     gemm_packed<Act, MR>(m, n, k, a, packed_a, b, c, ldc, ep, scratch);
     return;
   }
-  const int64_t per_task = std::is_same_v<BSource, PackedB> ? prepacked_gemm_scratch_floats(m, k)
-                                                            : gemm_scratch_floats(m, n, k);
+  const int64_t per_task = gemm_scratch_floats_for(b, m, n, k);
   constexpr bool kColumns = std::is_same_v<BSource, Matrix> || std::is_same_v<BSource, PackedB>;
   parallel_for(runner, tasks, [&](int64_t t) {
     const TaskBlock blk = task_block(m, n, tasks, t, kColumns, MR);

@@ -158,6 +158,10 @@ const ConvCase kConvs[] = {
     {1, 8, 40, 40, 13, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // direct: column blocks, m % 6
     {1, 16, 14, 14, 32, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stride-2 phase planes, 7x7 out
     {1, 8, 9, 9, 8, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // 1x1 with padding: direct
+    // Pointwise on the blocked layout (NEON: 4-pixel x 16-channel tiles):
+    // pixel chunks not whole tiles, channels past whole blocks, stride 2.
+    {1, 24, 23, 23, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // 529 pixels, 24 -> 20 channels
+    {2, 40, 9, 11, 36, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},   // stride 2, batch 2
     {1, 6, 12, 1, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},     // 1-wide plane: im2col
     {1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},   // depthwise
     {1, 16, 9, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16},  // depthwise stride 2

@@ -102,29 +102,35 @@ inline VecF bias_lanes(const float *bias, int64_t ch, int64_t m) {
 }
 
 /// Output channels [j0, j0 + kVecs * kLanes) x pixels [p0, p1) of a blocked
-/// convolution (conv2d_blocked): register tiles (window_tile) a kGemmMR pixels at a time
-/// (the last tile's missing pixels repeat the last pixel, not stored),
-/// stored straight into the blocked output with the epilogue.
-template <typename Act, int kL, int kVecs>
+/// convolution (conv2d_blocked): register tiles of kPixels pixels (the last
+/// tile's missing pixels repeat the last pixel, not stored) by kVecs
+/// vectors, stored straight into the blocked output with the epilogue. The
+/// tiles: window_tile's kGemmMR pixels by 1 or 2 vectors, or (kPixels 4,
+/// kVecs 4: a pointwise convolution of a blocked input, taps 1) NEON's
+/// fma_tile_4x16, whose weight rows of 16 channels are one load each. (V
+/// is VecF: a template, so that only NEON compiles that tile.)
+template <typename Act, int kL, int kPixels, int kVecs, typename V = VecF>
 void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
                           const int64_t *tap_off, int64_t taps, int64_t units, const float *wt,
                           const float *bias, const float *z, float *y, int64_t m, int64_t ow,
                           int64_t npix, int64_t sh, int64_t sw, float alpha, float beta,
                           int64_t j0, int64_t p0, int64_t p1) {
+  constexpr bool kTile4x16 = kPixels == 4 && kVecs == 4;
+  static_assert(kTile4x16 || kPixels == kGemmMR, "window_tile's tiles are kGemmMR pixels");
   const int64_t k = units * taps * kL;
   const float *b = wt + j0 / kPixelMajorBlock * k * kPixelMajorBlock + j0 % kPixelMajorBlock;
-  VecF bv[2];
-  int64_t voff[2]; // where vector v of pixel 0 goes in y
-  for (int v = 0; v < 2; ++v) {
+  VecF bv[kVecs];
+  int64_t voff[kVecs]; // where vector v of pixel 0 goes in y
+  for (int v = 0; v < kVecs; ++v) {
     const int64_t ch = j0 + v * kLanes;
     bv[v] = bias_lanes(bias, ch, m);
     voff[v] = ch / kChannelBlock * npix * kChannelBlock + ch % kChannelBlock;
   }
   int64_t ox = p0 % ow;
   const float *at = src + (p0 / ow * sh * row_w + ox * sw) * kL;
-  for (int64_t i0 = p0; i0 < p1; i0 += kGemmMR) {
-    const float *px[kGemmMR];
-    for (int r = 0; r < kGemmMR; ++r) {
+  for (int64_t i0 = p0; i0 < p1; i0 += kPixels) {
+    const float *px[kPixels];
+    for (int r = 0; r < kPixels; ++r) {
       px[r] = at;
       if (i0 + r + 1 < p1) {
         at += sw * kL;
@@ -134,15 +140,19 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
         }
       }
     }
-    VecF acc[kGemmMR][2];
-    if (taps == 1)
+    VecF acc[kPixels][kVecs > 2 ? kVecs : 2];
+    if constexpr (kTile4x16) {
+      const float *w = b;
+      V::fma_tile_4x16(px, units, ustride * 4, w, kPixelMajorBlock * 4, acc);
+    } else if (taps == 1) {
       window_tile<kL, 1, kVecs>(px, tap_off, taps, units, ustride, b, acc);
-    else if (taps == 9)
+    } else if (taps == 9) {
       window_tile<kL, 9, kVecs>(px, tap_off, taps, units, ustride, b, acc);
-    else
+    } else {
       window_tile<kL, 0, kVecs>(px, tap_off, taps, units, ustride, b, acc);
-    const int64_t rows = min64(kGemmMR, p1 - i0);
-    for (int r = 0; r < kGemmMR; ++r) {
+    }
+    const int64_t rows = min64(kPixels, p1 - i0);
+    for (int r = 0; r < kPixels; ++r) {
       if (r >= rows)
         break;
       for (int v = 0; v < kVecs; ++v) {
@@ -178,7 +188,11 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
   for (int64_t t = 0; t < taps && t < kPixelMajorMaxTaps; ++t)
     tap_off[t] = (t / kernel[1] * dilations[0] * in.wp + t % kernel[1] * dilations[1]) * lanes;
   const int64_t in_image = units * lanes * h * wd, out_image = channel_blocks(m) * kChannelBlock * npix;
-  const int64_t tiles = (round_up(m, kChannelBlock) + kNR - 1) / kNR;
+  // Channel tiles: kNR channels (window_tile's two vectors), or 16 where
+  // NEON's 4 x 16 tile applies (a pointwise convolution of a blocked input).
+  const bool tile4x16 = VecF::kBlockedTile4x16 && in_blocked && taps == 1;
+  const int64_t tile_channels = tile4x16 ? kChannelBlock : kNR;
+  const int64_t tiles = (round_up(m, kChannelBlock) + tile_channels - 1) / tile_channels;
   const int64_t by_size = (npix + kPixelMajorChunk - 1) / kPixelMajorChunk;
   const int64_t by_tasks = (tasks + tiles - 1) / tiles;
   const int64_t chunks = by_size > by_tasks ? by_size : by_tasks;
@@ -217,24 +231,34 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
     parallel_for(runner, tasks, [&](int64_t t) {
       const Range r = split_range(tiles * chunks, 1, tasks, t);
       for (int64_t u = r.begin; u < r.end; ++u) {
-        const int64_t j0 = u / chunks * kNR, p0 = u % chunks * chunk;
+        const int64_t j0 = u / chunks * tile_channels, p0 = u % chunks * chunk;
         const int64_t p1 = min64(npix, p0 + chunk);
         if (p0 >= p1)
           continue;
         const bool two = round_up(m, kChannelBlock) - j0 >= kNR;
-        auto run = [&](auto l_c, auto v_c) {
-          conv2d_blocked_tiles<Act, decltype(l_c)::value, decltype(v_c)::value>(
+        auto run = [&](auto l_c, auto p_c, auto v_c) {
+          conv2d_blocked_tiles<Act, decltype(l_c)::value, decltype(p_c)::value,
+                               decltype(v_c)::value>(
               src, in.wp, in.cstride, tap_off, taps, units, w_packed, bias, zb, yb, m, ow, npix,
               strides[0], strides[1], act_alpha, act_beta, j0, p0, p1);
         };
         using L16 = std::integral_constant<int, static_cast<int>(kChannelBlock)>;
         using L1 = std::integral_constant<int, 1>;
+        using P = std::integral_constant<int, static_cast<int>(kGemmMR)>;
         using V1 = std::integral_constant<int, 1>;
         using V2 = std::integral_constant<int, 2>;
+        if constexpr (VecF::kBlockedTile4x16) {
+          if (tile4x16) {
+            using P4 = std::integral_constant<int, 4>;
+            using V4 = std::integral_constant<int, 4>;
+            run(L16{}, P4{}, V4{});
+            continue;
+          }
+        }
         if (in_blocked)
-          two ? run(L16{}, V2{}) : run(L16{}, V1{});
+          two ? run(L16{}, P{}, V2{}) : run(L16{}, P{}, V1{});
         else
-          two ? run(L1{}, V2{}) : run(L1{}, V1{});
+          two ? run(L1{}, P{}, V2{}) : run(L1{}, P{}, V1{});
       }
     });
   }

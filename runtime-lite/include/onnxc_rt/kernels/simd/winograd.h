@@ -99,12 +99,35 @@ inline void winograd_output_tile(const float *src, int64_t stride, VecF bias, co
   }
 }
 
+/// One Winograd point's products for 16 output channels on NEON: the nt
+/// transformed tiles at a (rows cp floats apart, cblocks blocks of 16
+/// channels) times the packed weights at wt, to out (rows mp apart), by
+/// fma_tile_4x16, 4 tiles at a time (the last group repeats its last tile,
+/// not stored). (V is VecF: a template, so that only NEON compiles it.)
+template <typename V = VecF>
+void winograd_products_4x16(const float *a, int64_t cp, int64_t cblocks, const float *wt,
+                            float *out, int64_t mp, int64_t nt) {
+  for (int64_t r0 = 0; r0 < nt; r0 += 4) {
+    const float *px[4];
+    for (int i = 0; i < 4; ++i)
+      px[i] = a + min64(r0 + i, nt - 1) * cp;
+    VecF acc[4][4];
+    const float *w = wt;
+    if constexpr (V::kBlockedTile4x16)
+      V::fma_tile_4x16(px, cblocks, kChannelBlock * 4, w, kPixelMajorBlock * 4, acc);
+    for (int64_t i = 0; i < 4 && r0 + i < nt; ++i)
+      for (int v = 0; v < 4; ++v)
+        acc[i][v].store(out + (r0 + i) * mp + v * kLanes);
+  }
+}
+
 /// Y = Act(conv(X, W) + B + Z) for a 3x3, stride-1, group-1 convolution
 /// with X, Y and Z blocked (winograd_applies), by Winograd F(4x4, 3x3);
 /// `u_packed`: pack_winograd_weights. Bands of winograd_band_tiles output
 /// tiles, each in three phases split over `tasks`: the input transform
 /// (tile x channel block), 36 GEMMs (tiles x C) x (C x M) through the direct
-/// kernel's register tile (window_tile over the transformed tiles, one tap),
+/// kernel's register tile (window_tile over the transformed tiles, one tap;
+/// NEON: winograd_products_4x16),
 /// the output transform with the epilogue (tile x output vector). Scratch:
 /// winograd_scratch_floats(...) floats.
 template <typename Act>
@@ -120,7 +143,10 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
   const int64_t tiles_w = (ow + kWinogradOut - 1) / kWinogradOut, tiles = winograd_tiles(oh, ow);
   const int64_t band = winograd_band_tiles(tiles, c, m);
   const int64_t per_point = blocked_conv_weights_floats(m, c, 1, true, false);
-  const int64_t panels = (mp + kNR - 1) / kNR;
+  // Panels of output channels: kNR (window_tile's two vectors), or 16 for
+  // NEON's 4 x 16 tile (mp is whole blocks of 16).
+  const int64_t panel = VecF::kBlockedTile4x16 ? kChannelBlock : kNR;
+  const int64_t panels = (mp + panel - 1) / panel;
   // The band's transformed input: point xi, tile t, channel ch at
   // (xi * band + t) * cp + ch; its products likewise with mp channels.
   float *tin = scratch, *prod = scratch + kWinogradPoints * band * cp;
@@ -143,13 +169,16 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
       });
       parallel_for(runner, tasks, [&](int64_t task) {
         const Range r = split_range(kWinogradPoints * panels, 1, tasks, task);
-        const int64_t tap0 = 0;
         for (int64_t u = r.begin; u < r.end; ++u) {
-          const int64_t xi = u / panels, j0 = u % panels * kNR;
+          const int64_t xi = u / panels, j0 = u % panels * panel;
           const float *a = tin + xi * band * cp;
           const float *wt = u_packed + xi * per_point + j0 / kPixelMajorBlock * cp * kPixelMajorBlock +
                             j0 % kPixelMajorBlock;
           float *out = prod + xi * band * mp + j0;
+          if constexpr (VecF::kBlockedTile4x16) {
+            winograd_products_4x16(a, cp, cblocks, wt, out, mp, nt);
+            continue;
+          }
           const bool two = mp - j0 >= kNR;
           for (int64_t r0 = 0; r0 < nt; r0 += kGemmMR) {
             const float *px[kGemmMR];
@@ -157,6 +186,7 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
               px[i] = a + min64(r0 + i, nt - 1) * cp;
             VecF acc[kGemmMR][2];
             constexpr int kL = static_cast<int>(kChannelBlock);
+            const int64_t tap0 = 0;
             if (two)
               window_tile<kL, 1, 2>(px, &tap0, 1, cblocks, kChannelBlock, wt, acc);
             else

@@ -36,15 +36,20 @@ constexpr int64_t gemm_a_block_rows(int64_t m) {
 }
 static_assert(kGemmMC % kGemmMR == 0 && kGemmMC % kMatrixMaxMR == 0, "A blocks are whole panels");
 
-/// Floats of scratch one m x n x k product needs: packed A and B blocks.
-constexpr int64_t gemm_scratch_floats(int64_t m, int64_t n, int64_t k) {
-  const int64_t kc = min64(k, kGemmKC) > 0 ? min64(k, kGemmKC) : 1;
-  return gemm_a_block_rows(m) * kc + kc * round_up(min64(n, kGemmNC), kGemmMaxNR);
+/// Depth of one packed block of a product over k: kGemmKC at most, and at
+/// least 1 (an empty product still packs a block).
+constexpr int64_t gemm_depth_block(int64_t k) { return k < 1 ? 1 : min64(k, kGemmKC); }
+
+/// Floats of scratch one product whose B is packed ahead needs
+/// (gemm_prepacked): the A block alone.
+constexpr int64_t prepacked_gemm_scratch_floats(int64_t m, int64_t k) {
+  return gemm_a_block_rows(m) * gemm_depth_block(k);
 }
 
-/// ... and one whose B is packed ahead (gemm_prepacked): the A block alone.
-constexpr int64_t prepacked_gemm_scratch_floats(int64_t m, int64_t k) {
-  return gemm_a_block_rows(m) * (min64(k, kGemmKC) > 0 ? min64(k, kGemmKC) : 1);
+/// ... and one m x n x k product that packs B too: A's block and B's.
+constexpr int64_t gemm_scratch_floats(int64_t m, int64_t n, int64_t k) {
+  return prepacked_gemm_scratch_floats(m, k) +
+         gemm_depth_block(k) * round_up(min64(n, kGemmNC), kGemmMaxNR);
 }
 
 /// Floats of a k x n B operand packed ahead in nr-column slivers (pack_b_ahead).

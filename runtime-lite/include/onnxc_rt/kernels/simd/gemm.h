@@ -592,7 +592,7 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *
     return;
   }
   float *pa = scratch;
-  float *pb = scratch + gemm_a_block_rows(m) * min64(k, kGemmKC);
+  float *pb = scratch + prepacked_gemm_scratch_floats(m, k); // B's block after A's
   for (int64_t jc = 0; jc < n; jc += kGemmNC) {
     const int64_t nc = min64(kGemmNC, n - jc);
     for (int64_t pc = 0; pc < k; pc += kGemmKC) {

@@ -107,14 +107,14 @@ inline void winograd_output_tile(const float *src, int64_t stride, VecF bias, co
 template <typename V = VecF>
 void winograd_products_4x16(const float *a, int64_t cp, int64_t cblocks, const float *wt,
                             float *out, int64_t mp, int64_t nt) {
+  static_assert(V::kBlockedTile4x16, "NEON's 4 x 16 tile");
   for (int64_t r0 = 0; r0 < nt; r0 += 4) {
     const float *px[4];
     for (int i = 0; i < 4; ++i)
       px[i] = a + min64(r0 + i, nt - 1) * cp;
     VecF acc[4][4];
     const float *w = wt;
-    if constexpr (V::kBlockedTile4x16)
-      V::fma_tile_4x16(px, cblocks, kChannelBlock * 4, w, kPixelMajorBlock * 4, acc);
+    V::fma_tile_4x16(px, cblocks, kChannelBlock * 4, w, kPixelMajorBlock * 4, acc);
     for (int64_t i = 0; i < 4 && r0 + i < nt; ++i)
       for (int v = 0; v < 4; ++v)
         acc[i][v].store(out + (r0 + i) * mp + v * kLanes);

@@ -133,6 +133,17 @@ ONNXC_RT_SIMD_INLINE VecI requantize_scaled(VecI x, const Requant &q) {
                      : VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
 }
 
+/// requantize_scaled with the choice made by the caller, once for a loop
+/// (kUp: whether any of its Requants scales up; the full form is exact
+/// for the lanes that do not): a test per vector in the loop otherwise,
+/// where GCC does not unswitch it.
+template <bool kUp> ONNXC_RT_SIMD_INLINE VecI requantize_as(VecI x, const Requant &q) {
+  if constexpr (kUp)
+    return VecI::multiply_by_quantized_multiplier(x, q.multiplier, q.left, q.right);
+  else
+    return VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
+}
+
 /// y_zp + r (requantize_scaled's), clamped to [act_min, act_max].
 ONNXC_RT_SIMD_INLINE VecI to_output(VecI r, VecI y_zp, VecI act_min, VecI act_max) {
   return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
@@ -634,6 +645,17 @@ ONNXC_RT_SIMD_INLINE void conv_sums_mmla(const uint8_t *panel, int64_t panel_str
   });
 }
 
+/// conv_tile's sums of a whole tile by SDOT, in assembly (V::dot_tile_4x24,
+/// NEON's dotprod), from each channel's added constant (kConvSumsAdded).
+/// (V is VecI: a template, so that only NEON compiles it.)
+template <typename V>
+ONNXC_RT_SIMD_INLINE void conv_sums_sdot(const uint8_t *panel, int64_t panel_stride,
+                                         const int8_t *w, int64_t dgroups, const Requant *q,
+                                         V (&acc)[kConvRows][6]) {
+  static_assert(V::kSdotTiles && kConvRows == 4, "NEON's SDOT tile");
+  V::template dot_tile_4x24<sizeof(Requant)>(panel, panel_stride, w, dgroups, &q[0].add, acc);
+}
+
 /// Sums by 16-byte products (kDepth16, V::dot16: armv8-a's SMULL,
 /// SMLAL2, SADALP): R operands by C, each the 16 depth bytes of a step,
 /// the R of step kk at rows(kk) and the C at cols(kk), one after another
@@ -714,6 +736,8 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
           narrow, part);
       for_each_index<kConvRows>([&](auto r) { acc[r][v] = part[r][0]; });
     });
+  } else if constexpr (VecI::kSdotTiles && NV == 6) {
+    conv_sums_sdot(panel, panel_stride, w, dgroups, q, acc);
   } else if constexpr (kConvSumsAdded) {
     // The sums start from each row's added constant.
     for_each_index<kConvRows>([&](auto r) {
@@ -1082,8 +1106,9 @@ ONNXC_RT_SIMD_INLINE void mla_slots(VecI (&acc)[N], const BandSlot *p, const Vec
 }
 
 /// P output pixels of one sub-block from pixel `px` of the band: the taps,
-/// requantized and stored narrowed at out (kDepthwiseBlock bytes a pixel).
-template <int KH, int KW, int SW, int P, typename T>
+/// requantized and stored narrowed at out (kDepthwiseBlock bytes a pixel);
+/// kUp: whether any of q scales up (requantize_as).
+template <int KH, int KW, int SW, int P, bool kUp, typename T>
 ONNXC_RT_SIMD_INLINE void depthwise_pixels(const BandSlot *px, const BlockTaps<KH, KW, SW> &tp,
                                            const VecI (*wv)[kBlockVectors],
                                            const Requant (&q)[kBlockVectors], VecI y_zp,
@@ -1106,7 +1131,7 @@ ONNXC_RT_SIMD_INLINE void depthwise_pixels(const BandSlot *px, const BlockTaps<K
   for (int p = 0; p < P; ++p) {
     VecI r[V];
     for (int j = 0; j < V; ++j)
-      r[j] = requantize_scaled(acc[p][j], q[j]);
+      r[j] = requantize_as<kUp>(acc[p][j], q[j]);
     VecI::store_narrow_clamped(out + p * kDepthwiseBlock, r, y_zp, act_min, act_max);
   }
 }
@@ -1203,17 +1228,27 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
         }
         for (int64_t s = 0; s < S && s * kBlockChannels < cb; ++s) {
           const Requant(&qs)[V] = q[s];
-          for (int64_t oy = 0; oy < rows; ++oy) {
-            const BandSlot *at = in + oy * sh * width * B + s * kBlockChannels;
-            T *out = reinterpret_cast<T *>(stage) + oy * ow * B + s * kBlockChannels;
-            int64_t ox = 0;
-            for (; ox + P <= ow; ox += P)
-              depthwise_pixels<KH, KW, SW, P>(at + ox * step, tp, wv[s], qs, y_zp, act_min,
-                                              act_max, out + ox * B);
-            for (; ox < ow; ++ox)
-              depthwise_pixels<KH, KW, SW, 1>(at + ox * step, tp, wv[s], qs, y_zp, act_min,
-                                              act_max, out + ox * B);
-          }
+          auto sub_block = [&](auto up) ONNXC_RT_SIMD_LAMBDA {
+            constexpr bool kUp = decltype(up)::value;
+            for (int64_t oy = 0; oy < rows; ++oy) {
+              const BandSlot *at = in + oy * sh * width * B + s * kBlockChannels;
+              T *out = reinterpret_cast<T *>(stage) + oy * ow * B + s * kBlockChannels;
+              int64_t ox = 0;
+              for (; ox + P <= ow; ox += P)
+                depthwise_pixels<KH, KW, SW, P, kUp>(at + ox * step, tp, wv[s], qs, y_zp,
+                                                     act_min, act_max, out + ox * B);
+              for (; ox < ow; ++ox)
+                depthwise_pixels<KH, KW, SW, 1, kUp>(at + ox * step, tp, wv[s], qs, y_zp,
+                                                     act_min, act_max, out + ox * B);
+            }
+          };
+          bool up = false;
+          for (int j = 0; j < V; ++j)
+            up |= qs[j].scales_up;
+          if (up)
+            sub_block(std::true_type());
+          else
+            sub_block(std::false_type());
         }
         unpack_depthwise_band(stage, rows * ow, cb, reinterpret_cast<uint8_t *>(yb + oy0 * ow),
                               plane_out);
@@ -1324,6 +1359,18 @@ ONNXC_RT_SIMD_INLINE void fc_sums_mmla(const uint8_t *a, int64_t a_stride, const
   });
 }
 
+/// fc_tile's sums of a whole 8 x 8 tile over `quads` fours of depth groups
+/// by SDOT, in assembly (V::dot_tile_8x8, NEON's dotprod): the two vectors
+/// of columns are the 32 bytes at w of each group (a tile's 8 columns start
+/// at a multiple of 8, within one block of kFcCols), groups kFcCols * 4
+/// bytes apart. (V is VecI: a template, so that only NEON compiles it.)
+template <typename V>
+ONNXC_RT_SIMD_INLINE void fc_sums_sdot(const uint8_t *a, int64_t a_stride, const int8_t *w,
+                                       int64_t quads, V (&acc)[8][2]) {
+  static_assert(V::kSdotTiles && kFcCols % 8 == 0, "NEON's SDOT tile, within a column block");
+  V::dot_tile_8x8(a, a_stride, w, kFcCols * 4, quads, acc);
+}
+
 /// One fully connected tile: R rows x NV vectors of columns from col, the
 /// first `rows` of them stored; `add` holds each column's constant (the
 /// folded bias); `narrow` as conv_tile's.
@@ -1356,7 +1403,12 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
                                  narrow, acc);
   } else if constexpr (VecI::kLaneDot && kLanes == 4) {
     // Four depth steps of each row in one load, each step's 4 bytes used
-    // by the dot product by element (not broadcast from memory per step).
+    // by the dot product by element (not broadcast from memory per step);
+    // a whole tile with SDOT in assembly.
+    if constexpr (VecI::kSdotTiles && R == 8 && NV == 2) {
+      fc_sums_sdot(a, a_stride, wv[0], depth4 / 4, acc);
+      kk = depth4 / 4 * 4;
+    }
     for (; kk + 4 <= depth4; kk += 4) {
       VecI ar[R];
       for (int r = 0; r < R; ++r)

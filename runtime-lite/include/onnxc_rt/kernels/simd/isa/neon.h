@@ -380,6 +380,157 @@ struct VecI {
 #endif
   }
 
+#if defined(__ARM_FEATURE_DOTPROD) && !defined(__ARM_FEATURE_MATMUL_INT8)
+  /// Whether the whole register tiles of the convolution and the fully
+  /// connected product sum in assembly, by dot_tile_4x24 and dot_tile_8x8
+  /// (simd/qs8.h's conv_tile, fc_tile): with SDOT and no USMMLA (whose
+  /// tiles are conv_sums_mmla's and fc_sums_mmla's).
+  static constexpr bool kSdotTiles = true;
+  /// conv_tile's sums for 4 channels x 24 pixels by SDOT by element: per
+  /// depth group the 24 pixels' 4 bytes (96 bytes at a, then a +=
+  /// a_stride) times lane r of the 4 channels' 16 weight bytes (at w, then
+  /// w += 16) into s[r][pixels / 4]. In assembly: GCC gave 31 instructions
+  /// per 24 SDOT (three LDP of pixels, the weights, a pointer step and the
+  /// loop); two groups a pass, the pixels by two LD1 whose second steps to
+  /// the next group, both groups' weights by one, 27.5. Channel r's sums
+  /// start at the vector kStartStep * r bytes from start (its added
+  /// constant, read where the caller keeps it). The accumulators are
+  /// outputs set in the assembly, the pointers copied into scratch
+  /// registers: an in-out operand counts twice against GCC's 30.
+  template <int kStartStep>
+  ONNXC_RT_SIMD_INLINE static void dot_tile_4x24(const uint8_t *a, int64_t a_stride,
+                                                const int8_t *w, int64_t groups,
+                                                const VecI *start, VecI (&s)[4][6]) {
+// Channel r's 6 vectors of pixels (v24-v29) times lane r of the weights.
+#define ONNXC_RT_SDOT_ROW(r, wv)                                                          \
+  "sdot %[s" #r "0].4s, v24.16b, " wv ".4b[" #r "]\n\t"                                    \
+  "sdot %[s" #r "1].4s, v25.16b, " wv ".4b[" #r "]\n\t"                                    \
+  "sdot %[s" #r "2].4s, v26.16b, " wv ".4b[" #r "]\n\t"                                    \
+  "sdot %[s" #r "3].4s, v27.16b, " wv ".4b[" #r "]\n\t"                                    \
+  "sdot %[s" #r "4].4s, v28.16b, " wv ".4b[" #r "]\n\t"                                    \
+  "sdot %[s" #r "5].4s, v29.16b, " wv ".4b[" #r "]\n\t"
+// One depth group: its pixels, then the 24 products.
+#define ONNXC_RT_SDOT_GROUP(wv)                                                           \
+  "ld1 {v24.16b, v25.16b, v26.16b, v27.16b}, [x9], #64\n\t"                               \
+  "ld1 {v28.16b, v29.16b}, [x9], %[rest]\n\t"                                              \
+  ONNXC_RT_SDOT_ROW(0, wv) ONNXC_RT_SDOT_ROW(1, wv) ONNXC_RT_SDOT_ROW(2, wv)              \
+  ONNXC_RT_SDOT_ROW(3, wv)
+// Channel r's 6 sums from its start (v30 / v31).
+#define ONNXC_RT_SDOT_START(r, sv)                                                        \
+  "mov %[s" #r "0].16b, " sv ".16b\n\tmov %[s" #r "1].16b, " sv ".16b\n\t"                 \
+  "mov %[s" #r "2].16b, " sv ".16b\n\tmov %[s" #r "3].16b, " sv ".16b\n\t"                 \
+  "mov %[s" #r "4].16b, " sv ".16b\n\tmov %[s" #r "5].16b, " sv ".16b\n\t"
+    static_assert(kStartStep % 16 == 0 && 3 * kStartStep < 65536, "LDR's scaled offsets");
+    const int64_t rest = a_stride - 64;
+    __asm__ volatile(
+        "ldr q30, [%[start]]\n\t"
+        "ldr q31, [%[start], #%[ss]]\n\t"
+        ONNXC_RT_SDOT_START(0, "v30") ONNXC_RT_SDOT_START(1, "v31")
+        "ldr q30, [%[start], #(2 * %[ss])]\n\t"
+        "ldr q31, [%[start], #(3 * %[ss])]\n\t"
+        ONNXC_RT_SDOT_START(2, "v30") ONNXC_RT_SDOT_START(3, "v31")
+        "mov x9, %[a]\n\t"
+        "mov x10, %[w]\n\t"
+        "lsr x11, %[g], #1\n\t"
+        "cbz x11, 2f\n\t"
+        "1:\n\t"
+        "ld1 {v30.16b, v31.16b}, [x10], #32\n\t"
+        ONNXC_RT_SDOT_GROUP("v30") ONNXC_RT_SDOT_GROUP("v31")
+        "subs x11, x11, #1\n\t"
+        "b.ne 1b\n\t"
+        "2:\n\t"
+        "tbz %[g], #0, 3f\n\t"
+        "ldr q30, [x10]\n\t"
+        ONNXC_RT_SDOT_GROUP("v30")
+        "3:\n\t"
+        : [s00] "=&w"(s[0][0].v), [s01] "=&w"(s[0][1].v), [s02] "=&w"(s[0][2].v),
+          [s03] "=&w"(s[0][3].v), [s04] "=&w"(s[0][4].v), [s05] "=&w"(s[0][5].v),
+          [s10] "=&w"(s[1][0].v), [s11] "=&w"(s[1][1].v), [s12] "=&w"(s[1][2].v),
+          [s13] "=&w"(s[1][3].v), [s14] "=&w"(s[1][4].v), [s15] "=&w"(s[1][5].v),
+          [s20] "=&w"(s[2][0].v), [s21] "=&w"(s[2][1].v), [s22] "=&w"(s[2][2].v),
+          [s23] "=&w"(s[2][3].v), [s24] "=&w"(s[2][4].v), [s25] "=&w"(s[2][5].v),
+          [s30] "=&w"(s[3][0].v), [s31] "=&w"(s[3][1].v), [s32] "=&w"(s[3][2].v),
+          [s33] "=&w"(s[3][3].v), [s34] "=&w"(s[3][4].v), [s35] "=&w"(s[3][5].v)
+        : [a] "r"(a), [w] "r"(w), [g] "r"(groups), [rest] "r"(rest), [start] "r"(start),
+          [ss] "i"(kStartStep)
+        : "cc", "memory", "x9", "x10", "x11", "v24", "v25", "v26", "v27", "v28", "v29", "v30",
+          "v31");
+#undef ONNXC_RT_SDOT_START
+#undef ONNXC_RT_SDOT_GROUP
+#undef ONNXC_RT_SDOT_ROW
+  }
+
+  /// fc_tile's sums for 8 rows x 8 columns by SDOT with the rows' bytes by
+  /// element: `quads` times, each of the 8 rows' next 16 bytes (rows
+  /// a_stride apart from a; four depth groups) by each group's 32 weight
+  /// bytes of the 8 columns (from w, groups w_step apart), 64 SDOT into
+  /// s[row][columns / 4]. In assembly: GCC gave 85 instructions per 64 SDOT
+  /// (a load per 16 weight bytes, pointer steps); here 78, the rows through
+  /// 8 pointers that step themselves (x9-x16), a group's weights by one LD1
+  /// that steps to the next. The sums start at zero.
+  ONNXC_RT_SIMD_INLINE static void dot_tile_8x8(const uint8_t *a, int64_t a_stride,
+                                               const int8_t *w, int64_t w_step, int64_t quads,
+                                               VecI (&s)[8][2]) {
+// Row r's two vectors of sums: lane `lane` of its bytes (row) by the group's
+// two vectors of columns (w0, w1).
+#define ONNXC_RT_SDOT_ROW(r, row, lane, w0, w1)                                           \
+  "sdot %[s" #r "0].4s, " w0 ".16b, " row ".4b[" #lane "]\n\t"                               \
+  "sdot %[s" #r "1].4s, " w1 ".16b, " row ".4b[" #lane "]\n\t"
+#define ONNXC_RT_SDOT_GROUP(lane, w0, w1)                                                 \
+  ONNXC_RT_SDOT_ROW(0, "v24", lane, w0, w1) ONNXC_RT_SDOT_ROW(1, "v25", lane, w0, w1)     \
+  ONNXC_RT_SDOT_ROW(2, "v26", lane, w0, w1) ONNXC_RT_SDOT_ROW(3, "v27", lane, w0, w1)     \
+  ONNXC_RT_SDOT_ROW(4, "v28", lane, w0, w1) ONNXC_RT_SDOT_ROW(5, "v29", lane, w0, w1)     \
+  ONNXC_RT_SDOT_ROW(6, "v30", lane, w0, w1) ONNXC_RT_SDOT_ROW(7, "v31", lane, w0, w1)
+#define ONNXC_RT_ZERO(r) "movi %[s" #r "0].4s, #0\n\tmovi %[s" #r "1].4s, #0\n\t"
+    __asm__ volatile(
+        ONNXC_RT_ZERO(0) ONNXC_RT_ZERO(1) ONNXC_RT_ZERO(2) ONNXC_RT_ZERO(3)
+        ONNXC_RT_ZERO(4) ONNXC_RT_ZERO(5) ONNXC_RT_ZERO(6) ONNXC_RT_ZERO(7)
+        "cbz %[n], 2f\n\t"
+        "mov x9, %[a]\n\t"
+        "add x10, x9, %[as]\n\t"
+        "add x11, x10, %[as]\n\t"
+        "add x12, x11, %[as]\n\t"
+        "add x13, x12, %[as]\n\t"
+        "add x14, x13, %[as]\n\t"
+        "add x15, x14, %[as]\n\t"
+        "add x16, x15, %[as]\n\t"
+        "mov x17, %[w]\n\t"
+        "1:\n\t"
+        "ldr q24, [x9], #16\n\t"
+        "ldr q25, [x10], #16\n\t"
+        "ldr q26, [x11], #16\n\t"
+        "ldr q27, [x12], #16\n\t"
+        "ldr q28, [x13], #16\n\t"
+        "ldr q29, [x14], #16\n\t"
+        "ldr q30, [x15], #16\n\t"
+        "ldr q31, [x16], #16\n\t"
+        "ld1 {v16.16b, v17.16b}, [x17], %[ws]\n\t"
+        "ld1 {v18.16b, v19.16b}, [x17], %[ws]\n\t"
+        "ld1 {v20.16b, v21.16b}, [x17], %[ws]\n\t"
+        "ld1 {v22.16b, v23.16b}, [x17], %[ws]\n\t"
+        ONNXC_RT_SDOT_GROUP(0, "v16", "v17") ONNXC_RT_SDOT_GROUP(1, "v18", "v19")
+        ONNXC_RT_SDOT_GROUP(2, "v20", "v21") ONNXC_RT_SDOT_GROUP(3, "v22", "v23")
+        "subs %[n], %[n], #1\n\t"
+        "b.ne 1b\n\t"
+        "2:\n\t"
+        : [n] "+r"(quads), [s00] "=&w"(s[0][0].v), [s01] "=&w"(s[0][1].v),
+          [s10] "=&w"(s[1][0].v), [s11] "=&w"(s[1][1].v), [s20] "=&w"(s[2][0].v),
+          [s21] "=&w"(s[2][1].v), [s30] "=&w"(s[3][0].v), [s31] "=&w"(s[3][1].v),
+          [s40] "=&w"(s[4][0].v), [s41] "=&w"(s[4][1].v), [s50] "=&w"(s[5][0].v),
+          [s51] "=&w"(s[5][1].v), [s60] "=&w"(s[6][0].v), [s61] "=&w"(s[6][1].v),
+          [s70] "=&w"(s[7][0].v), [s71] "=&w"(s[7][1].v)
+        : [a] "r"(a), [as] "r"(a_stride), [w] "r"(w), [ws] "r"(w_step)
+        : "cc", "memory", "x9", "x10", "x11", "x12", "x13", "x14", "x15", "x16", "x17",
+          "v16", "v17", "v18", "v19", "v20", "v21", "v22", "v23", "v24", "v25", "v26", "v27",
+          "v28", "v29", "v30", "v31");
+#undef ONNXC_RT_ZERO
+#undef ONNXC_RT_SDOT_GROUP
+#undef ONNXC_RT_SDOT_ROW
+  }
+#else
+  static constexpr bool kSdotTiles = false;
+#endif
+
   /// Whether mmla is one instruction (USMMLA, i8mm): the convolution then
   /// packs depth in groups of 8 (qs8_pack.h's kMatMulDepthGroup) and
   /// multiplies 2 x 8 by 8 x 2 bytes at a time, 32 products an

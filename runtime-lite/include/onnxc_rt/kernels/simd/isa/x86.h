@@ -212,6 +212,8 @@ struct VecI {
   static constexpr bool kDepthwiseQuads = false;
   /// No dot product by element on x86 (see neon.h): kernels broadcast.
   static constexpr bool kLaneDot = false;
+  /// No SDOT register tiles in assembly (neon.h's dot_tile_4x24, dot_tile_8x8).
+  static constexpr bool kSdotTiles = false;
   /// No byte matrix multiply (neon.h's mmla) either.
   static constexpr bool kMatMul = false;
   /// No 16-byte products for conv2d and fully_connected (neon.h's dot16): vpdpbusd.

@@ -6,7 +6,8 @@
 // and 16-column edges; add, mul (same shape and per row), global average and
 // max pooling, per-tensor quantize/dequantize (ties, saturation,
 // infinities); int8 and uint8, one multiplier and one per channel, fused
-// activation clamps, factors above 1 (positive shifts).
+// activation clamps, factors above 1 (positive shifts); and the
+// requantization step itself, lane by lane over its whole range.
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/conv.h"
@@ -253,6 +254,37 @@ TEST_CASE("qs8 fully_connected matches the reference", "[simd][qs8]") {
         checkFullyConnected<int8_t>(rows, depth, n, variant++);
         checkFullyConnected<uint8_t>(rows, depth, n, variant++);
       }
+}
+
+TEST_CASE("qs8 requantization matches the reference lane by lane", "[simd][qs8]") {
+  // The one step every kernel ends in, over its whole range: accumulators
+  // of every magnitude, multipliers of [2^30, 2^31), every shift; lanes
+  // built on exact ties (multiplier 2^30 and x an odd multiple of 2^(right
+  // - 1)) in one round in four; every shift negative (the form without the
+  // left shift) in every other round.
+  constexpr int L = simd::VecI::kLanes;
+  std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), mults(1 << 30, INT32_MAX);
+  std::uniform_int_distribution<int> bits(0, 31), down(-31, -1), every(-31, 30);
+  for (int round = 0; round < 20000; ++round) {
+    int32_t x[L], m[L], s[L], zero[L] = {}, got[L];
+    for (int l = 0; l < L; ++l) {
+      x[l] = any(rng()) >> bits(rng());
+      m[l] = mults(rng());
+      s[l] = round % 2 ? every(rng()) : down(rng());
+      if (round % 4 == 0) { // x * 2^30 + 2^(30 + right) a multiple of 2^(30 + right) plus half
+        const int right = -s[l];
+        m[l] = 1 << 30;
+        x[l] = int32_t((int64_t(x[l] >> right) * 2 + 1) * (int64_t(1) << (right - 1)));
+      }
+    }
+    const bool up = simd::qs8::detail::columns_scale_up(s, L, 0, L);
+    const auto q = simd::qs8::detail::requant_columns(zero, m, s, L, 0, L, up);
+    simd::qs8::detail::requantize_scaled(simd::VecI::load(x), q).store(got);
+    for (int l = 0; l < L; ++l) {
+      INFO("round " << round << " x " << x[l] << " multiplier " << m[l] << " shift " << s[l]);
+      REQUIRE(got[l] == ref::qs8::multiply_by_quantized_multiplier(x[l], m[l], s[l]));
+    }
+  }
 }
 
 namespace {

@@ -1128,11 +1128,21 @@ ONNXC_RT_SIMD_INLINE void depthwise_pixels(const BandSlot *px, const BlockTaps<K
       for (int p = 0; p < P; ++p)
         mla_slots(acc[p], tp.at(px, t, p), wv[t]);
   }
-  for (int p = 0; p < P; ++p) {
-    VecI r[V];
-    for (int j = 0; j < V; ++j)
-      r[j] = requantize_as<kUp>(acc[p][j], q[j]);
-    VecI::store_narrow_clamped(out + p * kDepthwiseBlock, r, y_zp, act_min, act_max);
+  if constexpr (V * kLanes == kDepthwiseBlock) {
+    // A sub-block is the whole block: the P pixels' outputs are contiguous,
+    // narrowed together.
+    VecI r[P * V];
+    for (int p = 0; p < P; ++p)
+      for (int j = 0; j < V; ++j)
+        r[p * V + j] = requantize_as<kUp>(acc[p][j], q[j]);
+    VecI::store_narrow_clamped(out, r, y_zp, act_min, act_max);
+  } else {
+    for (int p = 0; p < P; ++p) {
+      VecI r[V];
+      for (int j = 0; j < V; ++j)
+        r[j] = requantize_as<kUp>(acc[p][j], q[j]);
+      VecI::store_narrow_clamped(out + p * kDepthwiseBlock, r, y_zp, act_min, act_max);
+    }
   }
 }
 

@@ -166,7 +166,53 @@ struct VecI {
   using Raw = __m256i;
 #endif
   Int v;
+#if defined(__AVX512BW__)
+#define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
+#endif
 #include "onnxc_rt/kernels/simd/isa/int_ops.inc"
+#undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
+#if defined(__AVX512BW__)
+  /// clamp(r[j] + y_zp, act_min, act_max) narrowed to T (int8 or uint8)
+  /// and stored one after another, every lane ([act_min, act_max] within
+  /// T's range): four vectors at a time by saturating packs (to 16 bits,
+  /// + y_zp saturated, to T), one vpermd to put the packs' 128-bit
+  /// interleaving in order and one clamp of all 64 bytes: 9 instructions
+  /// where vector by vector (+ y_zp, clamp, vpmovdb's two uops) took 20.
+  /// Exact: a value the packs saturate lies beyond T's range either way.
+  template <int N, typename T>
+  static void store_narrow_clamped(T *p, const VecI (&r)[N], VecI y_zp, VecI act_min,
+                                   VecI act_max) {
+    static_assert(sizeof(T) == 1, "bytes");
+    constexpr bool kSigned = T(-1) < T(0);
+    const __m512i zp = _mm512_packs_epi32(y_zp.raw(), y_zp.raw());
+    const __m512i lo16 = _mm512_packs_epi32(act_min.raw(), act_min.raw()),
+                  hi16 = _mm512_packs_epi32(act_max.raw(), act_max.raw());
+    const __m512i lo = kSigned ? _mm512_packs_epi16(lo16, lo16) : _mm512_packus_epi16(lo16, lo16);
+    const __m512i hi = kSigned ? _mm512_packs_epi16(hi16, hi16) : _mm512_packus_epi16(hi16, hi16);
+    // Dword k of 128-bit lane j holds vector k's bytes 4 j .. 4 j + 3.
+    const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
+    auto words = [&](VecI a, VecI b) {
+      return _mm512_adds_epi16(_mm512_packs_epi32(a.raw(), b.raw()), zp);
+    };
+    auto bytes = [&](__m512i a, __m512i b) {
+      const __m512i packed = kSigned ? _mm512_packs_epi16(a, b) : _mm512_packus_epi16(a, b);
+      const __m512i ordered = _mm512_maskz_permutexvar_epi32(0xFFFF, order, packed);
+      return kSigned ? _mm512_min_epi8(_mm512_max_epi8(ordered, lo), hi)
+                     : _mm512_min_epu8(_mm512_max_epu8(ordered, lo), hi);
+    };
+    int j = 0;
+    for (; j + 4 <= N; j += 4)
+      _mm512_storeu_si512(p + j * kLanes, bytes(words(r[j], r[j + 1]), words(r[j + 2], r[j + 3])));
+    if (j + 2 <= N) { // a pair: the low 32 bytes, under a mask (GCC 12
+                      // warns inside the casts to narrower vectors)
+      const __m512i w = words(r[j], r[j + 1]);
+      _mm512_mask_storeu_epi8(p + j * kLanes, __mmask64(0xFFFFFFFFu), bytes(w, w));
+      j += 2;
+    }
+    if (j < N) // one: vector by vector is as short
+      min(max(add(r[j], y_zp), act_min), act_max).store_narrow(p + j * kLanes, kLanes);
+  }
+#endif
   /// acc + a * b per lane where a's lanes hold 16-bit signed values and b's
   /// lanes a 16-bit signed value in their low half, 0 in the high half:
   /// vpmaddwd (a.lo * b.lo + a.hi * 0) instead of vpmulld's two uops, and

@@ -1,0 +1,121 @@
+// int8 convolution micro-benchmark: runtime-lite's qs8 conv2d on
+// MobileNetV2's pointwise shapes and depthwise_conv2d on its and
+// EfficientNet-B0's depthwise ones, weights packed and zero point folded as
+// the compiler does (qs8_pack.h), per-channel multipliers; one thread, best
+// of 300 calls, in microseconds, and the sum per kind. Numbers only: the
+// kernels' exactness is test/kernels/simd_qs8_test.cpp's. An argument keeps
+// the shapes whose name contains it. Build with the target's flags
+// (`onnxc --print-target-flags --target T`), e.g. for x86-64-vnni
+//   c++ -O3 -march=x86-64-v4 -mavx512vnni -std=c++17 -Iruntime-lite/include
+//       bench/qs8_conv_bench.cpp -o qs8_conv_bench
+#include "onnxc_rt/kernels/reference/qs8.h"
+#include "onnxc_rt/kernels/simd/qs8.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <random>
+#include <vector>
+
+using namespace onnxc_rt;
+namespace pk = simd::qs8;
+
+namespace {
+
+struct Shape {
+  const char *what;
+  int64_t c, hw, m, k, stride;
+  bool depthwise = false;
+};
+
+template <typename F> double best_us(F &&call) {
+  double best = 1e30;
+  for (int rep = 0; rep < 300; ++rep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    call();
+    const auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count());
+  }
+  return best;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const char *only = argc > 1 ? argv[1] : nullptr;
+  const Shape shapes[] = {
+      {"mobilenet_v2 1x1 32->16 @112", 32, 112, 16, 1, 1},
+      {"mobilenet_v2 1x1 16->96 @112", 16, 112, 96, 1, 1},
+      {"mobilenet_v2 1x1 96->24 @56", 96, 56, 24, 1, 1},
+      {"mobilenet_v2 1x1 24->144 @56", 24, 56, 144, 1, 1},
+      {"mobilenet_v2 1x1 144->32 @28", 144, 28, 32, 1, 1},
+      {"mobilenet_v2 1x1 192->64 @14", 192, 14, 64, 1, 1},
+      {"mobilenet_v2 1x1 384->96 @14", 384, 14, 96, 1, 1},
+      {"mobilenet_v2 1x1 960->320 @7", 960, 7, 320, 1, 1},
+      {"mobilenet_v2 dw 3x3 96 @112 stride 2", 96, 112, 96, 3, 2, true},
+      {"mobilenet_v2 dw 3x3 144 @56", 144, 56, 144, 3, 1, true},
+      {"mobilenet_v2 dw 3x3 192 @28", 192, 28, 192, 3, 1, true},
+      {"mobilenet_v2 dw 3x3 384 @14", 384, 14, 384, 3, 1, true},
+      {"mobilenet_v2 dw 3x3 960 @7", 960, 7, 960, 3, 1, true},
+      {"efficientnet dw 5x5 240 @28", 240, 28, 240, 5, 1, true},
+      {"efficientnet dw 5x5 672 @28 stride 2", 672, 28, 672, 5, 2, true},
+  };
+  std::mt19937 rng(1);
+  const int32_t x_zp = 3, y_zp = -5;
+  double total[2] = {0, 0};
+  std::printf("| shape | us |\n|---|---|\n");
+  for (const Shape &q : shapes) {
+    if (only && !std::strstr(q.what, only))
+      continue;
+    const int64_t pad = q.k / 2, oh = (q.hw + 2 * pad - q.k) / q.stride + 1;
+    const int64_t depth = (q.depthwise ? 1 : q.c) * q.k * q.k;
+    const int64_t in[4] = {1, q.c, q.hw, q.hw}, out[4] = {1, q.m, oh, oh}, kernel[2] = {q.k, q.k},
+                  strides[2] = {q.stride, q.stride}, pads[2] = {pad, pad}, dil[2] = {1, 1};
+    std::vector<int8_t> x(q.c * q.hw * q.hw), w(q.m * depth), y(q.m * oh * oh);
+    for (int8_t &v : x)
+      v = int8_t(rng());
+    for (int8_t &v : w)
+      v = int8_t(int(rng() % 255) - 127);
+    std::vector<int32_t> bias(q.m), mult(q.m), shift(q.m), folded(q.m);
+    for (int64_t i = 0; i < q.m; ++i) {
+      const auto m = ref::qs8::quantize_multiplier(0.002 * (1 + double(rng() % 100) / 100));
+      mult[i] = m.multiplier;
+      shift[i] = m.shift;
+      bias[i] = int32_t(rng() % 2000);
+    }
+    double us;
+    if (q.depthwise) {
+      constexpr bool Q = pk::kQuadDepthwise;
+      const int32_t u_zp = Q ? pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), pk::kShiftedBytes)
+                             : x_zp;
+      pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1, u_zp, folded.data());
+      std::vector<uint8_t> scratch(pk::depthwise_scratch_bytes(in, out, kernel, strides, pads, dil, Q));
+      us = best_us([&] {
+        pk::depthwise_conv2d<int8_t, Q>(x.data(), w.data(), folded.data(), y.data(), in, out, kernel,
+                                        strides, pads, dil, x_zp, mult.data(), shift.data(), q.m,
+                                        y_zp, -128, 127, scratch.data());
+      });
+    } else {
+      constexpr int G = pk::kDepthGroup;
+      constexpr bool S = pk::kShiftedBytes;
+      std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, 1, depth, G));
+      pk::pack_conv_weights(w.data(), q.m, 1, depth, G, packed.data());
+      pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
+                          pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), S), folded.data());
+      const pk::PaddedPlane pp = pk::padded_plane(oh, oh, q.k, q.k, q.stride, q.stride, 1, 1);
+      const bool reads_input = pk::conv_reads_input(q.k, q.k, q.stride, q.stride, pad, pad);
+      std::vector<uint8_t> scratch(
+          pk::conv_scratch_bytes(depth, oh, oh, q.stride, q.c, pp, reads_input, G));
+      const bool narrow = pk::weights_are_narrow(w.data(), int64_t(w.size()));
+      us = best_us([&] {
+        pk::conv2d<int8_t, G, S>(x.data(), packed.data(), folded.data(), y.data(), in, out, kernel,
+                                 strides, pads, dil, 1, x_zp, mult.data(), shift.data(), q.m, y_zp,
+                                 -128, 127, narrow, scratch.data());
+      });
+    }
+    total[q.depthwise] += us;
+    std::printf("| %s | %.1f |\n", q.what, us);
+  }
+  std::printf("| pointwise, sum | %.1f |\n| depthwise, sum | %.1f |\n", total[0], total[1]);
+}

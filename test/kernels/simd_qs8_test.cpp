@@ -259,9 +259,10 @@ TEST_CASE("qs8 fully_connected matches the reference", "[simd][qs8]") {
 TEST_CASE("qs8 requantization matches the reference lane by lane", "[simd][qs8]") {
   // The one step every kernel ends in, over its whole range: accumulators
   // of every magnitude, multipliers of [2^30, 2^31), every shift; lanes
-  // built on exact ties (multiplier 2^30 and x an odd multiple of 2^(right
-  // - 1)) in one round in four; every shift negative (the form without the
-  // left shift) in every other round.
+  // built on exact ties in one round in four (multiplier 2^30 and x an odd
+  // multiple of 2^right: x * 2^-(right + 1) is an odd multiple of a half);
+  // every shift negative (the form without the left shift) in every other
+  // round.
   constexpr int L = simd::VecI::kLanes;
   std::uniform_int_distribution<int32_t> any(INT32_MIN, INT32_MAX), mults(1 << 30, INT32_MAX);
   std::uniform_int_distribution<int> bits(0, 31), down(-31, -1), every(-31, 30);
@@ -271,10 +272,11 @@ TEST_CASE("qs8 requantization matches the reference lane by lane", "[simd][qs8]"
       x[l] = any(rng()) >> bits(rng());
       m[l] = mults(rng());
       s[l] = round % 2 ? every(rng()) : down(rng());
-      if (round % 4 == 0) { // x * 2^30 + 2^(30 + right) a multiple of 2^(30 + right) plus half
-        const int right = -s[l];
+      if (round % 4 == 0) { // a tie; right <= 30, so that the odd multiple fits
+        const int right = -s[l] < 30 ? -s[l] : 30;
+        s[l] = -right;
         m[l] = 1 << 30;
-        x[l] = int32_t((int64_t(x[l] >> right) * 2 + 1) * (int64_t(1) << (right - 1)));
+        x[l] = int32_t((int64_t(x[l] >> (right + 1)) * 2 + 1) * (int64_t(1) << right));
       }
     }
     const bool up = simd::qs8::detail::columns_scale_up(s, L, 0, L);

@@ -8,6 +8,7 @@
 // in float between its Q and DQ, exactly as the model says.
 //
 //===----------------------------------------------------------------------===//
+#include "PassUtils.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
@@ -450,7 +451,7 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
     }
     if (activated)
       return nullptr; // below: ops whose output a Relu/Clip would change
-    if (isa<AveragePoolOp, GlobalAveragePoolOp>(op))
+    if (isa<AveragePoolOp, GlobalAveragePoolOp>(op) || isSpatialMean(op))
       return foldAveragePool(b, loc, op, y, outType);
     if (isElementMoving(op))
       return foldElementMoving(b, op, y);
@@ -567,19 +568,46 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
     return b.create<QMulOp>(loc, TypeRange{outType}, operands, a.getAttrs()).getResult();
   }
 
+  /// ReduceMean over every spatial axis (2 to rank - 1) of a static
+  /// tensor: GlobalAveragePool's mean (and shape, with keepdims).
+  static bool isSpatialMean(Operation *op) {
+    auto mean = dyn_cast<ReduceMeanOp>(op);
+    auto xt = mean ? dyn_cast<RankedTensorType>(mean.getData().getType()) : nullptr;
+    std::optional<ArrayRef<int64_t>> given = mean ? mean.getAxes() : std::nullopt;
+    if (!xt || !xt.hasStaticShape() || xt.getRank() < 3 || !given)
+      return false;
+    const int64_t rank = xt.getRank();
+    SmallVector<int64_t> axes;
+    for (int64_t a : *given)
+      axes.push_back(a < 0 ? a + rank : a);
+    llvm::sort(axes);
+    return axes.size() == size_t(rank - 2) &&
+           llvm::all_of(llvm::enumerate(axes),
+                        [](auto e) { return e.value() == int64_t(e.index()) + 2; });
+  }
+
   Value foldAveragePool(OpBuilder &b, Location loc, Operation *op, const QParams &y,
                         Type outType) {
     auto x = dequantized(op->getOperand(0));
     auto xt = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
     if (!x || x->second.type != y.type || !xt || !xt.hasStaticShape() || xt.getRank() < 3)
       return nullptr;
-    if (isa<GlobalAveragePoolOp>(op))
-      return b.create<QAveragePoolOp>(
-                 loc, outType, x->first, b.getDenseI64ArrayAttr(xt.getShape().drop_front(2)),
-                 DenseI64ArrayAttr(), DenseI64ArrayAttr(), b.getI64IntegerAttr(0),
-                 b.getF32FloatAttr(x->second.scale), b.getI64IntegerAttr(x->second.zeroPoint),
-                 b.getF32FloatAttr(y.scale), b.getI64IntegerAttr(y.zeroPoint))
-          .getResult();
+    if (isa<GlobalAveragePoolOp, ReduceMeanOp>(op)) {
+      // Planes of (N, C, 1, ...); a ReduceMean without keepdims reshapes
+      // them to its (N, C).
+      SmallVector<int64_t> pooled(xt.getShape().take_front(2));
+      pooled.append(xt.getRank() - 2, 1);
+      auto out = cast<RankedTensorType>(outType);
+      auto poolType = RankedTensorType::get(pooled, out.getElementType());
+      Value pool = b.create<QAveragePoolOp>(
+          loc, poolType, x->first, b.getDenseI64ArrayAttr(xt.getShape().drop_front(2)),
+          DenseI64ArrayAttr(), DenseI64ArrayAttr(), b.getI64IntegerAttr(0),
+          b.getF32FloatAttr(x->second.scale), b.getI64IntegerAttr(x->second.zeroPoint),
+          b.getF32FloatAttr(y.scale), b.getI64IntegerAttr(y.zeroPoint));
+      if (poolType == out)
+        return pool;
+      return b.create<ReshapeOp>(loc, out, pool, shapeConstant(b, loc, out.getShape()));
+    }
     auto pool = cast<AveragePoolOp>(op);
     if (pool.getCeilMode() || pool.getAutoPad() != "NOTSET" ||
         (pool.getDilations() && llvm::any_of(*pool.getDilations(), [](int64_t d) { return d != 1; })))

@@ -5,6 +5,7 @@
 // pattern consumes, so fusing never computes anything twice.
 //
 //===----------------------------------------------------------------------===//
+#include "PassUtils.h"
 #include "onnxc/Lowering/KernelCall.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
@@ -101,12 +102,6 @@ Operation *rebuild(Operation *op, StringRef name, ValueRange operands, Operation
 Value noValue(Operation *at) {
   OpBuilder b(at);
   return b.create<NoValueOp>(at->getLoc(), b.getNoneType());
-}
-
-/// A 1-D i64 constant holding `dims` (a Reshape's shape operand), at b's insertion point.
-Value shapeConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> dims) {
-  auto t = RankedTensorType::get({(int64_t)dims.size()}, b.getI64Type());
-  return b.create<ConstantOp>(loc, t, DenseElementsAttr::get(t, dims));
 }
 
 /// Conv(X, W, B) whose only user is Add(conv, Z) -> FusedConv(X, W, B, Z).

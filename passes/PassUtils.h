@@ -3,6 +3,7 @@
 #define ONNXC_PASSES_PASSUTILS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 
 namespace onnxc {
 
@@ -11,6 +12,9 @@ mlir::LogicalResult refreshTypes(mlir::Operation *op);
 
 /// Makes the function's signature match its return operands' types.
 void updateFunctionResultTypes(mlir::func::FuncOp func);
+
+/// A 1-D i64 constant holding `dims` (a Reshape's shape operand), at b's insertion point.
+mlir::Value shapeConstant(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> dims);
 
 } // namespace onnxc
 

@@ -16,6 +16,11 @@ LogicalResult refreshTypes(Operation *op) {
   return onnx::checkResultSizes(op);
 }
 
+Value shapeConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> dims) {
+  auto t = RankedTensorType::get({(int64_t)dims.size()}, b.getI64Type());
+  return b.create<onnx::ConstantOp>(loc, t, DenseElementsAttr::get(t, dims));
+}
+
 void updateFunctionResultTypes(func::FuncOp func) {
   auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
   func.setFunctionType(FunctionType::get(func.getContext(),

@@ -223,3 +223,21 @@ func.func @silu(%x: tensor<1x4xi8>) -> tensor<1x4xi8> {
   %y = "onnx.QuantizeLinear"(%m, %ys, %yz) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
   return %y : tensor<1x4xi8>
 }
+
+// ReduceMean over every spatial axis is GlobalAveragePool's mean: a
+// QAveragePool of the whole plane, reshaped to (N, C) without keepdims.
+// Over another set of axes it stays float.
+// CHECK-LABEL: func.func @spatial_mean
+// CHECK: %[[P:.*]] = "onnx.QAveragePool"(%arg0) {{.*}}kernel_shape = array<i64: 2, 3>{{.*}} : (tensor<1x4x2x3xi8>) -> tensor<1x4x1x1xi8>
+// CHECK: "onnx.Reshape"(%[[P]], %{{.*}}) {{.*}}-> tensor<1x4xi8>
+// CHECK: "onnx.ReduceMean"(%{{.*}}) {axes = array<i64: 1, 2, 3>{{.*}} -> tensor<1x1x1x1xf32>
+func.func @spatial_mean(%x: tensor<1x4x2x3xi8>) -> (tensor<1x4xi8>, tensor<1x1x1x1xi8>) {
+  %s = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<-3> : tensor<i8>} : () -> tensor<i8>
+  %d = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x4x2x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x4x2x3xf32>
+  %m = "onnx.ReduceMean"(%d) {axes = array<i64: -1, 2>, keepdims = 0 : i64} : (tensor<1x4x2x3xf32>) -> tensor<1x4xf32>
+  %y = "onnx.QuantizeLinear"(%m, %s, %z) : (tensor<1x4xf32>, tensor<f32>, tensor<i8>) -> tensor<1x4xi8>
+  %all = "onnx.ReduceMean"(%d) {axes = array<i64: 1, 2, 3>} : (tensor<1x4x2x3xf32>) -> tensor<1x1x1x1xf32>
+  %y2 = "onnx.QuantizeLinear"(%all, %s, %z) : (tensor<1x1x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x1x1xi8>
+  return %y, %y2 : tensor<1x4xi8>, tensor<1x1x1x1xi8>
+}

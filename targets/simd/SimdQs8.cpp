@@ -2,9 +2,9 @@
 //
 // QConv (2-D: dense and grouped through the packed im2col kernel, depthwise
 // through its own), QMatMul, same-shape QAdd, QMul (same shape or per
-// channel), global QAveragePool, and per-tensor QuantizeLinear /
-// DequantizeLinear on runtime-lite's
-// simd/qs8.h. Constant weights are packed here, at compile time, and the
+// channel), global QAveragePool, QLookup, QRescale, and per-tensor
+// QuantizeLinear / DequantizeLinear on runtime-lite's simd/qs8.h.
+// Constant weights are packed here, at compile time, and the
 // input zero point is folded with the bias into one int32 per output
 // channel (simd/qs8_pack.h says why). The rest of the qs8 ops, and these
 // with weights that are not constants, run on the reference kernels.
@@ -18,6 +18,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <cstring>
 
 using namespace mlir;
 using namespace onnxc::onnx;
@@ -240,6 +242,42 @@ ProviderResult lowerQAveragePool(QAveragePoolOp op) {
                      kSimdQs8Namespace)});
 }
 
+/// QRescale of int8 or uint8 to the same type (a Concat input of another
+/// scale, a DequantizeLinear -> QuantizeLinear pair): a function of one
+/// byte, so the vector table lookup QLookup runs (about half the
+/// instructions of requantizing) on a table of the reference's rescale
+/// of every value, made here.
+ProviderResult lowerQRescale(QRescaleOp op) {
+  Type elt = eltOf(op.getX());
+  const std::string t = cppTypeName(elt);
+  if (elt != eltOf(op.getY()) || (t != "int8_t" && t != "uint8_t"))
+    return std::nullopt;
+  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getXScale().convertToDouble() /
+                                                   op.getYScale().convertToDouble());
+  const int32_t xZp = op.getXZeroPoint(), yZp = op.getYZeroPoint();
+  char table[256];
+  if (t == "int8_t") {
+    int8_t in[256], out[256];
+    for (int i = 0; i < 256; ++i)
+      in[i] = int8_t(i - 128);
+    onnxc_rt::ref::qs8::rescale<int8_t, int8_t>(in, xZp, m.multiplier, m.shift, yZp, out, 256);
+    std::memcpy(table, out, 256);
+  } else {
+    uint8_t in[256], out[256];
+    for (int i = 0; i < 256; ++i)
+      in[i] = uint8_t(i);
+    onnxc_rt::ref::qs8::rescale<uint8_t, uint8_t>(in, xZp, m.multiplier, m.shift, yZp, out, 256);
+    std::memcpy(table, out, 256);
+  }
+  auto tableType = RankedTensorType::get({256}, elt);
+  return calls({call("lookup", {t}, kSimdQs8,
+                     {KernelArg::input(op.getX()),
+                      KernelArg::constantData(DenseElementsAttr::getFromRawBuffer(
+                          tableType, ArrayRef<char>(table, 256))),
+                      KernelArg::output(op.getY()), KernelArg::i(numel(op.getX()))},
+                     kSimdQs8Namespace)});
+}
+
 /// QLookup with its table a constant (as onnxc-fold-qdq leaves it).
 ProviderResult lowerQLookup(QLookupOp op) {
   if (!getConstantElements(op.getTable()))
@@ -276,6 +314,7 @@ ProviderResult lowerQs8(Operation *op, const Qs8Packing &packing) {
       .Case<QMulOp>([](QMulOp o) { return lowerQMul(o); })
       .Case<QAveragePoolOp>([](QAveragePoolOp o) { return lowerQAveragePool(o); })
       .Case<QLookupOp>([](QLookupOp o) { return lowerQLookup(o); })
+      .Case<QRescaleOp>([](QRescaleOp o) { return lowerQRescale(o); })
       .Case<QuantizeLinearOp>([](QuantizeLinearOp o) { return lowerQuantizeLike(o, true); })
       .Case<DequantizeLinearOp>(
           [](DequantizeLinearOp o) { return lowerQuantizeLike(o, false); })

@@ -339,7 +339,7 @@ template <typename T> void checkElementwise(int64_t rows, int64_t inner, int var
 TEST_CASE("qs8 add, mul and global average pooling match the reference", "[simd][qs8]") {
   int variant = 0;
   for (int64_t rows : {1, 3, 8})
-    for (int64_t inner : {1, 7, 16, 17, 49, 200}) {
+    for (int64_t inner : {1, 7, 16, 17, 49, 200, 1100}) {
       checkElementwise<int8_t>(rows, inner, variant++);
       checkElementwise<uint8_t>(rows, inner, variant++);
     }
@@ -389,6 +389,15 @@ TEST_CASE("qs8 max_pool2d matches the reference", "[simd][qs8]") {
       // Tiny planes (many rows of a few outputs) and a window on padding alone.
       {4, 8, 8, 4, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 4},
       {1, 3, 5, 1, 2, 2, 2, 2, 1, 2, 1, 2, 1, 1, 1},
+      // Windows wholly inside (read in place), the last rows of the tensor
+      // through padded rows: SqueezeNet's pools, 2x2 pools, stride 1, dilated.
+      {3, 7, 111, 3, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 3},
+      {4, 9, 55, 4, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 4},
+      {6, 13, 27, 6, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 6},
+      {8, 16, 16, 8, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 8},
+      {2, 8, 64, 2, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 2},
+      {2, 5, 20, 2, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2},
+      {2, 7, 9, 2, 3, 3, 1, 1, 0, 0, 0, 0, 2, 2, 2},
   };
   for (const ConvCase &q : pools) {
     checkMaxPool<int8_t>(q);

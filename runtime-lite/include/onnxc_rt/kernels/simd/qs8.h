@@ -1653,9 +1653,18 @@ template <typename T> inline VecI widen_first(const T *p, int64_t n) {
 }
 } // namespace detail
 
+/// Rows at least this long that multiply by one value (mul's b_per_row)
+/// run as a table lookup: the row's function of one byte tabulated (256
+/// products requantized), then `lookup` over the row, about half the
+/// instructions of requantizing each product.
+constexpr int64_t kMulTableRow = 512;
+
 /// y = a * b in reference/qs8.h's mul over y viewed as (rows, inner): a
 /// has every element, b too (b_per_row 0) or one value per row (b_per_row
-/// 1: a per-channel scale, as a squeeze-and-excitation block multiplies).
+/// 1: a per-channel scale, as a squeeze-and-excitation block multiplies;
+/// long rows by table, kMulTableRow). Four vectors a step narrowed into
+/// one store, then vector by vector; the requantization's form
+/// (requantize_as) chosen once.
 template <typename T>
 void mul(const T *a, const T *b, T *y, int64_t rows, int64_t inner, int64_t b_per_row,
          int32_t a_zp, int32_t b_zp, int32_t y_zp, int32_t multiplier, int32_t shift,
@@ -1665,41 +1674,98 @@ void mul(const T *a, const T *b, T *y, int64_t rows, int64_t inner, int64_t b_pe
   const VecI azp = VecI::broadcast(a_zp), bzp = VecI::broadcast(b_zp);
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
-  for (int64_t r = 0; r < rows; ++r) {
-    const T *ar = a + r * inner, *br = b_per_row ? b + r : b + r * inner;
-    T *yr = y + r * inner;
-    const VecI row_b = VecI::broadcast(int32_t(*br) - b_zp);
-    for (int64_t i = 0; i < inner; i += kLanes) {
-      const int64_t lanes = inner - i < kLanes ? inner - i : kLanes;
-      const VecI vb = b_per_row ? row_b : VecI::sub(widen_first(br + i, lanes), bzp);
-      const VecI prod = VecI::mul(VecI::sub(widen_first(ar + i, lanes), azp), vb);
-      requantize(prod, q, vzp, vmin, vmax).store_narrow(yr + i, lanes);
+  auto run = [&](auto up) {
+    constexpr bool kUp = decltype(up)::value;
+    // n products of ar's values and br's (per_b: the value row_b, less b_zp).
+    auto products = [&](const T *ar, const T *br, T *yr, int64_t n, auto per_row,
+                        VecI row_b) ONNXC_RT_SIMD_LAMBDA {
+      constexpr bool per_b = decltype(per_row)::value;
+      int64_t i = 0;
+      for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
+        VecI va[4], vb[4], p[4];
+        VecI::widen_all(ar + i, va);
+        if constexpr (!per_b)
+          VecI::widen_all(br + i, vb);
+        for (int j = 0; j < 4; ++j)
+          p[j] = requantize_as<kUp>(
+              VecI::mul(VecI::sub(va[j], azp), per_b ? row_b : VecI::sub(vb[j], bzp)), q);
+        VecI::store_narrow_clamped(yr + i, p, vzp, vmin, vmax);
+      }
+      for (; i < n; i += kLanes) {
+        const int64_t lanes = n - i < kLanes ? n - i : kLanes;
+        const VecI vb = per_b ? row_b : VecI::sub(widen_first(br + i, lanes), bzp);
+        const VecI prod = VecI::mul(VecI::sub(widen_first(ar + i, lanes), azp), vb);
+        to_output(requantize_as<kUp>(prod, q), vzp, vmin, vmax).store_narrow(yr + i, lanes);
+      }
+    };
+    if (!b_per_row) { // same shapes: one row of every element
+      products(a, b, y, rows * inner, std::false_type(), VecI::zero());
+      return;
     }
-  }
+    T all[256], table[256]; // every value of T from the lowest, its products
+    for (int v = 0; v < 256; ++v)
+      all[v] = T(int(std::numeric_limits<T>::min()) + v);
+    for (int64_t r = 0; r < rows; ++r) {
+      const VecI row_b = VecI::broadcast(int32_t(b[r]) - b_zp);
+      if (inner >= kMulTableRow) {
+        products(all, nullptr, table, 256, std::true_type(), row_b);
+        lookup(a + r * inner, table, y + r * inner, inner);
+      } else {
+        products(a + r * inner, nullptr, y + r * inner, inner, std::true_type(), row_b);
+      }
+    }
+  };
+  if (q.scales_up)
+    run(std::true_type());
+  else
+    run(std::false_type());
 }
 
 /// GlobalAveragePool of int8 / uint8 planes (reference/qs8.h's
 /// average_pool over the whole plane): the plane's sum of x - x_zp in
-/// vector lanes, then the reference's average_of.
+/// vector lanes, then the reference's average_of. Planes of 16 vectors'
+/// bytes or more go 4 * kLanes bytes a vector through the byte dot product
+/// with ones (each lane sums 4; four accumulators hide its latency), the
+/// rest kLanes at a time widened.
 template <typename T>
 void global_average_pool(const T *x, T *y, int64_t planes, int64_t inner, int32_t x_zp,
                          int32_t y_zp, int32_t multiplier, int32_t shift) {
   using namespace detail;
-  for (int64_t p = 0; p < planes; ++p) {
+  constexpr int64_t kBytes = 4 * kLanes;
+  const VecI ones = VecI::broadcast(0x01010101);
+  auto sum4 = [&](VecI acc, const T *p) ONNXC_RT_SIMD_LAMBDA {
+    const VecI b = VecI::load(p);
+    return std::numeric_limits<T>::min() < 0 ? VecI::dot_u8s8(acc, ones, b)
+                                              : VecI::dot_u8s8(acc, b, ones);
+  };
+  // Plane p's sum from acc (its bytes before i summed in lanes) on.
+  auto finish = [&](int64_t p, VecI acc, int64_t i) ONNXC_RT_SIMD_LAMBDA {
     const T *xp = x + p * inner;
-    VecI acc = VecI::zero();
-    int64_t i = 0;
     for (; i + kLanes <= inner; i += kLanes)
       acc = VecI::add(acc, VecI::widen(xp + i));
-    int32_t lanes[kLanes];
-    acc.store(lanes);
     int64_t sum = 0;
-    for (int l = 0; l < kLanes; ++l)
-      sum += lanes[l];
+    for (int l = 0; l < kLanes; ++l) // (by lane, not through memory: a
+      sum += acc.v[l];               // 64-byte store read back by halves stalls)
     for (; i < inner; ++i)
       sum += xp[i];
     sum -= int64_t(x_zp) * inner;
     y[p] = ::onnxc_rt::ref::qs8::average_of<T>(sum, inner, multiplier, shift, y_zp);
+  };
+  if (inner < 4 * kBytes) { // small planes: faster widened alone
+    for (int64_t p = 0; p < planes; ++p)
+      finish(p, VecI::zero(), 0);
+    return;
+  }
+  for (int64_t p = 0; p < planes; ++p) {
+    const T *xp = x + p * inner;
+    VecI part[4] = {VecI::zero(), VecI::zero(), VecI::zero(), VecI::zero()};
+    int64_t i = 0;
+    for (; i + 4 * kBytes <= inner; i += 4 * kBytes)
+      for (int j = 0; j < 4; ++j)
+        part[j] = sum4(part[j], xp + i + j * kBytes);
+    for (; i + kBytes <= inner; i += kBytes)
+      part[0] = sum4(part[0], xp + i);
+    finish(p, VecI::add(VecI::add(part[0], part[1]), VecI::add(part[2], part[3])), i);
   }
 }
 
@@ -1721,7 +1787,8 @@ template <typename T> inline Bytes max_bytes(Bytes a, Bytes b) {
 /// kMaxPoolRows of them), then the max along each window, 16
 /// outputs at a time where the stride is 1 or 2 (a stride-2 window step
 /// takes the even bytes of 32). Padding enters as T's lowest value; a
-/// window with no input element gives 0, as the reference does.
+/// window with no input element gives 0, as the reference does. Without
+/// padding (every window inside the input) rows read the input in place.
 template <typename T>
 void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_shape,
                 const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
@@ -1750,7 +1817,47 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
   // stores waits for them to commit).
   const int64_t stride = width + kMaxPoolRowSlack, rows = in_shape[0] * in_shape[1] * oh;
   const T *const x_end = x + in_shape[0] * in_shape[1] * h * w;
-  for (int64_t g0 = 0; g0 < rows; g0 += kMaxPoolRows) {
+  // Where every window lies inside the input (no padding), output rows
+  // read it in place: per 16 outputs, each kernel column's max over the
+  // window's input rows (16 bytes of each, 32 at stride 2), no padded row
+  // and no bookkeeping per row. The rows from the first whose last step
+  // would read past x's end on take the padded rows below.
+  int64_t direct = 0;
+  if (vector_steps && ph == 0 && pw == 0 && (oh - 1) * sh + (kh - 1) * dh < h && width <= w) {
+    const int64_t row_step = dh * w;
+    const int64_t reach = (kh - 1) * row_step + (ow - 1) / 16 * 16 * sw + (kw - 1) * dw + 16 * sw;
+    auto column = [&](const T *c) { // the max of the window rows' 16 bytes at c
+      Bytes m = load_bytes(c);
+      for (int64_t k = 1; k < kh; ++k)
+        m = max_bytes<T>(m, load_bytes(c + k * row_step));
+      return m;
+    };
+    auto windows16 = [&](const T *r) {
+      Bytes m = sw == 1 ? column(r) : even_bytes(column(r), column(r + 16));
+      for (int64_t kx = 1; kx < kw; ++kx) {
+        const T *c = r + kx * dw;
+        m = max_bytes<T>(m, sw == 1 ? column(c) : even_bytes(column(c), column(c + 16)));
+      }
+      return m;
+    };
+    bool fits = true;
+    for (int64_t p = 0; fits && p < in_shape[0] * in_shape[1]; ++p)
+      for (int64_t oy = 0; oy < oh; ++oy, ++direct) {
+        const T *in0 = x + (p * h + oy * sh) * w;
+        if (in0 + reach > x_end) {
+          fits = false;
+          break;
+        }
+        T *out = y + direct * ow;
+        int64_t ox = 0;
+        for (; ox + 16 <= ow; ox += 16)
+          store_bytes(out + ox, windows16(in0 + ox * sw));
+        if (ox < ow)
+          store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), windows16(in0 + ox * sw),
+                            ow - ox);
+      }
+  }
+  for (int64_t g0 = direct; g0 < rows; g0 += kMaxPoolRows) {
     const int64_t batch = rows - g0 < kMaxPoolRows ? rows - g0 : kMaxPoolRows;
     bool empty[kMaxPoolRows];
     for (int64_t b = 0; b < batch; ++b) {

@@ -54,14 +54,9 @@ def target_flags(onnxc, target):
     return ["-O3", "-march=x86-64-v4" if target == "x86-64-avx512" else "-march=x86-64-v3"]
 
 
-def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT, model_file=None):
-    """A benchmark executable of MODEL_DIR/model.onnx (or MODEL_FILE)."""
+def io_bytes(model_file):
+    """The bytes of each float32 input (initializers aside) and output."""
     import onnx
-    model_file = model_file or os.path.join(model_dir, "model.onnx")
-    os.makedirs(work, exist_ok=True)
-    subprocess.run([onnxc, model_file, "-o", work, "--name", "m",
-                    "--target", target, "--threads", str(threads), "--emit", "lib", "--quiet"],
-                   check=True)
     g = onnx.load(model_file, load_external_data=False).graph
     inits = {t.name for t in g.initializer}
 
@@ -70,8 +65,18 @@ def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT, model_file
         for d in vi.type.tensor_type.shape.dim:
             n *= d.dim_value
         return n
-    ins = [nbytes(v) for v in g.input if v.name not in inits]
-    outs = [nbytes(v) for v in g.output]
+    return ([nbytes(v) for v in g.input if v.name not in inits],
+            [nbytes(v) for v in g.output])
+
+
+def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT, model_file=None):
+    """A benchmark executable of MODEL_DIR/model.onnx (or MODEL_FILE)."""
+    model_file = model_file or os.path.join(model_dir, "model.onnx")
+    os.makedirs(work, exist_ok=True)
+    subprocess.run([onnxc, model_file, "-o", work, "--name", "m",
+                    "--target", target, "--threads", str(threads), "--emit", "lib", "--quiet"],
+                   check=True)
+    ins, outs = io_bytes(model_file)
     with open(os.path.join(work, "bench_config.h"), "w") as f:
         f.write('#include "m.h"\n#include <stddef.h>\n')
         f.write(f"static const size_t kInputBytes[] = {{{', '.join(map(str, ins))}}};\n")

@@ -1840,14 +1840,16 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
       }
       return m;
     };
+    const int64_t x_size = x_end - x;
     bool fits = true;
     for (int64_t p = 0; fits && p < in_shape[0] * in_shape[1]; ++p)
       for (int64_t oy = 0; oy < oh; ++oy, ++direct) {
-        const T *in0 = x + (p * h + oy * sh) * w;
-        if (in0 + reach > x_end) {
+        const int64_t first = (p * h + oy * sh) * w; // the window rows' first element
+        if (first + reach > x_size) {
           fits = false;
           break;
         }
+        const T *in0 = x + first;
         T *out = y + direct * ow;
         int64_t ox = 0;
         for (; ox + 16 <= ow; ox += 16)

@@ -68,6 +68,13 @@ FailureOr<Value> dequantize(NodeImport &n, Value x, Value scale, Value zeroPoint
 
 bool isContribOp(StringRef domain, StringRef opType) { return findContribOp(domain, opType) != nullptr; }
 
+std::vector<std::string> contribOpNameList() {
+  std::vector<std::string> names;
+  for (const ContribOp &op : kContribOps)
+    names.push_back(op.name);
+  return names;
+}
+
 std::string contribOpNames() {
   std::string names;
   for (const ContribOp &op : kContribOps)

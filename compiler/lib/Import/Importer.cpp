@@ -16,6 +16,7 @@
 #include "llvm/Support/Path.h"
 
 #include <limits>
+#include <set>
 
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
@@ -220,6 +221,7 @@ private:
   FailureOr<Type> inputType(const ::onnx::ValueInfoProto &vi, size_t position);
   /// The input's tensor type, or an error when it is too large to address.
   FailureOr<Type> sizedInputType(StringRef name, ArrayRef<int64_t> dims, Type elt);
+  LogicalResult checkOptionNames(const ::onnx::GraphProto &g, const llvm::StringSet<> &initNames);
   LogicalResult importNode(const ::onnx::NodeProto &node, int index);
   /// What ONNX's schema of the node's op says: how many inputs it takes and
   /// which must be given; inputs it binds to one type parameter (Add's T)
@@ -289,6 +291,17 @@ private:
 };
 } // namespace
 
+/// Whether `opType` of the default domain is an ONNX operator the dialect
+/// holds: not one of its own internal ops (ONNX_CompilerInternal), nor the
+/// dialect's structural NoValue and Yield.
+static bool isOnnxOperator(StringRef opType, MLIRContext &ctx) {
+  if (opType == "NoValue" || opType == "Yield")
+    return false;
+  std::optional<RegisteredOperationName> name =
+      RegisteredOperationName::lookup(("onnx." + opType).str(), &ctx);
+  return name && !name->hasTrait<onnx::CompilerInternal>();
+}
+
 LogicalResult GraphImporter::checkOpsAndDomains(const ::onnx::GraphProto &g) {
   bool ok = true;
   for (int i = 0; i < g.node_size(); ++i) {
@@ -306,7 +319,7 @@ LogicalResult GraphImporter::checkOpsAndDomains(const ::onnx::GraphProto &g) {
       continue;
     }
     if (!expandedAtImport(node.op_type()) && !isStaticOp(node.op_type()) &&
-        !RegisteredOperationName::lookup("onnx." + node.op_type(), &ctx)) {
+        !isOnnxOperator(node.op_type(), ctx)) {
       emitError(nodeLoc(node, i)) << "operator '" << node.op_type()
                                   << "' is not supported";
       ok = false;
@@ -462,6 +475,57 @@ FailureOr<Type> GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
   if (open)
     return failure();
   return sizedInputType(vi.name(), dims, elt);
+}
+
+/// --shape, --dim and --bind name the model's inputs and dimensions: a name
+/// the model does not have (a typo, another model's name) is an error that
+/// lists the names it has, never an option silently ignored.
+LogicalResult GraphImporter::checkOptionNames(const ::onnx::GraphProto &g,
+                                              const llvm::StringSet<> &initNames) {
+  std::string inputs, dimNames;
+  llvm::StringSet<> inputSet, dimSet;
+  for (const auto &vi : g.input()) {
+    if (initNames.count(vi.name()))
+      continue;
+    inputSet.insert(vi.name());
+    std::string dims;
+    if (vi.type().has_tensor_type() && vi.type().tensor_type().has_shape())
+      for (const auto &d : vi.type().tensor_type().shape().dim()) {
+        dims += (dims.empty() ? "" : ",") +
+                (d.has_dim_value() ? std::to_string(d.dim_value())
+                                   : d.has_dim_param() ? d.dim_param() : std::string("?"));
+        if (d.has_dim_param() && dimSet.insert(d.dim_param()).second)
+          dimNames += (dimNames.empty() ? "'" : ", '") + d.dim_param() + "' (input '" +
+                      vi.name() + "')";
+      }
+    inputs += (inputs.empty() ? "'" : ", '") + vi.name() + "'" +
+              (dims.empty() ? std::string() : " [" + dims + "]");
+  }
+  if (inputs.empty())
+    inputs = "none";
+  bool ok = true;
+  auto unknownInput = [&](const char *option, const std::string &name) {
+    emitError(UnknownLoc::get(&ctx)) << option << " names input '" << name
+                                     << "', which the model does not have; its inputs: "
+                                     << inputs;
+    ok = false;
+  };
+  for (const auto &[name, dims] : opts.inputShapes)
+    if (!inputSet.count(name))
+      unknownInput("--shape", name);
+  for (const auto &[name, value] : opts.boundInputs)
+    if (!inputSet.count(name))
+      unknownInput("--bind", name);
+  for (const auto &[name, value] : opts.dimParams)
+    if (!dimSet.count(name)) {
+      emitError(UnknownLoc::get(&ctx))
+          << "--dim names dimension '" << name
+          << "', which no input of the model has; "
+          << (dimNames.empty() ? "its inputs have no named dimension (inputs: " + inputs + ")"
+                               : "its named dimensions: " + dimNames);
+      ok = false;
+    }
+  return success(ok);
 }
 
 FailureOr<Type> GraphImporter::sizedInputType(StringRef name, ArrayRef<int64_t> dims,
@@ -1273,9 +1337,12 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
     return nullptr;
   }
   if (opset < kMinOpset || opset > kMaxOpset) {
+    // A newer opset than onnxc knows is a missing feature (exit 3, "not
+    // supported"); one below 1 is a malformed model.
     emitError(UnknownLoc::get(&ctx))
-        << "the model imports opset " << opset << " of the default ONNX domain; onnxc supports "
-        << kMinOpset << " to " << kMaxOpset;
+        << "the model imports opset " << opset << " of the default ONNX domain"
+        << (opset > kMaxOpset ? ", which is not supported" : ", which is not a valid opset")
+        << "; onnxc supports " << kMinOpset << " to " << kMaxOpset;
     return nullptr;
   }
   const ::onnx::GraphProto &g = model.graph();
@@ -1309,6 +1376,10 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
     size_t firstArg;
   };
   SmallVector<Composite> composites;
+  // Wrong names in --shape/--dim/--bind first: the open dimensions they
+  // failed to close would only repeat the problem.
+  if (failed(checkOptionNames(g, initNames)))
+    return nullptr;
   bool ok = true;
   size_t position = 0;
   for (const auto &vi : g.input()) {
@@ -1597,6 +1668,24 @@ std::vector<GraphInputKind> graphInputKinds(StringRef path) {
   return kinds;
 }
 
+std::vector<std::string> externalDataFiles(StringRef path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false);
+  ::onnx::ModelProto model;
+  if (!buf || !model.ParseFromArray((*buf)->getBufferStart(), (*buf)->getBufferSize()))
+    return {};
+  llvm::StringRef baseDir = llvm::sys::path::parent_path(path);
+  std::set<std::string> files;
+  for (const auto &t : model.graph().initializer())
+    if (t.data_location() == ::onnx::TensorProto::EXTERNAL)
+      for (const auto &kv : t.external_data())
+        if (kv.key() == "location" && !kv.value().empty()) {
+          llvm::SmallString<256> p(baseDir);
+          llvm::sys::path::append(p, kv.value());
+          files.insert(std::string(p));
+        }
+  return {files.begin(), files.end()};
+}
+
 std::vector<size_t> shapeDecidingInputs(StringRef path) {
   // (op type, input index) pairs whose values decide result shapes.
   static const llvm::StringMap<std::vector<int>> kShapeOperands = {
@@ -1676,14 +1765,17 @@ std::vector<std::string> supportedOnnxOps(MLIRContext &ctx) {
   ctx.loadDialect<onnx::ONNXDialect>();
   std::vector<std::string> ops;
   for (RegisteredOperationName name : ctx.getRegisteredOperations())
-    if (name.getDialectNamespace() == "onnx" && name.stripDialect() != "NoValue" &&
-        name.stripDialect() != "Yield")
+    if (name.getDialectNamespace() == "onnx" && isOnnxOperator(name.stripDialect(), ctx))
       ops.push_back(name.stripDialect().str());
   for (const std::string &op : opsExpandedAtImport())
     ops.push_back(op);
   for (const char *op : kStaticOps)
     ops.push_back(op);
   std::sort(ops.begin(), ops.end());
+  ops.erase(std::unique(ops.begin(), ops.end()), ops.end());
+  // ONNX Runtime's operators, by their domain.
+  for (const std::string &op : contribOpNameList())
+    ops.push_back("com.microsoft." + op);
   return ops;
 }
 

@@ -68,6 +68,8 @@ mlir::LogicalResult applyOpsetHandler(NodeImport &node);
 /// DequantizeLinear -> float op -> QuantizeLinear.
 bool isContribOp(llvm::StringRef domain, llvm::StringRef opType);
 std::string contribOpNames();
+/// The com.microsoft operators onnxc imports (QLinearAdd, ...).
+std::vector<std::string> contribOpNameList();
 mlir::LogicalResult importContribOp(NodeImport &node, llvm::StringRef domain);
 
 /// ONNX ops that have no dialect op of their own: their handler expresses

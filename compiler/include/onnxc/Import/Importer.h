@@ -63,6 +63,10 @@ mlir::OwningOpRef<mlir::ModuleOp> importOnnxFile(mlir::MLIRContext &ctx,
 /// file cannot be read (the import reports that).
 std::vector<size_t> shapeDecidingInputs(llvm::StringRef path);
 
+/// The external data files the model's initializers name (paths beside the
+/// model, as the import reads them). Empty if the file cannot be read.
+std::vector<std::string> externalDataFiles(llvm::StringRef path);
+
 /// The graph inputs (not initializers) and whether each is a sequence or an
 /// optional. Empty if the file cannot be read.
 std::vector<GraphInputKind> graphInputKinds(llvm::StringRef path);

@@ -19,7 +19,7 @@
 
 include "onnxc/Dialect/ONNX/ONNXBase.td"
 
-def ONNX_FusedConvOp : ONNX_Op<"FusedConv", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
+def ONNX_FusedConvOp : ONNX_Op<"FusedConv", [ONNX_CompilerInternal, DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "Y = activation(Conv(X, W, B) + Z); Z (optional) has Y's shape";
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
                    ONNX_TensorOrNone:$Z,
@@ -36,7 +36,7 @@ def ONNX_FusedConvOp : ONNX_Op<"FusedConv", [DeclareOpInterfaceMethods<ONNX_Comp
   let hasVerifier = 1;
 }
 
-def ONNX_FusedGemmOp : ONNX_Op<"FusedGemm", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
+def ONNX_FusedGemmOp : ONNX_Op<"FusedGemm", [ONNX_CompilerInternal, DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "Y = activation(alpha * A' B' + beta * C), as Gemm";
   let arguments = (ins AnyTensor:$A, AnyTensor:$B, ONNX_TensorOrNone:$C,
                    DefaultValuedAttr<F32Attr, "1.0f">:$alpha,
@@ -50,19 +50,19 @@ def ONNX_FusedGemmOp : ONNX_Op<"FusedGemm", [DeclareOpInterfaceMethods<ONNX_Comp
   let hasVerifier = 1;
 }
 
-def ONNX_ToBlockedOp : ONNX_Op<"ToBlocked"> {
+def ONNX_ToBlockedOp : ONNX_Op<"ToBlocked", [ONNX_CompilerInternal]> {
   let summary = "NCHW (N, C, H, W) -> channel-blocked (N, ceil(C/16), H, W, 16), padding lanes zero";
   let arguments = (ins AnyTensor:$X);
   let results = (outs AnyTensor:$Y);
 }
 
-def ONNX_FromBlockedOp : ONNX_Op<"FromBlocked"> {
+def ONNX_FromBlockedOp : ONNX_Op<"FromBlocked", [ONNX_CompilerInternal]> {
   let summary = "channel-blocked -> NCHW with `channels` channels (the padding lanes dropped)";
   let arguments = (ins AnyTensor:$X, I64Attr:$channels);
   let results = (outs AnyTensor:$Y);
 }
 
-def ONNX_BlockedConvOp : ONNX_Op<"BlockedConv", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
+def ONNX_BlockedConvOp : ONNX_Op<"BlockedConv", [ONNX_CompilerInternal, DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "FusedConv on the channel-blocked layout";
   let description = [{
     Y = activation(Conv(X, W, B) + Z) as onnx.FusedConv, with Y and Z
@@ -89,7 +89,7 @@ def ONNX_BlockedConvOp : ONNX_Op<"BlockedConv", [DeclareOpInterfaceMethods<ONNX_
   let hasVerifier = 1;
 }
 
-def ONNX_BlockedPoolOp : ONNX_Op<"BlockedPool"> {
+def ONNX_BlockedPoolOp : ONNX_Op<"BlockedPool", [ONNX_CompilerInternal]> {
   let summary = "MaxPool, AveragePool or GlobalAveragePool on the channel-blocked layout";
   let description = [{
     `mode` "max": MaxPool without indices; "average": AveragePool over the

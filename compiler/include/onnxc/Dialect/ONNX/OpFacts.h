@@ -19,6 +19,9 @@ class Activation : public mlir::OpTrait::TraitBase<ConcreteType, Activation> {};
 template <typename ConcreteType>
 class ElementFunction : public mlir::OpTrait::TraitBase<ConcreteType, ElementFunction> {};
 
+template <typename ConcreteType>
+class CompilerInternal : public mlir::OpTrait::TraitBase<ConcreteType, CompilerInternal> {};
+
 } // namespace onnxc::onnx
 
 #include "onnxc/Dialect/ONNX/OpFacts.h.inc"

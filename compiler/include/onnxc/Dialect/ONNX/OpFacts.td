@@ -31,6 +31,10 @@ def ONNX_ElementFunction : ONNX_Fact<"ElementFunction">;
 // A unary op a convolution or Gemm can apply in its epilogue: its reference
 // functor is named like the op (onnxc-fuse-ops).
 def ONNX_Activation : ONNX_Fact<"Activation">;
+// Not an ONNX operator: an op the passes make (fused, channel-blocked and
+// int8 integer ops). The importer refuses it as a model's node type and
+// `onnxc --list-ops` leaves it out.
+def ONNX_CompilerInternal : ONNX_Fact<"CompilerInternal">;
 
 def ONNX_UnaryKernelParamsInterface : OpInterface<"UnaryKernelParams"> {
   let cppNamespace = "::onnxc::onnx";

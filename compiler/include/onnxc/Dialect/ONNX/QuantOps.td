@@ -19,7 +19,7 @@
 
 include "onnxc/Dialect/ONNX/ONNXBase.td"
 
-def ONNX_QConvOp : ONNX_Op<"QConv", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
+def ONNX_QConvOp : ONNX_Op<"QConv", [ONNX_CompilerInternal, DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "quantized Conv (qs8): X int8/uint8, W int8 per-channel symmetric, B int32";
   let description = [{
     Y = clamp(y_zero_point + requantize(sum((X - x_zero_point) * W) + B)),
@@ -47,7 +47,7 @@ def ONNX_QConvOp : ONNX_Op<"QConv", [DeclareOpInterfaceMethods<ONNX_ComputeCostI
   let hasVerifier = 1;
 }
 
-def ONNX_QMatMulOp : ONNX_Op<"QMatMul", [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
+def ONNX_QMatMulOp : ONNX_Op<"QMatMul", [ONNX_CompilerInternal, DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "quantized MatMul/Gemm (qs8): A (..., K) x W (K, N) int8, + B int32 (N)";
   let description = [{
     Y = clamp(y_zero_point + requantize((A - x_zero_point) x W + B)) with
@@ -64,7 +64,7 @@ def ONNX_QMatMulOp : ONNX_Op<"QMatMul", [DeclareOpInterfaceMethods<ONNX_ComputeC
   let hasVerifier = 1;
 }
 
-def ONNX_QAddOp : ONNX_Op<"QAdd"> {
+def ONNX_QAddOp : ONNX_Op<"QAdd", [ONNX_CompilerInternal]> {
   let summary = "quantized Add (qs8), numpy broadcasting";
   let arguments = (ins AnyTensor:$A, AnyTensor:$B,
                    F32Attr:$a_scale, I64Attr:$a_zero_point,
@@ -75,7 +75,7 @@ def ONNX_QAddOp : ONNX_Op<"QAdd"> {
   let hasVerifier = 1;
 }
 
-def ONNX_QMulOp : ONNX_Op<"QMul"> {
+def ONNX_QMulOp : ONNX_Op<"QMul", [ONNX_CompilerInternal]> {
   let summary = "quantized Mul (qs8), numpy broadcasting";
   let description = [{
     (A - a_zero_point) * (B - b_zero_point) brought to the output by
@@ -90,7 +90,7 @@ def ONNX_QMulOp : ONNX_Op<"QMul"> {
   let hasVerifier = 1;
 }
 
-def ONNX_QAveragePoolOp : ONNX_Op<"QAveragePool"> {
+def ONNX_QAveragePoolOp : ONNX_Op<"QAveragePool", [ONNX_CompilerInternal]> {
   let summary = "quantized AveragePool / GlobalAveragePool (qs8)";
   let description = [{
     The window's mean of X - x_zero_point, rounded half away from zero,
@@ -108,7 +108,7 @@ def ONNX_QAveragePoolOp : ONNX_Op<"QAveragePool"> {
   let hasVerifier = 1;
 }
 
-def ONNX_QRescaleOp : ONNX_Op<"QRescale"> {
+def ONNX_QRescaleOp : ONNX_Op<"QRescale", [ONNX_CompilerInternal]> {
   let summary = "one quantization to another: a DequantizeLinear followed by a QuantizeLinear";
   let arguments = (ins AnyTensor:$X,
                    F32Attr:$x_scale, I64Attr:$x_zero_point,
@@ -117,7 +117,7 @@ def ONNX_QRescaleOp : ONNX_Op<"QRescale"> {
   let hasVerifier = 1;
 }
 
-def ONNX_QLookupOp : ONNX_Op<"QLookup"> {
+def ONNX_QLookupOp : ONNX_Op<"QLookup", [ONNX_CompilerInternal]> {
   let summary = "Y = Table[X - lowest]: an element-wise function of one quantized value";
   let description = [{
     Table holds the function's quantized result for each of the 256 values

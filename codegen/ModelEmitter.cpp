@@ -146,8 +146,17 @@ std::string interfaceDefines(const ModelInterface &m, const std::string &version
   llvm::raw_string_ostream os(s);
   const Provenance &p = m.provenance;
   os << "#define " << m.name << "_NUM_INPUTS " << m.inputs.size() << "\n"
-     << "#define " << m.name << "_NUM_OUTPUTS " << m.outputs.size() << "\n"
-     << "/* Provenance: the model file's sha256, the compiler and its options. */\n"
+     << "#define " << m.name << "_NUM_OUTPUTS " << m.outputs.size() << "\n";
+  // Element counts by position, for C callers (C++: NAME::Input0::size).
+  for (bool output : {false, true})
+    for (auto [i, t] : llvm::enumerate(output ? m.outputs : m.inputs)) {
+      int64_t n = 1;
+      for (int64_t d : t.shape)
+        n *= d;
+      os << "#define " << m.name << (output ? "_OUTPUT" : "_INPUT") << i << "_SIZE " << n
+         << "\n";
+    }
+  os << "/* Provenance: the model file's sha256, the compiler and its options. */\n"
      << "#define " << m.name << "_MODEL_SHA256 " << cStringLiteral(p.modelSha256) << "\n"
      << "#define " << m.name << "_ONNXC_VERSION " << cStringLiteral(version) << "\n"
      << "#define " << m.name << "_ONNXC_OPTIONS " << cStringLiteral(p.options) << "\n";

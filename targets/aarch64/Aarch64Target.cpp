@@ -28,6 +28,7 @@ public:
                              {"-march=" + march}},
                    "neon-simd", packing, 4) {
     parallelKernels = true;
+    processor = "aarch64";
     // A static program needs no aarch64 libraries on the host at run time.
     emulated = EmulatedRunner{"qemu-aarch64", {}, "qemu-user", {}, {"-static"}};
     emulated->qemuPlugins = true;

@@ -22,6 +22,8 @@ struct Core {
   const char *machine, *qemuCpu, *linkerScript;
   bool doubleFloat; // a double-precision FPU
   bool helium;      // MVE: the int8 convolutions on VMLADAVA
+  /// The board's memory as its linker script lays it out (beside this file).
+  EmulatedRunner::Memory memory;
 };
 
 class CortexMTarget final : public Target {
@@ -32,6 +34,7 @@ public:
                          {"-O2", "-ffunction-sections", "-fdata-sections"}, core.cpuFlags}) {
     supportFolder = "cortex-m";
     addressBits = 32;
+    processor = "arm";
     doubleFloat = core.doubleFloat;
     // Bare metal under QEMU: the startup code and the board's linker script
     // beside this file (it INCLUDEs sections.ld from there), newlib's
@@ -45,6 +48,7 @@ public:
         {"-T", "{support}/" + std::string(core.linkerScript), "-L", "{support}",
          "--specs=rdimon.specs", "-nostartfiles", "-Wl,--gc-sections"}};
     emulated->qemuPlugins = true;
+    emulated->memory = core.memory;
     addProvider(std::make_unique<cortexm::McuKernelProvider>(core.helium));
   }
 
@@ -63,19 +67,26 @@ void registerCortexMTargets() {
   const Core cores[] = {
       {"cortex-m0plus", "Arm Cortex-M0+, no FPU, soft float (arm-none-eabi)",
        {"-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"}, "microbit", "cortex-m0",
-       "microbit.ld", false, false},
+       "microbit.ld", false, false,
+       {"the micro:bit (QEMU's microbit: 256 KB flash, 16 KB RAM)", 256 << 10, 16 << 10,
+        0x800 + 0x800}},
       {"cortex-m4", "Arm Cortex-M4 with FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"}, "mps2-an386",
-       "cortex-m4", "mps2.ld", false, false},
+       "cortex-m4", "mps2.ld", false, false,
+       {"QEMU's mps2-an386 (4 MB code, 4 MB RAM)", 4 << 20, 4 << 20, 0x10000 + 0x100000}},
       {"cortex-m7", "Arm Cortex-M7 with double-precision FPU (arm-none-eabi)",
        {"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"}, "mps2-an500",
-       "cortex-m7", "mps2.ld", true, false},
+       "cortex-m7", "mps2.ld", true, false,
+       {"QEMU's mps2-an500 (4 MB code, 4 MB RAM)", 4 << 20, 4 << 20, 0x10000 + 0x100000}},
       {"cortex-m33", "Arm Cortex-M33 with FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"},
-       "mps2-an505", "cortex-m33", "mps2-an505.ld", false, false},
+       "mps2-an505", "cortex-m33", "mps2-an505.ld", false, false,
+       {"QEMU's mps2-an505 (4 MB code, 4 MB RAM)", 4 << 20, 4 << 20, 0x10000 + 0x100000}},
       {"cortex-m55", "Arm Cortex-M55 with Helium (MVE) and FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"}, "mps3-an547", "cortex-m55",
-       "mps3-an547.ld", true, true},
+       "mps3-an547.ld", true, true,
+       {"QEMU's mps3-an547 (16 MB for weights, 16 MB RAM)", 16 << 20, 16 << 20,
+        0x10000 + 0x100000}},
   };
   for (const Core &core : cores)
     TargetRegistry::add(std::make_unique<CortexMTarget>(core));

@@ -25,6 +25,7 @@ public:
         cpuHasIsa(cpuHasIsa) {
     hostCode = true;
     parallelKernels = true;
+    processor = "x86_64";
     nativeRank = rank;
     winogradStreamedTiles = streamedWinogradTiles;
   }

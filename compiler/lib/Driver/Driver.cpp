@@ -386,9 +386,8 @@ static bool isIdentifier(const std::string &s) {
   return true;
 }
 
-/// A hex sha256 over a folder's files (relative paths and contents, in path
-/// order): the calibration data in the header's provenance.
-static std::string sha256OfTree(const std::string &dir) {
+/// The regular files under `dir`, in path order.
+static std::vector<std::string> filesOfTree(const std::string &dir) {
   std::vector<std::string> files;
   std::error_code ec;
   for (llvm::sys::fs::recursive_directory_iterator it(dir, ec), end; it != end && !ec;
@@ -396,6 +395,46 @@ static std::string sha256OfTree(const std::string &dir) {
     if (llvm::sys::fs::is_regular_file(it->path()))
       files.push_back(it->path());
   std::sort(files.begin(), files.end());
+  return files;
+}
+
+/// --depfile: a Make rule, `HEADER: every file the compile read`, for
+/// build systems (add_onnx_model) that regenerate when one changes. Paths are
+/// absolute, spaces and '$' escaped as Make and Ninja read them.
+static bool writeDepfile(const CompileOptions &o, const std::string &header,
+                         std::string &error) {
+  auto escaped = [](const std::string &path) {
+    llvm::SmallString<256> abs(path);
+    llvm::sys::fs::make_absolute(abs);
+    llvm::sys::path::remove_dots(abs, /*remove_dot_dot=*/true);
+    std::string out;
+    for (char c : abs) {
+      if (c == ' ' || c == '#' || c == '\\')
+        out += '\\';
+      if (c == '$')
+        out += '$';
+      out += c;
+    }
+    return out;
+  };
+  std::vector<std::string> deps = {o.modelPath};
+  for (const std::string &f : externalDataFiles(o.modelPath))
+    deps.push_back(f);
+  for (const std::string &b : o.bindings)
+    deps.push_back(llvm::StringRef(b).split('=').second.str());
+  if (o.quantize.enabled())
+    for (const std::string &f : filesOfTree(o.quantize.calibrationDir))
+      deps.push_back(f);
+  std::string text = escaped(header) + ":";
+  for (const std::string &d : deps)
+    text += " \\\n  " + escaped(d);
+  return writeFile(o.depfile, text + "\n", error);
+}
+
+/// A hex sha256 over a folder's files (relative paths and contents, in path
+/// order): the calibration data in the header's provenance.
+std::string sha256OfTree(const std::string &dir) {
+  std::vector<std::string> files = filesOfTree(dir);
   llvm::SHA256 hash;
   for (const std::string &f : files) {
     llvm::StringRef rel = llvm::StringRef(f).drop_front(dir.size());
@@ -676,6 +715,11 @@ int compileModel(const CompileOptions &o) {
     }
   }
   llvm::sys::fs::remove_directories(stage);
+  if (ok && !o.depfile.empty()) {
+    llvm::SmallString<256> header(o.outDir);
+    llvm::sys::path::append(header, files.front());
+    ok = writeDepfile(o, std::string(header), error);
+  }
   if (!ok) {
     if (createdOut)
       llvm::sys::fs::remove_directories(o.outDir);
@@ -694,8 +738,10 @@ int compileModel(const CompileOptions &o) {
     llvm::outs() << "onnxc: compiled '" << name << "' for " << target->name()
                  << (o.target == "native" ? " (native)" : "") << "\n"
                  << "  ops      " << s.opsImported << " imported, " << s.opsAfter
-                 << " after passes (" << s.batchNormsFolded
-                 << " BatchNormalization folded into Conv)\n";
+                 << " after passes";
+    if (s.batchNormsFolded)
+      llvm::outs() << " (" << s.batchNormsFolded << " BatchNormalization folded into Conv)";
+    llvm::outs() << "\n";
     printControlFlowSummary(s);
     if (!s.int8OnReference.empty()) {
       llvm::outs() << "  int8     " << s.int8OnReference.size()

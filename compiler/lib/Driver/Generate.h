@@ -58,8 +58,11 @@ public:
   HostModel(const HostModel &) = delete;
   HostModel &operator=(const HostModel &) = delete;
   ~HostModel();
+  /// With `useCache`, the library comes from onnxc's build cache where an
+  /// identical build is there (fromCache() then says so).
   bool load(const Target &target, const GeneratedModel &g, const std::string &dir,
-            std::string &error);
+            std::string &error, bool useCache = true);
+  bool fromCache() const { return fromCache_; }
   /// model_run_v_on: the model's status (0: success).
   int run(const void *const *inputs, void *const *outputs, void *arena,
           onnxc_rt::TaskRunner *threads) const;
@@ -68,6 +71,7 @@ private:
   using RunOnFn = int (*)(const void *const *, void *const *, void *, void *);
   void *handle_ = nullptr;
   RunOnFn runOn_ = nullptr;
+  bool fromCache_ = false;
 };
 
 /// Writes the model's files into `dir` (which must exist).
@@ -123,6 +127,8 @@ std::string precisionProblem(const Target &target, const std::string &precision)
 
 /// The hex sha256 of a file's bytes, or "" if it cannot be read.
 std::string sha256OfFile(const std::string &path);
+/// A hex sha256 over a folder's files (relative paths and contents).
+std::string sha256OfTree(const std::string &dir);
 
 } // namespace onnxc
 

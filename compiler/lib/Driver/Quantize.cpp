@@ -21,6 +21,8 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -106,6 +108,9 @@ bool readSamples(MLIRContext &ctx, const std::string &dir, const std::vector<Inp
     return false;
   }
   std::sort(folders.begin(), folders.end());
+  // One sample in the folder itself, as `onnxc run --inputs` takes one set.
+  if (folders.empty() && llvm::sys::fs::exists(joinPath(dir, "input_0.pb")))
+    folders.push_back(dir);
   // The file for input `i` in `folder`: input_I.pb, NAME.pb or NAME.npy.
   auto fileFor = [&](const std::string &folder, size_t i, bool positional) -> std::string {
     std::vector<std::string> names = {inputFileName(inputs[i].name) + ".npy",
@@ -521,6 +526,47 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
   };
   if (options.calibrationDir.empty())
     return fail("--quantize int8 needs --calibration DIR (see --help)");
+  // The same model, samples and options quantize the same: an earlier
+  // run's QDQ model comes from onnxc's build cache (not with a report,
+  // which needs the measurements).
+  std::string cacheKey;
+  if (options.useCache && options.reportPath.empty() &&
+      llvm::sys::fs::is_directory(options.calibrationDir)) {
+    llvm::SHA256 hash;
+    std::string text = std::string("onnxc ") + onnxcVersion() + "\nmodel " +
+                       sha256OfFile(modelPath) + "\ncalibration " +
+                       sha256OfTree(options.calibrationDir) + "\nmethod " +
+                       options.method.describe() + "\nbudget " +
+                       llvm::formatv("{0}", options.errorBudgetDb).str() + "\nio " +
+                       (options.ioInt8 ? "int8" : "float") + "\nkernels " +
+                       runtimeHeadersDigest() + "\n";
+    for (const auto &[input, dims] : importOptions.inputShapes) {
+      text += "shape " + input;
+      for (int64_t d : dims)
+        text += " " + std::to_string(d);
+      text += "\n";
+    }
+    for (const auto &[param, value] : importOptions.dimParams)
+      text += "dim " + param + " " + std::to_string(value) + "\n";
+    hash.update(text);
+    for (const auto &[input, value] : importOptions.boundInputs) {
+      hash.update("bind " + input + "\n");
+      std::vector<char> raw = rawBytesOf(value);
+      hash.update(llvm::StringRef(raw.data(), raw.size()));
+    }
+    cacheKey = llvm::toHex(hash.final(), /*LowerCase=*/true) + ".onnx";
+    std::string hit = cachedFile("quantized", cacheKey);
+    if (!hit.empty() && !llvm::sys::fs::copy_file(hit, qdqPath)) {
+      if (!quiet)
+        llvm::outs() << "onnxc: quantized to int8 (" << options.method.describe()
+                     << "): the same model, samples and options as an earlier run, whose "
+                        "int8 model is in onnxc's build cache\n";
+      return kExitOk;
+    }
+  }
+  if (!quiet && llvm::sys::Process::StandardErrIsDisplayed())
+    llvm::errs() << "onnxc: calibrating on the samples in '" << options.calibrationDir
+                 << "' ...\n";
   CalibrationPlan plan;
   std::string error;
   if (!planCalibration(modelPath, plan, error))
@@ -598,6 +644,8 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
     return fail("cannot write '" + qdqPath + "'");
   }
 
+  if (!cacheKey.empty())
+    storeInCache("quantized", cacheKey, qdqPath);
   // The report waits beside the QDQ model until the compile (or run) that
   // follows succeeds: publishQuantizeReport.
   if (!options.reportPath.empty() &&

@@ -10,7 +10,10 @@
 #include "onnxc_rt/threads.h"
 
 #include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/ScopeExit.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -23,6 +26,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
+#include <optional>
 
 using namespace mlir;
 
@@ -35,8 +39,9 @@ HostModel::~HostModel() {
 }
 
 bool HostModel::load(const Target &target, const GeneratedModel &g, const std::string &dir,
-                     std::string &error) {
-  if (!buildSharedLibrary(target, dir, "model", g.files.sourceExtension, error))
+                     std::string &error, bool useCache) {
+  if (!buildSharedLibrary(target, dir, "model", g.files.sourceExtension, error,
+                          useCache ? &fromCache_ : nullptr))
     return false;
   handle_ = dlopen(joinPath(dir, "model.so").c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!handle_) {
@@ -75,15 +80,12 @@ int fail(const std::string &msg) {
   return 1;
 }
 
-/// Builds the model as a shared library and runs it in this process (host
-/// targets) on `arena`: once, then `o.repeat` timed runs. `model` stays
-/// loaded: output strings may point into its read-only data.
-bool runInProcess(const Target &target, const GeneratedModel &g, const std::string &dir,
-                  const std::vector<std::vector<char>> &inBytes,
-                  const std::vector<void *> &outPtrs, void *arena, HostModel &model,
+/// Runs the model loaded in this process (host targets) on `arena`: once,
+/// then `o.repeat` timed runs. `model` stays loaded: output strings may
+/// point into its read-only data.
+bool runInProcess(const GeneratedModel &g, const std::vector<std::vector<char>> &inBytes,
+                  const std::vector<void *> &outPtrs, void *arena, const HostModel &model,
                   const RunOptions &o, std::string &error) {
-  if (!model.load(target, g, dir, error))
-    return false;
   onnxc_rt::ThreadPool pool(o.threads); // the caller's thread plus threads - 1 workers
   onnxc_rt::TaskRunner *runner = o.threads > 1 ? &pool : nullptr; // what the model expects
   std::vector<const void *> inPtrs;
@@ -201,9 +203,49 @@ static const std::vector<std::string> kSanitizerFlags = {
 /// emulator (Target::emulated) or, for a host target with --sanitize,
 /// directly with AddressSanitizer and UBSan; inputs and outputs travel as
 /// files.
+/// Why the model cannot fit the board `target`'s programs run on, or ""
+/// when it can (or the board's memory is not known): checked before
+/// anything is built, with the figures, rather than left to the linker.
+std::string boardFitProblem(const Target &target, const GeneratedModel &g) {
+  if (!target.emulated || target.emulated->memory.ram <= 0)
+    return "";
+  const EmulatedRunner::Memory &m = target.emulated->memory;
+  auto list = [](const std::vector<CompileSummary::NodeBytes> &nodes) {
+    std::string out;
+    for (const auto &n : nodes)
+      out += (out.empty() ? "" : ", ") + ("node '" + n.node + "' " + std::to_string(n.bytes) +
+                                           " bytes" + (n.scratch ? " (its scratch)" : ""));
+    return out;
+  };
+  int64_t io = 0; // the program's static input and output buffers
+  for (const auto *tensors : {&g.iface.inputs, &g.iface.outputs})
+    for (const TensorInterface &t : *tensors)
+      io += t.bytes;
+  const int64_t ram = g.iface.arenaBytes + io + m.reservedRam;
+  std::string problem;
+  if (g.summary.weightBytes > m.weightsRegion)
+    problem += "its weights need " + std::to_string(g.summary.weightBytes) + " bytes, over the " +
+               std::to_string(m.weightsRegion) + " the board has for them by " +
+               std::to_string(g.summary.weightBytes - m.weightsRegion) +
+               " (the largest: " + list(g.summary.largestWeights) + ")";
+  if (ram > m.ram)
+    problem += (problem.empty() ? "" : "; ") + ("it needs " + std::to_string(ram) +
+               " bytes of RAM (arena " + std::to_string(g.iface.arenaBytes) +
+               " + inputs and outputs " + std::to_string(io) + " + the board's stack and heap " +
+               std::to_string(m.reservedRam) + "), over the board's " + std::to_string(m.ram) +
+               " by " + std::to_string(ram - m.ram) + " (the largest tensors in the arena: " +
+               list(g.summary.largestArenaTensors) + ")");
+  if (problem.empty())
+    return "";
+  return "the model does not fit " + m.board + ", the board `onnxc run --target " +
+         target.name() + "` runs it on: " + problem + "; nothing was built";
+}
+
 bool runAsProgram(const Target &target, const GeneratedModel &g, const std::string &dir,
                   const std::vector<std::vector<char>> &inBytes,
                   const std::vector<void *> &outPtrs, const RunOptions &o, std::string &error) {
+  if (error = boardFitProblem(target, g); !error.empty())
+    return false;
   std::vector<std::string> inFiles, outFiles;
   for (size_t i = 0; i < inBytes.size(); ++i) {
     inFiles.push_back(joinPath(dir, "input_" + std::to_string(i) + ".bin"));
@@ -227,8 +269,19 @@ bool runAsProgram(const Target &target, const GeneratedModel &g, const std::stri
   bool sanitized = o.sanitize && !target.emulated;
   if (!buildModelProgram(target, dir, "model", g.files.sourceExtension, "run_main.cpp",
                          "model.elf", sanitized ? kSanitizerFlags : std::vector<std::string>{},
-                         error))
+                         error)) {
+    // The code itself pushed it over (the weights and arena fit, above).
+    if (size_t at = error.find("overflowed by"); at != std::string::npos && target.emulated &&
+                                                 !target.emulated->memory.board.empty()) {
+      size_t line = error.rfind('\n', at);
+      error = "the model's code and data do not fit " + target.emulated->memory.board +
+              ", the board `onnxc run --target " + target.name() + "` runs it on (the linker: " +
+              error.substr(line == std::string::npos ? 0 : line + 1,
+                           error.find('\n', at) - (line == std::string::npos ? 0 : line + 1)) +
+              ")";
+    }
     return false;
+  }
   // An empty emulator: the program runs here, on the device it drives.
   const bool direct = sanitized || target.emulated->emulator.empty();
   std::string runner = sanitized ? "AddressSanitizer and UBSan"
@@ -308,6 +361,182 @@ bool runAsProgram(const Target &target, const GeneratedModel &g, const std::stri
 
 } // namespace
 
+/// The input sets of `onnxc run --inputs DIR`, as --calibration reads its
+/// folder: DIR itself when it holds input files (input_0.pb, ... or files
+/// named after the inputs), else each of its sub-folders (test_data_set_0,
+/// ...) in name order. Empty with `error` set when there is none.
+static std::vector<std::string> inputSets(const std::string &dir, std::string &error) {
+  if (!llvm::sys::fs::is_directory(dir)) {
+    error = "the inputs folder '" + dir + "' does not exist or is not a folder";
+    return {};
+  }
+  std::vector<std::string> folders;
+  bool files = false;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec; it.increment(ec)) {
+    if (llvm::sys::fs::is_directory(it->path()))
+      folders.push_back(it->path());
+    else if (llvm::StringRef(it->path()).ends_with(".pb") ||
+             llvm::StringRef(it->path()).ends_with(".npy"))
+      files = true;
+  }
+  if (ec) {
+    error = "cannot read the inputs folder '" + dir + "': " + ec.message();
+    return {};
+  }
+  if (files)
+    return {dir};
+  if (folders.empty()) {
+    error = "the inputs folder '" + dir + "' holds no inputs: input_0.pb, ... (ONNX "
+            "TensorProto files), NAME.pb or NAME.npy named after the model's inputs, or "
+            "one sub-folder of those per input set (test_data_set_0, ...)";
+    return {};
+  }
+  std::sort(folders.begin(), folders.end());
+  return folders;
+}
+
+/// An input's file name: its name, with the characters a file name cannot
+/// hold written '_' (as --calibration names them).
+static std::string inputFileStem(const std::string &name) {
+  std::string f = name;
+  for (char &c : f)
+    if (c == '/' || c == ':' || c == '\\')
+      c = '_';
+  return f;
+}
+
+namespace {
+/// One input set read for the model: the tensors in parameter order, and
+/// the import options (shapes, bound values) they imply.
+struct InputSet {
+  std::vector<DenseElementsAttr> inputs;      // one per function parameter
+  std::vector<DenseElementsAttr> plainInputs; // tensor graph inputs, by position
+  ImportOptions import;
+};
+
+/// What a compiled model was compiled for: runs of sets with the same shapes
+/// and shape-deciding values share one compile.
+bool sameCompile(const ImportOptions &a, const ImportOptions &b) {
+  if (a.positionalShapes != b.positionalShapes ||
+      a.positionalBound.size() != b.positionalBound.size() ||
+      a.compositeInputs.size() != b.compositeInputs.size())
+    return false;
+  for (size_t i = 0; i < a.positionalBound.size(); ++i)
+    if (a.positionalBound[i] != b.positionalBound[i])
+      return false;
+  for (const auto &[pos, c] : a.compositeInputs) {
+    auto it = b.compositeInputs.find(pos);
+    if (it == b.compositeInputs.end() || it->second.present != c.present ||
+        it->second.elementShapes != c.elementShapes)
+      return false;
+  }
+  return true;
+}
+} // namespace
+
+/// Reads the set in `dir`: per graph input, input_I.pb, else NAME.pb or
+/// NAME.npy (tensor inputs). Returns the exit code (0: read).
+static int readInputSet(MLIRContext &ctx, const std::string &dir, const std::string &modelPath,
+                        const std::vector<GraphInputKind> &kinds, const ImportOptions &base,
+                        InputSet &set) {
+  set.import = base;
+  for (size_t i = 0; i < kinds.size(); ++i) {
+    const bool isOpt = kinds[i].isOptional, isSeq = kinds[i].isSequence;
+    std::string path = joinPath(dir, "input_" + std::to_string(i) + ".pb");
+    if (!llvm::sys::fs::exists(path) && !isOpt && !isSeq)
+      for (const char *ext : {".pb", ".npy"})
+        if (std::string named = joinPath(dir, inputFileStem(kinds[i].name) + ext);
+            llvm::sys::fs::exists(named)) {
+          path = named;
+          break;
+        }
+    if (!llvm::sys::fs::exists(path)) {
+      fail("the input set '" + dir + "' has no file for input '" + kinds[i].name +
+           "' (expected input_" + std::to_string(i) + ".pb" +
+           (isOpt || isSeq ? std::string()
+                           : ", " + inputFileStem(kinds[i].name) + ".pb or " +
+                                 inputFileStem(kinds[i].name) + ".npy") +
+           ")");
+      return kExitError;
+    }
+    std::string error;
+    ValueFile v;
+    if (llvm::StringRef(path).ends_with(".npy")) {
+      DenseElementsAttr t = readNpyFile(ctx, path, error);
+      if (!t) {
+        fail(error.find(path) == std::string::npos ? "'" + path + "': " + error : error);
+        return kExitError;
+      }
+      v.tensors.push_back(t);
+    } else if (failed(readValueFile(ctx, path, isOpt, isSeq, v, error))) {
+      fail(error.find(path) == std::string::npos ? "'" + path + "': " + error : error);
+      return error.find("not supported") != std::string::npos ? kExitUnsupported : kExitError;
+    }
+    set.inputs.insert(set.inputs.end(), v.tensors.begin(), v.tensors.end());
+    if (isOpt || isSeq) {
+      CompositeInput c;
+      c.isOptional = isOpt;
+      c.isSequence = isSeq;
+      c.present = v.present;
+      for (DenseElementsAttr t : v.tensors) {
+        auto s = t.getType().getShape();
+        c.elementShapes.emplace_back(s.begin(), s.end());
+      }
+      set.import.compositeInputs[i] = c;
+      set.import.positionalShapes.emplace_back();
+      set.plainInputs.push_back(nullptr);
+      continue;
+    }
+    set.plainInputs.push_back(v.tensors.front());
+    auto shape = v.tensors.front().getType().getShape();
+    set.import.positionalShapes.emplace_back(shape.begin(), shape.end());
+  }
+  // Inputs whose values decide shapes are compiled in, as their shapes are.
+  for (size_t pos : shapeDecidingInputs(modelPath))
+    if (pos < set.plainInputs.size() && set.plainInputs[pos]) {
+      set.import.positionalBound.resize(set.plainInputs.size());
+      set.import.positionalBound[pos] = set.plainInputs[pos];
+    }
+  return kExitOk;
+}
+
+/// Writes one output_K.pb per graph output into `dir`: sequences and
+/// optionals packed from their results, data-dependent sizes cut to what
+/// the run produced. Returns the exit code.
+static int writeOutputs(const GeneratedModel &g, const std::vector<void *> &outPtrs,
+                        const std::string &dir) {
+  if (std::error_code ec = llvm::sys::fs::create_directories(dir))
+    return fail("cannot create '" + dir + "': " + ec.message());
+  std::string error;
+  for (size_t k = 0; k < g.iface.graphOutputs.size(); ++k) {
+    const GraphOutput &go = g.iface.graphOutputs[k];
+    std::vector<ShapedType> types;
+    std::vector<llvm::ArrayRef<char>> raws;
+    for (int64_t r = go.firstResult; r < go.firstResult + go.count; ++r) {
+      const TensorInterface &t = g.iface.outputs[r];
+      std::vector<int64_t> shape = t.shape;
+      int64_t bytes = t.bytes;
+      if (t.dynamicDim >= 0) { // the size this run produced, packed at the start
+        int64_t extent = *static_cast<const int64_t *>(outPtrs[t.extentOutput]);
+        if (extent < 0 || extent > shape[t.dynamicDim])
+          return fail("output '" + t.name + "' reports size " + std::to_string(extent) +
+                      " beyond its bound " + std::to_string(shape[t.dynamicDim]));
+        bytes = shape[t.dynamicDim] ? bytes / shape[t.dynamicDim] * extent : 0;
+        shape[t.dynamicDim] = extent;
+      }
+      types.push_back(RankedTensorType::get(shape, t.elementType));
+      raws.emplace_back(static_cast<const char *>(outPtrs[r]), bytes);
+    }
+    bool isOpt = go.kind.rfind("optional", 0) == 0;
+    bool isSeq = go.kind == "sequence" || go.kind == "optional_sequence";
+    if (failed(writeValueFile(joinPath(dir, "output_" + std::to_string(k) + ".pb"), go.name,
+                              isOpt, isSeq, go.present, types, raws, error)))
+      return fail(error);
+  }
+  return kExitOk;
+}
+
 int runModel(const RunOptions &o) {
   std::unique_ptr<Target> variant; // --cuda-arch
   std::string targetError;
@@ -343,6 +572,10 @@ int runModel(const RunOptions &o) {
     return fail(problem);
   if (std::string problem = precisionProblem(*target, o.precision); !problem.empty())
     return fail(problem);
+  std::string setsError;
+  const std::vector<std::string> sets = inputSets(o.inputsDir, setsError);
+  if (sets.empty())
+    return fail(setsError);
 
   // --quantize: what runs is the model's int8 QDQ form.
   std::string modelPath = o.modelPath;
@@ -358,148 +591,126 @@ int runModel(const RunOptions &o) {
       return rc;
   }
 
-  // Inputs in graph order: input_0.pb, input_1.pb, ... A sequence or an
-  // optional input becomes its tensors, one parameter each.
   MLIRContext ctx;
   DiagnosticPrinter diagnostics(ctx);
-  std::vector<DenseElementsAttr> inputs; // one per function parameter
-  std::vector<DenseElementsAttr> plainInputs; // tensor graph inputs, by position
-  ImportOptions import = o.import;
-  std::vector<GraphInputKind> kinds = graphInputKinds(modelPath);
-  for (int i = 0;; ++i) {
-    std::string path = joinPath(o.inputsDir, "input_" + std::to_string(i) + ".pb");
-    if (!llvm::sys::fs::exists(path))
-      break;
-    bool isOpt = i < (int)kinds.size() && kinds[i].isOptional;
-    bool isSeq = i < (int)kinds.size() && kinds[i].isSequence;
-    std::string error;
-    ValueFile v;
-    if (failed(readValueFile(ctx, path, isOpt, isSeq, v, error))) {
-      fail(error);
-      return error.find("not supported") != std::string::npos ? kExitUnsupported
-                                                              : kExitError;
-    }
-    inputs.insert(inputs.end(), v.tensors.begin(), v.tensors.end());
-    if (isOpt || isSeq) {
-      CompositeInput c;
-      c.isOptional = isOpt;
-      c.isSequence = isSeq;
-      c.present = v.present;
-      for (DenseElementsAttr t : v.tensors) {
-        auto s = t.getType().getShape();
-        c.elementShapes.emplace_back(s.begin(), s.end());
-      }
-      import.compositeInputs[i] = c;
-      import.positionalShapes.emplace_back();
-      plainInputs.push_back(nullptr);
-      continue;
-    }
-    plainInputs.push_back(v.tensors.front());
-    auto shape = v.tensors.front().getType().getShape();
-    import.positionalShapes.emplace_back(shape.begin(), shape.end());
-  }
-
-  // Inputs whose values decide shapes are compiled in, as their shapes are.
-  for (size_t pos : shapeDecidingInputs(modelPath))
-    if (pos < plainInputs.size() && plainInputs[pos]) {
-      import.positionalBound.resize(plainInputs.size());
-      import.positionalBound[pos] = plainInputs[pos];
-    }
-  auto g = generateModel(ctx, modelPath, "model", import, *target, o.threads,
-                         o.winograd, o.precision, /*mlirOnly=*/false);
-  if (failed(g))
-    return diagnostics.failureCode();
-  if (inputs.size() != g->iface.inputs.size())  // (parameters, sequences counted per element)
-    return fail("the model has " + std::to_string(g->iface.inputs.size()) +
-                " inputs but " + o.inputsDir + " holds " + std::to_string(inputs.size()) +
-                " (input_0.pb ...)");
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    // ONNX's own test data (numpy has no bfloat16) stores bfloat16 tensors
-    // as their uint16 bits: take them as such.
-    Type want = g->iface.inputs[i].elementType, have = inputs[i].getElementType();
-    if (want.isBF16() && have.isUnsignedInteger(16))
-      inputs[i] = elementsFromRawBytes(inputs[i].getType().clone(want), rawBytesOf(inputs[i]));
-    if (inputs[i].getElementType() != g->iface.inputs[i].elementType)
-      return fail("input_" + std::to_string(i) + ".pb has element type " +
-                  onnxTypeName(onnxFromElementType(inputs[i].getElementType())).str() +
-                  " but input '" + g->iface.inputs[i].name + "' is " +
-                  onnxTypeName(onnxFromElementType(g->iface.inputs[i].elementType)).str());
-  }
-
+  const std::vector<GraphInputKind> kinds = graphInputKinds(modelPath);
+  // One compile serves every set of the same shapes (and shape-deciding
+  // values); a set of other shapes compiles again.
+  std::optional<ImportOptions> compiledFor;
+  FailureOr<GeneratedModel> g = failure();
   llvm::SmallString<128> work;
-  if (llvm::sys::fs::createUniqueDirectory("onnxc-run", work))
-    return fail("cannot create a temporary directory");
-  std::string dir(work);
-  std::vector<std::vector<char>> inBytes;
-  for (DenseElementsAttr t : inputs)
-    inBytes.push_back(rawBytesOf(t));
-  std::vector<std::unique_ptr<AlignedBuffer>> outs;
-  std::vector<void *> outPtrs;
-  for (const TensorInterface &t : g->iface.outputs) {
-    outs.push_back(std::make_unique<AlignedBuffer>(t.bytes));
-    outPtrs.push_back(outs.back()->p);
-  }
-  std::string elsewhere = o.sanitize ? "a sanitized program" : "a program under " +
-                          (target->emulated ? target->emulated->emulator : std::string());
-  if (!inProcess) // pointers cannot cross into another process
-    for (const auto *list : {&g->iface.inputs, &g->iface.outputs})
-      for (const TensorInterface &t : *list)
-        if (isa<onnx::StringType>(t.elementType))
-          return fail("string tensors ('" + t.name + "') cannot be passed to or read back from " +
-                      elsewhere);
-  std::string error;
-  std::vector<std::string> files;
-  AlignedBuffer arena(g->iface.arenaBytes);
-  HostModel lib;
-  bool ok = writeModelFiles(*g, dir, "model", files, error) &&
-            (inProcess ? runInProcess(*target, *g, dir, inBytes, outPtrs, arena.p, lib, o, error)
-                       : runAsProgram(*target, *g, dir, inBytes, outPtrs, o, error));
-  llvm::sys::fs::remove_directories(dir);
-  // A device program that found no device says so ("onnxc-run: no device:",
-  // the device emitter's runProgramCalls): exit 77, read as "skipped" by tests.
-  if (size_t at = error.find("onnxc-run: no device: "); !ok && at != std::string::npos) {
-    std::string why = error.substr(at + 22);
-    fail("no device to run target '" + target->name() + "' on: " +
-         why.substr(0, why.find('\n')));
-    return kExitNoDevice;
-  }
-  if (!ok)
-    return fail(error);
-
-  if (std::error_code ec = llvm::sys::fs::create_directories(o.outputsDir))
-    return fail("cannot create '" + o.outputsDir + "': " + ec.message());
-  // One file per graph output; sequences and optionals are packed from
-  // their results.
-  for (size_t k = 0; k < g->iface.graphOutputs.size(); ++k) {
-    const GraphOutput &go = g->iface.graphOutputs[k];
-    std::vector<ShapedType> types;
-    std::vector<llvm::ArrayRef<char>> raws;
-    for (int64_t r = go.firstResult; r < go.firstResult + go.count; ++r) {
-      const TensorInterface &t = g->iface.outputs[r];
-      std::vector<int64_t> shape = t.shape;
-      int64_t bytes = t.bytes;
-      if (t.dynamicDim >= 0) { // the size this run produced, packed at the start
-        int64_t extent = *static_cast<const int64_t *>(outPtrs[t.extentOutput]);
-        if (extent < 0 || extent > shape[t.dynamicDim])
-          return fail("output '" + t.name + "' reports size " + std::to_string(extent) +
-                      " beyond its bound " + std::to_string(shape[t.dynamicDim]));
-        bytes = shape[t.dynamicDim] ? bytes / shape[t.dynamicDim] * extent : 0;
-        shape[t.dynamicDim] = extent;
-      }
-      types.push_back(RankedTensorType::get(shape, t.elementType));
-      raws.emplace_back(static_cast<const char *>(outPtrs[r]), bytes);
+  std::unique_ptr<HostModel> lib;
+  bool built = false;
+  auto cleanup = llvm::make_scope_exit([&] {
+    if (!work.empty())
+      llvm::sys::fs::remove_directories(work);
+  });
+  for (const std::string &setDir : sets) {
+    // One set in the folder itself writes OUT/output_K.pb; several write
+    // OUT/<set folder>/output_K.pb.
+    const bool single = sets.size() == 1 && setDir == o.inputsDir;
+    const std::string setName = single ? std::string()
+                                       : llvm::sys::path::filename(setDir).str();
+    const std::string outDir = single ? o.outputsDir : joinPath(o.outputsDir, setName);
+    InputSet set;
+    if (int rc = readInputSet(ctx, setDir, modelPath, kinds, o.import, set))
+      return rc;
+    if (!compiledFor || !sameCompile(*compiledFor, set.import)) {
+      lib.reset(); // (unloads the previous shapes' library)
+      g = generateModel(ctx, modelPath, "model", set.import, *target, o.threads, o.winograd,
+                        o.precision, /*mlirOnly=*/false);
+      if (failed(g))
+        return diagnostics.failureCode();
+      compiledFor = set.import;
+      built = false;
     }
-    bool isOpt = go.kind.rfind("optional", 0) == 0;
-    bool isSeq = go.kind == "sequence" || go.kind == "optional_sequence";
-    if (failed(writeValueFile(joinPath(o.outputsDir, "output_" + std::to_string(k) + ".pb"), go.name,
-                              isOpt, isSeq, go.present, types, raws, error)))
-      return fail(error);
+    std::vector<DenseElementsAttr> &inputs = set.inputs;
+    if (inputs.size() != g->iface.inputs.size()) // (parameters, sequences counted per element)
+      return fail("the model has " + std::to_string(g->iface.inputs.size()) + " inputs but " +
+                  setDir + " holds " + std::to_string(inputs.size()) + " (input_0.pb ...)");
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      // ONNX's own test data (numpy has no bfloat16) stores bfloat16 tensors
+      // as their uint16 bits: take them as such.
+      Type want = g->iface.inputs[i].elementType, have = inputs[i].getElementType();
+      if (want.isBF16() && have.isUnsignedInteger(16))
+        inputs[i] = elementsFromRawBytes(inputs[i].getType().clone(want), rawBytesOf(inputs[i]));
+      if (inputs[i].getElementType() != g->iface.inputs[i].elementType)
+        return fail("input " + std::to_string(i) + " of '" + setDir + "' has element type " +
+                    onnxTypeName(onnxFromElementType(inputs[i].getElementType())).str() +
+                    " but input '" + g->iface.inputs[i].name + "' is " +
+                    onnxTypeName(onnxFromElementType(g->iface.inputs[i].elementType)).str());
+    }
+    std::string elsewhere = o.sanitize ? "a sanitized program" : "a program under " +
+                            (target->emulated ? target->emulated->emulator : std::string());
+    if (!inProcess) // pointers cannot cross into another process
+      for (const auto *list : {&g->iface.inputs, &g->iface.outputs})
+        for (const TensorInterface &t : *list)
+          if (isa<onnx::StringType>(t.elementType))
+            return fail("string tensors ('" + t.name +
+                        "') cannot be passed to or read back from " + elsewhere);
+    std::vector<std::vector<char>> inBytes;
+    for (DenseElementsAttr t : inputs)
+      inBytes.push_back(rawBytesOf(t));
+    std::vector<std::unique_ptr<AlignedBuffer>> outs;
+    std::vector<void *> outPtrs;
+    for (const TensorInterface &t : g->iface.outputs) {
+      outs.push_back(std::make_unique<AlignedBuffer>(t.bytes));
+      outPtrs.push_back(outs.back()->p);
+    }
+    std::string error;
+    AlignedBuffer arena(g->iface.arenaBytes);
+    bool ok = true;
+    if (!built) {
+      if (!work.empty())
+        llvm::sys::fs::remove_directories(work);
+      work.clear();
+      if (llvm::sys::fs::createUniqueDirectory("onnxc-run", work))
+        return fail("cannot create a temporary directory");
+      std::vector<std::string> files;
+      ok = writeModelFiles(*g, std::string(work), "model", files, error);
+      if (ok && inProcess) {
+        if (!o.quiet && llvm::sys::Process::StandardErrIsDisplayed())
+          llvm::errs() << "onnxc: building the model's code with " << targetCompiler(*target)
+                       << " ...\n";
+        auto t0 = std::chrono::steady_clock::now();
+        lib = std::make_unique<HostModel>();
+        ok = lib->load(*target, *g, std::string(work), error, o.useCache);
+        double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        if (ok && !o.quiet)
+          llvm::outs() << (lib->fromCache()
+                               ? std::string("onnxc: the model's library came from the build "
+                                             "cache (") + buildCacheDir() + ")\n"
+                               : llvm::formatv("onnxc: built the model's library in {0:f1} s{1}\n",
+                                               seconds,
+                                               o.useCache && !buildCacheDir().empty()
+                                                   ? " (kept in the build cache)"
+                                                   : "")
+                                     .str());
+      }
+      built = ok;
+    }
+    ok = ok && (inProcess ? runInProcess(*g, inBytes, outPtrs, arena.p, *lib, o, error)
+                          : runAsProgram(*target, *g, std::string(work), inBytes, outPtrs, o,
+                                         error));
+    // A device program that found no device says so ("onnxc-run: no device:",
+    // the device emitter's runProgramCalls): exit 77, read as "skipped" by tests.
+    if (size_t at = error.find("onnxc-run: no device: "); !ok && at != std::string::npos) {
+      std::string why = error.substr(at + 22);
+      fail("no device to run target '" + target->name() + "' on: " +
+           why.substr(0, why.find('\n')));
+      return kExitNoDevice;
+    }
+    if (!ok)
+      return fail(single ? error : "input set '" + setName + "': " + error);
+    if (int rc = writeOutputs(*g, outPtrs, outDir))
+      return rc;
+    if (!o.quiet)
+      llvm::outs() << "onnxc: wrote " << g->iface.graphOutputs.size() << " output(s) to "
+                   << outDir << "\n";
   }
   if (!o.quiet)
     printControlFlowSummary(g->summary);
-  if (!o.quiet)
-    llvm::outs() << "onnxc: wrote " << g->iface.graphOutputs.size() << " output(s) to "
-                 << o.outputsDir << "\n";
   if (o.quantize.enabled())
     return publishQuantizeReport(o.quantize, modelPath, o.quiet);
   return 0;

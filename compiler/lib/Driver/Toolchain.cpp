@@ -6,12 +6,17 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
+#include "llvm/Support/SHA256.h"
+#include "llvm/ADT/StringExtras.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <functional>
 
@@ -191,14 +196,136 @@ bool buildStaticLibrary(const Target &target, const std::string &dir,
   return ok;
 }
 
+//===-- The build cache of `onnxc run` and calibration ---------------------===//
+
+std::string buildCacheDir() {
+  if (const char *env = std::getenv("ONNXC_CACHE_DIR"))
+    return llvm::StringRef(env) == "off" ? std::string() : std::string(env);
+  llvm::SmallString<256> dir;
+  if (const char *xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    dir = xdg;
+  else if (const char *home = std::getenv("HOME"); home && *home)
+    llvm::sys::path::append(dir, home, ".cache");
+  else
+    return "";
+  llvm::sys::path::append(dir, "onnxc");
+  return std::string(dir);
+}
+
+/// A hex sha256 over every runtime-lite header: the code a cached build
+/// compiled in, which a rebuilt onnxc of the same version may have changed.
+std::string runtimeHeadersDigest() {
+  std::vector<std::string> files;
+  std::error_code ec;
+  const std::string root = runtimeIncludeDir();
+  for (llvm::sys::fs::recursive_directory_iterator it(joinPath(root, "onnxc_rt"), ec), end;
+       it != end && !ec; it.increment(ec))
+    if (llvm::sys::fs::is_regular_file(it->path()))
+      files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  llvm::SHA256 hash;
+  for (const std::string &f : files)
+    if (auto buf = llvm::MemoryBuffer::getFile(f, /*IsText=*/false)) {
+      hash.update(llvm::StringRef(f).drop_front(root.size()));
+      hash.update((*buf)->getBuffer());
+    }
+  return llvm::toHex(hash.final(), /*LowerCase=*/true);
+}
+
+/// Keeps the cache's `folder` to its newest kMaxEntries entries (by the time
+/// each was last used).
+static void trimCache(const std::string &folder) {
+  constexpr size_t kMaxEntries = 200;
+  std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> entries;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(folder, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::sys::fs::file_status st;
+    if (!llvm::sys::fs::status(it->path(), st))
+      entries.emplace_back(st.getLastModificationTime(), it->path());
+  }
+  if (entries.size() <= kMaxEntries)
+    return;
+  std::sort(entries.begin(), entries.end());
+  for (size_t i = 0; i + kMaxEntries < entries.size(); ++i)
+    llvm::sys::fs::remove(entries[i].second);
+}
+
+std::string cachedFile(const std::string &kind, const std::string &key) {
+  std::string root = buildCacheDir();
+  if (root.empty())
+    return "";
+  std::string path = joinPath(joinPath(root, kind), key);
+  if (!llvm::sys::fs::exists(path))
+    return "";
+  int fd;
+  if (!llvm::sys::fs::openFileForWrite(path, fd, llvm::sys::fs::CD_OpenExisting,
+                                       llvm::sys::fs::OF_Append)) {
+    llvm::sys::fs::setLastAccessAndModificationTime(fd, std::chrono::system_clock::now());
+    llvm::sys::Process::SafelyCloseFileDescriptor(fd);
+  }
+  return path;
+}
+
+void storeInCache(const std::string &kind, const std::string &key, const std::string &file) {
+  std::string root = buildCacheDir();
+  if (root.empty())
+    return;
+  std::string folder = joinPath(root, kind);
+  if (llvm::sys::fs::create_directories(folder))
+    return; // a cache that cannot be written is no cache, not an error
+  // Copied under a name of its own, then renamed: concurrent runs never see
+  // a partial file.
+  std::string partial = joinPath(folder, key + ".partial-" +
+                                             std::to_string(llvm::sys::Process::getProcessId()));
+  if (llvm::sys::fs::copy_file(file, partial) ||
+      llvm::sys::fs::rename(partial, joinPath(folder, key)))
+    llvm::sys::fs::remove(partial);
+  trimCache(folder);
+}
+
 bool buildSharedLibrary(const Target &target, const std::string &dir,
                         const std::string &name, const std::string &sourceExt,
-                        std::string &error) {
+                        std::string &error, bool *fromCache) {
   std::vector<std::string> args = compileFlags(target);
+  const std::string output = joinPath(dir, name + ".so");
+  // The cache key: what decides the library's bytes. The compiler and its
+  // flags, the generated files, runtime-lite's headers and onnxc's version.
+  std::string key;
+  if (fromCache) {
+    *fromCache = false;
+    llvm::SHA256 hash;
+    hash.update(std::string("onnxc ") + ONNXC_VERSION + "\n" + targetCompiler(target) + "\n");
+    if (auto cxx = llvm::sys::findProgramByName(targetCompiler(target))) {
+      llvm::sys::fs::file_status st;
+      if (!llvm::sys::fs::status(*cxx, st))
+        hash.update(*cxx + std::to_string(st.getSize()) + std::to_string(
+                                                              st.getLastModificationTime()
+                                                                  .time_since_epoch()
+                                                                  .count()));
+    }
+    for (const std::string &a : args)
+      hash.update(a + "\n");
+    for (const std::string &f : {name + sourceExt, name + ".h", name + ".weights.bin",
+                                 name + "_weights.S"})
+      if (auto buf = llvm::MemoryBuffer::getFile(joinPath(dir, f), /*IsText=*/false))
+        hash.update((*buf)->getBuffer());
+    static const std::string runtimeDigest = runtimeHeadersDigest();
+    hash.update(runtimeDigest);
+    key = llvm::toHex(hash.final(), /*LowerCase=*/true) + ".so";
+    std::string cached = cachedFile("builds", key);
+    if (!cached.empty() && !llvm::sys::fs::copy_file(cached, output)) {
+      *fromCache = true;
+      return true;
+    }
+  }
   args.insert(args.end(), {"-fPIC", "-shared", "-I" + runtimeIncludeDir(), "-I" + dir,
                            "-Wa,-I" + dir, joinPath(dir, name + sourceExt),
-                           joinPath(dir, name + "_weights.S"), "-o", joinPath(dir, name + ".so")});
-  return runProgram(targetCompiler(target), args, error);
+                           joinPath(dir, name + "_weights.S"), "-o", output});
+  if (!runProgram(targetCompiler(target), args, error))
+    return false;
+  if (fromCache)
+    storeInCache("builds", key, output);
+  return true;
 }
 
 bool buildModelProgram(const Target &target, const std::string &dir,

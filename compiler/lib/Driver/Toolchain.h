@@ -49,10 +49,28 @@ bool buildStaticLibrary(const Target &target, const std::string &dir,
                         const std::string &name, const std::string &sourceExt,
                         std::string &error);
 
-/// Builds a shared library NAME.so in `dir` (host targets only).
+/// Builds a shared library NAME.so in `dir` (host targets only). With
+/// `fromCache`, the build cache (buildCacheDir) is asked first and given the
+/// result; *fromCache says whether the library came from it.
 bool buildSharedLibrary(const Target &target, const std::string &dir,
                         const std::string &name, const std::string &sourceExt,
-                        std::string &error);
+                        std::string &error, bool *fromCache = nullptr);
+
+/// The folder of onnxc's build cache: $ONNXC_CACHE_DIR ("off": none), else
+/// $XDG_CACHE_HOME/onnxc, else ~/.cache/onnxc; "" for none. `onnxc run` and
+/// calibration keep there the libraries they built and the models they
+/// quantized, keyed by the sha256 of what decides them.
+std::string buildCacheDir();
+/// A hex sha256 over runtime-lite's headers (part of every cache key: a
+/// rebuilt onnxc of the same version may have other kernels).
+std::string runtimeHeadersDigest();
+/// The cached file `key` of `kind` ("builds", "quantized"), or "" (it is
+/// then marked as just used).
+std::string cachedFile(const std::string &kind, const std::string &key);
+/// Copies `file` into the cache as `key` of `kind` (silently nothing when the
+/// cache cannot be written); the least recently used entries beyond 200 a
+/// kind are removed.
+void storeInCache(const std::string &kind, const std::string &key, const std::string &file);
 
 /// Builds the program PROGRAM in `dir`: the model NAME and the `main` in
 /// `mainSource`, with `extraFlags` (e.g. sanitizers) and, for a target run

@@ -138,6 +138,18 @@ static cl::opt<bool> printTargetLanguage(
     cl::desc("Print the language of --target's generated source as CMake names it (CXX: "
              "NAME.cpp; CUDA: NAME.cu) and exit"),
     cl::cat(category));
+static cl::opt<bool> printTargetInfo(
+    "print-target-info",
+    cl::desc("Print what a build system needs to compile --target's code, one KEY=VALUE a "
+             "line (language, flags: required, optimize: the target's optimisation flags, "
+             "processor: CMake's CMAKE_SYSTEM_PROCESSOR family, empty for any) and exit"),
+    cl::cat(category));
+static cl::opt<std::string> depfilePath(
+    "depfile",
+    cl::desc("Also write a Make-style dependency file: the generated header depends on every "
+             "file onnxc read (the model, its external data, --bind values, calibration "
+             "samples), for build systems that regenerate when one changes"),
+    cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<bool> noWinograd(
     "no-winograd",
     cl::desc("Compute every convolution directly (the x86-64 targets otherwise run 3x3 "
@@ -156,7 +168,7 @@ static cl::opt<bool> report(
 static cl::opt<std::string> ramBudget(
     "ram-budget",
     cl::desc("Fail the compile, writing nothing, when the model needs more RAM (arena + stack) "
-             "on the target than SIZE (bytes; K and M suffixes: 1024, 1048576); the error "
+             "on the target than SIZE (bytes, or with K/KB/KiB = 1024 or M/MB/MiB = 1048576); the error "
              "names the largest tensors"),
     cl::value_desc("SIZE"), cl::cat(category));
 static cl::opt<std::string> flashBudget(
@@ -165,10 +177,23 @@ static cl::opt<std::string> flashBudget(
              "code) than SIZE (as --ram-budget); the error names the nodes with the most "
              "weights"),
     cl::value_desc("SIZE"), cl::cat(category));
-static cl::opt<std::string> inputsDir("inputs", cl::desc("Directory with input_N.pb"),
-                                      cl::sub(runCommand), cl::cat(category));
-static cl::opt<std::string> outputsDir("outputs", cl::desc("Directory for output_N.pb"),
-                                       cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> inputsDir(
+    "inputs",
+    cl::desc("The inputs: a folder holding input_0.pb, input_1.pb, ... (ONNX TensorProto "
+             "files, in graph-input order) or files named after the model's inputs (NAME.pb, "
+             "NAME.npy), or a folder of such folders, one per input set (test_data_set_0, "
+             "...: each runs, its outputs in a folder of the same name). The layouts of "
+             "--calibration"),
+    cl::value_desc("DIR"), cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> outputsDir(
+    "outputs", cl::desc("Folder for output_0.pb, ... (per input set: OUT/<set>/output_0.pb)"),
+    cl::value_desc("DIR"), cl::sub(runCommand), cl::cat(category));
+static cl::opt<bool> noCache(
+    "no-cache",
+    cl::desc("Build the model's code even when onnxc's build cache holds the same build, and "
+             "calibrate again (the cache: $ONNXC_CACHE_DIR, else $XDG_CACHE_HOME/onnxc or "
+             "~/.cache/onnxc; ONNXC_CACHE_DIR=off disables it)"),
+    cl::sub(runCommand), cl::cat(category));
 static cl::opt<bool> sanitize(
     "sanitize",
     cl::desc("Build the model with AddressSanitizer and UndefinedBehaviorSanitizer into a "
@@ -187,27 +212,36 @@ static cl::opt<bool> countInstructions(
              "((1 + N) runs - 1 run) / N, N = --repeat (default 4)"),
     cl::sub(runCommand), cl::cat(category));
 
-/// "20000", "20K", "1M" (K = 1024) -> bytes; -1 when empty, -2 when invalid.
+/// "20000", "20K", "20KB", "20KiB", "1M", "1MB", "1MiB" -> bytes; K, KB and
+/// KiB all mean 1024 (as linker scripts and datasheets use them), M 1024^2.
+/// -1 when empty, -2 when invalid.
 static int64_t parseSize(StringRef text) {
   if (text.empty())
     return -1;
   int64_t scale = 1;
-  if (text.consume_back("K") || text.consume_back("k"))
-    scale = 1024;
-  else if (text.consume_back("M"))
-    scale = 1024 * 1024;
+  const std::pair<const char *, int64_t> units[] = {
+      {"KiB", 1024}, {"KB", 1024}, {"K", 1024}, {"MiB", 1 << 20}, {"MB", 1 << 20},
+      {"M", 1 << 20}, {"GiB", 1 << 30}, {"GB", 1 << 30}, {"G", 1 << 30}, {"B", 1}};
+  for (auto [unit, bytes] : units)
+    if (text.size() > StringRef(unit).size() && text.ends_with_insensitive(unit)) {
+      text = text.drop_back(StringRef(unit).size());
+      scale = bytes;
+      break;
+    }
   int64_t v;
   if (text.getAsInteger(10, v) || v < 0 || v > (int64_t(1) << 40))
     return -2;
   return v * scale;
 }
 
+/// "1x3x224x224": every size positive (a tensor of zero elements is no
+/// shape to compile a model for).
 static bool parseDims(StringRef text, std::vector<int64_t> &dims) {
   SmallVector<StringRef> parts;
   text.split(parts, 'x');
   for (StringRef p : parts) {
     int64_t d;
-    if (p.getAsInteger(10, d) || d < 0)
+    if (p.getAsInteger(10, d) || d <= 0)
       return false;
     dims.push_back(d);
   }
@@ -219,7 +253,8 @@ static bool parseImportOptions(onnxc::ImportOptions &import) {
     auto [name, dims] = StringRef(s).rsplit('=');
     std::vector<int64_t> v;
     if (name.empty() || dims.empty() || !parseDims(dims, v)) {
-      errs() << "onnxc: error: --shape '" << s << "' is not NAME=D0xD1x...\n";
+      errs() << "onnxc: error: --shape '" << s
+             << "' is not NAME=D0xD1x... with every size a positive number\n";
       return false;
     }
     import.inputShapes[name.str()] = v;
@@ -227,8 +262,8 @@ static bool parseImportOptions(onnxc::ImportOptions &import) {
   for (const std::string &s : dimOpts) {
     auto [name, value] = StringRef(s).rsplit('=');
     int64_t v;
-    if (name.empty() || value.getAsInteger(10, v) || v < 0) {
-      errs() << "onnxc: error: --dim '" << s << "' is not NAME=N\n";
+    if (name.empty() || value.getAsInteger(10, v) || v <= 0) {
+      errs() << "onnxc: error: --dim '" << s << "' is not NAME=N with N a positive number\n";
       return false;
     }
     import.dimParams[name.str()] = v;
@@ -313,7 +348,7 @@ int main(int argc, char **argv) {
   }
   if (targetName.empty())
     targetName = runCommand ? "native" : "generic";
-  if (printTargetFlags || printTargetLanguage) {
+  if (printTargetFlags || printTargetLanguage || printTargetInfo) {
     std::unique_ptr<onnxc::Target> variant; // --cuda-arch
     std::string error;
     const onnxc::Target *t = onnxc::selectTarget(targetName, cudaArch, variant, error);
@@ -325,10 +360,20 @@ int main(int argc, char **argv) {
       outs() << t->toolchain().sourceLanguage << "\n";
       return 0;
     }
-    std::string flags;
-    for (const std::string &f : t->toolchain().requiredFlags)
-      flags += (flags.empty() ? "" : " ") + f;
-    outs() << flags << "\n";
+    auto joined = [](const std::vector<std::string> &list) {
+      std::string out;
+      for (const std::string &f : list)
+        out += (out.empty() ? "" : " ") + f;
+      return out;
+    };
+    if (printTargetInfo) {
+      outs() << "target=" << t->name() << "\nlanguage=" << t->toolchain().sourceLanguage
+             << "\nflags=" << joined(t->toolchain().requiredFlags)
+             << "\noptimize=" << joined(t->toolchain().optFlags)
+             << "\nprocessor=" << t->processor << "\n";
+      return 0;
+    }
+    outs() << joined(t->toolchain().requiredFlags) << "\n";
     return 0;
   }
   if (listOps) {
@@ -390,6 +435,8 @@ int main(int argc, char **argv) {
     o.import = import;
     o.quantize = quantize;
     o.quiet = quiet;
+    o.useCache = !noCache;
+    o.quantize.useCache = !noCache;
     return onnxc::runModel(o);
   }
   if (!verifyHeaderPath.empty())
@@ -413,11 +460,12 @@ int main(int argc, char **argv) {
   o.quantize = quantize;
   o.quiet = quiet;
   o.report = report;
+  o.depfile = depfilePath;
   o.ramBudget = parseSize(ramBudget);
   o.flashBudget = parseSize(flashBudget);
   if (o.ramBudget == -2 || o.flashBudget == -2) {
     errs() << "onnxc: error: --ram-budget and --flash-budget take a size in bytes, e.g. "
-              "20000, 20K or 1M\n";
+              "20000, 20K, 20KB, 20KiB or 1M (K = 1024)\n";
     return 2;
   }
   return onnxc::compileModel(o);

@@ -32,6 +32,9 @@ struct QuantizeOptions {
   /// --io int8: quantized graph inputs and outputs are the model's own
   /// int8 tensors (no float conversion at the edges).
   bool ioInt8 = false;
+  /// An earlier identical quantization (model, samples, options) is taken
+  /// from onnxc's build cache (`onnxc run --no-cache`: false).
+  bool useCache = true;
   bool enabled() const { return !kind.empty(); }
   bool hasBudget() const { return errorBudgetDb == errorBudgetDb; }
 };
@@ -61,6 +64,8 @@ struct CompileOptions {
   /// --report: flash (weights + code) and RAM (arena + stack) on the target,
   /// from the model compiled with the target's toolchain.
   bool report = false;
+  /// --depfile FILE: a Make-style rule, NAME.h depending on every file read.
+  std::string depfile;
   /// --ram-budget / --flash-budget (bytes; -1: none): over it, the compile
   /// fails with the figures and the largest tensors, writing nothing.
   int64_t ramBudget = -1, flashBudget = -1;
@@ -68,6 +73,8 @@ struct CompileOptions {
 
 struct RunOptions {
   std::string modelPath;
+  /// A folder of input files (input_0.pb, ... or NAME.pb / NAME.npy), or of
+  /// sub-folders of them, one per input set (test_data_set_0, ...).
   std::string inputsDir;
   std::string outputsDir;
   std::string target = "generic"; // a registry name, or "native"
@@ -87,6 +94,9 @@ struct RunOptions {
   ImportOptions import;
   QuantizeOptions quantize; // as CompileOptions
   bool quiet = false;
+  /// onnxc's build cache (--no-cache: false): a model built before with the
+  /// same code, flags and compiler is not compiled again.
+  bool useCache = true;
 };
 
 /// `onnxc MODEL -o DIR`: writes NAME.h, NAME.cpp, NAME.weights.bin,

@@ -86,6 +86,15 @@ struct EmulatedRunner {
   /// The emulator is QEMU with TCG plugins (`-plugin`): `onnxc run
   /// --count-instructions` counts the program's instructions with one.
   bool qemuPlugins = false;
+  /// The memory of the board the program runs on, as its linker script
+  /// lays it out (bytes; 0: not known): `onnxc run` refuses a model whose
+  /// weights or arena cannot fit before building anything.
+  struct Memory {
+    std::string board;           // "the micro:bit (QEMU's microbit)"
+    int64_t weightsRegion = 0;   // the region the weights go to (with the code, where shared)
+    int64_t ram = 0;             // RAM in all
+    int64_t reservedRam = 0;     // stack and heap the linker script sets aside
+  } memory = {};
 };
 
 /// Where a target's own passes go in the pipeline.
@@ -124,6 +133,11 @@ public:
   bool parallelKernels = false;
   /// Among the targets that run here, `--target native` picks the highest.
   int nativeRank = 0;
+  /// The processor its code runs on, as CMake's CMAKE_SYSTEM_PROCESSOR
+  /// names it (x86_64, aarch64, arm); empty where any will do (portable
+  /// C++, a GPU's host code). add_onnx_model refuses a project built for
+  /// another one (`onnxc --print-target-info`).
+  std::string processor;
   /// Width of the target's addresses: a model whose arena and weights do not
   /// fit in them is refused at compile time.
   int addressBits = 64;

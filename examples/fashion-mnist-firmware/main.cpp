@@ -19,7 +19,7 @@ int main() {
   constexpr int kPixels = int(fashion::Input0::size);
   static float input[kPixels];
   static float logits[fashion::Output0::size];
-  std::printf("fashion-mnist int8 on Cortex-M4: arena %u bytes\n",
+  std::printf("fashion-mnist int8 on %s: arena %u bytes\n", FASHION_CORE,
               unsigned(fashion::kArenaSize));
   int correct = 0;
   for (int i = 0; i < 16; ++i) {

@@ -82,21 +82,30 @@ add_test(NAME cortex-m4.count_instructions
 set_tests_properties(cortex-m4.count_instructions PROPERTIES FIXTURES_REQUIRED models
                      PASS_REGULAR_EXPRESSION "instructions per inference: [1-9][0-9]+ "
                      ENVIRONMENT ${WERROR_ENV})
-# The firmware example (examples/fashion-mnist-firmware): configured with its
-# arm-none-eabi toolchain file against this build tree, built (add_onnx_model
-# with TARGET cortex-m4 and RAM/flash budgets) and run on QEMU's mps2-an386.
-add_test(NAME cortex-m4.example_firmware
-         COMMAND ${CMAKE_CTEST_COMMAND} --build-and-test
-                 ${PROJECT_SOURCE_DIR}/examples/fashion-mnist-firmware
-                 ${CMAKE_CURRENT_BINARY_DIR}/cortex-m4-example-firmware
-                 --build-generator ${CMAKE_GENERATOR}
-                 --build-options -Donnxc_DIR=${CMAKE_BINARY_DIR} -DCMAKE_BUILD_TYPE=Release
-                   -DCMAKE_TOOLCHAIN_FILE=${PROJECT_SOURCE_DIR}/examples/fashion-mnist-firmware/arm-none-eabi.cmake
-                 --test-command qemu-system-arm -M mps2-an386 -cpu cortex-m4 -nographic
-                   -monitor none -serial none -semihosting-config enable=on,target=native
-                   -kernel fashion_firmware.elf)
-set_tests_properties(cortex-m4.example_firmware PROPERTIES
-                     PASS_REGULAR_EXPRESSION "arena 5888 bytes.*15 of 16 correct")
+# The firmware example (examples/fashion-mnist-firmware) on every core, as a
+# user builds it: onnxc installed (fixture `installed`, test/CMakeLists.txt),
+# the core's installed toolchain file, no build type (the model still gets
+# -O2), add_onnx_model with no TARGET (the toolchain's core) and RAM/flash
+# budgets; run on the QEMU board the toolchain file names.
+foreach(core cortex-m0plus:microbit:cortex-m0 cortex-m4:mps2-an386:cortex-m4
+             cortex-m7:mps2-an500:cortex-m7 cortex-m33:mps2-an505:cortex-m33
+             cortex-m55:mps3-an547:cortex-m55)
+  string(REPLACE ":" ";" parts ${core})
+  list(GET parts 0 cpu)
+  list(GET parts 1 machine)
+  list(GET parts 2 qemu_cpu)
+  add_test(NAME ${cpu}.example_firmware
+           COMMAND ${CMAKE_COMMAND}
+                   -DEXAMPLE=${PROJECT_SOURCE_DIR}/examples/fashion-mnist-firmware
+                   -DWORK=${CMAKE_CURRENT_BINARY_DIR}/${cpu}-example-firmware
+                   -DGENERATOR=${CMAKE_GENERATOR} -DONNXC_DIR=${INSTALLED_ONNXC_DIR}
+                   -DOPTIONS=-DCMAKE_TOOLCHAIN_FILE=${INSTALLED_TARGETS}/cortex-m/${cpu}.cmake
+                   "-DRUNNER=qemu-system-arm -M ${machine} -cpu ${qemu_cpu} -nographic -monitor none -serial none -semihosting-config enable=on,target=native -kernel"
+                   -DPROGRAM=fashion_firmware.elf -DMODEL_SOURCE=fashion.cpp -DEXPECT_FLAG=-O2
+                   -P ${CONSUMER_CHECK})
+  set_tests_properties(${cpu}.example_firmware PROPERTIES FIXTURES_REQUIRED installed
+                       PASS_REGULAR_EXPRESSION "int8 on ${cpu}: arena [0-9]+ bytes.*15 of 16 correct")
+endforeach()
 # The ONNX backend node tests through `onnxc run --target cortex-m4`, each a
 # firmware under QEMU, against the expected outputs (about 100 s on 2
 # cores): every test that passes on the host passes here, but for those with

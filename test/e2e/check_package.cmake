@@ -25,7 +25,7 @@ foreach(dep libmlir-19 libllvm19 libonnx1 libprotobuf32 g\\+\\+)
   endif()
 endforeach()
 execute_process(COMMAND dpkg-deb --contents ${deb} OUTPUT_VARIABLE contents)
-foreach(file ./usr/bin/onnxc ./usr/include/onnxc_rt/base.h
+foreach(file ./usr/bin/onnxc ./usr/include/onnxc/onnxc_rt/base.h
              ./usr/lib/cmake/onnxc/onnxcConfig.cmake ./usr/lib/cmake/onnxc/onnxcConfigVersion.cmake
              ./usr/lib/cmake/onnxc/AddOnnxModel.cmake ./usr/share/pkgconfig/onnxc.pc
              ./usr/share/onnxc/targets/cortex-m/cortex-m0plus.cmake

@@ -60,11 +60,13 @@ bool runProgram(const std::string &program, const std::vector<std::string> &args
 std::string runtimeIncludeDir() {
   if (const char *env = std::getenv("ONNXC_RUNTIME_INCLUDE"))
     return env;
-  // Installed layout: <prefix>/bin/onnxc and <prefix>/include/onnxc_rt.
+  // Installed layout: <prefix>/bin/onnxc and <prefix>/include/onnxc/onnxc_rt
+  // (a folder of its own: -I<prefix>/include would, for /usr, put the host's
+  // C library before a cross compiler's).
   std::string exe = llvm::sys::fs::getMainExecutable(
       nullptr, reinterpret_cast<void *>(&runtimeIncludeDir));
   llvm::SmallString<256> dir(llvm::sys::path::parent_path(llvm::sys::path::parent_path(exe)));
-  llvm::sys::path::append(dir, "include");
+  llvm::sys::path::append(dir, "include", "onnxc");
   llvm::SmallString<256> probe(dir);
   llvm::sys::path::append(probe, "onnxc_rt", "base.h");
   if (llvm::sys::fs::exists(probe))
@@ -232,22 +234,32 @@ std::string runtimeHeadersDigest() {
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
-/// Keeps the cache's `folder` to its newest kMaxEntries entries (by the time
-/// each was last used).
+/// Keeps the cache's `folder` to its most recently used entries: at most
+/// kMaxEntries of them and kMaxBytes in all (a library carries its model's
+/// weights: a ResNet-18's is 45 MB).
 static void trimCache(const std::string &folder) {
   constexpr size_t kMaxEntries = 200;
-  std::vector<std::pair<llvm::sys::TimePoint<>, std::string>> entries;
+  constexpr uint64_t kMaxBytes = uint64_t(1) << 30;
+  struct Entry {
+    llvm::sys::TimePoint<> used;
+    uint64_t bytes;
+    std::string path;
+  };
+  std::vector<Entry> entries;
   std::error_code ec;
   for (llvm::sys::fs::directory_iterator it(folder, ec), end; it != end && !ec; it.increment(ec)) {
     llvm::sys::fs::file_status st;
     if (!llvm::sys::fs::status(it->path(), st))
-      entries.emplace_back(st.getLastModificationTime(), it->path());
+      entries.push_back({st.getLastModificationTime(), st.getSize(), it->path()});
   }
-  if (entries.size() <= kMaxEntries)
-    return;
-  std::sort(entries.begin(), entries.end());
-  for (size_t i = 0; i + kMaxEntries < entries.size(); ++i)
-    llvm::sys::fs::remove(entries[i].second);
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry &a, const Entry &b) { return a.used > b.used; }); // newest first
+  uint64_t total = 0;
+  for (size_t i = 0; i < entries.size(); ++i) {
+    total += entries[i].bytes;
+    if (i >= kMaxEntries || (i > 0 && total > kMaxBytes))
+      llvm::sys::fs::remove(entries[i].path);
+  }
 }
 
 std::string cachedFile(const std::string &kind, const std::string &key) {

@@ -69,7 +69,7 @@ std::string runtimeHeadersDigest();
 std::string cachedFile(const std::string &kind, const std::string &key);
 /// Copies `file` into the cache as `key` of `kind` (silently nothing when the
 /// cache cannot be written); the least recently used entries beyond 200 a
-/// kind are removed.
+/// kind, or 1 GiB, are removed.
 void storeInCache(const std::string &kind, const std::string &key, const std::string &file);
 
 /// Builds the program PROGRAM in `dir`: the model NAME and the `main` in

@@ -247,7 +247,9 @@ function(add_onnx_model lib)
   target_include_directories(${lib} PUBLIC "${dir}")
   target_link_libraries(${lib} PUBLIC onnxc::runtime)
   if(NOT MSVC)
-    target_link_libraries(${lib} PUBLIC m) # the kernels' expf, sqrtf, ...
+    # The kernels' expf, sqrtf, ...: -lm, not `m`, which could name a
+    # target of the project (a model called m, for one).
+    target_link_libraries(${lib} PUBLIC -lm)
   endif()
   target_compile_features(${lib} PUBLIC cxx_std_17)
   # A C program links the model's C++ objects with the C++ driver.

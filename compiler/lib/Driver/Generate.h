@@ -90,6 +90,11 @@ struct ScopedTempDir {
   std::string file(const std::string &name) const;
 };
 
+/// An input's file name stem in an inputs or calibration folder (NAME.pb,
+/// NAME.npy): its name, with the characters a file name cannot hold
+/// written '_'.
+std::string inputFileName(const std::string &name);
+
 /// `--quantize int8 --calibration DIR`: calibrates the float model on this
 /// machine and writes its int8 QDQ form to `qdqPath`. Returns the exit code
 /// (errors printed, naming the file, input or node).

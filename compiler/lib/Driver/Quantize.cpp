@@ -37,16 +37,6 @@ using namespace mlir;
 namespace onnxc {
 namespace {
 
-/// An input's file name in the calibration folder: its name, with the
-/// characters a file name cannot hold written '_'.
-std::string inputFileName(const std::string &name) {
-  std::string f = name;
-  for (char &c : f)
-    if (c == '/' || c == ':' || c == '\\')
-      c = '_';
-  return f;
-}
-
 std::string shapeText(llvm::ArrayRef<int64_t> dims) {
   std::string s;
   for (size_t i = 0; i < dims.size(); ++i)
@@ -516,6 +506,14 @@ int publishQuantizeReport(const QuantizeOptions &options, const std::string &qdq
   if (!quiet)
     llvm::outs() << "onnxc: quantization report: " << options.reportPath << "\n";
   return kExitOk;
+}
+
+std::string inputFileName(const std::string &name) {
+  std::string f = name;
+  for (char &c : f)
+    if (c == '/' || c == ':' || c == '\\')
+      c = '_';
+  return f;
 }
 
 int quantizeModel(const std::string &modelPath, const ImportOptions &importOptions,

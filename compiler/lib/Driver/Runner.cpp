@@ -396,16 +396,6 @@ static std::vector<std::string> inputSets(const std::string &dir, std::string &e
   return folders;
 }
 
-/// An input's file name: its name, with the characters a file name cannot
-/// hold written '_' (as --calibration names them).
-static std::string inputFileStem(const std::string &name) {
-  std::string f = name;
-  for (char &c : f)
-    if (c == '/' || c == ':' || c == '\\')
-      c = '_';
-  return f;
-}
-
 namespace {
 /// One input set read for the model: the tensors in parameter order, and
 /// the import options (shapes, bound values) they imply.
@@ -446,7 +436,7 @@ static int readInputSet(MLIRContext &ctx, const std::string &dir, const std::str
     std::string path = joinPath(dir, "input_" + std::to_string(i) + ".pb");
     if (!llvm::sys::fs::exists(path) && !isOpt && !isSeq)
       for (const char *ext : {".pb", ".npy"})
-        if (std::string named = joinPath(dir, inputFileStem(kinds[i].name) + ext);
+        if (std::string named = joinPath(dir, inputFileName(kinds[i].name) + ext);
             llvm::sys::fs::exists(named)) {
           path = named;
           break;
@@ -455,8 +445,8 @@ static int readInputSet(MLIRContext &ctx, const std::string &dir, const std::str
       fail("the input set '" + dir + "' has no file for input '" + kinds[i].name +
            "' (expected input_" + std::to_string(i) + ".pb" +
            (isOpt || isSeq ? std::string()
-                           : ", " + inputFileStem(kinds[i].name) + ".pb or " +
-                                 inputFileStem(kinds[i].name) + ".npy") +
+                           : ", " + inputFileName(kinds[i].name) + ".pb or " +
+                                 inputFileName(kinds[i].name) + ".npy") +
            ")");
       return kExitError;
     }

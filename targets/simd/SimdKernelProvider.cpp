@@ -31,6 +31,7 @@ namespace {
 
 constexpr const char *kSimdGemm = "onnxc_rt/kernels/simd/gemm.h";
 constexpr const char *kSimdConv = "onnxc_rt/kernels/simd/conv.h";
+constexpr const char *kSimdPool = "onnxc_rt/kernels/simd/pool.h";
 constexpr const char *kSimdNorm = "onnxc_rt/kernels/simd/norm.h";
 constexpr const char *kSimdBlocked = "onnxc_rt/kernels/simd/blocked.h";
 constexpr const char *kSimdWinograd = "onnxc_rt/kernels/simd/winograd.h";
@@ -276,7 +277,7 @@ ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
   return calls({simdCall("pool2d_blocked", {}, kSimdBlocked, std::move(args))});
 }
 
-/// 2-D MaxPool without the Indices output: float (simd/conv.h), or int8 /
+/// 2-D MaxPool without the Indices output: float (simd/pool.h), or int8 /
 /// uint8 (simd/qs8.h, with a padded row of scratch).
 ProviderResult lowerMaxPool(MaxPoolOp op, const std::string &t) {
   Value x = op.getX(), y = op.getY();
@@ -289,7 +290,7 @@ ProviderResult lowerMaxPool(MaxPoolOp op, const std::string &t) {
   for (KernelArg &a : simdWindowArgs(x, y, *g))
     args.push_back(std::move(a));
   if (t == "float")
-    return calls({simdCall("max_pool2d", {"float"}, kSimdConv, std::move(args))});
+    return calls({simdCall("max_pool2d", {"float"}, kSimdPool, std::move(args))});
   args.push_back(KernelArg::scratch(onnxc_rt::simd::qs8::maxpool_scratch_bytes(
                                         shapeOf(y)[3], g->kernel[1], g->strides[1],
                                         g->dilations[1]),

@@ -10,6 +10,7 @@
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/simd/blocked.h"
 #include "onnxc_rt/kernels/simd/conv.h"
+#include "onnxc_rt/kernels/simd/pool.h"
 #include "onnxc_rt/kernels/simd/winograd.h"
 
 using namespace onnxc_rt;

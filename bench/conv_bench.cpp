@@ -9,7 +9,7 @@
 // over its time); one thread, best of many calls, in GFLOP/s. An argument keeps the shapes whose name contains it. Build with
 // the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/conv_bench.cpp
-#include "onnxc_rt/kernels/simd/winograd.h"
+#include "onnxc_rt/kernels/simd/f32/winograd.h"
 
 #include <algorithm>
 #include <chrono>

@@ -3,7 +3,7 @@
 // targets), and runtime-lite's x86 packed GEMM on square sizes as a fraction
 // of it. Build with the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/gemm_bench.cpp
-#include "onnxc_rt/kernels/simd/gemm.h"
+#include "onnxc_rt/kernels/simd/f32/gemm.h"
 
 #include <chrono>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // int8 convolution micro-benchmark: runtime-lite's qs8 conv2d on
 // MobileNetV2's pointwise shapes and depthwise_conv2d on its and
 // EfficientNet-B0's depthwise ones, weights packed and zero point folded as
-// the compiler does (qs8_pack.h), per-channel multipliers; one thread, best
+// the compiler does (qs8/pack.h), per-channel multipliers; one thread, best
 // of 300 calls, in microseconds, and the sum per kind. Numbers only: the
 // kernels' exactness is test/kernels/simd_qs8_test.cpp's. An argument keeps
 // the shapes whose name contains it. Build with the target's flags
@@ -9,7 +9,7 @@
 //   c++ -O3 -march=x86-64-v4 -mavx512vnni -std=c++17 -Iruntime-lite/include
 //       bench/qs8_conv_bench.cpp -o qs8_conv_bench
 #include "onnxc_rt/kernels/reference/qs8.h"
-#include "onnxc_rt/kernels/simd/qs8.h"
+#include "onnxc_rt/kernels/simd/qs8/conv2d.h"
 
 #include <algorithm>
 #include <chrono>

@@ -17,7 +17,7 @@
 #include <cstring>
 #include <vector>
 
-#include "onnxc_rt/kernels/simd/norm.h"
+#include "onnxc_rt/kernels/simd/f32/norm.h"
 #include "onnxc_rt/kernels/simd/vec.h"
 
 namespace {

@@ -85,19 +85,13 @@ FailureOr<OpLowering> lowerConstantOfShape(ConstantOfShapeOp op, std::string t) 
 } // namespace
 
 ProviderResult lowerElementwise(Operation *op, const std::string &t) {
+  // Every function of one value with a reference functor (OpFacts.td).
+  if (op->hasTrait<UnaryFunctor>()) {
+    if (!op->hasTrait<AnyElementType>() && failed(requireFloat(op)))
+      return failure();
+    return lowerUnary(op, t);
+  }
   return TypeSwitch<Operation *, ProviderResult>(op)
-      .Case<AbsOp, NegOp, ReluOp, CeilOp, FloorOp, SignOp, NotOp>(
-          [&](Operation *o) { return lowerUnary(o, t); })
-      .Case<ReciprocalOp, SqrtOp, ExpOp, LogOp, ErfOp, TanhOp, SigmoidOp, SinOp,
-            CosOp, SoftplusOp, SoftsignOp, HardSwishOp, RoundOp, LeakyReluOp, EluOp,
-            HardSigmoidOp, TanOp, AsinOp, AcosOp, AtanOp, SinhOp, CoshOp, AsinhOp,
-            AcoshOp, AtanhOp, SeluOp, ThresholdedReluOp, CeluOp, MishOp, GeluOp>(
-          [&](Operation *o) -> FailureOr<OpLowering> {
-        if (failed(requireFloat(o)))
-          return failure();
-        return lowerUnary(o, t);
-      })
-      .Case<ShrinkOp, BitwiseNotOp>([&](Operation *o) { return lowerUnary(o, t); })
       .Case<BitwiseAndOp, BitwiseOrOp, BitwiseXorOp>([&](Operation *o) {
         std::string fn = ("onnxc_rt::ref::" + o->getName().stripDialect()).str();
         return calls({broadcastCall("binary", {fn, t, t, t}, o->getOperands(), o->getResult(0))});

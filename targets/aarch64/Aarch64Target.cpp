@@ -14,7 +14,7 @@
 //===----------------------------------------------------------------------===//
 #include "../simd/SimdTarget.h"
 
-#include "onnxc_rt/kernels/simd/qs8_pack.h"
+#include "onnxc_rt/kernels/simd/qs8/pack.h"
 
 namespace onnxc {
 namespace {

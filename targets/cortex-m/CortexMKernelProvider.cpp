@@ -14,8 +14,9 @@
 #include "CortexMTarget.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
-#include "onnxc_rt/kernels/mcu/conv.h"
-#include "onnxc_rt/kernels/mcu/qs8.h"
+#include "onnxc_rt/kernels/mcu/f32/conv.h"
+#include "onnxc_rt/kernels/mcu/qs8/common.h"
+#include "onnxc_rt/kernels/mcu/qs8/fully_connected.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -30,8 +31,12 @@ using namespace onnxc::lowering;
 namespace onnxc::cortexm {
 namespace {
 
-constexpr const char *kMcuConv = "onnxc_rt/kernels/mcu/conv.h";
-constexpr const char *kMcuQs8 = "onnxc_rt/kernels/mcu/qs8.h";
+// runtime-lite's Cortex-M kernels, a header a data type and kernel family.
+constexpr const char *kMcuConv = "onnxc_rt/kernels/mcu/f32/conv.h";
+constexpr const char *kMcuQs8Conv = "onnxc_rt/kernels/mcu/qs8/conv.h";
+constexpr const char *kMcuQs8FullyConnected = "onnxc_rt/kernels/mcu/qs8/fully_connected.h";
+constexpr const char *kMcuQs8Elementwise = "onnxc_rt/kernels/mcu/qs8/elementwise.h";
+constexpr const char *kMcuQs8Quantize = "onnxc_rt/kernels/mcu/qs8/quantize.h";
 constexpr const char *kMcu = "onnxc_rt::mcu";
 constexpr const char *kMcuQs8Namespace = "onnxc_rt::mcu::qs8";
 
@@ -214,7 +219,7 @@ ProviderResult lowerQDepthwise(QConvOp op, const std::string &t) {
   std::vector<std::string> targs{t, window};
   for (std::string &a : qs8Tail(op, k->rq.wide))
     targs.push_back(std::move(a));
-  return calls({call("depthwise_conv2d", targs, kMcuQs8,
+  return calls({call("depthwise_conv2d", targs, kMcuQs8Conv,
                      {KernelArg::input(op.getX()), KernelArg::input(op.getW()), k->rq.params,
                       KernelArg::output(op.getY())},
                      kMcuQs8Namespace)});
@@ -278,7 +283,7 @@ ProviderResult lowerQConv(QConvOp op, const std::string &t, bool helium) {
           : packConv<q::Smlad>(k->w, int(m), int(depth), ph, pw, "onnxc_rt::mcu::qs8::Smlad",
                                "int16_t");
   targs.push_back(p.dot);
-  return calls({call(callee, targs, kMcuQs8,
+  return calls({call(callee, targs, kMcuQs8Conv,
                      {KernelArg::input(op.getX()), packedInt32s(op.getContext(), p.words),
                       k->rq.params, KernelArg::output(op.getY()),
                       KernelArg::scratch(p.scratchBytes, p.scratchType)},
@@ -302,7 +307,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t) {
   std::vector<std::string> targs{t, str(rows), str(k), str(n)};
   for (std::string &a : qs8Tail(op, rq.wide))
     targs.push_back(std::move(a));
-  return calls({call("fully_connected", targs, kMcuQs8,
+  return calls({call("fully_connected", targs, kMcuQs8FullyConnected,
                      {KernelArg::input(op.getA()), packedInt32s(op.getContext(), packed),
                       rq.params, KernelArg::output(op.getY()),
                       KernelArg::scratch(onnxc_rt::mcu::qs8::fc_scratch_bytes(int(k)),
@@ -336,7 +341,7 @@ ProviderResult lowerQAdd(QAddOp op, const std::string &t) {
   return calls({call("add",
                      {t, str(n), str(p.left_shift), str(p.a_zp), str(p.b_zp), str(p.y_zp),
                       str(p.act_min), str(p.act_max), wide ? "true" : "false"},
-                     kMcuQs8,
+                     kMcuQs8Elementwise,
                      {KernelArg::input(op.getA()), KernelArg::input(op.getB()),
                       packedInt32s(op.getContext(), words), KernelArg::output(op.getY())},
                      kMcuQs8Namespace)});
@@ -361,7 +366,7 @@ ProviderResult lowerQuantize(QuantizeLinearOp op) {
   }
   if (s.size() != 1 || !(s[0] > 0))
     return std::nullopt;
-  return calls({call("quantize", {cppTypeName(eltOf(y)), str(numel(y)), str(zp)}, kMcuQs8,
+  return calls({call("quantize", {cppTypeName(eltOf(y)), str(numel(y)), str(zp)}, kMcuQs8Quantize,
                      {KernelArg::input(x), KernelArg::f(s[0]), KernelArg::output(y)},
                      kMcuQs8Namespace)});
 }

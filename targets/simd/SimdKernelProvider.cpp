@@ -14,8 +14,8 @@
 #include "SimdTarget.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
-#include "onnxc_rt/kernels/simd/blocking.h"
-#include "onnxc_rt/kernels/simd/qs8_pack.h"
+#include "onnxc_rt/kernels/simd/f32/blocking.h"
+#include "onnxc_rt/kernels/simd/qs8/pack.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -29,12 +29,13 @@ using namespace onnxc::lowering;
 namespace onnxc::simd {
 namespace {
 
-constexpr const char *kSimdGemm = "onnxc_rt/kernels/simd/gemm.h";
-constexpr const char *kSimdConv = "onnxc_rt/kernels/simd/conv.h";
-constexpr const char *kSimdPool = "onnxc_rt/kernels/simd/pool.h";
-constexpr const char *kSimdNorm = "onnxc_rt/kernels/simd/norm.h";
-constexpr const char *kSimdBlocked = "onnxc_rt/kernels/simd/blocked.h";
-constexpr const char *kSimdWinograd = "onnxc_rt/kernels/simd/winograd.h";
+constexpr const char *kSimdGemm = "onnxc_rt/kernels/simd/f32/gemm.h";
+constexpr const char *kSimdConv = "onnxc_rt/kernels/simd/f32/conv.h";
+constexpr const char *kSimdDepthwise = "onnxc_rt/kernels/simd/f32/depthwise.h";
+constexpr const char *kSimdPool = "onnxc_rt/kernels/simd/f32/pool.h";
+constexpr const char *kSimdNorm = "onnxc_rt/kernels/simd/f32/norm.h";
+constexpr const char *kSimdBlocked = "onnxc_rt/kernels/simd/f32/blocked.h";
+constexpr const char *kSimdWinograd = "onnxc_rt/kernels/simd/f32/winograd.h";
 
 /// A call into the SIMD kernels (onnxc_rt::simd).
 KernelCall simdCall(StringRef callee, ArrayRef<std::string> targs, const char *header,
@@ -185,7 +186,8 @@ ProviderResult lowerConv(Operation *op, Value x, Value w, Value b, Value z, Valu
                                                        g->dilations.data(), group, tasks);
   args.push_back(KernelArg::scratch(floats * 4, "float"));
   appendTasks(args, tasks);
-  return calls({simdCall(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor}, kSimdConv,
+  return calls({simdCall(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor},
+                         depthwise ? kSimdDepthwise : kSimdConv,
                         std::move(args))});
 }
 
@@ -277,8 +279,8 @@ ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
   return calls({simdCall("pool2d_blocked", {}, kSimdBlocked, std::move(args))});
 }
 
-/// 2-D MaxPool without the Indices output: float (simd/pool.h), or int8 /
-/// uint8 (simd/qs8.h, with a padded row of scratch).
+/// 2-D MaxPool without the Indices output: float (simd/f32/pool.h), or int8 /
+/// uint8 (simd/qs8/pool.h, with a padded row of scratch).
 ProviderResult lowerMaxPool(MaxPoolOp op, const std::string &t) {
   Value x = op.getX(), y = op.getY();
   if (op.getKernelShape().size() != 2 || !isNone(op.getIndices()))
@@ -295,7 +297,7 @@ ProviderResult lowerMaxPool(MaxPoolOp op, const std::string &t) {
                                         shapeOf(y)[3], g->kernel[1], g->strides[1],
                                         g->dilations[1]),
                                     t));
-  return calls({call("max_pool2d", {t}, kSimdQs8, std::move(args), kSimdQs8Namespace)});
+  return calls({call("max_pool2d", {t}, kSimdQs8Pool, std::move(args), kSimdQs8Namespace)});
 }
 
 ProviderResult lowerGlobalAveragePool(Operation *op) {

@@ -3,10 +3,10 @@
 // QConv (2-D: dense and grouped through the packed im2col kernel, depthwise
 // through its own), QMatMul, same-shape QAdd, QMul (same shape or per
 // channel), global QAveragePool, QLookup, QRescale, and per-tensor
-// QuantizeLinear / DequantizeLinear on runtime-lite's simd/qs8.h.
+// QuantizeLinear / DequantizeLinear on runtime-lite's simd/qs8/ kernels.
 // Constant weights are packed here, at compile time, and the
 // input zero point is folded with the bias into one int32 per output
-// channel (simd/qs8_pack.h says why). The rest of the qs8 ops, and these
+// channel (simd/qs8/pack.h says why). The rest of the qs8 ops, and these
 // with weights that are not constants, run on the reference kernels.
 //
 //===----------------------------------------------------------------------===//
@@ -14,7 +14,7 @@
 
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
-#include "onnxc_rt/kernels/simd/qs8_pack.h"
+#include "onnxc_rt/kernels/simd/qs8/pack.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -106,7 +106,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
         pack::depthwise_scratch_bytes(xs.data(), ys.data(), kernel.data(), g->strides.data(),
                                       g->padsBegin.data(), g->dilations.data(), quad),
         "uint8_t"));
-    return calls({call("depthwise_conv2d", {t, quad ? "true" : "false"}, kSimdQs8,
+    return calls({call("depthwise_conv2d", {t, quad ? "true" : "false"}, kSimdQs8Depthwise,
                        std::move(args), kSimdQs8Namespace)});
   }
   const int64_t depth = cg * kernel[0] * kernel[1], dg = packing.depthGroup;
@@ -129,7 +129,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
                                                              cg, plane, readsInput, dg),
                                     "uint8_t"));
   return calls({call("conv2d", packedKernelArgs(op.getX(), packing.depthGroup, packing),
-                     kSimdQs8, std::move(args), kSimdQs8Namespace)});
+                     kSimdQs8Conv, std::move(args), kSimdQs8Namespace)});
 }
 
 ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
@@ -147,7 +147,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
                         packedZeroPoint(op.getA(), op.getXZeroPoint(), packing), folded.data());
   auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                       op.getWScale(), op.getYScale().convertToFloat());
-  return calls({call("fully_connected", packedKernelArgs(op.getA(), dg, packing), kSimdQs8,
+  return calls({call("fully_connected", packedKernelArgs(op.getA(), dg, packing), kSimdQs8FullyConnected,
                      {KernelArg::input(op.getA()), packedInt8s(op.getContext(), packed),
                       packedInt32s(op.getContext(), folded), KernelArg::output(op.getY()),
                       KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n), mult, shift,
@@ -173,7 +173,7 @@ ProviderResult lowerQAdd(QAddOp op) {
   for (int32_t v : {p.left_shift, p.a_zp, p.a_multiplier, p.a_shift, p.b_zp, p.b_multiplier,
                     p.b_shift, p.y_zp, p.y_multiplier, p.y_shift, p.act_min, p.act_max})
     args.push_back(KernelArg::i(v));
-  return calls({call("add", {cppTypeName(eltOf(op.getY()))}, kSimdQs8, std::move(args),
+  return calls({call("add", {cppTypeName(eltOf(op.getY()))}, kSimdQs8Elementwise, std::move(args),
                      kSimdQs8Namespace)});
 }
 
@@ -212,7 +212,7 @@ ProviderResult lowerQMul(QMulOp op) {
   auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getAScale().convertToDouble() *
                                                    op.getBScale().convertToDouble() /
                                                    op.getYScale().convertToDouble());
-  return calls({call("mul", {cppTypeName(eltOf(op.getY()))}, kSimdQs8,
+  return calls({call("mul", {cppTypeName(eltOf(op.getY()))}, kSimdQs8Elementwise,
                      {KernelArg::input(a), KernelArg::input(b), KernelArg::output(op.getY()),
                       KernelArg::i(rows), KernelArg::i(inner), KernelArg::i(perRow),
                       KernelArg::i(aZp), KernelArg::i(bZp), KernelArg::i(op.getYZeroPoint()),
@@ -234,7 +234,7 @@ ProviderResult lowerQAveragePool(QAveragePoolOp op) {
         return std::nullopt;
   auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getXScale().convertToDouble() /
                                                    op.getYScale().convertToDouble());
-  return calls({call("global_average_pool", {cppTypeName(eltOf(op.getX()))}, kSimdQs8,
+  return calls({call("global_average_pool", {cppTypeName(eltOf(op.getX()))}, kSimdQs8Pool,
                      {KernelArg::input(op.getX()), KernelArg::output(op.getY()),
                       KernelArg::i(xs[0] * xs[1]), KernelArg::i(prod(xs.drop_front(2))),
                       KernelArg::i(op.getXZeroPoint()), KernelArg::i(op.getYZeroPoint()),
@@ -270,7 +270,7 @@ ProviderResult lowerQRescale(QRescaleOp op) {
     std::memcpy(table, out, 256);
   }
   auto tableType = RankedTensorType::get({256}, elt);
-  return calls({call("lookup", {t}, kSimdQs8,
+  return calls({call("lookup", {t}, kSimdQs8Elementwise,
                      {KernelArg::input(op.getX()),
                       KernelArg::constantData(DenseElementsAttr::getFromRawBuffer(
                           tableType, ArrayRef<char>(table, 256))),
@@ -282,7 +282,7 @@ ProviderResult lowerQRescale(QRescaleOp op) {
 ProviderResult lowerQLookup(QLookupOp op) {
   if (!getConstantElements(op.getTable()))
     return std::nullopt;
-  return calls({call("lookup", {cppTypeName(eltOf(op.getX()))}, kSimdQs8,
+  return calls({call("lookup", {cppTypeName(eltOf(op.getX()))}, kSimdQs8Elementwise,
                      {KernelArg::input(op.getX()), KernelArg::input(op.getTable()),
                       KernelArg::output(op.getY()), KernelArg::i(numel(op.getX()))},
                      kSimdQs8Namespace)});
@@ -300,7 +300,7 @@ ProviderResult lowerQuantizeLike(Operation *op, bool quantize) {
   if (numel(scale) != 1 || !eltOf(f).isF32() || !eltOf(scale).isF32() ||
       (t != "int8_t" && t != "uint8_t"))
     return std::nullopt;
-  return calls({call(quantize ? "quantize_linear" : "dequantize_linear", {t}, kSimdQs8,
+  return calls({call(quantize ? "quantize_linear" : "dequantize_linear", {t}, kSimdQs8Quantize,
                      {KernelArg::input(x), KernelArg::input(scale), inputOrNull(zp),
                       KernelArg::output(y), KernelArg::i(numel(x))},
                      kSimdQs8Namespace)});

@@ -4,7 +4,7 @@
 // vector types, defined per instruction set in simd/isa/ (x86.h, neon.h).
 // Every target that compiles them shares this folder: the provider that
 // lowers the ops they cover (float here, qs8 in SimdQs8.cpp) and the layout
-// hooks, which read the kernels' own size rules (simd/blocking.h) so the
+// hooks, which read the kernels' own size rules (simd/f32/blocking.h) so the
 // compiler and the kernels agree by construction. A target folder
 // (x86-64, aarch64) adds its toolchain, flags and how its code runs.
 //
@@ -13,19 +13,19 @@
 #define ONNXC_TARGETS_SIMD_SIMDTARGET_H
 
 #include "onnxc/Lowering/Target.h"
-#include "onnxc_rt/kernels/simd/blocking.h"
+#include "onnxc_rt/kernels/simd/f32/blocking.h"
 
 namespace onnxc::simd {
 
 /// What the qs8 kernels of a target's instruction set need packed and
-/// folded their way at compile time (simd/qs8_pack.h; the kernels check
+/// folded their way at compile time (simd/qs8/pack.h; the kernels check
 /// these against their own): the depth group of the convolution's and the
 /// fully connected layer's weights (kDotDepthGroup, kMatMulDepthGroup
 /// where the target has a byte matrix multiply, NEON's i8mm, and
 /// kWideDepthGroup for armv8-a's 16-byte products), and whether their
 /// products take the activations' bytes as u - 128 (NEON's SDOT and SMULL;
 /// packed_zero_point); and whether the depthwise convolution sums quads
-/// of taps by byte dot products (simd/qs8.h's kQuadDepthwise: VNNI,
+/// of taps by byte dot products (simd/qs8/depthwise.h's kQuadDepthwise: VNNI,
 /// dotprod, i8mm), which reads the bytes as packed, not widened.
 struct Qs8Packing {
   int64_t depthGroup;
@@ -68,16 +68,22 @@ public:
 
 protected:
   /// The output tiles a Winograd convolution needs where its transformed
-  /// weights are streamed from memory each inference (simd/blocking.h's
+  /// weights are streamed from memory each inference (simd/f32/blocking.h's
   /// winograd_applies): more where the core's vectors are wider (AVX-512).
   int64_t winogradStreamedTiles = onnxc_rt::simd::kWinogradMinTiles;
 };
 
-/// The header and namespace of the SIMD qs8 kernels.
-constexpr const char *kSimdQs8 = "onnxc_rt/kernels/simd/qs8.h";
+/// The namespace of the SIMD qs8 kernels and their headers, one kernel
+/// family a header (runtime-lite's simd/qs8/).
 constexpr const char *kSimdQs8Namespace = "onnxc_rt::simd::qs8";
+constexpr const char *kSimdQs8Conv = "onnxc_rt/kernels/simd/qs8/conv2d.h";
+constexpr const char *kSimdQs8Depthwise = "onnxc_rt/kernels/simd/qs8/depthwise.h";
+constexpr const char *kSimdQs8FullyConnected = "onnxc_rt/kernels/simd/qs8/fully_connected.h";
+constexpr const char *kSimdQs8Elementwise = "onnxc_rt/kernels/simd/qs8/elementwise.h";
+constexpr const char *kSimdQs8Pool = "onnxc_rt/kernels/simd/qs8/pool.h";
+constexpr const char *kSimdQs8Quantize = "onnxc_rt/kernels/simd/qs8/quantize.h";
 
-/// The qs8 ops simd/qs8.h runs (SimdQs8.cpp), constants packed as
+/// The qs8 ops simd/qs8/ runs (SimdQs8.cpp), constants packed as
 /// `packing` says; std::nullopt for the rest.
 ProviderResult lowerQs8(mlir::Operation *op, const Qs8Packing &packing);
 

@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "../simd/SimdTarget.h"
 
-#include "onnxc_rt/kernels/simd/qs8_pack.h"
+#include "onnxc_rt/kernels/simd/qs8/pack.h"
 
 namespace onnxc::x86 {
 namespace {
@@ -67,7 +67,7 @@ bool hasAvx512Vnni() {
 namespace onnxc {
 void registerX86Targets() {
   // The last two arguments: the output tiles a Winograd convolution needs
-  // where its transformed weights are streamed from memory (simd/blocking.h's
+  // where its transformed weights are streamed from memory (simd/f32/blocking.h's
   // winograd_applies): AVX-512 does twice AVX2's multiply-adds per byte
   // read, so the weights' 4x size costs it more (ResNet-18's 7x7 layers:
   // direct 28% faster on AVX-512, Winograd 15% faster on AVX2); the floats

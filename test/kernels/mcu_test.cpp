@@ -6,8 +6,11 @@
 // as Cortex-M4 firmware under QEMU (SMLAD, SXTB16 and the hand-scheduled
 // loop; ctest cortex-m4.mcu_kernels): both must match the reference
 // integers exactly and its floats to rounding.
-#include "onnxc_rt/kernels/mcu/conv.h"
-#include "onnxc_rt/kernels/mcu/qs8.h"
+#include "onnxc_rt/kernels/mcu/f32/conv.h"
+#include "onnxc_rt/kernels/mcu/qs8/conv.h"
+#include "onnxc_rt/kernels/mcu/qs8/elementwise.h"
+#include "onnxc_rt/kernels/mcu/qs8/fully_connected.h"
+#include "onnxc_rt/kernels/mcu/qs8/quantize.h"
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/reference/linalg.h"

@@ -8,10 +8,11 @@
 
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
-#include "onnxc_rt/kernels/simd/blocked.h"
-#include "onnxc_rt/kernels/simd/conv.h"
-#include "onnxc_rt/kernels/simd/pool.h"
-#include "onnxc_rt/kernels/simd/winograd.h"
+#include "onnxc_rt/kernels/simd/f32/blocked.h"
+#include "onnxc_rt/kernels/simd/f32/conv.h"
+#include "onnxc_rt/kernels/simd/f32/depthwise.h"
+#include "onnxc_rt/kernels/simd/f32/pool.h"
+#include "onnxc_rt/kernels/simd/f32/winograd.h"
 
 using namespace onnxc_rt;
 using namespace kernel_test;

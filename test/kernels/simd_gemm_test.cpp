@@ -6,7 +6,7 @@
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/linalg.h"
-#include "onnxc_rt/kernels/simd/gemm.h"
+#include "onnxc_rt/kernels/simd/f32/gemm.h"
 
 #include <cstdio>
 

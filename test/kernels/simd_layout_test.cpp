@@ -5,7 +5,7 @@
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/conv.h"
-#include "onnxc_rt/kernels/simd/blocked.h"
+#include "onnxc_rt/kernels/simd/f32/blocked.h"
 
 using namespace onnxc_rt;
 using namespace kernel_test;

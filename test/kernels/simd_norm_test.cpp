@@ -5,8 +5,8 @@
 
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/norm.h"
-#include "onnxc_rt/kernels/simd/gemm.h"
-#include "onnxc_rt/kernels/simd/norm.h"
+#include "onnxc_rt/kernels/simd/f32/gemm.h"
+#include "onnxc_rt/kernels/simd/f32/norm.h"
 
 #include <algorithm>
 

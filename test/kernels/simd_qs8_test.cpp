@@ -1,6 +1,6 @@
-// The SIMD qs8 kernels (kernels/simd/qs8.h) against the reference qs8
+// The SIMD qs8 kernels (kernels/simd/qs8/) against the reference qs8
 // kernels, bit for bit: convolutions (weights packed and zero point folded
-// as the compiler does, qs8_pack.h) around every tile edge (4 output
+// as the compiler does, qs8/pack.h) around every tile edge (4 output
 // channels, 16-pixel vectors, 96-pixel tiles, the pixel block), strided,
 // padded, dilated and grouped; depthwise; fully connected around its 4-row
 // and 16-column edges; add, mul (same shape and per row), global average and
@@ -13,7 +13,12 @@
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
 #include "onnxc_rt/kernels/reference/quant.h"
-#include "onnxc_rt/kernels/simd/qs8.h"
+#include "onnxc_rt/kernels/simd/qs8/conv2d.h"
+#include "onnxc_rt/kernels/simd/qs8/depthwise.h"
+#include "onnxc_rt/kernels/simd/qs8/elementwise.h"
+#include "onnxc_rt/kernels/simd/qs8/fully_connected.h"
+#include "onnxc_rt/kernels/simd/qs8/pool.h"
+#include "onnxc_rt/kernels/simd/qs8/quantize.h"
 
 #include <cstring>
 

@@ -5,7 +5,7 @@
 #define ONNXC_TEST_KERNELS_SUPPORT_H
 
 #include "onnxc_rt/kernels/reference/tensor.h"
-#include "onnxc_rt/kernels/simd/blocking.h"
+#include "onnxc_rt/kernels/simd/f32/blocking.h"
 #include "onnxc_rt/threads.h"
 
 #include <catch2/catch.hpp>

@@ -414,6 +414,18 @@ int main(int argc, char **argv) {
     return 2;
   }
   quantize.method.percentile = calibratePercentile;
+  // What both commands take.
+  auto fillModelOptions = [&](onnxc::ModelOptions &o) {
+    o.modelPath = modelPath;
+    o.target = targetName;
+    o.import = import;
+    o.quantize = quantize;
+    o.threads = threads ? threads : 1;
+    o.winograd = !noWinograd;
+    o.precision = precision;
+    o.cudaArch = cudaArch;
+    o.quiet = quiet;
+  };
 
   if (runCommand) {
     if (inputsDir.empty() || outputsDir.empty()) {
@@ -421,20 +433,12 @@ int main(int argc, char **argv) {
       return 2;
     }
     onnxc::RunOptions o;
-    o.modelPath = modelPath;
+    fillModelOptions(o);
     o.inputsDir = inputsDir;
     o.outputsDir = outputsDir;
-    o.target = targetName;
     o.repeat = repeat;
     o.countInstructions = countInstructions;
     o.sanitize = sanitize;
-    o.threads = threads ? threads : 1;
-    o.winograd = !noWinograd;
-    o.precision = precision;
-    o.cudaArch = cudaArch;
-    o.import = import;
-    o.quantize = quantize;
-    o.quiet = quiet;
     o.useCache = !noCache;
     o.quantize.useCache = !noCache;
     return onnxc::runModel(o);
@@ -446,19 +450,11 @@ int main(int argc, char **argv) {
     return 2;
   }
   onnxc::CompileOptions o;
+  fillModelOptions(o);
   o.bindings.assign(bindOpts.begin(), bindOpts.end());
-  o.modelPath = modelPath;
   o.outDir = outDir;
   o.name = modelName;
-  o.target = targetName;
   o.emit = emitKind;
-  o.threads = threads ? threads : 1;
-  o.winograd = !noWinograd;
-  o.precision = precision;
-  o.cudaArch = cudaArch;
-  o.import = import;
-  o.quantize = quantize;
-  o.quiet = quiet;
   o.report = report;
   o.depfile = depfilePath;
   o.ramBudget = parseSize(ramBudget);

@@ -39,18 +39,16 @@ struct QuantizeOptions {
   bool hasBudget() const { return errorBudgetDb == errorBudgetDb; }
 };
 
-struct CompileOptions {
+/// What `onnxc` and `onnxc run` both take: the model, the target and how to
+/// compile for it. onnxc.cpp fills it once for either command.
+struct ModelOptions {
   std::string modelPath;
-  std::string outDir;
-  std::string name;             // default: the model file's stem, made a C identifier
   std::string target = "generic"; // a registry name, or "native"
-  std::string emit = "cpp";     // cpp | lib | mlir | qdq-onnx
   ImportOptions import;
   /// --quantize int8 --calibration DIR: static post-training quantization.
   QuantizeOptions quantize;
-  /// --bind NAME=FILE.pb: inputs compiled in as constants.
-  std::vector<std::string> bindings;
-  /// --threads N: parallel kernels split into N tasks (targets with them).
+  /// --threads N: parallel kernels split into N tasks (targets with them);
+  /// `onnxc run` also runs them on a pool of N threads.
   int threads = 1;
   /// --no-winograd: every convolution direct (otherwise targets that prefer
   /// Winograd F(4x4, 3x3) for large 3x3 stride-1 ones pick it).
@@ -61,6 +59,15 @@ struct CompileOptions {
   /// (empty: the target's defaults).
   std::string cudaArch;
   bool quiet = false;
+};
+
+/// `onnxc MODEL -o DIR`.
+struct CompileOptions : ModelOptions {
+  std::string outDir;
+  std::string name;             // default: the model file's stem, made a C identifier
+  std::string emit = "cpp";     // cpp | lib | mlir | qdq-onnx
+  /// --bind NAME=FILE.pb: inputs compiled in as constants.
+  std::vector<std::string> bindings;
   /// --report: flash (weights + code) and RAM (arena + stack) on the target,
   /// from the model compiled with the target's toolchain.
   bool report = false;
@@ -71,13 +78,12 @@ struct CompileOptions {
   int64_t ramBudget = -1, flashBudget = -1;
 };
 
-struct RunOptions {
-  std::string modelPath;
+/// `onnxc run MODEL --inputs DIR --outputs DIR`.
+struct RunOptions : ModelOptions {
   /// A folder of input files (input_0.pb, ... or NAME.pb / NAME.npy), or of
   /// sub-folders of them, one per input set (test_data_set_0, ...).
   std::string inputsDir;
   std::string outputsDir;
-  std::string target = "generic"; // a registry name, or "native"
   int repeat = 0;
   /// --count-instructions: emulated targets; the instructions one inference
   /// executes under QEMU, counted by a TCG plugin as ((1 + N) runs - 1 run) / N
@@ -86,14 +92,6 @@ struct RunOptions {
   /// --sanitize: host targets only; the model built into a program of its own
   /// with AddressSanitizer and UBSan, whose findings fail the run.
   bool sanitize = false;
-  /// --threads N: compiled for N tasks and run on a pool of N threads.
-  int threads = 1;
-  bool winograd = true; // --no-winograd
-  std::string precision = "fp32"; // --precision
-  std::string cudaArch;           // --cuda-arch
-  ImportOptions import;
-  QuantizeOptions quantize; // as CompileOptions
-  bool quiet = false;
   /// onnxc's build cache (--no-cache: false): a model built before with the
   /// same code, flags and compiler is not compiled again.
   bool useCache = true;

@@ -1,4 +1,4 @@
-// The SIMD kernels' vector vocabulary. The kernels (simd/gemm.h, conv.h,
+// The SIMD kernels' vector vocabulary. The kernels (simd/f32/gemm.h, conv.h,
 // blocked.h, winograd.h, norm.h) are written once against VecF, a float
 // vector of the widest width the compiler targets, whose definition comes
 // from the instruction set's header under simd/isa/:
@@ -14,7 +14,7 @@
 // (x86: an operand may come from memory; NEON: kernels reuse what they
 // loaded). A new instruction set is a new header
 // there; the kernels' tile sizes derive from kLanes and blocking.h. VecI
-// (int32 lanes) and lookup_bytes serve the int8 kernels (simd/qs8.h).
+// (int32 lanes) and lookup_bytes serve the int8 kernels (simd/qs8/).
 #ifndef ONNXC_RT_SIMD_VEC_H
 #define ONNXC_RT_SIMD_VEC_H
 

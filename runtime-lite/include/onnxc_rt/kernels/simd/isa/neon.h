@@ -10,7 +10,7 @@
 //                           more SDOT of the weights alone: dot_part and
 //                           dot_rest; the kernels' weights are constants,
 //                           so the compiler folds the rest into the bias:
-//                           qs8_pack.h's packed_zero_point); the kernels
+//                           qs8/pack.h's packed_zero_point); the kernels
 //                           pack u as u - 128 already (kPackedFlip), so
 //                           dot_part is the SDOT alone;
 //   armv8-a                 the same split, the part as SMULL of the signed
@@ -86,7 +86,7 @@ struct VecF {
     r[2].v = hi(t0, t2);
     r[3].v = hi(t1, t3);
   }
-  /// Rows of the Gemm/MatMul register tile (simd/gemm.h kMatrixMR): 8 rows
+  /// Rows of the Gemm/MatMul register tile (simd/f32/gemm.h kMatrixMR): 8 rows
   /// by 8 columns, 16 accumulators, summed by fma_tile_8x8.
   static constexpr int kMatrixRows = 8;
   /// s0[r], s1[r] = the sums over 4 * groups k steps of A(r, k) * B(k, 0:4)
@@ -142,9 +142,9 @@ struct VecF {
 #undef ONNXC_RT_FMLA_ROW
   }
   /// The channel-blocked pointwise convolutions' tile is fma_tile_4x16
-  /// (simd/blocked.h).
+  /// (simd/f32/blocked.h).
   static constexpr bool kBlockedTile4x16 = true;
-  /// The channel-blocked convolutions' tile (simd/blocked.h): 4 pixels by 16
+  /// The channel-blocked convolutions' tile (simd/f32/blocked.h): 4 pixels by 16
   /// output channels, 16 accumulators s[pixel][vector]. `steps` times: the
   /// 16 input lanes at each p[r] (then p[r] += step_bytes) by 16 packed
   /// weight rows (16 floats each, rows `row_bytes` apart; w advanced past
@@ -320,7 +320,7 @@ struct VecI {
   }
 #if !defined(__ARM_FEATURE_MATMUL_INT8) && !defined(__ARM_FEATURE_DOTPROD)
   /// Whether conv2d and fully_connected multiply 16 depth bytes of one
-  /// operand by 16 of the other (simd/qs8.h's kDepth16; qs8_pack.h's
+  /// operand by 16 of the other (simd/qs8/common.h's kDepth16; qs8/pack.h's
   /// kWideDepthGroup): SMULL, SMLAL2 and SADALP into one accumulator per
   /// pair (a convolution's channel and pixel, a fully connected layer's
   /// row and column), three instructions per 16 products and no
@@ -332,7 +332,7 @@ struct VecI {
   // products: GCC's first scheduling pass hoists the products and spills
   // accumulators (the fully connected tile: 63 instructions per 256
   // products, 60 without that pass; the convolution's: 64, 59), so
-  // simd/qs8.h turns it off for the functions that hold those tiles.
+  // simd/qs8/tile.h turns it off for the functions that hold those tiles.
 #undef ONNXC_RT_SIMD_NO_PRESCHEDULE
 #define ONNXC_RT_SIMD_NO_PRESCHEDULE __attribute__((optimize("no-schedule-insns")))
 #endif
@@ -364,7 +364,7 @@ struct VecI {
   static constexpr bool kLaneDot = false;
 #endif
   /// Whether the int8 depthwise convolution sums quads of taps by dot_part
-  /// (simd/qs8.h's kQuadDepthwise): where it is one instruction (SDOT /
+  /// (simd/qs8/depthwise.h's kQuadDepthwise): where it is one instruction (SDOT /
   /// USDOT), not armv8-a's SMULL and pair sums.
   static constexpr bool kDepthwiseQuads = kLaneDot;
   /// dot_part(acc, packed u, lane L of s in every lane).
@@ -383,7 +383,7 @@ struct VecI {
 #if defined(__ARM_FEATURE_DOTPROD) && !defined(__ARM_FEATURE_MATMUL_INT8)
   /// Whether the whole register tiles of the convolution and the fully
   /// connected product sum in assembly, by dot_tile_4x24 and dot_tile_8x8
-  /// (simd/qs8.h's conv_tile, fc_tile): with SDOT and no USMMLA (whose
+  /// (simd/qs8/tile.h's conv_tile, fc_tile): with SDOT and no USMMLA (whose
   /// tiles are conv_sums_mmla's and fc_sums_mmla's).
   static constexpr bool kSdotTiles = true;
   /// conv_tile's sums for 4 channels x 24 pixels by SDOT by element: per
@@ -532,7 +532,7 @@ struct VecI {
 #endif
 
   /// Whether mmla is one instruction (USMMLA, i8mm): the convolution then
-  /// packs depth in groups of 8 (qs8_pack.h's kMatMulDepthGroup) and
+  /// packs depth in groups of 8 (qs8/pack.h's kMatMulDepthGroup) and
   /// multiplies 2 x 8 by 8 x 2 bytes at a time, 32 products an
   /// instruction against SDOT's 16.
 #if defined(__ARM_FEATURE_MATMUL_INT8)
@@ -547,7 +547,7 @@ struct VecI {
   static constexpr bool kMatMul = false;
 #endif
 
-  /// The im2col packing's interleave of rows (simd/qs8.h's
+  /// The im2col packing's interleave of rows (simd/qs8/common.h's
   /// interleave_rows) as one instruction: ST4 stores element i of four
   /// registers together.
   static constexpr bool kStore4 = true;

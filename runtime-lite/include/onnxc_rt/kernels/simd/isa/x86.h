@@ -251,7 +251,7 @@ struct VecI {
   static constexpr uint8_t kPackedFlip = 0;
   static VecI dot_part(VecI acc, VecI u, VecI s) { return dot_u8s8(acc, u, s); }
   /// Whether the int8 depthwise convolution sums quads of taps by dot_part
-  /// (simd/qs8.h's kQuadDepthwise). Not on x86: with vpdpbusd its products
+  /// (simd/qs8/depthwise.h's kQuadDepthwise). Not on x86: with vpdpbusd its products
   /// take a ninth of the time and building the quads takes the rest back
   /// (MobileNetV2 int8 on x86-64-vnni 2% slower, EfficientNet-B0 even): the
   /// step is bound by the per-channel requantization (vpmuldq).

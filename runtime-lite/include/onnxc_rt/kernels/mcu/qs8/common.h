@@ -1,0 +1,290 @@
+// int8 kernels for microcontrollers in the qs8 scheme (reference/qs8.h
+// defines the arithmetic; these compute the same integers, bit for bit):
+// convolution and fully connected layers on the DSP extension's SMLAD (two
+// 16x16-bit multiply-accumulates per instruction; plain C on cores without
+// it), every shape a template parameter.
+//
+// This file: what the kernels of mcu/qs8/ (one kernel family a file) share:
+// each output channel's requantization, the weight packing and the dot
+// product engines (SMLAD on the DSP extension, VMLADAVA on Helium).
+#ifndef ONNXC_RT_MCU_QS8_COMMON_H
+#define ONNXC_RT_MCU_QS8_COMMON_H
+
+#include <stdint.h>
+
+#include "onnxc_rt/kernels/mcu/dsp.h"
+#include "onnxc_rt/kernels/reference/qs8.h"
+#include "onnxc_rt/kernels/mcu/window.h"
+
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#include <arm_mve.h>
+#endif
+
+namespace onnxc_rt {
+namespace mcu {
+namespace qs8 {
+
+/// One output channel's requantization, computed by the compiler
+/// (channel_params): y = clamp(y_zp + the reference's
+/// multiply_by_quantized_multiplier(acc + bias)), with its split_shift's
+/// `left` and `right`, `round` = 2^(right - 1) (the one rounding's half)
+/// and `up` = left + 1 (the narrow path's shift, doubling included).
+struct Channel {
+  int32_t bias, multiplier, left, right, round, up;
+};
+constexpr int kChannelWords = 6;
+
+/// The Channel of a bias (0 without one) and a reference multiplier/shift.
+inline Channel channel_params(int32_t bias, int32_t multiplier, int32_t shift) {
+  const ref::qs8::Shifts s = ref::qs8::split_shift(shift);
+  return {bias, multiplier, s.left, s.right, int32_t(1) << (s.right - 1), s.left + 1};
+}
+
+/// Whether a channel whose |acc + bias| stays at most `bound` needs the
+/// Wide requantization below (the narrow one doubles x * 2^left in 32 bits).
+inline bool needs_wide(int64_t bound, const Channel &ch) {
+  return bound * (int64_t(1) << ch.left) >= (int64_t(1) << 30);
+}
+
+/// The requantized accumulator, before the zero point and the clamp.
+/// `Wide`: (acc + bias) * 2^left may reach 2^30, so that scaling it needs
+/// 64 bits and saturation; the compiler decides this per layer from the
+/// weights, the bias and the shift.
+template <bool Wide> inline int32_t requantize(int32_t acc, const Channel &ch) {
+  if (Wide) {
+    int64_t scaled = (int64_t(acc) + ch.bias) * (int64_t(1) << ch.left);
+    scaled = scaled > INT32_MAX ? INT32_MAX : (scaled < INT32_MIN ? INT32_MIN : scaled);
+    const int32_t high = static_cast<int32_t>((scaled * ch.multiplier) >> 31);
+    return ((high >> (ch.right - 1)) + 1) >> 1; // the one rounding, half up
+  }
+  // floor(x * m / 2^31) as the high word of 2x * m (one SMULL), then the
+  // one rounding: |high| < 2^30 and round <= 2^30, so the sum fits.
+  const int32_t doubled = int32_t(uint32_t(acc + ch.bias) << ch.up); // (no signed shift)
+  const int32_t high = static_cast<int32_t>((int64_t(doubled) * ch.multiplier) >> 32);
+  return (high + ch.round) >> ch.right;
+}
+
+/// v clamped to [Lo, Hi] (SSAT where that is int8's whole range).
+template <int Lo, int Hi> inline int32_t clamp(int32_t v) {
+#if defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT
+  if (Lo == -128 && Hi == 127)
+    return __ssat(v, 8);
+#endif
+  v = v < Lo ? Lo : v;
+  return v > Hi ? Hi : v;
+}
+
+/// The output value of an accumulator: zero point, clamp (the fused
+/// activation's range), narrowed to T.
+template <typename T, bool Wide, int YZp, int Lo, int Hi>
+inline T output_value(int32_t acc, const Channel &ch) {
+  return static_cast<T>(clamp<Lo, Hi>(YZp + requantize<Wide>(acc, ch)));
+}
+
+/// A channel as the kChannelWords words of the kernels' table (the
+/// compiler writes it), and back.
+inline void store_channel(const Channel &ch, int32_t *params, int c) {
+  int32_t *p = params + c * kChannelWords;
+  const int32_t words[kChannelWords] = {ch.bias, ch.multiplier, ch.left,
+                                        ch.right, ch.round,      ch.up};
+  for (int i = 0; i < kChannelWords; ++i)
+    p[i] = words[i];
+}
+inline Channel load_channel(const int32_t *params, int c) {
+  const int32_t *p = params + c * kChannelWords;
+  return {p[0], p[1], p[2], p[3], p[4], p[5]};
+}
+
+/// Depth values per step of the convolution's inner loop: two int16 pairs
+/// (one LDRD) of each column and each of two output channels.
+constexpr int kConvStep = 4;
+/// The depth K rounded up to whole steps (the padding weighs zero).
+constexpr int conv_depth(int k) { return (k + kConvStep - 1) / kConvStep * kConvStep; }
+
+/// Packs w (m x k int8) into int16 pairs for conv2d: per pair of output
+/// channels b and step s, four words: channel 2b's depth pairs 2s and 2s +
+/// 1, then channel 2b + 1's (zero past m and k).
+inline void pack_conv_weights(const int8_t *w, int m, int k, int32_t *out) {
+  for (int b = 0; b < (m + 1) / 2; ++b)
+    for (int s = 0; s < conv_depth(k) / kConvStep; ++s)
+      for (int r = 0; r < 2; ++r)
+        for (int j = 2 * s; j < 2 * s + 2; ++j) {
+          const int row = 2 * b + r;
+          auto at = [&](int i) { return row < m && i < k ? int32_t(w[row * k + i]) : 0; };
+          *out++ = pack_pair(at(2 * j), at(2 * j + 1));
+        }
+}
+
+/// The convolution's biases with the input zero point folded in: bias[c] -
+/// x_zp * sum_k w[c][k] (w: m x k), so that the kernels multiply the input
+/// as it is stored: sum_k w (x - x_zp) + bias = sum_k w x + that. bias may
+/// be null (zero).
+inline void fold_zero_point(const int8_t *w, int m, int k, int32_t x_zp, const int32_t *bias,
+                            int32_t *out) {
+  for (int c = 0; c < m; ++c) {
+    int32_t sum = 0;
+    for (int i = 0; i < k; ++i)
+      sum += w[c * k + i];
+    out[c] = (bias ? bias[c] : 0) - x_zp * sum;
+  }
+}
+
+/// 32-bit words read from int16 data (GCC: may alias any type).
+typedef int32_t __attribute__((__may_alias__)) word_alias;
+
+/// acc += the products of two output channels' packed weights (w) and two
+/// columns (c0, c1), `Steps` steps of kConvStep depth values.
+template <int Steps>
+inline void product_2x2(const int32_t *w, const word_alias *c0, const word_alias *c1,
+                        int32_t &a00, int32_t &a01, int32_t &a10, int32_t &a11) {
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && defined(__thumb2__) && \
+    defined(__OPTIMIZE__)
+  // Four LDRDs and eight SMLADs per step (16 products), unrolled by the
+  // assembler in blocks of up to 16 steps: no loop counter, which leaves
+  // the 13 registers the step needs. (GCC 12 spends a third more on the
+  // same loop in C: register moves, no LDRD.)
+  constexpr int kBlock = 16;
+#define ONNXC_MCU_CONV_STEPS(count)                                            \
+  {                                                                            \
+    int32_t v0, v1, v2, v3, wa, wb;                                            \
+    __asm__ volatile(".rept %c[n]\n\t"                                          \
+                     "ldrd %[v0], %[v1], [%[c0]], #8\n\t"                      \
+                     "ldrd %[v2], %[v3], [%[c1]], #8\n\t"                      \
+                     "ldrd %[wa], %[wb], [%[w]], #8\n\t"                       \
+                     "smlad %[a00], %[wa], %[v0], %[a00]\n\t"                   \
+                     "smlad %[a01], %[wa], %[v2], %[a01]\n\t"                   \
+                     "smlad %[a00], %[wb], %[v1], %[a00]\n\t"                   \
+                     "smlad %[a01], %[wb], %[v3], %[a01]\n\t"                   \
+                     "ldrd %[wa], %[wb], [%[w]], #8\n\t"                       \
+                     "smlad %[a10], %[wa], %[v0], %[a10]\n\t"                   \
+                     "smlad %[a11], %[wa], %[v2], %[a11]\n\t"                   \
+                     "smlad %[a10], %[wb], %[v1], %[a10]\n\t"                   \
+                     "smlad %[a11], %[wb], %[v3], %[a11]\n\t"                   \
+                     ".endr"                                                   \
+                     : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10),       \
+                       [a11] "+r"(a11), [w] "+r"(w), [c0] "+r"(c0), [c1] "+r"(c1), \
+                       [v0] "=&r"(v0), [v1] "=&r"(v1), [v2] "=&r"(v2),          \
+                       [v3] "=&r"(v3), [wa] "=&r"(wa), [wb] "=&r"(wb)          \
+                     : [n] "i"(count)                                          \
+                     : "memory");                                              \
+  }
+  for (int b = 0; b < Steps / kBlock; ++b)
+    ONNXC_MCU_CONV_STEPS(kBlock)
+  if (Steps % kBlock)
+    ONNXC_MCU_CONV_STEPS(Steps % kBlock)
+#undef ONNXC_MCU_CONV_STEPS
+#else
+  for (int s = 0; s < Steps; ++s, w += 4, c0 += 2, c1 += 2)
+    for (int j = 0; j < 2; ++j) {
+      a00 = smlad(w[j], c0[j], a00);
+      a01 = smlad(w[j], c1[j], a01);
+      a10 = smlad(w[2 + j], c0[j], a10);
+      a11 = smlad(w[2 + j], c1[j], a11);
+    }
+#endif
+}
+
+/// How the convolutions multiply, chosen by the compiler per core:
+///  - Smlad (the DSP extension: M4, M7, M33; plain C elsewhere): int16
+///    columns, weights as int16 pairs (pack_conv_weights), product_2x2;
+///  - Vmladava (Helium, the M55; int8 inputs): int8 columns, int8 weight
+///    rows, 16 products per VMLADAVA (plain C without MVE).
+/// Each gives the column type, the depth a column is padded to, the 32-bit
+/// words of weights per pair of output channels, the packing (the compiler
+/// runs it), the gather and the 2 x 2 product of two channels and two
+/// columns.
+struct Smlad {
+  typedef int16_t Col;
+  static constexpr int depth(int k) { return conv_depth(k); }
+  static constexpr int pair_words(int k) { return conv_depth(k); }
+  static void pack(const int8_t *w, int m, int k, int32_t *out) {
+    pack_conv_weights(w, m, k, out);
+  }
+  /// Output pixel `pixel`'s window of x (W::K values, XZp where the window
+  /// leaves the input, then zeros to depth(W::K)). The values stay as they
+  /// are: the zero point's share of the products is in the bias
+  /// (fold_zero_point), and a padding value contributes nothing.
+  template <typename T, typename W, int XZp>
+  static void gather(const T *x, int pixel, Col *col) {
+    gather_window<W, 1>(x, pixel, col, [](T v) { return int16_t(v); }, int16_t(XZp));
+    for (int i = W::K; i < depth(W::K); ++i)
+      col[i] = 0;
+  }
+  template <int D>
+  static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,
+                      int32_t &a01, int32_t &a10, int32_t &a11) {
+    product_2x2<D / kConvStep>(w, reinterpret_cast<const word_alias *>(c0),
+                               reinterpret_cast<const word_alias *>(c1), a00, a01, a10, a11);
+  }
+};
+
+/// Depth values per VMLADAVA: one 128-bit vector of int8.
+constexpr int kHeliumStep = 16;
+
+struct Vmladava {
+  typedef int8_t Col;
+  static constexpr int depth(int k) { return (k + kHeliumStep - 1) / kHeliumStep * kHeliumStep; }
+  static constexpr int pair_words(int k) { return 2 * depth(k) / 4; }
+  /// Per pair of output channels, the two rows of depth(k) bytes each (zero
+  /// past m and k), four bytes a word.
+  static void pack(const int8_t *w, int m, int k, int32_t *out) {
+    for (int b = 0; b < (m + 1) / 2; ++b)
+      for (int r = 0; r < 2; ++r)
+        for (int i = 0; i < depth(k); i += 4) {
+          uint32_t word = 0;
+          for (int j = 0; j < 4; ++j) {
+            const int row = 2 * b + r, col = i + j;
+            const uint8_t v = row < m && col < k ? static_cast<uint8_t>(w[row * k + col]) : 0;
+            word |= uint32_t(v) << (8 * j);
+          }
+          *out++ = static_cast<int32_t>(word);
+        }
+  }
+  template <typename T, typename W, int XZp>
+  static void gather(const T *x, int pixel, Col *col) { // as Smlad's, in int8
+    gather_window<W, 1>(x, pixel, col, [](T v) { return int8_t(v); }, int8_t(XZp));
+    for (int i = W::K; i < depth(W::K); ++i)
+      col[i] = 0;
+  }
+  template <int D>
+  static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,
+                      int32_t &a01, int32_t &a10, int32_t &a11) {
+    const int8_t *w0 = reinterpret_cast<const int8_t *>(w), *w1 = w0 + D;
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+    for (int d = 0; d < D; d += kHeliumStep) {
+      const int8x16_t x0 = vldrbq_s8(c0 + d), x1 = vldrbq_s8(c1 + d);
+      const int8x16_t v0 = vldrbq_s8(w0 + d), v1 = vldrbq_s8(w1 + d);
+      a00 = vmladavaq_s8(a00, v0, x0);
+      a01 = vmladavaq_s8(a01, v0, x1);
+      a10 = vmladavaq_s8(a10, v1, x0);
+      a11 = vmladavaq_s8(a11, v1, x1);
+    }
+#else
+    for (int d = 0; d < D; ++d) {
+      a00 += int32_t(w0[d]) * c0[d];
+      a01 += int32_t(w0[d]) * c1[d];
+      a10 += int32_t(w1[d]) * c0[d];
+      a11 += int32_t(w1[d]) * c1[d];
+    }
+#endif
+  }
+};
+
+/// Words of packed convolution weights for `Dot`.
+template <typename Dot> constexpr int packed_words(int m, int k) {
+  return (m + 1) / 2 * Dot::pair_words(k);
+}
+
+/// Columns conv2d_max_pool gathers per pooled output: the window's pixels,
+/// in pairs (an odd window repeats its last pixel); conv2d gathers two.
+constexpr int pool_columns(int ph, int pw) { return (ph * pw + 1) / 2 * 2; }
+/// Scratch bytes of conv2d (PH = PW = 1) and conv2d_max_pool.
+template <typename Dot> constexpr int conv_scratch_bytes(int k, int ph = 1, int pw = 1) {
+  return pool_columns(ph, pw) * Dot::depth(k) * int(sizeof(typename Dot::Col));
+}
+
+} // namespace qs8
+} // namespace mcu
+} // namespace onnxc_rt
+
+#endif // ONNXC_RT_MCU_QS8_COMMON_H

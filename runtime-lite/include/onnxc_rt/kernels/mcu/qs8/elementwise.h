@@ -1,0 +1,34 @@
+// int8 element-wise add for microcontrollers, the reference's arithmetic
+// with every parameter a template argument.
+#ifndef ONNXC_RT_MCU_QS8_ELEMENTWISE_H
+#define ONNXC_RT_MCU_QS8_ELEMENTWISE_H
+
+#include "onnxc_rt/kernels/mcu/qs8/common.h"
+
+namespace onnxc_rt {
+namespace mcu {
+namespace qs8 {
+
+/// y = a + b for same-shape int8 tensors of N elements in the qs8 scheme
+/// (reference/qs8.h's add: each input less its zero point, shifted left by
+/// LeftShift and rescaled to the common scale, the sum rescaled to y's):
+/// params holds the three rescalings as channels 0 (a), 1 (b) and 2 (y),
+/// channel_params with no bias. Every intermediate stays below 2^30 (|x -
+/// zp| < 2^8, LeftShift 20, multipliers below 1), so the rounding is the
+/// narrow one unless a rescaling shifts left (Wide).
+template <typename T, int N, int LeftShift, int AZp, int BZp, int YZp, int Lo, int Hi, bool Wide>
+void add(const T *a, const T *b, const int32_t *params, T *y) {
+  const Channel ca = load_channel(params, 0), cb = load_channel(params, 1),
+                cy = load_channel(params, 2);
+  for (int i = 0; i < N; ++i) {
+    const int32_t sa = requantize<Wide>((int32_t(a[i]) - AZp) * (1 << LeftShift), ca);
+    const int32_t sb = requantize<Wide>((int32_t(b[i]) - BZp) * (1 << LeftShift), cb);
+    y[i] = output_value<T, Wide, YZp, Lo, Hi>(sa + sb, cy);
+  }
+}
+
+} // namespace qs8
+} // namespace mcu
+} // namespace onnxc_rt
+
+#endif // ONNXC_RT_MCU_QS8_ELEMENTWISE_H

@@ -1,0 +1,127 @@
+// int8 fully connected layers for microcontrollers (mcu/qs8/common.h):
+// int8 weights, four per word, widened by SXTB16 (even and odd bytes)
+// against the input widened once into the matching (x0, x2), (x1, x3)
+// pairs, four output rows at a time.
+#ifndef ONNXC_RT_MCU_QS8_FULLY_CONNECTED_H
+#define ONNXC_RT_MCU_QS8_FULLY_CONNECTED_H
+
+#include "onnxc_rt/kernels/mcu/qs8/common.h"
+
+namespace onnxc_rt {
+namespace mcu {
+namespace qs8 {
+
+/// Output rows per block of the fully connected kernel.
+constexpr int kFcRows = 4;
+
+/// Words of packed fully connected weights: N rounded up to 4 rows of K
+/// rounded up to 4 bytes.
+constexpr int fc_packed_words(int k, int n) {
+  return (n + kFcRows - 1) / kFcRows * kFcRows * ((k + 3) / 4);
+}
+
+/// Packs w (k x n int8, column j an output) into [N/4][K/4][4 rows] words
+/// of four consecutive depth values (zero past k and n).
+inline void pack_fc_weights(const int8_t *w, int k, int n, int32_t *out) {
+  const int quads = (k + 3) / 4;
+  for (int b = 0; b < (n + kFcRows - 1) / kFcRows; ++b)
+    for (int q = 0; q < quads; ++q)
+      for (int r = 0; r < kFcRows; ++r) {
+        const int col = b * kFcRows + r;
+        uint32_t word = 0;
+        for (int i = 0; i < 4; ++i) {
+          const int d = 4 * q + i;
+          const uint8_t v = col < n && d < k ? static_cast<uint8_t>(w[d * n + col]) : 0;
+          word |= uint32_t(v) << (8 * i);
+        }
+        *out++ = static_cast<int32_t>(word);
+      }
+}
+
+/// Scratch bytes fully_connected needs: the input row widened.
+constexpr int fc_scratch_bytes(int k) { return (k + 3) / 4 * 2 * 4; }
+
+/// acc0..3 += four output rows' packed weights (w, Q words each,
+/// interleaved) times the widened input (x: Q (even, odd) word pairs).
+template <int Q>
+inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &acc1,
+                    int32_t &acc2, int32_t &acc3) {
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP && defined(__thumb2__) && \
+    defined(__OPTIMIZE__)
+  // One quad of depth: an LDRD of the input pair, two of weights, and per
+  // row SXTB16 (even, odd bytes) + SMLAD each: 19 instructions for 16
+  // products (GCC 12's C spills an accumulator in this loop).
+  if (Q > 0) {
+    int32_t n = Q, even, odd, w0, w1, t;
+    __asm__ volatile("1:\n\t"
+                     "ldrd %[even], %[odd], [%[x]], #8\n\t"
+                     "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+                     "sxtb16 %[t], %[w0]\n\t"
+                     "smlad %[a0], %[t], %[even], %[a0]\n\t"
+                     "sxtb16 %[t], %[w0], ror #8\n\t"
+                     "smlad %[a0], %[t], %[odd], %[a0]\n\t"
+                     "sxtb16 %[t], %[w1]\n\t"
+                     "smlad %[a1], %[t], %[even], %[a1]\n\t"
+                     "sxtb16 %[t], %[w1], ror #8\n\t"
+                     "smlad %[a1], %[t], %[odd], %[a1]\n\t"
+                     "ldrd %[w0], %[w1], [%[w]], #8\n\t"
+                     "sxtb16 %[t], %[w0]\n\t"
+                     "smlad %[a2], %[t], %[even], %[a2]\n\t"
+                     "sxtb16 %[t], %[w0], ror #8\n\t"
+                     "smlad %[a2], %[t], %[odd], %[a2]\n\t"
+                     "sxtb16 %[t], %[w1]\n\t"
+                     "smlad %[a3], %[t], %[even], %[a3]\n\t"
+                     "sxtb16 %[t], %[w1], ror #8\n\t"
+                     "smlad %[a3], %[t], %[odd], %[a3]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b"
+                     : [a0] "+r"(acc0), [a1] "+r"(acc1), [a2] "+r"(acc2), [a3] "+r"(acc3),
+                       [w] "+r"(w), [x] "+r"(x), [n] "+r"(n), [even] "=&r"(even),
+                       [odd] "=&r"(odd), [w0] "=&r"(w0), [w1] "=&r"(w1), [t] "=&r"(t)
+                     :
+                     : "cc", "memory");
+  }
+#else
+  for (int q = 0; q < Q; ++q, x += 2, w += kFcRows) {
+    const int32_t even = x[0], odd = x[1];
+    acc0 = smlad(sxtb16_odd(w[0]), odd, smlad(sxtb16(w[0]), even, acc0));
+    acc1 = smlad(sxtb16_odd(w[1]), odd, smlad(sxtb16(w[1]), even, acc1));
+    acc2 = smlad(sxtb16_odd(w[2]), odd, smlad(sxtb16(w[2]), even, acc2));
+    acc3 = smlad(sxtb16_odd(w[3]), odd, smlad(sxtb16(w[3]), even, acc3));
+  }
+#endif
+}
+
+/// y (rows x N) = requantize(a (rows x K, zero point XZp) * W), W packed by
+/// pack_fc_weights, the channels' requantization from channel_params (N x
+/// kChannelWords), clamped to [Lo, Hi].
+template <typename T, int Rows, int K, int N, int XZp, int YZp, int Lo, int Hi, bool Wide>
+void fully_connected(const T *a, const int32_t *packed, const int32_t *params, T *y,
+                     int32_t *scratch) {
+  constexpr int Q = (K + 3) / 4;
+  for (int r = 0; r < Rows; ++r, a += K, y += N) {
+    // (x0, x2) and (x1, x3) of each quad, less the zero point.
+    for (int q = 0; q < Q; ++q) {
+      int32_t v[4];
+      for (int i = 0; i < 4; ++i)
+        v[i] = 4 * q + i < K ? int32_t(a[4 * q + i]) - XZp : 0;
+      scratch[2 * q] = pack_pair(v[0], v[2]);
+      scratch[2 * q + 1] = pack_pair(v[1], v[3]);
+    }
+    const int32_t *w = packed;
+    for (int n0 = 0; n0 < N; n0 += kFcRows) {
+      int32_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
+      fc_rows<Q>(w, scratch, acc0, acc1, acc2, acc3);
+      w += kFcRows * Q;
+      const int32_t acc[kFcRows] = {acc0, acc1, acc2, acc3};
+      for (int i = 0; i < kFcRows && n0 + i < N; ++i)
+        y[n0 + i] = output_value<T, Wide, YZp, Lo, Hi>(acc[i], load_channel(params, n0 + i));
+    }
+  }
+}
+
+} // namespace qs8
+} // namespace mcu
+} // namespace onnxc_rt
+
+#endif // ONNXC_RT_MCU_QS8_FULLY_CONNECTED_H

@@ -1,0 +1,547 @@
+// SIMD kernels on the channel-blocked layout (NCHW16c, see blocking.h): the
+// conversions to and from NCHW, dense and depthwise convolutions, max and
+// average pooling, global average pooling. onnxc-layout-selection puts a
+// region of a model in this layout so that its convolutions and pools read
+// and write whole vectors of channels per pixel, with no transposes between
+// them (the NCHW pixel-major path transposes every output; the depthwise one
+// transposes in and out).
+#ifndef ONNXC_RT_SIMD_F32_BLOCKED_H
+#define ONNXC_RT_SIMD_F32_BLOCKED_H
+
+#include <type_traits>
+
+#include "onnxc_rt/kernels/simd/f32/conv.h"
+
+namespace onnxc_rt {
+namespace simd {
+
+/// Vectors per channel block: 1 with AVX-512, 2 with AVX2.
+constexpr int kBlockVecs = static_cast<int>(kChannelBlock) / kLanes;
+
+/// The conversions' traversal: f(b, c0, sub, p0, np, blk) for every image
+/// b, block of channels from c0 (blk: the offset of its blocked plane),
+/// vector `sub` of the block and group of np <= kLanes pixels from p0 (one
+/// kLanes x kLanes transpose each); `tasks` split the blocks.
+template <typename F>
+inline void for_each_transpose_tile(int64_t n, int64_t c, int64_t hw, TaskRunner *runner,
+                                    int64_t tasks, const F &f) {
+  const int64_t cb = channel_blocks(c);
+  parallel_for(runner, tasks, [&](int64_t task) {
+    const Range r = split_range(n * cb, 1, tasks, task);
+    for (int64_t bb = r.begin; bb < r.end; ++bb)
+      for (int64_t p0 = 0; p0 < hw; p0 += kLanes)
+        for (int sub = 0; sub < kBlockVecs; ++sub)
+          f(bb / cb, bb % cb * kChannelBlock, sub, p0, min64(kLanes, hw - p0),
+            bb * hw * kChannelBlock);
+  });
+}
+
+/// y (blocked) = x (NCHW, n x c planes of hw floats); padding lanes zero.
+/// `tasks` split the blocks.
+inline void to_blocked(const float *x, float *y, int64_t n, int64_t c, int64_t hw,
+                       TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  auto tile = [&](int64_t b, int64_t c0, int sub, int64_t p0, int64_t np, int64_t blk) {
+    VecF v[kLanes];
+    for (int j = 0; j < kLanes; ++j) {
+      const int64_t ch = c0 + sub * kLanes + j;
+      const float *src = x + (b * c + ch) * hw + p0;
+      v[j] = ch >= c          ? VecF::zero()
+             : np == kLanes ? VecF::load(src)
+                            : VecF::load_first(src, np);
+    }
+    VecF::transpose(v); // v[i]: pixel p0 + i's kLanes channels
+    for (int64_t i = 0; i < np; ++i)
+      v[i].store(y + blk + (p0 + i) * kChannelBlock + sub * kLanes);
+  };
+  for_each_transpose_tile(n, c, hw, runner, tasks, tile);
+}
+
+/// y (NCHW) = x (blocked), dropping the padding lanes. `tasks` split the blocks.
+inline void from_blocked(const float *x, float *y, int64_t n, int64_t c, int64_t hw,
+                         TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  auto tile = [&](int64_t b, int64_t c0, int sub, int64_t p0, int64_t np, int64_t blk) {
+    VecF v[kLanes];
+    for (int64_t i = 0; i < kLanes; ++i)
+      v[i] = i < np ? VecF::load(x + blk + (p0 + i) * kChannelBlock + sub * kLanes)
+                    : VecF::zero();
+    VecF::transpose(v); // v[j]: channel c0 + sub * kLanes + j's pixels
+    for (int j = 0; j < kLanes && c0 + sub * kLanes + j < c; ++j) {
+      float *dst = y + (b * c + c0 + sub * kLanes + j) * hw + p0;
+      if (np == kLanes)
+        v[j].store(dst);
+      else
+        v[j].store_first(dst, np);
+    }
+  };
+  for_each_transpose_tile(n, c, hw, runner, tasks, tile);
+}
+
+/// One vector of blocked outputs through the epilogue: v + bias (`b`, the
+/// vector's bias lanes, zero where none) + residual (`z`, null: none), then
+/// Act, stored to dst (all kLanes lanes: padding lanes too, finite).
+template <typename Act>
+ONNXC_RT_SIMD_INLINE void blocked_store(VecF v, VecF b, const float *z, float *dst,
+                                       float alpha, float beta) {
+  v = VecF::add(v, b);
+  if (z)
+    v = VecF::add(v, VecF::load(z));
+  if constexpr (kVectorActivation<Act>) {
+    vector_activation<Act>(v, alpha, beta).store(dst);
+  } else {
+    v.store(dst);
+    for (int i = 0; i < kLanes; ++i)
+      dst[i] = Act::apply(dst[i], alpha, beta);
+  }
+}
+
+/// The bias lanes of channels [ch, ch + kLanes) (zero past m or without bias).
+inline VecF bias_lanes(const float *bias, int64_t ch, int64_t m) {
+  if (!bias || ch >= m)
+    return VecF::zero();
+  return m - ch >= kLanes ? VecF::load(bias + ch) : VecF::load_first(bias + ch, m - ch);
+}
+
+/// Output channels [j0, j0 + kVecs * kLanes) x pixels [p0, p1) of a blocked
+/// convolution (conv2d_blocked): register tiles of kPixels pixels (the last
+/// tile's missing pixels repeat the last pixel, not stored) by kVecs
+/// vectors, stored straight into the blocked output with the epilogue. The
+/// tiles: window_tile's kGemmMR pixels by 1 or 2 vectors, or (kPixels 4,
+/// kVecs 4: a pointwise convolution of a blocked input, taps 1) NEON's
+/// fma_tile_4x16, whose weight rows of 16 channels are one load each. (V
+/// is VecF: a template, so that only NEON compiles that tile.)
+template <typename Act, int kL, int kPixels, int kVecs, typename V = VecF>
+void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
+                          const int64_t *tap_off, int64_t taps, int64_t units, const float *wt,
+                          const float *bias, const float *z, float *y, int64_t m, int64_t ow,
+                          int64_t npix, int64_t sh, int64_t sw, float alpha, float beta,
+                          int64_t j0, int64_t p0, int64_t p1) {
+  constexpr bool kTile4x16 = kPixels == 4 && kVecs == 4;
+  static_assert(kTile4x16 || kPixels == kGemmMR, "window_tile's tiles are kGemmMR pixels");
+  const int64_t k = units * taps * kL;
+  const float *b = wt + j0 / kPixelMajorBlock * k * kPixelMajorBlock + j0 % kPixelMajorBlock;
+  VecF bv[kVecs];
+  int64_t voff[kVecs]; // where vector v of pixel 0 goes in y
+  for (int v = 0; v < kVecs; ++v) {
+    const int64_t ch = j0 + v * kLanes;
+    bv[v] = bias_lanes(bias, ch, m);
+    voff[v] = ch / kChannelBlock * npix * kChannelBlock + ch % kChannelBlock;
+  }
+  int64_t ox = p0 % ow;
+  const float *at = src + (p0 / ow * sh * row_w + ox * sw) * kL;
+  for (int64_t i0 = p0; i0 < p1; i0 += kPixels) {
+    const float *px[kPixels];
+    for (int r = 0; r < kPixels; ++r) {
+      px[r] = at;
+      if (i0 + r + 1 < p1) {
+        at += sw * kL;
+        if (++ox == ow) {
+          ox = 0;
+          at += (sh * row_w - ow * sw) * kL;
+        }
+      }
+    }
+    VecF acc[kPixels][kVecs > 2 ? kVecs : 2];
+    if constexpr (kTile4x16) {
+      const float *w = b;
+      V::fma_tile_4x16(px, units, ustride * 4, w, kPixelMajorBlock * 4, acc);
+    } else if (taps == 1) {
+      window_tile<kL, 1, kVecs>(px, tap_off, taps, units, ustride, b, acc);
+    } else if (taps == 9) {
+      window_tile<kL, 9, kVecs>(px, tap_off, taps, units, ustride, b, acc);
+    } else {
+      window_tile<kL, 0, kVecs>(px, tap_off, taps, units, ustride, b, acc);
+    }
+    const int64_t rows = min64(kPixels, p1 - i0);
+    for (int r = 0; r < kPixels; ++r) {
+      if (r >= rows)
+        break;
+      for (int v = 0; v < kVecs; ++v) {
+        const int64_t at_y = voff[v] + (i0 + r) * kChannelBlock;
+        blocked_store<Act>(acc[r][v], bv[v], z ? z + at_y : nullptr, y + at_y, alpha, beta);
+      }
+    }
+  }
+}
+
+/// Y = Act(conv(X, W) + B + Z), group 1, Y and Z blocked, X blocked
+/// (in_blocked) or NCHW; shapes are the logical NCHW ones. `w_packed`:
+/// pack_blocked_conv_weights. Register tiles of kGemmMR output pixels by two
+/// vectors of output channels, each pixel's window read in place at per-tap
+/// offsets (from the input, or from a zero-padded copy where windows reach
+/// into padding: blocked_conv_input); no im2col, no transposes. Work is
+/// split into (channel tile, chunk of pixels) units for `tasks`. Scratch:
+/// blocked_conv_scratch_floats(...) floats.
+template <typename Act>
+void conv2d_blocked(const float *x, const float *w_packed, const float *bias, const float *z,
+                    float *y, const int64_t *in_shape, const int64_t *out_shape,
+                    const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
+                    const int64_t *dilations, int64_t in_blocked, float act_alpha,
+                    float act_beta, float *scratch, TaskRunner *runner = nullptr,
+                    int64_t tasks = 1) {
+  const int64_t n = in_shape[0], c = in_shape[1], h = in_shape[2], wd = in_shape[3];
+  const int64_t m = out_shape[1], oh = out_shape[2], ow = out_shape[3], npix = oh * ow;
+  const int64_t lanes = blocked_conv_lanes(in_blocked != 0);
+  const int64_t units = round_up(c, lanes) / lanes, taps = kernel[0] * kernel[1];
+  const PixelMajorInput in = blocked_conv_input(in_shape, out_shape, kernel, strides,
+                                                 pads_begin, dilations, in_blocked != 0);
+  int64_t tap_off[kPixelMajorMaxTaps];
+  for (int64_t t = 0; t < taps && t < kPixelMajorMaxTaps; ++t)
+    tap_off[t] = (t / kernel[1] * dilations[0] * in.wp + t % kernel[1] * dilations[1]) * lanes;
+  const int64_t in_image = units * lanes * h * wd, out_image = channel_blocks(m) * kChannelBlock * npix;
+  // Channel tiles: kNR channels (window_tile's two vectors), or 16 where
+  // NEON's 4 x 16 tile applies (a pointwise convolution of a blocked input).
+  const bool tile4x16 = VecF::kBlockedTile4x16 && in_blocked && taps == 1;
+  const int64_t tile_channels = tile4x16 ? kChannelBlock : kNR;
+  const int64_t tiles = (round_up(m, kChannelBlock) + tile_channels - 1) / tile_channels;
+  const int64_t by_size = (npix + kPixelMajorChunk - 1) / kPixelMajorChunk;
+  const int64_t by_tasks = (tasks + tiles - 1) / tiles;
+  const int64_t chunks = by_size > by_tasks ? by_size : by_tasks;
+  const int64_t chunk = (npix + chunks - 1) / chunks;
+  for (int64_t b = 0; b < n; ++b) {
+    const float *xb = x + b * (in_blocked ? in_image : c * h * wd);
+    const float *src = xb;
+    if (in.padded) {
+      parallel_for(runner, tasks, [&](int64_t t) {
+        const Range r = split_range(units, 1, tasks, t);
+        for (int64_t u = r.begin; u < r.end; ++u) {
+          float *dst = scratch + u * in.cstride;
+          if (!in_blocked) {
+            fill_padded_plane(xb + u * h * wd, h, wd, pads_begin[0], pads_begin[1], in.hp,
+                              in.wp, in.wp, in.wp, false, dst);
+            continue;
+          }
+          // Pixel (r, q) of the padded block: input (r - pt, q - pl) or zeros.
+          const float *blk = xb + u * h * wd * kChannelBlock;
+          for (int64_t row = 0; row < in.hp; ++row)
+            for (int64_t q = 0; q < in.wp; ++q) {
+              const int64_t ih = row - pads_begin[0], iw = q - pads_begin[1];
+              float *d = dst + (row * in.wp + q) * kChannelBlock;
+              const bool inside = ih >= 0 && ih < h && iw >= 0 && iw < wd;
+              for (int s = 0; s < kBlockVecs; ++s)
+                (inside ? VecF::load(blk + (ih * wd + iw) * kChannelBlock + s * kLanes)
+                        : VecF::zero())
+                    .store(d + s * kLanes);
+            }
+        }
+      });
+      src = scratch;
+    }
+    const float *zb = z ? z + b * out_image : nullptr;
+    float *yb = y + b * out_image;
+    parallel_for(runner, tasks, [&](int64_t t) {
+      const Range r = split_range(tiles * chunks, 1, tasks, t);
+      for (int64_t u = r.begin; u < r.end; ++u) {
+        const int64_t j0 = u / chunks * tile_channels, p0 = u % chunks * chunk;
+        const int64_t p1 = min64(npix, p0 + chunk);
+        if (p0 >= p1)
+          continue;
+        const bool two = round_up(m, kChannelBlock) - j0 >= kNR;
+        auto run = [&](auto l_c, auto p_c, auto v_c) {
+          conv2d_blocked_tiles<Act, decltype(l_c)::value, decltype(p_c)::value,
+                               decltype(v_c)::value>(
+              src, in.wp, in.cstride, tap_off, taps, units, w_packed, bias, zb, yb, m, ow, npix,
+              strides[0], strides[1], act_alpha, act_beta, j0, p0, p1);
+        };
+        using L16 = std::integral_constant<int, static_cast<int>(kChannelBlock)>;
+        using L1 = std::integral_constant<int, 1>;
+        using P = std::integral_constant<int, static_cast<int>(kGemmMR)>;
+        using V1 = std::integral_constant<int, 1>;
+        using V2 = std::integral_constant<int, 2>;
+        if constexpr (VecF::kBlockedTile4x16) {
+          if (tile4x16) {
+            using P4 = std::integral_constant<int, 4>;
+            using V4 = std::integral_constant<int, 4>;
+            run(L16{}, P4{}, V4{});
+            continue;
+          }
+        }
+        if (in_blocked)
+          two ? run(L16{}, P{}, V2{}) : run(L16{}, P{}, V1{});
+        else
+          two ? run(L1{}, P{}, V2{}) : run(L1{}, P{}, V1{});
+      }
+    });
+  }
+}
+
+/// The window of a blocked depthwise convolution or pool, per tap: Sum
+/// (FMA with a per-tap weight vector), Max, or Mean (a sum, divided by the
+/// taps counted). kFirst: the first tap starts the accumulator (Max, as
+/// ref::max_pool: only a greater value replaces it).
+struct BlockedWindow {
+  int64_t h, w, oh, ow, kh, kw, sh, sw, pt, pl, dh, dw;
+};
+
+/// Depthwise taps: acc += x * w[t]; finished with bias, residual, Act.
+template <typename Act>
+struct DepthwiseTaps {
+  static constexpr bool kFirst = false;
+  const float *wt; // this vector's weights, tap t at wt + t * kChannelBlock
+  VecF bias;
+  const float *z; // this vector's residual plane (blocked), or null
+  float alpha, beta;
+  ONNXC_RT_SIMD_INLINE VecF step(VecF acc, VecF x, int64_t t) const {
+    return VecF::fma(x, VecF::load(wt + t * kChannelBlock), acc);
+  }
+  ONNXC_RT_SIMD_INLINE void finish(VecF acc, int64_t, int64_t p, float *dst) const {
+    blocked_store<Act>(acc, bias, z ? z + p * kChannelBlock : nullptr, dst, alpha, beta);
+  }
+};
+
+struct MaxTaps {
+  static constexpr bool kFirst = true;
+  ONNXC_RT_SIMD_INLINE VecF step(VecF acc, VecF x, int64_t) const { return VecF::max(x, acc); }
+  ONNXC_RT_SIMD_INLINE void finish(VecF acc, int64_t, int64_t, float *dst) const {
+    acc.store(dst);
+  }
+};
+
+/// Mean over the window's in-bounds taps (AveragePool, count_include_pad 0,
+/// or without pads; GlobalAveragePool).
+struct MeanTaps {
+  static constexpr bool kFirst = false;
+  ONNXC_RT_SIMD_INLINE VecF step(VecF acc, VecF x, int64_t) const { return VecF::add(acc, x); }
+  ONNXC_RT_SIMD_INLINE void finish(VecF acc, int64_t count, int64_t, float *dst) const {
+    VecF::mul(acc, VecF::broadcast(count > 0 ? 1.0f / static_cast<float>(count) : 0.0f))
+        .store(dst);
+  }
+};
+
+/// kPixels outputs of row r from column ox whose windows lie wholly inside
+/// the input: each tap one vector op per pixel.
+template <int kPixels, typename Taps>
+ONNXC_RT_SIMD_INLINE void blocked_window_pixels(const float *x, const BlockedWindow &g,
+                                               const int64_t *tap_off, int64_t r, int64_t ox,
+                                               const Taps &taps, float *y) {
+  const int64_t ntaps = g.kh * g.kw;
+  const float *at = x + ((r * g.sh - g.pt) * g.w + ox * g.sw - g.pl) * kChannelBlock;
+  VecF acc[kPixels];
+#pragma GCC unroll 8
+  for (int p = 0; p < kPixels; ++p) {
+    const VecF v = VecF::load(at + p * g.sw * kChannelBlock + tap_off[0]);
+    acc[p] = Taps::kFirst ? v : taps.step(VecF::zero(), v, 0);
+  }
+  for (int64_t t = 1; t < ntaps; ++t)
+#pragma GCC unroll 8
+    for (int p = 0; p < kPixels; ++p)
+      acc[p] = taps.step(acc[p], VecF::load(at + p * g.sw * kChannelBlock + tap_off[t]), t);
+#pragma GCC unroll 8
+  for (int p = 0; p < kPixels; ++p) {
+    const int64_t q = r * g.ow + ox + p;
+    taps.finish(acc[p], ntaps, q, y + q * kChannelBlock);
+  }
+}
+
+/// blocked_window_pixels for a 3-wide window of stride SW (1 or 2, no
+/// dilation across): each input row's vectors are loaded once and shared
+/// by the pixels and taps that read them ((kPixels - 1) * SW + 3 loads a row
+/// instead of 3 * kPixels), for instruction sets whose arithmetic cannot
+/// take a memory operand (NEON).
+template <int kPixels, int SW, typename Taps>
+ONNXC_RT_SIMD_INLINE void blocked_window_pixels_3wide(const float *x, const BlockedWindow &g,
+                                                     int64_t r, int64_t ox, const Taps &taps,
+                                                     float *y) {
+  constexpr int kSpan = (kPixels - 1) * SW + 3;
+  const float *at = x + ((r * g.sh - g.pt) * g.w + ox * SW - g.pl) * kChannelBlock;
+  VecF acc[kPixels];
+  // One window row's taps; the first row's first tap starts the sums (the
+  // first row peeled off, so that acc is visibly set before any use).
+  auto row_taps = [&](int64_t ky, auto first_row) __attribute__((always_inline)) {
+    const float *row = at + ky * g.dh * g.w * kChannelBlock;
+    VecF v[kSpan];
+#pragma GCC unroll 24
+    for (int i = 0; i < kSpan; ++i)
+      v[i] = VecF::load(row + i * kChannelBlock);
+#pragma GCC unroll 3
+    for (int kx = 0; kx < 3; ++kx) {
+      const int64_t t = ky * 3 + kx;
+#pragma GCC unroll 8
+      for (int p = 0; p < kPixels; ++p) {
+        if (decltype(first_row)::value && kx == 0)
+          acc[p] = Taps::kFirst ? v[p * SW] : taps.step(VecF::zero(), v[p * SW], 0);
+        else
+          acc[p] = taps.step(acc[p], v[p * SW + kx], t);
+      }
+    }
+  };
+  row_taps(int64_t(0), std::true_type());
+  for (int64_t ky = 1; ky < g.kh; ++ky)
+    row_taps(ky, std::false_type());
+#pragma GCC unroll 8
+  for (int p = 0; p < kPixels; ++p) {
+    const int64_t q = r * g.ow + ox + p;
+    taps.finish(acc[p], g.kh * 3, q, y + q * kChannelBlock);
+  }
+}
+
+/// One output pixel over the window's in-bounds taps only.
+template <typename Taps>
+inline void blocked_window_edge(const float *x, const BlockedWindow &g, int64_t r, int64_t q,
+                                const Taps &taps, float *y) {
+  const int64_t y0 = r * g.sh - g.pt, x0 = q * g.sw - g.pl;
+  VecF acc = VecF::zero();
+  int64_t count = 0;
+  for (int64_t ky = 0; ky < g.kh; ++ky) {
+    const int64_t iy = y0 + ky * g.dh;
+    if (iy < 0 || iy >= g.h)
+      continue;
+    for (int64_t kx = 0; kx < g.kw; ++kx) {
+      const int64_t ix = x0 + kx * g.dw;
+      if (ix < 0 || ix >= g.w)
+        continue;
+      const VecF v = VecF::load(x + (iy * g.w + ix) * kChannelBlock);
+      acc = Taps::kFirst && count == 0 ? v : taps.step(acc, v, ky * g.kw + kx);
+      ++count;
+    }
+  }
+  const int64_t p = r * g.ow + q;
+  taps.finish(acc, count, p, y + p * kChannelBlock);
+}
+
+/// One vector's plane (x, y: a block's plane offset to the vector's lanes):
+/// rows and columns whose windows lie inside take blocked_window_pixels,
+/// eight pixels at a time, then 4, 2, 1; the border blocked_window_edge.
+template <typename Taps>
+void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &taps, float *y) {
+  int64_t tap_off[kPixelMajorMaxTaps];
+  const bool fast = g.kh * g.kw <= kPixelMajorMaxTaps;
+  for (int64_t t = 0; fast && t < g.kh * g.kw; ++t)
+    tap_off[t] = (t / g.kw * g.dh * g.w + t % g.kw * g.dw) * kChannelBlock;
+  // Outputs [lo, hi) of an axis have whole windows: start >= 0, end <= size.
+  auto inside = [](int64_t out, int64_t size, int64_t k, int64_t s, int64_t pad, int64_t d,
+                   int64_t &lo, int64_t &hi) {
+    lo = min64(out, (pad + s - 1) / s);
+    const int64_t last = size - 1 - (k - 1) * d + pad; // largest start * s
+    hi = last < 0 ? 0 : min64(out, last / s + 1);
+    if (hi < lo)
+      hi = lo;
+  };
+  int64_t r_lo, r_hi, q_lo, q_hi;
+  inside(g.oh, g.h, g.kh, g.sh, g.pt, g.dh, r_lo, r_hi);
+  inside(g.ow, g.w, g.kw, g.sw, g.pl, g.dw, q_lo, q_hi);
+  for (int64_t r = 0; r < g.oh; ++r) {
+    if (!fast || r < r_lo || r >= r_hi) {
+      for (int64_t q = 0; q < g.ow; ++q)
+        blocked_window_edge(x, g, r, q, taps, y);
+      continue;
+    }
+    for (int64_t q = 0; q < q_lo; ++q)
+      blocked_window_edge(x, g, r, q, taps, y);
+    int64_t q = q_lo;
+    if constexpr (!VecF::kArithmeticFromMemory) {
+      if (g.kw == 3 && g.dw == 1 && g.sw == 1)
+        for (; q + 8 <= q_hi; q += 8)
+          blocked_window_pixels_3wide<8, 1>(x, g, r, q, taps, y);
+      else if (g.kw == 3 && g.dw == 1 && g.sw == 2)
+        for (; q + 8 <= q_hi; q += 8)
+          blocked_window_pixels_3wide<8, 2>(x, g, r, q, taps, y);
+    }
+    for (; q + 8 <= q_hi; q += 8)
+      blocked_window_pixels<8>(x, g, tap_off, r, q, taps, y);
+    if (q_hi - q >= 4) {
+      blocked_window_pixels<4>(x, g, tap_off, r, q, taps, y);
+      q += 4;
+    }
+    for (; q < q_hi; ++q)
+      blocked_window_pixels<1>(x, g, tap_off, r, q, taps, y);
+    for (q = q_hi; q < g.ow; ++q)
+      blocked_window_edge(x, g, r, q, taps, y);
+  }
+}
+
+/// Runs `plane(x_vec, y_vec, image, block, sub)` for every vector's plane of
+/// a blocked tensor (n images of cb blocks of kBlockVecs vectors), split
+/// among `tasks`.
+template <typename F>
+inline void for_each_block_vector(const float *x, float *y, int64_t n, int64_t cb,
+                                  int64_t in_plane, int64_t out_plane, TaskRunner *runner,
+                                  int64_t tasks, const F &plane) {
+  parallel_for(runner, tasks, [&](int64_t task) {
+    const Range r = split_range(n * cb * kBlockVecs, 1, tasks, task);
+    for (int64_t i = r.begin; i < r.end; ++i) {
+      const int64_t bb = i / kBlockVecs, sub = i % kBlockVecs;
+      plane(x + bb * in_plane * kChannelBlock + sub * kLanes,
+            y + bb * out_plane * kChannelBlock + sub * kLanes, bb / cb, bb % cb, sub);
+    }
+  });
+}
+
+inline BlockedWindow blocked_window(const int64_t *in_shape, const int64_t *out_shape,
+                                    const int64_t *kernel, const int64_t *strides,
+                                    const int64_t *pads_begin, const int64_t *dilations) {
+  return {in_shape[2], in_shape[3], out_shape[2], out_shape[3], kernel[0],     kernel[1],
+          strides[0],  strides[1],  pads_begin[0], pads_begin[1], dilations[0], dilations[1]};
+}
+
+/// Depthwise convolution (group == c == m) on blocked X, Y and Z (may be
+/// null); `w_packed`: pack_blocked_conv_weights(..., depthwise). Every tap
+/// is one vector FMA for a block's channels, whatever the stride; windows
+/// that reach into padding take their in-bounds taps only. `tasks` split
+/// the blocks.
+template <typename Act>
+void depthwise_conv2d_blocked(const float *x, const float *w_packed, const float *bias,
+                              const float *z, float *y, const int64_t *in_shape,
+                              const int64_t *out_shape, const int64_t *kernel,
+                              const int64_t *strides, const int64_t *pads_begin,
+                              const int64_t *dilations, float act_alpha, float act_beta,
+                              TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  const BlockedWindow g =
+      blocked_window(in_shape, out_shape, kernel, strides, pads_begin, dilations);
+  const int64_t m = out_shape[1], cb = channel_blocks(m), taps = g.kh * g.kw;
+  for_each_block_vector(
+      x, y, in_shape[0], cb, g.h * g.w, g.oh * g.ow, runner, tasks,
+      [&](const float *xv, float *yv, int64_t b, int64_t blk, int64_t sub) {
+        DepthwiseTaps<Act> t;
+        t.wt = w_packed + blk * taps * kChannelBlock + sub * kLanes;
+        t.bias = bias_lanes(bias, blk * kChannelBlock + sub * kLanes, m);
+        t.z = z ? z + ((b * cb + blk) * g.oh * g.ow) * kChannelBlock + sub * kLanes : nullptr;
+        t.alpha = act_alpha;
+        t.beta = act_beta;
+        blocked_window_plane(xv, g, t, yv);
+      });
+}
+
+/// MaxPool (is_max) or AveragePool over in-bounds taps on blocked X and Y
+/// (logical NCHW shapes).
+inline void pool2d_blocked(const float *x, float *y, const int64_t *in_shape,
+                           const int64_t *out_shape, const int64_t *kernel,
+                           const int64_t *strides, const int64_t *pads_begin,
+                           const int64_t *dilations, int64_t is_max,
+                           TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  const BlockedWindow g =
+      blocked_window(in_shape, out_shape, kernel, strides, pads_begin, dilations);
+  for_each_block_vector(x, y, in_shape[0], channel_blocks(in_shape[1]), g.h * g.w, g.oh * g.ow,
+                        runner, tasks,
+                        [&](const float *xv, float *yv, int64_t, int64_t, int64_t) {
+                          if (is_max)
+                            blocked_window_plane(xv, g, MaxTaps{}, yv);
+                          else
+                            blocked_window_plane(xv, g, MeanTaps{}, yv);
+                        });
+}
+
+/// GlobalAveragePool on blocked X (n x c x hw) into blocked Y (n x c x 1):
+/// four accumulators per vector (independent adds).
+inline void global_average_pool_blocked(const float *x, float *y, int64_t n, int64_t c,
+                                        int64_t hw, TaskRunner *runner = nullptr,
+                                        int64_t tasks = 1) {
+  const float scale = hw > 0 ? 1.0f / static_cast<float>(hw) : 0.0f;
+  for_each_block_vector(x, y, n, channel_blocks(c), hw, 1, runner, tasks,
+                        [&](const float *xv, float *yv, int64_t, int64_t, int64_t) {
+                          VecF acc[4] = {VecF::zero(), VecF::zero(), VecF::zero(), VecF::zero()};
+                          const float *at = xv, *const end = xv + hw * kChannelBlock;
+                          for (; end - at >= 4 * kChannelBlock; at += 4 * kChannelBlock)
+                            for (int i = 0; i < 4; ++i)
+                              acc[i] = VecF::add(acc[i], VecF::load(at + i * kChannelBlock));
+                          for (; at < end; at += kChannelBlock)
+                            acc[0] = VecF::add(acc[0], VecF::load(at));
+                          const VecF sum =
+                              VecF::add(VecF::add(acc[0], acc[1]), VecF::add(acc[2], acc[3]));
+                          VecF::mul(sum, VecF::broadcast(scale)).store(yv);
+                        });
+}
+
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif

@@ -1,0 +1,418 @@
+// What the SIMD kernels of the qs8 scheme share (simd/qs8/*.h, one kernel
+// family a file): the same integers as reference/qs8.h, bit for bit (the
+// sweep tests in test/kernels/simd_qs8_test.cpp check it), written once over
+// VecI (simd/isa/x86.h: vpdpbusd with VNNI, vpmaddwd without;
+// simd/isa/neon.h: USDOT with i8mm, SDOT with dotprod, widening multiplies
+// without). Here: the depth grouping the instruction set implies, the
+// requantization in vector lanes, 16-byte helpers and a convolution's
+// geometry.
+//
+// The requantization is reference/qs8.h's multiply_by_quantized_multiplier
+// per lane: saturating left shift, truncated doubling high multiply,
+// rounding right shift (the one rounding; the reference says why the
+// three steps are its 64-bit form).
+#ifndef ONNXC_RT_SIMD_QS8_COMMON_H
+#define ONNXC_RT_SIMD_QS8_COMMON_H
+
+#include <limits>
+#include <type_traits>
+
+#include "onnxc_rt/kernels/reference/qs8.h"
+#include "onnxc_rt/kernels/simd/qs8/pack.h"
+#include "onnxc_rt/kernels/simd/vec.h"
+
+namespace onnxc_rt {
+namespace simd {
+namespace qs8 {
+
+/// Whether conv2d and fully_connected multiply 16 depth bytes of one
+/// operand by 16 of the other at once (VecI::dot16: armv8-a, whose
+/// products otherwise need a broadcast of 4 bytes and pair sums of two
+/// vectors).
+constexpr bool kDepth16 = VecI::kDepth16Dots;
+/// The depth values conv2d and fully_connected keep together (qs8/pack.h),
+/// the G of their packed weights: 8 for the byte matrix multiply, 16 for
+/// the 16-byte products, 4 for the dot products.
+constexpr int kDepthGroup = VecI::kMatMul ? int(kMatMulDepthGroup)
+                            : kDepth16    ? int(kWideDepthGroup)
+                                          : int(kDotDepthGroup);
+/// Whether their products take the activations' bytes u as u - 128
+/// (VecI::kPackedFlip: NEON's SDOT and SMULL), the weights' share 128 *
+/// sum(w) folded into the bias at compile time (packed_zero_point).
+constexpr bool kShiftedBytes = VecI::kPackedFlip != 0;
+
+namespace detail {
+
+constexpr int kLanes = VecI::kLanes;
+
+/// The per-lane constants of a requantization: multiplier, left and right
+/// shift (reference/qs8.h's split_shift: left = max(shift + 1, 0), right =
+/// max(-shift, 1)) and the value added to the accumulator first;
+/// scales_up: whether any lane's left is above 0 (a factor of 0.5 or more,
+/// rare: without it the saturating left shift is skipped).
+struct Requant {
+  VecI add, multiplier, left, right;
+  bool scales_up = true;
+};
+
+inline Requant requant_broadcast(int32_t add, int32_t multiplier, int32_t shift) {
+  const ref::qs8::Shifts s = ref::qs8::split_shift(shift);
+  return {VecI::broadcast(add), VecI::broadcast(multiplier), VecI::broadcast(s.left),
+          VecI::broadcast(s.right), s.left > 0};
+}
+
+/// Lanes [0, n) of p, the rest 0 (reads nothing past them).
+inline VecI load_first(const int32_t *p, int64_t n) {
+  if (n >= kLanes)
+    return VecI::load(p);
+  int32_t lanes[kLanes] = {};
+  for (int64_t i = 0; i < n; ++i)
+    lanes[i] = p[i];
+  return VecI::load(lanes);
+}
+
+/// Whether any column of [col, col + n) scales up (Requant's scales_up):
+/// per column when count > 1, else the one shift.
+inline bool columns_scale_up(const int32_t *shift, int64_t count, int64_t col, int64_t n) {
+  if (count <= 1)
+    return shift[0] >= 0;
+  bool up = false;
+  for (int64_t i = col; i < col + n; ++i)
+    up |= shift[i] >= 0;
+  return up;
+}
+
+/// Per-column constants for columns [col, col + n) (n <= kLanes):
+/// multiplier and shift per column when count > 1, else broadcast;
+/// `scales_up` as columns_scale_up gives it for them (or for a wider
+/// range: the full requantization is exact where no lane scales up too).
+ONNXC_RT_SIMD_INLINE Requant requant_columns(const int32_t *add, const int32_t *multiplier,
+                                             const int32_t *shift, int64_t count, int64_t col,
+                                             int64_t n, bool scales_up) {
+  const VecI s = count > 1 ? load_first(shift + col, n) : VecI::broadcast(shift[0]);
+  return {load_first(add + col, n),
+          count > 1 ? load_first(multiplier + col, n) : VecI::broadcast(multiplier[0]),
+          VecI::max(VecI::add(s, VecI::broadcast(1)), VecI::zero()),
+          VecI::max(VecI::sub(VecI::zero(), s), VecI::broadcast(1)), scales_up};
+}
+
+/// reference/qs8.h's multiply_by_quantized_multiplier, lane by lane (the
+/// ISA header's VecI: generic vector code in int_ops.inc, or instructions
+/// that do it, as NEON's SQSHL / SQDMULH / SRSHL).
+ONNXC_RT_SIMD_INLINE VecI multiply_by_quantized_multiplier(VecI x, VecI multiplier, VecI left,
+                                                           VecI right) {
+  return VecI::multiply_by_quantized_multiplier(x, multiplier, left, right);
+}
+
+/// x (the accumulator with q.add already added) requantized, before the
+/// output's zero point.
+ONNXC_RT_SIMD_INLINE VecI requantize_scaled(VecI x, const Requant &q) {
+  return q.scales_up ? VecI::multiply_by_quantized_multiplier(x, q.multiplier, q.left, q.right)
+                     : VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
+}
+
+/// requantize_scaled with the choice made by the caller, once for a loop
+/// (kUp: whether any of its Requants scales up; the full form is exact
+/// for the lanes that do not): a test per vector in the loop otherwise,
+/// where GCC does not unswitch it.
+template <bool kUp> ONNXC_RT_SIMD_INLINE VecI requantize_as(VecI x, const Requant &q) {
+  if constexpr (kUp)
+    return VecI::multiply_by_quantized_multiplier(x, q.multiplier, q.left, q.right);
+  else
+    return VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
+}
+
+/// y_zp + r (requantize_scaled's), clamped to [act_min, act_max].
+ONNXC_RT_SIMD_INLINE VecI to_output(VecI r, VecI y_zp, VecI act_min, VecI act_max) {
+  return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);
+}
+
+/// y_zp + requantized (acc + q.add), clamped to [act_min, act_max].
+ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI act_min,
+                                     VecI act_max) {
+  return to_output(requantize_scaled(VecI::add(acc, q.add), q), y_zp, act_min, act_max);
+}
+
+/// NV vectors of sums requantized and stored narrowed to T at y, the
+/// first `valid` lanes: all of them at once when all are
+/// (VecI::store_narrow_clamped: NEON adds the zero point and clamps after
+/// narrowing, on 8 or 16 lanes a vector), else only the vectors that hold
+/// some. kAdded: the sums hold q.add already (tiles that start from it).
+template <int NV, typename T, bool kAdded = false>
+ONNXC_RT_SIMD_INLINE void requantize_store(const VecI (&acc)[NV], const Requant &q, VecI y_zp,
+                                           VecI act_min, VecI act_max, T *y, int64_t valid) {
+  // acc indexed by constants only (for_each_index): a variable index
+  // would keep the caller's sums in memory.
+  if (valid >= NV * kLanes) {
+    VecI r[NV];
+    for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
+      r[v] = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
+    });
+    return VecI::store_narrow_clamped(y, r, y_zp, act_min, act_max);
+  }
+  for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
+    const int64_t left = valid - int64_t(v) * kLanes;
+    if (left > 0) {
+      const VecI r = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
+      to_output(r, y_zp, act_min, act_max)
+          .store_narrow(y + v * kLanes, left < kLanes ? left : kLanes);
+    }
+  });
+}
+
+// 16 bytes as a GCC/Clang vector: the byte moves below are written once
+// and compile to punpck/pack/pmax on x86 and zip/uzp/smax on NEON.
+using Bytes = uint8_t __attribute__((vector_size(16)));
+using SignedBytes = int8_t __attribute__((vector_size(16)));
+using Halves = uint16_t __attribute__((vector_size(16)));
+
+inline Bytes load_bytes(const void *p) {
+  Bytes b;
+  __builtin_memcpy(&b, p, sizeof b);
+  return b;
+}
+inline void store_bytes(void *p, Bytes b) { __builtin_memcpy(p, &b, sizeof b); }
+
+/// The even bytes of the 32 bytes a, b (a first).
+inline Bytes even_bytes(Bytes a, Bytes b) {
+  return __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+}
+/// The odd bytes of the 32 bytes a, b (a first).
+inline Bytes odd_bytes(Bytes a, Bytes b) {
+  return __builtin_shufflevector(a, b, 1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31);
+}
+/// Bytes 0-7 of a and b interleaved, a0 b0 a1 b1 ... (ZIP1 / punpcklbw).
+inline Bytes zip_low(Bytes a, Bytes b) {
+  return __builtin_shufflevector(a, b, 0, 16, 1, 17, 2, 18, 3, 19, 4, 20, 5, 21, 6, 22, 7, 23);
+}
+/// Bytes 8-15 of a and b interleaved (ZIP2 / punpckhbw).
+inline Bytes zip_high(Bytes a, Bytes b) {
+  return __builtin_shufflevector(a, b, 8, 24, 9, 25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15,
+                                 31);
+}
+
+/// The 16 x 16 bytes r transposed (byte j of row i becomes byte i of row
+/// j): four rounds of interleaving rows i and i + 8 (ZIP1/ZIP2 on NEON,
+/// punpcklbw/punpckhbw on x86), each a rotation of the index bits.
+inline void transpose16(Bytes (&r)[16]) {
+  for (int round = 0; round < 4; ++round) {
+    Bytes t[16];
+    for (int i = 0; i < 8; ++i) {
+      t[2 * i] = zip_low(r[i], r[i + 8]);
+      t[2 * i + 1] = zip_high(r[i], r[i + 8]);
+    }
+    for (int i = 0; i < 16; ++i)
+      r[i] = t[i];
+  }
+}
+
+/// 16 bytes of each of four rows a, b, c, d interleaved into 64 bytes
+/// ([16][4]: a0 b0 c0 d0 a1 ...): bytes in pairs, then the pairs in pairs.
+inline void interleave4_tile(Bytes a, Bytes b, Bytes c, Bytes d, Bytes (&o)[4]) {
+  const Halves ab_lo = reinterpret_cast<Halves>(zip_low(a, b));
+  const Halves ab_hi = reinterpret_cast<Halves>(zip_high(a, b));
+  const Halves cd_lo = reinterpret_cast<Halves>(zip_low(c, d));
+  const Halves cd_hi = reinterpret_cast<Halves>(zip_high(c, d));
+  o[0] = reinterpret_cast<Bytes>(__builtin_shufflevector(ab_lo, cd_lo, 0, 8, 1, 9, 2, 10, 3, 11));
+  o[1] = reinterpret_cast<Bytes>(
+      __builtin_shufflevector(ab_lo, cd_lo, 4, 12, 5, 13, 6, 14, 7, 15));
+  o[2] = reinterpret_cast<Bytes>(__builtin_shufflevector(ab_hi, cd_hi, 0, 8, 1, 9, 2, 10, 3, 11));
+  o[3] = reinterpret_cast<Bytes>(
+      __builtin_shufflevector(ab_hi, cd_hi, 4, 12, 5, 13, 6, 14, 7, 15));
+}
+
+/// G rows of `n` bytes (G 4, 8 or 16, n a multiple of 16) interleaved into
+/// [n][G], each byte XORed with `flip` (0x80 turns int8 into x + 128).
+/// Sixteen rows are 16 x 16 byte blocks transposed.
+/// With an interleaving store (NEON's ST4: V::kStore4) four rows are one
+/// store, and eight are their byte pairs stored as four rows of halves;
+/// else eight rows are two interleaves of four whose 4-byte groups are
+/// then interleaved in turn.
+template <int G, typename V = VecI>
+inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip, uint8_t *out) {
+  static_assert(G == 4 || G == 8 || G == 16, "depth groups of 4, 8 or 16");
+  using Words = uint32_t __attribute__((vector_size(16)));
+  const Bytes f = Bytes{} + flip;
+  if constexpr (G == 16) {
+    for (int64_t i = 0; i < n; i += 16) {
+      Bytes r[16];
+      for (int j = 0; j < 16; ++j)
+        r[j] = load_bytes(src[j] + i) ^ f;
+      transpose16(r);
+      for (int j = 0; j < 16; ++j)
+        store_bytes(out + (i + j) * 16, r[j]);
+    }
+    return;
+  }
+  if constexpr (V::kStore4) {
+    auto row = [&](int j, int64_t i) {
+      return V{reinterpret_cast<typename V::Int>(load_bytes(src[j] + i) ^ f)};
+    };
+    auto pairs = [](V a, V b, bool high) {
+      const Bytes x = reinterpret_cast<Bytes>(a.v), y = reinterpret_cast<Bytes>(b.v);
+      return V{reinterpret_cast<typename V::Int>(high ? zip_high(x, y) : zip_low(x, y))};
+    };
+    for (int64_t i = 0; i < n; i += 16) {
+      if constexpr (G == 4) {
+        V::store4_bytes(out + i * 4, row(0, i), row(1, i), row(2, i), row(3, i));
+      } else {
+        const V r[8] = {row(0, i), row(1, i), row(2, i), row(3, i),
+                        row(4, i), row(5, i), row(6, i), row(7, i)};
+        for (int h = 0; h < 2; ++h)
+          V::store4_halves(out + i * 8 + 64 * h, pairs(r[0], r[1], h), pairs(r[2], r[3], h),
+                           pairs(r[4], r[5], h), pairs(r[6], r[7], h));
+      }
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; i += 16) {
+    Bytes lo[4];
+    interleave4_tile(load_bytes(src[0] + i) ^ f, load_bytes(src[1] + i) ^ f,
+                     load_bytes(src[2] + i) ^ f, load_bytes(src[3] + i) ^ f, lo);
+    uint8_t *o = out + i * G;
+    if constexpr (G == 4) {
+      for (int j = 0; j < 4; ++j)
+        store_bytes(o + 16 * j, lo[j]);
+    } else {
+      Bytes hi[4];
+      interleave4_tile(load_bytes(src[4] + i) ^ f, load_bytes(src[5] + i) ^ f,
+                       load_bytes(src[6] + i) ^ f, load_bytes(src[7] + i) ^ f, hi);
+      for (int j = 0; j < 4; ++j) {
+        const Words l = reinterpret_cast<Words>(lo[j]), h = reinterpret_cast<Words>(hi[j]);
+        store_bytes(o + 32 * j, reinterpret_cast<Bytes>(__builtin_shufflevector(l, h, 0, 4, 1, 5)));
+        store_bytes(o + 32 * j + 16,
+                    reinterpret_cast<Bytes>(__builtin_shufflevector(l, h, 2, 6, 3, 7)));
+      }
+    }
+  }
+}
+
+/// The geometry of a 2-D convolution (NCHW).
+struct Conv2d {
+  int64_t c, h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw;
+};
+
+/// n bytes (n in [k, 2k]) moved as two k-byte pieces, the second ending at
+/// n: short rows in two overlapping loads or stores instead of a byte loop.
+template <int K> inline void copy_overlapping(uint8_t *dst, const uint8_t *src, int64_t n) {
+  uint8_t head[K], tail[K];
+  __builtin_memcpy(head, src, K);
+  __builtin_memcpy(tail, src + n - K, K);
+  __builtin_memcpy(dst, head, K);
+  __builtin_memcpy(dst + n - K, tail, K);
+}
+
+/// dst[0, n) = v. (Rows are short: inline 16-byte stores beat a memset
+/// call, which took a third of pad_plane's time in MobileNetV2; below 16,
+/// two overlapping 8- or 4-byte stores.)
+inline void fill_bytes(uint8_t *dst, int64_t n, uint8_t v) {
+  const Bytes p = Bytes{} + v;
+  if (n >= 16 && n <= 32) { // (GCC turns the loop below into a memset call)
+    store_bytes(dst, p);
+    store_bytes(dst + n - 16, p);
+    return;
+  }
+  if (n >= 16) {
+    for (int64_t i = 0; i + 16 <= n; i += 16)
+      store_bytes(dst + i, p);
+    if (n % 16)
+      store_bytes(dst + n - 16, p);
+    return;
+  }
+  if (n >= 8) {
+    const uint64_t v8 = 0x0101010101010101ull * v;
+    __builtin_memcpy(dst, &v8, 8);
+    __builtin_memcpy(dst + n - 8, &v8, 8);
+    return;
+  }
+  if (n >= 4) {
+    const uint32_t v4 = 0x01010101u * v;
+    __builtin_memcpy(dst, &v4, 4);
+    __builtin_memcpy(dst + n - 4, &v4, 4);
+    return;
+  }
+  if (n > 0) // 1 to 3 bytes (a loop would be a memset call too)
+    dst[0] = dst[n / 2] = dst[n - 1] = v;
+}
+
+/// The first n bytes (0 < n <= 16) of v stored at dst, nothing past them.
+inline void store_bytes_first(uint8_t *dst, Bytes v, int64_t n) {
+  if (n >= 16)
+    return store_bytes(dst, v);
+  uint8_t b[16];
+  store_bytes(b, v);
+  if (n >= 8)
+    return copy_overlapping<8>(dst, b, n);
+  if (n >= 4)
+    return copy_overlapping<4>(dst, b, n);
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = b[i];
+}
+
+/// n bytes (0 < n <= 16) from src, the rest `fill`; reads nothing past them.
+inline Bytes load_bytes_first(const uint8_t *src, int64_t n, uint8_t fill) {
+  if (n >= 16)
+    return load_bytes(src);
+  uint8_t b[16];
+  store_bytes(b, Bytes{} + fill);
+  if (n >= 8)
+    copy_overlapping<8>(b, src, n);
+  else if (n >= 4)
+    copy_overlapping<4>(b, src, n);
+  else
+    for (int64_t i = 0; i < n; ++i)
+      b[i] = src[i];
+  return load_bytes(b);
+}
+
+/// dst[i] = src[i * step] for i in [0, n): 16 at a time for steps 1 and 2
+/// (stride-2 windows; the last vector overlaps the one before), short rows
+/// in two overlapping pieces, never reading past src[(n - 1) * step].
+inline void copy_strided_bytes(uint8_t *dst, const uint8_t *src, int64_t n, int64_t step) {
+  auto store = [&](int64_t i, Bytes v) { store_bytes(dst + i, v); };
+  auto load = [&](int64_t at) { return load_bytes(src + at); };
+  if (step == 1) {
+    if (n >= 16) {
+      for (int64_t i = 0; i + 16 < n; i += 16)
+        store(i, load(i));
+      store(n - 16, load(n - 16));
+      return;
+    }
+    if (n >= 8)
+      return copy_overlapping<8>(dst, src, n);
+    if (n >= 4)
+      return copy_overlapping<4>(dst, src, n);
+  }
+  if (step == 2 && n >= 17) {
+    // The even bytes of 32 for outputs [i, i + 16): reads src[2i, 2i + 32),
+    // within src[0, 2n - 1) while i <= n - 17; output n - 1 alone.
+    auto even = [&](int64_t i) { store(i, even_bytes(load(2 * i), load(2 * i + 16))); };
+    for (int64_t i = 0; i + 17 < n; i += 16)
+      even(i);
+    even(n - 17);
+    dst[n - 1] = src[2 * (n - 1)];
+    return;
+  }
+  if (step == 2 && n >= 9) {
+    // Outputs [0, 8): the even bytes of src[0, 16); [n - 8, n): the odd
+    // bytes of src[2n - 17, 2n - 1). Both within src[0, 2n - 1).
+    uint8_t head[16], tail[16];
+    const Bytes a = load(0), b = load(2 * n - 17);
+    const Bytes e = even_bytes(a, a), o = odd_bytes(b, b);
+    __builtin_memcpy(head, &e, 16);
+    __builtin_memcpy(tail, &o, 16);
+    __builtin_memcpy(dst, head, 8);
+    __builtin_memcpy(dst + n - 8, tail, 8);
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = src[i * step];
+}
+
+} // namespace detail
+
+} // namespace qs8
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif // ONNXC_RT_SIMD_QS8_COMMON_H

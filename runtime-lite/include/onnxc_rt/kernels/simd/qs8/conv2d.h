@@ -1,0 +1,321 @@
+// SIMD qs8 conv2d: im2col of a block of output pixels into unsigned bytes,
+// four depth values per pixel together ([depth/4][pixels][4]; eight with
+// NEON's i8mm, whose USMMLA multiplies two pixels' 8 by two channels' 8),
+// times weights packed at compile time (simd/qs8/pack.h) in register tiles
+// (simd/qs8/tile.h) of 4 output channels x up to 6 (AVX-512, NEON) or 2
+// (AVX2, armv8-a) vectors of pixels; requantized from registers into the
+// NCHW output.
+#ifndef ONNXC_RT_SIMD_QS8_CONV2D_H
+#define ONNXC_RT_SIMD_QS8_CONV2D_H
+
+#include "onnxc_rt/kernels/simd/qs8/tile.h"
+
+namespace onnxc_rt {
+namespace simd {
+namespace qs8 {
+
+namespace detail {
+
+/// Input plane `xp` (h x w) into `out` as pp describes (qs8/pack.h's
+/// PaddedPlane), the padding `pad`.
+template <typename T>
+void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t *out) {
+  const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
+  const int64_t right = pp.phase - g.pw - g.w;
+  if (g.sw == 1 && g.pw <= 16 && right >= 0 && right <= 16) {
+    // Stride 1, padding of at most 16 columns a side: each input row's
+    // padding as one vector either side (the right one's overrun rewritten
+    // by the next row, or in the plane's slack); a third of the general
+    // loop's instructions (ResNet-18: 0.1 M rows per inference).
+    const Bytes p = Bytes{} + pad;
+    for (int64_t r = 0; r < pp.rows; ++r) {
+      uint8_t *dst = out + r * pp.phase;
+      const int64_t iy = r - g.ph;
+      if (iy < 0 || iy >= g.h) {
+        fill_bytes(dst, pp.phase, pad);
+        continue;
+      }
+      store_bytes(dst, p);
+      copy_strided_bytes(dst + g.pw, src + iy * g.w, g.w, 1);
+      store_bytes(dst + g.pw + g.w, p);
+    }
+    return;
+  }
+  for (int64_t f = 0; f < g.sw; ++f) {
+    // Column i of phase f is input column i * sw + base, inside [0, w) for
+    // i in [lo, hi).
+    const int64_t base = f - g.pw;
+    int64_t lo = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
+    int64_t hi = g.w - base > 0 ? (g.w - base + g.sw - 1) / g.sw : 0;
+    lo = lo > pp.phase ? pp.phase : lo;
+    hi = hi > pp.phase ? pp.phase : (hi < lo ? lo : hi);
+    for (int64_t r = 0; r < pp.rows; ++r) {
+      const int64_t iy = r - g.ph;
+      uint8_t *dst = out + (r * g.sw + f) * pp.phase;
+      if (iy < 0 || iy >= g.h) {
+        fill_bytes(dst, pp.phase, pad);
+        continue;
+      }
+      fill_bytes(dst, lo, pad);
+      copy_strided_bytes(dst + lo, src + iy * g.w + lo * g.sw + base, hi - lo, g.sw);
+      fill_bytes(dst + hi, pp.phase - hi, pad);
+    }
+  }
+}
+
+/// One im2col row from a padded plane: tap (ky, kx), output pixels
+/// [p0, p0 + n) (p0 = oy0 * ow + ox0), copied in whole 16-byte vectors
+/// (the slack of the plane and of `row` takes the overrun).
+inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d &g, int64_t ky,
+                       int64_t kx, int64_t oy0, int64_t ox0, int64_t n, uint8_t *row) {
+  // Locals: as far as the compiler knows, row's stores may change g and pp.
+  const int64_t ow = g.ow, sw = g.sw, off = kx * g.dw;
+  const uint8_t *tap = plane + (ky * g.dh * sw + off % sw) * pp.phase + off / sw;
+  const int64_t row_step = g.sh * sw * pp.phase;
+  // Output row by output row: the first from column ox0, then whole rows.
+  const uint8_t *src = tap + oy0 * row_step + ox0;
+  // Rows of at most 64 bytes: each later row a fixed count of vectors (as
+  // the loop below copies a whole row), the last one's overrun (under 64
+  // bytes) in the slack after `row`, the others' rewritten by the next
+  // row's. A third of the loop's instructions a row: ResNet-18 gathers
+  // 0.5 M rows of 56 bytes or fewer.
+  auto short_rows = [&](auto vectors) {
+    const int64_t first = ow - ox0;
+    for (int64_t i = 0; i < first && i < n; i += 16)
+      store_bytes(row + i, load_bytes(src + i));
+    src += row_step - ox0;
+    for (int64_t p = first; p < n; p += ow, src += row_step)
+      for (int v = 0; v < decltype(vectors)::value; ++v)
+        store_bytes(row + p + 16 * v, load_bytes(src + 16 * v));
+  };
+  switch ((ow + 15) / 16) {
+  case 1:
+    return short_rows(std::integral_constant<int, 1>{});
+  case 2:
+    return short_rows(std::integral_constant<int, 2>{});
+  case 3:
+    return short_rows(std::integral_constant<int, 3>{});
+  case 4:
+    return short_rows(std::integral_constant<int, 4>{});
+  default:
+    break;
+  }
+  int64_t len = ow - ox0 < n ? ow - ox0 : n;
+  for (int64_t p = 0; p < n;) {
+    for (int64_t i = 0; i < len; i += 16)
+      store_bytes(row + p + i, load_bytes(src + i));
+    p += len;
+    src += row_step - ox0;
+    ox0 = 0;
+    len = ow < n - p ? ow : n - p;
+  }
+}
+
+/// Packs output pixels [p0, p0 + n) of one group into `panel`
+/// ([depth/G][nv][G] unsigned bytes, nv = n rounded up to 16), from the
+/// group's input x (read as it is) or its padded planes, gathering rows
+/// into `rows` (G * nv bytes and 64 of slack). Over virtual rows
+/// (qs8/pack.h's ConvPixels: p0 and n count packed pixels) each tap's row
+/// is read in place from its stride-1 padded plane: one run of it.
+template <int G, typename T>
+void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const Conv2d &g,
+                int64_t cg, int64_t p0, int64_t n, int64_t nv, uint8_t pad, bool virtual_rows,
+                uint8_t *panel, uint8_t *rows) {
+  const int64_t taps = g.kh * g.kw, depth = cg * taps, plane = g.h * g.w;
+  const bool direct = planes == nullptr && p0 + nv <= plane;
+  const int64_t oy0 = p0 / g.ow, ox0 = p0 % g.ow;
+  // Depth k = (ci * kh + ky) * kw + kx, counted up (no divisions per row).
+  int64_t ci = 0, ky = 0, kx = 0;
+  for (int64_t kg = 0; kg < depth; kg += G) {
+    const uint8_t *src[G];
+    for (int64_t j = 0; j < G; ++j) {
+      const int64_t k = kg + j;
+      uint8_t *row = rows + j * nv;
+      if (k >= depth) {
+        fill_bytes(row, nv, 0); // times zero weights
+        src[j] = row;
+        continue;
+      }
+      if (virtual_rows) {
+        src[j] = planes + ci * pp.bytes() + ky * g.dh * pp.phase + kx * g.dw + p0;
+      } else if (direct) {
+        src[j] = reinterpret_cast<const uint8_t *>(x + k * plane + p0);
+      } else {
+        if (planes)
+          gather_row(planes + ci * pp.bytes(), pp, g, ky, kx, oy0, ox0, n, row);
+        else // 1x1 read as it is, the last block's tail
+          __builtin_memcpy(row, x + k * plane + p0, size_t(n));
+        fill_bytes(row + n, nv - n, pad);
+        src[j] = row;
+      }
+      if (++kx == g.kw) {
+        kx = 0;
+        if (++ky == g.kh) {
+          ky = 0;
+          ++ci;
+        }
+      }
+    }
+    interleave_rows<G>(src, nv, static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip),
+                       panel + kg * nv);
+  }
+}
+
+/// `rows` channel rows of a stage (stage_stride apart) holding packed
+/// pixels [q0, q0 + n) over virtual rows `width` wide, stored to y
+/// (channel rows y_stride apart, output rows ow wide): each output row's
+/// first ow pixels; the rest are the padding's and dropped.
+template <typename T>
+void store_virtual_rows(const T *stage, int64_t stage_stride, int64_t rows, int64_t q0,
+                        int64_t n, int64_t width, int64_t ow, T *y, int64_t y_stride) {
+  const int64_t oy0 = q0 / width, ox0 = q0 % width;
+  for (int64_t r = 0; r < rows; ++r) {
+    const T *src = stage + r * stage_stride;
+    T *dst = y + r * y_stride + oy0 * ow;
+    for (int64_t i = 0, ox = ox0; i < n; ox = 0, dst += ow) {
+      const int64_t run = width - ox < n - i ? width - ox : n - i;
+      if (ox < ow)
+        __builtin_memcpy(dst + ox, src + i, size_t(ow - ox < run ? ow - ox : run) * sizeof(T));
+      i += run;
+    }
+  }
+}
+
+/// Widest tile: 24 accumulators of 32 AVX-512 registers, 8 of 16 on AVX2,
+/// 24 of 32 on NEON with SDOT / USDOT by element (with the 6 vectors of
+/// activations and the weights' one: 31; with i8mm's USMMLA 24 of 2 x 2
+/// blocks, two weight vectors and the pixel pair loaded: 27); with
+/// armv8-a's 16-byte products each vector of pixels is a 4 x 4 tile of
+/// its own (16 accumulators), two a call.
+constexpr int kConvVectors = kLanes == 16 ? 6 : kDepth16 ? 2 : kLanes == 4 ? 6 : 2;
+
+/// ConvPixels' bound (qs8/pack.h) for computing stride-1 convolutions over
+/// virtual rows: on x86 the gather of each tap's rows costs more than the
+/// dropped pixels' products while extra / ow * channels < 64 (ResNet-18
+/// int8 -6%, CIFAR -7%); on NEON its copies are fewer instructions than
+/// those products (the CIFAR CNN under qemu-aarch64: +9% on armv8-a, +3%
+/// with SDOT), so never.
+#if defined(__ARM_NEON)
+constexpr int64_t kVirtualRowsBound = 0;
+#else
+constexpr int64_t kVirtualRowsBound = 64;
+#endif
+
+/// conv_tile<nv> for nv in [1, kConvVectors].
+template <typename T, int NV = kConvVectors>
+void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
+                int64_t dgroups, bool narrow, const Requant *q, int64_t rows, VecI y_zp,
+                VecI act_min, VecI act_max, T *__restrict y, int64_t y_stride, int64_t valid) {
+  if (nv == NV)
+    return conv_tile<NV>(panel, panel_stride, w, dgroups, narrow, q, rows, y_zp, act_min,
+                         act_max, y, y_stride, valid);
+  if constexpr (NV > 1)
+    conv_tiles<T, NV - 1>(nv, panel, panel_stride, w, dgroups, narrow, q, rows, y_zp, act_min,
+                          act_max, y, y_stride, valid);
+}
+
+/// The tiles of one tile of channels across packed pixels [0, np): whole
+/// kConvVectors-wide tiles in one loop, their kernel inline, then the last
+/// narrower one (conv_tiles), as many vectors as its pixels need (not as
+/// the panel's rounding to 16 pixels: on NEON that gave 7 x 7 planes' last
+/// pixel a tile of 4 vectors). One call per tile of channels: a call per
+/// tile cost about 23 instructions, 2.8 M per inference of MobileNetV2 on
+/// armv8-a, whose tiles are 8 pixels wide. Not inlined into conv2d: there
+/// GCC stepped the depth loop by a counter and loaded the pixels one vector
+/// at a time (35 instructions per 24 SDOT against 31). GCC's first
+/// scheduling pass is off here where the ISA header says so (armv8-a: it
+/// spilled 4 of the 16 sums of a 4 x 4 tile of 16-byte products).
+template <typename T>
+__attribute__((noinline)) ONNXC_RT_SIMD_NO_PRESCHEDULE void
+conv_tile_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
+              int64_t dgroups, bool narrow, const Requant *q, int64_t rows, VecI y_zp,
+              VecI act_min, VecI act_max, T *__restrict y, int64_t y_stride) {
+  static_assert(kConvVectors > 1, "the last tile is narrower than a whole one");
+  constexpr int64_t kTile = kConvVectors * kLanes;
+  // Whole tiles: those whose pixels need all kConvVectors vectors.
+  const int64_t whole = np > kTile - kLanes ? (np - (kTile - kLanes) + kTile - 1) / kTile : 0;
+  int64_t px = 0;
+  for (int64_t t = 0; t < whole; ++t, px += kTile)
+    conv_tile<kConvVectors>(panel + px * kDepthGroup, panel_stride, w, dgroups, narrow, q, rows,
+                            y_zp, act_min, act_max, y + px, y_stride, np - px);
+  if (px < np)
+    conv_tiles<T, kConvVectors - 1>((np - px + kLanes - 1) / kLanes, panel + px * kDepthGroup,
+                                    panel_stride, w, dgroups, narrow, q, rows, y_zp, act_min,
+                                    act_max, y + px, y_stride, np - px);
+}
+
+} // namespace detail
+
+/// A quantized 2-D convolution (reference/qs8.h's conv): x (N, C, H, W) of
+/// T with zero point x_zp; weights packed by pack_conv_weights in depth
+/// groups of G; `bias` the folded per-channel constant of fold_zero_point
+/// with u_zp = packed_zero_point(x_zp + flip_of<T>(), kShifted); G and
+/// kShifted as this instruction set takes them (kDepthGroup,
+/// kShiftedBytes: the compiler packs for its target, and a mismatch does
+/// not compile); `count` multipliers (1 or M); `narrow_weights`: no
+/// weight is -128 (weights_are_narrow of qs8/pack.h). Scratch:
+/// conv_scratch_bytes(..., G) of qs8/pack.h.
+template <typename T, int G, bool kShifted>
+void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_t *in_shape,
+            const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
+            const int64_t *pads_begin, const int64_t *dilations, int64_t group, int32_t x_zp,
+            const int32_t *multiplier, const int32_t *shift, int64_t count, int32_t y_zp,
+            int32_t act_min, int32_t act_max, bool narrow_weights, uint8_t *scratch) {
+  using namespace detail;
+  const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
+                 kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
+                 pads_begin[1], dilations[0], dilations[1]};
+  const int64_t n = in_shape[0], m = out_shape[1], cg = g.c / group, mg = m / group;
+  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
+                "weights packed and folded for another instruction set (qs8/pack.h)");
+  const int64_t depth = cg * g.kh * g.kw, dgroups = round_up(depth, G) / G;
+  const int64_t tile_bytes = dgroups * kConvRows * G,
+                group_bytes = round_up(mg, kConvRows) * dgroups * G;
+  const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
+  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  const ConvPixels cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input,
+                                    kVirtualRowsBound);
+  const int64_t pixels = g.oh * g.ow, block = cp.block;
+  const ConvScratch sl = conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G);
+  uint8_t *panel = scratch, *rows = scratch + sl.rows;
+  T *stage = reinterpret_cast<T *>(scratch + sl.stage);
+  uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
+  const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
+  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+             vmax = VecI::broadcast(act_max);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
+      if (planes)
+        for (int64_t ci = 0; ci < cg; ++ci)
+          pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
+      for (int64_t p0 = 0; p0 < cp.count; p0 += block) {
+        const int64_t np = cp.count - p0 < block ? cp.count - p0 : block;
+        const int64_t nv = round_up(np, 16);
+        pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, pad, cp.virtual_rows, panel, rows);
+        for (int64_t mt = 0; mt < mg; mt += kConvRows) {
+          const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
+          Requant q[kConvRows] = {}; // rows past `live`: zeros, never stored
+          for (int64_t r = 0; r < live; ++r) {
+            const int64_t oc = gi * mg + mt + r, k = count > 1 ? oc : 0;
+            q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
+          }
+          const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
+          T *yc = y + (b * m + gi * mg + mt) * pixels;
+          // Virtual rows go through the stage (their padding pixels dropped).
+          T *yt = cp.virtual_rows ? stage : yc + p0;
+          const int64_t y_stride = cp.virtual_rows ? block : pixels;
+          conv_tile_row(np, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
+                        vmax, yt, y_stride);
+          if (cp.virtual_rows)
+            store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yc, pixels);
+        }
+      }
+    }
+}
+
+} // namespace qs8
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif // ONNXC_RT_SIMD_QS8_CONV2D_H

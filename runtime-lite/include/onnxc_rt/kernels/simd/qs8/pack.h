@@ -1,0 +1,326 @@
+// The weight layouts of the SIMD qs8 kernels (simd/qs8/), and the packing
+// the compiler does once, at compile time. Plain C++ with no instruction
+// set: the compiler includes it, and both x86 widths read the same layout.
+//
+// The kernels multiply unsigned activation bytes by signed weight bytes
+// four at a time (vpdpbusd): an int8 activation x enters as x + 128, a
+// uint8 one as it is, so every product of the window sees u = x + flip
+// (flip 128 or 0) and the padding enters as u_zp = x_zp + flip. Then
+//   sum_k w * (x - x_zp) = sum_k w * u - u_zp * sum_k w,
+// and the second term, with the bias, is one int32 per output channel
+// folded here (fold_zero_point): the kernels add it to the accumulator and
+// requantize exactly as reference/qs8.h does. (NEON's SDOT and SMULL
+// multiply signed bytes: there the kernels take u - 128, and the weights'
+// share that leaves out folds in too: packed_zero_point.)
+#ifndef ONNXC_RT_SIMD_QS8_PACK_H
+#define ONNXC_RT_SIMD_QS8_PACK_H
+
+#include <stdint.h>
+
+namespace onnxc_rt {
+namespace simd {
+namespace qs8 {
+
+/// Output channels of a convolution's register tile: its weights are
+/// packed [groups][channel tiles][depth / G][kConvRows][G], G the depth
+/// group of the instruction set's product (conv_depth_group).
+constexpr int64_t kConvRows = 4;
+/// Output columns of a fully connected block: weights packed
+/// [column blocks][depth / G][kFcCols][G] (G as the convolution's).
+constexpr int64_t kFcCols = 16;
+/// The most rows a fully connected register tile takes (8 with NEON's
+/// SDOT, else 4): the rows its scratch packs are rounded up
+/// to it.
+constexpr int64_t kFcMaxRows = 8;
+
+/// G, the depth values the convolution and fully connected kernels keep
+/// together, in packed weights and packed activations alike: 4 for the
+/// byte dot products (x86's vpdpbusd, NEON's SDOT / USDOT: four bytes a
+/// lane), 8 for NEON's i8mm matrix multiply (USMMLA: two rows of 8 bytes
+/// times two columns of 8), 16 on armv8-a (NEON without dot products:
+/// 16 bytes of one operand multiplied by 16 of the other at once, SMULL,
+/// SMLAL2, SADALP, instead of broadcasting 4 bytes to 4 lanes and keeping
+/// pair sums of two vectors). The compiler packs for its target's;
+/// simd/qs8/conv2d.h and fully_connected.h take it as a template argument
+/// and check it against their own (kDepthGroup) at compile time.
+constexpr int64_t kDotDepthGroup = 4, kMatMulDepthGroup = 8, kWideDepthGroup = 16;
+
+inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+/// The flip that makes T's values unsigned: 128 for int8, 0 for uint8.
+template <typename T> constexpr int32_t flip_of() { return T(-1) < T(0) ? 128 : 0; }
+
+/// Bytes of a convolution's packed weights: m output channels in `group`
+/// groups, `depth` = input channels per group * kernel taps, depth groups
+/// of `dg` bytes.
+inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_t dg) {
+  return group * round_up(m / group, kConvRows) * round_up(depth, dg);
+}
+
+/// w: (m, depth) as ONNX stores a convolution's weights (m, c / group,
+/// kh, kw). Tiles of kConvRows channels per group, `dg` depth bytes of
+/// each channel together; the padding (channels and depth) is zero.
+inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t depth,
+                              int64_t dg, int8_t *out) {
+  const int64_t mg = m / group, mp = round_up(mg, kConvRows), dp = round_up(depth, dg);
+  for (int64_t g = 0; g < group; ++g)
+    for (int64_t t = 0; t < mp; t += kConvRows)
+      for (int64_t kg = 0; kg < dp; kg += dg)
+        for (int64_t r = 0; r < kConvRows; ++r)
+          for (int64_t j = 0; j < dg; ++j) {
+            const int64_t c = t + r, k = kg + j;
+            *out++ = c < mg && k < depth ? w[(g * mg + c) * depth + k] : int8_t(0);
+          }
+}
+
+/// Bytes of a fully connected layer's packed weights (depth, n), depth
+/// groups of `dg`.
+inline int64_t fc_packed_bytes(int64_t depth, int64_t n, int64_t dg) {
+  return round_up(n, kFcCols) * round_up(depth, dg);
+}
+
+/// w: (depth, n) row-major, as MatMul's right operand.
+inline void pack_fc_weights(const int8_t *w, int64_t depth, int64_t n, int64_t dg, int8_t *out) {
+  const int64_t np = round_up(n, kFcCols), dp = round_up(depth, dg);
+  for (int64_t b = 0; b < np; b += kFcCols)
+    for (int64_t kg = 0; kg < dp; kg += dg)
+      for (int64_t c = 0; c < kFcCols; ++c)
+        for (int64_t j = 0; j < dg; ++j) {
+          const int64_t col = b + c, k = kg + j;
+          *out++ = col < n && k < depth ? w[k * n + col] : int8_t(0);
+        }
+}
+
+/// The zero point fold_zero_point takes for the convolution and fully
+/// connected kernels: u_zp = x_zp + flip_of<T>() where their products take
+/// the bytes u themselves (x86's vpdpbusd, NEON's USDOT and USMMLA); 128
+/// less where they take u - 128 as signed bytes (`shifted`: NEON's SDOT
+/// and SMULL), since sum w * u = sum w * (u - 128) + 128 * sum w and the
+/// second term then folds with the rest.
+inline int32_t packed_zero_point(int32_t u_zp, bool shifted) {
+  return shifted ? u_zp - 128 : u_zp;
+}
+
+/// Whether no weight of w (n of them) is -128: conv2d and fully_connected
+/// may then sum two products of signed bytes in 16 bits (armv8-a's
+/// SMULL + SMLAL: |(u - 128) * w| <= 128 * 127).
+inline bool weights_are_narrow(const int8_t *w, int64_t n) {
+  for (int64_t i = 0; i < n; ++i)
+    if (w[i] == -128)
+      return false;
+  return true;
+}
+
+/// out[o] = bias[o] (0 without one) - u_zp * sum_k w[o, k] for the
+/// `outputs` weight vectors w[o * o_stride + k * k_stride], k < depth.
+inline void fold_zero_point(const int8_t *w, const int32_t *bias, int64_t outputs, int64_t depth,
+                            int64_t o_stride, int64_t k_stride, int32_t u_zp, int32_t *out) {
+  for (int64_t o = 0; o < outputs; ++o) {
+    int32_t sum = 0;
+    for (int64_t k = 0; k < depth; ++k)
+      sum += w[o * o_stride + k * k_stride];
+    out[o] = (bias ? bias[o] : 0) - u_zp * sum;
+  }
+}
+
+/// Output pixels a convolution packs (im2col) and computes per block: a
+/// multiple of 96 (whole register tiles at both widths) whose packed
+/// activations (depth rounded up to 4, bytes) stay near 256 KiB, at least
+/// one tile, at most the image.
+inline int64_t conv_pixel_block(int64_t depth, int64_t pixels) {
+  const int64_t fit = (int64_t(256) << 10) / round_up(depth, 4) / 96 * 96;
+  const int64_t block = fit < 96 ? 96 : fit;
+  const int64_t all = round_up(pixels, 96);
+  return block < all ? block : all;
+}
+
+/// An input plane as the kernels read it: with its padding (the zero
+/// point's byte), `rows` rows of the window's reach, each split into
+/// `stride_w` column phases of `phase` bytes (phase f holds padded columns
+/// f, f + stride_w, ...), so a tap of a strided window reads contiguous
+/// bytes; 16 bytes of slack end each phase for whole-vector reads. At
+/// stride 1 a row is exactly the window's reach (ow + (kw - 1) * dw) and
+/// the slack ends the plane: a tap's output rows are then one run of it
+/// (ConvPixels' virtual rows).
+struct PaddedPlane {
+  int64_t rows, stride_w, phase, slack;
+  int64_t bytes() const { return rows * stride_w * phase + slack; }
+};
+
+inline PaddedPlane padded_plane(int64_t out_h, int64_t out_w, int64_t kernel_h,
+                                int64_t kernel_w, int64_t stride_h, int64_t stride_w,
+                                int64_t dilation_h, int64_t dilation_w) {
+  const int64_t rows = (out_h - 1) * stride_h + (kernel_h - 1) * dilation_h + 1;
+  if (stride_w == 1)
+    return {rows, 1, out_w + (kernel_w - 1) * dilation_w, 32};
+  return {rows, stride_w, out_w + (kernel_w - 1) * dilation_w / stride_w + 1 + 16, 0};
+}
+
+/// Whether a convolution reads its input rows as they are (1x1, stride 1,
+/// no padding) rather than from padded planes.
+inline bool conv_reads_input(int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
+                             int64_t stride_w, int64_t pad_h, int64_t pad_w) {
+  return kernel_h == 1 && kernel_w == 1 && stride_h == 1 && stride_w == 1 && pad_h == 0 &&
+         pad_w == 0;
+}
+
+/// The pixels conv2d packs (im2col) and computes. Normally the output's
+/// oh * ow, each tap's row gathered from the padded plane output row by
+/// output row. With virtual rows (stride 1 from padded planes), output
+/// rows are computed at the padded plane's width, their last
+/// (kw - 1) * dw pixels dropped when stored: each tap's row is then one
+/// run of the plane, read in place. That pays while the dropped share of
+/// the pixels (extra / ow) times the output channels stays below `bound`,
+/// the instruction set's (simd/qs8/conv2d.h's kVirtualRowsBound).
+struct ConvPixels {
+  bool virtual_rows;
+  int64_t count, block; // pixels packed, and per panel (conv_pixel_block)
+};
+
+/// Whether a convolution may run over virtual rows (stride 1, from padded
+/// planes).
+inline bool conv_virtual_rows_possible(int64_t stride_h, const PaddedPlane &plane,
+                                       bool reads_input) {
+  return !reads_input && plane.stride_w == 1 && stride_h == 1;
+}
+
+/// The pixels packed: with virtual rows, every output row but the last at
+/// the padded plane's width.
+inline int64_t conv_pixel_count(int64_t out_h, int64_t out_w, const PaddedPlane &plane,
+                                bool virtual_rows) {
+  return virtual_rows ? (out_h - 1) * plane.phase + out_w : out_h * out_w;
+}
+
+inline ConvPixels conv_pixels(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
+                              int64_t mg, const PaddedPlane &plane, bool reads_input,
+                              int64_t bound) {
+  const bool virtual_rows = conv_virtual_rows_possible(stride_h, plane, reads_input) &&
+                            (plane.phase - out_w) * mg < bound * out_w;
+  const int64_t count = conv_pixel_count(out_h, out_w, plane, virtual_rows);
+  return {virtual_rows, count, conv_pixel_block(depth, count)};
+}
+
+/// A convolution's scratch, laid out for whichever way conv_pixels
+/// chooses (the compiler need not know the instruction set's bound): the
+/// packed block of activations (depth groups of `dg`, from 0), `dg`
+/// gathered rows of it, where virtual rows are possible a stage of
+/// kConvRows output rows, and (unless it reads its input as it is) the
+/// group's padded planes (`plane` each, `planes` of them); offsets in bytes.
+struct ConvScratch {
+  int64_t rows, stage, planes, bytes;
+};
+
+inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
+                                int64_t planes, const PaddedPlane &plane, bool reads_input,
+                                int64_t dg) {
+  const bool possible = conv_virtual_rows_possible(stride_h, plane, reads_input);
+  // The larger block: virtual rows pack more pixels.
+  const int64_t block =
+      conv_pixel_block(depth, conv_pixel_count(out_h, out_w, plane, possible));
+  ConvScratch s{};
+  s.rows = round_up(depth, dg) * block;
+  s.stage = s.rows + dg * block + 64;
+  s.planes = s.stage + (possible ? kConvRows * block + 64 : 0);
+  s.bytes = s.planes + (reads_input ? 0 : planes * plane.bytes());
+  return s;
+}
+
+inline int64_t conv_scratch_bytes(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
+                                  int64_t planes, const PaddedPlane &plane, bool reads_input,
+                                  int64_t dg) {
+  return conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg).bytes;
+}
+
+/// Most taps a depthwise convolution's weight table holds (larger
+/// kernels run the reference kernel).
+constexpr int64_t kMaxDepthwiseTaps = 64;
+
+/// A depthwise convolution computed channel-blocked (simd/qs8/common.h's
+/// depthwise_blocked): kDepthwiseBlock channels interleaved pixel by pixel,
+/// zero-point padded, one band of `rows` output rows at a time: `in_rows`
+/// padded input rows of `in_width` pixels (the window's reach, or the
+/// input's width and left padding if wider), then the band's outputs
+/// staged as bytes, pixel by pixel, before they are transposed back to
+/// NCHW. Each input value takes a 4-byte slot in the band, in one of two
+/// forms (`quad`, the target's Qs8Packing::quadDepthwise):
+/// - widened, one tap a multiply-add (each input is read by every tap:
+///   widened once; x86 reads int32 lanes as they are, a memory operand of
+///   vpdpwssd; NEON's SMLAL takes int16 and uses the first half);
+/// - quads, where the ISA has a byte dot product (vpdpbusd, SDOT, USDOT):
+///   pixel q's slot holds the bytes of columns q, q + dw, q + 2 dw and
+///   q + 3 dw, packed as conv2d packs them, so that one dot product sums
+///   four taps of a kernel row. They are built from a band of the packed
+///   bytes themselves, 3 dw columns wider.
+/// Bands keep the buffers within about kDepthwiseBandBytes.
+constexpr int64_t kDepthwiseBlock = 16;
+constexpr int64_t kDepthwiseBandBytes = 131072;
+/// Bytes an input value takes in the band.
+constexpr int64_t kDepthwiseValueBytes = 4;
+/// Taps a quad slot holds: one kernel row's columns kx .. kx + 3.
+constexpr int64_t kDepthwiseQuad = 4;
+struct DepthwiseBand {
+  int64_t rows, in_rows, in_width, bytes_width, bytes;
+};
+/// Multiply-adds per kernel row: one per tap, or one per quad of taps.
+inline int64_t depthwise_row_units(int64_t kw, bool quad) {
+  return quad ? (kw + kDepthwiseQuad - 1) / kDepthwiseQuad : kw;
+}
+inline DepthwiseBand depthwise_band(int64_t w, int64_t oh, int64_t ow, int64_t kh, int64_t kw,
+                                    int64_t sh, int64_t sw, int64_t pw, int64_t dh, int64_t dw,
+                                    bool quad) {
+  const int64_t reach_w = (ow - 1) * sw + (kw - 1) * dw + 1, reach_h = (kh - 1) * dh + 1;
+  const int64_t in_width = reach_w > pw + w ? reach_w : pw + w;
+  // Quads: one byte more a value (the bytes they are built from), whose
+  // rows reach 3 dw columns further.
+  const int64_t bytes_width = quad ? in_width + (kDepthwiseQuad - 1) * dw : 0;
+  const int64_t row_bytes = kDepthwiseValueBytes * in_width + bytes_width;
+  // Bytes a band of b rows needs: its input rows and its staged outputs.
+  const int64_t per_row = (sh * row_bytes + ow) * kDepthwiseBlock;
+  int64_t rows = (kDepthwiseBandBytes - (reach_h - sh) * row_bytes * kDepthwiseBlock) / per_row;
+  rows = rows < 1 ? 1 : rows > oh ? oh : rows;
+  const int64_t in_rows = (rows - 1) * sh + reach_h;
+  // Slack: the transposes move whole 16-pixel tiles.
+  return {rows, in_rows, in_width, bytes_width,
+          (in_rows * row_bytes + rows * ow + kDepthwiseBlock) * kDepthwiseBlock};
+}
+
+/// Bytes of scratch a depthwise convolution needs: one band of a channel
+/// block (depthwise_band).
+inline int64_t depthwise_scratch_bytes(const int64_t *in_shape, const int64_t *out_shape,
+                                       const int64_t *kernel, const int64_t *strides,
+                                       const int64_t *pads_begin, const int64_t *dilations,
+                                       bool quad) {
+  return depthwise_band(in_shape[3], out_shape[2], out_shape[3], kernel[0], kernel[1],
+                        strides[0], strides[1], pads_begin[1], dilations[0], dilations[1], quad)
+      .bytes;
+}
+
+/// Bytes past a max pooling's padded row that its last 16-window step may
+/// read (those lanes are dropped).
+constexpr int64_t kMaxPoolRowSlack = 32;
+
+/// Output rows a max pooling computes together (their padded rows, then
+/// their windows).
+constexpr int64_t kMaxPoolRows = 8;
+
+/// Bytes of scratch a max pooling needs: kMaxPoolRows padded rows, each
+/// with its slack.
+inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t stride_w,
+                                     int64_t dilation_w) {
+  return kMaxPoolRows *
+         ((out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1 + kMaxPoolRowSlack);
+}
+
+/// Bytes of scratch a fully connected layer of `rows` rows needs: its rows
+/// of activations as the kernel packs them (rounded up to kFcMaxRows),
+/// depth rounded up to `dg`, and 64 bytes of slack (its stores are whole
+/// 16-byte vectors).
+inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth, int64_t dg) {
+  return round_up(round_up(rows, kFcMaxRows) * round_up(depth, dg), 64) + 64;
+}
+
+} // namespace qs8
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif

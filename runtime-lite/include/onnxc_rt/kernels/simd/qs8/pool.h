@@ -1,0 +1,254 @@
+// SIMD qs8 pooling: GlobalAveragePool (the plane's sums through the byte
+// dot product with ones) and 2-D max pooling over padded rows.
+#ifndef ONNXC_RT_SIMD_QS8_POOL_H
+#define ONNXC_RT_SIMD_QS8_POOL_H
+
+#include "onnxc_rt/kernels/simd/qs8/common.h"
+
+namespace onnxc_rt {
+namespace simd {
+namespace qs8 {
+
+/// GlobalAveragePool of int8 / uint8 planes (reference/qs8.h's
+/// average_pool over the whole plane): the plane's sum of x - x_zp in
+/// vector lanes, then the reference's average_of. Planes of 16 vectors'
+/// bytes or more go 4 * kLanes bytes a vector through the byte dot product
+/// with ones (each lane sums 4; four accumulators hide its latency), the
+/// rest kLanes at a time widened.
+template <typename T>
+void global_average_pool(const T *x, T *y, int64_t planes, int64_t inner, int32_t x_zp,
+                         int32_t y_zp, int32_t multiplier, int32_t shift) {
+  using namespace detail;
+  constexpr int64_t kBytes = 4 * kLanes;
+  const VecI ones = VecI::broadcast(0x01010101);
+  auto sum4 = [&](VecI acc, const T *p) ONNXC_RT_SIMD_LAMBDA {
+    const VecI b = VecI::load(p);
+    return std::numeric_limits<T>::min() < 0 ? VecI::dot_u8s8(acc, ones, b)
+                                              : VecI::dot_u8s8(acc, b, ones);
+  };
+  // Plane p's sum from acc (its bytes before i summed in lanes) on.
+  auto finish = [&](int64_t p, VecI acc, int64_t i) ONNXC_RT_SIMD_LAMBDA {
+    const T *xp = x + p * inner;
+    for (; i + kLanes <= inner; i += kLanes)
+      acc = VecI::add(acc, VecI::widen(xp + i));
+    int64_t sum = 0;
+    for (int l = 0; l < kLanes; ++l) // (by lane, not through memory: a
+      sum += acc.v[l];               // 64-byte store read back by halves stalls)
+    for (; i < inner; ++i)
+      sum += xp[i];
+    sum -= int64_t(x_zp) * inner;
+    y[p] = ::onnxc_rt::ref::qs8::average_of<T>(sum, inner, multiplier, shift, y_zp);
+  };
+  if (inner < 4 * kBytes) { // small planes: faster widened alone
+    for (int64_t p = 0; p < planes; ++p)
+      finish(p, VecI::zero(), 0);
+    return;
+  }
+  for (int64_t p = 0; p < planes; ++p) {
+    const T *xp = x + p * inner;
+    VecI part[4] = {VecI::zero(), VecI::zero(), VecI::zero(), VecI::zero()};
+    int64_t i = 0;
+    for (; i + 4 * kBytes <= inner; i += 4 * kBytes)
+      for (int j = 0; j < 4; ++j)
+        part[j] = sum4(part[j], xp + i + j * kBytes);
+    for (; i + kBytes <= inner; i += kBytes)
+      part[0] = sum4(part[0], xp + i);
+    finish(p, VecI::add(VecI::add(part[0], part[1]), VecI::add(part[2], part[3])), i);
+  }
+}
+
+namespace detail {
+/// The lane-wise max of 16 int8 or uint8 values.
+template <typename T> inline Bytes max_bytes(Bytes a, Bytes b) {
+  if (std::numeric_limits<T>::min() < 0) {
+    const SignedBytes sa = reinterpret_cast<SignedBytes>(a), sb = reinterpret_cast<SignedBytes>(b);
+    return reinterpret_cast<Bytes>(sa > sb ? sa : sb);
+  }
+  return a > b ? a : b;
+}
+
+} // namespace detail
+
+/// 2-D max pooling of int8 / uint8 planes (reference conv.h's max_pool
+/// without indices): per output row, the column-wise max of the window's
+/// input rows into a padded row of `scratch` (maxpool_scratch_bytes(...):
+/// kMaxPoolRows of them), then the max along each window, 16
+/// outputs at a time where the stride is 1 or 2 (a stride-2 window step
+/// takes the even bytes of 32). Padding enters as T's lowest value; a
+/// window with no input element gives 0, as the reference does. Without
+/// padding (every window inside the input) rows read the input in place.
+template <typename T>
+void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_shape,
+                const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
+                const int64_t *dilations, T *scratch) {
+  using namespace detail;
+  const int64_t h = in_shape[2], w = in_shape[3], oh = out_shape[2], ow = out_shape[3];
+  const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
+  const int64_t ph = pads_begin[0], pw = pads_begin[1], dh = dilations[0], dw = dilations[1];
+  const int64_t width = (ow - 1) * sw + (kw - 1) * dw + 1;
+  constexpr T lowest = std::numeric_limits<T>::lowest();
+  // Columns [lo, hi) of the padded row hold input columns.
+  const int64_t lo = pw < width ? pw : width, hi = pw + w < width ? pw + w : width;
+  // Without left padding, every window whose first column is inside holds
+  // an input element; otherwise the edges are checked per row.
+  const bool windows_hold_input = pw == 0 && (ow - 1) * sw < w;
+  // Output columns whose windows lie wholly inside the input: [inside_lo,
+  // inside_hi] (empty when inside_hi < inside_lo).
+  const int64_t inside_lo = (pw + sw - 1) / sw,
+                inside_hi = w - 1 + pw - (kw - 1) * dw >= 0
+                                ? (w - 1 + pw - (kw - 1) * dw) / sw
+                                : -1;
+  const bool vector_steps = sw == 1 || sw == 2;
+  // Output rows (of all planes, y's order) go kMaxPoolRows at a time: their
+  // padded rows first, then their windows, so that a window's loads come
+  // well after the stores they read (a load that straddles two recent
+  // stores waits for them to commit).
+  const int64_t stride = width + kMaxPoolRowSlack, rows = in_shape[0] * in_shape[1] * oh;
+  const T *const x_end = x + in_shape[0] * in_shape[1] * h * w;
+  // Where every window lies inside the input (no padding), output rows
+  // read it in place: per 16 outputs, each kernel column's max over the
+  // window's input rows (16 bytes of each, 32 at stride 2), no padded row
+  // and no bookkeeping per row. The rows from the first whose last step
+  // would read past x's end on take the padded rows below.
+  int64_t direct = 0;
+  if (vector_steps && ph == 0 && pw == 0 && (oh - 1) * sh + (kh - 1) * dh < h && width <= w) {
+    const int64_t row_step = dh * w;
+    const int64_t reach = (kh - 1) * row_step + (ow - 1) / 16 * 16 * sw + (kw - 1) * dw + 16 * sw;
+    auto column = [&](const T *c) { // the max of the window rows' 16 bytes at c
+      Bytes m = load_bytes(c);
+      for (int64_t k = 1; k < kh; ++k)
+        m = max_bytes<T>(m, load_bytes(c + k * row_step));
+      return m;
+    };
+    auto windows16 = [&](const T *r) {
+      Bytes m = sw == 1 ? column(r) : even_bytes(column(r), column(r + 16));
+      for (int64_t kx = 1; kx < kw; ++kx) {
+        const T *c = r + kx * dw;
+        m = max_bytes<T>(m, sw == 1 ? column(c) : even_bytes(column(c), column(c + 16)));
+      }
+      return m;
+    };
+    const int64_t x_size = x_end - x;
+    bool fits = true;
+    for (int64_t p = 0; fits && p < in_shape[0] * in_shape[1]; ++p)
+      for (int64_t oy = 0; oy < oh; ++oy, ++direct) {
+        const int64_t first = (p * h + oy * sh) * w; // the window rows' first element
+        if (first + reach > x_size) {
+          fits = false;
+          break;
+        }
+        const T *in0 = x + first;
+        T *out = y + direct * ow;
+        int64_t ox = 0;
+        for (; ox + 16 <= ow; ox += 16)
+          store_bytes(out + ox, windows16(in0 + ox * sw));
+        if (ox < ow)
+          store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), windows16(in0 + ox * sw),
+                            ow - ox);
+      }
+  }
+  for (int64_t g0 = direct; g0 < rows; g0 += kMaxPoolRows) {
+    const int64_t batch = rows - g0 < kMaxPoolRows ? rows - g0 : kMaxPoolRows;
+    bool empty[kMaxPoolRows];
+    for (int64_t b = 0; b < batch; ++b) {
+      const int64_t p = (g0 + b) / oh, oy = (g0 + b) % oh;
+      // The window's input rows are ky in [k0, k1) (iy rises with ky).
+      int64_t k0 = 0, k1 = kh;
+      while (k0 < kh && oy * sh - ph + k0 * dh < 0)
+        ++k0;
+      while (k1 > k0 && oy * sh - ph + (k1 - 1) * dh >= h)
+        --k1;
+      empty[b] = k0 == k1;
+      if (empty[b])
+        continue;
+      // The padded row: `lowest` in the padding columns and the slack, the
+      // column-wise max of the input rows between, 16 columns at a time
+      // over all rows (each stored once; the last step overlaps the one
+      // before).
+      T *row = scratch + b * stride;
+      fill_bytes(reinterpret_cast<uint8_t *>(row), lo, uint8_t(lowest));
+      const T *in0 = x + (p * h + oy * sh - ph + k0 * dh) * w - pw;
+      const int64_t in_step = dh * w;
+      auto column_max = [&](int64_t i) {
+        Bytes m = load_bytes(in0 + i);
+        for (int64_t k = 1; k < k1 - k0; ++k)
+          m = max_bytes<T>(m, load_bytes(in0 + k * in_step + i));
+        store_bytes(row + i, m);
+      };
+      if (hi - lo >= 16) {
+        for (int64_t i = lo; i + 16 <= hi; i += 16)
+          column_max(i);
+        if ((hi - lo) % 16)
+          column_max(hi - 16);
+      } else if (in0 + (k1 - k0 - 1) * in_step + lo + 16 <= x_end) {
+        column_max(lo); // a short row: one vector, its columns past hi refilled below
+      } else {
+        for (int64_t i = lo; i < hi; ++i) {
+          T m = in0[i];
+          for (int64_t k = 1; k < k1 - k0; ++k)
+            m = in0[k * in_step + i] > m ? in0[k * in_step + i] : m;
+          row[i] = m;
+        }
+      }
+      fill_bytes(reinterpret_cast<uint8_t *>(row) + hi, stride - hi, uint8_t(lowest));
+    }
+    for (int64_t b = 0; b < batch; ++b) {
+      T *out = y + (g0 + b) * ow;
+      if (empty[b]) {
+        for (int64_t ox = 0; ox < ow; ++ox)
+          out[ox] = T(0);
+        continue;
+      }
+      const T *row = scratch + b * stride;
+      // The max of 16 windows starting at column `first`: each kernel
+      // column is one load (stride 1) or the even bytes of two (stride 2).
+      auto windows16 = [&](int64_t first) {
+        const T *r = row + first;
+        Bytes m = sw == 1 ? load_bytes(r) : even_bytes(load_bytes(r), load_bytes(r + 16));
+        for (int64_t kx = 1; kx < kw; ++kx) {
+          const T *c = r + kx * dw;
+          m = max_bytes<T>(m, sw == 1 ? load_bytes(c) : even_bytes(load_bytes(c), load_bytes(c + 16)));
+        }
+        return m;
+      };
+      int64_t ox = 0;
+      if (vector_steps) {
+        for (; ox + 16 <= ow; ox += 16)
+          store_bytes(out + ox, windows16(ox * sw));
+        if (ox < ow) { // the last windows' reads stay in the row's slack
+          store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), windows16(ox * sw), ow - ox);
+          ox = ow;
+        }
+      }
+      for (; ox < ow; ++ox) {
+        const T *win = row + ox * sw;
+        T best = win[0];
+        for (int64_t kx = 1; kx < kw; ++kx)
+          best = win[kx * dw] > best ? win[kx * dw] : best;
+        out[ox] = best;
+      }
+      if (windows_hold_input)
+        continue;
+      // Windows at the edges may hold no input column at all (those in
+      // [inside_lo, inside_hi] lie wholly inside).
+      for (int64_t ox = 0; ox < ow; ++ox) {
+        if (ox >= inside_lo && ox <= inside_hi) {
+          ox = inside_hi;
+          continue;
+        }
+        const int64_t first = ox * sw - pw;
+        bool inside = false;
+        for (int64_t kx = 0; kx < kw; ++kx)
+          inside = inside || (first + kx * dw >= 0 && first + kx * dw < w);
+        if (!inside)
+          out[ox] = T(0);
+      }
+    }
+  }
+}
+
+} // namespace qs8
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif // ONNXC_RT_SIMD_QS8_POOL_H

@@ -1,5 +1,6 @@
 //===- CallBuilders.cpp - helpers the kernel providers share ---------------===//
 #include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc/Lowering/Qs8Params.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -235,8 +236,7 @@ KernelArg packedInt32s(MLIRContext *ctx, ArrayRef<int32_t> data) {
 std::pair<KernelArg, KernelArg> qs8Multipliers(MLIRContext *ctx, float xScale,
                                                ArrayRef<float> wScales, float yScale) {
   SmallVector<int32_t> mult, shift;
-  for (float w : wScales) {
-    auto m = onnxc_rt::ref::qs8::quantize_multiplier(double(xScale) * double(w) / double(yScale));
+  for (const Qs8Multiplier &m : channelMultipliers(xScale, wScales, yScale)) {
     mult.push_back(m.multiplier);
     shift.push_back(m.shift);
   }

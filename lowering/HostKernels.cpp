@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <string>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -78,6 +79,20 @@ private:
   template <typename F, F Fn> void add(const char *name) {
     map[normalize(name)] = Entry{&Adapter<F, Fn>::call, Adapter<F, Fn>::arity};
   }
+  /// unary<F, float> for every reference functor F defined on floats
+  /// (reference/elementwise.h numbers them): a new one needs no line here.
+  template <int... I> void addFloatUnaries(std::integer_sequence<int, I...>) {
+    (addFloatUnary<I>(), ...);
+  }
+  template <int I> void addFloatUnary() {
+    using F = onnxc_rt::ref::UnaryFunctorAt<I>;
+    if constexpr (F::on_floats) {
+      using Fn = decltype(&onnxc_rt::ref::unary<typename F::type, float>);
+      const std::string name =
+          std::string("onnxc_rt::ref::unary<onnxc_rt::ref::") + F::name + ", float>";
+      add<Fn, &onnxc_rt::ref::unary<typename F::type, float>>(name.c_str());
+    }
+  }
   Registry();
 };
 
@@ -113,13 +128,7 @@ Registry::Registry() {
   FLOATING(double)
   // Every float function of one value: onnxc-fold-qdq's lookup tables are
   // Q(f(DQ(all 256 values))), folded here.
-  UNARY(Sin, float); UNARY(Cos, float); UNARY(Tan, float); UNARY(Softplus, float);
-  UNARY(Softsign, float); UNARY(HardSwish, float); UNARY(Mish, float); UNARY(Gelu, float);
-  UNARY(Asin, float); UNARY(Acos, float); UNARY(Atan, float); UNARY(Sinh, float);
-  UNARY(Cosh, float); UNARY(Asinh, float); UNARY(Acosh, float); UNARY(Atanh, float);
-  UNARY(Selu, float); UNARY(ThresholdedRelu, float); UNARY(Shrink, float); UNARY(Celu, float);
-  UNARY(LeakyRelu, float); UNARY(Elu, float); UNARY(Clamp, float); UNARY(Silu, float);
-  UNARY(HardSigmoid, float);
+  addFloatUnaries(std::make_integer_sequence<int, onnxc_rt::ref::kUnaryFunctors>());
   K(quantize_linear<float, int8_t>); K(quantize_linear<float, uint8_t>);
   K(dequantize_linear<int8_t, float>); K(dequantize_linear<uint8_t, float>);
   // A table built on another (SiLU's x * sigmoid(x) reads the sigmoid's).

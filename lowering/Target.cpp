@@ -27,10 +27,30 @@ Target::Target(std::string name, std::string description, Toolchain toolchain)
 
 Target::~Target() = default;
 
-std::unique_ptr<Target> Target::forGpuArchitectures(llvm::ArrayRef<std::string>,
-                                                    std::string &error) const {
-  error = "--cuda-arch applies to GPU targets (cuda), not to '" + name_ + "'";
+LayoutPolicy::~LayoutPolicy() = default;
+
+std::unique_ptr<Target> Target::variantFor(llvm::StringRef option, llvm::StringRef,
+                                           std::string &, std::string &error) const {
+  // The one such option today is the GPU targets' (cuda) --cuda-arch.
+  error = option == "arch" ? "--cuda-arch applies to GPU targets (cuda), not to '" + name_ + "'"
+                           : "target '" + name_ + "' has no option '" + option.str() + "'";
   return nullptr;
+}
+
+std::string Target::optionValue(onnx::TargetAttr attr, llvm::StringRef name) const {
+  for (const TargetOption &o : options()) {
+    if (o.name != name)
+      continue;
+    if (attr && attr.getOptions())
+      if (Attribute v = attr.getOptions().get(name)) {
+        if (auto b = dyn_cast<BoolAttr>(v))
+          return b.getValue() ? "true" : "false";
+        if (auto str = dyn_cast<StringAttr>(v))
+          return str.str();
+      }
+    return o.values.empty() ? "" : o.values.front();
+  }
+  return "";
 }
 
 std::string Target::runnerDescription() const {
@@ -98,10 +118,12 @@ const Target *targetOf(Operation *op) {
 
 LoweringContext loweringContextOf(Operation *op) {
   LoweringContext ctx;
-  if (onnx::TargetAttr attr = targetAttrOf(op))
-  {
+  if (onnx::TargetAttr attr = targetAttrOf(op)) {
     ctx.tasks = std::max<int64_t>(1, attr.getThreads());
-    ctx.precision = attr.getPrecision().str();
+    if (const Target *target = TargetRegistry::find(attr.getName()))
+      for (const TargetOption &o : target->options())
+        if (!o.buildsVariant)
+          ctx.options[o.name] = target->optionValue(attr, o.name);
   }
   return ctx;
 }

@@ -1,5 +1,5 @@
 //===- ConstantFolding.cpp - onnxc-constant-folding ------------------------===//
-#include "PassUtils.h"
+#include "onnxc/Passes/PassUtils.h"
 #include "onnxc/Lowering/KernelProvider.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"

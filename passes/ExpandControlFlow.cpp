@@ -1,5 +1,5 @@
 //===- ExpandControlFlow.cpp - onnxc-expand-control-flow -------------------===//
-#include "PassUtils.h"
+#include "onnxc/Passes/PassUtils.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
 

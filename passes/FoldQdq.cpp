@@ -8,7 +8,7 @@
 // in float between its Q and DQ, exactly as the model says.
 //
 //===----------------------------------------------------------------------===//
-#include "PassUtils.h"
+#include "onnxc/Passes/PassUtils.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"

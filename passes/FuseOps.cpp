@@ -5,7 +5,7 @@
 // pattern consumes, so fusing never computes anything twice.
 //
 //===----------------------------------------------------------------------===//
-#include "PassUtils.h"
+#include "onnxc/Passes/PassUtils.h"
 #include "onnxc/Lowering/KernelCall.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"

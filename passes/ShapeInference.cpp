@@ -1,5 +1,5 @@
 //===- ShapeInference.cpp - onnxc-shape-inference --------------------------===//
-#include "PassUtils.h"
+#include "onnxc/Passes/PassUtils.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
 

@@ -36,6 +36,7 @@ GENERATED = {
     "onnxc/Lowering/": "lowering",
     "onnxc/Passes/": "passes",
     "onnxc/Codegen/": "codegen",
+    "targets/": "targets",
 }
 SOURCE_EXT = (".h", ".hpp", ".cpp", ".c", ".cc", ".cu", ".cuh", ".inc", ".td")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"|^\s*include\s+"([^"]+)"')

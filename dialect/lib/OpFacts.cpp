@@ -80,6 +80,11 @@ int64_t recurrentFlops(Operation *op) {
 
 } // namespace
 
+int64_t fusedConvFlops(int64_t outputs, Value w, Value bias, Value residual,
+                       StringRef activation) {
+  return convFlops(outputs, w) + epilogue(outputs, bias, residual, activation);
+}
+
 int64_t MatMulOp::flops() {
   auto as = cast<ShapedType>(getA().getType());
   return as.hasStaticShape() ? 2 * numel(getY()) * as.getShape().back() : 0;
@@ -95,21 +100,12 @@ int64_t ConvOp::flops() {
   return convFlops(numel(getY()), getW()) + epilogue(numel(getY()), getB(), {}, "Identity");
 }
 int64_t FusedConvOp::flops() {
-  return convFlops(numel(getY()), getW()) + epilogue(numel(getY()), getB(), getZ(), getActivation());
+  return fusedConvFlops(numel(getY()), getW(), getB(), getZ(), getActivation());
 }
 int64_t QConvOp::flops() { return convFlops(numel(getY()), getW()); }
 int64_t QMatMulOp::flops() {
   auto w = shapeOf(getW());
   return w.size() == 2 ? 2 * numel(getY()) * w[0] : 0;
-}
-int64_t BlockedConvOp::flops() {
-  // The logical output: N x M x OH x OW (the blocked one has padding lanes).
-  auto y = dyn_cast<ShapedType>(getY().getType());
-  auto w = dyn_cast<ShapedType>(getW().getType());
-  if (!y || !y.hasStaticShape() || !w || !w.hasStaticShape())
-    return 0;
-  const int64_t outputs = y.getDimSize(0) * w.getDimSize(0) * y.getDimSize(2) * y.getDimSize(3);
-  return convFlops(outputs, getW()) + epilogue(outputs, getB(), getZ(), getActivation());
 }
 int64_t ConvTransposeOp::flops() {
   // Every input value is scattered through M/group x KH x KW weights.

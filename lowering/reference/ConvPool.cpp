@@ -43,17 +43,6 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   return calls(std::move(cs));
 }
 
-/// ToBlocked / FromBlocked: NCHW <-> the blocked layout.
-FailureOr<OpLowering> lowerLayoutConversion(Operation *op, const std::string &t) {
-  const bool to = isa<ToBlockedOp>(op);
-  auto nchw = logicalShape(to ? op->getOperand(0) : op->getResult(0));
-  std::vector<KernelArg> args{KernelArg::input(op->getOperand(0)),
-                              KernelArg::output(op->getResult(0)), KernelArg::i(nchw[0]),
-                              KernelArg::i(nchw[1]), KernelArg::i(nchw[2] * nchw[3])};
-  args.push_back(KernelArg::i(shapeOf(to ? op->getResult(0) : op->getOperand(0))[4]));
-  return calls({call(to ? "to_blocked" : "from_blocked", {t}, kTensor, std::move(args))});
-}
-
 FailureOr<OpLowering> lowerMaxPool(MaxPoolOp op, const std::string &t) {
   Value x = op.getX(), y = op.getY();
   auto g = resolveWindow(op, shapeOf(x).drop_front(2), op.getKernelShape(), op.getCeilMode());
@@ -113,11 +102,6 @@ ProviderResult lowerConvPool(Operation *op, const std::string &t) {
         if (failed(requireFloat(o)))
           return failure();
         return lowerConv(o, o.getX(), o.getW(), o.getB(), o.getZ(), o.getY(), o.getGroup(), t);
-      })
-      .Case<ToBlockedOp, FromBlockedOp>(
-          [&](Operation *o) { return lowerLayoutConversion(o, t); })
-      .Case<BlockedConvOp, BlockedPoolOp>([&](Operation *o) {
-        return unsupported(o, "the channel-blocked layout needs a target with blocked kernels");
       })
       .Case<MaxPoolOp>([&](MaxPoolOp o) { return lowerMaxPool(o, t); })
       .Case<AveragePoolOp>([&](AveragePoolOp o) { return lowerAvgPool(o, t); })

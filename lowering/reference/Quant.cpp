@@ -7,6 +7,7 @@
 #include "Families.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc/Lowering/Qs8Params.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
 
 #include "mlir/IR/BuiltinTypes.h"
@@ -181,25 +182,17 @@ FailureOr<OpLowering> lowerQMatMul(QMatMulOp op) {
 }
 
 FailureOr<OpLowering> lowerQAdd(QAddOp op) {
-  auto p = onnxc_rt::ref::qs8::add_params(
-      op.getAScale().convertToDouble(), int32_t(op.getAZeroPoint()),
-      op.getBScale().convertToDouble(), int32_t(op.getBZeroPoint()),
-      op.getYScale().convertToDouble(), int32_t(op.getYZeroPoint()), int32_t(op.getActMin()),
-      int32_t(op.getActMax()));
   KernelCall c = broadcastCall("add", {cppTypeName(eltOf(op.getY()))}, {op.getA(), op.getB()},
                                op.getY());
   c.header = kQs8;
   c.callee = std::string(kQs8Namespace) + "::add";
-  for (int32_t v : {p.left_shift, p.a_zp, p.a_multiplier, p.a_shift, p.b_zp, p.b_multiplier,
-                    p.b_shift, p.y_zp, p.y_multiplier, p.y_shift, p.act_min, p.act_max})
+  for (int32_t v : addParamList(addParams(op)))
     c.args.push_back(KernelArg::i(v));
   return calls({c});
 }
 
 FailureOr<OpLowering> lowerQMul(QMulOp op) {
-  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getAScale().convertToDouble() *
-                                                   op.getBScale().convertToDouble() /
-                                                   op.getYScale().convertToDouble());
+  const Qs8Multiplier m = mulMultiplier(op);
   KernelCall c = broadcastCall("mul", {cppTypeName(eltOf(op.getY()))}, {op.getA(), op.getB()},
                                op.getY());
   c.header = kQs8;
@@ -215,8 +208,7 @@ FailureOr<OpLowering> lowerQAveragePool(QAveragePoolOp op) {
   auto win = windowArgs(op, op.getX(), op.getY(), op.getKernelShape(), false);
   if (failed(win))
     return failure();
-  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getXScale().convertToDouble() /
-                                                   op.getYScale().convertToDouble());
+  const Qs8Multiplier m = rescaleMultiplier(op);
   std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY())};
   args.insert(args.end(), win->begin(), win->end());
   for (int64_t v : {int64_t(op.getCountIncludePad()), int64_t(op.getXZeroPoint()),
@@ -227,8 +219,7 @@ FailureOr<OpLowering> lowerQAveragePool(QAveragePoolOp op) {
 }
 
 FailureOr<OpLowering> lowerQRescale(QRescaleOp op) {
-  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getXScale().convertToDouble() /
-                                                   op.getYScale().convertToDouble());
+  const Qs8Multiplier m = rescaleMultiplier(op);
   return calls({call("rescale", {cppTypeName(eltOf(op.getX())), cppTypeName(eltOf(op.getY()))},
                      kQs8,
                      {KernelArg::input(op.getX()), KernelArg::i(op.getXZeroPoint()),

@@ -14,6 +14,7 @@
 #include "CortexMTarget.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc/Lowering/Qs8Params.h"
 #include "onnxc_rt/kernels/mcu/f32/conv.h"
 #include "onnxc_rt/kernels/mcu/qs8/common.h"
 #include "onnxc_rt/kernels/mcu/qs8/fully_connected.h"
@@ -148,9 +149,9 @@ Requantization requantization(MLIRContext *ctx, float xScale, ArrayRef<float> wS
   const int64_t n = bound.size();
   std::vector<int32_t> words(n * onnxc_rt::mcu::qs8::kChannelWords);
   bool wide = false;
+  const SmallVector<Qs8Multiplier> m = channelMultipliers(xScale, wScales, yScale);
   for (int64_t c = 0; c < n; ++c) {
-    auto q = onnxc_rt::ref::qs8::quantize_multiplier(
-        double(xScale) * double(wScales[wScales.size() > 1 ? c : 0]) / double(yScale));
+    const Qs8Multiplier &q = m[m.size() > 1 ? c : 0];
     auto ch = onnxc_rt::mcu::qs8::channel_params(bias.empty() ? 0 : bias[c], q.multiplier,
                                                  q.shift);
     onnxc_rt::mcu::qs8::store_channel(ch, words.data(), int(c));
@@ -321,11 +322,7 @@ ProviderResult lowerQAdd(QAddOp op, const std::string &t) {
   if (numel(op.getA()) != n || numel(op.getB()) != n || n >= kMaxIndex)
     return std::nullopt;
   namespace q = onnxc_rt::mcu::qs8;
-  auto p = onnxc_rt::ref::qs8::add_params(
-      op.getAScale().convertToDouble(), int32_t(op.getAZeroPoint()),
-      op.getBScale().convertToDouble(), int32_t(op.getBZeroPoint()),
-      op.getYScale().convertToDouble(), int32_t(op.getYZeroPoint()), int32_t(op.getActMin()),
-      int32_t(op.getActMax()));
+  const onnxc_rt::ref::qs8::AddParams p = addParams(op);
   std::vector<int32_t> words(3 * q::kChannelWords);
   bool wide = false;
   const int32_t rescale[3][2] = {{p.a_multiplier, p.a_shift},
@@ -373,9 +370,9 @@ ProviderResult lowerQuantize(QuantizeLinearOp op) {
 
 } // namespace
 
-llvm::StringRef McuKernelProvider::name() const { return "mcu"; }
+llvm::StringRef CortexMKernelProvider::name() const { return "mcu"; }
 
-ProviderResult McuKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
+ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
   const std::string &t = ctx.elementType;
   if (auto pool = dyn_cast<MaxPoolOp>(op))
     return t == "float" || t == "int8_t" || t == "uint8_t" ? lowerMaxPool(pool, t)

@@ -49,7 +49,7 @@ public:
          "--specs=rdimon.specs", "-nostartfiles", "-Wl,--gc-sections"}};
     emulated->qemuPlugins = true;
     emulated->memory = core.memory;
-    addProvider(std::make_unique<cortexm::McuKernelProvider>(core.helium));
+    addProvider(std::make_unique<cortexm::CortexMKernelProvider>(core.helium));
   }
 
   void addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const override {

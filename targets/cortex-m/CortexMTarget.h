@@ -14,11 +14,11 @@ namespace onnxc::cortexm {
 
 /// Lowers what runtime-lite's microcontroller kernels (onnxc_rt::mcu)
 /// cover: float and int8 convolutions, fully connected layers, max pooling.
-class McuKernelProvider final : public KernelProvider {
+class CortexMKernelProvider final : public KernelProvider {
 public:
   /// `helium`: the core has MVE (the M55): int8 convolutions multiply with
   /// VMLADAVA (qs8::Vmladava) instead of SMLAD.
-  explicit McuKernelProvider(bool helium = false) : helium_(helium) {}
+  explicit CortexMKernelProvider(bool helium = false) : helium_(helium) {}
   llvm::StringRef name() const override;
   ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
 

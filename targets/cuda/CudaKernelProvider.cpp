@@ -136,7 +136,7 @@ std::string moveToDevice(KernelCall &c) {
 /// and, for --precision tf32, the tensor-core arithmetic.
 llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
                                         const LoweringContext &ctx) {
-  if (ctx.precision == "tf32")
+  if (ctx.options.count("precision") && ctx.options.at("precision") == "tf32")
     targs.push_back("onnxc_rt::cuda::Tf32");
   return targs;
 }

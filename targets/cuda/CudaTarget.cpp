@@ -78,25 +78,43 @@ public:
   explicit CudaTarget(const std::vector<std::string> &archs)
       : Target("cuda", "NVIDIA GPUs (" + llvm::join(archs, ", ") +
                            "): CUDA C++, one device arena, a CUDA Graph",
-               cudaToolchain(archs)) {
+               cudaToolchain(archs)),
+        architectures(archs) {
     addProvider(cuda::createCudaKernelProvider());
-    // tf32: the matrix products on tensor cores, which WMMA's TF32 shapes
-    // need sm_80 or newer for.
-    gpuArchitectures = archs;
-    precisions = {"fp32", "tf32"};
-    for (const std::string &a : archs)
-      if (computeCapability(a) < 80) {
-        precisions = {"fp32"};
-        precisionsNote = "tf32 needs sm_80 or newer, and --cuda-arch names " + a;
-        break;
-      }
     // A program on this machine's GPU; the toolkit's Debian package.
     emulated = EmulatedRunner{"", {}, "nvidia-cuda-toolkit (Debian non-free)", {}, {}};
   }
+
+  std::vector<TargetOption> options() const override {
+    // tf32: the matrix products on tensor cores, which WMMA's TF32 shapes
+    // need sm_80 or newer for.
+    TargetOption precision{"precision",
+                           "the arithmetic of float matrix products (--precision)",
+                           {"fp32", "tf32"},
+                           "",
+                           false};
+    for (const std::string &a : architectures)
+      if (computeCapability(a) < 80) {
+        precision.values = {"fp32"};
+        precision.note = "tf32 needs sm_80 or newer, and --cuda-arch names " + a;
+        break;
+      }
+    // Built into the variant: its one value is the variant's own list.
+    TargetOption arch{"arch", "the GPU architectures built for (--cuda-arch)",
+                      {llvm::join(architectures, ",")}, "", true};
+    return {precision, arch};
+  }
   const ModelEmitter *emitter() const override { return &cuda::cudaModelEmitter(); }
 
-  std::unique_ptr<Target> forGpuArchitectures(llvm::ArrayRef<std::string> archs,
-                                              std::string &error) const override {
+  std::unique_ptr<Target> variantFor(llvm::StringRef option, llvm::StringRef value,
+                                     std::string &canonical, std::string &error) const override {
+    if (option != "arch")
+      return Target::variantFor(option, value, canonical, error);
+    llvm::SmallVector<llvm::StringRef> parts;
+    value.split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
+    std::vector<std::string> archs;
+    for (llvm::StringRef p : parts)
+      archs.push_back(p.trim().str());
     std::vector<std::string> chosen;
     for (const std::string &a : archs) {
       const int cc = computeCapability(a);
@@ -118,8 +136,13 @@ public:
     std::stable_sort(chosen.begin(), chosen.end(), [](const std::string &x, const std::string &y) {
       return computeCapability(x) < computeCapability(y);
     });
+    canonical = llvm::join(chosen, ",");
     return std::make_unique<CudaTarget>(chosen);
   }
+
+private:
+  /// The architectures it builds for (sm_80, ...), oldest first.
+  std::vector<std::string> architectures;
 };
 
 } // namespace

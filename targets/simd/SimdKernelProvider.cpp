@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "SimdTarget.h"
 
+#include "SimdDialect.h"
+
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc_rt/kernels/simd/f32/blocking.h"
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
@@ -217,7 +219,7 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks) {
   if (w.empty())
     return {unsupported(op, "needs constant float weights")};
   const FusedActivation act = activationOf(op);
-  const bool winograd = op.getAlgorithm() == "winograd";
+  const bool winograd = op.getAlgorithm() == ConvAlgorithm::winograd;
   std::vector<float> packed(
       winograd ? onnxc_rt::simd::winograd_weights_floats(m, c)
                : onnxc_rt::simd::blocked_conv_weights_floats(m, c, taps, inBlocked, depthwise));
@@ -263,7 +265,7 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks) {
 ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
   auto in = logicalShape(op.getX()), out = logicalShape(op.getY());
   std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY())};
-  if (op.getMode() == "global_average") {
+  if (op.getMode() == PoolMode::global_average) {
     args.insert(args.end(), {KernelArg::i(in[0]), KernelArg::i(in[1]), KernelArg::i(in[2] * in[3])});
     appendTasks(args, tasks);
     return calls({simdCall("global_average_pool_blocked", {}, kSimdBlocked, std::move(args))});
@@ -274,7 +276,7 @@ ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
     return {failure()};
   args.insert(args.end(), {KernelArg::array(in), KernelArg::array(out), KernelArg::array(g->kernel),
                            KernelArg::array(g->strides), KernelArg::array(g->padsBegin),
-                           KernelArg::array(g->dilations), KernelArg::i(op.getMode() == "max")});
+                           KernelArg::array(g->dilations), KernelArg::i(op.getMode() == PoolMode::max)});
   appendTasks(args, tasks);
   return calls({simdCall("pool2d_blocked", {}, kSimdBlocked, std::move(args))});
 }

@@ -13,6 +13,7 @@
 #include "SimdTarget.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc/Lowering/Qs8Params.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
 
@@ -163,15 +164,9 @@ ProviderResult lowerQAdd(QAddOp op) {
   const int64_t n = numel(op.getY());
   if (numel(op.getA()) != n || numel(op.getB()) != n)
     return std::nullopt; // broadcasting: the reference kernel
-  auto p = onnxc_rt::ref::qs8::add_params(
-      op.getAScale().convertToDouble(), int32_t(op.getAZeroPoint()),
-      op.getBScale().convertToDouble(), int32_t(op.getBZeroPoint()),
-      op.getYScale().convertToDouble(), int32_t(op.getYZeroPoint()), int32_t(op.getActMin()),
-      int32_t(op.getActMax()));
   std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getB()),
                               KernelArg::output(op.getY()), KernelArg::i(n)};
-  for (int32_t v : {p.left_shift, p.a_zp, p.a_multiplier, p.a_shift, p.b_zp, p.b_multiplier,
-                    p.b_shift, p.y_zp, p.y_multiplier, p.y_shift, p.act_min, p.act_max})
+  for (int32_t v : addParamList(addParams(op)))
     args.push_back(KernelArg::i(v));
   return calls({call("add", {cppTypeName(eltOf(op.getY()))}, kSimdQs8Elementwise, std::move(args),
                      kSimdQs8Namespace)});
@@ -209,9 +204,7 @@ ProviderResult lowerQMul(QMulOp op) {
     if (numel(b) != rows)
       return std::nullopt;
   }
-  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getAScale().convertToDouble() *
-                                                   op.getBScale().convertToDouble() /
-                                                   op.getYScale().convertToDouble());
+  const Qs8Multiplier m = mulMultiplier(op);
   return calls({call("mul", {cppTypeName(eltOf(op.getY()))}, kSimdQs8Elementwise,
                      {KernelArg::input(a), KernelArg::input(b), KernelArg::output(op.getY()),
                       KernelArg::i(rows), KernelArg::i(inner), KernelArg::i(perRow),
@@ -232,8 +225,7 @@ ProviderResult lowerQAveragePool(QAveragePoolOp op) {
     for (int64_t p : *pads)
       if (p != 0)
         return std::nullopt;
-  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getXScale().convertToDouble() /
-                                                   op.getYScale().convertToDouble());
+  const Qs8Multiplier m = rescaleMultiplier(op);
   return calls({call("global_average_pool", {cppTypeName(eltOf(op.getX()))}, kSimdQs8Pool,
                      {KernelArg::input(op.getX()), KernelArg::output(op.getY()),
                       KernelArg::i(xs[0] * xs[1]), KernelArg::i(prod(xs.drop_front(2))),
@@ -252,8 +244,7 @@ ProviderResult lowerQRescale(QRescaleOp op) {
   const std::string t = cppTypeName(elt);
   if (elt != eltOf(op.getY()) || (t != "int8_t" && t != "uint8_t"))
     return std::nullopt;
-  auto m = onnxc_rt::ref::qs8::quantize_multiplier(op.getXScale().convertToDouble() /
-                                                   op.getYScale().convertToDouble());
+  const Qs8Multiplier m = rescaleMultiplier(op);
   const int32_t xZp = op.getXZeroPoint(), yZp = op.getYZeroPoint();
   char table[256];
   if (t == "int8_t") {

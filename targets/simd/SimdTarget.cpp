@@ -1,5 +1,11 @@
-//===- SimdTarget.cpp - the layout hooks of the SIMD-kernel targets --------===//
+//===- SimdTarget.cpp - the layout policy and options of the SIMD targets --===//
 #include "SimdTarget.h"
+
+#include "SimdDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
 
 namespace onnxc::simd {
 
@@ -15,6 +21,24 @@ SimdTarget::SimdTarget(std::string name, std::string description, Toolchain tool
     : Target(std::move(name), std::move(description), withContractOff(std::move(toolchain))) {
   addProvider(
       std::make_unique<SimdKernelProvider>(std::move(providerName), packing, 2 * vectorLanes));
+  registerLayoutSelectionPass();
+}
+
+void SimdTarget::addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const {
+  if (stage == PipelineStage::Layout)
+    funcPasses.addPass(createLayoutSelectionPass());
+}
+
+void SimdTarget::registerDialects(mlir::DialectRegistry &registry) const {
+  registry.insert<SimdDialect>();
+}
+
+std::vector<TargetOption> SimdTarget::options() const {
+  return {{"winograd", "3x3 stride-1 convolutions by Winograd F(4x4, 3x3) where the kernels' "
+                       "rule says it pays (false: every convolution direct, --no-winograd)",
+           {"true", "false"},
+           "",
+           false}};
 }
 
 int64_t SimdTarget::channelBlock() const { return onnxc_rt::simd::kChannelBlock; }
@@ -23,7 +47,9 @@ bool SimdTarget::blocksDenseConv(int64_t taps) const {
   return taps <= onnxc_rt::simd::kPixelMajorMaxTaps;
 }
 
-bool SimdTarget::prefersWinograd(const ConvShape &c) const {
+bool SimdTarget::prefersWinograd(const ConvShape &c, onnx::TargetAttr target) const {
+  if (optionValue(target, "winograd") != "true")
+    return false;
   if (c.output.size() != 4 || c.kernel.size() != 2 || c.strides.size() != 2 ||
       c.dilations.size() != 2)
     return false;

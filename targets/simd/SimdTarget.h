@@ -13,6 +13,12 @@
 #define ONNXC_TARGETS_SIMD_SIMDTARGET_H
 
 #include "onnxc/Lowering/Target.h"
+
+#include <memory>
+
+namespace mlir {
+class Pass;
+} // namespace mlir
 #include "onnxc_rt/kernels/simd/f32/blocking.h"
 
 namespace onnxc::simd {
@@ -56,15 +62,24 @@ private:
 /// FMAs explicitly; left to itself GCC contracts an epilogue's multiply-add
 /// in one inlined copy of a kernel and not in another, so a product split
 /// into tasks would differ in the last bit from the same product in one task.
-class SimdTarget : public Target {
+class SimdTarget : public Target, public LayoutPolicy {
 public:
   /// `vectorLanes`: floats in one of the instruction set's vectors.
   SimdTarget(std::string name, std::string description, Toolchain toolchain,
              std::string providerName, Qs8Packing packing, int64_t vectorLanes);
 
+  /// `winograd` (true; false: every convolution direct, --no-winograd).
+  std::vector<TargetOption> options() const override;
+  const LayoutPolicy *layout() const override { return this; }
+  /// onnxc-layout-selection at PipelineStage::Layout (the simd dialect's
+  /// channel-blocked layout, LayoutSelection.cpp).
+  void addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const override;
+  void registerDialects(mlir::DialectRegistry &registry) const override;
+
   int64_t channelBlock() const override;
   bool blocksDenseConv(int64_t taps) const override;
-  bool prefersWinograd(const ConvShape &c) const override;
+  bool blocksConvInput(int64_t channels) const override { return false; }
+  bool prefersWinograd(const ConvShape &c, onnx::TargetAttr target) const override;
 
 protected:
   /// The output tiles a Winograd convolution needs where its transformed
@@ -82,6 +97,11 @@ constexpr const char *kSimdQs8FullyConnected = "onnxc_rt/kernels/simd/qs8/fully_
 constexpr const char *kSimdQs8Elementwise = "onnxc_rt/kernels/simd/qs8/elementwise.h";
 constexpr const char *kSimdQs8Pool = "onnxc_rt/kernels/simd/qs8/pool.h";
 constexpr const char *kSimdQs8Quantize = "onnxc_rt/kernels/simd/qs8/quantize.h";
+
+/// onnxc-layout-selection (LayoutSelection.cpp); registered once however
+/// many SIMD targets register.
+std::unique_ptr<mlir::Pass> createLayoutSelectionPass();
+void registerLayoutSelectionPass();
 
 /// The qs8 ops simd/qs8/ runs (SimdQs8.cpp), constants packed as
 /// `packing` says; std::nullopt for the rest.

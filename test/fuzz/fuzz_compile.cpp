@@ -77,7 +77,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::ScopedDiagnosticHandler quiet(ctx.get(),
                                       [](mlir::Diagnostic &) { return mlir::success(); });
   onnxc::ImportOptions import;
-  (void)onnxc::generateModel(*ctx, path, "fuzz", import, *target, /*threads=*/1,
-                             /*winograd=*/true, /*precision=*/"fp32", /*mlirOnly=*/false);
+  (void)onnxc::generateModel(*ctx, path, "fuzz", import, *target, onnxc::ModelOptions(),
+                             /*mlirOnly=*/false);
   return 0;
 }

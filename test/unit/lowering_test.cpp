@@ -126,13 +126,32 @@ TEST_CASE("the registry knows every target folder's targets", "[registry]") {
     CHECK(cuda->emulated->emulator.empty()); // a program run directly
     CHECK(cuda->toolchain().assembler == "c++");
   }
+  SECTION("each target declares its own options") {
+    const Target *x86 = TargetRegistry::find("x86-64");
+    const Target *cuda = TargetRegistry::find("cuda");
+    CHECK(x86->optionValue(onnx::TargetAttr(), "winograd") == "true");
+    CHECK(x86->optionValue(onnx::TargetAttr(), "precision") == "");
+    CHECK(cuda->optionValue(onnx::TargetAttr(), "precision") == "fp32");
+    CHECK(cuda->optionValue(onnx::TargetAttr(), "arch") == "sm_80,sm_90");
+    CHECK(TargetRegistry::find("generic")->options().empty());
+    std::string canonical, error;
+    std::unique_ptr<Target> old = cuda->variantFor("arch", "sm_75,sm_70,sm_75", canonical, error);
+    REQUIRE(old);
+    CHECK(canonical == "sm_70,sm_75");
+    CHECK(old->options().front().values == std::vector<std::string>{"fp32"});
+    CHECK(x86->variantFor("arch", "sm_80", canonical, error) == nullptr);
+    CHECK(error.find("--cuda-arch applies to GPU targets") != std::string::npos);
+  }
   SECTION("only targets with their own kernels have providers") {
     CHECK(TargetRegistry::find("generic")->kernelProviders().empty());
     CHECK(TargetRegistry::find("x86-64")->kernelProviders().size() == 1);
     CHECK(TargetRegistry::find("x86-64")->parallelKernels);
     CHECK(TargetRegistry::find("aarch64")->kernelProviders().size() == 1);
-    CHECK(TargetRegistry::find("aarch64")->channelBlock() ==
-          TargetRegistry::find("x86-64")->channelBlock());
+    REQUIRE(TargetRegistry::find("aarch64")->layout());
+    CHECK(TargetRegistry::find("aarch64")->layout()->channelBlock() ==
+          TargetRegistry::find("x86-64")->layout()->channelBlock());
+    CHECK(TargetRegistry::find("generic")->layout() == nullptr);
+    CHECK(TargetRegistry::find("cortex-m4")->layout() == nullptr);
     CHECK_FALSE(TargetRegistry::find("cortex-m4")->parallelKernels);
   }
 }
@@ -234,4 +253,19 @@ TEST_CASE("the kernel record round-trips", "[record]") {
     CHECK(failed(lowerToKernelCalls(conv)));
     CHECK(message.find("malformed") != std::string::npos);
   }
+}
+
+TEST_CASE("the constant folder runs every float unary functor", "[host]") {
+  // reference/elementwise.h numbers its functors; the host registry
+  // instantiates each one on floats (no list to keep in step).
+  for (const char *f : {"Sin", "Mish", "Gelu", "HardSwish", "Shrink", "Celu", "Silu", "Clamp"}) {
+    KernelCall c;
+    c.callee = "onnxc_rt::ref::unary";
+    c.templateArgs = {std::string("onnxc_rt::ref::") + f, "float"};
+    CHECK(hostKernelAvailable(c));
+  }
+  KernelCall integerOnly;
+  integerOnly.callee = "onnxc_rt::ref::unary";
+  integerOnly.templateArgs = {"onnxc_rt::ref::BitwiseNot", "float"};
+  CHECK_FALSE(hostKernelAvailable(integerOnly));
 }

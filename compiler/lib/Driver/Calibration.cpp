@@ -220,8 +220,9 @@ public:
       auto s = t.getType().getShape();
       import.positionalShapes.emplace_back(s.begin(), s.end());
     }
-    auto g = generateModel(ctx, path, "model", import, *host, /*threads=*/1,
-                           /*winograd=*/true, /*precision=*/"fp32", /*mlirOnly=*/false);
+    // The host's defaults: one task, the target's default options.
+    auto g = generateModel(ctx, path, "model", import, *host, ModelOptions(),
+                           /*mlirOnly=*/false);
     if (failed(g))
       return false; // diagnostics printed
     g_ = std::move(*g);

@@ -188,15 +188,31 @@ std::string threadsProblem(const Target &target, int threads) {
 }
 
 std::string precisionProblem(const Target &target, const std::string &precision) {
-  for (const std::string &p : target.precisions)
-    if (p == precision)
-      return "";
-  std::string known;
-  for (const std::string &p : target.precisions)
-    known += (known.empty() ? "" : ", ") + p;
+  // Every target multiplies in fp32; those with other arithmetic declare it.
+  TargetOption declared{"precision", "", {"fp32"}, "", false};
+  for (const TargetOption &o : target.options())
+    if (o.name == "precision")
+      declared = o;
+  if (llvm::is_contained(declared.values, precision))
+    return "";
   return "--precision " + precision + " is not available on target '" + target.name() +
-         "' (it has: " + known + ")" +
-         (target.precisionsNote.empty() ? "" : ": " + target.precisionsNote);
+         "' (it has: " + llvm::join(declared.values, ", ") + ")" +
+         (declared.note.empty() ? "" : ": " + declared.note);
+}
+
+onnx::TargetAttr targetAttrFor(MLIRContext &ctx, const Target &target, const ModelOptions &o) {
+  // The flags that set target options: --no-winograd, --precision (checked
+  // against the target by precisionProblem first).
+  SmallVector<NamedAttribute> set;
+  Builder b(&ctx);
+  for (const TargetOption &opt : target.options()) {
+    if (opt.name == "winograd" && !o.winograd)
+      set.push_back(b.getNamedAttr(opt.name, b.getBoolAttr(false)));
+    if (opt.name == "precision" && o.precision != opt.values.front())
+      set.push_back(b.getNamedAttr(opt.name, b.getStringAttr(o.precision)));
+  }
+  return onnx::TargetAttr::get(&ctx, target.name(), o.threads,
+                               set.empty() ? DictionaryAttr() : b.getDictionaryAttr(set));
 }
 
 void printControlFlowSummary(const CompileSummary &s) {
@@ -222,8 +238,7 @@ void printControlFlowSummary(const CompileSummary &s) {
 FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &modelPath,
                                         const std::string &name,
                                         const ImportOptions &importOptions,
-                                        const Target &target, int threads,
-                                        bool winograd, const std::string &precision,
+                                        const Target &target, const ModelOptions &options,
                                         bool mlirOnly, const Provenance &provenance) {
   DialectRegistry registry;
   registerOnnxcDialects(registry);
@@ -234,8 +249,7 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   OwningOpRef<ModuleOp> module = importOnnxFile(ctx, modelPath, opts);
   if (!module)
     return failure();
-  (*module)->setAttr(kTargetAttr,
-                     onnx::TargetAttr::get(&ctx, target.name(), threads, winograd, precision));
+  (*module)->setAttr(kTargetAttr, targetAttrFor(ctx, target, options));
   auto func = *module->getOps<func::FuncOp>().begin();
   GeneratedModel g;
   g.summary.opsImported = countOps(func);
@@ -263,7 +277,7 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   recordLargest(func, g.summary);
   recordInt8OnReference(func, target, g.summary);
   g.iface = describeModel(func);
-  g.iface.threads = threads;
+  g.iface.threads = options.threads;
   g.iface.provenance = provenance;
   Provenance &p = g.iface.provenance;
   if (p.producer.empty())
@@ -455,11 +469,8 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
     s += " --no-winograd";
   if (o.precision != "fp32")
     s += " --precision " + o.precision;
-  if (!o.cudaArch.empty()) {
-    s += " --cuda-arch ";
-    for (size_t i = 0; i < target.gpuArchitectures.size(); ++i)
-      s += (i ? "," : "") + target.gpuArchitectures[i];
-  }
+  if (!o.cudaArch.empty())
+    s += " --cuda-arch " + target.optionValue(onnx::TargetAttr(), "arch");
   for (const auto &[input, dims] : o.import.inputShapes) {
     s += " --shape " + input + "=";
     for (size_t i = 0; i < dims.size(); ++i)
@@ -646,8 +657,7 @@ int compileModel(const CompileOptions &o) {
     Provenance provenance;
     provenance.modelSha256 = sha256OfFile(o.modelPath);
     provenance.options = canonicalOptions(o, *target, name);
-    g = generateModel(ctx, modelPath, name, import, *target, o.threads, o.winograd,
-                      o.precision, o.emit == "mlir", provenance);
+    g = generateModel(ctx, modelPath, name, import, *target, o, o.emit == "mlir", provenance);
     if (failed(g))
       return diagnostics.failureCode();
   }

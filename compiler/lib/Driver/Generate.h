@@ -6,6 +6,8 @@
 #include "onnxc/Driver/Driver.h"
 #include "onnxc/Import/Importer.h"
 
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+
 #include "mlir/IR/MLIRContext.h"
 
 #include <string>
@@ -112,20 +114,23 @@ std::string threadsProblem(const Target &target, int threads);
 
 /// Imports, optimizes, plans and emits. With `mlirOnly` it stops after
 /// memory planning and fills `mlir` instead of the sources. The module is
-/// compiled for `target` (its kernel providers and layout preferences);
-/// `threads` is the task count its parallel kernels split into (--threads);
-/// `winograd` false keeps every convolution direct (--no-winograd);
-/// `precision` is --precision (one of the target's precisions).
+/// compiled for `target` (its kernel providers and layout preferences)
+/// with `options`' --threads and target options (targetAttrFor).
 /// `provenance` goes into the header; its producer and opsets, when empty,
 /// are the imported model's.
 mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
                                               const std::string &modelPath,
                                               const std::string &name,
                                               const ImportOptions &import,
-                                              const Target &target, int threads,
-                                              bool winograd, const std::string &precision,
-                                              bool mlirOnly,
+                                              const Target &target,
+                                              const ModelOptions &options, bool mlirOnly,
                                               const Provenance &provenance = {});
+
+/// The module's #onnx.target: the target, --threads, and the options the
+/// target declares that `options`' flags set (--no-winograd: winograd;
+/// --precision: precision).
+onnx::TargetAttr targetAttrFor(mlir::MLIRContext &ctx, const Target &target,
+                               const ModelOptions &options);
 
 /// Why --precision `precision` is not acceptable for `target`, or "".
 std::string precisionProblem(const Target &target, const std::string &precision);

@@ -607,8 +607,7 @@ int runModel(const RunOptions &o) {
       return rc;
     if (!compiledFor || !sameCompile(*compiledFor, set.import)) {
       lib.reset(); // (unloads the previous shapes' library)
-      g = generateModel(ctx, modelPath, "model", set.import, *target, o.threads, o.winograd,
-                        o.precision, /*mlirOnly=*/false);
+      g = generateModel(ctx, modelPath, "model", set.import, *target, o, /*mlirOnly=*/false);
       if (failed(g))
         return diagnostics.failureCode();
       compiledFor = set.import;

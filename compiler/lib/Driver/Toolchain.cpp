@@ -144,12 +144,8 @@ const Target *selectTarget(const std::string &name, const std::string &cudaArch,
   }
   if (cudaArch.empty())
     return target;
-  llvm::SmallVector<llvm::StringRef> parts;
-  llvm::StringRef(cudaArch).split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/false);
-  std::vector<std::string> archs;
-  for (llvm::StringRef p : parts)
-    archs.push_back(p.trim().str());
-  variant = target->forGpuArchitectures(archs, error);
+  std::string canonical; // recorded through the variant's own "arch" option
+  variant = target->variantFor("arch", cudaArch, canonical, error);
   return variant.get();
 }
 

@@ -25,7 +25,8 @@ void buildOptimizationPipeline(OpPassManager &pm, const Target *target) {
   f.addPass(createFuseOpsPass());
   f.addPass(createDeadCodeEliminationPass());
   f.addPass(createShapeInferencePass());
-  f.addPass(createLayoutSelectionPass());
+  if (target)
+    target->addPasses(f, PipelineStage::Layout);
   f.addPass(createDeadCodeEliminationPass());
   if (target)
     target->addPasses(f, PipelineStage::BeforeKernelSelection);
@@ -43,6 +44,8 @@ void buildCodegenPipeline(OpPassManager &pm, bool lowerToEmitC, const Target *ta
 
 void registerOnnxcDialects(DialectRegistry &registry) {
   registry.insert<onnx::ONNXDialect, func::FuncDialect, emitc::EmitCDialect>();
+  for (const Target *t : TargetRegistry::all())
+    t->registerDialects(registry);
 }
 
 void registerOnnxcPassesAndPipelines() {

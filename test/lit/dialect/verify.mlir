@@ -44,24 +44,6 @@ func.func @bad_lstm_activation(%x: tensor<2x1x3xf32>, %w: tensor<1x16x3xf32>, %r
 
 // -----
 
-func.func @bad_winograd_stride(%x: tensor<1x1x8x8x16xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<*xf32> {
-  %n = "onnx.NoValue"() : () -> none
-  // expected-error @+1 {{winograd needs a blocked input and a 3x3, stride-1, undilated, group-1 convolution}}
-  %0 = "onnx.BlockedConv"(%x, %w, %n, %n) {algorithm = "winograd", strides = array<i64: 2, 2>} : (tensor<1x1x8x8x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<*xf32>
-  return %0 : tensor<*xf32>
-}
-
-// -----
-
-func.func @bad_conv_algorithm(%x: tensor<1x1x8x8x16xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<*xf32> {
-  %n = "onnx.NoValue"() : () -> none
-  // expected-error @+1 {{unknown algorithm 'fft'}}
-  %0 = "onnx.BlockedConv"(%x, %w, %n, %n) {algorithm = "fft"} : (tensor<1x1x8x8x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<*xf32>
-  return %0 : tensor<*xf32>
-}
-
-// -----
-
 // The qs8 ops (QuantOps.td): int8 weights, a clamp within the output type,
 // positive scales, a table of 256 values.
 func.func @qconv_float_weights(%x: tensor<1x1x4x4xi8>, %w: tensor<2x1x3x3xf32>) -> tensor<*xi8> {

@@ -8,9 +8,9 @@
 // RUN: %onnxc-opt --split-input-file --onnxc-layout-selection --onnxc-dce %s | FileCheck %s
 
 // CHECK-LABEL: func.func @stem_pool_flatten
-// CHECK: %[[C:.*]] = "onnx.BlockedConv"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}) {activation = "Relu"{{.*}}} : (tensor<1x3x8x8xf32>, tensor<20x3x3x3xf32>, tensor<20xf32>, none) -> tensor<1x2x8x8x16xf32>
-// CHECK-NEXT: %[[P:.*]] = "onnx.BlockedPool"(%[[C]]) {{{.*}}kernel_shape = array<i64: 2, 2>, mode = "max", strides = array<i64: 2, 2>} : (tensor<1x2x8x8x16xf32>) -> tensor<1x2x4x4x16xf32>
-// CHECK-NEXT: %[[N:.*]] = "onnx.FromBlocked"(%[[P]]) {channels = 20 : i64} : (tensor<1x2x4x4x16xf32>) -> tensor<1x20x4x4xf32>
+// CHECK: %[[C:.*]] = "simd.BlockedConv"(%arg0, %{{.*}}, %{{.*}}, %{{.*}}) {activation = "Relu"{{.*}}} : (tensor<1x3x8x8xf32>, tensor<20x3x3x3xf32>, tensor<20xf32>, none) -> tensor<1x2x8x8x16xf32>
+// CHECK-NEXT: %[[P:.*]] = "simd.BlockedPool"(%[[C]]) {{{.*}}kernel_shape = array<i64: 2, 2>, mode = #simd<pool max>, strides = array<i64: 2, 2>} : (tensor<1x2x8x8x16xf32>) -> tensor<1x2x4x4x16xf32>
+// CHECK-NEXT: %[[N:.*]] = "simd.FromBlocked"(%[[P]]) {channels = 20 : i64} : (tensor<1x2x4x4x16xf32>) -> tensor<1x20x4x4xf32>
 // CHECK-NEXT: %[[F:.*]] = "onnx.Flatten"(%[[N]])
 // CHECK-NEXT: return %[[F]]
 module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
@@ -30,16 +30,16 @@ func.func @stem_pool_flatten(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x320xf32> {
 // A depthwise convolution of a graph input, a squeeze-excite scale (global
 // pool, Sigmoid, broadcast Mul), a per-channel constant and a residual Add.
 // CHECK-LABEL: func.func @depthwise_squeeze_excite
-// CHECK: %[[X:.*]] = "onnx.ToBlocked"(%arg0) : (tensor<1x24x6x6xf32>) -> tensor<1x2x6x6x16xf32>
-// CHECK: %[[D:.*]] = "onnx.BlockedConv"(%[[X]], {{.*}}) {{{.*}}group = 24 : i64{{.*}}} : (tensor<1x2x6x6x16xf32>, tensor<24x1x3x3xf32>, none, none) -> tensor<1x2x6x6x16xf32>
-// CHECK: %[[G:.*]] = "onnx.BlockedPool"(%[[D]]) {{{.*}}mode = "global_average"} : (tensor<1x2x6x6x16xf32>) -> tensor<1x2x1x1x16xf32>
+// CHECK: %[[X:.*]] = "simd.ToBlocked"(%arg0) : (tensor<1x24x6x6xf32>) -> tensor<1x2x6x6x16xf32>
+// CHECK: %[[D:.*]] = "simd.BlockedConv"(%[[X]], {{.*}}) {{{.*}}group = 24 : i64{{.*}}} : (tensor<1x2x6x6x16xf32>, tensor<24x1x3x3xf32>, none, none) -> tensor<1x2x6x6x16xf32>
+// CHECK: %[[G:.*]] = "simd.BlockedPool"(%[[D]]) {{{.*}}mode = #simd<pool global_average>} : (tensor<1x2x6x6x16xf32>) -> tensor<1x2x1x1x16xf32>
 // CHECK: %[[S:.*]] = "onnx.Sigmoid"(%[[G]]) : (tensor<1x2x1x1x16xf32>) -> tensor<1x2x1x1x16xf32>
 // CHECK: %[[M:.*]] = "onnx.Mul"(%[[D]], %[[S]]) : (tensor<1x2x6x6x16xf32>, tensor<1x2x1x1x16xf32>) -> tensor<1x2x6x6x16xf32>
 // The constant's 24 channels of 2.0, then zeros in the padding lanes:
 // CHECK: %[[BIAS:.*]] = "onnx.Constant"() {value = dense<{{\[+}}2.000000e+00, {{.*}}]]], {{\[+}}2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 2.000000e+00, 0.000000e+00, {{.*}}> : tensor<1x2x1x1x16xf32>}
 // CHECK: %[[A:.*]] = "onnx.Add"(%[[M]], %[[BIAS]]) : (tensor<1x2x6x6x16xf32>, tensor<1x2x1x1x16xf32>) -> tensor<1x2x6x6x16xf32>
 // CHECK: %[[R:.*]] = "onnx.Add"(%[[A]], %[[X]]) : (tensor<1x2x6x6x16xf32>, tensor<1x2x6x6x16xf32>) -> tensor<1x2x6x6x16xf32>
-// CHECK: %[[Y:.*]] = "onnx.FromBlocked"(%[[R]]) {channels = 24 : i64}
+// CHECK: %[[Y:.*]] = "simd.FromBlocked"(%[[R]]) {channels = 24 : i64}
 // CHECK-NEXT: return %[[Y]]
 module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @depthwise_squeeze_excite(%arg0: tensor<1x24x6x6xf32>) -> tensor<1x24x6x6xf32> {
@@ -62,14 +62,14 @@ func.func @depthwise_squeeze_excite(%arg0: tensor<1x24x6x6xf32>) -> tensor<1x24x
 // unit dim. A Concat of whole blocks stays blocked; one of 8 + 16 channels
 // does not, and reads the converted-back values.
 // CHECK-LABEL: func.func @scalar_and_concats
-// CHECK: %[[C1:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[C1:.*]] = "simd.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
 // CHECK: %[[V:.*]] = "onnx.Reshape"(%{{.*}}, %{{.*}}) {{.*}} -> tensor<1x1x1x1x1xf32>
 // CHECK: %[[MUL:.*]] = "onnx.Mul"(%[[C1]], %[[V]]) : (tensor<1x1x4x4x16xf32>, tensor<1x1x1x1x1xf32>) -> tensor<1x1x4x4x16xf32>
-// CHECK: %[[N1:.*]] = "onnx.FromBlocked"(%[[MUL]]) {channels = 16 : i64}
-// CHECK: %[[C2:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
-// CHECK: %[[N2:.*]] = "onnx.FromBlocked"(%[[C2]]) {channels = 8 : i64}
+// CHECK: %[[N1:.*]] = "simd.FromBlocked"(%[[MUL]]) {channels = 16 : i64}
+// CHECK: %[[C2:.*]] = "simd.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[N2:.*]] = "simd.FromBlocked"(%[[C2]]) {channels = 8 : i64}
 // CHECK: %[[CAT:.*]] = "onnx.Concat"(%[[MUL]], %[[MUL]]) {axis = 1 : i64} : (tensor<1x1x4x4x16xf32>, tensor<1x1x4x4x16xf32>) -> tensor<1x2x4x4x16xf32>
-// CHECK-NEXT: "onnx.FromBlocked"(%[[CAT]]) {channels = 32 : i64}
+// CHECK-NEXT: "simd.FromBlocked"(%[[CAT]]) {channels = 32 : i64}
 // CHECK-NEXT: "onnx.Concat"(%[[N2]], %[[N1]]) {axis = 1 : i64} : (tensor<1x8x4x4xf32>, tensor<1x16x4x4xf32>) -> tensor<1x24x4x4xf32>
 module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @scalar_and_concats(%arg0: tensor<1x4x4x4xf32>, %arg1: tensor<f32>) -> (tensor<1x32x4x4xf32>, tensor<1x24x4x4xf32>) {
@@ -103,10 +103,10 @@ func.func @reference_kernels(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x20x6x6xf32>
 // A one-channel map broadcast over 32 channels stays NCHW: in the blocked
 // layout it would broadcast a block of lanes, not its channel.
 // CHECK-LABEL: func.func @channel_broadcast
-// CHECK: %[[A:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) -> tensor<1x2x4x4x16xf32>
-// CHECK: %[[NA:.*]] = "onnx.FromBlocked"(%[[A]]) {channels = 32 : i64}
-// CHECK: %[[M:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
-// CHECK: %[[NM:.*]] = "onnx.FromBlocked"(%[[M]]) {channels = 1 : i64}
+// CHECK: %[[A:.*]] = "simd.BlockedConv"(%arg0, {{.*}}) -> tensor<1x2x4x4x16xf32>
+// CHECK: %[[NA:.*]] = "simd.FromBlocked"(%[[A]]) {channels = 32 : i64}
+// CHECK: %[[M:.*]] = "simd.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[NM:.*]] = "simd.FromBlocked"(%[[M]]) {channels = 1 : i64}
 // CHECK: "onnx.Mul"(%[[NA]], %[[NM]]) : (tensor<1x32x4x4xf32>, tensor<1x1x4x4xf32>) -> tensor<1x32x4x4xf32>
 module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @channel_broadcast(%arg0: tensor<1x4x4x4xf32>) -> tensor<1x32x4x4xf32> {
@@ -127,12 +127,12 @@ func.func @channel_broadcast(%arg0: tensor<1x4x4x4xf32>) -> tensor<1x32x4x4xf32>
 // outputs yes; the first convolutions (NCHW inputs), a stride-2 one and a
 // 4x4 output (1 tile) stay direct.
 // CHECK-LABEL: func.func @winograd_where_it_pays
-// CHECK: %[[A:.*]] = "onnx.BlockedConv"(%arg0, {{.*}}) {{{.*}}algorithm = "direct"{{.*}}} : (tensor<1x16x16x16xf32>, {{.*}}) -> tensor<1x1x16x16x16xf32>
-// CHECK-NEXT: %[[B:.*]] = "onnx.BlockedConv"(%[[A]], {{.*}}) {{{.*}}algorithm = "winograd"{{.*}}} : (tensor<1x1x16x16x16xf32>, {{.*}}) -> tensor<1x1x16x16x16xf32>
-// CHECK-NEXT: %[[C:.*]] = "onnx.BlockedConv"(%[[B]], {{.*}}) {{{.*}}algorithm = "direct"{{.*}}strides = array<i64: 2, 2>} : {{.*}} -> tensor<1x1x8x8x16xf32>
-// CHECK: %[[D:.*]] = "onnx.BlockedConv"(%arg1, {{.*}}) {{{.*}}algorithm = "direct"{{.*}}} : (tensor<1x16x6x6xf32>, {{.*}}) -> tensor<1x1x6x6x16xf32>
-// CHECK-NEXT: %[[E:.*]] = "onnx.BlockedConv"(%[[D]], {{.*}}) {{{.*}}algorithm = "direct"{{.*}}} : {{.*}} -> tensor<1x1x4x4x16xf32>
-// CHECK: %[[F:.*]] = "onnx.BlockedConv"(%[[D]], {{.*}}) {{{.*}}algorithm = "winograd"{{.*}}} : {{.*}} -> tensor<1x1x5x5x16xf32>
+// CHECK: %[[A:.*]] = "simd.BlockedConv"(%arg0, {{.*}}) {{{.*}}algorithm = #simd<algorithm direct>{{.*}}} : (tensor<1x16x16x16xf32>, {{.*}}) -> tensor<1x1x16x16x16xf32>
+// CHECK-NEXT: %[[B:.*]] = "simd.BlockedConv"(%[[A]], {{.*}}) {{{.*}}algorithm = #simd<algorithm winograd>{{.*}}} : (tensor<1x1x16x16x16xf32>, {{.*}}) -> tensor<1x1x16x16x16xf32>
+// CHECK-NEXT: %[[C:.*]] = "simd.BlockedConv"(%[[B]], {{.*}}) {{{.*}}algorithm = #simd<algorithm direct>{{.*}}strides = array<i64: 2, 2>} : {{.*}} -> tensor<1x1x8x8x16xf32>
+// CHECK: %[[D:.*]] = "simd.BlockedConv"(%arg1, {{.*}}) {{{.*}}algorithm = #simd<algorithm direct>{{.*}}} : (tensor<1x16x6x6xf32>, {{.*}}) -> tensor<1x1x6x6x16xf32>
+// CHECK-NEXT: %[[E:.*]] = "simd.BlockedConv"(%[[D]], {{.*}}) {{{.*}}algorithm = #simd<algorithm direct>{{.*}}} : {{.*}} -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[F:.*]] = "simd.BlockedConv"(%[[D]], {{.*}}) {{{.*}}algorithm = #simd<algorithm winograd>{{.*}}} : {{.*}} -> tensor<1x1x5x5x16xf32>
 module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @winograd_where_it_pays(%arg0: tensor<1x16x16x16xf32>, %arg1: tensor<1x16x6x6xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x16x4x4xf32>, tensor<1x16x5x5xf32>) {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
@@ -154,10 +154,10 @@ func.func @winograd_where_it_pays(%arg0: tensor<1x16x16x16xf32>, %arg1: tensor<1
 // then needs 9 tiles (the target's winogradStreamedTiles). A 7x7 output (4
 // tiles) stays direct, a 9x9 one (9 tiles) is Winograd.
 // CHECK-LABEL: func.func @winograd_streamed_weights
-// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"{{.*}} -> tensor<1x32x7x7x16xf32>
-// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"{{.*}} -> tensor<1x32x7x7x16xf32>
-// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"{{.*}} -> tensor<1x32x9x9x16xf32>
-// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "winograd"{{.*}} -> tensor<1x32x9x9x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x7x7x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x7x7x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x9x9x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm winograd>{{.*}} -> tensor<1x32x9x9x16xf32>
 module attributes {onnxc.target = #onnx.target<name = "x86-64-avx512">} {
 func.func @winograd_streamed_weights(%arg0: tensor<1x512x7x7xf32>, %arg1: tensor<1x512x9x9xf32>) -> (tensor<1x512x7x7xf32>, tensor<1x512x9x9xf32>) {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<512x512x3x3xf32>} : () -> tensor<512x512x3x3xf32>
@@ -175,8 +175,8 @@ func.func @winograd_streamed_weights(%arg0: tensor<1x512x7x7xf32>, %arg1: tensor
 // The same 7x7 layer on AVX2 (x86-64): 4 tiles pay even with its weights
 // streamed.
 // CHECK-LABEL: func.func @winograd_streamed_weights_avx2
-// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"{{.*}} -> tensor<1x32x7x7x16xf32>
-// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "winograd"{{.*}} -> tensor<1x32x7x7x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x7x7x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm winograd>{{.*}} -> tensor<1x32x7x7x16xf32>
 module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @winograd_streamed_weights_avx2(%arg0: tensor<1x512x7x7xf32>) -> tensor<1x512x7x7xf32> {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<512x512x3x3xf32>} : () -> tensor<512x512x3x3xf32>
@@ -189,12 +189,12 @@ func.func @winograd_streamed_weights_avx2(%arg0: tensor<1x512x7x7xf32>) -> tenso
 
 // -----
 
-// `--no-winograd` (onnxc.winograd = false): every convolution stays direct.
+// `--no-winograd` (the SIMD targets' option winograd = false): every convolution stays direct.
 // CHECK-LABEL: func.func @no_winograd
-// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"
-// CHECK: "onnx.BlockedConv"({{.*}}algorithm = "direct"
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>
 // CHECK: return
-module attributes {onnxc.target = #onnx.target<name = "x86-64", winograd = false>} {
+module attributes {onnxc.target = #onnx.target<name = "x86-64", options = {winograd = false}>} {
 func.func @no_winograd(%arg0: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x16x3x3xf32>} : () -> tensor<16x16x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
@@ -211,8 +211,8 @@ func.func @no_winograd(%arg0: tensor<1x16x16x16xf32>) -> tensor<1x16x16x16xf32> 
 // from a blocked input, one from an NCHW one); x86 reads it as it is; a
 // 3-channel image stays NCHW on both (the first test).
 // CHECK-LABEL: func.func @nchw_input_a64
-// CHECK: %[[B:.*]] = "onnx.ToBlocked"(%arg0) : (tensor<1x8x4x4xf32>) -> tensor<1x1x4x4x16xf32>
-// CHECK: "onnx.BlockedConv"(%[[B]], {{.*}} : (tensor<1x1x4x4x16xf32>, tensor<16x8x1x1xf32>
+// CHECK: %[[B:.*]] = "simd.ToBlocked"(%arg0) : (tensor<1x8x4x4xf32>) -> tensor<1x1x4x4x16xf32>
+// CHECK: "simd.BlockedConv"(%[[B]], {{.*}} : (tensor<1x1x4x4x16xf32>, tensor<16x8x1x1xf32>
 module attributes {onnxc.target = #onnx.target<name = "aarch64">} {
 func.func @nchw_input_a64(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32> {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x8x1x1xf32>} : () -> tensor<16x8x1x1xf32>
@@ -225,8 +225,8 @@ func.func @nchw_input_a64(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32> {
 // -----
 
 // CHECK-LABEL: func.func @nchw_input_x86
-// CHECK-NOT: onnx.ToBlocked
-// CHECK: "onnx.BlockedConv"(%arg0, {{.*}} : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>
+// CHECK-NOT: simd.ToBlocked
+// CHECK: "simd.BlockedConv"(%arg0, {{.*}} : (tensor<1x8x4x4xf32>, tensor<16x8x1x1xf32>
 module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @nchw_input_x86(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32> {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<16x8x1x1xf32>} : () -> tensor<16x8x1x1xf32>

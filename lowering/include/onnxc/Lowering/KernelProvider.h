@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 
+#include <map>
 #include <optional>
 #include <string>
 
@@ -30,8 +31,9 @@ namespace onnxc {
 struct LoweringContext {
   /// Tasks the parallel kernels split their work into (--threads).
   int64_t tasks = 1;
-  /// --precision: the arithmetic of float matrix products ("fp32", "tf32").
-  std::string precision = "fp32";
+  /// The target's options (Target::options), each with its value for this
+  /// module: set in #onnx.target, else the default.
+  std::map<std::string, std::string> options;
   /// The C++ element type of the op's first operand ("float", "int8_t", ...):
   /// the data-type axis of a kernel.
   std::string elementType;

@@ -23,6 +23,7 @@
 #include <vector>
 
 namespace mlir {
+class DialectRegistry;
 class ModuleOp;
 class Operation;
 class OpPassManager;
@@ -99,7 +100,11 @@ struct EmulatedRunner {
 
 /// Where a target's own passes go in the pipeline.
 enum class PipelineStage {
-  /// After the graph optimisations and layout selection, before kernels are
+  /// After the graph optimisations, where a target puts tensors in a layout
+  /// of its own (the SIMD targets' onnxc-layout-selection); dead code is
+  /// removed after it.
+  Layout,
+  /// After the graph optimisations and the layout stage, before kernels are
   /// chosen.
   BeforeKernelSelection,
   /// After kernel selection, before memory planning.
@@ -115,6 +120,48 @@ struct ConvShape {
   llvm::ArrayRef<int64_t> dilations;
   int64_t group = 1;
   bool inputBlocked = false;        // reads the blocked layout (else NCHW)
+};
+
+/// Where a target's convolution regions run in the channel-blocked layout
+/// (onnxc-layout-selection): the SIMD targets' policy, read from their
+/// kernels' own size rules. A target without one keeps every tensor NCHW.
+class LayoutPolicy {
+public:
+  virtual ~LayoutPolicy();
+  /// Lanes per channel block of the blocked layout. The blocked ops hold 16
+  /// lanes, so this is 16.
+  virtual int64_t channelBlock() const = 0;
+  /// Whether its blocked kernels run a dense 2-D convolution of `taps`
+  /// kernel taps (depthwise ones always run blocked).
+  virtual bool blocksDenseConv(int64_t taps) const = 0;
+  /// Whether a blocked dense convolution whose input is NCHW (not made in
+  /// the blocked layout: a model's first, or after a reshape) converts its
+  /// `channels`-channel input to the blocked layout first instead of
+  /// reading it as it is.
+  virtual bool blocksConvInput(int64_t channels) const = 0;
+  /// Whether a blocked 3x3 convolution runs as Winograd F(4x4, 3x3), given
+  /// the module's target attribute (whose options may turn it off).
+  virtual bool prefersWinograd(const ConvShape &conv, onnx::TargetAttr target) const = 0;
+};
+
+/// An option a target declares: its own configuration (as IREE's per-target
+/// configuration dictionaries), recorded in #onnx.target's `options` where
+/// it differs from the default. onnxc's flags set them by name
+/// (--no-winograd: winograd = false; --precision: precision; --cuda-arch:
+/// arch, which builds a variant of the target).
+struct TargetOption {
+  std::string name;
+  std::string description;
+  /// The values it takes, the default first ({"true", "false"}: a switch,
+  /// a bool in #onnx.target); for a buildsVariant option, the one this
+  /// target (variant) was built with.
+  std::vector<std::string> values;
+  /// Why a value the target family has is missing here (a variant's
+  /// choice); empty otherwise.
+  std::string note;
+  /// Changes how the code is built (the toolchain's flags): a variant of
+  /// the target (variantFor), not recorded in #onnx.target.
+  bool buildsVariant = false;
 };
 
 class Target {
@@ -141,14 +188,6 @@ public:
   /// Width of the target's addresses: a model whose arena and weights do not
   /// fit in them is refused at compile time.
   int addressBits = 64;
-  /// The arithmetic its float matrix products can use (--precision): fp32
-  /// everywhere; tf32 on tensor cores where the target has them.
-  std::vector<std::string> precisions = {"fp32"};
-  /// Why a precision the target family has is missing here (a variant's
-  /// GPU architectures lack it); empty otherwise.
-  std::string precisionsNote;
-  /// The GPU architectures it builds for (sm_80, ...); empty for CPUs.
-  std::vector<std::string> gpuArchitectures;
   /// float64 arithmetic runs in hardware; without it (microcontrollers with
   /// a single-precision FPU or none) a float64 tensor is a compile-time
   /// error naming the node.
@@ -166,15 +205,22 @@ public:
   /// How code built for it is run, for --list-targets.
   std::string runnerDescription() const;
 
-  /// --cuda-arch: this target building for the GPU architectures `archs`
-  /// ("sm_86", ...), a variant owned by the caller; null with `error` set
-  /// when an architecture is not one it builds for. Targets without GPU
-  /// architectures refuse.
-  virtual std::unique_ptr<Target> forGpuArchitectures(llvm::ArrayRef<std::string> archs,
-                                                      std::string &error) const;
+  /// The options it declares (none by default).
+  virtual std::vector<TargetOption> options() const { return {}; }
+  /// The value of its option `name` in `attr`: the one set there, else the
+  /// default; empty if it declares no such option.
+  std::string optionValue(onnx::TargetAttr attr, llvm::StringRef name) const;
+  /// This target with its buildsVariant option `option` set to `value`, a
+  /// variant owned by the caller, and `canonical`, the value as recorded
+  /// (sorted, without repeats); null with `error` set when it is not a value
+  /// the target takes. Targets without such options refuse.
+  virtual std::unique_ptr<Target> variantFor(llvm::StringRef option, llvm::StringRef value,
+                                             std::string &canonical, std::string &error) const;
 
   /// Adds the target's own passes at `stage` (function-level pass manager).
   virtual void addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const {}
+  /// Registers the dialects of its own ops (the tools parse and print them).
+  virtual void registerDialects(mlir::DialectRegistry &registry) const {}
 
   /// The emitter that writes its source; null: the C++ emitter (EmitC).
   virtual const ModelEmitter *emitter() const { return nullptr; }
@@ -182,21 +228,8 @@ public:
   /// The providers asked before the reference provider, in order.
   llvm::ArrayRef<const KernelProvider *> kernelProviders() const { return providerView_; }
 
-  //===-- Layout preferences (onnxc-layout-selection) ------------------------===//
-  /// Lanes per channel block of the blocked layout its convolution regions
-  /// run in; 0 keeps every tensor NCHW. The onnx dialect's blocked ops hold
-  /// 16 lanes, so a target either answers 0 or 16.
-  virtual int64_t channelBlock() const { return 0; }
-  /// Whether its blocked kernels run a dense 2-D convolution of `taps`
-  /// kernel taps (depthwise ones always run blocked when channelBlock()).
-  virtual bool blocksDenseConv(int64_t taps) const { return false; }
-  /// Whether a blocked dense convolution whose input is NCHW (not made in
-  /// the blocked layout: a model's first, or after a reshape) converts its
-  /// `channels`-channel input to the blocked layout first instead of
-  /// reading it as it is.
-  virtual bool blocksConvInput(int64_t channels) const { return false; }
-  /// Whether a blocked 3x3 convolution runs faster as Winograd F(4x4, 3x3).
-  virtual bool prefersWinograd(const ConvShape &conv) const { return false; }
+  /// Its channel-blocked layout policy; null: every tensor stays NCHW.
+  virtual const LayoutPolicy *layout() const { return nullptr; }
 
 protected:
   /// Appends a provider (asked in the order added).

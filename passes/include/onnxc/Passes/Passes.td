@@ -170,46 +170,6 @@ def FoldBatchNormPass : Pass<"onnxc-fold-batchnorm", "mlir::func::FuncOp"> {
   }];
 }
 
-def LayoutSelectionPass : Pass<"onnxc-layout-selection", "mlir::func::FuncOp"> {
-  let summary = "Run convolution regions in the channel-blocked layout where the target asks";
-  let description = [{
-    For modules whose target (`onnxc.target = #onnx.target<...>`) has a
-    channel block (Target::channelBlock); others are left alone. The
-    channel-blocked layout (N, C/16, H, W, 16) lets the convolutions and
-    pools read and write whole vectors of 16 channels per pixel, with no
-    transposes. In program order:
-    - every 2-D float convolution with constant weights, dense (as many
-      taps as Target::blocksDenseConv takes) or depthwise, becomes
-      onnx.BlockedConv; a dense one reads an
-      NCHW input as it is (a model's first convolution), a depthwise one
-      needs it blocked;
-    - MaxPool, AveragePool (over in-bounds taps) and GlobalAveragePool of
-      a blocked value become onnx.BlockedPool;
-    - lane-wise ops (Add, Sub, Mul, Relu, Sigmoid, Clip, LeakyRelu,
-      HardSigmoid, HardSwish, Tanh: finite in, finite out, so the padding
-      lanes stay harmless) with a blocked operand, and channel Concats of
-      whole blocks, run on the blocked values: per-channel operands are
-      converted (constants now), operands broadcast over the channels
-      get a trailing unit dim (a view).
-    Values that leave a region are converted back once (onnx.FromBlocked)
-    right after their definition, so the layout changes only at the
-    region's edges. A blocked convolution the target prefers as Winograd
-    F(4x4, 3x3) (Target::prefersWinograd, e.g. 3x3 stride 1 with at least
-    4 output tiles of 4x4) gets `algorithm = "winograd"` unless
-    the target attribute says `winograd = false` (`--no-winograd`).
-
-    Before:
-      %c = onnx.FusedConv(%x, %w, %b, %none) {activation = "Relu"} : (tensor<1x3x8x8xf32>, ...) -> tensor<1x32x8x8xf32>
-      %p = onnx.MaxPool(%c) {kernel_shape = [2, 2], strides = [2, 2]} : ... -> tensor<1x32x4x4xf32>
-      %f = onnx.Flatten(%p)
-    After:
-      %c = onnx.BlockedConv(%x, %w, %b, %none) {activation = "Relu"} : ... -> tensor<1x2x8x8x16xf32>
-      %p = onnx.BlockedPool(%c) {mode = "max", ...} : ... -> tensor<1x2x4x4x16xf32>
-      %n = onnx.FromBlocked(%p) {channels = 32} : ... -> tensor<1x32x4x4xf32>
-      %f = onnx.Flatten(%n)
-  }];
-}
-
 def SelectKernelsPass : Pass<"onnxc-select-kernels", "mlir::func::FuncOp"> {
   let summary = "Choose each op's kernels once, through the target's providers";
   let description = [{

@@ -45,9 +45,10 @@ def ONNX_TargetAttr : AttrDef<ONNX_Dialect, "Target"> {
   let parameters = (ins
       StringRefParameter<"the target's registry name">:$name,
       DefaultValuedParameter<"int64_t", "1", "tasks the parallel kernels split into">:$threads,
-      DefaultValuedParameter<"bool", "true", "false: every convolution direct">:$winograd,
-      StringRefParameter<"the arithmetic of float matrix products (--precision): fp32, or "
-                         "tf32 where the target has it", "\"fp32\"">:$precision);
+      OptionalParameter<"::mlir::DictionaryAttr",
+                        "the options the target declares (Target::options) that differ "
+                        "from their defaults, e.g. {winograd = false} or "
+                        "{precision = \"tf32\"}">:$options);
   let assemblyFormat = "`<` struct(params) `>`";
 }
 

@@ -26,6 +26,13 @@ class AnyElementType : public mlir::OpTrait::TraitBase<ConcreteType, AnyElementT
 template <typename ConcreteType>
 class CompilerInternal : public mlir::OpTrait::TraitBase<ConcreteType, CompilerInternal> {};
 
+/// The ComputeCost of a convolution with its fused epilogue: 2 x C/group x
+/// KH x KW per output (W's dims after the first), plus one per output for
+/// each of bias, residual and activation (FusedConv and the SIMD targets'
+/// BlockedConv).
+int64_t fusedConvFlops(int64_t outputs, mlir::Value w, mlir::Value bias, mlir::Value residual,
+                       llvm::StringRef activation);
+
 } // namespace onnxc::onnx
 
 #include "onnxc/Dialect/ONNX/OpFacts.h.inc"

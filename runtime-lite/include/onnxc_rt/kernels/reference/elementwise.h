@@ -14,8 +14,21 @@ namespace ref {
 
 //===-- Unary functors: y = f(x; alpha, beta) ------------------------------===//
 // One signature for all, so one kernel serves them; alpha/beta are the ONNX
-// attributes where the op has them and 0 otherwise.
-#define ONNXC_UNARY(NAME, EXPR)                                                \
+// attributes where the op has them and 0 otherwise. Each is also numbered,
+// UnaryFunctorAt<0 .. kUnaryFunctors - 1> (its type, its name, whether it is
+// defined on floats), so that the compiler's host kernel registry
+// (lowering/HostKernels.cpp) instantiates every one without a list of its
+// own: a new function of one value is its op's definition, its functor
+// here and its tests.
+template <int I> struct UnaryFunctorAt;
+constexpr int kUnaryFunctorBase = __COUNTER__;
+#define ONNXC_UNARY_NUMBERED(NAME, ON_FLOATS)                                  \
+  template <> struct UnaryFunctorAt<__COUNTER__ - kUnaryFunctorBase - 1> {    \
+    using type = NAME;                                                         \
+    static constexpr const char *name = #NAME;                                 \
+    static constexpr bool on_floats = ON_FLOATS;                               \
+  };
+#define ONNXC_UNARY_FUNCTOR(NAME, EXPR)                                        \
   struct NAME {                                                                \
     template <typename T> ONNXC_RT_HD static T apply(T x, float alpha, float beta) { \
       (void)alpha;                                                             \
@@ -23,6 +36,11 @@ namespace ref {
       return EXPR;                                                             \
     }                                                                          \
   };
+#define ONNXC_UNARY(NAME, EXPR)                                                \
+  ONNXC_UNARY_FUNCTOR(NAME, EXPR) ONNXC_UNARY_NUMBERED(NAME, true)
+// Defined on integers only.
+#define ONNXC_UNARY_INTEGER(NAME, EXPR)                                        \
+  ONNXC_UNARY_FUNCTOR(NAME, EXPR) ONNXC_UNARY_NUMBERED(NAME, false)
 ONNXC_UNARY(Identity, x)
 ONNXC_UNARY(Abs, x < T(0) ? T(-x) : x)
 ONNXC_UNARY(Neg, T(-x))
@@ -51,7 +69,7 @@ ONNXC_UNARY(Scale, T(x * T(alpha)))
 ONNXC_UNARY(Tan, T(std::tan(x)))
 ONNXC_UNARY(Mish, T(x * std::tanh(x > T(0) ? x + std::log1p(std::exp(-x))
                                           : std::log1p(std::exp(x)))))
-ONNXC_UNARY(BitwiseNot, T(~x))
+ONNXC_UNARY_INTEGER(BitwiseNot, T(~x))
 // alpha selects the tanh approximation (1) or the exact erf form (0).
 ONNXC_UNARY(Gelu, T(alpha != 0
                         ? 0.5 * double(x) *
@@ -78,7 +96,11 @@ ONNXC_UNARY(Elu, x < T(0) ? T(T(alpha) * (std::exp(x) - T(1))) : x)
 ONNXC_UNARY(Clamp, T(x < T(alpha) ? T(alpha) : x > T(beta) ? T(beta) : x))
 ONNXC_UNARY(Silu, T(x * Sigmoid::apply(x, alpha, beta)))
 ONNXC_UNARY(HardSigmoid, T(std::fmax(T(0), std::fmin(T(1), T(alpha) * x + T(beta)))))
+constexpr int kUnaryFunctors = __COUNTER__ - kUnaryFunctorBase - 1;
 #undef ONNXC_UNARY
+#undef ONNXC_UNARY_INTEGER
+#undef ONNXC_UNARY_FUNCTOR
+#undef ONNXC_UNARY_NUMBERED
 
 template <typename Op, typename T>
 void unary(const T *x, T *y, int64_t n, float alpha, float beta) {

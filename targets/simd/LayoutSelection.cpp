@@ -1,31 +1,50 @@
 //===- LayoutSelection.cpp - onnxc-layout-selection -------------------------===//
 //
-// Puts the convolution regions of a model into the channel-blocked layout
-// when its target asks for one (Target::channelBlock; see Passes.td and
-// FusedOps.td): convolutions the target's blocked kernels run become
-// BlockedConv, and pools, elementwise ops and channel Concats whose operands
-// are blocked follow them; conversions are placed only at the region's
-// edges, one per value. The target also says which convolutions run as
-// Winograd (Target::prefersWinograd).
+// The SIMD targets' own graph pass (SimdTarget::addPasses, before kernel
+// selection): puts the convolution regions of a model into the
+// channel-blocked layout NCHW16c of the simd dialect (SimdOps.td):
+// convolutions the target's blocked kernels run become simd.BlockedConv,
+// and pools, elementwise ops and channel Concats whose operands are blocked
+// follow them; conversions are placed only at the region's edges, one per
+// value. The target's LayoutPolicy says which convolutions block and which
+// run as Winograd.
+//
+// In program order:
+// - every 2-D float convolution with constant weights, dense (as many taps
+//   as LayoutPolicy::blocksDenseConv takes) or depthwise, becomes
+//   simd.BlockedConv; a dense one reads an NCHW input as it is (a model's
+//   first convolution), a depthwise one needs it blocked;
+// - MaxPool, AveragePool (over in-bounds taps) and GlobalAveragePool of a
+//   blocked value become simd.BlockedPool;
+// - lane-wise ops (the LaneWise fact: finite in, finite out, so the padding
+//   lanes stay harmless) with a blocked operand, and channel Concats of
+//   whole blocks, run on the blocked values: per-channel operands are
+//   converted (constants now), operands broadcast over the channels get a
+//   trailing unit dim (a view).
+// Values that leave a region are converted back once (simd.FromBlocked)
+// right after their definition. A blocked convolution the target prefers as
+// Winograd F(4x4, 3x3) (LayoutPolicy::prefersWinograd, which reads the
+// target's `winograd` option: --no-winograd) gets algorithm winograd.
 //
 //===----------------------------------------------------------------------===//
-#include "onnxc/Lowering/Target.h"
+#include "SimdDialect.h"
+#include "SimdTarget.h"
+
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
-#include "onnxc/Passes/Passes.h"
-#include "PassUtils.h"
+#include "onnxc/Lowering/Target.h"
+#include "onnxc/Passes/PassUtils.h"
 
 #include "onnxc_rt/kernels/reference/tensor.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
 
 using namespace mlir;
 using namespace onnxc::onnx;
 
-namespace onnxc {
-#define GEN_PASS_DEF_LAYOUTSELECTIONPASS
-#include "onnxc/Passes/Passes.h.inc"
-
+namespace onnxc::simd {
 namespace {
 
 RankedTensorType staticF32(Value v, int64_t rank) {
@@ -46,7 +65,7 @@ bool isWindow2d(Operation *op) {
 
 /// A convolution the target's blocked kernels run: 2-D float with constant
 /// weights, dense (group 1, as many taps as the target takes) or depthwise.
-bool isBlockableConv(Operation *op, const Target &target) {
+bool isBlockableConv(Operation *op, const LayoutPolicy &layout) {
   if (!isa<ConvOp, FusedConvOp>(op))
     return false;
   Value x = op->getOperand(0), w = op->getOperand(1);
@@ -56,7 +75,7 @@ bool isBlockableConv(Operation *op, const Target &target) {
   const int64_t group = groupOf(op);
   const int64_t taps = wt.getDimSize(2) * wt.getDimSize(3);
   if (group == 1)
-    return target.blocksDenseConv(taps);
+    return layout.blocksDenseConv(taps);
   return wt.getDimSize(1) == 1 && group == xt.getDimSize(1) && group == wt.getDimSize(0);
 }
 
@@ -98,20 +117,31 @@ bool isBlockConcat(Operation *op, int64_t block) {
   });
 }
 
-struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
+struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LayoutSelection)
+  StringRef getArgument() const override { return "onnxc-layout-selection"; }
+  StringRef getDescription() const override {
+    return "Run convolution regions in the channel-blocked layout where the target asks "
+           "(the SIMD targets)";
+  }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<SimdDialect>();
+  }
+
   DenseMap<Value, Value> blockedOf; // NCHW value -> its blocked form
   DenseSet<Operation *> rewritten;  // ops replaced by blocked ones
-  const Target *target = nullptr;   // the module's
-  int64_t kBlock = 0;               // its channel block
-  bool winogradAllowed = true;      // the module's #onnx.target<winograd = ...>
+  const LayoutPolicy *layout = nullptr; // the module's target's
+  onnx::TargetAttr targetAttr;          // the module's #onnx.target
+  int64_t kBlock = 0;                   // its channel block
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    target = targetOf(func);
-    kBlock = target ? target->channelBlock() : 0;
+    const Target *target = targetOf(func);
+    layout = target ? target->layout() : nullptr;
+    kBlock = layout ? layout->channelBlock() : 0;
     if (!kBlock)
       return;
-    winogradAllowed = targetAttrOf(func).getWinograd();
+    targetAttr = targetAttrOf(func);
     Block &body = func.getBody().front();
     // Decide in program order: convolutions start regions, the rest joins a
     // region when an operand is in one.
@@ -120,7 +150,7 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     };
     for (Operation &op : llvm::make_early_inc_range(body)) {
       Value blocked;
-      if (isBlockableConv(&op, *target))
+      if (isBlockableConv(&op, *layout))
         blocked = rewriteConv(&op);
       else if (isBlockablePool(&op) && blockedOf.count(op.getOperand(0)))
         blocked = rewritePool(&op);
@@ -218,7 +248,7 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     // A dense convolution reads an NCHW input as it is (a model's first),
     // unless the target would rather convert it.
     const int64_t channels = cast<RankedTensorType>(x.getType()).getDimSize(1);
-    Value input = blockedOf.count(x) || depthwise || target->blocksConvInput(channels)
+    Value input = blockedOf.count(x) || depthwise || layout->blocksConvInput(channels)
                       ? toBlocked(x)
                       : x;
     b.setInsertionPoint(op);
@@ -234,13 +264,14 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     st.addTypes(UnrankedTensorType::get(b.getF32Type()));
     Operation *conv = b.create(st);
     (void)refreshTypes(conv);
-    if (winogradAllowed && winogradPays(conv))
-      conv->setAttr("algorithm", b.getStringAttr("winograd"));
+    if (winogradPays(conv))
+      conv->setAttr("algorithm", ConvAlgorithmAttr::get(b.getContext(), ConvAlgorithm::winograd));
     return conv->getResult(0);
   }
 
   /// Whether the target runs a BlockedConv faster as Winograd F(4x4, 3x3)
-  /// than direct (its kernels' own rule: shape, tile count, weight size).
+  /// than direct (its kernels' own rule: shape, tile count, weight size),
+  /// and its options allow it.
   bool winogradPays(Operation *conv) const {
     auto y = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
     auto w = cast<RankedTensorType>(conv->getOperand(1).getType());
@@ -254,8 +285,9 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
     const int64_t out[4] = {y.getDimSize(0), w.getDimSize(0), y.getDimSize(2), y.getDimSize(3)};
     const int64_t kernel[2] = {w.getDimSize(2), w.getDimSize(3)};
     const bool inBlocked = cast<ShapedType>(conv->getOperand(0).getType()).getRank() == 5;
-    return target->prefersWinograd(ConvShape{out, w.getDimSize(1) * groupOf(conv), kernel,
-                                             strides, dilations, groupOf(conv), inBlocked});
+    return layout->prefersWinograd(ConvShape{out, w.getDimSize(1) * groupOf(conv), kernel,
+                                             strides, dilations, groupOf(conv), inBlocked},
+                                   targetAttr);
   }
 
   Value rewritePool(Operation *op) {
@@ -268,9 +300,10 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
                               "strides"},
                              a.getName().getValue()))
         st.addAttribute(a.getName(), a.getValue());
-    st.addAttribute("mode", b.getStringAttr(isa<MaxPoolOp>(op)       ? "max"
-                                            : isa<AveragePoolOp>(op) ? "average"
-                                                                     : "global_average"));
+    st.addAttribute("mode", PoolModeAttr::get(b.getContext(),
+                                              isa<MaxPoolOp>(op)       ? PoolMode::max
+                                              : isa<AveragePoolOp>(op) ? PoolMode::average
+                                                                       : PoolMode::global_average));
     st.addTypes(UnrankedTensorType::get(b.getF32Type()));
     Operation *pool = b.create(st);
     (void)refreshTypes(pool);
@@ -316,4 +349,12 @@ struct LayoutSelection : impl::LayoutSelectionPassBase<LayoutSelection> {
 };
 
 } // namespace
-} // namespace onnxc
+
+std::unique_ptr<Pass> createLayoutSelectionPass() { return std::make_unique<LayoutSelection>(); }
+
+void registerLayoutSelectionPass() {
+  static const bool registered = (PassRegistration<LayoutSelection>(), true);
+  (void)registered;
+}
+
+} // namespace onnxc::simd

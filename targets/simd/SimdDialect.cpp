@@ -1,0 +1,159 @@
+//===- SimdDialect.cpp - the simd dialect's ops: shapes and verifiers ------===//
+#include "SimdDialect.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/DialectImplementation.h"
+#include "mlir/IR/OpImplementation.h"
+#include "llvm/ADT/TypeSwitch.h"
+
+using namespace mlir;
+using namespace onnxc::onnx;
+
+#include "targets/simd/SimdDialect.cpp.inc"
+#include "targets/simd/SimdEnums.cpp.inc"
+#define GET_ATTRDEF_CLASSES
+#include "targets/simd/SimdAttrDefs.cpp.inc"
+
+namespace onnxc::simd {
+
+/// The element type of a shaped value (the result keeps it when its shape
+/// is not known yet).
+static Type elementTypeOf(Value v) { return cast<ShapedType>(v.getType()).getElementType(); }
+
+void SimdDialect::initialize() {
+  addAttributes<
+#define GET_ATTRDEF_LIST
+#include "targets/simd/SimdAttrDefs.cpp.inc"
+      >();
+  addOperations<
+#define GET_OP_LIST
+#include "targets/simd/SimdOps.cpp.inc"
+      >();
+}
+
+
+/// A blocked tensor's type for logical NCHW dims (n, c, h, w).
+static void setBlockedResult(Operation *op, int64_t n, int64_t c, int64_t h, int64_t w,
+                             Type elt) {
+  setResultType(op, 0, {n, (c + kBlockLanes - 1) / kBlockLanes, h, w, kBlockLanes}, elt);
+}
+
+/// A static rank-5 (N, C/16, H, W, 16) type, or null.
+static RankedTensorType staticBlocked(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getRank() == 5 && t.getDimSize(4) == kBlockLanes ? t : nullptr;
+}
+
+LogicalResult ToBlockedOp::inferShapes() {
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  if (!x || !x.hasStaticShape() || x.getRank() != 4) {
+    getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
+    return success();
+  }
+  setBlockedResult(getOperation(), x.getDimSize(0), x.getDimSize(1), x.getDimSize(2),
+                   x.getDimSize(3), x.getElementType());
+  return success();
+}
+
+LogicalResult FromBlockedOp::inferShapes() {
+  auto x = staticBlocked(getX());
+  if (!x) {
+    getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
+    return success();
+  }
+  const int64_t channels = static_cast<int64_t>(getChannels());
+  if (channels <= (x.getDimSize(1) - 1) * kBlockLanes || channels > x.getDimSize(1) * kBlockLanes)
+    return emitOpError() << channels << " channels do not fill " << x.getDimSize(1)
+                         << " blocks";
+  setResultType(getOperation(), 0,
+                {x.getDimSize(0), channels, x.getDimSize(2), x.getDimSize(3)},
+                x.getElementType());
+  return success();
+}
+
+LogicalResult BlockedConvOp::inferShapes() {
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  auto w = dyn_cast<RankedTensorType>(getW().getType());
+  if (!x || !x.hasStaticShape() || !w || !w.hasStaticShape() || w.getRank() != 4) {
+    getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
+    return success();
+  }
+  SmallVector<int64_t> kernel(w.getShape().drop_front(2));
+  auto g = resolveWindow(getOperation(), x.getShape().slice(2, 2), kernel, false);
+  if (failed(g))
+    return failure();
+  setBlockedResult(getOperation(), x.getDimSize(0), w.getDimSize(0), g->outSpatial[0],
+                   g->outSpatial[1], x.getElementType());
+  return success();
+}
+
+LogicalResult BlockedConvOp::verify() {
+  if (!isFusedActivation(getContext(), getActivation()))
+    return emitOpError() << "unknown activation '" << getActivation() << "'";
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  auto w = dyn_cast<RankedTensorType>(getW().getType());
+  if (!x || !w || !w.hasStaticShape())
+    return success();
+  if (x.getRank() != 4 && !staticBlocked(getX()))
+    return emitOpError() << "X " << x << " is neither NCHW nor channel-blocked";
+  const int64_t group = static_cast<int64_t>(getGroup());
+  const int64_t c = w.getDimSize(1) * group;
+  if (group != 1 && (w.getDimSize(1) != 1 || w.getDimSize(0) != group))
+    return emitOpError("group must be 1 or the channel count (depthwise)");
+  const int64_t xc = x.getRank() == 4 ? x.getDimSize(1) : x.getDimSize(1) * kBlockLanes;
+  if (x.hasStaticShape() && (x.getRank() == 4 ? xc != c : (c + kBlockLanes - 1) / kBlockLanes * kBlockLanes != xc))
+    return emitOpError() << "X " << x << " does not hold the weights' " << c << " channels";
+  if (!isNone(getZ()) && getZ().getType() != getY().getType() &&
+      isa<RankedTensorType>(getY().getType()))
+    return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
+                         << getY().getType();
+  if (getAlgorithm() == ConvAlgorithm::winograd) {
+    auto ones = [](std::optional<ArrayRef<int64_t>> a) {
+      return !a || llvm::all_of(*a, [](int64_t v) { return v == 1; });
+    };
+    if (x.getRank() != 5 || getGroup() != 1 || w.getDimSize(2) != 3 || w.getDimSize(3) != 3 ||
+        !ones(getStrides()) || !ones(getDilations()))
+      return emitOpError("winograd needs a blocked input and a 3x3, stride-1, undilated, "
+                         "group-1 convolution");
+  }
+  return success();
+}
+
+LogicalResult BlockedPoolOp::inferShapes() {
+  auto x = staticBlocked(getX());
+  if (!x) {
+    getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
+    return success();
+  }
+  SmallVector<int64_t> out(x.getShape());
+  if (getMode() == PoolMode::global_average) {
+    out[2] = out[3] = 1;
+  } else {
+    auto kernel = getKernelShape();
+    if (!kernel || kernel->size() != 2)
+      return emitOpError("needs a 2-D kernel_shape");
+    auto g = resolveWindow(getOperation(), x.getShape().slice(2, 2), *kernel, getCeilMode());
+    if (failed(g))
+      return failure();
+    out[2] = g->outSpatial[0];
+    out[3] = g->outSpatial[1];
+  }
+  setResultType(getOperation(), 0, out, x.getElementType());
+  return success();
+}
+
+
+int64_t BlockedConvOp::flops() {
+  // The logical output: N x M x OH x OW (the blocked one has padding lanes).
+  auto y = dyn_cast<ShapedType>(getY().getType());
+  auto w = dyn_cast<ShapedType>(getW().getType());
+  if (!y || !y.hasStaticShape() || !w || !w.hasStaticShape())
+    return 0;
+  const int64_t outputs = y.getDimSize(0) * w.getDimSize(0) * y.getDimSize(2) * y.getDimSize(3);
+  return fusedConvFlops(outputs, getW(), getB(), getZ(), getActivation());
+}
+
+} // namespace onnxc::simd
+
+#define GET_OP_CLASSES
+#include "targets/simd/SimdOps.cpp.inc"

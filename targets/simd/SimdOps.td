@@ -1,0 +1,112 @@
+//===- SimdOps.td - the SIMD targets' channel-blocked layout ops ----------===//
+//
+// The `simd` dialect holds what only the SIMD targets (x86-64, aarch64) run:
+// the channel-blocked layout NCHW16c that their onnxc-layout-selection pass
+// puts convolution regions in, and the convolution and pools on it. A
+// tensor of logical shape (N, C, H, W) is stored (N, ceil(C/16), H, W, 16),
+// so a pixel's channels are whole vectors; padding lanes stay zero-safe.
+// The ops keep the onnx ops' attribute names (copied from the Conv or pool
+// they replace) and their shapes come from the onnx dialect's shape
+// inference interface, so the generic passes treat them like any op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONNXC_SIMD_OPS_TD
+#define ONNXC_SIMD_OPS_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "onnxc/Dialect/ONNX/ShapeInferenceInterface.td"
+include "onnxc/Dialect/ONNX/OpFacts.td"
+
+def Simd_Dialect : Dialect {
+  let name = "simd";
+  let cppNamespace = "::onnxc::simd";
+  let summary = "the SIMD targets' channel-blocked layout (NCHW16c) and its ops";
+  // Plain attributes: the layout pass copies a Conv's or a pool's as they are.
+  let usePropertiesForAttributes = 0;
+  let useDefaultAttributePrinterParser = 1;
+}
+
+def Simd_ConvAlgorithm : I32EnumAttr<"ConvAlgorithm", "how a BlockedConv computes", [
+    I32EnumAttrCase<"direct", 0>,
+    I32EnumAttrCase<"winograd", 1>]> {
+  let cppNamespace = "::onnxc::simd";
+  let genSpecializedAttr = 0;
+}
+def Simd_ConvAlgorithmAttr : EnumAttr<Simd_Dialect, Simd_ConvAlgorithm, "algorithm">;
+
+def Simd_PoolMode : I32EnumAttr<"PoolMode", "the pooling a BlockedPool computes", [
+    I32EnumAttrCase<"max", 0>,
+    I32EnumAttrCase<"average", 1>,
+    I32EnumAttrCase<"global_average", 2>]> {
+  let cppNamespace = "::onnxc::simd";
+  let genSpecializedAttr = 0;
+}
+def Simd_PoolModeAttr : EnumAttr<Simd_Dialect, Simd_PoolMode, "pool">;
+
+class Simd_Op<string mnemonic, list<Trait> traits = []> :
+    Op<Simd_Dialect, mnemonic,
+       !listconcat([Pure, DeclareOpInterfaceMethods<ShapeInferenceOpInterface>], traits)>;
+
+def Simd_ToBlockedOp : Simd_Op<"ToBlocked"> {
+  let summary = "NCHW (N, C, H, W) -> channel-blocked (N, ceil(C/16), H, W, 16), padding lanes zero";
+  let arguments = (ins AnyTensor:$X);
+  let results = (outs AnyTensor:$Y);
+}
+
+def Simd_FromBlockedOp : Simd_Op<"FromBlocked"> {
+  let summary = "channel-blocked -> NCHW with `channels` channels (the padding lanes dropped)";
+  let arguments = (ins AnyTensor:$X, I64Attr:$channels);
+  let results = (outs AnyTensor:$Y);
+}
+
+def Simd_TensorOrNone : AnyTypeOf<[AnyTensor, NoneType]>;
+
+def Simd_BlockedConvOp : Simd_Op<"BlockedConv",
+                                 [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
+  let summary = "FusedConv on the channel-blocked layout";
+  let description = [{
+    Y = activation(Conv(X, W, B) + Z) as onnx.FusedConv, with Y and Z
+    channel-blocked and X channel-blocked (rank 5) or NCHW (rank 4: a
+    model's first convolution reads its input as it is). W (M, C/group, kH,
+    kW) and B stay as Conv's; group is 1, or C = M (depthwise).
+    `algorithm` direct: the register-tiled direct convolution; winograd:
+    Winograd F(4x4, 3x3) (3x3, stride 1, dilation 1, group 1, X blocked;
+    onnxc-layout-selection picks it where it pays).
+  }];
+  let arguments = (ins AnyTensor:$X, AnyTensor:$W, Simd_TensorOrNone:$B,
+                   Simd_TensorOrNone:$Z,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   DefaultValuedAttr<ConfinedAttr<I64Attr, [IntPositive]>, "1">:$group,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   DefaultValuedAttr<StrAttr, "\"Identity\"">:$activation,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_alpha,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_beta,
+                   DefaultValuedAttr<Simd_ConvAlgorithmAttr,
+                                     "::onnxc::simd::ConvAlgorithm::direct">:$algorithm);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def Simd_BlockedPoolOp : Simd_Op<"BlockedPool"> {
+  let summary = "MaxPool, AveragePool or GlobalAveragePool on the channel-blocked layout";
+  let description = [{
+    `mode` max: MaxPool without indices; average: AveragePool over the
+    in-bounds taps (count_include_pad = 0, or no pads); global_average:
+    GlobalAveragePool (no window attributes). Window attributes as ONNX's.
+  }];
+  let arguments = (ins AnyTensor:$X, Simd_PoolModeAttr:$mode,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   DefaultValuedAttr<I64Attr, "0">:$ceil_mode,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides);
+  let results = (outs AnyTensor:$Y);
+}
+
+#endif

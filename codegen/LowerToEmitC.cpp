@@ -1,5 +1,6 @@
 //===- LowerToEmitC.cpp - onnxc-lower-to-emitc -----------------------------===//
 #include "onnxc/Lowering/KernelProvider.h"
+#include "onnxc/Lowering/CppText.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
@@ -361,7 +362,7 @@ LogicalResult EmitCLowering::run() {
   for (auto [k, v] : llvm::enumerate(ret.getOperands())) {
     Value root = v;
     while (Operation *d = root.getDefiningOp()) {
-      if (!isAliasOp(d) || root != d->getResult(0))
+      if (!onnx::isAliasOp(d) || root != d->getResult(0))
         break;
       root = d->getOperand(0);
     }

@@ -2,6 +2,7 @@
 #include "onnxc/Codegen/ModelEmitter.h"
 
 #include "onnxc/Lowering/KernelCall.h"
+#include "onnxc/Lowering/CppText.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"

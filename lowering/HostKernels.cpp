@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnxc/Lowering/KernelCall.h"
+#include "onnxc/Lowering/HostKernels.h"
 
 #include "onnxc_rt/kernels.h"
 #include "onnxc_rt/kernels/reference/qs8.h"

@@ -10,6 +10,16 @@ using namespace onnxc::lowering;
 
 namespace onnxc {
 
+ElementKind elementKindOf(mlir::Type type) {
+  if (type.isF32())
+    return ElementKind::Float32;
+  if (type.isSignlessInteger(8) || type.isSignedInteger(8))
+    return ElementKind::Int8;
+  if (type.isUnsignedInteger(8))
+    return ElementKind::UInt8;
+  return ElementKind::Other;
+}
+
 FailureOr<OpLowering> selectLowering(Operation *op, ArrayRef<const KernelProvider *> providers,
                                      const LoweringContext &context) {
   if (isa<ConstantOp, NoValueOp>(op))
@@ -60,6 +70,7 @@ FailureOr<OpLowering> selectLowering(Operation *op, ArrayRef<const KernelProvide
   if (op->getNumOperands() == 0)
     return unsupported(op, "has no operands");
   LoweringContext ctx = context;
+  ctx.element = elementKindOf(eltOf(op->getOperand(0)));
   ctx.elementType = cppTypeName(eltOf(op->getOperand(0)));
   for (const KernelProvider *p : providers)
     if (ProviderResult r = p->lower(op, ctx))

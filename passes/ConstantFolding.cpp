@@ -1,6 +1,7 @@
 //===- ConstantFolding.cpp - onnxc-constant-folding ------------------------===//
 #include "onnxc/Passes/PassUtils.h"
 #include "onnxc/Lowering/KernelProvider.h"
+#include "onnxc/Lowering/HostKernels.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"

@@ -126,13 +126,13 @@ LogicalResult Planner::run() {
   // 4. In place: a result takes over an operand's buffer that dies at its op.
   for (auto [idx, op] : llvm::enumerate(ops)) {
     if (op->getNumResults() != 1 || onnx::isNone(op->getResult(0)) ||
-        isAliasOp(op) || !valueBuffer.count(op->getResult(0)))
+        onnx::isAliasOp(op) || !valueBuffer.count(op->getResult(0)))
       continue;
     int rb = bufferOf(op->getResult(0));
     if (buffers[rb].output >= 0 || buffers[rb].external)
       continue;
     for (auto [i, v] : llvm::enumerate(op->getOperands())) {
-      if (onnx::isNone(v) || !canRunInPlace(op, i) || !valueBuffer.count(v))
+      if (onnx::isNone(v) || !onnx::canRunInPlace(op, i) || !valueBuffer.count(v))
         continue;
       int ob = bufferOf(v);
       Buffer &o = buffers[ob];
@@ -180,7 +180,7 @@ LogicalResult Planner::run() {
       continue;
     SmallVector<int64_t> offsets;
     for (Value r : op->getResults()) {
-      if (onnx::isNone(r) || (isAliasOp(op) && r == op->getResult(0))) {
+      if (onnx::isNone(r) || (onnx::isAliasOp(op) && r == op->getResult(0))) {
         offsets.push_back(kNotInArena);
         continue;
       }

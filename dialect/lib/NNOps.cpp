@@ -21,9 +21,7 @@ static RankedTensorType staticNCX(Operation *op, Value x) {
   return t;
 }
 
-/// Conv, ConvInteger and QLinearConv share one shape rule; `bias` may be null.
-static LogicalResult inferConvLike(Operation *op, Value xv, Value wv, Value bias,
-                                   Type elt) {
+LogicalResult inferConvLike(Operation *op, Value xv, Value wv, Value bias, Type elt) {
   auto x = staticNCX(op, xv);
   auto w = dyn_cast<RankedTensorType>(wv.getType());
   if (!x || !w || !w.hasStaticShape()) {
@@ -97,18 +95,7 @@ LogicalResult QLinearConvOp::inferShapes() {
 }
 
 LogicalResult QConvOp::inferShapes() {
-  if (failed(inferConvLike(getOperation(), getX(), getW(), getB(), elementTypeOf(getY()))))
-    return failure();
-  auto pool = getMaxPool();
-  auto y = dyn_cast<RankedTensorType>(getY().getType());
-  if (!pool || !y)
-    return success();
-  // Whole windows only (verify() checks the rank and the window).
-  SmallVector<int64_t> out(y.getShape());
-  for (size_t d = 0; d < pool->size() && d + 2 < out.size(); ++d)
-    out[2 + d] /= std::max<int64_t>((*pool)[d], 1);
-  setResultType(getOperation(), 0, out, y.getElementType());
-  return success();
+  return inferConvLike(getOperation(), getX(), getW(), getB(), elementTypeOf(getY()));
 }
 
 LogicalResult QuantizeLinearOp::inferShapes() {

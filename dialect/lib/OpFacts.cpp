@@ -80,6 +80,20 @@ int64_t recurrentFlops(Operation *op) {
 
 } // namespace
 
+std::pair<float, float> unaryKernelParams(Operation *op) {
+  if (auto params = dyn_cast<UnaryKernelParams>(op))
+    return params.kernelParams();
+  return {0.0f, 0.0f};
+}
+
+bool isAliasOp(Operation *op) { return op->hasTrait<View>(); }
+
+bool canRunInPlace(Operation *op, unsigned operand) {
+  if (op->hasTrait<InPlaceAnyOperand>())
+    return true;
+  return operand == 0 && op->hasTrait<InPlaceOperand0>();
+}
+
 int64_t fusedConvFlops(int64_t outputs, Value w, Value bias, Value residual,
                        StringRef activation) {
   return convFlops(outputs, w) + epilogue(outputs, bias, residual, activation);

@@ -69,15 +69,15 @@ static LogicalResult verifyWeights(Operation *op, Value wv, ArrayRef<float> wSca
   return success();
 }
 
-LogicalResult QConvOp::verify() {
-  if (failed(verifyWeights(getOperation(), getW(), getWScale(), 0, 0)))
+LogicalResult verifyQConv(Operation *op, Value x, Value w, ArrayRef<float> wScale,
+                          int64_t actMin, int64_t actMax) {
+  if (failed(verifyWeights(op, w, wScale, 0, 0)))
     return failure();
-  if (auto pool = getMaxPool()) {
-    auto x = dyn_cast<ShapedType>(getX().getType());
-    if (pool->size() != 2 || (*pool)[0] < 1 || (*pool)[1] < 1 || (x && x.hasRank() && x.getRank() != 4))
-      return emitOpError() << "max_pool must be two window sizes of a 2-D convolution";
-  }
-  return verifyQuantized(getOperation(), getX(), getActMin(), getActMax());
+  return verifyQuantized(op, x, actMin, actMax);
+}
+
+LogicalResult QConvOp::verify() {
+  return verifyQConv(getOperation(), getX(), getW(), getWScale(), getActMin(), getActMax());
 }
 
 LogicalResult QMatMulOp::verify() {

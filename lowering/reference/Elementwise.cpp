@@ -18,11 +18,6 @@ using namespace onnxc::lowering;
 
 namespace onnxc {
 
-std::pair<float, float> unaryKernelParams(Operation *op) {
-  if (auto params = dyn_cast<UnaryKernelParams>(op))
-    return params.kernelParams();
-  return {0.0f, 0.0f};
-}
 
 } // namespace onnxc
 

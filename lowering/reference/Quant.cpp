@@ -124,45 +124,8 @@ KernelArg scalarLike(Value x, int64_t value) {
       DenseElementsAttr::get(type, ArrayRef<APInt>{APInt(8, uint64_t(value), /*isSigned=*/true)}));
 }
 
-/// qs8::conv: conv_acc one output plane at a time into int32 scratch of a
-/// plane, requantized into the output; with max_pool, qs8::conv_max_pool
-/// (the same, each plane pooled on its way out).
-FailureOr<OpLowering> lowerQConv(QConvOp op) {
-  Value x = op.getX(), y = op.getY();
-  auto g = resolveWindow(op, shapeOf(x).drop_front(2),
-                         SmallVector<int64_t>(shapeOf(op.getW()).drop_front(2)), false);
-  if (failed(g))
-    return failure();
-  // The convolution's own output shape (Y's before the pool).
-  SmallVector<int64_t> convShape(shapeOf(y).take_front(2));
-  convShape.append(g->outSpatial);
-  auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
-                                   op.getWScale(), op.getYScale().convertToFloat());
-  const std::string t = cppTypeName(eltOf(x));
-  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(op.getW()),
-                              scalarLike(x, op.getXZeroPoint()), inputOrNull(op.getB()),
-                              KernelArg::output(y)};
-  std::vector<KernelArg> window = windowArgs(x, y, *g);
-  window[2] = KernelArg::array(convShape);
-  const int64_t plane = prod(ArrayRef<int64_t>(convShape).drop_front(2));
-  std::string callee = "conv";
-  KernelArg scratch = KernelArg::scratch(plane * 4, "int32_t");
-  if (auto pool = op.getMaxPool()) {
-    callee = "conv_max_pool";
-    window.erase(window.begin()); // conv_max_pool is 2-D
-    scratch = KernelArg::scratch(
-        onnxc_rt::ref::qs8::conv_max_pool_scratch_bytes(plane, 1), "int32_t"); // T: 8 bits
-  }
-  args.insert(args.end(), window.begin(), window.end());
-  args.push_back(KernelArg::i(op.getGroup()));
-  if (auto pool = op.getMaxPool())
-    args.push_back(KernelArg::array(*pool));
-  for (KernelArg a : {scratch, mult, shift, KernelArg::i(op.getWScale().size()),
-                      KernelArg::i(op.getYZeroPoint()), KernelArg::i(op.getActMin()),
-                      KernelArg::i(op.getActMax())})
-    args.push_back(a);
-  return calls({call(callee, {t}, kQs8, std::move(args), kQs8Namespace)});
-}
+/// qs8::conv (referenceQConv).
+FailureOr<OpLowering> lowerQConv(QConvOp op) { return referenceQConv(op, std::nullopt); }
 
 /// qs8::fully_connected: one row of int32 scratch at a time.
 FailureOr<OpLowering> lowerQMatMul(QMatMulOp op) {
@@ -277,3 +240,52 @@ ProviderResult lowerQuant(Operation *op, const std::string &t) {
 }
 
 } // namespace onnxc::reference
+
+namespace onnxc {
+
+FailureOr<OpLowering> referenceQConv(Operation *op, std::optional<ArrayRef<int64_t>> maxPool) {
+  using namespace onnxc::reference;
+  Value x = op->getOperand(0), w = op->getOperand(1), b = op->getOperand(2);
+  Value y = op->getResult(0);
+  auto intAttr = [&](StringRef name, int64_t fallback) {
+    auto a = op->getAttrOfType<IntegerAttr>(name);
+    return a ? a.getInt() : fallback;
+  };
+  auto scale = [&](StringRef name) { return op->getAttrOfType<FloatAttr>(name).getValueAsDouble(); };
+  ArrayRef<float> wScale = op->getAttrOfType<DenseF32ArrayAttr>("w_scale").asArrayRef();
+  auto g = resolveWindow(op, shapeOf(x).drop_front(2),
+                         SmallVector<int64_t>(shapeOf(w).drop_front(2)), false);
+  if (failed(g))
+    return failure();
+  // The convolution's own output shape (Y's before a fused pool).
+  SmallVector<int64_t> convShape(shapeOf(y).take_front(2));
+  convShape.append(g->outSpatial);
+  auto [mult, shift] =
+      qs8Multipliers(op->getContext(), float(scale("x_scale")), wScale, float(scale("y_scale")));
+  const std::string t = cppTypeName(eltOf(x));
+  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w),
+                              scalarLike(x, intAttr("x_zero_point", 0)), inputOrNull(b),
+                              KernelArg::output(y)};
+  std::vector<KernelArg> window = windowArgs(x, y, *g);
+  window[2] = KernelArg::array(convShape);
+  const int64_t plane = prod(ArrayRef<int64_t>(convShape).drop_front(2));
+  std::string callee = "conv";
+  KernelArg scratch = KernelArg::scratch(plane * 4, "int32_t");
+  if (maxPool) {
+    callee = "conv_max_pool";
+    window.erase(window.begin()); // conv_max_pool is 2-D
+    scratch = KernelArg::scratch(
+        onnxc_rt::ref::qs8::conv_max_pool_scratch_bytes(plane, 1), "int32_t"); // T: 8 bits
+  }
+  args.insert(args.end(), window.begin(), window.end());
+  args.push_back(KernelArg::i(intAttr("group", 1)));
+  if (maxPool)
+    args.push_back(KernelArg::array(*maxPool));
+  for (KernelArg a : {scratch, mult, shift, KernelArg::i(int64_t(wScale.size())),
+                      KernelArg::i(intAttr("y_zero_point", 0)), KernelArg::i(intAttr("act_min", 0)),
+                      KernelArg::i(intAttr("act_max", 0))})
+    args.push_back(a);
+  return calls({call(callee, {t}, kQs8, std::move(args), kQs8Namespace)});
+}
+
+} // namespace onnxc

@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "CortexMTarget.h"
 
+#include "CortexMDialect.h"
+
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc/Lowering/Qs8Params.h"
 #include "onnxc_rt/kernels/mcu/f32/conv.h"
@@ -190,7 +192,8 @@ struct ConvConstants {
   std::vector<int8_t> w;
   Requantization rq;
 };
-std::optional<ConvConstants> convConstants(QConvOp op, int64_t m, int64_t k) {
+template <typename QConvLike>
+std::optional<ConvConstants> convConstants(QConvLike op, int64_t m, int64_t k) {
   std::vector<int8_t> w = constantInt8s(op.getW());
   std::vector<int32_t> bias = isNone(op.getB()) ? std::vector<int32_t>()
                                                 : constantInt32s(op.getB());
@@ -243,32 +246,60 @@ PackedConv packConv(ArrayRef<int8_t> w, int m, int k, int ph, int pw, const char
   return p;
 }
 
-/// QConv, 2-D, group 1, batch 1, constant weights; with max_pool, the
-/// fused conv2d_max_pool; depthwise ones above.
-ProviderResult lowerQConv(QConvOp op, const std::string &t, bool helium) {
+/// The max pool folded into a convolution (cortexm.QConvMaxPool), if any.
+std::optional<ArrayRef<int64_t>> maxPoolOf(QConvOp) { return std::nullopt; }
+std::optional<ArrayRef<int64_t>> maxPoolOf(QConvMaxPoolOp op) { return op.getMaxPool(); }
+
+/// What the dense conv2d kernel needs of a QConv (2-D, group 1, batch 1,
+/// constant weights, a window the kernel indexes): its window type, the
+/// convolution's own output channels and depth, and its constants.
+struct DenseConv {
+  std::string window;
+  int64_t m, depth;
+  ConvConstants constants;
+};
+template <typename QConvLike> FailureOr<std::optional<DenseConv>> denseConv(QConvLike op) {
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
-  if (xs.size() == 4 && xs[0] == 1 && op.getGroup() > 1 && int64_t(op.getGroup()) == xs[1] &&
-      ws[0] == xs[1] && !op.getMaxPool())
-    return lowerQDepthwise(op, t);
   if (xs.size() != 4 || op.getGroup() != 1 || xs[0] != 1)
-    return std::nullopt;
+    return std::optional<DenseConv>();
   SmallVector<int64_t> kernel(ws.drop_front(2));
   auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
   if (failed(g))
-    return {failure()};
+    return failure();
   // The convolution's own output (Y's shape before a fused pool).
   SmallVector<int64_t> ys{1, ws[0], g->outSpatial[0], g->outSpatial[1]};
   std::string window = windowType(xs, ys, *g);
   const int64_t m = ys[1], depth = xs[1] * kernel[0] * kernel[1];
   std::optional<ConvConstants> k = convConstants(op, m, depth);
   if (!k || window.empty())
+    return std::optional<DenseConv>();
+  return std::optional<DenseConv>(DenseConv{window, m, depth, std::move(*k)});
+}
+
+/// QConv, 2-D, group 1, batch 1, constant weights; QConvMaxPool, the
+/// fused conv2d_max_pool; depthwise ones above.
+template <typename QConvLike>
+ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium) {
+  auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
+  const std::optional<ArrayRef<int64_t>> pool = maxPoolOf(op);
+  if constexpr (std::is_same_v<QConvLike, QConvOp>)
+    if (xs.size() == 4 && xs[0] == 1 && op.getGroup() > 1 && int64_t(op.getGroup()) == xs[1] &&
+        ws[0] == xs[1])
+      return lowerQDepthwise(op, t);
+  FailureOr<std::optional<DenseConv>> dense = denseConv(op);
+  if (failed(dense))
+    return {failure()};
+  if (!*dense)
     return std::nullopt;
+  const std::string &window = (*dense)->window;
+  const int64_t m = (*dense)->m, depth = (*dense)->depth;
+  ConvConstants *k = &(*dense)->constants;
   std::vector<std::string> targs{t, window, str(m)};
   for (std::string &a : qs8Tail(op, k->rq.wide))
     targs.push_back(std::move(a));
   std::string callee = "conv2d";
   int ph = 1, pw = 1;
-  if (auto pool = op.getMaxPool()) {
+  if (pool) {
     callee = "conv2d_max_pool";
     ph = int((*pool)[0]);
     pw = int((*pool)[1]);
@@ -278,7 +309,7 @@ ProviderResult lowerQConv(QConvOp op, const std::string &t, bool helium) {
   // Helium's int8 product takes int8 inputs; uint8 ones stay on SMLAD's int16.
   namespace q = onnxc_rt::mcu::qs8;
   PackedConv p =
-      helium && t == "int8_t"
+      helium && elementKindOf(eltOf(op.getX())) == ElementKind::Int8
           ? packConv<q::Vmladava>(k->w, int(m), int(depth), ph, pw,
                                   "onnxc_rt::mcu::qs8::Vmladava", "int8_t")
           : packConv<q::Smlad>(k->w, int(m), int(depth), ph, pw, "onnxc_rt::mcu::qs8::Smlad",
@@ -375,15 +406,21 @@ llvm::StringRef CortexMKernelProvider::name() const { return "mcu"; }
 ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
   const std::string &t = ctx.elementType;
   if (auto pool = dyn_cast<MaxPoolOp>(op))
-    return t == "float" || t == "int8_t" || t == "uint8_t" ? lowerMaxPool(pool, t)
-                                                            : std::nullopt;
-  if (t == "int8_t" || t == "uint8_t")
+    return ctx.isFloat() || ctx.isQuantized() ? lowerMaxPool(pool, t) : std::nullopt;
+  if (ctx.isQuantized())
     return TypeSwitch<Operation *, ProviderResult>(op)
         .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_); })
+        .Case<QConvMaxPoolOp>([&](QConvMaxPoolOp o) -> ProviderResult {
+          // Where the kernel does not run it (batch above 1, say), the
+          // reference kernel: the convolution, then the pool.
+          if (ProviderResult r = lowerQConv(o, t, helium_))
+            return r;
+          return {referenceQConv(o, o.getMaxPool())};
+        })
         .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t); })
         .Case<QAddOp>([&](QAddOp o) { return lowerQAdd(o, t); })
         .Default([](Operation *) -> ProviderResult { return std::nullopt; });
-  if (t != "float")
+  if (!ctx.isFloat())
     return std::nullopt;
   if (auto q = dyn_cast<QuantizeLinearOp>(op))
     return lowerQuantize(q);

@@ -9,6 +9,10 @@
 //===----------------------------------------------------------------------===//
 #include "CortexMTarget.h"
 
+#include "CortexMDialect.h"
+
+#include "mlir/IR/DialectRegistry.h"
+
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
@@ -55,6 +59,9 @@ public:
   void addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const override {
     if (stage == PipelineStage::BeforeKernelSelection)
       funcPasses.addPass(cortexm::createFuseConvPoolPass());
+  }
+  void registerDialects(mlir::DialectRegistry &registry) const override {
+    registry.insert<cortexm::CortexMDialect>();
   }
 };
 

@@ -27,7 +27,7 @@ private:
 };
 
 /// onnxc-mcu-fuse-conv-pool (FuseConvPool.cpp): QConv + MaxPool of whole
-/// windows -> QConv with max_pool.
+/// windows -> cortexm.QConvMaxPool.
 std::unique_ptr<mlir::Pass> createFuseConvPoolPass();
 /// Makes it known to onnxc-opt (lit tests).
 void registerFuseConvPoolPass();

@@ -2,16 +2,19 @@
 //
 // The Cortex-M targets' own graph pass: a QConv whose only user is a 2-D
 // MaxPool with non-overlapping windows (stride = window, no padding or
-// dilation, no Indices) becomes one QConv with `max_pool`. Max pooling
+// dilation, no Indices) becomes one cortexm.QConvMaxPool (CortexMOps.td).
+// Max pooling
 // commutes with the requantization (it is monotonic in the accumulator), so
 // the microcontroller kernel takes the window's maximum of the int32
 // accumulators and requantizes a quarter of the values a 2 x 2 pool would
-// otherwise see, and the unpooled tensor never takes arena space. The
-// pooled QConv's reference lowering computes the convolution and then the
-// pool, as the two ops did.
+// otherwise see, and the unpooled tensor never takes arena space. Where
+// the kernel does not run it, the reference kernel's conv_max_pool does (the
+// convolution, then the pool, as the two ops did).
 //
 //===----------------------------------------------------------------------===//
 #include "CortexMTarget.h"
+
+#include "CortexMDialect.h"
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 
@@ -27,7 +30,7 @@ namespace onnxc::cortexm {
 namespace {
 
 /// The window of `pool` when it reads whole non-overlapping windows of a
-/// 2-D input, as QConv's max_pool takes them; none otherwise.
+/// 2-D input, as QConvMaxPool's max_pool takes them; none otherwise.
 std::optional<SmallVector<int64_t, 2>> nonOverlappingWindow(MaxPoolOp pool) {
   auto x = dyn_cast<RankedTensorType>(pool.getX().getType());
   auto y = dyn_cast<RankedTensorType>(pool.getY().getType());
@@ -51,20 +54,23 @@ struct FuseConvPoolPass : PassWrapper<FuseConvPoolPass, OperationPass<func::Func
   StringRef getDescription() const override {
     return "Fold a MaxPool of whole windows into the QConv before it (Cortex-M)";
   }
+  void getDependentDialects(DialectRegistry &registry) const override {
+    registry.insert<CortexMDialect>();
+  }
   void runOnOperation() override {
     SmallVector<MaxPoolOp> pools;
     getOperation().walk([&](MaxPoolOp p) { pools.push_back(p); });
     for (MaxPoolOp pool : pools) {
       auto conv = pool.getX().getDefiningOp<QConvOp>();
-      if (!conv || conv.getMaxPool() || !conv->hasOneUse())
+      if (!conv || !conv->hasOneUse())
         continue;
       auto window = nonOverlappingWindow(pool);
       if (!window)
         continue;
       OpBuilder b(pool);
-      auto fused = b.create<QConvOp>(b.getFusedLoc({conv.getLoc(), pool.getLoc()}),
-                                     TypeRange{pool.getY().getType()}, conv->getOperands(),
-                                     conv->getAttrs());
+      auto fused = b.create<QConvMaxPoolOp>(b.getFusedLoc({conv.getLoc(), pool.getLoc()}),
+                                            TypeRange{pool.getY().getType()},
+                                            conv->getOperands(), conv->getAttrs());
       fused.setMaxPoolAttr(b.getDenseI64ArrayAttr(*window));
       pool.getY().replaceAllUsesWith(fused.getY());
       pool.erase();

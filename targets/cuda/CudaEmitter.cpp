@@ -14,6 +14,7 @@
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Lowering/KernelCall.h"
+#include "onnxc/Lowering/CppText.h"
 #include "onnxc/Passes/Passes.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"

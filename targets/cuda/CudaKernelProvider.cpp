@@ -210,7 +210,7 @@ public:
     if (!fitsInt32(op))
       return refuse(op, "a tensor of 2^31 or more elements (the CUDA kernels index with 32 "
                         "bits)");
-    const bool isFloat = ctx.elementType == "float";
+    const bool isFloat = ctx.isFloat();
     if (auto c = dyn_cast<ConvOp>(op); c && isFloat)
       return lowerConv(op, c.getX(), c.getW(), c.getB(), Value(), c.getY(), c.getGroup(), ctx);
     if (auto c = dyn_cast<FusedConvOp>(op); c && isFloat)

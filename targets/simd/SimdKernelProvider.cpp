@@ -283,7 +283,7 @@ ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
 
 /// 2-D MaxPool without the Indices output: float (simd/f32/pool.h), or int8 /
 /// uint8 (simd/qs8/pool.h, with a padded row of scratch).
-ProviderResult lowerMaxPool(MaxPoolOp op, const std::string &t) {
+ProviderResult lowerMaxPool(MaxPoolOp op, const LoweringContext &ctx) {
   Value x = op.getX(), y = op.getY();
   if (op.getKernelShape().size() != 2 || !isNone(op.getIndices()))
     return std::nullopt;
@@ -293,8 +293,9 @@ ProviderResult lowerMaxPool(MaxPoolOp op, const std::string &t) {
   std::vector<KernelArg> args{KernelArg::input(x), KernelArg::output(y)};
   for (KernelArg &a : simdWindowArgs(x, y, *g))
     args.push_back(std::move(a));
-  if (t == "float")
+  if (ctx.isFloat())
     return calls({simdCall("max_pool2d", {"float"}, kSimdPool, std::move(args))});
+  const std::string &t = ctx.elementType;
   args.push_back(KernelArg::scratch(onnxc_rt::simd::qs8::maxpool_scratch_bytes(
                                         shapeOf(y)[3], g->kernel[1], g->strides[1],
                                         g->dilations[1]),
@@ -352,15 +353,11 @@ ProviderResult lowerSoftmax(Operation *op, int64_t mode) {
 
 ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
   if (auto pool = dyn_cast<MaxPoolOp>(op))
-    return ctx.elementType == "float" || ctx.elementType == "int8_t" ||
-                   ctx.elementType == "uint8_t"
-               ? lowerMaxPool(pool, ctx.elementType)
-               : std::nullopt;
+    return ctx.isFloat() || ctx.isQuantized() ? lowerMaxPool(pool, ctx) : std::nullopt;
   // Quantization's kernels are qs8's, whatever their first operand is.
-  if (ctx.elementType == "int8_t" || ctx.elementType == "uint8_t" ||
-      isa<QuantizeLinearOp>(op))
+  if (ctx.isQuantized() || isa<QuantizeLinearOp>(op))
     return lowerQs8(op, packing);
-  if (ctx.elementType != "float")
+  if (!ctx.isFloat())
     return std::nullopt;
   const int64_t tasks = ctx.tasks;
   return TypeSwitch<Operation *, ProviderResult>(op)

@@ -60,7 +60,7 @@ std::optional<std::vector<int32_t>> biasValues(Value b, int64_t count) {
 
 ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
-  if (xs.size() != 4 || op.getMaxPool()) // a pooled QConv: the reference's
+  if (xs.size() != 4)
     return std::nullopt;
   SmallVector<int64_t> kernel(ws.drop_front(2));
   auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
@@ -241,13 +241,14 @@ ProviderResult lowerQAveragePool(QAveragePoolOp op) {
 /// of every value, made here.
 ProviderResult lowerQRescale(QRescaleOp op) {
   Type elt = eltOf(op.getX());
-  const std::string t = cppTypeName(elt);
-  if (elt != eltOf(op.getY()) || (t != "int8_t" && t != "uint8_t"))
+  const ElementKind kind = elementKindOf(elt);
+  if (elt != eltOf(op.getY()) || (kind != ElementKind::Int8 && kind != ElementKind::UInt8))
     return std::nullopt;
+  const std::string t = cppTypeName(elt);
   const Qs8Multiplier m = rescaleMultiplier(op);
   const int32_t xZp = op.getXZeroPoint(), yZp = op.getYZeroPoint();
   char table[256];
-  if (t == "int8_t") {
+  if (kind == ElementKind::Int8) {
     int8_t in[256], out[256];
     for (int i = 0; i < 256; ++i)
       in[i] = int8_t(i - 128);
@@ -287,10 +288,11 @@ ProviderResult lowerQuantizeLike(Operation *op, bool quantize) {
   Value x = op->getOperand(0), scale = op->getOperand(1), zp = op->getOperand(2);
   Value y = op->getResult(0);
   Value q = quantize ? y : x, f = quantize ? x : y;
-  const std::string t = cppTypeName(eltOf(q));
+  const ElementKind kind = elementKindOf(eltOf(q));
   if (numel(scale) != 1 || !eltOf(f).isF32() || !eltOf(scale).isF32() ||
-      (t != "int8_t" && t != "uint8_t"))
+      (kind != ElementKind::Int8 && kind != ElementKind::UInt8))
     return std::nullopt;
+  const std::string t = cppTypeName(eltOf(q));
   return calls({call(quantize ? "quantize_linear" : "dequantize_linear", {t}, kSimdQs8Quantize,
                      {KernelArg::input(x), KernelArg::input(scale), inputOrNull(zp),
                       KernelArg::output(y), KernelArg::i(numel(x))},

@@ -8,6 +8,7 @@
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Lowering/KernelProvider.h"
 #include "onnxc/Lowering/Target.h"
+#include "onnxc/Lowering/HostKernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

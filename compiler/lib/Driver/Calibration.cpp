@@ -10,7 +10,10 @@
 //===----------------------------------------------------------------------===//
 #include "onnxc/Driver/Driver.h"
 
+#include "Calibration.h"
+#include "Files.h"
 #include "Generate.h"
+#include "HostModel.h"
 #include "Toolchain.h"
 #include "onnxc/Import/TensorProtoIO.h"
 #include "onnxc/Lowering/Target.h"

@@ -1,10 +1,13 @@
 //===- Driver.cpp - `onnxc MODEL -o DIR` -----------------------------------===//
 #include "onnxc/Driver/Driver.h"
 
+#include "Calibration.h"
+#include "Files.h"
 #include "Generate.h"
 #include "Toolchain.h"
 #include "onnxc/Lowering/KernelCall.h"
 #include "onnxc/Lowering/Target.h"
+#include "onnxc/Lowering/CppText.h"
 #include "onnxc/Import/TensorProtoIO.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
@@ -162,7 +165,7 @@ static int64_t estimateFlops(func::FuncOp f) {
   int64_t total = 0;
   f.walk([&](Operation *op) {
     if (!isa<onnx::ONNXDialect>(op->getDialect()) || op->getNumResults() == 0 ||
-        isa<onnx::ConstantOp, onnx::NoValueOp>(op) || isAliasOp(op))
+        isa<onnx::ConstantOp, onnx::NoValueOp>(op) || onnx::isAliasOp(op))
       return;
     if (auto cost = dyn_cast<onnx::ComputeCost>(op)) {
       total += cost.flops();

@@ -1,7 +1,10 @@
 //===- Runner.cpp - `onnxc run`: compile for the host, run on .pb tensors ===//
 #include "onnxc/Driver/Driver.h"
 
+#include "Calibration.h"
+#include "Files.h"
 #include "Generate.h"
+#include "HostModel.h"
 #include "Toolchain.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"

@@ -1,5 +1,6 @@
-// All reference kernels. Generated code includes only the headers it uses;
-// this umbrella is for tools (the compiler's constant folder, tests).
+// The reference kernel families the compiler's constant folder evaluates
+// (lowering/HostKernels.cpp; it adds reference/qs8.h). Generated code
+// includes only the headers its kernel calls name.
 #ifndef ONNXC_RT_KERNELS_H
 #define ONNXC_RT_KERNELS_H
 

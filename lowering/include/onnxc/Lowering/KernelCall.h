@@ -87,40 +87,9 @@ struct OpLowering {
   std::vector<KernelCall> calls;
 };
 
-/// The (alpha, beta) a unary op's reference functor takes, from its
-/// attributes (LeakyRelu's alpha, HardSigmoid's alpha and beta, ...).
-std::pair<float, float> unaryKernelParams(mlir::Operation *op);
-
-/// Ops whose result 0 is a view of operand 0 (same bytes, new shape).
-bool isAliasOp(mlir::Operation *op);
-
-/// Whether the kernel of `op` may write its result over operand `i` (it
-/// reads each element at the index it writes, before writing it). The memory
-/// planner also requires equal shapes and byte sizes.
-bool canRunInPlace(mlir::Operation *op, unsigned operand);
-
 /// The C++ spelling of an element type ("float", "int64_t", "bool",
 /// "onnxc_string").
 std::string cppTypeName(mlir::Type elementType);
-
-/// `s` as a C string literal (non-printable bytes as octal escapes).
-std::string cStringLiteral(llvm::StringRef s);
-/// `s` as a C string literal that is also safe inside /* */ and // comments:
-/// cStringLiteral's escapes (no newline, no trailing backslash, no trigraph)
-/// and a '/' next to a '*' written as \057, so the comment cannot end or nest.
-/// Everything the model names reaches generated comments through this.
-std::string cCommentLiteral(llvm::StringRef s);
-/// C and C++ keywords, alternative tokens and NULL: they cannot name a
-/// parameter or a namespace in generated code.
-bool isCppReservedWord(llvm::StringRef s);
-
-/// Runs `calls` on the host through the same runtime-lite kernels, the
-/// compiler's constant folder's way of evaluating an op. `tensors` maps each
-/// Tensor argument (in order of appearance) to its buffer. Returns false if
-/// some kernel was not compiled into the host registry.
-bool runKernelCallsOnHost(llvm::ArrayRef<KernelCall> calls,
-                          llvm::ArrayRef<void *> tensors);
-bool hostKernelAvailable(const KernelCall &call);
 
 } // namespace onnxc
 

@@ -27,6 +27,13 @@
 
 namespace onnxc {
 
+/// The data-type axis of a kernel: the element type of the op's first
+/// operand, as kernel choice keys on it (the int8 kernels take int8 and
+/// uint8 alike).
+enum class ElementKind { Float32, Int8, UInt8, Other };
+/// The kind of `type` (an element type).
+ElementKind elementKindOf(mlir::Type type);
+
 /// What a provider needs to know besides the op.
 struct LoweringContext {
   /// Tasks the parallel kernels split their work into (--threads).
@@ -34,9 +41,13 @@ struct LoweringContext {
   /// The target's options (Target::options), each with its value for this
   /// module: set in #onnx.target, else the default.
   std::map<std::string, std::string> options;
-  /// The C++ element type of the op's first operand ("float", "int8_t", ...):
-  /// the data-type axis of a kernel.
+  /// The element type of the op's first operand: the data-type axis of a
+  /// kernel (`element`, what kernel choice compares) and its C++ spelling
+  /// for the kernel's template arguments ("float", "int8_t", ...).
+  ElementKind element = ElementKind::Other;
   std::string elementType;
+  bool isFloat() const { return element == ElementKind::Float32; }
+  bool isQuantized() const { return element == ElementKind::Int8 || element == ElementKind::UInt8; }
 };
 
 /// A provider's answer: std::nullopt is "not mine" (the next provider is
@@ -64,6 +75,15 @@ mlir::FailureOr<OpLowering> selectLowering(mlir::Operation *op,
 
 /// The reference kernels alone (the constant folder's way of running an op).
 mlir::FailureOr<OpLowering> lowerWithReference(mlir::Operation *op);
+
+/// The reference kernel of a quantized convolution (qs8::conv: each output
+/// plane accumulated in int32 scratch and requantized; with `maxPool`,
+/// qs8::conv_max_pool, each plane max-pooled by whole windows on its way
+/// out) for onnx.QConv and the ops that take its operands (X, W, B) and
+/// attributes (a target's pooled convolution, where its own kernel does not
+/// run it).
+mlir::FailureOr<OpLowering> referenceQConv(mlir::Operation *op,
+                                          std::optional<llvm::ArrayRef<int64_t>> maxPool);
 
 /// How `op` runs: the calls recorded on it by onnxc-select-kernels, or, when
 /// none are recorded (a pass run on its own in a lit test), the providers of

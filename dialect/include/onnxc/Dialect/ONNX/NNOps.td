@@ -103,7 +103,7 @@ def ONNX_SoftmaxOp    : ONNX_SoftmaxFamilyOp<"Softmax", "exp(x) / sum(exp(x)) al
 def ONNX_LogSoftmaxOp : ONNX_SoftmaxFamilyOp<"LogSoftmax", "log of Softmax along axis">;
 def ONNX_HardmaxOp    : ONNX_SoftmaxFamilyOp<"Hardmax", "one-hot of the first maximum along axis">;
 
-def ONNX_DropoutOp : ONNX_Op<"Dropout"> {
+def ONNX_DropoutOp : ONNX_Op<"Dropout", [ONNX_View]> {
   let summary = "identity at inference (training_mode must be false)";
   let arguments = (ins AnyTensor:$data, ONNX_TensorOrNone:$ratio,
                    ONNX_TensorOrNone:$training_mode,

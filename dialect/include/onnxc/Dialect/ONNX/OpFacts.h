@@ -13,6 +13,8 @@ class InPlaceOperand0 : public mlir::OpTrait::TraitBase<ConcreteType, InPlaceOpe
 template <typename ConcreteType>
 class InPlaceAnyOperand : public mlir::OpTrait::TraitBase<ConcreteType, InPlaceAnyOperand> {};
 template <typename ConcreteType>
+class View : public mlir::OpTrait::TraitBase<ConcreteType, View> {};
+template <typename ConcreteType>
 class LaneWise : public mlir::OpTrait::TraitBase<ConcreteType, LaneWise> {};
 template <typename ConcreteType>
 class Activation : public mlir::OpTrait::TraitBase<ConcreteType, Activation> {};
@@ -25,6 +27,20 @@ class AnyElementType : public mlir::OpTrait::TraitBase<ConcreteType, AnyElementT
 
 template <typename ConcreteType>
 class CompilerInternal : public mlir::OpTrait::TraitBase<ConcreteType, CompilerInternal> {};
+
+/// The (alpha, beta) a unary op's reference functor takes, from its
+/// attributes (LeakyRelu's alpha, HardSigmoid's alpha and beta, ...: the
+/// UnaryKernelParams interface); (0, 0) for the others.
+std::pair<float, float> unaryKernelParams(mlir::Operation *op);
+
+/// Whether result 0 of `op` is a view of operand 0 (the View fact).
+bool isAliasOp(mlir::Operation *op);
+
+/// Whether the kernel of `op` may write its result over operand `operand`
+/// (the InPlace facts: it reads each element at the index it writes, before
+/// writing it). The memory planner also requires equal shapes and byte
+/// sizes.
+bool canRunInPlace(mlir::Operation *op, unsigned operand);
 
 /// The ComputeCost of a convolution with its fused epilogue: 2 x C/group x
 /// KH x KW per output (W's dims after the first), plus one per output for

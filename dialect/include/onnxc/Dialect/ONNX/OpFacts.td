@@ -20,6 +20,9 @@ class ONNX_Fact<string name> : NativeOpTrait<name> {
 def ONNX_InPlaceOperand0 : ONNX_Fact<"InPlaceOperand0">;
 // ... over any of its operands (elementwise broadcast ops).
 def ONNX_InPlaceAnyOperand : ONNX_Fact<"InPlaceAnyOperand">;
+// Its result 0 is a view of operand 0: the same bytes under a new shape
+// (no kernel runs; the memory planner gives both one buffer).
+def ONNX_View : ONNX_Fact<"View">;
 // Keeps each channel in its lane and maps finite values to finite ones, so
 // it runs unchanged on channel-blocked values (whose padding lanes then stay
 // harmless; onnxc-layout-selection).

@@ -25,12 +25,8 @@ def ONNX_QConvOp : ONNX_Op<"QConv", [ONNX_CompilerInternal, DeclareOpInterfaceMe
     Y = clamp(y_zero_point + requantize(sum((X - x_zero_point) * W) + B)),
     requantized per output channel by x_scale * w_scale[c] / y_scale. B's
     scale is x_scale * w_scale[c]; padding reads x_zero_point (real 0).
-    With `max_pool` (2-D only; (pH, pW)): Y is that convolution's output
-    max-pooled by a pH x pW window at stride (pH, pW), no padding, rows and
-    columns past the last whole window dropped (a MaxPool that the Cortex-M
-    targets' onnxc-mcu-fuse-conv-pool folds in, so that the kernel
-    requantizes one value per window and the unpooled tensor is never
-    stored).
+    (The Cortex-M targets fold a MaxPool after it into their own
+    cortexm.QConvMaxPool, targets/cortex-m/CortexMOps.td.)
   }];
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, ONNX_TensorOrNone:$B,
                    OptionalAttr<DenseI64ArrayAttr>:$dilations,
@@ -38,7 +34,6 @@ def ONNX_QConvOp : ONNX_Op<"QConv", [ONNX_CompilerInternal, DeclareOpInterfaceMe
                    OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
                    OptionalAttr<DenseI64ArrayAttr>:$pads,
                    OptionalAttr<DenseI64ArrayAttr>:$strides,
-                   OptionalAttr<DenseI64ArrayAttr>:$max_pool,
                    F32Attr:$x_scale, I64Attr:$x_zero_point,
                    DenseF32ArrayAttr:$w_scale,
                    F32Attr:$y_scale, I64Attr:$y_zero_point,

@@ -43,6 +43,16 @@ mlir::ElementsAttr getConstantElements(mlir::Value v);
 /// True for a `none` value (an omitted optional input).
 bool isNone(mlir::Value v);
 
+/// Conv, ConvInteger, QLinearConv and QConv share one shape rule (N, M,
+/// the window's output dims); `bias` may be null.
+mlir::LogicalResult inferConvLike(mlir::Operation *op, mlir::Value x, mlir::Value w,
+                                  mlir::Value bias, mlir::Type elt);
+/// What QConv checks of its operands (int8 weights, one w_scale or one per
+/// output channel, int8/uint8 activations, the clamp within the output
+/// type, positive scales), for ops that take QConv's operands.
+mlir::LogicalResult verifyQConv(mlir::Operation *op, mlir::Value x, mlir::Value w,
+                                llvm::ArrayRef<float> wScale, int64_t actMin, int64_t actMax);
+
 /// Whether FusedConv/FusedGemm can apply the unary op `name` (a functor of
 /// runtime-lite's reference elementwise kernels) as their activation: an
 /// op with the Activation fact, or one of the fusion's own functors.

@@ -21,7 +21,7 @@ def ONNX_NoValueOp : ONNX_Op<"NoValue", [ConstantLike]> {
   let results = (outs NoneType:$none);
 }
 
-def ONNX_IdentityOp : ONNX_UnaryOp<"Identity", "y = x", [], /*referenceFunctor=*/0> {
+def ONNX_IdentityOp : ONNX_UnaryOp<"Identity", "y = x", [ONNX_View], /*referenceFunctor=*/0> {
   let hasFolder = 1;
 }
 
@@ -58,7 +58,7 @@ def ONNX_RangeOp : ONNX_Op<"Range"> {
   let results = (outs AnyTensor:$output);
 }
 
-def ONNX_ReshapeOp : ONNX_Op<"Reshape"> {
+def ONNX_ReshapeOp : ONNX_Op<"Reshape", [ONNX_View]> {
   let summary = "new shape, same data (0 copies a dim unless allowzero, -1 infers)";
   let arguments = (ins AnyTensor:$data, AnyTensor:$shape,
                    DefaultValuedAttr<I64Attr, "0">:$allowzero);
@@ -66,20 +66,20 @@ def ONNX_ReshapeOp : ONNX_Op<"Reshape"> {
   let hasFolder = 1;
 }
 
-def ONNX_FlattenOp : ONNX_Op<"Flatten"> {
+def ONNX_FlattenOp : ONNX_Op<"Flatten", [ONNX_View]> {
   let summary = "2-D view: dims before axis times dims from axis";
   let arguments = (ins AnyTensor:$input, DefaultValuedAttr<I64Attr, "1">:$axis);
   let results = (outs AnyTensor:$output);
 }
 
 // Squeeze/Unsqueeze in opset-13 form: axes as an (optional) constant input.
-def ONNX_SqueezeOp : ONNX_Op<"Squeeze"> {
+def ONNX_SqueezeOp : ONNX_Op<"Squeeze", [ONNX_View]> {
   let summary = "remove size-1 dims (all of them when axes is absent)";
   let arguments = (ins AnyTensor:$data, ONNX_TensorOrNone:$axes);
   let results = (outs AnyTensor:$squeezed);
 }
 
-def ONNX_UnsqueezeOp : ONNX_Op<"Unsqueeze"> {
+def ONNX_UnsqueezeOp : ONNX_Op<"Unsqueeze", [ONNX_View]> {
   let summary = "insert size-1 dims at axes (of the output)";
   let arguments = (ins AnyTensor:$data, AnyTensor:$axes);
   let results = (outs AnyTensor:$expanded);

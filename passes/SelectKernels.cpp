@@ -48,7 +48,9 @@ struct SelectKernels : impl::SelectKernelsPassBase<SelectKernels> {
     const LoweringContext ctx = loweringContextOf(func);
     bool ok = true;
     func.walk([&](Operation *op) {
-      if (!isa<onnx::ONNXDialect>(op->getDialect()) || isa<onnx::ConstantOp, onnx::NoValueOp>(op))
+      // Every op of the graph: the onnx dialect's and a target's own (the
+      // simd and cortexm dialects), not the function's structure.
+      if (isa<func::FuncDialect>(op->getDialect()) || isa<onnx::ConstantOp, onnx::NoValueOp>(op))
         return;
       if (target && !target->doubleFloat && failed(checkNoDouble(op, *target))) {
         ok = false;

@@ -1,6 +1,7 @@
 //===- LowerToEmitC.cpp - onnxc-lower-to-emitc -----------------------------===//
 #include "onnxc/Lowering/KernelProvider.h"
 #include "onnxc/Lowering/CppText.h"
+#include "onnxc/Dialect/ONNX/NodeNames.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
@@ -23,16 +24,7 @@ namespace {
 
 constexpr int64_t kWeightAlign = 64;
 
-/// "conv1" for NameLoc("conv1"), else empty.
-std::string nodeName(Location loc) {
-  if (auto n = dyn_cast<NameLoc>(loc))
-    return n.getName().str();
-  if (auto f = dyn_cast<FusedLoc>(loc))
-    for (Location l : f.getLocations())
-      if (auto s = nodeName(l); !s.empty())
-        return s;
-  return "";
-}
+std::string nodeName(Location loc) { return nodeNameOf(loc); }
 
 /// Keeps a comment on one line and free of comment terminators.
 std::string commentSafe(StringRef s) {

@@ -109,6 +109,8 @@ struct ConstantFolding : impl::ConstantFoldingPassBase<ConstantFolding> {
     for (Operation *op : ops) {
       if (isa<onnx::ConstantOp, onnx::NoValueOp>(op) || !isa<onnx::ONNXDialect>(op->getDialect()))
         continue;
+      if (keepDequantize && isa<onnx::DequantizeLinearOp>(op))
+        continue;
       if (failed(refreshTypes(op)))
         return signalPassFailure();
       // The ops' own fold hooks first (an Identity, a Reshape to the same

@@ -1,5 +1,6 @@
 //===- ExpandControlFlow.cpp - onnxc-expand-control-flow -------------------===//
 #include "onnxc/Passes/PassUtils.h"
+#include "onnxc/Dialect/ONNX/NodeNames.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
 
@@ -103,11 +104,7 @@ std::optional<bool> constantBool(Value v) {
 }
 
 /// The node name an op was imported with ("" when it has none).
-std::string nodeName(Operation *op) {
-  if (auto n = dyn_cast<NameLoc>(op->getLoc()))
-    return n.getName().str();
-  return "";
-}
+std::string nodeName(Operation *op) { return nodeNameOf(op->getLoc()); }
 
 /// The graph inputs `v` is computed from, by their ONNX names.
 SmallVector<std::string> graphInputsOf(Value v, func::FuncOp func) {

@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnxc/Passes/PassUtils.h"
+#include "onnxc/Dialect/ONNX/NodeNames.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
@@ -114,39 +115,70 @@ struct Weights {
   SmallVector<float> scales; // 1 or one per channel of `axis`
 };
 
-/// Weights from a quantized constant `values` with `scale` and `zeroPoint`
-/// (per tensor, or per channel of `scaleAxis`, which must be `axis`):
-/// int8 with zero points 0 as they are; int8/uint8 with other zero points
-/// re-expressed as int8 around 0 when every value minus its zero point
-/// fits (uint8 weights at 128, as some exporters write them).
-std::optional<Weights> int8Weights(OpBuilder &b, Location loc, Value values, Value scale,
-                                   Value zeroPoint, int64_t scaleAxis, int64_t axis) {
+/// Why constant weights `values` with `scale` and `zeroPoint` (per tensor,
+/// or per channel of `scaleAxis`, which must be `axis`) cannot be the
+/// scheme's int8 weights, or "" when they can: int8 with zero points 0 as
+/// they are, int8/uint8 with other zero points re-expressed as int8 around 0
+/// when every value minus its zero point fits (uint8 weights at 128, as some
+/// exporters write them). The summary names the reason for a layer left in
+/// float.
+std::string weightsProblem(Value values, Value scale, Value zeroPoint, int64_t scaleAxis,
+                           int64_t axis) {
   auto data = dyn_cast_or_null<DenseElementsAttr>(getConstantElements(values));
-  if (!data || !isQuantizedType(data.getElementType()))
-    return std::nullopt;
+  if (!data)
+    return "its weights are not constant";
+  if (!isQuantizedType(data.getElementType()))
+    return "its weights are not int8 or uint8";
   SmallVector<double> s = constantReals(scale);
   if (s.empty())
-    return std::nullopt;
+    return "its weights' scale is not constant";
   auto shape = cast<ShapedType>(values.getType()).getShape();
   if (scaleAxis < 0)
     scaleAxis += int64_t(shape.size());
   if (s.size() > 1 && (scaleAxis != axis || shape[axis] != int64_t(s.size())))
-    return std::nullopt;
+    return "its weights are quantized per channel of axis " + std::to_string(scaleAxis) +
+           ", not of the output channels";
   SmallVector<int64_t> z = isNone(zeroPoint) ? SmallVector<int64_t>{0} : constantIntegers(zeroPoint);
   if (z.empty() || (z.size() > 1 && z.size() != s.size()))
-    return std::nullopt;
-  Weights w;
-  for (double x : s) {
+    return "its weights' zero points are not constant";
+  for (double x : s)
     if (!(x > 0) || !std::isfinite(x))
-      return std::nullopt;
-    w.scales.push_back(float(x));
+      return "a weight scale is not positive and finite";
+  const bool isSigned = !data.getElementType().isUnsignedInteger();
+  int64_t inner = 1;
+  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  const int64_t channels = shape.empty() ? 1 : shape[axis];
+  int64_t k = 0;
+  for (APInt v : data.getValues<APInt>()) {
+    int64_t c = z.size() > 1 ? (k / inner) % channels : 0;
+    int64_t x = (isSigned ? v.getSExtValue() : int64_t(v.getZExtValue())) - z[c];
+    if (x < -128 || x > 127)
+      return "its weights minus their zero points leave int8 (asymmetric weights; the kernels "
+             "take symmetric ones)";
+    ++k;
   }
+  return "";
+}
+
+/// The scheme's int8 weights for `values` (weightsProblem says when there
+/// are none).
+std::optional<Weights> int8Weights(OpBuilder &b, Location loc, Value values, Value scale,
+                                   Value zeroPoint, int64_t scaleAxis, int64_t axis) {
+  if (!weightsProblem(values, scale, zeroPoint, scaleAxis, axis).empty())
+    return std::nullopt;
+  auto data = cast<DenseElementsAttr>(getConstantElements(values));
+  Weights w;
+  for (double x : constantReals(scale))
+    w.scales.push_back(float(x));
+  SmallVector<int64_t> z = isNone(zeroPoint) ? SmallVector<int64_t>{0} : constantIntegers(zeroPoint);
   const bool isSigned = !data.getElementType().isUnsignedInteger();
   if (isSigned && llvm::all_of(z, [](int64_t v) { return v == 0; })) {
     w.values = values;
     return w;
   }
   // The channel of flat element k: (k / inner) % channels along `axis`.
+  auto shape = cast<ShapedType>(values.getType()).getShape();
   int64_t inner = 1;
   for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
     inner *= shape[d];
@@ -155,10 +187,7 @@ std::optional<Weights> int8Weights(OpBuilder &b, Location loc, Value values, Val
   int64_t k = 0;
   for (APInt v : data.getValues<APInt>()) {
     int64_t c = z.size() > 1 ? (k / inner) % channels : 0;
-    int64_t x = (isSigned ? v.getSExtValue() : int64_t(v.getZExtValue())) - z[c];
-    if (x < -128 || x > 127)
-      return std::nullopt;
-    shifted.push_back(int8_t(x));
+    shifted.push_back(int8_t((isSigned ? v.getSExtValue() : int64_t(v.getZExtValue())) - z[c]));
     ++k;
   }
   auto type = RankedTensorType::get(shape, b.getIntegerType(8));
@@ -324,6 +353,110 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
         q.erase();
       }
     }
+    // The float ops of the folded chains are dead now: the summary counts
+    // what runs.
+    eraseDeadOps(getOperation().getBody().front());
+    recordSummary();
+  }
+
+  /// On a quantized graph, records on the function what the compile
+  /// summary reports (kQuantizationAttr): how many convolutions and matrix
+  /// products run on integer kernels, each one that reads quantized values
+  /// but stays float, with the reason, and the other ops that do (Softmax,
+  /// LayerNormalization's pieces, ...: no integer form).
+  void recordSummary() {
+    func::FuncOp f = getOperation();
+    Builder b(f.getContext());
+    bool quantized = false;
+    int64_t integer = 0;
+    SmallVector<Attribute> floats, others;
+    auto readsQuantized = [](Operation *op) {
+      return llvm::any_of(op->getOperands(),
+                          [](Value v) { return v.getDefiningOp<DequantizeLinearOp>(); });
+    };
+    auto described = [&](Operation *op, const std::string &why) {
+      return b.getStringAttr(op->getName().stripDialect() + " '" + nodeNameOf(op->getLoc()) +
+                             "': " + why);
+    };
+    f.walk([&](Operation *op) {
+      if (isa<QuantizeLinearOp, DequantizeLinearOp, DynamicQuantizeLinearOp>(op))
+        quantized = true;
+      if (isa<QConvOp, QMatMulOp, ConvIntegerOp, MatMulIntegerOp, QLinearConvOp, QLinearMatMulOp>(
+              op)) {
+        quantized = true;
+        ++integer;
+        return;
+      }
+      if (!isa<ONNXDialect>(op->getDialect()) || !readsQuantized(op) ||
+          isa<QuantizeLinearOp, DequantizeLinearOp>(op) || isElementMoving(op))
+        return;
+      if (isa<ConvOp, ConvTransposeOp, GemmOp, MatMulOp>(op))
+        floats.push_back(described(op, whyFloat(op)));
+      else
+        others.push_back(described(op, "no integer form (float between its DequantizeLinear and "
+                                       "QuantizeLinear)"));
+    });
+    if (!quantized)
+      return;
+    f->setAttr(kQuantizationAttr,
+               b.getDictionaryAttr({b.getNamedAttr("integer", b.getI64IntegerAttr(integer)),
+                                    b.getNamedAttr("float", b.getArrayAttr(floats)),
+                                    b.getNamedAttr("float_other", b.getArrayAttr(others))}));
+  }
+
+  /// Why a Conv, ConvTranspose, Gemm or MatMul that reads quantized values
+  /// was not folded (fold()'s conditions, in the order a user fixes them).
+  static std::string whyFloat(Operation *op) {
+    if (isa<ConvTransposeOp>(op))
+      return "ConvTranspose has no integer kernel";
+    Value x = op->getOperand(0), w = op->getOperand(1);
+    if (!x.getDefiningOp<DequantizeLinearOp>())
+      return "its input is float (no DequantizeLinear before it)";
+    auto in = dequantized(x);
+    if (!in)
+      return "its input's quantization is not per tensor with constant parameters";
+    auto wdq = w.getDefiningOp<DequantizeLinearOp>();
+    if (!wdq)
+      return getConstantElements(w) ? "its weights are float (no DequantizeLinear before them)"
+                                    : "its weights are computed at run time";
+    int64_t axis = 0; // Conv: (M, C/group, k...), a Gemm's transposed B: (N, K)
+    if (auto gemm = dyn_cast<GemmOp>(op))
+      axis = gemm.getTransB() ? 0 : 1;
+    else if (isa<MatMulOp>(op))
+      axis = 1;
+    if (!isa<ConvOp>(op) && cast<ShapedType>(w.getType()).getRank() != 2)
+      return "its weights are not a 2-D matrix";
+    std::string weights =
+        weightsProblem(wdq.getX(), wdq.getXScale(), wdq.getXZeroPoint(), wdq.getAxis(), axis);
+    if (!weights.empty())
+      return weights;
+    if (auto conv = dyn_cast<ConvOp>(op); conv && conv.getAutoPad() != "NOTSET")
+      return "auto_pad " + conv.getAutoPad().str() + " has no integer form (explicit pads have)";
+    if (auto gemm = dyn_cast<GemmOp>(op);
+        gemm && (gemm.getTransA() || gemm.getAlpha().convertToDouble() != 1.0 ||
+                 gemm.getBeta().convertToDouble() != 1.0))
+      return "transA, alpha or beta is not the default";
+    // The output: through a Relu or Clip (and a MatMul's bias Add) to a
+    // QuantizeLinear.
+    Operation *user = op;
+    auto next = [](Operation *o) -> Operation * {
+      Value r = o->getResult(0);
+      return r.hasOneUse() ? *r.getUsers().begin() : nullptr;
+    };
+    user = next(user);
+    if (user && isa<MatMulOp>(op) && isa<AddOp>(user))
+      user = next(user);
+    if (user && isa<ReluOp, ClipOp>(user))
+      user = next(user);
+    auto q = dyn_cast_or_null<QuantizeLinearOp>(user);
+    if (!q)
+      return "its output is not quantized (no QuantizeLinear reads it alone)";
+    auto out = perTensor(q.getYScale(), q.getYZeroPoint(), eltOfValue(q.getY()));
+    if (!out)
+      return "its output's quantization is not per tensor with constant parameters";
+    if (out->type != in->second.type)
+      return "its input and output are quantized to different types";
+    return "its bias does not fit int32 at x_scale * w_scale";
   }
 
   /// QOperator models: QLinearConv and QLinearMatMul with constant
@@ -426,6 +559,8 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
     if (!op)
       return nullptr;
     bool activated = op != q.getX().getDefiningOp();
+    if (activated && isa<DequantizeLinearOp>(op))
+      return foldActivation(b, q, act, y);
     if (!activated && q.getX() != op->getResult(0))
       return nullptr;
     // One result that matters (MaxPool's omitted Indices are `none`).
@@ -458,6 +593,35 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
     if (op->getNumOperands() >= 1 && isLookupCandidate(op))
       return foldLookup(b, loc, q, op, y);
     return nullptr;
+  }
+
+  /// Q(Relu(DQ(x))) or Q(Clip(DQ(x))), the activation a stage of its own
+  /// (PyTorch exports a Linear's Relu so): the clamp of x's producer (a
+  /// QConv, QMatMul, QAdd or QMul) when x has that quantization and is read
+  /// here alone, else a lookup table of the activation.
+  Value foldActivation(OpBuilder &b, QuantizeLinearOp q, const Activation &act, const QParams &y) {
+    Operation *activation = q.getX().getDefiningOp();
+    auto x = dequantized(act.producer->getResult(0));
+    if (!x || x->second.type != y.type)
+      return nullptr;
+    Operation *producer = x->first.getDefiningOp();
+    if (x->second == y && producer && x->first.hasOneUse() &&
+        isa<QConvOp, QMatMulOp, QAddOp, QMulOp>(producer)) {
+      auto bound = [&](StringRef name, int64_t v, bool lower) {
+        int64_t old = cast<IntegerAttr>(producer->getAttr(name)).getInt();
+        producer->setAttr(name, b.getI64IntegerAttr(lower ? std::max(old, v) : std::min(old, v)));
+      };
+      bound("act_min", act.lo, /*lower=*/true);
+      bound("act_max", act.hi, /*lower=*/false);
+      if (cast<IntegerAttr>(producer->getAttr("act_min")).getInt() >
+          cast<IntegerAttr>(producer->getAttr("act_max")).getInt())
+        producer->setAttr("act_min", producer->getAttr("act_max"));
+      return x->first;
+    }
+    if (!isLookupCandidate(activation))
+      return nullptr;
+    b.setInsertionPoint(q);
+    return foldLookup(b, activation->getLoc(), q, activation, y);
   }
 
   Value foldConv(OpBuilder &b, Location loc, ConvOp conv, const QParams &y, const Activation &act,
@@ -629,32 +793,37 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
   }
 
   /// The op on the quantized values when every data operand is a
-  /// DequantizeLinear with the output's parameters (Concat: all its inputs,
-  /// those of other parameters rescaled first; the others: the first).
+  /// DequantizeLinear of the output's type (Concat: all its inputs, the
+  /// others: the first). Where the quantizations differ, the values are
+  /// rescaled: a Concat's inputs before it, the other ops' result after
+  /// (moving elements and requantizing commute; the smaller tensor for a
+  /// MaxPool or Slice).
   Value foldElementMoving(OpBuilder &b, Operation *op, const QParams &y) {
     bool concat = isa<ConcatOp>(op);
     unsigned data = concat ? op->getNumOperands() : 1;
-    SmallVector<Value> inputs;
     for (unsigned i = 0; i < data; ++i) {
       auto in = dequantized(op->getOperand(i));
-      if (!in || in->second.type != y.type || (!concat && !(in->second == y)))
+      if (!in || in->second.type != y.type)
         return nullptr;
-      inputs.push_back(in->first);
     }
+    auto rescale = [&](Value v, const QParams &from) -> Value {
+      if (from == y)
+        return v;
+      return b.create<QRescaleOp>(op->getLoc(), v.getType(), v, b.getF32FloatAttr(from.scale),
+                                  b.getI64IntegerAttr(from.zeroPoint), b.getF32FloatAttr(y.scale),
+                                  b.getI64IntegerAttr(y.zeroPoint))
+          .getResult();
+    };
     IRMapping map;
     for (unsigned i = 0; i < data; ++i) {
       auto in = dequantized(op->getOperand(i));
-      Value v = in->first;
-      if (!(in->second == y))
-        v = b.create<QRescaleOp>(op->getLoc(), v.getType(), v,
-                                 b.getF32FloatAttr(in->second.scale),
-                                 b.getI64IntegerAttr(in->second.zeroPoint),
-                                 b.getF32FloatAttr(y.scale), b.getI64IntegerAttr(y.zeroPoint));
-      map.map(op->getOperand(i), v);
+      map.map(op->getOperand(i), concat ? rescale(in->first, in->second) : in->first);
     }
     Operation *clone = b.clone(*op, map);
     clone->getResult(0).setType(quantizedLike(op->getResult(0), y.type));
-    return clone->getResult(0);
+    if (concat)
+      return clone->getResult(0);
+    return rescale(clone->getResult(0), dequantized(op->getOperand(0))->second);
   }
 
   /// Q(expression of one quantized value x): a table of x's 256 values.

@@ -74,6 +74,11 @@ add_test(NAME aarch64-i8mm.transformer_encoder_int8
                  --calibrate-on-inputs -- --quantize int8)
 set_tests_properties(aarch64-i8mm.transformer_encoder_int8 PROPERTIES FIXTURES_REQUIRED models
                      ENVIRONMENT ${WERROR_ENV})
+# ONNX Runtime's QOperator form (QLinearConv, QGemm) against ONNX Runtime.
+add_test(NAME aarch64-dotprod.ort_qoperator
+         COMMAND ${ONNXC_PYTHON} ${QDQ_CHECK} --onnxc $<TARGET_FILE:onnxc>
+                 --model-dir ${PRODUCERS_DIR}/ort_qoperator --target aarch64-dotprod)
+set_tests_properties(aarch64-dotprod.ort_qoperator PROPERTIES ENVIRONMENT ${WERROR_ENV})
 add_test(NAME aarch64-dotprod.blocks_qdq
          COMMAND ${ONNXC_PYTHON} ${QDQ_CHECK} --onnxc $<TARGET_FILE:onnxc>
                  --model-dir ${QUANT_DIR}/blocks_qdq --target aarch64-dotprod)

@@ -32,6 +32,12 @@ foreach(test cortex-m4.fashion_qdq cortex-m4.blocks_qdq cortex-m33.fashion_qdq
   set_tests_properties(${test} PROPERTIES FIXTURES_REQUIRED qdq_models
                        ENVIRONMENT ${WERROR_ENV})
 endforeach()
+# A model quantized by PyTorch (uint8 activations, Q -> Cast -> DQ) on the
+# Cortex-M4's kernels against ONNX Runtime.
+add_test(NAME cortex-m4.pytorch_eager_fbgemm
+         COMMAND ${ONNXC_PYTHON} ${QDQ_CHECK} --onnxc $<TARGET_FILE:onnxc>
+                 --model-dir ${PRODUCERS_DIR}/pytorch_eager_fbgemm --target cortex-m4)
+set_tests_properties(cortex-m4.pytorch_eager_fbgemm PROPERTIES ENVIRONMENT ${WERROR_ENV})
 # The bundled Fashion-MNIST CNN quantized by onnxc, one test image, on every
 # core: the same integers as the host build (plain C on the M0+, whose 16 KB
 # micro:bit holds it: arena 5.9 KB; SMLAD and the fused pool on the others).

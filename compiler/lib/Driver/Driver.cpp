@@ -9,6 +9,7 @@
 #include "onnxc/Lowering/Target.h"
 #include "onnxc/Lowering/CppText.h"
 #include "onnxc/Import/TensorProtoIO.h"
+#include "onnxc/Dialect/ONNX/NodeNames.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Passes/Passes.h"
 #include "onnxc/Pipelines/Pipeline.h"
@@ -38,15 +39,7 @@ const char *onnxcVersion() { return ONNXC_VERSION; }
 
 //===-- Diagnostics ------------------------------------------------------------===//
 
-static std::string nodeOf(Location loc) {
-  if (auto n = dyn_cast<NameLoc>(loc))
-    return n.getName().str();
-  if (auto f = dyn_cast<FusedLoc>(loc))
-    for (Location l : f.getLocations())
-      if (std::string s = nodeOf(l); !s.empty())
-        return s;
-  return "";
-}
+static std::string nodeOf(Location loc) { return nodeNameOf(loc); }
 
 DiagnosticPrinter::DiagnosticPrinter(MLIRContext &ctx) {
   ctx.getDiagEngine().registerHandler([this](Diagnostic &d) {
@@ -104,8 +97,6 @@ largest(std::vector<CompileSummary::NodeBytes> all, size_t count) {
   return all;
 }
 
-/// The tensors the memory plan put in the arena, and the weight bytes each
-/// node's kernels read.
 /// The int8 ops whose kernels are the reference ones on a target that has
 /// kernels of its own (its providers do not cover them): the summary names
 /// them, as the note that they fall back.
@@ -114,7 +105,8 @@ static void recordInt8OnReference(func::FuncOp f, const Target &target, CompileS
     return;
   f.walk([&](Operation *op) {
     if (!isa<onnx::QConvOp, onnx::QMatMulOp, onnx::QAddOp, onnx::QMulOp, onnx::QAveragePoolOp,
-             onnx::QRescaleOp, onnx::QLookupOp>(op))
+             onnx::QRescaleOp, onnx::QLookupOp, onnx::ConvIntegerOp, onnx::MatMulIntegerOp,
+             onnx::QLinearConvOp, onnx::QLinearMatMulOp>(op))
       return;
     FailureOr<OpLowering> l = lowerToKernelCalls(op);
     if (succeeded(l) && !l->calls.empty() &&
@@ -124,6 +116,23 @@ static void recordInt8OnReference(func::FuncOp f, const Target &target, CompileS
   });
 }
 
+/// onnxc-fold-qdq's account of a quantized model.
+static void recordQuantization(func::FuncOp f, CompileSummary &s) {
+  auto q = f->getAttrOfType<DictionaryAttr>(kQuantizationAttr);
+  if (!q)
+    return;
+  if (auto n = q.getAs<IntegerAttr>("integer"))
+    s.integerMatrixOps = n.getInt();
+  if (auto floats = q.getAs<ArrayAttr>("float"))
+    for (auto a : floats.getAsRange<StringAttr>())
+      s.floatMatrixOps.push_back(a.str());
+  if (auto floats = q.getAs<ArrayAttr>("float_other"))
+    for (auto a : floats.getAsRange<StringAttr>())
+      s.floatOtherOps.push_back(a.str());
+}
+
+/// The tensors the memory plan put in the arena, and the weight bytes each
+/// node's kernels read.
 static void recordLargest(func::FuncOp f, CompileSummary &s) {
   std::vector<CompileSummary::NodeBytes> arena, weights;
   llvm::DenseSet<Value> counted;
@@ -279,6 +288,7 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   g.summary.naiveBytes = func->getAttrOfType<IntegerAttr>(kNaiveSizeAttr).getInt();
   recordLargest(func, g.summary);
   recordInt8OnReference(func, target, g.summary);
+  recordQuantization(func, g.summary);
   g.iface = describeModel(func);
   g.iface.threads = options.threads;
   g.iface.provenance = provenance;
@@ -756,6 +766,16 @@ int compileModel(const CompileOptions &o) {
       llvm::outs() << " (" << s.batchNormsFolded << " BatchNormalization folded into Conv)";
     llvm::outs() << "\n";
     printControlFlowSummary(s);
+    if (s.integerMatrixOps >= 0) {
+      const size_t all = size_t(s.integerMatrixOps) + s.floatMatrixOps.size();
+      const bool floats = !s.floatMatrixOps.empty() || !s.floatOtherOps.empty();
+      llvm::outs() << "  int8     " << s.integerMatrixOps << " of " << all
+                   << " convolutions and matrix products on integer kernels"
+                   << (floats ? "; quantized but in float:\n" : "\n");
+      for (const auto *list : {&s.floatMatrixOps, &s.floatOtherOps})
+        for (const std::string &op : *list)
+          llvm::outs() << "             " << op << "\n";
+    }
     if (!s.int8OnReference.empty()) {
       llvm::outs() << "  int8     " << s.int8OnReference.size()
                    << (s.int8OnReference.size() == 1 ? " op" : " ops")

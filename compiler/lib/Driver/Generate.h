@@ -41,6 +41,12 @@ struct CompileSummary {
   /// The int8 ops ("QConv 'node'") that the target's kernel providers left
   /// to the reference kernels (a target with providers only).
   std::vector<std::string> int8OnReference;
+  /// A quantized model's convolutions and matrix products on integer
+  /// kernels (-1: the model is not quantized), and those that read
+  /// quantized values but stay float ("Gemm 'node': why"), then the other
+  /// ops that do, from onnxc-fold-qdq.
+  int64_t integerMatrixOps = -1;
+  std::vector<std::string> floatMatrixOps, floatOtherOps;
 };
 
 /// The summary's "control" lines: the Ifs compiled as one branch (condition

@@ -7,7 +7,8 @@
 // DequantizeLinear of every input and a QuantizeLinear of the output, so
 // that is how they are imported; onnxc-fold-qdq then folds each group into
 // the integer op the QDQ form gets (QAdd, QMul, QLookup, QAveragePool, a
-// Concat that rescales), with the one semantics the rest of the compiler has.
+// Concat that rescales, QMatMul for QGemm), with the one semantics the rest
+// of the compiler has.
 //
 //===----------------------------------------------------------------------===//
 #include "NodeImport.h"
@@ -37,6 +38,7 @@ const ContribOp kContribOps[] = {
     {"QLinearAveragePool", "AveragePool", 1},
     {"QLinearGlobalAveragePool", "GlobalAveragePool", 1},
     {"QLinearConcat", "Concat", -1},
+    {"QGemm", "Gemm", 2}, // importQGemm: B per column, an int32 C, a float Y without y_scale
 };
 
 const ContribOp *findContribOp(StringRef domain, StringRef opType) {
@@ -64,6 +66,62 @@ FailureOr<Value> dequantize(NodeImport &n, Value x, Value scale, Value zeroPoint
                   {x, scale, present(zeroPoint) ? zeroPoint : zeroPointLike(n, x)});
 }
 
+/// QGemm: Y = alpha * A' B' + C', A' and B' dequantized (B per tensor or
+/// per output column: axis 0 of a transposed B), C int32 at a_scale *
+/// b_scale; quantized by y_scale and y_zero_point, or float without them.
+LogicalResult importQGemm(NodeImport &n) {
+  if (n.inputs.size() < 6 || n.inputs.size() > 9)
+    return emitError(n.loc) << "QGemm takes 6 to 9 inputs (A, a_scale, a_zero_point, B, b_scale, "
+                               "b_zero_point, C, y_scale, y_zero_point), not "
+                            << n.inputs.size();
+  auto transB = dyn_cast_or_null<IntegerAttr>(n.getAttr("transB"));
+  const bool transposedB = transB && transB.getInt() != 0;
+  auto a = dequantize(n, n.input(0), n.input(1), n.input(2));
+  if (failed(a))
+    return failure();
+  auto axis = n.builder.getNamedAttr("axis", n.builder.getI64IntegerAttr(transposedB ? 0 : 1));
+  if (!present(n.input(3)) || !present(n.input(4)))
+    return emitError(n.loc) << "QGemm needs B with its scale";
+  auto b = n.build1("DequantizeLinear",
+                    {n.input(3), n.input(4),
+                     present(n.input(5)) ? n.input(5) : zeroPointLike(n, n.input(3))},
+                    {axis});
+  if (failed(b))
+    return failure();
+  SmallVector<Value> operands{*a, *b};
+  Value c = n.inputs.size() > 6 ? n.input(6) : Value();
+  if (present(c)) {
+    auto ct = dyn_cast<RankedTensorType>(c.getType());
+    if (!ct || !ct.getElementType().isSignlessInteger(32))
+      return emitError(n.loc) << "QGemm's C must be int32";
+    auto scale = n.build1("Mul", {n.input(1), n.input(4)});
+    if (failed(scale))
+      return failure();
+    auto cf = n.build1("DequantizeLinear", {c, *scale, zeroPointLike(n, c)},
+                       {n.builder.getNamedAttr("axis", n.builder.getI64IntegerAttr(0))});
+    if (failed(cf))
+      return failure();
+    operands.push_back(*cf);
+  } else {
+    operands.push_back(n.noValue());
+  }
+  auto y = n.build1("Gemm", operands, n.attrs);
+  if (failed(y))
+    return failure();
+  Value yScale = n.inputs.size() > 7 ? n.input(7) : Value();
+  Value yZeroPoint = n.inputs.size() > 8 ? n.input(8) : Value();
+  if (!present(yScale)) {
+    n.replacedOutputs = {*y};
+    return success();
+  }
+  auto q = n.build1("QuantizeLinear",
+                    {*y, yScale, present(yZeroPoint) ? yZeroPoint : zeroPointLike(n, n.input(0))});
+  if (failed(q))
+    return failure();
+  n.replacedOutputs = {*q};
+  return success();
+}
+
 } // namespace
 
 bool isContribOp(StringRef domain, StringRef opType) { return findContribOp(domain, opType) != nullptr; }
@@ -87,6 +145,8 @@ LogicalResult importContribOp(NodeImport &n, StringRef domain) {
   if (!op)
     return emitError(n.loc) << "operator '" << n.opType << "' of domain '" << domain
                             << "' is not supported";
+  if (StringRef(op->name) == "QGemm")
+    return importQGemm(n);
   // Inputs: the triples (x, scale, zero point), then the output's scale and
   // zero point; QLinearConcat puts the output's first.
   SmallVector<Value> floats;

@@ -16,6 +16,9 @@ namespace onnxc {
 void buildOptimizationPipeline(OpPassManager &pm, const Target *target) {
   OpPassManager &f = pm.nest<func::FuncOp>();
   f.addPass(createShapeInferencePass());
+  // Quantization parameters computed by the exporter become constants, the
+  // quantized weights stay behind their DequantizeLinear for fold-qdq.
+  f.addPass(createConstantFoldingPass({/*maxGrowBytes=*/65536, /*keepDequantize=*/true}));
   f.addPass(createFoldQdqPass()); // before constant folding dequantizes the weights
   f.addPass(createConstantFoldingPass());
   f.addPass(createExpandControlFlowPass());

@@ -241,3 +241,47 @@ func.func @spatial_mean(%x: tensor<1x4x2x3xi8>) -> (tensor<1x4xi8>, tensor<1x1x1
   %y2 = "onnx.QuantizeLinear"(%all, %s, %z) : (tensor<1x1x1x1xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x1x1xi8>
   return %y, %y2 : tensor<1x4xi8>, tensor<1x1x1x1xi8>
 }
+
+// A Relu that is a Q/DQ stage of its own (PyTorch exports an unfused Linear
+// + ReLU so): it tightens the clamp of the QMatMul before it; the MaxPool
+// between two quantizations runs on int8 and rescales its smaller output.
+// CHECK-LABEL: func.func @relu_stage_and_rescaled_pool
+// CHECK: %[[M:.*]] = "onnx.QMatMul"(%arg0, {{.*}}act_max = 127 : i64, act_min = 5 : i64
+// CHECK: %[[P:.*]], %{{.*}} = "onnx.MaxPool"(%arg1) {{.*}}-> (tensor<1x1x2x2xi8>, none)
+// CHECK: %[[R:.*]] = "onnx.QRescale"(%[[P]]) {x_scale = 5.000000e-01 : f32, x_zero_point = 0 : i64, y_scale = 1.000000e+00 : f32, y_zero_point = 0 : i64}
+// CHECK-NOT: onnx.Relu
+// CHECK: return %[[M]], %[[R]]
+func.func @relu_stage_and_rescaled_pool(%a: tensor<3x2xi8>, %x: tensor<1x1x4x4xi8>) -> (tensor<3x2xi8>, tensor<1x1x2x2xi8>) {
+  %s = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %s1 = "onnx.Constant"() {value = dense<1.0> : tensor<f32>} : () -> tensor<f32>
+  %z5 = "onnx.Constant"() {value = dense<5> : tensor<i8>} : () -> tensor<i8>
+  %da = "onnx.DequantizeLinear"(%a, %s, %z) : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %wq = "onnx.Constant"() {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %dw = "onnx.DequantizeLinear"(%wq, %s, %z) : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
+  %g = "onnx.MatMul"(%da, %dw) : (tensor<3x2xf32>, tensor<2x2xf32>) -> tensor<3x2xf32>
+  %q = "onnx.QuantizeLinear"(%g, %s1, %z5) : (tensor<3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<3x2xi8>
+  %dq = "onnx.DequantizeLinear"(%q, %s1, %z5) : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %r = "onnx.Relu"(%dq) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+  %y = "onnx.QuantizeLinear"(%r, %s1, %z5) : (tensor<3x2xf32>, tensor<f32>, tensor<i8>) -> tensor<3x2xi8>
+  %dx = "onnx.DequantizeLinear"(%x, %s, %z) : (tensor<1x1x4x4xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x4x4xf32>
+  %p, %i = "onnx.MaxPool"(%dx) {kernel_shape = array<i64: 2, 2>, strides = array<i64: 2, 2>} : (tensor<1x1x4x4xf32>) -> (tensor<1x1x2x2xf32>, none)
+  %y2 = "onnx.QuantizeLinear"(%p, %s1, %z) : (tensor<1x1x2x2xf32>, tensor<f32>, tensor<i8>) -> tensor<1x1x2x2xi8>
+  return %y, %y2 : tensor<3x2xi8>, tensor<1x1x2x2xi8>
+}
+
+// A layer that stays float is named with the reason in the account the
+// compile summary prints: here the Gemm's output is not quantized.
+// CHECK-LABEL: func.func @float_output
+// CHECK-SAME: onnxc.quantization = {float = ["Gemm 'fc': its output is not quantized (no QuantizeLinear reads it alone)"], float_other = [], integer = 0 : i64}
+// CHECK: "onnx.Gemm"
+func.func @float_output(%a: tensor<3x2xi8>) -> tensor<3x2xf32> {
+  %s = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.Constant"() {value = dense<0> : tensor<i8>} : () -> tensor<i8>
+  %da = "onnx.DequantizeLinear"(%a, %s, %z) : (tensor<3x2xi8>, tensor<f32>, tensor<i8>) -> tensor<3x2xf32>
+  %wq = "onnx.Constant"() {value = dense<[[1, 2], [3, 4]]> : tensor<2x2xi8>} : () -> tensor<2x2xi8>
+  %dw = "onnx.DequantizeLinear"(%wq, %s, %z) : (tensor<2x2xi8>, tensor<f32>, tensor<i8>) -> tensor<2x2xf32>
+  %c = "onnx.Constant"() {value = dense<[1.0, -0.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %g = "onnx.Gemm"(%da, %dw, %c) {transB = 1 : i64} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32> loc("fc")
+  return %g : tensor<3x2xf32>
+}

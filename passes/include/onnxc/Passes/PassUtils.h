@@ -13,6 +13,10 @@ mlir::LogicalResult refreshTypes(mlir::Operation *op);
 /// Makes the function's signature match its return operands' types.
 void updateFunctionResultTypes(mlir::func::FuncOp func);
 
+/// Erases the onnx ops of `body` whose results are unused, chains at once
+/// (onnxc-dce).
+void eraseDeadOps(mlir::Block &body);
+
 /// A 1-D i64 constant holding `dims` (a Reshape's shape operand), at b's insertion point.
 mlir::Value shapeConstant(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> dims);
 

@@ -27,6 +27,11 @@ inline constexpr const char *kSpecialisedIfsAttr = "onnxc.specialised_ifs";
 /// The Ifs whose condition is known only at run time (both branches
 /// compiled, outputs selected with Where): an array of node names.
 inline constexpr const char *kRunTimeIfsAttr = "onnxc.run_time_ifs";
+/// A quantized graph's account from fold-qdq: {integer = N (convolutions
+/// and matrix products on integer kernels), float = ["Gemm 'node': why",
+/// ...] (those that read quantized values but stay float), float_other =
+/// [...] (the other ops that do)}.
+inline constexpr const char *kQuantizationAttr = "onnxc.quantization";
 /// Offset marking a buffer that lives outside the arena (graph input or
 /// output, weights, views of them).
 inline constexpr int64_t kNotInArena = -1;

@@ -34,16 +34,23 @@ def FoldQdqPass : Pass<"onnxc-fold-qdq", "mlir::func::FuncOp"> {
       GlobalAveragePool onnx.QAveragePool;
     - ops that only move elements (Reshape, Flatten, Transpose, Squeeze,
       Unsqueeze, Slice, Gather, Concat, MaxPool, ...) run on the quantized
-      values when their input and output quantizations agree;
+      values, followed (preceded, for Concat's inputs) by onnx.QRescale
+      where the input and output quantizations differ;
+    - a Relu or Clip that is a Q/DQ stage of its own (PyTorch's unfused
+      Linear + ReLU) tightens the clamp of the integer op before it, or
+      becomes a lookup table;
     - other element-wise functions of one value (Sigmoid, Tanh, HardSwish,
       ...) become onnx.QLookup with a 256-entry table built as
       QuantizeLinear(f(DequantizeLinear(every value))), which constant
       folding then evaluates with f's reference kernel;
     - QuantizeLinear(DequantizeLinear(x)) becomes x, or onnx.QRescale when
       the two quantizations differ.
-    Runs before constant folding, which would otherwise turn the weights'
-    DequantizeLinear into float constants. What does not match stays as it
-    is and runs in float between its Q and DQ.
+    Runs between two constant-folding runs: the first (keep-dequantize)
+    resolves the parameters exporters compute and drops same-type Casts
+    (PyTorch writes QuantizeLinear -> Cast(to=uint8) -> DequantizeLinear), the
+    second would otherwise turn the weights' DequantizeLinear into float
+    constants. What does not match stays as it is and runs in float between
+    its Q and DQ.
 
     Before:
       %x = onnx.DequantizeLinear(%xq, %xs, %xz) : (tensor<1x3x8x8xi8>, ...) -> tensor<1x3x8x8xf32>
@@ -81,6 +88,11 @@ def ConstantFoldingPass : Pass<"onnxc-constant-folding", "mlir::func::FuncOp"> {
   let options = [
     Option<"maxGrowBytes", "max-grow-bytes", "int64_t", /*default=*/"65536",
            "Largest result (bytes) that may exceed the size of its inputs">,
+    Option<"keepDequantize", "keep-dequantize", "bool", /*default=*/"false",
+           "Leave every DequantizeLinear as it is (the run before onnxc-fold-qdq: "
+           "it resolves the quantization parameters exporters compute, such as "
+           "PyTorch's zero points from ConstantOfShape -> Cast, and drops their "
+           "same-type Casts, but keeps the quantized weights fold-qdq reads)">,
   ];
 }
 

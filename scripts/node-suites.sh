@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The long sets CI samples: the whole ONNX backend node suite through
+# `onnxc run` on the targets this machine emulates (CI runs every 12th test
+# on aarch64 and Cortex-M4 and every 16th through the CUDA emulation; the
+# host's own run, ctest `conformance`, is whole in CI). Each prints its
+# summary line; exit 0 when every target passes (no failure other than the
+# host's known ones). About 45 minutes on 2 cores.
+#   bash scripts/node-suites.sh [TARGET ...]   (default: aarch64 cortex-m4 cuda)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+onnxc=build/compiler/tools/onnxc
+status=0
+for target in "${@:-aarch64 cortex-m4 cuda}"; do
+  for t in $target; do
+    start=$(date +%s)
+    case $t in
+      cuda) args=(--cuda-emulated) ;;
+      cortex-m*) args=(--target "$t" --no-float64 --no-string-io) ;;
+      *) args=(--target "$t" --no-string-io) ;;
+    esac
+    ONNXC_CXXFLAGS=-Werror /usr/bin/python3 test/conformance/run_conformance.py \
+      --onnxc "$onnxc" --suite node --jobs 2 "${args[@]}" > "build/node-suite-$t.log" 2>&1 ||
+      status=1
+    echo "node-suites.sh: $t: $(grep -h '^conformance: ' "build/node-suite-$t.log" | tail -1)" \
+         "($(( $(date +%s) - start )) s; log build/node-suite-$t.log)"
+  done
+done
+exit $status

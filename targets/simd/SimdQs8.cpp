@@ -1,7 +1,9 @@
 //===- SimdQs8.cpp - the qs8 ops the SIMD integer kernels run ---------------===//
 //
 // QConv (2-D: dense and grouped through the packed im2col kernel, depthwise
-// through its own), QMatMul, same-shape QAdd, QMul (same shape or per
+// through its own), QMatMul, ConvInteger (not depthwise) and MatMulInteger
+// with constant weights (their int32 sums: dynamic quantization), same-shape
+// QAdd, QMul (same shape or per
 // channel), global QAveragePool, QLookup, QRescale, and per-tensor
 // QuantizeLinear / DequantizeLinear on runtime-lite's simd/qs8/ kernels.
 // Constant weights are packed here, at compile time, and the
@@ -58,21 +60,66 @@ std::optional<std::vector<int32_t>> biasValues(Value b, int64_t count) {
   return v;
 }
 
-ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
-  auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
-  if (xs.size() != 4)
-    return std::nullopt;
-  SmallVector<int64_t> kernel(ws.drop_front(2));
-  auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
+/// A 2-D convolution as the packed kernels take it (QConv, ConvInteger):
+/// shapes, its window resolved, and the packing's numbers.
+struct ConvShape {
+  SmallVector<int64_t> xs, ys, kernel;
+  WindowGeometry g;
+  int64_t group = 1, m = 0, cg = 0, depth = 0;
+  bool depthwise() const { return cg == 1 && m == group; }
+  /// x's shape, y's, the kernel's, strides, pads, dilations.
+  std::vector<KernelArg> windowArgs() const {
+    return {KernelArg::array(xs),          KernelArg::array(ys),
+            KernelArg::array(kernel),      KernelArg::array(g.strides),
+            KernelArg::array(g.padsBegin), KernelArg::array(g.dilations)};
+  }
+  pack::PaddedPlane plane() const {
+    return pack::padded_plane(ys[2], ys[3], kernel[0], kernel[1], g.strides[0], g.strides[1],
+                              g.dilations[0], g.dilations[1]);
+  }
+  bool readsInput() const {
+    return pack::conv_reads_input(kernel[0], kernel[1], g.strides[0], g.strides[1],
+                                  g.padsBegin[0], g.padsBegin[1]);
+  }
+};
+
+/// The convolution `op` of x (N, C, H, W) by w (M, C / group, KH, KW), or
+/// nothing when it is not 2-D; failure when its window is wrong (an error
+/// emitted).
+FailureOr<std::optional<ConvShape>> convShape(Operation *op, Value x, Value w, Value y,
+                                              int64_t group) {
+  ConvShape c;
+  c.xs = SmallVector<int64_t>(shapeOf(x));
+  c.ys = SmallVector<int64_t>(shapeOf(y));
+  auto ws = shapeOf(w);
+  if (c.xs.size() != 4 || ws.size() != 4)
+    return std::optional<ConvShape>();
+  c.kernel.assign(ws.begin() + 2, ws.end());
+  auto g = resolveWindow(op, ArrayRef<int64_t>(c.xs).drop_front(2), c.kernel, false);
   if (failed(g))
+    return failure();
+  c.g = *g;
+  c.group = group;
+  c.m = c.ys[1];
+  c.cg = c.xs[1] / group;
+  c.depth = c.cg * c.kernel[0] * c.kernel[1];
+  return std::optional<ConvShape>(std::move(c));
+}
+
+ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
+  auto shape = convShape(op, op.getX(), op.getW(), op.getY(), op.getGroup());
+  if (failed(shape))
     return {failure()};
-  const int64_t group = op.getGroup(), m = ys[1], cg = xs[1] / group;
+  if (!*shape)
+    return std::nullopt;
+  const ConvShape &c = **shape;
+  const auto &xs = c.xs, &ys = c.ys, &kernel = c.kernel;
+  const WindowGeometry *g = &c.g;
+  const int64_t group = c.group, m = c.m, cg = c.cg;
   auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                       op.getWScale(), op.getYScale().convertToFloat());
   const std::string t = cppTypeName(eltOf(op.getX()));
-  std::vector<KernelArg> window{KernelArg::array(xs),        KernelArg::array(ys),
-                                KernelArg::array(kernel),    KernelArg::array(g->strides),
-                                KernelArg::array(g->padsBegin), KernelArg::array(g->dilations)};
+  const std::vector<KernelArg> window = c.windowArgs();
   auto tail = [&](std::vector<KernelArg> &args) {
     for (KernelArg a : {KernelArg::i(op.getXZeroPoint()), mult, shift,
                         KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
@@ -83,10 +130,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   auto bias = biasValues(op.getB(), m);
   if (w.empty() || !bias)
     return std::nullopt;
-  const pack::PaddedPlane plane =
-      pack::padded_plane(ys[2], ys[3], kernel[0], kernel[1], g->strides[0], g->strides[1],
-                         g->dilations[0], g->dilations[1]);
-  if (cg == 1 && m == group) {
+  if (c.depthwise()) {
     if (kernel[0] * kernel[1] > pack::kMaxDepthwiseTaps)
       return std::nullopt;
     // Widened taps read x itself: the zero point folds as it is; quads
@@ -110,7 +154,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
     return calls({call("depthwise_conv2d", {t, quad ? "true" : "false"}, kSimdQs8Depthwise,
                        std::move(args), kSimdQs8Namespace)});
   }
-  const int64_t depth = cg * kernel[0] * kernel[1], dg = packing.depthGroup;
+  const int64_t depth = c.depth, dg = packing.depthGroup;
   std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg));
   pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data());
   std::vector<int32_t> folded(m);
@@ -123,11 +167,8 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   args.push_back(KernelArg::i(group));
   tail(args);
   args.push_back(KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))));
-  const bool readsInput = pack::conv_reads_input(kernel[0], kernel[1], g->strides[0],
-                                                 g->strides[1], g->padsBegin[0],
-                                                 g->padsBegin[1]);
   args.push_back(KernelArg::scratch(pack::conv_scratch_bytes(depth, ys[2], ys[3], g->strides[0],
-                                                             cg, plane, readsInput, dg),
+                                                             cg, c.plane(), c.readsInput(), dg),
                                     "uint8_t"));
   return calls({call("conv2d", packedKernelArgs(op.getX(), packing.depthGroup, packing),
                      kSimdQs8Conv, std::move(args), kSimdQs8Namespace)});
@@ -157,6 +198,96 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
                       KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
                       KernelArg::scratch(
                           pack::fc_scratch_bytes(rows, k, dg), "uint8_t")},
+                     kSimdQs8Namespace)});
+}
+
+/// A zero-point operand the int32 kernels take: none, or one value.
+bool oneZeroPoint(Value zp) { return isNone(zp) || numel(zp) == 1; }
+
+/// Constant int8 weights at zero point 0 (none or all zeros), or nothing.
+std::vector<int8_t> weightsAtZero(Value w, Value zp) {
+  if (!eltOf(w).isSignlessInteger(8))
+    return {};
+  if (!isNone(zp)) {
+    std::vector<int8_t> z = constantInt8s(zp);
+    if (z.empty() || llvm::any_of(z, [](int8_t v) { return v != 0; }))
+      return {};
+  }
+  return constantInt8s(w);
+}
+
+/// ConvInteger (2-D, dense or grouped; not depthwise) of int8/uint8 x with
+/// one zero point, constant or computed at run time (DynamicQuantizeLinear's),
+/// and constant int8 weights at zero point 0: the int32 convolution on the
+/// packed im2col kernel, the zero point folded with the weights' sums at
+/// run time.
+ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing) {
+  const ElementKind x = elementKindOf(eltOf(op.getX()));
+  if (!eltOf(op.getY()).isSignlessInteger(32) ||
+      (x != ElementKind::Int8 && x != ElementKind::UInt8) || !oneZeroPoint(op.getXZeroPoint()))
+    return std::nullopt;
+  auto shape = convShape(op, op.getX(), op.getW(), op.getY(), op.getGroup());
+  if (failed(shape))
+    return {failure()};
+  if (!*shape || (*shape)->depthwise()) // depthwise: the reference kernel
+    return std::nullopt;
+  const ConvShape &c = **shape;
+  std::vector<int8_t> w = weightsAtZero(op.getW(), op.getWZeroPoint());
+  if (w.empty())
+    return std::nullopt;
+  const int64_t dg = packing.depthGroup;
+  std::vector<int8_t> packed(pack::conv_packed_bytes(c.m, c.group, c.depth, dg));
+  pack::pack_conv_weights(w.data(), c.m, c.group, c.depth, dg, packed.data());
+  std::vector<int32_t> sums(c.m);
+  pack::weight_sums(w.data(), c.m, c.depth, c.depth, 1, sums.data());
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), inputOrNull(op.getXZeroPoint()),
+                              packedInt8s(op.getContext(), packed),
+                              packedInt32s(op.getContext(), sums), KernelArg::output(op.getY())};
+  for (const KernelArg &a : c.windowArgs())
+    args.push_back(a);
+  args.push_back(KernelArg::i(c.group));
+  args.push_back(KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))));
+  args.push_back(KernelArg::scratch(
+      pack::conv_sums_scratch_bytes(c.m, c.depth, c.ys[2], c.ys[3], c.g.strides[0], c.cg,
+                                    c.plane(), c.readsInput(), dg),
+      "uint8_t"));
+  return calls({call("conv2d_sums", packedKernelArgs(op.getX(), dg, packing), kSimdQs8Conv,
+                     std::move(args), kSimdQs8Namespace)});
+}
+
+/// MatMulInteger of int8/uint8 A (..., K) with one zero point, a constant
+/// or computed at run time (ONNX Runtime's dynamic quantization:
+/// DynamicQuantizeLinear's), and constant int8 B (K, N) at zero point 0:
+/// the int32 product on the packed fully connected kernel, A's zero point
+/// folded with B's column sums at run time.
+ProviderResult lowerMatMulInteger(MatMulIntegerOp op, const Qs8Packing &packing) {
+  auto at = dyn_cast<RankedTensorType>(op.getA().getType());
+  auto bt = dyn_cast<RankedTensorType>(op.getB().getType());
+  const ElementKind a = at ? elementKindOf(at.getElementType()) : ElementKind::Other;
+  if (!at || !bt || !at.hasStaticShape() || at.getRank() < 1 || bt.getRank() != 2 ||
+      !eltOf(op.getY()).isSignlessInteger(32) ||
+      (a != ElementKind::Int8 && a != ElementKind::UInt8) ||
+      !oneZeroPoint(op.getAZeroPoint())) // per row: the reference kernel
+    return std::nullopt;
+  const int64_t k = bt.getDimSize(0), n = bt.getDimSize(1);
+  if (at.getShape().back() != k || numel(op.getY()) != numel(op.getA()) / k * n)
+    return std::nullopt;
+  std::vector<int8_t> w = weightsAtZero(op.getB(), op.getBZeroPoint());
+  if (w.empty())
+    return std::nullopt;
+  const int64_t rows = numel(op.getA()) / k, dg = packing.depthGroup;
+  std::vector<int8_t> packed(pack::fc_packed_bytes(k, n, dg));
+  pack::pack_fc_weights(w.data(), k, n, dg, packed.data());
+  std::vector<int32_t> sums(n);
+  pack::weight_sums(w.data(), n, k, 1, n, sums.data());
+  return calls({call("fully_connected_sums", packedKernelArgs(op.getA(), dg, packing),
+                     kSimdQs8FullyConnected,
+                     {KernelArg::input(op.getA()), inputOrNull(op.getAZeroPoint()),
+                      packedInt8s(op.getContext(), packed), packedInt32s(op.getContext(), sums),
+                      KernelArg::output(op.getY()), KernelArg::i(rows), KernelArg::i(k),
+                      KernelArg::i(n),
+                      KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
+                      KernelArg::scratch(pack::fc_sums_scratch_bytes(rows, k, n, dg), "uint8_t")},
                      kSimdQs8Namespace)});
 }
 
@@ -303,6 +434,8 @@ ProviderResult lowerQs8(Operation *op, const Qs8Packing &packing) {
   return TypeSwitch<Operation *, ProviderResult>(op)
       .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, packing); })
       .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, packing); })
+      .Case<MatMulIntegerOp>([&](MatMulIntegerOp o) { return lowerMatMulInteger(o, packing); })
+      .Case<ConvIntegerOp>([&](ConvIntegerOp o) { return lowerConvInteger(o, packing); })
       .Case<QAddOp>([](QAddOp o) { return lowerQAdd(o); })
       .Case<QMulOp>([](QMulOp o) { return lowerQMul(o); })
       .Case<QAveragePoolOp>([](QAveragePoolOp o) { return lowerQAveragePool(o); })

@@ -3,7 +3,8 @@
 // as the compiler does, qs8/pack.h) around every tile edge (4 output
 // channels, 16-pixel vectors, 96-pixel tiles, the pixel block), strided,
 // padded, dilated and grouped; depthwise; fully connected around its 4-row
-// and 16-column edges; add, mul (same shape and per row), global average and
+// and 16-column edges, and the int32 forms of both for ConvInteger and
+// MatMulInteger (a run-time zero point); add, mul (same shape and per row), global average and
 // max pooling, per-tensor quantize/dequantize (ties, saturation,
 // infinities); int8 and uint8, one multiplier and one per channel, fused
 // activation clamps, factors above 1 (positive shifts); and the
@@ -11,6 +12,7 @@
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/conv.h"
+#include "onnxc_rt/kernels/reference/linalg.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
 #include "onnxc_rt/kernels/reference/quant.h"
 #include "onnxc_rt/kernels/simd/qs8/conv2d.h"
@@ -80,14 +82,22 @@ struct ConvCase {
   int64_t c, h, w, m, kh, kw, sh, sw, ph, pw, pe_h, pe_w, dh, dw, group;
 };
 
+/// A case's shapes as the kernels take them (batch 1 or 2 by variant).
+struct ConvGeometry {
+  int64_t n, oh, ow, cg, depth;
+  int64_t in[4], out[4], kernel[2], strides[2], pb[2], pe[2], dil[2];
+  ConvGeometry(const ConvCase &q, int variant)
+      : n(1 + variant % 2), oh((q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1),
+        ow((q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1), cg(q.c / q.group),
+        depth(cg * q.kh * q.kw), in{n, q.c, q.h, q.w}, out{n, q.m, oh, ow}, kernel{q.kh, q.kw},
+        strides{q.sh, q.sw}, pb{q.ph, q.pw}, pe{q.pe_h, q.pe_w}, dil{q.dh, q.dw} {}
+};
+
 template <typename T> void checkConv(const ConvCase &q, int variant) {
-  const int64_t n = 1 + variant % 2;
-  const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
-  const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1;
-  const int64_t in[4] = {n, q.c, q.h, q.w}, out[4] = {n, q.m, oh, ow};
-  const int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw};
-  const int64_t pb[2] = {q.ph, q.pw}, pe[2] = {q.pe_h, q.pe_w}, dil[2] = {q.dh, q.dw};
-  const int64_t cg = q.c / q.group, depth = cg * q.kh * q.kw;
+  const ConvGeometry cv(q, variant);
+  const int64_t n = cv.n, oh = cv.oh, ow = cv.ow, cg = cv.cg, depth = cv.depth;
+  const int64_t *in = cv.in, *out = cv.out, *kernel = cv.kernel, *strides = cv.strides;
+  const int64_t *pb = cv.pb, *pe = cv.pe, *dil = cv.dil;
   auto x = randomQ<T>(n * q.c * q.h * q.w);
   auto w = randomWeights(q.m * depth);
   if (variant % 5 == 4) // some weights at -128: no two-step sums (weights_are_narrow)
@@ -188,7 +198,57 @@ const ConvCase kConvCases[] = {
     {20, 12, 9, 20, 3, 3, 1, 2, 3, 0, 3, 0, 3, 1, 20},   // depthwise dilated rows, large padding
 };
 
+/// conv2d_sums (ConvInteger with a run-time zero point) against the
+/// reference ConvInteger loop, bit for bit; `variant` odd: no zero point.
+template <typename T> void checkConvSums(const ConvCase &q, int variant) {
+  const ConvGeometry cv(q, variant);
+  const int64_t n = cv.n, oh = cv.oh, ow = cv.ow, cg = cv.cg, depth = cv.depth;
+  const int64_t *in = cv.in, *out = cv.out, *kernel = cv.kernel, *strides = cv.strides;
+  const int64_t *pb = cv.pb, *pe = cv.pe, *dil = cv.dil;
+  auto x = randomQ<T>(n * q.c * q.h * q.w);
+  auto w = randomWeights(q.m * depth);
+  if (variant % 5 == 4)
+    for (size_t i = 0; i < w.size(); i += 3)
+      w[i] = -128;
+  const T zp = T(randomZeroPoint<T>());
+  const T *x_zp = variant % 2 ? nullptr : &zp;
+  const int64_t ny = n * q.m * oh * ow;
+  std::vector<int32_t> want(ny), got(ny);
+  ref::conv_acc<T, int8_t, int32_t>(x.data(), w.data(), x_zp, nullptr, 0, nullptr, want.data(), 2,
+                                    in, out, kernel, strides, pb, pe, dil, q.group);
+  namespace pk = simd::qs8;
+  constexpr int G = simd::qs8::kDepthGroup;
+  constexpr bool S = simd::qs8::kShiftedBytes;
+  std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
+  pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data());
+  std::vector<int32_t> sums(q.m);
+  pk::weight_sums(w.data(), q.m, depth, depth, 1, sums.data());
+  const pk::PaddedPlane pp = pk::padded_plane(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
+  const bool reads_input = pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw);
+  std::vector<uint8_t> scratch(
+      pk::conv_sums_scratch_bytes(q.m, depth, oh, ow, q.sh, cg, pp, reads_input, G));
+  simd::qs8::conv2d_sums<T, G, S>(x.data(), x_zp, packed.data(), sums.data(), got.data(), in,
+                                  out, kernel, strides, pb, dil, q.group,
+                                  pk::weights_are_narrow(w.data(), int64_t(w.size())),
+                                  scratch.data());
+  INFO("c " << q.c << " " << q.h << "x" << q.w << " m " << q.m << " k " << q.kh << "x" << q.kw
+            << " s " << q.sh << "," << q.sw << " g " << q.group << " variant " << variant);
+  REQUIRE(want == got);
+}
+
 } // namespace
+
+TEST_CASE("qs8 conv2d_sums matches ConvInteger", "[simd][qs8]") {
+  int variant = 0;
+  for (const ConvCase &q : kConvCases) {
+    if (q.c / q.group == 1 && q.m == q.group)
+      continue; // depthwise: the reference kernel
+    for (int v = 0; v < 2; ++v, ++variant) {
+      checkConvSums<int8_t>(q, variant);
+      checkConvSums<uint8_t>(q, variant + 1);
+    }
+  }
+}
 
 TEST_CASE("qs8 conv2d and depthwise_conv2d match the reference", "[simd][qs8]") {
   int variant = 0;
@@ -258,6 +318,49 @@ TEST_CASE("qs8 fully_connected matches the reference", "[simd][qs8]") {
       for (int64_t n : {1, 15, 16, 17, 40, 64, 70}) {
         checkFullyConnected<int8_t>(rows, depth, n, variant++);
         checkFullyConnected<uint8_t>(rows, depth, n, variant++);
+      }
+}
+
+namespace {
+/// fully_connected_sums (MatMulInteger with a run-time zero point) against
+/// the reference MatMulInteger loop, bit for bit; `variant` odd: no zero
+/// point (null).
+template <typename T> void checkFullyConnectedSums(int64_t rows, int64_t depth, int64_t n,
+                                                   int variant) {
+  auto a = randomQ<T>(rows * depth);
+  auto w = randomWeights(depth * n);
+  if (variant % 5 == 4)
+    for (size_t i = 0; i < w.size(); i += 3)
+      w[i] = -128;
+  const T zp = T(randomZeroPoint<T>());
+  const T *a_zp = variant % 2 ? nullptr : &zp;
+  std::vector<int32_t> want(rows * n), got(rows * n);
+  ref::matmul_acc<T, int8_t, int32_t>(a.data(), w.data(), a_zp, a_zp ? 1 : 0, nullptr, 0,
+                                      want.data(), rows, depth, n, 0, nullptr, nullptr, nullptr);
+  namespace pk = simd::qs8;
+  constexpr int G = simd::qs8::kDepthGroup;
+  constexpr bool S = simd::qs8::kShiftedBytes;
+  std::vector<int8_t> packed(pk::fc_packed_bytes(depth, n, G));
+  pk::pack_fc_weights(w.data(), depth, n, G, packed.data());
+  std::vector<int32_t> sums(n);
+  pk::weight_sums(w.data(), n, depth, 1, n, sums.data());
+  std::vector<uint8_t> scratch(pk::fc_sums_scratch_bytes(rows, depth, n, G));
+  simd::qs8::fully_connected_sums<T, G, S>(a.data(), a_zp, packed.data(), sums.data(),
+                                           got.data(), rows, depth, n,
+                                           pk::weights_are_narrow(w.data(), int64_t(w.size())),
+                                           scratch.data());
+  INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant);
+  REQUIRE(want == got);
+}
+} // namespace
+
+TEST_CASE("qs8 fully_connected_sums matches MatMulInteger", "[simd][qs8]") {
+  int variant = 0;
+  for (int64_t rows : {1, 2, 4, 5, 7, 9, 16})
+    for (int64_t depth : {1, 7, 8, 64, 150})
+      for (int64_t n : {1, 15, 17, 64, 70}) {
+        checkFullyConnectedSums<int8_t>(rows, depth, n, variant++);
+        checkFullyConnectedSums<uint8_t>(rows, depth, n, variant++);
       }
 }
 

@@ -138,26 +138,42 @@ ONNXC_RT_SIMD_INLINE VecI requantize(VecI acc, const Requant &q, VecI y_zp, VecI
 /// (VecI::store_narrow_clamped: NEON adds the zero point and clamps after
 /// narrowing, on 8 or 16 lanes a vector), else only the vectors that hold
 /// some. kAdded: the sums hold q.add already (tiles that start from it).
+/// T int32_t: the sums plus q.add themselves, not requantized (conv2d_sums).
 template <int NV, typename T, bool kAdded = false>
 ONNXC_RT_SIMD_INLINE void requantize_store(const VecI (&acc)[NV], const Requant &q, VecI y_zp,
                                            VecI act_min, VecI act_max, T *y, int64_t valid) {
   // acc indexed by constants only (for_each_index): a variable index
   // would keep the caller's sums in memory.
-  if (valid >= NV * kLanes) {
-    VecI r[NV];
+  if constexpr (std::is_same_v<T, int32_t>) { // the sums themselves (conv2d_sums)
     for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
-      r[v] = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
+      const int64_t left = valid - int64_t(v) * kLanes;
+      const VecI r = kAdded ? acc[v] : VecI::add(acc[v], q.add);
+      if (left >= kLanes) {
+        r.store(y + v * kLanes);
+      } else if (left > 0) {
+        int32_t lanes[kLanes];
+        r.store(lanes);
+        for (int64_t i = 0; i < left; ++i)
+          y[v * kLanes + i] = lanes[i];
+      }
     });
-    return VecI::store_narrow_clamped(y, r, y_zp, act_min, act_max);
-  }
-  for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
-    const int64_t left = valid - int64_t(v) * kLanes;
-    if (left > 0) {
-      const VecI r = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
-      to_output(r, y_zp, act_min, act_max)
-          .store_narrow(y + v * kLanes, left < kLanes ? left : kLanes);
+  } else {
+    if (valid >= NV * kLanes) {
+      VecI r[NV];
+      for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
+        r[v] = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
+      });
+      return VecI::store_narrow_clamped(y, r, y_zp, act_min, act_max);
     }
-  });
+    for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
+      const int64_t left = valid - int64_t(v) * kLanes;
+      if (left > 0) {
+        const VecI r = requantize_scaled(kAdded ? acc[v] : VecI::add(acc[v], q.add), q);
+        to_output(r, y_zp, act_min, act_max)
+            .store_narrow(y + v * kLanes, left < kLanes ? left : kLanes);
+      }
+    });
+  }
 }
 
 // 16 bytes as a GCC/Clang vector: the byte moves below are written once

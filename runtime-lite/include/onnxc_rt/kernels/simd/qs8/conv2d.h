@@ -254,9 +254,10 @@ conv_tile_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8
 /// kShiftedBytes: the compiler packs for its target, and a mismatch does
 /// not compile); `count` multipliers (1 or M); `narrow_weights`: no
 /// weight is -128 (weights_are_narrow of qs8/pack.h). Scratch:
-/// conv_scratch_bytes(..., G) of qs8/pack.h.
-template <typename T, int G, bool kShifted>
-void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_t *in_shape,
+/// conv_scratch_bytes(..., G) of qs8/pack.h. TOut int32_t: the sums
+/// themselves, not requantized (conv2d_sums).
+template <typename T, int G, bool kShifted, typename TOut = T>
+void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int64_t *in_shape,
             const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
             const int64_t *pads_begin, const int64_t *dilations, int64_t group, int32_t x_zp,
             const int32_t *multiplier, const int32_t *shift, int64_t count, int32_t y_zp,
@@ -276,9 +277,10 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
   const ConvPixels cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input,
                                     kVirtualRowsBound);
   const int64_t pixels = g.oh * g.ow, block = cp.block;
-  const ConvScratch sl = conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G);
+  const ConvScratch sl =
+      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut));
   uint8_t *panel = scratch, *rows = scratch + sl.rows;
-  T *stage = reinterpret_cast<T *>(scratch + sl.stage);
+  TOut *stage = reinterpret_cast<TOut *>(scratch + sl.stage);
   uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
@@ -301,9 +303,9 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
             q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
           }
           const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
-          T *yc = y + (b * m + gi * mg + mt) * pixels;
+          TOut *yc = y + (b * m + gi * mg + mt) * pixels;
           // Virtual rows go through the stage (their padding pixels dropped).
-          T *yt = cp.virtual_rows ? stage : yc + p0;
+          TOut *yt = cp.virtual_rows ? stage : yc + p0;
           const int64_t y_stride = cp.virtual_rows ? block : pixels;
           conv_tile_row(np, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
                         vmax, yt, y_stride);
@@ -312,6 +314,31 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y, const int64_
         }
       }
     }
+}
+
+/// ConvInteger's int32 convolution with x's zero point known only at run
+/// time (ONNX Runtime's dynamic quantization: DynamicQuantizeLinear
+/// computes it; null: 0): y = sum (x - *x_zp) * w, w packed as for conv2d
+/// and `weight_sums` each output channel's sum of w (qs8/pack.h). The zero
+/// point's share folds per channel at run time into the front of scratch;
+/// the padding is the zero point's byte, as conv2d's. Scratch:
+/// conv_sums_scratch_bytes(..., G).
+template <typename T, int G, bool kShifted>
+void conv2d_sums(const T *x, const T *x_zp, const int8_t *w, const int32_t *weight_sums,
+                 int32_t *y, const int64_t *in_shape, const int64_t *out_shape,
+                 const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
+                 const int64_t *dilations, int64_t group, bool narrow_weights,
+                 uint8_t *scratch) {
+  const int64_t m = out_shape[1];
+  const int32_t zp = x_zp ? int32_t(*x_zp) : 0;
+  const int32_t u_zp = packed_zero_point(zp + flip_of<T>(), kShifted);
+  int32_t *folded = reinterpret_cast<int32_t *>(scratch);
+  for (int64_t oc = 0; oc < m; ++oc)
+    folded[oc] = -u_zp * weight_sums[oc];
+  const int32_t unused = 0; // no requantization: multipliers and clamps unread
+  conv2d<T, G, kShifted, int32_t>(x, w, folded, y, in_shape, out_shape, kernel, strides,
+                                  pads_begin, dilations, group, zp, &unused, &unused, 1, 0, 0, 0,
+                                  narrow_weights, scratch + round_up(m * 4, 64));
 }
 
 } // namespace qs8

@@ -81,16 +81,11 @@ ONNXC_RT_SIMD_INLINE void fc_sums_sdot(const uint8_t *a, int64_t a_stride, const
   V::dot_tile_8x8(a, a_stride, w, kFcCols * 4, quads, acc);
 }
 
-/// One fully connected tile: R rows x NV vectors of columns from col, the
-/// first `rows` of them stored; `add` holds each column's constant (the
-/// folded bias); `narrow` as conv_tile's.
-template <int R, int NV, typename T>
-ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8_t *w,
-                                  int64_t dgroups, bool narrow, int64_t col, const int32_t *add,
-                                  const int32_t *multiplier, const int32_t *shift, int64_t count,
-                                  bool scales_up, int64_t n, int64_t rows, VecI y_zp,
-                                  VecI act_min, VecI act_max, T *y) {
-  VecI acc[R][NV];
+/// The sums of one fully connected tile: R rows x NV vectors of columns
+/// from col; `narrow` as conv_tile's.
+template <int R, int NV>
+ONNXC_RT_SIMD_INLINE void fc_sums(const uint8_t *a, int64_t a_stride, const int8_t *w,
+                                  int64_t dgroups, bool narrow, int64_t col, VecI (&acc)[R][NV]) {
   for (int v = 0; v < NV; ++v)
     for (int r = 0; r < R; ++r)
       acc[r][v] = VecI::zero();
@@ -145,6 +140,19 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
         acc[r][v] = VecI::dot_part(acc[r][v], ab, wk[v]);
     }
   }
+}
+
+/// One fully connected tile: R rows x NV vectors of columns from col, the
+/// first `rows` of them stored; `add` holds each column's constant (the
+/// folded bias); `narrow` as conv_tile's.
+template <int R, int NV, typename T>
+ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8_t *w,
+                                  int64_t dgroups, bool narrow, int64_t col, const int32_t *add,
+                                  const int32_t *multiplier, const int32_t *shift, int64_t count,
+                                  bool scales_up, int64_t n, int64_t rows, VecI y_zp,
+                                  VecI act_min, VecI act_max, T *y) {
+  VecI acc[R][NV];
+  fc_sums<R, NV>(a, a_stride, w, dgroups, narrow, col, acc);
   // The epilogue: each vector of columns requantized in place with its
   // constants (loaded once a tile, one vector's at a time: the sums keep
   // their registers), then each row stored as one narrowed run.
@@ -172,48 +180,64 @@ ONNXC_RT_SIMD_INLINE void fc_tile(const uint8_t *a, int64_t a_stride, const int8
   });
 }
 
-} // namespace detail
+/// One tile of fully_connected_sums: the int32 sums plus each column's
+/// `add`, the first `rows` rows stored (y: n int32 a row).
+template <int R, int NV>
+ONNXC_RT_SIMD_INLINE void fc_tile_sums(const uint8_t *a, int64_t a_stride, const int8_t *w,
+                                       int64_t dgroups, bool narrow, int64_t col,
+                                       const int32_t *add, int64_t n, int64_t rows, int32_t *y) {
+  VecI acc[R][NV];
+  fc_sums<R, NV>(a, a_stride, w, dgroups, narrow, col, acc);
+  for_each_index<NV>([&](auto v) __attribute__((always_inline)) {
+    const int64_t left = n - (col + v * kLanes);
+    const VecI q = load_first(add + col + v * kLanes,
+                              left <= 0 ? 0 : left < kLanes ? left : kLanes);
+    for_each_index<R>([&](auto r) __attribute__((always_inline)) {
+      if (r >= rows || left <= 0)
+        return;
+      const VecI sum = VecI::add(acc[r][v], q);
+      int32_t *yr = y + r * n + col + v * kLanes;
+      if (left >= kLanes)
+        return sum.store(yr);
+      int32_t lanes[kLanes];
+      sum.store(lanes);
+      for (int64_t i = 0; i < left; ++i)
+        yr[i] = lanes[i];
+    });
+  });
+}
 
-/// A quantized product a (rows, depth) x w (depth, n) (reference/qs8.h's
-/// fully_connected): w packed by pack_fc_weights in depth groups of G;
-/// `bias` the folded per-column constant of fold_zero_point with u_zp =
-/// packed_zero_point(x_zp + flip_of<T>(), kShifted); G and kShifted as
-/// conv2d checks them; `narrow_weights` as conv2d's. Scratch:
-/// fc_scratch_bytes(rows, depth, G).
-template <typename T, int G, bool kShifted>
-void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
-                     int64_t depth, int64_t n, const int32_t *multiplier, const int32_t *shift,
-                     int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
-                     bool narrow_weights, uint8_t *scratch) {
-  using namespace detail;
-  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
-                "weights packed and folded for another instruction set (qs8/pack.h)");
-  // Register tiles of kFcRows rows x kFcVectors vectors of columns:
-  // - NEON's SDOT by element: 8 x 2, 16 accumulators and the 8 rows' four
-  //   depth steps, 64 SDOT per 16 loads (4 x 4 spilled; 4 x 3 took 71
-  //   instructions per 48 SDOT, 3 weight pointers stepped each time);
-  // - NEON's USMMLA: 6 x 4, 24 accumulators of row and column pairs, 24
-  //   USMMLA per 11 loads, 36 instructions (4 x 4: 16 per 10 loads, 26
-  //   instructions, and its epilogue's per-column constants for 4 rows,
-  //   not 6; 8 x 3, 24 per 10 loads, spilled two and stepped three weight
-  //   pointers: 41 instructions per 24);
-  // - armv8-a's 16-byte products: 4 x 1, an accumulator per row and
-  //   column, 48 instructions per 8 loads and 256 products (the pair
-  //   sums of broadcast 4-byte groups, 4 x 2, took 147 per 512, with
-  //   spills);
-  // - x86: 4 x 4.
-  constexpr bool kNeonLaneDot = VecI::kLaneDot && !VecI::kMatMul && kLanes == 4;
-  constexpr int kFcRows = kNeonLaneDot ? 8 : VecI::kMatMul ? 6 : 4;
-  constexpr int kFcVectors = kDepth16 ? 1 : kNeonLaneDot ? 2 : 4;
-  static_assert(kFcRows <= kFcMaxRows, "fc_scratch_bytes' rows hold whole tiles");
-  static_assert(!kDepth16 || kFcRows % kFcRowGroup == 0, "tiles start at fc_packed_at's groups");
-  static_assert(!VecI::kMatMul || kFcVectors * kLanes == kFcCols,
-                "fc_sums_mmla reads a tile's columns from one column block");
-  const int64_t dgroups = round_up(depth, G) / G, stride = dgroups * G;
+// Register tiles of kFcRows rows x kFcVectors vectors of columns:
+// - NEON's SDOT by element: 8 x 2, 16 accumulators and the 8 rows' four
+//   depth steps, 64 SDOT per 16 loads (4 x 4 spilled; 4 x 3 took 71
+//   instructions per 48 SDOT, 3 weight pointers stepped each time);
+// - NEON's USMMLA: 6 x 4, 24 accumulators of row and column pairs, 24
+//   USMMLA per 11 loads, 36 instructions (4 x 4: 16 per 10 loads, 26
+//   instructions, and its epilogue's per-column constants for 4 rows,
+//   not 6; 8 x 3, 24 per 10 loads, spilled two and stepped three weight
+//   pointers: 41 instructions per 24);
+// - armv8-a's 16-byte products: 4 x 1, an accumulator per row and
+//   column, 48 instructions per 8 loads and 256 products (the pair
+//   sums of broadcast 4-byte groups, 4 x 2, took 147 per 512, with
+//   spills);
+// - x86: 4 x 4.
+constexpr bool kFcNeonLaneDot = VecI::kLaneDot && !VecI::kMatMul && kLanes == 4;
+constexpr int kFcRows = kFcNeonLaneDot ? 8 : VecI::kMatMul ? 6 : 4;
+constexpr int kFcVectors = kDepth16 ? 1 : kFcNeonLaneDot ? 2 : 4;
+static_assert(kFcRows <= kFcMaxRows, "fc_scratch_bytes' rows hold whole tiles");
+static_assert(!kDepth16 || kFcRows % kFcRowGroup == 0, "tiles start at fc_packed_at's groups");
+static_assert(!VecI::kMatMul || kFcVectors * kLanes == kFcCols,
+              "fc_sums_mmla reads a tile's columns from one column block");
+
+/// The rows of a (rows, depth) as the tiles read them, into scratch
+/// (fc_scratch_bytes): u = a + flip_of<T>() as the dot product packs it
+/// (VecI::kPackedFlip), at fc_packed_at. Returns a packed row's stride.
+template <typename T, int G>
+inline int64_t fc_pack_rows(const T *a, int64_t rows, int64_t depth, uint8_t *scratch) {
+  const int64_t stride = round_up(depth, G);
   // The rows the tiles read (a last tile of 1, 2 or 4 rows: row pairs
   // for the matrix multiply), within fc_scratch_bytes' kFcMaxRows.
   const int64_t all = round_up(rows, VecI::kMatMul ? 2 : kFcRows);
-  // u = a + flip_of<T>() as the dot product packs it (VecI::kPackedFlip).
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   // 16 bytes of a row at a time; depth's padding and the rows past `rows`
   // are zero (times zero weights, or never stored).
@@ -245,22 +269,22 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
       }
     }
   }
-  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
-             vmax = VecI::broadcast(act_max);
-  const bool scales_up = columns_scale_up(shift, count, 0, count);
+  return stride;
+}
+
+/// tile(rows R, vectors NV, first row, first column, live rows) over
+/// every tile of a rows x n product.
+template <typename Tile> ONNXC_RT_SIMD_INLINE void fc_tiles(int64_t rows, int64_t n, Tile &&tile) {
   constexpr int64_t kCols = kFcVectors * kLanes;
   // The columns of rows [r0, r0 + live) in tiles of R rows.
   auto row_block = [&](auto tile_rows, int64_t r0, int64_t live) ONNXC_RT_SIMD_NO_PRESCHEDULE {
-    constexpr int R = decltype(tile_rows)::value;
-    const uint8_t *ar = scratch + r0 * stride;
-    T *yr = y + r0 * n;
     for (int64_t c = 0; c < n; c += kCols) {
       const int64_t vecs = (n - c + kLanes - 1) / kLanes;
       switch (vecs < kFcVectors ? vecs : kFcVectors) {
-      case 1: fc_tile<R, 1>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, scales_up, n, live, vzp, vmin, vmax, yr); break;
-      case 2: if constexpr (kFcVectors > 1) fc_tile<R, 2>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, scales_up, n, live, vzp, vmin, vmax, yr); break;
-      case 3: if constexpr (kFcVectors > 2) fc_tile<R, 3>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, scales_up, n, live, vzp, vmin, vmax, yr); break;
-      default: fc_tile<R, kFcVectors>(ar, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift, count, scales_up, n, live, vzp, vmin, vmax, yr); break;
+      case 1: tile(tile_rows, std::integral_constant<int, 1>(), r0, c, live); break;
+      case 2: if constexpr (kFcVectors > 1) tile(tile_rows, std::integral_constant<int, 2>(), r0, c, live); break;
+      case 3: if constexpr (kFcVectors > 2) tile(tile_rows, std::integral_constant<int, 3>(), r0, c, live); break;
+      default: tile(tile_rows, std::integral_constant<int, kFcVectors>(), r0, c, live); break;
       }
     }
   };
@@ -276,6 +300,60 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
     else
       row_block(std::integral_constant<int, kFcRows>(), r0, live);
   }
+}
+
+} // namespace detail
+
+/// A quantized product a (rows, depth) x w (depth, n) (reference/qs8.h's
+/// fully_connected): w packed by pack_fc_weights in depth groups of G;
+/// `bias` the folded per-column constant of fold_zero_point with u_zp =
+/// packed_zero_point(x_zp + flip_of<T>(), kShifted); G and kShifted as
+/// conv2d checks them; `narrow_weights` as conv2d's. Scratch:
+/// fc_scratch_bytes(rows, depth, G).
+template <typename T, int G, bool kShifted>
+void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
+                     int64_t depth, int64_t n, const int32_t *multiplier, const int32_t *shift,
+                     int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
+                     bool narrow_weights, uint8_t *scratch) {
+  using namespace detail;
+  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
+                "weights packed and folded for another instruction set (qs8/pack.h)");
+  const int64_t stride = fc_pack_rows<T, G>(a, rows, depth, scratch), dgroups = stride / G;
+  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+             vmax = VecI::broadcast(act_max);
+  const bool scales_up = columns_scale_up(shift, count, 0, count);
+  fc_tiles(rows, n, [&](auto tile_rows, auto vectors, int64_t r0, int64_t c, int64_t live)
+                        __attribute__((always_inline)) {
+    fc_tile<decltype(tile_rows)::value, decltype(vectors)::value>(
+        scratch + r0 * stride, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift,
+        count, scales_up, n, live, vzp, vmin, vmax, y + r0 * n);
+  });
+}
+
+/// MatMulInteger's product with a zero point known only at run time (ONNX
+/// Runtime's dynamic quantization: DynamicQuantizeLinear computes it):
+/// y (rows, n) int32 = sum_k (a[r, k] - *a_zp) * w[k, c], w packed as for
+/// fully_connected and `column_sums` each column's sum of w. The zero
+/// point's share folds per column at run time, into the scratch after the
+/// packed rows. Scratch: fc_sums_scratch_bytes(rows, depth, n, G).
+template <typename T, int G, bool kShifted>
+void fully_connected_sums(const T *a, const T *a_zp, const int8_t *w,
+                          const int32_t *column_sums, int32_t *y, int64_t rows, int64_t depth,
+                          int64_t n, bool narrow_weights, uint8_t *scratch) {
+  using namespace detail;
+  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
+                "weights packed for another instruction set (qs8/pack.h)");
+  int32_t *add = reinterpret_cast<int32_t *>(scratch + fc_scratch_bytes(rows, depth, G));
+  const int32_t u_zp = packed_zero_point(int32_t(a_zp ? *a_zp : T(0)) + flip_of<T>(),
+                                         kShifted);
+  for (int64_t c = 0; c < n; ++c)
+    add[c] = -u_zp * column_sums[c];
+  const int64_t stride = fc_pack_rows<T, G>(a, rows, depth, scratch), dgroups = stride / G;
+  fc_tiles(rows, n, [&](auto tile_rows, auto vectors, int64_t r0, int64_t c, int64_t live)
+                        __attribute__((always_inline)) {
+    fc_tile_sums<decltype(tile_rows)::value, decltype(vectors)::value>(
+        scratch + r0 * stride, stride, w, dgroups, narrow_weights, c, add, n, live, y + r0 * n);
+  });
 }
 
 } // namespace qs8

@@ -111,16 +111,26 @@ inline bool weights_are_narrow(const int8_t *w, int64_t n) {
   return true;
 }
 
-/// out[o] = bias[o] (0 without one) - u_zp * sum_k w[o, k] for the
-/// `outputs` weight vectors w[o * o_stride + k * k_stride], k < depth.
-inline void fold_zero_point(const int8_t *w, const int32_t *bias, int64_t outputs, int64_t depth,
-                            int64_t o_stride, int64_t k_stride, int32_t u_zp, int32_t *out) {
+/// out[o] = sum_k w[o, k] for the `outputs` weight vectors
+/// w[o * o_stride + k * k_stride], k < depth (fully_connected_sums'
+/// column_sums: o_stride 1, k_stride n).
+inline void weight_sums(const int8_t *w, int64_t outputs, int64_t depth, int64_t o_stride,
+                        int64_t k_stride, int32_t *out) {
   for (int64_t o = 0; o < outputs; ++o) {
     int32_t sum = 0;
     for (int64_t k = 0; k < depth; ++k)
       sum += w[o * o_stride + k * k_stride];
-    out[o] = (bias ? bias[o] : 0) - u_zp * sum;
+    out[o] = sum;
   }
+}
+
+/// out[o] = bias[o] (0 without one) - u_zp * sum_k w[o, k], the sums as
+/// weight_sums takes them.
+inline void fold_zero_point(const int8_t *w, const int32_t *bias, int64_t outputs, int64_t depth,
+                            int64_t o_stride, int64_t k_stride, int32_t u_zp, int32_t *out) {
+  weight_sums(w, outputs, depth, o_stride, k_stride, out);
+  for (int64_t o = 0; o < outputs; ++o)
+    out[o] = (bias ? bias[o] : 0) - u_zp * out[o];
 }
 
 /// Output pixels a convolution packs (im2col) and computes per block: a
@@ -212,7 +222,7 @@ struct ConvScratch {
 
 inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
                                 int64_t planes, const PaddedPlane &plane, bool reads_input,
-                                int64_t dg) {
+                                int64_t dg, int64_t out_bytes = 1) {
   const bool possible = conv_virtual_rows_possible(stride_h, plane, reads_input);
   // The larger block: virtual rows pack more pixels.
   const int64_t block =
@@ -220,7 +230,7 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
   ConvScratch s{};
   s.rows = round_up(depth, dg) * block;
   s.stage = s.rows + dg * block + 64;
-  s.planes = s.stage + (possible ? kConvRows * block + 64 : 0);
+  s.planes = s.stage + (possible ? kConvRows * block * out_bytes + 64 : 0);
   s.bytes = s.planes + (reads_input ? 0 : planes * plane.bytes());
   return s;
 }
@@ -229,6 +239,15 @@ inline int64_t conv_scratch_bytes(int64_t depth, int64_t out_h, int64_t out_w, i
                                   int64_t planes, const PaddedPlane &plane, bool reads_input,
                                   int64_t dg) {
   return conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg).bytes;
+}
+
+/// conv2d_sums' scratch: its m output channels' run-time constants (int32),
+/// then conv2d's with int32 outputs staged.
+inline int64_t conv_sums_scratch_bytes(int64_t m, int64_t depth, int64_t out_h, int64_t out_w,
+                                       int64_t stride_h, int64_t planes, const PaddedPlane &plane,
+                                       bool reads_input, int64_t dg) {
+  return round_up(m * 4, 64) +
+         conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg, 4).bytes;
 }
 
 /// Most taps a depthwise convolution's weight table holds (larger
@@ -317,6 +336,12 @@ inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t st
 /// 16-byte vectors).
 inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth, int64_t dg) {
   return round_up(round_up(rows, kFcMaxRows) * round_up(depth, dg), 64) + 64;
+}
+
+/// fully_connected_sums' scratch: fully_connected's, then the n columns'
+/// run-time constants (int32).
+inline int64_t fc_sums_scratch_bytes(int64_t rows, int64_t depth, int64_t n, int64_t dg) {
+  return fc_scratch_bytes(rows, depth, dg) + round_up(n, 16) * 4;
 }
 
 } // namespace qs8

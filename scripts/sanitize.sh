@@ -8,7 +8,7 @@
 # Needs a built tree (scripts/build.sh) and the exported models (ctest -R
 # e2e.export). Prints each part's summary and duration; exit 0 when clean.
 #   bash scripts/sanitize.sh [JOBS] [EVERY]
-# EVERY N: every Nth conformance test (CI: 2; default 1, the whole suite).
+# EVERY N: every Nth conformance test (CI: 3; default 1, the whole suite).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${1:-2}

@@ -19,13 +19,13 @@ ctest -j2 --output-on-failure --timeout 1800 | tee ctest.log
 status=${PIPESTATUS[0]}
 set -e
 cd ..
-# The hardening runs outside ctest: every 2nd conformance test and the e2e
+# The hardening runs outside ctest: every 3rd conformance test and the e2e
 # set under AddressSanitizer and UBSan (scripts/sanitize.sh; the whole
 # suite: `bash scripts/sanitize.sh 2`), then a 60 s fuzzing
 # run with a fixed seed (scripts/fuzz.sh: its own clang-19 build in
 # build-fuzz/).
 echo
-bash scripts/sanitize.sh 2 2 || status=1
+bash scripts/sanitize.sh 2 3 || status=1
 FUZZ_SEED=1 bash scripts/fuzz.sh 60 || status=1
 # The conformance run's summary (from its ctest log), then ctest's verdict again
 # so that it stays the closing line.

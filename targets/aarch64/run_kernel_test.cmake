@@ -1,6 +1,6 @@
 # Builds one SIMD kernel sweep test (test/kernels/simd_<family>_test.cpp)
 # for aarch64 with the cross compiler and runs it under qemu-aarch64.
-#   -DSOURCE=... -DMAIN=... -DRUNTIME_INCLUDE=... -DWORK=... -DMARCH=armv8-a
+#   -DSOURCE=... -DMAIN=... -DRUNTIME_INCLUDE=... -DWORK=... -DMARCH=armv8-a [-DEVERY=N]
 foreach(tool aarch64-linux-gnu-g++:g++-aarch64-linux-gnu qemu-aarch64:qemu-user)
   string(REPLACE ":" ";" parts ${tool})
   list(GET parts 0 program)
@@ -19,7 +19,12 @@ execute_process(COMMAND ${found_aarch64-linux-gnu-g++} -std=c++17 -O2 -march=${M
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building ${SOURCE} for ${MARCH} failed (${rc})")
 endif()
-execute_process(COMMAND ${found_qemu-aarch64} ${WORK}/kernel_test RESULT_VARIABLE rc)
+# EVERY: every how many cases the long sweeps take (ONNXC_KERNEL_TEST_EVERY).
+if(NOT EVERY)
+  set(EVERY 1)
+endif()
+execute_process(COMMAND ${CMAKE_COMMAND} -E env ONNXC_KERNEL_TEST_EVERY=${EVERY}
+                        ${found_qemu-aarch64} ${WORK}/kernel_test RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${SOURCE} under qemu-aarch64 (${MARCH}) failed (${rc})")
 endif()

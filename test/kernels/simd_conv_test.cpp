@@ -220,9 +220,9 @@ std::string describe(const ConvCase &q) {
 } // namespace
 
 TEST_CASE("convolutions with every epilogue", "[conv]") {
-  for (const ConvCase &q : kConvs) {
-    INFO(describe(q));
-    checkConvEpilogues(q);
+  for (size_t i = 0; i < std::size(kConvs); i += caseStride()) {
+    INFO(describe(kConvs[i]));
+    checkConvEpilogues(kConvs[i]);
   }
 }
 

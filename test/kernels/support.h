@@ -11,6 +11,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <cstdlib>
+#include <iterator>
 #include <random>
 #include <sstream>
 #include <string>
@@ -25,6 +27,15 @@ using namespace onnxc_rt;
 constexpr int64_t kTasks = 3;
 /// The two-thread pool (made by the test main before any test runs).
 ThreadPool *pool();
+
+/// Every how many cases a long sweep takes (ONNXC_KERNEL_TEST_EVERY,
+/// default 1: all): the emulated runs under qemu-aarch64 take every 2nd
+/// convolution for CI's time (targets/aarch64/tests.cmake).
+inline size_t caseStride() {
+  const char *every = std::getenv("ONNXC_KERNEL_TEST_EVERY");
+  const long n = every ? std::atol(every) : 1;
+  return n > 1 ? size_t(n) : 1;
+}
 
 inline std::mt19937 &rng() {
   static std::mt19937 r(1234);

@@ -115,6 +115,25 @@ struct Weights {
   SmallVector<float> scales; // 1 or one per channel of `axis`
 };
 
+/// f(value - its zero point) for each element of quantized `data`, the
+/// zero point per channel of `axis` when `z` has more than one (the
+/// channel of flat element k: (k / inner) % channels).
+template <typename F>
+void forEachCentred(DenseElementsAttr data, ArrayRef<int64_t> z, int64_t axis, F &&f) {
+  auto shape = cast<ShapedType>(data.getType()).getShape();
+  const bool isSigned = !data.getElementType().isUnsignedInteger();
+  int64_t inner = 1;
+  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
+    inner *= shape[d];
+  const int64_t channels = shape.empty() ? 1 : shape[axis];
+  int64_t k = 0;
+  for (APInt v : data.getValues<APInt>()) {
+    const int64_t c = z.size() > 1 ? (k / inner) % channels : 0;
+    f((isSigned ? v.getSExtValue() : int64_t(v.getZExtValue())) - z[c]);
+    ++k;
+  }
+}
+
 /// Why constant weights `values` with `scale` and `zeroPoint` (per tensor,
 /// or per channel of `scaleAxis`, which must be `axis`) cannot be the
 /// scheme's int8 weights, or "" when they can: int8 with zero points 0 as
@@ -144,20 +163,11 @@ std::string weightsProblem(Value values, Value scale, Value zeroPoint, int64_t s
   for (double x : s)
     if (!(x > 0) || !std::isfinite(x))
       return "a weight scale is not positive and finite";
-  const bool isSigned = !data.getElementType().isUnsignedInteger();
-  int64_t inner = 1;
-  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
-    inner *= shape[d];
-  const int64_t channels = shape.empty() ? 1 : shape[axis];
-  int64_t k = 0;
-  for (APInt v : data.getValues<APInt>()) {
-    int64_t c = z.size() > 1 ? (k / inner) % channels : 0;
-    int64_t x = (isSigned ? v.getSExtValue() : int64_t(v.getZExtValue())) - z[c];
-    if (x < -128 || x > 127)
-      return "its weights minus their zero points leave int8 (asymmetric weights; the kernels "
-             "take symmetric ones)";
-    ++k;
-  }
+  bool fits = true;
+  forEachCentred(data, z, axis, [&](int64_t x) { fits = fits && x >= -128 && x <= 127; });
+  if (!fits)
+    return "its weights minus their zero points leave int8 (asymmetric weights; the kernels "
+           "take symmetric ones)";
   return "";
 }
 
@@ -177,19 +187,9 @@ std::optional<Weights> int8Weights(OpBuilder &b, Location loc, Value values, Val
     w.values = values;
     return w;
   }
-  // The channel of flat element k: (k / inner) % channels along `axis`.
-  auto shape = cast<ShapedType>(values.getType()).getShape();
-  int64_t inner = 1;
-  for (size_t d = size_t(axis) + 1; d < shape.size(); ++d)
-    inner *= shape[d];
-  const int64_t channels = shape.empty() ? 1 : shape[axis];
   SmallVector<int8_t> shifted;
-  int64_t k = 0;
-  for (APInt v : data.getValues<APInt>()) {
-    int64_t c = z.size() > 1 ? (k / inner) % channels : 0;
-    shifted.push_back(int8_t((isSigned ? v.getSExtValue() : int64_t(v.getZExtValue())) - z[c]));
-    ++k;
-  }
+  forEachCentred(data, z, axis, [&](int64_t x) { shifted.push_back(int8_t(x)); });
+  auto shape = cast<ShapedType>(values.getType()).getShape();
   auto type = RankedTensorType::get(shape, b.getIntegerType(8));
   w.values = b.create<ConstantOp>(loc, type, DenseElementsAttr::get(type, ArrayRef<int8_t>(shifted)))
                  .getResult();

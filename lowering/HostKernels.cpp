@@ -107,7 +107,7 @@ Registry::Registry() {
 #define FOR_NUMERIC(X) X(float) X(double) X(int32_t) X(int64_t)
 #define ARITH(T)                                                               \
   BINARY(Add, T, T); BINARY(Sub, T, T); BINARY(Mul, T, T); BINARY(Div, T, T);  \
-  BINARY(Pow, T, T); BINARY(Max, T, T); BINARY(Min, T, T);                     \
+  BINARY(Pow, T, T); BINARY(Max, T, T); BINARY(Min, T, T); BINARY(FMod, T, T); \
   BINARY(Equal, T, bool); BINARY(Less, T, bool); BINARY(Greater, T, bool);     \
   BINARY(LessOrEqual, T, bool); BINARY(GreaterOrEqual, T, bool);               \
   UNARY(Abs, T); UNARY(Neg, T); UNARY(Identity, T); UNARY(Relu, T);            \
@@ -118,13 +118,17 @@ Registry::Registry() {
   K(reduce<onnxc_rt::ref::ReduceSum, T>); K(reduce<onnxc_rt::ref::ReduceProd, T>); \
   K(reduce<onnxc_rt::ref::ReduceMax, T>); K(reduce<onnxc_rt::ref::ReduceMin, T>); \
   K(reduce<onnxc_rt::ref::ReduceMean, T>); K(matmul<T>); K(gemm<T>);           \
-  K(arg_reduce<T>);
+  K(arg_reduce<T>); K(scatter_nd<T, int64_t>); K(scatter_elements<T, int64_t>);   \
+  K(gather_nd<T, int64_t>); K(gather_elements<T, int64_t>); K(trilu<T>);       \
+  K(cumsum<T>); K(eye_like<T>); K(topk<T>); K(one_hot<int64_t, T>); K(nonzero<T>);
   FOR_NUMERIC(ARITH)
+  // Mod's integer form (window padding: (w - size % w) % w).
+  BINARY(Mod, int32_t, int32_t); BINARY(Mod, int64_t, int64_t);
 #define FLOATING(T)                                                            \
   UNARY(Sqrt, T); UNARY(Exp, T); UNARY(Log, T); UNARY(Reciprocal, T);          \
   UNARY(Sigmoid, T); UNARY(Tanh, T); UNARY(Erf, T); UNARY(Ceil, T);            \
   UNARY(Floor, T); UNARY(Round, T); K(softmax<T>); K(batch_norm<T>);           \
-  K(conv<T>); K(layer_norm<T>);
+  K(conv<T>); K(layer_norm<T>); K(einsum<T>);
   FLOATING(float)
   FLOATING(double)
   // Every float function of one value: onnxc-fold-qdq's lookup tables are
@@ -139,8 +143,13 @@ Registry::Registry() {
   K(cast<T, int64_t>); K(cast<T, bool>);
   FOR_NUMERIC(CASTS_FROM)
   CASTS_FROM(bool)
+  // Exporters round shape values through small integer types too.
+#define SMALL_INT_CASTS(T) K(cast<T, int64_t>); K(cast<int64_t, T>); K(cast<float, T>);
+  SMALL_INT_CASTS(int8_t) SMALL_INT_CASTS(uint8_t) SMALL_INT_CASTS(int16_t)
+  SMALL_INT_CASTS(uint16_t) SMALL_INT_CASTS(uint32_t) SMALL_INT_CASTS(uint64_t)
+#undef SMALL_INT_CASTS
   BINARY(And, bool, bool); BINARY(Or, bool, bool); BINARY(Xor, bool, bool);
-  BINARY(Equal, bool, bool); UNARY(Not, bool); K(where<bool>);
+  BINARY(Equal, bool, bool); UNARY(Not, bool); K(where<bool>); K(nonzero<bool>);
   K(broadcast_copy<bool>); K(concat_part<bool>); K(fill<bool>); K(slice<bool>);
 #undef FOR_NUMERIC
 #undef ARITH

@@ -54,8 +54,14 @@ FailureOr<OpLowering> selectLowering(Operation *op, ArrayRef<const KernelProvide
         bool training = te && te.getElementType().isInteger(1)
                             ? *te.getValues<bool>().begin()
                             : (tm && !tm->empty() && (*tm)[0] != 0);
-        if (!te || training)
-          return unsupported(op, "training mode is not supported");
+        // Training mode with a ratio of 0 drops nothing (torchvision's
+        // attention functions pass training=True with p=0 at inference).
+        auto ratio = getConstantElements(d.getRatio());
+        bool dropsNothing = ratio && ratio.getNumElements() == 1 &&
+                            isa<FloatType>(ratio.getElementType()) &&
+                            (*ratio.getValues<APFloat>().begin()).isZero();
+        if (!te || (training && !dropsNothing))
+          return unsupported(op, "training mode with a non-zero ratio is not supported");
       }
     }
     OpLowering l;

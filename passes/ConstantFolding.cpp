@@ -10,6 +10,8 @@
 #include "mlir/IR/Diagnostics.h"
 #include "llvm/ADT/DenseMap.h"
 
+#include <cstring>
+
 using namespace mlir;
 
 namespace onnxc {
@@ -92,9 +94,27 @@ SmallVector<Attribute> foldWithKernels(Operation *op, int64_t maxGrowBytes) {
         tensors.push_back(buffers[a.tensor].data());
   if (!runKernelCallsOnHost(lowering->calls, tensors))
     return {};
+  // An op whose shape the data decides (NonZero on a constant mask) packed
+  // its real tensor at the start of each bound-sized buffer: the constant
+  // takes the real size.
+  auto dataDependent = dyn_cast<onnx::DataDependentShape>(op);
+  int64_t extent = -1;
+  if (dataDependent)
+    std::memcpy(&extent, buffers[dataDependent.getExtent()].data(), sizeof extent);
   SmallVector<Attribute> out;
-  for (Value r : op->getResults())
-    out.push_back(elementsFromRawBytes(cast<ShapedType>(r.getType()), buffers[r]));
+  for (OpResult r : op->getResults()) {
+    auto type = cast<RankedTensorType>(r.getType());
+    if (int64_t d = dataDependent ? dataDependent.dataDependentDim(r.getResultNumber()) : -1;
+        d >= 0) {
+      if (extent < 0 || extent > type.getDimSize(d))
+        return {};
+      SmallVector<int64_t> shape(type.getShape());
+      shape[d] = extent;
+      type = type.clone(shape);
+      buffers[r].resize(bytesOf(type));
+    }
+    out.push_back(elementsFromRawBytes(type, buffers[r]));
+  }
   return out;
 }
 

@@ -801,24 +801,9 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
   if (tooLarge.wasInterrupted())
     return nullptr;
 
-  // Values whose shape the data decides may only leave the graph.
-  WalkResult dynamicUse = func.walk([&](onnx::DataDependentShape op) {
-    for (OpResult r : op->getResults())
-      if (op.dataDependentDim(r.getResultNumber()) >= 0)
-        for (Operation *user : r.getUsers()) {
-          auto producer = dyn_cast<NameLoc>(op->getLoc());
-          emitError(user->getLoc())
-              << "reads a result of node '"
-              << (producer ? producer.getName().str() : op->getName().getStringRef().str())
-              << "', whose shape depends on the "
-              << "data; such values are supported only as graph outputs (run-time shapes "
-              << "inside a model are not supported)";
-          return WalkResult::interrupt();
-        }
-    return WalkResult::advance();
-  });
-  if (dynamicUse.wasInterrupted())
-    return nullptr;
+  // (Values whose shape the data decides may only leave the graph; the
+  // check waits for constant folding, which gives a NonZero of a constant
+  // its real shape: onnxc-select-kernels.)
 
   // Sequences and optionals leave as their tensors; `onnx.outputs` records
   // how graph outputs map to results (for onnxc run), and for an output whose

@@ -54,3 +54,16 @@ func.func @no_ops(%arg0: tensor<2x3xf32>) -> tensor<2x3xf32> {
   %4 = "onnx.Relu"(%3) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return %4 : tensor<2x3xf32>
 }
+
+// An op whose shape the data decides, on a constant (torch's nonzero() on a
+// fixed mask), folds to its real size; its users see the real shape.
+// CHECK-LABEL: func.func @nonzero_of_constant
+// CHECK-SAME: -> tensor<2x1xi64>
+// CHECK: "onnx.Constant"() {value = dense<{{\[}}[1], [3]]> : tensor<2x1xi64>}
+// CHECK-NOT: onnx.NonZero
+func.func @nonzero_of_constant() -> tensor<*xi64> {
+  %m = "onnx.Constant"() {value = dense<[0, 5, 0, 7]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %y, %n = "onnx.NonZero"(%m) : (tensor<4xi64>) -> (tensor<1x4xi64>, tensor<i64>)
+  %t = "onnx.Transpose"(%y) {perm = array<i64: 1, 0>} : (tensor<1x4xi64>) -> tensor<*xi64>
+  return %t : tensor<*xi64>
+}

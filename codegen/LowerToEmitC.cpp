@@ -1,4 +1,5 @@
 //===- LowerToEmitC.cpp - onnxc-lower-to-emitc -----------------------------===//
+#include "onnxc/Codegen/BoundedDims.h"
 #include "onnxc/Lowering/KernelProvider.h"
 #include "onnxc/Lowering/CppText.h"
 #include "onnxc/Dialect/ONNX/NodeNames.h"
@@ -36,8 +37,8 @@ std::string commentSafe(StringRef s) {
 
 class EmitCLowering {
 public:
-  EmitCLowering(ModuleOp module, func::FuncOp func, std::string deviceRuntime)
-      : module(module), func(func), b(module.getContext()),
+  EmitCLowering(ModuleOp module, SmallVector<func::FuncOp> funcs, std::string deviceRuntime)
+      : module(module), funcs(std::move(funcs)), b(module.getContext()),
         deviceRuntime(std::move(deviceRuntime)) {}
   LogicalResult run();
 
@@ -96,9 +97,20 @@ private:
                    char prefix);
   Value valueOf(Value v);
   LogicalResult lowerOp(Operation *op);
+  /// A bounded-dims model: the value of `poly` at this call's dims (made
+  /// once, at the function's start).
+  Value dimValue(const DimPoly &poly);
+  /// An int array with entries that depend on the dims, made at run time.
+  Value dimArray(const KernelArg &a);
+  bool bounded() const { return !dimParams.empty(); }
+
+  /// The schedule of `func` (funcs[funcIndex]) as a C function.
+  LogicalResult lowerFunction(size_t funcIndex);
+  std::string coreNameOf(size_t funcIndex, unsigned nDims) const;
 
   ModuleOp module;
-  func::FuncOp func;
+  SmallVector<func::FuncOp> funcs; // one, or one per bounded-dims regime
+  func::FuncOp func;               // the one being lowered
   OpBuilder b;
   std::string deviceRuntime; // empty: host code
   std::string name;
@@ -118,6 +130,9 @@ private:
   llvm::DenseMap<Attribute, int64_t> weightOffsetOf;
   int64_t weightBytes = 0;
   Block *globalsAt = nullptr;
+  SmallVector<Value> dimParams; // the bounded dims' parameters
+  std::map<std::vector<int64_t>, Value> dimValues;
+  Operation *lastDimOp = nullptr;
 };
 
 Value EmitCLowering::weightPointer(ElementsAttr value) {
@@ -162,6 +177,60 @@ Value EmitCLowering::constArray(ArrayRef<T> values, Type elt,
                               /*extern=*/false, /*static=*/true, /*const=*/true);
   }
   return b.create<emitc::GetGlobalOp>(func.getLoc(), arrayType, it->second);
+}
+
+Value EmitCLowering::dimValue(const DimPoly &poly) {
+  std::vector<int64_t> key(poly.begin(), poly.end());
+  if (Value v = dimValues[key])
+    return v;
+  OpBuilder::InsertionGuard g(b);
+  // After the dims' earlier values: each is made once, before any use.
+  if (lastDimOp)
+    b.setInsertionPointAfter(lastDimOp);
+  else
+    b.setInsertionPointToStart(&cfunc.getBody().front());
+  Type i64 = b.getI64Type();
+  Location loc = func.getLoc();
+  auto constant = [&](int64_t c) {
+    return b.create<emitc::ConstantOp>(loc, i64, b.getI64IntegerAttr(c)).getResult();
+  };
+  Value sum;
+  for (size_t m = 0; m < poly.size(); ++m) {
+    if (!poly[m])
+      continue;
+    Value term;
+    for (size_t i = 0, digits = m; i < dimParams.size(); ++i, digits /= 3)
+      for (size_t e = 0; e < digits % 3; ++e)
+        term = term ? b.create<emitc::MulOp>(loc, i64, term, dimParams[i]).getResult()
+                    : dimParams[i];
+    if (!term)
+      term = constant(poly[m]);
+    else if (poly[m] != 1)
+      term = b.create<emitc::MulOp>(loc, i64, constant(poly[m]), term);
+    sum = sum ? b.create<emitc::AddOp>(loc, i64, sum, term).getResult() : term;
+  }
+  if (!sum)
+    sum = constant(0);
+  lastDimOp = sum.getDefiningOp() ? sum.getDefiningOp() : lastDimOp;
+  return dimValues[key] = sum;
+}
+
+Value EmitCLowering::dimArray(const KernelArg &a) {
+  SmallVector<Value> operands;
+  SmallVector<Attribute> args;
+  for (size_t e = 0; e < a.ints.size(); ++e) {
+    if (e < a.polys.size() && !a.polys[e].empty()) {
+      args.push_back(b.getIndexAttr(operands.size()));
+      operands.push_back(dimValue(a.polys[e]));
+    } else {
+      args.push_back(b.getI64IntegerAttr(a.ints[e]));
+    }
+  }
+  Type t = emitc::OpaqueType::get(b.getContext(), "onnxc_rt::DimArray<" +
+                                                      std::to_string(a.ints.size()) + ">");
+  return b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{t}, "onnxc_rt::dim_array",
+                                       operands, b.getArrayAttr(args), ArrayAttr())
+      .getResult(0);
 }
 
 Value EmitCLowering::statusPointer() {
@@ -268,13 +337,19 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
         break;
       }
       case KernelArg::Kind::Int:
-        args.push_back(b.getI64IntegerAttr(a.intValue));
+        if (!a.poly.empty())
+          operand(dimValue(a.poly));
+        else
+          args.push_back(b.getI64IntegerAttr(a.intValue));
         break;
       case KernelArg::Kind::Float:
         args.push_back(b.getF64FloatAttr(a.floatValue));
         break;
       case KernelArg::Kind::IntArray:
-        operand(constArray<int64_t>(a.ints, b.getI64Type(), arrays, 'k'));
+        if (!a.polys.empty())
+          operand(dimArray(a));
+        else
+          operand(constArray<int64_t>(a.ints, b.getI64Type(), arrays, 'k'));
         break;
       case KernelArg::Kind::FloatArray:
         operand(constArray<double>(a.floats, b.getF64Type(), floatArrays, 'f'));
@@ -320,14 +395,33 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
   return success();
 }
 
-LogicalResult EmitCLowering::run() {
+std::string EmitCLowering::coreNameOf(size_t funcIndex, unsigned nDims) const {
+  if (onDevice())
+    return name + "_schedule";
+  if (!nDims)
+    return name + "_run_on";
+  return name + "_run_sized" + (funcIndex ? std::to_string(funcIndex) : "");
+}
+
+LogicalResult EmitCLowering::lowerFunction(size_t funcIndex) {
   MLIRContext *ctx = b.getContext();
-  name = func.getSymName().str();
   auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+  cvalues.clear();
+  arenaPointers.clear();
+  dimParams.clear();
+  dimValues.clear();
+  lastDimOp = nullptr;
+  arenaBytes = weightsBase = taskRunner = status = statusAddress = Value();
 
   // Signature: const T* inputs..., T* outputs..., void* arena, void* threads;
-  // on a device: ..., const void* weights, void* arena, void* stream.
-  SmallVector<Type> argTypes;
+  // on a device: ..., const void* weights, void* arena, void* stream. A
+  // model with bounded dims takes their sizes first (int64_t each), in a
+  // static function that the entry points call once they checked them.
+  auto boundedDims = func->getAttrOfType<ArrayAttr>(kBoundedDimsAttr);
+  const unsigned nDims = boundedDims ? boundedDims.size() : 0;
+  if (nDims && onDevice())
+    return func.emitError("bounded dims (--dim NAME=LO..HI) are not supported on this target");
+  SmallVector<Type> argTypes(nDims, b.getI64Type());
   for (Type t : func.getArgumentTypes())
     argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), true));
   for (Type t : func.getResultTypes())
@@ -337,15 +431,19 @@ LogicalResult EmitCLowering::run() {
   argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
   argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
   b.setInsertionPoint(func);
-  cfunc = b.create<emitc::FuncOp>(func.getLoc(), name + (onDevice() ? "_schedule" : "_run_on"),
+  const std::string coreName = coreNameOf(funcIndex, nDims);
+  cfunc = b.create<emitc::FuncOp>(func.getLoc(), coreName,
                                   FunctionType::get(ctx, argTypes,
                                                     {emitc::OpaqueType::get(ctx, "int")}));
-  cfunc.setSpecifiersAttr(b.getStrArrayAttr({onDevice() ? "static" : "extern \"C\""}));
+  cfunc.setSpecifiersAttr(
+      b.getStrArrayAttr({onDevice() || nDims ? "static" : "extern \"C\""}));
   Block *entry = cfunc.addEntryBlock();
   b.setInsertionPointToStart(entry);
-  unsigned nIn = func.getNumArguments(), nOut = func.getNumResults();
+  unsigned nIn = func.getNumArguments();
+  for (unsigned i = 0; i < nDims; ++i)
+    dimParams.push_back(entry->getArgument(i));
   for (unsigned i = 0; i < nIn; ++i)
-    cvalues[func.getArgument(i)] = entry->getArgument(i);
+    cvalues[func.getArgument(i)] = entry->getArgument(nDims + i);
 
   // Outputs: the op producing an output's bytes writes into the caller's
   // buffer (the memory planner left it out of the arena); see the planner
@@ -362,7 +460,7 @@ LogicalResult EmitCLowering::run() {
     if (!d || isa<onnx::ConstantOp>(d) || claimed.count(root))
       continue;
     claimed.insert(root);
-    cvalues[root] = entry->getArgument(nIn + k);
+    cvalues[root] = entry->getArgument(nDims + nIn + k);
   }
 
   for (Operation &op : func.getBody().front().without_terminator())
@@ -372,11 +470,19 @@ LogicalResult EmitCLowering::run() {
   // Outputs that are views of inputs or weights, or repeat another output.
   for (auto [k, v] : llvm::enumerate(ret.getOperands())) {
     Value src = valueOf(v);
-    Value dst = entry->getArgument(nIn + k);
+    Value dst = entry->getArgument(nDims + nIn + k);
     if (src == dst)
       continue;
     auto t = cast<ShapedType>(v.getType());
     int64_t bytes = t.getNumElements() * elementByteSize(t.getElementType());
+    if (auto poly = func.getResultAttrOfType<DenseI64ArrayAttr>(k, kBytesPolyAttr);
+        poly && nDims) { // the size of this call's output
+      b.create<emitc::CallOpaqueOp>(
+          func.getLoc(), TypeRange{}, "onnxc_rt::copy_bytes",
+          ValueRange{src, dst, dimValue(DimPoly(poly.asArrayRef().begin(), poly.asArrayRef().end()))},
+          ArrayAttr(), ArrayAttr());
+      continue;
+    }
     if (onDevice())
       b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, deviceRuntime + "::copy_bytes",
                                     ValueRange{runner(), src, dst},
@@ -406,7 +512,30 @@ LogicalResult EmitCLowering::run() {
     result = b.create<emitc::ConstantOp>(func.getLoc(), emitc::OpaqueType::get(ctx, "int"),
                                          emitc::OpaqueAttr::get(ctx, "0"));
   b.create<emitc::ReturnOp>(func.getLoc(), result);
+  return success();
 
+
+}
+
+LogicalResult EmitCLowering::run() {
+  name = funcs[0].getSymName().str();
+  // A model with bounded dims may have several functions, one per regime
+  // (codegen/BoundedDims.h): each its own static schedule, sharing the
+  // weights; the entry points pick one by the sizes.
+  int64_t arenaSize = 0;
+  bool anyWeights = false;
+  for (auto [k, f] : llvm::enumerate(funcs)) {
+    func = f;
+    if (failed(lowerFunction(k)))
+      return failure();
+    anyWeights |= bool(weightsBase);
+    if (auto a = f->getAttrOfType<IntegerAttr>(kArenaSizeAttr))
+      arenaSize = std::max(arenaSize, a.getInt());
+  }
+  func = funcs[0];
+  auto boundedDims = func->getAttrOfType<ArrayAttr>(kBoundedDimsAttr);
+  const unsigned nDims = boundedDims ? boundedDims.size() : 0;
+  unsigned nIn = func.getNumArguments(), nOut = func.getNumResults();
 
   // Preamble: includes and the weights symbol.
   b.setInsertionPointToStart(module.getBody());
@@ -415,21 +544,54 @@ LogicalResult EmitCLowering::run() {
   for (const std::string &h : headers)
     b.create<emitc::IncludeOp>(func.getLoc(), h, false);
   module->setAttr("onnxc.weight_bytes", b.getI64IntegerAttr(weightBytes));
-  if (auto a = func->getAttr(kArenaSizeAttr))
-    module->setAttr(kArenaSizeAttr, a);
+  if (func->getAttr(kArenaSizeAttr))
+    module->setAttr(kArenaSizeAttr, b.getI64IntegerAttr(arenaSize));
   module->setAttr("onnxc.weights", b.getArrayAttr(weights));
   module->setAttr("onnxc.weight_offsets", b.getDenseI64ArrayAttr(weightOffsets));
   if (onDevice()) { // the target's emitter writes the entry points
-    func.erase();
+    for (func::FuncOp f : funcs)
+      f.erase();
     return success();
   }
-  if (weightsBase)
+  if (anyWeights)
     b.create<emitc::VerbatimOp>(func.getLoc(),
                                 b.getStringAttr("extern \"C\" const uint8_t " + name +
                                                 "_weights[];"));
 
   // The other entry points: NAME_run (no threads), and the array-of-pointers
-  // ones `onnxc run` and generic hosts use.
+  // ones `onnxc run` and generic hosts use. With bounded dims each takes the
+  // sizes first (the _v ones as an array) and returns ONNXC_STATUS_DIM_RANGE
+  // when one is outside its bounds.
+  std::string dimParamsText, dimPass, dimFromArray;
+  // The sizes a function (a regime) runs: "d0 >= 2 && d0 <= 32 && ...".
+  auto rangeOf = [&](func::FuncOp f, unsigned i) {
+    auto d = cast<DictionaryAttr>(f->getAttrOfType<ArrayAttr>(kBoundedDimsAttr)[i]);
+    return std::make_pair(d.getAs<IntegerAttr>("min").getInt(),
+                          d.getAs<IntegerAttr>("max").getInt());
+  };
+  std::vector<std::pair<int64_t, int64_t>> bounds;
+  for (unsigned i = 0; i < nDims; ++i) {
+    std::string p = "d" + std::to_string(i);
+    dimParamsText += "int64_t " + p + ", ";
+    dimPass += p + ", ";
+    dimFromArray += "dims[" + std::to_string(i) + "], ";
+    bounds.push_back(rangeOf(funcs[0], i));
+    for (func::FuncOp f : funcs) {
+      bounds[i].first = std::min(bounds[i].first, rangeOf(f, i).first);
+      bounds[i].second = std::max(bounds[i].second, rangeOf(f, i).second);
+    }
+  }
+  auto condition = [&](auto range, bool inside) {
+    std::string c;
+    for (unsigned i = 0; i < nDims; ++i) {
+      auto [lo, hi] = range(i);
+      std::string p = "d" + std::to_string(i);
+      c += (c.empty() ? "" : inside ? " && " : " || ") +
+           (inside ? p + " >= " + std::to_string(lo) + " && " + p + " <= " + std::to_string(hi)
+                   : p + " < " + std::to_string(lo) + " || " + p + " > " + std::to_string(hi));
+    }
+    return c;
+  };
   std::string params, pass;
   for (unsigned i = 0; i < nIn; ++i) {
     params += "const " + cppTypeName(cast<ShapedType>(func.getArgumentTypes()[i]).getElementType()) +
@@ -441,8 +603,19 @@ LogicalResult EmitCLowering::run() {
               "* out" + std::to_string(i) + ", ";
     pass += "out" + std::to_string(i) + ", ";
   }
-  std::string v = "extern \"C\" int " + name + "_run(" + params + "void* arena) {\n  return " +
-                  name + "_run_on(" + pass + "arena, nullptr);\n}\n";
+  std::string v;
+  if (nDims) {
+    v += "extern \"C\" int " + name + "_run_on(" + dimParamsText + params +
+         "void* arena, void* threads) {\n  if (" +
+         condition([&](unsigned i) { return bounds[i]; }, false) +
+         ")\n    return ONNXC_STATUS_DIM_RANGE;\n";
+    for (size_t k = 1; k < funcs.size(); ++k)
+      v += "  if (" + condition([&](unsigned i) { return rangeOf(funcs[k], i); }, true) +
+           ")\n    return " + coreNameOf(k, nDims) + "(" + dimPass + pass + "arena, threads);\n";
+    v += "  return " + coreNameOf(0, nDims) + "(" + dimPass + pass + "arena, threads);\n}\n";
+  }
+  v += "extern \"C\" int " + name + "_run(" + dimParamsText + params +
+       "void* arena) {\n  return " + name + "_run_on(" + dimPass + pass + "arena, nullptr);\n}\n";
   std::string fromArrays;
   for (unsigned i = 0; i < nIn; ++i)
     fromArrays += "static_cast<const " +
@@ -452,17 +625,19 @@ LogicalResult EmitCLowering::run() {
     fromArrays += "static_cast<" +
                   cppTypeName(cast<ShapedType>(func.getResultTypes()[i]).getElementType()) +
                   "*>(outputs[" + std::to_string(i) + "]), ";
-  v += "extern \"C\" int " + name +
-       "_run_v_on(const void* const* inputs, void* const* outputs, void* arena, "
+  const std::string dimsParam = nDims ? "const int64_t* dims, " : "";
+  v += "extern \"C\" int " + name + "_run_v_on(" + dimsParam +
+       "const void* const* inputs, void* const* outputs, void* arena, "
        "void* threads) {\n" +
-       (nIn == 0 ? "  (void)inputs;\n" : "") + "  return " + name + "_run_on(" + fromArrays +
-       "arena, threads);\n}\n";
-  v += "extern \"C\" int " + name +
-       "_run_v(const void* const* inputs, void* const* outputs, void* arena) {\n  return " +
-       name + "_run_v_on(inputs, outputs, arena, nullptr);\n}";
+       (nIn == 0 ? "  (void)inputs;\n" : "") + "  return " + name + "_run_on(" + dimFromArray +
+       fromArrays + "arena, threads);\n}\n";
+  v += "extern \"C\" int " + name + "_run_v(" + dimsParam +
+       "const void* const* inputs, void* const* outputs, void* arena) {\n  return " + name +
+       "_run_v_on(" + (nDims ? "dims, " : "") + "inputs, outputs, arena, nullptr);\n}";
   b.setInsertionPointToEnd(module.getBody());
   b.create<emitc::VerbatimOp>(func.getLoc(), b.getStringAttr(v));
-  func.erase();
+  for (func::FuncOp f : funcs)
+    f.erase();
   return success();
 }
 
@@ -471,11 +646,11 @@ struct LowerToEmitC : impl::LowerToEmitCPassBase<LowerToEmitC> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
-    if (funcs.size() != 1) {
+    if (funcs.empty() || (funcs.size() > 1 && !funcs[0]->hasAttr(kBoundedDimsAttr))) {
       module.emitError("expected exactly one model function");
       return signalPassFailure();
     }
-    if (failed(EmitCLowering(module, funcs.front(), deviceRuntime).run()))
+    if (failed(EmitCLowering(module, funcs, deviceRuntime).run()))
       signalPassFailure();
   }
 };

@@ -1,6 +1,8 @@
 //===- ModelEmitter.cpp - header, source and weights of a model ------------===//
 #include "onnxc/Codegen/ModelEmitter.h"
 
+#include "onnxc/Codegen/BoundedDims.h"
+
 #include "onnxc/Lowering/KernelCall.h"
 #include "onnxc/Lowering/CppText.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
@@ -44,10 +46,49 @@ static std::string cIdentifier(const std::string &name, std::set<std::string> &u
   return unique;
 }
 
+std::vector<int64_t> TensorInterface::shapeAt(const std::vector<int64_t> &dims) const {
+  std::vector<int64_t> s = shape;
+  for (size_t d = 0; d < s.size() && d < dimPolys.size(); ++d)
+    if (!dimPolys[d].empty())
+      s[d] = evalDimPoly(DimPoly(dimPolys[d].begin(), dimPolys[d].end()), dims);
+  return s;
+}
+
 ModelInterface describeModel(func::FuncOp func) {
   ModelInterface m;
   m.name = func.getSymName().str();
-  std::set<std::string> used = {"arena", "threads"};
+  std::set<std::string> used = {"arena", "threads", "dims"};
+  // Bounded dims: their range over every regime's function.
+  if (auto dims = func->getAttrOfType<ArrayAttr>(kBoundedDimsAttr)) {
+    for (auto d : dims.getAsRange<DictionaryAttr>()) {
+      DimBound b;
+      b.name = d.getAs<StringAttr>("name").str();
+      b.cname = cIdentifier(b.name, used);
+      b.lo = d.getAs<IntegerAttr>("min").getInt();
+      b.hi = d.getAs<IntegerAttr>("max").getInt();
+      m.boundedDims.push_back(b);
+    }
+    if (auto module = func->getParentOfType<ModuleOp>())
+      for (auto f : module.getOps<func::FuncOp>())
+        if (auto fd = f->getAttrOfType<ArrayAttr>(kBoundedDimsAttr))
+          for (auto [i, d] : llvm::enumerate(fd.getAsRange<DictionaryAttr>())) {
+            m.boundedDims[i].lo = std::min(m.boundedDims[i].lo, d.getAs<IntegerAttr>("min").getInt());
+            m.boundedDims[i].hi = std::max(m.boundedDims[i].hi, d.getAs<IntegerAttr>("max").getInt());
+          }
+  }
+  std::vector<BoundedDim> cdims;
+  for (const DimBound &d : m.boundedDims)
+    cdims.push_back({d.cname, d.lo, d.hi});
+  auto sizes = [&](TensorInterface &t, ArrayAttr polys) {
+    if (!polys)
+      return;
+    for (Attribute p : polys) {
+      auto a = cast<DenseI64ArrayAttr>(p);
+      t.dimPolys.emplace_back(a.asArrayRef().begin(), a.asArrayRef().end());
+      t.dimTexts.push_back(a.empty() ? "" : dimPolyText(DimPoly(a.asArrayRef().begin(),
+                                                                a.asArrayRef().end()), cdims));
+    }
+  };
   auto describe = [&](Type t, Attribute nameAttr, const std::string &dflt) {
     auto st = cast<ShapedType>(t);
     TensorInterface ti;
@@ -74,6 +115,7 @@ ModelInterface describeModel(func::FuncOp func) {
     m.inputs.push_back(describe(func.getArgumentTypes()[i],
                                 func.getArgAttr(i, "onnx.name"),
                                 "input_" + std::to_string(i)));
+    sizes(m.inputs.back(), func.getArgAttrOfType<ArrayAttr>(i, kDimPolysAttr));
     quantization(m.inputs.back(), func.getArgAttr(i, "onnx.scale"),
                  func.getArgAttr(i, "onnx.zero_point"));
   }
@@ -81,6 +123,7 @@ ModelInterface describeModel(func::FuncOp func) {
     m.outputs.push_back(describe(func.getResultTypes()[i],
                                  func.getResultAttr(i, "onnx.name"),
                                  "output_" + std::to_string(i)));
+    sizes(m.outputs.back(), func.getResultAttrOfType<ArrayAttr>(i, kDimPolysAttr));
     quantization(m.outputs.back(), func.getResultAttr(i, "onnx.scale"),
                  func.getResultAttr(i, "onnx.zero_point"));
   }
@@ -190,6 +233,20 @@ std::string tensorDescriptions(const ModelInterface &m) {
     for (int64_t d : t.shape)
       n *= d;
     os << "};\n  static constexpr size_t size = " << n << ";\n";
+    if (t.sized()) { // bounded dims: shape and size hold the bounds
+      os << "  /// Elements at the given sizes of the bounded dims (shape: at most).\n"
+         << "  static constexpr size_t size_for(";
+      for (size_t i = 0; i < m.boundedDims.size(); ++i)
+        os << (i ? ", " : "") << "int64_t " << m.boundedDims[i].cname;
+      os << ") {\n";
+      for (const DimBound &d : m.boundedDims)
+        os << "    (void)" << d.cname << ";\n";
+      os << "    return size_t(1)";
+      for (size_t d = 0; d < t.shape.size(); ++d)
+        os << " * size_t(" << (t.dimTexts[d].empty() ? std::to_string(t.shape[d]) : t.dimTexts[d])
+           << ")";
+      os << ";\n  }\n";
+    }
     if (t.quantized)
       os << "  /// Quantized: real value = (q - zero_point) x scale.\n"
          << "  static constexpr float scale = " << floatLiteral(t.scale) << ";\n"
@@ -222,8 +279,23 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
      << "   (64-byte aligned). The call uses no other memory but the stack. */\n"
      << "#define " << m.name << "_ARENA_SIZE " << m.arenaBytes << "\n"
      << "#define " << m.name << "_ARENA_ALIGNMENT 64\n"
-     << interfaceDefines(m, version) << "\n"
-     << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
+     << interfaceDefines(m, version) << "\n";
+  // Bounded dims: the sizes each call takes first, and their bounds.
+  std::string dimParams, dimArgs;
+  if (!m.boundedDims.empty()) {
+    os << "/* Bounded dims (onnxc --dim NAME=LO..HI): NAME_run takes their sizes first, in\n"
+       << "   this order; a size outside its bounds returns ONNXC_STATUS_DIM_RANGE and\n"
+       << "   writes nothing. The arena and the *_SIZE counts are for the upper bounds. */\n";
+    for (const DimBound &d : m.boundedDims) {
+      os << "#define " << m.name << "_DIM_" << d.cname << "_MIN " << d.lo << "\n"
+         << "#define " << m.name << "_DIM_" << d.cname << "_MAX " << d.hi
+         << "  /* ONNX dim " << cCommentLiteral(d.name) << " */\n";
+      dimParams += "int64_t " + d.cname + ", ";
+      dimArgs += d.cname + ", ";
+    }
+    os << "#ifndef ONNXC_STATUS_DIM_RANGE\n#define ONNXC_STATUS_DIM_RANGE 2\n#endif\n\n";
+  }
+  os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   // In C, float16/bfloat16 buffers are their uint16_t bits.
   auto cType = [](mlir::Type t) {
     std::string n = cppTypeName(t);
@@ -232,21 +304,31 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
   if (halves)
     os << "#ifdef __cplusplus\n#define ONNXC_HALF(T) T\n#else\n#define ONNXC_HALF(T) uint16_t\n"
        << "#endif\n\n";
+  // "[1x3x224x224]", or with bounded dims "[batch x 3 x 224 x 224] (at most [32x3x224x224])".
+  auto shapeText = [](const TensorInterface &t) {
+    std::string s = "[";
+    for (size_t i = 0; i < t.shape.size(); ++i)
+      s += (i ? "x" : "") + std::to_string(t.shape[i]);
+    s += "]";
+    if (!t.sized())
+      return s;
+    std::string d = "[";
+    for (size_t i = 0; i < t.shape.size(); ++i)
+      d += (i ? " x " : "") +
+           (t.dimTexts[i].empty() ? std::to_string(t.shape[i]) : t.dimTexts[i]);
+    return d + "] (at most " + s + ")";
+  };
   os << "/* Runs the model. Inputs and outputs are dense row-major tensors:\n";
   for (const auto &t : m.inputs) {
-    os << " *   in  " << t.cname << ": " << cppTypeName(t.elementType) << "[";
-    for (size_t i = 0; i < t.shape.size(); ++i)
-      os << (i ? "x" : "") << t.shape[i];
-    os << "]  (ONNX " << cCommentLiteral(t.name) << ")\n";
+    os << " *   in  " << t.cname << ": " << cppTypeName(t.elementType) << shapeText(t)
+       << "  (ONNX " << cCommentLiteral(t.name) << ")\n";
     if (t.quantized)
       os << " *       quantized: real = (q - " << m.name << "_" << t.cname << "_ZERO_POINT) x "
          << m.name << "_" << t.cname << "_SCALE\n";
   }
   for (const auto &t : m.outputs) {
-    os << " *   out " << t.cname << ": " << cppTypeName(t.elementType) << "[";
-    for (size_t i = 0; i < t.shape.size(); ++i)
-      os << (i ? "x" : "") << t.shape[i];
-    os << "]  (ONNX " << cCommentLiteral(t.name) << ")\n";
+    os << " *   out " << t.cname << ": " << cppTypeName(t.elementType) << shapeText(t)
+       << "  (ONNX " << cCommentLiteral(t.name) << ")\n";
     if (t.quantized)
       os << " *       quantized: real = (q - " << m.name << "_" << t.cname << "_ZERO_POINT) x "
          << m.name << "_" << t.cname << "_SCALE\n";
@@ -261,9 +343,11 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
        << " * next use) or read-only data.\n"
        << " * Reentrant: all state lives in `arena`. Returns 0, or ONNXC_STATUS_STRING_SPACE\n"
        << " * when the strings it makes need more than the arena holds for them. */\n";
+  else if (!m.boundedDims.empty())
+    os << " * Reentrant: all state lives in `arena`. Returns 0, or ONNXC_STATUS_DIM_RANGE. */\n";
   else
     os << " * Reentrant: all state lives in `arena`. Returns 0. */\n";
-  os << "int " << m.name << "_run(";
+  os << "int " << m.name << "_run(" << dimParams;
   for (const auto &t : m.inputs)
     os << "const " << cType(t.elementType) << "* " << t.cname << ", ";
   for (const auto &t : m.outputs)
@@ -276,17 +360,19 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
      << m.name << "_THREADS\n"
      << "   tasks (onnxc --threads); the results do not depend on the pool. */\n"
      << "#define " << m.name << "_THREADS " << m.threads << "\n"
-     << "int " << m.name << "_run_on(";
+     << "int " << m.name << "_run_on(" << dimParams;
   for (const auto &t : m.inputs)
     os << "const " << cType(t.elementType) << "* " << t.cname << ", ";
   for (const auto &t : m.outputs)
     os << cType(t.elementType) << "* " << t.cname << ", ";
   os << "void* arena, void* threads);\n\n"
-     << "/* The same, with inputs and outputs as arrays of pointers in graph order. */\n"
-     << "int " << m.name
-     << "_run_v(const void* const* inputs, void* const* outputs, void* arena);\n"
-     << "int " << m.name
-     << "_run_v_on(const void* const* inputs, void* const* outputs, void* arena,\n"
+     << "/* The same, with inputs and outputs as arrays of pointers in graph order"
+     << (m.boundedDims.empty() ? "" : "\n   (and the bounded dims' sizes as an array, in their order)")
+     << ". */\n"
+     << "int " << m.name << "_run_v(" << (m.boundedDims.empty() ? "" : "const int64_t* dims, ")
+     << "const void* const* inputs, void* const* outputs, void* arena);\n"
+     << "int " << m.name << "_run_v_on(" << (m.boundedDims.empty() ? "" : "const int64_t* dims, ")
+     << "const void* const* inputs, void* const* outputs, void* arena,\n"
      << "    void* threads);\n\n"
      << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n"
      << "namespace onnxc_rt { class TaskRunner; }\n\n";
@@ -296,7 +382,7 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
      << "constexpr size_t kArenaSize = " << m.arenaBytes << ";\n\n"
      << tensorDescriptions(m);
   os << "\n/// Holds the arena; one object per concurrent caller.\n"
-     << "class Model {\n public:\n  int run(";
+     << "class Model {\n public:\n  int run(" << dimParams;
   bool first = true;
   for (const auto &t : m.inputs) {
     os << (first ? "" : ", ") << "const " << cppTypeName(t.elementType) << "* " << t.cname;
@@ -307,7 +393,7 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     first = false;
   }
   os << (first ? "" : ", ") << "onnxc_rt::TaskRunner* threads = nullptr) {\n    return "
-     << m.name << "_run_on(";
+     << m.name << "_run_on(" << dimArgs;
   for (const auto &t : m.inputs)
     os << t.cname << ", ";
   for (const auto &t : m.outputs)
@@ -360,7 +446,9 @@ ModelEmitter::~ModelEmitter() = default;
 
 RunProgramCalls ModelEmitter::runProgramCalls(const ModelInterface &m) const {
   RunProgramCalls calls;
-  calls.run = m.name + "_run_v(inputs, outputs, arena)";
+  // (With bounded dims the program holds the sizes in `dims`.)
+  calls.run = m.name + "_run_v(" + (m.boundedDims.empty() ? "" : "dims, ") +
+              "inputs, outputs, arena)";
   return calls;
 }
 

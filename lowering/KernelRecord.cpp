@@ -7,7 +7,9 @@
 // arrays (["..."]), null (unit), packed constant data (a dense elements
 // attribute), or a dictionary with `kind`: a tensor ({kind = "tensor",
 // operand = i | result = i, writes}), scratch ({kind = "scratch", bytes,
-// type, persistent}), the task runner or the run's status.
+// type, persistent}), the task runner or the run's status, or a size the
+// run decides in a model with bounded dims ({kind = "dim", value, poly},
+// {kind = "dim_array", values, polys}: KernelArg::poly).
 //
 //===----------------------------------------------------------------------===//
 #include "onnxc/Lowering/KernelProvider.h"
@@ -47,11 +49,21 @@ Attribute encodeArg(Operation *op, Builder &b, const KernelArg &a) {
     return dict("tensor", rest);
   }
   case KernelArg::Kind::Int:
+    if (!a.poly.empty())
+      return dict("dim", {b.getNamedAttr("value", b.getI64IntegerAttr(a.intValue)),
+                          b.getNamedAttr("poly", b.getDenseI64ArrayAttr(a.poly))});
     return b.getI64IntegerAttr(a.intValue);
   case KernelArg::Kind::Float:
     return b.getF64FloatAttr(a.floatValue);
-  case KernelArg::Kind::IntArray:
-    return b.getDenseI64ArrayAttr(a.ints);
+  case KernelArg::Kind::IntArray: {
+    if (a.polys.empty())
+      return b.getDenseI64ArrayAttr(a.ints);
+    SmallVector<Attribute> polys;
+    for (const DimPoly &p : a.polys)
+      polys.push_back(b.getDenseI64ArrayAttr(p));
+    return dict("dim_array", {b.getNamedAttr("values", b.getDenseI64ArrayAttr(a.ints)),
+                              b.getNamedAttr("polys", b.getArrayAttr(polys))});
+  }
   case KernelArg::Kind::FloatArray:
     return b.getDenseF64ArrayAttr(a.floats);
   case KernelArg::Kind::StringArray: {
@@ -128,6 +140,29 @@ FailureOr<KernelArg> decodeArg(Operation *op, Attribute attr) {
       return failure();
     KernelArg a = KernelArg::scratch(bytes.getInt(), type.str());
     a.persistent = dict.contains("persistent");
+    return a;
+  }
+  if (kind.getValue() == "dim") { // a size the run decides (bounded dims)
+    auto value = dict.getAs<IntegerAttr>("value");
+    auto poly = dict.getAs<DenseI64ArrayAttr>("poly");
+    if (!value || !poly)
+      return failure();
+    KernelArg a = KernelArg::i(value.getInt());
+    a.poly.assign(poly.asArrayRef().begin(), poly.asArrayRef().end());
+    return a;
+  }
+  if (kind.getValue() == "dim_array") {
+    auto values = dict.getAs<DenseI64ArrayAttr>("values");
+    auto polys = dict.getAs<ArrayAttr>("polys");
+    if (!values || !polys || int64_t(polys.size()) != values.size())
+      return failure();
+    KernelArg a = KernelArg::array(values.asArrayRef());
+    for (Attribute p : polys) {
+      auto ints = dyn_cast<DenseI64ArrayAttr>(p);
+      if (!ints)
+        return failure();
+      a.polys.emplace_back(ints.asArrayRef().begin(), ints.asArrayRef().end());
+    }
     return a;
   }
   if (kind.getValue() == "runner")

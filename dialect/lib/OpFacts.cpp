@@ -88,6 +88,13 @@ std::pair<float, float> unaryKernelParams(Operation *op) {
 
 bool isAliasOp(Operation *op) { return op->hasTrait<View>(); }
 
+bool inBoundedProbe(Operation *op) {
+  for (; op; op = op->getParentOp())
+    if (op->hasAttr(kBoundedProbeAttr))
+      return true;
+  return false;
+}
+
 bool canRunInPlace(Operation *op, unsigned operand) {
   if (op->hasTrait<InPlaceAnyOperand>())
     return true;

@@ -404,6 +404,10 @@ ProviderResult lowerQuantize(QuantizeLinearOp op) {
 llvm::StringRef CortexMKernelProvider::name() const { return "mcu"; }
 
 ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
+  // These kernels take their sizes as template arguments: a model with
+  // bounded dims runs the reference kernels, which take them at run time.
+  if (inBoundedProbe(op))
+    return std::nullopt;
   const std::string &t = ctx.elementType;
   if (auto pool = dyn_cast<MaxPoolOp>(op))
     return ctx.isFloat() || ctx.isQuantized() ? lowerMaxPool(pool, t) : std::nullopt;

@@ -4,6 +4,7 @@
 #include "Calibration.h"
 #include "Files.h"
 #include "Generate.h"
+#include "onnxc/Codegen/BoundedDims.h"
 #include "Toolchain.h"
 #include "onnxc/Lowering/KernelCall.h"
 #include "onnxc/Lowering/Target.h"
@@ -258,23 +259,88 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   ctx.loadAllAvailableDialects();
   ImportOptions opts = importOptions;
   opts.functionName = name;
-  OwningOpRef<ModuleOp> module = importOnnxFile(ctx, modelPath, opts);
+  GeneratedModel g;
+  int64_t bnBefore = 0;
+  // Import, optimise and plan the model at the dims `opts` fixes.
+  auto plan = [&](const ImportOptions &o, bool boundedProbe) -> OwningOpRef<ModuleOp> {
+    OwningOpRef<ModuleOp> m = importOnnxFile(ctx, modelPath, o);
+    if (!m)
+      return nullptr;
+    (*m)->setAttr(kTargetAttr, targetAttrFor(ctx, target, options));
+    if (boundedProbe)
+      (*m)->setAttr(onnx::kBoundedProbeAttr, UnitAttr::get(&ctx));
+    auto f = *m->getOps<func::FuncOp>().begin();
+    g.summary.opsImported = countOps(f);
+    bnBefore = countOps(f, "BatchNormalization");
+    PassManager pm(&ctx, ModuleOp::getOperationName());
+    if (failed(applyPassManagerCLOptions(pm)))
+      return nullptr;
+    applyDefaultTimingPassManagerCLOptions(pm);
+    buildOptimizationPipeline(pm, &target);
+    buildCodegenPipeline(pm, /*lowerToEmitC=*/false, &target);
+    if (failed(pm.run(*m)))
+      return nullptr;
+    return m;
+  };
+  OwningOpRef<ModuleOp> module;
+  if (options.dimRanges.empty()) {
+    module = plan(opts, /*boundedProbe=*/false);
+  } else {
+    // Bounded dims: the plans at a few sizes, merged into the one at the
+    // upper bounds (codegen/BoundedDims.h).
+    if (target.emitter()) {
+      llvm::errs() << "onnxc: error: bounded dims (--dim NAME=LO..HI) are not supported for "
+                   << "--target " << target.name()
+                   << ": its kernels launch with sizes fixed at compile time; build one "
+                      "model per size (--dim NAME=N)\n";
+      return failure();
+    }
+    std::vector<BoundedDim> dims;
+    for (const auto &[dimName, range] : options.dimRanges)
+      dims.push_back({dimName, range.first, range.second});
+    // One merged plan per regime; the first regime's module takes the
+    // others' functions (one schedule each, the weights shared).
+    std::vector<OwningOpRef<ModuleOp>> regimes;
+    int64_t arena = 0;
+    for (const std::vector<BoundedDim> &regime : boundedRegimes(dims)) {
+      std::vector<std::vector<int64_t>> probes = boundedProbes(regime);
+      std::vector<OwningOpRef<ModuleOp>> plans;
+      SmallVector<ModuleOp> planOps;
+      for (const auto &probe : probes) {
+        ImportOptions o = opts;
+        for (size_t i = 0; i < regime.size(); ++i)
+          o.dimParams[regime[i].name] = probe[i];
+        plans.push_back(plan(o, /*boundedProbe=*/true));
+        if (!plans.back()) {
+          std::string at;
+          for (size_t i = 0; i < regime.size(); ++i)
+            at += (i ? ", " : "") + regime[i].name + "=" + std::to_string(probe[i]);
+          llvm::errs() << "onnxc: note: (compiling the model at " << at
+                       << ", one of the sizes a bounded build checks)\n";
+          return failure();
+        }
+        planOps.push_back(*plans.back());
+      }
+      if (failed(mergeBoundedPlans(regime, probes, planOps)))
+        return failure();
+      auto f = *plans.front()->getOps<func::FuncOp>().begin();
+      arena = std::max(arena, f->getAttrOfType<IntegerAttr>(kArenaSizeAttr).getInt());
+      regimes.push_back(std::move(plans.front()));
+    }
+    module = std::move(regimes.front());
+    for (size_t r = 1; r < regimes.size(); ++r) {
+      auto f = *regimes[r]->getOps<func::FuncOp>().begin();
+      f->remove();
+      f.setSymName((name + "_regime" + std::to_string(r)));
+      module->push_back(f);
+    }
+    // The arena serves every regime.
+    (*module->getOps<func::FuncOp>().begin())
+        ->setAttr(kArenaSizeAttr, IntegerAttr::get(IntegerType::get(&ctx, 64), arena));
+  }
   if (!module)
     return failure();
-  (*module)->setAttr(kTargetAttr, targetAttrFor(ctx, target, options));
   auto func = *module->getOps<func::FuncOp>().begin();
-  GeneratedModel g;
-  g.summary.opsImported = countOps(func);
-  int64_t bnBefore = countOps(func, "BatchNormalization");
-
-  PassManager pm(&ctx, ModuleOp::getOperationName());
-  if (failed(applyPassManagerCLOptions(pm)))
-    return failure();
-  applyDefaultTimingPassManagerCLOptions(pm);
-  buildOptimizationPipeline(pm, &target);
-  buildCodegenPipeline(pm, /*lowerToEmitC=*/false, &target);
-  if (failed(pm.run(*module)))
-    return failure();
   g.summary.opsAfter = countOps(func);
   g.summary.batchNormsFolded = bnBefore - countOps(func, "BatchNormalization");
   if (auto ifs = func->getAttrOfType<ArrayAttr>(kSpecialisedIfsAttr))
@@ -491,6 +557,9 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
   }
   for (const auto &[param, value] : o.import.dimParams)
     s += " --dim " + param + "=" + std::to_string(value);
+  for (const auto &[param, range] : o.dimRanges)
+    s += " --dim " + param + "=" + std::to_string(range.first) + ".." +
+         std::to_string(range.second);
   std::vector<std::string> bindings = o.bindings;
   std::sort(bindings.begin(), bindings.end());
   for (const std::string &b : bindings) {

@@ -26,14 +26,18 @@ public:
   bool load(const Target &target, const GeneratedModel &g, const std::string &dir,
             std::string &error, bool useCache = true);
   bool fromCache() const { return fromCache_; }
-  /// model_run_v_on: the model's status (0: success).
+  /// model_run_v_on: the model's status (0: success). A model with bounded
+  /// dims takes their sizes (`dims`, in their order; ignored otherwise).
   int run(const void *const *inputs, void *const *outputs, void *arena,
-          onnxc_rt::TaskRunner *threads) const;
+          onnxc_rt::TaskRunner *threads, const int64_t *dims = nullptr) const;
 
 private:
   using RunOnFn = int (*)(const void *const *, void *const *, void *, void *);
+  using RunOnDimsFn = int (*)(const int64_t *, const void *const *, void *const *, void *,
+                              void *);
   void *handle_ = nullptr;
   RunOnFn runOn_ = nullptr;
+  RunOnDimsFn runOnDims_ = nullptr;
   bool fromCache_ = false;
 };
 

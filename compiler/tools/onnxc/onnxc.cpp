@@ -99,7 +99,9 @@ static cl::list<std::string> shapeOpts(
     "shape", cl::desc("Fix an input's shape, e.g. --shape input=1x3x224x224"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::list<std::string> dimOpts(
-    "dim", cl::desc("Fix a symbolic dimension, e.g. --dim batch=1"),
+    "dim", cl::desc("Fix a symbolic dimension, e.g. --dim batch=1; or bound it, --dim "
+                     "seq=1..512: one library that runs any size in the range (the arena "
+                     "planned for the largest; NAME_run takes the sizes first)"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::list<std::string> bindOpts(
     "bind", cl::desc("Compile an input's value in, e.g. --bind shape=shape.pb "
@@ -248,7 +250,8 @@ static bool parseDims(StringRef text, std::vector<int64_t> &dims) {
   return true;
 }
 
-static bool parseImportOptions(onnxc::ImportOptions &import) {
+static bool parseImportOptions(onnxc::ImportOptions &import,
+                               std::map<std::string, std::pair<int64_t, int64_t>> &ranges) {
   for (const std::string &s : shapeOpts) {
     auto [name, dims] = StringRef(s).rsplit('=');
     std::vector<int64_t> v;
@@ -261,9 +264,28 @@ static bool parseImportOptions(onnxc::ImportOptions &import) {
   }
   for (const std::string &s : dimOpts) {
     auto [name, value] = StringRef(s).rsplit('=');
-    int64_t v;
+    int64_t v, lo, hi;
+    if (auto [a, b] = value.split(".."); !name.empty() && value.contains("..")) {
+      // A bounded dim: one library for every size from LO to HI.
+      if (a.getAsInteger(10, lo) || b.getAsInteger(10, hi) || lo <= 0 || hi <= 0) {
+        errs() << "onnxc: error: --dim '" << s
+               << "' is not NAME=LO..HI with LO and HI positive numbers\n";
+        return false;
+      }
+      if (lo > hi) {
+        errs() << "onnxc: error: --dim '" << s << "' is an empty range: " << lo
+               << " is above " << hi << " (write NAME=LO..HI with LO <= HI)\n";
+        return false;
+      }
+      if (lo == hi)
+        import.dimParams[name.str()] = lo;
+      else
+        ranges[name.str()] = {lo, hi};
+      continue;
+    }
     if (name.empty() || value.getAsInteger(10, v) || v <= 0) {
-      errs() << "onnxc: error: --dim '" << s << "' is not NAME=N with N a positive number\n";
+      errs() << "onnxc: error: --dim '" << s
+             << "' is not NAME=N (N a positive number) or NAME=LO..HI\n";
       return false;
     }
     import.dimParams[name.str()] = v;
@@ -387,8 +409,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   onnxc::ImportOptions import;
-  if (!parseImportOptions(import))
+  std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;
+  if (!parseImportOptions(import, dimRanges))
     return 2;
+  if (!dimRanges.empty() && !quantizeKind.empty()) {
+    errs() << "onnxc: error: --quantize with bounded dims (--dim NAME=LO..HI) is not supported "
+              "yet; quantize a fixed-size build\n";
+    return 2;
+  }
   onnxc::QuantizeOptions quantize;
   quantize.kind = quantizeKind;
   quantize.calibrationDir = calibrationDir;
@@ -425,6 +453,7 @@ int main(int argc, char **argv) {
     o.precision = precision;
     o.cudaArch = cudaArch;
     o.quiet = quiet;
+    o.dimRanges = dimRanges;
   };
 
   if (runCommand) {

@@ -39,6 +39,18 @@ inline void copy_bytes(const void *src, void *dst, size_t n) {
 
 /// Marks a parameter as used (models that need no arena ignore theirs).
 inline void unused(const void *) {}
+inline void unused(int64_t) {}
+
+/// An int64 array made at run time: the shapes of a model with bounded
+/// dims (--dim NAME=LO..HI), where they depend on the sizes of the call.
+/// Passes as the `const int64_t*` the kernels take.
+template <int N> struct DimArray {
+  int64_t v[N];
+  operator const int64_t *() const { return v; }
+};
+template <typename... T> constexpr DimArray<sizeof...(T)> dim_array(T... v) {
+  return {{static_cast<int64_t>(v)...}};
+}
 
 /// Maximum tensor rank the kernels' index arithmetic supports.
 constexpr int kMaxRank = 8;

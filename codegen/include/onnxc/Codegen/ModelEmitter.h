@@ -30,6 +30,24 @@ struct TensorInterface {
   bool quantized = false;
   float scale = 0;
   int64_t zeroPoint = 0;
+  /// A model with bounded dims: each dim as C text over the dims' C names
+  /// ("seq", "4*batch"), empty where it is fixed; `shape` holds the bounds.
+  std::vector<std::string> dimTexts;
+  std::vector<std::vector<int64_t>> dimPolys; // the same as polynomials (BoundedDims.h)
+  /// The shape at `dims` (the bounded dims' sizes, in their order).
+  std::vector<int64_t> shapeAt(const std::vector<int64_t> &dims) const;
+  bool sized() const {
+    for (const std::string &t : dimTexts)
+      if (!t.empty())
+        return true;
+    return false;
+  }
+};
+
+/// A bounded dim (--dim NAME=LO..HI): the sizes the run takes first.
+struct DimBound {
+  std::string name, cname;
+  int64_t lo = 1, hi = 1;
 };
 
 /// How a graph output maps onto the function's results: a tensor is one
@@ -56,6 +74,7 @@ struct ModelInterface {
   Provenance provenance;
   std::vector<TensorInterface> inputs, outputs;
   std::vector<GraphOutput> graphOutputs;
+  std::vector<DimBound> boundedDims; // empty: every size fixed
   int64_t arenaBytes = 0;
   int threads = 1; // tasks the parallel kernels split into (--threads)
 };

@@ -6,6 +6,7 @@
 
 #include <limits>
 #include <memory>
+#include <map>
 #include <string>
 
 namespace onnxc {
@@ -59,6 +60,9 @@ struct ModelOptions {
   /// (empty: the target's defaults).
   std::string cudaArch;
   bool quiet = false;
+  /// --dim NAME=LO..HI: bounded dims, one library for every size in the
+  /// range (docs/design.md, "Bounded dimensions"); NAME -> (LO, HI).
+  std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;
 };
 
 /// `onnxc MODEL -o DIR`.

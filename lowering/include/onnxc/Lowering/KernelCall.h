@@ -24,6 +24,13 @@
 
 namespace onnxc {
 
+/// A size the run decides within bounds (--dim NAME=LO..HI, docs/design.md
+/// "Bounded dimensions"): an integer polynomial in the model's bounded
+/// dims, each to degree 2 at most. coeffs[m] multiplies the monomial whose
+/// base-3 digits are the exponents (digit i: dim i), so a model with k
+/// bounded dims has 3^k coefficients. Empty: no polynomial.
+using DimPoly = llvm::SmallVector<int64_t>;
+
 struct KernelArg {
   enum class Kind {
     Tensor, Int, Float, IntArray, FloatArray, StringArray, Null, Scratch, Constant, Runner,
@@ -40,6 +47,11 @@ struct KernelArg {
   bool persistent = false;   // Scratch: results point into it (text); kept to the end
   std::string scratchType;   // Scratch: C++ element type
   mlir::ElementsAttr constant; // Constant: data the compiler made (packed weights)
+  /// A model with bounded dims: Int's value as a polynomial in them
+  /// (intValue holds it at the upper bounds), or IntArray's per element
+  /// (an empty entry is fixed). Empty when the value is fixed.
+  DimPoly poly;
+  std::vector<DimPoly> polys;
 
   static KernelArg input(mlir::Value v);
   static KernelArg output(mlir::Value v);

@@ -36,6 +36,13 @@ std::pair<float, float> unaryKernelParams(mlir::Operation *op);
 /// Whether result 0 of `op` is a view of operand 0 (the View fact).
 bool isAliasOp(mlir::Operation *op);
 
+/// The module attribute of a model compiled at one size of its bounded dims
+/// (a probe of a --dim NAME=LO..HI build, codegen/BoundedDims.h): kernel
+/// providers whose kernels take sizes at compile time (template arguments)
+/// leave such a model to kernels that take them at run time.
+constexpr const char *kBoundedProbeAttr = "onnxc.bounded_probe";
+bool inBoundedProbe(mlir::Operation *op);
+
 /// Whether the kernel of `op` may write its result over operand `operand`
 /// (the InPlace facts: it reads each element at the index it writes, before
 /// writing it). The memory planner also requires equal shapes and byte

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Bounded dims: one library for every size in a range (issue 48).
+"""Bounded dims and re-batching: sizes other than the export's (issue 48).
 
     check_bounded_dims.py ONNXC --work DIR [--target T] [CASE ...]
 
@@ -20,6 +20,11 @@ sets of one call) at sizes across the range, against PyTorch's outputs:
               (the position table has 128 rows: --dim seq=1..200), a dim a
               strided convolution divides (not a polynomial in the dim), and
               --target cuda (refused: its kernels launch with fixed sizes)
+  rebatch     models exported at batch 1 with fixed shapes (a CNN flattened
+              with torch.flatten, ResNet-18), run at batch 3 and compiled with
+              --batch 8; models whose export fixed batch-1 shapes inside (a
+              Reshape to [1, -1], an encoder's attention reshapes) refused,
+              naming the node
 """
 import argparse
 import os
@@ -57,7 +62,10 @@ def encoder_model(max_seq=128):
     return Encoder().eval()
 
 
-def cnn_model():
+def cnn_model(flatten=False):
+    """(With `flatten`, torch.flatten(y, 1): an ONNX Flatten, which keeps the
+    batch in a static export; y.view(y.size(0), -1) exports as a Reshape to
+    a fixed [1, -1] there.)"""
     import torch
 
     class Cnn(torch.nn.Module):
@@ -74,7 +82,8 @@ def cnn_model():
 
         def forward(self, x):
             y = self.features(x)
-            return self.fc2(torch.relu(self.fc1(y.view(y.size(0), -1))))
+            y = torch.flatten(y, 1) if flatten else y.view(y.size(0), -1)
+            return self.fc2(torch.relu(self.fc1(y)))
 
     torch.manual_seed(0)
     m = Cnn().eval()
@@ -243,7 +252,74 @@ def case_errors(onnxc, work, target):
     return ok
 
 
-CASES = {"encoder": case_encoder, "cnn": case_cnn, "both": case_both, "errors": case_errors}
+def case_rebatch(onnxc, work, target):
+    """A CNN and the encoder exported at batch 1 with fixed shapes, run at
+    batch 3 (`onnxc run` on batch-3 inputs: their shapes re-batch it) and
+    compiled with --batch 8; a model that merges the batch into a fixed
+    shape is refused, naming its node."""
+    import torch
+    d = os.path.join(work, "rebatch")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    ok = True
+    for name, model, shape in (("cnn", cnn_model(flatten=True), (3, 32, 32)),
+                               ("resnet18", None, (3, 64, 64))):
+        if model is None:
+            import torchvision
+            torch.manual_seed(0)
+            model = torchvision.models.resnet18(num_classes=10).eval()
+        path = os.path.join(d, name + ".onnx")
+        torch.onnx.export(model, (torch.randn(1, *shape),), path, opset_version=17,
+                          input_names=["x"], output_names=["y"])
+        x = torch.randn(3, *shape, generator=torch.Generator().manual_seed(4))
+        with torch.no_grad():
+            ref = model(x).numpy()
+        os.makedirs(os.path.join(d, name + "_in"))
+        save_tensor(x.numpy(), "x", os.path.join(d, name + "_in", "input_0.pb"))
+        r = subprocess.run([onnxc, "run", path, "--target", target, "--inputs",
+                            os.path.join(d, name + "_in"), "--outputs",
+                            os.path.join(d, name + "_out"), "--quiet"],
+                           capture_output=True, text=True)
+        if r.returncode:
+            print(f"rebatch: {name} at batch 3 failed:\n{r.stderr[-2000:]}")
+            ok = False
+            continue
+        got = load_tensor(os.path.join(d, name + "_out", "output_0.pb"))
+        rel = float(np.max(np.abs(got - ref))) / float(np.max(np.abs(ref)))
+        good = got.shape == ref.shape and rel <= 1e-4
+        print(f"rebatch: {name} exported at batch 1, run at batch 3: output {list(got.shape)}, "
+              f"rel err {rel:.2g} ({'ok' if good else 'FAIL'})")
+        ok &= good
+        out = os.path.join(d, name + "_b8")
+        r = subprocess.run([onnxc, path, "-o", out, "--batch", "8", "--name", "m", "--quiet"],
+                           capture_output=True, text=True)
+        with open(os.path.join(out, "m.h")) as f:
+            header = f.read()
+        good = r.returncode == 0 and f"in  x: float[8x{'x'.join(map(str, shape))}]" in header
+        print(f"rebatch: {name} --batch 8: {'header says 8' if good else 'FAIL ' + r.stderr}")
+        ok &= good
+
+    class MergesBatch(torch.nn.Module):
+        def forward(self, x):
+            return torch.softmax(x.reshape(1, -1), 1)
+
+    path = os.path.join(d, "merges.onnx")
+    torch.onnx.export(MergesBatch(), (torch.randn(1, 8),), path, opset_version=17,
+                      input_names=["x"], output_names=["y"])
+    ok &= expect_error(onnxc, [path, "-o", os.path.join(d, "x"), "--batch", "4"],
+                       "the batch does not stay a dim of its own", "a Reshape to [1, -1]")
+    # A static export's attention reshapes fold to batch-1 shapes: refused,
+    # the Reshape named.
+    path = os.path.join(d, "encoder.onnx")
+    torch.onnx.export(encoder_model(), (torch.randn(1, 16, 64),), path, opset_version=17,
+                      input_names=["x"], output_names=["y"])
+    ok &= expect_error(onnxc, [path, "-o", os.path.join(d, "x"), "--batch", "4"],
+                       "cannot take another batch", "an encoder exported at batch 1")
+    return ok
+
+
+CASES = {"encoder": case_encoder, "cnn": case_cnn, "both": case_both, "errors": case_errors,
+         "rebatch": case_rebatch}
 
 
 def main():

@@ -248,6 +248,48 @@ void printControlFlowSummary(const CompileSummary &s) {
                  << llvm::join(s.runTimeIfs, ", ") << "\n";
 }
 
+/// A model exported at batch 1 and re-batched to `n` (ImportOptions::batch):
+/// every node's output must be the same at both batches but for one dim
+/// that is 1 at batch 1 and `n` here (the batch, wherever the graph moves
+/// it). A node that merges the batch into another dim or drops it (a
+/// Reshape to a shape fixed for batch 1) is named.
+static LogicalResult checkBatchPolymorphic(ModuleOp batched, ModuleOp exported, int64_t n) {
+  auto body = [](ModuleOp m) {
+    SmallVector<Operation *> ops;
+    for (Operation &op : (*m.getOps<func::FuncOp>().begin()).getBody().front())
+      ops.push_back(&op);
+    return ops;
+  };
+  SmallVector<Operation *> a = body(batched), b = body(exported);
+  for (size_t i = 0; i < a.size() && i < b.size(); ++i) {
+    if (a[i]->getName() != b[i]->getName())
+      return a[i]->emitError() << "with --batch " << n << ": the graph imports differently at "
+                               << "batch " << n << " than at batch 1 from this node on (a "
+                               << "test on the batch size?), so it cannot be re-batched";
+    for (auto [ra, rb] : llvm::zip(a[i]->getResults(), b[i]->getResults())) {
+      auto ta = dyn_cast<RankedTensorType>(ra.getType());
+      auto tb = dyn_cast<RankedTensorType>(rb.getType());
+      if (!ta || !tb || ta == tb)
+        continue;
+      int differing = 0;
+      bool batchDim = ta.getRank() == tb.getRank();
+      for (int64_t d = 0; batchDim && d < ta.getRank(); ++d)
+        if (ta.getDimSize(d) != tb.getDimSize(d)) {
+          ++differing;
+          batchDim &= tb.getDimSize(d) == 1 && ta.getDimSize(d) == n;
+        }
+      if (!batchDim || differing != 1)
+        return a[i]->emitError()
+               << "with --batch " << n << ": this node's output is " << ta << " at batch " << n
+               << " but " << tb << " at batch 1: the batch does not stay a dim of its own "
+               << "here (a shape fixed for batch 1 in the model), so the graph cannot be "
+               << "re-batched; export it with a dynamic batch (dynamic_axes) or compile it at "
+               << "batch 1";
+    }
+  }
+  return success();
+}
+
 FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &modelPath,
                                         const std::string &name,
                                         const ImportOptions &importOptions,
@@ -266,6 +308,13 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
     OwningOpRef<ModuleOp> m = importOnnxFile(ctx, modelPath, o);
     if (!m)
       return nullptr;
+    if (auto n = (*m)->getAttrOfType<IntegerAttr>(kRebatchedAttr)) {
+      ImportOptions exported = o;
+      exported.asExported = true;
+      OwningOpRef<ModuleOp> reference = importOnnxFile(ctx, modelPath, exported);
+      if (!reference || failed(checkBatchPolymorphic(*m, *reference, n.getInt())))
+        return nullptr;
+    }
     (*m)->setAttr(kTargetAttr, targetAttrFor(ctx, target, options));
     if (boundedProbe)
       (*m)->setAttr(onnx::kBoundedProbeAttr, UnitAttr::get(&ctx));
@@ -278,8 +327,11 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
     applyDefaultTimingPassManagerCLOptions(pm);
     buildOptimizationPipeline(pm, &target);
     buildCodegenPipeline(pm, /*lowerToEmitC=*/false, &target);
-    if (failed(pm.run(*m)))
+    if (failed(pm.run(*m))) {
+      if (auto n = (*m)->getAttrOfType<IntegerAttr>(kRebatchedAttr))
+        llvm::errs() << "onnxc: error: " << rebatchProblem(n.getInt()) << "\n";
       return nullptr;
+    }
     return m;
   };
   OwningOpRef<ModuleOp> module;
@@ -557,6 +609,8 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
   }
   for (const auto &[param, value] : o.import.dimParams)
     s += " --dim " + param + "=" + std::to_string(value);
+  if (o.import.batch > 0)
+    s += " --batch " + std::to_string(o.import.batch);
   for (const auto &[param, range] : o.dimRanges)
     s += " --dim " + param + "=" + std::to_string(range.first) + ".." +
          std::to_string(range.second);

@@ -43,6 +43,8 @@ public:
 
   OwningOpRef<ModuleOp> run(const ::onnx::ModelProto &model);
 
+  /// The batch the inputs were re-batched to (ImportOptions::batch), or 0.
+  int64_t rebatched() const { return rebatchedTo; }
 private:
   Location nodeLoc(const ::onnx::NodeProto &node, int index) {
     std::string name = node.name().empty()
@@ -100,6 +102,7 @@ private:
 
   MLIRContext &ctx;
   const ImportOptions &opts;
+  int64_t rebatchedTo = 0; // the batch a re-batched input got (ImportOptions::batch)
   std::string modelPath, baseDir;
   OpBuilder builder;
   int64_t opset = 0;

@@ -332,6 +332,13 @@ FailureOr<Type> GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
                             << given->size() << " dims but the input has rank "
                             << tt.shape().dim_size();
     for (size_t i = 0; i < given->size(); ++i) {
+      // Re-batching: a batch given for a model exported at batch 1.
+      if (i == 0 && tt.has_shape() && tt.shape().dim(0).has_dim_value() &&
+          tt.shape().dim(0).dim_value() == 1 && (*given)[0] != 1) {
+        dims.push_back(opts.asExported ? 1 : (*given)[0]);
+        rebatchedTo = opts.asExported ? rebatchedTo : (*given)[0];
+        continue;
+      }
       if (tt.has_shape() && tt.shape().dim(i).has_dim_value() &&
           tt.shape().dim(i).dim_value() != (*given)[i])
         return emitError(loc) << "the shape given for input '" << vi.name()
@@ -348,6 +355,11 @@ FailureOr<Type> GraphImporter::inputType(const ::onnx::ValueInfoProto &vi,
   bool open = false;
   for (int i = 0; i < tt.shape().dim_size(); ++i) {
     const auto &d = tt.shape().dim(i);
+    if (i == 0 && opts.batch > 0 && d.has_dim_value() && d.dim_value() == 1) {
+      dims.push_back(opts.asExported ? 1 : opts.batch); // --batch N
+      rebatchedTo = opts.asExported || opts.batch == 1 ? rebatchedTo : opts.batch;
+      continue;
+    }
     if (d.has_dim_value() && d.dim_value() >= 0) {
       dims.push_back(d.dim_value());
       continue;
@@ -723,6 +735,8 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
   }
   if (!ok)
     return nullptr;
+  if (rebatchedTo)
+    (*module)->setAttr(kRebatchedAttr, builder.getI64IntegerAttr(rebatchedTo));
   if (g.output_size() == 0) {
     emitError(UnknownLoc::get(&ctx)) << "the graph has no outputs";
     return nullptr;
@@ -883,6 +897,13 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
   return module;
 }
 
+std::string rebatchProblem(int64_t batch) {
+  return "the model was exported at batch 1 and is re-batched to " + std::to_string(batch) +
+         " here (--batch, or inputs of that batch): a shape fixed for batch 1 inside the "
+         "graph (above) cannot take another batch; export it with a dynamic batch "
+         "(dynamic_axes) or run it at batch 1";
+}
+
 OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, StringRef path,
                                      const ImportOptions &options) {
   ctx.loadDialect<onnx::ONNXDialect, func::FuncDialect>();
@@ -924,7 +945,10 @@ OwningOpRef<ModuleOp> importOnnxFile(MLIRContext &ctx, StringRef path,
     return nullptr;
   }
   GraphImporter importer(ctx, options, path);
-  return importer.run(model);
+  OwningOpRef<ModuleOp> module = importer.run(model);
+  if (!module && importer.rebatched())
+    emitError(UnknownLoc::get(&ctx)) << rebatchProblem(importer.rebatched());
+  return module;
 }
 
 std::vector<std::string> supportedOnnxOps(MLIRContext &ctx) {

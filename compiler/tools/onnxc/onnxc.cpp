@@ -98,6 +98,12 @@ static cl::opt<std::string> ioKind(
 static cl::list<std::string> shapeOpts(
     "shape", cl::desc("Fix an input's shape, e.g. --shape input=1x3x224x224"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+static cl::opt<int64_t> batchOpt(
+    "batch",
+    cl::desc("Re-batch a model exported at batch 1: every input whose dim 0 the model fixes "
+             "to 1 gets N (a node that is not batch-polymorphic is named); --shape with "
+             "another leading size does the same for one input"),
+    cl::init(0), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::list<std::string> dimOpts(
     "dim", cl::desc("Fix a symbolic dimension, e.g. --dim batch=1; or bound it, --dim "
                      "seq=1..512: one library that runs any size in the range (the arena "
@@ -412,6 +418,11 @@ int main(int argc, char **argv) {
   std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;
   if (!parseImportOptions(import, dimRanges))
     return 2;
+  if (batchOpt < 0) {
+    errs() << "onnxc: error: --batch takes a positive number\n";
+    return 2;
+  }
+  import.batch = batchOpt;
   if (!dimRanges.empty() && !quantizeKind.empty()) {
     errs() << "onnxc: error: --quantize with bounded dims (--dim NAME=LO..HI) is not supported "
               "yet; quantize a fixed-size build\n";

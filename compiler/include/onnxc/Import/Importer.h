@@ -43,9 +43,22 @@ struct ImportOptions {
   std::map<size_t, CompositeInput> compositeInputs;
   /// Values for symbolic dimensions: dim_param -> size.
   std::map<std::string, int64_t> dimParams;
+  /// Re-batching (--batch N, or a shape given for an input whose dim 0 the
+  /// model fixes to 1): every input whose dim 0 the model fixes to 1 gets N;
+  /// the module records it (kRebatchedAttr). 0: none.
+  int64_t batch = 0;
+  /// Import as exported: dim 0 stays the model's 1 where a re-batch would
+  /// change it (the driver's reference for the batch-polymorphism check).
+  bool asExported = false;
   /// Name of the generated function (the model name).
   std::string functionName = "model";
 };
+
+/// The module attribute of a re-batched import: the batch (i64).
+constexpr const char *kRebatchedAttr = "onnxc.rebatched";
+/// What a re-batched model that fails to compile is told (after the error
+/// naming the node).
+std::string rebatchProblem(int64_t batch);
 
 /// Reads an .onnx file (and its external data files, relative to it) and
 /// builds a module with one func.func in the onnx dialect. Every problem is

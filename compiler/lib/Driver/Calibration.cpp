@@ -22,6 +22,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
 #include "llvm/Support/SHA256.h"
@@ -559,10 +560,16 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
     cacheKey = llvm::toHex(hash.final(), /*LowerCase=*/true) + ".onnx";
     std::string hit = cachedFile("quantized", cacheKey);
     if (!hit.empty() && !llvm::sys::fs::copy_file(hit, qdqPath)) {
-      if (!quiet)
+      if (!quiet) {
         llvm::outs() << "onnxc: quantized to int8 (" << options.method.describe()
                      << "): the same model, samples and options as an earlier run, whose "
                         "int8 model is in onnxc's build cache\n";
+        // --io int8: the scales the caller feeds and reads with, as the
+        // first run printed them.
+        if (std::string io = cachedFile("quantized", cacheKey + ".io.txt"); !io.empty())
+          if (auto text = llvm::MemoryBuffer::getFile(io))
+            llvm::outs() << (*text)->getBuffer();
+      }
       return kExitOk;
     }
   }
@@ -646,8 +653,17 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
     return fail("cannot write '" + qdqPath + "'");
   }
 
-  if (!cacheKey.empty())
+  // The --io int8 lines below, kept beside the cached model for a run that
+  // finds it there.
+  std::string ioLines;
+  for (const auto &t : summary.int8Io)
+    ioLines += "onnxc: int8 " + t.name + ": scale " + llvm::formatv("{0:e8}", t.scale).str() +
+               ", zero point " + std::to_string(t.zeroPoint) + "\n";
+  if (!cacheKey.empty()) {
     storeInCache("quantized", cacheKey, qdqPath);
+    if (!ioLines.empty() && writeFile(work.file("io.txt"), ioLines, error))
+      storeInCache("quantized", cacheKey + ".io.txt", work.file("io.txt"));
+  }
   // The report waits beside the QDQ model until the compile (or run) that
   // follows succeeds: publishQuantizeReport.
   if (!options.reportPath.empty() &&
@@ -664,9 +680,7 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
                  << summary.int8WeightBytes << " bytes)\n";
     for (const auto &[node, why] : summary.floatOps)
       llvm::outs() << "onnxc: in float: " << node << ": " << why << "\n";
-    for (const auto &t : summary.int8Io)
-      llvm::outs() << "onnxc: int8 " << t.name << ": scale " << llvm::formatv("{0:e8}", t.scale)
-                   << ", zero point " << t.zeroPoint << "\n";
+    llvm::outs() << ioLines;
     if (measured && !summary.tensors.empty()) {
       // The least faithful tensor and the graph outputs.
       const QuantizeSummary::Tensor *worst = nullptr;

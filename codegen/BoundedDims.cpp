@@ -177,6 +177,17 @@ FailureOr<DimPoly> fitDimPoly(llvm::ArrayRef<std::vector<int64_t>> points,
       have[cell] = true;
     }
   }
+  // Cells beyond a dim's distinct values hold nothing (coefficient 0); the
+  // others must all have been probed.
+  auto inRange = [&](int64_t m) {
+    for (size_t i = 0; i < k; ++i, m /= 3)
+      if (m % 3 >= (int64_t)axis[i].size())
+        return false;
+    return true;
+  };
+  for (int64_t m = 0; m < cells; ++m)
+    if (inRange(m) && !have[m])
+      return failure();
   // Interpolate along each dim in turn: positions become exponents.
   for (size_t i = 0; i < k; ++i) {
     const int64_t stride = pow3(i);
@@ -184,14 +195,11 @@ FailureOr<DimPoly> fitDimPoly(llvm::ArrayRef<std::vector<int64_t>> points,
     for (int64_t base = 0; base < cells; ++base) {
       if ((base / stride) % 3 != 0)
         continue;
-      bool complete = true;
-      std::vector<Fraction> ys;
-      for (size_t j = 0; j < n; ++j) {
-        complete &= have[base + j * stride];
-        ys.push_back(grid[base + j * stride]);
-      }
-      if (!complete)
+      if (!inRange(base))
         continue;
+      std::vector<Fraction> ys;
+      for (size_t j = 0; j < n; ++j)
+        ys.push_back(grid[base + j * stride]);
       std::vector<Fraction> a = interpolate(axis[i], ys);
       for (size_t j = 0; j < n; ++j)
         grid[base + j * stride] = a[j];
@@ -199,28 +207,35 @@ FailureOr<DimPoly> fitDimPoly(llvm::ArrayRef<std::vector<int64_t>> points,
   }
   DimPoly poly(cells, 0);
   for (int64_t m = 0; m < cells; ++m) {
-    // Cells beyond a dim's distinct values hold nothing: coefficient 0.
-    bool inRange = true;
-    for (size_t i = 0, digits = m; i < k; ++i, digits /= 3)
-      inRange &= digits % 3 < axis[i].size();
-    if (!inRange)
+    if (!inRange(m))
       continue;
     if (grid[m].den != 1 || grid[m].num > INT64_MAX || grid[m].num < INT64_MIN)
       return failure();
     poly[m] = static_cast<int64_t>(grid[m].num);
   }
-  for (int64_t m = 0; m < cells; ++m) // a complete grid
-    if (!have[m]) {
-      bool inRange = true;
-      for (size_t i = 0, digits = m; i < k; ++i, digits /= 3)
-        inRange &= digits % 3 < axis[i].size();
-      if (inRange)
-        return failure();
-    }
   for (size_t j = 0; j < points.size(); ++j) // every probe, checkpoints included
     if (evalDimPoly(poly, points[j]) != values[j])
       return failure();
   return poly;
+}
+
+int exactDim(const DimPoly &poly) {
+  int found = -1;
+  for (size_t m = 0; m < poly.size(); ++m) {
+    if (!poly[m])
+      continue;
+    if (poly[m] != 1 || found >= 0)
+      return -1;
+    // m must be 3^i: dim i to the first power, no other.
+    int i = 0;
+    size_t v = m;
+    while (v % 3 == 0 && v > 1)
+      v /= 3, ++i;
+    if (v != 1)
+      return -1;
+    found = i;
+  }
+  return found;
 }
 
 std::string dimPolyText(const DimPoly &poly, const std::vector<BoundedDim> &dims) {

@@ -102,7 +102,6 @@ private:
   Value dimValue(const DimPoly &poly);
   /// An int array with entries that depend on the dims, made at run time.
   Value dimArray(const KernelArg &a);
-  bool bounded() const { return !dimParams.empty(); }
 
   /// The schedule of `func` (funcs[funcIndex]) as a C function.
   LogicalResult lowerFunction(size_t funcIndex);
@@ -194,19 +193,28 @@ Value EmitCLowering::dimValue(const DimPoly &poly) {
   auto constant = [&](int64_t c) {
     return b.create<emitc::ConstantOp>(loc, i64, b.getI64IntegerAttr(c)).getResult();
   };
+  // A monomial (coefficient 1) is the product of its dims; any other
+  // polynomial sums its terms over the monomials' values, each made once.
+  size_t nonzero = llvm::count_if(poly, [](int64_t c) { return c != 0; });
   Value sum;
   for (size_t m = 0; m < poly.size(); ++m) {
     if (!poly[m])
       continue;
     Value term;
-    for (size_t i = 0, digits = m; i < dimParams.size(); ++i, digits /= 3)
-      for (size_t e = 0; e < digits % 3; ++e)
-        term = term ? b.create<emitc::MulOp>(loc, i64, term, dimParams[i]).getResult()
-                    : dimParams[i];
+    if (nonzero == 1 && poly[m] == 1) {
+      for (size_t i = 0, digits = m; i < dimParams.size(); ++i, digits /= 3)
+        for (size_t e = 0; e < digits % 3; ++e)
+          term = term ? b.create<emitc::MulOp>(loc, i64, term, dimParams[i]).getResult()
+                      : dimParams[i];
+    } else if (m != 0) {
+      DimPoly unit(poly.size(), 0);
+      unit[m] = 1;
+      term = dimValue(unit); // (made where this one is: the point moves past it)
+      if (poly[m] != 1)
+        term = b.create<emitc::MulOp>(loc, i64, constant(poly[m]), term);
+    }
     if (!term)
       term = constant(poly[m]);
-    else if (poly[m] != 1)
-      term = b.create<emitc::MulOp>(loc, i64, constant(poly[m]), term);
     sum = sum ? b.create<emitc::AddOp>(loc, i64, sum, term).getResult() : term;
   }
   if (!sum)

@@ -5,6 +5,7 @@
 #include "Files.h"
 #include "Generate.h"
 #include "HostModel.h"
+#include "onnxc/Codegen/BoundedDims.h"
 #include "Toolchain.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
@@ -670,11 +671,12 @@ int runModel(const RunOptions &o) {
     // Bounded dims: their sizes read off the inputs (a dim that is exactly
     // one of them), then every input checked against the shapes they give.
     std::vector<int64_t> dims(g->iface.boundedDims.size(), -1);
-    for (const TensorInterface &t : g->iface.inputs)
-      for (size_t d = 0; d < t.dimTexts.size(); ++d)
-        for (size_t j = 0; j < dims.size(); ++j)
-          if (t.dimTexts[d] == g->iface.boundedDims[j].cname)
-            dims[j] = inputs[&t - &g->iface.inputs[0]].getType().getShape()[d];
+    for (size_t i = 0; i < g->iface.inputs.size(); ++i) {
+      const TensorInterface &t = g->iface.inputs[i];
+      for (size_t d = 0; d < t.dimPolys.size(); ++d)
+        if (int j = exactDim(DimPoly(t.dimPolys[d].begin(), t.dimPolys[d].end())); j >= 0)
+          dims[j] = inputs[i].getType().getShape()[d];
+    }
     for (size_t j = 0; j < dims.size(); ++j) {
       const DimBound &b = g->iface.boundedDims[j];
       if (dims[j] < 0)

@@ -58,6 +58,8 @@ std::vector<std::vector<int64_t>> boundedProbes(const std::vector<BoundedDim> &d
 mlir::FailureOr<DimPoly> fitDimPoly(llvm::ArrayRef<std::vector<int64_t>> points,
                                     llvm::ArrayRef<int64_t> values);
 int64_t evalDimPoly(const DimPoly &poly, llvm::ArrayRef<int64_t> dims);
+/// The dim `poly` is exactly (the input dim that gives its size), or -1.
+int exactDim(const DimPoly &poly);
 /// The polynomial as C text over the dims' names ("4*seq*seq + 256").
 std::string dimPolyText(const DimPoly &poly, const std::vector<BoundedDim> &dims);
 

@@ -9,7 +9,11 @@
 #   3. torch_gpu.py: parity against eager PyTorch and against the host CPU,
 #      and PyTorch's timings at the same precision;
 #   4. with NCU=1, Nsight Compute's speed-of-light view of ResNet-18's
-#      batch-1 and batch-32 kernels.
+#      batch-1 and batch-32 kernels;
+#   5. with TILES="1 2" (kernels/cuda/gemm.cuh's Tiles values), each
+#      build again with its matrix products forced onto one tile shape
+#      (-DONNXC_CUDA_GEMM_TILES), timed and checked against the host, into
+#      tiles.md: the data behind choose_tiles.
 # Results in $OUT (the device tool's folder) or ./results.
 #   bash bench/cuda/run_on_gpu.sh [MODEL...]
 set -uo pipefail
@@ -28,13 +32,16 @@ fi
 runtime=$PWD/../../runtime-lite/include
 export runtime
 
-build() { # kit/<model>/<variant>
-  local b=$1 m
+build() { # kit/<model>/<variant> [tiles]: bench, or bench_t<tiles> forced
+  local b=$1 m t=${2:-}
   m=$(dirname "$b")
-  nvcc -std=c++17 -O3 -arch=sm_90 -I"$runtime" -I"$b" -c "$b/model.cu" -o "$b/model.o" &&
-    c++ -c "$b/model_weights.S" -Wa,-I"$b" -Wa,-I"$m" -o "$b/weights.o" &&
-    nvcc -std=c++17 -O3 -arch=sm_90 -I"$runtime" -I"$b" bench_main.cpp "$b/model.o" \
-      "$b/weights.o" -o "$b/bench" || echo "BUILD FAILED: $b"
+  local def=() suffix=""
+  [ -n "$t" ] && def=(-DONNXC_CUDA_GEMM_TILES="$t") && suffix="_t$t"
+  nvcc -std=c++17 -O3 -arch=sm_90 "${def[@]}" -I"$runtime" -I"$b" -c "$b/model.cu" \
+    -o "$b/model$suffix.o" &&
+    c++ -c "$b/model_weights.S" -Wa,-I"$b" -Wa,-I"$m" -o "$b/weights$suffix.o" &&
+    nvcc -std=c++17 -O3 -arch=sm_90 -I"$runtime" -I"$b" bench_main.cpp "$b/model$suffix.o" \
+      "$b/weights$suffix.o" -o "$b/bench$suffix" || echo "BUILD FAILED: $b $t"
 }
 export -f build
 variants=()
@@ -47,7 +54,12 @@ if [ -d kit/node ] && [ "${NODE:-1}" = 1 ]; then
     --only "${NODE_ONLY:-}" > "$out/node-tests.log" 2>&1 &
   node_pid=$!
 fi
-printf '%s\n' "${variants[@]}" | xargs -P 8 -I{} bash -c 'build {}' > "$out/build.log" 2>&1
+jobs=()
+for b in "${variants[@]}"; do
+  jobs+=("$b")
+  for t in ${TILES:-}; do jobs+=("$b $t"); done
+done
+printf '%s\n' "${jobs[@]}" | xargs -P 12 -I{} bash -c 'build {}' > "$out/build.log" 2>&1
 echo "built ${#variants[@]} models in $((SECONDS - start)) s"
 if [ -n "${node_pid:-}" ]; then
   wait "$node_pid"
@@ -65,6 +77,43 @@ for b in "${variants[@]}"; do
   fi
 done
 echo "timed at $((SECONDS - start)) s"
+if [ -n "${TILES:-}" ]; then
+  for b in "${variants[@]}"; do
+    for t in $TILES; do
+      [ -x "$b/bench_t$t" ] || continue
+      tag="$(basename "$(dirname "$b")")_$(basename "$b")"
+      timeout 120 "$b/bench_t$t" 200 "$b/out_t$t.bin" > "$out/tiles_${tag}_t$t.json" 2> "$out/tiles_${tag}_t$t.err" ||
+        echo "RUN FAILED: $tag tiles $t"
+    done
+  done
+  python3 - "$out" "${variants[@]}" <<'PY' > "$out/tiles.md"
+import json, os, sys
+import numpy as np
+out, variants = sys.argv[1], sys.argv[2:]
+tiles = os.environ["TILES"].split()
+print("| build | auto | " + " | ".join(f"tiles {t}" for t in tiles) + " |")
+print("|---|" + "---|" * (len(tiles) + 1))
+for b in variants:
+    tag = os.path.basename(os.path.dirname(b)) + "_" + os.path.basename(b)
+    ref = os.path.join(b, "host_out.bin")
+    if not os.path.exists(ref):  # a tf32 build: the float32 build's reference
+        ref = os.path.join(b.replace("-tf32", ""), "host_out.bin")
+    host = np.fromfile(ref, dtype=np.float32)
+    def cell(js, outbin):
+        try:
+            us = json.load(open(js))["median_us"]
+            got = np.fromfile(outbin, dtype=np.float32)
+            err = float(np.abs(got - host).max() / np.abs(host).max())
+            return f"{us:.0f} ({err:.1e})"
+        except Exception as e:  # a failed build or run
+            return "-"
+    cells = [cell(os.path.join(out, f"onnxc_{tag}.json"), os.path.join(b, "onnxc_out.bin"))]
+    cells += [cell(os.path.join(out, f"tiles_{tag}_t{t}.json"), os.path.join(b, f"out_t{t}.bin"))
+              for t in tiles]
+    print(f"| {tag} | " + " | ".join(cells) + " |")
+PY
+  cat "$out/tiles.md"
+fi
 timeout "${TORCH_TIMEOUT:-400}" python3 torch_gpu.py --kit kit --out "$out" ${TORCH_ARGS:-} \
   "${models[@]}" > "$out/torch.log" 2>&1 || echo "torch_gpu.py failed: $(tail -3 "$out/torch.log")"
 echo "torch done at $((SECONDS - start)) s"
@@ -77,3 +126,9 @@ if [ "${NCU:-0}" = 1 ]; then
   echo "ncu done at $((SECONDS - start)) s"
 fi
 cat "$out/cuda-gpu.md" 2>/dev/null
+# The device tool returns a few files a call: the per-build timings and
+# error logs travel as one archive, beside the tables.
+if [ -n "${OUT:-}" ]; then
+  (cd "$out" && ls ./*.json ./*.err > /dev/null 2>&1 &&
+    tar czf runs.tgz ./*.json ./*.err && rm -f ./*.json ./*.err)
+fi

@@ -141,7 +141,8 @@ llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
   return targs;
 }
 
-/// Split-K for the tiled kernel (kernels/cuda/gemm.cuh, 64 x 64 tiles): the
+/// Split-K for the tiled kernel (kernels/cuda/gemm.cuh, its 64 x 64 tiles;
+/// a split call keeps them): the
 /// GPUs this target builds for have 108 (A100) to 132 (H100)
 /// multiprocessors, so a grid of fewer than 128 tiles with a sum at least
 /// 512 deep (a batch-1 layer of many channels and few pixels: ResNet-18's
@@ -170,8 +171,8 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   auto g = resolveWindow(op, shapeOf(x).drop_front(2), kernel, false);
   if (failed(g))
     return failure();
-  if (shapeOf(x)[0] * group > 65535 && shapeOf(y)[1] / group >= 16)
-    return refuse(op, "more than 65535 (image, group) pairs for the CUDA convolution");
+  if (group > 65535 && shapeOf(y)[1] / group >= 16)
+    return refuse(op, "more than 65535 groups for the CUDA convolution");
   const FusedActivation act = activationOf(op);
   std::vector<KernelArg> args{KernelArg::runner(), KernelArg::input(x), KernelArg::input(w),
                               inputOrNull(b), z ? inputOrNull(z) : KernelArg::null(),
@@ -184,7 +185,7 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   auto xs = shapeOf(x), ys = shapeOf(y);
   const int64_t mg = ys[1] / group;
   if (mg >= 16) // the implicit GEMM (conv.cuh); narrower groups run direct
-    appendSplitK(args, mg, prod(ys.drop_front(2)), xs[1] / group * prod(kernel), xs[0] * group);
+    appendSplitK(args, mg, xs[0] * prod(ys.drop_front(2)), xs[1] / group * prod(kernel), group);
   return calls({call("conv", mathArgs({act.functor, "float"}, ctx), kCudaConv, std::move(args),
                      kCudaNs)});
 }

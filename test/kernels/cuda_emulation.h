@@ -187,6 +187,11 @@ inline ThreadState &self() {
 
 inline void __syncthreads() { cuda_emulation::self().block->barrier.wait(); }
 
+inline void __syncwarp(unsigned = 0xffffffffu) {
+  cuda_emulation::ThreadState &s = cuda_emulation::self();
+  s.block->warps[s.thread_idx.x / 32].barrier.wait();
+}
+
 template <typename T> T __shfl_xor_sync(unsigned, T v, int lane_mask) {
   static_assert(sizeof(T) <= 8, "a shuffled value fits a slot");
   cuda_emulation::ThreadState &s = cuda_emulation::self();

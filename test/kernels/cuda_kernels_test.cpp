@@ -1,12 +1,20 @@
 // runtime-lite's CUDA kernels against the reference kernels, run on the CPU
 // through the emulation of CUDA's programming model (cuda_emulation.h: a
 // block's threads are host threads, with its barriers and warp shuffles).
-// Shapes sweep the tiled GEMM's edges (64 x 64 tiles, depth in steps of
-// 16), the convolution's paths (implicit GEMM from 16 output channels per
+// Shapes sweep the tiled GEMM's edges (64 x 64 tiles of both shapes,
+// depth in steps of 16 or 32), the convolution's paths (implicit GEMM from 16 output channels per
 // group, direct below: depthwise, narrow groups), strides, dilations, pads,
 // 1-D windows, broadcasts and the warp-per-row reductions. This checks the
 // kernels' logic, not a GPU: docs/targets.md, "CUDA".
 #include "cuda_emulation.h"
+
+// The tiles the GEMM launcher uses: 0 its own choice (gemm.cuh's
+// choose_tiles), else a forced detail::Tiles value, so that every tile shape
+// of both arithmetics meets the reference.
+namespace tile_choice {
+int forced = 0;
+} // namespace tile_choice
+#define ONNXC_CUDA_GEMM_TILES (tile_choice::forced)
 
 #include "onnxc_rt/kernels/cuda/conv.cuh"
 #include "onnxc_rt/kernels/cuda/elementwise.cuh"
@@ -114,6 +122,8 @@ template <typename Act> void checkConv(const ConvCase &k, float alpha, float bet
 } // namespace
 
 TEST_CASE("convolution: implicit GEMM and direct paths against the reference", "[conv]") {
+  tile_choice::forced = GENERATE(0, 1, 2);
+  INFO("tiles " << tile_choice::forced);
   const ConvCase cases[] = {
       // implicit GEMM: >= 16 output channels per group, tiles cut at every edge
       {1, 3, 9, 11, 16, 3, 3, 1, 1, 1, 1, true, false, false},
@@ -122,6 +132,8 @@ TEST_CASE("convolution: implicit GEMM and direct paths against the reference", "
       {1, 8, 12, 12, 64, 5, 3, 1, 2, 2, 1, true, false, false},
       {1, 32, 6, 6, 32, 3, 3, 1, 1, 1, 2, true, true, false},  // 2 groups of 16
       {1, 3, 20, 20, 65, 7, 7, 2, 3, 1, 1, true, false, false}, // a first layer
+      {3, 20, 7, 7, 130, 3, 3, 1, 1, 1, 1, true, true, false},  // images side by side
+      {2, 32, 5, 6, 48, 1, 1, 1, 0, 1, 2, true, true, false},   // and groups
       // direct: depthwise and narrow groups
       {1, 24, 10, 9, 24, 3, 3, 1, 1, 1, 24, true, false, false},
       {2, 16, 11, 11, 16, 3, 3, 2, 1, 1, 16, true, true, false},
@@ -171,8 +183,11 @@ TEST_CASE("tf32 rounding: to 10 mantissa bits, ties away from zero", "[tf32]") {
 }
 
 TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32]") {
+  tile_choice::forced = GENERATE(0, 1, 2);
+  INFO("tiles " << tile_choice::forced);
   // The implicit-GEMM convolutions (16 or more output channels per group).
   const ConvCase convs[] = {{1, 5, 13, 7, 70, 3, 3, 2, 1, 1, 1, true, true, false},
+                            {3, 20, 7, 7, 130, 3, 3, 1, 1, 1, 1, true, false, false},
                             {2, 17, 8, 9, 33, 1, 1, 1, 0, 1, 1, false, true, false},
                             {1, 32, 6, 6, 32, 3, 3, 1, 1, 1, 2, true, false, false},
                             {1, 6, 1, 40, 20, 1, 5, 2, 2, 1, 1, true, false, true}};
@@ -199,6 +214,8 @@ TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32
   for (const auto &d : dims)
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb) {
+        if (tile_choice::forced != 0 && ta != tb) // a forced tile: fewer transposes
+          continue;
         const int64_t m = d[0], n = d[1], k = d[2];
         INFO("gemm m" << m << " n" << n << " k" << k << " ta" << ta << " tb" << tb);
         std::vector<float> a = randomVec(m * k), b = randomVec(k * n), c = randomVec(n);
@@ -229,6 +246,8 @@ TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32
 // Split-K (small grids, deep sums): partial sums per depth chunk, added in
 // split order by reduce_splits through the same epilogue.
 TEST_CASE("split-K: convolution, gemm and matmul in depth chunks", "[splitk]") {
+  tile_choice::forced = GENERATE(0, 1, 2);
+  INFO("tiles " << tile_choice::forced);
   for (int64_t splits : {2, 3, 16}) {
     INFO(splits << " splits");
     const ConvCase k{1, 64, 7, 7, 96, 3, 3, 1, 1, 1, 1, true, true, false};
@@ -278,12 +297,16 @@ TEST_CASE("split-K: convolution, gemm and matmul in depth chunks", "[splitk]") {
 }
 
 TEST_CASE("gemm: transposes, alpha and beta, broadcast C, fused activation", "[gemm]") {
+  tile_choice::forced = GENERATE(0, 1, 2);
+  INFO("tiles " << tile_choice::forced);
   const int64_t dims[][3] = {{1, 1, 1}, {1, 1000, 512}, {17, 5, 33}, {64, 64, 16},
                              {65, 130, 47}, {128, 3, 200}};
   for (const auto &d : dims)
     for (int ta = 0; ta < 2; ++ta)
       for (int tb = 0; tb < 2; ++tb)
         for (int cMode = 0; cMode < 4; ++cMode) { // none, row vector, full, scalar
+          if (tile_choice::forced != 0 && cMode != (ta + 2 * tb)) // a forced tile: one C each
+            continue;
           const int64_t m = d[0], n = d[1], k = d[2];
           INFO("m" << m << " n" << n << " k" << k << " ta" << ta << " tb" << tb << " C"
                    << cMode);
@@ -301,6 +324,8 @@ TEST_CASE("gemm: transposes, alpha and beta, broadcast C, fused activation", "[g
 }
 
 TEST_CASE("matmul: batches with broadcast operands", "[gemm]") {
+  tile_choice::forced = GENERATE(0, 1, 2);
+  INFO("tiles " << tile_choice::forced);
   // a (2, 1, m, k) x b (1, 3, k, n) -> (2, 3, m, n); and one plain 2-D.
   const int64_t dims[][3] = {{7, 9, 70}, {65, 17, 1}, {1, 33, 64}};
   for (const auto &d : dims) {

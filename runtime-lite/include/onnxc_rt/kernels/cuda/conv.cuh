@@ -62,54 +62,57 @@ __device__ inline void for_window(const Window2d &g, int oh, int ow, F &&f) {
   }
 }
 
-/// Convolution as a GEMM per (image, group): batch = image * group + g.
-/// A column is an output pixel, whose window's top-left corner a thread
-/// computes once; a depth step is an input channel and tap, whose plane
-/// offset and tap displacement the tile's table holds.
+/// Convolution as a GEMM per group: batch entry = group; a column is an
+/// (image, output pixel), images side by side, so the small planes of a
+/// network's late layers at batch 32 fill whole tiles (7 x 7 pixels would
+/// leave 15 of a 64-wide tile's columns idle per image). A thread finds its
+/// column's image and window corner once; a depth step is an input channel
+/// and tap, whose plane offset and tap displacement the tile's table holds.
 template <typename Act> struct ConvProblem {
   const float *x, *weights, *bias, *z;
   float *y;
   Window2d g;
   int group, cg, mg;
-  int m, n, k; // mg, oh * ow, cg * kh * kw
+  int m, n, k; // mg, images * oh * ow, cg * kh * kw
   float act_alpha, act_beta;
+  static constexpr Tiles kFloatTiles = Tiles::Small; // (choose_tiles)
   struct KStep {
     int plane; // ic * h * w
     int dy, dx; // the tap's displacement from the window's corner
   };
   struct Column {
-    int y0, x0; // the window's top-left corner (may lie in the padding)
+    const float *x; // its image's planes of the group
+    int y0, x0;     // the window's top-left corner (may lie in the padding)
   };
   struct Block {
-    const float *x, *w; // this image's group's input planes and weights
-    int h, width, oh, ow, sh, sw, ph, pw, k;
+    const float *x, *w; // the group's input planes of image 0, and its weights
+    int64_t image;      // elements from one image to the next
+    int pixels, h, width, ow, sh, sw, ph, pw, k;
     __device__ Column column(int j) const {
-      return Column{(j / ow) * sh - ph, (j % ow) * sw - pw};
+      const int img = j / pixels, pix = j % pixels;
+      return Column{x + img * image, (pix / ow) * sh - ph, (pix % ow) * sw - pw};
     }
     __device__ float a(int i, int p) const { return w[int64_t(i) * k + p]; }
     __device__ float b(const Column &c, const KStep &s) const {
       const int ih = c.y0 + s.dy, iw = c.x0 + s.dx;
       return unsigned(ih) < unsigned(h) && unsigned(iw) < unsigned(width)
-                 ? x[s.plane + ih * width + iw]
+                 ? c.x[s.plane + ih * width + iw]
                  : 0.0f;
     }
   };
-  __device__ Block block(int64_t batch) const {
-    const int64_t img = batch / group;
-    const int grp = int(batch % group);
-    return Block{x + (img * g.c + int64_t(grp) * cg) * g.h * g.w,
-                 weights + int64_t(grp) * mg * k,
-                 g.h, g.w, g.oh, g.ow, g.sh, g.sw, g.ph, g.pw, k};
+  __device__ Block block(int64_t grp) const {
+    return Block{x + grp * cg * g.h * g.w, weights + grp * mg * k, int64_t(g.c) * g.h * g.w,
+                 g.oh * g.ow, g.h, g.w, g.ow, g.sh, g.sw, g.ph, g.pw, k};
   }
   __device__ KStep k_step(int p) const {
     const int taps = g.kh * g.kw;
     const int ic = p / taps, tap = p % taps;
     return KStep{ic * g.h * g.w, (tap / g.kw) * g.dh, (tap % g.kw) * g.dw};
   }
-  __device__ void store(int64_t batch, int i, int j, float acc) const {
-    const int64_t img = batch / group;
-    const int oc = int(batch % group) * mg + i;
-    const int64_t at = (img * g.m + oc) * int64_t(n) + j;
+  __device__ void store(int64_t grp, int i, int j, float acc) const {
+    const int pixels = g.oh * g.ow, img = j / pixels;
+    const int oc = int(grp) * mg + i;
+    const int64_t at = (int64_t(img) * g.m + oc) * pixels + j % pixels;
     float v = acc + (bias ? bias[oc] : 0.0f);
     if (z)
       v += z[at];
@@ -236,8 +239,8 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
     return;
   }
   detail::ConvProblem<Act> p{x, w, bias, z, y, g, int(group), cg, mg,
-                             mg, g.oh * g.ow, cg * g.kh * g.kw, act_alpha, act_beta};
-  detail::launch_tiled_gemm<Math>(stream, p, int64_t(g.n) * group, splits, partial);
+                             mg, g.n * g.oh * g.ow, cg * g.kh * g.kw, act_alpha, act_beta};
+  detail::launch_tiled_gemm<Math>(stream, p, group, splits, partial);
 }
 
 template <typename T>

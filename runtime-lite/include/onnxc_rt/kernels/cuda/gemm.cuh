@@ -15,13 +15,13 @@
 //   b.a(m, k), b.b(column, step)  an element of A and of B;
 //   p.store(batch, m, n, sum)     the epilogue.
 //
-// The arithmetic is a template argument (`--precision`): Fp32, a block of
-// 256 threads computing a 64 x 64 tile of Y, 4 x 4 float sums per thread in
-// registers, stepping through K 16 at a time through shared memory (fused
-// multiply-adds in k order within a thread); or Tf32, the same tile on the
-// tensor cores (sm_80 and later): 4 warps of 2 x 2 WMMA 16x16x8 products,
-// inputs rounded to TF32 (10-bit mantissa) as they are staged, float sums,
-// and the tile stored through shared memory for the problem's epilogue.
+// The arithmetic is a template argument (`--precision`): Fp32, float
+// fused multiply-adds in k order within a thread, each thread holding a
+// 4 x 4 or 8 x 4 block of a 64 x 64 tile's sums in registers; or Tf32, the
+// tile on the tensor cores (sm_80 and later): 4 warps of 2 x 2 WMMA
+// 16x16x8 products, inputs rounded to TF32 (10-bit mantissa) as they are
+// staged, float sums, each finished product through shared memory to the
+// problem's epilogue. Tiles (choose_tiles) says which shape a problem gets.
 #ifndef ONNXC_RT_CUDA_GEMM_CUH
 #define ONNXC_RT_CUDA_GEMM_CUH
 
@@ -36,12 +36,26 @@ namespace onnxc_rt {
 namespace cuda {
 namespace detail {
 
-constexpr int kTileM = 64, kTileN = 64, kTileK = 16;
+/// A block's tile: kM x kN outputs, kThreads threads, stepping kK deep
+/// through shared memory. Each thread stages kM * kK / kThreads elements of
+/// A and one column of B (kK * kN / kThreads of its rows) per step.
+template <int M, int N, int K, int Threads> struct Tile {
+  static constexpr int kM = M, kN = N, kK = K, kThreads = Threads;
+  static_assert(M * K % Threads == 0, "whole elements of A per thread");
+  static_assert(Threads % N == 0, "a thread stages one column of B");
+  static_assert(K <= Threads, "a thread per depth fills the k_step table");
+};
+
+/// The two tile shapes of each arithmetic (TileKernel): Small, 256 threads
+/// of 4 x 4 sums (float) or 64 x 64 x 16 tensor-core steps; Tall, 128
+/// threads of 8 x 4 sums (float) or 64 x 64 x 32 steps, more work per
+/// thread between barriers. choose_tiles picks one per problem kind.
+enum class Tiles { Small = 1, Tall = 2 };
 
 /// Split-K: a grid of few tiles (a batch-1 layer with many input channels
 /// and few pixels) splits the depth into `splits` chunks of `chunk` (a
-/// multiple of kTileK); each writes its partial sums to `partial` (splits x
-/// batches x m x n floats, the kernel's scratch in the arena) and
+/// multiple of the tile's depth); each writes its partial sums to `partial`
+/// (splits x batches x m x n floats, the kernel's scratch in the arena) and
 /// reduce_splits adds them in split order, so the result does not depend on
 /// scheduling. splits == 1: the tile kernel stores through the epilogue.
 struct SplitK {
@@ -88,11 +102,9 @@ template <typename Problem> __global__ void reduce_splits(Problem p, SplitK sk) 
 /// One thread's share of a tile pair, held in registers between its load
 /// from global memory and its store to shared memory, so the next tile's
 /// loads are in flight while the current one is multiplied.
-template <int kBlockThreads> struct TileRegs {
-  static_assert(kTileM * kTileK % kBlockThreads == 0, "whole elements of A per thread");
-  static_assert(kBlockThreads % kTileN == 0, "a thread stages one column of B");
-  float a[kTileM * kTileK / kBlockThreads];
-  float b[kTileK * kTileN / kBlockThreads];
+template <typename T> struct TileRegs {
+  float a[T::kM * T::kK / T::kThreads];
+  float b[T::kK * T::kN / T::kThreads];
 };
 
 /// Loads the tile of A (m0.., k0..) and of B (k0.., this thread's column),
@@ -101,8 +113,8 @@ template <int kBlockThreads> struct TileRegs {
 /// consecutive n of B's rows: coalesced for row-major A and B (and for the
 /// im2col columns of a convolution, consecutive pixels). `steps` is the
 /// tile's k_step table.
-template <int kBlockThreads, typename Problem, typename Round>
-__device__ inline void load_tiles(TileRegs<kBlockThreads> &regs, const Problem &p,
+template <typename T, typename Problem, typename Round>
+__device__ inline void load_tiles(TileRegs<T> &regs, const Problem &p,
                                   const typename Problem::Block &blk,
                                   const typename Problem::Column &col, bool col_in,
                                   const typename Problem::KStep *steps, int m0, int k0,
@@ -110,95 +122,118 @@ __device__ inline void load_tiles(TileRegs<kBlockThreads> &regs, const Problem &
   const int tid = threadIdx.x;
 #pragma unroll
   for (int t = 0; t < int(sizeof regs.a / sizeof(float)); ++t) {
-    const int e = tid + t * kBlockThreads;
-    const int m = m0 + e / kTileK, k = k0 + e % kTileK;
+    const int e = tid + t * T::kThreads;
+    const int m = m0 + e / T::kK, k = k0 + e % T::kK;
     regs.a[t] = round(m < p.m && k < k_end ? blk.a(m, k) : 0.0f);
   }
 #pragma unroll
   for (int t = 0; t < int(sizeof regs.b / sizeof(float)); ++t) {
-    const int kk = tid / kTileN + t * (kBlockThreads / kTileN);
+    const int kk = tid / T::kN + t * (T::kThreads / T::kN);
     regs.b[t] = round(col_in && k0 + kk < k_end ? blk.b(col, steps[kk]) : 0.0f);
   }
 }
 
 /// Stores the loaded tiles: A at as[mm * as_m + kk * as_k], B at
-/// bs[kk * (kTileN + 4) + nn].
-template <int kBlockThreads>
-__device__ inline void store_tiles(const TileRegs<kBlockThreads> &regs, float *as, int as_m,
-                                   int as_k, float *bs) {
+/// bs[kk * (kN + 4) + nn].
+template <typename T>
+__device__ inline void store_tiles(const TileRegs<T> &regs, float *as, int as_m, int as_k,
+                                   float *bs) {
   const int tid = threadIdx.x;
 #pragma unroll
   for (int t = 0; t < int(sizeof regs.a / sizeof(float)); ++t) {
-    const int e = tid + t * kBlockThreads;
-    as[(e / kTileK) * as_m + (e % kTileK) * as_k] = regs.a[t];
+    const int e = tid + t * T::kThreads;
+    as[(e / T::kK) * as_m + (e % T::kK) * as_k] = regs.a[t];
   }
 #pragma unroll
   for (int t = 0; t < int(sizeof regs.b / sizeof(float)); ++t) {
-    const int kk = tid / kTileN + t * (kBlockThreads / kTileN);
-    bs[kk * (kTileN + 4) + tid % kTileN] = regs.b[t];
+    const int kk = tid / T::kN + t * (T::kThreads / T::kN);
+    bs[kk * (T::kN + 4) + tid % T::kN] = regs.b[t];
   }
 }
 
-/// The k_step table of the tile at depth k0 (threads 0 .. kTileK-1).
-template <typename Problem>
+/// The k_step table of the tile at depth k0 (threads 0 .. kK-1).
+template <typename T, typename Problem>
 __device__ inline void fill_steps(const Problem &p, typename Problem::KStep *steps, int k0,
                                   int k_end) {
   const int kk = threadIdx.x;
-  if (kk < kTileK && k0 + kk < k_end)
+  if (kk < T::kK && k0 + kk < k_end)
     steps[kk] = p.k_step(k0 + kk);
 }
+
+/// This thread's column of B in the block's tile, and whether it lies in
+/// the problem.
+template <typename T, typename Problem> struct OwnColumn {
+  typename Problem::Column col;
+  bool in;
+  __device__ OwnColumn(const typename Problem::Block &blk, const Problem &p, int n0) {
+    const int own_n = n0 + int(threadIdx.x) % T::kN;
+    in = own_n < p.n;
+    col = blk.column(in ? own_n : n0);
+  }
+};
 
 struct KeepFloat {
   __device__ float operator()(float v) const { return v; }
 };
 
-template <typename Problem>
-__global__ void __launch_bounds__(256) tiled_gemm(Problem p, SplitK sk) {
-  __shared__ __align__(16) float as[kTileK][kTileM + 4];
-  __shared__ __align__(16) float bs[kTileK][kTileN + 4];
-  __shared__ typename Problem::KStep steps[2][kTileK]; // this tile's and the next
+/// Fp32: each thread holds a TM x TN block of sums in registers, as
+/// (TM/4) x (TN/4) groups of 4 x 4 spread kM/(TM/4) rows and kN/(TN/4)
+/// columns apart (so a warp's shared-memory reads of a group are 16-byte
+/// vectors on distinct banks); fused multiply-adds in k order.
+template <typename Problem, typename T, int TM, int TN>
+__global__ void __launch_bounds__(T::kThreads) tiled_gemm(Problem p, SplitK sk) {
+  constexpr int kGroupsM = TM / 4, kGroupsN = TN / 4;
+  constexpr int kThreadsN = T::kN / TN; // threads across a row of the tile
+  static_assert((T::kM / TM) * kThreadsN == T::kThreads, "the threads cover the tile");
+  __shared__ __align__(16) float as[T::kK][T::kM + 4];
+  __shared__ __align__(16) float bs[T::kK][T::kN + 4];
+  __shared__ typename Problem::KStep steps[2][T::kK]; // this tile's and the next
   const KRange r = k_range(sk, p.k);
   const typename Problem::Block blk = p.block(r.batch);
-  const int m0 = blockIdx.y * kTileM, n0 = blockIdx.x * kTileN;
-  const int tid = threadIdx.x, tx = tid % 16, ty = tid / 16;
-  const int own_n = n0 + tid % kTileN;
-  const bool col_in = own_n < p.n;
-  const typename Problem::Column col = blk.column(col_in ? own_n : n0);
-  float acc[4][4] = {};
+  const int m0 = blockIdx.y * T::kM, n0 = blockIdx.x * T::kN;
+  const int tid = threadIdx.x, tx = tid % kThreadsN, ty = tid / kThreadsN;
+  const OwnColumn<T, Problem> own(blk, p, n0);
+  float acc[TM][TN] = {};
   // Per tile: store the loaded tile, fill the next one's k_step table,
   // barrier, start loading the next tile, multiply this one, barrier.
-  TileRegs<256> regs;
-  fill_steps(p, steps[0], r.begin, r.end);
+  TileRegs<T> regs;
+  fill_steps<T>(p, steps[0], r.begin, r.end);
   __syncthreads();
-  load_tiles(regs, p, blk, col, col_in, steps[0], m0, r.begin, r.end, KeepFloat{});
-  for (int k0 = r.begin, tile = 0; k0 < r.end; k0 += kTileK, ++tile) {
-    store_tiles(regs, &as[0][0], 1, kTileM + 4, &bs[0][0]);
-    fill_steps(p, steps[(tile + 1) & 1], k0 + kTileK, r.end);
+  load_tiles(regs, p, blk, own.col, own.in, steps[0], m0, r.begin, r.end, KeepFloat{});
+  for (int k0 = r.begin, tile = 0; k0 < r.end; k0 += T::kK, ++tile) {
+    store_tiles(regs, &as[0][0], 1, T::kM + 4, &bs[0][0]);
+    fill_steps<T>(p, steps[(tile + 1) & 1], k0 + T::kK, r.end);
     __syncthreads();
-    if (k0 + kTileK < r.end)
-      load_tiles(regs, p, blk, col, col_in, steps[(tile + 1) & 1], m0, k0 + kTileK, r.end,
+    if (k0 + T::kK < r.end)
+      load_tiles(regs, p, blk, own.col, own.in, steps[(tile + 1) & 1], m0, k0 + T::kK, r.end,
                  KeepFloat{});
 #pragma unroll
-    for (int kk = 0; kk < kTileK; ++kk) {
-      float a[4], b[4];
+    for (int kk = 0; kk < T::kK; ++kk) {
+      float a[TM], b[TN];
 #pragma unroll
-      for (int i = 0; i < 4; ++i) {
-        a[i] = as[kk][ty * 4 + i];
-        b[i] = bs[kk][tx * 4 + i];
-      }
+      for (int g = 0; g < kGroupsM; ++g)
 #pragma unroll
-      for (int i = 0; i < 4; ++i)
+        for (int i = 0; i < 4; ++i)
+          a[g * 4 + i] = as[kk][g * (T::kM / kGroupsM) + ty * 4 + i];
+#pragma unroll
+      for (int g = 0; g < kGroupsN; ++g)
 #pragma unroll
         for (int j = 0; j < 4; ++j)
+          b[g * 4 + j] = bs[kk][g * (T::kN / kGroupsN) + tx * 4 + j];
+#pragma unroll
+      for (int i = 0; i < TM; ++i)
+#pragma unroll
+        for (int j = 0; j < TN; ++j)
           acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
     }
     __syncthreads();
   }
 #pragma unroll
-  for (int i = 0; i < 4; ++i)
+  for (int i = 0; i < TM; ++i)
 #pragma unroll
-    for (int j = 0; j < 4; ++j) {
-      const int m = m0 + ty * 4 + i, n = n0 + tx * 4 + j;
+    for (int j = 0; j < TN; ++j) {
+      const int m = m0 + (i / 4) * (T::kM / kGroupsM) + ty * 4 + i % 4;
+      const int n = n0 + (j / 4) * (T::kN / kGroupsN) + tx * 4 + j % 4;
       if (m < p.m && n < p.n)
         finish(p, sk, r, m, n, acc[i][j]);
     }
@@ -212,58 +247,80 @@ struct RoundTf32 {
   }
 };
 
-template <typename Problem>
-__global__ void __launch_bounds__(128) tiled_gemm_tf32(Problem p, SplitK sk) {
+/// Tf32: WM x WN warps, each a (kM/WM) x (kN/WN) tile of 16x16x8 WMMA
+/// products; inputs rounded to TF32 as they are staged, float sums. The
+/// finished tile goes through shared memory (the staging buffers', free by
+/// then) to the problem's epilogue, consecutive threads on consecutive
+/// columns: stored in whole rows. (Each warp storing its own 16 x 16
+/// patches instead measured 13 to 30 % slower on the transformer encoder.)
+template <typename Problem, typename T, int WM, int WN>
+__global__ void __launch_bounds__(T::kThreads) tiled_gemm_tf32(Problem p, SplitK sk) {
   namespace wmma = nvcuda::wmma;
-  constexpr int kLda = kTileK + 4, kLdb = kTileN + 4, kLdc = kTileN + 4; // WMMA: ldm % 4 == 0
-  __shared__ __align__(32) float as[kTileM * kLda]; // (m, k), TF32 values
-  __shared__ __align__(32) float bs[kTileK * kLdb]; // (k, n), TF32 values
-  __shared__ __align__(32) float cs[kTileM * kLdc]; // the finished tile
-  __shared__ typename Problem::KStep steps[2][kTileK];
+  constexpr int kFragsM = T::kM / WM / 16, kFragsN = T::kN / WN / 16;
+  static_assert(WM * WN * 32 == T::kThreads, "a warp per warp tile");
+  static_assert(kFragsM * 16 * WM == T::kM && kFragsN * 16 * WN == T::kN, "whole fragments");
+  constexpr int kLda = T::kK + 4, kLdb = T::kN + 4, kLdc = T::kN + 4; // WMMA: ldm % 4 == 0
+  constexpr int kStaged = T::kM * kLda + T::kK * kLdb, kTile = T::kM * kLdc;
+  __shared__ __align__(32) float smem[kStaged > kTile ? kStaged : kTile];
+  float *const as = smem;                 // (m, k), TF32 values
+  float *const bs = smem + T::kM * kLda;  // (k, n), TF32 values
+  float *const cs = smem;                 // the finished tile, after the last step
+  __shared__ typename Problem::KStep steps[2][T::kK];
   const KRange r = k_range(sk, p.k);
   const typename Problem::Block blk = p.block(r.batch);
-  const int m0 = blockIdx.y * kTileM, n0 = blockIdx.x * kTileN;
-  const int tid = threadIdx.x, warp = tid / 32, wm = warp / 2, wn = warp % 2;
-  const int own_n = n0 + tid % kTileN;
-  const bool col_in = own_n < p.n;
-  const typename Problem::Column col = blk.column(col_in ? own_n : n0);
-  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[2][2];
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j)
+  const int m0 = blockIdx.y * T::kM, n0 = blockIdx.x * T::kN;
+  const int tid = threadIdx.x, warp = tid / 32;
+  const int wm = warp / WN, wn = warp % WN;
+  const OwnColumn<T, Problem> own(blk, p, n0);
+  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[kFragsM][kFragsN];
+#pragma unroll
+  for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+    for (int j = 0; j < kFragsN; ++j)
       wmma::fill_fragment(acc[i][j], 0.0f);
-  TileRegs<128> regs; // as in tiled_gemm
-  fill_steps(p, steps[0], r.begin, r.end);
+  TileRegs<T> regs; // as in tiled_gemm
+  fill_steps<T>(p, steps[0], r.begin, r.end);
   __syncthreads();
-  load_tiles(regs, p, blk, col, col_in, steps[0], m0, r.begin, r.end, RoundTf32{});
-  for (int k0 = r.begin, tile = 0; k0 < r.end; k0 += kTileK, ++tile) {
+  load_tiles(regs, p, blk, own.col, own.in, steps[0], m0, r.begin, r.end, RoundTf32{});
+  for (int k0 = r.begin, tile = 0; k0 < r.end; k0 += T::kK, ++tile) {
     store_tiles(regs, as, kLda, 1, bs);
-    fill_steps(p, steps[(tile + 1) & 1], k0 + kTileK, r.end);
+    fill_steps<T>(p, steps[(tile + 1) & 1], k0 + T::kK, r.end);
     __syncthreads();
-    if (k0 + kTileK < r.end)
-      load_tiles(regs, p, blk, col, col_in, steps[(tile + 1) & 1], m0, k0 + kTileK, r.end,
+    if (k0 + T::kK < r.end)
+      load_tiles(regs, p, blk, own.col, own.in, steps[(tile + 1) & 1], m0, k0 + T::kK, r.end,
                  RoundTf32{});
-    for (int kk = 0; kk < kTileK; kk += 8) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major> a[2];
-      wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major> b[2];
-      for (int i = 0; i < 2; ++i)
-        wmma::load_matrix_sync(a[i], as + (wm * 32 + i * 16) * kLda + kk, kLda);
-      for (int j = 0; j < 2; ++j)
-        wmma::load_matrix_sync(b[j], bs + kk * kLdb + wn * 32 + j * 16, kLdb);
-      for (int i = 0; i < 2; ++i)
-        for (int j = 0; j < 2; ++j)
+#pragma unroll
+    for (int kk = 0; kk < T::kK; kk += 8) {
+      wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major>
+          a[kFragsM];
+      wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major>
+          b[kFragsN];
+#pragma unroll
+      for (int i = 0; i < kFragsM; ++i)
+        wmma::load_matrix_sync(a[i], as + (wm * kFragsM * 16 + i * 16) * kLda + kk, kLda);
+#pragma unroll
+      for (int j = 0; j < kFragsN; ++j)
+        wmma::load_matrix_sync(b[j], bs + kk * kLdb + wn * kFragsN * 16 + j * 16, kLdb);
+#pragma unroll
+      for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+        for (int j = 0; j < kFragsN; ++j)
           wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
     }
-    __syncthreads();
+    __syncthreads(); // (also: the staging buffers are free for cs)
   }
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j)
-      wmma::store_matrix_sync(cs + (wm * 32 + i * 16) * kLdc + wn * 32 + j * 16, acc[i][j],
-                              kLdc, wmma::mem_row_major);
+#pragma unroll
+  for (int i = 0; i < kFragsM; ++i)
+#pragma unroll
+    for (int j = 0; j < kFragsN; ++j)
+      wmma::store_matrix_sync(cs + (wm * kFragsM * 16 + i * 16) * kLdc + wn * kFragsN * 16 +
+                                  j * 16,
+                              acc[i][j], kLdc, wmma::mem_row_major);
   __syncthreads();
-  for (int e = tid; e < kTileM * kTileN; e += 128) {
-    const int row = e / kTileN, col_e = e % kTileN;
-    if (m0 + row < p.m && n0 + col_e < p.n)
-      finish(p, sk, r, m0 + row, n0 + col_e, cs[row * kLdc + col_e]);
+  for (int e = tid; e < T::kM * T::kN; e += T::kThreads) {
+    const int row = e / T::kN, col = e % T::kN;
+    if (m0 + row < p.m && n0 + col < p.n)
+      finish(p, sk, r, m0 + row, n0 + col, cs[row * kLdc + col]);
   }
 }
 
@@ -275,13 +332,54 @@ struct Tf32 {}; // tensor cores: TF32 products, float sums (sm_80 and later)
 
 namespace detail {
 
-template <typename Problem>
-void launch_gemm_kernel(Fp32, Stream *stream, const Problem &p, const SplitK &sk, dim3 grid) {
-  launch(tiled_gemm<Problem>, grid, 256, stream, p, sk);
+/// Each arithmetic's kernels, per Tiles value: the tile, and the launch.
+template <typename Math, Tiles> struct TileKernel;
+template <> struct TileKernel<Fp32, Tiles::Small> {
+  using T = Tile<64, 64, 16, 256>;
+  template <typename P> static constexpr auto kernel() { return tiled_gemm<P, T, 4, 4>; }
+};
+template <> struct TileKernel<Fp32, Tiles::Tall> {
+  using T = Tile<64, 64, 16, 128>;
+  template <typename P> static constexpr auto kernel() { return tiled_gemm<P, T, 8, 4>; }
+};
+template <> struct TileKernel<Tf32, Tiles::Small> {
+  using T = Tile<64, 64, 16, 128>;
+  template <typename P> static constexpr auto kernel() { return tiled_gemm_tf32<P, T, 2, 2>; }
+};
+template <> struct TileKernel<Tf32, Tiles::Tall> {
+  using T = Tile<64, 64, 32, 128>;
+  template <typename P> static constexpr auto kernel() { return tiled_gemm_tf32<P, T, 2, 2>; }
+};
+
+/// The tiles of a problem (measured on an H200: bench/results/cuda-h200.md,
+/// "Tile shapes"). In float, Tall for Gemm and MatMul (4 to 7 % faster on
+/// the transformer encoder), Small for convolutions, whose gathered im2col
+/// columns want more threads staging (Tall 1 to 6 % slower on ResNet-18).
+/// On the tensor cores Small: the deeper step of Tall measured 5 to 11 %
+/// faster at batch 1 but up to 6 % slower at batch 32 (MobileNetV2), with
+/// an epilogue since replaced. 128 x 64 and 128 x 128 tiles of 8 x 8 sums
+/// measured slower still (ResNet-18 at batch 32: 7944 and 8956 us against
+/// 5734): 139 registers a thread leave one block per multiprocessor.
+/// ONNXC_CUDA_GEMM_TILES, when defined and not 0 (a Tiles value), forces
+/// one: the benchmark's and the tests' comparisons.
+template <typename Problem> constexpr Tiles default_tiles(Fp32) { return Problem::kFloatTiles; }
+template <typename Problem> constexpr Tiles default_tiles(Tf32) { return Tiles::Small; }
+template <typename Math, typename Problem> inline Tiles choose_tiles() {
+#if defined(ONNXC_CUDA_GEMM_TILES)
+  if (int(ONNXC_CUDA_GEMM_TILES) != 0)
+    return Tiles(ONNXC_CUDA_GEMM_TILES);
+#endif
+  return default_tiles<Problem>(Math{});
 }
-template <typename Problem>
-void launch_gemm_kernel(Tf32, Stream *stream, const Problem &p, const SplitK &sk, dim3 grid) {
-  launch(tiled_gemm_tf32<Problem>, grid, 128, stream, p, sk);
+
+template <typename Math, Tiles kTiles, typename Problem>
+void launch_tiles(Stream *stream, const Problem &p, SplitK sk, int64_t splits) {
+  using K = TileKernel<Math, kTiles>;
+  if (sk.splits > 1) // whole tiles of depth per split
+    sk.chunk = int((p.k + splits * K::T::kK - 1) / (splits * K::T::kK) * K::T::kK);
+  const dim3 grid(unsigned((p.n + K::T::kN - 1) / K::T::kN),
+                  unsigned((p.m + K::T::kM - 1) / K::T::kM), unsigned(sk.batches * sk.splits));
+  launch(K::template kernel<Problem>(), grid, K::T::kThreads, stream, p, sk);
 }
 
 /// The tiles, then (splits > 1, `partial` the call's scratch) the split
@@ -295,12 +393,12 @@ void launch_tiled_gemm(Stream *stream, const Problem &p, int64_t batches, int64_
   sk.batches = batches;
   if (splits > 1 && partial) {
     sk.splits = int(splits);
-    sk.chunk = int((p.k + splits * kTileK - 1) / (splits * kTileK) * kTileK);
     sk.partial = partial;
   }
-  const dim3 grid(unsigned((p.n + kTileN - 1) / kTileN), unsigned((p.m + kTileM - 1) / kTileM),
-                  unsigned(batches * sk.splits));
-  launch_gemm_kernel(Math{}, stream, p, sk, grid);
+  if (choose_tiles<Math, Problem>() == Tiles::Tall)
+    launch_tiles<Math, Tiles::Tall>(stream, p, sk, splits);
+  else
+    launch_tiles<Math, Tiles::Small>(stream, p, sk, splits);
   if (sk.splits > 1)
     launch(reduce_splits<Problem>, blocks_for(batches * p.m * int64_t(p.n)), kThreads, stream, p,
            sk);
@@ -325,6 +423,7 @@ template <typename Act> struct GemmProblem {
   float act_alpha, act_beta;
   using KStep = DepthIndex;
   using Column = ColumnIndex;
+  static constexpr Tiles kFloatTiles = Tiles::Tall; // (choose_tiles)
   struct Block {
     const float *A, *B;
     int m, n, k;
@@ -356,6 +455,7 @@ struct MatMulProblem {
   Dims batch_shape, a_strides, b_strides;
   using KStep = DepthIndex;
   using Column = ColumnIndex;
+  static constexpr Tiles kFloatTiles = Tiles::Tall; // (choose_tiles)
   struct Block {
     const float *A, *B; // this batch entry's matrices
     int n, k;

@@ -91,6 +91,7 @@ const llvm::StringMap<Launcher> &launchers() {
       {"global_pool", {kCudaConv, false, nullptr}},
       {"softmax", {kCudaNorm, true, nullptr}},
       {"layer_norm", {kCudaNorm, true, nullptr}},
+      {"nll_loss", {kCudaNorm, false, nullptr}},
       {"transpose", {kCudaTensor, false, nullptr}},
       {"slice", {kCudaTensor, false, nullptr}},
       {"concat_part", {kCudaTensor, false, nullptr}},
@@ -119,10 +120,12 @@ std::string moveToDevice(KernelCall &c) {
     if (!deviceType(t) || (l.floatOnly && t != "float"))
       return "the CUDA kernel '" + callee.str() + "' does not take element type " + t;
   }
+  // A scratch tensor is arena memory, on the device like the rest (the
+  // log-probabilities between SoftmaxCrossEntropyLoss's two calls).
   for (const KernelArg &a : c.args)
-    if (a.kind == KernelArg::Kind::Scratch || a.kind == KernelArg::Kind::Status ||
-        a.kind == KernelArg::Kind::Runner || a.kind == KernelArg::Kind::StringArray)
-      return "the CUDA kernel '" + callee.str() + "' takes no scratch, status or strings";
+    if (a.kind == KernelArg::Kind::Status || a.kind == KernelArg::Kind::Runner ||
+        a.kind == KernelArg::Kind::StringArray)
+      return "the CUDA kernel '" + callee.str() + "' takes no status or strings";
   if (l.covers && !l.covers(c))
     return "the CUDA kernel '" + callee.str() +
            "' covers 1-D and 2-D windows without indices only";

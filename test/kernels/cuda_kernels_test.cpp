@@ -420,6 +420,34 @@ TEST_CASE("layer normalisation: a warp per row", "[norm]") {
     }
 }
 
+TEST_CASE("negative log-likelihood loss: each, sum and weighted mean", "[norm]") {
+  // input (n, c, d), targets in [-1, c] (-1 and c out of range), one class
+  // ignored; with and without class weights; int64 and int32 targets.
+  const int64_t n = 5, c = 4, d = 37, count = n * d;
+  std::vector<float> x = randomVec(n * c * d), w = randomVec(c);
+  std::vector<int64_t> t64(count);
+  std::vector<int32_t> t32(count);
+  for (int64_t e = 0; e < count; ++e)
+    t32[e] = int32_t(t64[e] = (e * 7 + 3) % (c + 2) - 1);
+  for (int64_t reduction = 0; reduction < 3; ++reduction)
+    for (int weighted = 0; weighted < 2; ++weighted)
+      for (int has_ignore = 0; has_ignore < 2; ++has_ignore) {
+        INFO("reduction " << reduction << (weighted ? " weighted" : "")
+                          << (has_ignore ? " ignore 2" : ""));
+        const float *wp = weighted ? w.data() : nullptr;
+        const int64_t ny = reduction == 0 ? count : 1;
+        std::vector<float> want(ny), got(ny, -7.0f), got32(ny, -7.0f);
+        ref::nll_loss<float, int64_t>(x.data(), t64.data(), wp, want.data(), n, c, d,
+                                      reduction, 2, has_ignore);
+        cuda::nll_loss<float, int64_t>(kStream, x.data(), t64.data(), wp, got.data(), n, c, d,
+                                       reduction, 2, has_ignore);
+        cuda::nll_loss<float, int32_t>(kStream, x.data(), t32.data(), wp, got32.data(), n, c,
+                                       d, reduction, 2, has_ignore);
+        CHECK(closeMismatch(got, want, ny, count) == "");
+        CHECK(closeMismatch(got32, want, ny, count) == "");
+      }
+}
+
 TEST_CASE("reductions over any set of axes", "[reduce]") {
   const int64_t shape[4] = {2, 3, 4, 5};
   const int64_t masks[][4] = {{0, 0, 1, 1}, {0, 1, 0, 0}, {1, 1, 1, 1}, {0, 0, 0, 0}, {1, 0, 1, 0}};

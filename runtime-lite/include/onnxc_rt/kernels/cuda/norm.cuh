@@ -1,6 +1,8 @@
-// CUDA Softmax (and LogSoftmax, Hardmax) and LayerNormalization. A row
-// along the reduced axis is one warp when it is contiguous (the last axis);
-// a strided one (inner > 1) is one thread per column.
+// CUDA Softmax (and LogSoftmax, Hardmax), LayerNormalization and the
+// negative log-likelihood loss (NegativeLogLikelihoodLoss, and with a
+// log-softmax before it SoftmaxCrossEntropyLoss). A row along the reduced
+// axis is one warp when it is contiguous (the last axis); a strided one
+// (inner > 1) is one thread per column.
 #ifndef ONNXC_RT_CUDA_NORM_CUH
 #define ONNXC_RT_CUDA_NORM_CUH
 
@@ -129,7 +131,80 @@ __global__ void layer_norm_rows(const T *x, const T *scale, const T *bias, T *y,
   }
 }
 
+/// The loss of element (b, i) and its weight, as ref::nll_loss defines
+/// them (an ignored or out-of-range target: 0 and 0).
+template <typename T, typename I>
+__device__ inline void nll_term(const T *input, const I *target, const T *weight, int64_t c,
+                                int64_t d, int64_t e, int64_t ignore_index, int64_t has_ignore,
+                                double &loss, double &w) {
+  const int64_t b = e / d, i = e % d;
+  const int64_t t = static_cast<int64_t>(target[e]);
+  loss = 0;
+  w = 0;
+  if (!(has_ignore && t == ignore_index) && t >= 0 && t < c) {
+    w = weight ? double(weight[t]) : 1.0;
+    loss = -double(input[(b * c + t) * d + i]) * w;
+  }
+}
+
+template <typename T, typename I>
+__global__ void nll_loss_each(const T *input, const I *target, const T *weight, T *y,
+                              int64_t count, int64_t c, int64_t d, int64_t ignore_index,
+                              int64_t has_ignore) {
+  ONNXC_CUDA_FOR(e, count) {
+    double loss, w;
+    nll_term(input, target, weight, c, d, e, ignore_index, has_ignore, loss, w);
+    y[e] = T(loss);
+  }
+}
+
+/// Sum (reduction 1) or weighted mean (2) in one block of kThreads: each
+/// thread adds a strided share in double, then a tree over the threads in a
+/// fixed order, so the result does not depend on scheduling.
+template <typename T, typename I>
+__global__ void nll_loss_total(const T *input, const I *target, const T *weight, T *y,
+                               int64_t count, int64_t c, int64_t d, int reduction,
+                               int64_t ignore_index, int64_t has_ignore) {
+  __shared__ double sums[kThreads], weights[kThreads];
+  double sum = 0, wsum = 0;
+  for (int64_t e = threadIdx.x; e < count; e += kThreads) {
+    double loss, w;
+    nll_term(input, target, weight, c, d, e, ignore_index, has_ignore, loss, w);
+    sum += loss;
+    wsum += w;
+  }
+  sums[threadIdx.x] = sum;
+  weights[threadIdx.x] = wsum;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (int(threadIdx.x) < half) {
+      sums[threadIdx.x] += sums[threadIdx.x + half];
+      weights[threadIdx.x] += weights[threadIdx.x + half];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    y[0] = T(reduction == 1 ? sums[0] : sums[0] / weights[0]);
+}
+
 } // namespace detail
+
+/// ref::nll_loss's arguments: input (N, C, D), target (N, D), weight
+/// (C, may be null); reduction 0 none, 1 sum, 2 mean.
+template <typename T, typename I>
+void nll_loss(Stream *stream, const T *input, const I *target, const T *weight, T *y, int64_t n,
+              int64_t c, int64_t d, int64_t reduction, int64_t ignore_index,
+              int64_t has_ignore) {
+  const int64_t count = n * d;
+  if (reduction == 0) {
+    if (count > 0)
+      launch(detail::nll_loss_each<T, I>, blocks_for(count), kThreads, stream, input, target,
+             weight, y, count, c, d, ignore_index, has_ignore);
+    return;
+  }
+  launch(detail::nll_loss_total<T, I>, 1, kThreads, stream, input, target, weight, y, count, c,
+         d, int(reduction), ignore_index, has_ignore);
+}
 
 template <typename T>
 void softmax(Stream *stream, const T *x, T *y, int64_t outer, int64_t axis_dim, int64_t inner,

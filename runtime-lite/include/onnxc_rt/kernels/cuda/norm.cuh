@@ -7,6 +7,7 @@
 #define ONNXC_RT_CUDA_NORM_CUH
 
 #include "onnxc_rt/kernels/cuda/common.cuh"
+#include "onnxc_rt/kernels/reference/norm.h"
 
 namespace onnxc_rt {
 namespace cuda {
@@ -131,29 +132,13 @@ __global__ void layer_norm_rows(const T *x, const T *scale, const T *bias, T *y,
   }
 }
 
-/// The loss of element (b, i) and its weight, as ref::nll_loss defines
-/// them (an ignored or out-of-range target: 0 and 0).
-template <typename T, typename I>
-__device__ inline void nll_term(const T *input, const I *target, const T *weight, int64_t c,
-                                int64_t d, int64_t e, int64_t ignore_index, int64_t has_ignore,
-                                double &loss, double &w) {
-  const int64_t b = e / d, i = e % d;
-  const int64_t t = static_cast<int64_t>(target[e]);
-  loss = 0;
-  w = 0;
-  if (!(has_ignore && t == ignore_index) && t >= 0 && t < c) {
-    w = weight ? double(weight[t]) : 1.0;
-    loss = -double(input[(b * c + t) * d + i]) * w;
-  }
-}
-
 template <typename T, typename I>
 __global__ void nll_loss_each(const T *input, const I *target, const T *weight, T *y,
                               int64_t count, int64_t c, int64_t d, int64_t ignore_index,
                               int64_t has_ignore) {
   ONNXC_CUDA_FOR(e, count) {
     double loss, w;
-    nll_term(input, target, weight, c, d, e, ignore_index, has_ignore, loss, w);
+    ref::nll_term(input, target, weight, c, d, e, ignore_index, has_ignore, loss, w);
     y[e] = T(loss);
   }
 }
@@ -169,7 +154,7 @@ __global__ void nll_loss_total(const T *input, const I *target, const T *weight,
   double sum = 0, wsum = 0;
   for (int64_t e = threadIdx.x; e < count; e += kThreads) {
     double loss, w;
-    nll_term(input, target, weight, c, d, e, ignore_index, has_ignore, loss, w);
+    ref::nll_term(input, target, weight, c, d, e, ignore_index, has_ignore, loss, w);
     sum += loss;
     wsum += w;
   }

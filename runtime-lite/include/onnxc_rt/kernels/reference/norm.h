@@ -197,24 +197,35 @@ void lrn(const T *x, T *y, int64_t n, int64_t c, int64_t spatial, float alpha,
 /// loss[n, d] = -input[n, t, d] * weight[t] (weight may be null; targets
 /// equal to ignore_index contribute nothing). reduction: 0 none (y has N*D
 /// values), 1 sum, 2 mean (divided by the total weight).
+/// One element's term: e = b * D + i; loss and weight 0 for an ignored or
+/// out-of-range target. (Also the CUDA kernel's, hence ONNXC_RT_HD.)
+template <typename T, typename I>
+ONNXC_RT_HD inline void nll_term(const T *input, const I *target, const T *weight, int64_t c,
+                                 int64_t d, int64_t e, int64_t ignore_index,
+                                 int64_t has_ignore, double &loss, double &w) {
+  const int64_t b = e / d, i = e % d;
+  const int64_t t = static_cast<int64_t>(target[e]);
+  loss = 0;
+  w = 0;
+  if (!(has_ignore && t == ignore_index) && t >= 0 && t < c) {
+    w = weight ? double(weight[t]) : 1.0;
+    loss = -double(input[(b * c + t) * d + i]) * w;
+  }
+}
+
 template <typename T, typename I>
 void nll_loss(const T *input, const I *target, const T *weight, T *y, int64_t n,
               int64_t c, int64_t d, int64_t reduction, int64_t ignore_index,
               int64_t has_ignore) {
   double sum = 0, wsum = 0;
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t i = 0; i < d; ++i) {
-      const int64_t t = static_cast<int64_t>(target[b * d + i]);
-      double loss = 0, w = 0;
-      if (!(has_ignore && t == ignore_index) && t >= 0 && t < c) {
-        w = weight ? double(weight[t]) : 1.0;
-        loss = -double(input[(b * c + t) * d + i]) * w;
-      }
-      if (reduction == 0)
-        y[b * d + i] = T(loss);
-      sum += loss;
-      wsum += w;
-    }
+  for (int64_t e = 0; e < n * d; ++e) {
+    double loss, w;
+    nll_term(input, target, weight, c, d, e, ignore_index, has_ignore, loss, w);
+    if (reduction == 0)
+      y[e] = T(loss);
+    sum += loss;
+    wsum += w;
+  }
   if (reduction == 1)
     y[0] = T(sum);
   else if (reduction == 2)

@@ -132,17 +132,21 @@ void checkConv(const ConvCase &q, bool withBias, bool withResidual, float aa, fl
     checkBlockedConv<Act>(q, x, w, bp, zp, want, in, out, kernel, strides, pb, dil, aa, ab);
 }
 
-/// One convolution with each epilogue: no bias, bias, residual, vector
-/// and scalar activations.
+/// One convolution with each kind of epilogue: no bias, bias, residual,
+/// bias and residual; an activation applied in registers (Relu, Clamp with
+/// its bounds) and one applied to the stored tile (HardSigmoid). Every path
+/// applies Act through epilogue.h's one vector_activation / apply_epilogue,
+/// so the other functors are not instantiated on every path here (each
+/// costs the build a full set of convolution kernels, minutes per ISA):
+/// LeakyRelu takes HardSigmoid's stored-tile path, Sigmoid and SiLU Clamp's
+/// in-register one; the GEMM sweep runs every functor through the fused
+/// epilogue and simd_norm_test the vector exp's accuracy.
 void checkConvEpilogues(const ConvCase &q) {
   checkConv<ref::Identity>(q, false, false, 0, 0);
   checkConv<ref::Relu>(q, true, false, 0, 0);
   checkConv<ref::Relu>(q, true, true, 0, 0);
-  checkConv<ref::LeakyRelu>(q, true, false, 0.1f, 0);
   checkConv<ref::HardSigmoid>(q, true, true, 0.2f, 0.5f);
-  checkConv<ref::Sigmoid>(q, false, true, 0, 0);
-  checkConv<ref::Silu>(q, true, false, 0, 0);
-  checkConv<ref::Clamp>(q, true, false, 0.0f, 6.0f);
+  checkConv<ref::Clamp>(q, false, true, 0.0f, 6.0f);
 }
 
 

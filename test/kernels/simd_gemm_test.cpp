@@ -51,6 +51,32 @@ static void checkGemm(int64_t m, int64_t n, int64_t k, int ta, int tb, int cmode
   CHECK_SAME("gemm_prepacked", pre_split, pre, m * n);
 }
 
+/// The fused epilogue with activation Act (bias per column, alpha and beta):
+/// the in-register forms (Relu, Clamp, Sigmoid, SiLU) and the stored-tile
+/// ones (LeakyRelu, HardSigmoid), on the tiles and on B packed ahead. The
+/// convolution sweep runs fewer functors on its many paths (they share
+/// this epilogue code).
+template <typename Act>
+static void checkGemmActivation(float act_alpha, float act_beta) {
+  const int64_t m = 13, n = 33, k = 70;
+  auto a = randomVec(m * k), b = randomVec(k * n), c = randomVec(n);
+  std::vector<float> want(m * n), got(m * n, 123.f), pre(m * n, 123.f);
+  ref::gemm<float>(a.data(), b.data(), c.data(), want.data(), m, n, k, 0, 1, 0.75f, 1.5f, 0, 1);
+  for (float &v : want)
+    v = Act::apply(v, act_alpha, act_beta);
+  std::vector<float> scratch(simd::gemm_scratch_floats(m, n, k));
+  simd::gemm<Act>(a.data(), b.data(), c.data(), got.data(), m, n, k, 0, 1, 0.75f, 1.5f, 0, 1,
+                  act_alpha, act_beta, scratch.data());
+  CHECK_CLOSE("gemm", got, want, m * n, k);
+  std::vector<float> packed(simd::packed_b_floats(k, n, simd::kNR));
+  simd::pack_b_ahead(b.data(), 1, k, k, n, simd::kNR, packed.data());
+  std::vector<float> pre_scratch(simd::prepacked_gemm_scratch_floats(m, k));
+  simd::gemm_prepacked<Act, simd::kNR>(a.data(), packed.data(), c.data(), pre.data(), m, n, k, 0,
+                                       0.75f, 1.5f, 0, 1, act_alpha, act_beta,
+                                       pre_scratch.data());
+  CHECK_CLOSE("gemm_prepacked", pre, want, m * n, k);
+}
+
 static void checkMatMul(int64_t batch, int64_t m, int64_t k, int64_t n, bool broadcastB) {
   INFO("batch=" << batch << " m=" << m << " k=" << k << " n=" << n);
   auto a = randomVec(batch * m * k), b = randomVec((broadcastB ? 1 : batch) * k * n);
@@ -81,6 +107,16 @@ TEST_CASE("gemm transposes and C broadcasts", "[gemm]") {
 TEST_CASE("gemm shapes from models", "[gemm]") {
   SECTION("crosses the kGemmNC column block") { checkGemm(20, 2047 + 40, 40, 0, 0, 2); }
   SECTION("a batch-1 fully connected layer") { checkGemm(1, 1000, 512, 0, 1, 2); }
+}
+
+TEST_CASE("gemm with every activation", "[gemm]") {
+  checkGemmActivation<ref::Identity>(0, 0);
+  checkGemmActivation<ref::Relu>(0, 0);
+  checkGemmActivation<ref::Clamp>(-0.5f, 0.5f);
+  checkGemmActivation<ref::Sigmoid>(0, 0);
+  checkGemmActivation<ref::Silu>(0, 0);
+  checkGemmActivation<ref::LeakyRelu>(0.1f, 0);
+  checkGemmActivation<ref::HardSigmoid>(0.2f, 0.5f);
 }
 
 TEST_CASE("batched matmul", "[matmul]") {

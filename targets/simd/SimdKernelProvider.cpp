@@ -188,7 +188,26 @@ ProviderResult lowerConv(Operation *op, Value x, Value w, Value b, Value z, Valu
                                                        g->dilations.data(), group, tasks);
   args.push_back(KernelArg::scratch(floats * 4, "float"));
   appendTasks(args, tasks);
-  return calls({simdCall(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor},
+  // The kernel's path, named so that the model's code holds only that one;
+  // a bounded-dims build's shapes vary, so its kernels decide at run time.
+  std::string method = "Any";
+  if (!inBoundedProbe(op)) {
+    static const char *const kConvMethods[] = {"Any", "PixelMajor", "Pointwise", "Direct",
+                                               "Im2col"};
+    static const char *const kDepthwiseMethods[] = {"Any",  "Blocked", "K3S1",  "K3S2",
+                                                    "K5S1", "K5S2",    "Taps", "Scalar"};
+    method = depthwise
+                 ? kDepthwiseMethods[int(onnxc_rt::simd::depthwise_method(
+                       xs[1], ys[1], ys[3], kernel[0], kernel[1], g->strides[0], g->strides[1],
+                       g->dilations[0], g->dilations[1]))]
+                 : kConvMethods[int(onnxc_rt::simd::conv2d_method(
+                       xs.data(), ys.data(), kernel.data(), g->strides.data(),
+                       g->padsBegin.data(), g->dilations.data(), group,
+                       args[2].kind != KernelArg::Kind::Null))];
+  }
+  method = std::string("onnxc_rt::simd::") + (depthwise ? "DepthwiseMethod::" : "ConvMethod::") +
+           method;
+  return calls({simdCall(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor, method},
                          depthwise ? kSimdDepthwise : kSimdConv,
                         std::move(args))});
 }
@@ -258,7 +277,13 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks) {
   const char *kernelName = winograd    ? "winograd_conv2d_blocked"
                            : depthwise ? "depthwise_conv2d_blocked"
                                        : "conv2d_blocked";
-  return calls({simdCall(kernelName, {act.functor}, winograd ? kSimdWinograd : kSimdBlocked,
+  // A dense blocked convolution names its input layout and tap count, so
+  // that the model's code holds only that tile (conv2d_blocked).
+  std::vector<std::string> targs{act.functor};
+  if (!depthwise && !winograd)
+    targs.insert(targs.end(), {inBlocked ? "1" : "0",
+                               taps == 1 || taps == 9 ? std::to_string(taps) : "0"});
+  return calls({simdCall(kernelName, targs, winograd ? kSimdWinograd : kSimdBlocked,
                         std::move(args))});
 }
 

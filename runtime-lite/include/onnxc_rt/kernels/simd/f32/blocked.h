@@ -108,8 +108,10 @@ inline VecF bias_lanes(const float *bias, int64_t ch, int64_t m) {
 /// tiles: window_tile's kGemmMR pixels by 1 or 2 vectors, or (kPixels 4,
 /// kVecs 4: a pointwise convolution of a blocked input, taps 1) NEON's
 /// fma_tile_4x16, whose weight rows of 16 channels are one load each. (V
-/// is VecF: a template, so that only NEON compiles that tile.)
-template <typename Act, int kL, int kPixels, int kVecs, typename V = VecF>
+/// is VecF: a template, so that only NEON compiles that tile.) kTaps: the
+/// window_tile specialisation (1, 9 or 0 for any count) where the caller
+/// knows it, -1 to choose from `taps`.
+template <typename Act, int kL, int kPixels, int kVecs, int kTaps = -1, typename V = VecF>
 void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
                           const int64_t *tap_off, int64_t taps, int64_t units, const float *wt,
                           const float *bias, const float *z, float *y, int64_t m, int64_t ow,
@@ -118,6 +120,7 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
   constexpr bool kTile4x16 = kPixels == 4 && kVecs == 4;
   static_assert(kTile4x16 || kPixels == kGemmMR, "window_tile's tiles are kGemmMR pixels");
   const int64_t k = units * taps * kL;
+  const int64_t tap_class = kTaps >= 0 ? kTaps : taps == 1 || taps == 9 ? taps : 0;
   const float *b = wt + j0 / kPixelMajorBlock * k * kPixelMajorBlock + j0 % kPixelMajorBlock;
   VecF bv[kVecs];
   int64_t voff[kVecs]; // where vector v of pixel 0 goes in y
@@ -144,9 +147,9 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
     if constexpr (kTile4x16) {
       const float *w = b;
       V::fma_tile_4x16(px, units, ustride * 4, w, kPixelMajorBlock * 4, acc);
-    } else if (taps == 1) {
+    } else if (tap_class == 1) {
       window_tile<kL, 1, kVecs>(px, tap_off, taps, units, ustride, b, acc);
-    } else if (taps == 9) {
+    } else if (tap_class == 9) {
       window_tile<kL, 9, kVecs>(px, tap_off, taps, units, ustride, b, acc);
     } else {
       window_tile<kL, 0, kVecs>(px, tap_off, taps, units, ustride, b, acc);
@@ -170,20 +173,24 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
 /// offsets (from the input, or from a zero-padded copy where windows reach
 /// into padding: blocked_conv_input); no im2col, no transposes. Work is
 /// split into (channel tile, chunk of pixels) units for `tasks`. Scratch:
-/// blocked_conv_scratch_floats(...) floats.
-template <typename Act>
+/// blocked_conv_scratch_floats(...) floats. The compiler names the input
+/// layout (kInBlocked 0 or 1) and the tap specialisation (kTaps 1, 9 or 0)
+/// it knows, so that the model's code holds only that tile's loops; -1
+/// decides at run time (the kernel tests).
+template <typename Act, int kInBlocked = -1, int kTaps = -1>
 void conv2d_blocked(const float *x, const float *w_packed, const float *bias, const float *z,
                     float *y, const int64_t *in_shape, const int64_t *out_shape,
                     const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
-                    const int64_t *dilations, int64_t in_blocked, float act_alpha,
+                    const int64_t *dilations, int64_t in_blocked_arg, float act_alpha,
                     float act_beta, float *scratch, TaskRunner *runner = nullptr,
                     int64_t tasks = 1) {
+  const bool in_blocked = kInBlocked >= 0 ? kInBlocked != 0 : in_blocked_arg != 0;
   const int64_t n = in_shape[0], c = in_shape[1], h = in_shape[2], wd = in_shape[3];
   const int64_t m = out_shape[1], oh = out_shape[2], ow = out_shape[3], npix = oh * ow;
-  const int64_t lanes = blocked_conv_lanes(in_blocked != 0);
+  const int64_t lanes = blocked_conv_lanes(in_blocked);
   const int64_t units = round_up(c, lanes) / lanes, taps = kernel[0] * kernel[1];
   const PixelMajorInput in = blocked_conv_input(in_shape, out_shape, kernel, strides,
-                                                 pads_begin, dilations, in_blocked != 0);
+                                                 pads_begin, dilations, in_blocked);
   int64_t tap_off[kPixelMajorMaxTaps];
   for (int64_t t = 0; t < taps && t < kPixelMajorMaxTaps; ++t)
     tap_off[t] = (t / kernel[1] * dilations[0] * in.wp + t % kernel[1] * dilations[1]) * lanes;
@@ -238,7 +245,7 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
         const bool two = round_up(m, kChannelBlock) - j0 >= kNR;
         auto run = [&](auto l_c, auto p_c, auto v_c) {
           conv2d_blocked_tiles<Act, decltype(l_c)::value, decltype(p_c)::value,
-                               decltype(v_c)::value>(
+                               decltype(v_c)::value, kTaps>(
               src, in.wp, in.cstride, tap_off, taps, units, w_packed, bias, zb, yb, m, ow, npix,
               strides[0], strides[1], act_alpha, act_beta, j0, p0, p1);
         };

@@ -134,6 +134,27 @@ constexpr bool depthwise_is_blocked(int64_t c, int64_t m, int64_t ow, int64_t kh
   return m == c && kh * kw <= kDepthwiseMaxTaps && (ow <= 16 || !plane_vectorised);
 }
 
+/// How simd::depthwise_conv2d computes a depthwise convolution:
+/// channel-blocked (depthwise_is_blocked), or a plane at a time with the
+/// tiles specialised for square 3x3 / 5x5 kernels at stride 1 or 2 (no
+/// dilation), with tiles that read any kernel's taps from a table (stride
+/// 1 or 2, at most kDepthwiseMaxTaps taps), or scalar. Named as
+/// depthwise_conv2d's template argument as ConvMethod is conv2d's.
+enum class DepthwiseMethod { Any, Blocked, K3S1, K3S2, K5S1, K5S2, Taps, Scalar };
+constexpr DepthwiseMethod depthwise_method(int64_t c, int64_t m, int64_t ow, int64_t kh,
+                                           int64_t kw, int64_t sh, int64_t sw, int64_t dh,
+                                           int64_t dw) {
+  if (depthwise_is_blocked(c, m, ow, kh, kw, sw, dw))
+    return DepthwiseMethod::Blocked;
+  const bool vectorised = (sw == 1 || (sw == 2 && dw == 1)) && kh * kw <= kDepthwiseMaxTaps;
+  if (!vectorised)
+    return DepthwiseMethod::Scalar;
+  if (kh == kw && (kh == 3 || kh == 5) && dh == 1 && dw == 1 && sh == sw && (sh == 1 || sh == 2))
+    return kh == 3 ? (sh == 1 ? DepthwiseMethod::K3S1 : DepthwiseMethod::K3S2)
+                   : (sh == 1 ? DepthwiseMethod::K5S1 : DepthwiseMethod::K5S2);
+  return DepthwiseMethod::Taps;
+}
+
 /// Floats of scratch one task of a depthwise convolution needs: blocked,
 /// the block's buffers; otherwise its padded input plane, rows rounded to
 /// even length (stride-2 planes are split by column parity), plus one
@@ -254,6 +275,29 @@ constexpr bool conv_is_pixel_major(const int64_t *in_shape, const int64_t *out_s
   const int64_t pixel_major =
       round_up(npix, kGemmMR) * round_up(mg, kPixelMajorBlock) * (k + kPixelMajorOverhead);
   return kernel[0] * kernel[1] <= kPixelMajorMaxTaps && pixel_major < channel_major;
+}
+
+/// How simd::conv2d computes a convolution, decided from the shapes (and
+/// whether the weights come packed ahead): pixel-major, a GEMM over the
+/// input itself (pointwise), directly from phase planes, or a GEMM over an
+/// implicit im2col. The compiler names the method as conv2d's template
+/// argument, so that a model's code holds only the path it runs (the others
+/// are dead code: each is seconds of the C++ compiler's time and tens of
+/// KB of code); Any decides at run time (a bounded-dims build, whose shapes
+/// vary, and the kernel tests).
+enum class ConvMethod { Any, PixelMajor, Pointwise, Direct, Im2col };
+constexpr ConvMethod conv2d_method(const int64_t *in_shape, const int64_t *out_shape,
+                                   const int64_t *kernel, const int64_t *strides,
+                                   const int64_t *pads_begin, const int64_t *dilations,
+                                   int64_t group, bool weights_packed) {
+  if (weights_packed &&
+      conv_is_pixel_major(in_shape, out_shape, kernel, strides, pads_begin, dilations, group))
+    return ConvMethod::PixelMajor;
+  if (conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin))
+    return ConvMethod::Pointwise;
+  if (conv_is_direct(in_shape, out_shape, kernel, strides, pads_begin, dilations))
+    return ConvMethod::Direct;
+  return ConvMethod::Im2col;
 }
 
 /// A pixel-major convolution's view of its input: the windows are read in

@@ -254,9 +254,11 @@ void conv2d_pixel_major(const float *src, int64_t row_w, int64_t cstride, const 
 /// (conv2d_pixel_major). Otherwise a pointwise convolution is a GEMM
 /// reading X as B; others run directly (conv2d_direct) or, where that
 /// would waste too much (conv_is_direct), as a GEMM over an implicit
-/// im2col. `tasks` split each group's output (run on `runner`, see
-/// parallel.h). Scratch: conv2d_scratch_floats(..., tasks) floats.
-template <typename Act>
+/// im2col (conv2d_method; where the compiler names the method as kMethod,
+/// the other paths are dead code, left out of the build). `tasks` split
+/// each group's output (run on `runner`, see parallel.h). Scratch:
+/// conv2d_scratch_floats(..., tasks) floats.
+template <typename Act, ConvMethod kMethod = ConvMethod::Any>
 void conv2d(const float *x, const float *w, const float *w_packed, const float *bias,
             const float *z, float *y,
             const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
@@ -267,13 +269,12 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
   const int64_t m = out_shape[1], oh = out_shape[2], ow = out_shape[3];
   const int64_t cg = c / group, mg = m / group, kdim = cg * kernel[0] * kernel[1];
   const int64_t npix = oh * ow;
-  const bool pointwise = conv_is_pointwise(in_shape, out_shape, kernel, strides, pads_begin);
-  const bool direct =
-      conv_is_direct(in_shape, out_shape, kernel, strides, pads_begin, dilations);
-  // Pixel-major where chosen and the weights come packed for it.
-  const bool pixel_major =
-      w_packed &&
-      conv_is_pixel_major(in_shape, out_shape, kernel, strides, pads_begin, dilations, group);
+  const ConvMethod method =
+      kMethod != ConvMethod::Any
+          ? kMethod
+          : conv2d_method(in_shape, out_shape, kernel, strides, pads_begin, dilations, group,
+                          w_packed != nullptr);
+  const bool pixel_major = method == ConvMethod::PixelMajor;
   const PixelMajorInput in =
       pixel_major_input(in_shape, out_shape, kernel, strides, pads_begin, dilations);
   const int64_t taps = kernel[0] * kernel[1];
@@ -333,10 +334,10 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
                                       p0, min64(npix, p0 + chunk), stage);
           }
         });
-      } else if (pointwise) {
+      } else if (method == ConvMethod::Pointwise) {
         gemm_tasks<Act, kGemmMR>(mg, npix, kdim, wm, wp, Matrix{xg, h * wd, 1}, y + yoff, npix,
                                  ep, scratch, runner, tasks);
-      } else if (direct) {
+      } else if (method == ConvMethod::Direct) {
         // The planes first (each task a share of the channels), then each
         // task a share of the virtual columns, or of the rows when there are
         // more output channels than columns.

@@ -319,7 +319,7 @@ void depthwise_block(const float *x, const float *w, const float *bias, const fl
 /// `tasks` split the channels or channel blocks (run on `runner`, see
 /// parallel.h), each with its own scratch. Scratch: tasks *
 /// depthwise_scratch_floats(...) floats.
-template <typename Act>
+template <typename Act, DepthwiseMethod kMethod = DepthwiseMethod::Any>
 void depthwise_conv2d(const float *x, const float *w, const float *bias, const float *z,
                       float *y, const int64_t *in_shape, const int64_t *out_shape,
                       const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
@@ -330,7 +330,10 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
   const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
   const int64_t dh = dilations[0], dw = dilations[1];
   const int64_t per_task = depthwise_scratch_floats(c, m, oh, ow, kh, kw, sh, sw, dh, dw);
-  if (depthwise_is_blocked(c, m, ow, kh, kw, sw, dw)) {
+  using M = DepthwiseMethod;
+  const M method =
+      kMethod != M::Any ? kMethod : depthwise_method(c, m, ow, kh, kw, sh, sw, dh, dw);
+  if (method == M::Blocked) {
     const int64_t blocks = (c + kLanes - 1) / kLanes;
     parallel_for(runner, tasks, [&](int64_t task) {
       const Range r = split_range(n * blocks, 1, tasks, task);
@@ -353,17 +356,13 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
   auto tap_offset = [&](int64_t ky, int64_t kx) {
     return ky * dh * row_len + (split ? (kx & 1) * wq + (kx >> 1) : kx * dw);
   };
-  // The vector path reads tap offsets from a table (kernels of up to
+  // The Taps path reads tap offsets from a table (kernels of up to
   // kDepthwiseMaxTaps taps; larger ones take the scalar path).
   int64_t tap_off[kDepthwiseMaxTaps];
-  const bool vectorised = (sw == 1 || split) && kh * kw <= kDepthwiseMaxTaps;
-  if (vectorised)
+  if (method == M::Taps)
     for (int64_t ky = 0; ky < kh; ++ky)
       for (int64_t kx = 0; kx < kw; ++kx)
         tap_off[ky * kw + kx] = tap_offset(ky, kx);
-  // The specialised tiles: square 3x3 or 5x5, no dilation, stride 1 or 2.
-  const bool fixed = vectorised && kh == kw && (kh == 3 || kh == 5) && dh == 1 && dw == 1 &&
-                     sh == sw && (sh == 1 || sh == 2);
   const int64_t nq = (ow + kLanes - 1) / kLanes; // output vectors per row
   parallel_for(runner, tasks, [&](int64_t task) {
     float *pad = scratch + task * per_task;
@@ -395,11 +394,15 @@ void depthwise_conv2d(const float *x, const float *w, const float *bias, const f
         using I2 = std::integral_constant<int, 2>;
         using I3 = std::integral_constant<int, 3>;
         using I5 = std::integral_constant<int, 5>;
-        if (fixed && kh == 3)
-          sh == 1 ? fixed_tiles(I3{}, I1{}) : fixed_tiles(I3{}, I2{});
-        else if (fixed)
-          sh == 1 ? fixed_tiles(I5{}, I1{}) : fixed_tiles(I5{}, I2{});
-        else if (vectorised)
+        if (method == M::K3S1)
+          fixed_tiles(I3{}, I1{});
+        else if (method == M::K3S2)
+          fixed_tiles(I3{}, I2{});
+        else if (method == M::K5S1)
+          fixed_tiles(I5{}, I1{});
+        else if (method == M::K5S2)
+          fixed_tiles(I5{}, I2{});
+        else if (method == M::Taps)
           depthwise_cover(oh, nq, [&](auto rows_c, auto cols_c, int64_t r, int64_t qi) {
             depthwise_tile_any<Act, decltype(rows_c)::value, decltype(cols_c)::value>(
                 pad, wk, kh, kw, tap_off, r, qi * kLanes, sh * row_len, ow, yo, ep);

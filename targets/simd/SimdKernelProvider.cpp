@@ -190,23 +190,22 @@ ProviderResult lowerConv(Operation *op, Value x, Value w, Value b, Value z, Valu
   appendTasks(args, tasks);
   // The kernel's path, named so that the model's code holds only that one;
   // a bounded-dims build's shapes vary, so its kernels decide at run time.
-  std::string method = "Any";
-  if (!inBoundedProbe(op)) {
-    static const char *const kConvMethods[] = {"Any", "PixelMajor", "Pointwise", "Direct",
-                                               "Im2col"};
-    static const char *const kDepthwiseMethods[] = {"Any",  "Blocked", "K3S1",  "K3S2",
-                                                    "K5S1", "K5S2",    "Taps", "Scalar"};
-    method = depthwise
-                 ? kDepthwiseMethods[int(onnxc_rt::simd::depthwise_method(
-                       xs[1], ys[1], ys[3], kernel[0], kernel[1], g->strides[0], g->strides[1],
-                       g->dilations[0], g->dilations[1]))]
-                 : kConvMethods[int(onnxc_rt::simd::conv2d_method(
-                       xs.data(), ys.data(), kernel.data(), g->strides.data(),
-                       g->padsBegin.data(), g->dilations.data(), group,
-                       args[2].kind != KernelArg::Kind::Null))];
-  }
-  method = std::string("onnxc_rt::simd::") + (depthwise ? "DepthwiseMethod::" : "ConvMethod::") +
-           method;
+  namespace rt = onnxc_rt::simd;
+  const bool bounded = inBoundedProbe(op);
+  const std::string method =
+      depthwise ? std::string("onnxc_rt::simd::DepthwiseMethod::") +
+                      rt::depthwise_method_name(
+                          bounded ? rt::DepthwiseMethod::Any
+                                  : rt::depthwise_method(xs[1], ys[1], ys[3], kernel[0],
+                                                         kernel[1], g->strides[0], g->strides[1],
+                                                         g->dilations[0], g->dilations[1]))
+                : std::string("onnxc_rt::simd::ConvMethod::") +
+                      rt::conv_method_name(
+                          bounded ? rt::ConvMethod::Any
+                                  : rt::conv2d_method(xs.data(), ys.data(), kernel.data(),
+                                                      g->strides.data(), g->padsBegin.data(),
+                                                      g->dilations.data(), group,
+                                                      args[2].kind != KernelArg::Kind::Null));
   return calls({simdCall(depthwise ? "depthwise_conv2d" : "conv2d", {act.functor, method},
                          depthwise ? kSimdDepthwise : kSimdConv,
                         std::move(args))});
@@ -282,7 +281,7 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks) {
   std::vector<std::string> targs{act.functor};
   if (!depthwise && !winograd)
     targs.insert(targs.end(), {inBlocked ? "1" : "0",
-                               taps == 1 || taps == 9 ? std::to_string(taps) : "0"});
+                               std::to_string(onnxc_rt::simd::blocked_tap_class(taps))});
   return calls({simdCall(kernelName, targs, winograd ? kSimdWinograd : kSimdBlocked,
                         std::move(args))});
 }

@@ -120,7 +120,7 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
   constexpr bool kTile4x16 = kPixels == 4 && kVecs == 4;
   static_assert(kTile4x16 || kPixels == kGemmMR, "window_tile's tiles are kGemmMR pixels");
   const int64_t k = units * taps * kL;
-  const int64_t tap_class = kTaps >= 0 ? kTaps : taps == 1 || taps == 9 ? taps : 0;
+  const int tap_class = kTaps >= 0 ? kTaps : blocked_tap_class(taps);
   const float *b = wt + j0 / kPixelMajorBlock * k * kPixelMajorBlock + j0 % kPixelMajorBlock;
   VecF bv[kVecs];
   int64_t voff[kVecs]; // where vector v of pixel 0 goes in y

@@ -154,6 +154,12 @@ constexpr DepthwiseMethod depthwise_method(int64_t c, int64_t m, int64_t ow, int
                    : (sh == 1 ? DepthwiseMethod::K5S1 : DepthwiseMethod::K5S2);
   return DepthwiseMethod::Taps;
 }
+/// The enumerator's name, as generated code spells the template argument.
+constexpr const char *depthwise_method_name(DepthwiseMethod m) {
+  constexpr const char *kNames[] = {"Any",  "Blocked", "K3S1", "K3S2",
+                                    "K5S1", "K5S2",    "Taps", "Scalar"};
+  return kNames[static_cast<int>(m)];
+}
 
 /// Floats of scratch one task of a depthwise convolution needs: blocked,
 /// the block's buffers; otherwise its padded input plane, rows rounded to
@@ -298,6 +304,16 @@ constexpr ConvMethod conv2d_method(const int64_t *in_shape, const int64_t *out_s
   if (conv_is_direct(in_shape, out_shape, kernel, strides, pads_begin, dilations))
     return ConvMethod::Direct;
   return ConvMethod::Im2col;
+}
+constexpr const char *conv_method_name(ConvMethod m) {
+  constexpr const char *kNames[] = {"Any", "PixelMajor", "Pointwise", "Direct", "Im2col"};
+  return kNames[static_cast<int>(m)];
+}
+
+/// The window tile conv2d_blocked specialises for a kernel of `taps` taps:
+/// 1 (pointwise), 9 (3x3), or 0 (any count).
+constexpr int blocked_tap_class(int64_t taps) {
+  return taps == 1 || taps == 9 ? static_cast<int>(taps) : 0;
 }
 
 /// A pixel-major convolution's view of its input: the windows are read in

@@ -167,11 +167,12 @@ def FuseOpsPass : Pass<"onnxc-fuse-ops", "mlir::func::FuncOp"> {
 }
 
 def FoldBatchNormPass : Pass<"onnxc-fold-batchnorm", "mlir::func::FuncOp"> {
-  let summary = "Fold inference BatchNormalization into the preceding Conv";
+  let summary = "Fold inference BatchNormalization into the preceding Conv or Gemm";
   let description = [{
-    When a BatchNormalization consumes a Conv with constant weights (and the
-    Conv has no other user), the per-channel affine transform is folded into
-    the Conv's weights and bias:
+    When a BatchNormalization consumes a Conv or a Gemm with constant weights
+    (and it has no other user), the per-channel affine transform is folded
+    into its weights and bias (a Gemm's output channels are op(B)'s columns;
+    its C must be per-column or absent, with beta = 1 where present):
       W' = W * scale / sqrt(var + eps),  B' = (B - mean) * scale / sqrt(var + eps) + beta
 
     Before:

@@ -19,10 +19,9 @@ namespace onnxc {
 namespace {
 
 /// W' = W * scale / sqrt(var + eps) per output channel and
-/// B' = (B - mean) * scale / sqrt(var + eps) + beta, both computed with
-/// runtime-lite's batch_norm kernel (W viewed as outer x M x rest with zero
-/// mean and bias: a Conv's M x (C/g*kh*kw) is 1 x M x rest, a Gemm's K x M
-/// weight is K x M x 1), so the fold and the unfused op agree by construction.
+/// B' = (B - mean) * scale / sqrt(var + eps) + beta, by runtime-lite's
+/// batch_norm_fold (batch_norm's own factors; the quantizer folds with it
+/// too), W viewed as outer x M x rest.
 template <typename T>
 void foldInto(std::vector<char> &w, std::vector<char> &b, int64_t outer, int64_t m,
               const std::vector<char> &scale, const std::vector<char> &beta,
@@ -31,11 +30,8 @@ void foldInto(std::vector<char> &w, std::vector<char> &b, int64_t outer, int64_t
   auto p = [](const std::vector<char> &v) { return reinterpret_cast<const T *>(v.data()); };
   auto q = [](std::vector<char> &v) { return reinterpret_cast<T *>(v.data()); };
   int64_t rest = static_cast<int64_t>(w.size() / sizeof(T)) / (outer * m);
-  std::vector<T> zeros(m, T(0));
-  onnxc_rt::ref::batch_norm<T>(q(w), p(scale), zeros.data(), zeros.data(), p(var),
-                               q(w), outer, m, rest, eps);
-  onnxc_rt::ref::batch_norm<T>(q(b), p(scale), p(beta), p(mean), p(var), q(b), 1,
-                               m, 1, eps);
+  onnxc_rt::ref::batch_norm_fold<T>(q(w), q(b), outer, m, rest, p(scale), p(beta), p(mean),
+                                    p(var), eps);
 }
 
 /// The bias of a Gemm's M outputs as an M-vector: C itself when it is one,

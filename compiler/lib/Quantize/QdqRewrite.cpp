@@ -398,10 +398,12 @@ TensorProto floatTensor(const std::string &name, const std::vector<int64_t> &dim
   return rawTensor(name, TensorProto::FLOAT, dims, v);
 }
 
-/// Folds each inference BatchNormalization that follows a Conv with float
-/// initializer weights (its only reader) into the Conv, with runtime-lite's
-/// batch_norm kernel as onnxc-fold-batchnorm does: the per-channel scale
-/// must be in the weights before they are quantized per channel.
+/// Folds each inference BatchNormalization that follows a Conv or a Gemm
+/// with float initializer weights (its only reader) into it, with
+/// runtime-lite's batch_norm_fold as onnxc-fold-batchnorm does: the
+/// per-channel scale must be in the weights before they are quantized per
+/// channel. A Gemm's channels are op(B)'s columns; its C must be absent or
+/// one value per column (or one for all) with beta = 1.
 void foldBatchNorms(ModelProto &model) {
   GraphProto *g = model.mutable_graph();
   std::map<std::string, int> initIndex, readers;
@@ -418,25 +420,54 @@ void foldBatchNorms(ModelProto &model) {
     auto it = initIndex.find(name);
     return it != initIndex.end() && floatData(g->initializer(it->second), out);
   };
+  auto attrOr = [](const NodeProto &n, const char *name, float dflt) {
+    for (const auto &a : n.attribute())
+      if (a.name() == name)
+        return a.type() == onnx::AttributeProto::INT ? float(a.i()) : a.f();
+    return dflt;
+  };
   std::set<const NodeProto *> folded;
   for (NodeProto &bn : *g->mutable_node()) {
     if (bn.op_type() != "BatchNormalization" || bn.input_size() != 5 || bn.output_size() != 1)
       continue;
     auto p = producer.find(bn.input(0));
-    if (p == producer.end() || p->second->op_type() != "Conv" || readers[bn.input(0)] != 1)
+    if (p == producer.end() || readers[bn.input(0)] != 1)
       continue;
-    NodeProto &conv = *p->second;
+    NodeProto &layer = *p->second;
+    const bool gemm = layer.op_type() == "Gemm";
+    if (layer.op_type() != "Conv" && !gemm)
+      continue;
     std::vector<float> w, b, scale, beta, mean, var;
-    if (conv.input_size() < 2 || !floats(conv.input(1), w) || !floats(bn.input(1), scale) ||
+    if (layer.input_size() < 2 || !floats(layer.input(1), w) || !floats(bn.input(1), scale) ||
         !floats(bn.input(2), beta) || !floats(bn.input(3), mean) || !floats(bn.input(4), var))
       continue;
     const int64_t m = int64_t(scale.size());
     if (m == 0 || int64_t(w.size()) % m || beta.size() != scale.size() ||
         mean.size() != scale.size() || var.size() != scale.size())
       continue;
-    const bool hasBias = conv.input_size() > 2 && !conv.input(2).empty();
-    if (hasBias && !floats(conv.input(2), b))
+    const TensorProto &wt = g->initializer(initIndex[layer.input(1)]);
+    std::vector<int64_t> dims(wt.dims().begin(), wt.dims().end());
+    // The weights as outer x m x rest: a Conv's (and a transB Gemm's) rows
+    // are its channels, a plain Gemm's K x M B holds them in its columns.
+    int64_t outer = 1;
+    if (gemm) {
+      if (dims.size() != 2 || dims[attrOr(layer, "transB", 0) != 0 ? 0 : 1] != m)
+        continue;
+      if (attrOr(layer, "transB", 0) == 0)
+        outer = dims[0];
+    } else if (dims.empty() || dims[0] != m) {
       continue;
+    }
+    const bool hasBias = layer.input_size() > 2 && !layer.input(2).empty();
+    if (hasBias && !floats(layer.input(2), b))
+      continue;
+    if (hasBias && gemm) {
+      const TensorProto &ct = g->initializer(initIndex[layer.input(2)]);
+      if (attrOr(layer, "beta", 1.0f) != 1.0f || (ct.dims_size() == 2 && ct.dims(0) != 1))
+        continue;
+      if (b.size() == 1)
+        b.assign(m, b[0]);
+    }
     if (!hasBias)
       b.assign(m, 0.0f);
     if (int64_t(b.size()) != m)
@@ -445,26 +476,24 @@ void foldBatchNorms(ModelProto &model) {
     for (const auto &a : bn.attribute())
       if (a.name() == "epsilon")
         eps = a.f();
-    std::vector<float> zeros(m, 0.0f);
-    // W' = W * scale / sqrt(var + eps) (W as 1 x M x rest, zero mean and
-    // bias); B' = (B - mean) * scale / sqrt(var + eps) + beta.
-    onnxc_rt::ref::batch_norm<float>(w.data(), scale.data(), zeros.data(), zeros.data(),
-                                     var.data(), w.data(), 1, m, int64_t(w.size()) / m, eps);
-    onnxc_rt::ref::batch_norm<float>(b.data(), scale.data(), beta.data(), mean.data(), var.data(),
-                                     b.data(), 1, m, 1, eps);
-    const TensorProto &wt = g->initializer(initIndex[conv.input(1)]);
-    std::vector<int64_t> dims(wt.dims().begin(), wt.dims().end());
+    onnxc_rt::ref::batch_norm_fold<float>(w.data(), b.data(), outer, m,
+                                          int64_t(w.size()) / (outer * m), scale.data(),
+                                          beta.data(), mean.data(), var.data(), eps);
     const std::string wName = bn.name() + "__folded_w", bName = bn.name() + "__folded_b";
     *g->add_initializer() = floatTensor(wName, dims, w);
     *g->add_initializer() = floatTensor(bName, {m}, b);
     initIndex[wName] = g->initializer_size() - 2;
     initIndex[bName] = g->initializer_size() - 1;
-    conv.set_input(1, wName);
-    if (conv.input_size() > 2)
-      conv.set_input(2, bName);
+    layer.set_input(1, wName);
+    if (layer.input_size() > 2)
+      layer.set_input(2, bName);
     else
-      conv.add_input(bName);
-    conv.set_output(0, bn.output(0));
+      layer.add_input(bName);
+    if (gemm) // the new C counts once (a beta given without C had no effect)
+      for (auto &a : *layer.mutable_attribute())
+        if (a.name() == "beta")
+          a.set_f(1.0f);
+    layer.set_output(0, bn.output(0));
     folded.insert(&bn);
   }
   if (folded.empty())

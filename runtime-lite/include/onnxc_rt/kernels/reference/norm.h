@@ -24,6 +24,15 @@ template <typename T> inline void moments(const T *x, int64_t n, double &mean, d
 }
 } // namespace detail
 
+/// Inference batch norm's per-channel affine map y = x * mul + add.
+template <typename T>
+inline void batch_norm_factors(T scale, T bias, T mean, T var, float epsilon, T &mul,
+                               T &add) {
+  const T inv = T(1) / T(std::sqrt(var + T(epsilon)));
+  mul = scale * inv;
+  add = bias - mean * mul;
+}
+
 /// Inference batch norm over (N, C, spatial) with per-channel parameters.
 template <typename T>
 void batch_norm(const T *x, const T *scale, const T *bias, const T *mean,
@@ -31,12 +40,31 @@ void batch_norm(const T *x, const T *scale, const T *bias, const T *mean,
                 float epsilon) {
   for (int64_t b = 0; b < n; ++b)
     for (int64_t ch = 0; ch < c; ++ch) {
-      const T inv = T(1) / T(std::sqrt(var[ch] + T(epsilon)));
-      const T mul = scale[ch] * inv, add = bias[ch] - mean[ch] * mul;
+      T mul, add;
+      batch_norm_factors(scale[ch], bias[ch], mean[ch], var[ch], epsilon, mul, add);
       const int64_t base = (b * c + ch) * spatial;
       for (int64_t i = 0; i < spatial; ++i)
         y[base + i] = x[base + i] * mul + add;
     }
+}
+
+/// Folds an inference batch norm into the linear layer before it (a Conv,
+/// or a Gemm): its weights w, laid out outer x c x rest with the c output
+/// channels on the middle axis (a Conv's M x (C/g*kh*kw) is 1 x M x rest,
+/// a Gemm's K x M B is K x M x 1), become w * mul and its bias b (c values)
+/// b * mul + add, with batch_norm's own factors: the compiler's fold and
+/// the quantizer's are this one function.
+template <typename T>
+void batch_norm_fold(T *w, T *b, int64_t outer, int64_t c, int64_t rest, const T *scale,
+                     const T *bias, const T *mean, const T *var, float epsilon) {
+  for (int64_t ch = 0; ch < c; ++ch) {
+    T mul, add;
+    batch_norm_factors(scale[ch], bias[ch], mean[ch], var[ch], epsilon, mul, add);
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < rest; ++i)
+        w[(o * c + ch) * rest + i] *= mul;
+    b[ch] = b[ch] * mul + add;
+  }
 }
 
 /// Training-mode batch norm: normalise with the batch's per-channel mean and

@@ -536,7 +536,11 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
   if (options.useCache && options.reportPath.empty() &&
       llvm::sys::fs::is_directory(options.calibrationDir)) {
     llvm::SHA256 hash;
-    std::string text = std::string("onnxc ") + onnxcVersion() + "\nmodel " +
+    // The executable's own digest too: a rebuilt onnxc of the same version
+    // may quantize differently (the kernels' headers alone do not say so).
+    static const std::string self = sha256OfFile(llvm::sys::fs::getMainExecutable(
+        nullptr, reinterpret_cast<void *>(&onnxcVersion)));
+    std::string text = std::string("onnxc ") + onnxcVersion() + " " + self + "\nmodel " +
                        sha256OfFile(modelPath) + "\ncalibration " +
                        sha256OfTree(options.calibrationDir) + "\nmethod " +
                        options.method.describe() + "\nbudget " +

@@ -322,7 +322,11 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium) {
                      kMcuQs8Namespace)});
 }
 
-ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t) {
+/// QMatMul with constant int8 weights (k x n): four output rows at a time
+/// on int8 weights widened by SXTB16 for SMLAD, or, on Helium with int8 activations, on
+/// VMLADAVA with the input multiplied as stored (its zero point folded into
+/// the biases, as the convolutions do).
+ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t, bool helium) {
   auto ws = shapeOf(op.getW());
   const int64_t k = ws[0], n = ws[1], rows = numel(op.getA()) / std::max<int64_t>(k, 1);
   std::vector<int8_t> w = constantInt8s(op.getW());
@@ -331,19 +335,43 @@ ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t) {
   if (w.empty() || (!isNone(op.getB()) && int64_t(bias.size()) != n) ||
       rows * k >= kMaxIndex || rows * n >= kMaxIndex)
     return std::nullopt;
-  std::vector<int32_t> packed(onnxc_rt::mcu::qs8::fc_packed_words(int(k), int(n)));
-  onnxc_rt::mcu::qs8::pack_fc_weights(w.data(), int(k), int(n), packed.data());
+  namespace q = onnxc_rt::mcu::qs8;
+  const bool mve = helium && elementKindOf(eltOf(op.getA())) == ElementKind::Int8 &&
+                   elementKindOf(eltOf(op.getY())) == ElementKind::Int8;
+  std::vector<int32_t> folded = bias;
+  std::vector<int32_t> packed;
+  if (mve) {
+    std::vector<int8_t> rowsOfW(n * k); // output j's weights as row j
+    for (int64_t i = 0; i < k; ++i)
+      for (int64_t j = 0; j < n; ++j)
+        rowsOfW[j * k + i] = w[i * n + j];
+    folded.assign(n, 0);
+    q::fold_zero_point(rowsOfW.data(), int(n), int(k), int32_t(op.getXZeroPoint()),
+                       bias.empty() ? nullptr : bias.data(), folded.data());
+    packed.resize(q::fc_mve_packed_words(int(k), int(n)));
+    q::pack_fc_mve_weights(w.data(), int(k), int(n), packed.data());
+  } else {
+    packed.resize(q::fc_packed_words(int(k), int(n)));
+    q::pack_fc_weights(w.data(), int(k), int(n), packed.data());
+  }
   Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
-                                     op.getWScale(), op.getYScale().convertToFloat(), bias,
+                                     op.getWScale(), op.getYScale().convertToFloat(), folded,
                                      accumulatorBounds(w, n, k, true, bias));
+  if (mve)
+    return calls({call("fully_connected_mve",
+                       {str(rows), str(k), str(n), str(op.getYZeroPoint()),
+                        str(op.getActMin()), str(op.getActMax()), rq.wide ? "true" : "false"},
+                       kMcuQs8FullyConnected,
+                       {KernelArg::input(op.getA()), packedInt32s(op.getContext(), packed),
+                        rq.params, KernelArg::output(op.getY())},
+                       kMcuQs8Namespace)});
   std::vector<std::string> targs{t, str(rows), str(k), str(n)};
   for (std::string &a : qs8Tail(op, rq.wide))
     targs.push_back(std::move(a));
   return calls({call("fully_connected", targs, kMcuQs8FullyConnected,
                      {KernelArg::input(op.getA()), packedInt32s(op.getContext(), packed),
                       rq.params, KernelArg::output(op.getY()),
-                      KernelArg::scratch(onnxc_rt::mcu::qs8::fc_scratch_bytes(int(k)),
-                                         "int32_t")},
+                      KernelArg::scratch(q::fc_scratch_bytes(int(k)), "int32_t")},
                      kMcuQs8Namespace)});
 }
 
@@ -421,7 +449,7 @@ ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext
             return r;
           return {referenceQConv(o, o.getMaxPool())};
         })
-        .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t); })
+        .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t, helium_); })
         .Case<QAddOp>([&](QAddOp o) { return lowerQAdd(o, t); })
         .Default([](Operation *) -> ProviderResult { return std::nullopt; });
   if (!ctx.isFloat())

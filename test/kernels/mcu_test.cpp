@@ -253,6 +253,23 @@ void test_qfc(Rng &rng) {
   for (int i = 0; i < Rows * N; ++i)
     bad += y[i] != want[i];
   check(bad == 0, "qs8 fully_connected", K * 100 + N);
+
+  // The Helium form: x multiplied as stored, its zero point in the biases.
+  static int32_t mve_packed[m::fc_mve_packed_words(K, N)], folded[N],
+      mve_params[N * m::kChannelWords];
+  static int8_t w_rows[N * K];
+  for (int k = 0; k < K; ++k)
+    for (int n = 0; n < N; ++n)
+      w_rows[n * K + k] = w[k * N + n];
+  m::fold_zero_point(w_rows, N, K, XZp, bias, folded);
+  for (int n = 0; n < N; ++n)
+    m::store_channel(m::channel_params(folded[n], mult[n], shift[n]), mve_params, n);
+  m::pack_fc_mve_weights(w, K, N, mve_packed);
+  m::fully_connected_mve<Rows, K, N, YZp, -128, 127, false>(a, mve_packed, mve_params, y);
+  bad = 0;
+  for (int i = 0; i < Rows * N; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 fully_connected_mve", K * 100 + N);
 }
 
 bool close(float a, float b) {
@@ -372,6 +389,9 @@ int main() {
   test_qfc<1, 1568, 64, -128, -128>(rng);
   test_qfc<1, 7, 5, 3, -2>(rng);
   test_qfc<3, 33, 10, 0, 5>(rng);
+  test_qfc<1, 640, 128, -128, 3>(rng);
+  test_qfc<2, 8, 7, 5, -9>(rng);
+  test_qfc<1, 16, 4, -1, 0>(rng);
   test_conv<Same<1, 28, 28, 3, 3, 1, 1, 1>, 16>(rng);
   test_conv<Same<3, 7, 5, 3, 3, 1, 1, 1>, 5>(rng);
   test_conv<Same<4, 9, 9, 3, 3, 2, 1, 1>, 6>(rng);

@@ -1,7 +1,8 @@
 // int8 fully connected layers for microcontrollers (mcu/qs8/common.h):
 // int8 weights, four per word, widened by SXTB16 (even and odd bytes)
 // against the input widened once into the matching (x0, x2), (x1, x3)
-// pairs, four output rows at a time.
+// pairs, four output rows at a time; on Helium (the M55), int8 rows against
+// the int8 input as stored, 16 products per VMLADAVA (fully_connected_mve).
 #ifndef ONNXC_RT_MCU_QS8_FULLY_CONNECTED_H
 #define ONNXC_RT_MCU_QS8_FULLY_CONNECTED_H
 
@@ -116,6 +117,88 @@ void fully_connected(const T *a, const int32_t *packed, const int32_t *params, T
       const int32_t acc[kFcRows] = {acc0, acc1, acc2, acc3};
       for (int i = 0; i < kFcRows && n0 + i < N; ++i)
         y[n0 + i] = output_value<T, Wide, YZp, Lo, Hi>(acc[i], load_channel(params, n0 + i));
+    }
+  }
+}
+
+/// Words of fully_connected_mve's weights: N rows (rounded up to even) of
+/// Vmladava::depth(K) bytes, the layout Vmladava::pack gives a
+/// convolution's rows, so output j's row starts at byte j * depth(K).
+constexpr int fc_mve_packed_words(int k, int n) { return (n + 1) / 2 * Vmladava::pair_words(k); }
+
+/// Packs w (k x n int8, column j an output) into those rows (zero past k
+/// and n).
+inline void pack_fc_mve_weights(const int8_t *w, int k, int n, int32_t *out) {
+  const int depth = Vmladava::depth(k);
+  for (int row = 0; row < (n + 1) / 2 * 2; ++row)
+    for (int i = 0; i < depth; i += 4) {
+      uint32_t word = 0;
+      for (int j = 0; j < 4; ++j) {
+        const uint8_t v = row < n && i + j < k ? static_cast<uint8_t>(w[(i + j) * n + row]) : 0;
+        word |= uint32_t(v) << (8 * j);
+      }
+      *out++ = static_cast<int32_t>(word);
+    }
+}
+
+/// acc[r] = row r's weights (w + r * depth(K)) . x (K int8), r < R <= 4:
+/// each 16 values of x loaded once for the R rows; the last partial vector
+/// of x is loaded under a tail predicate (its lanes past K read as zero; the
+/// weights are zero there too).
+template <int K, int R>
+inline void fc_mve_rows(const int8_t *w, const int8_t *x, int32_t *acc) {
+  constexpr int D = Vmladava::depth(K);
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+  int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  int d = 0;
+  auto step = [&](int8x16_t v) {
+    a0 = vmladavaq_s8(a0, vldrbq_s8(w + d), v);
+    if (R > 1)
+      a1 = vmladavaq_s8(a1, vldrbq_s8(w + D + d), v);
+    if (R > 2)
+      a2 = vmladavaq_s8(a2, vldrbq_s8(w + 2 * D + d), v);
+    if (R > 3)
+      a3 = vmladavaq_s8(a3, vldrbq_s8(w + 3 * D + d), v);
+  };
+  for (; d + kHeliumStep <= K; d += kHeliumStep)
+    step(vldrbq_s8(x + d));
+  if (K % kHeliumStep)
+    step(vldrbq_z_s8(x + d, vctp8q(uint32_t(K - d))));
+  const int32_t out[4] = {a0, a1, a2, a3};
+  for (int r = 0; r < R; ++r)
+    acc[r] = out[r];
+#else
+  for (int r = 0; r < R; ++r) {
+    int32_t a = 0;
+    for (int d = 0; d < K; ++d)
+      a += int32_t(w[r * D + d]) * x[d];
+    acc[r] = a;
+  }
+#endif
+}
+
+/// fully_connected for int8 inputs on Helium: y (rows x N) = requantize(a
+/// (rows x K) * W), W packed by pack_fc_mve_weights; a is multiplied as
+/// stored, its zero point's share in the channels' biases (fold_zero_point
+/// over W's columns), clamped to [Lo, Hi]. Four outputs per pass over a row
+/// of a; no scratch.
+template <int Rows, int K, int N, int YZp, int Lo, int Hi, bool Wide>
+void fully_connected_mve(const int8_t *a, const int32_t *packed, const int32_t *params,
+                         int8_t *y) {
+  constexpr int D = Vmladava::depth(K);
+  const int8_t *const w = reinterpret_cast<const int8_t *>(packed);
+  for (int r = 0; r < Rows; ++r, a += K, y += N) {
+    int n = 0;
+    for (; n + kFcRows <= N; n += kFcRows) {
+      int32_t acc[kFcRows];
+      fc_mve_rows<K, kFcRows>(w + n * D, a, acc);
+      for (int i = 0; i < kFcRows; ++i)
+        y[n + i] = output_value<int8_t, Wide, YZp, Lo, Hi>(acc[i], load_channel(params, n + i));
+    }
+    for (; n < N; ++n) {
+      int32_t acc[1];
+      fc_mve_rows<K, 1>(w + n * D, a, acc);
+      y[n] = output_value<int8_t, Wide, YZp, Lo, Hi>(acc[0], load_channel(params, n));
     }
   }
 }

@@ -40,6 +40,7 @@ constexpr const char *kMcuQs8Conv = "onnxc_rt/kernels/mcu/qs8/conv.h";
 constexpr const char *kMcuQs8FullyConnected = "onnxc_rt/kernels/mcu/qs8/fully_connected.h";
 constexpr const char *kMcuQs8Elementwise = "onnxc_rt/kernels/mcu/qs8/elementwise.h";
 constexpr const char *kMcuQs8Quantize = "onnxc_rt/kernels/mcu/qs8/quantize.h";
+constexpr const char *kMcuQs8Pool = "onnxc_rt/kernels/mcu/qs8/pool.h";
 constexpr const char *kMcu = "onnxc_rt::mcu";
 constexpr const char *kMcuQs8Namespace = "onnxc_rt::mcu::qs8";
 
@@ -403,6 +404,30 @@ ProviderResult lowerQAdd(QAddOp op, const std::string &t) {
                      kMcuQs8Namespace)});
 }
 
+/// QAveragePool whose window is the whole plane without padding (a
+/// GlobalAveragePool); other windows run the reference kernel.
+ProviderResult lowerQGlobalAveragePool(QAveragePoolOp op, const std::string &t) {
+  auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY());
+  if (xs.size() < 3 || ArrayRef<int64_t>(op.getKernelShape()) != xs.drop_front(2) ||
+      numel(op.getY()) != xs[0] * xs[1])
+    return std::nullopt;
+  if (auto pads = op.getPads())
+    for (int64_t p : *pads)
+      if (p != 0)
+        return std::nullopt;
+  int64_t inner = 1;
+  for (int64_t d : xs.drop_front(2))
+    inner *= d;
+  if (numel(op.getX()) >= kMaxIndex)
+    return std::nullopt;
+  const Qs8Multiplier m = rescaleMultiplier(op);
+  return calls({call("global_average_pool",
+                     {t, str(xs[0] * xs[1]), str(inner), str(op.getXZeroPoint()),
+                      str(op.getYZeroPoint()), str(m.multiplier), str(m.shift)},
+                     kMcuQs8Pool, {KernelArg::input(op.getX()), KernelArg::output(op.getY())},
+                     kMcuQs8Namespace)});
+}
+
 /// QuantizeLinear of float to int8/uint8 per tensor, constant scale and
 /// zero point.
 ProviderResult lowerQuantize(QuantizeLinearOp op) {
@@ -451,6 +476,7 @@ ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext
         })
         .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t, helium_); })
         .Case<QAddOp>([&](QAddOp o) { return lowerQAdd(o, t); })
+        .Case<QAveragePoolOp>([&](QAveragePoolOp o) { return lowerQGlobalAveragePool(o, t); })
         .Default([](Operation *) -> ProviderResult { return std::nullopt; });
   if (!ctx.isFloat())
     return std::nullopt;

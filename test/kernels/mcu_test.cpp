@@ -10,6 +10,7 @@
 #include "onnxc_rt/kernels/mcu/qs8/conv.h"
 #include "onnxc_rt/kernels/mcu/qs8/elementwise.h"
 #include "onnxc_rt/kernels/mcu/qs8/fully_connected.h"
+#include "onnxc_rt/kernels/mcu/qs8/pool.h"
 #include "onnxc_rt/kernels/mcu/qs8/quantize.h"
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
@@ -272,6 +273,28 @@ void test_qfc(Rng &rng) {
   check(bad == 0, "qs8 fully_connected_mve", K * 100 + N);
 }
 
+/// GlobalAveragePool of int8 and uint8 planes against the reference's
+/// average_pool over the whole plane.
+template <typename T, int Planes, int Inner, int XZp, int YZp>
+void test_qglobal_average_pool(Rng &rng) {
+  namespace r = onnxc_rt::ref::qs8;
+  namespace m = onnxc_rt::mcu::qs8;
+  static T x[Planes * Inner], y[Planes], want[Planes];
+  for (T &v : x)
+    v = T(rng.range(static_cast<T>(-1) < 0 ? -128 : 0, static_cast<T>(-1) < 0 ? 127 : 255));
+  constexpr int32_t kMultiplier = 1518500250; // 0.7071 * 2^31: x_scale / y_scale = 1.41
+  constexpr int kShift = 1;
+  m::global_average_pool<T, Planes, Inner, XZp, YZp, kMultiplier, kShift>(x, y);
+  const int64_t in[3] = {1, Planes, Inner}, out[3] = {1, Planes, 1}, k[1] = {Inner},
+                one[1] = {1}, zero[1] = {0};
+  r::average_pool<T>(x, want, 1, in, out, k, one, zero, zero, one, 0, XZp, YZp, kMultiplier,
+                     kShift);
+  int bad = 0;
+  for (int i = 0; i < Planes; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 global_average_pool", Planes * 1000 + Inner);
+}
+
 bool close(float a, float b) {
   const float d = a > b ? a - b : b - a, m = (a > 0 ? a : -a) + (b > 0 ? b : -b);
   return d <= 1e-5f * (1.0f + m);
@@ -400,6 +423,12 @@ int main() {
   test_fc<1, 1568, 64>(rng);
   test_fc<2, 7, 5>(rng);
   test_fc<3, 33, 10>(rng);
+  // Plane sizes around the 4- and 16-byte steps, int8 and uint8.
+  test_qglobal_average_pool<int8_t, 64, 125, -128, -128>(rng);
+  test_qglobal_average_pool<int8_t, 5, 7, 3, -4>(rng);
+  test_qglobal_average_pool<int8_t, 3, 64, 10, 0>(rng);
+  test_qglobal_average_pool<uint8_t, 6, 49, 128, 100>(rng);
+  test_qglobal_average_pool<uint8_t, 2, 3, 0, 7>(rng);
   test_quantize<101, -55>(rng);
   test_quantize<64, 0>(rng);
   printf("mcu kernels: %s\n", failures ? "FAILED" : "all match the reference");

@@ -1,4 +1,4 @@
-// The Arm DSP extension's packed 16-bit arithmetic (SMLAD, SXTB16) that the
+// The Arm DSP extension's packed arithmetic (SMLAD, SXTB16, USADA8) that the
 // microcontroller int8 kernels are written in: the instructions themselves
 // where the core has them (__ARM_FEATURE_DSP: Cortex-M4, M7, M33, M55), and
 // their definitions in plain C elsewhere (Cortex-M0+, the host's tests), so
@@ -33,6 +33,8 @@ inline int32_t sxtb16_odd(int32_t w) {
   __asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(w));
   return r;
 }
+/// acc + the four bytes of w as unsigned values (USADA8 against zero).
+inline uint32_t usada8(uint32_t w, uint32_t acc) { return __usada8(w, 0, acc); }
 #else
 inline int32_t smlad(int32_t a, int32_t b, int32_t acc) {
   return static_cast<int32_t>(
@@ -42,6 +44,9 @@ inline int32_t smlad(int32_t a, int32_t b, int32_t acc) {
 }
 inline int32_t sxtb16(int32_t w) { return pack_pair(int8_t(w), int8_t(w >> 16)); }
 inline int32_t sxtb16_odd(int32_t w) { return pack_pair(int8_t(w >> 8), int8_t(w >> 24)); }
+inline uint32_t usada8(uint32_t w, uint32_t acc) {
+  return acc + (w & 0xffu) + ((w >> 8) & 0xffu) + ((w >> 16) & 0xffu) + (w >> 24);
+}
 #endif
 
 } // namespace mcu

@@ -19,6 +19,7 @@
 #include "onnxc/Lowering/Qs8Params.h"
 #include "onnxc_rt/kernels/mcu/f32/conv.h"
 #include "onnxc_rt/kernels/mcu/qs8/common.h"
+#include "onnxc_rt/kernels/mcu/qs8/conv.h"
 #include "onnxc_rt/kernels/mcu/qs8/fully_connected.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
 
@@ -210,8 +211,10 @@ std::optional<ConvConstants> convConstants(QConvLike op, int64_t m, int64_t k) {
 }
 
 /// A depthwise QConv (group = input channels = output channels), 2-D,
-/// batch 1, constant weights, no fused pool: the weights as they are.
-ProviderResult lowerQDepthwise(QConvOp op, const std::string &t) {
+/// batch 1, constant weights, no fused pool: the weights as they are. On
+/// Helium with int8 activations, four output pixels a vector over a padded
+/// copy of each plane (depthwise_conv2d_mve).
+ProviderResult lowerQDepthwise(QConvOp op, const std::string &t, bool helium) {
   auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
   SmallVector<int64_t> kernel(ws.drop_front(2));
   auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
@@ -221,12 +224,26 @@ ProviderResult lowerQDepthwise(QConvOp op, const std::string &t) {
   std::optional<ConvConstants> k = convConstants(op, xs[1], kernel[0] * kernel[1]);
   if (!k || window.empty())
     return std::nullopt;
-  std::vector<std::string> targs{t, window};
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getW()),
+                              k->rq.params, KernelArg::output(op.getY())};
+  std::vector<std::string> targs{window};
   for (std::string &a : qs8Tail(op, k->rq.wide))
     targs.push_back(std::move(a));
-  return calls({call("depthwise_conv2d", targs, kMcuQs8Conv,
-                     {KernelArg::input(op.getX()), KernelArg::input(op.getW()), k->rq.params,
-                      KernelArg::output(op.getY())},
+  if (helium && elementKindOf(eltOf(op.getX())) == ElementKind::Int8) {
+    // The padded plane (mcu/qs8/conv.h's PaddedPlane).
+    namespace q = onnxc_rt::mcu::qs8;
+    const int64_t bytes = q::depthwise_mve_scratch(
+        q::padded_extent(int(ys[2]), int(g->strides[0]), int(kernel[0]), int(g->dilations[0]),
+                         int(xs[2]), int(g->padsBegin[0])),
+        q::padded_extent(int(ys[3]), int(g->strides[1]), int(kernel[1]), int(g->dilations[1]),
+                         int(xs[3]), int(g->padsBegin[1])),
+        int(g->strides[1]));
+    args.push_back(KernelArg::scratch(bytes, "int8_t"));
+    return calls({call("depthwise_conv2d_mve", targs, kMcuQs8Conv, std::move(args),
+                       kMcuQs8Namespace)});
+  }
+  targs.insert(targs.begin(), t);
+  return calls({call("depthwise_conv2d", targs, kMcuQs8Conv, std::move(args),
                      kMcuQs8Namespace)});
 }
 
@@ -286,7 +303,7 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium) {
   if constexpr (std::is_same_v<QConvLike, QConvOp>)
     if (xs.size() == 4 && xs[0] == 1 && op.getGroup() > 1 && int64_t(op.getGroup()) == xs[1] &&
         ws[0] == xs[1])
-      return lowerQDepthwise(op, t);
+      return lowerQDepthwise(op, t, helium);
   FailureOr<std::optional<DenseConv>> dense = denseConv(op);
   if (failed(dense))
     return {failure()};

@@ -193,6 +193,22 @@ void test_qdepthwise(Rng &rng) {
   for (int i = 0; i < C * W::Pixels; ++i)
     bad += y[i] != want[i];
   check(bad == 0, "qs8 depthwise_conv2d", C * 100 + W::KH * 10 + W::SH);
+
+  // The Helium form (the plain one off Helium), narrow and wide rounding.
+  static int8_t scratch[m::depthwise_mve_scratch_bytes<W>()];
+  for (int wide = 0; wide < 2; ++wide) {
+    for (int8_t &v : y)
+      v = 0;
+    if (wide)
+      m::depthwise_conv2d_mve<W, XZp, YZp, Lo, Hi, true>(x, w, params, y, scratch);
+    else
+      m::depthwise_conv2d_mve<W, XZp, YZp, Lo, Hi, false>(x, w, params, y, scratch);
+    bad = 0;
+    for (int i = 0; i < C * W::Pixels; ++i)
+      bad += y[i] != want[i];
+    check(bad == 0, wide ? "qs8 depthwise_conv2d_mve (wide)" : "qs8 depthwise_conv2d_mve",
+          C * 100 + W::KH * 10 + W::SH);
+  }
 }
 
 /// The same-shape int8 add against ref::qs8::add, over random scales.
@@ -407,6 +423,8 @@ int main() {
   test_qdepthwise<Same<8, 48, 48, 3, 3, 2, 1, 1>, 5, -3, -128, 127>(rng);
   test_qdepthwise<Same<3, 9, 7, 5, 3, 1, 0, 1>, -1, 2, -50, 127>(rng);
   test_qdepthwise<Same<5, 11, 10, 3, 3, 1, 2, 2>, 0, 0, 0, 127>(rng);
+  test_qdepthwise<Same<16, 12, 12, 3, 3, 2, 1, 1>, -128, -128, -128, 127>(rng); // even, stride 2
+  test_qdepthwise<Same<4, 3, 3, 3, 3, 1, 1, 1>, 7, -9, -128, 127>(rng);
   test_qadd<1000, -128, 5, -20, -128, 127>(rng);
   test_qadd<37, 3, -7, 0, 0, 127>(rng);
   test_qfc<1, 1568, 64, -128, -128>(rng);

@@ -131,6 +131,113 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *params, T *y) 
   }
 }
 
+/// depthwise_conv2d_mve's padded plane: every window of the output lies
+/// inside it (PH rows and PW columns of XZp before, as many after as the
+/// last window needs).
+constexpr int padded_extent(int out, int stride, int k, int dilation, int in, int before) {
+  return before + in +
+         ((out - 1) * stride + (k - 1) * dilation + 1 - in - before > 0
+              ? (out - 1) * stride + (k - 1) * dilation + 1 - in - before
+              : 0);
+}
+/// Scratch bytes of depthwise_conv2d_mve: one padded plane of h x w, and
+/// the 8 * sw bytes the last row's last vectors may read past it (their
+/// lanes past the row are not stored).
+constexpr int depthwise_mve_scratch(int h, int w, int sw) { return h * w + 8 * sw; }
+
+template <typename W> struct PaddedPlane {
+  static constexpr int H = padded_extent(W::OH, W::SH, W::KH, W::DH, W::IH, W::PH);
+  static constexpr int Width = padded_extent(W::OW, W::SW, W::KW, W::DW, W::IW, W::PW);
+  static constexpr int bytes = depthwise_mve_scratch(H, Width, W::SW);
+};
+
+template <typename W> constexpr int depthwise_mve_scratch_bytes() {
+  return PaddedPlane<W>::bytes;
+}
+
+/// depthwise_conv2d for int8 on Helium: each channel's plane is copied into
+/// scratch with its padding (XZp), then every output row runs eight pixels
+/// a pass in two vectors (the row's last ones under tail predicates): per
+/// kernel tap its weight read once, one widening load of each vector's four
+/// inputs (a gather at stride SW > 1) and one VMLA; the requantization four
+/// lanes at once (output_vector; lane by lane where it needs the Wide
+/// path). The same integers as depthwise_conv2d.
+template <typename W, int XZp, int YZp, int Lo, int Hi, bool Wide>
+void depthwise_conv2d_mve(const int8_t *x, const int8_t *w, const int32_t *params, int8_t *y,
+                          int8_t *scratch) {
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+  using P = PaddedPlane<W>;
+  constexpr int KN = W::KH * W::KW;
+  const uint32x4_t lanes = vmulq_n_u32(vidupq_n_u32(0, 1), W::SW);
+  for (int i = 0; i < P::bytes; ++i) // the padding; rows of x overwrite the rest
+    scratch[i] = int8_t(XZp);
+  for (int c = 0; c < W::IC; ++c, x += W::IH * W::IW, w += KN, y += W::Pixels) {
+    for (int iy = 0; iy < W::IH; ++iy)
+      for (int ix = 0; ix < W::IW; ix += kHeliumStep) {
+        const mve_pred16_t p = vctp8q(uint32_t(W::IW - ix));
+        vstrbq_p_s8(scratch + (W::PH + iy) * P::Width + W::PW + ix,
+                    vldrbq_z_s8(x + iy * W::IW + ix, p), p);
+      }
+    int32_t wk[KN];
+    for (int k = 0; k < KN; ++k)
+      wk[k] = w[k];
+    const Channel ch = load_channel(params, c);
+    // Whole vectors: lanes past the row read the plane's next bytes or the
+    // scratch's tail, and are not stored.
+    auto load = [&](const int8_t *at, mve_pred16_t) {
+      return W::SW == 1 ? vldrbq_s32(at) : vldrbq_gather_offset_s32(at, lanes);
+    };
+    auto store = [&](int8_t *at, int32x4_t acc, mve_pred16_t p, int count) {
+      if (!Wide) {
+        const int32x4_t v = output_vector<YZp, Lo, Hi>(acc, ch); // (the intrinsic is a macro)
+        vstrbq_p_s32(at, v, p);
+      } else {
+        int32_t a[4];
+        vst1q_s32(a, acc);
+        for (int l = 0; l < 4 && l < count; ++l)
+          at[l] = output_value<int8_t, Wide, YZp, Lo, Hi>(a[l], ch);
+      }
+    };
+    for (int oy = 0; oy < W::OH; ++oy) {
+      const int8_t *row = scratch + oy * W::SH * P::Width;
+      int8_t *out = y + oy * W::OW;
+      // Eight pixels a pass (two vectors, the second or both partial at the
+      // row's end): each tap's weight read once for both.
+      for (int ox = 0; ox < W::OW; ox += 8) {
+        const int left = W::OW - ox;
+        const mve_pred16_t p0 = vctp32q(uint32_t(left)), p1 = vctp32q(uint32_t(left - 4));
+        const int8_t *base = row + ox * W::SW;
+        int32x4_t acc0 = vdupq_n_s32(0), acc1 = vdupq_n_s32(0);
+        if (left > 4) {
+#pragma GCC unroll 16
+          for (int ky = 0; ky < W::KH; ++ky)
+#pragma GCC unroll 16
+            for (int kx = 0; kx < W::KW; ++kx) {
+              const int8_t *tap = base + ky * W::DH * P::Width + kx * W::DW;
+              const int32_t wt = wk[ky * W::KW + kx];
+              acc0 = vmlaq_n_s32(acc0, load(tap, p0), wt);
+              acc1 = vmlaq_n_s32(acc1, load(tap + 4 * W::SW, p1), wt);
+            }
+          store(out + ox, acc0, p0, left);
+          store(out + ox + 4, acc1, p1, left - 4);
+        } else {
+#pragma GCC unroll 16
+          for (int ky = 0; ky < W::KH; ++ky)
+#pragma GCC unroll 16
+            for (int kx = 0; kx < W::KW; ++kx)
+              acc0 = vmlaq_n_s32(acc0, load(base + ky * W::DH * P::Width + kx * W::DW, p0),
+                                 wk[ky * W::KW + kx]);
+          store(out + ox, acc0, p0, left);
+        }
+      }
+    }
+  }
+#else
+  (void)scratch;
+  depthwise_conv2d<int8_t, W, XZp, YZp, Lo, Hi, Wide>(x, w, params, y);
+#endif
+}
+
 } // namespace qs8
 } // namespace mcu
 } // namespace onnxc_rt

@@ -427,6 +427,7 @@ int main() {
   test_qdepthwise<Same<4, 3, 3, 3, 3, 1, 1, 1>, 7, -9, -128, 127>(rng);
   test_qadd<1000, -128, 5, -20, -128, 127>(rng);
   test_qadd<37, 3, -7, 0, 0, 127>(rng);
+  test_qadd<3, -128, -128, -128, -128, 127>(rng);
   test_qfc<1, 1568, 64, -128, -128>(rng);
   test_qfc<1, 7, 5, 3, -2>(rng);
   test_qfc<3, 33, 10, 0, 5>(rng);

@@ -75,16 +75,18 @@ template <int Lo, int Hi> inline int32_t clamp(int32_t v) {
 }
 
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-/// requantize's narrow path, the zero point and the clamp on four
-/// accumulators of one channel (Helium): the same integers lane by lane
+/// requantize's narrow path on four accumulators of one channel (Helium),
+/// and with the zero point and the clamp: the same integers lane by lane
 /// (VSHL by a register is the plain shift, VMULH the high word of the
 /// 64-bit product, then the one rounding's add and arithmetic shift).
-template <int YZp, int Lo, int Hi>
-inline int32x4_t output_vector(int32x4_t acc, const Channel &ch) {
+inline int32x4_t requantize_vector(int32x4_t acc, const Channel &ch) {
   int32x4_t v = vshlq_r_s32(vaddq_n_s32(acc, ch.bias), ch.up);
   v = vmulhq_s32(v, vdupq_n_s32(ch.multiplier));
-  v = vshlq_r_s32(vaddq_n_s32(v, ch.round), -ch.right);
-  v = vaddq_n_s32(v, YZp);
+  return vshlq_r_s32(vaddq_n_s32(v, ch.round), -ch.right);
+}
+template <int YZp, int Lo, int Hi>
+inline int32x4_t output_vector(int32x4_t acc, const Channel &ch) {
+  const int32x4_t v = vaddq_n_s32(requantize_vector(acc, ch), YZp);
   return vminq_s32(vmaxq_s32(v, vdupq_n_s32(Lo)), vdupq_n_s32(Hi));
 }
 #endif

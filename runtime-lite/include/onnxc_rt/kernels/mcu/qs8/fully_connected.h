@@ -83,12 +83,19 @@ inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &
                      : "cc", "memory");
   }
 #else
+  // No DSP extension (the M0+, the host): each weight byte times its input
+  // value directly (SMLAD's integers; emulating SXTB16 and SMLAD costs a
+  // pack and an unpack per pair).
   for (int q = 0; q < Q; ++q, x += 2, w += kFcRows) {
-    const int32_t even = x[0], odd = x[1];
-    acc0 = smlad(sxtb16_odd(w[0]), odd, smlad(sxtb16(w[0]), even, acc0));
-    acc1 = smlad(sxtb16_odd(w[1]), odd, smlad(sxtb16(w[1]), even, acc1));
-    acc2 = smlad(sxtb16_odd(w[2]), odd, smlad(sxtb16(w[2]), even, acc2));
-    acc3 = smlad(sxtb16_odd(w[3]), odd, smlad(sxtb16(w[3]), even, acc3));
+    const int32_t x0 = int16_t(x[0]), x2 = x[0] >> 16, x1 = int16_t(x[1]), x3 = x[1] >> 16;
+    auto dot = [&](int32_t word) {
+      return int8_t(word) * x0 + int8_t(word >> 8) * x1 + int8_t(word >> 16) * x2 +
+             (word >> 24) * x3;
+    };
+    acc0 += dot(w[0]);
+    acc1 += dot(w[1]);
+    acc2 += dot(w[2]);
+    acc3 += dot(w[3]);
   }
 #endif
 }

@@ -43,20 +43,27 @@ class LinearBn(torch.nn.Module):
         return self.bn2(self.fc2(torch.relu(self.bn1(self.fc1(x)))))
 
 
+def export(model, samples, work, name):
+    """The model exported to WORK/NAME.onnx (opset 13) on samples[0], its op
+    types, and samples[1:] as a calibration folder."""
+    path = os.path.join(work, name + ".onnx")
+    torch.onnx.export(model, torch.from_numpy(samples[0]), path, input_names=["x"],
+                      output_names=["y"], opset_version=13)
+    cal = os.path.join(work, name + "_cal")
+    for i, x in enumerate(samples[1:]):
+        save_input(os.path.join(cal, f"s{i}"), x)
+    return path, [n.op_type for n in onnx.load(path).graph.node], cal
+
+
 def check_linear_batchnorm(onnxc, work):
     torch.manual_seed(1)
     model = LinearBn().eval()
     rng = np.random.default_rng(1)
     samples = [rng.standard_normal((1, 32)).astype(np.float32) for _ in range(17)]
-    path = os.path.join(work, "linear_bn.onnx")
-    torch.onnx.export(model, torch.from_numpy(samples[0]), path, input_names=["x"],
-                      output_names=["y"], opset_version=13)
-    ops = [n.op_type for n in onnx.load(path).graph.node]
+    path, ops, cal = export(model, samples, work, "linear_bn")
     if ops.count("Gemm") != 2 or ops.count("BatchNormalization") != 2:
         sys.exit(f"the export is not Gemm + BatchNormalization per layer: {ops}")
-    cal, data = os.path.join(work, "bn_cal"), os.path.join(work, "bn_data")
-    for i, x in enumerate(samples[1:]):
-        save_input(os.path.join(cal, f"s{i}"), x)
+    data = os.path.join(work, "bn_data")
     save_input(data, samples[0])
     quant = ["--quantize", "int8", "--calibration", cal]
     subprocess.run([onnxc, path, "-o", os.path.join(work, "bn_f"), "--name", "m", "--emit",
@@ -109,15 +116,9 @@ def main():
     rng = np.random.default_rng(0)
     samples = [rng.standard_normal((1, 10, 24)).astype(np.float32) for _ in range(9)]
     with tempfile.TemporaryDirectory() as work:
-        path = os.path.join(work, "mlp.onnx")
-        torch.onnx.export(model, torch.from_numpy(samples[0]), path, input_names=["x"],
-                          output_names=["y"], opset_version=13)
-        ops = [n.op_type for n in onnx.load(path).graph.node]
+        path, ops, cal = export(model, samples, work, "mlp")
         if ops.count("MatMul") != 2 or ops.count("Add") != 2:
             sys.exit(f"the export is not MatMul + Add per layer: {ops}")
-        cal = os.path.join(work, "cal")
-        for i, x in enumerate(samples[1:]):
-            save_input(os.path.join(cal, f"s{i}"), x)
         quant = ["--quantize", "int8", "--calibration", cal, "--target", "generic", "--quiet"]
         subprocess.run([args.onnxc, path, "-o", work, "--name", "m", "--emit", "mlir", *quant],
                        check=True)

@@ -11,6 +11,7 @@
 #define ONNXC_RT_MCU_QS8_COMMON_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "onnxc_rt/kernels/mcu/dsp.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
@@ -227,6 +228,13 @@ struct Smlad {
     for (int i = W::K; i < depth(W::K); ++i)
       col[i] = 0;
   }
+  /// The columns of pixels `pixel` and, if `second`, pixel + 1 (else
+  /// `pixel` again).
+  template <typename T, typename W, int XZp>
+  static void gather2(const T *x, int pixel, bool second, Col *c0, Col *c1) {
+    gather<T, W, XZp>(x, pixel, c0);
+    gather<T, W, XZp>(x, second ? pixel + 1 : pixel, c1);
+  }
   template <int D>
   static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,
                       int32_t &a01, int32_t &a10, int32_t &a11) {
@@ -262,6 +270,45 @@ struct Vmladava {
     gather_window<W, 1>(x, pixel, col, [](T v) { return int8_t(v); }, int8_t(XZp));
     for (int i = W::K; i < depth(W::K); ++i)
       col[i] = 0;
+  }
+  /// As Smlad's; for 3-wide windows at stride and dilation 1 whose columns
+  /// both lie inside the row, one 4-byte load per (channel, kernel row)
+  /// serves both pixels (bytes 0-2 and 1-3), stored as words whose extra
+  /// byte the next chunk overwrites (the last chunk byte by byte).
+  template <typename T, typename W, int XZp>
+  static void gather2(const T *x, int pixel, bool second, Col *c0, Col *c1) {
+    if (sizeof(T) == 1 && W::KW == 3 && W::SW == 1 && W::DW == 1) {
+      const int oy = pixel / W::OW, ox = pixel - oy * W::OW;
+      const int y0 = oy * W::SH - W::PH, x0 = ox - W::PW;
+      if (second && ox + 1 < W::OW && x0 >= 0 && x0 + 3 < W::IW) {
+        constexpr int kChunks = W::IC * W::KH;
+        const uint32_t pad = uint32_t(uint8_t(XZp)) * 0x01010101u;
+        int i = 0;
+        for (int c = 0; c < W::IC; ++c)
+          for (int ky = 0; ky < W::KH; ++ky, ++i) {
+            const int iy = y0 + ky * W::DH;
+            uint32_t word = pad;
+            if (iy >= 0 && iy < W::IH)
+              memcpy(&word, x + (c * W::IH + iy) * W::IW + x0, 4);
+            Col *o0 = c0 + 3 * i, *o1 = c1 + 3 * i;
+            if (i + 1 < kChunks) {
+              const uint32_t next = word >> 8;
+              memcpy(o0, &word, 4);
+              memcpy(o1, &next, 4);
+            } else {
+              for (int b = 0; b < 3; ++b) {
+                o0[b] = Col(uint8_t(word >> (8 * b)));
+                o1[b] = Col(uint8_t(word >> (8 * b + 8)));
+              }
+            }
+          }
+        for (int k = W::K; k < depth(W::K); ++k)
+          c0[k] = c1[k] = 0;
+        return;
+      }
+    }
+    gather<T, W, XZp>(x, pixel, c0);
+    gather<T, W, XZp>(x, second ? pixel + 1 : pixel, c1);
   }
   template <int D>
   static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,

@@ -30,8 +30,7 @@ void conv2d(const T *x, const int32_t *packed, const int32_t *params, T *y,
   typename Dot::Col *const col0 = scratch, *const col1 = scratch + D;
   for (int pix = 0; pix < W::Pixels; pix += 2) {
     const bool second = pix + 1 < W::Pixels;
-    Dot::template gather<T, W, XZp>(x, pix, col0);
-    Dot::template gather<T, W, XZp>(x, second ? pix + 1 : pix, col1);
+    Dot::template gather2<T, W, XZp>(x, pix, second, col0, col1);
     const int32_t *w = packed;
     for (int m = 0; m < M; m += 2, w += Dot::pair_words(W::K)) {
       int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;

@@ -26,10 +26,9 @@ tensor first, lowest offset free over its lifetime). Layers:
   Relu before a Q     the activation clamp of the layer it follows
   Flatten             nothing (NHWC order: the next Gemm's columns permuted)
 
-The model's input is NCHW int8 in the files compare.py writes; net_run takes
-it in NCHW and the first layer's input is transposed to NHWC in net_run
-(counted: a TFLite model takes NHWC, so this is a cost CMSIS-NN would not
-pay; it is one pass over the input, and compare.py reports it).
+net_run takes the input in NHWC, as a TFLite model does (compare.py
+transposes the model's NCHW input for this side), so no layout change is
+counted against CMSIS-NN.
 """
 import argparse
 import json
@@ -139,9 +138,7 @@ def main():
     in_shape = G.shapes[graph_in]
     if len(in_shape) == 2:
         in_shape = [in_shape[0], 1, 1, in_shape[1]]
-        nchw = False
     else:
-        nchw = True
         in_shape = [in_shape[0], in_shape[2], in_shape[3], in_shape[1]]
     tensors[q_in.output[0]] = dict(shape=in_shape, scale=float(G.const(q_in.input[1])),
                                    zp=int(G.const(q_in.input[2])))
@@ -151,7 +148,6 @@ def main():
         s = G.shapes[name]
         return [s[0], s[2], s[3], s[1]] if len(s) == 4 else [s[0], 1, 1, s[1]]
 
-    out_name = None
     for n in G.g.node:
         if n.op_type in ("QuantizeLinear", "DequantizeLinear", "Relu", "Constant"):
             continue
@@ -223,8 +219,9 @@ def main():
                 s = attr(n, "strides", [1, 1])
                 pads = attr(n, "pads", [0, 0, 0, 0])
                 p = [pads[0], pads[1]]
-                if n.op_type == "AveragePool" and any(pads) and not attr(n, "count_include_pad", 0):
-                    pass  # arm_avgpool_s8 counts only the positions inside, as ONNX's default
+                if n.op_type == "AveragePool" and any(pads) and attr(n, "count_include_pad", 0):
+                    raise SystemExit(f"cmsis_net: node '{n.name}': count_include_pad has no "
+                                     "CMSIS-NN kernel")
             L = dict(kind="maxpool" if n.op_type == "MaxPool" else "avgpool",
                      name=n.name or n.output[0], x=act(x), y=y, kh=k[0], kw=k[1], stride=s,
                      pad=p, act_min=yz if relu else -128, act_max=127,
@@ -319,14 +316,7 @@ def main():
     init = ["int net_init(void) {\n  int32_t n;\n"]
     run = ["int net_run(const int8_t *input, int8_t *output) {\n",
            "  cmsis_nn_context ctx = {scratch, sizeof(scratch)};\n  (void)ctx;\n"]
-    ish = tensors[input_name]["shape"]
-    if nchw and ish[3] > 1:
-        run.append(f"  {{ /* NCHW -> NHWC */\n    int8_t *x = {ptr(input_name)};\n"
-                   f"    for (int c = 0; c < {ish[3]}; ++c)\n"
-                   f"      for (int i = 0; i < {ish[1] * ish[2]}; ++i)\n"
-                   f"        x[i * {ish[3]} + c] = input[c * {ish[1] * ish[2]} + i];\n  }}\n")
-    else:
-        run.append(f"  memcpy({ptr(input_name)}, input, {size(input_name)});\n")
+    run.append(f"  memcpy({ptr(input_name)}, input, {size(input_name)});\n")
     for i, L in enumerate(layers):
         p = f"l{i}_"
         run.append(f"  /* {L['kind']} {L['name']} */\n  {{\n")

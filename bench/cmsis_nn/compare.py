@@ -207,6 +207,10 @@ def main():
         x = numpy_helper.to_array(onnx.load_tensor(os.path.join(mdir, "test", "input_0.pb")))
         x = x.reshape(x.shape[0], -1)[0] if x.size != meta["in_size"] else x.ravel()
         xq = np.clip(np.rint(x.astype(np.float32) / np.float32(scale)) + zp, -128, 127).astype(np.int8)
+        # CMSIS-NN's side takes NHWC, as a TFLite model would (no transpose counted).
+        in_shape = [d.dim_value for d in g.input[0].type.tensor_type.shape.dim]
+        xq_nhwc = (xq.reshape(in_shape).transpose(0, 2, 3, 1).copy() if len(in_shape) == 4
+                   else xq)
         for core in a.cores.split(","):
             flags = CORES[core][0]
             lib = cmsis_library(src, work, core)
@@ -216,7 +220,7 @@ def main():
             run(["arm-none-eabi-gcc", *flags, *CFLAGS, "-DCMSIS_NN_USE_SINGLE_ROUNDING",
                  "-I", os.path.join(src, "Include"), "-I", HERE, "-c", net_c, "-o", net_o])
             elf = firmware(cw, core, "cmsis", [net_o], [lib])
-            peer = measure(elf, core, xq.tobytes(), plugin, r"cmsis_net\.o|libcmsisnn\.a")
+            peer = measure(elf, core, xq_nhwc.tobytes(), plugin, r"cmsis_net\.o|libcmsisnn\.a")
             lib_dir = os.path.join(cw, "onnxc-lib")
             run([onnxc, os.path.join(mdir, "model.onnx"), "-o", lib_dir, "--target", core,
                  "--io", "int8", "--emit", "lib", *quant])

@@ -366,8 +366,8 @@ ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t, bool helium) {
     folded.assign(n, 0);
     q::fold_zero_point(rowsOfW.data(), int(n), int(k), int32_t(op.getXZeroPoint()),
                        bias.empty() ? nullptr : bias.data(), folded.data());
-    packed.resize(q::fc_mve_packed_words(int(k), int(n)));
-    q::pack_fc_mve_weights(w.data(), int(k), int(n), packed.data());
+    packed.resize(q::packed_words<q::Vmladava>(int(n), int(k)));
+    q::Vmladava::pack(rowsOfW.data(), int(n), int(k), packed.data());
   } else {
     packed.resize(q::fc_packed_words(int(k), int(n)));
     q::pack_fc_weights(w.data(), int(k), int(n), packed.data());
@@ -424,7 +424,7 @@ ProviderResult lowerQAdd(QAddOp op, const std::string &t) {
 /// QAveragePool whose window is the whole plane without padding (a
 /// GlobalAveragePool); other windows run the reference kernel.
 ProviderResult lowerQGlobalAveragePool(QAveragePoolOp op, const std::string &t) {
-  auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY());
+  auto xs = shapeOf(op.getX());
   if (xs.size() < 3 || ArrayRef<int64_t>(op.getKernelShape()) != xs.drop_front(2) ||
       numel(op.getY()) != xs[0] * xs[1])
     return std::nullopt;

@@ -272,7 +272,7 @@ void test_qfc(Rng &rng) {
   check(bad == 0, "qs8 fully_connected", K * 100 + N);
 
   // The Helium form: x multiplied as stored, its zero point in the biases.
-  static int32_t mve_packed[m::fc_mve_packed_words(K, N)], folded[N],
+  static int32_t mve_packed[m::packed_words<m::Vmladava>(N, K)], folded[N],
       mve_params[N * m::kChannelWords];
   static int8_t w_rows[N * K];
   for (int k = 0; k < K; ++k)
@@ -281,7 +281,7 @@ void test_qfc(Rng &rng) {
   m::fold_zero_point(w_rows, N, K, XZp, bias, folded);
   for (int n = 0; n < N; ++n)
     m::store_channel(m::channel_params(folded[n], mult[n], shift[n]), mve_params, n);
-  m::pack_fc_mve_weights(w, K, N, mve_packed);
+  m::Vmladava::pack(w_rows, N, K, mve_packed);
   m::fully_connected_mve<Rows, K, N, YZp, -128, 127, false>(a, mve_packed, mve_params, y);
   bad = 0;
   for (int i = 0; i < Rows * N; ++i)

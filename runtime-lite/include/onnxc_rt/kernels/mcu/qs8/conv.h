@@ -183,7 +183,7 @@ void depthwise_conv2d_mve(const int8_t *x, const int8_t *w, const int32_t *param
     const Channel ch = load_channel(params, c);
     // Whole vectors: lanes past the row read the plane's next bytes or the
     // scratch's tail, and are not stored.
-    auto load = [&](const int8_t *at, mve_pred16_t) {
+    auto load = [&](const int8_t *at) {
       return W::SW == 1 ? vldrbq_s32(at) : vldrbq_gather_offset_s32(at, lanes);
     };
     auto store = [&](int8_t *at, int32x4_t acc, mve_pred16_t p, int count) {
@@ -214,8 +214,8 @@ void depthwise_conv2d_mve(const int8_t *x, const int8_t *w, const int32_t *param
             for (int kx = 0; kx < W::KW; ++kx) {
               const int8_t *tap = base + ky * W::DH * P::Width + kx * W::DW;
               const int32_t wt = wk[ky * W::KW + kx];
-              acc0 = vmlaq_n_s32(acc0, load(tap, p0), wt);
-              acc1 = vmlaq_n_s32(acc1, load(tap + 4 * W::SW, p1), wt);
+              acc0 = vmlaq_n_s32(acc0, load(tap), wt);
+              acc1 = vmlaq_n_s32(acc1, load(tap + 4 * W::SW), wt);
             }
           store(out + ox, acc0, p0, left);
           store(out + ox + 4, acc1, p1, left - 4);
@@ -224,7 +224,7 @@ void depthwise_conv2d_mve(const int8_t *x, const int8_t *w, const int32_t *param
           for (int ky = 0; ky < W::KH; ++ky)
 #pragma GCC unroll 16
             for (int kx = 0; kx < W::KW; ++kx)
-              acc0 = vmlaq_n_s32(acc0, load(base + ky * W::DH * P::Width + kx * W::DW, p0),
+              acc0 = vmlaq_n_s32(acc0, load(base + ky * W::DH * P::Width + kx * W::DW),
                                  wk[ky * W::KW + kx]);
           store(out + ox, acc0, p0, left);
         }

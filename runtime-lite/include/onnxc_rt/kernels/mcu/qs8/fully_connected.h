@@ -128,25 +128,9 @@ void fully_connected(const T *a, const int32_t *packed, const int32_t *params, T
   }
 }
 
-/// Words of fully_connected_mve's weights: N rows (rounded up to even) of
-/// Vmladava::depth(K) bytes, the layout Vmladava::pack gives a
-/// convolution's rows, so output j's row starts at byte j * depth(K).
-constexpr int fc_mve_packed_words(int k, int n) { return (n + 1) / 2 * Vmladava::pair_words(k); }
-
-/// Packs w (k x n int8, column j an output) into those rows (zero past k
-/// and n).
-inline void pack_fc_mve_weights(const int8_t *w, int k, int n, int32_t *out) {
-  const int depth = Vmladava::depth(k);
-  for (int row = 0; row < (n + 1) / 2 * 2; ++row)
-    for (int i = 0; i < depth; i += 4) {
-      uint32_t word = 0;
-      for (int j = 0; j < 4; ++j) {
-        const uint8_t v = row < n && i + j < k ? static_cast<uint8_t>(w[(i + j) * n + row]) : 0;
-        word |= uint32_t(v) << (8 * j);
-      }
-      *out++ = static_cast<int32_t>(word);
-    }
-}
+// fully_connected_mve's weights are a convolution's under Vmladava: output
+// j's K values as row j (W transposed), packed by Vmladava::pack into
+// packed_words<Vmladava>(N, K) words, so row j starts at byte j * depth(K).
 
 /// acc[r] = row r's weights (w + r * depth(K)) . x (K int8), r < R <= 4:
 /// each 16 values of x loaded once for the R rows; the last partial vector
@@ -185,7 +169,7 @@ inline void fc_mve_rows(const int8_t *w, const int8_t *x, int32_t *acc) {
 }
 
 /// fully_connected for int8 inputs on Helium: y (rows x N) = requantize(a
-/// (rows x K) * W), W packed by pack_fc_mve_weights; a is multiplied as
+/// (rows x K) * W), W's columns packed as rows by Vmladava::pack; a is multiplied as
 /// stored, its zero point's share in the channels' biases (fold_zero_point
 /// over W's columns), clamped to [Lo, Hi]. Four outputs per pass over a row
 /// of a; no scratch.

@@ -4,7 +4,7 @@ instructions per inference under QEMU, flash and RAM, outputs compared
 (bench/results/cmsis-nn.md):
 
     compare.py ONNXC CMSIS_NN_TGZ WORK MODEL_DIR... [--cores cortex-m4,...]
-               [--jobs 2]
+               [--jobs 2] [--conv-weights int16,int8]
 
 Each MODEL_DIR holds model.onnx (float), calibration/ (onnxc's
 --calibration folder) and test/input_0.pb (the first sample is used), as
@@ -19,7 +19,8 @@ bench/mlperf_tiny/make_models.py writes them. For each model:
    CMSIS_NN_USE_SINGLE_ROUNDING (the requantization onnxc uses, so that the
    outputs can be equal; TFLite's single-rounding build).
 3. onnxc side: `onnxc MODEL --target CORE --quantize int8 --io int8
-   --emit lib`, the library a user links.
+   --emit lib`, the library a user links; with --conv-weights, once per
+   value listed on the cores that take it (all but the M55), a row each.
 4. Both are linked into the same firmware (harness_main.c, onnxc's startup
    code and board linker script) and run under qemu-system-arm with onnxc's
    instruction-counting plugin: ((1 + 4) runs - 1 run) / 4.
@@ -172,6 +173,9 @@ def main():
     ap.add_argument("--cores", default=",".join(CORES))
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--json")
+    ap.add_argument("--conv-weights", default="",
+                    help="onnxc's --conv-weights values to run, comma-separated (cores "
+                         "without Helium; default: onnxc's default alone)")
     a = ap.parse_args()
     JOBS = a.jobs
     work = os.path.abspath(a.work)
@@ -221,31 +225,40 @@ def main():
                  "-I", os.path.join(src, "Include"), "-I", HERE, "-c", net_c, "-o", net_o])
             elf = firmware(cw, core, "cmsis", [net_o], [lib])
             peer = measure(elf, core, xq_nhwc.tobytes(), plugin, r"cmsis_net\.o|libcmsisnn\.a")
-            lib_dir = os.path.join(cw, "onnxc-lib")
-            run([onnxc, os.path.join(mdir, "model.onnx"), "-o", lib_dir, "--target", core,
-                 "--io", "int8", "--emit", "lib", *quant])
-            net_o = os.path.join(cw, "onnxc_net.o")
-            run(["arm-none-eabi-gcc", *flags, *CFLAGS, "-I", lib_dir, "-I", HERE, "-c",
-                 os.path.join(HERE, "onnxc_net.c"), "-o", net_o])
-            elf = firmware(cw, core, "onnxc", [net_o], [os.path.join(lib_dir, "libmodel.a")])
-            ours = measure(elf, core, xq.tobytes(), plugin, r"onnxc_net\.o|libmodel\.a")
-            diff = int(np.abs(ours["output"].astype(int) - peer["output"].astype(int)).max())
-            row = dict(model=model, core=core, cmsis=peer, onnxc=ours, max_diff=diff,
-                       argmax_equal=bool(np.argmax(ours["output"]) == np.argmax(peer["output"])))
-            rows.append(row)
-            print(f"{model} {core}: CMSIS-NN {peer['instructions']:,} onnxc "
-                  f"{ours['instructions']:,} ratio {ours['instructions'] / peer['instructions']:.2f}"
-                  f" | flash {peer['flash']:,} / {ours['flash']:,} | RAM {peer['ram']:,} / "
-                  f"{ours['ram']:,} | outputs max diff {diff} step(s)", flush=True)
+            weights = a.conv_weights.split(",") if a.conv_weights and core != "cortex-m55" \
+                else [""]
+            for cwv in weights:
+                lib_dir = os.path.join(cw, "onnxc-lib" + (f"-{cwv}" if cwv else ""))
+                run([onnxc, os.path.join(mdir, "model.onnx"), "-o", lib_dir, "--target", core,
+                     "--io", "int8", "--emit", "lib", *quant,
+                     *(["--conv-weights", cwv] if cwv else [])])
+                net_o = os.path.join(cw, "onnxc_net.o")
+                run(["arm-none-eabi-gcc", *flags, *CFLAGS, "-I", lib_dir, "-I", HERE, "-c",
+                     os.path.join(HERE, "onnxc_net.c"), "-o", net_o])
+                elf = firmware(cw, core, "onnxc", [net_o], [os.path.join(lib_dir, "libmodel.a")])
+                ours = measure(elf, core, xq.tobytes(), plugin, r"onnxc_net\.o|libmodel\.a")
+                diff = int(np.abs(ours["output"].astype(int) - peer["output"].astype(int)).max())
+                row = dict(model=model, core=core, weights=cwv or "default", cmsis=peer,
+                           onnxc=ours, max_diff=diff,
+                           argmax_equal=bool(np.argmax(ours["output"]) == np.argmax(peer["output"])))
+                rows.append(row)
+                print(f"{model} {core}{' ' + cwv if cwv else ''}: CMSIS-NN "
+                      f"{peer['instructions']:,} onnxc {ours['instructions']:,} ratio "
+                      f"{ours['instructions'] / peer['instructions']:.2f} | flash "
+                      f"{peer['flash']:,} / {ours['flash']:,} | RAM {peer['ram']:,} / "
+                      f"{ours['ram']:,} | outputs max diff {diff} step(s)", flush=True)
     print()
-    print("| model | core | CMSIS-NN instructions | onnxc instructions | onnxc / CMSIS-NN | "
+    both = bool(a.conv_weights)
+    print("| model | core | " + ("onnxc conv weights | " if both else "") +
+          "CMSIS-NN instructions | onnxc instructions | onnxc / CMSIS-NN | "
           "flash CMSIS-NN | flash onnxc | RAM CMSIS-NN | RAM onnxc | outputs |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    print("|---|---|" + ("---|" if both else "") + "---:|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         p, o = r["cmsis"], r["onnxc"]
         same = "equal" if r["max_diff"] == 0 else (
             f"max diff {r['max_diff']} step(s), argmax {'equal' if r['argmax_equal'] else 'differs'}")
-        print(f"| {r['model']} | {r['core']} | {p['instructions']:,} | {o['instructions']:,} | "
+        print(f"| {r['model']} | {r['core']} | " + (f"{r['weights']} | " if both else "") +
+              f"{p['instructions']:,} | {o['instructions']:,} | "
               f"{o['instructions'] / p['instructions']:.2f} | {p['flash']:,} | {o['flash']:,} | "
               f"{p['ram']:,} | {o['ram']:,} | {same} |")
     if a.json:

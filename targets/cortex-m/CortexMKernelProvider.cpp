@@ -8,7 +8,8 @@
 // batch 1. Every shape becomes a template argument, so each layer's loops
 // are compiled for its own sizes in 32-bit arithmetic; constant weights are
 // packed here into the layouts the kernels read (int16 pairs for the int8
-// convolution's SMLAD, int8 quads for the fully connected layer's SXTB16).
+// convolution's SMLAD, or int8 widened by SXTB16 with --conv-weights int8;
+// int8 quads for the fully connected layer's SXTB16).
 //
 //===----------------------------------------------------------------------===//
 #include "CortexMTarget.h"
@@ -247,7 +248,7 @@ ProviderResult lowerQDepthwise(QConvOp op, const std::string &t, bool helium) {
                      kMcuQs8Namespace)});
 }
 
-/// Weights packed for Dot (qs8::Smlad, qs8::Vmladava), its name for the
+/// Weights packed for Dot (qs8::Smlad, qs8::Sxtb16, qs8::Vmladava), its name for the
 /// kernel's template, its scratch bytes and their C++ type.
 struct PackedConv {
   std::vector<int32_t> words;
@@ -295,9 +296,10 @@ template <typename QConvLike> FailureOr<std::optional<DenseConv>> denseConv(QCon
 }
 
 /// QConv, 2-D, group 1, batch 1, constant weights; QConvMaxPool, the
-/// fused conv2d_max_pool; depthwise ones above.
+/// fused conv2d_max_pool; depthwise ones above. `int8Weights`: the SMLAD
+/// convolutions' weights as int8 (qs8::Sxtb16; --conv-weights int8).
 template <typename QConvLike>
-ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium) {
+ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool int8Weights) {
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
   const std::optional<ArrayRef<int64_t>> pool = maxPoolOf(op);
   if constexpr (std::is_same_v<QConvLike, QConvOp>)
@@ -330,8 +332,10 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium) {
       helium && elementKindOf(eltOf(op.getX())) == ElementKind::Int8
           ? packConv<q::Vmladava>(k->w, int(m), int(depth), ph, pw,
                                   "onnxc_rt::mcu::qs8::Vmladava", "int8_t")
-          : packConv<q::Smlad>(k->w, int(m), int(depth), ph, pw, "onnxc_rt::mcu::qs8::Smlad",
-                               "int16_t");
+      : int8Weights ? packConv<q::Sxtb16>(k->w, int(m), int(depth), ph, pw,
+                                          "onnxc_rt::mcu::qs8::Sxtb16", "int16_t")
+                    : packConv<q::Smlad>(k->w, int(m), int(depth), ph, pw,
+                                         "onnxc_rt::mcu::qs8::Smlad", "int16_t");
   targs.push_back(p.dot);
   return calls({call(callee, targs, kMcuQs8Conv,
                      {KernelArg::input(op.getX()), packedInt32s(op.getContext(), p.words),
@@ -479,15 +483,17 @@ ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext
   if (inBoundedProbe(op))
     return std::nullopt;
   const std::string &t = ctx.elementType;
+  auto convWeights = ctx.options.find("conv-weights");
+  const bool int8Weights = convWeights != ctx.options.end() && convWeights->second == "int8";
   if (auto pool = dyn_cast<MaxPoolOp>(op))
     return ctx.isFloat() || ctx.isQuantized() ? lowerMaxPool(pool, t) : std::nullopt;
   if (ctx.isQuantized())
     return TypeSwitch<Operation *, ProviderResult>(op)
-        .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_); })
+        .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_, int8Weights); })
         .Case<QConvMaxPoolOp>([&](QConvMaxPoolOp o) -> ProviderResult {
           // Where the kernel does not run it (batch above 1, say), the
           // reference kernel: the convolution, then the pool.
-          if (ProviderResult r = lowerQConv(o, t, helium_))
+          if (ProviderResult r = lowerQConv(o, t, helium_, int8Weights))
             return r;
           return {referenceQConv(o, o.getMaxPool())};
         })

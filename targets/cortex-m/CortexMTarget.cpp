@@ -40,6 +40,7 @@ public:
     addressBits = 32;
     processor = "arm";
     doubleFloat = core.doubleFloat;
+    helium = core.helium;
     // Bare metal under QEMU: the startup code and the board's linker script
     // beside this file (it INCLUDEs sections.ld from there), newlib's
     // semihosting (rdimon) for the program's file I/O.
@@ -56,6 +57,20 @@ public:
     addProvider(std::make_unique<cortexm::CortexMKernelProvider>(core.helium));
   }
 
+  std::vector<TargetOption> options() const override {
+    // Helium's convolutions read int8 weights as they are; the SMLAD ones
+    // store them as int16 pairs (fastest) or as int8 widened in the inner
+    // loop (half the flash).
+    if (helium)
+      return {};
+    return {TargetOption{"conv-weights",
+                         "how the int8 convolutions store their weights (--conv-weights): "
+                         "int16 pairs for SMLAD, or int8 widened by SXTB16",
+                         {"int16", "int8"},
+                         "",
+                         false}};
+  }
+
   void addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const override {
     if (stage == PipelineStage::BeforeKernelSelection)
       funcPasses.addPass(cortexm::createFuseConvPoolPass());
@@ -63,6 +78,9 @@ public:
   void registerDialects(mlir::DialectRegistry &registry) const override {
     registry.insert<cortexm::CortexMDialect>();
   }
+
+private:
+  bool helium = false; // MVE: its convolutions read int8 weights as they are
 };
 
 } // namespace

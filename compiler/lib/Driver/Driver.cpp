@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 using namespace mlir;
 
@@ -200,22 +201,46 @@ std::string threadsProblem(const Target &target, int threads) {
          ", and above 1 only for targets with parallel kernels (" + parallel + ")";
 }
 
-std::string precisionProblem(const Target &target, const std::string &precision) {
-  // Every target multiplies in fp32; those with other arithmetic declare it.
-  TargetOption declared{"precision", "", {"fp32"}, "", false};
+/// Why `flag` `value` cannot set `target`'s option `name` (declared:
+/// `fallback` where the target declares none), or "".
+static std::string optionProblem(const Target &target, llvm::StringRef name,
+                                 llvm::StringRef flag, const std::string &value,
+                                 std::optional<TargetOption> fallback) {
+  std::optional<TargetOption> declared = fallback;
   for (const TargetOption &o : target.options())
-    if (o.name == "precision")
+    if (o.name == name)
       declared = o;
-  if (llvm::is_contained(declared.values, precision))
+  if (declared && llvm::is_contained(declared->values, value))
     return "";
-  return "--precision " + precision + " is not available on target '" + target.name() +
-         "' (it has: " + llvm::join(declared.values, ", ") + ")" +
-         (declared.note.empty() ? "" : ": " + declared.note);
+  std::string problem = (flag + " " + value + " is not available on target '" + target.name() +
+                         "'")
+                            .str();
+  if (declared)
+    return problem + " (it has: " + llvm::join(declared->values, ", ") + ")" +
+           (declared->note.empty() ? "" : ": " + declared->note);
+  std::string with;
+  for (const Target *t : TargetRegistry::all())
+    for (const TargetOption &o : t->options())
+      if (o.name == name)
+        with += (with.empty() ? "" : ", ") + t->name();
+  return problem + " (targets with it: " + with + ")";
+}
+
+std::string targetOptionsProblem(const Target &target, const ModelOptions &o) {
+  // Every target multiplies in fp32; those with other arithmetic declare it.
+  if (std::string p = optionProblem(target, "precision", "--precision", o.precision,
+                                    TargetOption{"precision", "", {"fp32"}, "", false});
+      !p.empty())
+    return p;
+  if (!o.convWeights.empty())
+    return optionProblem(target, "conv-weights", "--conv-weights", o.convWeights, std::nullopt);
+  return "";
 }
 
 onnx::TargetAttr targetAttrFor(MLIRContext &ctx, const Target &target, const ModelOptions &o) {
-  // The flags that set target options: --no-winograd, --precision (checked
-  // against the target by precisionProblem first).
+  // The flags that set target options: --no-winograd, --precision,
+  // --conv-weights (checked against the target by targetOptionsProblem
+  // first).
   SmallVector<NamedAttribute> set;
   Builder b(&ctx);
   for (const TargetOption &opt : target.options()) {
@@ -223,6 +248,9 @@ onnx::TargetAttr targetAttrFor(MLIRContext &ctx, const Target &target, const Mod
       set.push_back(b.getNamedAttr(opt.name, b.getBoolAttr(false)));
     if (opt.name == "precision" && o.precision != opt.values.front())
       set.push_back(b.getNamedAttr(opt.name, b.getStringAttr(o.precision)));
+    if (opt.name == "conv-weights" && !o.convWeights.empty() &&
+        o.convWeights != opt.values.front())
+      set.push_back(b.getNamedAttr(opt.name, b.getStringAttr(o.convWeights)));
   }
   return onnx::TargetAttr::get(&ctx, target.name(), o.threads,
                                set.empty() ? DictionaryAttr() : b.getDictionaryAttr(set));
@@ -600,6 +628,8 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
     s += " --no-winograd";
   if (o.precision != "fp32")
     s += " --precision " + o.precision;
+  if (!o.convWeights.empty())
+    s += " --conv-weights " + o.convWeights;
   if (!o.cudaArch.empty())
     s += " --cuda-arch " + target.optionValue(onnx::TargetAttr(), "arch");
   for (const auto &[input, dims] : o.import.inputShapes) {
@@ -743,7 +773,7 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: " << problem << "\n";
     return kExitUsage;
   }
-  if (std::string problem = precisionProblem(*target, o.precision); !problem.empty()) {
+  if (std::string problem = targetOptionsProblem(*target, o); !problem.empty()) {
     llvm::errs() << "onnxc: error: " << problem << "\n";
     return kExitUsage;
   }
@@ -812,6 +842,15 @@ int compileModel(const CompileOptions &o) {
   std::string error;
   std::vector<std::string> files;
   Footprint footprint;
+  // How the int8 convolutions store their weights where the target chooses
+  // (--conv-weights, or the flash/speed rule below), for the report; empty
+  // without a choice (other targets, float models).
+  std::string convWeights;
+  if (g->summary.integerMatrixOps > 0)
+    convWeights = o.convWeights.empty()
+                      ? target->optionValue(onnx::TargetAttr(), "conv-weights")
+                      : o.convWeights;
+  bool convWeightsByRule = false;
   bool ok;
   if ((o.report || o.ramBudget >= 0 || o.flashBudget >= 0) && o.emit != "cpp" &&
       o.emit != "lib") {
@@ -841,6 +880,37 @@ int compileModel(const CompileOptions &o) {
                             footprint, error);
       if (ok)
         error = budgetProblem(o, *target, name, g->summary, footprint);
+      // The flash/speed rule of the SMLAD cores' convolutions: int16 pairs
+      // unless --flash-budget is not met so, then int8 weights (half their
+      // flash, a third more instructions in the inner loop).
+      if (ok && !error.empty() && o.flashBudget >= 0 &&
+          g->summary.weightBytes + footprint.codeBytes > o.flashBudget &&
+          o.convWeights.empty() && !convWeights.empty()) {
+        CompileOptions int8 = o;
+        int8.convWeights = "int8";
+        Provenance provenance;
+        provenance.modelSha256 = sha256OfFile(o.modelPath);
+        provenance.options = canonicalOptions(int8, *target, name);
+        FailureOr<GeneratedModel> retry =
+            generateModel(ctx, modelPath, name, import, *target, int8, false, provenance);
+        if (failed(retry)) {
+          llvm::sys::fs::remove_directories(stage);
+          if (createdOut)
+            llvm::sys::fs::remove_directories(o.outDir);
+          return diagnostics.failureCode();
+        }
+        g = std::move(retry);
+        files.clear();
+        error.clear();
+        footprint = Footprint();
+        ok = writeModelFiles(*g, std::string(stage), name, files, error) &&
+             measureFootprint(*target, std::string(stage), name, g->files.sourceExtension,
+                              footprint, error);
+        if (ok)
+          error = budgetProblem(int8, *target, name, g->summary, footprint);
+        convWeights = "int8";
+        convWeightsByRule = true;
+      }
       ok = ok && error.empty();
     }
     if (ok && o.emit == "lib") {
@@ -917,8 +987,19 @@ int compileModel(const CompileOptions &o) {
     if (o.emit != "mlir")
       llvm::outs() << "  weights  " << s.weightBytes << " bytes (" << humanBytes(s.weightBytes)
                    << ")\n";
-    if (o.report || o.ramBudget >= 0 || o.flashBudget >= 0)
+    if (o.report || o.ramBudget >= 0 || o.flashBudget >= 0) {
       printFootprint(s, footprint);
+      if (!convWeights.empty())
+        llvm::outs() << "  int8     convolution weights "
+                     << (convWeights == "int8"
+                             ? std::string("int8, widened by SXTB16 in the inner loop (") +
+                                   (convWeightsByRule ? "the int16 pairs missed --flash-budget"
+                                                      : "--conv-weights int8") +
+                                   ")"
+                             : std::string("int16 pairs for SMLAD (--conv-weights int8: "
+                                           "half their flash, slower)"))
+                     << "\n";
+    }
     llvm::outs() << "  compute  " << s.flops << " FLOPs per run\n  files   ";
     for (const std::string &f : files) {
       llvm::SmallString<256> p(o.outDir);

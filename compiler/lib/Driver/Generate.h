@@ -85,12 +85,13 @@ mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
 
 /// The module's #onnx.target: the target, --threads, and the options the
 /// target declares that `options`' flags set (--no-winograd: winograd;
-/// --precision: precision).
+/// --precision: precision; --conv-weights: conv-weights).
 onnx::TargetAttr targetAttrFor(mlir::MLIRContext &ctx, const Target &target,
                                const ModelOptions &options);
 
-/// Why --precision `precision` is not acceptable for `target`, or "".
-std::string precisionProblem(const Target &target, const std::string &precision);
+/// Why `options`' target options (--precision, --conv-weights) are not
+/// acceptable for `target`, or "".
+std::string targetOptionsProblem(const Target &target, const ModelOptions &options);
 
 } // namespace onnxc
 

@@ -598,7 +598,7 @@ int runModel(const RunOptions &o) {
                 (o.sanitize ? " with --sanitize" : ""));
   if (std::string problem = threadsProblem(*target, o.threads); !problem.empty())
     return fail(problem);
-  if (std::string problem = precisionProblem(*target, o.precision); !problem.empty())
+  if (std::string problem = targetOptionsProblem(*target, o); !problem.empty())
     return fail(problem);
   std::string setsError;
   const std::vector<std::string> sets = inputSets(o.inputsDir, setsError);

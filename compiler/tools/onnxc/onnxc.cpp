@@ -135,6 +135,15 @@ static cl::opt<std::string> precision(
              "tf32 on tensor cores (--target cuda: 10-bit mantissa products, float sums)"),
     cl::init("fp32"), cl::value_desc("fp32|tf32"), cl::sub(cl::SubCommand::getTopLevel()),
     cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> convWeights(
+    "conv-weights",
+    cl::desc("How the int8 convolutions of Cortex-M cores without Helium (M0+, M4, M7, M33) "
+             "store their weights: int16 pairs for SMLAD (the default: fastest) or int8, "
+             "widened by SXTB16 in the inner loop (half the flash, about a third more "
+             "instructions there). Without it, a --flash-budget the int16 pairs miss "
+             "picks int8; --report says which"),
+    cl::value_desc("int16|int8"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::cat(category));
 static cl::opt<std::string> cudaArch(
     "cuda-arch",
     cl::desc("GPU architectures --target cuda builds for, comma-separated (default "
@@ -462,6 +471,7 @@ int main(int argc, char **argv) {
     o.threads = threads ? threads : 1;
     o.winograd = !noWinograd;
     o.precision = precision;
+    o.convWeights = convWeights;
     o.cudaArch = cudaArch;
     o.quiet = quiet;
     o.dimRanges = dimRanges;

@@ -56,6 +56,10 @@ struct ModelOptions {
   bool winograd = true;
   /// --precision: float matrix products in fp32, or tf32 (targets with it).
   std::string precision = "fp32";
+  /// --conv-weights int16|int8: how the SMLAD cores' int8 convolutions
+  /// store their weights (empty: int16 pairs, or, when --flash-budget is
+  /// not met so, int8).
+  std::string convWeights;
   /// --cuda-arch: the GPU architectures to build for, comma-separated
   /// (empty: the target's defaults).
   std::string cudaArch;

@@ -80,13 +80,15 @@ template <int Lo, int Hi> inline int32_t clamp(int32_t v) {
 /// and with the zero point and the clamp: the same integers lane by lane
 /// (VSHL by a register is the plain shift, VMULH the high word of the
 /// 64-bit product, then the one rounding's add and arithmetic shift).
-inline int32x4_t requantize_vector(int32x4_t acc, const Channel &ch) {
+// (Always inlined: GCC 12 otherwise calls these once per four outputs.)
+__attribute__((always_inline)) inline int32x4_t requantize_vector(int32x4_t acc,
+                                                                  const Channel &ch) {
   int32x4_t v = vshlq_r_s32(vaddq_n_s32(acc, ch.bias), ch.up);
   v = vmulhq_s32(v, vdupq_n_s32(ch.multiplier));
   return vshlq_r_s32(vaddq_n_s32(v, ch.round), -ch.right);
 }
 template <int YZp, int Lo, int Hi>
-inline int32x4_t output_vector(int32x4_t acc, const Channel &ch) {
+__attribute__((always_inline)) inline int32x4_t output_vector(int32x4_t acc, const Channel &ch) {
   const int32x4_t v = vaddq_n_s32(requantize_vector(acc, ch), YZp);
   return vminq_s32(vmaxq_s32(v, vdupq_n_s32(Lo)), vdupq_n_s32(Hi));
 }
@@ -111,6 +113,54 @@ inline void store_channel(const Channel &ch, int32_t *params, int c) {
 inline Channel load_channel(const int32_t *params, int c) {
   const int32_t *p = params + c * kChannelWords;
   return {p[0], p[1], p[2], p[3], p[4], p[5]};
+}
+
+/// conv2d's 2 x 2 block of outputs (accumulators a<channel><pixel> of
+/// channels m, m + 1 and pixels p, p + 1) stored at out[0], out[1],
+/// out[Pixels], out[Pixels + 1]; `second`: pixel p + 1 exists, `pair`:
+/// channel m + 1 does.
+template <typename T, bool Wide, int YZp, int Lo, int Hi, int Pixels>
+__attribute__((always_inline)) inline void output_2x2(int32_t a00, int32_t a01, int32_t a10,
+                                                      int32_t a11, const int32_t *params, int m,
+                                                      T *out, bool second, bool pair) {
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+  if (!Wide && second && pair) {
+    // Four lanes at once, the same integers as requantize's narrow path:
+    // the two channels' constants gathered lane by lane ({m, m, m + 1,
+    // m + 1}) from the table by their word offsets, the four bytes
+    // scattered to their places.
+    static_assert(kChannelWords == 6, "the gathers' word offsets below");
+    int32x4_t acc = vdupq_n_s32(a00);
+    acc = vsetq_lane_s32(a01, acc, 1);
+    acc = vsetq_lane_s32(a10, acc, 2);
+    acc = vsetq_lane_s32(a11, acc, 3);
+    // (Lane constants from arrays: GCC 12's vcreateq_u32 puts its first
+    // argument in lanes 2 and 3.)
+    static constexpr uint32_t channel_bytes[4] = {0, 0, 4 * kChannelWords, 4 * kChannelWords},
+                              out_offsets[4] = {0, 1, Pixels, Pixels + 1};
+    const uint32_t base = uint32_t(reinterpret_cast<uintptr_t>(params + m * kChannelWords));
+    const uint32x4_t at = vaddq_u32(vdupq_n_u32(base), vld1q_u32(channel_bytes));
+    int32x4_t v = vaddq_s32(acc, vldrwq_gather_base_s32(at, 0));  // + bias
+    v = vshlq_s32(v, vldrwq_gather_base_s32(at, 20));              // << up
+    v = vmulhq_s32(v, vldrwq_gather_base_s32(at, 4));              // * multiplier
+    v = vaddq_s32(v, vldrwq_gather_base_s32(at, 16));              // + round
+    v = vshlq_s32(v, vnegq_s32(vldrwq_gather_base_s32(at, 12)));   // >> right
+    v = vaddq_n_s32(v, YZp);
+    v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(Lo)), vdupq_n_s32(Hi));
+    vstrbq_scatter_offset_s32(reinterpret_cast<int8_t *>(out), vld1q_u32(out_offsets), v);
+    return;
+  }
+#endif
+  const Channel ch0 = load_channel(params, m);
+  out[0] = output_value<T, Wide, YZp, Lo, Hi>(a00, ch0);
+  if (second)
+    out[1] = output_value<T, Wide, YZp, Lo, Hi>(a01, ch0);
+  if (pair) {
+    const Channel ch1 = load_channel(params, m + 1);
+    out[Pixels] = output_value<T, Wide, YZp, Lo, Hi>(a10, ch1);
+    if (second)
+      out[Pixels + 1] = output_value<T, Wide, YZp, Lo, Hi>(a11, ch1);
+  }
 }
 
 /// Depth values per step of the convolution's inner loop: two int16 pairs
@@ -376,11 +426,9 @@ struct Vmladava {
   }
   /// As Smlad's, with two shortcuts. A 1x1 window at stride 1 without
   /// padding reads pixel p's channels at p, p + plane, ...: one 2-byte load
-  /// a channel serves both pixels. For 3-wide windows at stride and
-  /// dilation 1 whose columns both lie inside the row, one 4-byte load per
-  /// (channel, kernel row) serves both pixels (bytes 0-2 and 1-3), stored as
-  /// words whose extra byte the next chunk overwrites (the last chunk byte
-  /// by byte).
+  /// a channel serves both pixels. 3-wide windows at stride 1 or 2 (dilation
+  /// 1) load each (channel, kernel row)'s bytes once for both pixels
+  /// (rows3).
   template <typename T, typename W, int XZp>
   static void gather2(const T *x, int pixel, bool second, Col *c0, Col *c1) {
     if (sizeof(T) == 1 && W::KH == 1 && W::KW == 1 && W::SH == 1 && W::SW == 1 &&
@@ -396,38 +444,91 @@ struct Vmladava {
         c0[k] = c1[k] = 0;
       return;
     }
-    if (sizeof(T) == 1 && W::KW == 3 && W::SW == 1 && W::DW == 1) {
+    if constexpr (sizeof(T) == 1 && W::KW == 3 && W::DW == 1 && W::IW >= 4 &&
+                  (W::SW == 1 || W::SW == 2)) {
       const int oy = pixel / W::OW, ox = pixel - oy * W::OW;
-      const int y0 = oy * W::SH - W::PH, x0 = ox - W::PW;
-      if (second && ox + 1 < W::OW && x0 >= 0 && x0 + 3 < W::IW) {
-        constexpr int kChunks = W::IC * W::KH;
-        const uint32_t pad = uint32_t(uint8_t(XZp)) * 0x01010101u;
-        int i = 0;
-        for (int c = 0; c < W::IC; ++c)
-          for (int ky = 0; ky < W::KH; ++ky, ++i) {
-            const int iy = y0 + ky * W::DH;
-            uint32_t word = pad;
-            if (iy >= 0 && iy < W::IH)
-              memcpy(&word, x + (c * W::IH + iy) * W::IW + x0, 4);
-            Col *o0 = c0 + 3 * i, *o1 = c1 + 3 * i;
-            if (i + 1 < kChunks) {
-              const uint32_t next = word >> 8;
-              memcpy(o0, &word, 4);
-              memcpy(o1, &next, 4);
-            } else {
-              for (int b = 0; b < 3; ++b) {
-                o0[b] = Col(uint8_t(word >> (8 * b)));
-                o1[b] = Col(uint8_t(word >> (8 * b + 8)));
-              }
-            }
-          }
-        for (int k = W::K; k < depth(W::K); ++k)
-          c0[k] = c1[k] = 0;
-        return;
+      const int y0 = oy * W::SH - W::PH, x0 = ox * W::SW - W::PW;
+      if (second && ox + 1 < W::OW) {
+        if (x0 >= 0 && x0 + W::SW + 2 < W::IW)
+          return rows3<T, W, XZp, 0>(x, y0, x0, c0, c1);
+        if (x0 == -1)
+          return rows3<T, W, XZp, -1>(x, y0, 0, c0, c1);
+        if (W::SW == 1 && x0 + 3 == W::IW)
+          return rows3<T, W, XZp, 1>(x, y0, x0 - 1, c0, c1);
       }
     }
     gather<T, W, XZp>(x, pixel, c0);
     gather<T, W, XZp>(x, second ? pixel + 1 : pixel, c1);
+  }
+  /// gather2's 3-wide windows at stride 1 or 2 for two pixels in one row:
+  /// per channel and kernel row, the 4 bytes at x0 (and at stride 2 the
+  /// fifth) serve both columns: at stride 1 bytes 0-2 and 1-3, at stride 2
+  /// bytes 0-2 and 2-4. Each column's three are stored as a word whose extra
+  /// byte the next chunk overwrites (the last chunk byte by byte). Edge -1:
+  /// the first window starts one left of the row (x0 = -1: the word at 0 is
+  /// read and XZp shifted in below it); 1 (stride 1): the second window ends
+  /// one right of it (the word one left of the first window is read and XZp
+  /// shifted in above it); 0: both inside. Each kernel row's pointer steps a
+  /// plane a channel; a row outside the input reads XZp (step 0): a chunk is
+  /// a load or two, the shifts and two stores, no bounds checks.
+  template <typename T, typename W, int XZp, int Edge>
+  static void rows3(const T *x, int y0, int x0, Col *c0, Col *c1) {
+    static_assert(W::KW == 3 && W::DW == 1 && (W::SW == 1 || W::SW == 2), "3-wide windows");
+    constexpr uint32_t kPad = uint32_t(uint8_t(XZp)) * 0x01010101u;
+    const uint32_t pad[2] = {kPad, kPad};
+    const T *row[W::KH];
+    int step[W::KH];
+#pragma GCC unroll 16
+    for (int ky = 0; ky < W::KH; ++ky) {
+      const int iy = y0 + ky * W::DH;
+      const bool inside = iy >= 0 && iy < W::IH;
+      row[ky] = inside ? x + iy * W::IW + x0 : reinterpret_cast<const T *>(pad);
+      step[ky] = inside ? W::IH * W::IW : 0;
+    }
+    // The two columns' words of kernel row ky in the next channel.
+    auto load = [&](int ky, uint32_t &w0, uint32_t &w1) {
+      uint32_t word;
+      memcpy(&word, row[ky], 4);
+      if (W::SW == 2 && Edge == 0)
+        w1 = word >> 16 | uint32_t(uint8_t(row[ky][4])) << 16;
+      row[ky] += step[ky];
+      if (Edge < 0) { // both strides: [zp, b0, b1] and the bytes from b1 (stride 2) or b0
+        w0 = word << 8 | uint8_t(XZp);
+        w1 = W::SW == 2 ? word >> 8 : word;
+      } else if (Edge > 0) {
+        w0 = word >> 8 | kPad << 24;
+        w1 = w0 >> 8;
+      } else {
+        w0 = word;
+        if (W::SW == 1)
+          w1 = word >> 8;
+      }
+    };
+    Col *o0 = c0, *o1 = c1;
+    auto chunk = [&](int ky) {
+      uint32_t w0, w1;
+      load(ky, w0, w1);
+      memcpy(o0, &w0, 4);
+      memcpy(o1, &w1, 4);
+      o0 += 3;
+      o1 += 3;
+    };
+    for (int c = 0; c + 1 < W::IC; ++c) {
+#pragma GCC unroll 16
+      for (int ky = 0; ky < W::KH; ++ky)
+        chunk(ky);
+    }
+#pragma GCC unroll 16
+    for (int ky = 0; ky + 1 < W::KH; ++ky)
+      chunk(ky);
+    uint32_t w0, w1; // the last: a word would reach past the column
+    load(W::KH - 1, w0, w1);
+    for (int b = 0; b < 3; ++b) {
+      o0[b] = Col(uint8_t(w0 >> (8 * b)));
+      o1[b] = Col(uint8_t(w1 >> (8 * b)));
+    }
+    for (int k = W::K; k < depth(W::K); ++k)
+      c0[k] = c1[k] = 0;
   }
   template <int D>
   static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,

@@ -1,13 +1,13 @@
 // int8 convolutions for microcontrollers (mcu/qs8/common.h): dense 2-D,
 // the same with a fused max pool, and depthwise.
 //
-// Convolution: the windows of two output pixels are gathered into int16
-// columns holding x as it is (padding reads x_zp; the compiler folds the
-// zero point into the bias), two depth values per 32-bit word; the weights are stored as int16 pairs too, two output
-// channels interleaved in steps of four depth values (packed by the
-// compiler), so one step of the inner loop is four LDRDs and eight SMLADs
-// for 2 x 2 x 4 products; a fused max pool keeps each window's largest
-// accumulator and requantizes that one.
+// Convolution: the windows of two output pixels are gathered into columns
+// holding x as it is (padding reads x_zp; the compiler folds the zero point
+// into the bias), and multiplied with two output channels' weights as the
+// policy `Dot` says (common.h: int16 pairs and SMLAD, int8 widened by
+// SXTB16, or int8 and Helium's VMLADAVA): 2 x 2 accumulators, requantized
+// together (output_2x2: four lanes at once on Helium); a fused max pool
+// keeps each window's largest accumulator and requantizes that one.
 #ifndef ONNXC_RT_MCU_QS8_CONV_H
 #define ONNXC_RT_MCU_QS8_CONV_H
 
@@ -35,17 +35,9 @@ void conv2d(const T *x, const int32_t *packed, const int32_t *params, T *y,
     for (int m = 0; m < M; m += 2, w += Dot::pair_words(W::K)) {
       int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
       Dot::template product<D>(w, col0, col1, a00, a01, a10, a11);
-      const Channel ch0 = load_channel(params, m);
-      T *out = y + m * W::Pixels + pix;
-      out[0] = output_value<T, Wide, YZp, Lo, Hi>(a00, ch0);
-      if (second)
-        out[1] = output_value<T, Wide, YZp, Lo, Hi>(a01, ch0);
-      if (M % 2 == 0 || m + 1 < M) {
-        const Channel ch1 = load_channel(params, m + 1);
-        out[W::Pixels] = output_value<T, Wide, YZp, Lo, Hi>(a10, ch1);
-        if (second)
-          out[W::Pixels + 1] = output_value<T, Wide, YZp, Lo, Hi>(a11, ch1);
-      }
+      output_2x2<T, Wide, YZp, Lo, Hi, W::Pixels>(a00, a01, a10, a11, params, m,
+                                                  y + m * W::Pixels + pix, second,
+                                                  M % 2 == 0 || m + 1 < M);
     }
   }
 }

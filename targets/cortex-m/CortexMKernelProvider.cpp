@@ -214,7 +214,8 @@ std::optional<ConvConstants> convConstants(QConvLike op, int64_t m, int64_t k) {
 /// A depthwise QConv (group = input channels = output channels), 2-D,
 /// batch 1, constant weights, no fused pool: the weights as they are. On
 /// Helium with int8 activations, four output pixels a vector over a padded
-/// copy of each plane (depthwise_conv2d_mve).
+/// copy of each plane (depthwise_conv2d_mve); elsewhere, with padding, over
+/// such a copy too (depthwise_conv2d_padded).
 ProviderResult lowerQDepthwise(QConvOp op, const std::string &t, bool helium) {
   auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY()), ws = shapeOf(op.getW());
   SmallVector<int64_t> kernel(ws.drop_front(2));
@@ -244,6 +245,19 @@ ProviderResult lowerQDepthwise(QConvOp op, const std::string &t, bool helium) {
                        kMcuQs8Namespace)});
   }
   targs.insert(targs.begin(), t);
+  if (llvm::any_of(g->padsBegin, [](int64_t p) { return p > 0; }) ||
+      llvm::any_of(g->padsEnd, [](int64_t p) { return p > 0; })) {
+    // Padded: each plane copied inside its border once (PaddedPlane).
+    namespace q = onnxc_rt::mcu::qs8;
+    const int64_t elements =
+        int64_t(q::padded_extent(int(ys[2]), int(g->strides[0]), int(kernel[0]),
+                                 int(g->dilations[0]), int(xs[2]), int(g->padsBegin[0]))) *
+        q::padded_extent(int(ys[3]), int(g->strides[1]), int(kernel[1]), int(g->dilations[1]),
+                         int(xs[3]), int(g->padsBegin[1]));
+    args.push_back(KernelArg::scratch(elements, t)); // (bytes: int8 or uint8)
+    return calls({call("depthwise_conv2d_padded", targs, kMcuQs8Conv, std::move(args),
+                       kMcuQs8Namespace)});
+  }
   return calls({call("depthwise_conv2d", targs, kMcuQs8Conv, std::move(args),
                      kMcuQs8Namespace)});
 }

@@ -197,6 +197,17 @@ void test_qdepthwise(Rng &rng) {
     bad += y[i] != want[i];
   check(bad == 0, "qs8 depthwise_conv2d", C * 100 + W::KH * 10 + W::SH);
 
+  // The padded-copy form (the compiler's choice off Helium where there is
+  // padding).
+  static int8_t padded[m::depthwise_padded_scratch<W>()];
+  for (int8_t &v : y)
+    v = 0;
+  m::depthwise_conv2d_padded<int8_t, W, XZp, YZp, Lo, Hi, false>(x, w, params, y, padded);
+  bad = 0;
+  for (int i = 0; i < C * W::Pixels; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 depthwise_conv2d_padded", C * 100 + W::KH * 10 + W::SH);
+
   // The Helium form (the plain one off Helium), narrow and wide rounding.
   static int8_t scratch[m::depthwise_mve_scratch_bytes<W>()];
   for (int wide = 0; wide < 2; ++wide) {

@@ -146,6 +146,44 @@ template <typename W> constexpr int depthwise_mve_scratch_bytes() {
   return PaddedPlane<W>::bytes;
 }
 
+/// depthwise_conv2d with the padding done once per channel: the plane is
+/// copied into scratch (PaddedPlane<W>'s H x Width, bordered with XZp), so
+/// that every window lies inside it and each output is KH x KW loads at
+/// constant offsets and MLAs without bounds checks. (depthwise_conv2d's
+/// checked path for windows that touch the padding costs several times
+/// the interior one, and a narrow plane is mostly border: DS-CNN's 25 x 5.)
+template <typename T, typename W, int XZp, int YZp, int Lo, int Hi, bool Wide>
+void depthwise_conv2d_padded(const T *x, const int8_t *w, const int32_t *params, T *y,
+                             T *scratch) {
+  using P = PaddedPlane<W>;
+  constexpr int KN = W::KH * W::KW;
+  for (int i = 0; i < P::H * P::Width; ++i) // the border; rows of x overwrite the rest
+    scratch[i] = T(XZp);
+  for (int c = 0; c < W::IC; ++c, x += W::IH * W::IW, w += KN, y += W::Pixels) {
+    for (int iy = 0; iy < W::IH; ++iy)
+      memcpy(scratch + (W::PH + iy) * P::Width + W::PW, x + iy * W::IW, W::IW * sizeof(T));
+    int32_t wk[KN];
+    for (int k = 0; k < KN; ++k)
+      wk[k] = w[k];
+    const Channel ch = load_channel(params, c);
+    for (int oy = 0; oy < W::OH; ++oy)
+      for (int ox = 0; ox < W::OW; ++ox) {
+        const T *p = scratch + oy * W::SH * P::Width + ox * W::SW;
+        int32_t acc = 0;
+#pragma GCC unroll 16
+        for (int ky = 0; ky < W::KH; ++ky)
+#pragma GCC unroll 16
+          for (int kx = 0; kx < W::KW; ++kx)
+            acc += wk[ky * W::KW + kx] * int32_t(p[ky * W::DH * P::Width + kx * W::DW]);
+        y[oy * W::OW + ox] = output_value<T, Wide, YZp, Lo, Hi>(acc, ch);
+      }
+  }
+}
+/// Scratch elements of depthwise_conv2d_padded: one padded plane.
+template <typename W> constexpr int depthwise_padded_scratch() {
+  return PaddedPlane<W>::H * PaddedPlane<W>::Width;
+}
+
 /// depthwise_conv2d for int8 on Helium: each channel's plane is copied into
 /// scratch with its padding (XZp), then every output row runs eight pixels
 /// a pass in two vectors (the row's last ones under tail predicates): per

@@ -342,9 +342,22 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool 
   }
   // Helium's int8 product takes int8 inputs; uint8 ones stay on SMLAD's int16.
   namespace q = onnxc_rt::mcu::qs8;
+  const bool helium8 = helium && elementKindOf(eltOf(op.getX())) == ElementKind::Int8;
+  if (helium8 && !pool) {
+    // Four output channels and two pixels a block (conv2d_mve).
+    std::vector<int32_t> quads(q::mve_quad_words(int(m), int(depth)));
+    q::pack_mve_quads(k->w.data(), int(m), int(depth), quads.data());
+    std::vector<std::string> mveArgs{window, str(m)};
+    for (std::string &a : qs8Tail(op, k->rq.wide))
+      mveArgs.push_back(std::move(a));
+    return calls({call("conv2d_mve", mveArgs, kMcuQs8Conv,
+                       {KernelArg::input(op.getX()), packedInt32s(op.getContext(), quads),
+                        k->rq.params, KernelArg::output(op.getY()),
+                        KernelArg::scratch(2 * q::Vmladava::depth(int(depth)), "int8_t")},
+                       kMcuQs8Namespace)});
+  }
   PackedConv p =
-      helium && elementKindOf(eltOf(op.getX())) == ElementKind::Int8
-          ? packConv<q::Vmladava>(k->w, int(m), int(depth), ph, pw,
+      helium8 ? packConv<q::Vmladava>(k->w, int(m), int(depth), ph, pw,
                                   "onnxc_rt::mcu::qs8::Vmladava", "int8_t")
       : int8Weights ? packConv<q::Sxtb16>(k->w, int(m), int(depth), ph, pw,
                                           "onnxc_rt::mcu::qs8::Sxtb16", "int16_t")

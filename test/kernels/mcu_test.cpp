@@ -171,6 +171,24 @@ void test_qconv(Rng &rng) {
         pooled ? "qs8 conv2d_max_pool (SXTB16)" : "qs8 conv2d (SXTB16)", detail);
   check(qconv_mismatches<m::Vmladava, W, M, XZp, YZp, Lo, Hi, PH, PW>(x, w, params, want) == 0,
         pooled ? "qs8 conv2d_max_pool (VMLADAVA)" : "qs8 conv2d (VMLADAVA)", detail);
+  if constexpr (!pooled) {
+    // Helium's four-channel blocks (plain C off the M55).
+    static int32_t quads[m::mve_quad_words(M, W::K)];
+    static int8_t scratch[2 * m::Vmladava::depth(W::K)], y[Out];
+    m::pack_mve_quads(w, M, W::K, quads);
+    for (int wide = 0; wide < 2; ++wide) {
+      for (int8_t &v : y)
+        v = 0;
+      if (wide)
+        m::conv2d_mve<W, M, XZp, YZp, Lo, Hi, true>(x, quads, params, y, scratch);
+      else
+        m::conv2d_mve<W, M, XZp, YZp, Lo, Hi, false>(x, quads, params, y, scratch);
+      int bad = 0;
+      for (int i = 0; i < Out; ++i)
+        bad += y[i] != want[i];
+      check(bad == 0, wide ? "qs8 conv2d_mve (wide)" : "qs8 conv2d_mve", detail);
+    }
+  }
 }
 
 /// One int8 depthwise convolution (W::IC channels) against ref::qs8::conv

@@ -78,6 +78,147 @@ void conv2d_max_pool(const T *x, const int32_t *packed, const int32_t *params, T
   }
 }
 
+/// Output channels per block of conv2d_mve.
+constexpr int kMveChannels = 4;
+/// Words of conv2d_mve's packed weights: per block of four output channels
+/// (zero rows past m) and per 16 depth values (zero past k), the four rows'
+/// 16 bytes, so that one pointer walks them in load order.
+constexpr int mve_quad_words(int m, int k) {
+  return (m + kMveChannels - 1) / kMveChannels * Vmladava::depth(k);
+}
+inline void pack_mve_quads(const int8_t *w, int m, int k, int32_t *out) {
+  uint8_t *bytes = reinterpret_cast<uint8_t *>(out);
+  for (int q = 0; q < (m + kMveChannels - 1) / kMveChannels; ++q)
+    for (int d0 = 0; d0 < Vmladava::depth(k); d0 += kHeliumStep)
+      for (int r = 0; r < kMveChannels; ++r)
+        for (int i = 0; i < kHeliumStep; ++i) {
+          const int row = q * kMveChannels + r, d = d0 + i;
+          *bytes++ = row < m && d < k ? static_cast<uint8_t>(w[row * k + d]) : 0;
+        }
+}
+
+/// conv2d for int8 on Helium, four output channels and two pixels a block:
+/// per 16 depth values the two columns' vectors and the four channels'
+/// weight vectors (one pointer in load order, pack_mve_quads) feed eight
+/// VMLADAVA (six loads for 128 products, where conv2d's 2 x 2 block takes
+/// four for 64), and each pixel's four outputs are requantized as one
+/// vector with the four channels' constants gathered once for both (as
+/// output_2x2) and scattered to the four output planes. Columns as
+/// Vmladava's gather2.
+template <typename W, int M, int XZp, int YZp, int Lo, int Hi, bool Wide>
+void conv2d_mve(const int8_t *x, const int32_t *packed, const int32_t *params, int8_t *y,
+                int8_t *scratch) {
+  constexpr int D = Vmladava::depth(W::K);
+  int8_t *const col0 = scratch, *const col1 = scratch + D;
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+  static_assert(kChannelWords == 6, "the gathers' word offsets below");
+  const uint32x4_t lane = vidupq_n_u32(0, 1);
+  const uint32x4_t out_at = vmulq_n_u32(lane, W::Pixels),
+                   channel_at = vmulq_n_u32(lane, 4 * kChannelWords);
+  for (int pix = 0; pix < W::Pixels; pix += 2) {
+    const bool second = pix + 1 < W::Pixels;
+    Vmladava::gather2<int8_t, W, XZp>(x, pix, second, col0, col1);
+    const int8_t *w = reinterpret_cast<const int8_t *>(packed);
+    for (int m = 0; m < M; m += kMveChannels) {
+      // Eight accumulators: VMLADAVA's must be even registers, which are
+      // eight with LR, so the loop counts in an odd one (SUBS, BNE) and
+      // the block is assembly (GCC 12 shuffled the accumulators through
+      // moves and spills: 25 instructions a step against these 16).
+      register int32_t a0 asm("r0") = 0, a1 asm("r2") = 0, a2 asm("r4") = 0,
+                                a3 asm("r6") = 0, b0 asm("r8") = 0, b1 asm("r10") = 0,
+                                b2 asm("r12") = 0, b3 asm("r14") = 0;
+      register const int8_t *p0 asm("r1") = col0, *p1 asm("r3") = col1, *wp asm("r5") = w;
+      register int32_t steps asm("r9") = D / kHeliumStep;
+      __asm__ volatile("1:\n\t"
+                       "vldrb.8 q0, [%[p0]], #16\n\t"
+                       "vldrb.8 q1, [%[p1]], #16\n\t"
+                       "vldrb.8 q2, [%[w]], #16\n\t"
+                       "vmladava.s8 %[a0], q2, q0\n\t"
+                       "vmladava.s8 %[b0], q2, q1\n\t"
+                       "vldrb.8 q2, [%[w]], #16\n\t"
+                       "vmladava.s8 %[a1], q2, q0\n\t"
+                       "vmladava.s8 %[b1], q2, q1\n\t"
+                       "vldrb.8 q2, [%[w]], #16\n\t"
+                       "vmladava.s8 %[a2], q2, q0\n\t"
+                       "vmladava.s8 %[b2], q2, q1\n\t"
+                       "vldrb.8 q2, [%[w]], #16\n\t"
+                       "vmladava.s8 %[a3], q2, q0\n\t"
+                       "vmladava.s8 %[b3], q2, q1\n\t"
+                       "subs %[n], %[n], #1\n\t"
+                       "bne 1b"
+                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+                         [b0] "+r"(b0), [b1] "+r"(b1), [b2] "+r"(b2), [b3] "+r"(b3),
+                         [p0] "+r"(p0), [p1] "+r"(p1), [w] "+r"(wp), [n] "+r"(steps)
+                       :
+                       : "d0", "d1", "d2", "d3", "d4", "d5", "cc", "memory");
+      w = wp;
+      int8_t *out = y + m * W::Pixels + pix;
+      if (Wide) {
+        const int32_t acc[2][kMveChannels] = {{a0, a1, a2, a3}, {b0, b1, b2, b3}};
+        for (int r = 0; r < kMveChannels && m + r < M; ++r) {
+          const Channel ch = load_channel(params, m + r);
+          out[r * W::Pixels] = output_value<int8_t, Wide, YZp, Lo, Hi>(acc[0][r], ch);
+          if (second)
+            out[r * W::Pixels + 1] = output_value<int8_t, Wide, YZp, Lo, Hi>(acc[1][r], ch);
+        }
+        continue;
+      }
+      // The four channels' constants, lane r channel m + r (none past M).
+      const mve_pred16_t p = vctp32q(uint32_t(M - m));
+      const uint32x4_t at = vaddq_u32(
+          vdupq_n_u32(uint32_t(reinterpret_cast<uintptr_t>(params + m * kChannelWords))),
+          channel_at);
+      const int32x4_t bias = vldrwq_gather_base_z_s32(at, 0, p),
+                      up = vldrwq_gather_base_z_s32(at, 20, p),
+                      mult = vldrwq_gather_base_z_s32(at, 4, p),
+                      round = vldrwq_gather_base_z_s32(at, 16, p),
+                      down = vnegq_s32(vldrwq_gather_base_z_s32(at, 12, p));
+      auto store = [&](int32x4_t acc, int8_t *to) {
+        int32x4_t v = vshlq_s32(vaddq_s32(acc, bias), up);
+        v = vaddq_s32(vmulhq_s32(v, mult), round);
+        v = vaddq_n_s32(vshlq_s32(v, down), YZp);
+        v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(Lo)), vdupq_n_s32(Hi));
+        vstrbq_scatter_offset_p_s32(to, out_at, v, p);
+      };
+      int32x4_t acc = vdupq_n_s32(a0);
+      acc = vsetq_lane_s32(a1, acc, 1);
+      acc = vsetq_lane_s32(a2, acc, 2);
+      acc = vsetq_lane_s32(a3, acc, 3);
+      store(acc, out);
+      if (second) {
+        acc = vdupq_n_s32(b0);
+        acc = vsetq_lane_s32(b1, acc, 1);
+        acc = vsetq_lane_s32(b2, acc, 2);
+        acc = vsetq_lane_s32(b3, acc, 3);
+        store(acc, out + 1);
+      }
+    }
+  }
+#else
+  // Off Helium (the host's sweep): the same blocks in plain C.
+  for (int pix = 0; pix < W::Pixels; pix += 2) {
+    const bool second = pix + 1 < W::Pixels;
+    Vmladava::gather2<int8_t, W, XZp>(x, pix, second, col0, col1);
+    const int8_t *w = reinterpret_cast<const int8_t *>(packed);
+    for (int m = 0; m < M; m += kMveChannels, w += kMveChannels * D) {
+      for (int r = 0; r < kMveChannels && m + r < M; ++r) {
+        int32_t a = 0, b = 0;
+        for (int d = 0; d < D; ++d) {
+          const int32_t v = w[d / kHeliumStep * kMveChannels * kHeliumStep + r * kHeliumStep +
+                              d % kHeliumStep];
+          a += v * col0[d];
+          b += v * col1[d];
+        }
+        const Channel ch = load_channel(params, m + r);
+        y[(m + r) * W::Pixels + pix] = output_value<int8_t, Wide, YZp, Lo, Hi>(a, ch);
+        if (second)
+          y[(m + r) * W::Pixels + pix + 1] = output_value<int8_t, Wide, YZp, Lo, Hi>(b, ch);
+      }
+    }
+  }
+#endif
+}
+
 /// A depthwise 2-D convolution (group = channels, one output channel per
 /// input channel) of x (W::IC x IH x IW) into y (W::IC x OH x OW); w is the
 /// ONNX weight tensor as it is (W::IC x KH x KW int8), the channels'

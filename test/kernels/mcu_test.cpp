@@ -56,6 +56,19 @@ template <int N> void fill_int8(Rng &rng, int8_t (&a)[N], int lo = -128) {
 void test_requantize(Rng &rng) {
   namespace r = onnxc_rt::ref::qs8;
   namespace m = onnxc_rt::mcu::qs8;
+  // The ARMv6-M high-word product against the 64-bit one, on the edges
+  // and on random words.
+  const int32_t edges[] = {INT32_MIN, INT32_MIN + 1, -65537, -65536, -65535, -32769, -32768,
+                           -1,        0,             1,      32767,  32768,  65535,  65536,
+                           65537,     INT32_MAX - 1, INT32_MAX};
+  for (int32_t a : edges)
+    for (int32_t b : edges)
+      check(m::mul_high_by_halves(a, b) == int32_t((int64_t(a) * b) >> 32), "mul_high edges",
+            0);
+  for (int i = 0; i < 100000; ++i) {
+    const int32_t a = int32_t(rng.next()), b = int32_t(rng.next());
+    check(m::mul_high_by_halves(a, b) == int32_t((int64_t(a) * b) >> 32), "mul_high", i);
+  }
   for (int i = 0; i < 20000; ++i) {
     const int32_t shift = rng.range(-20, 2);
     const int32_t mult = int32_t((1u << 30) + (rng.next() & 0x3fffffffu));

@@ -47,6 +47,26 @@ inline bool needs_wide(int64_t bound, const Channel &ch) {
   return bound * (int64_t(1) << ch.left) >= (int64_t(1) << 30);
 }
 
+/// floor(a * b / 2^32), the high word of the 64-bit product, from four
+/// 16 x 16-bit products (Hacker's Delight's mulhs: every partial sum fits
+/// 32 bits). ARMv6-M (the M0+) has no SMULL: GCC calls __aeabi_lmul for
+/// the 64-bit product, about twice these instructions and a call.
+inline int32_t mul_high_by_halves(int32_t a, int32_t b) {
+  const uint32_t al = uint32_t(a) & 0xFFFF, bl = uint32_t(b) & 0xFFFF;
+  const int32_t ah = a >> 16, bh = b >> 16;
+  const int32_t t = ah * int32_t(bl) + int32_t((al * bl) >> 16);
+  const int32_t u = int32_t(al) * bh + (t & 0xFFFF);
+  return ah * bh + (t >> 16) + (u >> 16);
+}
+/// floor(a * b / 2^32): one SMULL where the core has it.
+inline int32_t mul_high(int32_t a, int32_t b) {
+#if defined(__thumb__) && !defined(__thumb2__)
+  return mul_high_by_halves(a, b);
+#else
+  return static_cast<int32_t>((int64_t(a) * b) >> 32);
+#endif
+}
+
 /// The requantized accumulator, before the zero point and the clamp.
 /// `Wide`: (acc + bias) * 2^left may reach 2^30, so that scaling it needs
 /// 64 bits and saturation; the compiler decides this per layer from the
@@ -61,8 +81,7 @@ template <bool Wide> inline int32_t requantize(int32_t acc, const Channel &ch) {
   // floor(x * m / 2^31) as the high word of 2x * m (one SMULL), then the
   // one rounding: |high| < 2^30 and round <= 2^30, so the sum fits.
   const int32_t doubled = int32_t(uint32_t(acc + ch.bias) << ch.up); // (no signed shift)
-  const int32_t high = static_cast<int32_t>((int64_t(doubled) * ch.multiplier) >> 32);
-  return (high + ch.round) >> ch.right;
+  return (mul_high(doubled, ch.multiplier) + ch.round) >> ch.right;
 }
 
 /// v clamped to [Lo, Hi] (SSAT where that is int8's whole range).

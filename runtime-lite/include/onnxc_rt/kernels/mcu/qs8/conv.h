@@ -128,7 +128,7 @@ void conv2d_mve(const int8_t *x, const int32_t *packed, const int32_t *params, i
                                 a3 asm("r6") = 0, b0 asm("r8") = 0, b1 asm("r10") = 0,
                                 b2 asm("r12") = 0, b3 asm("r14") = 0;
       register const int8_t *p0 asm("r1") = col0, *p1 asm("r3") = col1, *wp asm("r5") = w;
-      register int32_t steps asm("r9") = D / kHeliumStep;
+      register int32_t steps asm("r11") = D / kHeliumStep;
       __asm__ volatile("1:\n\t"
                        "vldrb.8 q0, [%[p0]], #16\n\t"
                        "vldrb.8 q1, [%[p1]], #16\n\t"

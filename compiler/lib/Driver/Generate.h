@@ -49,10 +49,6 @@ struct CompileSummary {
   std::vector<std::string> floatMatrixOps, floatOtherOps;
 };
 
-/// The summary's "control" lines: the Ifs compiled as one branch (condition
-/// known at compile time) and those with both branches (run-time condition).
-void printControlFlowSummary(const CompileSummary &summary);
-
 struct GeneratedModel {
   ModelInterface iface;
   EmittedModel files; // the target's emitter's output (empty with mlirOnly)

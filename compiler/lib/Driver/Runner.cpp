@@ -4,6 +4,7 @@
 #include "Calibration.h"
 #include "Files.h"
 #include "Generate.h"
+#include "Report.h"
 #include "HostModel.h"
 #include "onnxc/Codegen/BoundedDims.h"
 #include "Toolchain.h"

@@ -10,6 +10,7 @@
 //       bench/qs8_conv_bench.cpp -o qs8_conv_bench
 #include "onnxc_rt/kernels/reference/qs8.h"
 #include "onnxc_rt/kernels/simd/qs8/conv2d.h"
+#include "onnxc_rt/kernels/simd/qs8/depthwise.h"
 
 #include <algorithm>
 #include <chrono>
@@ -53,6 +54,12 @@ int main(int argc, char **argv) {
       {"mobilenet_v2 1x1 192->64 @14", 192, 14, 64, 1, 1},
       {"mobilenet_v2 1x1 384->96 @14", 384, 14, 96, 1, 1},
       {"mobilenet_v2 1x1 960->320 @7", 960, 7, 320, 1, 1},
+      {"resnet18 7x7 3->64 @224 stride 2", 3, 224, 64, 7, 2},
+      {"resnet18 3x3 64->64 @56", 64, 56, 64, 3, 1},
+      {"resnet18 3x3 128->128 @28", 128, 28, 128, 3, 1},
+      {"resnet18 3x3 256->256 @14", 256, 14, 256, 3, 1},
+      {"resnet18 3x3 512->512 @7", 512, 7, 512, 3, 1},
+      {"resnet18 3x3 256->512 @14 stride 2", 256, 14, 512, 3, 2},
       {"mobilenet_v2 dw 3x3 96 @112 stride 2", 96, 112, 96, 3, 2, true},
       {"mobilenet_v2 dw 3x3 144 @56", 144, 56, 144, 3, 1, true},
       {"mobilenet_v2 dw 3x3 192 @28", 192, 28, 192, 3, 1, true},
@@ -64,7 +71,7 @@ int main(int argc, char **argv) {
   std::mt19937 rng(1);
   const int32_t x_zp = 3, y_zp = -5;
   double total[2] = {0, 0};
-  std::printf("| shape | us |\n|---|---|\n");
+  std::printf("| shape | us | GMAC/s |\n|---|---|---|\n");
   for (const Shape &q : shapes) {
     if (only && !std::strstr(q.what, only))
       continue;
@@ -97,7 +104,7 @@ int main(int argc, char **argv) {
                                         y_zp, -128, 127, scratch.data());
       });
     } else {
-      constexpr int G = pk::kDepthGroup;
+      constexpr int G = pk::kConvDepthGroup;
       constexpr bool S = pk::kShiftedBytes;
       std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, 1, depth, G));
       pk::pack_conv_weights(w.data(), q.m, 1, depth, G, packed.data());
@@ -115,7 +122,7 @@ int main(int argc, char **argv) {
       });
     }
     total[q.depthwise] += us;
-    std::printf("| %s | %.1f |\n", q.what, us);
+    std::printf("| %s | %.1f | %.0f |\n", q.what, us, double(q.m * oh * oh * depth) / us / 1e3);
   }
-  std::printf("| pointwise, sum | %.1f |\n| depthwise, sum | %.1f |\n", total[0], total[1]);
+  std::printf("| dense, sum | %.1f | |\n| depthwise, sum | %.1f | |\n", total[0], total[1]);
 }

@@ -30,6 +30,11 @@ using namespace onnxc::lowering;
 namespace pack = onnxc_rt::simd::qs8;
 
 namespace onnxc::simd {
+
+int64_t Qs8Packing::convDepthGroup() const {
+  return amxConvolutions ? pack::kAmxDepthGroup : depthGroup;
+}
+
 namespace {
 
 /// The activations' byte value of zero (x_zp) as the convolution's and
@@ -154,7 +159,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
     return calls({call("depthwise_conv2d", {t, quad ? "true" : "false"}, kSimdQs8Depthwise,
                        std::move(args), kSimdQs8Namespace)});
   }
-  const int64_t depth = c.depth, dg = packing.depthGroup;
+  const int64_t depth = c.depth, dg = packing.convDepthGroup();
   std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg));
   pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data());
   std::vector<int32_t> folded(m);
@@ -170,7 +175,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   args.push_back(KernelArg::scratch(pack::conv_scratch_bytes(depth, ys[2], ys[3], g->strides[0],
                                                              cg, c.plane(), c.readsInput(), dg),
                                     "uint8_t"));
-  return calls({call("conv2d", packedKernelArgs(op.getX(), packing.depthGroup, packing),
+  return calls({call("conv2d", packedKernelArgs(op.getX(), dg, packing),
                      kSimdQs8Conv, std::move(args), kSimdQs8Namespace)});
 }
 
@@ -235,7 +240,7 @@ ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing) {
   std::vector<int8_t> w = weightsAtZero(op.getW(), op.getWZeroPoint());
   if (w.empty())
     return std::nullopt;
-  const int64_t dg = packing.depthGroup;
+  const int64_t dg = packing.convDepthGroup();
   std::vector<int8_t> packed(pack::conv_packed_bytes(c.m, c.group, c.depth, dg));
   pack::pack_conv_weights(w.data(), c.m, c.group, c.depth, dg, packed.data());
   std::vector<int32_t> sums(c.m);

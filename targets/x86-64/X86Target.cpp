@@ -1,16 +1,22 @@
-//===- X86Target.cpp - x86-64 (AVX2+FMA), x86-64-avx512, x86-64-vnni -------===//
+//===- X86Target.cpp - x86-64 (AVX2+FMA), x86-64-avx512, -vnni, -amx ------===//
 //
 // All run runtime-lite's SIMD kernels (onnxc_rt::simd, one source for every
 // ISA over simd/vec.h; simd/isa/x86.h here) through ../simd: their
 // convolution regions in the channel-blocked layout NCHW16c (one AVX-512
 // vector or two AVX2 ones per block), and large 3x3 stride-1 convolutions by
 // Winograd F(4x4, 3x3). x86-64-vnni is x86-64-avx512 plus the byte dot
-// product (vpdpbusd) of the int8 kernels.
+// product (vpdpbusd) of the int8 kernels; x86-64-amx adds AMX tiles for the
+// int8 convolutions.
 //
 //===----------------------------------------------------------------------===//
 #include "../simd/SimdTarget.h"
 
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
+
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace onnxc::x86 {
 namespace {
@@ -18,10 +24,11 @@ namespace {
 class X86Target final : public simd::SimdTarget {
 public:
   X86Target(std::string name, std::string description, std::vector<std::string> isaFlags,
-            int rank, bool (*cpuHasIsa)(), int64_t streamedWinogradTiles, int64_t lanes)
+            int rank, bool (*cpuHasIsa)(), int64_t streamedWinogradTiles, int64_t lanes,
+            bool amx = false)
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd",
-                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false}, lanes),
+                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false, amx}, lanes),
         cpuHasIsa(cpuHasIsa) {
     hostCode = true;
     parallelKernels = true;
@@ -61,6 +68,25 @@ bool hasAvx512Vnni() {
 #endif
 }
 
+/// AMX-INT8 in the CPU and its tile state granted to this process (Linux
+/// asks for it: arch_prctl ARCH_REQ_XCOMP_PERM, as the kernels do,
+/// simd/qs8/amx.h; a kernel without AMX support refuses).
+bool hasAmx() {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (!hasAvx512Vnni() || !__builtin_cpu_supports("amx-tile") ||
+      !__builtin_cpu_supports("amx-int8"))
+    return false;
+#if defined(__linux__)
+  constexpr long kReqXcompPerm = 0x1023, kXfeatureXtileData = 18;
+  return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtileData) == 0;
+#else
+  return true;
+#endif
+#else
+  return false;
+#endif
+}
+
 } // namespace
 } // namespace onnxc::x86
 
@@ -84,5 +110,14 @@ void registerX86Targets() {
       "x86-64-vnni", "x86-64 with AVX-512 and AVX512-VNNI (x86-64-v4 + int8 dot products)",
       std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni"}, 4, x86::hasAvx512Vnni, 9,
       16));
+  // x86-64-vnni with the int8 convolutions' products on AMX tiles (TDPBSUD,
+  // 16 channels x 16 pixels x 64 depth bytes an instruction): Sapphire
+  // Rapids and later. Its code falls back to VPDPBUSD where the OS refuses
+  // the tile state, so it runs on any AVX512-VNNI CPU.
+  TargetRegistry::add(std::make_unique<x86::X86Target>(
+      "x86-64-amx",
+      "x86-64 with AVX-512, AVX512-VNNI and AMX-INT8 (int8 convolutions on AMX tiles)",
+      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni", "-mamx-tile", "-mamx-int8"}, 5,
+      x86::hasAmx, 9, 16, true));
 }
 } // namespace onnxc

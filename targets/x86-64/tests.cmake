@@ -5,11 +5,16 @@
 # same source); each skips (77) on a CPU without its ISA. The main
 # (test/kernels/main.cpp) is compiled once per ISA.
 set(SIMD_KERNEL_FAMILIES gemm conv layout norm qs8)
-foreach(isa x86-64-v3 x86-64-v4 x86-64-vnni)
+foreach(isa x86-64-v3 x86-64-v4 x86-64-vnni x86-64-amx)
   # -ffp-contract=off as the x86 targets compile the kernels (see X86Target.cpp).
   if(isa STREQUAL "x86-64-vnni")
     set(flags -march=x86-64-v4 -mavx512vnni)
     set(families qs8) # the float kernels do not use VNNI: their v4 build covers it
+  elseif(isa STREQUAL "x86-64-amx")
+    # conv2d by AMX tiles; on a CPU (or OS) without AMX the same build takes
+    # its VPDPBUSD way, so it runs on every AVX512-VNNI host.
+    set(flags -march=x86-64-v4 -mavx512vnni -mamx-tile -mamx-int8)
+    set(families qs8)
   else()
     set(flags -march=${isa})
     set(families ${SIMD_KERNEL_FAMILIES})

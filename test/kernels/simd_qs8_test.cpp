@@ -135,7 +135,7 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
                                       kernel, strides, pb, dil, x_zp, mult.data(), shift.data(),
                                       count, y_zp, lo, hi, scratch.data());
   } else {
-    constexpr int G = simd::qs8::kDepthGroup;
+    constexpr int G = simd::qs8::kConvDepthGroup;
     std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
     pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data());
     constexpr bool S = simd::qs8::kShiftedBytes;
@@ -174,6 +174,8 @@ const ConvCase kConvCases[] = {
     {256, 14, 14, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // several pixel blocks (virtual rows)
     {8, 6, 6, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // stride 1 gathered, not virtual rows
     {128, 9, 40, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // rows of 40 gathered, a block from mid-row
+    {64, 14, 14, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // AMX: 32 + 32 + 16 channels, 9 depth steps
+    {24, 7, 9, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // AMX: depth 24 of a 64 step, 16 + 1 channels
     {64, 30, 60, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // strided rows of 30, a block from mid-row
     {12, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12},  // depthwise
     {7, 15, 13, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},     // depthwise strided
@@ -217,7 +219,7 @@ template <typename T> void checkConvSums(const ConvCase &q, int variant) {
   ref::conv_acc<T, int8_t, int32_t>(x.data(), w.data(), x_zp, nullptr, 0, nullptr, want.data(), 2,
                                     in, out, kernel, strides, pb, pe, dil, q.group);
   namespace pk = simd::qs8;
-  constexpr int G = simd::qs8::kDepthGroup;
+  constexpr int G = simd::qs8::kConvDepthGroup;
   constexpr bool S = simd::qs8::kShiftedBytes;
   std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
   pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data());
@@ -259,6 +261,41 @@ TEST_CASE("qs8 conv2d and depthwise_conv2d match the reference", "[simd][qs8]") 
     }
   }
 }
+
+#if ONNXC_RT_SIMD_AMX
+TEST_CASE("qs8 AMX tile sums equal the same sums by VPDPBUSD", "[simd][qs8][amx]") {
+  // conv2d's two ways on x86-64-amx (simd/qs8/amx.h): tiles where the OS
+  // grants their state, dot products where it does not; the conv2d cases
+  // above run the first here, this checks the second against it on every
+  // block shape (1 or 2 tiles of channels and of pixels) and 1-3 steps.
+  namespace d = simd::qs8::detail;
+  if (!d::amx_permitted()) {
+    WARN("the OS refuses AMX's tile state: the tile sums are not checked here");
+    return;
+  }
+  for (int64_t steps = 1; steps <= 3; ++steps) {
+    const int64_t w_tile = steps * d::kAmxStepBytes, nv = 48, panel_stride = nv * 4;
+    auto w = randomQ<int8_t>(2 * w_tile);
+    auto panel = randomQ<uint8_t>(steps * 16 * panel_stride);
+    for (int mb = 1; mb <= 2; ++mb)
+      for (int nb = 1; nb <= 2; ++nb) {
+        alignas(64) int32_t tiles[32 * 32] = {}, dots[32 * 32] = {};
+        d::amx_configure();
+        d::block_sums(true, mb, nb, w.data(), w_tile, panel.data() + 64, panel_stride, steps,
+                      tiles);
+        _tile_release();
+        d::block_sums(false, mb, nb, w.data(), w_tile, panel.data() + 64, panel_stride, steps,
+                      dots);
+        INFO("steps " << steps << " channel tiles " << mb << " pixel tiles " << nb);
+        REQUIRE(std::memcmp(tiles, dots, sizeof(tiles)) == 0);
+        int64_t nonzero = 0;
+        for (int32_t v : tiles)
+          nonzero += v != 0;
+        REQUIRE(nonzero == mb * nb * 256);
+      }
+  }
+}
+#endif
 
 TEST_CASE("qs8 convolutions over rows of every short width", "[simd][qs8]") {
   // The padded planes copy and fill rows in 16-, 8- and 4-byte pieces and

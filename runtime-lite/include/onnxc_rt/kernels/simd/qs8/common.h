@@ -36,6 +36,17 @@ constexpr bool kDepth16 = VecI::kDepth16Dots;
 constexpr int kDepthGroup = VecI::kMatMul ? int(kMatMulDepthGroup)
                             : kDepth16    ? int(kWideDepthGroup)
                                           : int(kDotDepthGroup);
+/// Whether conv2d multiplies by AMX tiles (x86-64-amx: built with
+/// -mamx-int8; simd/qs8/amx.h), and the depth group of its packed weights:
+/// kAmxDepthGroup there, else kDepthGroup.
+#if defined(__x86_64__) && defined(__AMX_INT8__) && defined(__AMX_TILE__)
+#define ONNXC_RT_SIMD_AMX 1
+constexpr bool kAmx = true;
+#else
+#define ONNXC_RT_SIMD_AMX 0
+constexpr bool kAmx = false;
+#endif
+constexpr int kConvDepthGroup = kAmx ? int(kAmxDepthGroup) : kDepthGroup;
 /// Whether their products take the activations' bytes u as u - 128
 /// (VecI::kPackedFlip: NEON's SDOT and SMULL), the weights' share 128 *
 /// sum(w) folded into the bias at compile time (packed_zero_point).

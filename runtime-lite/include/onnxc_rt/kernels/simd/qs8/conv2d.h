@@ -8,6 +8,7 @@
 #ifndef ONNXC_RT_SIMD_QS8_CONV2D_H
 #define ONNXC_RT_SIMD_QS8_CONV2D_H
 
+#include "onnxc_rt/kernels/simd/qs8/amx.h"
 #include "onnxc_rt/kernels/simd/qs8/tile.h"
 
 namespace onnxc_rt {
@@ -112,21 +113,22 @@ inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d
 }
 
 /// Packs output pixels [p0, p0 + n) of one group into `panel`
-/// ([depth/G][nv][G] unsigned bytes, nv = n rounded up to 16), from the
+/// ([depth_pad/G][nv][G] unsigned bytes, nv = n rounded up to 16, the
+/// depth past the group's zeros), from the
 /// group's input x (read as it is) or its padded planes, gathering rows
 /// into `rows` (G * nv bytes and 64 of slack). Over virtual rows
 /// (qs8/pack.h's ConvPixels: p0 and n count packed pixels) each tap's row
 /// is read in place from its stride-1 padded plane: one run of it.
 template <int G, typename T>
 void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const Conv2d &g,
-                int64_t cg, int64_t p0, int64_t n, int64_t nv, uint8_t pad, bool virtual_rows,
-                uint8_t *panel, uint8_t *rows) {
+                int64_t cg, int64_t p0, int64_t n, int64_t nv, int64_t depth_pad, uint8_t pad,
+                bool virtual_rows, uint8_t *panel, uint8_t *rows) {
   const int64_t taps = g.kh * g.kw, depth = cg * taps, plane = g.h * g.w;
   const bool direct = planes == nullptr && p0 + nv <= plane;
   const int64_t oy0 = p0 / g.ow, ox0 = p0 % g.ow;
   // Depth k = (ci * kh + ky) * kw + kx, counted up (no divisions per row).
   int64_t ci = 0, ky = 0, kx = 0;
-  for (int64_t kg = 0; kg < depth; kg += G) {
+  for (int64_t kg = 0; kg < depth_pad; kg += G) {
     const uint8_t *src[G];
     for (int64_t j = 0; j < G; ++j) {
       const int64_t k = kg + j;
@@ -250,7 +252,7 @@ conv_tile_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8
 /// T with zero point x_zp; weights packed by pack_conv_weights in depth
 /// groups of G; `bias` the folded per-channel constant of fold_zero_point
 /// with u_zp = packed_zero_point(x_zp + flip_of<T>(), kShifted); G and
-/// kShifted as this instruction set takes them (kDepthGroup,
+/// kShifted as this instruction set takes them (kConvDepthGroup,
 /// kShiftedBytes: the compiler packs for its target, and a mismatch does
 /// not compile); `count` multipliers (1 or M); `narrow_weights`: no
 /// weight is -128 (weights_are_narrow of qs8/pack.h). Scratch:
@@ -267,11 +269,15 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
                  pads_begin[1], dilations[0], dilations[1]};
   const int64_t n = in_shape[0], m = out_shape[1], cg = g.c / group, mg = m / group;
-  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
+  static_assert(G == kConvDepthGroup && kShifted == kShiftedBytes,
                 "weights packed and folded for another instruction set (qs8/pack.h)");
-  const int64_t depth = cg * g.kh * g.kw, dgroups = round_up(depth, G) / G;
-  const int64_t tile_bytes = dgroups * kConvRows * G,
-                group_bytes = round_up(mg, kConvRows) * dgroups * G;
+  // The panel's depth groups (PG: 4 with AMX's weights, else G), the depth
+  // rounded up to G, and R channels a tile of weights.
+  constexpr int PG = int(conv_panel_group(G));
+  constexpr int64_t R = conv_weight_rows(G);
+  const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G),
+                dgroups = depth_pad / PG;
+  const int64_t tile_bytes = depth_pad * R, group_bytes = round_up(mg, R) * depth_pad;
   const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
   const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
   const ConvPixels cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input,
@@ -285,6 +291,12 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
+  // AMX: the tiles, where the OS grants their state (amx.h).
+#if ONNXC_RT_SIMD_AMX
+  const bool tiles = amx_permitted();
+  if (tiles)
+    amx_configure();
+#endif
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
       const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
@@ -294,7 +306,28 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
       for (int64_t p0 = 0; p0 < cp.count; p0 += block) {
         const int64_t np = cp.count - p0 < block ? cp.count - p0 : block;
         const int64_t nv = round_up(np, 16);
-        pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, pad, cp.virtual_rows, panel, rows);
+        pack_panel<PG>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, cp.virtual_rows,
+                       panel, rows);
+#if ONNXC_RT_SIMD_AMX
+        {
+          TOut *yg = y + (b * m + gi * mg) * pixels;
+          auto q_at = [&](int64_t c) {
+            const int64_t oc = gi * mg + c;
+            return requant_broadcast(bias[oc], multiplier[count > 1 ? oc : 0],
+                                     shift[count > 1 ? oc : 0]);
+          };
+          // Virtual rows go through the stage (their padding pixels dropped).
+          auto dest = [&](int64_t mt) { return cp.virtual_rows ? stage : yg + mt * pixels + p0; };
+          auto store = [&](int64_t mt, int64_t live) {
+            if (cp.virtual_rows)
+              store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yg + mt * pixels,
+                                 pixels);
+          };
+          conv_panel_amx<TOut>(tiles, np, nv, panel, w + gi * group_bytes, depth_pad, mg, q_at,
+                               vzp, vmin, vmax, dest, cp.virtual_rows ? block : pixels, store);
+          continue;
+        }
+#endif
         for (int64_t mt = 0; mt < mg; mt += kConvRows) {
           const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
           Requant q[kConvRows] = {}; // rows past `live`: zeros, never stored
@@ -314,6 +347,10 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
         }
       }
     }
+#if ONNXC_RT_SIMD_AMX
+  if (tiles)
+    _tile_release();
+#endif
 }
 
 /// ConvInteger's int32 convolution with x's zero point known only at run

@@ -47,6 +47,26 @@ constexpr int64_t kDotDepthGroup = 4, kMatMulDepthGroup = 8, kWideDepthGroup = 1
 
 inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 
+/// The convolution's depth group on CPUs with AMX (Intel's tile matrix
+/// multiply, x86-64-amx): its weights are TDPBSUD's first operand, tiles
+/// of kAmxConvRows channels by 64 depth bytes, packed
+/// [groups][16-channel tiles][depth / 64][16][64]; the activations' panel
+/// keeps the byte dot product's groups of 4 ([depth/4][pixels][4], the
+/// second operand's layout as it is), its depth padded to 64.
+constexpr int64_t kAmxDepthGroup = 64, kAmxConvRows = 16;
+
+/// Output channels a convolution's packed weights hold per tile for depth
+/// group `dg`: kAmxConvRows for AMX's, else kConvRows.
+constexpr int64_t conv_weight_rows(int64_t dg) {
+  return dg == kAmxDepthGroup ? kAmxConvRows : kConvRows;
+}
+
+/// The depth values a convolution's packed activations keep together for
+/// weights in depth groups of `dg`: the same, but 4 for AMX's.
+constexpr int64_t conv_panel_group(int64_t dg) {
+  return dg == kAmxDepthGroup ? kDotDepthGroup : dg;
+}
+
 /// The flip that makes T's values unsigned: 128 for int8, 0 for uint8.
 template <typename T> constexpr int32_t flip_of() { return T(-1) < T(0) ? 128 : 0; }
 
@@ -54,19 +74,21 @@ template <typename T> constexpr int32_t flip_of() { return T(-1) < T(0) ? 128 : 
 /// groups, `depth` = input channels per group * kernel taps, depth groups
 /// of `dg` bytes.
 inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_t dg) {
-  return group * round_up(m / group, kConvRows) * round_up(depth, dg);
+  return group * round_up(m / group, conv_weight_rows(dg)) * round_up(depth, dg);
 }
 
 /// w: (m, depth) as ONNX stores a convolution's weights (m, c / group,
-/// kh, kw). Tiles of kConvRows channels per group, `dg` depth bytes of
-/// each channel together; the padding (channels and depth) is zero.
+/// kh, kw). Tiles of conv_weight_rows(dg) channels per group, `dg` depth
+/// bytes of each channel together; the padding (channels and depth) is
+/// zero.
 inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t depth,
                               int64_t dg, int8_t *out) {
-  const int64_t mg = m / group, mp = round_up(mg, kConvRows), dp = round_up(depth, dg);
+  const int64_t rows = conv_weight_rows(dg);
+  const int64_t mg = m / group, mp = round_up(mg, rows), dp = round_up(depth, dg);
   for (int64_t g = 0; g < group; ++g)
-    for (int64_t t = 0; t < mp; t += kConvRows)
+    for (int64_t t = 0; t < mp; t += rows)
       for (int64_t kg = 0; kg < dp; kg += dg)
-        for (int64_t r = 0; r < kConvRows; ++r)
+        for (int64_t r = 0; r < rows; ++r)
           for (int64_t j = 0; j < dg; ++j) {
             const int64_t c = t + r, k = kg + j;
             *out++ = c < mg && k < depth ? w[(g * mg + c) * depth + k] : int8_t(0);
@@ -212,9 +234,10 @@ inline ConvPixels conv_pixels(int64_t depth, int64_t out_h, int64_t out_w, int64
 
 /// A convolution's scratch, laid out for whichever way conv_pixels
 /// chooses (the compiler need not know the instruction set's bound): the
-/// packed block of activations (depth groups of `dg`, from 0), `dg`
-/// gathered rows of it, where virtual rows are possible a stage of
-/// kConvRows output rows, and (unless it reads its input as it is) the
+/// packed block of activations (depth rounded up to `dg`, from 0),
+/// conv_panel_group(dg) gathered rows of it, where virtual rows are
+/// possible a stage of kConvRows output rows (two AMX tiles' with AMX's
+/// `dg`), and (unless it reads its input as it is) the
 /// group's padded planes (`plane` each, `planes` of them); offsets in bytes.
 struct ConvScratch {
   int64_t rows, stage, planes, bytes;
@@ -229,8 +252,10 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
       conv_pixel_block(depth, conv_pixel_count(out_h, out_w, plane, possible));
   ConvScratch s{};
   s.rows = round_up(depth, dg) * block;
-  s.stage = s.rows + dg * block + 64;
-  s.planes = s.stage + (possible ? kConvRows * block * out_bytes + 64 : 0);
+  s.stage = s.rows + conv_panel_group(dg) * block + 64;
+  // AMX's stage takes two tiles of channels.
+  const int64_t stage_rows = dg == kAmxDepthGroup ? 2 * kAmxConvRows : kConvRows;
+  s.planes = s.stage + (possible ? stage_rows * block * out_bytes + 64 : 0);
   s.bytes = s.planes + (reads_input ? 0 : planes * plane.bytes());
   return s;
 }

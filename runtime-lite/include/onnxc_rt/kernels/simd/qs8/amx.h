@@ -1,0 +1,192 @@
+// The tile products of the SIMD qs8 conv2d on CPUs with AMX (x86-64-amx,
+// built with -mamx-tile -mamx-int8; simd/qs8/conv2d.h): a block of 32
+// output channels by 32 pixels is four tiles of int32 sums, each TDPBSUD
+// adding 16 channels' 64 weight bytes (signed) times 16 pixels' 64 panel
+// bytes (unsigned, the panel's groups of 4 as they are: TDPBSUD's second
+// operand takes 4 consecutive depth bytes per pixel). A step of 64 depth
+// values is four tile loads and four products of 16,384 multiply-adds
+// each, against 64 VPDPBUSD of 64 for the same block. The sums go through
+// a 32 x 32 stage in memory to the requantization of conv2d's other paths.
+// The same sums without tiles (dot_sums) serve a process the OS does not
+// grant AMX's state, so an x86-64-amx build runs, slower, on any
+// AVX512-VNNI CPU.
+#ifndef ONNXC_RT_SIMD_QS8_AMX_H
+#define ONNXC_RT_SIMD_QS8_AMX_H
+
+#include "onnxc_rt/kernels/simd/qs8/tile.h"
+
+#if ONNXC_RT_SIMD_AMX
+#include <immintrin.h>
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+namespace onnxc_rt {
+namespace simd {
+namespace qs8 {
+namespace detail {
+
+/// Bytes of one AMX weight step: 16 channels' 64 depth bytes.
+constexpr int64_t kAmxStepBytes = kAmxConvRows * kAmxDepthGroup;
+/// Pixels of one tile (16 of 4 bytes: 64 bytes a row, the most a tile holds).
+constexpr int64_t kAmxPixels = 16;
+
+/// Whether this process may use AMX's tile state. Linux gives it on request
+/// (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA, 18), per process, and a
+/// request once granted returns at once; it is made by each call rather
+/// than remembered (no mutable state in the runtime). Refused on a CPU or
+/// kernel without AMX.
+inline bool amx_permitted() {
+#if defined(__linux__)
+  constexpr long kReqXcompPerm = 0x1023, kXfeatureXtileData = 18;
+  return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtileData) == 0;
+#else
+  return true; // other systems enable AMX's state for every process
+#endif
+}
+
+/// Palette 1 with tiles 0-7 all 16 rows of 64 bytes: sums 0-3 (channel
+/// tile i, pixel tile j in tile 2 i + j), weights 4-5, pixels 6-7.
+inline void amx_configure() {
+  struct alignas(64) {
+    uint8_t palette, start_row, reserved[14];
+    uint16_t colsb[16];
+    uint8_t rows[16];
+  } config{};
+  config.palette = 1;
+  for (int t = 0; t < 8; ++t) {
+    config.colsb[t] = 64;
+    config.rows[t] = 16;
+  }
+  _tile_loadconfig(&config);
+}
+
+/// Sums of MB tiles of 16 channels (weights w, [steps][16][64], tiles
+/// w_tile bytes apart) by NB tiles of 16 pixels (the panel from its pixel,
+/// [depth/4][..][4], groups panel_stride bytes apart) over `steps` of 64
+/// depth values, stored to c (int32, rows of 32, channel-major).
+template <int MB, int NB>
+inline void tile_sums(const int8_t *w, int64_t w_tile, const uint8_t *panel,
+                      int64_t panel_stride, int64_t steps, int32_t *c) {
+  constexpr int64_t kStride = 32 * 4;
+  _tile_zero(0);
+  if constexpr (NB == 2)
+    _tile_zero(1);
+  if constexpr (MB == 2) {
+    _tile_zero(2);
+    if constexpr (NB == 2)
+      _tile_zero(3);
+  }
+  for (int64_t s = 0; s < steps; ++s) {
+    const uint8_t *b = panel + s * kAmxConvRows * panel_stride;
+    _tile_loadd(6, b, panel_stride);
+    if constexpr (NB == 2)
+      _tile_loadd(7, b + kAmxPixels * 4, panel_stride);
+    _tile_loadd(4, w + s * kAmxStepBytes, kAmxDepthGroup);
+    _tile_dpbsud(0, 4, 6);
+    if constexpr (NB == 2)
+      _tile_dpbsud(1, 4, 7);
+    if constexpr (MB == 2) {
+      _tile_loadd(5, w + w_tile + s * kAmxStepBytes, kAmxDepthGroup);
+      _tile_dpbsud(2, 5, 6);
+      if constexpr (NB == 2)
+        _tile_dpbsud(3, 5, 7);
+    }
+  }
+  _tile_stored(0, c, kStride);
+  if constexpr (NB == 2)
+    _tile_stored(1, c + kAmxPixels, kStride);
+  if constexpr (MB == 2) {
+    _tile_stored(2, c + kAmxConvRows * 32, kStride);
+    if constexpr (NB == 2)
+      _tile_stored(3, c + kAmxConvRows * 32 + kAmxPixels, kStride);
+  }
+}
+
+/// tile_sums by VPDPBUSD, for a process without AMX's state: the same
+/// operands, the same sums.
+template <int MB, int NB>
+inline void dot_sums(const int8_t *w, int64_t w_tile, const uint8_t *panel, int64_t panel_stride,
+                     int64_t steps, int32_t *c) {
+  static_assert(kLanes == kAmxPixels, "a vector of 16 pixels");
+  for (int64_t r = 0; r < MB * kAmxConvRows; ++r) {
+    const int8_t *wr = w + (r / kAmxConvRows) * w_tile + (r % kAmxConvRows) * kAmxDepthGroup;
+    VecI acc[NB];
+    for (int v = 0; v < NB; ++v)
+      acc[v] = VecI::zero();
+    for (int64_t s = 0; s < steps; ++s)
+      for (int64_t j = 0; j < kAmxConvRows; ++j) {
+        const VecI wb = broadcast4(wr + s * kAmxStepBytes + j * 4);
+        const uint8_t *b = panel + (s * kAmxConvRows + j) * panel_stride;
+        for (int v = 0; v < NB; ++v)
+          acc[v] = VecI::dot_part(acc[v], VecI::load(b + v * kAmxPixels * 4), wb);
+      }
+    for (int v = 0; v < NB; ++v)
+      acc[v].store(c + r * 32 + v * kAmxPixels);
+  }
+}
+
+/// tile_sums or dot_sums (`tiles`) for the block's MB, NB (1 or 2).
+inline void block_sums(bool tiles, int mb, int nb, const int8_t *w, int64_t w_tile,
+                       const uint8_t *panel, int64_t panel_stride, int64_t steps, int32_t *c) {
+  auto run = [&](auto m, auto n) {
+    if (tiles)
+      tile_sums<decltype(m)::value, decltype(n)::value>(w, w_tile, panel, panel_stride, steps,
+                                                        c);
+    else
+      dot_sums<decltype(m)::value, decltype(n)::value>(w, w_tile, panel, panel_stride, steps, c);
+  };
+  using One = std::integral_constant<int, 1>;
+  using Two = std::integral_constant<int, 2>;
+  if (mb == 2)
+    return nb == 2 ? run(Two{}, Two{}) : run(Two{}, One{});
+  return nb == 2 ? run(One{}, Two{}) : run(One{}, One{});
+}
+
+/// One packed panel (np pixels, nv rounded up to 16, depth `depth_pad`, a
+/// multiple of 64) of one group times its mg channels' weights wg, for
+/// conv2d (simd/qs8/conv2d.h): q_at(oc) gives the group's channel oc's
+/// Requant; each block of up to 32 channels from mt is requantized to
+/// dest(mt) (its channel rows y_stride apart, from the panel's first
+/// pixel), then store(mt, live) is called (virtual rows: the stage to y).
+template <typename TOut, typename QAt, typename Dest, typename Store>
+void conv_panel_amx(bool tiles, int64_t np, int64_t nv, const uint8_t *panel, const int8_t *wg,
+                    int64_t depth_pad, int64_t mg, QAt q_at, VecI y_zp, VecI act_min,
+                    VecI act_max, Dest dest, int64_t y_stride, Store store) {
+  const int64_t steps = depth_pad / kAmxDepthGroup, w_tile = steps * kAmxStepBytes;
+  const int64_t panel_stride = nv * kDotDepthGroup;
+  alignas(64) int32_t c[32 * 32];
+  for (int64_t mt = 0; mt < mg; mt += 2 * kAmxConvRows) {
+    const int64_t live = mg - mt < 2 * kAmxConvRows ? mg - mt : 2 * kAmxConvRows;
+    Requant q[2 * kAmxConvRows];
+    for (int64_t r = 0; r < live; ++r)
+      q[r] = q_at(mt + r);
+    const int8_t *wt = wg + (mt / kAmxConvRows) * w_tile;
+    const int mb = live > kAmxConvRows ? 2 : 1;
+    for (int64_t px = 0; px < np; px += 2 * kAmxPixels) {
+      const int64_t valid = np - px;
+      const int nb = valid > kAmxPixels ? 2 : 1;
+      block_sums(tiles, mb, nb, wt, w_tile, panel + px * kDotDepthGroup, panel_stride, steps, c);
+      for (int64_t r = 0; r < live; ++r) {
+        TOut *y = dest(mt) + r * y_stride + px;
+        if (nb == 2) {
+          const VecI acc[2] = {VecI::load(c + r * 32), VecI::load(c + r * 32 + kAmxPixels)};
+          requantize_store<2, TOut>(acc, q[r], y_zp, act_min, act_max, y, valid);
+        } else {
+          const VecI acc[1] = {VecI::load(c + r * 32)};
+          requantize_store<1, TOut>(acc, q[r], y_zp, act_min, act_max, y, valid);
+        }
+      }
+    }
+    store(mt, live);
+  }
+}
+
+} // namespace detail
+} // namespace qs8
+} // namespace simd
+} // namespace onnxc_rt
+
+#endif
+#endif // ONNXC_RT_SIMD_QS8_AMX_H

@@ -107,7 +107,8 @@ int main(int argc, char **argv) {
       constexpr int G = pk::kConvDepthGroup;
       constexpr bool S = pk::kShiftedBytes;
       std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, 1, depth, G));
-      pk::pack_conv_weights(w.data(), q.m, 1, depth, G, packed.data());
+      pk::pack_conv_weights(w.data(), q.m, 1, depth, G, packed.data(),
+                            pk::conv_weight_taps(G, q.c, q.k, q.k, q.stride, q.stride));
       pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                           pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), S), folded.data());
       const pk::PaddedPlane pp = pk::padded_plane(oh, oh, q.k, q.k, q.stride, q.stride, 1, 1);

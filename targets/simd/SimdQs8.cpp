@@ -161,7 +161,9 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   }
   const int64_t depth = c.depth, dg = packing.convDepthGroup();
   std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg));
-  pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data());
+  pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data(),
+                          pack::conv_weight_taps(dg, cg, kernel[0], kernel[1], g->strides[0],
+                                                 g->strides[1]));
   std::vector<int32_t> folded(m);
   pack::fold_zero_point(w.data(), bias->data(), m, depth, depth, 1,
                         packedZeroPoint(op.getX(), op.getXZeroPoint(), packing), folded.data());
@@ -242,7 +244,9 @@ ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing) {
     return std::nullopt;
   const int64_t dg = packing.convDepthGroup();
   std::vector<int8_t> packed(pack::conv_packed_bytes(c.m, c.group, c.depth, dg));
-  pack::pack_conv_weights(w.data(), c.m, c.group, c.depth, dg, packed.data());
+  pack::pack_conv_weights(w.data(), c.m, c.group, c.depth, dg, packed.data(),
+                          pack::conv_weight_taps(dg, c.cg, c.kernel[0], c.kernel[1],
+                                                 c.g.strides[0], c.g.strides[1]));
   std::vector<int32_t> sums(c.m);
   pack::weight_sums(w.data(), c.m, c.depth, c.depth, 1, sums.data());
   std::vector<KernelArg> args{KernelArg::input(op.getX()), inputOrNull(op.getXZeroPoint()),

@@ -137,7 +137,8 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
   } else {
     constexpr int G = simd::qs8::kConvDepthGroup;
     std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
-    pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data());
+    pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data(),
+                          pk::conv_weight_taps(G, cg, q.kh, q.kw, q.sh, q.sw));
     constexpr bool S = simd::qs8::kShiftedBytes;
     pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                         pk::packed_zero_point(x_zp + pk::flip_of<T>(), S), folded.data());
@@ -176,6 +177,10 @@ const ConvCase kConvCases[] = {
     {128, 9, 40, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // rows of 40 gathered, a block from mid-row
     {64, 14, 14, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // AMX: 32 + 32 + 16 channels, 9 depth steps
     {24, 7, 9, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // AMX: depth 24 of a 64 step, 16 + 1 channels
+    {64, 6, 7, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // AMX direct: 1x1 read in place, 42 pixels
+    {64, 10, 11, 18, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},   // AMX direct: dilated taps
+    {128, 6, 6, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},    // AMX direct: two groups of 64
+    {64, 9, 9, 8, 1, 7, 1, 1, 0, 3, 0, 3, 1, 1, 1},      // AMX direct: a 1x7 row of taps
     {64, 30, 60, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // strided rows of 30, a block from mid-row
     {12, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12},  // depthwise
     {7, 15, 13, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},     // depthwise strided
@@ -222,7 +227,8 @@ template <typename T> void checkConvSums(const ConvCase &q, int variant) {
   constexpr int G = simd::qs8::kConvDepthGroup;
   constexpr bool S = simd::qs8::kShiftedBytes;
   std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
-  pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data());
+  pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data(),
+                        pk::conv_weight_taps(G, cg, q.kh, q.kw, q.sh, q.sw));
   std::vector<int32_t> sums(q.m);
   pk::weight_sums(w.data(), q.m, depth, depth, 1, sums.data());
   const pk::PaddedPlane pp = pk::padded_plane(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
@@ -273,26 +279,33 @@ TEST_CASE("qs8 AMX tile sums equal the same sums by VPDPBUSD", "[simd][qs8][amx]
     WARN("the OS refuses AMX's tile state: the tile sums are not checked here");
     return;
   }
+  // Both operand forms: a panel (one tap, steps of 1 KiB, rows of 64
+  // bytes, pixel tiles apart by more than their depth, from an odd 64
+  // bytes) and channel quads read in place (taps at offsets, rows a quad
+  // plane apart, pixel tiles 64 bytes apart).
+  const int64_t offsets[3] = {0, 4 * 7, 4 * 40};
   for (int64_t steps = 1; steps <= 3; ++steps) {
-    const int64_t w_tile = steps * d::kAmxStepBytes, nv = 48, panel_stride = nv * 4;
+    const int64_t w_tile = steps * d::kAmxStepBytes, chunk = w_tile + 128, quad = 4 * 96;
+    const d::TileOperand forms[2] = {{offsets, 1, steps, d::kAmxStepBytes, 64, chunk},
+                                     {offsets, steps, 1, 16 * quad, quad, 64}};
     auto w = randomQ<int8_t>(2 * w_tile);
-    auto panel = randomQ<uint8_t>(steps * 16 * panel_stride);
-    for (int mb = 1; mb <= 2; ++mb)
-      for (int nb = 1; nb <= 2; ++nb) {
-        alignas(64) int32_t tiles[32 * 32] = {}, dots[32 * 32] = {};
-        d::amx_configure();
-        d::block_sums(true, mb, nb, w.data(), w_tile, panel.data() + 64, panel_stride, steps,
-                      tiles);
-        _tile_release();
-        d::block_sums(false, mb, nb, w.data(), w_tile, panel.data() + 64, panel_stride, steps,
-                      dots);
-        INFO("steps " << steps << " channel tiles " << mb << " pixel tiles " << nb);
-        REQUIRE(std::memcmp(tiles, dots, sizeof(tiles)) == 0);
-        int64_t nonzero = 0;
-        for (int32_t v : tiles)
-          nonzero += v != 0;
-        REQUIRE(nonzero == mb * nb * 256);
-      }
+    auto panel = randomQ<uint8_t>(2 * chunk + 64 + 16 * quad);
+    for (const d::TileOperand &op : forms)
+      for (int mb = 1; mb <= 2; ++mb)
+        for (int nb = 1; nb <= 2; ++nb) {
+          alignas(64) int32_t tiles[32 * 32] = {}, dots[32 * 32] = {};
+          d::amx_configure();
+          d::block_sums(true, mb, nb, w.data(), w_tile, panel.data() + 64, op, tiles);
+          _tile_release();
+          d::block_sums(false, mb, nb, w.data(), w_tile, panel.data() + 64, op, dots);
+          INFO("steps " << steps << " taps " << op.taps << " channel tiles " << mb
+                        << " pixel tiles " << nb);
+          REQUIRE(std::memcmp(tiles, dots, sizeof(tiles)) == 0);
+          int64_t nonzero = 0;
+          for (int32_t v : tiles)
+            nonzero += v != 0;
+          REQUIRE(nonzero == mb * nb * 256);
+        }
   }
 }
 #endif

@@ -3,7 +3,8 @@
 // output channels by 32 pixels is four tiles of int32 sums, each TDPBSUD
 // adding 16 channels' 64 weight bytes (signed) times 16 pixels' 64 panel
 // bytes (unsigned, the panel's groups of 4 as they are: TDPBSUD's second
-// operand takes 4 consecutive depth bytes per pixel). A step of 64 depth
+// operand takes 4 consecutive depth bytes per pixel; each 16 pixels' whole
+// depth together, so that a tile is 1 KiB in one piece). A step of 64 depth
 // values is four tile loads and four products of 16,384 multiply-adds
 // each, against 64 VPDPBUSD of 64 for the same block. The sums go through
 // a 32 x 32 stage in memory to the requantization of conv2d's other paths.
@@ -62,13 +63,26 @@ inline void amx_configure() {
   _tile_loadconfig(&config);
 }
 
+/// Where TDPBSUD's second operand comes from, step by step: `taps` offsets
+/// (bytes, tap_off), each followed by `csteps` steps `cstep` bytes apart,
+/// a tile's 16 rows (groups of 4 depth values) `row` bytes apart and the
+/// next 16 pixels `tile` bytes on. The packed panel (pack_panel's
+/// tile_chunks): one tap at 0, steps of 1 KiB, rows of 64 bytes, tiles a
+/// whole depth apart. The input's channel quads in place (conv2d's direct
+/// form): a tap's offset in the padded plane, steps of 16 quad planes,
+/// rows a quad plane apart, tiles 64 bytes apart. The weights' steps are
+/// tap-major in the same order (pack_conv_weights' `taps`).
+struct TileOperand {
+  const int64_t *tap_off;
+  int64_t taps, csteps, cstep, row, tile;
+};
+
 /// Sums of MB tiles of 16 channels (weights w, [steps][16][64], tiles
-/// w_tile bytes apart) by NB tiles of 16 pixels (the panel from its pixel,
-/// [depth/4][..][4], groups panel_stride bytes apart) over `steps` of 64
-/// depth values, stored to c (int32, rows of 32, channel-major).
+/// w_tile bytes apart) by NB tiles of 16 pixels (from b, as `op` says),
+/// stored to c (int32, rows of 32, channel-major).
 template <int MB, int NB>
-inline void tile_sums(const int8_t *w, int64_t w_tile, const uint8_t *panel,
-                      int64_t panel_stride, int64_t steps, int32_t *c) {
+inline void tile_sums(const int8_t *w, int64_t w_tile, const uint8_t *b, const TileOperand &op,
+                      int32_t *c) {
   constexpr int64_t kStride = 32 * 4;
   _tile_zero(0);
   if constexpr (NB == 2)
@@ -78,20 +92,23 @@ inline void tile_sums(const int8_t *w, int64_t w_tile, const uint8_t *panel,
     if constexpr (NB == 2)
       _tile_zero(3);
   }
-  for (int64_t s = 0; s < steps; ++s) {
-    const uint8_t *b = panel + s * kAmxConvRows * panel_stride;
-    _tile_loadd(6, b, panel_stride);
-    if constexpr (NB == 2)
-      _tile_loadd(7, b + kAmxPixels * 4, panel_stride);
-    _tile_loadd(4, w + s * kAmxStepBytes, kAmxDepthGroup);
-    _tile_dpbsud(0, 4, 6);
-    if constexpr (NB == 2)
-      _tile_dpbsud(1, 4, 7);
-    if constexpr (MB == 2) {
-      _tile_loadd(5, w + w_tile + s * kAmxStepBytes, kAmxDepthGroup);
-      _tile_dpbsud(2, 5, 6);
+  const int64_t row = op.row, tile = op.tile;
+  for (int64_t t = 0; t < op.taps; ++t) {
+    const uint8_t *bt = b + op.tap_off[t];
+    for (int64_t cs = 0; cs < op.csteps; ++cs, w += kAmxStepBytes, bt += op.cstep) {
+      _tile_loadd(6, bt, row);
       if constexpr (NB == 2)
-        _tile_dpbsud(3, 5, 7);
+        _tile_loadd(7, bt + tile, row);
+      _tile_loadd(4, w, kAmxDepthGroup);
+      _tile_dpbsud(0, 4, 6);
+      if constexpr (NB == 2)
+        _tile_dpbsud(1, 4, 7);
+      if constexpr (MB == 2) {
+        _tile_loadd(5, w + w_tile, kAmxDepthGroup);
+        _tile_dpbsud(2, 5, 6);
+        if constexpr (NB == 2)
+          _tile_dpbsud(3, 5, 7);
+      }
     }
   }
   _tile_stored(0, c, kStride);
@@ -107,21 +124,22 @@ inline void tile_sums(const int8_t *w, int64_t w_tile, const uint8_t *panel,
 /// tile_sums by VPDPBUSD, for a process without AMX's state: the same
 /// operands, the same sums.
 template <int MB, int NB>
-inline void dot_sums(const int8_t *w, int64_t w_tile, const uint8_t *panel, int64_t panel_stride,
-                     int64_t steps, int32_t *c) {
+inline void dot_sums(const int8_t *w, int64_t w_tile, const uint8_t *b, const TileOperand &op,
+                     int32_t *c) {
   static_assert(kLanes == kAmxPixels, "a vector of 16 pixels");
   for (int64_t r = 0; r < MB * kAmxConvRows; ++r) {
     const int8_t *wr = w + (r / kAmxConvRows) * w_tile + (r % kAmxConvRows) * kAmxDepthGroup;
     VecI acc[NB];
     for (int v = 0; v < NB; ++v)
       acc[v] = VecI::zero();
-    for (int64_t s = 0; s < steps; ++s)
-      for (int64_t j = 0; j < kAmxConvRows; ++j) {
-        const VecI wb = broadcast4(wr + s * kAmxStepBytes + j * 4);
-        const uint8_t *b = panel + (s * kAmxConvRows + j) * panel_stride;
-        for (int v = 0; v < NB; ++v)
-          acc[v] = VecI::dot_part(acc[v], VecI::load(b + v * kAmxPixels * 4), wb);
-      }
+    for (int64_t t = 0; t < op.taps; ++t)
+      for (int64_t cs = 0; cs < op.csteps; ++cs, wr += kAmxStepBytes)
+        for (int64_t j = 0; j < kAmxConvRows; ++j) {
+          const VecI wb = broadcast4(wr + j * 4);
+          const uint8_t *bj = b + op.tap_off[t] + cs * op.cstep + j * op.row;
+          for (int v = 0; v < NB; ++v)
+            acc[v] = VecI::dot_part(acc[v], VecI::load(bj + v * op.tile), wb);
+        }
     for (int v = 0; v < NB; ++v)
       acc[v].store(c + r * 32 + v * kAmxPixels);
   }
@@ -129,13 +147,12 @@ inline void dot_sums(const int8_t *w, int64_t w_tile, const uint8_t *panel, int6
 
 /// tile_sums or dot_sums (`tiles`) for the block's MB, NB (1 or 2).
 inline void block_sums(bool tiles, int mb, int nb, const int8_t *w, int64_t w_tile,
-                       const uint8_t *panel, int64_t panel_stride, int64_t steps, int32_t *c) {
+                       const uint8_t *b, const TileOperand &op, int32_t *c) {
   auto run = [&](auto m, auto n) {
     if (tiles)
-      tile_sums<decltype(m)::value, decltype(n)::value>(w, w_tile, panel, panel_stride, steps,
-                                                        c);
+      tile_sums<decltype(m)::value, decltype(n)::value>(w, w_tile, b, op, c);
     else
-      dot_sums<decltype(m)::value, decltype(n)::value>(w, w_tile, panel, panel_stride, steps, c);
+      dot_sums<decltype(m)::value, decltype(n)::value>(w, w_tile, b, op, c);
   };
   using One = std::integral_constant<int, 1>;
   using Two = std::integral_constant<int, 2>;
@@ -144,19 +161,21 @@ inline void block_sums(bool tiles, int mb, int nb, const int8_t *w, int64_t w_ti
   return nb == 2 ? run(One{}, Two{}) : run(One{}, One{});
 }
 
-/// One packed panel (np pixels, nv rounded up to 16, depth `depth_pad`, a
-/// multiple of 64) of one group times its mg channels' weights wg, for
-/// conv2d (simd/qs8/conv2d.h): q_at(oc) gives the group's channel oc's
-/// Requant; each block of up to 32 channels from mt is requantized to
-/// dest(mt) (its channel rows y_stride apart, from the panel's first
+/// np pixels of one group (the second operand from b, as `op` says) times
+/// its mg channels' weights wg (`steps` of 64 depth values a tile of 16
+/// channels), for conv2d (simd/qs8/conv2d.h): q_at(oc) gives the group's
+/// channel oc's Requant; each block of up to 32 channels from mt is
+/// requantized to dest(mt) (its channel rows y_stride apart, from the first
 /// pixel), then store(mt, live) is called (virtual rows: the stage to y).
 template <typename TOut, typename QAt, typename Dest, typename Store>
-void conv_panel_amx(bool tiles, int64_t np, int64_t nv, const uint8_t *panel, const int8_t *wg,
-                    int64_t depth_pad, int64_t mg, QAt q_at, VecI y_zp, VecI act_min,
-                    VecI act_max, Dest dest, int64_t y_stride, Store store) {
-  const int64_t steps = depth_pad / kAmxDepthGroup, w_tile = steps * kAmxStepBytes;
-  const int64_t panel_stride = nv * kDotDepthGroup;
-  alignas(64) int32_t c[32 * 32];
+void conv_tiles_amx(bool tiles, int64_t np, const uint8_t *b, const TileOperand &op,
+                    const int8_t *wg, int64_t steps, int64_t mg, QAt q_at, VecI y_zp,
+                    VecI act_min, VecI act_max, Dest dest, int64_t y_stride, Store store) {
+  const int64_t w_tile = steps * kAmxStepBytes;
+  // Two stages: the sums of the next block are issued before this one's
+  // requantization, so that the tiles may multiply while the vector units
+  // requantize.
+  alignas(64) int32_t c[2][32 * 32];
   for (int64_t mt = 0; mt < mg; mt += 2 * kAmxConvRows) {
     const int64_t live = mg - mt < 2 * kAmxConvRows ? mg - mt : 2 * kAmxConvRows;
     Requant q[2 * kAmxConvRows];
@@ -164,17 +183,23 @@ void conv_panel_amx(bool tiles, int64_t np, int64_t nv, const uint8_t *panel, co
       q[r] = q_at(mt + r);
     const int8_t *wt = wg + (mt / kAmxConvRows) * w_tile;
     const int mb = live > kAmxConvRows ? 2 : 1;
+    auto sums = [&](int64_t px) {
+      block_sums(tiles, mb, np - px > kAmxPixels ? 2 : 1, wt, w_tile,
+                 b + px / kAmxPixels * op.tile, op, c[px / 32 % 2]);
+    };
+    sums(0);
     for (int64_t px = 0; px < np; px += 2 * kAmxPixels) {
+      if (px + 2 * kAmxPixels < np)
+        sums(px + 2 * kAmxPixels);
+      const int32_t *cb = c[px / 32 % 2];
       const int64_t valid = np - px;
-      const int nb = valid > kAmxPixels ? 2 : 1;
-      block_sums(tiles, mb, nb, wt, w_tile, panel + px * kDotDepthGroup, panel_stride, steps, c);
       for (int64_t r = 0; r < live; ++r) {
         TOut *y = dest(mt) + r * y_stride + px;
-        if (nb == 2) {
-          const VecI acc[2] = {VecI::load(c + r * 32), VecI::load(c + r * 32 + kAmxPixels)};
+        if (valid > kAmxPixels) {
+          const VecI acc[2] = {VecI::load(cb + r * 32), VecI::load(cb + r * 32 + kAmxPixels)};
           requantize_store<2, TOut>(acc, q[r], y_zp, act_min, act_max, y, valid);
         } else {
-          const VecI acc[1] = {VecI::load(c + r * 32)};
+          const VecI acc[1] = {VecI::load(cb + r * 32)};
           requantize_store<1, TOut>(acc, q[r], y_zp, act_min, act_max, y, valid);
         }
       }

@@ -249,14 +249,18 @@ inline void interleave4_tile(Bytes a, Bytes b, Bytes c, Bytes d, Bytes (&o)[4]) 
 }
 
 /// G rows of `n` bytes (G 4, 8 or 16, n a multiple of 16) interleaved into
-/// [n][G], each byte XORed with `flip` (0x80 turns int8 into x + 128).
+/// [n][G], each byte XORed with `flip` (0x80 turns int8 into x + 128); each
+/// 16 columns' 16 * G bytes `chunk` bytes after the previous 16's (by
+/// default right after them; AMX's panel keeps a pixel tile's depth
+/// together, simd/qs8/amx.h).
 /// Sixteen rows are 16 x 16 byte blocks transposed.
 /// With an interleaving store (NEON's ST4: V::kStore4) four rows are one
 /// store, and eight are their byte pairs stored as four rows of halves;
 /// else eight rows are two interleaves of four whose 4-byte groups are
 /// then interleaved in turn.
 template <int G, typename V = VecI>
-inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip, uint8_t *out) {
+inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip, uint8_t *out,
+                            int64_t chunk = 16 * G) {
   static_assert(G == 4 || G == 8 || G == 16, "depth groups of 4, 8 or 16");
   using Words = uint32_t __attribute__((vector_size(16)));
   const Bytes f = Bytes{} + flip;
@@ -267,7 +271,7 @@ inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip
         r[j] = load_bytes(src[j] + i) ^ f;
       transpose16(r);
       for (int j = 0; j < 16; ++j)
-        store_bytes(out + (i + j) * 16, r[j]);
+        store_bytes(out + i / 16 * chunk + j * 16, r[j]);
     }
     return;
   }
@@ -281,12 +285,12 @@ inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip
     };
     for (int64_t i = 0; i < n; i += 16) {
       if constexpr (G == 4) {
-        V::store4_bytes(out + i * 4, row(0, i), row(1, i), row(2, i), row(3, i));
+        V::store4_bytes(out + i / 16 * chunk, row(0, i), row(1, i), row(2, i), row(3, i));
       } else {
         const V r[8] = {row(0, i), row(1, i), row(2, i), row(3, i),
                         row(4, i), row(5, i), row(6, i), row(7, i)};
         for (int h = 0; h < 2; ++h)
-          V::store4_halves(out + i * 8 + 64 * h, pairs(r[0], r[1], h), pairs(r[2], r[3], h),
+          V::store4_halves(out + i / 16 * chunk + 64 * h, pairs(r[0], r[1], h), pairs(r[2], r[3], h),
                            pairs(r[4], r[5], h), pairs(r[6], r[7], h));
       }
     }
@@ -296,7 +300,7 @@ inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip
     Bytes lo[4];
     interleave4_tile(load_bytes(src[0] + i) ^ f, load_bytes(src[1] + i) ^ f,
                      load_bytes(src[2] + i) ^ f, load_bytes(src[3] + i) ^ f, lo);
-    uint8_t *o = out + i * G;
+    uint8_t *o = out + i / 16 * chunk;
     if constexpr (G == 4) {
       for (int j = 0; j < 4; ++j)
         store_bytes(o + 16 * j, lo[j]);

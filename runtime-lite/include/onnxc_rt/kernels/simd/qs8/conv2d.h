@@ -114,7 +114,7 @@ inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d
 
 /// Packs output pixels [p0, p0 + n) of one group into `panel`
 /// ([depth_pad/G][nv][G] unsigned bytes, nv = n rounded up to 16, the
-/// depth past the group's zeros), from the
+/// depth past the group's zeros; AMX's order with tile_chunks), from the
 /// group's input x (read as it is) or its padded planes, gathering rows
 /// into `rows` (G * nv bytes and 64 of slack). Over virtual rows
 /// (qs8/pack.h's ConvPixels: p0 and n count packed pixels) each tap's row
@@ -122,7 +122,11 @@ inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d
 template <int G, typename T>
 void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const Conv2d &g,
                 int64_t cg, int64_t p0, int64_t n, int64_t nv, int64_t depth_pad, uint8_t pad,
-                bool virtual_rows, uint8_t *panel, uint8_t *rows) {
+                bool virtual_rows, uint8_t *panel, uint8_t *rows, bool tile_chunks = false) {
+  // tile_chunks (AMX): [nv/16][depth_pad/G][16][G], each 16 pixels' depth
+  // together (a tile of TDPBSUD's second operand is 1 KiB in one piece).
+  const int64_t group_step = tile_chunks ? 16 * G : nv * G,
+                chunk = tile_chunks ? depth_pad * 16 : 16 * G;
   const int64_t taps = g.kh * g.kw, depth = cg * taps, plane = g.h * g.w;
   const bool direct = planes == nullptr && p0 + nv <= plane;
   const int64_t oy0 = p0 / g.ow, ox0 = p0 % g.ow;
@@ -159,7 +163,7 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
       }
     }
     interleave_rows<G>(src, nv, static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip),
-                       panel + kg * nv);
+                       panel + kg / G * group_step, chunk);
   }
 }
 
@@ -246,6 +250,106 @@ conv_tile_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8
                                     act_max, y + px, y_stride, np - px);
 }
 
+#if ONNXC_RT_SIMD_AMX
+/// conv2d on AMX tiles (amx.h): the weights packed in kAmxDepthGroup, tap
+/// by tap in the direct form (conv_amx_direct: each tap's second operand
+/// read in place from the group's channel quads over virtual rows), else
+/// as an im2col panel of whole pixel tiles (pack_panel's tile_chunks).
+template <typename T, typename TOut>
+void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const Conv2d &g,
+                int64_t n, int64_t m, int64_t group, int32_t x_zp, const int32_t *multiplier,
+                const int32_t *shift, int64_t count, VecI vzp, VecI vmin, VecI vmax,
+                uint8_t *scratch) {
+  const int64_t cg = g.c / group, mg = m / group, taps = g.kh * g.kw, depth = cg * taps;
+  const int64_t depth_pad = round_up(depth, kAmxDepthGroup), steps = depth_pad / kAmxDepthGroup;
+  const int64_t group_bytes = round_up(mg, kAmxConvRows) * depth_pad, pixels = g.oh * g.ow;
+  const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
+  const bool direct = conv_amx_direct(cg, taps, g.sh, g.sw);
+  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  // The direct form always runs over virtual rows (a tap is then an
+  // offset); with no padding columns (1x1) they are the output rows.
+  ConvPixels cp{};
+  if (direct) {
+    cp.count = conv_pixel_count(g.oh, g.ow, pp, true);
+    cp.virtual_rows = pp.phase != g.ow;
+    cp.block = conv_pixel_block(depth, cp.count);
+  } else {
+    cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input, kVirtualRowsBound);
+  }
+  const ConvScratch sl =
+      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, kAmxDepthGroup, sizeof(TOut));
+  TOut *stage = reinterpret_cast<TOut *>(scratch + sl.stage);
+  const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
+  const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
+  // The second operand: channel quads ([cg/4][quad_plane][4]: a tap an
+  // offset, a step 16 quads, rows one quad apart, 16 pixels 64 bytes) or
+  // the panel ([nv/16][depth_pad/4][16][4]).
+  const int64_t quad_plane = conv_quad_plane_bytes(pp);
+  int64_t tap_off[kAmxDirectTaps] = {0};
+  TileOperand op{tap_off, 1, steps, kAmxStepBytes, 64, 0};
+  if (direct) {
+    for (int64_t t = 0; t < taps; ++t)
+      tap_off[t] = ((t / g.kw) * g.dh * pp.phase + (t % g.kw) * g.dw) * kDotDepthGroup;
+    op = {tap_off, taps, cg / kAmxDepthGroup, kAmxConvRows * 4 * quad_plane, 4 * quad_plane,
+          kAmxPixels * kDotDepthGroup};
+  }
+  const bool tiles = amx_permitted();
+  if (tiles)
+    amx_configure();
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
+      uint8_t *planes = scratch + sl.planes, *quads = scratch + sl.quads;
+      if (direct) {
+        // Four channels' padded planes at a time, interleaved into a quad.
+        const int64_t filled = pp.rows * pp.phase;
+        for (int64_t q = 0; q < cg / 4; ++q) {
+          const uint8_t *src[4];
+          for (int64_t j = 0; j < 4; ++j) {
+            uint8_t *plane = planes + j * quad_plane;
+            pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
+            fill_bytes(plane + filled, quad_plane - filled, pad);
+            src[j] = plane;
+          }
+          interleave_rows<4>(src, quad_plane, flip, quads + q * 4 * quad_plane);
+        }
+      } else if (!reads_input) {
+        for (int64_t ci = 0; ci < cg; ++ci)
+          pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
+      }
+      TOut *yg = y + (b * m + gi * mg) * pixels;
+      auto q_at = [&](int64_t c) {
+        const int64_t oc = gi * mg + c;
+        return requant_broadcast(bias[oc], multiplier[count > 1 ? oc : 0],
+                                 shift[count > 1 ? oc : 0]);
+      };
+      for (int64_t p0 = 0; p0 < cp.count; p0 += cp.block) {
+        const int64_t np = cp.count - p0 < cp.block ? cp.count - p0 : cp.block;
+        const uint8_t *b0 = quads + p0 * kDotDepthGroup;
+        if (!direct) {
+          const int64_t nv = round_up(np, 16);
+          pack_panel<kDotDepthGroup>(xg, reads_input ? nullptr : planes, pp, g, cg, p0, np, nv,
+                                     depth_pad, pad, cp.virtual_rows, scratch, scratch + sl.rows,
+                                     true);
+          op.tile = depth_pad * kAmxPixels;
+          b0 = scratch;
+        }
+        // Virtual rows go through the stage (their padding pixels dropped).
+        auto dest = [&](int64_t mt) { return cp.virtual_rows ? stage : yg + mt * pixels + p0; };
+        auto store = [&](int64_t mt, int64_t live) {
+          if (cp.virtual_rows)
+            store_virtual_rows(stage, cp.block, live, p0, np, pp.phase, g.ow, yg + mt * pixels,
+                               pixels);
+        };
+        conv_tiles_amx<TOut>(tiles, np, b0, op, w + gi * group_bytes, steps, mg, q_at, vzp, vmin,
+                             vmax, dest, cp.virtual_rows ? cp.block : pixels, store);
+      }
+    }
+  if (tiles)
+    _tile_release();
+}
+#endif
+
 } // namespace detail
 
 /// A quantized 2-D convolution (reference/qs8.h's conv): x (N, C, H, W) of
@@ -268,16 +372,20 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
   const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
                  pads_begin[1], dilations[0], dilations[1]};
-  const int64_t n = in_shape[0], m = out_shape[1], cg = g.c / group, mg = m / group;
+  const int64_t n = in_shape[0], m = out_shape[1];
   static_assert(G == kConvDepthGroup && kShifted == kShiftedBytes,
                 "weights packed and folded for another instruction set (qs8/pack.h)");
-  // The panel's depth groups (PG: 4 with AMX's weights, else G), the depth
-  // rounded up to G, and R channels a tile of weights.
-  constexpr int PG = int(conv_panel_group(G));
-  constexpr int64_t R = conv_weight_rows(G);
-  const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G),
-                dgroups = depth_pad / PG;
-  const int64_t tile_bytes = depth_pad * R, group_bytes = round_up(mg, R) * depth_pad;
+  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+             vmax = VecI::broadcast(act_max);
+#if ONNXC_RT_SIMD_AMX
+  (void)narrow_weights;
+  conv2d_amx<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count, vzp, vmin, vmax,
+                scratch);
+#else
+  const int64_t cg = g.c / group, mg = m / group;
+  const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G), dgroups = depth_pad / G;
+  const int64_t tile_bytes = depth_pad * kConvRows,
+                group_bytes = round_up(mg, kConvRows) * depth_pad;
   const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
   const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
   const ConvPixels cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input,
@@ -289,14 +397,6 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
   TOut *stage = reinterpret_cast<TOut *>(scratch + sl.stage);
   uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
-  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
-             vmax = VecI::broadcast(act_max);
-  // AMX: the tiles, where the OS grants their state (amx.h).
-#if ONNXC_RT_SIMD_AMX
-  const bool tiles = amx_permitted();
-  if (tiles)
-    amx_configure();
-#endif
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
       const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
@@ -306,28 +406,8 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
       for (int64_t p0 = 0; p0 < cp.count; p0 += block) {
         const int64_t np = cp.count - p0 < block ? cp.count - p0 : block;
         const int64_t nv = round_up(np, 16);
-        pack_panel<PG>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, cp.virtual_rows,
-                       panel, rows);
-#if ONNXC_RT_SIMD_AMX
-        {
-          TOut *yg = y + (b * m + gi * mg) * pixels;
-          auto q_at = [&](int64_t c) {
-            const int64_t oc = gi * mg + c;
-            return requant_broadcast(bias[oc], multiplier[count > 1 ? oc : 0],
-                                     shift[count > 1 ? oc : 0]);
-          };
-          // Virtual rows go through the stage (their padding pixels dropped).
-          auto dest = [&](int64_t mt) { return cp.virtual_rows ? stage : yg + mt * pixels + p0; };
-          auto store = [&](int64_t mt, int64_t live) {
-            if (cp.virtual_rows)
-              store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yg + mt * pixels,
-                                 pixels);
-          };
-          conv_panel_amx<TOut>(tiles, np, nv, panel, w + gi * group_bytes, depth_pad, mg, q_at,
-                               vzp, vmin, vmax, dest, cp.virtual_rows ? block : pixels, store);
-          continue;
-        }
-#endif
+        pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, cp.virtual_rows,
+                      panel, rows);
         for (int64_t mt = 0; mt < mg; mt += kConvRows) {
           const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
           Requant q[kConvRows] = {}; // rows past `live`: zeros, never stored
@@ -347,9 +427,6 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
         }
       }
     }
-#if ONNXC_RT_SIMD_AMX
-  if (tiles)
-    _tile_release();
 #endif
 }
 

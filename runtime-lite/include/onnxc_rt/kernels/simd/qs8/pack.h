@@ -67,6 +67,18 @@ constexpr int64_t conv_panel_group(int64_t dg) {
   return dg == kAmxDepthGroup ? kDotDepthGroup : dg;
 }
 
+/// Whether an AMX convolution (weights in kAmxDepthGroup) reads its taps in
+/// place (conv2d's direct form): from the group's input channels, padded
+/// and interleaved by 4 into quad planes ([cg/4][plane pixels][4]), each
+/// tap's second operand a tile of them at the tap's offset over virtual
+/// rows, instead of an im2col panel `taps` times the input's size. Needs
+/// stride 1, whole 64-channel steps per tap (cg a multiple of 64) and at
+/// most kAmxDirectTaps taps (their offsets are kept on the stack).
+constexpr int64_t kAmxDirectTaps = 64;
+constexpr bool conv_amx_direct(int64_t cg, int64_t taps, int64_t stride_h, int64_t stride_w) {
+  return cg % kAmxDepthGroup == 0 && taps <= kAmxDirectTaps && stride_h == 1 && stride_w == 1;
+}
+
 /// The flip that makes T's values unsigned: 128 for int8, 0 for uint8.
 template <typename T> constexpr int32_t flip_of() { return T(-1) < T(0) ? 128 : 0; }
 
@@ -81,9 +93,11 @@ inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_
 /// kh, kw). Tiles of conv_weight_rows(dg) channels per group, `dg` depth
 /// bytes of each channel together; the padding (channels and depth) is
 /// zero.
+/// `taps` above 1 (AMX's direct form, conv_amx_direct): the depth taken
+/// tap-major (k = tap * cg + c instead of ONNX's c * taps + tap).
 inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t depth,
-                              int64_t dg, int8_t *out) {
-  const int64_t rows = conv_weight_rows(dg);
+                              int64_t dg, int8_t *out, int64_t taps = 1) {
+  const int64_t rows = conv_weight_rows(dg), cg = depth / taps;
   const int64_t mg = m / group, mp = round_up(mg, rows), dp = round_up(depth, dg);
   for (int64_t g = 0; g < group; ++g)
     for (int64_t t = 0; t < mp; t += rows)
@@ -91,8 +105,17 @@ inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t
         for (int64_t r = 0; r < rows; ++r)
           for (int64_t j = 0; j < dg; ++j) {
             const int64_t c = t + r, k = kg + j;
-            *out++ = c < mg && k < depth ? w[(g * mg + c) * depth + k] : int8_t(0);
+            const int64_t src = taps > 1 ? k % cg * taps + k / cg : k;
+            *out++ = c < mg && k < depth ? w[(g * mg + c) * depth + src] : int8_t(0);
           }
+}
+
+/// The `taps` pack_conv_weights takes for a convolution (cg input
+/// channels per group, kernel kh x kw, strides) packed in depth groups of
+/// `dg`: the kernel's taps for AMX's direct form, else 1.
+constexpr int64_t conv_weight_taps(int64_t dg, int64_t cg, int64_t kh, int64_t kw,
+                                   int64_t stride_h, int64_t stride_w) {
+  return dg == kAmxDepthGroup && conv_amx_direct(cg, kh * kw, stride_h, stride_w) ? kh * kw : 1;
 }
 
 /// Bytes of a fully connected layer's packed weights (depth, n), depth
@@ -240,12 +263,29 @@ inline ConvPixels conv_pixels(int64_t depth, int64_t out_h, int64_t out_w, int64
 /// `dg`), and (unless it reads its input as it is) the
 /// group's padded planes (`plane` each, `planes` of them); offsets in bytes.
 struct ConvScratch {
-  int64_t rows, stage, planes, bytes;
+  int64_t rows, stage, planes, bytes, quads = 0;
 };
+
+/// Bytes of one channel's padded plane in a quad plane (plane.bytes()
+/// rounded up to 16 for the interleave; a quad plane is 4 of them).
+inline int64_t conv_quad_plane_bytes(const PaddedPlane &plane) {
+  return round_up(plane.bytes(), 16);
+}
 
 inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
                                 int64_t planes, const PaddedPlane &plane, bool reads_input,
                                 int64_t dg, int64_t out_bytes = 1) {
+  if (dg == kAmxDepthGroup && conv_amx_direct(planes, depth / planes, stride_h, plane.stride_w)) {
+    // AMX's direct form: the stage of two tiles of channels, four padded
+    // planes, then the group's channel quads (no panel).
+    const int64_t block = conv_pixel_block(depth, conv_pixel_count(out_h, out_w, plane, true));
+    const int64_t quad_plane = conv_quad_plane_bytes(plane);
+    ConvScratch s{};
+    s.planes = 2 * kAmxConvRows * block * out_bytes + 64;
+    s.quads = s.planes + 4 * quad_plane;
+    s.bytes = s.quads + planes * quad_plane;
+    return s;
+  }
   const bool possible = conv_virtual_rows_possible(stride_h, plane, reads_input);
   // The larger block: virtual rows pack more pixels.
   const int64_t block =

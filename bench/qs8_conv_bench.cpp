@@ -104,7 +104,8 @@ int main(int argc, char **argv) {
                                         y_zp, -128, 127, scratch.data());
       });
     } else {
-      constexpr int G = pk::kConvDepthGroup;
+      auto dense = [&](auto depth_group) {
+      constexpr int G = decltype(depth_group)::value;
       constexpr bool S = pk::kShiftedBytes;
       std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, 1, depth, G));
       pk::pack_conv_weights(w.data(), q.m, 1, depth, G, packed.data(),
@@ -121,6 +122,8 @@ int main(int argc, char **argv) {
                                  strides, pads, dil, 1, x_zp, mult.data(), shift.data(), q.m, y_zp,
                                  -128, 127, narrow, scratch.data());
       });
+      };
+      pk::with_conv_depth_group(depth, dense);
     }
     total[q.depthwise] += us;
     std::printf("| %s | %.1f | %.0f |\n", q.what, us, double(q.m * oh * oh * depth) / us / 1e3);

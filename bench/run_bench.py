@@ -2,8 +2,9 @@
 """Model benchmark: onnxc vs ONNX Runtime 1.30 vs PyTorch, side by side.
 
 For each model of the e2e set (batch 1): onnxc compiles it for --target
-(by default the widest x86 target this CPU runs: x86-64-avx512 where it has
-AVX-512, as ONNX Runtime's MLAS picks its AVX-512 kernels there, else x86-64) into a static library linked with onnxc_bench_main.cpp;
+(by default the widest x86 target this CPU runs: x86-64-amx with AMX,
+x86-64-vnni with AVX512-VNNI, x86-64-avx512 with AVX-512, as ONNX Runtime's
+MLAS picks its kernels there, else x86-64) into a static library linked with onnxc_bench_main.cpp;
 ONNX Runtime runs it through onnxruntime-node (one intra-op thread, all graph
 optimisations); PyTorch runs it traced, frozen and optimize_for_inference'd on
 one thread. --threads N gives every peer N threads instead (onnxc --threads N
@@ -107,8 +108,9 @@ def quantize_qdq(onnxc, model_dir, work):
 
 
 def native_target():
-    """x86-64-vnni or x86-64-avx512 where this CPU has the AVX-512 subsets they
-    need, else x86-64."""
+    """x86-64-amx, x86-64-vnni or x86-64-avx512 where this CPU has the
+    extensions they need (ONNX Runtime's MLAS uses AMX there too), else
+    x86-64."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = next((line.split(":", 1)[1].split() for line in f
@@ -117,7 +119,9 @@ def native_target():
         flags = []
     wanted = {"avx512f", "avx512bw", "avx512vl", "avx512dq"}
     if wanted <= set(flags):
-        return "x86-64-vnni" if "avx512_vnni" in flags else "x86-64-avx512"
+        if "avx512_vnni" not in flags:
+            return "x86-64-avx512"
+        return "x86-64-amx" if {"amx_tile", "amx_int8"} <= set(flags) else "x86-64-vnni"
     return "x86-64"
 
 
@@ -125,8 +129,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
     ap.add_argument("--target", default=None,
-                    help="onnxc target (default: x86-64-vnni / x86-64-avx512 on AVX-512 CPUs, "
-                         "else x86-64)")
+                    help="onnxc target (default: x86-64-amx / x86-64-vnni / x86-64-avx512 on "
+                         "AVX-512 CPUs, else x86-64)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1,
                     help="threads for every peer (onnxc --threads, ORT intra-op, torch)")

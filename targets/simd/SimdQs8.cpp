@@ -31,8 +31,8 @@ namespace pack = onnxc_rt::simd::qs8;
 
 namespace onnxc::simd {
 
-int64_t Qs8Packing::convDepthGroup() const {
-  return amxConvolutions ? pack::kAmxDepthGroup : depthGroup;
+int64_t Qs8Packing::convDepthGroup(int64_t depth) const {
+  return amxConvolutions && pack::conv_amx_applies(depth) ? pack::kAmxDepthGroup : depthGroup;
 }
 
 namespace {
@@ -159,7 +159,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
     return calls({call("depthwise_conv2d", {t, quad ? "true" : "false"}, kSimdQs8Depthwise,
                        std::move(args), kSimdQs8Namespace)});
   }
-  const int64_t depth = c.depth, dg = packing.convDepthGroup();
+  const int64_t depth = c.depth, dg = packing.convDepthGroup(depth);
   std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg));
   pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data(),
                           pack::conv_weight_taps(dg, cg, kernel[0], kernel[1], g->strides[0],
@@ -242,7 +242,7 @@ ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing) {
   std::vector<int8_t> w = weightsAtZero(op.getW(), op.getWZeroPoint());
   if (w.empty())
     return std::nullopt;
-  const int64_t dg = packing.convDepthGroup();
+  const int64_t dg = packing.convDepthGroup(c.depth);
   std::vector<int8_t> packed(pack::conv_packed_bytes(c.m, c.group, c.depth, dg));
   pack::pack_conv_weights(w.data(), c.m, c.group, c.depth, dg, packed.data(),
                           pack::conv_weight_taps(dg, c.cg, c.kernel[0], c.kernel[1],

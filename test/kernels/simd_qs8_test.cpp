@@ -134,8 +134,8 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
     simd::qs8::depthwise_conv2d<T, Q>(x.data(), w.data(), folded.data(), got.data(), in, out,
                                       kernel, strides, pb, dil, x_zp, mult.data(), shift.data(),
                                       count, y_zp, lo, hi, scratch.data());
-  } else {
-    constexpr int G = simd::qs8::kConvDepthGroup;
+  } else pk::with_conv_depth_group(depth, [&](auto depth_group) {
+    constexpr int G = decltype(depth_group)::value;
     std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
     pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data(),
                           pk::conv_weight_taps(G, cg, q.kh, q.kw, q.sh, q.sw));
@@ -150,7 +150,7 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
                                count, y_zp, lo, hi,
                                pk::weights_are_narrow(w.data(), int64_t(w.size())),
                                scratch.data());
-  }
+  });
   INFO("c " << q.c << " " << q.h << "x" << q.w << " m " << q.m << " k " << q.kh << "x" << q.kw
             << " s " << q.sh << "," << q.sw << " p " << q.ph << "," << q.pw << " d " << q.dh
             << " g " << q.group << " variant " << variant);
@@ -176,8 +176,9 @@ const ConvCase kConvCases[] = {
     {8, 6, 6, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},      // stride 1 gathered, not virtual rows
     {128, 9, 40, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // rows of 40 gathered, a block from mid-row
     {64, 14, 14, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // AMX: 32 + 32 + 16 channels, 9 depth steps
-    {24, 7, 9, 17, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // AMX: depth 24 of a 64 step, 16 + 1 channels
-    {64, 6, 7, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // AMX direct: 1x1 read in place, 42 pixels
+    {17, 7, 9, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // AMX: depth 153 of 3 steps, 16 + 1 channels
+    {128, 6, 7, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // AMX direct: 1x1 read in place, 42 pixels
+    {96, 6, 7, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // AMX's depth rule: 96, the dot products
     {64, 10, 11, 18, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},   // AMX direct: dilated taps
     {128, 6, 6, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},    // AMX direct: two groups of 64
     {64, 9, 9, 8, 1, 7, 1, 1, 0, 3, 0, 3, 1, 1, 1},      // AMX direct: a 1x7 row of taps
@@ -224,7 +225,8 @@ template <typename T> void checkConvSums(const ConvCase &q, int variant) {
   ref::conv_acc<T, int8_t, int32_t>(x.data(), w.data(), x_zp, nullptr, 0, nullptr, want.data(), 2,
                                     in, out, kernel, strides, pb, pe, dil, q.group);
   namespace pk = simd::qs8;
-  constexpr int G = simd::qs8::kConvDepthGroup;
+  pk::with_conv_depth_group(depth, [&](auto depth_group) {
+  constexpr int G = decltype(depth_group)::value;
   constexpr bool S = simd::qs8::kShiftedBytes;
   std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
   pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data(),
@@ -239,6 +241,7 @@ template <typename T> void checkConvSums(const ConvCase &q, int variant) {
                                   out, kernel, strides, pb, dil, q.group,
                                   pk::weights_are_narrow(w.data(), int64_t(w.size())),
                                   scratch.data());
+  });
   INFO("c " << q.c << " " << q.h << "x" << q.w << " m " << q.m << " k " << q.kh << "x" << q.kw
             << " s " << q.sh << "," << q.sw << " g " << q.group << " variant " << variant);
   REQUIRE(want == got);

@@ -37,8 +37,9 @@ constexpr int kDepthGroup = VecI::kMatMul ? int(kMatMulDepthGroup)
                             : kDepth16    ? int(kWideDepthGroup)
                                           : int(kDotDepthGroup);
 /// Whether conv2d multiplies by AMX tiles (x86-64-amx: built with
-/// -mamx-int8; simd/qs8/amx.h), and the depth group of its packed weights:
-/// kAmxDepthGroup there, else kDepthGroup.
+/// -mamx-int8; simd/qs8/amx.h) where a convolution is deep enough
+/// (conv_amx_applies), and the depth group of its packed weights:
+/// kAmxDepthGroup there, else kDepthGroup (conv_depth_group).
 #if defined(__x86_64__) && defined(__AMX_INT8__) && defined(__AMX_TILE__)
 #define ONNXC_RT_SIMD_AMX 1
 constexpr bool kAmx = true;
@@ -46,7 +47,19 @@ constexpr bool kAmx = true;
 #define ONNXC_RT_SIMD_AMX 0
 constexpr bool kAmx = false;
 #endif
-constexpr int kConvDepthGroup = kAmx ? int(kAmxDepthGroup) : kDepthGroup;
+constexpr int64_t conv_depth_group(int64_t depth) {
+  return kAmx && conv_amx_applies(depth) ? kAmxDepthGroup : kDepthGroup;
+}
+
+/// f(std::integral_constant<int, G>) with G = conv_depth_group(depth), for
+/// code that packs a convolution's weights at run time (the kernel tests,
+/// bench/qs8_conv_bench.cpp); the compiler names G in the generated call.
+template <typename F> void with_conv_depth_group(int64_t depth, F &&f) {
+  if constexpr (kAmx)
+    if (conv_depth_group(depth) == kAmxDepthGroup)
+      return f(std::integral_constant<int, int(kAmxDepthGroup)>{});
+  f(std::integral_constant<int, kDepthGroup>{});
+}
 /// Whether their products take the activations' bytes u as u - 128
 /// (VecI::kPackedFlip: NEON's SDOT and SMULL), the weights' share 128 *
 /// sum(w) folded into the bias at compile time (packed_zero_point).

@@ -356,7 +356,7 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
 /// T with zero point x_zp; weights packed by pack_conv_weights in depth
 /// groups of G; `bias` the folded per-channel constant of fold_zero_point
 /// with u_zp = packed_zero_point(x_zp + flip_of<T>(), kShifted); G and
-/// kShifted as this instruction set takes them (kConvDepthGroup,
+/// kShifted as this instruction set takes them (conv_depth_group(depth),
 /// kShiftedBytes: the compiler packs for its target, and a mismatch does
 /// not compile); `count` multipliers (1 or M); `narrow_weights`: no
 /// weight is -128 (weights_are_narrow of qs8/pack.h). Scratch:
@@ -373,15 +373,19 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
                  pads_begin[1], dilations[0], dilations[1]};
   const int64_t n = in_shape[0], m = out_shape[1];
-  static_assert(G == kConvDepthGroup && kShifted == kShiftedBytes,
+  static_assert((G == kDepthGroup || (kAmx && G == kAmxDepthGroup)) &&
+                    kShifted == kShiftedBytes,
                 "weights packed and folded for another instruction set (qs8/pack.h)");
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
 #if ONNXC_RT_SIMD_AMX
-  (void)narrow_weights;
-  conv2d_amx<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count, vzp, vmin, vmax,
-                scratch);
-#else
+  if constexpr (G == kAmxDepthGroup) {
+    conv2d_amx<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count, vzp, vmin, vmax,
+                  scratch);
+    return;
+  } else
+#endif
+  {
   const int64_t cg = g.c / group, mg = m / group;
   const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G), dgroups = depth_pad / G;
   const int64_t tile_bytes = depth_pad * kConvRows,
@@ -427,7 +431,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
         }
       }
     }
-#endif
+  }
 }
 
 /// ConvInteger's int32 convolution with x's zero point known only at run

@@ -67,6 +67,17 @@ constexpr int64_t conv_panel_group(int64_t dg) {
   return dg == kAmxDepthGroup ? kDotDepthGroup : dg;
 }
 
+/// Whether a convolution of this depth (input channels per group times
+/// taps) runs on AMX tiles where the target has them: from 128 on. Below,
+/// the depth padded to 64 wastes a third or more of the tiles' products and
+/// the sums' round trip through memory outweighs them; the byte dot
+/// products win there (Intel Xeon with AMX, one thread, qs8_conv_bench:
+/// MobileNetV2's 1x1 16->96 @112 274 us by VPDPBUSD against 418 by tiles,
+/// 96->24 @56 53 against 75; 144->32 @28 20 against 17, 384->96 @14 37
+/// against 30, ResNet-18's stem (depth 147) 784 against 664).
+constexpr int64_t kAmxMinDepth = 128;
+constexpr bool conv_amx_applies(int64_t depth) { return depth >= kAmxMinDepth; }
+
 /// Whether an AMX convolution (weights in kAmxDepthGroup) reads its taps in
 /// place (conv2d's direct form): from the group's input channels, padded
 /// and interleaved by 4 into quad planes ([cg/4][plane pixels][4]), each

@@ -35,6 +35,11 @@ int64_t Qs8Packing::convDepthGroup(int64_t depth) const {
   return amxConvolutions && pack::conv_amx_applies(depth) ? pack::kAmxDepthGroup : depthGroup;
 }
 
+int64_t Qs8Packing::fcDepthGroup(int64_t rows, int64_t depth) const {
+  return amxConvolutions && pack::fc_amx_applies(rows, depth) ? pack::kAmxDepthGroup
+                                                               : depthGroup;
+}
+
 namespace {
 
 /// The activations' byte value of zero (x_zp) as the convolution's and
@@ -188,7 +193,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
   auto bias = biasValues(op.getB(), n);
   if (w.empty() || !bias)
     return std::nullopt;
-  const int64_t dg = packing.depthGroup;
+  const int64_t dg = packing.fcDepthGroup(rows, k);
   std::vector<int8_t> packed(pack::fc_packed_bytes(k, n, dg));
   pack::pack_fc_weights(w.data(), k, n, dg, packed.data());
   std::vector<int32_t> folded(n);

@@ -33,9 +33,10 @@ namespace onnxc::simd {
 /// packed_zero_point); and whether the depthwise convolution sums quads
 /// of taps by byte dot products (simd/qs8/depthwise.h's kQuadDepthwise: VNNI,
 /// dotprod, i8mm), which reads the bytes as packed, not widened.
-/// `amxConvolutions`: the convolutions deep enough for AMX tiles
-/// (qs8/pack.h's conv_amx_applies) multiply on them (x86-64-amx), their
-/// weights in AMX's depth groups (kAmxDepthGroup).
+/// `amxConvolutions`: the convolutions and fully connected layers large
+/// enough for AMX tiles (qs8/pack.h's conv_amx_applies, fc_amx_applies)
+/// multiply on them (x86-64-amx), their weights in AMX's depth groups
+/// (kAmxDepthGroup).
 struct Qs8Packing {
   int64_t depthGroup;
   bool shiftedBytes;
@@ -44,6 +45,8 @@ struct Qs8Packing {
   /// The depth group of a dense or grouped convolution's packed weights
   /// (`depth`: input channels per group times taps).
   int64_t convDepthGroup(int64_t depth) const;
+  /// The same for a fully connected layer's (rows x depth).
+  int64_t fcDepthGroup(int64_t rows, int64_t depth) const;
 };
 
 /// Lowers what runtime-lite's SIMD kernels cover: float ops, and the qs8

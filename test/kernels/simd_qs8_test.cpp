@@ -310,6 +310,24 @@ TEST_CASE("qs8 AMX tile sums equal the same sums by VPDPBUSD", "[simd][qs8][amx]
           REQUIRE(nonzero == mb * nb * 256);
         }
   }
+  // The fully connected layer's two ways (fc_amx): 40 rows by 40 columns,
+  // 3 steps, per-column multipliers.
+  const int64_t rows = 40, n = 40, stride = 192;
+  auto a = randomQ<uint8_t>(48 * stride);
+  auto w = randomQ<int8_t>(3 * stride * 16);
+  auto bias = randomBias(n);
+  std::vector<int32_t> mult, shift;
+  randomMultipliers(n, 1.0 / (40.0 * std::sqrt(double(stride))), mult, shift);
+  std::vector<int8_t> by_tiles(rows * n), by_dots(rows * n);
+  using simd::VecI;
+  const VecI zp = VecI::broadcast(3), lo = VecI::broadcast(-128), hi = VecI::broadcast(127);
+  d::amx_configure();
+  d::fc_amx<int8_t>(true, a.data(), stride, w.data(), bias.data(), by_tiles.data(), rows, n,
+                    mult.data(), shift.data(), n, true, zp, lo, hi);
+  _tile_release();
+  d::fc_amx<int8_t>(false, a.data(), stride, w.data(), bias.data(), by_dots.data(), rows, n,
+                    mult.data(), shift.data(), n, true, zp, lo, hi);
+  REQUIRE(by_tiles == by_dots);
 }
 #endif
 
@@ -345,7 +363,8 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
                                depth, n, acc.data(), mult.data(), shift.data(), count, y_zp, lo,
                                hi);
   namespace pk = simd::qs8;
-  constexpr int G = simd::qs8::kDepthGroup;
+  pk::with_depth_group(pk::fc_depth_group(rows, depth), [&](auto depth_group) {
+  constexpr int G = decltype(depth_group)::value;
   std::vector<int8_t> packed(pk::fc_packed_bytes(depth, n, G));
   pk::pack_fc_weights(w.data(), depth, n, G, packed.data());
   std::vector<int32_t> folded(n);
@@ -357,6 +376,7 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
                                       rows, depth, n, mult.data(), shift.data(), count, y_zp, lo,
                                       hi, pk::weights_are_narrow(w.data(), int64_t(w.size())),
                                       scratch.data());
+  });
   INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant);
   REQUIRE(want == got);
 }
@@ -369,6 +389,14 @@ TEST_CASE("qs8 fully_connected matches the reference", "[simd][qs8]") {
   for (int64_t rows : {1, 3, 4, 5, 6, 7, 9, 13, 16})
     for (int64_t depth : {1, 4, 7, 8, 12, 64, 150})
       for (int64_t n : {1, 15, 16, 17, 40, 64, 70}) {
+        checkFullyConnected<int8_t>(rows, depth, n, variant++);
+        checkFullyConnected<uint8_t>(rows, depth, n, variant++);
+      }
+  // AMX's tiles (fc_amx_applies: 16+ rows, depth 128+): 16- and 32-row
+  // blocks and a part, 16- and 32-column blocks and a part, depth steps.
+  for (int64_t rows : {16, 33, 50})
+    for (int64_t depth : {128, 200})
+      for (int64_t n : {16, 40, 70}) {
         checkFullyConnected<int8_t>(rows, depth, n, variant++);
         checkFullyConnected<uint8_t>(rows, depth, n, variant++);
       }

@@ -208,6 +208,76 @@ void conv_tiles_amx(bool tiles, int64_t np, const uint8_t *b, const TileOperand 
   }
 }
 
+/// fully_connected on AMX tiles (fc_amx_applies): the packed rows (u8,
+/// `stride` bytes a row, a multiple of 64, rows padded to 16) times the
+/// weights (pack_fc_weights' with the depth rounded up to 64: each 16
+/// columns' step of 64 depth values a tile, 1 KiB), 32 rows by 32 columns
+/// a block (TDPBUSD: unsigned rows, signed weights), the sums requantized
+/// per column into y (rows x n). `tiles`: false, the same sums by VPDPBUSD.
+template <typename T>
+void fc_amx(bool tiles, const uint8_t *a, int64_t stride, const int8_t *w, const int32_t *bias,
+            T *y, int64_t rows, int64_t n, const int32_t *multiplier, const int32_t *shift,
+            int64_t count, bool scales_up, VecI y_zp, VecI act_min, VecI act_max) {
+  const int64_t steps = stride / kAmxDepthGroup, w_block = steps * kAmxStepBytes;
+  alignas(64) int32_t c[32 * 32];
+  for (int64_t c0 = 0; c0 < n; c0 += 32) {
+    const int nb = n - c0 > 16 ? 2 : 1;
+    Requant q[2];
+    for (int v = 0; v < nb; ++v) {
+      const int64_t col = c0 + 16 * v, live = n - col < 16 ? n - col : 16;
+      q[v] = requant_columns(bias, multiplier, shift, count, col, live, scales_up);
+    }
+    const int8_t *wb = w + (c0 / 16) * w_block;
+    for (int64_t r0 = 0; r0 < rows; r0 += 32) {
+      const int mb = rows - r0 > 16 ? 2 : 1;
+      const uint8_t *ar = a + r0 * stride;
+      if (tiles) {
+        _tile_zero(0);
+        _tile_zero(1);
+        _tile_zero(2);
+        _tile_zero(3);
+        for (int64_t s = 0; s < steps; ++s) {
+          _tile_loadd(4, ar + s * kAmxDepthGroup, stride);
+          _tile_loadd(6, wb + s * kAmxStepBytes, 64);
+          _tile_dpbusd(0, 4, 6);
+          if (nb == 2) {
+            _tile_loadd(7, wb + w_block + s * kAmxStepBytes, 64);
+            _tile_dpbusd(1, 4, 7);
+          }
+          if (mb == 2) {
+            _tile_loadd(5, ar + 16 * stride + s * kAmxDepthGroup, stride);
+            _tile_dpbusd(2, 5, 6);
+            if (nb == 2)
+              _tile_dpbusd(3, 5, 7);
+          }
+        }
+        _tile_stored(0, c, 128);
+        _tile_stored(1, c + 16, 128);
+        _tile_stored(2, c + 16 * 32, 128);
+        _tile_stored(3, c + 16 * 32 + 16, 128);
+      } else {
+        for (int64_t r = 0; r < 16 * mb; ++r)
+          for (int v = 0; v < nb; ++v) {
+            VecI acc = VecI::zero();
+            for (int64_t s = 0; s < steps; ++s)
+              for (int64_t j = 0; j < 16; ++j)
+                acc = VecI::dot_part(
+                    acc, broadcast4(ar + r * stride + s * kAmxDepthGroup + 4 * j),
+                    VecI::load(wb + v * w_block + s * kAmxStepBytes + 64 * j));
+            acc.store(c + r * 32 + 16 * v);
+          }
+      }
+      const int64_t live_rows = rows - r0 < 32 ? rows - r0 : 32;
+      for (int64_t r = 0; r < live_rows; ++r)
+        for (int v = 0; v < nb; ++v) {
+          const int64_t col = c0 + 16 * v, live = n - col < 16 ? n - col : 16;
+          const VecI acc[1] = {VecI::load(c + r * 32 + 16 * v)};
+          requantize_store<1, T>(acc, q[v], y_zp, act_min, act_max, y + (r0 + r) * n + col, live);
+        }
+    }
+  }
+}
+
 } // namespace detail
 } // namespace qs8
 } // namespace simd

@@ -51,14 +51,25 @@ constexpr int64_t conv_depth_group(int64_t depth) {
   return kAmx && conv_amx_applies(depth) ? kAmxDepthGroup : kDepthGroup;
 }
 
+/// The depth group of fully_connected's packed weights for rows x depth:
+/// AMX's where it applies (fc_amx_applies), else kDepthGroup.
+constexpr int64_t fc_depth_group(int64_t rows, int64_t depth) {
+  return kAmx && fc_amx_applies(rows, depth) ? kAmxDepthGroup : kDepthGroup;
+}
+
 /// f(std::integral_constant<int, G>) with G = conv_depth_group(depth), for
 /// code that packs a convolution's weights at run time (the kernel tests,
 /// bench/qs8_conv_bench.cpp); the compiler names G in the generated call.
-template <typename F> void with_conv_depth_group(int64_t depth, F &&f) {
+/// (with_depth_group: the same for a depth group given, conv_depth_group's
+/// or fc_depth_group's).
+template <typename F> void with_depth_group(int64_t dg, F &&f) {
   if constexpr (kAmx)
-    if (conv_depth_group(depth) == kAmxDepthGroup)
+    if (dg == kAmxDepthGroup)
       return f(std::integral_constant<int, int(kAmxDepthGroup)>{});
   f(std::integral_constant<int, kDepthGroup>{});
+}
+template <typename F> void with_conv_depth_group(int64_t depth, F &&f) {
+  with_depth_group(conv_depth_group(depth), f);
 }
 /// Whether their products take the activations' bytes u as u - 128
 /// (VecI::kPackedFlip: NEON's SDOT and SMULL), the weights' share 128 *

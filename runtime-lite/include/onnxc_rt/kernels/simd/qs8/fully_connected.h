@@ -5,6 +5,7 @@
 #ifndef ONNXC_RT_SIMD_QS8_FULLY_CONNECTED_H
 #define ONNXC_RT_SIMD_QS8_FULLY_CONNECTED_H
 
+#include "onnxc_rt/kernels/simd/qs8/amx.h"
 #include "onnxc_rt/kernels/simd/qs8/tile.h"
 
 namespace onnxc_rt {
@@ -237,7 +238,9 @@ inline int64_t fc_pack_rows(const T *a, int64_t rows, int64_t depth, uint8_t *sc
   const int64_t stride = round_up(depth, G);
   // The rows the tiles read (a last tile of 1, 2 or 4 rows: row pairs
   // for the matrix multiply), within fc_scratch_bytes' kFcMaxRows.
-  const int64_t all = round_up(rows, VecI::kMatMul ? 2 : kFcRows);
+  const int64_t all = round_up(rows, G == kAmxDepthGroup ? kAmxConvRows
+                                     : VecI::kMatMul     ? 2
+                                                         : kFcRows);
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   // 16 bytes of a row at a time; depth's padding and the rows past `rows`
   // are zero (times zero weights, or never stored).
@@ -316,12 +319,27 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
                      int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
                      bool narrow_weights, uint8_t *scratch) {
   using namespace detail;
-  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
+  static_assert((G == kDepthGroup || (kAmx && G == kAmxDepthGroup)) &&
+                    kShifted == kShiftedBytes,
                 "weights packed and folded for another instruction set (qs8/pack.h)");
   const int64_t stride = fc_pack_rows<T, G>(a, rows, depth, scratch), dgroups = stride / G;
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
   const bool scales_up = columns_scale_up(shift, count, 0, count);
+#if ONNXC_RT_SIMD_AMX
+  if constexpr (G == kAmxDepthGroup) {
+    (void)narrow_weights;
+    (void)dgroups;
+    const bool tiles = amx_permitted();
+    if (tiles)
+      amx_configure();
+    fc_amx<T>(tiles, scratch, stride, w, bias, y, rows, n, multiplier, shift, count, scales_up,
+              vzp, vmin, vmax);
+    if (tiles)
+      _tile_release();
+    return;
+  } else
+#endif
   fc_tiles(rows, n, [&](auto tile_rows, auto vectors, int64_t r0, int64_t c, int64_t live)
                         __attribute__((always_inline)) {
     fc_tile<decltype(tile_rows)::value, decltype(vectors)::value>(

@@ -78,6 +78,16 @@ constexpr int64_t conv_panel_group(int64_t dg) {
 constexpr int64_t kAmxMinDepth = 128;
 constexpr bool conv_amx_applies(int64_t depth) { return depth >= kAmxMinDepth; }
 
+/// Whether a fully connected layer (rows x depth times depth x n) runs on
+/// AMX tiles where the target has them: 16 rows or more (a tile's; batch
+/// 1's one row would waste 15 of 16) and depth 128 or more, as the
+/// convolutions. Its weights are then pack_fc_weights' with the depth
+/// rounded up to 64 (each 16 columns' 16 depth groups, a tile, 1 KiB in
+/// one piece), depth group kAmxDepthGroup in the generated call.
+constexpr bool fc_amx_applies(int64_t rows, int64_t depth) {
+  return rows >= kAmxConvRows && conv_amx_applies(depth);
+}
+
 /// Whether an AMX convolution (weights in kAmxDepthGroup) reads its taps in
 /// place (conv2d's direct form): from the group's input channels, padded
 /// and interleaved by 4 into quad planes ([cg/4][plane pixels][4]), each
@@ -135,9 +145,11 @@ inline int64_t fc_packed_bytes(int64_t depth, int64_t n, int64_t dg) {
   return round_up(n, kFcCols) * round_up(depth, dg);
 }
 
-/// w: (depth, n) row-major, as MatMul's right operand.
+/// w: (depth, n) row-major, as MatMul's right operand. AMX's depth group:
+/// groups of 4, the depth rounded up to 64.
 inline void pack_fc_weights(const int8_t *w, int64_t depth, int64_t n, int64_t dg, int8_t *out) {
   const int64_t np = round_up(n, kFcCols), dp = round_up(depth, dg);
+  dg = conv_panel_group(dg);
   for (int64_t b = 0; b < np; b += kFcCols)
     for (int64_t kg = 0; kg < dp; kg += dg)
       for (int64_t c = 0; c < kFcCols; ++c)
@@ -411,7 +423,9 @@ inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t st
 /// depth rounded up to `dg`, and 64 bytes of slack (its stores are whole
 /// 16-byte vectors).
 inline int64_t fc_scratch_bytes(int64_t rows, int64_t depth, int64_t dg) {
-  return round_up(round_up(rows, kFcMaxRows) * round_up(depth, dg), 64) + 64;
+  // AMX's tiles read 16 rows at a time (fc_amx_applies).
+  const int64_t row_tile = dg == kAmxDepthGroup ? kAmxConvRows : kFcMaxRows;
+  return round_up(round_up(rows, row_tile) * round_up(depth, dg), 64) + 64;
 }
 
 /// fully_connected_sums' scratch: fully_connected's, then the n columns'

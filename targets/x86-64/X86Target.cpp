@@ -11,12 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "../simd/SimdTarget.h"
 
+#include "onnxc_rt/kernels/simd/isa/amx_state.h"
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
-
-#if defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 namespace onnxc::x86 {
 namespace {
@@ -68,20 +64,14 @@ bool hasAvx512Vnni() {
 #endif
 }
 
-/// AMX-INT8 in the CPU and its tile state granted to this process (Linux
-/// asks for it: arch_prctl ARCH_REQ_XCOMP_PERM, as the kernels do,
-/// simd/qs8/amx.h; a kernel without AMX support refuses).
+/// AMX-INT8 in the CPU and its tile state granted to this process (asked
+/// as the kernels ask, simd/isa/amx_state.h).
 bool hasAmx() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
   if (!hasAvx512Vnni() || !__builtin_cpu_supports("amx-tile") ||
       !__builtin_cpu_supports("amx-int8"))
     return false;
-#if defined(__linux__)
-  constexpr long kReqXcompPerm = 0x1023, kXfeatureXtileData = 18;
-  return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtileData) == 0;
-#else
-  return true;
-#endif
+  return onnxc_rt::simd::amx_state_granted();
 #else
   return false;
 #endif

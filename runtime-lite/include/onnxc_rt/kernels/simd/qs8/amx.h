@@ -1,27 +1,29 @@
-// The tile products of the SIMD qs8 conv2d on CPUs with AMX (x86-64-amx,
-// built with -mamx-tile -mamx-int8; simd/qs8/conv2d.h): a block of 32
-// output channels by 32 pixels is four tiles of int32 sums, each TDPBSUD
-// adding 16 channels' 64 weight bytes (signed) times 16 pixels' 64 panel
-// bytes (unsigned, the panel's groups of 4 as they are: TDPBSUD's second
-// operand takes 4 consecutive depth bytes per pixel; each 16 pixels' whole
-// depth together, so that a tile is 1 KiB in one piece). A step of 64 depth
-// values is four tile loads and four products of 16,384 multiply-adds
-// each, against 64 VPDPBUSD of 64 for the same block. The sums go through
-// a 32 x 32 stage in memory to the requantization of conv2d's other paths.
-// The same sums without tiles (dot_sums) serve a process the OS does not
-// grant AMX's state, so an x86-64-amx build runs, slower, on any
-// AVX512-VNNI CPU.
+// The tile products of the SIMD qs8 conv2d and fully_connected on CPUs with
+// AMX (x86-64-amx, built with -mamx-tile -mamx-int8; simd/qs8/conv2d.h,
+// fully_connected.h). A convolution's block of 32 output channels by 32
+// pixels is four tiles of int32 sums, each TDPBSUD adding 16 channels' 64
+// weight bytes (signed) times 16 pixels' 64 activation bytes (unsigned, in
+// groups of 4 depth values per pixel, TDPBSUD's second operand as it is):
+// a step of 64 depth values is four tile loads and four products of 16,384
+// multiply-adds, against 64 VPDPBUSD for the same block. The activations
+// come from an im2col panel whose 16 pixels' depth is together (a tile is
+// 1 KiB in one piece), or, for stride-1 layers of whole 64-channel steps,
+// straight from the input's padded planes interleaved by 4 channels, each
+// tap an offset (TileOperand says which). A fully connected block is 32
+// rows by 32 columns (TDPBUSD: unsigned rows, signed weights). The sums go
+// through a 32 x 32 stage in memory to the requantization of the other
+// paths, so the outputs are theirs bit for bit. The same sums without tiles
+// (dot_sums, fc_amx's other way) serve a process the OS does not grant
+// AMX's state, so an x86-64-amx build runs, slower, on any AVX512-VNNI CPU.
 #ifndef ONNXC_RT_SIMD_QS8_AMX_H
 #define ONNXC_RT_SIMD_QS8_AMX_H
 
 #include "onnxc_rt/kernels/simd/qs8/tile.h"
 
 #if ONNXC_RT_SIMD_AMX
+#include "onnxc_rt/kernels/simd/isa/amx_state.h"
+
 #include <immintrin.h>
-#if defined(__linux__)
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
 
 namespace onnxc_rt {
 namespace simd {
@@ -33,19 +35,8 @@ constexpr int64_t kAmxStepBytes = kAmxConvRows * kAmxDepthGroup;
 /// Pixels of one tile (16 of 4 bytes: 64 bytes a row, the most a tile holds).
 constexpr int64_t kAmxPixels = 16;
 
-/// Whether this process may use AMX's tile state. Linux gives it on request
-/// (arch_prctl ARCH_REQ_XCOMP_PERM for XTILEDATA, 18), per process, and a
-/// request once granted returns at once; it is made by each call rather
-/// than remembered (no mutable state in the runtime). Refused on a CPU or
-/// kernel without AMX.
-inline bool amx_permitted() {
-#if defined(__linux__)
-  constexpr long kReqXcompPerm = 0x1023, kXfeatureXtileData = 18;
-  return syscall(SYS_arch_prctl, kReqXcompPerm, kXfeatureXtileData) == 0;
-#else
-  return true; // other systems enable AMX's state for every process
-#endif
-}
+/// Whether this process may use AMX's tile state (isa/amx_state.h).
+inline bool amx_permitted() { return amx_state_granted(); }
 
 /// Palette 1 with tiles 0-7 all 16 rows of 64 bytes: sums 0-3 (channel
 /// tile i, pixel tile j in tile 2 i + j), weights 4-5, pixels 6-7.

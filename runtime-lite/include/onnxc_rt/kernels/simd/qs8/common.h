@@ -314,8 +314,8 @@ inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip
         const V r[8] = {row(0, i), row(1, i), row(2, i), row(3, i),
                         row(4, i), row(5, i), row(6, i), row(7, i)};
         for (int h = 0; h < 2; ++h)
-          V::store4_halves(out + i / 16 * chunk + 64 * h, pairs(r[0], r[1], h), pairs(r[2], r[3], h),
-                           pairs(r[4], r[5], h), pairs(r[6], r[7], h));
+          V::store4_halves(out + i / 16 * chunk + 64 * h, pairs(r[0], r[1], h),
+                           pairs(r[2], r[3], h), pairs(r[4], r[5], h), pairs(r[6], r[7], h));
       }
     }
     return;

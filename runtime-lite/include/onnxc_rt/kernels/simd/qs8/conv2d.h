@@ -386,51 +386,51 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
   } else
 #endif
   {
-  const int64_t cg = g.c / group, mg = m / group;
-  const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G), dgroups = depth_pad / G;
-  const int64_t tile_bytes = depth_pad * kConvRows,
-                group_bytes = round_up(mg, kConvRows) * depth_pad;
-  const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
-  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
-  const ConvPixels cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input,
-                                    kVirtualRowsBound);
-  const int64_t pixels = g.oh * g.ow, block = cp.block;
-  const ConvScratch sl =
-      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut));
-  uint8_t *panel = scratch, *rows = scratch + sl.rows;
-  TOut *stage = reinterpret_cast<TOut *>(scratch + sl.stage);
-  uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
-  const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t gi = 0; gi < group; ++gi) {
-      const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
-      if (planes)
-        for (int64_t ci = 0; ci < cg; ++ci)
-          pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
-      for (int64_t p0 = 0; p0 < cp.count; p0 += block) {
-        const int64_t np = cp.count - p0 < block ? cp.count - p0 : block;
-        const int64_t nv = round_up(np, 16);
-        pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, cp.virtual_rows,
-                      panel, rows);
-        for (int64_t mt = 0; mt < mg; mt += kConvRows) {
-          const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
-          Requant q[kConvRows] = {}; // rows past `live`: zeros, never stored
-          for (int64_t r = 0; r < live; ++r) {
-            const int64_t oc = gi * mg + mt + r, k = count > 1 ? oc : 0;
-            q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
+    const int64_t cg = g.c / group, mg = m / group;
+    const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G), dgroups = depth_pad / G;
+    const int64_t tile_bytes = depth_pad * kConvRows,
+                  group_bytes = round_up(mg, kConvRows) * depth_pad;
+    const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
+    const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+    const ConvPixels cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input,
+                                      kVirtualRowsBound);
+    const int64_t pixels = g.oh * g.ow, block = cp.block;
+    const ConvScratch sl =
+        conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut));
+    uint8_t *panel = scratch, *rows = scratch + sl.rows;
+    TOut *stage = reinterpret_cast<TOut *>(scratch + sl.stage);
+    uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
+    const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t gi = 0; gi < group; ++gi) {
+        const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
+        if (planes)
+          for (int64_t ci = 0; ci < cg; ++ci)
+            pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
+        for (int64_t p0 = 0; p0 < cp.count; p0 += block) {
+          const int64_t np = cp.count - p0 < block ? cp.count - p0 : block;
+          const int64_t nv = round_up(np, 16);
+          pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, cp.virtual_rows,
+                        panel, rows);
+          for (int64_t mt = 0; mt < mg; mt += kConvRows) {
+            const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
+            Requant q[kConvRows] = {}; // rows past `live`: zeros, never stored
+            for (int64_t r = 0; r < live; ++r) {
+              const int64_t oc = gi * mg + mt + r, k = count > 1 ? oc : 0;
+              q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
+            }
+            const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
+            TOut *yc = y + (b * m + gi * mg + mt) * pixels;
+            // Virtual rows go through the stage (their padding pixels dropped).
+            TOut *yt = cp.virtual_rows ? stage : yc + p0;
+            const int64_t y_stride = cp.virtual_rows ? block : pixels;
+            conv_tile_row(np, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
+                          vmax, yt, y_stride);
+            if (cp.virtual_rows)
+              store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yc, pixels);
           }
-          const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
-          TOut *yc = y + (b * m + gi * mg + mt) * pixels;
-          // Virtual rows go through the stage (their padding pixels dropped).
-          TOut *yt = cp.virtual_rows ? stage : yc + p0;
-          const int64_t y_stride = cp.virtual_rows ? block : pixels;
-          conv_tile_row(np, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
-                        vmax, yt, y_stride);
-          if (cp.virtual_rows)
-            store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yc, pixels);
         }
       }
-    }
   }
 }
 

@@ -106,7 +106,7 @@ void registerX86Targets() {
   // the tile state, so it runs on any AVX512-VNNI CPU.
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64-amx",
-      "x86-64 with AVX-512, AVX512-VNNI and AMX-INT8 (int8 convolutions on AMX tiles)",
+      "x86-64 with AVX-512, AVX512-VNNI and AMX-INT8 (int8 convolutions and products on AMX tiles)",
       std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni", "-mamx-tile", "-mamx-int8"}, 5,
       x86::hasAmx, 9, 16, true));
 }

@@ -289,7 +289,7 @@ ProviderResult lowerMatMulInteger(MatMulIntegerOp op, const Qs8Packing &packing)
   std::vector<int8_t> w = weightsAtZero(op.getB(), op.getBZeroPoint());
   if (w.empty())
     return std::nullopt;
-  const int64_t rows = numel(op.getA()) / k, dg = packing.depthGroup;
+  const int64_t rows = numel(op.getA()) / k, dg = packing.fcDepthGroup(rows, k);
   std::vector<int8_t> packed(pack::fc_packed_bytes(k, n, dg));
   pack::pack_fc_weights(w.data(), k, n, dg, packed.data());
   std::vector<int32_t> sums(n);

@@ -419,7 +419,8 @@ template <typename T> void checkFullyConnectedSums(int64_t rows, int64_t depth, 
   ref::matmul_acc<T, int8_t, int32_t>(a.data(), w.data(), a_zp, a_zp ? 1 : 0, nullptr, 0,
                                       want.data(), rows, depth, n, 0, nullptr, nullptr, nullptr);
   namespace pk = simd::qs8;
-  constexpr int G = simd::qs8::kDepthGroup;
+  pk::with_depth_group(pk::fc_depth_group(rows, depth), [&](auto depth_group) {
+  constexpr int G = decltype(depth_group)::value;
   constexpr bool S = simd::qs8::kShiftedBytes;
   std::vector<int8_t> packed(pk::fc_packed_bytes(depth, n, G));
   pk::pack_fc_weights(w.data(), depth, n, G, packed.data());
@@ -430,6 +431,7 @@ template <typename T> void checkFullyConnectedSums(int64_t rows, int64_t depth, 
                                            got.data(), rows, depth, n,
                                            pk::weights_are_narrow(w.data(), int64_t(w.size())),
                                            scratch.data());
+  });
   INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant);
   REQUIRE(want == got);
 }
@@ -443,6 +445,12 @@ TEST_CASE("qs8 fully_connected_sums matches MatMulInteger", "[simd][qs8]") {
         checkFullyConnectedSums<int8_t>(rows, depth, n, variant++);
         checkFullyConnectedSums<uint8_t>(rows, depth, n, variant++);
       }
+  // AMX's sizes (fc_amx_applies), as in the requantized sweep.
+  for (int64_t rows : {33, 50})
+    for (int64_t n : {16, 40, 70}) {
+      checkFullyConnectedSums<int8_t>(rows, 200, n, variant++);
+      checkFullyConnectedSums<uint8_t>(rows, 200, n, variant++);
+    }
 }
 
 TEST_CASE("qs8 requantization matches the reference lane by lane", "[simd][qs8]") {

@@ -359,7 +359,8 @@ void fully_connected_sums(const T *a, const T *a_zp, const int8_t *w,
                           const int32_t *column_sums, int32_t *y, int64_t rows, int64_t depth,
                           int64_t n, bool narrow_weights, uint8_t *scratch) {
   using namespace detail;
-  static_assert(G == kDepthGroup && kShifted == kShiftedBytes,
+  static_assert((G == kDepthGroup || (kAmx && G == kAmxDepthGroup)) &&
+                    kShifted == kShiftedBytes,
                 "weights packed for another instruction set (qs8/pack.h)");
   int32_t *add = reinterpret_cast<int32_t *>(scratch + fc_scratch_bytes(rows, depth, G));
   const int32_t u_zp = packed_zero_point(int32_t(a_zp ? *a_zp : T(0)) + flip_of<T>(),
@@ -367,6 +368,24 @@ void fully_connected_sums(const T *a, const T *a_zp, const int8_t *w,
   for (int64_t c = 0; c < n; ++c)
     add[c] = -u_zp * column_sums[c];
   const int64_t stride = fc_pack_rows<T, G>(a, rows, depth, scratch), dgroups = stride / G;
+#if ONNXC_RT_SIMD_AMX
+  if constexpr (G == kAmxDepthGroup) {
+    // The sums plus each column's constant, stored as int32 (fc_amx with
+    // int32 outputs reads only the constants of its Requant).
+    (void)narrow_weights;
+    (void)dgroups;
+    const int32_t unused = 0;
+    const VecI zero = VecI::zero();
+    const bool tiles = amx_permitted();
+    if (tiles)
+      amx_configure();
+    fc_amx<int32_t>(tiles, scratch, stride, w, add, y, rows, n, &unused, &unused, 1, false, zero,
+                    zero, zero);
+    if (tiles)
+      _tile_release();
+    return;
+  } else
+#endif
   fc_tiles(rows, n, [&](auto tile_rows, auto vectors, int64_t r0, int64_t c, int64_t live)
                         __attribute__((always_inline)) {
     fc_tile_sums<decltype(tile_rows)::value, decltype(vectors)::value>(

@@ -68,6 +68,18 @@ struct TileOperand {
   int64_t taps, csteps, cstep, row, tile;
 };
 
+/// f(tiles) between asking for the tile state and releasing it: `tiles`
+/// whether it was granted (and the tiles configured), else f takes the
+/// VPDPBUSD way. Every kernel that may use the tiles runs inside one.
+template <typename F> void with_amx_tiles(F &&f) {
+  const bool tiles = amx_permitted();
+  if (tiles)
+    amx_configure();
+  f(tiles);
+  if (tiles)
+    _tile_release();
+}
+
 /// Sums of MB tiles of 16 channels (weights w, [steps][16][64], tiles
 /// w_tile bytes apart) by NB tiles of 16 pixels (from b, as `op` says),
 /// stored to c (int32, rows of 32, channel-major).

@@ -293,60 +293,57 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
     op = {tap_off, taps, cg / kAmxDepthGroup, kAmxConvRows * 4 * quad_plane, 4 * quad_plane,
           kAmxPixels * kDotDepthGroup};
   }
-  const bool tiles = amx_permitted();
-  if (tiles)
-    amx_configure();
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t gi = 0; gi < group; ++gi) {
-      const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
-      uint8_t *planes = scratch + sl.planes, *quads = scratch + sl.quads;
-      if (direct) {
-        // Four channels' padded planes at a time, interleaved into a quad.
-        const int64_t filled = pp.rows * pp.phase;
-        for (int64_t q = 0; q < cg / 4; ++q) {
-          const uint8_t *src[4];
-          for (int64_t j = 0; j < 4; ++j) {
-            uint8_t *plane = planes + j * quad_plane;
-            pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
-            fill_bytes(plane + filled, quad_plane - filled, pad);
-            src[j] = plane;
+  with_amx_tiles([&](bool tiles) {
+    for (int64_t b = 0; b < n; ++b)
+      for (int64_t gi = 0; gi < group; ++gi) {
+        const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
+        uint8_t *planes = scratch + sl.planes, *quads = scratch + sl.quads;
+        if (direct) {
+          // Four channels' padded planes at a time, interleaved into a quad.
+          const int64_t filled = pp.rows * pp.phase;
+          for (int64_t q = 0; q < cg / 4; ++q) {
+            const uint8_t *src[4];
+            for (int64_t j = 0; j < 4; ++j) {
+              uint8_t *plane = planes + j * quad_plane;
+              pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
+              fill_bytes(plane + filled, quad_plane - filled, pad);
+              src[j] = plane;
+            }
+            interleave_rows<4>(src, quad_plane, flip, quads + q * 4 * quad_plane);
           }
-          interleave_rows<4>(src, quad_plane, flip, quads + q * 4 * quad_plane);
+        } else if (!reads_input) {
+          for (int64_t ci = 0; ci < cg; ++ci)
+            pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
         }
-      } else if (!reads_input) {
-        for (int64_t ci = 0; ci < cg; ++ci)
-          pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
-      }
-      TOut *yg = y + (b * m + gi * mg) * pixels;
-      auto q_at = [&](int64_t c) {
-        const int64_t oc = gi * mg + c;
-        return requant_broadcast(bias[oc], multiplier[count > 1 ? oc : 0],
-                                 shift[count > 1 ? oc : 0]);
-      };
-      for (int64_t p0 = 0; p0 < cp.count; p0 += cp.block) {
-        const int64_t np = cp.count - p0 < cp.block ? cp.count - p0 : cp.block;
-        const uint8_t *b0 = quads + p0 * kDotDepthGroup;
-        if (!direct) {
-          const int64_t nv = round_up(np, 16);
-          pack_panel<kDotDepthGroup>(xg, reads_input ? nullptr : planes, pp, g, cg, p0, np, nv,
-                                     depth_pad, pad, cp.virtual_rows, scratch, scratch + sl.rows,
-                                     true);
-          op.tile = depth_pad * kAmxPixels;
-          b0 = scratch;
-        }
-        // Virtual rows go through the stage (their padding pixels dropped).
-        auto dest = [&](int64_t mt) { return cp.virtual_rows ? stage : yg + mt * pixels + p0; };
-        auto store = [&](int64_t mt, int64_t live) {
-          if (cp.virtual_rows)
-            store_virtual_rows(stage, cp.block, live, p0, np, pp.phase, g.ow, yg + mt * pixels,
-                               pixels);
+        TOut *yg = y + (b * m + gi * mg) * pixels;
+        auto q_at = [&](int64_t c) {
+          const int64_t oc = gi * mg + c;
+          return requant_broadcast(bias[oc], multiplier[count > 1 ? oc : 0],
+                                   shift[count > 1 ? oc : 0]);
         };
-        conv_tiles_amx<TOut>(tiles, np, b0, op, w + gi * group_bytes, steps, mg, q_at, vzp, vmin,
-                             vmax, dest, cp.virtual_rows ? cp.block : pixels, store);
+        for (int64_t p0 = 0; p0 < cp.count; p0 += cp.block) {
+          const int64_t np = cp.count - p0 < cp.block ? cp.count - p0 : cp.block;
+          const uint8_t *b0 = quads + p0 * kDotDepthGroup;
+          if (!direct) {
+            const int64_t nv = round_up(np, 16);
+            pack_panel<kDotDepthGroup>(xg, reads_input ? nullptr : planes, pp, g, cg, p0, np, nv,
+                                       depth_pad, pad, cp.virtual_rows, scratch, scratch + sl.rows,
+                                       true);
+            op.tile = depth_pad * kAmxPixels;
+            b0 = scratch;
+          }
+          // Virtual rows go through the stage (their padding pixels dropped).
+          auto dest = [&](int64_t mt) { return cp.virtual_rows ? stage : yg + mt * pixels + p0; };
+          auto store = [&](int64_t mt, int64_t live) {
+            if (cp.virtual_rows)
+              store_virtual_rows(stage, cp.block, live, p0, np, pp.phase, g.ow, yg + mt * pixels,
+                                 pixels);
+          };
+          conv_tiles_amx<TOut>(tiles, np, b0, op, w + gi * group_bytes, steps, mg, q_at, vzp, vmin,
+                               vmax, dest, cp.virtual_rows ? cp.block : pixels, store);
+        }
       }
-    }
-  if (tiles)
-    _tile_release();
+  });
 }
 #endif
 

@@ -330,13 +330,10 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   if constexpr (G == kAmxDepthGroup) {
     (void)narrow_weights;
     (void)dgroups;
-    const bool tiles = amx_permitted();
-    if (tiles)
-      amx_configure();
-    fc_amx<T>(tiles, scratch, stride, w, bias, y, rows, n, multiplier, shift, count, scales_up,
-              vzp, vmin, vmax);
-    if (tiles)
-      _tile_release();
+    with_amx_tiles([&](bool tiles) {
+      fc_amx<T>(tiles, scratch, stride, w, bias, y, rows, n, multiplier, shift, count, scales_up,
+                vzp, vmin, vmax);
+    });
     return;
   } else
 #endif
@@ -376,13 +373,10 @@ void fully_connected_sums(const T *a, const T *a_zp, const int8_t *w,
     (void)dgroups;
     const int32_t unused = 0;
     const VecI zero = VecI::zero();
-    const bool tiles = amx_permitted();
-    if (tiles)
-      amx_configure();
-    fc_amx<int32_t>(tiles, scratch, stride, w, add, y, rows, n, &unused, &unused, 1, false, zero,
-                    zero, zero);
-    if (tiles)
-      _tile_release();
+    with_amx_tiles([&](bool tiles) {
+      fc_amx<int32_t>(tiles, scratch, stride, w, add, y, rows, n, &unused, &unused, 1, false,
+                      zero, zero, zero);
+    });
     return;
   } else
 #endif

@@ -297,7 +297,7 @@ TEST_CASE("qs8 AMX tile sums equal the same sums by VPDPBUSD", "[simd][qs8][amx]
       for (int mb = 1; mb <= 2; ++mb)
         for (int nb = 1; nb <= 2; ++nb) {
           alignas(64) int32_t tiles[32 * 32] = {}, dots[32 * 32] = {};
-          d::amx_configure();
+          onnxc_rt::simd::amx_configure();
           d::block_sums(true, mb, nb, w.data(), w_tile, panel.data() + 64, op, tiles);
           _tile_release();
           d::block_sums(false, mb, nb, w.data(), w_tile, panel.data() + 64, op, dots);
@@ -321,7 +321,7 @@ TEST_CASE("qs8 AMX tile sums equal the same sums by VPDPBUSD", "[simd][qs8][amx]
   std::vector<int8_t> by_tiles(rows * n), by_dots(rows * n);
   using simd::VecI;
   const VecI zp = VecI::broadcast(3), lo = VecI::broadcast(-128), hi = VecI::broadcast(127);
-  d::amx_configure();
+  onnxc_rt::simd::amx_configure();
   d::fc_amx<int8_t>(true, a.data(), stride, w.data(), bias.data(), by_tiles.data(), rows, n,
                     mult.data(), shift.data(), n, true, zp, lo, hi);
   _tile_release();

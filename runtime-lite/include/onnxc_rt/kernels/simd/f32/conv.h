@@ -286,13 +286,7 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
     for (int64_t g = 0; g < group; ++g) {
       const float *xg = x + (b * c + g * cg) * h * wd;
       const int64_t yoff = (b * m + g * mg) * npix;
-      Epilogue ep;
-      ep.bias = bias ? bias + g * mg : nullptr;
-      ep.bias_rs = 1;
-      ep.residual = z ? z + yoff : nullptr;
-      ep.residual_ld = npix;
-      ep.act_alpha = act_alpha;
-      ep.act_beta = act_beta;
+      const Epilogue ep = conv_epilogue(bias, z, g, mg, yoff, npix, act_alpha, act_beta);
       const Matrix wm{w + g * mg * kdim, kdim, 1};
       const float *wp =
           !w_packed ? nullptr

@@ -25,6 +25,21 @@ struct Epilogue {
   float act_alpha = 0, act_beta = 0;
 };
 
+/// The epilogue of one group's outputs of an NCHW convolution: its mg
+/// channels' bias from bias + g * mg (null: none), the residual z's plane
+/// at yoff (null: none), rows of npix pixels.
+inline Epilogue conv_epilogue(const float *bias, const float *z, int64_t g, int64_t mg,
+                              int64_t yoff, int64_t npix, float act_alpha, float act_beta) {
+  Epilogue ep;
+  ep.bias = bias ? bias + g * mg : nullptr;
+  ep.bias_rs = 1;
+  ep.residual = z ? z + yoff : nullptr;
+  ep.residual_ld = npix;
+  ep.act_alpha = act_alpha;
+  ep.act_beta = act_beta;
+  return ep;
+}
+
 /// Whether vector_activation<Act> exists: the activations applied to a
 /// tile in registers (the others are applied to the stored tile).
 template <typename Act>

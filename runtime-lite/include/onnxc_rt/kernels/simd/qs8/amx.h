@@ -21,9 +21,7 @@
 #include "onnxc_rt/kernels/simd/qs8/tile.h"
 
 #if ONNXC_RT_SIMD_AMX
-#include "onnxc_rt/kernels/simd/isa/amx_state.h"
-
-#include <immintrin.h>
+#include "onnxc_rt/kernels/simd/isa/amx_tiles.h"
 
 namespace onnxc_rt {
 namespace simd {
@@ -38,22 +36,6 @@ constexpr int64_t kAmxPixels = 16;
 /// Whether this process may use AMX's tile state (isa/amx_state.h).
 inline bool amx_permitted() { return amx_state_granted(); }
 
-/// Palette 1 with tiles 0-7 all 16 rows of 64 bytes: sums 0-3 (channel
-/// tile i, pixel tile j in tile 2 i + j), weights 4-5, pixels 6-7.
-inline void amx_configure() {
-  struct alignas(64) {
-    uint8_t palette, start_row, reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-  } config{};
-  config.palette = 1;
-  for (int t = 0; t < 8; ++t) {
-    config.colsb[t] = 64;
-    config.rows[t] = 16;
-  }
-  _tile_loadconfig(&config);
-}
-
 /// Where TDPBSUD's second operand comes from, step by step: `taps` offsets
 /// (bytes, tap_off), each followed by `csteps` steps `cstep` bytes apart,
 /// a tile's 16 rows (groups of 4 depth values) `row` bytes apart and the
@@ -67,18 +49,6 @@ struct TileOperand {
   const int64_t *tap_off;
   int64_t taps, csteps, cstep, row, tile;
 };
-
-/// f(tiles) between asking for the tile state and releasing it: `tiles`
-/// whether it was granted (and the tiles configured), else f takes the
-/// VPDPBUSD way. Every kernel that may use the tiles runs inside one.
-template <typename F> void with_amx_tiles(F &&f) {
-  const bool tiles = amx_permitted();
-  if (tiles)
-    amx_configure();
-  f(tiles);
-  if (tiles)
-    _tile_release();
-}
 
 /// Sums of MB tiles of 16 channels (weights w, [steps][16][64], tiles
 /// w_tile bytes apart) by NB tiles of 16 pixels (from b, as `op` says),

@@ -13,9 +13,7 @@ folder run_bench.py --int8 leaves (--work), exporting and quantizing what is mis
   /usr/bin/python3 int8_targets.py --targets x86-64-vnni,x86-64-amx resnet18 mobilenet_v2
 """
 import argparse
-import json
 import os
-import subprocess
 
 import run_bench  # first: it puts test/models on the path
 
@@ -59,13 +57,9 @@ def main():
             peers[t] = [exe, inp, str(args.runs)]
         peers["ORT"] = ["node", os.path.join(HERE, "ort_bench.js"), u8s8, inp,
                         "x".join(map(str, x.shape)), str(args.runs), "1"]
-        meds = {p: [] for p in peers}
-        for _ in range(args.rounds):
-            for p, cmd in peers.items():
-                out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-                meds[p].append(json.loads(out)["median_us"] / 1e3)
-        best = {p: min(v) for p, v in meds.items()}
-        median = {p: sorted(v)[len(v) // 2] for p, v in meds.items()}
+        timed = run_bench.alternate(peers, args.rounds)
+        best = {p: t[0] for p, t in timed.items()}
+        median = {p: t[1] for p, t in timed.items()}
         last = targets[-1]
         cells = [f"{best[p]:.3f} ({median[p]:.3f})" for p in peers]
         ratios = [f"{best[p] / best[last]:.2f}" for p in targets[:-1] + ["ORT"]]

@@ -71,13 +71,15 @@ def io_bytes(model_file):
             [nbytes(v) for v in g.output])
 
 
-def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT, model_file=None):
-    """A benchmark executable of MODEL_DIR/model.onnx (or MODEL_FILE)."""
+def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT, model_file=None,
+                extra=()):
+    """A benchmark executable of MODEL_DIR/model.onnx (or MODEL_FILE); `extra`:
+    more onnxc flags (--precision bf16)."""
     model_file = model_file or os.path.join(model_dir, "model.onnx")
     os.makedirs(work, exist_ok=True)
     subprocess.run([onnxc, model_file, "-o", work, "--name", "m",
-                    "--target", target, "--threads", str(threads), "--emit", "lib", "--quiet"],
-                   check=True)
+                    "--target", target, "--threads", str(threads), "--emit", "lib", "--quiet",
+                    *extra], check=True)
     ins, outs = io_bytes(model_file)
     with open(os.path.join(work, "bench_config.h"), "w") as f:
         f.write('#include "m.h"\n#include <stddef.h>\n')
@@ -92,6 +94,18 @@ def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT, model_file
                     '-DMODEL_HEADER="bench_config.h"', os.path.join(HERE, "onnxc_bench_main.cpp"),
                     os.path.join(work, "libm.a"), "-o", exe], check=True)
     return exe
+
+
+def alternate(peers, rounds):
+    """Runs each peer's command (a bench JSON printer) in turn, `rounds` times;
+    returns {peer: (best, median)} of the per-round medians, ms. The best is
+    the figure to read on a shared host whose neighbours slow programs in
+    bursts (a burst only ever slows)."""
+    meds = {p: [] for p in peers}
+    for _ in range(rounds):
+        for p, cmd in peers.items():
+            meds[p].append(run_json(cmd)["median_us"] / 1e3)
+    return {p: (min(v), sorted(v)[len(v) // 2]) for p, v in meds.items()}
 
 
 def quantize_qdq(onnxc, model_dir, work):

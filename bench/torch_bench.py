@@ -1,7 +1,10 @@
 #!/usr/bin/python3
 """Times a model of the e2e set in PyTorch: THREADS threads (default 1), traced, frozen and
 optimize_for_inference'd (Debian's eager path falls back to a reference BLAS,
-which would flatter onnxc). Usage: torch_bench.py MODEL RUNS [THREADS]
+which would flatter onnxc). PRECISION bf16: the model and its input in bfloat16,
+channels-last where the input is an image, eager (oneDNN's bf16 kernels, AMX where the
+CPU has it: PyTorch 1.13's fastest bf16 form here, 2x its traced bf16 or autocast on
+ResNet-18). Usage: torch_bench.py MODEL RUNS [THREADS [PRECISION]]
 Prints one JSON line: {"median_us":..., "p99_us":..., "rss_bytes":...}."""
 import json
 import os
@@ -30,9 +33,17 @@ def main():
     torch.manual_seed(0)
     model = factory().eval()
     x = torch.randn(*shape, generator=torch.Generator().manual_seed(1))
+    bf16 = len(sys.argv) > 4 and sys.argv[4] == "bf16"
     with torch.no_grad():
-        traced = torch.jit.trace(model, (x,))
-        frozen = torch.jit.optimize_for_inference(torch.jit.freeze(traced))
+        if bf16:
+            frozen = model.to(torch.bfloat16)
+            x = x.to(torch.bfloat16)
+            if x.dim() == 4:
+                frozen = frozen.to(memory_format=torch.channels_last)
+                x = x.contiguous(memory_format=torch.channels_last)
+        else:
+            traced = torch.jit.trace(model, (x,))
+            frozen = torch.jit.optimize_for_inference(torch.jit.freeze(traced))
         for _ in range(3):
             frozen(x)
         times = []

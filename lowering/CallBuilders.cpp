@@ -5,6 +5,8 @@
 
 #include "mlir/IR/BuiltinTypes.h"
 
+#include <type_traits>
+
 using namespace mlir;
 using namespace onnxc::onnx;
 
@@ -220,8 +222,10 @@ template <typename T> std::vector<T> constantInts(Value v, unsigned width) {
 }
 
 template <typename T> KernelArg packedInts(MLIRContext *ctx, ArrayRef<T> data) {
-  auto type = RankedTensorType::get({(int64_t)data.size()},
-                                    IntegerType::get(ctx, sizeof(T) * 8));
+  auto type = RankedTensorType::get(
+      {(int64_t)data.size()},
+      IntegerType::get(ctx, sizeof(T) * 8,
+                       std::is_unsigned_v<T> ? IntegerType::Unsigned : IntegerType::Signless));
   return KernelArg::constantData(DenseElementsAttr::get(type, data));
 }
 } // namespace
@@ -230,6 +234,9 @@ std::vector<int8_t> constantInt8s(Value v) { return constantInts<int8_t>(v, 8); 
 std::vector<int32_t> constantInt32s(Value v) { return constantInts<int32_t>(v, 32); }
 KernelArg packedInt8s(MLIRContext *ctx, ArrayRef<int8_t> data) { return packedInts(ctx, data); }
 KernelArg packedInt32s(MLIRContext *ctx, ArrayRef<int32_t> data) {
+  return packedInts(ctx, data);
+}
+KernelArg packedUint16s(MLIRContext *ctx, ArrayRef<uint16_t> data) {
   return packedInts(ctx, data);
 }
 

@@ -8,7 +8,10 @@
 // convolutions, pools and layout conversions that onnxc-layout-selection
 // introduces, 2-D MaxPool, GlobalAveragePool, last-axis Softmax/LogSoftmax
 // and LayerNormalization. Constant weights are packed here, at compile time,
-// into the layouts the kernels read (Winograd: transformed).
+// into the layouts the kernels read (Winograd: transformed). With
+// --precision bf16 (x86-64-amx) the convolutions and the products by
+// constant weights that simd/bf16/ takes run there instead, their weights
+// rounded to bfloat16 here.
 //
 //===----------------------------------------------------------------------===//
 #include "SimdTarget.h"
@@ -16,6 +19,7 @@
 #include "SimdDialect.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc_rt/kernels/simd/bf16/pack.h"
 #include "onnxc_rt/kernels/simd/f32/blocking.h"
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
 
@@ -38,6 +42,8 @@ constexpr const char *kSimdPool = "onnxc_rt/kernels/simd/f32/pool.h";
 constexpr const char *kSimdNorm = "onnxc_rt/kernels/simd/f32/norm.h";
 constexpr const char *kSimdBlocked = "onnxc_rt/kernels/simd/f32/blocked.h";
 constexpr const char *kSimdWinograd = "onnxc_rt/kernels/simd/f32/winograd.h";
+constexpr const char *kSimdBf16Conv = "onnxc_rt/kernels/simd/bf16/conv2d.h";
+constexpr const char *kSimdBf16Gemm = "onnxc_rt/kernels/simd/bf16/gemm.h";
 
 /// A call into the SIMD kernels (onnxc_rt::simd).
 KernelCall simdCall(StringRef callee, ArrayRef<std::string> targs, const char *header,
@@ -59,6 +65,15 @@ std::optional<KernelArg> prepackedB(Value b, int64_t m, int64_t k, int64_t n, in
   return packedFloats(b.getContext(), packed);
 }
 
+/// gemm's arguments with B replaced by its packing (trans_b goes: B was
+/// packed as op(B)).
+std::vector<KernelArg> withPackedB(std::vector<KernelArg> gemmArgs, KernelArg packedB) {
+  constexpr size_t kB = 1, kTransB = 8;
+  gemmArgs[kB] = std::move(packedB);
+  gemmArgs.erase(gemmArgs.begin() + kTransB);
+  return gemmArgs;
+}
+
 /// gemm_prepacked<Act, columns>(A, packed B, ...) of an m x k x n
 /// product. `gemmArgs` are gemm's up to its activation parameters (A, B, C,
 /// Y, m, n, k, trans_a, trans_b, alpha, beta, C's strides, act_alpha,
@@ -67,9 +82,7 @@ std::optional<KernelArg> prepackedB(Value b, int64_t m, int64_t k, int64_t n, in
 KernelCall prepackedGemmCall(std::vector<KernelArg> gemmArgs, KernelArg packedB,
                              const std::string &act, int64_t columns, int64_t m, int64_t k,
                              int64_t tasks) {
-  constexpr size_t kB = 1, kTransB = 8;
-  gemmArgs[kB] = std::move(packedB);
-  gemmArgs.erase(gemmArgs.begin() + kTransB);
+  gemmArgs = withPackedB(std::move(gemmArgs), std::move(packedB));
   gemmArgs.push_back(
       KernelArg::scratch(tasks * onnxc_rt::simd::prepacked_gemm_scratch_floats(m, k) * 4, "float"));
   appendTasks(gemmArgs, tasks);
@@ -77,7 +90,28 @@ KernelCall prepackedGemmCall(std::vector<KernelArg> gemmArgs, KernelArg packedB,
                   std::move(gemmArgs));
 }
 
-ProviderResult lowerMatMul(MatMulOp op, int64_t tasks, int64_t columns) {
+/// --precision bf16 (x86-64-amx): simd/bf16/gemm.h's gemm<act> of gemm's
+/// arguments (as prepackedGemmCall takes them), its constant B (k x n,
+/// element (p, j) at [p * rs + j * cs]) rounded and packed here, where
+/// bf16::gemm_applies; none otherwise.
+std::optional<KernelCall> bf16GemmCall(std::vector<KernelArg> gemmArgs, Value b, int64_t m,
+                                       int64_t k, int64_t n, int64_t rs, int64_t cs,
+                                       const std::string &act, int64_t tasks) {
+  namespace b16 = onnxc_rt::simd::bf16;
+  if (!b16::gemm_applies(m, k))
+    return std::nullopt;
+  std::vector<float> src = constantFloats(b);
+  if (src.empty())
+    return std::nullopt;
+  std::vector<uint16_t> packed(b16::gemm_packed_b_halves(k, n));
+  b16::pack_gemm_b(src.data(), rs, cs, k, n, packed.data());
+  gemmArgs = withPackedB(std::move(gemmArgs), packedUint16s(b.getContext(), packed));
+  gemmArgs.push_back(KernelArg::scratch(b16::gemm_scratch_bytes(m, k), "uint8_t"));
+  appendTasks(gemmArgs, tasks);
+  return call("gemm", {act}, kSimdBf16Gemm, std::move(gemmArgs), "onnxc_rt::simd::bf16");
+}
+
+ProviderResult lowerMatMul(MatMulOp op, int64_t tasks, int64_t columns, bool bf16) {
   std::vector<KernelArg> args{KernelArg::input(op.getA()), KernelArg::input(op.getB()),
                               KernelArg::output(op.getY())};
   MatMulGeometry g = matmulGeometry(op.getA(), op.getB());
@@ -88,13 +122,17 @@ ProviderResult lowerMatMul(MatMulOp op, int64_t tasks, int64_t columns) {
     g.strides = {{}, {}};
     // A constant B (weights): the product as a Gemm (no C, alpha 1, no
     // activation) with B packed ahead.
+    std::vector<KernelArg> gemmArgs{
+        KernelArg::input(op.getA()), KernelArg::input(op.getB()), KernelArg::null(),
+        KernelArg::output(op.getY()), KernelArg::i(g.m), KernelArg::i(g.n), KernelArg::i(g.k),
+        KernelArg::i(0), KernelArg::i(0), KernelArg::f(1.0f), KernelArg::f(1.0f),
+        KernelArg::i(0), KernelArg::i(0), KernelArg::f(0.0f), KernelArg::f(0.0f)};
+    if (bf16)
+      if (std::optional<KernelCall> c = bf16GemmCall(gemmArgs, op.getB(), g.m, g.k, g.n, g.n, 1,
+                                                     "onnxc_rt::ref::Identity", tasks))
+        return calls({std::move(*c)});
     std::optional<KernelArg> packed = prepackedB(op.getB(), g.m, g.k, g.n, g.n, 1, columns);
     if (packed) {
-      std::vector<KernelArg> gemmArgs{
-          KernelArg::input(op.getA()), KernelArg::input(op.getB()), KernelArg::null(),
-          KernelArg::output(op.getY()), KernelArg::i(g.m), KernelArg::i(g.n), KernelArg::i(g.k),
-          KernelArg::i(0), KernelArg::i(0), KernelArg::f(1.0f), KernelArg::f(1.0f),
-          KernelArg::i(0), KernelArg::i(0), KernelArg::f(0.0f), KernelArg::f(0.0f)};
       return calls({prepackedGemmCall(std::move(gemmArgs), std::move(*packed),
                                       "onnxc_rt::ref::Identity", columns, g.m, g.k, tasks)});
     }
@@ -109,13 +147,17 @@ ProviderResult lowerMatMul(MatMulOp op, int64_t tasks, int64_t columns) {
 
 /// Gemm and FusedGemm: the activation is applied to each tile in the epilogue.
 template <typename GemmLike>
-ProviderResult lowerGemm(GemmLike op, int64_t tasks, int64_t columns) {
+ProviderResult lowerGemm(GemmLike op, int64_t tasks, int64_t columns, bool bf16) {
   GemmGeometry g = gemmGeometry(op);
   const FusedActivation act = activationOf(op);
   g.args.push_back(KernelArg::f(act.alpha));
   g.args.push_back(KernelArg::f(act.beta));
   // op(B) (k x n) of B as stored: (k, n), or (n, k) transposed.
   const bool tb = op.getTransB();
+  if (bf16)
+    if (std::optional<KernelCall> c = bf16GemmCall(g.args, op.getB(), g.m, g.k, g.n,
+                                                   tb ? 1 : g.n, tb ? g.k : 1, act.functor, tasks))
+      return calls({std::move(*c)});
   std::optional<KernelArg> packed =
       prepackedB(op.getB(), g.m, g.k, g.n, tb ? 1 : g.n, tb ? g.k : 1, columns);
   if (packed)
@@ -154,10 +196,42 @@ KernelArg packedConvWeights(Value w, Value x, Value y, const WindowGeometry &g,
   return packedFloats(w.getContext(), packed);
 }
 
+/// --precision bf16 (x86-64-amx): a dense or grouped convolution with
+/// constant weights whose channels bf16::conv_applies takes, its products on
+/// AMX-BF16 tiles (simd/bf16/conv2d.h), the weights rounded and packed
+/// here; none for the rest, which stay fp32.
+std::optional<KernelCall> bf16Conv(Value x, Value w, Value b, Value z, Value y,
+                                   const WindowGeometry &g, int64_t group,
+                                   const FusedActivation &act, int64_t tasks) {
+  namespace b16 = onnxc_rt::simd::bf16;
+  auto xs = shapeOf(x), ys = shapeOf(y), ws = shapeOf(w);
+  const int64_t cg = xs[1] / group, taps = ws[2] * ws[3];
+  if (!b16::conv_applies(cg, taps))
+    return std::nullopt;
+  std::vector<float> src = constantFloats(w);
+  if (src.empty())
+    return std::nullopt;
+  std::vector<uint16_t> packed(b16::conv_packed_halves(ys[1], cg, taps, group));
+  b16::pack_conv_weights(src.data(), ys[1], cg, taps, group, packed.data());
+  std::vector<KernelArg> args{KernelArg::input(x), packedUint16s(w.getContext(), packed),
+                              inputOrNull(b), inputOrNull(z), KernelArg::output(y)};
+  for (KernelArg &a : simdWindowArgs(x, y, g))
+    args.push_back(std::move(a));
+  args.insert(args.end(), {KernelArg::i(group), KernelArg::f(act.alpha), KernelArg::f(act.beta)});
+  SmallVector<int64_t> kernel(ws.drop_front(2));
+  args.push_back(KernelArg::scratch(b16::conv2d_scratch_bytes(xs.data(), ys.data(), kernel.data(),
+                                                              g.strides.data(),
+                                                              g.dilations.data(), group),
+                                    "uint8_t"));
+  appendTasks(args, tasks);
+  return call("conv2d", {act.functor}, kSimdBf16Conv, std::move(args), "onnxc_rt::simd::bf16");
+}
+
 /// 2-D Conv and FusedConv (Z: the residual added before the activation, or
-/// none), bias, residual and activation applied in the epilogue.
+/// none), bias, residual and activation applied in the epilogue; `bf16`:
+/// --precision bf16's convolutions where bf16Conv takes them.
 ProviderResult lowerConv(Operation *op, Value x, Value w, Value b, Value z, Value y,
-                         int64_t group, int64_t tasks) {
+                         int64_t group, int64_t tasks, bool bf16) {
   auto ws = shapeOf(w);
   SmallVector<int64_t> kernel(ws.drop_front(2));
   if (kernel.size() != 2)
@@ -169,6 +243,9 @@ ProviderResult lowerConv(Operation *op, Value x, Value w, Value b, Value z, Valu
   auto xs = shapeOf(x), ys = shapeOf(y);
   const int64_t cg = xs[1] / group;
   const bool depthwise = cg == 1;
+  if (bf16)
+    if (std::optional<KernelCall> c = bf16Conv(x, w, b, z, y, *g, group, act, tasks))
+      return calls({std::move(*c)});
   std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(w)};
   if (!depthwise)
     args.push_back(packedConvWeights(w, x, y, *g, group));
@@ -222,9 +299,49 @@ ProviderResult lowerLayoutConversion(Operation *op, int64_t tasks) {
   return calls({simdCall(to ? "to_blocked" : "from_blocked", {}, kSimdBlocked, std::move(args))});
 }
 
+/// --precision bf16 (x86-64-amx): a dense BlockedConv of a blocked input
+/// whose channels bf16::conv_applies takes, on AMX-BF16 tiles
+/// (simd/bf16/conv2d.h's conv2d_blocked, in place of direct or Winograd),
+/// the weights rounded and packed here; none for the rest.
+std::optional<KernelCall> bf16BlockedConv(BlockedConvOp op, ArrayRef<int64_t> in,
+                                          ArrayRef<int64_t> out, const WindowGeometry &g,
+                                          const FusedActivation &act, int64_t tasks) {
+  namespace b16 = onnxc_rt::simd::bf16;
+  auto ws = shapeOf(op.getW());
+  const int64_t m = ws[0], c = ws[1], taps = ws[2] * ws[3];
+  if (op.getGroup() != 1 || shapeOf(op.getX()).size() != 5 || !b16::conv_applies(c, taps))
+    return std::nullopt;
+  std::vector<float> w = constantFloats(op.getW());
+  if (w.empty())
+    return std::nullopt;
+  std::vector<uint16_t> packed(b16::blocked_conv_packed_halves(m, c, taps));
+  b16::pack_blocked_conv_weights(w.data(), m, c, taps, packed.data());
+  std::vector<KernelArg> args{KernelArg::input(op.getX()),
+                              packedUint16s(op.getContext(), packed),
+                              inputOrNull(op.getB()),
+                              inputOrNull(op.getZ()),
+                              KernelArg::output(op.getY()),
+                              KernelArg::array(in),
+                              KernelArg::array(out),
+                              KernelArg::array(g.kernel),
+                              KernelArg::array(g.strides),
+                              KernelArg::array(g.padsBegin),
+                              KernelArg::array(g.dilations),
+                              KernelArg::f(act.alpha),
+                              KernelArg::f(act.beta)};
+  args.push_back(KernelArg::scratch(b16::conv2d_scratch_bytes(in.data(), out.data(),
+                                                              g.kernel.data(), g.strides.data(),
+                                                              g.dilations.data(), 1),
+                                    "uint8_t"));
+  appendTasks(args, tasks);
+  return call("conv2d_blocked", {act.functor}, kSimdBf16Conv, std::move(args),
+              "onnxc_rt::simd::bf16");
+}
+
 /// BlockedConv: the weights packed (Winograd: transformed) at compile time
-/// into the layout the kernel reads.
-ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks) {
+/// into the layout the kernel reads; `bf16`: --precision bf16's where
+/// bf16BlockedConv takes it.
+ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks, bool bf16) {
   auto ws = shapeOf(op.getW());
   const int64_t m = ws[0], c = ws[1] * op.getGroup(), taps = ws[2] * ws[3];
   const bool depthwise = op.getGroup() != 1, inBlocked = shapeOf(op.getX()).size() == 5;
@@ -233,10 +350,13 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks) {
   auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), kernel, false);
   if (failed(g))
     return {failure()};
+  const FusedActivation act = activationOf(op);
+  if (bf16)
+    if (std::optional<KernelCall> c = bf16BlockedConv(op, in, out, *g, act, tasks))
+      return calls({std::move(*c)});
   std::vector<float> w = constantFloats(op.getW());
   if (w.empty())
     return {unsupported(op, "needs constant float weights")};
-  const FusedActivation act = activationOf(op);
   const bool winograd = op.getAlgorithm() == ConvAlgorithm::winograd;
   std::vector<float> packed(
       winograd ? onnxc_rt::simd::winograd_weights_floats(m, c)
@@ -384,21 +504,23 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
   if (!ctx.isFloat())
     return std::nullopt;
   const int64_t tasks = ctx.tasks;
+  const auto precision = ctx.options.find("precision");
+  const bool bf16 = precision != ctx.options.end() && precision->second == "bf16";
   return TypeSwitch<Operation *, ProviderResult>(op)
-      .Case<MatMulOp>([&](MatMulOp o) { return lowerMatMul(o, tasks, matrixColumns); })
-      .Case<GemmOp>([&](GemmOp o) { return lowerGemm(o, tasks, matrixColumns); })
-      .Case<FusedGemmOp>([&](FusedGemmOp o) { return lowerGemm(o, tasks, matrixColumns); })
+      .Case<MatMulOp>([&](MatMulOp o) { return lowerMatMul(o, tasks, matrixColumns, bf16); })
+      .Case<GemmOp>([&](GemmOp o) { return lowerGemm(o, tasks, matrixColumns, bf16); })
+      .Case<FusedGemmOp>([&](FusedGemmOp o) { return lowerGemm(o, tasks, matrixColumns, bf16); })
       .Case<ConvOp>([&](ConvOp o) {
         return lowerConv(o, o.getX(), o.getW(), o.getB(), Value(), o.getY(), o.getGroup(),
-                         tasks);
+                         tasks, bf16);
       })
       .Case<FusedConvOp>([&](FusedConvOp o) {
         return lowerConv(o, o.getX(), o.getW(), o.getB(), o.getZ(), o.getY(), o.getGroup(),
-                         tasks);
+                         tasks, bf16);
       })
       .Case<ToBlockedOp, FromBlockedOp>(
           [&](Operation *o) { return lowerLayoutConversion(o, tasks); })
-      .Case<BlockedConvOp>([&](BlockedConvOp o) { return lowerBlockedConv(o, tasks); })
+      .Case<BlockedConvOp>([&](BlockedConvOp o) { return lowerBlockedConv(o, tasks, bf16); })
       .Case<BlockedPoolOp>([&](BlockedPoolOp o) { return lowerBlockedPool(o, tasks); })
       .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalAveragePool(o); })
       .Case<LayerNormalizationOp>([&](LayerNormalizationOp o) { return lowerLayerNorm(o); })

@@ -25,7 +25,7 @@ public:
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd",
                    {onnxc_rt::simd::qs8::kDotDepthGroup, false, false, amx}, lanes),
-        cpuHasIsa(cpuHasIsa) {
+        cpuHasIsa(cpuHasIsa), amx(amx) {
     hostCode = true;
     parallelKernels = true;
     processor = "x86_64";
@@ -35,8 +35,24 @@ public:
 
   bool runsHere() const override { return cpuHasIsa(); }
 
+  /// x86-64-amx adds `precision`: fp32, or bf16 (float convolutions' and
+  /// weight products' on AMX-BF16 tiles, simd/bf16/).
+  std::vector<TargetOption> options() const override {
+    std::vector<TargetOption> opts = SimdTarget::options();
+    if (amx)
+      opts.push_back({"precision",
+                      "the arithmetic of float convolutions and products by constant weights "
+                      "(--precision): fp32, or bf16 (their operands rounded to bfloat16 and "
+                      "multiplied on AMX-BF16 tiles, fp32 sums)",
+                      {"fp32", "bf16"},
+                      "",
+                      false});
+    return opts;
+  }
+
 private:
   bool (*cpuHasIsa)();
+  bool amx;
 };
 
 bool hasAvx2() {
@@ -101,13 +117,17 @@ void registerX86Targets() {
       std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni"}, 4, x86::hasAvx512Vnni, 9,
       16));
   // x86-64-vnni with the int8 convolutions' products on AMX tiles (TDPBSUD,
-  // 16 channels x 16 pixels x 64 depth bytes an instruction): Sapphire
-  // Rapids and later. Its code falls back to VPDPBUSD where the OS refuses
-  // the tile state, so it runs on any AVX512-VNNI CPU.
+  // 16 channels x 16 pixels x 64 depth bytes an instruction), and with
+  // --precision bf16 the float ones' (TDPBF16PS): Sapphire Rapids and
+  // later. Its code falls back to VPDPBUSD / FMAs where the OS refuses the
+  // tile state, so it runs on any AVX512-VNNI CPU.
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64-amx",
-      "x86-64 with AVX-512, AVX512-VNNI and AMX-INT8 (int8 convolutions and products on AMX tiles)",
-      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni", "-mamx-tile", "-mamx-int8"}, 5,
+      "x86-64 with AVX-512, AVX512-VNNI and AMX (int8 convolutions and products on AMX-INT8 "
+      "tiles; --precision bf16: float convolutions and products on AMX-BF16)",
+      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni", "-mamx-tile", "-mamx-int8",
+                               "-mamx-bf16"},
+      5,
       x86::hasAmx, 9, 16, true));
 }
 } // namespace onnxc

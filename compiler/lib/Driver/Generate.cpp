@@ -194,14 +194,17 @@ static std::string optionProblem(const Target &target, llvm::StringRef name,
   std::string problem = (flag + " " + value + " is not available on target '" + target.name() +
                          "'")
                             .str();
-  if (declared)
-    return problem + " (it has: " + llvm::join(declared->values, ", ") + ")" +
-           (declared->note.empty() ? "" : ": " + declared->note);
+  // The targets that take it: with this value where the target has the
+  // option, else with the option at all.
   std::string with;
   for (const Target *t : TargetRegistry::all())
     for (const TargetOption &o : t->options())
-      if (o.name == name)
+      if (o.name == name && (!declared || llvm::is_contained(o.values, value)))
         with += (with.empty() ? "" : ", ") + t->name();
+  if (declared)
+    return problem + " (it has: " + llvm::join(declared->values, ", ") + ")" +
+           (declared->note.empty() ? "" : ": " + declared->note) +
+           (with.empty() ? "" : "; targets with " + value + ": " + with);
   return problem + " (targets with it: " + with + ")";
 }
 

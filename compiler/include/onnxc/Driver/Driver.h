@@ -54,7 +54,8 @@ struct ModelOptions {
   /// --no-winograd: every convolution direct (otherwise targets that prefer
   /// Winograd F(4x4, 3x3) for large 3x3 stride-1 ones pick it).
   bool winograd = true;
-  /// --precision: float matrix products in fp32, or tf32 (targets with it).
+  /// --precision: float matrix products in fp32, or tf32 / bf16 (targets
+  /// with it: cuda, x86-64-amx).
   std::string precision = "fp32";
   /// --conv-weights int16|int8: how the SMLAD cores' int8 convolutions
   /// store their weights (empty: int16 pairs, or, when --flash-budget is

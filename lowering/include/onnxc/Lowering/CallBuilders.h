@@ -138,6 +138,8 @@ std::vector<int32_t> constantInt32s(mlir::Value v);
 /// `data` as a rank-1 i8 / i32 constant kernel argument.
 KernelArg packedInt8s(mlir::MLIRContext *ctx, llvm::ArrayRef<int8_t> data);
 KernelArg packedInt32s(mlir::MLIRContext *ctx, llvm::ArrayRef<int32_t> data);
+/// `data` as a rank-1 ui16 constant (uint16_t: bf16 values' bits).
+KernelArg packedUint16s(mlir::MLIRContext *ctx, llvm::ArrayRef<uint16_t> data);
 
 /// The qs8 scheme's fixed-point multipliers of x_scale * w_scale[c] /
 /// y_scale, one per w_scale value, as two int32 constants (multipliers,

@@ -2,7 +2,7 @@
 """Float models in fp32 and with --precision bf16 (x86-64-amx), beside ONNX Runtime, with bf16's accuracy.
 
 Speed: each model compiled by onnxc for x86-64-amx in fp32 and in bf16 (the convolutions'
-and the products by constant weights on AMX-BF16 tiles), linked with onnxc_bench_main.cpp, and ORT 1.30
+and matrix products on AMX-BF16 tiles), linked with onnxc_bench_main.cpp, and ORT 1.30
 (onnxruntime-node, fp32, all graph optimisations: its x86 build has no bf16 path) on the
 same model, and PyTorch 1.13 in bf16 (torch_bench.py's bf16: oneDNN, channels-last; its
 fastest bf16 form here); one thread, batch 1;

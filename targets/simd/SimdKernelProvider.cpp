@@ -9,9 +9,9 @@
 // introduces, 2-D MaxPool, GlobalAveragePool, last-axis Softmax/LogSoftmax
 // and LayerNormalization. Constant weights are packed here, at compile time,
 // into the layouts the kernels read (Winograd: transformed). With
-// --precision bf16 (x86-64-amx) the convolutions and the products by
-// constant weights that simd/bf16/ takes run there instead, their weights
-// rounded to bfloat16 here.
+// --precision bf16 (x86-64-amx) the convolutions and matrix products that
+// simd/bf16/ takes run there instead, their constant weights rounded to
+// bfloat16 here.
 //
 //===----------------------------------------------------------------------===//
 #include "SimdTarget.h"
@@ -139,6 +139,14 @@ ProviderResult lowerMatMul(MatMulOp op, int64_t tasks, int64_t columns, bool bf1
   }
   for (KernelArg &a : g.args())
     args.push_back(a);
+  // --precision bf16: two activations' product on AMX-BF16 tiles, both
+  // rounded per call (simd/bf16/gemm.h's matmul).
+  if (bf16 && onnxc_rt::simd::bf16::matmul_applies(g.m, g.k, g.n)) {
+    args.push_back(KernelArg::scratch(
+        onnxc_rt::simd::bf16::matmul_scratch_bytes(g.m, g.k, g.n), "uint8_t"));
+    appendTasks(args, tasks);
+    return calls({call("matmul", {}, kSimdBf16Gemm, std::move(args), "onnxc_rt::simd::bf16")});
+  }
   args.push_back(KernelArg::scratch(
       tasks * onnxc_rt::simd::gemm_scratch_floats(g.m, g.n, g.k) * 4, "float"));
   appendTasks(args, tasks);

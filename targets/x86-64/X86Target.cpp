@@ -35,15 +35,15 @@ public:
 
   bool runsHere() const override { return cpuHasIsa(); }
 
-  /// x86-64-amx adds `precision`: fp32, or bf16 (float convolutions' and
-  /// weight products' on AMX-BF16 tiles, simd/bf16/).
+  /// x86-64-amx adds `precision`: fp32, or bf16 (float convolutions and
+  /// matrix products on AMX-BF16 tiles, simd/bf16/).
   std::vector<TargetOption> options() const override {
     std::vector<TargetOption> opts = SimdTarget::options();
     if (amx)
       opts.push_back({"precision",
-                      "the arithmetic of float convolutions and products by constant weights "
-                      "(--precision): fp32, or bf16 (their operands rounded to bfloat16 and "
-                      "multiplied on AMX-BF16 tiles, fp32 sums)",
+                      "the arithmetic of float convolutions and matrix products (--precision): "
+                      "fp32, or bf16 (their operands rounded to bfloat16 and multiplied on "
+                      "AMX-BF16 tiles, fp32 sums)",
                       {"fp32", "bf16"},
                       "",
                       false});

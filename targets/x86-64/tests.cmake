@@ -38,10 +38,10 @@ foreach(isa x86-64-v3 x86-64-v4 x86-64-vnni x86-64-amx)
 endforeach()
 
 # --precision bf16 on x86-64-amx: the operands of the convolutions and of
-# the products by constant weights rounded to bfloat16 (8-bit significands)
+# the matrix products rounded to bfloat16 (8-bit significands)
 # and multiplied on AMX-BF16 tiles, fp32 sums; within 1e-2 of PyTorch's
 # float32 outputs (max error over max output, measured 3.1e-3 for
-# ResNet-18, 1.6e-3 for MobileNetV2, 1.3e-3 for the transformer encoder:
+# ResNet-18, 1.6e-3 for MobileNetV2, 1.4e-3 for the transformer encoder:
 # bf16's rounding, 2^-9 relative, through the network). Skipped on a CPU
 # without AMX.
 foreach(model resnet18 mobilenet_v2 transformer_encoder)

@@ -1,4 +1,4 @@
-// The bf16 convolution and GEMM of x86-64-amx's --precision bf16
+// The bf16 convolutions, GEMM and MatMul of x86-64-amx's --precision bf16
 // (kernels/simd/bf16/) against the reference: on the operands rounded to
 // bf16 (the kernel's products are then exact, so it must agree to fp32's
 // summation error), and on the fp32 operands within bf16's rounding (each
@@ -192,6 +192,57 @@ TEST_CASE("bf16 gemm against the reference", "[simd][bf16]") {
     b16::gemm<ref::Relu>(a.data(), packed.data(), cp, split.data(), g.m, g.n, g.k, g.trans_a,
                          alpha, beta, csm, csn, 0, 0, sp, pool(), kTasks);
     CHECK_SAME("bf16 gemm", split, got, g.m * g.n);
+  }
+}
+
+TEST_CASE("bf16 matmul of two activations against the reference", "[simd][bf16]") {
+  // Batches with B broadcast (stride 0) or not, rows, columns and depths
+  // around the tiles and steps; both operands rounded per call.
+  struct MatMulCase {
+    int64_t batches, m, k, n;
+    bool b_broadcast;
+  };
+  const MatMulCase cases[] = {{2, 20, 40, 33, true}, {4, 128, 64, 128, false},
+                              {3, 16, 24, 16, false}, {1, 50, 100, 70, false}};
+  for (const MatMulCase &q : cases) {
+    INFO("batches " << q.batches << " m " << q.m << " k " << q.k << " n " << q.n);
+    auto a = randomVec(q.batches * q.m * q.k);
+    auto b = randomVec((q.b_broadcast ? 1 : q.batches) * q.k * q.n);
+    auto ar = roundedToBf16(a), br = roundedToBf16(b);
+    const int64_t ny = q.batches * q.m * q.n;
+    std::vector<float> want(ny), loose(ny), bound(ny);
+    for (int64_t bi = 0; bi < q.batches; ++bi)
+      for (int64_t i = 0; i < q.m; ++i)
+        for (int64_t j = 0; j < q.n; ++j) {
+          double s = 0, sl = 0, sb = 0;
+          for (int64_t p = 0; p < q.k; ++p) {
+            const int64_t ai = (bi * q.m + i) * q.k + p;
+            const int64_t bj = ((q.b_broadcast ? 0 : bi) * q.k + p) * q.n + j;
+            s += double(ar[ai]) * br[bj];
+            sl += double(a[ai]) * b[bj];
+            sb += std::fabs(double(a[ai]) * b[bj]);
+          }
+          const int64_t yi = (bi * q.m + i) * q.n + j;
+          want[yi] = float(s);
+          loose[yi] = float(sl);
+          bound[yi] = float(sb);
+        }
+    const int64_t batch[1] = {q.batches}, as[1] = {q.m * q.k},
+                  bs[1] = {q.b_broadcast ? 0 : q.k * q.n};
+    std::vector<uint8_t> scratch(b16::matmul_scratch_bytes(q.m, q.k, q.n));
+    std::vector<float> got(ny, 7.f), split(ny, 7.f);
+    b16::matmul(a.data(), b.data(), got.data(), q.m, q.k, q.n, 1, batch, as, bs, scratch.data());
+    CHECK_CLOSE("bf16 matmul (on bf16 operands)", got, want, ny, q.k);
+    for (int64_t i = 0; i < ny; ++i)
+      if (!(std::fabs(got[i] - loose[i]) <= 0x1p-7f * bound[i] + 1e-5f)) {
+        INFO("bf16 matmul against fp32: element " << i << " got " << got[i] << " fp32 "
+                                                  << loose[i]);
+        CHECK(false);
+        break;
+      }
+    b16::matmul(a.data(), b.data(), split.data(), q.m, q.k, q.n, 1, batch, as, bs,
+                scratch.data(), pool(), kTasks);
+    CHECK_SAME("bf16 matmul", split, got, ny);
   }
 }
 

@@ -76,6 +76,12 @@ constexpr bool conv_applies(int64_t cg, int64_t taps) {
 /// classifier, would waste most of each product) and its depth paying.
 constexpr bool gemm_applies(int64_t m, int64_t k) { return m >= kTileChannels && depth_pays(k); }
 
+/// The same for a product of two activations (MatMul, attention's), whose
+/// B is rounded per call: also a tile's 16 columns filled.
+constexpr bool matmul_applies(int64_t m, int64_t k, int64_t n) {
+  return gemm_applies(m, k) && n >= kTilePixels;
+}
+
 /// The geometry of one group's pair planes (conv2d's operand): `phases`
 /// stride phases (sh * sw), each a plane of `rows` x `wq` virtual pixels
 /// (the output's columns plus the taps' reach) and slack to `plane`
@@ -181,6 +187,11 @@ inline void pack_blocked_conv_weights(const float *w, int64_t m, int64_t c, int6
 /// Bytes of the GEMM's scratch: A's rows in bf16.
 inline int64_t gemm_scratch_bytes(int64_t m, int64_t k) {
   return round_up(m, kTileChannels) * round_up(k, kStepChannels) * 2;
+}
+
+/// Bytes of matmul's scratch: A's rows and B's pairs in bf16.
+inline int64_t matmul_scratch_bytes(int64_t m, int64_t k, int64_t n) {
+  return gemm_scratch_bytes(m, k) + gemm_packed_b_halves(k, n) * 2;
 }
 
 /// Bytes of conv2d's scratch: one group's pair planes (conv2d_blocked's

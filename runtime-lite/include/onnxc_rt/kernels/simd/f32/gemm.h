@@ -415,6 +415,20 @@ void gemm_prepacked(const float *a, const float *packed_b, const float *c, float
       runner, tasks);
 }
 
+/// The offsets into A and B of batch bi of a matmul over a broadcast batch
+/// space (bi's multi-index, innermost last, times each operand's strides).
+inline void batch_offsets(int64_t bi, int64_t batch_rank, const int64_t *batch_shape,
+                          const int64_t *a_strides, const int64_t *b_strides, int64_t &a_off,
+                          int64_t &b_off) {
+  a_off = b_off = 0;
+  for (int64_t d = batch_rank - 1, rest = bi; d >= 0; --d) {
+    const int64_t i = rest % batch_shape[d];
+    rest /= batch_shape[d];
+    a_off += i * a_strides[d];
+    b_off += i * b_strides[d];
+  }
+}
+
 /// numpy matmul over a broadcast batch space (as ref::matmul); float only.
 /// `tasks` take a share of the batches each when there are enough, else
 /// split every product. Scratch: tasks * gemm_scratch_floats(m, n, k).
@@ -428,13 +442,8 @@ void matmul(const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
     return;
   const Epilogue ep;
   auto product_at = [&](int64_t bi, TaskRunner *r, int64_t ts, float *s) {
-    int64_t a_off = 0, b_off = 0, rest = bi; // bi's multi-index, innermost last
-    for (int64_t d = batch_rank - 1; d >= 0; --d) {
-      const int64_t i = rest % batch_shape[d];
-      rest /= batch_shape[d];
-      a_off += i * a_strides[d];
-      b_off += i * b_strides[d];
-    }
+    int64_t a_off, b_off;
+    batch_offsets(bi, batch_rank, batch_shape, a_strides, b_strides, a_off, b_off);
     gemm_matrix<ref::Identity>(m, n, k, Matrix{a + a_off, k, 1}, Matrix{b + b_off, n, 1},
                                y + bi * m * n, n, ep, s, r, ts);
   };

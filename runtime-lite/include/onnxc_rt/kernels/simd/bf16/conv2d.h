@@ -19,6 +19,8 @@
 #include "onnxc_rt/kernels/simd/f32/epilogue.h"
 #include "onnxc_rt/parallel.h"
 
+#include <string.h>
+
 #if ONNXC_RT_SIMD_AMX_BF16
 
 namespace onnxc_rt {
@@ -241,15 +243,21 @@ void conv2d_blocked(const float *x, const uint16_t *w, const float *bias, const 
       VecF bl[2];
       for (int64_t v = 0; v < vecs; ++v)
         bl[v] = bias_lanes(bias, mt + v * kChannelBlock, m);
-      for (int64_t q = q0; q < q1; ++q) {
-        const int64_t oy = q / pp.wq, ox = q % pp.wq;
-        if (ox >= ow)
-          continue;
-        const int64_t pix = oy * ow + ox;
-        for (int64_t v = 0; v < vecs; ++v) {
-          const int64_t at = (mt / kChannelBlock + v) * npix * kChannelBlock + pix * kChannelBlock;
-          blocked_store<Act>(VecF::load(stage + (q - q0) * kBlockPixels + v * kChannelBlock),
-                             bl[v], zb ? zb + at : nullptr, yb + at, act_alpha, act_beta);
+      // Virtual pixel q is output (oy, ox) where ox < ow: stepped, not
+      // divided per pixel.
+      for (int64_t q = q0, oy = q0 / pp.wq, ox = q0 % pp.wq; q < q1; ++q) {
+        if (ox < ow) {
+          const int64_t pix = oy * ow + ox;
+          for (int64_t v = 0; v < vecs; ++v) {
+            const int64_t at =
+                (mt / kChannelBlock + v) * npix * kChannelBlock + pix * kChannelBlock;
+            blocked_store<Act>(VecF::load(stage + (q - q0) * kBlockPixels + v * kChannelBlock),
+                               bl[v], zb ? zb + at : nullptr, yb + at, act_alpha, act_beta);
+          }
+        }
+        if (++ox == pp.wq) {
+          ox = 0;
+          ++oy;
         }
       }
     };

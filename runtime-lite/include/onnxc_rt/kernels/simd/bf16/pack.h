@@ -18,8 +18,10 @@
 #ifndef ONNXC_RT_SIMD_BF16_PACK_H
 #define ONNXC_RT_SIMD_BF16_PACK_H
 
+#include "onnxc_rt/kernels/simd/f32/blocking.h"
+#include "onnxc_rt/types.h"
+
 #include <stdint.h>
-#include <string.h>
 
 namespace onnxc_rt {
 namespace simd {
@@ -34,26 +36,12 @@ constexpr int64_t kTilePixels = 16;
 /// Virtual output pixels of one block (two tiles of pixels).
 constexpr int64_t kBlockPixels = 32;
 
-inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
-
-/// f rounded to bf16 (to nearest, ties to even; a NaN stays a quiet NaN),
-/// as the kernels round the activations.
-inline uint16_t to_bf16(float f) {
-  uint32_t bits;
-  memcpy(&bits, &f, 4);
-  if ((bits & 0x7fffffffu) > 0x7f800000u)
-    return static_cast<uint16_t>((bits | 0x00400000u) >> 16);
-  bits += 0x7fffu + ((bits >> 16) & 1u);
-  return static_cast<uint16_t>(bits >> 16);
-}
+/// f rounded to bf16 (to nearest, ties to even; a NaN stays a quiet NaN):
+/// onnxc_rt::bfloat16's rounding, as the kernels round the activations.
+inline uint16_t to_bf16(float f) { return onnxc_rt::detail::bfloat_from_float(f); }
 
 /// The float a bf16 value stands for.
-inline float from_bf16(uint16_t h) {
-  const uint32_t bits = static_cast<uint32_t>(h) << 16;
-  float f;
-  memcpy(&f, &bits, 4);
-  return f;
-}
+inline float from_bf16(uint16_t h) { return onnxc_rt::detail::float_from_bits(uint32_t(h) << 16); }
 
 /// The most kernel taps conv2d takes (its tap offsets live on the stack).
 constexpr int64_t kMaxTaps = 64;

@@ -160,12 +160,13 @@ MatMulGeometry matmulGeometry(Value a, Value b) {
   return MatMulGeometry{m, k, n, batch, strides};
 }
 
-FusedActivation activationOf(Operation *op) {
+FusedActivation activationOf(Operation *op, StringRef prefix) {
   FusedActivation a;
-  if (auto name = op->getAttrOfType<StringAttr>("activation")) {
-    a.functor = ("onnxc_rt::ref::" + name.getValue()).str();
-    a.alpha = floatAttr(op, "activation_alpha", 0);
-    a.beta = floatAttr(op, "activation_beta", 0);
+  const std::string name = (prefix + "activation").str();
+  if (auto functor = op->getAttrOfType<StringAttr>(name)) {
+    a.functor = ("onnxc_rt::ref::" + functor.getValue()).str();
+    a.alpha = floatAttr(op, name + "_alpha", 0);
+    a.beta = floatAttr(op, name + "_beta", 0);
   }
   return a;
 }

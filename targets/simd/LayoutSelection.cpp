@@ -25,6 +25,10 @@
 // right after their definition. A blocked convolution the target prefers as
 // Winograd F(4x4, 3x3) (LayoutPolicy::prefersWinograd, which reads the
 // target's `winograd` option: --no-winograd) gets algorithm winograd.
+// Last, each inverted-residual block's pointwise expand BlockedConv whose
+// only reader is a depthwise BlockedConv fuses with it into
+// simd.BlockedExpandDepthwise (the target's `block-fusion` option:
+// --no-block-fusion; not under --precision bf16, whose expand runs on AMX).
 //
 //===----------------------------------------------------------------------===//
 #include "SimdDialect.h"
@@ -130,13 +134,14 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
 
   DenseMap<Value, Value> blockedOf; // NCHW value -> its blocked form
   DenseSet<Operation *> rewritten;  // ops replaced by blocked ones
-  const LayoutPolicy *layout = nullptr; // the module's target's
+  const Target *target = nullptr;       // the module's target
+  const LayoutPolicy *layout = nullptr; // its layout policy
   onnx::TargetAttr targetAttr;          // the module's #onnx.target
   int64_t kBlock = 0;                   // its channel block
 
   void runOnOperation() override {
     func::FuncOp func = getOperation();
-    const Target *target = targetOf(func);
+    target = targetOf(func);
     layout = target ? target->layout() : nullptr;
     kBlock = layout ? layout->channelBlock() : 0;
     if (!kBlock)
@@ -183,6 +188,50 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
         op.erase();
     blockedOf.clear();
     rewritten.clear();
+    if (target->optionValue(targetAttr, "block-fusion") == "true" &&
+        target->optionValue(targetAttr, "precision") != "bf16")
+      for (Operation &op : llvm::make_early_inc_range(body))
+        if (auto dw = dyn_cast<BlockedConvOp>(&op))
+          fuseExpandDepthwise(dw);
+  }
+
+  /// A pointwise expand BlockedConv (group 1, 1x1, stride 1, unpadded, of a
+  /// blocked input, no residual) read only by depthwise BlockedConv `dw`:
+  /// both become one BlockedExpandDepthwise.
+  static void fuseExpandDepthwise(BlockedConvOp dw) {
+    auto expand = dw.getX().getDefiningOp<BlockedConvOp>();
+    if (dw.getGroup() == 1 || !expand || !expand.getY().hasOneUse() || expand.getGroup() != 1 ||
+        !isNone(expand.getZ()) || expand.getAlgorithm() != ConvAlgorithm::direct)
+      return;
+    auto x = dyn_cast<RankedTensorType>(expand.getX().getType());
+    auto w = dyn_cast<RankedTensorType>(expand.getW().getType());
+    auto ones = [](std::optional<ArrayRef<int64_t>> a) {
+      return !a || llvm::all_of(*a, [](int64_t v) { return v == 1; });
+    };
+    auto zeros = [](std::optional<ArrayRef<int64_t>> a) {
+      return !a || llvm::all_of(*a, [](int64_t v) { return v == 0; });
+    };
+    if (!x || x.getRank() != 5 || !w || !w.hasStaticShape() || w.getDimSize(2) != 1 ||
+        w.getDimSize(3) != 1 || !ones(expand.getStrides()) || !ones(expand.getDilations()) ||
+        !zeros(expand.getPads()) || !llvm::is_contained({"NOTSET", "VALID"}, expand.getAutoPad()))
+      return;
+    OpBuilder b(dw);
+    OperationState st(b.getFusedLoc({expand.getLoc(), dw.getLoc()}),
+                      BlockedExpandDepthwiseOp::getOperationName());
+    st.addOperands({expand.getX(), expand.getW(), expand.getB(), dw.getW(), dw.getB(), dw.getZ()});
+    for (NamedAttribute a : dw->getAttrs())
+      if (llvm::is_contained({"auto_pad", "dilations", "kernel_shape", "pads", "strides",
+                              "activation", "activation_alpha", "activation_beta"},
+                             a.getName().getValue()))
+        st.addAttribute(a.getName(), a.getValue());
+    for (StringRef name : {"activation", "activation_alpha", "activation_beta"})
+      if (Attribute a = expand->getAttr(name))
+        st.addAttribute(("expand_" + name).str(), a);
+    st.addTypes(dw.getY().getType());
+    Operation *fused = b.create(st);
+    dw.getY().replaceAllUsesWith(fused->getResult(0));
+    dw.erase();
+    expand.erase();
   }
 
   /// `v` (NCHW) in the blocked layout: its blocked form, a constant

@@ -71,20 +71,27 @@ LogicalResult FromBlockedOp::inferShapes() {
   return success();
 }
 
-LogicalResult BlockedConvOp::inferShapes() {
-  auto x = dyn_cast<RankedTensorType>(getX().getType());
-  auto w = dyn_cast<RankedTensorType>(getW().getType());
-  if (!x || !x.hasStaticShape() || !w || !w.hasStaticShape() || w.getRank() != 4) {
-    getY().setType(UnrankedTensorType::get(elementTypeOf(getX())));
+/// A blocked convolution's result (BlockedConv, BlockedExpandDepthwise):
+/// the window of weights `w` (M, C/group, kH, kW) over X, M channels
+/// blocked; unranked until X's and W's shapes are known.
+static LogicalResult inferBlockedConvShape(Operation *op, Value x, Value w) {
+  auto xt = dyn_cast<RankedTensorType>(x.getType());
+  auto wt = dyn_cast<RankedTensorType>(w.getType());
+  if (!xt || !xt.hasStaticShape() || !wt || !wt.hasStaticShape() || wt.getRank() != 4) {
+    op->getResult(0).setType(UnrankedTensorType::get(elementTypeOf(x)));
     return success();
   }
-  SmallVector<int64_t> kernel(w.getShape().drop_front(2));
-  auto g = resolveWindow(getOperation(), x.getShape().slice(2, 2), kernel, false);
+  SmallVector<int64_t> kernel(wt.getShape().drop_front(2));
+  auto g = resolveWindow(op, xt.getShape().slice(2, 2), kernel, false);
   if (failed(g))
     return failure();
-  setBlockedResult(getOperation(), x.getDimSize(0), w.getDimSize(0), g->outSpatial[0],
-                   g->outSpatial[1], x.getElementType());
+  setBlockedResult(op, xt.getDimSize(0), wt.getDimSize(0), g->outSpatial[0], g->outSpatial[1],
+                   xt.getElementType());
   return success();
+}
+
+LogicalResult BlockedConvOp::inferShapes() {
+  return inferBlockedConvShape(getOperation(), getX(), getW());
 }
 
 LogicalResult BlockedConvOp::verify() {
@@ -116,6 +123,37 @@ LogicalResult BlockedConvOp::verify() {
       return emitOpError("winograd needs a blocked input and a 3x3, stride-1, undilated, "
                          "group-1 convolution");
   }
+  return success();
+}
+
+LogicalResult BlockedExpandDepthwiseOp::inferShapes() {
+  return inferBlockedConvShape(getOperation(), getX(), getWD());
+}
+
+LogicalResult BlockedExpandDepthwiseOp::verify() {
+  for (StringRef act : {getExpandActivation(), getActivation()})
+    if (!isFusedActivation(getContext(), act))
+      return emitOpError() << "unknown activation '" << act << "'";
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  auto we = dyn_cast<RankedTensorType>(getWE().getType());
+  auto wd = dyn_cast<RankedTensorType>(getWD().getType());
+  if (!x || !we || !wd || !we.hasStaticShape() || !wd.hasStaticShape())
+    return success();
+  if (!staticBlocked(getX()))
+    return emitOpError() << "X " << x << " is not channel-blocked";
+  if (we.getRank() != 4 || we.getDimSize(2) != 1 || we.getDimSize(3) != 1)
+    return emitOpError() << "WE " << we << " is not a pointwise convolution's";
+  const int64_t m = we.getDimSize(0);
+  if (wd.getRank() != 4 || wd.getDimSize(0) != m || wd.getDimSize(1) != 1)
+    return emitOpError() << "WD " << wd << " is not the depthwise weights of " << m
+                         << " expanded channels";
+  const int64_t c = we.getDimSize(1);
+  if ((c + kBlockLanes - 1) / kBlockLanes != x.getDimSize(1))
+    return emitOpError() << "X " << x << " does not hold the weights' " << c << " channels";
+  if (!isNone(getZ()) && getZ().getType() != getY().getType() &&
+      isa<RankedTensorType>(getY().getType()))
+    return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
+                         << getY().getType();
   return success();
 }
 
@@ -151,6 +189,20 @@ int64_t BlockedConvOp::flops() {
     return 0;
   const int64_t outputs = y.getDimSize(0) * w.getDimSize(0) * y.getDimSize(2) * y.getDimSize(3);
   return fusedConvFlops(outputs, getW(), getB(), getZ(), getActivation());
+}
+
+int64_t BlockedExpandDepthwiseOp::flops() {
+  // Both convolutions' logical outputs (M x H x W expanded, M x OH x OW).
+  auto x = dyn_cast<ShapedType>(getX().getType());
+  auto y = dyn_cast<ShapedType>(getY().getType());
+  auto we = dyn_cast<ShapedType>(getWE().getType());
+  if (!x || !x.hasStaticShape() || !y || !y.hasStaticShape() || !we || !we.hasStaticShape())
+    return 0;
+  const int64_t m = we.getDimSize(0), n = x.getDimSize(0);
+  return fusedConvFlops(n * m * x.getDimSize(2) * x.getDimSize(3), getWE(), getBE(), Value(),
+                        getExpandActivation()) +
+         fusedConvFlops(n * m * y.getDimSize(2) * y.getDimSize(3), getWD(), getBD(), getZ(),
+                        getActivation());
 }
 
 } // namespace onnxc::simd

@@ -42,6 +42,7 @@ constexpr const char *kSimdPool = "onnxc_rt/kernels/simd/f32/pool.h";
 constexpr const char *kSimdNorm = "onnxc_rt/kernels/simd/f32/norm.h";
 constexpr const char *kSimdBlocked = "onnxc_rt/kernels/simd/f32/blocked.h";
 constexpr const char *kSimdWinograd = "onnxc_rt/kernels/simd/f32/winograd.h";
+constexpr const char *kSimdExpandDepthwise = "onnxc_rt/kernels/simd/f32/expand_depthwise.h";
 constexpr const char *kSimdBf16Conv = "onnxc_rt/kernels/simd/bf16/conv2d.h";
 constexpr const char *kSimdBf16Gemm = "onnxc_rt/kernels/simd/bf16/gemm.h";
 
@@ -414,6 +415,53 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks, bool bf16) {
                         std::move(args))});
 }
 
+/// BlockedExpandDepthwise: both convolutions' weights packed as their own
+/// BlockedConvs' (pointwise of a blocked input, depthwise), one call of
+/// simd/f32/expand_depthwise.h's kernel with a band of rows a task.
+ProviderResult lowerBlockedExpandDepthwise(BlockedExpandDepthwiseOp op, int64_t tasks) {
+  namespace s = onnxc_rt::simd;
+  auto we = shapeOf(op.getWE()), wd = shapeOf(op.getWD());
+  const int64_t m = we[0], c = we[1], taps = wd[2] * wd[3];
+  auto in = logicalShape(op.getX(), c), out = logicalShape(op.getY(), m);
+  SmallVector<int64_t> kernel(wd.drop_front(2));
+  auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), kernel, false);
+  if (failed(g))
+    return {failure()};
+  std::vector<float> wExpand = constantFloats(op.getWE()), wDepthwise = constantFloats(op.getWD());
+  if (wExpand.empty() || wDepthwise.empty())
+    return {unsupported(op, "needs constant float weights")};
+  std::vector<float> expandPacked(s::blocked_conv_weights_floats(m, c, 1, true, false));
+  s::pack_blocked_conv_weights(wExpand.data(), m, c, 1, true, false, expandPacked.data());
+  std::vector<float> depthwisePacked(s::blocked_conv_weights_floats(m, m, taps, true, true));
+  s::pack_blocked_conv_weights(wDepthwise.data(), m, m, taps, true, true,
+                               depthwisePacked.data());
+  const FusedActivation expandAct = activationOf(op, "expand_"), act = activationOf(op);
+  std::vector<KernelArg> args{KernelArg::input(op.getX()),
+                              packedFloats(op.getContext(), expandPacked),
+                              inputOrNull(op.getBE()),
+                              packedFloats(op.getContext(), depthwisePacked),
+                              inputOrNull(op.getBD()),
+                              inputOrNull(op.getZ()),
+                              KernelArg::output(op.getY()),
+                              KernelArg::array(in),
+                              KernelArg::i(m),
+                              KernelArg::array(out),
+                              KernelArg::array(g->kernel),
+                              KernelArg::array(g->strides),
+                              KernelArg::array(g->padsBegin),
+                              KernelArg::array(g->dilations),
+                              KernelArg::f(expandAct.alpha),
+                              KernelArg::f(expandAct.beta),
+                              KernelArg::f(act.alpha),
+                              KernelArg::f(act.beta)};
+  const int64_t floats = s::expand_depthwise_scratch_floats(
+      in.data(), out.data(), g->kernel.data(), g->strides.data(), g->dilations.data(), tasks);
+  args.push_back(KernelArg::scratch(floats * 4, "float"));
+  appendTasks(args, tasks);
+  return calls({simdCall("expand_depthwise_blocked", {expandAct.functor, act.functor},
+                         kSimdExpandDepthwise, std::move(args))});
+}
+
 ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
   auto in = logicalShape(op.getX()), out = logicalShape(op.getY());
   std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY())};
@@ -529,6 +577,8 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
       .Case<ToBlockedOp, FromBlockedOp>(
           [&](Operation *o) { return lowerLayoutConversion(o, tasks); })
       .Case<BlockedConvOp>([&](BlockedConvOp o) { return lowerBlockedConv(o, tasks, bf16); })
+      .Case<BlockedExpandDepthwiseOp>(
+          [&](BlockedExpandDepthwiseOp o) { return lowerBlockedExpandDepthwise(o, tasks); })
       .Case<BlockedPoolOp>([&](BlockedPoolOp o) { return lowerBlockedPool(o, tasks); })
       .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalAveragePool(o); })
       .Case<LayerNormalizationOp>([&](LayerNormalizationOp o) { return lowerLayerNorm(o); })

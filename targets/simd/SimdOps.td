@@ -92,6 +92,36 @@ def Simd_BlockedConvOp : Simd_Op<"BlockedConv",
   let hasVerifier = 1;
 }
 
+def Simd_BlockedExpandDepthwiseOp : Simd_Op<"BlockedExpandDepthwise",
+                              [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
+  let summary = "an inverted-residual block's pointwise expand and depthwise BlockedConvs, fused";
+  let description = [{
+    Y = activation(depthwise(expand_activation(Conv1x1(X, WE, BE)), WD, BD)
+    + Z) with X, Y and Z channel-blocked: two BlockedConvs (WE (M, C, 1, 1),
+    group 1, stride 1, no padding; WD (M, 1, kH, kW), group M) whose
+    expanded tensor has no other reader. The window attributes are the
+    depthwise convolution's. Its kernel (simd/f32/expand_depthwise.h)
+    keeps the expanded tensor in bands of rows in scratch, never in the
+    arena; onnxc-layout-selection forms it (the target's `block-fusion`
+    option).
+  }];
+  let arguments = (ins AnyTensor:$X, AnyTensor:$WE, Simd_TensorOrNone:$BE,
+                   AnyTensor:$WD, Simd_TensorOrNone:$BD, Simd_TensorOrNone:$Z,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   DefaultValuedAttr<StrAttr, "\"Identity\"">:$expand_activation,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$expand_activation_alpha,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$expand_activation_beta,
+                   DefaultValuedAttr<StrAttr, "\"Identity\"">:$activation,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_alpha,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_beta);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def Simd_BlockedPoolOp : Simd_Op<"BlockedPool"> {
   let summary = "MaxPool, AveragePool or GlobalAveragePool on the channel-blocked layout";
   let description = [{

@@ -38,6 +38,13 @@ std::vector<TargetOption> SimdTarget::options() const {
                        "rule says it pays (false: every convolution direct, --no-winograd)",
            {"true", "false"},
            "",
+           false},
+          {"block-fusion",
+           "an inverted-residual block's pointwise expand and depthwise convolutions in one "
+           "kernel, the expanded tensor in bands of rows (false: two kernels, "
+           "--no-block-fusion)",
+           {"true", "false"},
+           "",
            false}};
 }
 

@@ -3,7 +3,9 @@
 // channel-blocked (NCHW16c) dense and depthwise convolutions, Winograd
 // F(4x4, 3x3) on every 3x3 stride-1 case (whatever its tile count), each with
 // every epilogue (bias, residual, activations), one task and kTasks
-// (bit-identical); max pooling and blocked max / average pooling.
+// (bit-identical); max pooling and blocked max / average pooling; the fused
+// expand + depthwise block against the reference and the two blocked kernels
+// it fuses (bit-identical).
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/conv.h"
@@ -11,6 +13,7 @@
 #include "onnxc_rt/kernels/simd/f32/blocked.h"
 #include "onnxc_rt/kernels/simd/f32/conv.h"
 #include "onnxc_rt/kernels/simd/f32/depthwise.h"
+#include "onnxc_rt/kernels/simd/f32/expand_depthwise.h"
 #include "onnxc_rt/kernels/simd/f32/pool.h"
 #include "onnxc_rt/kernels/simd/f32/winograd.h"
 
@@ -278,5 +281,94 @@ TEST_CASE("pooling", "[pool]") {
     simd::pool2d_blocked(xb.data(), yb.data(), in, out, kernel, strides, pb, dil, 0, pool(), kTasks);
     CHECK_CLOSE("pool2d_blocked average", unblocked(yb, out), want, (int64_t)want.size(),
                 q.kh * q.kw);
+  }
+}
+
+namespace {
+
+/// An inverted-residual block's expand (1x1, c -> mid) and depthwise
+/// (k x k, stride s, pads pb / pe, dilation d) convolutions.
+struct BlockCase {
+  int64_t n, c, h, w, mid, k, s, pb, pe, d;
+  bool residual;
+};
+
+/// expand_depthwise_blocked against the reference (two convolutions and
+/// their epilogues), bit-identical to conv2d_blocked then
+/// depthwise_conv2d_blocked, and one task and kTasks bit-identical.
+template <typename ActE, typename ActD>
+void checkExpandDepthwise(const BlockCase &q, float ae, float be, float ad, float bd) {
+  const int64_t oh = (q.h + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1;
+  const int64_t ow = (q.w + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1;
+  int64_t in[4] = {q.n, q.c, q.h, q.w}, mid[4] = {q.n, q.mid, q.h, q.w},
+          out[4] = {q.n, q.mid, oh, ow};
+  int64_t one[2] = {1, 1}, zero[2] = {0, 0}, kernel[2] = {q.k, q.k}, strides[2] = {q.s, q.s},
+          pb[2] = {q.pb, q.pb}, pe[2] = {q.pe, q.pe}, dil[2] = {q.d, q.d};
+  const int64_t taps = q.k * q.k, ny = q.n * q.mid * oh * ow;
+  auto x = randomVec(q.n * q.c * q.h * q.w), we = randomVec(q.mid * q.c),
+       wd = randomVec(q.mid * taps), bias_e = randomVec(q.mid), bias_d = randomVec(q.mid),
+       z = randomVec(ny);
+  std::vector<float> expanded(q.n * q.mid * q.h * q.w), want(ny);
+  ref::conv<float>(x.data(), we.data(), bias_e.data(), expanded.data(), 2, in, mid, one, one,
+                   zero, zero, one, 1);
+  for (float &v : expanded)
+    v = ActE::apply(v, ae, be);
+  ref::conv<float>(expanded.data(), wd.data(), bias_d.data(), want.data(), 2, mid, out, kernel,
+                   strides, pb, pe, dil, q.mid);
+  for (int64_t i = 0; i < ny; ++i)
+    want[i] = ActD::apply(want[i] + (q.residual ? z[i] : 0.f), ad, bd);
+
+  std::vector<float> we_packed(simd::blocked_conv_weights_floats(q.mid, q.c, 1, true, false)),
+      wd_packed(simd::blocked_conv_weights_floats(q.mid, q.mid, taps, true, true));
+  simd::pack_blocked_conv_weights(we.data(), q.mid, q.c, 1, true, false, we_packed.data());
+  simd::pack_blocked_conv_weights(wd.data(), q.mid, q.mid, taps, true, true, wd_packed.data());
+  const std::vector<float> xb = blocked(x, in);
+  const std::vector<float> zb = blocked(z, out);
+  const float *zp = q.residual ? zb.data() : nullptr;
+  const int64_t yb_floats = q.n * simd::channel_blocks(q.mid) * simd::kChannelBlock * oh * ow;
+  // The two kernels the block fuses, as the compiler calls them unfused.
+  std::vector<float> mid_b(q.n * simd::channel_blocks(q.mid) * simd::kChannelBlock * q.h * q.w),
+      unfused(yb_floats, 7.f);
+  simd::conv2d_blocked<ActE, 1, 1>(xb.data(), we_packed.data(), bias_e.data(), nullptr,
+                                   mid_b.data(), in, mid, one, one, zero, one, 1, ae, be, nullptr);
+  simd::depthwise_conv2d_blocked<ActD>(mid_b.data(), wd_packed.data(), bias_d.data(), zp,
+                                       unfused.data(), mid, out, kernel, strides, pb, dil, ad,
+                                       bd);
+  std::vector<float> fused(yb_floats, 7.f), split(yb_floats, 7.f);
+  std::vector<float> scratch(
+      simd::expand_depthwise_scratch_floats(in, out, kernel, strides, dil, kTasks));
+  for (int tasks : {1, (int)kTasks})
+    simd::expand_depthwise_blocked<ActE, ActD>(
+        xb.data(), we_packed.data(), bias_e.data(), wd_packed.data(), bias_d.data(), zp,
+        tasks == 1 ? fused.data() : split.data(), in, q.mid, out, kernel, strides, pb, dil, ae,
+        be, ad, bd, scratch.data(), pool(), tasks);
+  CHECK_CLOSE("expand_depthwise_blocked", unblocked(fused, out), want, ny, q.c + taps);
+  CHECK_SAME("expand_depthwise_blocked vs the two kernels", fused, unfused, yb_floats);
+  CHECK_SAME("expand_depthwise_blocked", split, fused, yb_floats);
+}
+
+const BlockCase kBlocks[] = {
+    {1, 16, 56, 56, 96, 3, 2, 1, 1, 1, false},  // EfficientNet-B0 stage 2 (halved): bands
+    {1, 24, 30, 30, 144, 3, 1, 1, 1, 1, true},  // stride 1, a residual
+    {2, 40, 14, 14, 240, 5, 1, 2, 2, 1, false}, // 5x5, batch 2
+    {1, 3, 20, 13, 40, 3, 2, 0, 1, 1, false},   // channels past blocks, asymmetric pads
+    {1, 17, 9, 70, 20, 3, 1, 2, 2, 2, false},   // dilation 2, wide rows
+    {1, 8, 200, 5, 16, 3, 1, 1, 1, 1, false},   // tall and narrow: many bands
+    {1, 16, 7, 7, 32, 5, 2, 2, 2, 1, false},    // a 7x7 plane, 5x5 stride 2
+    {1, 32, 1, 9, 48, 3, 1, 1, 1, 1, false},    // one row
+};
+
+} // namespace
+
+// Inverted-residual blocks' expand + depthwise pairs in one pass: bands of
+// rows, the rows bands share, channel tiles past whole blocks, segments of
+// rows among tasks; Relu6 (Clamp) on both, and an activation applied to
+// the stored tile (HardSigmoid) then none.
+TEST_CASE("fused expand + depthwise blocks", "[conv]") {
+  for (const BlockCase &q : kBlocks) {
+    INFO("n=" << q.n << " c=" << q.c << " " << q.h << "x" << q.w << " mid=" << q.mid
+              << " k=" << q.k << " s=" << q.s << " p=" << q.pb << "," << q.pe << " d=" << q.d);
+    checkExpandDepthwise<ref::Clamp, ref::Clamp>(q, 0.f, 6.f, 0.f, 6.f);
+    checkExpandDepthwise<ref::HardSigmoid, ref::Identity>(q, 0.2f, 0.5f, 0.f, 0.f);
   }
 }

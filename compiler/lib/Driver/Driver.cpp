@@ -207,6 +207,8 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
     s += " --threads " + std::to_string(o.threads);
   if (!o.winograd)
     s += " --no-winograd";
+  if (!o.blockFusion)
+    s += " --no-block-fusion";
   if (o.precision != "fp32")
     s += " --precision " + o.precision;
   if (!o.convWeights.empty())

@@ -220,13 +220,15 @@ std::string targetOptionsProblem(const Target &target, const ModelOptions &o) {
 }
 
 onnx::TargetAttr targetAttrFor(MLIRContext &ctx, const Target &target, const ModelOptions &o) {
-  // The flags that set target options: --no-winograd, --precision,
+  // The flags that set target options: --no-winograd, --no-block-fusion, --precision,
   // --conv-weights (checked against the target by targetOptionsProblem
   // first).
   SmallVector<NamedAttribute> set;
   Builder b(&ctx);
   for (const TargetOption &opt : target.options()) {
     if (opt.name == "winograd" && !o.winograd)
+      set.push_back(b.getNamedAttr(opt.name, b.getBoolAttr(false)));
+    if (opt.name == "block-fusion" && !o.blockFusion)
       set.push_back(b.getNamedAttr(opt.name, b.getBoolAttr(false)));
     if (opt.name == "precision" && o.precision != opt.values.front())
       set.push_back(b.getNamedAttr(opt.name, b.getStringAttr(o.precision)));

@@ -81,6 +81,7 @@ mlir::FailureOr<GeneratedModel> generateModel(mlir::MLIRContext &ctx,
 
 /// The module's #onnx.target: the target, --threads, and the options the
 /// target declares that `options`' flags set (--no-winograd: winograd;
+/// --no-block-fusion: block-fusion;
 /// --precision: precision; --conv-weights: conv-weights).
 onnx::TargetAttr targetAttrFor(mlir::MLIRContext &ctx, const Target &target,
                                const ModelOptions &options);

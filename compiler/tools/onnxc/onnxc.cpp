@@ -1,7 +1,7 @@
 //===- onnxc.cpp - the onnxc command line ----------------------------------===//
 //
 //   onnxc MODEL.onnx -o DIR [--target T] [--name N] [--emit cpp|lib|mlir]
-//         [--threads N] [--no-winograd] [--shape input=1x3x224x224] [--dim batch=1]
+//         [--threads N] [--no-winograd] [--no-block-fusion] [--shape input=1x3x224x224] [--dim batch=1]
 //         [MLIR options]
 //   onnxc run MODEL.onnx --inputs DIR --outputs DIR [--threads N] [--no-winograd]
 //             [--repeat N]
@@ -174,6 +174,12 @@ static cl::opt<bool> noWinograd(
     cl::desc("Compute every convolution directly (the x86-64 targets otherwise run 3x3 "
              "stride-1 ones with a 5x5 or larger output by Winograd F(4x4,3x3): 2-3x faster, "
              "within about 1e-5 relative, 4x their weights)"),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+static cl::opt<bool> noBlockFusion(
+    "no-block-fusion",
+    cl::desc("Run each inverted-residual block's pointwise expand and depthwise convolutions "
+             "as two kernels (the x86-64 and aarch64 targets otherwise fuse them, so that "
+             "the expanded tensor never reaches memory; outputs are the same either way)"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
@@ -472,6 +478,7 @@ int main(int argc, char **argv) {
     o.quantize = quantize;
     o.threads = threads ? threads : 1;
     o.winograd = !noWinograd;
+    o.blockFusion = !noBlockFusion;
     o.precision = precision;
     o.convWeights = convWeights;
     o.cudaArch = cudaArch;

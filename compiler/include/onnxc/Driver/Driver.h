@@ -54,6 +54,10 @@ struct ModelOptions {
   /// --no-winograd: every convolution direct (otherwise targets that prefer
   /// Winograd F(4x4, 3x3) for large 3x3 stride-1 ones pick it).
   bool winograd = true;
+  /// --no-block-fusion: an inverted-residual block's expand and depthwise
+  /// convolutions run as two kernels (otherwise the SIMD targets fuse them,
+  /// the expanded tensor kept in bands of rows: simd.BlockedExpandDepthwise).
+  bool blockFusion = true;
   /// --precision: float matrix products in fp32, or tf32 / bf16 (targets
   /// with it: cuda, x86-64-amx).
   std::string precision = "fp32";

@@ -75,7 +75,9 @@ struct FusedActivation {
   float alpha = 0, beta = 0;
   bool isIdentity() const { return functor == "onnxc_rt::ref::Identity"; }
 };
-FusedActivation activationOf(mlir::Operation *op);
+/// `op`'s activation attributes (`prefix`: a second activation's, e.g.
+/// "expand_" for expand_activation, expand_activation_alpha, ...).
+FusedActivation activationOf(mlir::Operation *op, llvm::StringRef prefix = "");
 /// The reference path of a fused op's activation: y = act(y) in place.
 KernelCall activationInPlace(mlir::Value y, const FusedActivation &act, const std::string &t);
 

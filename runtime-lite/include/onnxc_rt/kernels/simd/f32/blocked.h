@@ -104,7 +104,8 @@ inline VecF bias_lanes(const float *bias, int64_t ch, int64_t m) {
 /// Output channels [j0, j0 + kVecs * kLanes) x pixels [p0, p1) of a blocked
 /// convolution (conv2d_blocked): register tiles of kPixels pixels (the last
 /// tile's missing pixels repeat the last pixel, not stored) by kVecs
-/// vectors, stored straight into the blocked output with the epilogue. The
+/// vectors, stored straight into the blocked output with the epilogue (y
+/// and z at channel block j0 / 16's plane, planes y_plane pixels apart). The
 /// tiles: window_tile's kGemmMR pixels by 1 or 2 vectors, or (kPixels 4,
 /// kVecs 4: a pointwise convolution of a blocked input, taps 1) NEON's
 /// fma_tile_4x16, whose weight rows of 16 channels are one load each. (V
@@ -115,7 +116,7 @@ template <typename Act, int kL, int kPixels, int kVecs, int kTaps = -1, typename
 void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
                           const int64_t *tap_off, int64_t taps, int64_t units, const float *wt,
                           const float *bias, const float *z, float *y, int64_t m, int64_t ow,
-                          int64_t npix, int64_t sh, int64_t sw, float alpha, float beta,
+                          int64_t y_plane, int64_t sh, int64_t sw, float alpha, float beta,
                           int64_t j0, int64_t p0, int64_t p1) {
   constexpr bool kTile4x16 = kPixels == 4 && kVecs == 4;
   static_assert(kTile4x16 || kPixels == kGemmMR, "window_tile's tiles are kGemmMR pixels");
@@ -127,7 +128,8 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
   for (int v = 0; v < kVecs; ++v) {
     const int64_t ch = j0 + v * kLanes;
     bv[v] = bias_lanes(bias, ch, m);
-    voff[v] = ch / kChannelBlock * npix * kChannelBlock + ch % kChannelBlock;
+    voff[v] = (ch / kChannelBlock - j0 / kChannelBlock) * y_plane * kChannelBlock +
+              ch % kChannelBlock;
   }
   int64_t ox = p0 % ow;
   const float *at = src + (p0 / ow * sh * row_w + ox * sw) * kL;
@@ -166,6 +168,49 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
   }
 }
 
+/// The output channels of one conv2d_blocked_tile: kNR (window_tile's two
+/// vectors), or 16 where NEON's 4 x 16 tile applies (a pointwise
+/// convolution of a blocked input).
+constexpr int64_t blocked_tile_channels(bool in_blocked, int64_t taps) {
+  return VecF::kBlockedTile4x16 && in_blocked && taps == 1 ? kChannelBlock : kNR;
+}
+
+/// conv2d_blocked_tiles for output channels [j0, j0 +
+/// blocked_tile_channels(in_blocked, taps)) (fewer past m's last block) by
+/// pixels [p0, p1), in the register tile the instruction set prefers. The
+/// blocked convolution's and the fused expand + depthwise block's
+/// (expand_depthwise.h) channel tile.
+template <typename Act, int kTaps>
+void conv2d_blocked_tile(bool in_blocked, const float *src, int64_t row_w, int64_t ustride,
+                         const int64_t *tap_off, int64_t taps, int64_t units, const float *wt,
+                         const float *bias, const float *z, float *y, int64_t m, int64_t ow,
+                         int64_t y_plane, int64_t sh, int64_t sw, float alpha, float beta,
+                         int64_t j0, int64_t p0, int64_t p1) {
+  auto run = [&](auto l_c, auto p_c, auto v_c) {
+    conv2d_blocked_tiles<Act, decltype(l_c)::value, decltype(p_c)::value, decltype(v_c)::value,
+                         kTaps>(src, row_w, ustride, tap_off, taps, units, wt, bias, z, y, m,
+                                ow, y_plane, sh, sw, alpha, beta, j0, p0, p1);
+  };
+  using L16 = std::integral_constant<int, static_cast<int>(kChannelBlock)>;
+  using L1 = std::integral_constant<int, 1>;
+  using P = std::integral_constant<int, static_cast<int>(kGemmMR)>;
+  using V1 = std::integral_constant<int, 1>;
+  using V2 = std::integral_constant<int, 2>;
+  if constexpr (VecF::kBlockedTile4x16) {
+    if (blocked_tile_channels(in_blocked, taps) == kChannelBlock) {
+      using P4 = std::integral_constant<int, 4>;
+      using V4 = std::integral_constant<int, 4>;
+      run(L16{}, P4{}, V4{});
+      return;
+    }
+  }
+  const bool two = round_up(m, kChannelBlock) - j0 >= kNR;
+  if (in_blocked)
+    two ? run(L16{}, P{}, V2{}) : run(L16{}, P{}, V1{});
+  else
+    two ? run(L1{}, P{}, V2{}) : run(L1{}, P{}, V1{});
+}
+
 /// Y = Act(conv(X, W) + B + Z), group 1, Y and Z blocked, X blocked
 /// (in_blocked) or NCHW; shapes are the logical NCHW ones. `w_packed`:
 /// pack_blocked_conv_weights. Register tiles of kGemmMR output pixels by two
@@ -195,10 +240,7 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
   for (int64_t t = 0; t < taps && t < kPixelMajorMaxTaps; ++t)
     tap_off[t] = (t / kernel[1] * dilations[0] * in.wp + t % kernel[1] * dilations[1]) * lanes;
   const int64_t in_image = units * lanes * h * wd, out_image = channel_blocks(m) * kChannelBlock * npix;
-  // Channel tiles: kNR channels (window_tile's two vectors), or 16 where
-  // NEON's 4 x 16 tile applies (a pointwise convolution of a blocked input).
-  const bool tile4x16 = VecF::kBlockedTile4x16 && in_blocked && taps == 1;
-  const int64_t tile_channels = tile4x16 ? kChannelBlock : kNR;
+  const int64_t tile_channels = blocked_tile_channels(in_blocked, taps);
   const int64_t tiles = (round_up(m, kChannelBlock) + tile_channels - 1) / tile_channels;
   const int64_t by_size = (npix + kPixelMajorChunk - 1) / kPixelMajorChunk;
   const int64_t by_tasks = (tasks + tiles - 1) / tiles;
@@ -242,30 +284,11 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
         const int64_t p1 = min64(npix, p0 + chunk);
         if (p0 >= p1)
           continue;
-        const bool two = round_up(m, kChannelBlock) - j0 >= kNR;
-        auto run = [&](auto l_c, auto p_c, auto v_c) {
-          conv2d_blocked_tiles<Act, decltype(l_c)::value, decltype(p_c)::value,
-                               decltype(v_c)::value, kTaps>(
-              src, in.wp, in.cstride, tap_off, taps, units, w_packed, bias, zb, yb, m, ow, npix,
-              strides[0], strides[1], act_alpha, act_beta, j0, p0, p1);
-        };
-        using L16 = std::integral_constant<int, static_cast<int>(kChannelBlock)>;
-        using L1 = std::integral_constant<int, 1>;
-        using P = std::integral_constant<int, static_cast<int>(kGemmMR)>;
-        using V1 = std::integral_constant<int, 1>;
-        using V2 = std::integral_constant<int, 2>;
-        if constexpr (VecF::kBlockedTile4x16) {
-          if (tile4x16) {
-            using P4 = std::integral_constant<int, 4>;
-            using V4 = std::integral_constant<int, 4>;
-            run(L16{}, P4{}, V4{});
-            continue;
-          }
-        }
-        if (in_blocked)
-          two ? run(L16{}, P{}, V2{}) : run(L16{}, P{}, V1{});
-        else
-          two ? run(L1{}, P{}, V2{}) : run(L1{}, P{}, V1{});
+        const int64_t at_block = j0 / kChannelBlock * npix * kChannelBlock;
+        conv2d_blocked_tile<Act, kTaps>(in_blocked, src, in.wp, in.cstride, tap_off, taps, units,
+                                        w_packed, bias, zb ? zb + at_block : nullptr,
+                                        yb + at_block, m, ow, npix, strides[0], strides[1],
+                                        act_alpha, act_beta, j0, p0, p1);
       }
     });
   }

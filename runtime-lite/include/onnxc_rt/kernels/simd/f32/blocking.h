@@ -491,6 +491,40 @@ constexpr PixelMajorInput blocked_conv_input(const int64_t *in_shape, const int6
   return {p.padded, p.hp, p.wp, p.hp * p.wp * kChannelBlock};
 }
 
+/// The fused expand + depthwise block (expand_depthwise.h) holds a band of
+/// expanded rows of one channel tile (at most kExpandTileChannels channels,
+/// the widest instruction set's tile, so that the compiler and every
+/// target agree on the bands) a task: about kExpandBandFloats floats, at
+/// least one depthwise window's height.
+constexpr int64_t kExpandTileChannels = kPixelMajorBlock;
+constexpr int64_t kExpandBandFloats = 16 * 1024;
+
+/// Output rows a band of the fused block computes (`w`: the input's width,
+/// the expanded rows' too).
+constexpr int64_t expand_band_rows(int64_t w, int64_t oh, int64_t kh, int64_t sh, int64_t dh) {
+  const int64_t row = kExpandTileChannels * w; // floats of one expanded row
+  const int64_t rows = kExpandBandFloats / (row > 0 ? row : 1), window = (kh - 1) * dh + 1;
+  const int64_t band = rows > window ? (rows - window) / sh + 1 : 1;
+  return band < oh ? band : (oh > 0 ? oh : 1);
+}
+
+/// Expanded rows (input rows) a band of `band` output rows reads.
+constexpr int64_t expand_band_input_rows(int64_t band, int64_t kh, int64_t sh, int64_t dh) {
+  return (band - 1) * sh + (kh - 1) * dh + 1;
+}
+
+/// Floats of scratch expand_depthwise_blocked needs: a band of one channel
+/// tile's expanded rows per task.
+constexpr int64_t expand_depthwise_scratch_floats(const int64_t *in_shape,
+                                                  const int64_t *out_shape,
+                                                  const int64_t *kernel, const int64_t *strides,
+                                                  const int64_t *dilations, int64_t tasks) {
+  const int64_t band = expand_band_rows(in_shape[3], out_shape[2], kernel[0], strides[0],
+                                        dilations[0]);
+  return (tasks > 0 ? tasks : 1) * kExpandTileChannels * in_shape[3] *
+         expand_band_input_rows(band, kernel[0], strides[0], dilations[0]);
+}
+
 /// Floats of scratch simd::conv2d_blocked needs: the padded copy, if any.
 constexpr int64_t blocked_conv_scratch_floats(const int64_t *in_shape, const int64_t *out_shape,
                                               const int64_t *kernel, const int64_t *strides,

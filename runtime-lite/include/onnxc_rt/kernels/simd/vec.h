@@ -6,7 +6,8 @@
 //   neon.h  aarch64 NEON (4 lanes)
 // A VecF provides: kLanes; zero, broadcast, load, store, load_first and
 // store_first (the first n lanes), fma (one rounding), add, sub, mul, div,
-// min, max, select_lt, round (to nearest even), exp2i, deinterleave, and
+// min, max, select_lt, round (to nearest even), exp2i, deinterleave (and,
+// AVX-512 only, exp's clamp_magnitude, round_nearest and scale_exp2), and
 // transpose (kLanes x kLanes), and fma_lane<L>(a, b, c) = c + a[L] * b,
 // with kLaneFma telling whether that is one instruction (NEON's FMLA by
 // element; the kernels then load 4 inputs at once and use each lane) or not
@@ -77,24 +78,47 @@ inline float reduce_max(VecF v) {
   return m;
 }
 
+/// Whether VecF has AVX-512's exp steps (clamp_magnitude, round_nearest,
+/// scale_exp2: x86.h).
+template <typename V, typename = void>
+struct HasScaleExp2 : std::false_type {};
+template <typename V>
+struct HasScaleExp2<V, std::void_t<decltype(V::scale_exp2(V::zero(), V::zero()))>>
+    : std::true_type {};
+
 /// e^x to about 2 ulp (Cephes' expf: x = n ln2 + r, |r| <= ln2 / 2, a
 /// degree-6 polynomial for e^r, times 2^n), for x clamped to [-87.3, 88]
-/// (so 2^n stays a normal float; e^88 = 1.7e38).
-inline VecF exp(VecF x) {
-  x = VecF::min(VecF::max(x, VecF::broadcast(-87.33654f)), VecF::broadcast(88.0f));
-  const VecF n = VecF::round(VecF::mul(x, VecF::broadcast(1.44269504088896341f)));
+/// (so 2^n stays a normal float; e^88 = 1.7e38). With AVX-512 the clamp,
+/// the rounding and the 2^n are one instruction each (the clamp to
+/// [-88, 88]: e^-88 is 2^n of a subnormal, still within 1e-6 of e^x).
+/// (A template so that only the instruction set's own branch compiles.)
+template <typename V>
+inline V exp_of(V x) {
+  constexpr bool kScale = HasScaleExp2<V>::value;
+  V n;
+  if constexpr (kScale) {
+    x = V::clamp_magnitude(x, 88.0f);
+    n = V::round_nearest(V::mul(x, V::broadcast(1.44269504088896341f)));
+  } else {
+    x = V::min(V::max(x, V::broadcast(-87.33654f)), V::broadcast(88.0f));
+    n = V::round(V::mul(x, V::broadcast(1.44269504088896341f)));
+  }
   // r = x - n ln2, with ln2 split in two for precision.
-  VecF r = VecF::fma(n, VecF::broadcast(-0.693359375f), x);
-  r = VecF::fma(n, VecF::broadcast(2.12194440e-4f), r);
-  VecF p = VecF::broadcast(1.9875691500e-4f);
-  p = VecF::fma(p, r, VecF::broadcast(1.3981999507e-3f));
-  p = VecF::fma(p, r, VecF::broadcast(8.3334519073e-3f));
-  p = VecF::fma(p, r, VecF::broadcast(4.1665795894e-2f));
-  p = VecF::fma(p, r, VecF::broadcast(1.6666665459e-1f));
-  p = VecF::fma(p, r, VecF::broadcast(5.0000001201e-1f));
-  p = VecF::fma(p, VecF::mul(r, r), VecF::add(r, VecF::broadcast(1.0f)));
-  return VecF::mul(p, VecF::exp2i(n));
+  V r = V::fma(n, V::broadcast(-0.693359375f), x);
+  r = V::fma(n, V::broadcast(2.12194440e-4f), r);
+  V p = V::broadcast(1.9875691500e-4f);
+  p = V::fma(p, r, V::broadcast(1.3981999507e-3f));
+  p = V::fma(p, r, V::broadcast(8.3334519073e-3f));
+  p = V::fma(p, r, V::broadcast(4.1665795894e-2f));
+  p = V::fma(p, r, V::broadcast(1.6666665459e-1f));
+  p = V::fma(p, r, V::broadcast(5.0000001201e-1f));
+  p = V::fma(p, V::mul(r, r), V::add(r, V::broadcast(1.0f)));
+  if constexpr (kScale)
+    return V::scale_exp2(p, n);
+  else
+    return V::mul(p, V::exp2i(n));
 }
+inline VecF exp(VecF x) { return exp_of(x); }
 
 } // namespace simd
 } // namespace onnxc_rt

@@ -63,11 +63,10 @@ inline VecF vector_activation(VecF x, float alpha, float beta) {
                            VecF::select_lt(VecF::broadcast(beta), x, VecF::broadcast(beta), x));
   } else {
     const VecF one = VecF::broadcast(1.0f);
-    // 1 / (1 + e^-x); e^-x is clamped, so this never divides inf by inf.
-    VecF s = VecF::div(one, VecF::add(one, exp(VecF::sub(VecF::zero(), x))));
-    if constexpr (std::is_same_v<Act, ref::Silu>)
-      s = VecF::mul(x, s);
-    return s;
+    // Sigmoid 1 / (1 + e^-x), SiLU x / (1 + e^-x) (one division, no
+    // multiply); e^-x is clamped, so this never divides inf by inf.
+    const VecF d = VecF::add(one, exp(VecF::sub(VecF::zero(), x)));
+    return VecF::div(std::is_same_v<Act, ref::Silu> ? x : one, d);
   }
 }
 

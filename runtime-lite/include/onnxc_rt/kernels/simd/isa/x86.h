@@ -96,6 +96,18 @@ struct VecF {
       r[12 + k].v = odd128(t[4 + k], t[12 + k]);
     }
   }
+  /// simd/vec.h's exp in fewer instructions: |x| clamped to `bound`, the
+  /// sign kept, by one VRANGEPS (imm 0x02: the smaller magnitude, src1's
+  /// sign), rounding to nearest by one VRNDSCALEPS, p * 2^n by one
+  /// VSCALEFPS (exact for integral n). Masked forms: GCC 12 warns falsely
+  /// in the unmasked ones.
+  static VecF clamp_magnitude(VecF x, float bound) {
+    return {_mm512_maskz_range_ps(0xFFFF, x.v, _mm512_set1_ps(bound), 0x02)};
+  }
+  static VecF round_nearest(VecF a) {
+    return {_mm512_maskz_roundscale_ps(0xFFFF, a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+  }
+  static VecF scale_exp2(VecF p, VecF n) { return {_mm512_maskz_scalef_ps(0xFFFF, p.v, n.v)}; }
   using Int = int32_t __attribute__((vector_size(64)));
 #include "onnxc_rt/kernels/simd/isa/vector_ops.inc"
 #include "onnxc_rt/kernels/simd/isa/x86_traits.inc"

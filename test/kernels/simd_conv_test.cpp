@@ -171,6 +171,10 @@ const ConvCase kConvs[] = {
     // pixel chunks not whole tiles, channels past whole blocks, stride 2.
     {1, 24, 23, 23, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // 529 pixels, 24 -> 20 channels
     {2, 40, 9, 11, 36, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},   // stride 2, batch 2
+    // One pixel (squeeze-and-excite): blocked_matvec, depths past 4s.
+    {2, 40, 1, 1, 50, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // 40 -> 50, batch 2
+    {1, 1152, 1, 1, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // EfficientNet-B0's reduce
+    {1, 20, 1, 1, 1152, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // and expand (20: 4 + 16)
     {1, 6, 12, 1, 8, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 1},     // 1-wide plane: im2col
     {1, 16, 9, 9, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},   // depthwise
     {1, 16, 9, 10, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16},  // depthwise stride 2

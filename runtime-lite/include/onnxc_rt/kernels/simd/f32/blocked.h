@@ -211,6 +211,32 @@ void conv2d_blocked_tile(bool in_blocked, const float *src, int64_t row_w, int64
     two ? run(L1{}, P{}, V2{}) : run(L1{}, P{}, V1{});
 }
 
+/// A pointwise convolution of a one-pixel blocked input (a squeeze-and-
+/// excite layer's, N x C x 1 x 1): output vectors [v0, v1) of y = Act(W x
+/// + B + Z), over pack_blocked_conv_weights' rows, four partial sums a
+/// vector so that its FMAs do not wait on each other (conv2d_blocked_tiles
+/// would compute kGemmMR copies of the pixel).
+template <typename Act>
+void blocked_matvec(const float *x, const float *w_packed, const float *bias, const float *z,
+                    float *y, int64_t c, int64_t m, float alpha, float beta, int64_t v0,
+                    int64_t v1) {
+  const int64_t k = round_up(c, kChannelBlock); // the packed rows
+  for (int64_t v = v0; v < v1; ++v) {
+    const int64_t j = v * kLanes;
+    const float *b = w_packed + j / kPixelMajorBlock * k * kPixelMajorBlock + j % kPixelMajorBlock;
+    VecF acc[4] = {VecF::zero(), VecF::zero(), VecF::zero(), VecF::zero()};
+    int64_t p = 0;
+    for (; p + 4 <= k; p += 4)
+      for (int i = 0; i < 4; ++i)
+        acc[i] = VecF::fma(VecF::broadcast(x[p + i]), VecF::load(b + (p + i) * kPixelMajorBlock),
+                           acc[i]);
+    for (; p < k; ++p)
+      acc[0] = VecF::fma(VecF::broadcast(x[p]), VecF::load(b + p * kPixelMajorBlock), acc[0]);
+    const VecF sum = VecF::add(VecF::add(acc[0], acc[1]), VecF::add(acc[2], acc[3]));
+    blocked_store<Act>(sum, bias_lanes(bias, j, m), z ? z + j : nullptr, y + j, alpha, beta);
+  }
+}
+
 /// Y = Act(conv(X, W) + B + Z), group 1, Y and Z blocked, X blocked
 /// (in_blocked) or NCHW; shapes are the logical NCHW ones. `w_packed`:
 /// pack_blocked_conv_weights. Register tiles of kGemmMR output pixels by two
@@ -240,6 +266,22 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
   for (int64_t t = 0; t < taps && t < kPixelMajorMaxTaps; ++t)
     tap_off[t] = (t / kernel[1] * dilations[0] * in.wp + t % kernel[1] * dilations[1]) * lanes;
   const int64_t in_image = units * lanes * h * wd, out_image = channel_blocks(m) * kChannelBlock * npix;
+  if (in_blocked && taps == 1 && h == 1 && wd == 1 && npix == 1 && !pads_begin[0] &&
+      !pads_begin[1]) {
+    // One pixel in, one out: a matrix-vector product (blocked_matvec).
+    const int64_t vecs = channel_blocks(m) * kBlockVecs, in_image = units * kChannelBlock;
+    const int64_t out_image = channel_blocks(m) * kChannelBlock;
+    parallel_for(runner, tasks, [&](int64_t t) {
+      const Range r = split_range(n * vecs, 1, tasks, t);
+      for (int64_t i = r.begin; i < r.end;) {
+        const int64_t b = i / vecs, v1 = min64(r.end - b * vecs, vecs);
+        blocked_matvec<Act>(x + b * in_image, w_packed, bias, z ? z + b * out_image : nullptr,
+                            y + b * out_image, c, m, act_alpha, act_beta, i % vecs, v1);
+        i = b * vecs + v1;
+      }
+    });
+    return;
+  }
   const int64_t tile_channels = blocked_tile_channels(in_blocked, taps);
   const int64_t tiles = (round_up(m, kChannelBlock) + tile_channels - 1) / tile_channels;
   const int64_t by_size = (npix + kPixelMajorChunk - 1) / kPixelMajorChunk;

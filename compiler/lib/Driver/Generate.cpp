@@ -47,11 +47,18 @@ namespace onnxc {
 
 //===-- Generation -------------------------------------------------------------===//
 
+/// Whether `op` is one of the model's ops after the passes: the onnx
+/// dialect's and a target's own (the SIMD targets' simd.BlockedConv, ...),
+/// not the function and its return.
+static bool isModelOp(Operation *op) {
+  return !isa<func::FuncDialect>(op->getDialect()) &&
+         !isa<onnx::ConstantOp, onnx::NoValueOp>(op);
+}
+
 static int64_t countOps(func::FuncOp f, StringRef only = "") {
   int64_t n = 0;
   f.walk([&](Operation *op) {
-    if (!isa<onnx::ONNXDialect>(op->getDialect()) ||
-        isa<onnx::ConstantOp, onnx::NoValueOp>(op))
+    if (!isModelOp(op))
       return;
     if (only.empty() || op->getName().stripDialect() == only)
       ++n;
@@ -154,8 +161,7 @@ static void recordLargest(func::FuncOp f, CompileSummary &s) {
 static int64_t estimateFlops(func::FuncOp f) {
   int64_t total = 0;
   f.walk([&](Operation *op) {
-    if (!isa<onnx::ONNXDialect>(op->getDialect()) || op->getNumResults() == 0 ||
-        isa<onnx::ConstantOp, onnx::NoValueOp>(op) || onnx::isAliasOp(op))
+    if (!isModelOp(op) || op->getNumResults() == 0 || onnx::isAliasOp(op))
       return;
     if (auto cost = dyn_cast<onnx::ComputeCost>(op)) {
       total += cost.flops();

@@ -1,0 +1,94 @@
+#!/usr/bin/python3
+"""Inverted-residual block fusion: onnxc with and without it, beside ONNX Runtime.
+
+Each model compiled by onnxc for --target (default: run_bench's native x86 target) as
+it is (each block's expand and depthwise convolutions in one kernel,
+simd.BlockedExpandDepthwise) and with --no-block-fusion (two kernels, the expanded
+tensor in the arena), linked with onnxc_bench_main.cpp, and ORT 1.30 (onnxruntime-node,
+all graph optimisations) on the same model; one thread, batch 1; the three alternate for
+--rounds rounds of --runs inferences a process; best and median of the per-round
+medians, ms (run_bench.alternate). Also each build's arena (the generated header's
+m_ARENA_SIZE) and whether `onnxc run` gives byte-identical outputs both ways (the fused
+kernel calls the two kernels' own tile code, so it must).
+
+  /usr/bin/python3 block_fusion_bench.py mobilenet_v2 efficientnet_b0
+"""
+import argparse
+import filecmp
+import os
+import re
+import subprocess
+import tempfile
+
+import run_bench  # first: it puts test/models on the path
+
+import export_models  # noqa: E402
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def arena_bytes(work):
+    with open(os.path.join(work, "m.h")) as f:
+        return int(re.search(r"#define m_ARENA_SIZE (\d+)", f.read()).group(1))
+
+
+def same_outputs(onnxc, model, inputs, target):
+    """Whether `onnxc run` writes byte-identical outputs with and without fusion."""
+    with tempfile.TemporaryDirectory() as tmp:
+        outs = []
+        for extra in ([], ["--no-block-fusion"]):
+            out = os.path.join(tmp, f"out{len(outs)}")
+            subprocess.run([onnxc, "run", model, "--inputs", inputs, "--outputs", out,
+                            "--target", target, "--quiet", *extra], check=True)
+            outs.append(out)
+        names = sorted(os.listdir(outs[0]))
+        return all(filecmp.cmp(os.path.join(outs[0], n), os.path.join(outs[1], n),
+                               shallow=False) for n in names)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("models", nargs="*", default=["mobilenet_v2", "efficientnet_b0"])
+    ap.add_argument("--onnxc", default=os.path.join(run_bench.ROOT, "build", "compiler", "tools",
+                                                      "onnxc"))
+    ap.add_argument("--target", default=None)
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--work", default=os.path.join(run_bench.ROOT, "build", "bench"))
+    args = ap.parse_args()
+    target = args.target or run_bench.native_target()
+    print(f"Machine: {run_bench.machine_text()}; onnxc --target {target}; one thread, batch 1; "
+          f"best (median) of {args.rounds} alternating rounds, ms.\n")
+    print("| model | onnxc fused | onnxc --no-block-fusion | ORT | unfused / fused | ORT / fused "
+          "| ORT / unfused | arena MB fused / unfused | outputs identical |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    for name in args.models:
+        model_dir = os.path.join(args.work, "models", f"{name}_op13")
+        model = os.path.join(model_dir, "model.onnx")
+        if not os.path.exists(model):
+            export_models.export(name, 13, os.path.join(args.work, "models"))
+        x = run_bench.load_tensor(os.path.join(model_dir, "test_data_set_0", "input_0.pb"))
+        inp = os.path.join(args.work, f"{name}.bin")
+        x.astype("float32").tofile(inp)
+        peers, arena = {}, {}
+        for peer, extra in (("fused", []), ("unfused", ["--no-block-fusion"])):
+            work = os.path.join(args.work, name, f"block-{peer}")
+            exe = run_bench.build_onnxc(args.onnxc, model_dir, work, target, extra=extra)
+            peers[peer] = [exe, inp, str(args.runs)]
+            arena[peer] = arena_bytes(work) / 2**20
+        peers["ORT"] = ["node", os.path.join(HERE, "ort_bench.js"), model, inp,
+                        "x".join(map(str, x.shape)), str(args.runs), "1"]
+        timed = run_bench.alternate(peers, args.rounds)
+        best = {p: t[0] for p, t in timed.items()}
+        same = same_outputs(args.onnxc, model, os.path.join(model_dir, "test_data_set_0"),
+                            target)
+        cells = [f"{best[p]:.3f} ({timed[p][1]:.3f})" for p in peers]
+        print(f"| {name} | " + " | ".join(cells) +
+              f" | {best['unfused'] / best['fused']:.2f} | {best['ORT'] / best['fused']:.2f} "
+              f"| {best['ORT'] / best['unfused']:.2f} "
+              f"| {arena['fused']:.1f} / {arena['unfused']:.1f} | {'yes' if same else 'NO'} |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -11,7 +11,10 @@ one thread. --threads N gives every peer N threads instead (onnxc --threads N
 on a runtime-lite ThreadPool, ORT's intra-op threads, torch.set_num_threads)
 and writes results/models-Nthreads.*. Each peer runs in its own process, the three alternate for
 --rounds rounds, and the median of the per-round medians is reported with
-the worst p99 and the peak RSS. Writes results/models.md and results/models.svg.
+the worst p99 and the peak RSS, and onnxc's share of the core's float peak (the
+model's FLOPs from onnxc's compile summary over its latency, against peak_flops.cpp's
+measured FMA throughput). Writes results/models.md and results/models.svg
+(--stem NAME: results/NAME.*, e.g. models-intel for a second host class).
 
     cd bench && npm install --ignore-scripts && /usr/bin/python3 run_bench.py
 
@@ -96,6 +99,27 @@ def build_onnxc(onnxc, model_dir, work, target, threads=1, root=ROOT, model_file
     return exe
 
 
+def model_flops(onnxc, model_file, target):
+    """onnxc's count of MODEL_FILE's FLOPs a run for TARGET (its compile summary: 2 per
+    multiply-add, one per element of the other ops)."""
+    import re
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        out = subprocess.run([onnxc, model_file, "-o", tmp, "--name", "m", "--target", target,
+                              "--emit", "cpp"], check=True, capture_output=True, text=True).stdout
+    return int(re.search(r"compute\s+(\d+) FLOPs per run", out).group(1))
+
+
+def peak_gflops(onnxc, target, threads, work):
+    """The float multiply-add peak of `threads` cores with TARGET's vectors, measured
+    (peak_flops.cpp: independent FMA chains, best of 3 rounds)."""
+    exe = os.path.join(work, f"peak_flops_{target}")
+    subprocess.run(["c++", "-std=c++17", *target_flags(onnxc, target), "-pthread",
+                    "-I" + os.path.join(ROOT, "runtime-lite", "include"),
+                    os.path.join(HERE, "peak_flops.cpp"), "-o", exe], check=True)
+    return run_json([exe, str(threads)])["gflops"]
+
+
 def alternate(peers, rounds):
     """Runs each peer's command (a bench JSON printer) in turn, `rounds` times;
     returns {peer: (best, median)} of the per-round medians, ms. The best is
@@ -158,10 +182,15 @@ def main():
                     help="int8: each model quantized by onnxc (--emit qdq-onnx), that QDQ file "
                          "run by onnxc and by ORT, beside both float builds; writes "
                          "results/models-int8.md")
+    ap.add_argument("--stem", default=None,
+                    help="results file name (default: models, models-Nthreads, ...); e.g. "
+                         "models-intel for a second host class")
     ap.add_argument("models", nargs="*", default=None)
     args = ap.parse_args()
     args.models = args.models or (INT8_MODELS if args.int8 else MODELS)
     args.target = args.target or native_target()
+    os.makedirs(args.work, exist_ok=True)
+    args.peak = peak_gflops(args.onnxc, args.target, args.threads, args.work)
     rows = []
     for name in args.models:
         model_dir = os.path.join(args.work, "models", f"{name}_op13")
@@ -215,7 +244,9 @@ def main():
         for _ in range(args.rounds):
             for peer, cmd in peers.items():
                 results[peer].append(run_json(cmd(runs[peer])))
-        row = {"model": name}
+        row = {"model": name,
+               "flops": model_flops(args.onnxc, os.path.join(model_dir, "model.onnx"),
+                                    args.target)}
         for peer, rs in results.items():
             meds = sorted(r["median_us"] for r in rs)
             row[peer] = {"median_us": meds[len(meds) // 2],
@@ -291,6 +322,7 @@ def write_results(rows, args):
     stem = "models" if args.threads == 1 else f"models-{args.threads}threads"
     if args.baseline:
         stem += "-vs-baseline"
+    stem = args.stem or stem
     base = bool(args.baseline)
     base_rev = ""
     if base:
@@ -308,8 +340,15 @@ def write_results(rows, args):
         "Command: `cd bench && /usr/bin/python3 run_bench.py"
         f"{f' --rounds {args.rounds}' if args.rounds != 3 else ''}"
         f"{f' --threads {args.threads}' if args.threads != 1 else ''}"
-        f"{' --baseline CHECKOUT' if base else ''}` "
+        f"{' --baseline CHECKOUT' if base else ''}"
+        f"{f' --stem {args.stem}' if args.stem else ''}` "
         f"({time.strftime('%Y-%m-%d')}).",
+        f"Share of peak: onnxc's FLOPs a run (its compile summary: 2 per multiply-add, one per "
+        f"element of the other ops; a convolution counted in its direct form, so Winograd's "
+        f"layers, which do fewer, can pass what the FMA units did) / its latency / the "
+        f"measured float FMA peak of "
+        f"{args.threads} core{'s' if args.threads > 1 else ''} with the target's vectors, "
+        f"{args.peak:.1f} GFLOP/s (peak_flops.cpp).",
     ]
     if base:
         lines += ["", f"Baseline: onnxc at `{base_rev}`, built and run the same way, "
@@ -318,8 +357,8 @@ def write_results(rows, args):
         "",
         "| model | onnxc ms (p99) |" + (" baseline ms (p99) |" if base else "") +
         " ORT ms (p99) | PyTorch ms (p99) | ORT / onnxc |" + (" ORT / baseline |" if base else "") +
-        " PyTorch / onnxc | RSS MB onnxc / ORT / PyTorch |",
-        "|---|---|---|---|---|---|---|" + ("---|---|" if base else ""),
+        " PyTorch / onnxc | RSS MB onnxc / ORT / PyTorch | GFLOPs | onnxc GFLOP/s (share of peak) |",
+        "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if base else ""),
     ]
     ratios, base_ratios = [], []
     for r in rows:
@@ -337,7 +376,9 @@ def write_results(rows, args):
             f"{t['median_us'] / 1e3:.3f} ({t['p99_us'] / 1e3:.3f}) | "
             f"{p['median_us'] / 1e3:.3f} ({p['p99_us'] / 1e3:.3f}) | {ratio:.3f} |{b_ratio} "
             f"{p['median_us'] / o['median_us']:.3f} | {o['rss_bytes'] / 2**20:.0f} / "
-            f"{t['rss_bytes'] / 2**20:.0f} / {p['rss_bytes'] / 2**20:.0f} |")
+            f"{t['rss_bytes'] / 2**20:.0f} / {p['rss_bytes'] / 2**20:.0f} | "
+            f"{r['flops'] / 1e9:.3f} | {r['flops'] / o['median_us'] / 1e3:.1f} "
+            f"({r['flops'] / o['median_us'] / 1e3 / args.peak:.0%}) |")
 
     geo = geomean(ratios)
     lines += ["", f"Geometric mean of ORT latency / onnxc latency: {geo:.3f}"]

@@ -25,7 +25,6 @@ import numpy as np
 
 import run_bench  # first: it puts test/models on the path
 
-import export_models  # noqa: E402
 from onnx import numpy_helper  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -81,13 +80,7 @@ def main():
           "| max err / max | RMS rel err | top-1 agree |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name in args.models:
-        model_dir = os.path.join(args.work, "models", f"{name}_op13")
-        model = os.path.join(model_dir, "model.onnx")
-        if not os.path.exists(model):
-            export_models.export(name, 13, os.path.join(args.work, "models"))
-        x = run_bench.load_tensor(os.path.join(model_dir, "test_data_set_0", "input_0.pb"))
-        inp = os.path.join(args.work, f"{name}.bin")
-        x.astype("float32").tofile(inp)
+        model_dir, model, x, inp = run_bench.prepare_model(name, args.work)
         peers = {}
         for precision in ("fp32", "bf16"):
             exe = run_bench.build_onnxc(args.onnxc, model_dir,

@@ -120,6 +120,20 @@ def peak_gflops(onnxc, target, threads, work):
     return run_json([exe, str(threads)])["gflops"]
 
 
+def prepare_model(name, work):
+    """The e2e model NAME (op13) under WORK/models, exported if missing, and its test
+    input as raw float32 at WORK/NAME.bin (what the bench executables read):
+    (model_dir, model file, input tensor, input .bin)."""
+    model_dir = os.path.join(work, "models", f"{name}_op13")
+    model = os.path.join(model_dir, "model.onnx")
+    if not os.path.exists(model):
+        export_models.export(name, 13, os.path.join(work, "models"))
+    x = load_tensor(os.path.join(model_dir, "test_data_set_0", "input_0.pb"))
+    inp = os.path.join(work, f"{name}.bin")
+    x.astype("float32").tofile(inp)
+    return model_dir, model, x, inp
+
+
 def alternate(peers, rounds):
     """Runs each peer's command (a bench JSON printer) in turn, `rounds` times;
     returns {peer: (best, median)} of the per-round medians, ms. The best is

@@ -205,15 +205,9 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
       return;
     auto x = dyn_cast<RankedTensorType>(expand.getX().getType());
     auto w = dyn_cast<RankedTensorType>(expand.getW().getType());
-    auto ones = [](std::optional<ArrayRef<int64_t>> a) {
-      return !a || llvm::all_of(*a, [](int64_t v) { return v == 1; });
-    };
-    auto zeros = [](std::optional<ArrayRef<int64_t>> a) {
-      return !a || llvm::all_of(*a, [](int64_t v) { return v == 0; });
-    };
     if (!x || x.getRank() != 5 || !w || !w.hasStaticShape() || w.getDimSize(2) != 1 ||
-        w.getDimSize(3) != 1 || !ones(expand.getStrides()) || !ones(expand.getDilations()) ||
-        !zeros(expand.getPads()) || !llvm::is_contained({"NOTSET", "VALID"}, expand.getAutoPad()))
+        w.getDimSize(3) != 1 || !allOrAbsent(expand.getStrides(), 1) ||
+        !allOrAbsent(expand.getDilations(), 1) || !allOrAbsent(expand.getPads(), 0) || !llvm::is_contained({"NOTSET", "VALID"}, expand.getAutoPad()))
       return;
     OpBuilder b(dw);
     OperationState st(b.getFusedLoc({expand.getLoc(), dw.getLoc()}),

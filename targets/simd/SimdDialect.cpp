@@ -115,11 +115,8 @@ LogicalResult BlockedConvOp::verify() {
     return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
                          << getY().getType();
   if (getAlgorithm() == ConvAlgorithm::winograd) {
-    auto ones = [](std::optional<ArrayRef<int64_t>> a) {
-      return !a || llvm::all_of(*a, [](int64_t v) { return v == 1; });
-    };
     if (x.getRank() != 5 || getGroup() != 1 || w.getDimSize(2) != 3 || w.getDimSize(3) != 3 ||
-        !ones(getStrides()) || !ones(getDilations()))
+        !allOrAbsent(getStrides(), 1) || !allOrAbsent(getDilations(), 1))
       return emitOpError("winograd needs a blocked input and a 3x3, stride-1, undilated, "
                          "group-1 convolution");
   }

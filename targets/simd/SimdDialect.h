@@ -22,6 +22,12 @@ namespace onnxc::simd {
 /// kChannelBlock).
 constexpr int64_t kBlockLanes = 16;
 
+/// Whether a window attribute (strides, dilations, pads) is absent or every
+/// value is `v`: the defaults Winograd and the block fusion need.
+inline bool allOrAbsent(std::optional<llvm::ArrayRef<int64_t>> attr, int64_t v) {
+  return !attr || llvm::all_of(*attr, [&](int64_t a) { return a == v; });
+}
+
 } // namespace onnxc::simd
 
 #endif

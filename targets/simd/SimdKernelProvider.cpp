@@ -347,6 +347,20 @@ std::optional<KernelCall> bf16BlockedConv(BlockedConvOp op, ArrayRef<int64_t> in
               "onnxc_rt::simd::bf16");
 }
 
+/// A blocked convolution's constant weights W (m, c/group, kh, kw) packed as
+/// its kernel reads them (pack_blocked_conv_weights); none where W is not a
+/// constant.
+std::optional<KernelArg> blockedWeights(Value w, int64_t m, int64_t c, int64_t taps,
+                                        bool inBlocked, bool depthwise) {
+  namespace s = onnxc_rt::simd;
+  std::vector<float> values = constantFloats(w);
+  if (values.empty())
+    return std::nullopt;
+  std::vector<float> packed(s::blocked_conv_weights_floats(m, c, taps, inBlocked, depthwise));
+  s::pack_blocked_conv_weights(values.data(), m, c, taps, inBlocked, depthwise, packed.data());
+  return packedFloats(w.getContext(), packed);
+}
+
 /// BlockedConv: the weights packed (Winograd: transformed) at compile time
 /// into the layout the kernel reads; `bf16`: --precision bf16's where
 /// bf16BlockedConv takes it.
@@ -363,22 +377,19 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks, bool bf16) {
   if (bf16)
     if (std::optional<KernelCall> c = bf16BlockedConv(op, in, out, *g, act, tasks))
       return calls({std::move(*c)});
-  std::vector<float> w = constantFloats(op.getW());
-  if (w.empty())
-    return {unsupported(op, "needs constant float weights")};
   const bool winograd = op.getAlgorithm() == ConvAlgorithm::winograd;
-  std::vector<float> packed(
-      winograd ? onnxc_rt::simd::winograd_weights_floats(m, c)
-               : onnxc_rt::simd::blocked_conv_weights_floats(m, c, taps, inBlocked, depthwise));
-  if (winograd) {
-    std::vector<float> work(m * c);
+  std::optional<KernelArg> weights;
+  if (!winograd) {
+    weights = blockedWeights(op.getW(), m, c, taps, inBlocked, depthwise);
+  } else if (std::vector<float> w = constantFloats(op.getW()); !w.empty()) {
+    std::vector<float> packed(onnxc_rt::simd::winograd_weights_floats(m, c)), work(m * c);
     onnxc_rt::simd::pack_winograd_weights(w.data(), m, c, work.data(), packed.data());
-  } else {
-    onnxc_rt::simd::pack_blocked_conv_weights(w.data(), m, c, taps, inBlocked, depthwise,
-                                             packed.data());
+    weights = packedFloats(op.getContext(), packed);
   }
+  if (!weights)
+    return {unsupported(op, "needs constant float weights")};
   std::vector<KernelArg> args{KernelArg::input(op.getX()),
-                              packedFloats(op.getContext(), packed),
+                              std::move(*weights),
                               inputOrNull(op.getB()),
                               inputOrNull(op.getZ()),
                               KernelArg::output(op.getY()),
@@ -427,19 +438,15 @@ ProviderResult lowerBlockedExpandDepthwise(BlockedExpandDepthwiseOp op, int64_t 
   auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), kernel, false);
   if (failed(g))
     return {failure()};
-  std::vector<float> wExpand = constantFloats(op.getWE()), wDepthwise = constantFloats(op.getWD());
-  if (wExpand.empty() || wDepthwise.empty())
+  std::optional<KernelArg> expandWeights = blockedWeights(op.getWE(), m, c, 1, true, false);
+  std::optional<KernelArg> depthwiseWeights = blockedWeights(op.getWD(), m, m, taps, true, true);
+  if (!expandWeights || !depthwiseWeights)
     return {unsupported(op, "needs constant float weights")};
-  std::vector<float> expandPacked(s::blocked_conv_weights_floats(m, c, 1, true, false));
-  s::pack_blocked_conv_weights(wExpand.data(), m, c, 1, true, false, expandPacked.data());
-  std::vector<float> depthwisePacked(s::blocked_conv_weights_floats(m, m, taps, true, true));
-  s::pack_blocked_conv_weights(wDepthwise.data(), m, m, taps, true, true,
-                               depthwisePacked.data());
   const FusedActivation expandAct = activationOf(op, "expand_"), act = activationOf(op);
   std::vector<KernelArg> args{KernelArg::input(op.getX()),
-                              packedFloats(op.getContext(), expandPacked),
+                              std::move(*expandWeights),
                               inputOrNull(op.getBE()),
-                              packedFloats(op.getContext(), depthwisePacked),
+                              std::move(*depthwiseWeights),
                               inputOrNull(op.getBD()),
                               inputOrNull(op.getZ()),
                               KernelArg::output(op.getY()),

@@ -74,46 +74,32 @@ struct TileOperand {
   int64_t step, row, tile;
 };
 
+/// TDPBF16PS (bf16 pairs, fp32 sums) into sum tile S of block_step's block.
+struct Bf16Products {
+  template <int S> static void add() {
+    if constexpr (S == 0)
+      _tile_dpbf16ps(0, 4, 6);
+    else if constexpr (S == 1)
+      _tile_dpbf16ps(1, 4, 7);
+    else if constexpr (S == 2)
+      _tile_dpbf16ps(2, 5, 6);
+    else
+      _tile_dpbf16ps(3, 5, 7);
+  }
+};
+
 /// Sums of MB tiles of 16 rows (from a) by NB tiles of 16 columns (from b),
 /// over `taps` taps of `steps` steps, stored to c (rows of 32 floats).
 template <int MB, int NB>
 inline void tile_sums(const uint8_t *a, const TileOperand &ao, const uint8_t *b,
                       const TileOperand &bo, int64_t taps, int64_t steps, float *c) {
-  constexpr int64_t kStride = kBlockPixels * 4;
-  _tile_zero(0);
-  if constexpr (NB == 2)
-    _tile_zero(1);
-  if constexpr (MB == 2) {
-    _tile_zero(2);
-    if constexpr (NB == 2)
-      _tile_zero(3);
-  }
+  zero_sum_tiles<MB, NB>();
   for (int64_t t = 0; t < taps; ++t) {
     const uint8_t *at = a + ao.tap_off[t], *bt = b + bo.tap_off[t];
-    for (int64_t s = 0; s < steps; ++s, at += ao.step, bt += bo.step) {
-      _tile_loadd(6, bt, bo.row);
-      if constexpr (NB == 2)
-        _tile_loadd(7, bt + bo.tile, bo.row);
-      _tile_loadd(4, at, ao.row);
-      _tile_dpbf16ps(0, 4, 6);
-      if constexpr (NB == 2)
-        _tile_dpbf16ps(1, 4, 7);
-      if constexpr (MB == 2) {
-        _tile_loadd(5, at + ao.tile, ao.row);
-        _tile_dpbf16ps(2, 5, 6);
-        if constexpr (NB == 2)
-          _tile_dpbf16ps(3, 5, 7);
-      }
-    }
+    for (int64_t s = 0; s < steps; ++s, at += ao.step, bt += bo.step)
+      block_step<MB, NB, Bf16Products>(at, ao.row, ao.tile, bt, bo.row, bo.tile);
   }
-  _tile_stored(0, c, kStride);
-  if constexpr (NB == 2)
-    _tile_stored(1, c + kTilePixels, kStride);
-  if constexpr (MB == 2) {
-    _tile_stored(2, c + kTileChannels * kBlockPixels, kStride);
-    if constexpr (NB == 2)
-      _tile_stored(3, c + kTileChannels * kBlockPixels + kTilePixels, kStride);
-  }
+  store_sum_tiles<MB, NB>(c, kBlockPixels * 4, kTilePixels, kTileChannels * kBlockPixels);
 }
 
 /// tile_sums by AVX-512 FMAs, for a process without the tiles: the same

@@ -1,6 +1,8 @@
 // AMX's tiles configured and released around a kernel: the one definition
 // read by the int8 kernels (simd/qs8/amx.h) and the bf16 ones
-// (simd/bf16/conv2d.h). Built with -mamx-tile (x86-64-amx).
+// (simd/bf16/): the tile configuration, the state's grant and release, and a
+// block of sum tiles zeroed, stepped and stored. Built with -mamx-tile
+// (x86-64-amx).
 #ifndef ONNXC_RT_SIMD_ISA_AMX_TILES_H
 #define ONNXC_RT_SIMD_ISA_AMX_TILES_H
 
@@ -47,6 +49,59 @@ template <typename F> void with_amx_tiles(F &&f, bool usable = true) {
   f(tiles);
   if (tiles)
     _tile_release();
+}
+
+/// A block of MB x NB sum tiles (tile 2 i + j: first-operand tile i by
+/// second-operand tile j), the int8 and bf16 kernels' register tile.
+/// Zeroes its sum tiles.
+template <int MB, int NB> inline void zero_sum_tiles() {
+  _tile_zero(0);
+  if constexpr (NB == 2)
+    _tile_zero(1);
+  if constexpr (MB == 2) {
+    _tile_zero(2);
+    if constexpr (NB == 2)
+      _tile_zero(3);
+  }
+}
+
+/// One depth step of the block: the second operand's NB tiles (rows
+/// `b_row` bytes apart, the second `b_tile` bytes on) into tiles 6-7, the
+/// first's MB tiles into 4-5, each pair's product added to its sums by
+/// Product::add<S>() (S the sum tile: TDPBSUD, TDPBF16PS, whose tile
+/// numbers must be literals).
+template <int MB, int NB, typename Product>
+inline void block_step(const void *a, int64_t a_row, int64_t a_tile, const void *b,
+                       int64_t b_row, int64_t b_tile) {
+  _tile_loadd(6, b, b_row);
+  if constexpr (NB == 2)
+    _tile_loadd(7, static_cast<const uint8_t *>(b) + b_tile, b_row);
+  _tile_loadd(4, a, a_row);
+  Product::template add<0>();
+  if constexpr (NB == 2)
+    Product::template add<1>();
+  if constexpr (MB == 2) {
+    _tile_loadd(5, static_cast<const uint8_t *>(a) + a_tile, a_row);
+    Product::template add<2>();
+    if constexpr (NB == 2)
+      Product::template add<3>();
+  }
+}
+
+/// Stores the block's sum tiles to c (4-byte sums): rows `stride` bytes
+/// apart, the second pixel tile `next_col` sums on, the second channel tile
+/// `next_row` sums on.
+template <int MB, int NB, typename T>
+inline void store_sum_tiles(T *c, int64_t stride, int64_t next_col, int64_t next_row) {
+  static_assert(sizeof(T) == 4, "tiles of 4-byte sums");
+  _tile_stored(0, c, stride);
+  if constexpr (NB == 2)
+    _tile_stored(1, c + next_col, stride);
+  if constexpr (MB == 2) {
+    _tile_stored(2, c + next_row, stride);
+    if constexpr (NB == 2)
+      _tile_stored(3, c + next_row + next_col, stride);
+  }
 }
 
 } // namespace simd

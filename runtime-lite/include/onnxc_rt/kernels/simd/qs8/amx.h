@@ -50,48 +50,34 @@ struct TileOperand {
   int64_t taps, csteps, cstep, row, tile;
 };
 
+/// TDPBSUD (signed weight bytes by unsigned input bytes, int32 sums) into
+/// sum tile S of block_step's block.
+struct Int8Products {
+  template <int S> static void add() {
+    if constexpr (S == 0)
+      _tile_dpbsud(0, 4, 6);
+    else if constexpr (S == 1)
+      _tile_dpbsud(1, 4, 7);
+    else if constexpr (S == 2)
+      _tile_dpbsud(2, 5, 6);
+    else
+      _tile_dpbsud(3, 5, 7);
+  }
+};
+
 /// Sums of MB tiles of 16 channels (weights w, [steps][16][64], tiles
 /// w_tile bytes apart) by NB tiles of 16 pixels (from b, as `op` says),
 /// stored to c (int32, rows of 32, channel-major).
 template <int MB, int NB>
 inline void tile_sums(const int8_t *w, int64_t w_tile, const uint8_t *b, const TileOperand &op,
                       int32_t *c) {
-  constexpr int64_t kStride = 32 * 4;
-  _tile_zero(0);
-  if constexpr (NB == 2)
-    _tile_zero(1);
-  if constexpr (MB == 2) {
-    _tile_zero(2);
-    if constexpr (NB == 2)
-      _tile_zero(3);
-  }
-  const int64_t row = op.row, tile = op.tile;
+  zero_sum_tiles<MB, NB>();
   for (int64_t t = 0; t < op.taps; ++t) {
     const uint8_t *bt = b + op.tap_off[t];
-    for (int64_t cs = 0; cs < op.csteps; ++cs, w += kAmxStepBytes, bt += op.cstep) {
-      _tile_loadd(6, bt, row);
-      if constexpr (NB == 2)
-        _tile_loadd(7, bt + tile, row);
-      _tile_loadd(4, w, kAmxDepthGroup);
-      _tile_dpbsud(0, 4, 6);
-      if constexpr (NB == 2)
-        _tile_dpbsud(1, 4, 7);
-      if constexpr (MB == 2) {
-        _tile_loadd(5, w + w_tile, kAmxDepthGroup);
-        _tile_dpbsud(2, 5, 6);
-        if constexpr (NB == 2)
-          _tile_dpbsud(3, 5, 7);
-      }
-    }
+    for (int64_t cs = 0; cs < op.csteps; ++cs, w += kAmxStepBytes, bt += op.cstep)
+      block_step<MB, NB, Int8Products>(w, kAmxDepthGroup, w_tile, bt, op.row, op.tile);
   }
-  _tile_stored(0, c, kStride);
-  if constexpr (NB == 2)
-    _tile_stored(1, c + kAmxPixels, kStride);
-  if constexpr (MB == 2) {
-    _tile_stored(2, c + kAmxConvRows * 32, kStride);
-    if constexpr (NB == 2)
-      _tile_stored(3, c + kAmxConvRows * 32 + kAmxPixels, kStride);
-  }
+  store_sum_tiles<MB, NB>(c, 32 * 4, kAmxPixels, kAmxConvRows * 32);
 }
 
 /// tile_sums by VPDPBUSD, for a process without AMX's state: the same

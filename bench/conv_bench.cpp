@@ -10,6 +10,8 @@
 // the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/conv_bench.cpp
 #include "onnxc_rt/kernels/simd/f32/winograd.h"
+#include "onnxc_rt/kernels/simd/f32/depthwise.h"
+#include "onnxc_rt/kernels/simd/f32/conv.h"
 
 #include <algorithm>
 #include <chrono>

@@ -101,6 +101,17 @@ inline VecF bias_lanes(const float *bias, int64_t ch, int64_t m) {
   return m - ch >= kLanes ? VecF::load(bias + ch) : VecF::load_first(bias + ch, m - ch);
 }
 
+/// Calls f(std::integral_constant<int, rows>{}) for rows in [kMin, kMax].
+template <int kMin, int kMax, typename F>
+ONNXC_RT_SIMD_INLINE void dispatch_rows(int64_t rows, F &&f) {
+  if constexpr (kMin <= kMax) {
+    if (rows == kMin)
+      f(std::integral_constant<int, kMin>{});
+    else
+      dispatch_rows<kMin + 1, kMax>(rows, f);
+  }
+}
+
 /// Output channels [j0, j0 + kVecs * kLanes) x pixels [p0, p1) of a blocked
 /// convolution (conv2d_blocked): register tiles of kPixels pixels (the last
 /// tile's missing pixels repeat the last pixel, not stored) by kVecs
@@ -133,7 +144,57 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
   }
   int64_t ox = p0 % ow;
   const float *at = src + (p0 / ow * sh * row_w + ox * sw) * kL;
-  for (int64_t i0 = p0; i0 < p1; i0 += kPixels) {
+  // Stores the first `rows` pixels of a tile from pixel i0 on.
+  auto store = [&](auto &acc, int64_t i0, int64_t rows) {
+    for (int64_t r = 0; r < rows; ++r)
+      for (int v = 0; v < kVecs; ++v) {
+        const int64_t at_y = voff[v] + (i0 + r) * kChannelBlock;
+        blocked_store<Act>(acc[r][v], bv[v], z ? z + at_y : nullptr, y + at_y, alpha, beta);
+      }
+  };
+  // Where the instruction set has taller tiles (VecF::kWindowStripMax >
+  // kPixels), each row of a stride-1 blocked convolution is cut into strips
+  // of 7 to kWindowStripMax pixels (window_strip), as equal as they come
+  // (a row of 56: 4 x 14; 27: 14 + 13; 13: 13; 7: 7), so that no strip
+  // computes pixels it throws away; rows narrower than 7 (and the pieces a
+  // task's range cuts off) take kPixels-pixel tiles, which may run on
+  // into the next row.
+  constexpr int kStripMax =
+      !kTile4x16 && kL == kChannelBlock && VecF::kWindowStripMax > kPixels ? VecF::kWindowStripMax
+                                                                          : 0;
+  constexpr int kStripMin = kStripMax / 2;
+  auto strip = [&](auto rows_c, auto sw_c, int64_t i0) {
+    constexpr int kRows = decltype(rows_c)::value, kSW = decltype(sw_c)::value;
+    VecF acc[kRows][2];
+    if (tap_class == 1)
+      window_strip<1, kVecs, kSW>(at, tap_off, taps, units, ustride, b, acc);
+    else if (tap_class == 9)
+      window_strip<9, kVecs, kSW>(at, tap_off, taps, units, ustride, b, acc);
+    else
+      window_strip<0, kVecs, kSW>(at, tap_off, taps, units, ustride, b, acc);
+    store(acc, i0, kRows);
+    at += kRows * kSW * kL;
+    if ((ox += kRows) == ow) {
+      ox = 0;
+      at += (sh * row_w - ow * kSW) * kL;
+    }
+  };
+  for (int64_t i0 = p0; i0 < p1;) {
+    if constexpr (kStripMax > 0) {
+      const int64_t left = min64(ow - ox, p1 - i0);
+      if ((sw == 1 || sw == 2) && left >= kStripMin) {
+        const int64_t strips = (left + kStripMax - 1) / kStripMax;
+        const int64_t rows = (left + strips - 1) / strips;
+        dispatch_rows<kStripMin, kStripMax>(rows, [&](auto rows_c) {
+          if (sw == 1)
+            strip(rows_c, std::integral_constant<int, 1>{}, i0);
+          else
+            strip(rows_c, std::integral_constant<int, 2>{}, i0);
+        });
+        i0 += rows;
+        continue;
+      }
+    }
     const float *px[kPixels];
     for (int r = 0; r < kPixels; ++r) {
       px[r] = at;
@@ -156,15 +217,8 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
     } else {
       window_tile<kL, 0, kVecs>(px, tap_off, taps, units, ustride, b, acc);
     }
-    const int64_t rows = min64(kPixels, p1 - i0);
-    for (int r = 0; r < kPixels; ++r) {
-      if (r >= rows)
-        break;
-      for (int v = 0; v < kVecs; ++v) {
-        const int64_t at_y = voff[v] + (i0 + r) * kChannelBlock;
-        blocked_store<Act>(acc[r][v], bv[v], z ? z + at_y : nullptr, y + at_y, alpha, beta);
-      }
-    }
+    store(acc, i0, min64(kPixels, p1 - i0));
+    i0 += kPixels;
   }
 }
 

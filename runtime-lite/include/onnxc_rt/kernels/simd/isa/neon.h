@@ -89,6 +89,10 @@ struct VecF {
   /// Rows of the Gemm/MatMul register tile (simd/f32/gemm.h kMatrixMR): 8 rows
   /// by 8 columns, 16 accumulators, summed by fma_tile_8x8.
   static constexpr int kMatrixRows = 8;
+  /// The tallest strip of the channel-blocked convolutions (simd/f32/conv.h
+  /// window_strip): none taller than window_tile's 6 pixels; NEON's tiles
+  /// are fma_tile_4x16 and window_tile.
+  static constexpr int kWindowStripMax = 6;
   /// s0[r], s1[r] = the sums over 4 * groups k steps of A(r, k) * B(k, 0:4)
   /// and * B(k, 4:8), from a packed A panel (8 floats a k step) and a packed
   /// B sliver (8 a step), both pointers advanced past what was read. Per 4

@@ -36,6 +36,11 @@ int main(int argc, char **argv) {
       {"resnet18 layer3 3x3", 256, 14, 256, 3, 1, 1},
       {"resnet18 layer4 3x3", 512, 7, 512, 3, 1, 1},
       {"resnet18 3x3 stride 2", 64, 56, 128, 3, 2, 1},
+      {"vgg 3x3 256->256 @28", 256, 28, 256, 3, 1, 1},
+      {"vgg 3x3 512->512 @14", 512, 14, 512, 3, 1, 1},
+      {"3x3 384->384 @14", 384, 14, 384, 3, 1, 1},
+      {"3x3 256->256 @10", 256, 10, 256, 3, 1, 1},
+      {"3x3 128->128 @14", 128, 14, 128, 3, 1, 1},
       {"resnet18 stem 7x7 stride 2", 3, 224, 64, 7, 2, 3},
       {"mobilenet_v2 1x1 32->16", 32, 112, 16, 1, 1, 0},
       {"mobilenet_v2 1x1 16->96", 16, 112, 96, 1, 1, 0},
@@ -71,8 +76,9 @@ int main(int argc, char **argv) {
       {"efficientnet dw 5x5 240 @28", 240, 28, 240, 5, 1, 2, true},
       {"efficientnet dw 5x5 672 @14 stride 2", 672, 28, 672, 5, 2, 2, true},
   };
-  std::printf("| shape | NCHW ms | GFLOP/s | blocked ms | GFLOP/s | Winograd ms | GFLOP/s (direct-equivalent) |\n"
-              "|---|---|---|---|---|---|---|\n");
+  std::printf("| shape | NCHW ms | GFLOP/s | blocked ms | GFLOP/s | Winograd F4 ms | GFLOP/s "
+              "(direct-equivalent) | Winograd F2 ms | GFLOP/s (direct-equivalent) |\n"
+              "|---|---|---|---|---|---|---|---|---|\n");
   for (const Shape &q : shapes) {
     if (only && !std::strstr(q.what, only))
       continue;
@@ -126,18 +132,28 @@ int main(int argc, char **argv) {
     const double flop = 2.0 * q.m * oh * oh * kdim;
     std::printf("| %s | %.3f | %.1f | %.3f | %.1f |", q.what, nchw * 1e3, flop / nchw / 1e9,
                 blocked * 1e3, flop / blocked / 1e9);
-    if (!q.depthwise && simd::winograd_applies(out, q.c, kernel, strides, dil, 1, in_blocked)) {
-      std::vector<float> wu(simd::winograd_weights_floats(q.m, q.c)), work(q.m * q.c),
-          sw(simd::winograd_scratch_floats(in, out));
-      simd::pack_winograd_weights(w.data(), q.m, q.c, work.data(), wu.data());
+    // Winograd F(4x4, 3x3) and F(2x2, 3x3) on every 3x3 stride-1 dense
+    // layer (whether the compiler picks one is winograd_applies' decision).
+    const bool wino_shape = !q.depthwise && q.k == 3 && q.stride == 1 && in_blocked;
+    for (int64_t tile : {int64_t{4}, int64_t{2}}) {
+      if (!wino_shape) {
+        std::printf(" | |");
+        continue;
+      }
+      std::vector<float> wu(simd::winograd_weights_floats(q.m, q.c, tile)), work(q.m * q.c),
+          sw(simd::winograd_scratch_floats(in, out, tile));
+      simd::pack_winograd_weights(w.data(), q.m, q.c, work.data(), wu.data(), tile);
       const double wino = best_of([&] {
-        simd::winograd_conv2d_blocked<ref::Relu>(xb.data(), wu.data(), bias.data(), nullptr,
-                                                yb.data(), in, out, pads, 0, 0, sw.data());
+        if (tile == 4)
+          simd::winograd_conv2d_blocked<ref::Relu, 4>(xb.data(), wu.data(), bias.data(), nullptr,
+                                                     yb.data(), in, out, pads, 0, 0, sw.data());
+        else
+          simd::winograd_conv2d_blocked<ref::Relu, 2>(xb.data(), wu.data(), bias.data(), nullptr,
+                                                     yb.data(), in, out, pads, 0, 0, sw.data());
       });
-      std::printf(" %.3f | %.1f |\n", wino * 1e3, flop / wino / 1e9);
-    } else {
-      std::printf(" | |\n");
+      std::printf(" %.3f | %.1f |", wino * 1e3, flop / wino / 1e9);
     }
+    std::printf("\n");
   }
   return 0;
 }

@@ -23,8 +23,9 @@
 //   trailing unit dim (a view).
 // Values that leave a region are converted back once (simd.FromBlocked)
 // right after their definition. A blocked convolution the target prefers as
-// Winograd F(4x4, 3x3) (LayoutPolicy::prefersWinograd, which reads the
-// target's `winograd` option: --no-winograd) gets algorithm winograd.
+// Winograd F(4x4, 3x3) or F(2x2, 3x3) (LayoutPolicy::winogradTile, which
+// reads the target's `winograd` option: --no-winograd) gets algorithm
+// winograd or winograd_f2.
 // Last, each inverted-residual block's pointwise expand BlockedConv whose
 // only reader is a depthwise BlockedConv fuses with it into
 // simd.BlockedExpandDepthwise (the target's `block-fusion` option:
@@ -307,19 +308,21 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     st.addTypes(UnrankedTensorType::get(b.getF32Type()));
     Operation *conv = b.create(st);
     (void)refreshTypes(conv);
-    if (winogradPays(conv))
-      conv->setAttr("algorithm", ConvAlgorithmAttr::get(b.getContext(), ConvAlgorithm::winograd));
+    if (const int64_t tile = winogradTile(conv))
+      conv->setAttr("algorithm",
+                    ConvAlgorithmAttr::get(b.getContext(), tile == 4 ? ConvAlgorithm::winograd
+                                                                     : ConvAlgorithm::winograd_f2));
     return conv->getResult(0);
   }
 
-  /// Whether the target runs a BlockedConv faster as Winograd F(4x4, 3x3)
-  /// than direct (its kernels' own rule: shape, tile count, weight size),
-  /// and its options allow it.
-  bool winogradPays(Operation *conv) const {
+  /// The Winograd tile (4 or 2) the target runs a BlockedConv fastest as,
+  /// or 0 for direct (its kernels' own rule: shape, tile count, weight
+  /// size), where its options allow Winograd.
+  int64_t winogradTile(Operation *conv) const {
     auto y = dyn_cast<RankedTensorType>(conv->getResult(0).getType());
     auto w = cast<RankedTensorType>(conv->getOperand(1).getType());
     if (!y || !y.hasStaticShape() || y.getRank() != 5)
-      return false;
+      return 0;
     auto attr = [&](StringRef name) -> SmallVector<int64_t> {
       auto a = conv->getAttrOfType<DenseI64ArrayAttr>(name);
       return a ? SmallVector<int64_t>(a.asArrayRef()) : SmallVector<int64_t>{1, 1};
@@ -328,7 +331,7 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     const int64_t out[4] = {y.getDimSize(0), w.getDimSize(0), y.getDimSize(2), y.getDimSize(3)};
     const int64_t kernel[2] = {w.getDimSize(2), w.getDimSize(3)};
     const bool inBlocked = cast<ShapedType>(conv->getOperand(0).getType()).getRank() == 5;
-    return layout->prefersWinograd(ConvShape{out, w.getDimSize(1) * groupOf(conv), kernel,
+    return layout->winogradTile(ConvShape{out, w.getDimSize(1) * groupOf(conv), kernel,
                                              strides, dilations, groupOf(conv), inBlocked},
                                    targetAttr);
   }

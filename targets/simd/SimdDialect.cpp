@@ -114,7 +114,7 @@ LogicalResult BlockedConvOp::verify() {
       isa<RankedTensorType>(getY().getType()))
     return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
                          << getY().getType();
-  if (getAlgorithm() == ConvAlgorithm::winograd) {
+  if (getAlgorithm() != ConvAlgorithm::direct) {
     if (x.getRank() != 5 || getGroup() != 1 || w.getDimSize(2) != 3 || w.getDimSize(3) != 3 ||
         !allOrAbsent(getStrides(), 1) || !allOrAbsent(getDilations(), 1))
       return emitOpError("winograd needs a blocked input and a 3x3, stride-1, undilated, "

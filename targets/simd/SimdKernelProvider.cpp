@@ -377,13 +377,17 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks, bool bf16) {
   if (bf16)
     if (std::optional<KernelCall> c = bf16BlockedConv(op, in, out, *g, act, tasks))
       return calls({std::move(*c)});
-  const bool winograd = op.getAlgorithm() == ConvAlgorithm::winograd;
+  // Winograd's output tile: F(4x4, 3x3) or F(2x2, 3x3); 0: direct.
+  const int64_t tile = op.getAlgorithm() == ConvAlgorithm::winograd      ? 4
+                       : op.getAlgorithm() == ConvAlgorithm::winograd_f2 ? 2
+                                                                         : 0;
+  const bool winograd = tile != 0;
   std::optional<KernelArg> weights;
   if (!winograd) {
     weights = blockedWeights(op.getW(), m, c, taps, inBlocked, depthwise);
   } else if (std::vector<float> w = constantFloats(op.getW()); !w.empty()) {
-    std::vector<float> packed(onnxc_rt::simd::winograd_weights_floats(m, c)), work(m * c);
-    onnxc_rt::simd::pack_winograd_weights(w.data(), m, c, work.data(), packed.data());
+    std::vector<float> packed(onnxc_rt::simd::winograd_weights_floats(m, c, tile)), work(m * c);
+    onnxc_rt::simd::pack_winograd_weights(w.data(), m, c, work.data(), packed.data(), tile);
     weights = packedFloats(op.getContext(), packed);
   }
   if (!weights)
@@ -406,7 +410,7 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks, bool bf16) {
   args.push_back(KernelArg::f(act.beta));
   if (!depthwise) {
     const int64_t floats =
-        winograd ? onnxc_rt::simd::winograd_scratch_floats(in.data(), out.data())
+        winograd ? onnxc_rt::simd::winograd_scratch_floats(in.data(), out.data(), tile)
                  : onnxc_rt::simd::blocked_conv_scratch_floats(
                        in.data(), out.data(), g->kernel.data(), g->strides.data(),
                        g->padsBegin.data(), g->dilations.data(), inBlocked);
@@ -419,6 +423,8 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks, bool bf16) {
   // A dense blocked convolution names its input layout and tap count, so
   // that the model's code holds only that tile (conv2d_blocked).
   std::vector<std::string> targs{act.functor};
+  if (winograd)
+    targs.push_back(std::to_string(tile));
   if (!depthwise && !winograd)
     targs.insert(targs.end(), {inBlocked ? "1" : "0",
                                std::to_string(onnxc_rt::simd::blocked_tap_class(taps))});

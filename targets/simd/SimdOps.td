@@ -30,7 +30,8 @@ def Simd_Dialect : Dialect {
 
 def Simd_ConvAlgorithm : I32EnumAttr<"ConvAlgorithm", "how a BlockedConv computes", [
     I32EnumAttrCase<"direct", 0>,
-    I32EnumAttrCase<"winograd", 1>]> {
+    I32EnumAttrCase<"winograd", 1>,
+    I32EnumAttrCase<"winograd_f2", 2>]> {
   let cppNamespace = "::onnxc::simd";
   let genSpecializedAttr = 0;
 }
@@ -72,8 +73,9 @@ def Simd_BlockedConvOp : Simd_Op<"BlockedConv",
     model's first convolution reads its input as it is). W (M, C/group, kH,
     kW) and B stay as Conv's; group is 1, or C = M (depthwise).
     `algorithm` direct: the register-tiled direct convolution; winograd:
-    Winograd F(4x4, 3x3) (3x3, stride 1, dilation 1, group 1, X blocked;
-    onnxc-layout-selection picks it where it pays).
+    Winograd F(4x4, 3x3); winograd_f2: Winograd F(2x2, 3x3) (both 3x3,
+    stride 1, dilation 1, group 1, X blocked; onnxc-layout-selection picks
+    them where they pay).
   }];
   let arguments = (ins AnyTensor:$X, AnyTensor:$W, Simd_TensorOrNone:$B,
                    Simd_TensorOrNone:$Z,

@@ -34,7 +34,7 @@ void SimdTarget::registerDialects(mlir::DialectRegistry &registry) const {
 }
 
 std::vector<TargetOption> SimdTarget::options() const {
-  return {{"winograd", "3x3 stride-1 convolutions by Winograd F(4x4, 3x3) where the kernels' "
+  return {{"winograd", "3x3 stride-1 convolutions by Winograd F(4x4, 3x3) or F(2x2, 3x3) where the kernels' "
                        "rule says it pays (false: every convolution direct, --no-winograd)",
            {"true", "false"},
            "",
@@ -54,15 +54,15 @@ bool SimdTarget::blocksDenseConv(int64_t taps) const {
   return taps <= onnxc_rt::simd::kPixelMajorMaxTaps;
 }
 
-bool SimdTarget::prefersWinograd(const ConvShape &c, onnx::TargetAttr target) const {
+int64_t SimdTarget::winogradTile(const ConvShape &c, onnx::TargetAttr target) const {
   if (optionValue(target, "winograd") != "true")
-    return false;
+    return 0;
   if (c.output.size() != 4 || c.kernel.size() != 2 || c.strides.size() != 2 ||
       c.dilations.size() != 2)
-    return false;
-  return onnxc_rt::simd::winograd_applies(c.output.data(), c.inChannels, c.kernel.data(),
-                                         c.strides.data(), c.dilations.data(), c.group,
-                                         c.inputBlocked, winogradStreamedTiles);
+    return 0;
+  return onnxc_rt::simd::winograd_tile(c.output.data(), c.inChannels, c.kernel.data(),
+                                      c.strides.data(), c.dilations.data(), c.group,
+                                      c.inputBlocked, winogradStreamedTiles, winogradSmallTiles);
 }
 
 } // namespace onnxc::simd

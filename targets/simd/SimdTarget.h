@@ -89,13 +89,16 @@ public:
   int64_t channelBlock() const override;
   bool blocksDenseConv(int64_t taps) const override;
   bool blocksConvInput(int64_t channels) const override { return false; }
-  bool prefersWinograd(const ConvShape &c, onnx::TargetAttr target) const override;
+  int64_t winogradTile(const ConvShape &c, onnx::TargetAttr target) const override;
 
 protected:
   /// The output tiles a Winograd convolution needs where its transformed
   /// weights are streamed from memory each inference (simd/f32/blocking.h's
   /// winograd_applies): more where the core's vectors are wider (AVX-512).
   int64_t winogradStreamedTiles = onnxc_rt::simd::kWinogradMinTiles;
+  /// Whether F(2x2, 3x3) takes the layers F(4x4, 3x3) does not pay on
+  /// (simd/f32/blocking.h's winograd_tile): measured on AVX-512 only.
+  bool winogradSmallTiles = false;
 };
 
 /// The namespace of the SIMD qs8 kernels and their headers, one kernel

@@ -31,6 +31,7 @@ public:
     processor = "x86_64";
     nativeRank = rank;
     winogradStreamedTiles = streamedWinogradTiles;
+    winogradSmallTiles = lanes == 16; // measured on AVX-512 (blocking.h winograd_tile)
   }
 
   bool runsHere() const override { return cpuHasIsa(); }
@@ -100,21 +101,23 @@ namespace onnxc {
 void registerX86Targets() {
   // The last two arguments: the output tiles a Winograd convolution needs
   // where its transformed weights are streamed from memory (simd/f32/blocking.h's
-  // winograd_applies): AVX-512 does twice AVX2's multiply-adds per byte
-  // read, so the weights' 4x size costs it more (ResNet-18's 7x7 layers:
-  // direct 28% faster on AVX-512, Winograd 15% faster on AVX2); the floats
-  // of a vector.
+  // winograd_applies and winograd_tile): AVX-512 does twice AVX2's
+  // multiply-adds per byte read, so the weights' 4x size costs it more
+  // (ResNet-18's 7x7 layers: direct 28% faster on AVX-512, Winograd 15%
+  // faster on AVX2), and with the 14-pixel strips its direct convolution
+  // gained again: 25 tiles (its 14x14 layers' 16 4x4 tiles run F(2x2, 3x3)
+  // instead, 49 tiles); the floats of a vector.
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64", "x86-64 with AVX2 and FMA (x86-64-v3)", std::vector<std::string>{"-march=x86-64-v3"},
       2, x86::hasAvx2, 4, 8));
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64-avx512", "x86-64 with AVX-512 (x86-64-v4)",
-      std::vector<std::string>{"-march=x86-64-v4"}, 3, x86::hasAvx512, 9, 16));
+      std::vector<std::string>{"-march=x86-64-v4"}, 3, x86::hasAvx512, 25, 16));
   // The int8 kernels' byte dot product in one instruction (vpdpbusd):
   // Cascade Lake, Ice Lake, Sapphire Rapids, Zen 4 and later.
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64-vnni", "x86-64 with AVX-512 and AVX512-VNNI (x86-64-v4 + int8 dot products)",
-      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni"}, 4, x86::hasAvx512Vnni, 9,
+      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni"}, 4, x86::hasAvx512Vnni, 25,
       16));
   // x86-64-vnni with the int8 convolutions' products on AMX tiles (TDPBSUD,
   // 16 channels x 16 pixels x 64 depth bytes an instruction), and with
@@ -128,6 +131,6 @@ void registerX86Targets() {
       std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni", "-mamx-tile", "-mamx-int8",
                                "-mamx-bf16"},
       5,
-      x86::hasAmx, 9, 16, true));
+      x86::hasAmx, 25, 16, true));
 }
 } // namespace onnxc

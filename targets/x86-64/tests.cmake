@@ -53,3 +53,18 @@ foreach(model resnet18 mobilenet_v2 transformer_encoder)
   set_tests_properties(e2e.${model}.x86-64-amx.bf16 PROPERTIES FIXTURES_REQUIRED models
                        ENVIRONMENT "${WERROR_ENV}" SKIP_REGULAR_EXPRESSION "SKIPPED: ")
 endforeach()
+
+# The AVX-512 float kernels in whole networks against PyTorch: the
+# 7-14-pixel strips of the blocked convolutions, the Winograd choice
+# (ResNet-18: F(4x4, 3x3) on its 56x56 and 28x28 layers, F(2x2, 3x3) on its
+# 14x14 ones, direct 7x7) and the fused expand + depthwise blocks
+# (MobileNetV2). Skipped on a CPU without AVX-512.
+foreach(model resnet18 mobilenet_v2)
+  add_test(NAME e2e.${model}.x86-64-avx512
+           COMMAND ${CMAKE_COMMAND}
+                   -DONNXC=$<TARGET_FILE:onnxc> -DPYTHON=${ONNXC_PYTHON} -DTARGET=x86-64-avx512
+                   -DMODEL_DIR=${MODEL_DIR}/${model}_op17
+                   -DCOMPARE=${E2E_COMPARE} -P ${E2E_RUN})
+  set_tests_properties(e2e.${model}.x86-64-avx512 PROPERTIES FIXTURES_REQUIRED models
+                       ENVIRONMENT "${WERROR_ENV}" SKIP_REGULAR_EXPRESSION "SKIPPED: ")
+endforeach()

@@ -67,20 +67,30 @@ void checkBlockedConv(const ConvCase &q, const std::vector<float> &x,
     CHECK_CLOSE(what, unblocked(yb, out), want, ny, q.c / q.group * taps);
     CHECK_SAME(what, split, yb, yb_floats);
   }
-  // Winograd F(4x4, 3x3): every 3x3 stride-1 dense case, below
-  // kWinogradMinTiles too (that threshold is a cost decision).
+  // Winograd F(4x4, 3x3) and F(2x2, 3x3): every 3x3 stride-1 dense case,
+  // below kWinogradMinTiles too (that threshold is a cost decision).
   if (depthwise || q.kh != 3 || q.kw != 3 || q.sh != 1 || q.sw != 1 || q.dh != 1 || q.dw != 1)
     return;
-  std::vector<float> u(simd::winograd_weights_floats(q.m, q.c)), work(q.m * q.c);
-  simd::pack_winograd_weights(w.data(), q.m, q.c, work.data(), u.data());
-  std::vector<float> scratch(simd::winograd_scratch_floats(in, out));
-  std::vector<float> yb(yb_floats, 7.f), split(yb_floats, 7.f);
-  for (int tasks : {1, (int)kTasks})
-    simd::winograd_conv2d_blocked<Act>(xb.data(), u.data(), bp, zp ? zb.data() : nullptr,
-                                      tasks == 1 ? yb.data() : split.data(), in, out, pb, aa, ab,
-                                      scratch.data(), pool(), tasks);
-  CHECK_CLOSE("winograd_conv2d_blocked", unblocked(yb, out), want, ny, q.c * taps);
-  CHECK_SAME("winograd_conv2d_blocked", split, yb, yb_floats);
+  for (int64_t tile : {int64_t{4}, int64_t{2}}) {
+    std::vector<float> u(simd::winograd_weights_floats(q.m, q.c, tile)), work(q.m * q.c);
+    simd::pack_winograd_weights(w.data(), q.m, q.c, work.data(), u.data(), tile);
+    std::vector<float> scratch(simd::winograd_scratch_floats(in, out, tile));
+    std::vector<float> yb(yb_floats, 7.f), split(yb_floats, 7.f);
+    for (int tasks : {1, (int)kTasks}) {
+      float *y = tasks == 1 ? yb.data() : split.data();
+      const float *zb_or_null = zp ? zb.data() : nullptr;
+      if (tile == 4)
+        simd::winograd_conv2d_blocked<Act, 4>(xb.data(), u.data(), bp, zb_or_null, y, in, out, pb,
+                                             aa, ab, scratch.data(), pool(), tasks);
+      else
+        simd::winograd_conv2d_blocked<Act, 2>(xb.data(), u.data(), bp, zb_or_null, y, in, out, pb,
+                                             aa, ab, scratch.data(), pool(), tasks);
+    }
+    const char *what = tile == 4 ? "winograd_conv2d_blocked F(4x4, 3x3)"
+                                 : "winograd_conv2d_blocked F(2x2, 3x3)";
+    CHECK_CLOSE(what, unblocked(yb, out), want, ny, q.c * taps);
+    CHECK_SAME(what, split, yb, yb_floats);
+  }
 }
 
 template <typename Act>

@@ -171,9 +171,10 @@ static cl::opt<std::string> depfilePath(
     cl::value_desc("FILE"), cl::cat(category));
 static cl::opt<bool> noWinograd(
     "no-winograd",
-    cl::desc("Compute every convolution directly (the x86-64 targets otherwise run 3x3 "
+    cl::desc("Compute every convolution directly (the SIMD targets otherwise run 3x3 "
              "stride-1 ones with a 5x5 or larger output by Winograd F(4x4,3x3): 2-3x faster, "
-             "within about 1e-5 relative, 4x their weights)"),
+             "within about 1e-5 relative, 4x their weights; on AVX-512 F(2x2,3x3) where those "
+             "weights would be streamed for few tiles)"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::opt<bool> noBlockFusion(
     "no-block-fusion",

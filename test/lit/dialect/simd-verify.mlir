@@ -13,7 +13,7 @@ func.func @bad_winograd_stride(%x: tensor<1x1x8x8x16xf32>, %w: tensor<16x16x3x3x
 
 func.func @bad_conv_algorithm(%x: tensor<1x1x8x8x16xf32>, %w: tensor<16x16x3x3xf32>) -> tensor<*xf32> {
   %n = "onnx.NoValue"() : () -> none
-  // expected-error @+2 {{ConvAlgorithm to be one of: direct, winograd}}
+  // expected-error @+2 {{ConvAlgorithm to be one of: direct, winograd, winograd_f2}}
   // expected-error @+1 {{failed to parse Simd_ConvAlgorithmAttr parameter}}
   %0 = "simd.BlockedConv"(%x, %w, %n, %n) {algorithm = #simd<algorithm fft>} : (tensor<1x1x8x8x16xf32>, tensor<16x16x3x3xf32>, none, none) -> tensor<*xf32>
   return %0 : tensor<*xf32>

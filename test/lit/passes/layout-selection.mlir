@@ -150,23 +150,29 @@ func.func @winograd_where_it_pays(%arg0: tensor<1x16x16x16xf32>, %arg1: tensor<1
 // -----
 
 // Transformed weights past kWinogradCachedBytes (4 MB: 512 x 512 channels
-// are 37.7 MB) are streamed from memory each inference: on AVX-512 Winograd
-// then needs 9 tiles (the target's winogradStreamedTiles). A 7x7 output (4
-// tiles) stays direct, a 9x9 one (9 tiles) is Winograd.
+// are 37.7 MB as F(4x4, 3x3)'s) are streamed from memory each inference:
+// on AVX-512 Winograd then needs 25 tiles (the target's
+// winogradStreamedTiles), F(4x4, 3x3)'s 4x4 ones or else F(2x2, 3x3)'s
+// 2x2 ones. A 7x7 output (4 and 16 tiles) stays direct, a 9x9 one (9 and
+// 25) is F(2x2, 3x3), a 20x20 one (25 4x4 tiles) F(4x4, 3x3).
 // CHECK-LABEL: func.func @winograd_streamed_weights
 // CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x7x7x16xf32>
 // CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x7x7x16xf32>
 // CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x9x9x16xf32>
-// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm winograd>{{.*}} -> tensor<1x32x9x9x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm winograd_f2>{{.*}} -> tensor<1x32x9x9x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x20x20x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm winograd>{{.*}} -> tensor<1x32x20x20x16xf32>
 module attributes {onnxc.target = #onnx.target<name = "x86-64-avx512">} {
-func.func @winograd_streamed_weights(%arg0: tensor<1x512x7x7xf32>, %arg1: tensor<1x512x9x9xf32>) -> (tensor<1x512x7x7xf32>, tensor<1x512x9x9xf32>) {
+func.func @winograd_streamed_weights(%arg0: tensor<1x512x7x7xf32>, %arg1: tensor<1x512x9x9xf32>, %arg2: tensor<1x512x20x20xf32>) -> (tensor<1x512x7x7xf32>, tensor<1x512x9x9xf32>, tensor<1x512x20x20xf32>) {
   %w = "onnx.Constant"() {value = dense<0.5> : tensor<512x512x3x3xf32>} : () -> tensor<512x512x3x3xf32>
   %n = "onnx.NoValue"() : () -> none
   %a = "onnx.FusedConv"(%arg0, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x7x7xf32>
   %b = "onnx.FusedConv"(%a, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x7x7xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x7x7xf32>
   %c = "onnx.FusedConv"(%arg1, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x9x9xf32>
   %d = "onnx.FusedConv"(%c, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x9x9xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x9x9xf32>
-  return %b, %d : tensor<1x512x7x7xf32>, tensor<1x512x9x9xf32>
+  %e = "onnx.FusedConv"(%arg2, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x20x20xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x20x20xf32>
+  %f = "onnx.FusedConv"(%e, %w, %n, %n) {activation = "Relu", pads = array<i64: 1, 1, 1, 1>} : (tensor<1x512x20x20xf32>, tensor<512x512x3x3xf32>, none, none) -> tensor<1x512x20x20xf32>
+  return %b, %d, %f : tensor<1x512x7x7xf32>, tensor<1x512x9x9xf32>, tensor<1x512x20x20xf32>
 }
 }
 

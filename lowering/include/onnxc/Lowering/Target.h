@@ -139,9 +139,10 @@ public:
   /// `channels`-channel input to the blocked layout first instead of
   /// reading it as it is.
   virtual bool blocksConvInput(int64_t channels) const = 0;
-  /// Whether a blocked 3x3 convolution runs as Winograd F(4x4, 3x3), given
-  /// the module's target attribute (whose options may turn it off).
-  virtual bool prefersWinograd(const ConvShape &conv, onnx::TargetAttr target) const = 0;
+  /// The Winograd F(m x m, 3x3) a blocked 3x3 convolution runs as: its
+  /// output tile m (4 or 2), or 0 for the direct convolution, given the
+  /// module's target attribute (whose options may turn Winograd off).
+  virtual int64_t winogradTile(const ConvShape &conv, onnx::TargetAttr target) const = 0;
 };
 
 /// An option a target declares: its own configuration (as IREE's per-target

@@ -539,20 +539,29 @@ constexpr int64_t blocked_conv_scratch_floats(const int64_t *in_shape, const int
 //===-- Winograd F(4x4, 3x3) on the channel-blocked layout --------------------===//
 
 /// A 3x3 stride-1 convolution computed by Winograd's minimal filtering
-/// F(4x4, 3x3) (Lavin & Gray 2016, interpolation points 0, +-1, +-2, inf):
-/// each 6x6 input tile d gives a 4x4 output tile A^T [(G g G^T) . (B^T d B)] A,
-/// 36 multiplies per tile and channel pair where the direct convolution
-/// spends 144. Per tile position xi of the 36 the products summed over
-/// input channels are one GEMM (tiles x C) x (C x M), so the work becomes an
-/// input transform, 36 GEMMs and an output transform. The filter transform
-/// U = G g G^T is done at compile time (in double, then rounded).
-constexpr int64_t kWinogradOut = 4;    // output pixels per tile side
-constexpr int64_t kWinogradIn = 6;     // input pixels per tile side
+/// F(m x m, 3x3) (Lavin & Gray 2016): each (m + 2) x (m + 2) input tile d
+/// gives an m x m output tile A^T [(G g G^T) . (B^T d B)] A. Per tile
+/// position xi of the (m + 2)^2 the products summed over input channels are
+/// one GEMM (tiles x C) x (C x M), so the work becomes an input transform,
+/// (m + 2)^2 GEMMs and an output transform. The filter transform U = G g
+/// G^T is done at compile time (in double, then rounded). Two tile sizes:
+/// F(4x4, 3x3) (points 0, +-1, +-2, inf; 36 multiplies per 4x4 output tile
+/// and channel pair where the direct convolution spends 144: 4x fewer) and
+/// F(2x2, 3x3) (points 0, +-1, inf; 16 per 2x2 tile against 36: 2.25x
+/// fewer, with transformed weights 16/9 of the direct ones where F(4x4)'s
+/// are 4x: the choice for small planes whose weights are streamed, and the
+/// more accurate of the two: its transforms only add and halve).
+constexpr int64_t kWinogradOut = 4;    // F(4x4, 3x3)'s output pixels per tile side
+constexpr int64_t kWinogradIn = 6;     // its input pixels per tile side
 constexpr int64_t kWinogradPoints = 36; // kWinogradIn^2
 
+/// Input pixels per tile side and points of F(tile x tile, 3x3).
+constexpr int64_t winograd_in(int64_t tile) { return tile + 2; }
+constexpr int64_t winograd_points(int64_t tile) { return (tile + 2) * (tile + 2); }
+
 /// Output tiles of an oh x ow output.
-constexpr int64_t winograd_tiles(int64_t oh, int64_t ow) {
-  return (oh + kWinogradOut - 1) / kWinogradOut * ((ow + kWinogradOut - 1) / kWinogradOut);
+constexpr int64_t winograd_tiles(int64_t oh, int64_t ow, int64_t tile = kWinogradOut) {
+  return (oh + tile - 1) / tile * ((ow + tile - 1) / tile);
 }
 
 /// Whether a convolution (c input channels) runs as
@@ -565,8 +574,10 @@ constexpr int64_t winograd_tiles(int64_t oh, int64_t ow) {
 /// inferences (up to kWinogradCachedBytes) 4 tiles pay; where they are
 /// streamed from memory, the tiles it takes depend on how many
 /// multiply-adds the core does per byte it reads, and the target says
-/// (`streamed_tiles`, SimdTarget's winogradStreamedTiles): 9 with AVX-512,
-/// 4 with AVX2 and NEON. bench/run_bench.py on an EPYC with 48 KiB L1d,
+/// (`streamed_tiles`, SimdTarget's winogradStreamedTiles): 25 with AVX-512
+/// (9 before its direct convolution took 14-pixel strips; the layers
+/// between go to F(2x2, 3x3): winograd_tile), 4 with AVX2 and NEON.
+/// bench/run_bench.py on an EPYC with 48 KiB L1d,
 /// 1 MiB L2 and 32 MiB L3, per inference: ResNet-18 (7x7 layers of 37.7 MB
 /// transformed, 4 tiles) 19.4 ms with them as Winograd against 13.9 ms
 /// direct on x86-64-vnni, but 32.4 against 38.3 ms on x86-64 (AVX2); its
@@ -589,19 +600,51 @@ constexpr bool winograd_applies(const int64_t *out_shape, int64_t c, const int64
          strides[1] == 1 && dilations[0] == 1 && dilations[1] == 1 && tiles >= needed;
 }
 
-/// Floats of the transformed, packed weights: per tile position one packed
-/// 1x1 blocked weight matrix (pack_blocked_conv_weights with one tap).
-constexpr int64_t winograd_weights_floats(int64_t m, int64_t c) {
-  return kWinogradPoints * blocked_conv_weights_floats(m, c, 1, true, false);
+/// The Winograd F(m x m, 3x3) a convolution runs as: 4 where
+/// winograd_applies (F(4x4, 3x3)); else, where the target takes small tiles
+/// (SimdTarget's winogradSmallTiles: AVX-512) and F(4x4)'s weights would be
+/// streamed, 2 where F(2x2, 3x3) has the `streamed_tiles` tiles that pay
+/// for its streamed weights (16 floats a channel pair, 2.25x fewer
+/// multiply-adds than direct); 0: direct. bench/conv_bench.cpp on the
+/// Intel Xeon host, one thread, ms direct / F(4x4) / F(2x2), best of 3
+/// noisy runs: 14x14x256 (ResNet-18's layer3) 1.38 / 1.18 / 0.93; 14x14x512
+/// 7.37 / 6.47 / 5.89; 14x14x384 3.34 / 3.26 / 2.71; 10x10x256 0.79 / 0.66 /
+/// 0.52; 28x28x256 (49 4x4 tiles) 6.16 / 3.41 / 3.88; 7x7x512 (ResNet-18's
+/// layer4) 1.74 / 1.87 / 2.02; where F(4x4)'s weights stay cached (up to
+/// 4 MB: 56x56x64, 28x28x128, 14x14x128, the CIFAR and SqueezeNet layers)
+/// it is the fastest.
+constexpr int64_t winograd_tile(const int64_t *out_shape, int64_t c, const int64_t *kernel,
+                                const int64_t *strides, const int64_t *dilations, int64_t group,
+                                bool in_blocked, int64_t streamed_tiles, bool small_tiles) {
+  if (winograd_applies(out_shape, c, kernel, strides, dilations, group, in_blocked,
+                       streamed_tiles))
+    return 4;
+  const bool shape = in_blocked && group == 1 && kernel[0] == 3 && kernel[1] == 3 &&
+                     strides[0] == 1 && strides[1] == 1 && dilations[0] == 1 &&
+                     dilations[1] == 1;
+  const bool f4_streamed =
+      kWinogradPoints * c * out_shape[1] * int64_t(sizeof(float)) > kWinogradCachedBytes;
+  return small_tiles && shape && f4_streamed &&
+                 winograd_tiles(out_shape[2], out_shape[3], 2) >= streamed_tiles
+             ? 2
+             : 0;
 }
 
-/// Tiles per band: the transformed input and the products of a band (36 x
-/// tiles x (C + M) floats) are kept under kWinogradBandFloats so that they
-/// stay in the cache between the three phases; whole register tiles of
-/// kGemmMR, at least one.
+/// Floats of the transformed, packed weights: per tile position one packed
+/// 1x1 blocked weight matrix (pack_blocked_conv_weights with one tap).
+constexpr int64_t winograd_weights_floats(int64_t m, int64_t c, int64_t tile = kWinogradOut) {
+  return winograd_points(tile) * blocked_conv_weights_floats(m, c, 1, true, false);
+}
+
+/// Tiles per band: the transformed input and the products of a band
+/// (points x tiles x (C + M) floats) are kept under kWinogradBandFloats so
+/// that they stay in the cache between the three phases; whole register
+/// tiles of kGemmMR, at least one.
 constexpr int64_t kWinogradBandFloats = int64_t{1} << 18;
-constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m) {
-  const int64_t per_tile = kWinogradPoints * (round_up(c, kChannelBlock) + round_up(m, kChannelBlock));
+constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m,
+                                      int64_t tile = kWinogradOut) {
+  const int64_t per_tile =
+      winograd_points(tile) * (round_up(c, kChannelBlock) + round_up(m, kChannelBlock));
   const int64_t fit = kWinogradBandFloats / per_tile / kGemmMR * kGemmMR;
   const int64_t band = fit > kGemmMR ? fit : kGemmMR;
   return band < tiles ? band : tiles;
@@ -609,34 +652,40 @@ constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m) {
 
 /// Floats of scratch winograd_conv2d_blocked needs: one band's transformed
 /// input and products.
-constexpr int64_t winograd_scratch_floats(const int64_t *in_shape, const int64_t *out_shape) {
+constexpr int64_t winograd_scratch_floats(const int64_t *in_shape, const int64_t *out_shape,
+                                          int64_t tile = kWinogradOut) {
   const int64_t c = in_shape[1], m = out_shape[1];
-  const int64_t band = winograd_band_tiles(winograd_tiles(out_shape[2], out_shape[3]), c, m);
-  return kWinogradPoints * band * (round_up(c, kChannelBlock) + round_up(m, kChannelBlock));
+  const int64_t band =
+      winograd_band_tiles(winograd_tiles(out_shape[2], out_shape[3], tile), c, m, tile);
+  return winograd_points(tile) * band * (round_up(c, kChannelBlock) + round_up(m, kChannelBlock));
 }
 
-/// Transforms W (m, c, 3, 3) to U = G g G^T per (output, input) channel and
-/// packs tile position xi's m x c matrix at dst + xi *
-/// winograd_weights_floats(m, c) / 36 (pack_blocked_conv_weights' 1x1 layout).
-/// `work`: m * c floats.
-inline void pack_winograd_weights(const float *w, int64_t m, int64_t c, float *work,
-                                  float *dst) {
-  static constexpr double kG[kWinogradIn][3] = {
+/// Transforms W (m, c, 3, 3) to U = G g G^T per (output, input) channel for
+/// F(tile x tile, 3x3) and packs tile position xi's m x c matrix at dst +
+/// xi * winograd_weights_floats(m, c, tile) / points
+/// (pack_blocked_conv_weights' 1x1 layout). `work`: m * c floats.
+inline void pack_winograd_weights(const float *w, int64_t m, int64_t c, float *work, float *dst,
+                                  int64_t tile = kWinogradOut) {
+  static constexpr double kG4[6][3] = {
       {1.0 / 4, 0, 0},
       {-1.0 / 6, -1.0 / 6, -1.0 / 6},
       {-1.0 / 6, 1.0 / 6, -1.0 / 6},
       {1.0 / 24, 1.0 / 12, 1.0 / 6},
       {1.0 / 24, -1.0 / 12, 1.0 / 6},
       {0, 0, 1}};
+  static constexpr double kG2[4][3] = {
+      {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  const int64_t in = winograd_in(tile), points = winograd_points(tile);
   const int64_t per = blocked_conv_weights_floats(m, c, 1, true, false);
-  for (int64_t xi = 0; xi < kWinogradPoints; ++xi) {
-    const int64_t a = xi / kWinogradIn, b = xi % kWinogradIn;
+  for (int64_t xi = 0; xi < points; ++xi) {
+    const int64_t a = xi / in, b = xi % in;
+    const double *ga = tile == 2 ? kG2[a] : kG4[a], *gb = tile == 2 ? kG2[b] : kG4[b];
     for (int64_t j = 0; j < m * c; ++j) {
       const float *g = w + j * 9;
       double u = 0;
       for (int ky = 0; ky < 3; ++ky)
         for (int kx = 0; kx < 3; ++kx)
-          u += kG[a][ky] * g[ky * 3 + kx] * kG[b][kx];
+          u += ga[ky] * g[ky * 3 + kx] * gb[kx];
       work[j] = static_cast<float>(u);
     }
     pack_blocked_conv_weights(work, m, c, 1, true, false, dst + xi * per);

@@ -4,9 +4,11 @@
 // EfficientNet-B0's depthwise layers, each in the NCHW layout and in the
 // channel-blocked one (blocked.h: conv2d_blocked, from a blocked input, or
 // from the NCHW one where the input has at most 4 channels as a model's
-// first layer; depthwise_conv2d_blocked), and where winograd_applies by
-// Winograd F(4x4, 3x3) (winograd.h; GFLOP/s: the direct convolution's FLOPs
-// over its time); one thread, best of many calls, in GFLOP/s. An argument keeps the shapes whose name contains it. Build with
+// first layer; depthwise_conv2d_blocked), and every 3x3 stride-1 dense
+// layer by Winograd F(4x4, 3x3) and F(2x2, 3x3) (winograd.h; GFLOP/s: the
+// direct convolution's FLOPs over its time: blocking.h's winograd_tile reads
+// its thresholds from these rows); one thread, best of many calls, in
+// GFLOP/s. An argument keeps the shapes whose name contains it. Build with
 // the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/conv_bench.cpp
 #include "onnxc_rt/kernels/simd/f32/winograd.h"

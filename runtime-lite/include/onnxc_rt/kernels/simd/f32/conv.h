@@ -98,6 +98,24 @@ ONNXC_RT_SIMD_INLINE void window_lane_step(const VecF (&a)[kGemmMR], const float
   }
 }
 
+/// sum[r] += the input value x(r) of pixel r x the packed weight row at b
+/// (kVecs vectors), for the MR pixels of a tile; b moves on to the next row.
+/// One step of window_tile and window_strip, which differ only in where a
+/// pixel's value is.
+template <int MR, int kVecs, typename X>
+ONNXC_RT_SIMD_INLINE void window_row_step(const X &x, const float *&b, VecF (&sum)[MR][2]) {
+  const VecF b0 = VecF::load(b);
+  const VecF b1 = kVecs == 2 ? VecF::load(b + kLanes) : b0;
+  b += kPixelMajorBlock;
+#pragma GCC unroll 16
+  for (int r = 0; r < MR; ++r) {
+    const VecF a = VecF::broadcast(x(r));
+    sum[r][0] = VecF::fma(a, b0, sum[r][0]);
+    if constexpr (kVecs == 2)
+      sum[r][1] = VecF::fma(a, b1, sum[r][1]);
+  }
+}
+
 /// One register tile of a convolution whose windows are read in place: kGemmMR
 /// output pixels (the windows at px[r]: lane l of channel step u at tap t at
 /// px[r] + u * ustride + tap_off[t] + l) by kVecs vectors of output
@@ -154,18 +172,8 @@ ONNXC_RT_SIMD_INLINE void window_tile(const float *const (&px)[kGemmMR], const i
     for (int64_t t = 0; t < taps; ++t) {
       const int64_t off = tap_off[t];
 #pragma GCC unroll 16
-      for (int l = 0; l < kL; ++l) {
-        const VecF b0 = VecF::load(b);
-        const VecF b1 = kVecs == 2 ? VecF::load(b + kLanes) : b0;
-        b += kPixelMajorBlock;
-#pragma GCC unroll 6
-        for (int r = 0; r < kGemmMR; ++r) {
-          const VecF a = VecF::broadcast(at[r][off + l]);
-          sum[r][0] = VecF::fma(a, b0, sum[r][0]);
-          if constexpr (kVecs == 2)
-            sum[r][1] = VecF::fma(a, b1, sum[r][1]);
-        }
-      }
+      for (int l = 0; l < kL; ++l)
+        window_row_step<kGemmMR, kVecs>([&](int r) { return at[r][off + l]; }, b, sum);
     }
     for (int r = 0; r < kGemmMR; ++r)
       at[r] += ustride;
@@ -198,18 +206,8 @@ ONNXC_RT_SIMD_INLINE void window_strip(const float *p0, const int64_t *tap_off, 
     for (int64_t t = 0; t < taps; ++t) {
       const float *q = p0 + tap_off[t];
 #pragma GCC unroll 4
-      for (int l = 0; l < kL; ++l) {
-        const VecF b0 = VecF::load(b);
-        const VecF b1 = kVecs == 2 ? VecF::load(b + kLanes) : b0;
-        b += kPixelMajorBlock;
-#pragma GCC unroll 16
-        for (int r = 0; r < MR; ++r) {
-          const VecF a = VecF::broadcast(q[r * kSW * kL + l]);
-          sum[r][0] = VecF::fma(a, b0, sum[r][0]);
-          if constexpr (kVecs == 2)
-            sum[r][1] = VecF::fma(a, b1, sum[r][1]);
-        }
-      }
+      for (int l = 0; l < kL; ++l)
+        window_row_step<MR, kVecs>([&](int r) { return q[r * kSW * kL + l]; }, b, sum);
     }
     p0 += ustride;
   }

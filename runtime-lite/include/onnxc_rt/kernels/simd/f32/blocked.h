@@ -233,8 +233,10 @@ constexpr int64_t blocked_tile_channels(bool in_blocked, int64_t taps) {
 /// blocked_tile_channels(in_blocked, taps)) (fewer past m's last block) by
 /// pixels [p0, p1), in the register tile the instruction set prefers. The
 /// blocked convolution's and the fused expand + depthwise block's
-/// (expand_depthwise.h) channel tile.
-template <typename Act, int kTaps>
+/// (expand_depthwise.h) channel tile. kInBlocked: in_blocked where the
+/// caller knows it (0 or 1), so that only that input layout's tiles are
+/// compiled; -1 decides at run time.
+template <typename Act, int kTaps, int kInBlocked = -1>
 void conv2d_blocked_tile(bool in_blocked, const float *src, int64_t row_w, int64_t ustride,
                          const int64_t *tap_off, int64_t taps, int64_t units, const float *wt,
                          const float *bias, const float *z, float *y, int64_t m, int64_t ow,
@@ -250,7 +252,9 @@ void conv2d_blocked_tile(bool in_blocked, const float *src, int64_t row_w, int64
   using P = std::integral_constant<int, static_cast<int>(kGemmMR)>;
   using V1 = std::integral_constant<int, 1>;
   using V2 = std::integral_constant<int, 2>;
-  if constexpr (VecF::kBlockedTile4x16) {
+  if constexpr (kInBlocked >= 0)
+    in_blocked = kInBlocked != 0;
+  if constexpr (VecF::kBlockedTile4x16 && kInBlocked != 0) {
     if (blocked_tile_channels(in_blocked, taps) == kChannelBlock) {
       using P4 = std::integral_constant<int, 4>;
       using V4 = std::integral_constant<int, 4>;
@@ -259,9 +263,13 @@ void conv2d_blocked_tile(bool in_blocked, const float *src, int64_t row_w, int64
     }
   }
   const bool two = round_up(m, kChannelBlock) - j0 >= kNR;
-  if (in_blocked)
-    two ? run(L16{}, P{}, V2{}) : run(L16{}, P{}, V1{});
-  else
+  if constexpr (kInBlocked != 0) {
+    if (in_blocked) {
+      two ? run(L16{}, P{}, V2{}) : run(L16{}, P{}, V1{});
+      return;
+    }
+  }
+  if constexpr (kInBlocked != 1)
     two ? run(L1{}, P{}, V2{}) : run(L1{}, P{}, V1{});
 }
 
@@ -381,7 +389,7 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
         if (p0 >= p1)
           continue;
         const int64_t at_block = j0 / kChannelBlock * npix * kChannelBlock;
-        conv2d_blocked_tile<Act, kTaps>(in_blocked, src, in.wp, in.cstride, tap_off, taps, units,
+        conv2d_blocked_tile<Act, kTaps, kInBlocked>(in_blocked, src, in.wp, in.cstride, tap_off, taps, units,
                                         w_packed, bias, zb ? zb + at_block : nullptr,
                                         yb + at_block, m, ow, npix, strides[0], strides[1],
                                         act_alpha, act_beta, j0, p0, p1);

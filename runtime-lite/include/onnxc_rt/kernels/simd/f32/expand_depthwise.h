@@ -80,7 +80,7 @@ void expand_depthwise_blocked(const float *x, const float *we_packed, const floa
           lo = need_lo;
           hi = need_hi;
           if (lo + keep < hi)
-            conv2d_blocked_tile<ActE, 1>(
+            conv2d_blocked_tile<ActE, 1, 1>(
                 true, xb + (lo + keep) * w * kChannelBlock, w, h * w * kChannelBlock, &tap0, 1,
                 units, we_packed, bias_e, nullptr, band_buf + keep * w * kChannelBlock, mid, w,
                 plane, 1, 1, alpha_e, beta_e, j0, 0, (hi - lo - keep) * w);

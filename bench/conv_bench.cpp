@@ -8,8 +8,11 @@
 // layer by Winograd F(4x4, 3x3) and F(2x2, 3x3) (winograd.h; GFLOP/s: the
 // direct convolution's FLOPs over its time: blocking.h's winograd_tile reads
 // its thresholds from these rows); one thread, best of many calls, in
-// GFLOP/s. An argument keeps the shapes whose name contains it. Build with
-// the target's flags, e.g.
+// GFLOP/s. An argument keeps the shapes whose name contains it. With
+// --cold first, each dense layer's blocked direct convolution instead, as
+// the median of many calls with its packed weights cached (one copy) and
+// not (calls rotating over copies that fill 160 MB, as a model's layers
+// of megabytes of weights find them). Build with the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/conv_bench.cpp
 #include "onnxc_rt/kernels/simd/f32/winograd.h"
 #include "onnxc_rt/kernels/simd/f32/depthwise.h"
@@ -29,9 +32,44 @@ struct Shape {
   bool depthwise = false;
 };
 
+// One --cold row: conv2d_blocked's median GFLOP/s with one copy of the
+// packed weights and with calls rotating over copies that fill 160 MB.
+void cold_weights_row(const Shape &q) {
+  const int64_t oh = (q.hw + 2 * q.pad - q.k) / q.stride + 1;
+  int64_t in[4] = {1, q.c, q.hw, q.hw}, out[4] = {1, q.m, oh, oh}, kernel[2] = {q.k, q.k},
+          strides[2] = {q.stride, q.stride}, pads[2] = {q.pad, q.pad}, dil[2] = {1, 1};
+  const bool in_blocked = q.c > 4;
+  std::vector<float> w(q.m * q.c * q.k * q.k, 0.01f), bias(q.m, 0.1f), x(q.c * q.hw * q.hw, 0.5f),
+      xb(simd::channel_blocks(q.c) * simd::kChannelBlock * q.hw * q.hw, 0.5f),
+      yb(simd::channel_blocks(q.m) * simd::kChannelBlock * oh * oh),
+      sb(simd::blocked_conv_scratch_floats(in, out, kernel, strides, pads, dil, in_blocked) + 1);
+  const int64_t floats = simd::blocked_conv_weights_floats(q.m, q.c, q.k * q.k, in_blocked, false);
+  const int64_t copies = std::max<int64_t>(2, 40000000 / floats);
+  std::vector<std::vector<float>> wb(copies, std::vector<float>(floats));
+  for (auto &b : wb)
+    simd::pack_blocked_conv_weights(w.data(), q.m, q.c, q.k * q.k, in_blocked, false, b.data());
+  const double flop = 2.0 * q.m * oh * oh * q.c * q.k * q.k;
+  const int calls = std::max<int64_t>(31, std::min<int64_t>(401, 1000000000 / int64_t(flop)));
+  auto median_gflops = [&](int64_t rotate) {
+    std::vector<double> t;
+    for (int r = 0; r < calls; ++r) {
+      auto t0 = std::chrono::steady_clock::now();
+      simd::conv2d_blocked<ref::Relu>(in_blocked ? xb.data() : x.data(), wb[r % rotate].data(),
+                                      bias.data(), nullptr, yb.data(), in, out, kernel, strides,
+                                      pads, dil, in_blocked, 0, 0, sb.data());
+      t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(t.begin(), t.end());
+    return flop / t[t.size() / 2] / 1e9;
+  };
+  const double cached = median_gflops(1), not_cached = median_gflops(copies);
+  std::printf("| %s | %.1f | %.1f | %.1f |\n", q.what, floats * 4e-6, cached, not_cached);
+}
+
 int main(int argc, char **argv) {
   // An argument keeps only the shapes whose name contains it.
-  const char *only = argc > 1 ? argv[1] : nullptr;
+  const bool cold = argc > 1 && !std::strcmp(argv[1], "--cold");
+  const char *only = argc > 1 + cold ? argv[1 + cold] : nullptr;
   const Shape shapes[] = {
       {"resnet18 layer1 3x3", 64, 56, 64, 3, 1, 1},
       {"resnet18 layer2 3x3", 128, 28, 128, 3, 1, 1},
@@ -78,6 +116,14 @@ int main(int argc, char **argv) {
       {"efficientnet dw 5x5 240 @28", 240, 28, 240, 5, 1, 2, true},
       {"efficientnet dw 5x5 672 @14 stride 2", 672, 28, 672, 5, 2, 2, true},
   };
+  if (cold) {
+    std::printf("| shape | weights MB | blocked GFLOP/s, weights cached | not cached |\n"
+                "|---|---|---|---|\n");
+    for (const Shape &q : shapes)
+      if (!q.depthwise && (!only || std::strstr(q.what, only)))
+        cold_weights_row(q);
+    return 0;
+  }
   std::printf("| shape | NCHW ms | GFLOP/s | blocked ms | GFLOP/s | Winograd F4 ms | GFLOP/s "
               "(direct-equivalent) | Winograd F2 ms | GFLOP/s (direct-equivalent) |\n"
               "|---|---|---|---|---|---|---|---|---|\n");

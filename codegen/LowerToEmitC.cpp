@@ -327,6 +327,12 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
     }
     cvalues[r] = it->second;
   }
+  // A Concat the memory plan put in place: its operands are already there.
+  if (op->hasAttr(kInPlaceAttr)) {
+    b.create<emitc::VerbatimOp>(op->getLoc(),
+                                b.getStringAttr("// (in place: its inputs were written there)"));
+    return success();
+  }
   for (const KernelCall &c : lowering->calls) {
     headers.insert(c.header);
     SmallVector<Value> operands;

@@ -1,6 +1,7 @@
 //===- MemoryPlanning.cpp - onnxc-memory-planning --------------------------===//
 #include "onnxc/Lowering/KernelProvider.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Dialect/ONNX/OpFacts.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
 
@@ -32,6 +33,7 @@ struct Buffer {
   int64_t output = -1;          // written straight into graph output k
   int64_t offset = kNotInArena;
   int parent = -1;              // union-find: merged into another buffer
+  int64_t at = 0;               // where in the parent's bytes (a Concat's part)
 };
 
 class Planner {
@@ -46,6 +48,23 @@ private:
     return b;
   }
   int bufferOf(Value v) { return find(valueBuffer.lookup(v)); }
+  /// Bytes into the arena: the root's offset plus each part's place in its parent.
+  int64_t offsetOf(int b) {
+    int64_t at = 0;
+    for (; buffers[b].parent >= 0; b = buffers[b].parent)
+      at += buffers[b].at;
+    return buffers[b].offset + at;
+  }
+  /// Buffer b becomes bytes [at, at + size) of buffer `into`, which then lives
+  /// as long as either did.
+  void merge(int b, int into, int64_t at) {
+    buffers[b].parent = into;
+    buffers[b].at = at;
+    Buffer &o = buffers[into];
+    o.def = std::min(o.def, buffers[b].def);
+    o.lastUse = std::max(o.lastUse, buffers[b].lastUse);
+  }
+  bool concatInPlace(onnx::ConcatOp cat);
   int newBuffer(Value v, int64_t def, bool external) {
     Buffer b;
     b.size = external ? 0 : bytesOf(v);
@@ -123,7 +142,15 @@ LogicalResult Planner::run() {
         b.lastUse = std::max<int64_t>(b.lastUse, idx);
       }
 
-  // 4. In place: a result takes over an operand's buffer that dies at its op.
+  // 4. Concats in place: each operand is produced straight into its part of
+  // the result, and the Concat copies nothing (onnxc.in_place). Not in a
+  // bounded-dims probe, whose parts would move with the sizes.
+  if (!onnx::inBoundedProbe(func))
+    for (Operation *op : ops)
+      if (auto cat = dyn_cast<onnx::ConcatOp>(op); cat && concatInPlace(cat))
+        cat->setAttr(kInPlaceAttr, UnitAttr::get(func.getContext()));
+
+  // 5. In place: a result takes over an operand's buffer that dies at its op.
   for (auto [idx, op] : llvm::enumerate(ops)) {
     if (op->getNumResults() != 1 || onnx::isNone(op->getResult(0)) ||
         onnx::isAliasOp(op) || !valueBuffer.count(op->getResult(0)))
@@ -141,13 +168,12 @@ LogicalResult Planner::run() {
           cast<ShapedType>(v.getType()).getShape() !=
               cast<ShapedType>(op->getResult(0).getType()).getShape())
         continue;
-      buffers[rb].parent = ob;
-      o.lastUse = std::max(o.lastUse, buffers[rb].lastUse);
+      merge(rb, ob, 0);
       break;
     }
   }
 
-  // 5. Scratch buffers live only during their op, text to the end.
+  // 6. Scratch buffers live only during their op, text to the end.
   std::vector<int> scratchBuffer(ops.size(), -1);
   {
     size_t s = 0;
@@ -169,7 +195,7 @@ LogicalResult Planner::run() {
 
   pack();
 
-  // 6. Record the plan.
+  // 7. Record the plan.
   Builder builder(func.getContext());
   int64_t arena = 0, naive = 0;
   for (Buffer &b : buffers)
@@ -184,9 +210,10 @@ LogicalResult Planner::run() {
         offsets.push_back(kNotInArena);
         continue;
       }
-      const Buffer &b = buffers[bufferOf(r)];
+      const int root = bufferOf(r);
+      const Buffer &b = buffers[root];
       naive += alignUp(bytesOf(r));
-      offsets.push_back(b.external || b.output >= 0 ? kNotInArena : b.offset);
+      offsets.push_back(b.external || b.output >= 0 ? kNotInArena : offsetOf(valueBuffer.lookup(r)));
     }
     op->setAttr(kOffsetAttr, builder.getDenseI64ArrayAttr(offsets));
     if (scratchBuffer[idx] >= 0) {
@@ -198,6 +225,49 @@ LogicalResult Planner::run() {
   func->setAttr(kArenaSizeAttr, builder.getI64IntegerAttr(arena));
   func->setAttr(kNaiveSizeAttr, builder.getI64IntegerAttr(naive));
   return success();
+}
+
+/// Whether `cat`'s operands can be its result's parts: the result's bytes
+/// hold them one after another (nothing outside the axis but 1s, as a
+/// batch-1 channel Concat in NCHW or in blocks), each operand's buffer is
+/// the arena's and its own (not a graph input, weight or output; no other
+/// operand's; not part of another Concat), and each part starts 64-byte
+/// aligned, as kernels' outputs do. If so, merges them into the result's
+/// buffer. Elementwise ops then do not run in place into a part (sizes
+/// differ), so a part holds its value until the Concat's result dies.
+bool Planner::concatInPlace(onnx::ConcatOp cat) {
+  Value result = cat.getResult();
+  auto shape = cast<ShapedType>(result.getType()).getShape();
+  int64_t axis = cat.getAxis();
+  if (axis < 0)
+    axis += shape.size();
+  if (llvm::any_of(shape.take_front(axis), [](int64_t d) { return d != 1; }) ||
+      !valueBuffer.count(result))
+    return false;
+  const int whole = bufferOf(result);
+  if (buffers[whole].external || buffers[whole].output >= 0)
+    return false;
+  SmallVector<std::pair<int, int64_t>> parts;
+  int64_t at = 0;
+  for (Value in : cat.getInputs()) {
+    const int64_t bytes = bytesOf(in);
+    if (bytes == 0)
+      continue;
+    if (!valueBuffer.count(in) || bytes % kAlign)
+      return false;
+    const int b = bufferOf(in);
+    const Buffer &p = buffers[b];
+    if (p.external || p.output >= 0 || p.size != bytes || b == whole ||
+        llvm::any_of(parts, [&](auto part) { return part.first == b; }))
+      return false;
+    parts.push_back({b, at});
+    at += bytes;
+  }
+  if (parts.empty())
+    return false;
+  for (auto [b, offset] : parts)
+    merge(b, whole, offset);
+  return true;
 }
 
 /// Greedy by size (largest first, then earliest): each buffer goes to the

@@ -20,6 +20,9 @@ inline constexpr const char *kOffsetAttr = "onnxc.offset";
 inline constexpr const char *kScratchOffsetAttr = "onnxc.scratch_offset";
 inline constexpr const char *kArenaSizeAttr = "onnxc.arena_size";
 inline constexpr const char *kNaiveSizeAttr = "onnxc.naive_size";
+/// On a Concat whose operands the plan put in its result's bytes: it
+/// copies nothing.
+inline constexpr const char *kInPlaceAttr = "onnxc.in_place";
 /// The Ifs expand-control-flow compiled one branch of, because their
 /// condition was known at compile time: an array of "NODE:then"/"NODE:else"
 /// on the function, which the driver's summary reports.

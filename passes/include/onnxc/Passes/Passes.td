@@ -212,7 +212,10 @@ def MemoryPlanningPass : Pass<"onnxc-memory-planning", "mlir::func::FuncOp"> {
     offset not overlapping a buffer live at the same time (TFLM's offline
     planner). Views (Reshape, Flatten, Squeeze, Unsqueeze, Identity, Dropout)
     share their operand's buffer; an elementwise op whose input dies at it
-    writes in place. Graph outputs are written straight into the caller's
+    writes in place; a batch-1 Concat whose operands are arena buffers of
+    their own, 64-byte multiples, gets them as parts of its result (their
+    producers write there) and is marked `onnxc.in_place` (it copies
+    nothing). Graph outputs are written straight into the caller's
     buffers. Kernel scratch space is planned the same way.
 
     Results carry `onnxc.offset` (bytes into the arena, or -1 for buffers

@@ -8,7 +8,8 @@ flags and a small driver, runs it RUNS times on the first input (raw
 float32 bytes, as run_bench.py writes them; other inputs zero) pinned to
 one core, and prints each op type's share of the time and the nodes that
 take the most. A profile, not a benchmark: the counter reads themselves
-cost a few cycles per node.
+cost a few cycles per node. ONNXC_RUNTIME_INCLUDE=DIR compiles it against
+other runtime-lite headers (an old checkout's), as `onnxc run` does.
 
     /usr/bin/python3 bench/node_profile.py MODEL.onnx INPUT.bin [--target x86-64-vnni]
         [--runs 200] [--top 15] [-- ONNXC OPTIONS (--quantize int8 --calibration DIR ...)]
@@ -86,6 +87,13 @@ def instrument(source):
     return "\n".join(out).replace("@NODES@", str(len(labels))), labels
 
 
+def runtime_include():
+    """runtime-lite's headers: ONNXC_RUNTIME_INCLUDE where set (as for `onnxc
+    run`: to profile other headers against the same generated code), else
+    this checkout's."""
+    return os.environ.get("ONNXC_RUNTIME_INCLUDE") or os.path.join(ROOT, "runtime-lite", "include")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("model")
@@ -119,7 +127,7 @@ def main():
         sources += [os.path.join(work, n) for n in os.listdir(work) if n.endswith(".S")]
         exe = os.path.join(work, "profile")
         subprocess.run(["c++", "-std=c++17", *run_bench.target_flags(a.onnxc, a.target),
-                        "-I" + work, "-I" + os.path.join(ROOT, "runtime-lite", "include"),
+                        "-I" + work, "-I" + runtime_include(),
                         *sources, "-o", exe, "-pthread"], check=True, cwd=work)
         out = subprocess.run(["taskset", "-c", "1", exe, a.input, str(a.runs)],
                              capture_output=True, text=True, check=True, cwd=work).stdout

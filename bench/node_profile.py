@@ -12,7 +12,12 @@ cost a few cycles per node. ONNXC_RUNTIME_INCLUDE=DIR compiles it against
 other runtime-lite headers (an old checkout's), as `onnxc run` does.
 
     /usr/bin/python3 bench/node_profile.py MODEL.onnx INPUT.bin [--target x86-64-vnni]
-        [--runs 200] [--top 15] [-- ONNXC OPTIONS (--quantize int8 --calibration DIR ...)]
+        [--runs 200] [--top 15] [--ort] [-- ONNXC OPTIONS (--quantize int8 --calibration DIR ...)]
+
+--ort adds ONNX Runtime's own profile of the same model on the same input
+(ort_profile.js: one thread, all graph optimisations; its node names and
+fused op types are ORT's, e.g. QuickGelu for a SiLU): its time per op type
+and its heaviest nodes, in microseconds, beside onnxc's shares.
 
 An int8 benchmark model: bench/node_profile.py ../build/bench/NAME/int8/q.qdq.onnx
 ../build/bench/NAME.bin (run_bench.py --int8 leaves both there).
@@ -102,6 +107,7 @@ def main():
     ap.add_argument("--target", default=run_bench.native_target())
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--ort", action="store_true", help="ONNX Runtime's profile beside it")
     argv, extra = sys.argv[1:], []  # onnxc's own options after "--"
     if "--" in argv:
         k = argv.index("--")
@@ -142,6 +148,33 @@ def main():
     print("nodes:")
     for i, c in sorted(cycles.items(), key=lambda x: -x[1])[:a.top]:
         print(f"  {100 * c / total:5.1f}%  {labels[i][0]} '{labels[i][1]}'")
+    if a.ort:
+        ort_profile(a.model, a.input, max(20, a.runs // 10), a.top)
+
+
+def ort_profile(model, inp, runs, top):
+    """ONNX Runtime's per-node kernel times (ort_profile.js), by op type and
+    heaviest nodes."""
+    import json
+    import onnx
+    g = onnx.load(model, load_external_data=False).graph
+    inits = {t.name for t in g.initializer}
+    x = next(v for v in g.input if v.name not in inits)
+    shape = "x".join(str(d.dim_value) for d in x.type.tensor_type.shape.dim)
+    out = subprocess.run(["taskset", "-c", "1", "node", os.path.join(HERE, "ort_profile.js"),
+                          model, inp, shape, str(runs)],
+                         capture_output=True, text=True, check=True, cwd=HERE).stdout
+    nodes = [json.loads(line) for line in out.split("\n") if line]
+    total = sum(n["us"] for n in nodes)
+    by_type = collections.Counter()
+    for n in nodes:
+        by_type[n["op"]] += n["us"]
+    print(f"ONNX Runtime (its profiler): {total:.0f} us of kernels a run")
+    for op, us in by_type.most_common():
+        print(f"  {op:24s} {100 * us / total:5.1f}%  {us:8.0f} us")
+    print("nodes:")
+    for n in sorted(nodes, key=lambda n: -n["us"])[:top]:
+        print(f"  {100 * n['us'] / total:5.1f}%  {n['op']} '{n['node']}'")
 
 
 if __name__ == "__main__":

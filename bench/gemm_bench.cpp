@@ -1,10 +1,14 @@
 // GEMM micro-benchmark: the single-core FMA peak of this machine, measured by
 // this binary (independent FMA chains on the widest vectors the build
 // targets), and runtime-lite's x86 packed GEMM on square sizes as a fraction
-// of it. Build with the target's flags, e.g.
+// of it; then batch-1 fully connected layers (a row times a transposed B, as
+// a classifier at batch 1 runs), median microseconds and weight GB/s with
+// the weights cached and not (calls rotating over copies that fill 160 MB).
+// Build with the target's flags, e.g.
 //   g++ -O3 -march=x86-64-v3 -std=c++17 -Iruntime-lite/include bench/gemm_bench.cpp
 #include "onnxc_rt/kernels/simd/f32/gemm.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -59,7 +63,7 @@ int main(int argc, char **argv) {
       sizes.push_back(std::atoll(argv[i]));
   }
   const double peak = measurePeakGflops();
-  std::printf("vector lanes %d, micro-tile %lldx%lld\n", simd::kLanes, (long long)simd::kMatrixMR,
+  std::printf("vector lanes %d, micro-tile %lldx%lld\n", int(simd::kLanes), (long long)simd::kMatrixMR,
               (long long)simd::kNR);
   std::printf("single-core FMA peak: %.1f GFLOP/s\n", peak);
   std::printf("| n | GFLOP/s | %% of peak |\n|---|---|---|\n");
@@ -85,6 +89,27 @@ int main(int argc, char **argv) {
     }
     const double g = flops / best / 1e9;
     std::printf("| %lld | %.1f | %.0f%% |\n", (long long)n, g, 100.0 * g / peak);
+  }
+  std::printf("\n| fully connected k -> n, batch 1 | cached us | GB/s | not cached us | GB/s |\n"
+              "|---|---|---|---|---|\n");
+  for (auto [k, n] : {std::pair<int64_t, int64_t>{512, 1000}, {1280, 1000}, {2048, 1000}}) {
+    const int64_t copies = std::max<int64_t>(2, 40000000 / (k * n));
+    std::vector<std::vector<float>> w(copies, std::vector<float>(k * n, 0.01f));
+    std::vector<float> x(k, 0.5f), bias(n, 0.1f), y(n);
+    auto median_us = [&](int64_t rotate) {
+      std::vector<double> t;
+      for (int r = 0; r < 201; ++r) {
+        auto t0 = Clock::now();
+        simd::gemm<ref::Identity>(x.data(), w[r % rotate].data(), bias.data(), y.data(), 1, n,
+                                  k, 0, 1, 1.0f, 1.0f, 0, 1, 0, 0, nullptr);
+        t.push_back(seconds(t0, Clock::now()) * 1e6);
+      }
+      std::sort(t.begin(), t.end());
+      return t[t.size() / 2];
+    };
+    const double cached = median_us(1), cold = median_us(copies), mb = 4e-3 * k * n;
+    std::printf("| %lld -> %lld | %.0f | %.1f | %.0f | %.1f |\n", (long long)k, (long long)n,
+                cached, mb / cached, cold, mb / cold);
   }
   return 0;
 }

@@ -63,8 +63,8 @@ int main(int argc, char **argv) {
       sizes.push_back(std::atoll(argv[i]));
   }
   const double peak = measurePeakGflops();
-  std::printf("vector lanes %d, micro-tile %lldx%lld\n", int(simd::kLanes), (long long)simd::kMatrixMR,
-              (long long)simd::kNR);
+  std::printf("vector lanes %d, micro-tile %lldx%lld\n", int(simd::kLanes),
+              (long long)simd::kMatrixMR, (long long)simd::kNR);
   std::printf("single-core FMA peak: %.1f GFLOP/s\n", peak);
   std::printf("| n | GFLOP/s | %% of peak |\n|---|---|---|\n");
   for (int64_t n : sizes) {

@@ -210,10 +210,10 @@ LogicalResult Planner::run() {
         offsets.push_back(kNotInArena);
         continue;
       }
-      const int root = bufferOf(r);
-      const Buffer &b = buffers[root];
+      const Buffer &b = buffers[bufferOf(r)];
       naive += alignUp(bytesOf(r));
-      offsets.push_back(b.external || b.output >= 0 ? kNotInArena : offsetOf(valueBuffer.lookup(r)));
+      offsets.push_back(b.external || b.output >= 0 ? kNotInArena
+                                                     : offsetOf(valueBuffer.lookup(r)));
     }
     op->setAttr(kOffsetAttr, builder.getDenseI64ArrayAttr(offsets));
     if (scratchBuffer[idx] >= 0) {

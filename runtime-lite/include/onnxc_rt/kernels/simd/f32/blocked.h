@@ -389,10 +389,10 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
         if (p0 >= p1)
           continue;
         const int64_t at_block = j0 / kChannelBlock * npix * kChannelBlock;
-        conv2d_blocked_tile<Act, kTaps, kInBlocked>(in_blocked, src, in.wp, in.cstride, tap_off, taps, units,
-                                        w_packed, bias, zb ? zb + at_block : nullptr,
-                                        yb + at_block, m, ow, npix, strides[0], strides[1],
-                                        act_alpha, act_beta, j0, p0, p1);
+        conv2d_blocked_tile<Act, kTaps, kInBlocked>(
+            in_blocked, src, in.wp, in.cstride, tap_off, taps, units, w_packed, bias,
+            zb ? zb + at_block : nullptr, yb + at_block, m, ow, npix, strides[0], strides[1],
+            act_alpha, act_beta, j0, p0, p1);
       }
     });
   }

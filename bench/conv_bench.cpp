@@ -32,13 +32,25 @@ struct Shape {
   bool depthwise = false;
 };
 
+// A shape's arrays as the kernels take them, and whether its input is
+// blocked (more than 4 channels: a first layer's NCHW input otherwise).
+struct Layer {
+  explicit Layer(const Shape &q)
+      : oh((q.hw + 2 * q.pad - q.k) / q.stride + 1), in{1, q.c, q.hw, q.hw},
+        out{1, q.m, oh, oh}, kernel{q.k, q.k}, strides{q.stride, q.stride},
+        pads{q.pad, q.pad}, in_blocked(q.c > 4) {}
+  int64_t oh, in[4], out[4], kernel[2], strides[2], pads[2], dil[2] = {1, 1};
+  bool in_blocked;
+};
+
 // One --cold row: conv2d_blocked's median GFLOP/s with one copy of the
 // packed weights and with calls rotating over copies that fill 160 MB.
 void cold_weights_row(const Shape &q) {
-  const int64_t oh = (q.hw + 2 * q.pad - q.k) / q.stride + 1;
-  int64_t in[4] = {1, q.c, q.hw, q.hw}, out[4] = {1, q.m, oh, oh}, kernel[2] = {q.k, q.k},
-          strides[2] = {q.stride, q.stride}, pads[2] = {q.pad, q.pad}, dil[2] = {1, 1};
-  const bool in_blocked = q.c > 4;
+  const Layer g(q);
+  const int64_t oh = g.oh;
+  const int64_t *in = g.in, *out = g.out, *kernel = g.kernel, *strides = g.strides,
+                *pads = g.pads, *dil = g.dil;
+  const bool in_blocked = g.in_blocked;
   std::vector<float> w(q.m * q.c * q.k * q.k, 0.01f), bias(q.m, 0.1f), x(q.c * q.hw * q.hw, 0.5f),
       xb(simd::channel_blocks(q.c) * simd::kChannelBlock * q.hw * q.hw, 0.5f),
       yb(simd::channel_blocks(q.m) * simd::kChannelBlock * oh * oh),
@@ -130,10 +142,11 @@ int main(int argc, char **argv) {
   for (const Shape &q : shapes) {
     if (only && !std::strstr(q.what, only))
       continue;
-    const int64_t oh = (q.hw + 2 * q.pad - q.k) / q.stride + 1;
+    const Layer g(q);
+    const int64_t oh = g.oh;
+    const int64_t *in = g.in, *out = g.out, *kernel = g.kernel, *strides = g.strides,
+                  *pads = g.pads, *dil = g.dil;
     const int64_t kdim = (q.depthwise ? 1 : q.c) * q.k * q.k;
-    int64_t in[4] = {1, q.c, q.hw, q.hw}, out[4] = {1, q.m, oh, oh}, kernel[2] = {q.k, q.k},
-            strides[2] = {q.stride, q.stride}, pads[2] = {q.pad, q.pad}, dil[2] = {1, 1};
     std::vector<float> x(q.c * q.hw * q.hw, 0.5f), w(q.m * kdim, 0.01f), y(q.m * oh * oh),
         bias(q.m, 0.1f),
         packed(simd::conv_packed_weights_floats(in, out, kernel, strides, pads, dil, 1)),
@@ -160,7 +173,7 @@ int main(int argc, char **argv) {
         simd::conv2d<ref::Relu>(x.data(), w.data(), packed.data(), bias.data(), nullptr, y.data(),
                                in, out, kernel, strides, pads, dil, 1, 0, 0, scratch.data());
     });
-    const bool in_blocked = q.c > 4;
+    const bool in_blocked = g.in_blocked;
     std::vector<float> xb(simd::channel_blocks(q.c) * simd::kChannelBlock * q.hw * q.hw, 0.5f),
         yb(simd::channel_blocks(q.m) * simd::kChannelBlock * oh * oh),
         wb(simd::blocked_conv_weights_floats(q.m, q.c, q.k * q.k, in_blocked, q.depthwise)),

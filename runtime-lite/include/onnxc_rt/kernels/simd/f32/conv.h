@@ -215,8 +215,7 @@ ONNXC_RT_SIMD_INLINE void window_strip(const float *p0, const int64_t *tap_off, 
         // Each step reads the next weight row; asking for the row
         // kStripPrefetchRows ahead keeps the panel's first pass (from L3 or
         // memory where a layer's weights are megabytes) from waiting on
-        // each line: ResNet-18's 7x7x512 layer with weights not cached, 93
-        // -> 111 GFLOP/s (docs/design.md).
+        // each line (bench/conv_bench.cpp --cold; figures in docs/design.md).
         __builtin_prefetch(b + kStripPrefetchRows * kPixelMajorBlock);
         if constexpr (kVecs == 2)
           __builtin_prefetch(b + kStripPrefetchRows * kPixelMajorBlock + kLanes);

@@ -1,6 +1,6 @@
 //===- CortexMTarget.cpp - the Arm Cortex-M targets (arm-none-eabi) --------===//
 //
-// Freestanding firmware builds for Cortex-M0+, M4, M7, M33 and M55; the
+// Freestanding firmware builds for Cortex-M0+, M3, M4, M7, M33 and M55; the
 // microcontroller kernels (CortexMKernelProvider.cpp) first, the reference
 // ones for the rest. `onnxc run` runs a model on qemu-system-arm, on the
 // board QEMU models for each core (below), with the startup code and the
@@ -95,6 +95,12 @@ void registerCortexMTargets() {
        "microbit.ld", false, false,
        {"the micro:bit (QEMU's microbit: 256 KB flash, 16 KB RAM)", 256 << 10, 16 << 10,
         0x800 + 0x800}},
+      // ARMv7-M without the DSP extension or an FPU (STM32F1, LM3S): the
+      // kernels' portable C paths, Thumb-2 and hardware divide.
+      {"cortex-m3", "Arm Cortex-M3, no FPU, soft float (arm-none-eabi)",
+       {"-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"}, "mps2-an385", "cortex-m3",
+       "mps2.ld", false, false,
+       {"QEMU's mps2-an385 (4 MB code, 4 MB RAM)", 4 << 20, 4 << 20, 0x10000 + 0x100000}},
       {"cortex-m4", "Arm Cortex-M4 with FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"}, "mps2-an386",
        "cortex-m4", "mps2.ld", false, false,

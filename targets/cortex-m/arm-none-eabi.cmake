@@ -29,13 +29,16 @@ set(CMAKE_FIND_ROOT_PATH_MODE_PROGRAM NEVER)
 set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
 
 if(NOT ONNXC_TARGET)
-  message(FATAL_ERROR "arm-none-eabi.cmake: set ONNXC_TARGET (cortex-m0plus, cortex-m4, "
+  message(FATAL_ERROR "arm-none-eabi.cmake: set ONNXC_TARGET (cortex-m0plus, cortex-m3, cortex-m4, "
                       "cortex-m7, cortex-m33, cortex-m55), or use the per-core toolchain file")
 endif()
 # core: flags; QEMU machine, QEMU cpu, linker script.
 if(ONNXC_TARGET STREQUAL "cortex-m0plus")
   set(_onnxc_cpu "-mcpu=cortex-m0plus -mthumb -mfloat-abi=soft")
   set(_onnxc_board microbit cortex-m0 microbit.ld)
+elseif(ONNXC_TARGET STREQUAL "cortex-m3")
+  set(_onnxc_cpu "-mcpu=cortex-m3 -mthumb -mfloat-abi=soft")
+  set(_onnxc_board mps2-an385 cortex-m3 mps2.ld)
 elseif(ONNXC_TARGET STREQUAL "cortex-m4")
   set(_onnxc_cpu "-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16")
   set(_onnxc_board mps2-an386 cortex-m4 mps2.ld)
@@ -50,7 +53,7 @@ elseif(ONNXC_TARGET STREQUAL "cortex-m55")
   set(_onnxc_board mps3-an547 cortex-m55 mps3-an547.ld)
 else()
   message(FATAL_ERROR "arm-none-eabi.cmake: ONNXC_TARGET '${ONNXC_TARGET}' is not a Cortex-M "
-                      "target of onnxc (cortex-m0plus, cortex-m4, cortex-m7, cortex-m33, cortex-m55)")
+                      "target of onnxc (cortex-m0plus, cortex-m3, cortex-m4, cortex-m7, cortex-m33, cortex-m55)")
 endif()
 list(GET _onnxc_board 0 ONNXC_QEMU_MACHINE)
 list(GET _onnxc_board 1 ONNXC_QEMU_CPU)

@@ -148,3 +148,17 @@ foreach(test cortex-m4.resnet8 cortex-m4.dscnn cortex-m4.mobilenet cortex-m4.aut
   set_tests_properties(${cpu}.mlperf_${model} PROPERTIES FIXTURES_REQUIRED mlperf_models
                        ENVIRONMENT ${WERROR_ENV})
 endforeach()
+# --emit firmware for the boards QEMU models (firmware_test.cmake): the
+# installed onnxc, a clean folder, the project built by CMake alone, run
+# over the UART and checked by `onnxc validate` against the host's build.
+foreach(board netduinoplus2 lm3s6965evb microbit mps3-an547)
+  add_test(NAME firmware.${board}
+           COMMAND ${CMAKE_COMMAND} -DONNXC=${PREFIX}/bin/onnxc -DBOARD=${board}
+                   -DMODEL=${PROJECT_SOURCE_DIR}/examples/fashion-mnist-firmware/fashion_cnn_int8.onnx
+                   -DEXAMPLE=${PROJECT_SOURCE_DIR}/examples/fashion-mnist-firmware
+                   -DPYTHON=${ONNXC_PYTHON} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/firmware-${board}
+                   -DGENERATOR=${CMAKE_GENERATOR}
+                   -P ${CMAKE_CURRENT_LIST_DIR}/firmware_test.cmake)
+  set_tests_properties(firmware.${board} PROPERTIES FIXTURES_REQUIRED installed
+                       PASS_REGULAR_EXPRESSION "16 of 16 input sets agree with the host")
+endforeach()

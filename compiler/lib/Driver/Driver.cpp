@@ -1,7 +1,9 @@
 //===- Driver.cpp - `onnxc MODEL -o DIR` -----------------------------------===//
 #include "onnxc/Driver/Driver.h"
 
+#include "Boards.h"
 #include "Calibration.h"
+#include "Firmware.h"
 #include "Files.h"
 #include "Generate.h"
 #include "Report.h"
@@ -297,9 +299,27 @@ int compileModel(const CompileOptions &o) {
                  << "not a keyword, std or onnxc_rt, not starting with a digit or '_')\n";
     return kExitUsage;
   }
+  // --board: the board's core is the target.
+  std::vector<Board> boards;
+  const Board *board = nullptr;
+  std::string targetName = o.target;
+  if (!o.board.empty()) {
+    std::string error;
+    if (!loadBoards(boards, error) || !(board = findBoard(boards, o.board, error))) {
+      llvm::errs() << "onnxc: error: --board: " << error << "\n";
+      return kExitUsage;
+    }
+    if (o.targetGiven && o.target != board->core) {
+      llvm::errs() << "onnxc: error: --board " << o.board << " is a " << board->core
+                   << " board; --target " << o.target << " names another core (leave --target "
+                   << "out: --board implies it)\n";
+      return kExitUsage;
+    }
+    targetName = board->core;
+  }
   std::unique_ptr<Target> variant; // --cuda-arch
   std::string targetError;
-  const Target *target = selectTarget(o.target, o.cudaArch, variant, targetError);
+  const Target *target = selectTarget(targetName, o.cudaArch, variant, targetError);
   if (!target) {
     llvm::errs() << "onnxc: error: " << targetError << "\n";
     return 2;
@@ -312,9 +332,26 @@ int compileModel(const CompileOptions &o) {
     llvm::errs() << "onnxc: error: " << problem << "\n";
     return kExitUsage;
   }
-  if (o.emit != "cpp" && o.emit != "lib" && o.emit != "mlir" && o.emit != "qdq-onnx") {
-    llvm::errs() << "onnxc: error: --emit must be cpp, lib, mlir or qdq-onnx\n";
+  if (o.emit != "cpp" && o.emit != "lib" && o.emit != "mlir" && o.emit != "qdq-onnx" &&
+      o.emit != "firmware") {
+    llvm::errs() << "onnxc: error: --emit must be cpp, lib, mlir, qdq-onnx or firmware\n";
     return 2;
+  }
+  const bool firmware = o.emit == "firmware";
+  if (firmware && !board) {
+    llvm::errs() << "onnxc: error: --emit firmware needs --board (see --list-boards)\n";
+    return kExitUsage;
+  }
+  if (firmware && !board->noFirmware.empty()) {
+    llvm::errs() << "onnxc: error: --emit firmware does not serve " << board->name << ": "
+                 << board->noFirmware << "\n";
+    return kExitUsage;
+  }
+  if ((o.report || o.ramBudget >= 0 || o.flashBudget >= 0 || board) && o.emit != "cpp" &&
+      o.emit != "lib" && o.emit != "firmware") {
+    llvm::errs() << "onnxc: error: --report, --ram-budget, --flash-budget and --board need "
+                    "--emit cpp, lib or firmware\n";
+    return kExitUsage;
   }
   if (o.quantize.enabled() && o.quantize.kind != "int8") {
     llvm::errs() << "onnxc: error: --quantize takes int8\n";
@@ -358,9 +395,17 @@ int compileModel(const CompileOptions &o) {
     Provenance provenance;
     provenance.modelSha256 = sha256OfFile(o.modelPath);
     provenance.options = canonicalOptions(o, *target, name);
+    if (board)
+      provenance.options += " --board " + board->name;
     g = generateModel(ctx, modelPath, name, import, *target, o, o.emit == "mlir", provenance);
     if (failed(g))
       return diagnostics.failureCode();
+  }
+  if (firmware) {
+    if (std::string problem = firmwareProblem(*board, *g); !problem.empty()) {
+      llvm::errs() << "onnxc: error: " << problem << "\n";
+      return kExitUsage;
+    }
   }
 
   // Stage everything next to the destination, then move it in: a failure
@@ -387,12 +432,15 @@ int compileModel(const CompileOptions &o) {
                       : o.convWeights;
   bool convWeightsByRule = false;
   bool ok;
-  if ((o.report || o.ramBudget >= 0 || o.flashBudget >= 0) && o.emit != "cpp" &&
-      o.emit != "lib") {
-    llvm::errs() << "onnxc: error: --report, --ram-budget and --flash-budget need --emit cpp "
-                    "or lib\n";
-    return kExitUsage;
+  // The footprint is measured for --report, the budgets and a board's fit.
+  const bool measure = o.report || o.ramBudget >= 0 || o.flashBudget >= 0 || board;
+  // --emit firmware: the model's files go to model/ in the project.
+  std::string modelStage(stage);
+  if (firmware) {
+    modelStage = joinPath(std::string(stage), "model");
+    llvm::sys::fs::create_directories(modelStage);
   }
+  Placement placement;
   if (o.emit == "mlir") {
     llvm::SmallString<256> p(stage);
     llvm::sys::path::append(p, name + ".mlir");
@@ -409,9 +457,9 @@ int compileModel(const CompileOptions &o) {
       ok = true;
     }
   } else {
-    ok = writeModelFiles(*g, std::string(stage), name, files, error);
-    if (ok && (o.report || o.ramBudget >= 0 || o.flashBudget >= 0)) {
-      ok = measureFootprint(*target, std::string(stage), name, g->files.sourceExtension,
+    ok = writeModelFiles(*g, modelStage, name, files, error);
+    if (ok && measure) {
+      ok = measureFootprint(*target, modelStage, name, g->files.sourceExtension,
                             footprint, error);
       if (ok)
         error = budgetProblem(o, *target, name, g->summary, footprint);
@@ -438,8 +486,8 @@ int compileModel(const CompileOptions &o) {
         files.clear();
         error.clear();
         footprint = Footprint();
-        ok = writeModelFiles(*g, std::string(stage), name, files, error) &&
-             measureFootprint(*target, std::string(stage), name, g->files.sourceExtension,
+        ok = writeModelFiles(*g, modelStage, name, files, error) &&
+             measureFootprint(*target, modelStage, name, g->files.sourceExtension,
                               footprint, error);
         if (ok)
           error = budgetProblem(int8, *target, name, g->summary, footprint);
@@ -447,6 +495,18 @@ int compileModel(const CompileOptions &o) {
         convWeightsByRule = true;
       }
       ok = ok && error.empty();
+    }
+    llvm::sys::fs::remove_directories(joinPath(modelStage, ".footprint"));
+    if (ok && board) {
+      placement = placeOnBoard(*board, name, g->summary, footprint, g->iface, firmware);
+      error = placement.problem;
+      ok = error.empty();
+    }
+    if (ok && firmware) {
+      for (std::string &f : files)
+        f = "model/" + f;
+      ok = writeFirmwareProject(*board, *target, *g, name, placement, std::string(stage), files,
+                                error);
     }
     if (ok && o.emit == "lib") {
       ok = buildStaticLibrary(*target, std::string(stage), name, g->files.sourceExtension, error);
@@ -458,6 +518,7 @@ int compileModel(const CompileOptions &o) {
       llvm::SmallString<256> from(stage), to(o.outDir);
       llvm::sys::path::append(from, f);
       llvm::sys::path::append(to, f);
+      llvm::sys::fs::create_directories(llvm::sys::path::parent_path(to));
       if (std::error_code ec = llvm::sys::fs::rename(from, to)) {
         error = "cannot move '" + f + "' into '" + o.outDir + "': " + ec.message();
         ok = false;
@@ -522,8 +583,10 @@ int compileModel(const CompileOptions &o) {
     if (o.emit != "mlir")
       llvm::outs() << "  weights  " << s.weightBytes << " bytes (" << humanBytes(s.weightBytes)
                    << ")\n";
-    if (o.report || o.ramBudget >= 0 || o.flashBudget >= 0) {
+    if (measure) {
       printFootprint(s, footprint);
+      if (board)
+        printPlacement(*board, placement);
       if (!convWeights.empty())
         llvm::outs() << "  int8     convolution weights "
                      << (convWeights == "int8"
@@ -536,13 +599,28 @@ int compileModel(const CompileOptions &o) {
                      << "\n";
     }
     llvm::outs() << "  compute  " << s.flops << " FLOPs per run\n  files   ";
-    for (const std::string &f : files) {
+    if (firmware) // the project, not its hundred runtime headers
+      llvm::outs() << " " << o.outDir << ": CMakeLists.txt, README.md, board.ld, main.c, model/"
+                   << name << ".h, ... (" << files.size() << " files)\n";
+    for (const std::string &f : firmware ? std::vector<std::string>() : files) {
       llvm::SmallString<256> p(o.outDir);
       llvm::sys::path::append(p, f);
       llvm::outs() << " " << p;
     }
-    llvm::outs() << "\n";
+    if (!firmware)
+      llvm::outs() << "\n";
   }
+  return 0;
+}
+
+int listBoards() {
+  std::vector<Board> boards;
+  std::string error;
+  if (!loadBoards(boards, error)) {
+    llvm::errs() << "onnxc: error: " << error << "\n";
+    return kExitError;
+  }
+  printBoards(boards);
   return 0;
 }
 

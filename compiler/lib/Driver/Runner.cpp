@@ -6,6 +6,7 @@
 #include "Generate.h"
 #include "Report.h"
 #include "HostModel.h"
+#include "RunInputs.h"
 #include "onnxc/Codegen/BoundedDims.h"
 #include "Toolchain.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
@@ -390,11 +391,7 @@ bool runAsProgram(const Target &target, const GeneratedModel &g, const std::stri
 
 } // namespace
 
-/// The input sets of `onnxc run --inputs DIR`, as --calibration reads its
-/// folder: DIR itself when it holds input files (input_0.pb, ... or files
-/// named after the inputs), else each of its sub-folders (test_data_set_0,
-/// ...) in name order. Empty with `error` set when there is none.
-static std::vector<std::string> inputSets(const std::string &dir, std::string &error) {
+std::vector<std::string> inputSets(const std::string &dir, std::string &error) {
   if (!llvm::sys::fs::is_directory(dir)) {
     error = "the inputs folder '" + dir + "' does not exist or is not a folder";
     return {};
@@ -426,14 +423,6 @@ static std::vector<std::string> inputSets(const std::string &dir, std::string &e
 }
 
 namespace {
-/// One input set read for the model: the tensors in parameter order, and
-/// the import options (shapes, bound values) they imply.
-struct InputSet {
-  std::vector<DenseElementsAttr> inputs;      // one per function parameter
-  std::vector<DenseElementsAttr> plainInputs; // tensor graph inputs, by position
-  ImportOptions import;
-};
-
 /// What a compiled model was compiled for: runs of sets with the same shapes
 /// and shape-deciding values share one compile.
 bool sameCompile(const ImportOptions &a, const ImportOptions &b) {
@@ -454,11 +443,9 @@ bool sameCompile(const ImportOptions &a, const ImportOptions &b) {
 }
 } // namespace
 
-/// Reads the set in `dir`: per graph input, input_I.pb, else NAME.pb or
-/// NAME.npy (tensor inputs). Returns the exit code (0: read).
-static int readInputSet(MLIRContext &ctx, const std::string &dir, const std::string &modelPath,
-                        const std::vector<GraphInputKind> &kinds, const ImportOptions &base,
-                        bool bounded, InputSet &set) {
+int readInputSet(MLIRContext &ctx, const std::string &dir, const std::string &modelPath,
+                 const std::vector<GraphInputKind> &kinds, const ImportOptions &base, bool bounded,
+                 InputSet &set) {
   set.import = base;
   for (size_t i = 0; i < kinds.size(); ++i) {
     const bool isOpt = kinds[i].isOptional, isSeq = kinds[i].isSequence;

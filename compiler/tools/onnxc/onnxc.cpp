@@ -5,6 +5,8 @@
 //         [MLIR options]
 //   onnxc run MODEL.onnx --inputs DIR --outputs DIR [--threads N] [--no-winograd]
 //             [--repeat N]
+//   onnxc MODEL.onnx --board B --emit firmware -o DIR
+//   onnxc validate MODEL.onnx --board B (--port DEV | --qemu FIRMWARE.elf) --inputs DIR
 //
 //===----------------------------------------------------------------------===//
 #include "onnxc/Driver/Driver.h"
@@ -27,9 +29,15 @@ static cl::SubCommand runCommand(
     "run", "Compile MODEL for this machine, run it on ONNX TensorProto inputs "
            "(input_0.pb, ...) and write output_0.pb, ...");
 
+static cl::SubCommand validateCommand(
+    "validate", "Run MODEL on a board's firmware (onnxc --board B --emit firmware, flashed and "
+                "running on --port DEV, or run under QEMU with --qemu FIRMWARE.elf) on the input "
+                "sets of --inputs DIR, and compare its outputs with this machine's build of the "
+                "same model");
 static cl::opt<std::string> modelPath(cl::Positional, cl::desc("<model.onnx>"),
                                       cl::sub(cl::SubCommand::getTopLevel()),
-                                      cl::sub(runCommand), cl::cat(category));
+                                      cl::sub(runCommand), cl::sub(validateCommand),
+                                      cl::cat(category));
 static cl::opt<std::string> outDir("o", cl::desc("Directory for the generated files"),
                                    cl::value_desc("dir"), cl::cat(category));
 static cl::opt<std::string> targetName(
@@ -50,7 +58,8 @@ static cl::opt<std::string> quantizeKind(
     cl::desc("int8: static post-training quantization (TFLite/CMSIS-NN scheme: int8 "
              "activations per tensor from calibration, int8 weights per output channel, "
              "int32 biases); needs --calibration"),
-    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::sub(validateCommand), cl::cat(category));
 static cl::opt<std::string> calibrateMethod(
     "calibrate-method",
     cl::desc("How --quantize picks each activation's range: minmax (the observed extremes, "
@@ -58,11 +67,11 @@ static cl::opt<std::string> calibrateMethod(
              "--calibrate-percentile, 99.99) or entropy (the clipping threshold whose int8 "
              "histogram is closest to the float one in KL divergence, as TensorRT)"),
     cl::init("minmax"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
-    cl::cat(category));
+    cl::sub(validateCommand), cl::cat(category));
 static cl::opt<double> calibratePercentile(
     "calibrate-percentile", cl::desc("Percentile for --calibrate-method percentile"),
     cl::init(99.99), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
-    cl::cat(category));
+    cl::sub(validateCommand), cl::cat(category));
 static cl::opt<std::string> calibrationDir(
     "calibration",
     cl::desc("Calibration samples for --quantize, float32, in one of two layouts: (a) one "
@@ -72,14 +81,15 @@ static cl::opt<std::string> calibrationDir(
              "samples stacked on a new first axis (or one sample of the input's own shape). "
              "In names, '/' and ':' are written '_'"),
     cl::value_desc("DIR"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
-    cl::cat(category));
+    cl::sub(validateCommand), cl::cat(category));
 static cl::opt<double> quantizeErrorBudget(
     "quantize-error-budget",
     cl::desc("With --quantize: run in float every Conv, Gemm or MatMul whose output SQNR "
              "against the float model (over the calibration samples) falls below DB decibels "
              "where its inputs do not (Q/DQ stay at its edges); repeated until none does"),
     cl::value_desc("DB"), cl::init(std::numeric_limits<double>::quiet_NaN()),
-    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::sub(validateCommand), cl::cat(category));
 static cl::opt<std::string> quantizeReport(
     "quantize-report",
     cl::desc("With --quantize: write a Markdown report (each quantized tensor's scale, zero "
@@ -94,21 +104,24 @@ static cl::opt<std::string> ioKind(
              "type, quantized at the edges) or int8 (quantized inputs and outputs are int8; "
              "their scale and zero point are in NAME.h)"),
     cl::init("float"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
-    cl::cat(category));
+    cl::sub(validateCommand), cl::cat(category));
 static cl::list<std::string> shapeOpts(
     "shape", cl::desc("Fix an input's shape, e.g. --shape input=1x3x224x224"),
-    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::sub(validateCommand), cl::cat(category));
 static cl::opt<int64_t> batchOpt(
     "batch",
     cl::desc("Re-batch a model exported at batch 1: every input whose dim 0 the model fixes "
              "to 1 gets N (a node that is not batch-polymorphic is named); --shape with "
              "another leading size does the same for one input"),
-    cl::init(0), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+    cl::init(0), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::sub(validateCommand), cl::cat(category));
 static cl::list<std::string> dimOpts(
     "dim", cl::desc("Fix a symbolic dimension, e.g. --dim batch=1; or bound it, --dim "
                      "seq=1..512: one library that runs any size in the range (the arena "
                      "planned for the largest; NAME_run takes the sizes first)"),
-    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::sub(validateCommand), cl::cat(category));
 static cl::list<std::string> bindOpts(
     "bind", cl::desc("Compile an input's value in, e.g. --bind shape=shape.pb "
                      "(an ONNX TensorProto file)"),
@@ -123,6 +136,19 @@ static cl::opt<bool> listOps("list-ops", cl::desc("List the supported ONNX opera
                              cl::cat(category));
 static cl::opt<bool> listTargets("list-targets", cl::desc("List the targets"),
                                  cl::cat(category));
+static cl::opt<bool> listBoards(
+    "list-boards", cl::desc("List the microcontroller boards --board knows: chip, core, memory "
+                            "regions, console UART, QEMU machine"),
+    cl::cat(category));
+static cl::opt<std::string> boardName(
+    "board",
+    cl::desc("Compile for a board or chip of --list-boards (e.g. stm32f405, netduinoplus2, "
+             "nrf52840, rp2040): its core is the target, and the model must fit its memory "
+             "(code and weights in flash, the arena in the fastest RAM that holds it), checked "
+             "before anything is written; --report shows where each part goes. With --emit "
+             "firmware: a standalone CMake project for the board"),
+    cl::value_desc("NAME"), cl::sub(cl::SubCommand::getTopLevel()),
+    cl::sub(validateCommand), cl::cat(category));
 static cl::opt<bool> printTargetFlags(
     "print-target-flags",
     cl::desc("Print the flags code for --target must be compiled with (instruction set, "
@@ -184,7 +210,7 @@ static cl::opt<bool> noBlockFusion(
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
-                           cl::cat(category));
+                           cl::sub(validateCommand), cl::cat(category));
 static cl::opt<bool> report(
     "report",
     cl::desc("Print the model's flash (weights + code) and RAM (arena + stack of the deepest "
@@ -210,7 +236,7 @@ static cl::opt<std::string> inputsDir(
              "NAME.npy), or a folder of such folders, one per input set (test_data_set_0, "
              "...: each runs, its outputs in a folder of the same name). The layouts of "
              "--calibration"),
-    cl::value_desc("DIR"), cl::sub(runCommand), cl::cat(category));
+    cl::value_desc("DIR"), cl::sub(runCommand), cl::sub(validateCommand), cl::cat(category));
 static cl::opt<std::string> outputsDir(
     "outputs", cl::desc("Folder for output_0.pb, ... (per input set: OUT/<set>/output_0.pb)"),
     cl::value_desc("DIR"), cl::sub(runCommand), cl::cat(category));
@@ -231,6 +257,18 @@ static cl::opt<int> repeat("repeat",
                            cl::desc("Time N more runs; print median and p99 (with "
                                     "--count-instructions: the runs counted, default 4)"),
                            cl::init(0), cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> portPath(
+    "port", cl::desc("validate: the serial device the board's console UART is on (e.g. "
+                     "/dev/ttyACM0; 115200 baud)"),
+    cl::value_desc("DEV"), cl::sub(validateCommand), cl::cat(category));
+static cl::opt<std::string> qemuFirmware(
+    "qemu", cl::desc("validate: run FIRMWARE.elf (built from --emit firmware's project) under "
+                     "QEMU's model of the board, its UART on pipes"),
+    cl::value_desc("FIRMWARE.elf"), cl::sub(validateCommand), cl::cat(category));
+static cl::opt<double> tolerance(
+    "tolerance", cl::desc("validate: an output element agrees when |board - host| <= T x "
+                          "max(1, |host|) (integers: equal). Default 1e-4"),
+    cl::value_desc("T"), cl::init(1e-4), cl::sub(validateCommand), cl::cat(category));
 static cl::opt<bool> countInstructions(
     "count-instructions",
     cl::desc("Targets run under QEMU (cortex-m*, aarch64): report the instructions one "
@@ -370,7 +408,9 @@ int main(int argc, char **argv) {
       argc, argv,
       "onnxc: compile an ONNX model to standalone C++ and a static library\n\n"
       "  onnxc MODEL.onnx -o DIR [--target T] [--emit cpp|lib|mlir] [--threads N]\n"
-      "  onnxc run MODEL.onnx --inputs DIR --outputs DIR [--target T] [--threads N] [--repeat N]\n\n"
+      "  onnxc run MODEL.onnx --inputs DIR --outputs DIR [--target T] [--threads N] [--repeat N]\n"
+      "  onnxc MODEL.onnx --board B --emit firmware -o DIR   (boards: --list-boards)\n"
+      "  onnxc validate MODEL.onnx --board B (--port DEV | --qemu FIRMWARE.elf) --inputs DIR\n\n"
       "  onnxc run: host targets run in this process (default: native); targets this\n"
       "  machine cannot execute (cortex-m*, aarch64) run under their emulator (QEMU),\n"
       "  as --list-targets shows.\n\n"
@@ -392,6 +432,9 @@ int main(int argc, char **argv) {
     }
     return 0;
   }
+  if (listBoards)
+    return onnxc::listBoards();
+  const bool targetGiven = !targetName.empty();
   if (targetName.empty())
     targetName = runCommand ? "native" : "generic";
   if (printTargetFlags || printTargetLanguage || printTargetInfo) {
@@ -487,6 +530,21 @@ int main(int argc, char **argv) {
     o.dimRanges = dimRanges;
   };
 
+  if (validateCommand) {
+    if (boardName.empty() || inputsDir.empty()) {
+      errs() << "onnxc: error: validate needs --board B, --inputs DIR and --port DEV or --qemu "
+                "FIRMWARE.elf\n";
+      return 2;
+    }
+    onnxc::ValidateOptions o;
+    fillModelOptions(o);
+    o.board = boardName;
+    o.port = portPath;
+    o.qemuFirmware = qemuFirmware;
+    o.inputsDir = inputsDir;
+    o.tolerance = tolerance;
+    return onnxc::validateOnBoard(o);
+  }
   if (runCommand) {
     if (inputsDir.empty() || outputsDir.empty()) {
       errs() << "onnxc: error: run needs --inputs DIR and --outputs DIR\n";
@@ -517,6 +575,8 @@ int main(int argc, char **argv) {
   o.emit = emitKind;
   o.report = report;
   o.depfile = depfilePath;
+  o.board = boardName;
+  o.targetGiven = targetGiven;
   o.ramBudget = parseSize(ramBudget);
   o.flashBudget = parseSize(flashBudget);
   if (o.ramBudget == -2 || o.flashBudget == -2) {

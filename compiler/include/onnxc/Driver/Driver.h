@@ -89,6 +89,12 @@ struct CompileOptions : ModelOptions {
   /// --ram-budget / --flash-budget (bytes; -1: none): over it, the compile
   /// fails with the figures and the largest tensors, writing nothing.
   int64_t ramBudget = -1, flashBudget = -1;
+  /// --board NAME (a board or chip of the database, targets/cortex-m/
+  /// boards.json): the target (its core, unless --target names the same),
+  /// the memory the model must fit, checked before anything is written;
+  /// --emit firmware writes a project for it.
+  std::string board;
+  bool targetGiven = false; // --target was on the command line
 };
 
 /// `onnxc run MODEL --inputs DIR --outputs DIR`.
@@ -132,6 +138,27 @@ int runModel(const RunOptions &options);
 /// provenance names this model file (its sha256). Prints the recorded
 /// compiler version and options; returns 0 on a match, 1 otherwise.
 int verifyHeader(const std::string &headerPath, const std::string &modelPath);
+
+/// `onnxc --list-boards`: the board database, board by board.
+int listBoards();
+
+/// `onnxc validate MODEL --board B (--port DEV | --qemu FIRMWARE.elf) --inputs DIR`.
+struct ValidateOptions : ModelOptions {
+  std::string board;
+  /// The board's console: a serial device (--port; the firmware from
+  /// --emit firmware flashed and running) or the firmware run under QEMU's
+  /// model of the board (--qemu).
+  std::string port, qemuFirmware;
+  std::string inputsDir; // as `onnxc run --inputs`
+  /// An output element agrees when |board - host| <= tolerance x max(1, |host|).
+  double tolerance = 1e-4;
+  unsigned timeoutSeconds = 300; // for each answer of the firmware
+};
+
+/// Runs each input set on the board's firmware and on the host build of
+/// the same model, compares the outputs (max difference, argmax) and
+/// prints them with the board's cycles. 0 when every output agrees.
+int validateOnBoard(const ValidateOptions &options);
 
 /// The version string (`onnxc --version`).
 const char *onnxcVersion();

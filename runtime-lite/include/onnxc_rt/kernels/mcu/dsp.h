@@ -8,7 +8,9 @@
 
 #include <stdint.h>
 
-#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+// SSAT (__ARM_FEATURE_SAT) is ARMv7-M's too: the M3 has it without DSP.
+#if (defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP) || \
+    (defined(__ARM_FEATURE_SAT) && __ARM_FEATURE_SAT)
 #include <arm_acle.h>
 #endif
 

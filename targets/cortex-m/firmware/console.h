@@ -1,0 +1,18 @@
+/* The firmware's console (the board's UART) and cycle counter. */
+#ifndef ONNXC_FIRMWARE_CONSOLE_H
+#define ONNXC_FIRMWARE_CONSOLE_H
+
+#include <stdint.h>
+
+void console_init(void);
+void console_putc(char c);
+void console_puts(const char *s);
+void console_put_uint(uint64_t v);
+int console_getc(void); /* blocks until a byte arrives */
+
+/* Cycles since cycles_init: the SysTick (core clock) extended by its wrap
+   interrupt, or the nRF51's TIMER0 at 16 MHz (= its core clock). */
+void cycles_init(void);
+uint64_t cycles_now(void);
+
+#endif

@@ -132,6 +132,13 @@ private:
   SmallVector<Value> dimParams; // the bounded dims' parameters
   std::map<std::vector<int64_t>, Value> dimValues;
   Operation *lastDimOp = nullptr;
+  /// --profile: each node's label ("Conv 'conv1'"), in the order of its marks.
+  bool profile = false;
+  std::vector<std::string> profileLabels;
+  void profileMark(Location loc, size_t node) {
+    b.create<emitc::VerbatimOp>(
+        loc, b.getStringAttr(name + "_profile_mark(" + std::to_string(node) + ");"));
+  }
 };
 
 Value EmitCLowering::weightPointer(ElementsAttr value) {
@@ -309,6 +316,10 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
   else if (!node.empty())
     label += " '" + commentSafe(node) + "'";
   b.create<emitc::VerbatimOp>(op->getLoc(), b.getStringAttr("// " + label));
+  if (profile) {
+    profileMark(op->getLoc(), profileLabels.size());
+    profileLabels.push_back(label);
+  }
   // Results placed in the arena get their pointers now.
   auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(kOffsetAttr);
   for (auto [i, r] : llvm::enumerate(op->getResults())) {
@@ -521,6 +532,8 @@ LogicalResult EmitCLowering::lowerFunction(size_t funcIndex) {
         b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, "onnxc_rt::unused",
                                       ValueRange{arg});
   }
+  if (profile) // the last node's end
+    profileMark(func.getLoc(), profileLabels.size());
   Value result = status;
   if (!result)
     result = b.create<emitc::ConstantOp>(func.getLoc(), emitc::OpaqueType::get(ctx, "int"),
@@ -533,6 +546,10 @@ LogicalResult EmitCLowering::lowerFunction(size_t funcIndex) {
 
 LogicalResult EmitCLowering::run() {
   name = funcs[0].getSymName().str();
+  profile = module->hasAttr(kProfileAttr);
+  if (profile && (onDevice() || funcs[0]->hasAttr(kBoundedDimsAttr)))
+    return funcs[0].emitError("--profile is not supported ") <<
+           (onDevice() ? "on this target" : "with bounded dims (--dim NAME=LO..HI)");
   // A model with bounded dims may have several functions, one per regime
   // (codegen/BoundedDims.h): each its own static schedule, sharing the
   // weights; the entry points pick one by the sizes.
@@ -571,6 +588,15 @@ LogicalResult EmitCLowering::run() {
     b.create<emitc::VerbatimOp>(func.getLoc(),
                                 b.getStringAttr("extern \"C\" const uint8_t " + name +
                                                 "_weights[];"));
+  if (profile) { // the nodes' labels, for the program that times them
+    std::string table = "extern \"C\" const char* const " + name + "_profile_nodes[" +
+                        std::to_string(std::max<size_t>(profileLabels.size(), 1)) + "] = {";
+    for (size_t i = 0; i < profileLabels.size(); ++i)
+      table += (i ? ", " : "") + cStringLiteral(profileLabels[i]);
+    b.create<emitc::VerbatimOp>(func.getLoc(),
+                                b.getStringAttr(table + (profileLabels.empty() ? "\"\"};" : "};")));
+    module->setAttr(kProfileNodesAttr, b.getI64IntegerAttr(int64_t(profileLabels.size())));
+  }
 
   // The other entry points: NAME_run (no threads), and the array-of-pointers
   // ones `onnxc run` and generic hosts use. With bounded dims each takes the

@@ -373,8 +373,17 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
      << "const void* const* inputs, void* const* outputs, void* arena);\n"
      << "int " << m.name << "_run_v_on(" << (m.boundedDims.empty() ? "" : "const int64_t* dims, ")
      << "const void* const* inputs, void* const* outputs, void* arena,\n"
-     << "    void* threads);\n\n"
-     << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n"
+     << "    void* threads);\n\n";
+  if (m.profileNodes >= 0)
+    os << "/* Built with onnxc --profile: the run calls " << m.name << "_profile_mark(K) as\n"
+       << "   node K begins (" << m.name << "_profile_nodes[K]: \"Conv 'conv1'\", in the\n"
+       << "   order they run) and " << m.name << "_profile_mark(" << m.name
+       << "_PROFILE_NODES) after\n   the last. The program defines it, e.g. reading a cycle "
+       << "counter. */\n"
+       << "#define " << m.name << "_PROFILE_NODES " << m.profileNodes << "\n"
+       << "extern const char* const " << m.name << "_profile_nodes[];\n"
+       << "void " << m.name << "_profile_mark(int node);\n\n";
+  os << "#ifdef __cplusplus\n} /* extern \"C\" */\n\n"
      << "namespace onnxc_rt { class TaskRunner; }\n\n";
 
   // C++: compile-time descriptions and a thin wrapper owning its arena.
@@ -473,7 +482,10 @@ public:
     EmittedModel m;
     m.source = std::move(*source);
     m.sourceExtension = ".cpp";
-    m.header = emitHeader(iface, version);
+    ModelInterface described = iface;
+    if (auto n = planned->getAttrOfType<IntegerAttr>(kProfileNodesAttr))
+      described.profileNodes = n.getInt();
+    m.header = emitHeader(described, version);
     m.weights = weightsBlob(planned);
     m.weightsAsm = weightsAssembly(name, name + ".weights.bin");
     return m;

@@ -3,8 +3,10 @@
 # toolchain, and the installed `onnxc validate` runs it under QEMU's model of
 # the board, over the emulated UART, on the 16 bundled Fashion-MNIST images
 # against this machine's build of the same model.
+# With -DPROFILE=ON the firmware is built with --profile and validate prints
+# each node's instructions and cycles.
 #   cmake -DONNXC=<prefix>/bin/onnxc -DBOARD=netduinoplus2 -DMODEL=... -DEXAMPLE=<examples
-#         /fashion-mnist-firmware> -DPYTHON=... -DWORK=... -DGENERATOR=Ninja
+#         /fashion-mnist-firmware> -DPYTHON=... -DWORK=... -DGENERATOR=Ninja [-DPROFILE=ON]
 #         -P firmware_test.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
@@ -17,8 +19,12 @@ function(step what)
   endif()
 endfunction()
 step("writing the input sets" ${PYTHON} ${EXAMPLE}/make_input_sets.py inputs)
+set(profile "")
+if(PROFILE)
+  set(profile --profile)
+endif()
 step("onnxc --board ${BOARD} --emit firmware"
-     ${ONNXC} ${MODEL} --board ${BOARD} --emit firmware -o fw --name fashion --report)
+     ${ONNXC} ${MODEL} --board ${BOARD} --emit firmware -o fw --name fashion --report ${profile})
 step("configuring the firmware" ${CMAKE_COMMAND} -S fw -B fw/build -G ${GENERATOR})
 step("building the firmware" ${CMAKE_COMMAND} --build fw/build)
 step("onnxc validate" ${ONNXC} validate ${MODEL} --board ${BOARD}

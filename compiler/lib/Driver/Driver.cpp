@@ -215,6 +215,8 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
     s += " --precision " + o.precision;
   if (!o.convWeights.empty())
     s += " --conv-weights " + o.convWeights;
+  if (o.profile)
+    s += " --profile";
   if (!o.cudaArch.empty())
     s += " --cuda-arch " + target.optionValue(onnx::TargetAttr(), "arch");
   for (const auto &[input, dims] : o.import.inputShapes) {

@@ -222,6 +222,12 @@ static std::string modelIoHeader(const GeneratedModel &g, const std::string &nam
          "/* Each input's and output's bytes, in graph order. */\n"
          "static const uint32_t model_input_bytes[] = {" + list(g.iface.inputs) + "};\n"
          "static const uint32_t model_output_bytes[] = {" + list(g.iface.outputs) + "};\n\n"
+         "/* Built with --profile: main.c times each node through the model's marks. */\n"
+         "#ifdef " + name + "_PROFILE_NODES\n"
+         "#define MODEL_PROFILE_NODES " + name + "_PROFILE_NODES\n"
+         "#define MODEL_PROFILE_MARK " + name + "_profile_mark\n"
+         "#define MODEL_PROFILE_NAMES " + name + "_profile_nodes\n"
+         "#endif\n\n"
          "#endif\n";
 }
 

@@ -22,6 +22,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
@@ -99,7 +100,7 @@ public:
 
   /// QEMU's model of `board` running `elf`, its first serial port on pipes.
   bool openQemu(const Board &board, const std::string &elf, const std::string &errorLog,
-                std::string &error) {
+                const std::vector<std::string> &extraArgs, std::string &error) {
     auto qemuPath = llvm::sys::findProgramByName("qemu-system-arm");
     if (!qemuPath) {
       error = "--qemu runs qemu-system-arm, which is not installed (Debian: apt-get install "
@@ -120,6 +121,7 @@ public:
                                      board.qemuCpu, "-display", "none",      "-monitor",
                                      "none",        "-serial",  "stdio",     "-kernel",
                                      elf};
+    args.insert(args.end(), extraArgs.begin(), extraArgs.end());
     qemu = ::fork();
     if (qemu == 0) {
       ::dup2(toQemu[0], 0);
@@ -305,6 +307,70 @@ Comparison compare(mlir::Type type, const std::vector<char> &board,
   return c;
 }
 
+uint64_t median(std::vector<uint64_t> v) {
+  if (v.empty())
+    return 0;
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+/// The per-node table of a --profile firmware: median cycles over the runs
+/// and, under QEMU (`marksFile`), the instructions the counting plugin saw
+/// between the marks (the firmware's first, boot-time run left out).
+void printNodeTable(const std::vector<std::string> &labels,
+                    const std::vector<std::vector<uint64_t>> &cycles,
+                    const std::string &marksFile, size_t runs) {
+  const size_t n = labels.size();
+  std::vector<std::vector<uint64_t>> instructions(n);
+  if (!marksFile.empty())
+    if (auto buf = llvm::MemoryBuffer::getFile(marksFile)) {
+      std::vector<uint64_t> counts;
+      llvm::SmallVector<llvm::StringRef> lines;
+      (*buf)->getBuffer().split(lines, '\n', -1, false);
+      for (llvm::StringRef l : lines) {
+        uint64_t c;
+        if (!l.getAsInteger(10, c))
+          counts.push_back(c);
+      }
+      // Each run marks n + 1 times; the last `runs` runs are validate's.
+      const size_t perRun = n + 1;
+      if (counts.size() >= runs * perRun)
+        for (size_t r = counts.size() / perRun - runs; r < counts.size() / perRun; ++r)
+          for (size_t k = 0; k < n; ++k)
+            instructions[k].push_back(counts[r * perRun + k + 1] - counts[r * perRun + k]);
+    }
+  const bool counted = !instructions.empty() && !instructions[0].empty();
+  uint64_t totalCycles = 0, totalInstructions = 0;
+  for (size_t k = 0; k < n; ++k) {
+    totalCycles += median(cycles[k]);
+    totalInstructions += counted ? median(instructions[k]) : 0;
+  }
+  llvm::outs() << "  per node, median of " << runs << " run" << (runs == 1 ? "" : "s")
+               << (counted ? " (instructions: counted by QEMU; cycles: QEMU's virtual clock)"
+                           : " (cycles: the board's counter)")
+               << ":\n";
+  size_t width = 4;
+  for (const std::string &l : labels)
+    width = std::max(width, std::min<size_t>(l.size(), 60));
+  llvm::outs() << "    " << llvm::left_justify("node", width)
+               << (counted ? "  instructions  share" : "") << "        cycles  share\n";
+  auto share = [](uint64_t part, uint64_t total) {
+    return llvm::formatv("{0,5:f1}%", total ? 100.0 * double(part) / double(total) : 0.0).str();
+  };
+  for (size_t k = 0; k < n; ++k) {
+    llvm::outs() << "    " << llvm::left_justify(labels[k], width);
+    if (counted)
+      llvm::outs() << llvm::formatv("  {0,12}", median(instructions[k])) << " "
+                   << share(median(instructions[k]), totalInstructions);
+    llvm::outs() << llvm::formatv("  {0,12}", median(cycles[k])) << " "
+                 << share(median(cycles[k]), totalCycles) << "\n";
+  }
+  llvm::outs() << "    " << llvm::left_justify("all nodes", width);
+  if (counted)
+    llvm::outs() << llvm::formatv("  {0,12}", totalInstructions) << "       ";
+  llvm::outs() << llvm::formatv("  {0,12}", totalCycles) << "\n";
+}
+
 } // namespace
 
 int validateOnBoard(const ValidateOptions &o) {
@@ -339,9 +405,34 @@ int validateOnBoard(const ValidateOptions &o) {
   if (int rc = runModel(host))
     return rc;
 
+  // Under QEMU, a --profile firmware's nodes are also counted in
+  // instructions: the counting plugin notes the count at each entry of
+  // NAME_profile_mark (found in the firmware's symbols).
+  std::vector<std::string> qemuArgs;
+  const std::string marksFile = work.file("marks.txt");
+  if (!o.qemuFirmware.empty()) {
+    std::string symbols;
+    auto nm = llvm::sys::findProgramByName("arm-none-eabi-nm");
+    uint64_t markAddress = 0;
+    if (nm && runProgram(*nm, {o.qemuFirmware}, error, &symbols)) {
+      llvm::SmallVector<llvm::StringRef> lines;
+      llvm::StringRef(symbols).split(lines, '\n');
+      for (llvm::StringRef l : lines)
+        if (l.ends_with("_profile_mark") && l.split(' ').first.getAsInteger(16, markAddress))
+          markAddress = 0;
+    }
+    error.clear();
+    if (markAddress) {
+      std::string plugin = buildInstructionCounter(work.path, error);
+      if (plugin.empty())
+        return fail(error);
+      qemuArgs = {"-plugin", plugin + ",mark=" + llvm::utohexstr(markAddress & ~uint64_t(1)) +
+                                 ",marks=" + marksFile};
+    }
+  }
   Console console;
   const std::string qemuLog = work.file("qemu.log");
-  if (!(o.port.empty() ? console.openQemu(*board, o.qemuFirmware, qemuLog, error)
+  if (!(o.port.empty() ? console.openQemu(*board, o.qemuFirmware, qemuLog, qemuArgs, error)
                        : console.openPort(o.port, error)))
     return fail(error);
   auto qemuSays = [&] {
@@ -372,6 +463,30 @@ int validateOnBoard(const ValidateOptions &o) {
   if (banner.get("board") != board->name)
     return fail("the firmware is built for board '" + banner.get("board") + "', not " +
                 board->name);
+  // --profile firmware: the nodes' labels, then a "layer K CYCLES" line per
+  // node in each run's answer.
+  std::vector<std::string> nodeLabels;
+  if (int64_t nodes = banner.sizes("profile").empty() ? 0 : banner.sizes("profile")[0];
+      nodes > 0) {
+    nodeLabels.resize(size_t(nodes));
+    if (!console.writeLine("nodes"))
+      return fail("cannot write to the board's console" + qemuSays());
+    for (;;) {
+      if (!console.readLine(line, kHandshakeSeconds))
+        return fail("no answer to 'nodes' within " + std::to_string(kHandshakeSeconds) + " s" +
+                    qemuSays());
+      llvm::StringRef l(line);
+      if (l.starts_with("ok "))
+        break;
+      if (l.consume_front("node ")) {
+        auto [index, label] = l.split(' ');
+        size_t k;
+        if (!index.getAsInteger(10, k) && k < nodeLabels.size())
+          nodeLabels[k] = label.str();
+      }
+    }
+  }
+  std::vector<std::vector<uint64_t>> nodeCycles(nodeLabels.size());
 
   mlir::MLIRContext ctx;
   ctx.loadDialect<onnx::ONNXDialect>();
@@ -423,6 +538,12 @@ int validateOnBoard(const ValidateOptions &o) {
         outputs[k] = fromHex(data, ok);
         if (!ok)
           return fail("the firmware sent a malformed output line");
+      } else if (l.consume_front("layer ")) {
+        auto [index, count] = l.split(' ');
+        size_t k;
+        uint64_t c;
+        if (!index.getAsInteger(10, k) && k < nodeCycles.size() && !count.getAsInteger(10, c))
+          nodeCycles[k].push_back(c);
       } else if (l.consume_front("cycles ")) {
         l.getAsInteger(10, runCycles);
       } else if (l.consume_front("ok ")) {
@@ -467,6 +588,8 @@ int validateOnBoard(const ValidateOptions &o) {
     llvm::outs() << "  " << setName << (setAgrees ? "  agrees: " : "  DIFFERS: ") << report
                  << "; " << runCycles << " cycles\n";
   }
+  if (!nodeLabels.empty())
+    printNodeTable(nodeLabels, nodeCycles, o.port.empty() ? marksFile : "", sets.size());
   std::sort(cycles.begin(), cycles.end());
   llvm::outs() << "onnxc validate: " << agreeing << " of " << sets.size()
                << " input sets agree with the host (max |diff| " << shortNumber(worst)

@@ -208,6 +208,13 @@ static cl::opt<bool> noBlockFusion(
              "as two kernels (the x86-64 and aarch64 targets otherwise fuse them, so that "
              "the expanded tensor never reaches memory; outputs are the same either way)"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
+static cl::opt<bool> profileNodes(
+    "profile",
+    cl::desc("Time each node: the generated code calls NAME_profile_mark(K) as node K begins "
+             "(NAME.h: NAME_PROFILE_NODES, NAME_profile_nodes[] names them; the program "
+             "defines the function). --emit firmware's firmware then reports each node's "
+             "cycles, and onnxc validate prints them as a table (under QEMU: instructions)"),
+    cl::cat(category));
 static cl::opt<bool> quiet("quiet", cl::desc("Do not print the summary"),
                            cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
                            cl::sub(validateCommand), cl::cat(category));
@@ -527,6 +534,7 @@ int main(int argc, char **argv) {
     o.convWeights = convWeights;
     o.cudaArch = cudaArch;
     o.quiet = quiet;
+    o.profile = profileNodes;
     o.dimRanges = dimRanges;
   };
 

@@ -10,6 +10,10 @@
                "out I HEX" for each output, "cycles N" and "ok STATUS"
                (STATUS: the model's return value, 0 for success)
      info      the first line again
+   Built with onnxc --profile, the first line ends with "profile=N" (the
+   model's N nodes), a run's answer has "layer K CYCLES" for each node K
+   before "cycles", and
+     nodes     answers "node K LABEL" for each ("Conv 'conv1'") and "ok 0".
    Anything else gets "error ..." and the next line is read. */
 #include "board.h"
 #include "console.h"
@@ -25,6 +29,21 @@ __attribute__((aligned(64))) static uint8_t inputs[MODEL_INPUT_BYTES];
 __attribute__((aligned(64))) static uint8_t outputs[MODEL_OUTPUT_BYTES];
 
 static const char hex_digits[] = "0123456789abcdef";
+
+#ifdef MODEL_PROFILE_NODES
+/* Each node's cycles in the last run: the model calls the mark as node K
+   begins, and with K = MODEL_PROFILE_NODES after the last. */
+static uint64_t node_cycles[MODEL_PROFILE_NODES + 1];
+static uint64_t node_start;
+static int node_running = MODEL_PROFILE_NODES;
+
+void MODEL_PROFILE_MARK(int node) {
+  const uint64_t now = cycles_now();
+  node_cycles[node_running] += now - node_start;
+  node_running = node >= 0 && node < MODEL_PROFILE_NODES ? node : MODEL_PROFILE_NODES;
+  node_start = now;
+}
+#endif
 
 static void put_sizes(const uint32_t *bytes, int count) {
   for (int i = 0; i < count; ++i) {
@@ -42,6 +61,10 @@ static void put_banner(void) {
   put_sizes(model_input_bytes, MODEL_NUM_INPUTS);
   console_puts(" outputs=");
   put_sizes(model_output_bytes, MODEL_NUM_OUTPUTS);
+#ifdef MODEL_PROFILE_NODES
+  console_puts(" profile=");
+  console_put_uint(MODEL_PROFILE_NODES);
+#endif
   console_puts("\n");
 }
 
@@ -59,6 +82,10 @@ static int run_model(uint64_t *cycles) {
     out[i] = outputs + offset;
     offset += model_output_bytes[i];
   }
+#ifdef MODEL_PROFILE_NODES
+  for (int k = 0; k <= MODEL_PROFILE_NODES; ++k)
+    node_cycles[k] = 0;
+#endif
   const uint64_t start = cycles_now();
   const int status = MODEL_RUN_V(in, out, arena);
   *cycles = cycles_now() - start;
@@ -120,6 +147,15 @@ static void command_run(void) {
     console_putc('\n');
     offset += model_output_bytes[i];
   }
+#ifdef MODEL_PROFILE_NODES
+  for (int k = 0; k < MODEL_PROFILE_NODES; ++k) {
+    console_puts("layer ");
+    console_put_uint((uint32_t)k);
+    console_putc(' ');
+    console_put_uint(node_cycles[k]);
+    console_putc('\n');
+  }
+#endif
   console_puts("cycles ");
   console_put_uint(cycles);
   console_puts("\nok ");
@@ -159,9 +195,23 @@ int main(void) {
       if (c == ' ')
         skip_line(c);
       put_banner();
+#ifdef MODEL_PROFILE_NODES
+    } else if (n == 5 && word[0] == 'n' && word[1] == 'o' && word[2] == 'd' && word[3] == 'e' &&
+               word[4] == 's') {
+      if (c == ' ')
+        skip_line(c);
+      for (int k = 0; k < MODEL_PROFILE_NODES; ++k) {
+        console_puts("node ");
+        console_put_uint((uint32_t)k);
+        console_putc(' ');
+        console_puts(MODEL_PROFILE_NAMES[k]);
+        console_putc('\n');
+      }
+      console_puts("ok 0\n");
+#endif
     } else {
       skip_line(c == '\r' ? '\n' : c);
-      console_puts("error unknown command (run HEX, info)\n");
+      console_puts("error unknown command (run HEX, info, nodes)\n");
     }
   }
 }

@@ -77,6 +77,8 @@ struct ModelInterface {
   std::vector<DimBound> boundedDims; // empty: every size fixed
   int64_t arenaBytes = 0;
   int threads = 1; // tasks the parallel kernels split into (--threads)
+  /// --profile: the nodes NAME_run_on marks (NAME_profile_mark); -1: none.
+  int64_t profileNodes = -1;
 };
 
 /// Reads the interface of a planned model function (names from onnx.name).

@@ -69,6 +69,10 @@ struct ModelOptions {
   /// (empty: the target's defaults).
   std::string cudaArch;
   bool quiet = false;
+  /// --profile: the generated code calls NAME_profile_mark(K) as node K
+  /// begins (the program defines it); --emit firmware's firmware times each
+  /// node with it.
+  bool profile = false;
   /// --dim NAME=LO..HI: bounded dims, one library for every size in the
   /// range (docs/design.md, "Bounded dimensions"); NAME -> (LO, HI).
   std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;

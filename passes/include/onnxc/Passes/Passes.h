@@ -23,6 +23,10 @@ inline constexpr const char *kNaiveSizeAttr = "onnxc.naive_size";
 /// On a Concat whose operands the plan put in its result's bytes: it
 /// copies nothing.
 inline constexpr const char *kInPlaceAttr = "onnxc.in_place";
+/// On the module (--profile): onnxc-lower-to-emitc calls NAME_profile_mark(K)
+/// as node K begins and records the number of nodes in kProfileNodesAttr.
+inline constexpr const char *kProfileAttr = "onnxc.profile";
+inline constexpr const char *kProfileNodesAttr = "onnxc.profile_nodes";
 /// The Ifs expand-control-flow compiled one branch of, because their
 /// condition was known at compile time: an array of "NODE:then"/"NODE:else"
 /// on the function, which the driver's summary reports.

@@ -19,7 +19,8 @@ namespace onnxc {
 
 /// The model's bytes on a board, region by region.
 struct Placement {
-  const MemoryRegion *flash = nullptr, *weights = nullptr, *arena = nullptr, *ram = nullptr;
+  const MemoryRegion *flash = nullptr, *weights = nullptr, *arena = nullptr, *io = nullptr,
+                     *ram = nullptr;
   int64_t codeBytes = 0;    // the model's code (+ the firmware's, estimated, with --emit firmware)
   int64_t weightBytes = 0;
   int64_t arenaBytes = 0;
@@ -31,10 +32,10 @@ struct Placement {
 };
 
 /// Places the model on `board`: code in the first flash region, weights in
-/// the region marked for them (else with the code), the arena in the first
-/// RAM region (fastest first) that holds it, inputs, outputs, data and stack
-/// in the main RAM. `firmware`: --emit firmware's own code and stack are
-/// counted too.
+/// the region marked for them (else with the code), static data and the
+/// stack in the main RAM, the arena and then the inputs and outputs each in
+/// the first RAM region (fastest first) with room left. `firmware`: --emit
+/// firmware's own code and stack are counted too.
 Placement placeOnBoard(const Board &board, const std::string &name, const CompileSummary &s,
                        const Footprint &f, const ModelInterface &iface, bool firmware);
 

@@ -171,3 +171,14 @@ foreach(board netduinoplus2:ON lm3s6965evb:ON microbit:OFF mps3-an547:OFF)
   set_tests_properties(firmware.${board} PROPERTIES FIXTURES_REQUIRED installed
                        PASS_REGULAR_EXPRESSION "${expect}")
 endforeach()
+# The same through --port: QEMU runs the firmware on its own with the UART
+# on a pseudo-terminal, as a board on a serial port.
+add_test(NAME firmware.microbit_port
+         COMMAND ${CMAKE_COMMAND} -DONNXC=${PREFIX}/bin/onnxc -DBOARD=microbit
+                 -DMODEL=${PROJECT_SOURCE_DIR}/examples/fashion-mnist-firmware/fashion_cnn_int8.onnx
+                 -DEXAMPLE=${PROJECT_SOURCE_DIR}/examples/fashion-mnist-firmware
+                 -DPYTHON=${ONNXC_PYTHON} -DWORK=${CMAKE_CURRENT_BINARY_DIR}/firmware-microbit-port
+                 -DGENERATOR=${CMAKE_GENERATOR} -DQEMU_MACHINE=microbit -DQEMU_CPU=cortex-m0
+                 -P ${CMAKE_CURRENT_LIST_DIR}/firmware_test.cmake)
+set_tests_properties(firmware.microbit_port PROPERTIES FIXTURES_REQUIRED installed
+                     PASS_REGULAR_EXPRESSION "on nrf51822 \\(cortex-m0plus, /dev/pts/[0-9]+\\).*16 of 16 input sets agree with the host")

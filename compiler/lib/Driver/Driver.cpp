@@ -3,6 +3,7 @@
 
 #include "Boards.h"
 #include "Calibration.h"
+#include "Ecosystem.h"
 #include "Firmware.h"
 #include "Files.h"
 #include "Generate.h"
@@ -335,11 +336,15 @@ int compileModel(const CompileOptions &o) {
     return kExitUsage;
   }
   if (o.emit != "cpp" && o.emit != "lib" && o.emit != "mlir" && o.emit != "qdq-onnx" &&
-      o.emit != "firmware") {
-    llvm::errs() << "onnxc: error: --emit must be cpp, lib, mlir, qdq-onnx or firmware\n";
+      o.emit != "firmware" && o.emit != "zephyr" && o.emit != "arduino") {
+    llvm::errs() << "onnxc: error: --emit must be cpp, lib, mlir, qdq-onnx, firmware, zephyr or "
+                    "arduino\n";
     return 2;
   }
   const bool firmware = o.emit == "firmware";
+  // A project or package around the model: its files go where the layout says.
+  const bool ecosystem = o.emit == "zephyr" || o.emit == "arduino";
+  const bool packaged = firmware || ecosystem;
   if (firmware && !board) {
     llvm::errs() << "onnxc: error: --emit firmware needs --board (see --list-boards)\n";
     return kExitUsage;
@@ -350,9 +355,9 @@ int compileModel(const CompileOptions &o) {
     return kExitUsage;
   }
   if ((o.report || o.ramBudget >= 0 || o.flashBudget >= 0 || board) && o.emit != "cpp" &&
-      o.emit != "lib" && o.emit != "firmware") {
+      o.emit != "lib" && !packaged) {
     llvm::errs() << "onnxc: error: --report, --ram-budget, --flash-budget and --board need "
-                    "--emit cpp, lib or firmware\n";
+                    "--emit cpp, lib, firmware, zephyr or arduino\n";
     return kExitUsage;
   }
   if (o.quantize.enabled() && o.quantize.kind != "int8") {
@@ -403,8 +408,10 @@ int compileModel(const CompileOptions &o) {
     if (failed(g))
       return diagnostics.failureCode();
   }
-  if (firmware) {
-    if (std::string problem = firmwareProblem(*board, *g); !problem.empty()) {
+  if (packaged) {
+    if (std::string problem =
+            firmware ? firmwareProblem(*board, *g) : ecosystemProblem(o.emit, *target, *g);
+        !problem.empty()) {
       llvm::errs() << "onnxc: error: " << problem << "\n";
       return kExitUsage;
     }
@@ -437,9 +444,10 @@ int compileModel(const CompileOptions &o) {
   // The footprint is measured for --report, the budgets and a board's fit.
   const bool measure = o.report || o.ramBudget >= 0 || o.flashBudget >= 0 || board;
   // --emit firmware: the model's files go to model/ in the project.
+  // --emit zephyr / arduino: measured in a folder of their own, then laid out.
   std::string modelStage(stage);
-  if (firmware) {
-    modelStage = joinPath(std::string(stage), "model");
+  if (packaged) {
+    modelStage = joinPath(std::string(stage), firmware ? "model" : ".model");
     llvm::sys::fs::create_directories(modelStage);
   }
   Placement placement;
@@ -503,6 +511,13 @@ int compileModel(const CompileOptions &o) {
       placement = placeOnBoard(*board, name, g->summary, footprint, g->iface, firmware);
       error = placement.problem;
       ok = error.empty();
+    }
+    if (ok && ecosystem) {
+      llvm::sys::fs::remove_directories(modelStage);
+      files.clear();
+      ok = o.emit == "zephyr"
+               ? writeZephyrModule(*target, *g, name, std::string(stage), files, error)
+               : writeArduinoLibrary(*target, *g, name, std::string(stage), files, error);
     }
     if (ok && firmware) {
       for (std::string &f : files)
@@ -604,12 +619,20 @@ int compileModel(const CompileOptions &o) {
     if (firmware) // the project, not its hundred runtime headers
       llvm::outs() << " " << o.outDir << ": CMakeLists.txt, README.md, board.ld, main.c, model/"
                    << name << ".h, ... (" << files.size() << " files)\n";
-    for (const std::string &f : firmware ? std::vector<std::string>() : files) {
+    else if (o.emit == "zephyr")
+      llvm::outs() << " " << o.outDir << ": zephyr/module.yml, zephyr/Kconfig, "
+                   << "zephyr/CMakeLists.txt, src/" << name << ".h, ... (" << files.size()
+                   << " files)\n";
+    else if (o.emit == "arduino")
+      llvm::outs() << " " << o.outDir << "/" << name << ": library.properties, src/" << name
+                   << ".h, examples/" << name << "_demo/" << name << "_demo.ino, ... ("
+                   << files.size() << " files)\n";
+    for (const std::string &f : packaged ? std::vector<std::string>() : files) {
       llvm::SmallString<256> p(o.outDir);
       llvm::sys::path::append(p, f);
       llvm::outs() << " " << p;
     }
-    if (!firmware)
+    if (!packaged)
       llvm::outs() << "\n";
   }
   return 0;

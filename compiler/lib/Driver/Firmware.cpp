@@ -391,33 +391,6 @@ static std::string readme(const Board &b, const std::string &name, const Placeme
   return s;
 }
 
-/// Copies the files under `from` into `to`/`prefix`, recording them.
-static bool copyTree(const std::string &from, const std::string &dir, const std::string &prefix,
-                     std::vector<std::string> &files, std::string &error) {
-  std::error_code ec;
-  std::vector<std::string> sources;
-  for (llvm::sys::fs::recursive_directory_iterator it(from, ec), end; it != end && !ec;
-       it.increment(ec))
-    if (llvm::sys::fs::is_regular_file(it->path()))
-      sources.push_back(it->path());
-  if (ec) {
-    error = "cannot read '" + from + "': " + ec.message();
-    return false;
-  }
-  std::sort(sources.begin(), sources.end());
-  for (const std::string &src : sources) {
-    std::string rel = prefix + llvm::StringRef(src).drop_front(from.size()).ltrim('/').str();
-    std::string dst = joinPath(dir, rel);
-    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(dst));
-    if ((ec = llvm::sys::fs::copy_file(src, dst))) {
-      error = "cannot write '" + dst + "': " + ec.message();
-      return false;
-    }
-    files.push_back(rel);
-  }
-  return true;
-}
-
 bool writeFirmwareProject(const Board &board, const Target &target, const GeneratedModel &g,
                           const std::string &name, const Placement &placement,
                           const std::string &dir, std::vector<std::string> &files,
@@ -443,7 +416,7 @@ bool writeFirmwareProject(const Board &board, const Target &target, const Genera
       return false;
     }
   }
-  return copyTree(joinPath(runtimeIncludeDir(), "onnxc_rt"), dir, "onnxc_rt/", files, error);
+  return copyRuntimeHeaders(dir, "", files, error);
 }
 
 } // namespace onnxc

@@ -74,6 +74,39 @@ std::string runtimeIncludeDir() {
   return ONNXC_SOURCE_RUNTIME_INCLUDE_DIR;
 }
 
+/// Copies the files under `from` into `dir`/`prefix`, recording them.
+static bool copyTree(const std::string &from, const std::string &dir, const std::string &prefix,
+                     std::vector<std::string> &files, std::string &error) {
+  std::error_code ec;
+  std::vector<std::string> sources;
+  for (llvm::sys::fs::recursive_directory_iterator it(from, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (llvm::sys::fs::is_regular_file(it->path()))
+      sources.push_back(it->path());
+  if (ec) {
+    error = "cannot read '" + from + "': " + ec.message();
+    return false;
+  }
+  std::sort(sources.begin(), sources.end());
+  for (const std::string &src : sources) {
+    std::string rel = prefix + llvm::StringRef(src).drop_front(from.size()).ltrim('/').str();
+    std::string dst = joinPath(dir, rel);
+    llvm::sys::fs::create_directories(llvm::sys::path::parent_path(dst));
+    if ((ec = llvm::sys::fs::copy_file(src, dst))) {
+      error = "cannot write '" + dst + "': " + ec.message();
+      return false;
+    }
+    files.push_back(rel);
+  }
+  return true;
+}
+
+bool copyRuntimeHeaders(const std::string &dir, const std::string &prefix,
+                        std::vector<std::string> &files, std::string &error) {
+  return copyTree(joinPath(runtimeIncludeDir(), "onnxc_rt"), dir, prefix + "onnxc_rt/", files,
+                  error);
+}
+
 /// Where an installed onnxc or the build keeps a folder of the source tree:
 /// <prefix>/share/onnxc/<installed> if it exists, else the source tree's.
 static std::string installedOrSource(const std::string &installed, const std::string &source) {

@@ -31,6 +31,11 @@ bool writeFile(const std::string &path, llvm::StringRef data, std::string &error
 /// The directory holding onnxc_rt/ (runtime-lite's headers).
 std::string runtimeIncludeDir();
 
+/// Copies runtime-lite's headers to `dir`/`prefix`onnxc_rt/ (for projects
+/// that build without onnxc), adding their paths relative to `dir` to `files`.
+bool copyRuntimeHeaders(const std::string &dir, const std::string &prefix,
+                        std::vector<std::string> &files, std::string &error);
+
 /// The compiler for `target` ($CXX overrides it for host targets). Builds
 /// add $ONNXC_CXXFLAGS to the target's flags.
 std::string targetCompiler(const Target &target);

@@ -51,7 +51,11 @@ static cl::opt<std::string> modelName(
 static cl::opt<std::string> emitKind(
     "emit", cl::desc("cpp: header, source, weights; lib: also libNAME.a; mlir: the "
                      "planned onnx IR; qdq-onnx (with --quantize): the int8 model as a "
-                     "standard QDQ ONNX file, NAME.qdq.onnx"),
+                     "standard QDQ ONNX file, NAME.qdq.onnx; firmware (with --board): a "
+                     "standalone CMake project (startup, linker script, UART console, the "
+                     "model) serving runs over the UART, README.md in it; zephyr: a Zephyr "
+                     "module (zephyr/module.yml, Kconfig, CMakeLists.txt, src/); arduino: an "
+                     "Arduino library NAME/ (library.properties, src/, an example sketch)"),
     cl::init("cpp"), cl::cat(category));
 static cl::opt<std::string> quantizeKind(
     "quantize",

@@ -478,7 +478,7 @@ int compileModel(const CompileOptions &o) {
       // flash, a third more instructions in the inner loop).
       if (ok && !error.empty() && o.flashBudget >= 0 &&
           g->summary.weightBytes + footprint.codeBytes > o.flashBudget &&
-          o.convWeights.empty() && !convWeights.empty()) {
+          o.convWeights.empty() && !convWeights.empty() && convWeights != "int8") {
         CompileOptions int8 = o;
         int8.convWeights = "int8";
         Provenance provenance;
@@ -607,10 +607,15 @@ int compileModel(const CompileOptions &o) {
       if (!convWeights.empty())
         llvm::outs() << "  int8     convolution weights "
                      << (convWeights == "int8"
-                             ? std::string("int8, widened by SXTB16 in the inner loop (") +
-                                   (convWeightsByRule ? "the int16 pairs missed --flash-budget"
-                                                      : "--conv-weights int8") +
-                                   ")"
+                             ? (convWeightsByRule || o.convWeights == "int8"
+                                    ? std::string("int8, widened by SXTB16 in the inner loop (") +
+                                          (convWeightsByRule
+                                               ? "the int16 pairs missed --flash-budget"
+                                               : "--conv-weights int8") +
+                                          ")"
+                                    : "int8 (the default on " + target->name() +
+                                          ": without the DSP extension each weight byte is "
+                                          "multiplied as it is, faster than int16 pairs)")
                              : std::string("int16 pairs for SMLAD (--conv-weights int8: "
                                            "half their flash, slower)"))
                      << "\n";

@@ -54,6 +54,8 @@ CORTEX_M = os.path.join(ROOT, "targets", "cortex-m")
 CORES = {
     "cortex-m0plus": (["-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"],
                       "mps2-an385", "cortex-m3", "mps2.ld"),
+    "cortex-m3": (["-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"],
+                  "mps2-an385", "cortex-m3", "mps2.ld"),
     "cortex-m4": (["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"],
                   "mps2-an386", "cortex-m4", "mps2.ld"),
     "cortex-m7": (["-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"],

@@ -78,6 +78,16 @@ add_test(NAME cortex-m55.mcu_kernels
                  -DMACHINE=mps3-an547 -DCPU=cortex-m55 -DLINKER_SCRIPT=mps3-an547.ld
                  "-DCPU_FLAGS=-mcpu=cortex-m55;-mthumb;-mfloat-abi=hard"
                  -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
+# The same on the Cortex-M3 (ARMv7-M without DSP: the MLA loop of the int8
+# convolution weights, its default there).
+add_test(NAME cortex-m3.mcu_kernels
+         COMMAND ${CMAKE_COMMAND}
+                 -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/mcu_test.cpp
+                 -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cortex-m3-mcu-kernels
+                 -DMACHINE=mps2-an385 -DCPU=cortex-m3
+                 "-DCPU_FLAGS=-mcpu=cortex-m3;-mthumb;-mfloat-abi=soft"
+                 -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
 # `onnxc run --count-instructions` loads onnxc's QEMU plugin and reports a
 # count per inference (its value is measured in bench/results/cortex-m.md).
 add_test(NAME cortex-m4.count_instructions

@@ -82,6 +82,58 @@ inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &
                      :
                      : "cc", "memory");
   }
+#elif defined(__ARM_ARCH_7M__) && defined(__thumb2__) && defined(__OPTIMIZE__)
+  // ARMv7-M without the DSP extension (the M3): the quad's four input
+  // values by sign-extending loads, then per row each weight byte by LDRSB
+  // and its product by MLA: 38 instructions for 16 products (the C below,
+  // as GCC 12 compiles it, about 50).
+  if (Q > 0) {
+    int32_t n = Q, x0, x1, x2, x3, t;
+    __asm__ volatile("1:\n\t"
+                     "ldrsh %[x0], [%[x]], #8\n\t"
+                     "ldrsh %[x2], [%[x], #-6]\n\t"
+                     "ldrsh %[x1], [%[x], #-4]\n\t"
+                     "ldrsh %[x3], [%[x], #-2]\n\t"
+                     "ldrsb %[t], [%[w]], #16\n\t"
+                     "mla %[a0], %[t], %[x0], %[a0]\n\t"
+                     "ldrsb %[t], [%[w], #-15]\n\t"
+                     "mla %[a0], %[t], %[x1], %[a0]\n\t"
+                     "ldrsb %[t], [%[w], #-14]\n\t"
+                     "mla %[a0], %[t], %[x2], %[a0]\n\t"
+                     "ldrsb %[t], [%[w], #-13]\n\t"
+                     "mla %[a0], %[t], %[x3], %[a0]\n\t"
+                     "ldrsb %[t], [%[w], #-12]\n\t"
+                     "mla %[a1], %[t], %[x0], %[a1]\n\t"
+                     "ldrsb %[t], [%[w], #-11]\n\t"
+                     "mla %[a1], %[t], %[x1], %[a1]\n\t"
+                     "ldrsb %[t], [%[w], #-10]\n\t"
+                     "mla %[a1], %[t], %[x2], %[a1]\n\t"
+                     "ldrsb %[t], [%[w], #-9]\n\t"
+                     "mla %[a1], %[t], %[x3], %[a1]\n\t"
+                     "ldrsb %[t], [%[w], #-8]\n\t"
+                     "mla %[a2], %[t], %[x0], %[a2]\n\t"
+                     "ldrsb %[t], [%[w], #-7]\n\t"
+                     "mla %[a2], %[t], %[x1], %[a2]\n\t"
+                     "ldrsb %[t], [%[w], #-6]\n\t"
+                     "mla %[a2], %[t], %[x2], %[a2]\n\t"
+                     "ldrsb %[t], [%[w], #-5]\n\t"
+                     "mla %[a2], %[t], %[x3], %[a2]\n\t"
+                     "ldrsb %[t], [%[w], #-4]\n\t"
+                     "mla %[a3], %[t], %[x0], %[a3]\n\t"
+                     "ldrsb %[t], [%[w], #-3]\n\t"
+                     "mla %[a3], %[t], %[x1], %[a3]\n\t"
+                     "ldrsb %[t], [%[w], #-2]\n\t"
+                     "mla %[a3], %[t], %[x2], %[a3]\n\t"
+                     "ldrsb %[t], [%[w], #-1]\n\t"
+                     "mla %[a3], %[t], %[x3], %[a3]\n\t"
+                     "subs %[n], %[n], #1\n\t"
+                     "bne 1b"
+                     : [a0] "+r"(acc0), [a1] "+r"(acc1), [a2] "+r"(acc2), [a3] "+r"(acc3),
+                       [w] "+r"(w), [x] "+r"(x), [n] "+r"(n), [x0] "=&r"(x0), [x1] "=&r"(x1),
+                       [x2] "=&r"(x2), [x3] "=&r"(x3), [t] "=&r"(t)
+                     :
+                     : "cc", "memory");
+  }
 #else
   // No DSP extension (the M0+, the host): each weight byte times its input
   // value directly (SMLAD's integers; emulating SXTB16 and SMLAD costs a

@@ -484,6 +484,8 @@ int compileModel(const CompileOptions &o) {
         Provenance provenance;
         provenance.modelSha256 = sha256OfFile(o.modelPath);
         provenance.options = canonicalOptions(int8, *target, name);
+        if (board)
+          provenance.options += " --board " + board->name;
         FailureOr<GeneratedModel> retry =
             generateModel(ctx, modelPath, name, import, *target, int8, false, provenance);
         if (failed(retry)) {
@@ -545,8 +547,13 @@ int compileModel(const CompileOptions &o) {
   }
   llvm::sys::fs::remove_directories(stage);
   if (ok && !o.depfile.empty()) {
+    // The rule's target: the header (in a project or package, where it lies).
     llvm::SmallString<256> header(o.outDir);
-    llvm::sys::path::append(header, files.front());
+    auto isHeader = [&](const std::string &f) {
+      return llvm::sys::path::filename(f) == name + ".h";
+    };
+    auto it = std::find_if(files.begin(), files.end(), isHeader);
+    llvm::sys::path::append(header, it != files.end() ? *it : files.front());
     ok = writeDepfile(o, std::string(header), error);
   }
   if (!ok) {

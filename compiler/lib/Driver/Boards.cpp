@@ -89,11 +89,14 @@ public:
       return out;
     for (const llvm::json::Value &w : *list) {
       const llvm::json::Array *a = w.getAsArray();
-      if (!a || a->size() != 3) {
-        fail(what + " holds an entry that is not [address, mask, value]");
+      const bool wait = a && !a->empty() && (*a)[0].getAsString() == llvm::StringRef("wait");
+      if (!a || a->size() != 3u + wait) {
+        fail(what + " holds an entry that is not [address, mask, value] or [\"wait\", "
+                    "address, mask, value]");
         return out;
       }
-      out.push_back({address(&(*a)[0], what), address(&(*a)[1], what), address(&(*a)[2], what)});
+      out.push_back({address(&(*a)[wait], what), address(&(*a)[wait + 1], what),
+                     address(&(*a)[wait + 2], what), wait});
     }
     return out;
   }
@@ -145,12 +148,17 @@ bool readBoard(const llvm::json::Object &o, Board &b, std::string &error) {
     }
   }
   b.memoryInit = r.writes(o.getArray("memory_init"), "memory_init");
+  b.clockInit = r.writes(o.getArray("clock_init"), "clock_init");
+  if (!b.clockInit.empty())
+    b.initClockHz = r.integer("init_clock_hz");
   if (const llvm::json::Object *c = o.getObject("console")) {
     BoardReader cr(*c, error);
     b.console.driver = cr.string("driver");
     b.console.base = cr.address(c->get("base"), "console base");
     b.console.name = cr.string("name");
     b.console.init = cr.writes(c->getArray("init"), "console init");
+    if (!b.clockInit.empty())
+      b.initConsoleClockHz = cr.integer("init_clock_hz");
   } else {
     r.fail("has no console");
   }
@@ -159,6 +167,10 @@ bool readBoard(const llvm::json::Object &o, Board &b, std::string &error) {
     b.qemuMachine = qr.string("machine");
     b.qemuCpu = qr.string("cpu");
   }
+  for (const auto *list : {&b.memoryInit, &b.console.init})
+    for (const RegisterWrite &w : *list)
+      if (w.wait)
+        r.fail("may wait only in clock_init");
   if (error.empty() && (!b.codeRegion() || !b.mainRam()))
     error = "needs a flash region and a RAM region marked \"main\"";
   if (!error.empty())
@@ -239,7 +251,10 @@ void printBoards(const std::vector<Board> &boards) {
       llvm::outs() << " (" << llvm::join(b.aliases, ", ") << ")";
     llvm::outs() << "\n    " << b.description << "\n    target " << b.core << ", "
                  << b.clockHz / 1000000 << " MHz (" << llvm::format("%.1f", b.resetClockHz / 1e6)
-                 << " MHz after reset)";
+                 << " MHz after reset";
+    if (b.initClockHz)
+      llvm::outs() << "; --emit firmware runs at " << b.initClockHz / 1000000 << " MHz";
+    llvm::outs() << ")";
     if (!b.qemuMachine.empty())
       llvm::outs() << ", QEMU: -M " << b.qemuMachine;
     llvm::outs() << "\n";

@@ -15,9 +15,11 @@
 
 namespace onnxc {
 
-/// A register write: *address = (*address & ~mask) | value.
+/// A register write: *address = (*address & ~mask) | value; or with
+/// `wait`, a poll until (*address & mask) == value.
 struct RegisterWrite {
   uint32_t address = 0, mask = 0, value = 0;
+  bool wait = false;
 };
 
 struct MemoryRegion {
@@ -36,6 +38,10 @@ struct Board {
   std::string description;
   std::string core; // an onnxc target: "cortex-m4"
   int64_t clockHz = 0, resetClockHz = 0;
+  /// The steps that raise the clock (empty: it runs at resetClockHz), the
+  /// core's clock after them and the console UART's.
+  std::vector<RegisterWrite> clockInit;
+  int64_t initClockHz = 0, initConsoleClockHz = 0;
   std::vector<MemoryRegion> memory; // RAM regions fastest first
   std::vector<RegisterWrite> memoryInit;
   struct Console {

@@ -182,11 +182,12 @@ static std::string hex32(uint32_t v) { return llvm::formatv("{0:x-8}", v).str();
 
 static std::string writesInitializer(const std::vector<RegisterWrite> &writes) {
   if (writes.empty())
-    return "{{0, 0, 0}}";
+    return "{{0, 0, 0, 0}}";
   std::string s = "{";
   for (const RegisterWrite &w : writes)
     s += (s.size() > 1 ? ", " : "") + ("{0x" + hex32(w.address) + "u, 0x" + hex32(w.mask) +
-                                        "u, 0x" + hex32(w.value) + "u}");
+                                        "u, 0x" + hex32(w.value) + "u, " +
+                                        (w.wait ? "1" : "0") + "}");
   return s + "}";
 }
 
@@ -201,18 +202,26 @@ static std::string boardHeader(const Board &b) {
          "#include <stdint.h>\n\n"
          "#define BOARD_NAME \"" + b.name + "\"\n"
          "#define BOARD_CORE \"" + b.core + "\"\n"
-         "/* The firmware runs on the clock the chip starts with (the board's most is " +
-         std::to_string(b.clockHz / 1000000) + " MHz):\n   the UART's divisor is set "
-         "for it. */\n"
+         "/* The core's (and the UART's) clock after reset; the board's most is " +
+         std::to_string(b.clockHz / 1000000) + " MHz. */\n"
          "#define BOARD_CLOCK_HZ " + std::to_string(b.resetClockHz) + "u\n"
          "#define BOARD_BAUD 115200u\n\n"
+         "/* The steps that raise the clock (writes, and polls until (*address & mask)\n"
+         "   == value: a poll that times out leaves the chip on its reset clock), and\n"
+         "   the core's and the UART's clocks after them. */\n"
+         "#define BOARD_CLOCK_INIT " + writesInitializer(b.clockInit) + "\n"
+         "#define BOARD_CLOCK_INIT_COUNT " + std::to_string(b.clockInit.size()) + "u\n"
+         "#define BOARD_INIT_CLOCK_HZ " +
+         std::to_string(b.clockInit.empty() ? b.resetClockHz : b.initClockHz) + "u\n"
+         "#define BOARD_INIT_UART_CLOCK_HZ " +
+         std::to_string(b.clockInit.empty() ? b.resetClockHz : b.initConsoleClockHz) + "u\n\n"
          "/* " + b.console.name + " */\n"
          "#define BOARD_CONSOLE_" + driver + " 1\n"
          "#define BOARD_CONSOLE_BASE 0x" + hex32(b.console.base) + "u\n"
          "#define BOARD_CYCLES_" + counter + " 1\n\n"
          "/* A register write: *address = (*address & ~mask) | value (a mask of all\n"
-         "   ones writes value without reading). */\n"
-         "typedef struct {\n  uint32_t address, mask, value;\n} board_register_write;\n"
+         "   ones writes value without reading); with `wait`, a poll instead. */\n"
+         "typedef struct {\n  uint32_t address, mask, value, wait;\n} board_register_write;\n"
          "void board_apply(const board_register_write *writes, unsigned count);\n\n"
          "/* Before RAM is used; then the console's clocks and pins. */\n"
          "#define BOARD_MEMORY_INIT " + writesInitializer(b.memoryInit) + "\n"
@@ -370,10 +379,16 @@ static std::string readme(const Board &b, const std::string &name, const Placeme
          " -nographic -kernel build/" + project + ".elf\n\n"
          "The console is QEMU's first serial port (here the terminal; quit with Ctrl-A X).\n\n";
   s += "## The console\n\n" + b.console.name +
-       ", 115200 baud, 8N1. The firmware runs on the chip's clock after\nreset (" +
-       llvm::formatv("{0:f1}", b.resetClockHz / 1e6).str() +
-       " MHz; the board's most is " + std::to_string(b.clockHz / 1000000) +
-       " MHz). On reset it prints\n\n"
+       ", 115200 baud, 8N1. " +
+       (b.clockInit.empty()
+            ? "The firmware runs on the chip's clock after reset (" +
+                  llvm::formatv("{0:f1}", b.resetClockHz / 1e6).str() + " MHz; the board's most is " +
+                  std::to_string(b.clockHz / 1000000) + " MHz)."
+            : "The firmware raises the clock to " + std::to_string(b.initClockHz / 1000000) +
+                  " MHz (board.h's steps; where a PLL does not lock, as under QEMU, it stays on "
+                  "the reset clock, " + llvm::formatv("{0:f1}", b.resetClockHz / 1e6).str() +
+                  " MHz; the banner says which).") +
+       " On reset it prints\n\n"
        "    onnxc-firmware 1 model=" + name + " board=" + b.name +
        " core=... clock=... inputs=BYTES,... outputs=BYTES,...\n"
        "    bench cycles=N\n    ready\n\n"

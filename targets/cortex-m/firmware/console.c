@@ -7,11 +7,36 @@
 
 #define REG(offset) (*(volatile uint32_t *)(BOARD_CONSOLE_BASE + (offset)))
 
+/* The core's and the UART's clocks: the chip's after reset, or after
+   board.h's clock steps where they all completed. */
+static uint32_t core_hz = BOARD_CLOCK_HZ, uart_hz = BOARD_CLOCK_HZ;
+
+void clock_init(void) {
+#if BOARD_CLOCK_INIT_COUNT
+  static const board_register_write steps[] = BOARD_CLOCK_INIT;
+  for (unsigned i = 0; i < BOARD_CLOCK_INIT_COUNT; ++i) {
+    if (!steps[i].wait) {
+      board_apply(&steps[i], 1);
+      continue;
+    }
+    const volatile uint32_t *reg = (const volatile uint32_t *)steps[i].address;
+    uint32_t tries = 1000000;
+    while ((*reg & steps[i].mask) != steps[i].value)
+      if (--tries == 0)
+        return; /* a PLL that does not lock (QEMU models none): the reset clock */
+  }
+  core_hz = BOARD_INIT_CLOCK_HZ;
+  uart_hz = BOARD_INIT_UART_CLOCK_HZ;
+#endif
+}
+
+uint32_t clock_hz(void) { return core_hz; }
+
 void console_init(void) {
   /* Clocks and pins for the UART, as the database lists them. */
   static const board_register_write init[] = BOARD_CONSOLE_INIT;
   board_apply(init, BOARD_CONSOLE_INIT_COUNT);
-  const uint32_t clock = BOARD_CLOCK_HZ, baud = BOARD_BAUD;
+  const uint32_t clock = uart_hz, baud = BOARD_BAUD;
 #if defined(BOARD_CONSOLE_STM32_USART_V1) /* STM32F1/F2/F4: SR, DR, BRR, CR1 */
   REG(0x08) = (clock + baud / 2) / baud;
   REG(0x0C) = (1u << 13) | (1u << 3) | (1u << 2); /* UE, TE, RE */

@@ -4,6 +4,11 @@
 
 #include <stdint.h>
 
+/* Raises the clock by board.h's steps (or leaves the reset clock where a
+   step's poll times out); then the core's clock in Hz. */
+void clock_init(void);
+uint32_t clock_hz(void);
+
 void console_init(void);
 void console_putc(char c);
 void console_puts(const char *s);

@@ -56,7 +56,7 @@ static void put_sizes(const uint32_t *bytes, int count) {
 static void put_banner(void) {
   console_puts("onnxc-firmware 1 model=" MODEL_NAME " board=" BOARD_NAME " core=" BOARD_CORE
                " clock=");
-  console_put_uint(BOARD_CLOCK_HZ);
+  console_put_uint(clock_hz());
   console_puts(" inputs=");
   put_sizes(model_input_bytes, MODEL_NUM_INPUTS);
   console_puts(" outputs=");
@@ -169,6 +169,7 @@ static void command_run(void) {
 }
 
 int main(void) {
+  clock_init();
   console_init();
   cycles_init();
   put_banner();

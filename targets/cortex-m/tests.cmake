@@ -88,6 +88,17 @@ add_test(NAME cortex-m3.mcu_kernels
                  -DMACHINE=mps2-an385 -DCPU=cortex-m3
                  "-DCPU_FLAGS=-mcpu=cortex-m3;-mthumb;-mfloat-abi=soft"
                  -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
+# And the ARMv6-M code (the M0+'s SMLAD loop in Thumb-1 assembly), on
+# mps2-an385: its Cortex-M3 runs ARMv6-M code as it is, and the micro:bit's
+# 16 KB of RAM do not hold the test.
+add_test(NAME cortex-m0plus.mcu_kernels
+         COMMAND ${CMAKE_COMMAND}
+                 -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/mcu_test.cpp
+                 -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
+                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cortex-m0plus-mcu-kernels
+                 -DMACHINE=mps2-an385 -DCPU=cortex-m3
+                 "-DCPU_FLAGS=-mcpu=cortex-m0plus;-mthumb;-mfloat-abi=soft"
+                 -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
 # `onnxc run --count-instructions` loads onnxc's QEMU plugin and reports a
 # count per inference (its value is measured in bench/results/cortex-m.md).
 add_test(NAME cortex-m4.count_instructions

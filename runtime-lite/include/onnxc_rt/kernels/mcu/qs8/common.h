@@ -260,6 +260,96 @@ inline void product_2x2(const int32_t *w, const word_alias *c0, const word_alias
   if (Steps % kBlock)
     ONNXC_MCU_CONV_STEPS(Steps % kBlock)
 #undef ONNXC_MCU_CONV_STEPS
+#elif defined(__ARM_ARCH_6M__) && defined(__OPTIMIZE__)
+  // ARMv6-M (the M0, M0+): each int16 half sign-extended (SXTH, ASR) and
+  // multiplied (MULS) into one of eight low registers, the four sums in high
+  // ones (ADD reaches them): 69 instructions for 16 products, where GCC 12's
+  // C spills sums and pointers. Thumb-1's divided syntax (MUL, ASR: the
+  // flag-setting forms), as GCC hands inline assembly to the assembler. The
+  // loop is in the asm (GCC moves the sums between low and high registers
+  // around every asm statement), one step a pass: GCC sizes an asm by its
+  // lines, and a .rept block several times longer put its literal pools out
+  // of Thumb-1's reach.
+  if (Steps > 0) {
+    const int32_t *end = w + 4 * Steps;
+    int32_t x, y, ww, t, p;
+    __asm__ volatile("1:\n\t"
+                     "ldr %[x], [%[c0], #0]\n\t"
+                     "ldr %[y], [%[c1], #0]\n\t"
+                     "ldr %[ww], [%[w], #0]\n\t"
+                     "sxth %[t], %[ww]\n\t"
+                     "sxth %[p], %[x]\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a00], %[p]\n\t"
+                     "sxth %[p], %[y]\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a01], %[p]\n\t"
+                     "asr %[t], %[ww], #16\n\t"
+                     "asr %[p], %[x], #16\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a00], %[p]\n\t"
+                     "asr %[p], %[y], #16\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a01], %[p]\n\t"
+                     "ldr %[ww], [%[w], #8]\n\t"
+                     "sxth %[t], %[ww]\n\t"
+                     "sxth %[p], %[x]\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a10], %[p]\n\t"
+                     "sxth %[p], %[y]\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a11], %[p]\n\t"
+                     "asr %[t], %[ww], #16\n\t"
+                     "asr %[p], %[x], #16\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a10], %[p]\n\t"
+                     "asr %[p], %[y], #16\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a11], %[p]\n\t"
+                     "ldr %[x], [%[c0], #4]\n\t"
+                     "ldr %[y], [%[c1], #4]\n\t"
+                     "ldr %[ww], [%[w], #4]\n\t"
+                     "sxth %[t], %[ww]\n\t"
+                     "sxth %[p], %[x]\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a00], %[p]\n\t"
+                     "sxth %[p], %[y]\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a01], %[p]\n\t"
+                     "asr %[t], %[ww], #16\n\t"
+                     "asr %[p], %[x], #16\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a00], %[p]\n\t"
+                     "asr %[p], %[y], #16\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a01], %[p]\n\t"
+                     "ldr %[ww], [%[w], #12]\n\t"
+                     "sxth %[t], %[ww]\n\t"
+                     "sxth %[p], %[x]\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a10], %[p]\n\t"
+                     "sxth %[p], %[y]\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a11], %[p]\n\t"
+                     "asr %[t], %[ww], #16\n\t"
+                     "asr %[p], %[x], #16\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a10], %[p]\n\t"
+                     "asr %[p], %[y], #16\n\t"
+                     "mul %[p], %[t]\n\t"
+                     "add %[a11], %[p]\n\t"
+                     "add %[w], #16\n\t"
+                     "add %[c0], #8\n\t"
+                     "add %[c1], #8\n\t"
+                     "cmp %[w], %[end]\n\t"
+                     "bne 1b"
+                     : [a00] "+h"(a00), [a01] "+h"(a01), [a10] "+h"(a10),
+                       [a11] "+h"(a11), [w] "+l"(w), [c0] "+l"(c0), [c1] "+l"(c1),
+                       [x] "=&l"(x), [y] "=&l"(y), [ww] "=&l"(ww), [t] "=&l"(t),
+                       [p] "=&l"(p)
+                     : [end] "h"(end)
+                     : "cc", "memory");
+  }
 #else
   for (int s = 0; s < Steps; ++s, w += 4, c0 += 2, c1 += 2)
     for (int j = 0; j < 2; ++j) {

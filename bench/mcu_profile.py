@@ -22,6 +22,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 # Each target's QEMU board, CPU and linker script (as targets/cortex-m/CortexMTarget.cpp).
 MACHINES = {"cortex-m0plus": ("microbit", "cortex-m0", "microbit.ld"),
+            "cortex-m3": ("mps2-an385", "cortex-m3", "mps2.ld"),
             "cortex-m4": ("mps2-an386", "cortex-m4", "mps2.ld"),
             "cortex-m7": ("mps2-an500", "cortex-m7", "mps2.ld"),
             "cortex-m33": ("mps2-an505", "cortex-m33", "mps2-an505.ld"),

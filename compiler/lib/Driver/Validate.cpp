@@ -319,7 +319,7 @@ uint64_t median(std::vector<uint64_t> v) {
 /// between the marks (the firmware's first, boot-time run left out).
 void printNodeTable(const std::vector<std::string> &labels,
                     const std::vector<std::vector<uint64_t>> &cycles,
-                    const std::string &marksFile, size_t runs) {
+                    const std::string &marksFile, const std::string &counter, size_t runs) {
   const size_t n = labels.size();
   std::vector<std::vector<uint64_t>> instructions(n);
   if (!marksFile.empty())
@@ -347,7 +347,7 @@ void printNodeTable(const std::vector<std::string> &labels,
   }
   llvm::outs() << "  per node, median of " << runs << " run" << (runs == 1 ? "" : "s")
                << (counted ? " (instructions: counted by QEMU; cycles: QEMU's virtual clock)"
-                           : " (cycles: the board's counter)")
+                           : " (cycles: the board's " + counter + ")")
                << ":\n";
   size_t width = 4;
   for (const std::string &l : labels)
@@ -589,7 +589,9 @@ int validateOnBoard(const ValidateOptions &o) {
                  << "; " << runCycles << " cycles\n";
   }
   if (!nodeLabels.empty())
-    printNodeTable(nodeLabels, nodeCycles, o.port.empty() ? marksFile : "", sets.size());
+    printNodeTable(nodeLabels, nodeCycles, o.port.empty() ? marksFile : "",
+                   banner.get("counter").empty() ? "counter" : banner.get("counter"),
+                   sets.size());
   std::sort(cycles.begin(), cycles.end());
   llvm::outs() << "onnxc validate: " << agreeing << " of " << sets.size()
                << " input sets agree with the host (max |diff| " << shortNumber(worst)
@@ -598,6 +600,7 @@ int validateOnBoard(const ValidateOptions &o) {
     llvm::outs() << "; argmax the same in " << argmaxSame << " of " << argmaxCompared;
   llvm::outs() << "; median " << cycles[cycles.size() / 2] << " cycles a run at "
                << banner.get("clock") << " Hz"
+               << (banner.get("counter").empty() ? "" : " (" + banner.get("counter") + ")")
                << (o.port.empty() ? " (QEMU's virtual clock: not the board's timing)" : "")
                << "\n";
   return agreeing == int64_t(sets.size()) ? kExitOk : kExitError;

@@ -15,9 +15,12 @@ void console_puts(const char *s);
 void console_put_uint(uint64_t v);
 int console_getc(void); /* blocks until a byte arrives */
 
-/* Cycles since cycles_init: the SysTick (core clock) extended by its wrap
-   interrupt, or the nRF51's TIMER0 at 16 MHz (= its core clock). */
+/* Cycles since cycles_init: the DWT's cycle counter where the core has
+   one that counts, else the SysTick (core clock) extended by its wrap
+   interrupt, or the nRF51's TIMER0 at 16 MHz (= its core clock); which one,
+   as the banner names it. */
 void cycles_init(void);
 uint64_t cycles_now(void);
+const char *cycles_counter(void);
 
 #endif

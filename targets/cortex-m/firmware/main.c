@@ -2,7 +2,8 @@
    UART with a line protocol, for `onnxc validate` or a terminal.
 
    On reset it prints
-     onnxc-firmware 1 model=NAME board=BOARD core=CORE clock=HZ inputs=B0,B1.. outputs=B0,..
+     onnxc-firmware 1 model=NAME board=BOARD core=CORE clock=HZ counter=dwt|systick|nrf-timer0
+       inputs=B0,B1.. outputs=B0,..   (on one line)
    then times one run on zeroed inputs ("bench cycles=N") and prints "ready".
    Commands, one a line:
      run HEX   the inputs' bytes (all inputs in order, little-endian, as the
@@ -57,6 +58,8 @@ static void put_banner(void) {
   console_puts("onnxc-firmware 1 model=" MODEL_NAME " board=" BOARD_NAME " core=" BOARD_CORE
                " clock=");
   console_put_uint(clock_hz());
+  console_puts(" counter=");
+  console_puts(cycles_counter());
   console_puts(" inputs=");
   put_sizes(model_input_bytes, MODEL_NUM_INPUTS);
   console_puts(" outputs=");

@@ -60,45 +60,29 @@ add_test(NAME cortex-m4.silero_vad
 set_tests_properties(cortex-m4.silero_vad PROPERTIES ENVIRONMENT ${WERROR_ENV})
 # The microcontroller kernels against the reference ones, as firmware: the
 # DSP instructions and the hand-scheduled loops themselves (the same test
-# runs on the host as kernels.mcu).
-add_test(NAME cortex-m4.mcu_kernels
-         COMMAND ${CMAKE_COMMAND}
-                 -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/mcu_test.cpp
-                 -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
-                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cortex-m4-mcu-kernels
-                 -DMACHINE=mps2-an386 -DCPU=cortex-m4
-                 "-DCPU_FLAGS=-mcpu=cortex-m4;-mthumb;-mfloat-abi=hard;-mfpu=fpv4-sp-d16"
-                 -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
-# The same on the Cortex-M55 (Armv8.1-M: the DSP loops and Helium's core).
-add_test(NAME cortex-m55.mcu_kernels
-         COMMAND ${CMAKE_COMMAND}
-                 -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/mcu_test.cpp
-                 -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
-                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cortex-m55-mcu-kernels
-                 -DMACHINE=mps3-an547 -DCPU=cortex-m55 -DLINKER_SCRIPT=mps3-an547.ld
-                 "-DCPU_FLAGS=-mcpu=cortex-m55;-mthumb;-mfloat-abi=hard"
-                 -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
-# The same on the Cortex-M3 (ARMv7-M without DSP: the MLA loop of the int8
-# convolution weights, its default there).
-add_test(NAME cortex-m3.mcu_kernels
-         COMMAND ${CMAKE_COMMAND}
-                 -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/mcu_test.cpp
-                 -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
-                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cortex-m3-mcu-kernels
-                 -DMACHINE=mps2-an385 -DCPU=cortex-m3
-                 "-DCPU_FLAGS=-mcpu=cortex-m3;-mthumb;-mfloat-abi=soft"
-                 -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
-# And the ARMv6-M code (the M0+'s SMLAD loop in Thumb-1 assembly), on
-# mps2-an385: its Cortex-M3 runs ARMv6-M code as it is, and the micro:bit's
-# 16 KB of RAM do not hold the test.
-add_test(NAME cortex-m0plus.mcu_kernels
-         COMMAND ${CMAKE_COMMAND}
-                 -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/mcu_test.cpp
-                 -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
-                 -DWORK=${CMAKE_CURRENT_BINARY_DIR}/cortex-m0plus-mcu-kernels
-                 -DMACHINE=mps2-an385 -DCPU=cortex-m3
-                 "-DCPU_FLAGS=-mcpu=cortex-m0plus;-mthumb;-mfloat-abi=soft"
-                 -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
+# runs on the host as kernels.mcu), on a core's QEMU board (MACHINE, CPU,
+# linker script) with its flags.
+function(mcu_kernels_test core machine cpu script flags)
+  add_test(NAME ${core}.mcu_kernels
+           COMMAND ${CMAKE_COMMAND}
+                   -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/mcu_test.cpp
+                   -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
+                   -DWORK=${CMAKE_CURRENT_BINARY_DIR}/${core}-mcu-kernels
+                   -DMACHINE=${machine} -DCPU=${cpu} -DLINKER_SCRIPT=${script}
+                   "-DCPU_FLAGS=${flags}"
+                   -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
+endfunction()
+mcu_kernels_test(cortex-m4 mps2-an386 cortex-m4 mps2.ld
+                 "-mcpu=cortex-m4;-mthumb;-mfloat-abi=hard;-mfpu=fpv4-sp-d16")
+# Armv8.1-M: the DSP loops and Helium's.
+mcu_kernels_test(cortex-m55 mps3-an547 cortex-m55 mps3-an547.ld
+                 "-mcpu=cortex-m55;-mthumb;-mfloat-abi=hard")
+# ARMv7-M without DSP: the MLA loops (int8 convolution weights, the M3's default).
+mcu_kernels_test(cortex-m3 mps2-an385 cortex-m3 mps2.ld "-mcpu=cortex-m3;-mthumb;-mfloat-abi=soft")
+# ARMv6-M (the M0+'s loops in Thumb-1 assembly), on mps2-an385: its Cortex-M3
+# runs ARMv6-M code as it is, and the micro:bit's 16 KB of RAM do not hold the test.
+mcu_kernels_test(cortex-m0plus mps2-an385 cortex-m3 mps2.ld
+                 "-mcpu=cortex-m0plus;-mthumb;-mfloat-abi=soft")
 # `onnxc run --count-instructions` loads onnxc's QEMU plugin and reports a
 # count per inference (its value is measured in bench/results/cortex-m.md).
 add_test(NAME cortex-m4.count_instructions

@@ -273,71 +273,33 @@ inline void product_2x2(const int32_t *w, const word_alias *c0, const word_alias
   if (Steps > 0) {
     const int32_t *end = w + 4 * Steps;
     int32_t x, y, ww, t, p;
+    // One weight word (two depth values of one channel) against the pair of
+    // columns: its low halves, then its high ones, into sums AX and AY.
+#define ONNXC_MCU_V6M_WORD(offset, ax, ay)                                     \
+  "ldr %[ww], [%[w], #" #offset "]\n\t"                                          \
+  "sxth %[t], %[ww]\n\t"                                                        \
+  "sxth %[p], %[x]\n\t"                                                         \
+  "mul %[p], %[t]\n\t"                                                          \
+  "add %[" #ax "], %[p]\n\t"                                                    \
+  "sxth %[p], %[y]\n\t"                                                         \
+  "mul %[p], %[t]\n\t"                                                          \
+  "add %[" #ay "], %[p]\n\t"                                                    \
+  "asr %[t], %[ww], #16\n\t"                                                    \
+  "asr %[p], %[x], #16\n\t"                                                     \
+  "mul %[p], %[t]\n\t"                                                          \
+  "add %[" #ax "], %[p]\n\t"                                                    \
+  "asr %[p], %[y], #16\n\t"                                                     \
+  "mul %[p], %[t]\n\t"                                                          \
+  "add %[" #ay "], %[p]\n\t"
     __asm__ volatile("1:\n\t"
                      "ldr %[x], [%[c0], #0]\n\t"
                      "ldr %[y], [%[c1], #0]\n\t"
-                     "ldr %[ww], [%[w], #0]\n\t"
-                     "sxth %[t], %[ww]\n\t"
-                     "sxth %[p], %[x]\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a00], %[p]\n\t"
-                     "sxth %[p], %[y]\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a01], %[p]\n\t"
-                     "asr %[t], %[ww], #16\n\t"
-                     "asr %[p], %[x], #16\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a00], %[p]\n\t"
-                     "asr %[p], %[y], #16\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a01], %[p]\n\t"
-                     "ldr %[ww], [%[w], #8]\n\t"
-                     "sxth %[t], %[ww]\n\t"
-                     "sxth %[p], %[x]\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a10], %[p]\n\t"
-                     "sxth %[p], %[y]\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a11], %[p]\n\t"
-                     "asr %[t], %[ww], #16\n\t"
-                     "asr %[p], %[x], #16\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a10], %[p]\n\t"
-                     "asr %[p], %[y], #16\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a11], %[p]\n\t"
+                     ONNXC_MCU_V6M_WORD(0, a00, a01)
+                     ONNXC_MCU_V6M_WORD(8, a10, a11)
                      "ldr %[x], [%[c0], #4]\n\t"
                      "ldr %[y], [%[c1], #4]\n\t"
-                     "ldr %[ww], [%[w], #4]\n\t"
-                     "sxth %[t], %[ww]\n\t"
-                     "sxth %[p], %[x]\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a00], %[p]\n\t"
-                     "sxth %[p], %[y]\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a01], %[p]\n\t"
-                     "asr %[t], %[ww], #16\n\t"
-                     "asr %[p], %[x], #16\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a00], %[p]\n\t"
-                     "asr %[p], %[y], #16\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a01], %[p]\n\t"
-                     "ldr %[ww], [%[w], #12]\n\t"
-                     "sxth %[t], %[ww]\n\t"
-                     "sxth %[p], %[x]\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a10], %[p]\n\t"
-                     "sxth %[p], %[y]\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a11], %[p]\n\t"
-                     "asr %[t], %[ww], #16\n\t"
-                     "asr %[p], %[x], #16\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a10], %[p]\n\t"
-                     "asr %[p], %[y], #16\n\t"
-                     "mul %[p], %[t]\n\t"
-                     "add %[a11], %[p]\n\t"
+                     ONNXC_MCU_V6M_WORD(4, a00, a01)
+                     ONNXC_MCU_V6M_WORD(12, a10, a11)
                      "add %[w], #16\n\t"
                      "add %[c0], #8\n\t"
                      "add %[c1], #8\n\t"
@@ -350,6 +312,7 @@ inline void product_2x2(const int32_t *w, const word_alias *c0, const word_alias
                      : [end] "h"(end)
                      : "cc", "memory");
   }
+#undef ONNXC_MCU_V6M_WORD
 #else
   for (int s = 0; s < Steps; ++s, w += 4, c0 += 2, c1 += 2)
     for (int j = 0; j < 2; ++j) {

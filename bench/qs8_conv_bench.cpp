@@ -93,15 +93,16 @@ int main(int argc, char **argv) {
     }
     double us;
     if (q.depthwise) {
-      constexpr bool Q = pk::kQuadDepthwise;
+      constexpr bool Q = pk::kQuadDepthwise, W = simd::VecI::kByteWindows;
       const int32_t u_zp = Q ? pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), pk::kShiftedBytes)
                              : x_zp;
       pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1, u_zp, folded.data());
-      std::vector<uint8_t> scratch(pk::depthwise_scratch_bytes(in, out, kernel, strides, pads, dil, Q));
+      std::vector<uint8_t> scratch(
+          pk::depthwise_scratch_bytes(in, out, kernel, strides, pads, dil, Q, W));
       us = best_us([&] {
-        pk::depthwise_conv2d<int8_t, Q>(x.data(), w.data(), folded.data(), y.data(), in, out, kernel,
-                                        strides, pads, dil, x_zp, mult.data(), shift.data(), q.m,
-                                        y_zp, -128, 127, scratch.data());
+        pk::depthwise_conv2d<int8_t, Q, W>(x.data(), w.data(), folded.data(), y.data(), in, out,
+                                           kernel, strides, pads, dil, x_zp, mult.data(),
+                                           shift.data(), q.m, y_zp, -128, 127, scratch.data());
       });
     } else {
       auto dense = [&](auto depth_group) {

@@ -159,9 +159,12 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
     tail(args);
     args.push_back(KernelArg::scratch(
         pack::depthwise_scratch_bytes(xs.data(), ys.data(), kernel.data(), g->strides.data(),
-                                      g->padsBegin.data(), g->dilations.data(), quad),
+                                      g->padsBegin.data(), g->dilations.data(), quad,
+                                      packing.windowDepthwise),
         "uint8_t"));
-    return calls({call("depthwise_conv2d", {t, quad ? "true" : "false"}, kSimdQs8Depthwise,
+    return calls({call("depthwise_conv2d",
+                       {t, quad ? "true" : "false", packing.windowDepthwise ? "true" : "false"},
+                       kSimdQs8Depthwise,
                        std::move(args), kSimdQs8Namespace)});
   }
   const int64_t depth = c.depth, dg = packing.convDepthGroup(depth);

@@ -37,11 +37,15 @@ namespace onnxc::simd {
 /// enough for AMX tiles (qs8/pack.h's conv_amx_applies, fc_amx_applies)
 /// multiply on them (x86-64-amx), their weights in AMX's depth groups
 /// (kAmxDepthGroup).
+/// `windowDepthwise`: whether the depthwise convolution may read its
+/// planes' rows in place (simd/qs8/depthwise.h's depthwise_rows:
+/// VecI::kByteWindows, x86), which sizes its scratch.
 struct Qs8Packing {
   int64_t depthGroup;
   bool shiftedBytes;
   bool quadDepthwise;
   bool amxConvolutions = false;
+  bool windowDepthwise = false;
   /// The depth group of a dense or grouped convolution's packed weights
   /// (`depth`: input channels per group times taps).
   int64_t convDepthGroup(int64_t depth) const;

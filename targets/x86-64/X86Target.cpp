@@ -21,10 +21,12 @@ class X86Target final : public simd::SimdTarget {
 public:
   X86Target(std::string name, std::string description, std::vector<std::string> isaFlags,
             int rank, bool (*cpuHasIsa)(), int64_t streamedWinogradTiles, int64_t lanes,
-            bool amx = false)
+            bool vnni = false, bool amx = false)
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd",
-                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false, amx}, lanes),
+                   // AVX512-VNNI's byte windows for depthwise convolutions
+                   // (simd/isa/x86.h's kByteWindows).
+                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false, amx, vnni}, lanes),
         cpuHasIsa(cpuHasIsa), amx(amx) {
     hostCode = true;
     parallelKernels = true;
@@ -85,8 +87,8 @@ bool hasAvx512Vnni() {
 /// as the kernels ask, simd/isa/amx_state.h).
 bool hasAmx() {
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-  if (!hasAvx512Vnni() || !__builtin_cpu_supports("amx-tile") ||
-      !__builtin_cpu_supports("amx-int8"))
+  if (!hasAvx512Vnni() || !__builtin_cpu_supports("avx512vbmi") ||
+      !__builtin_cpu_supports("amx-tile") || !__builtin_cpu_supports("amx-int8"))
     return false;
   return onnxc_rt::simd::amx_state_granted();
 #else
@@ -118,19 +120,21 @@ void registerX86Targets() {
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64-vnni", "x86-64 with AVX-512 and AVX512-VNNI (x86-64-v4 + int8 dot products)",
       std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni"}, 4, x86::hasAvx512Vnni, 25,
-      16));
-  // x86-64-vnni with the int8 convolutions' products on AMX tiles (TDPBSUD,
+      16, true));
+  // x86-64-vnni with AVX512-VBMI (every AMX CPU has it: the depthwise
+  // convolution's byte windows in one vpermb) and the int8 convolutions'
+  // products on AMX tiles (TDPBSUD,
   // 16 channels x 16 pixels x 64 depth bytes an instruction), and with
   // --precision bf16 the float ones' (TDPBF16PS): Sapphire Rapids and
   // later. Its code falls back to VPDPBUSD / FMAs where the OS refuses the
-  // tile state, so it runs on any AVX512-VNNI CPU.
+  // tile state, so it runs on any AVX512-VNNI CPU with VBMI (Ice Lake, Zen 4 and later).
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64-amx",
       "x86-64 with AVX-512, AVX512-VNNI and AMX (int8 convolutions and products on AMX-INT8 "
       "tiles; --precision bf16: float convolutions and products on AMX-BF16)",
-      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni", "-mamx-tile", "-mamx-int8",
-                               "-mamx-bf16"},
+      std::vector<std::string>{"-march=x86-64-v4", "-mavx512vnni", "-mavx512vbmi", "-mamx-tile",
+                               "-mamx-int8", "-mamx-bf16"},
       5,
-      x86::hasAmx, 25, 16, true));
+      x86::hasAmx, 25, 16, true, true));
 }
 } // namespace onnxc

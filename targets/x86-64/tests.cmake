@@ -13,8 +13,8 @@ foreach(isa x86-64-v3 x86-64-v4 x86-64-vnni x86-64-amx)
   elseif(isa STREQUAL "x86-64-amx")
     # conv2d by AMX tiles (int8, and bf16 for --precision bf16); on a CPU (or
     # OS) without AMX the same build takes its VPDPBUSD / FMA way, so it runs
-    # on every AVX512-VNNI host.
-    set(flags -march=x86-64-v4 -mavx512vnni -mamx-tile -mamx-int8 -mamx-bf16)
+    # on every AVX512-VNNI host with VBMI.
+    set(flags -march=x86-64-v4 -mavx512vnni -mavx512vbmi -mamx-tile -mamx-int8 -mamx-bf16)
     set(families qs8 bf16)
   else()
     set(flags -march=${isa})

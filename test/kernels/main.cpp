@@ -17,6 +17,10 @@ static bool cpuRunsThisBuild() {
   if (!__builtin_cpu_supports("avx512vnni"))
     return false;
 #endif
+#if defined(__AVX512VBMI__)
+  if (!__builtin_cpu_supports("avx512vbmi"))
+    return false;
+#endif
   return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
          __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vl");
 #elif defined(__x86_64__)

@@ -124,14 +124,14 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
   std::vector<int32_t> folded(q.m);
   if (cg == 1 && q.m == q.group) {
     // Quads of taps read the bytes packed as conv2d's, widened taps x itself.
-    constexpr bool Q = simd::qs8::kQuadDepthwise;
+    constexpr bool Q = simd::qs8::kQuadDepthwise, W = simd::VecI::kByteWindows;
     const int32_t u_zp =
         Q ? pk::packed_zero_point(x_zp + pk::flip_of<T>(), simd::qs8::kShiftedBytes) : x_zp;
     pk::fold_zero_point(w.data(), bias.data(), q.m, q.kh * q.kw, q.kh * q.kw, 1, u_zp,
                         folded.data());
     std::vector<uint8_t> scratch(
-        pk::depthwise_scratch_bytes(in, out, kernel, strides, pb, dil, Q));
-    simd::qs8::depthwise_conv2d<T, Q>(x.data(), w.data(), folded.data(), got.data(), in, out,
+        pk::depthwise_scratch_bytes(in, out, kernel, strides, pb, dil, Q, W));
+    simd::qs8::depthwise_conv2d<T, Q, W>(x.data(), w.data(), folded.data(), got.data(), in, out,
                                       kernel, strides, pb, dil, x_zp, mult.data(), shift.data(),
                                       count, y_zp, lo, hi, scratch.data());
   } else pk::with_conv_depth_group(depth, [&](auto depth_group) {
@@ -204,6 +204,17 @@ const ConvCase kConvCases[] = {
     {16, 9, 12, 16, 3, 3, 1, 2, 1, 1, 1, 1, 1, 2, 16},   // depthwise, dilated columns
     {17, 7, 7, 17, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 17},    // depthwise 7x7 planes, 1 channel over
     {20, 12, 9, 20, 3, 3, 1, 2, 3, 0, 3, 0, 3, 1, 20},   // depthwise dilated rows, large padding
+    // In place from the planes' rows (AVX512-VNNI's byte windows, output
+    // rows of 12 or more): vector edges, padding on one side only, two
+    // quads a kernel row, dilated rows, rows wholly padding.
+    {8, 28, 28, 8, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 8},     // depthwise, TF's SAME: padded at the end
+    {3, 7, 16, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      // depthwise, rows of one whole vector
+    {3, 7, 33, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      // depthwise, two vectors and a lane
+    {3, 9, 40, 3, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 3},      // depthwise 1x3 rows
+    {2, 5, 30, 2, 1, 8, 1, 1, 0, 3, 0, 4, 1, 1, 2},      // depthwise 1x8: two whole quads
+    {6, 20, 33, 6, 3, 3, 1, 1, 2, 1, 2, 1, 2, 1, 6},     // depthwise, dilated rows, unit columns
+    {4, 10, 20, 4, 3, 3, 1, 1, 3, 3, 3, 3, 1, 1, 4},     // depthwise, rows wholly padding
+    {5, 31, 31, 5, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5 strided, 16 out
 };
 
 /// conv2d_sums (ConvInteger with a run-time zero point) against the

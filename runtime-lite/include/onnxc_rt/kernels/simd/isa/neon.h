@@ -371,6 +371,9 @@ struct VecI {
   /// (simd/qs8/depthwise.h's kQuadDepthwise): where it is one instruction (SDOT /
   /// USDOT), not armv8-a's SMULL and pair sums.
   static constexpr bool kDepthwiseQuads = kLaneDot;
+  /// No windows of bytes for the depthwise convolution (x86.h's
+  /// byte_windows): its quads are the blocked form's.
+  static constexpr bool kByteWindows = false;
   /// dot_part(acc, packed u, lane L of s in every lane).
   template <int L> static VecI dot_part_lane(VecI acc, VecI packed_u, VecI s) {
 #if defined(__ARM_FEATURE_MATMUL_INT8)

@@ -181,8 +181,55 @@ struct VecI {
 #if defined(__AVX512BW__)
 #define ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
 #endif
+#if defined(__AVX512F__)
+#define ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
+#endif
 #include "onnxc_rt/kernels/simd/isa/int_ops.inc"
 #undef ONNXC_RT_SIMD_ISA_HAS_STORE_NARROW_CLAMPED
+#undef ONNXC_RT_SIMD_ISA_HAS_REQUANTIZE
+#if defined(__AVX512F__)
+  /// reference/qs8.h's multiply_by_quantized_multiplier lane by lane as
+  /// it is written: (x * multiplier + 2^(30 + right)) >> (31 + right) on
+  /// the exact 64-bit products (vpmuldq of the even lanes, and of the odd
+  /// ones moved down by vpshufd), rounded and shifted by vpsravq, the odd
+  /// results moved back up by vpshufd. Four of its nine instructions need
+  /// port 0 (the products and the shifts), where the truncated doubling
+  /// high product and a rounding shift after it (int_ops.inc's form, the
+  /// same integers) needed seven, on the port the dot products use.
+  /// right in [1, 31] (split_shift's).
+  static VecI multiply_by_quantized_multiplier_down(VecI x, VecI multiplier, VecI right) {
+    constexpr __mmask8 q = 0xFF;
+    constexpr __mmask16 d = 0xFFFF;
+    const __m512i low = _mm512_set1_epi64(0xFFFFFFFF), one = _mm512_set1_epi64(1);
+    const __m512i shifts = _mm512_maskz_add_epi32(d, right.raw(), _mm512_set1_epi32(31));
+    // Each lane pair's two shifts as 64-bit counts, and 2^(shift - 1).
+    const __m512i even_shift = _mm512_maskz_and_epi64(q, shifts, low);
+    const __m512i odd_shift = _mm512_maskz_srli_epi64(q, shifts, 32);
+    const __m512i even_round =
+        _mm512_maskz_sllv_epi64(q, one, _mm512_maskz_sub_epi64(q, even_shift, one));
+    const __m512i odd_round =
+        _mm512_maskz_sllv_epi64(q, one, _mm512_maskz_sub_epi64(q, odd_shift, one));
+    const __m512i even = _mm512_maskz_srav_epi64(
+        q, _mm512_maskz_add_epi64(q, _mm512_maskz_mul_epi32(q, x.raw(), multiplier.raw()),
+                                  even_round),
+        even_shift);
+    const __m512i odd_x = _mm512_maskz_shuffle_epi32(d, x.raw(), _MM_PERM_DDBB);
+    const __m512i odd_m = _mm512_maskz_shuffle_epi32(d, multiplier.raw(), _MM_PERM_DDBB);
+    const __m512i odd = _mm512_maskz_srav_epi64(
+        q, _mm512_maskz_add_epi64(q, _mm512_maskz_mul_epi32(q, odd_x, odd_m), odd_round),
+        odd_shift);
+    // Each result is its 64-bit lane's low half: the odd ones copied up.
+    return of(_mm512_mask_blend_epi32(0xAAAA, even,
+                                      _mm512_maskz_shuffle_epi32(d, odd, _MM_PERM_CCAA)));
+  }
+  /// The same after x << left saturated to int32 (int_ops.inc's form).
+  static VecI multiply_by_quantized_multiplier(VecI x, VecI multiplier, VecI left, VecI right) {
+    const Int hi = broadcast(INT32_MAX).v >> left.v, lo = broadcast(INT32_MIN).v >> left.v;
+    const Int scaled = x.v > hi ? broadcast(INT32_MAX).v
+                                : (x.v < lo ? broadcast(INT32_MIN).v : x.v << left.v);
+    return multiply_by_quantized_multiplier_down({scaled}, multiplier, right);
+  }
+#endif
 #if defined(__AVX512BW__)
   /// clamp(r[j] + y_zp, act_min, act_max) narrowed to T (int8 or uint8)
   /// and stored one after another, every lane ([act_min, act_max] within
@@ -268,6 +315,44 @@ struct VecI {
   /// (MobileNetV2 int8 on x86-64-vnni 2% slower, EfficientNet-B0 even): the
   /// step is bound by the per-channel requantization (vpmuldq).
   static constexpr bool kDepthwiseQuads = false;
+  /// Whether the int8 depthwise convolution may read its taps in place from
+  /// a plane's padded rows (simd/qs8/depthwise.h's depthwise_rows): each
+  /// lane a window of four bytes (byte_windows), dot_u8s8 by the kernel
+  /// row's weights. Where dot_u8s8 is one instruction (AVX512-VNNI's
+  /// vpdpbusd; emulated, AVX2 ran MobileNetV2's 56x56 layer 1.4x slower
+  /// than the blocked form); not on NEON, whose quads are the blocked form's.
+#if defined(__AVX512F__) && defined(__AVX512VNNI__)
+  static constexpr bool kByteWindows = true;
+  /// Lane i holds p[S i], p[S i + 1], p[S i + 2], p[S i + 3] (S 1 or 2):
+  /// vpermd puts each 128-bit lane's first dword at 4 S k bytes in, then
+  /// vpshufb takes the four windows from the lane's 16 bytes. Reads 64
+  /// bytes from p.
+  template <int S> static VecI byte_windows(const uint8_t *p) {
+    static_assert(S == 1 || S == 2, "windows at a stride of 1 or 2 bytes");
+#if defined(__AVX512VBMI__)
+    // One byte permutation (vpermb): byte 4 i + j of lane i is p[S i + j].
+    alignas(64) static constexpr uint8_t kPick[2][64] = {
+        {0,  1,  2,  3,  1,  2,  3,  4,  2,  3,  4,  5,  3,  4,  5,  6,  4,  5,  6,  7,  5,  6,
+         7,  8,  6,  7,  8,  9,  7,  8,  9,  10, 8,  9,  10, 11, 9,  10, 11, 12, 10, 11, 12, 13,
+         11, 12, 13, 14, 12, 13, 14, 15, 13, 14, 15, 16, 14, 15, 16, 17, 15, 16, 17, 18},
+        {0,  1,  2,  3,  2,  3,  4,  5,  4,  5,  6,  7,  6,  7,  8,  9,  8,  9,  10, 11, 10, 11,
+         12, 13, 12, 13, 14, 15, 14, 15, 16, 17, 16, 17, 18, 19, 18, 19, 20, 21, 20, 21, 22, 23,
+         22, 23, 24, 25, 24, 25, 26, 27, 26, 27, 28, 29, 28, 29, 30, 31, 30, 31, 32, 33}};
+    return of(_mm512_maskz_permutexvar_epi8(~__mmask64(0), _mm512_load_si512(kPick[S - 1]),
+                                            _mm512_loadu_si512(reinterpret_cast<const void *>(p))));
+#endif
+    const __m128i pick = S == 1 ? _mm_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6)
+                                : _mm_setr_epi8(0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9);
+    const __m512i lanes =
+        S == 1 ? _mm512_setr_epi32(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6)
+               : _mm512_setr_epi32(0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9);
+    const __m512i moved = _mm512_maskz_permutexvar_epi32(
+        0xFFFF, lanes, _mm512_loadu_si512(reinterpret_cast<const void *>(p)));
+    return of(_mm512_shuffle_epi8(moved, _mm512_maskz_broadcast_i32x4(0xFFFF, pick)));
+  }
+#else
+  static constexpr bool kByteWindows = false;
+#endif
   /// No dot product by element on x86 (see neon.h): kernels broadcast.
   static constexpr bool kLaneDot = false;
   /// No SDOT register tiles in assembly (neon.h's dot_tile_4x24, dot_tile_8x8).

@@ -14,7 +14,8 @@
 // through a 32 x 32 stage in memory to the requantization of the other
 // paths, so the outputs are theirs bit for bit. The same sums without tiles
 // (dot_sums, fc_amx's other way) serve a process the OS does not grant
-// AMX's state, so an x86-64-amx build runs, slower, on any AVX512-VNNI CPU.
+// AMX's state, so an x86-64-amx build runs, slower, on any AVX512-VNNI CPU
+// with VBMI.
 #ifndef ONNXC_RT_SIMD_QS8_AMX_H
 #define ONNXC_RT_SIMD_QS8_AMX_H
 

@@ -365,6 +365,143 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
     }
 }
 
+/// n bytes from src to dst, each XORed with flip: 16 at a time, a row's
+/// tail as an overlapping piece, straight from src to dst (a tail staged
+/// through a buffer and loaded back whole waits for the stores it spans).
+inline void copy_flipped(uint8_t *dst, const uint8_t *src, int64_t n, uint8_t flip) {
+  if (n >= 16) {
+    for (int64_t i = 0; i + 16 < n; i += 16)
+      store_bytes(dst + i, load_bytes(src + i) ^ flip);
+    store_bytes(dst + n - 16, load_bytes(src + n - 16) ^ flip);
+    return;
+  }
+  auto pieces = [&](auto word) {
+    using W = decltype(word);
+    constexpr int64_t K = sizeof(W);
+    const W f = W(W(~W(0)) / 255 * flip); // flip in every byte
+    W head, tail;
+    __builtin_memcpy(&head, src, K);
+    __builtin_memcpy(&tail, src + n - K, K);
+    head ^= f;
+    tail ^= f;
+    __builtin_memcpy(dst, &head, K);
+    __builtin_memcpy(dst + n - K, &tail, K);
+  };
+  if (n >= 8)
+    return pieces(uint64_t());
+  if (n >= 4)
+    return pieces(uint32_t());
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = src[i] ^ flip;
+}
+
+/// One channel's padded plane for depthwise_rows: rows [0, rows.rows) of
+/// `pitch` bytes, input row r - ph at column pw, everything else `pad`,
+/// each byte XORed with `flip` (int8 made unsigned for the dot products).
+inline void pad_depthwise_plane(const uint8_t *x, int64_t h, int64_t w, int64_t ph, int64_t pw,
+                                const DepthwiseRows &rows, uint8_t pad, uint8_t flip,
+                                uint8_t *plane) {
+  // The padding in whole vectors over the plane (short rows would spend
+  // more in calls to memset than in the rest), then the input's rows.
+  const int64_t pitch = rows.pitch, total = rows.rows * pitch;
+  const Bytes fill = Bytes{} + pad;
+  for (int64_t i = 0; i < total; i += 16)
+    store_bytes(plane + i, fill);
+  const int64_t r0 = ph, r1 = ph + h < rows.rows ? ph + h : rows.rows;
+  for (int64_t r = r0; r < r1; ++r) {
+    uint8_t *row = plane + r * pitch + pw;
+    const uint8_t *src = x + (r - ph) * w;
+    copy_flipped(row, src, w, flip);
+  }
+}
+
+/// depthwise_conv2d in place on NCHW planes where the ISA forms windows of
+/// bytes (VecI::kByteWindows, x86): per channel, its plane copied once
+/// into scratch with the padding (x_zp) around it and the bytes made
+/// unsigned (int8 XOR 0x80); then per output row, kLanes output pixels a
+/// vector: per kernel row and quad of its taps, one window load
+/// (byte_windows: lane i the four bytes output pixel i reads) and one dot
+/// product by the quad's four weights, broadcast; requantized with the
+/// channel's constants and stored in the output plane. No transposes in
+/// or out, and a stride of 2 costs what a stride of 1 does: what the
+/// channel-blocked form spends around its products. KH, KU: the kernel's
+/// rows and quads a row when known at compile time (unrolled), else 0.
+/// V: the vector type (VecI; a parameter so that ISAs without windows
+/// never instantiate this).
+template <int KH, int KU, int SW, typename T, typename V>
+void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int64_t batch,
+                    const Conv2d &g, int32_t x_zp, const int32_t *multiplier,
+                    const int32_t *shift, int64_t count, V y_zp, V act_min, V act_max,
+                    uint8_t *plane) {
+  constexpr int64_t L = V::kLanes, Q = kDepthwiseQuad;
+  const DepthwiseRows rows =
+      depthwise_rows_geometry(g.w, g.oh, g.ow, g.kh, g.kw, g.sh, SW, g.pw, g.dh);
+  // Locals, not g's fields: the byte stores could alias g.
+  const int64_t kh = KH ? KH : g.kh, quads = KU ? KU : rows.quads, kw = g.kw;
+  const int64_t oh = g.oh, ow = g.ow, sh = g.sh * rows.pitch, dh = g.dh * rows.pitch;
+  const int64_t channels = g.c, h = g.h, width = g.w, ph = g.ph, pw = g.pw;
+  const uint8_t flip = static_cast<uint8_t>(flip_of<T>());
+  const uint8_t pad = static_cast<uint8_t>(static_cast<uint8_t>(x_zp) ^ flip);
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t c = 0; c < channels; ++c) {
+      pad_depthwise_plane(reinterpret_cast<const uint8_t *>(x + (b * channels + c) * h * width),
+                          h, width, ph, pw, rows, pad, flip, plane);
+      // The kernel rows' quads of weights, each broadcast as one int32;
+      // their sum times the flip leaves the folded bias.
+      const int8_t *wc = w + c * kh * kw;
+      V wq[kMaxDepthwiseTaps];
+      int32_t wsum = 0;
+      for (int64_t ky = 0; ky < kh; ++ky)
+        for (int64_t u = 0; u < quads; ++u) {
+          uint8_t b4[4] = {};
+          for (int64_t i = 0; i < Q && u * Q + i < kw; ++i) {
+            b4[i] = static_cast<uint8_t>(wc[ky * kw + u * Q + i]);
+            wsum += wc[ky * kw + u * Q + i];
+          }
+          int32_t word;
+          __builtin_memcpy(&word, b4, 4);
+          wq[ky * quads + u] = V::broadcast(word);
+        }
+      const int64_t k = count > 1 ? c : 0;
+      const Requant q = requant_broadcast(bias[c] - int32_t(flip) * wsum, multiplier[k], shift[k]);
+      T *yc = y + (b * channels + c) * oh * ow;
+      auto plane_rows = [&](auto up) ONNXC_RT_SIMD_LAMBDA {
+        constexpr bool kUp = decltype(up)::value;
+        for (int64_t oy = 0; oy < oh; ++oy) {
+          const uint8_t *in = plane + oy * sh;
+          T *out = yc + oy * ow;
+          for (int64_t ox = 0; ox < ow; ox += L) {
+            V acc = q.add;
+            const uint8_t *at = in + ox * SW;
+            if constexpr (KH > 0) {
+              // Two chains of dot products, the even kernel rows' and the
+              // odd ones', so that each waits half as long.
+              V odd = V::zero();
+              for (int ky = 0; ky < KH; ++ky)
+                for (int u = 0; u < KU; ++u) {
+                  V &sum = ky % 2 ? odd : acc;
+                  sum = V::dot_u8s8(sum, V::template byte_windows<SW>(at + ky * dh + u * Q),
+                                    wq[ky * KU + u]);
+                }
+              acc = V::add(acc, odd);
+            } else {
+              for (int64_t ky = 0; ky < kh; ++ky)
+                for (int64_t u = 0; u < quads; ++u)
+                  acc = V::dot_u8s8(acc, V::template byte_windows<SW>(at + ky * dh + u * Q),
+                                    wq[ky * quads + u]);
+            }
+            const V r = to_output(requantize_as<kUp>(acc, q), y_zp, act_min, act_max);
+            r.store_narrow(out + ox, ow - ox < L ? ow - ox : L);
+          }
+        }
+      };
+      if (q.scales_up)
+        plane_rows(std::true_type());
+      else
+        plane_rows(std::false_type());
+    }
+}
+
 } // namespace detail
 
 /// A quantized depthwise 2-D convolution (one input and one output channel
@@ -374,8 +511,9 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
 /// taps read x itself, widened, and the padding is x_zp, or with
 /// packed_zero_point(x_zp + flip_of<T>(), kShiftedBytes) where they read
 /// quads of bytes packed as conv2d's (kQuad, which must be
-/// kQuadDepthwise). Scratch: depthwise_scratch_bytes(..., kQuad).
-template <typename T, bool kQuad>
+/// kQuadDepthwise). kWindows: VecI::kByteWindows, which the scratch was
+/// sized for: depthwise_scratch_bytes(..., kQuad, kWindows).
+template <typename T, bool kQuad, bool kWindows>
 void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                       const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
                       const int64_t *strides, const int64_t *pads_begin,
@@ -385,6 +523,8 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
   using namespace detail;
   static_assert(kQuad == kQuadDepthwise,
                 "bias folded for another instruction set (qs8/pack.h's depthwise_band)");
+  static_assert(kWindows == VecI::kByteWindows,
+                "scratch sized for another instruction set (qs8/pack.h's depthwise_reads_rows)");
   const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
                  pads_begin[1], dilations[0], dilations[1]};
@@ -402,6 +542,21 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
   using I2 = std::integral_constant<int, 2>;
   using I3 = std::integral_constant<int, 3>;
   using I5 = std::integral_constant<int, 5>;
+  if constexpr (kWindows) {
+    // In place from the planes' rows: 3x3 and 5x5 unrolled.
+    auto rows = [&](auto kernel_h, auto quads, auto stride_w) {
+      depthwise_rows<kernel_h(), quads(), stride_w(), T, VecI>(
+          x, w, bias, y, in_shape[0], g, x_zp, multiplier, shift, count, vzp, vmin, vmax,
+          scratch);
+    };
+    if (depthwise_reads_rows(g.kw, g.sw, g.dw, g.ow)) {
+      if (g.kh == 3 && g.kw == 3)
+        return g.sw == 1 ? rows(I3(), I1(), I1()) : rows(I3(), I1(), I2());
+      if (g.kh == 5 && g.kw == 5)
+        return g.sw == 1 ? rows(I5(), I2(), I1()) : rows(I5(), I2(), I2());
+      return g.sw == 1 ? rows(I0(), I0(), I1()) : rows(I0(), I0(), I2());
+    }
+  }
   const bool fixed = g.dw == 1 && (g.sw == 1 || g.sw == 2);
   if (fixed && g.kh == 3 && g.kw == 3)
     return g.sw == 1 ? blocked(I3(), I3(), I1()) : blocked(I3(), I3(), I2());

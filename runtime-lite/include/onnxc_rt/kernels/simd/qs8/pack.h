@@ -391,12 +391,50 @@ inline DepthwiseBand depthwise_band(int64_t w, int64_t oh, int64_t ow, int64_t k
           (in_rows * row_bytes + rows * ow + kDepthwiseBlock) * kDepthwiseBlock};
 }
 
+/// Output rows narrower than this take the channel-blocked form even where
+/// the ISA forms windows: a vector of 16 pixels would be mostly empty
+/// (x86-64-amx on an Intel Xeon, bench/qs8_conv_bench.cpp: MobileNetV2's
+/// 7x7 layer 49 us in rows against 43 blocked, its 14x14 one 31 against 43).
+constexpr int64_t kDepthwiseRowsMinWidth = 12;
+
+/// Whether an int8 depthwise convolution reads its plane's rows in place
+/// (simd/qs8/depthwise.h's depthwise_rows, on ISAs with VecI::kByteWindows):
+/// windows of 4 bytes at a column stride of 1 or 2, kernel rows of up to 8
+/// taps (two quads), output rows of kDepthwiseRowsMinWidth or more.
+inline bool depthwise_reads_rows(int64_t kw, int64_t sw, int64_t dw, int64_t ow) {
+  return dw == 1 && (sw == 1 || sw == 2) && kw <= 2 * kDepthwiseQuad &&
+         ow >= kDepthwiseRowsMinWidth;
+}
+
+/// The padded plane depthwise_rows reads: `rows` rows of `pitch` bytes
+/// (every row an output row's windows reach; columns to the farthest
+/// window, or the input's if wider), then slack for a vector's window
+/// load past the last row (64 bytes from a window's start) and for the
+/// padding's whole 16-byte stores; `quads` of taps a kernel row.
+struct DepthwiseRows {
+  int64_t rows, pitch, quads, bytes;
+};
+inline DepthwiseRows depthwise_rows_geometry(int64_t w, int64_t oh, int64_t ow, int64_t kh,
+                                             int64_t kw, int64_t sh, int64_t sw, int64_t pw,
+                                             int64_t dh) {
+  const int64_t rows = (oh - 1) * sh + (kh - 1) * dh + 1;
+  const int64_t reach = (ow - 1) * sw + kw;
+  const int64_t pitch = reach > pw + w ? reach : pw + w;
+  constexpr int64_t kSlack = 64 + 16 * 2 + 2 * kDepthwiseQuad;
+  return {rows, pitch, (kw + kDepthwiseQuad - 1) / kDepthwiseQuad, rows * pitch + kSlack};
+}
+
 /// Bytes of scratch a depthwise convolution needs: one band of a channel
-/// block (depthwise_band).
+/// block (depthwise_band), or a padded plane where the ISA forms windows
+/// of bytes (`windows`: VecI::kByteWindows) and depthwise_reads_rows.
 inline int64_t depthwise_scratch_bytes(const int64_t *in_shape, const int64_t *out_shape,
                                        const int64_t *kernel, const int64_t *strides,
                                        const int64_t *pads_begin, const int64_t *dilations,
-                                       bool quad) {
+                                       bool quad, bool windows) {
+  if (windows && depthwise_reads_rows(kernel[1], strides[1], dilations[1], out_shape[3]))
+    return depthwise_rows_geometry(in_shape[3], out_shape[2], out_shape[3], kernel[0],
+                                   kernel[1], strides[0], strides[1], pads_begin[1], dilations[0])
+        .bytes;
   return depthwise_band(in_shape[3], out_shape[2], out_shape[3], kernel[0], kernel[1],
                         strides[0], strides[1], pads_begin[1], dilations[0], dilations[1], quad)
       .bytes;

@@ -215,6 +215,11 @@ const ConvCase kConvCases[] = {
     {6, 20, 33, 6, 3, 3, 1, 1, 2, 1, 2, 1, 2, 1, 6},     // depthwise, dilated rows, unit columns
     {4, 10, 20, 4, 3, 3, 1, 1, 3, 3, 3, 3, 1, 1, 4},     // depthwise, rows wholly padding
     {5, 31, 31, 5, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5 strided, 16 out
+    // Narrow rows several to a vector (AVX512-VBMI's byte gathers).
+    {9, 7, 7, 9, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 9},       // depthwise 5x5 on 7x7: 2 rows a vector
+    {6, 8, 8, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},       // depthwise, 4x4 out: 4 rows a vector
+    {4, 20, 16, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},     // depthwise, rows of 8, 17 bytes apart
+    {3, 9, 1, 3, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 3},       // depthwise 3x1 on one column: 9 rows
 };
 
 /// conv2d_sums (ConvInteger with a run-time zero point) against the

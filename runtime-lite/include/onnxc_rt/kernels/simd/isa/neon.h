@@ -374,6 +374,7 @@ struct VecI {
   /// No windows of bytes for the depthwise convolution (x86.h's
   /// byte_windows): its quads are the blocked form's.
   static constexpr bool kByteWindows = false;
+  static constexpr bool kByteGather = false;
   /// dot_part(acc, packed u, lane L of s in every lane).
   template <int L> static VecI dot_part_lane(VecI acc, VecI packed_u, VecI s) {
 #if defined(__ARM_FEATURE_MATMUL_INT8)

@@ -350,8 +350,21 @@ struct VecI {
         0xFFFF, lanes, _mm512_loadu_si512(reinterpret_cast<const void *>(p)));
     return of(_mm512_shuffle_epi8(moved, _mm512_maskz_broadcast_i32x4(0xFFFF, pick)));
   }
+#if defined(__AVX512VBMI__)
+  /// Whether byte_gather exists: vpermb's any byte of 64 into any lane's.
+  static constexpr bool kByteGather = true;
+  /// Byte k of the result is p[index byte k] (index bytes < 64; reads 64
+  /// bytes from p).
+  static VecI byte_gather(const uint8_t *p, VecI index) {
+    return of(_mm512_maskz_permutexvar_epi8(
+        ~__mmask64(0), index.raw(), _mm512_loadu_si512(reinterpret_cast<const void *>(p))));
+  }
+#else
+  static constexpr bool kByteGather = false;
+#endif
 #else
   static constexpr bool kByteWindows = false;
+  static constexpr bool kByteGather = false;
 #endif
   /// No dot product by element on x86 (see neon.h): kernels broadcast.
   static constexpr bool kLaneDot = false;

@@ -424,24 +424,43 @@ inline void pad_depthwise_plane(const uint8_t *x, int64_t h, int64_t w, int64_t 
 /// product by the quad's four weights, broadcast; requantized with the
 /// channel's constants and stored in the output plane. No transposes in
 /// or out, and a stride of 2 costs what a stride of 1 does: what the
-/// channel-blocked form spends around its products. KH, KU: the kernel's
-/// rows and quads a row when known at compile time (unrolled), else 0.
-/// V: the vector type (VecI; a parameter so that ISAs without windows
-/// never instantiate this).
-template <int KH, int KU, int SW, typename T, typename V>
+/// channel-blocked form spends around its products. Rows narrower than
+/// kDepthwiseRowsMinWidth go `rows_per_vector` to a vector
+/// (depthwise_rows_per_vector, VecI::kByteGather): lane r ow + c is pixel
+/// c of row r, its window gathered from the same 64-byte load by an index
+/// built once, and the rows' outputs are contiguous in the plane. KH, KU:
+/// the kernel's rows and quads a row when known at compile time
+/// (unrolled), else 0; kGather: rows_per_vector > 1. V: the vector type
+/// (VecI; a parameter so that ISAs without windows never instantiate this).
+template <int KH, int KU, int SW, bool kGather, typename T, typename V>
 void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int64_t batch,
-                    const Conv2d &g, int32_t x_zp, const int32_t *multiplier,
-                    const int32_t *shift, int64_t count, V y_zp, V act_min, V act_max,
-                    uint8_t *plane) {
+                    const Conv2d &g, const DepthwiseRows &rows, int64_t rows_per_vector,
+                    int32_t x_zp, const int32_t *multiplier, const int32_t *shift,
+                    int64_t count, V y_zp, V act_min, V act_max, uint8_t *plane) {
   constexpr int64_t L = V::kLanes, Q = kDepthwiseQuad;
-  const DepthwiseRows rows =
-      depthwise_rows_geometry(g.w, g.oh, g.ow, g.kh, g.kw, g.sh, SW, g.pw, g.dh);
   // Locals, not g's fields: the byte stores could alias g.
   const int64_t kh = KH ? KH : g.kh, quads = KU ? KU : rows.quads, kw = g.kw;
   const int64_t oh = g.oh, ow = g.ow, sh = g.sh * rows.pitch, dh = g.dh * rows.pitch;
   const int64_t channels = g.c, h = g.h, width = g.w, ph = g.ph, pw = g.pw;
+  const int64_t R = rows_per_vector;
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>());
   const uint8_t pad = static_cast<uint8_t>(static_cast<uint8_t>(x_zp) ^ flip);
+  // Several rows a vector: byte 4 i + j of lane i = r ow + c reads
+  // r sh + c SW + j of the load (lanes past the rows read byte 0).
+  V gather_index = V::zero();
+  if constexpr (kGather) {
+    uint8_t index[4 * L] = {};
+    for (int64_t i = 0; i < R * ow && i < L; ++i)
+      for (int64_t j = 0; j < Q; ++j)
+        index[4 * i + j] = static_cast<uint8_t>((i / ow) * sh + (i % ow) * SW + j);
+    gather_index = V::load(index);
+  }
+  auto window = [&](const uint8_t *p) ONNXC_RT_SIMD_LAMBDA {
+    if constexpr (kGather)
+      return V::byte_gather(p, gather_index);
+    else
+      return V::template byte_windows<SW>(p);
+  };
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t c = 0; c < channels; ++c) {
       pad_depthwise_plane(reinterpret_cast<const uint8_t *>(x + (b * channels + c) * h * width),
@@ -467,10 +486,12 @@ void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int6
       T *yc = y + (b * channels + c) * oh * ow;
       auto plane_rows = [&](auto up) ONNXC_RT_SIMD_LAMBDA {
         constexpr bool kUp = decltype(up)::value;
-        for (int64_t oy = 0; oy < oh; ++oy) {
+        for (int64_t oy = 0; oy < oh; oy += kGather ? R : 1) {
           const uint8_t *in = plane + oy * sh;
           T *out = yc + oy * ow;
-          for (int64_t ox = 0; ox < ow; ox += L) {
+          // One row: its pixels kLanes at a time; several: all of them.
+          const int64_t n = kGather ? (oh - oy < R ? oh - oy : R) * ow : ow;
+          for (int64_t ox = 0; ox < n; ox += L) {
             V acc = q.add;
             const uint8_t *at = in + ox * SW;
             if constexpr (KH > 0) {
@@ -480,18 +501,16 @@ void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int6
               for (int ky = 0; ky < KH; ++ky)
                 for (int u = 0; u < KU; ++u) {
                   V &sum = ky % 2 ? odd : acc;
-                  sum = V::dot_u8s8(sum, V::template byte_windows<SW>(at + ky * dh + u * Q),
-                                    wq[ky * KU + u]);
+                  sum = V::dot_u8s8(sum, window(at + ky * dh + u * Q), wq[ky * KU + u]);
                 }
               acc = V::add(acc, odd);
             } else {
               for (int64_t ky = 0; ky < kh; ++ky)
                 for (int64_t u = 0; u < quads; ++u)
-                  acc = V::dot_u8s8(acc, V::template byte_windows<SW>(at + ky * dh + u * Q),
-                                    wq[ky * quads + u]);
+                  acc = V::dot_u8s8(acc, window(at + ky * dh + u * Q), wq[ky * quads + u]);
             }
             const V r = to_output(requantize_as<kUp>(acc, q), y_zp, act_min, act_max);
-            r.store_narrow(out + ox, ow - ox < L ? ow - ox : L);
+            r.store_narrow(out + ox, n - ox < L ? n - ox : L);
           }
         }
       };
@@ -543,18 +562,30 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
   using I3 = std::integral_constant<int, 3>;
   using I5 = std::integral_constant<int, 5>;
   if constexpr (kWindows) {
-    // In place from the planes' rows: 3x3 and 5x5 unrolled.
-    auto rows = [&](auto kernel_h, auto quads, auto stride_w) {
-      depthwise_rows<kernel_h(), quads(), stride_w(), T, VecI>(
-          x, w, bias, y, in_shape[0], g, x_zp, multiplier, shift, count, vzp, vmin, vmax,
-          scratch);
+    // In place from the planes' rows where their width allows (pack.h's
+    // depthwise_rows_per_vector): 3x3 and 5x5 unrolled.
+    const DepthwiseRows rows =
+        depthwise_rows_geometry(g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pw, g.dh);
+    const int64_t per_vector = depthwise_rows_per_vector(
+        g.ow, g.kw, g.sh, g.sw, rows.pitch, VecI::kLanes, VecI::kByteGather);
+    auto in_rows = [&](auto kernel_h, auto quads, auto stride_w) {
+      auto run = [&](auto gather) {
+        depthwise_rows<kernel_h(), quads(), stride_w(), decltype(gather)::value, T, VecI>(
+            x, w, bias, y, in_shape[0], g, rows, per_vector, x_zp, multiplier, shift, count,
+            vzp, vmin, vmax, scratch);
+      };
+      if constexpr (VecI::kByteGather) {
+        if (per_vector > 1)
+          return run(std::true_type());
+      }
+      run(std::false_type());
     };
-    if (depthwise_reads_rows(g.kw, g.sw, g.dw, g.ow)) {
+    if (depthwise_reads_rows(g.kw, g.sw, g.dw) && per_vector > 0) {
       if (g.kh == 3 && g.kw == 3)
-        return g.sw == 1 ? rows(I3(), I1(), I1()) : rows(I3(), I1(), I2());
+        return g.sw == 1 ? in_rows(I3(), I1(), I1()) : in_rows(I3(), I1(), I2());
       if (g.kh == 5 && g.kw == 5)
-        return g.sw == 1 ? rows(I5(), I2(), I1()) : rows(I5(), I2(), I2());
-      return g.sw == 1 ? rows(I0(), I0(), I1()) : rows(I0(), I0(), I2());
+        return g.sw == 1 ? in_rows(I5(), I2(), I1()) : in_rows(I5(), I2(), I2());
+      return g.sw == 1 ? in_rows(I0(), I0(), I1()) : in_rows(I0(), I0(), I2());
     }
   }
   const bool fixed = g.dw == 1 && (g.sw == 1 || g.sw == 2);

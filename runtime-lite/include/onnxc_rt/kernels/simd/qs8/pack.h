@@ -391,19 +391,39 @@ inline DepthwiseBand depthwise_band(int64_t w, int64_t oh, int64_t ow, int64_t k
           (in_rows * row_bytes + rows * ow + kDepthwiseBlock) * kDepthwiseBlock};
 }
 
-/// Output rows narrower than this take the channel-blocked form even where
-/// the ISA forms windows: a vector of 16 pixels would be mostly empty
-/// (x86-64-amx on an Intel Xeon, bench/qs8_conv_bench.cpp: MobileNetV2's
-/// 7x7 layer 49 us in rows against 43 blocked, its 14x14 one 31 against 43).
+/// Output rows narrower than this take the channel-blocked form where the
+/// ISA forms windows but cannot gather bytes: a vector of 16 pixels would
+/// be mostly empty (x86-64-vnni on an Intel Xeon, bench/qs8_conv_bench.cpp:
+/// MobileNetV2's 7x7 layer 49 us in rows against 43 blocked, its 14x14 one
+/// 31 against 43).
 constexpr int64_t kDepthwiseRowsMinWidth = 12;
 
-/// Whether an int8 depthwise convolution reads its plane's rows in place
-/// (simd/qs8/depthwise.h's depthwise_rows, on ISAs with VecI::kByteWindows):
-/// windows of 4 bytes at a column stride of 1 or 2, kernel rows of up to 8
-/// taps (two quads), output rows of kDepthwiseRowsMinWidth or more.
-inline bool depthwise_reads_rows(int64_t kw, int64_t sw, int64_t dw, int64_t ow) {
-  return dw == 1 && (sw == 1 || sw == 2) && kw <= 2 * kDepthwiseQuad &&
-         ow >= kDepthwiseRowsMinWidth;
+/// Whether an int8 depthwise convolution may read its plane's rows in
+/// place (simd/qs8/depthwise.h's depthwise_rows, on ISAs with
+/// VecI::kByteWindows): windows of 4 bytes at a column stride of 1 or 2,
+/// kernel rows of up to 8 taps (two quads). The kernel takes it for rows
+/// of kDepthwiseRowsMinWidth or more, and where the ISA gathers bytes
+/// (VecI::kByteGather) for narrow rows several to a vector
+/// (depthwise_rows_per_vector); the scratch fits either form.
+inline bool depthwise_reads_rows(int64_t kw, int64_t sw, int64_t dw) {
+  return dw == 1 && (sw == 1 || sw == 2) && kw <= 2 * kDepthwiseQuad;
+}
+
+/// Output rows a vector of `lanes` pixels holds in depthwise_rows: 1 for
+/// rows of kDepthwiseRowsMinWidth or more; for narrower ones (byte gathers
+/// only) as many whole rows as fit in the lanes and whose windows lie in
+/// one 64-byte load (row r's at r sh pitch bytes), or 0: the blocked form.
+inline int64_t depthwise_rows_per_vector(int64_t ow, int64_t kw, int64_t sh, int64_t sw,
+                                         int64_t pitch, int64_t lanes, bool gather) {
+  if (ow >= kDepthwiseRowsMinWidth)
+    return 1;
+  if (!gather)
+    return 0;
+  const int64_t quads = (kw + kDepthwiseQuad - 1) / kDepthwiseQuad;
+  int64_t rows = lanes / ow;
+  while (rows > 1 && (rows - 1) * sh * pitch + (ow - 1) * sw + quads * kDepthwiseQuad > 64)
+    --rows;
+  return rows > 1 ? rows : 0;
 }
 
 /// The padded plane depthwise_rows reads: `rows` rows of `pitch` bytes
@@ -425,19 +445,24 @@ inline DepthwiseRows depthwise_rows_geometry(int64_t w, int64_t oh, int64_t ow, 
 }
 
 /// Bytes of scratch a depthwise convolution needs: one band of a channel
-/// block (depthwise_band), or a padded plane where the ISA forms windows
-/// of bytes (`windows`: VecI::kByteWindows) and depthwise_reads_rows.
+/// block (depthwise_band), or where the ISA forms windows of bytes
+/// (`windows`: VecI::kByteWindows) and depthwise_reads_rows, the larger of
+/// that and a padded plane (the kernel picks the form by rules of its ISA).
 inline int64_t depthwise_scratch_bytes(const int64_t *in_shape, const int64_t *out_shape,
                                        const int64_t *kernel, const int64_t *strides,
                                        const int64_t *pads_begin, const int64_t *dilations,
                                        bool quad, bool windows) {
-  if (windows && depthwise_reads_rows(kernel[1], strides[1], dilations[1], out_shape[3]))
-    return depthwise_rows_geometry(in_shape[3], out_shape[2], out_shape[3], kernel[0],
-                                   kernel[1], strides[0], strides[1], pads_begin[1], dilations[0])
-        .bytes;
-  return depthwise_band(in_shape[3], out_shape[2], out_shape[3], kernel[0], kernel[1],
-                        strides[0], strides[1], pads_begin[1], dilations[0], dilations[1], quad)
-      .bytes;
+  const int64_t band =
+      depthwise_band(in_shape[3], out_shape[2], out_shape[3], kernel[0], kernel[1], strides[0],
+                     strides[1], pads_begin[1], dilations[0], dilations[1], quad)
+          .bytes;
+  if (!windows || !depthwise_reads_rows(kernel[1], strides[1], dilations[1]))
+    return band;
+  const int64_t plane = depthwise_rows_geometry(in_shape[3], out_shape[2], out_shape[3],
+                                                kernel[0], kernel[1], strides[0], strides[1],
+                                                pads_begin[1], dilations[0])
+                            .bytes;
+  return plane > band ? plane : band;
 }
 
 /// Bytes past a max pooling's padded row that its last 16-window step may

@@ -326,16 +326,12 @@ struct VecI {
   template <int S> static VecI byte_windows(const uint8_t *p) {
     static_assert(S == 1 || S == 2, "windows at a stride of 1 or 2 bytes");
 #if defined(__AVX512VBMI__)
-    // One byte permutation (vpermb): byte 4 i + j of lane i is p[S i + j].
-    alignas(64) static constexpr uint8_t kPick[2][64] = {
-        {0,  1,  2,  3,  1,  2,  3,  4,  2,  3,  4,  5,  3,  4,  5,  6,  4,  5,  6,  7,  5,  6,
-         7,  8,  6,  7,  8,  9,  7,  8,  9,  10, 8,  9,  10, 11, 9,  10, 11, 12, 10, 11, 12, 13,
-         11, 12, 13, 14, 12, 13, 14, 15, 13, 14, 15, 16, 14, 15, 16, 17, 15, 16, 17, 18},
-        {0,  1,  2,  3,  2,  3,  4,  5,  4,  5,  6,  7,  6,  7,  8,  9,  8,  9,  10, 11, 10, 11,
-         12, 13, 12, 13, 14, 15, 14, 15, 16, 17, 16, 17, 18, 19, 18, 19, 20, 21, 20, 21, 22, 23,
-         22, 23, 24, 25, 24, 25, 26, 27, 26, 27, 28, 29, 28, 29, 30, 31, 30, 31, 32, 33}};
-    return of(_mm512_maskz_permutexvar_epi8(~__mmask64(0), _mm512_load_si512(kPick[S - 1]),
-                                            _mm512_loadu_si512(reinterpret_cast<const void *>(p))));
+    // One byte permutation (vpermb): lane i's bytes S i .. S i + 3.
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return byte_gather(p, of(_mm512_maskz_add_epi32(
+                              0xFFFF, _mm512_set1_epi32(0x03020100),
+                              _mm512_maskz_mullo_epi32(0xFFFF, lane,
+                                                       _mm512_set1_epi32(S * 0x01010101)))));
 #endif
     const __m128i pick = S == 1 ? _mm_setr_epi8(0, 1, 2, 3, 1, 2, 3, 4, 2, 3, 4, 5, 3, 4, 5, 6)
                                 : _mm_setr_epi8(0, 1, 2, 3, 2, 3, 4, 5, 4, 5, 6, 7, 6, 7, 8, 9);

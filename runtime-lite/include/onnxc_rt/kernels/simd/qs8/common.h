@@ -348,13 +348,20 @@ struct Conv2d {
 };
 
 /// n bytes (n in [k, 2k]) moved as two k-byte pieces, the second ending at
-/// n: short rows in two overlapping loads or stores instead of a byte loop.
-template <int K> inline void copy_overlapping(uint8_t *dst, const uint8_t *src, int64_t n) {
-  uint8_t head[K], tail[K];
-  __builtin_memcpy(head, src, K);
-  __builtin_memcpy(tail, src + n - K, K);
-  __builtin_memcpy(dst, head, K);
-  __builtin_memcpy(dst + n - K, tail, K);
+/// n: short rows in two overlapping loads or stores instead of a byte loop;
+/// each byte XORed with `flip` on the way (0: copied as it is).
+template <int K> inline void copy_overlapping(uint8_t *dst, const uint8_t *src, int64_t n,
+                                              uint8_t flip = 0) {
+  static_assert(K == 4 || K == 8, "pieces of a 32- or 64-bit word");
+  using W = std::conditional_t<K == 8, uint64_t, uint32_t>;
+  const W f = W(W(~W(0)) / 255 * flip); // flip in every byte
+  W head, tail;
+  __builtin_memcpy(&head, src, K);
+  __builtin_memcpy(&tail, src + n - K, K);
+  head ^= f;
+  tail ^= f;
+  __builtin_memcpy(dst, &head, K);
+  __builtin_memcpy(dst + n - K, &tail, K);
 }
 
 /// dst[0, n) = v. (Rows are short: inline 16-byte stores beat a memset

@@ -375,22 +375,10 @@ inline void copy_flipped(uint8_t *dst, const uint8_t *src, int64_t n, uint8_t fl
     store_bytes(dst + n - 16, load_bytes(src + n - 16) ^ flip);
     return;
   }
-  auto pieces = [&](auto word) {
-    using W = decltype(word);
-    constexpr int64_t K = sizeof(W);
-    const W f = W(W(~W(0)) / 255 * flip); // flip in every byte
-    W head, tail;
-    __builtin_memcpy(&head, src, K);
-    __builtin_memcpy(&tail, src + n - K, K);
-    head ^= f;
-    tail ^= f;
-    __builtin_memcpy(dst, &head, K);
-    __builtin_memcpy(dst + n - K, &tail, K);
-  };
   if (n >= 8)
-    return pieces(uint64_t());
+    return copy_overlapping<8>(dst, src, n, flip);
   if (n >= 4)
-    return pieces(uint32_t());
+    return copy_overlapping<4>(dst, src, n, flip);
   for (int64_t i = 0; i < n; ++i)
     dst[i] = src[i] ^ flip;
 }
@@ -401,12 +389,10 @@ inline void copy_flipped(uint8_t *dst, const uint8_t *src, int64_t n, uint8_t fl
 inline void pad_depthwise_plane(const uint8_t *x, int64_t h, int64_t w, int64_t ph, int64_t pw,
                                 const DepthwiseRows &rows, uint8_t pad, uint8_t flip,
                                 uint8_t *plane) {
-  // The padding in whole vectors over the plane (short rows would spend
+  // The padding over the whole plane in one run (short rows would spend
   // more in calls to memset than in the rest), then the input's rows.
-  const int64_t pitch = rows.pitch, total = rows.rows * pitch;
-  const Bytes fill = Bytes{} + pad;
-  for (int64_t i = 0; i < total; i += 16)
-    store_bytes(plane + i, fill);
+  const int64_t pitch = rows.pitch;
+  fill_bytes(plane, rows.rows * pitch, pad);
   const int64_t r0 = ph, r1 = ph + h < rows.rows ? ph + h : rows.rows;
   for (int64_t r = r0; r < r1; ++r) {
     uint8_t *row = plane + r * pitch + pw;

@@ -315,8 +315,9 @@ struct VecI {
   /// a plane's padded rows (simd/qs8/depthwise.h's depthwise_rows): each
   /// lane a window of four bytes (byte_windows), dot_u8s8 by the kernel
   /// row's weights. Where dot_u8s8 is one instruction (AVX512-VNNI's
-  /// vpdpbusd; emulated, AVX2 ran MobileNetV2's 56x56 layer 1.4x slower
-  /// than the blocked form); not on NEON, whose quads are the blocked form's.
+  /// vpdpbusd; emulated on AVX2 it ran EfficientNet's 5x5 layer 1.5x
+  /// slower than the blocked form); not on NEON, whose quads are the
+  /// blocked form's.
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
   static constexpr bool kByteWindows = true;
   /// Lane i holds p[S i], p[S i + 1], p[S i + 2], p[S i + 3] (S 1 or 2):

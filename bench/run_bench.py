@@ -289,16 +289,22 @@ def geomean(xs):
 
 
 def write_int8_results(rows, args):
-    """results/models-int8.md: onnxc int8 beside ORT on the same QDQ model and
-    both float builds."""
+    """results/models-int8.md (models-int8-Nthreads.md with --threads N, or
+    --stem's): onnxc int8 beside ORT on the same QDQ model and both float
+    builds."""
+    threads_text = "one thread" if args.threads == 1 else f"{args.threads} threads"
+    flags = f" --threads {args.threads}" if args.threads != 1 else ""
+    stem = args.stem or ("models-int8" if args.threads == 1
+                         else f"models-int8-{args.threads}threads")
     def ms(peer):
         return f"{peer['median_us'] / 1e3:.3f} ({peer['p99_us'] / 1e3:.3f})"
     lines = [
         "# int8 benchmark: onnxc int8 vs ONNX Runtime int8 (its preferred U8S8 form) vs both "
         "in float", "",
-        f"Machine: {machine_text()}; batch 1, one thread each. Each model quantized by "
+        f"Machine: {machine_text()}; batch 1, {threads_text} each. Each model quantized by "
         "`onnxc --quantize int8 --emit qdq-onnx` (MinMax, calibrated on its test input); that "
-        f"QDQ file (int8 activations and weights, S8S8) compiled by onnxc --target {args.target} (`"
+        f"QDQ file (int8 activations and weights, S8S8) compiled by onnxc --target "
+        f"{args.target}{flags} (`"
         f"{' '.join(target_flags(args.onnxc, args.target))}`). ONNX Runtime 1.30 "
         "(onnxruntime-node, graph optimisations all, which fuses the QDQ groups into its "
         "integer kernels) runs the same model with uint8 activations (U8S8: each activation's "
@@ -306,7 +312,8 @@ def write_int8_results(rows, args):
         "for and its own quantizer writes; the S8S8 file is its slow path, shown for reference. "
         "The float model through both as in models.md. Median of "
         f"{args.rounds} alternating rounds, ms (p99).",
-        f"Command: `cd bench && /usr/bin/python3 run_bench.py --int8` ({time.strftime('%Y-%m-%d')}).",
+        f"Command: `cd bench && /usr/bin/python3 run_bench.py --int8{flags}"
+        f"{f' --stem {args.stem}' if args.stem else ''}` ({time.strftime('%Y-%m-%d')}).",
         "", "| model | onnxc int8 | ORT int8 U8S8 | ORT int8 S8S8 | onnxc float | ORT float "
         "| ORT U8S8 / onnxc int8 | onnxc int8 / onnxc float | ORT float / onnxc int8 |",
         "|---|---|---|---|---|---|---|---|---|"]
@@ -321,7 +328,7 @@ def write_int8_results(rows, args):
     lines += ["", f"Geometric means: ORT int8 (U8S8) / onnxc int8 {geomean(r1):.3f}; onnxc int8 / "
                   f"onnxc float {geomean(r2):.3f}; ORT float / onnxc int8 {geomean(r3):.3f}."]
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
-    with open(os.path.join(HERE, "results", "models-int8.md"), "w") as f:
+    with open(os.path.join(HERE, "results", stem + ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
 
 

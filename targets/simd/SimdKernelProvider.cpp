@@ -569,7 +569,7 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
     return ctx.isFloat() || ctx.isQuantized() ? lowerMaxPool(pool, ctx) : std::nullopt;
   // Quantization's kernels are qs8's, whatever their first operand is.
   if (ctx.isQuantized() || isa<QuantizeLinearOp>(op))
-    return lowerQs8(op, packing);
+    return lowerQs8(op, packing, ctx.tasks);
   if (!ctx.isFloat())
     return std::nullopt;
   const int64_t tasks = ctx.tasks;

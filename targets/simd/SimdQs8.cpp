@@ -116,7 +116,7 @@ FailureOr<std::optional<ConvShape>> convShape(Operation *op, Value x, Value w, V
   return std::optional<ConvShape>(std::move(c));
 }
 
-ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
+ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing, int64_t tasks) {
   auto shape = convShape(op, op.getX(), op.getW(), op.getY(), op.getGroup());
   if (failed(shape))
     return {failure()};
@@ -160,14 +160,17 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
     args.push_back(KernelArg::scratch(
         pack::depthwise_scratch_bytes(xs.data(), ys.data(), kernel.data(), g->strides.data(),
                                       g->padsBegin.data(), g->dilations.data(), quad,
-                                      packing.windowDepthwise),
+                                      packing.windowDepthwise, tasks),
         "uint8_t"));
+    appendTasks(args, tasks);
     return calls({call("depthwise_conv2d",
                        {t, quad ? "true" : "false", packing.windowDepthwise ? "true" : "false"},
                        kSimdQs8Depthwise,
                        std::move(args), kSimdQs8Namespace)});
   }
   const int64_t depth = c.depth, dg = packing.convDepthGroup(depth);
+  // AMX's tiles run in one task (simd/qs8/conv2d.h).
+  const int64_t convTasks = dg == pack::kAmxDepthGroup ? 1 : tasks;
   std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg));
   pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data(),
                           pack::conv_weight_taps(dg, cg, kernel[0], kernel[1], g->strides[0],
@@ -183,13 +186,15 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing) {
   tail(args);
   args.push_back(KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))));
   args.push_back(KernelArg::scratch(pack::conv_scratch_bytes(depth, ys[2], ys[3], g->strides[0],
-                                                             cg, c.plane(), c.readsInput(), dg),
+                                                             cg, c.plane(), c.readsInput(), dg,
+                                                             convTasks),
                                     "uint8_t"));
+  appendTasks(args, convTasks);
   return calls({call("conv2d", packedKernelArgs(op.getX(), dg, packing),
                      kSimdQs8Conv, std::move(args), kSimdQs8Namespace)});
 }
 
-ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
+ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing, int64_t tasks) {
   auto ws = shapeOf(op.getW());
   const int64_t k = ws[0], n = ws[1], rows = numel(op.getA()) / std::max<int64_t>(k, 1);
   std::vector<int8_t> w = constantInt8s(op.getW());
@@ -204,16 +209,17 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing) {
                         packedZeroPoint(op.getA(), op.getXZeroPoint(), packing), folded.data());
   auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                       op.getWScale(), op.getYScale().convertToFloat());
-  return calls({call("fully_connected", packedKernelArgs(op.getA(), dg, packing), kSimdQs8FullyConnected,
-                     {KernelArg::input(op.getA()), packedInt8s(op.getContext(), packed),
-                      packedInt32s(op.getContext(), folded), KernelArg::output(op.getY()),
-                      KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n), mult, shift,
-                      KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
-                      KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
-                      KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
-                      KernelArg::scratch(
-                          pack::fc_scratch_bytes(rows, k, dg), "uint8_t")},
-                     kSimdQs8Namespace)});
+  std::vector<KernelArg> args{
+      KernelArg::input(op.getA()), packedInt8s(op.getContext(), packed),
+      packedInt32s(op.getContext(), folded), KernelArg::output(op.getY()),
+      KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n), mult, shift,
+      KernelArg::i(op.getWScale().size()), KernelArg::i(op.getYZeroPoint()),
+      KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
+      KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
+      KernelArg::scratch(pack::fc_scratch_bytes(rows, k, dg), "uint8_t")};
+  appendTasks(args, dg == pack::kAmxDepthGroup ? 1 : tasks); // AMX: one task
+  return calls({call("fully_connected", packedKernelArgs(op.getA(), dg, packing),
+                     kSimdQs8FullyConnected, std::move(args), kSimdQs8Namespace)});
 }
 
 /// A zero-point operand the int32 kernels take: none, or one value.
@@ -236,7 +242,7 @@ std::vector<int8_t> weightsAtZero(Value w, Value zp) {
 /// and constant int8 weights at zero point 0: the int32 convolution on the
 /// packed im2col kernel, the zero point folded with the weights' sums at
 /// run time.
-ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing) {
+ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing, int64_t tasks) {
   const ElementKind x = elementKindOf(eltOf(op.getX()));
   if (!eltOf(op.getY()).isSignlessInteger(32) ||
       (x != ElementKind::Int8 && x != ElementKind::UInt8) || !oneZeroPoint(op.getXZeroPoint()))
@@ -251,6 +257,7 @@ ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing) {
   if (w.empty())
     return std::nullopt;
   const int64_t dg = packing.convDepthGroup(c.depth);
+  const int64_t convTasks = dg == pack::kAmxDepthGroup ? 1 : tasks; // as lowerQConv's
   std::vector<int8_t> packed(pack::conv_packed_bytes(c.m, c.group, c.depth, dg));
   pack::pack_conv_weights(w.data(), c.m, c.group, c.depth, dg, packed.data(),
                           pack::conv_weight_taps(dg, c.cg, c.kernel[0], c.kernel[1],
@@ -266,8 +273,9 @@ ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing) {
   args.push_back(KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))));
   args.push_back(KernelArg::scratch(
       pack::conv_sums_scratch_bytes(c.m, c.depth, c.ys[2], c.ys[3], c.g.strides[0], c.cg,
-                                    c.plane(), c.readsInput(), dg),
+                                    c.plane(), c.readsInput(), dg, convTasks),
       "uint8_t"));
+  appendTasks(args, convTasks);
   return calls({call("conv2d_sums", packedKernelArgs(op.getX(), dg, packing), kSimdQs8Conv,
                      std::move(args), kSimdQs8Namespace)});
 }
@@ -277,7 +285,8 @@ ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing) {
 /// DynamicQuantizeLinear's), and constant int8 B (K, N) at zero point 0:
 /// the int32 product on the packed fully connected kernel, A's zero point
 /// folded with B's column sums at run time.
-ProviderResult lowerMatMulInteger(MatMulIntegerOp op, const Qs8Packing &packing) {
+ProviderResult lowerMatMulInteger(MatMulIntegerOp op, const Qs8Packing &packing,
+                                  int64_t tasks) {
   auto at = dyn_cast<RankedTensorType>(op.getA().getType());
   auto bt = dyn_cast<RankedTensorType>(op.getB().getType());
   const ElementKind a = at ? elementKindOf(at.getElementType()) : ElementKind::Other;
@@ -297,18 +306,18 @@ ProviderResult lowerMatMulInteger(MatMulIntegerOp op, const Qs8Packing &packing)
   pack::pack_fc_weights(w.data(), k, n, dg, packed.data());
   std::vector<int32_t> sums(n);
   pack::weight_sums(w.data(), n, k, 1, n, sums.data());
+  std::vector<KernelArg> args{
+      KernelArg::input(op.getA()), inputOrNull(op.getAZeroPoint()),
+      packedInt8s(op.getContext(), packed), packedInt32s(op.getContext(), sums),
+      KernelArg::output(op.getY()), KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n),
+      KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
+      KernelArg::scratch(pack::fc_sums_scratch_bytes(rows, k, n, dg), "uint8_t")};
+  appendTasks(args, dg == pack::kAmxDepthGroup ? 1 : tasks); // AMX: one task
   return calls({call("fully_connected_sums", packedKernelArgs(op.getA(), dg, packing),
-                     kSimdQs8FullyConnected,
-                     {KernelArg::input(op.getA()), inputOrNull(op.getAZeroPoint()),
-                      packedInt8s(op.getContext(), packed), packedInt32s(op.getContext(), sums),
-                      KernelArg::output(op.getY()), KernelArg::i(rows), KernelArg::i(k),
-                      KernelArg::i(n),
-                      KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
-                      KernelArg::scratch(pack::fc_sums_scratch_bytes(rows, k, n, dg), "uint8_t")},
-                     kSimdQs8Namespace)});
+                     kSimdQs8FullyConnected, std::move(args), kSimdQs8Namespace)});
 }
 
-ProviderResult lowerQAdd(QAddOp op) {
+ProviderResult lowerQAdd(QAddOp op, int64_t tasks) {
   const int64_t n = numel(op.getY());
   if (numel(op.getA()) != n || numel(op.getB()) != n)
     return std::nullopt; // broadcasting: the reference kernel
@@ -316,6 +325,7 @@ ProviderResult lowerQAdd(QAddOp op) {
                               KernelArg::output(op.getY()), KernelArg::i(n)};
   for (int32_t v : addParamList(addParams(op)))
     args.push_back(KernelArg::i(v));
+  appendTasks(args, tasks);
   return calls({call("add", {cppTypeName(eltOf(op.getY()))}, kSimdQs8Elementwise, std::move(args),
                      kSimdQs8Namespace)});
 }
@@ -323,7 +333,7 @@ ProviderResult lowerQAdd(QAddOp op) {
 /// QMul of same-shape inputs, or of a full input and one that has one value
 /// per leading index (its trailing dims 1: a per-channel scale); the other
 /// broadcasts run the reference kernel.
-ProviderResult lowerQMul(QMulOp op) {
+ProviderResult lowerQMul(QMulOp op, int64_t tasks) {
   auto ys = shapeOf(op.getY());
   const int64_t n = numel(op.getY());
   Value a = op.getA(), b = op.getB();
@@ -353,13 +363,15 @@ ProviderResult lowerQMul(QMulOp op) {
       return std::nullopt;
   }
   const Qs8Multiplier m = mulMultiplier(op);
+  std::vector<KernelArg> args{KernelArg::input(a), KernelArg::input(b),
+                              KernelArg::output(op.getY()), KernelArg::i(rows),
+                              KernelArg::i(inner), KernelArg::i(perRow), KernelArg::i(aZp),
+                              KernelArg::i(bZp), KernelArg::i(op.getYZeroPoint()),
+                              KernelArg::i(m.multiplier), KernelArg::i(m.shift),
+                              KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax())};
+  appendTasks(args, tasks);
   return calls({call("mul", {cppTypeName(eltOf(op.getY()))}, kSimdQs8Elementwise,
-                     {KernelArg::input(a), KernelArg::input(b), KernelArg::output(op.getY()),
-                      KernelArg::i(rows), KernelArg::i(inner), KernelArg::i(perRow),
-                      KernelArg::i(aZp), KernelArg::i(bZp), KernelArg::i(op.getYZeroPoint()),
-                      KernelArg::i(m.multiplier), KernelArg::i(m.shift),
-                      KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax())},
-                     kSimdQs8Namespace)});
+                     std::move(args), kSimdQs8Namespace)});
 }
 
 /// QAveragePool whose window is the whole plane without padding (a
@@ -387,7 +399,7 @@ ProviderResult lowerQAveragePool(QAveragePoolOp op) {
 /// byte, so the vector table lookup QLookup runs (about half the
 /// instructions of requantizing) on a table of the reference's rescale
 /// of every value, made here.
-ProviderResult lowerQRescale(QRescaleOp op) {
+ProviderResult lowerQRescale(QRescaleOp op, int64_t tasks) {
   Type elt = eltOf(op.getX());
   const ElementKind kind = elementKindOf(elt);
   if (elt != eltOf(op.getY()) || (kind != ElementKind::Int8 && kind != ElementKind::UInt8))
@@ -410,29 +422,30 @@ ProviderResult lowerQRescale(QRescaleOp op) {
     std::memcpy(table, out, 256);
   }
   auto tableType = RankedTensorType::get({256}, elt);
-  return calls({call("lookup", {t}, kSimdQs8Elementwise,
-                     {KernelArg::input(op.getX()),
-                      KernelArg::constantData(DenseElementsAttr::getFromRawBuffer(
-                          tableType, ArrayRef<char>(table, 256))),
-                      KernelArg::output(op.getY()), KernelArg::i(numel(op.getX()))},
-                     kSimdQs8Namespace)});
+  std::vector<KernelArg> args{KernelArg::input(op.getX()),
+                              KernelArg::constantData(DenseElementsAttr::getFromRawBuffer(
+                                  tableType, ArrayRef<char>(table, 256))),
+                              KernelArg::output(op.getY()), KernelArg::i(numel(op.getX()))};
+  appendTasks(args, tasks);
+  return calls({call("lookup", {t}, kSimdQs8Elementwise, std::move(args), kSimdQs8Namespace)});
 }
 
 /// QLookup with its table a constant (as onnxc-fold-qdq leaves it).
-ProviderResult lowerQLookup(QLookupOp op) {
+ProviderResult lowerQLookup(QLookupOp op, int64_t tasks) {
   if (!getConstantElements(op.getTable()))
     return std::nullopt;
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::input(op.getTable()),
+                              KernelArg::output(op.getY()), KernelArg::i(numel(op.getX()))};
+  appendTasks(args, tasks);
   return calls({call("lookup", {cppTypeName(eltOf(op.getX()))}, kSimdQs8Elementwise,
-                     {KernelArg::input(op.getX()), KernelArg::input(op.getTable()),
-                      KernelArg::output(op.getY()), KernelArg::i(numel(op.getX()))},
-                     kSimdQs8Namespace)});
+                     std::move(args), kSimdQs8Namespace)});
 }
 
 } // namespace
 
 /// QuantizeLinear (float to int8/uint8) and DequantizeLinear (back) with
 /// one scale; per-axis ones run the reference kernel.
-ProviderResult lowerQuantizeLike(Operation *op, bool quantize) {
+ProviderResult lowerQuantizeLike(Operation *op, bool quantize, int64_t tasks) {
   Value x = op->getOperand(0), scale = op->getOperand(1), zp = op->getOperand(2);
   Value y = op->getResult(0);
   Value q = quantize ? y : x, f = quantize ? x : y;
@@ -441,26 +454,29 @@ ProviderResult lowerQuantizeLike(Operation *op, bool quantize) {
       (kind != ElementKind::Int8 && kind != ElementKind::UInt8))
     return std::nullopt;
   const std::string t = cppTypeName(eltOf(q));
+  std::vector<KernelArg> args{KernelArg::input(x), KernelArg::input(scale), inputOrNull(zp),
+                              KernelArg::output(y), KernelArg::i(numel(x))};
+  appendTasks(args, tasks);
   return calls({call(quantize ? "quantize_linear" : "dequantize_linear", {t}, kSimdQs8Quantize,
-                     {KernelArg::input(x), KernelArg::input(scale), inputOrNull(zp),
-                      KernelArg::output(y), KernelArg::i(numel(x))},
-                     kSimdQs8Namespace)});
+                     std::move(args), kSimdQs8Namespace)});
 }
 
-ProviderResult lowerQs8(Operation *op, const Qs8Packing &packing) {
+ProviderResult lowerQs8(Operation *op, const Qs8Packing &packing, int64_t tasks) {
   return TypeSwitch<Operation *, ProviderResult>(op)
-      .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, packing); })
-      .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, packing); })
-      .Case<MatMulIntegerOp>([&](MatMulIntegerOp o) { return lowerMatMulInteger(o, packing); })
-      .Case<ConvIntegerOp>([&](ConvIntegerOp o) { return lowerConvInteger(o, packing); })
-      .Case<QAddOp>([](QAddOp o) { return lowerQAdd(o); })
-      .Case<QMulOp>([](QMulOp o) { return lowerQMul(o); })
+      .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, packing, tasks); })
+      .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, packing, tasks); })
+      .Case<MatMulIntegerOp>(
+          [&](MatMulIntegerOp o) { return lowerMatMulInteger(o, packing, tasks); })
+      .Case<ConvIntegerOp>([&](ConvIntegerOp o) { return lowerConvInteger(o, packing, tasks); })
+      .Case<QAddOp>([&](QAddOp o) { return lowerQAdd(o, tasks); })
+      .Case<QMulOp>([&](QMulOp o) { return lowerQMul(o, tasks); })
       .Case<QAveragePoolOp>([](QAveragePoolOp o) { return lowerQAveragePool(o); })
-      .Case<QLookupOp>([](QLookupOp o) { return lowerQLookup(o); })
-      .Case<QRescaleOp>([](QRescaleOp o) { return lowerQRescale(o); })
-      .Case<QuantizeLinearOp>([](QuantizeLinearOp o) { return lowerQuantizeLike(o, true); })
+      .Case<QLookupOp>([&](QLookupOp o) { return lowerQLookup(o, tasks); })
+      .Case<QRescaleOp>([&](QRescaleOp o) { return lowerQRescale(o, tasks); })
+      .Case<QuantizeLinearOp>(
+          [&](QuantizeLinearOp o) { return lowerQuantizeLike(o, true, tasks); })
       .Case<DequantizeLinearOp>(
-          [](DequantizeLinearOp o) { return lowerQuantizeLike(o, false); })
+          [&](DequantizeLinearOp o) { return lowerQuantizeLike(o, false, tasks); })
       .Default([](Operation *) -> ProviderResult { return std::nullopt; });
 }
 

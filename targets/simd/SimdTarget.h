@@ -121,8 +121,9 @@ std::unique_ptr<mlir::Pass> createLayoutSelectionPass();
 void registerLayoutSelectionPass();
 
 /// The qs8 ops simd/qs8/ runs (SimdQs8.cpp), constants packed as
-/// `packing` says; std::nullopt for the rest.
-ProviderResult lowerQs8(mlir::Operation *op, const Qs8Packing &packing);
+/// `packing` says, convolutions split into `tasks` (--threads); std::nullopt
+/// for the rest.
+ProviderResult lowerQs8(mlir::Operation *op, const Qs8Packing &packing, int64_t tasks);
 
 } // namespace onnxc::simd
 

@@ -5,11 +5,13 @@ checks that every output is identical (the int8 builds: the same integers
 on every core).
 
     check_same_as_host.py --onnxc ONNXC --target cortex-m0plus --model M.onnx \\
-        --inputs DIR [--input-slice N] [-- ONNXC OPTIONS (--quantize int8 ...)]
+        --inputs DIR [--input-slice N] [--threads N] [-- ONNXC OPTIONS (--quantize int8 ...)]
 
 --input-slice N keeps the first N items of each input's batch (a small
 board's RAM holds one image, not the test set's batch). --calibrate-on-inputs
 quantizes (with --quantize int8 among the options) on the inputs themselves.
+--threads N builds the target's model (not the host's) with N threads: the
+integer kernels' split must not change an output.
 """
 import argparse
 import os
@@ -38,6 +40,7 @@ def main():
     ap.add_argument("--model", required=True)
     ap.add_argument("--inputs", required=True)
     ap.add_argument("--input-slice", type=int, default=0)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--calibrate-on-inputs", action="store_true",
                     help="quantize with the inputs themselves as the one calibration sample")
     a = ap.parse_args(argv[:cut])
@@ -63,8 +66,9 @@ def main():
         outs = {}
         for target in ("generic", a.target):
             out = os.path.join(work, target)
+            threads = ["--threads", str(a.threads)] if target != "generic" else []
             subprocess.run([a.onnxc, "run", a.model, "--inputs", inputs, "--outputs", out,
-                            "--target", target, "--quiet"] + extra, check=True)
+                            "--target", target, "--quiet"] + threads + extra, check=True)
             outs[target] = {n: numpy_helper.to_array(load(os.path.join(out, n)))
                             for n in sorted(os.listdir(out))}
     host, got = outs["generic"], outs[a.target]
@@ -74,7 +78,8 @@ def main():
         if host[name].shape != got[name].shape or not np.array_equal(host[name], got[name]):
             diff = np.abs(host[name].astype(np.float64) - got[name].astype(np.float64)).max()
             sys.exit(f"{name}: {a.target} differs from the host (max abs diff {diff})")
-    print(f"{a.target}: {len(host)} output(s) identical to the host's")
+    print(f"{a.target}{f' ({a.threads} threads)' if a.threads > 1 else ''}: {len(host)} "
+          "output(s) identical to the host's")
 
 
 if __name__ == "__main__":

@@ -2,13 +2,16 @@
 // kernels, bit for bit: convolutions (weights packed and zero point folded
 // as the compiler does, qs8/pack.h) around every tile edge (4 output
 // channels, 16-pixel vectors, 96-pixel tiles, the pixel block), strided,
-// padded, dilated and grouped; depthwise; fully connected around its 4-row
-// and 16-column edges, and the int32 forms of both for ConvInteger and
-// MatMulInteger (a run-time zero point); add, mul (same shape and per row), global average and
-// max pooling, per-tensor quantize/dequantize (ties, saturation,
-// infinities); int8 and uint8, one multiplier and one per channel, fused
-// activation clamps, factors above 1 (positive shifts); and the
-// requantization step itself, lane by lane over its whole range.
+// padded, dilated and grouped; depthwise; fully connected around its
+// 4-row and 16-column edges, and the int32 forms of both for ConvInteger
+// and MatMulInteger (a run-time zero point); add, mul (same shape and per
+// row), lookup, global average and max pooling, per-tensor
+// quantize/dequantize (ties, saturation, infinities); int8 and uint8, one
+// multiplier and one per channel, fused activation clamps, factors above 1
+// (positive shifts); and the requantization step itself, lane by lane over
+// its whole range. The kernels that split into tasks (all but the pools)
+// run in one and in kTasks, every case split however small
+// (ONNXC_RT_MIN_TASK_CYCLES=0 in this build).
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/conv.h"
@@ -122,6 +125,8 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
   namespace pk = simd::qs8;
   const pk::PaddedPlane pp = pk::padded_plane(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
   std::vector<int32_t> folded(q.m);
+  // Odd variants split into kTasks on the pool: the same bytes.
+  const int64_t tasks = variant % 2 ? kTasks : 1;
   if (cg == 1 && q.m == q.group) {
     // Quads of taps read the bytes packed as conv2d's, widened taps x itself.
     constexpr bool Q = simd::qs8::kQuadDepthwise, W = simd::VecI::kByteWindows;
@@ -130,10 +135,10 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
     pk::fold_zero_point(w.data(), bias.data(), q.m, q.kh * q.kw, q.kh * q.kw, 1, u_zp,
                         folded.data());
     std::vector<uint8_t> scratch(
-        pk::depthwise_scratch_bytes(in, out, kernel, strides, pb, dil, Q, W));
+        pk::depthwise_scratch_bytes(in, out, kernel, strides, pb, dil, Q, W, tasks));
     simd::qs8::depthwise_conv2d<T, Q, W>(x.data(), w.data(), folded.data(), got.data(), in, out,
                                       kernel, strides, pb, dil, x_zp, mult.data(), shift.data(),
-                                      count, y_zp, lo, hi, scratch.data());
+                                      count, y_zp, lo, hi, scratch.data(), pool(), tasks);
   } else pk::with_conv_depth_group(depth, [&](auto depth_group) {
     constexpr int G = decltype(depth_group)::value;
     std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
@@ -144,16 +149,16 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
                         pk::packed_zero_point(x_zp + pk::flip_of<T>(), S), folded.data());
     const bool reads_input = pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw);
     std::vector<uint8_t> scratch(
-        pk::conv_scratch_bytes(depth, oh, ow, q.sh, cg, pp, reads_input, G));
+        pk::conv_scratch_bytes(depth, oh, ow, q.sh, cg, pp, reads_input, G, tasks));
     simd::qs8::conv2d<T, G, S>(x.data(), packed.data(), folded.data(), got.data(), in, out,
                                kernel, strides, pb, dil, q.group, x_zp, mult.data(), shift.data(),
                                count, y_zp, lo, hi,
                                pk::weights_are_narrow(w.data(), int64_t(w.size())),
-                               scratch.data());
+                               scratch.data(), pool(), tasks);
   });
   INFO("c " << q.c << " " << q.h << "x" << q.w << " m " << q.m << " k " << q.kh << "x" << q.kw
             << " s " << q.sh << "," << q.sw << " p " << q.ph << "," << q.pw << " d " << q.dh
-            << " g " << q.group << " variant " << variant);
+            << " g " << q.group << " variant " << variant << " tasks " << tasks);
   int64_t bad = 0;
   for (int64_t i = 0; i < ny; ++i)
     bad += want[i] != got[i];
@@ -251,12 +256,13 @@ template <typename T> void checkConvSums(const ConvCase &q, int variant) {
   pk::weight_sums(w.data(), q.m, depth, depth, 1, sums.data());
   const pk::PaddedPlane pp = pk::padded_plane(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
   const bool reads_input = pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw);
+  const int64_t tasks = variant % 4 < 2 ? 1 : kTasks;
   std::vector<uint8_t> scratch(
-      pk::conv_sums_scratch_bytes(q.m, depth, oh, ow, q.sh, cg, pp, reads_input, G));
+      pk::conv_sums_scratch_bytes(q.m, depth, oh, ow, q.sh, cg, pp, reads_input, G, tasks));
   simd::qs8::conv2d_sums<T, G, S>(x.data(), x_zp, packed.data(), sums.data(), got.data(), in,
                                   out, kernel, strides, pb, dil, q.group,
                                   pk::weights_are_narrow(w.data(), int64_t(w.size())),
-                                  scratch.data());
+                                  scratch.data(), pool(), tasks);
   });
   INFO("c " << q.c << " " << q.h << "x" << q.w << " m " << q.m << " k " << q.kh << "x" << q.kw
             << " s " << q.sh << "," << q.sw << " g " << q.group << " variant " << variant);
@@ -373,6 +379,7 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
                     shift);
   const auto [lo, hi] = randomClamp<T>(y_zp, variant / 2);
   const T zp_value = T(a_zp);
+  const int64_t tasks = variant % 3 == 1 ? kTasks : 1;
   std::vector<T> want(rows * n), got(rows * n);
   std::vector<int32_t> acc(n);
   ref::qs8::fully_connected<T>(a.data(), w.data(), &zp_value, bias.data(), want.data(), rows,
@@ -391,9 +398,10 @@ template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int6
   simd::qs8::fully_connected<T, G, S>(a.data(), packed.data(), folded.data(), got.data(),
                                       rows, depth, n, mult.data(), shift.data(), count, y_zp, lo,
                                       hi, pk::weights_are_narrow(w.data(), int64_t(w.size())),
-                                      scratch.data());
+                                      scratch.data(), pool(), tasks);
   });
-  INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant);
+  INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant << " tasks "
+               << tasks);
   REQUIRE(want == got);
 }
 } // namespace
@@ -431,6 +439,7 @@ template <typename T> void checkFullyConnectedSums(int64_t rows, int64_t depth, 
       w[i] = -128;
   const T zp = T(randomZeroPoint<T>());
   const T *a_zp = variant % 2 ? nullptr : &zp;
+  const int64_t tasks = variant % 4 < 2 ? 1 : kTasks;
   std::vector<int32_t> want(rows * n), got(rows * n);
   ref::matmul_acc<T, int8_t, int32_t>(a.data(), w.data(), a_zp, a_zp ? 1 : 0, nullptr, 0,
                                       want.data(), rows, depth, n, 0, nullptr, nullptr, nullptr);
@@ -446,7 +455,7 @@ template <typename T> void checkFullyConnectedSums(int64_t rows, int64_t depth, 
   simd::qs8::fully_connected_sums<T, G, S>(a.data(), a_zp, packed.data(), sums.data(),
                                            got.data(), rows, depth, n,
                                            pk::weights_are_narrow(w.data(), int64_t(w.size())),
-                                           scratch.data());
+                                           scratch.data(), pool(), tasks);
   });
   INFO("rows " << rows << " depth " << depth << " n " << n << " variant " << variant);
   REQUIRE(want == got);
@@ -512,6 +521,7 @@ template <typename T> void checkElementwise(int64_t rows, int64_t inner, int var
   std::uniform_real_distribution<double> scale(0.002, 0.1);
   const double sa = scale(rng()), sb = scale(rng()), sy = scale(rng());
   const int64_t shape[1] = {n}, unit[1] = {1};
+  const int64_t tasks = variant % 4 < 2 ? 1 : kTasks; // int8 and uint8 both ways
   std::vector<T> want(n), got(n);
   // add, same shape
   auto p = ref::qs8::add_params(sa, a_zp, sb, b_zp, sy, y_zp, lo, hi);
@@ -520,21 +530,21 @@ template <typename T> void checkElementwise(int64_t rows, int64_t inner, int var
                    p.y_multiplier, p.y_shift, p.act_min, p.act_max);
   simd::qs8::add<T>(a.data(), b.data(), got.data(), n, p.left_shift, p.a_zp, p.a_multiplier,
                     p.a_shift, p.b_zp, p.b_multiplier, p.b_shift, p.y_zp, p.y_multiplier,
-                    p.y_shift, p.act_min, p.act_max);
-  INFO("rows " << rows << " inner " << inner << " variant " << variant);
+                    p.y_shift, p.act_min, p.act_max, pool(), tasks);
+  INFO("rows " << rows << " inner " << inner << " variant " << variant << " tasks " << tasks);
   REQUIRE(want == got);
   // mul, same shape and one b per row
   auto m = ref::qs8::quantize_multiplier(sa * sb / sy);
   ref::qs8::mul<T>(a.data(), b.data(), want.data(), 1, shape, unit, unit, a_zp, b_zp, y_zp,
                    m.multiplier, m.shift, lo, hi);
   simd::qs8::mul<T>(a.data(), b.data(), got.data(), 1, n, 0, a_zp, b_zp, y_zp, m.multiplier,
-                    m.shift, lo, hi);
+                    m.shift, lo, hi, pool(), tasks);
   REQUIRE(want == got);
   const int64_t shape2[2] = {rows, inner}, a2[2] = {inner, 1}, b2[2] = {1, 0};
   ref::qs8::mul<T>(a.data(), br.data(), want.data(), 2, shape2, a2, b2, a_zp, b_zp, y_zp,
                    m.multiplier, m.shift, lo, hi);
   simd::qs8::mul<T>(a.data(), br.data(), got.data(), rows, inner, 1, a_zp, b_zp, y_zp,
-                    m.multiplier, m.shift, lo, hi);
+                    m.multiplier, m.shift, lo, hi, pool(), tasks);
   REQUIRE(want == got);
   // global average pooling of `rows` planes of `inner`
   std::vector<T> wantp(rows), gotp(rows);
@@ -626,6 +636,9 @@ template <typename T> void checkLookup(int64_t n) {
   std::vector<T> want(x.size()), got(x.size());
   ref::qs8::lookup<T>(x.data(), table.data(), want.data(), n);
   simd::qs8::lookup<T>(x.data(), table.data(), got.data(), n);
+  REQUIRE(want == got);
+  std::fill(got.begin(), got.end(), T(0));
+  simd::qs8::lookup<T>(x.data(), table.data(), got.data(), n, pool(), kTasks);
   INFO("n " << n);
   REQUIRE(want == got);
 }
@@ -662,7 +675,8 @@ template <typename Q> void checkQuantize(int64_t n, int variant) {
   }
   std::vector<Q> want(n), got(n);
   ref::quantize_linear<float, Q>(x.data(), &scale, &zp, want.data(), 1, 1, n, 1);
-  simd::qs8::quantize_linear<Q>(x.data(), &scale, &zp, got.data(), n);
+  simd::qs8::quantize_linear<Q>(x.data(), &scale, &zp, got.data(), n, pool(),
+                                variant % 2 ? kTasks : 1);
   INFO("n " << n << " scale " << scale << " zp " << int(zp));
   int64_t bad = 0;
   for (int64_t i = 0; i < n; ++i)
@@ -670,7 +684,8 @@ template <typename Q> void checkQuantize(int64_t n, int variant) {
   REQUIRE(bad == 0);
   std::vector<float> dwant(n), dgot(n);
   ref::dequantize_linear<Q, float>(want.data(), &scale, &zp, dwant.data(), 1, 1, n, 1);
-  simd::qs8::dequantize_linear<Q>(want.data(), &scale, &zp, dgot.data(), n);
+  simd::qs8::dequantize_linear<Q>(want.data(), &scale, &zp, dgot.data(), n, pool(),
+                                  variant % 2 ? 1 : kTasks);
   REQUIRE(std::memcmp(dwant.data(), dgot.data(), size_t(n) * sizeof(float)) == 0);
 }
 } // namespace

@@ -34,6 +34,22 @@ inline void parallel_for(TaskRunner *runner, int64_t tasks, const F &f) {
               const_cast<F *>(&f));
 }
 
+/// How many of `tasks` a kernel starts for about `cycles` of work: each
+/// task at least kMinTaskCycles (handing a task to another thread costs
+/// microseconds: EfficientNet-B0's squeeze-and-excitation convolutions,
+/// a few thousand multiply-adds, ran slower split). Integer kernels, whose
+/// results do not depend on the split, use it; the split of the others
+/// depends only on `tasks`. The kernel tests build with
+/// ONNXC_RT_MIN_TASK_CYCLES=0, so that their small cases split too.
+#ifndef ONNXC_RT_MIN_TASK_CYCLES
+#define ONNXC_RT_MIN_TASK_CYCLES 20000
+#endif
+constexpr int64_t kMinTaskCycles = ONNXC_RT_MIN_TASK_CYCLES;
+inline int64_t tasks_for(int64_t cycles, int64_t tasks) {
+  const int64_t most = kMinTaskCycles > 0 ? cycles / kMinTaskCycles : tasks;
+  return most < 1 ? 1 : most < tasks ? most : tasks;
+}
+
 /// Task t's share [begin, end) of [0, n) split into `tasks` runs, each a
 /// multiple of `quantum` long (the last takes the remainder).
 struct Range {

@@ -18,6 +18,7 @@
 #include <type_traits>
 
 #include "onnxc_rt/kernels/reference/qs8.h"
+#include "onnxc_rt/parallel.h"
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
 #include "onnxc_rt/kernels/simd/vec.h"
 
@@ -472,6 +473,19 @@ inline void copy_strided_bytes(uint8_t *dst, const uint8_t *src, int64_t n, int6
 }
 
 } // namespace detail
+
+/// f(begin, count) over [0, n) in runs of whole 64-value pieces, as many
+/// tasks (run on `runner`) as tasks_for allows at about a cycle a value:
+/// the element-wise kernels' split.
+template <typename F>
+void for_each_run(int64_t n, TaskRunner *runner, int64_t tasks, const F &f) {
+  const int64_t used = tasks_for(n, tasks);
+  parallel_for(runner, used, [&](int64_t t) {
+    const Range r = split_range(n, 64, used, t);
+    if (r.begin < r.end)
+      f(r.begin, r.end - r.begin);
+  });
+}
 
 } // namespace qs8
 } // namespace simd

@@ -207,6 +207,17 @@ constexpr int64_t kVirtualRowsBound = 0;
 constexpr int64_t kVirtualRowsBound = 64;
 #endif
 
+/// How conv2d splits a group's output into tasks: by pixels (each task a
+/// run of whole tiles' pixels, packing its own panels) where they make
+/// four tiles a task or outnumber the channel tiles, else by channels
+/// (every task packs every panel, and computes a share of the output
+/// channels: 7 x 7 and 14 x 14 planes have one to three blocks).
+inline bool conv_splits_pixels(int64_t pixels, int64_t channels, int64_t tasks) {
+  const int64_t pixel_tiles = (pixels + kConvVectors * kLanes - 1) / (kConvVectors * kLanes);
+  const int64_t channel_tiles = (channels + kConvRows - 1) / kConvRows;
+  return pixel_tiles >= 4 * tasks || pixel_tiles >= channel_tiles;
+}
+
 /// conv_tile<nv> for nv in [1, kConvVectors].
 template <typename T, int NV = kConvVectors>
 void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
@@ -356,15 +367,18 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
 /// kShifted as this instruction set takes them (conv_depth_group(depth),
 /// kShiftedBytes: the compiler packs for its target, and a mismatch does
 /// not compile); `count` multipliers (1 or M); `narrow_weights`: no
-/// weight is -128 (weights_are_narrow of qs8/pack.h). Scratch:
-/// conv_scratch_bytes(..., G) of qs8/pack.h. TOut int32_t: the sums
+/// weight is -128 (weights_are_narrow of qs8/pack.h). `tasks` split each
+/// group (conv_splits_pixels; run on `runner`, see parallel.h; AMX's
+/// tiles run in one task: their configuration is the thread's). Scratch:
+/// conv_scratch_bytes(..., G, tasks) of qs8/pack.h. TOut int32_t: the sums
 /// themselves, not requantized (conv2d_sums).
 template <typename T, int G, bool kShifted, typename TOut = T>
 void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int64_t *in_shape,
             const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
             const int64_t *pads_begin, const int64_t *dilations, int64_t group, int32_t x_zp,
             const int32_t *multiplier, const int32_t *shift, int64_t count, int32_t y_zp,
-            int32_t act_min, int32_t act_max, bool narrow_weights, uint8_t *scratch) {
+            int32_t act_min, int32_t act_max, bool narrow_weights, uint8_t *scratch,
+            TaskRunner *runner = nullptr, int64_t tasks = 1) {
   using namespace detail;
   const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
                  kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
@@ -377,6 +391,8 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
              vmax = VecI::broadcast(act_max);
 #if ONNXC_RT_SIMD_AMX
   if constexpr (G == kAmxDepthGroup) {
+    (void)runner; // task 0's scratch (conv_scratch's layout holds)
+    (void)tasks;
     conv2d_amx<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count, vzp, vmin, vmax,
                   scratch);
     return;
@@ -393,40 +409,53 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
                                       kVirtualRowsBound);
     const int64_t pixels = g.oh * g.ow, block = cp.block;
     const ConvScratch sl =
-        conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut));
-    uint8_t *panel = scratch, *rows = scratch + sl.rows;
-    TOut *stage = reinterpret_cast<TOut *>(scratch + sl.stage);
+        conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut), tasks);
     uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
     const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
+    // Estimated at ~32 multiply-adds a cycle (parallel.h's tasks_for).
+    const int64_t used = tasks_for(cp.count * mg * depth / 32, tasks);
+    const bool by_pixels = conv_splits_pixels(cp.count, mg, used);
     for (int64_t b = 0; b < n; ++b)
       for (int64_t gi = 0; gi < group; ++gi) {
         const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
         if (planes)
-          for (int64_t ci = 0; ci < cg; ++ci)
-            pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
-        for (int64_t p0 = 0; p0 < cp.count; p0 += block) {
-          const int64_t np = cp.count - p0 < block ? cp.count - p0 : block;
-          const int64_t nv = round_up(np, 16);
-          pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, cp.virtual_rows,
-                        panel, rows);
-          for (int64_t mt = 0; mt < mg; mt += kConvRows) {
-            const int64_t live = mg - mt < kConvRows ? mg - mt : kConvRows;
-            Requant q[kConvRows] = {}; // rows past `live`: zeros, never stored
-            for (int64_t r = 0; r < live; ++r) {
-              const int64_t oc = gi * mg + mt + r, k = count > 1 ? oc : 0;
-              q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
+          parallel_for(runner, used, [&](int64_t t) {
+            const Range r = split_range(cg, 1, used, t);
+            for (int64_t ci = r.begin; ci < r.end; ++ci)
+              pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
+          });
+        parallel_for(runner, used, [&](int64_t t) {
+          uint8_t *panel = scratch + t * sl.task, *rows = panel + sl.rows;
+          TOut *stage = reinterpret_cast<TOut *>(panel + sl.stage);
+          const Range px = by_pixels ? split_range(cp.count, kConvVectors * kLanes, used, t)
+                                     : Range{0, cp.count};
+          const Range ch = by_pixels ? Range{0, mg} : split_range(mg, kConvRows, used, t);
+          if (ch.begin >= ch.end)
+            return;
+          for (int64_t p0 = px.begin; p0 < px.end; p0 += block) {
+            const int64_t np = px.end - p0 < block ? px.end - p0 : block;
+            const int64_t nv = round_up(np, 16);
+            pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, cp.virtual_rows,
+                          panel, rows);
+            for (int64_t mt = ch.begin; mt < ch.end; mt += kConvRows) {
+              const int64_t live = ch.end - mt < kConvRows ? ch.end - mt : kConvRows;
+              Requant q[kConvRows] = {}; // rows past `live`: zeros, never stored
+              for (int64_t r = 0; r < live; ++r) {
+                const int64_t oc = gi * mg + mt + r, k = count > 1 ? oc : 0;
+                q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
+              }
+              const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
+              TOut *yc = y + (b * m + gi * mg + mt) * pixels;
+              // Virtual rows go through the stage (their padding pixels dropped).
+              TOut *yt = cp.virtual_rows ? stage : yc + p0;
+              const int64_t y_stride = cp.virtual_rows ? block : pixels;
+              conv_tile_row(np, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
+                            vmax, yt, y_stride);
+              if (cp.virtual_rows)
+                store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yc, pixels);
             }
-            const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
-            TOut *yc = y + (b * m + gi * mg + mt) * pixels;
-            // Virtual rows go through the stage (their padding pixels dropped).
-            TOut *yt = cp.virtual_rows ? stage : yc + p0;
-            const int64_t y_stride = cp.virtual_rows ? block : pixels;
-            conv_tile_row(np, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
-                          vmax, yt, y_stride);
-            if (cp.virtual_rows)
-              store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yc, pixels);
           }
-        }
+        });
       }
   }
 }
@@ -436,14 +465,14 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
 /// computes it; null: 0): y = sum (x - *x_zp) * w, w packed as for conv2d
 /// and `weight_sums` each output channel's sum of w (qs8/pack.h). The zero
 /// point's share folds per channel at run time into the front of scratch;
-/// the padding is the zero point's byte, as conv2d's. Scratch:
-/// conv_sums_scratch_bytes(..., G).
+/// the padding is the zero point's byte, as conv2d's; `tasks` as conv2d's.
+/// Scratch: conv_sums_scratch_bytes(..., G, tasks).
 template <typename T, int G, bool kShifted>
 void conv2d_sums(const T *x, const T *x_zp, const int8_t *w, const int32_t *weight_sums,
                  int32_t *y, const int64_t *in_shape, const int64_t *out_shape,
                  const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
                  const int64_t *dilations, int64_t group, bool narrow_weights,
-                 uint8_t *scratch) {
+                 uint8_t *scratch, TaskRunner *runner = nullptr, int64_t tasks = 1) {
   const int64_t m = out_shape[1];
   const int32_t zp = x_zp ? int32_t(*x_zp) : 0;
   const int32_t u_zp = packed_zero_point(zp + flip_of<T>(), kShifted);
@@ -453,7 +482,8 @@ void conv2d_sums(const T *x, const T *x_zp, const int8_t *w, const int32_t *weig
   const int32_t unused = 0; // no requantization: multipliers and clamps unread
   conv2d<T, G, kShifted, int32_t>(x, w, folded, y, in_shape, out_shape, kernel, strides,
                                   pads_begin, dilations, group, zp, &unused, &unused, 1, 0, 0, 0,
-                                  narrow_weights, scratch + round_up(m * 4, 64));
+                                  narrow_weights, scratch + round_up(m * 4, 64), runner,
+                                  tasks);
 }
 
 } // namespace qs8

@@ -283,11 +283,13 @@ inline void depthwise_unit_weights(const int8_t *w, int64_t c0, int64_t cb, int6
 /// transposed back. Narrow planes waste no lanes, strided windows need no
 /// column phases, and the padding is written once per band. KH, KW: the
 /// kernel's extent when known at compile time (the units unroll), else 0.
+/// Channels [c_begin, c_end) of each image (a task's share), in blocks
+/// from c_begin.
 template <int KH, int KW, int SW, typename T>
 void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, int64_t batch,
-                       const Conv2d &g, int32_t x_zp, const int32_t *multiplier,
-                       const int32_t *shift, int64_t count, VecI y_zp, VecI act_min,
-                       VecI act_max, uint8_t *scratch) {
+                       const Conv2d &g, int64_t c_begin, int64_t c_end, int32_t x_zp,
+                       const int32_t *multiplier, const int32_t *shift, int64_t count,
+                       VecI y_zp, VecI act_min, VecI act_max, uint8_t *scratch) {
   constexpr int64_t B = kDepthwiseBlock, S = B / kBlockChannels;
   constexpr int V = kBlockVectors, P = kBlockPixels;
   constexpr int64_t kUnits =
@@ -309,8 +311,8 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
   uint8_t *stage = bytes + band.in_rows * band.bytes_width * B;
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   for (int64_t b = 0; b < batch; ++b)
-    for (int64_t c0 = 0; c0 < g.c; c0 += B) {
-      const int64_t cb = g.c - c0 < B ? g.c - c0 : B;
+    for (int64_t c0 = c_begin; c0 < c_end; c0 += B) {
+      const int64_t cb = c_end - c0 < B ? c_end - c0 : B;
       VecI wv[S][kUnits][V];
       Requant q[S][V];
       for (int64_t s = 0; s < S; ++s) {
@@ -418,11 +420,13 @@ inline void pad_depthwise_plane(const uint8_t *x, int64_t h, int64_t w, int64_t 
 /// the kernel's rows and quads a row when known at compile time
 /// (unrolled), else 0; kGather: rows_per_vector > 1. V: the vector type
 /// (VecI; a parameter so that ISAs without windows never instantiate this).
+/// Channels [c_begin, c_end) of each image (a task's share).
 template <int KH, int KU, int SW, bool kGather, typename T, typename V>
 void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int64_t batch,
-                    const Conv2d &g, const DepthwiseRows &rows, int64_t rows_per_vector,
-                    int32_t x_zp, const int32_t *multiplier, const int32_t *shift,
-                    int64_t count, V y_zp, V act_min, V act_max, uint8_t *plane) {
+                    const Conv2d &g, int64_t c_begin, int64_t c_end, const DepthwiseRows &rows,
+                    int64_t rows_per_vector, int32_t x_zp, const int32_t *multiplier,
+                    const int32_t *shift, int64_t count, V y_zp, V act_min, V act_max,
+                    uint8_t *plane) {
   constexpr int64_t L = V::kLanes, Q = kDepthwiseQuad;
   // Locals, not g's fields: the byte stores could alias g.
   const int64_t kh = KH ? KH : g.kh, quads = KU ? KU : rows.quads, kw = g.kw;
@@ -448,7 +452,7 @@ void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int6
       return V::template byte_windows<SW>(p);
   };
   for (int64_t b = 0; b < batch; ++b)
-    for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t c = c_begin; c < c_end; ++c) {
       pad_depthwise_plane(reinterpret_cast<const uint8_t *>(x + (b * channels + c) * h * width),
                           h, width, ph, pw, rows, pad, flip, plane);
       // The kernel rows' quads of weights, each broadcast as one int32;
@@ -517,14 +521,16 @@ void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int6
 /// packed_zero_point(x_zp + flip_of<T>(), kShiftedBytes) where they read
 /// quads of bytes packed as conv2d's (kQuad, which must be
 /// kQuadDepthwise). kWindows: VecI::kByteWindows, which the scratch was
-/// sized for: depthwise_scratch_bytes(..., kQuad, kWindows).
+/// sized for: depthwise_scratch_bytes(..., kQuad, kWindows, tasks). `tasks`
+/// take shares of the channels (run on `runner`, see parallel.h).
 template <typename T, bool kQuad, bool kWindows>
 void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                       const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
                       const int64_t *strides, const int64_t *pads_begin,
                       const int64_t *dilations, int32_t x_zp, const int32_t *multiplier,
                       const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min,
-                      int32_t act_max, uint8_t *scratch) {
+                      int32_t act_max, uint8_t *scratch, TaskRunner *runner = nullptr,
+                      int64_t tasks = 1) {
   using namespace detail;
   static_assert(kQuad == kQuadDepthwise,
                 "bias folded for another instruction set (qs8/pack.h's depthwise_band)");
@@ -535,12 +541,27 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                  pads_begin[1], dilations[0], dilations[1]};
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
              vmax = VecI::broadcast(act_max);
+  const int64_t task_bytes = depthwise_task_bytes(in_shape, out_shape, kernel, strides,
+                                                  pads_begin, dilations, kQuad, kWindows);
+  // Each task a run of the channels (of whole blocks where they are
+  // blocked) with its own band or plane.
+  // ~4 multiply-adds a cycle (parallel.h's tasks_for).
+  const int64_t used = tasks_for(in_shape[0] * g.c * g.oh * g.ow * g.kh * g.kw / 4, tasks);
+  auto split = [&](int64_t quantum, const auto &run) {
+    parallel_for(runner, used, [&](int64_t t) {
+      const Range r = split_range(g.c, quantum, used, t);
+      if (r.begin < r.end)
+        run(r, scratch + t * task_bytes);
+    });
+  };
   // 3x3 and 5x5 with unit column dilation and stride 1 or 2 unroll their
   // taps with constant offsets.
   auto blocked = [&](auto kernel_h, auto kernel_w, auto stride_w) {
-    depthwise_blocked<kernel_h(), kernel_w(), stride_w()>(x, w, bias, y, in_shape[0], g, x_zp,
-                                                           multiplier, shift, count, vzp, vmin,
-                                                           vmax, scratch);
+    split(kDepthwiseBlock, [&](Range r, uint8_t *s) {
+      depthwise_blocked<kernel_h(), kernel_w(), stride_w()>(x, w, bias, y, in_shape[0], g,
+                                                             r.begin, r.end, x_zp, multiplier,
+                                                             shift, count, vzp, vmin, vmax, s);
+    });
   };
   using I0 = std::integral_constant<int, 0>;
   using I1 = std::integral_constant<int, 1>;
@@ -556,9 +577,11 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
         g.ow, g.kw, g.sh, g.sw, rows.pitch, VecI::kLanes, VecI::kByteGather);
     auto in_rows = [&](auto kernel_h, auto quads, auto stride_w) {
       auto run = [&](auto gather) {
-        depthwise_rows<kernel_h(), quads(), stride_w(), decltype(gather)::value, T, VecI>(
-            x, w, bias, y, in_shape[0], g, rows, per_vector, x_zp, multiplier, shift, count,
-            vzp, vmin, vmax, scratch);
+        split(1, [&](Range r, uint8_t *s) {
+          depthwise_rows<kernel_h(), quads(), stride_w(), decltype(gather)::value, T, VecI>(
+              x, w, bias, y, in_shape[0], g, r.begin, r.end, rows, per_vector, x_zp,
+              multiplier, shift, count, vzp, vmin, vmax, s);
+        });
       };
       if constexpr (VecI::kByteGather) {
         if (per_vector > 1)

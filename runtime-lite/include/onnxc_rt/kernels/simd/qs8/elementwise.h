@@ -13,7 +13,13 @@ namespace qs8 {
 /// y[i] = table[x[i] - lowest of T] (reference/qs8.h's lookup: QLookup,
 /// e.g. sigmoid or SiLU): whole vectors by the instruction set's byte
 /// shuffles (simd/isa: lookup_bytes), the tail byte by byte.
-template <typename T> void lookup(const T *x, const T *table, T *y, int64_t n) {
+template <typename T>
+void lookup(const T *x, const T *table, T *y, int64_t n, TaskRunner *runner = nullptr,
+            int64_t tasks = 1) {
+  if (tasks > 1)
+    return for_each_run(n, runner, tasks, [&](int64_t i, int64_t m) {
+      lookup(x + i, table, y + i, m);
+    });
   const uint8_t *in = reinterpret_cast<const uint8_t *>(x);
   uint8_t *out = reinterpret_cast<uint8_t *>(y);
   const uint8_t *t = reinterpret_cast<const uint8_t *>(table);
@@ -25,13 +31,18 @@ template <typename T> void lookup(const T *x, const T *table, T *y, int64_t n) {
 }
 
 /// y = a + b, same shapes, in reference/qs8.h's add (parameters from its
-/// add_params).
+/// add_params); `tasks` take runs of the values (for_each_run).
 template <typename T>
 void add(const T *a, const T *b, T *y, int64_t n, int32_t left_shift, int32_t a_zp,
          int32_t a_multiplier, int32_t a_shift, int32_t b_zp, int32_t b_multiplier,
          int32_t b_shift, int32_t y_zp, int32_t y_multiplier, int32_t y_shift, int32_t act_min,
-         int32_t act_max) {
+         int32_t act_max, TaskRunner *runner = nullptr, int64_t tasks = 1) {
   using namespace detail;
+  if (tasks > 1)
+    return for_each_run(n, runner, tasks, [&](int64_t i, int64_t m) {
+      add(a + i, b + i, y + i, m, left_shift, a_zp, a_multiplier, a_shift, b_zp, b_multiplier,
+          b_shift, y_zp, y_multiplier, y_shift, act_min, act_max);
+    });
   const Requant qa = requant_broadcast(0, a_multiplier, a_shift);
   const Requant qb = requant_broadcast(0, b_multiplier, b_shift);
   const Requant qy = requant_broadcast(0, y_multiplier, y_shift);
@@ -96,12 +107,26 @@ constexpr int64_t kMulTableRow = 512;
 /// 1: a per-channel scale, as a squeeze-and-excitation block multiplies;
 /// long rows by table, kMulTableRow). Four vectors a step narrowed into
 /// one store, then vector by vector; the requantization's form
-/// (requantize_as) chosen once.
+/// (requantize_as) chosen once. `tasks` take runs of the values, or of the
+/// rows with b_per_row.
 template <typename T>
 void mul(const T *a, const T *b, T *y, int64_t rows, int64_t inner, int64_t b_per_row,
          int32_t a_zp, int32_t b_zp, int32_t y_zp, int32_t multiplier, int32_t shift,
-         int32_t act_min, int32_t act_max) {
+         int32_t act_min, int32_t act_max, TaskRunner *runner = nullptr, int64_t tasks = 1) {
   using namespace detail;
+  if (tasks > 1 && !b_per_row)
+    return for_each_run(rows * inner, runner, tasks, [&](int64_t i, int64_t m) {
+      mul(a + i, b + i, y + i, 1, m, 0, a_zp, b_zp, y_zp, multiplier, shift, act_min, act_max);
+    });
+  if (tasks > 1) {
+    const int64_t used = tasks_for(rows * inner, tasks);
+    return parallel_for(runner, used, [&](int64_t t) {
+      const Range r = split_range(rows, 1, used, t);
+      if (r.begin < r.end)
+        mul(a + r.begin * inner, b + r.begin, y + r.begin * inner, r.end - r.begin, inner, 1,
+            a_zp, b_zp, y_zp, multiplier, shift, act_min, act_max);
+    });
+  }
   const Requant q = requant_broadcast(0, multiplier, shift);
   const VecI azp = VecI::broadcast(a_zp), bzp = VecI::broadcast(b_zp);
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),

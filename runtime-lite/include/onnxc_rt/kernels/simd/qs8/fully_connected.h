@@ -275,13 +275,18 @@ inline int64_t fc_pack_rows(const T *a, int64_t rows, int64_t depth, uint8_t *sc
   return stride;
 }
 
+/// Columns a whole tile of fully_connected spans.
+constexpr int64_t kFcTileCols = kFcVectors * kLanes;
+
 /// tile(rows R, vectors NV, first row, first column, live rows) over
-/// every tile of a rows x n product.
-template <typename Tile> ONNXC_RT_SIMD_INLINE void fc_tiles(int64_t rows, int64_t n, Tile &&tile) {
-  constexpr int64_t kCols = kFcVectors * kLanes;
+/// every tile of rows [r.begin, r.end) x columns [c.begin, c.end) of a
+/// product (r.begin a multiple of kFcRows, c.begin of kFcTileCols).
+template <typename Tile> ONNXC_RT_SIMD_INLINE void fc_tiles(Range r, Range cols, Tile &&tile) {
+  constexpr int64_t kCols = kFcTileCols;
+  const int64_t n = cols.end;
   // The columns of rows [r0, r0 + live) in tiles of R rows.
   auto row_block = [&](auto tile_rows, int64_t r0, int64_t live) ONNXC_RT_SIMD_NO_PRESCHEDULE {
-    for (int64_t c = 0; c < n; c += kCols) {
+    for (int64_t c = cols.begin; c < n; c += kCols) {
       const int64_t vecs = (n - c + kLanes - 1) / kLanes;
       switch (vecs < kFcVectors ? vecs : kFcVectors) {
       case 1: tile(tile_rows, std::integral_constant<int, 1>(), r0, c, live); break;
@@ -294,8 +299,8 @@ template <typename Tile> ONNXC_RT_SIMD_INLINE void fc_tiles(int64_t rows, int64_
   // A last row alone (batch 1's one row) takes a tile of one row (a row
   // pair for the matrix multiply), a last few a tile of 4.
   constexpr int kOneRow = VecI::kMatMul ? 2 : 1;
-  for (int64_t r0 = 0; r0 < rows; r0 += kFcRows) {
-    const int64_t live = rows - r0 < kFcRows ? rows - r0 : kFcRows;
+  for (int64_t r0 = r.begin; r0 < r.end; r0 += kFcRows) {
+    const int64_t live = r.end - r0 < kFcRows ? r.end - r0 : kFcRows;
     if (live <= kOneRow)
       row_block(std::integral_constant<int, kOneRow>(), r0, live);
     else if (kFcRows > 4 && live <= 4)
@@ -305,19 +310,40 @@ template <typename Tile> ONNXC_RT_SIMD_INLINE void fc_tiles(int64_t rows, int64_
   }
 }
 
+/// fc_tiles over the whole product split into `tasks` (run on `runner`):
+/// by whole tiles of rows where they outnumber the tiles of columns, else
+/// by whole tiles of columns; fewer tasks where the product is too small
+/// to pay for the hand-over (parallel.h's tasks_for).
+template <typename Tile>
+void fc_tasks(int64_t rows, int64_t depth, int64_t n, TaskRunner *runner, int64_t tasks,
+              const Tile &tile) {
+  const int64_t row_tiles = (rows + kFcRows - 1) / kFcRows;
+  const int64_t col_tiles = (n + kFcTileCols - 1) / kFcTileCols;
+  const bool by_rows = row_tiles > col_tiles;
+  const int64_t used = tasks_for(rows * depth * n / 32, tasks); // ~32 multiply-adds a cycle
+  parallel_for(runner, used, [&](int64_t t) {
+    const Range r = by_rows ? split_range(rows, kFcRows, used, t) : Range{0, rows};
+    const Range c = by_rows ? Range{0, n} : split_range(n, kFcTileCols, used, t);
+    if (r.begin < r.end && c.begin < c.end)
+      fc_tiles(r, c, tile);
+  });
+}
+
 } // namespace detail
 
 /// A quantized product a (rows, depth) x w (depth, n) (reference/qs8.h's
 /// fully_connected): w packed by pack_fc_weights in depth groups of G;
 /// `bias` the folded per-column constant of fold_zero_point with u_zp =
 /// packed_zero_point(x_zp + flip_of<T>(), kShifted); G and kShifted as
-/// conv2d checks them; `narrow_weights` as conv2d's. Scratch:
-/// fc_scratch_bytes(rows, depth, G).
+/// conv2d checks them; `narrow_weights` as conv2d's; `tasks` take shares of
+/// the tiles (fc_tasks; AMX's tiles run in one). Scratch:
+/// fc_scratch_bytes(rows, depth, G), the packed rows all tasks read.
 template <typename T, int G, bool kShifted>
 void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
                      int64_t depth, int64_t n, const int32_t *multiplier, const int32_t *shift,
                      int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max,
-                     bool narrow_weights, uint8_t *scratch) {
+                     bool narrow_weights, uint8_t *scratch, TaskRunner *runner = nullptr,
+                     int64_t tasks = 1) {
   using namespace detail;
   static_assert((G == kDepthGroup || (kAmx && G == kAmxDepthGroup)) &&
                     kShifted == kShiftedBytes,
@@ -330,6 +356,8 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   if constexpr (G == kAmxDepthGroup) {
     (void)narrow_weights;
     (void)dgroups;
+    (void)runner;
+    (void)tasks;
     with_amx_tiles([&](bool tiles) {
       fc_amx<T>(tiles, scratch, stride, w, bias, y, rows, n, multiplier, shift, count, scales_up,
                 vzp, vmin, vmax);
@@ -337,8 +365,9 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
     return;
   } else
 #endif
-  fc_tiles(rows, n, [&](auto tile_rows, auto vectors, int64_t r0, int64_t c, int64_t live)
-                        __attribute__((always_inline)) {
+  fc_tasks(rows, depth, n, runner, tasks,
+           [&](auto tile_rows, auto vectors, int64_t r0, int64_t c, int64_t live)
+               __attribute__((always_inline)) {
     fc_tile<decltype(tile_rows)::value, decltype(vectors)::value>(
         scratch + r0 * stride, stride, w, dgroups, narrow_weights, c, bias, multiplier, shift,
         count, scales_up, n, live, vzp, vmin, vmax, y + r0 * n);
@@ -350,11 +379,13 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
 /// y (rows, n) int32 = sum_k (a[r, k] - *a_zp) * w[k, c], w packed as for
 /// fully_connected and `column_sums` each column's sum of w. The zero
 /// point's share folds per column at run time, into the scratch after the
-/// packed rows. Scratch: fc_sums_scratch_bytes(rows, depth, n, G).
+/// packed rows; `tasks` as fully_connected's. Scratch:
+/// fc_sums_scratch_bytes(rows, depth, n, G).
 template <typename T, int G, bool kShifted>
 void fully_connected_sums(const T *a, const T *a_zp, const int8_t *w,
                           const int32_t *column_sums, int32_t *y, int64_t rows, int64_t depth,
-                          int64_t n, bool narrow_weights, uint8_t *scratch) {
+                          int64_t n, bool narrow_weights, uint8_t *scratch,
+                          TaskRunner *runner = nullptr, int64_t tasks = 1) {
   using namespace detail;
   static_assert((G == kDepthGroup || (kAmx && G == kAmxDepthGroup)) &&
                     kShifted == kShiftedBytes,
@@ -371,6 +402,8 @@ void fully_connected_sums(const T *a, const T *a_zp, const int8_t *w,
     // int32 outputs reads only the constants of its Requant).
     (void)narrow_weights;
     (void)dgroups;
+    (void)runner;
+    (void)tasks;
     const int32_t unused = 0;
     const VecI zero = VecI::zero();
     with_amx_tiles([&](bool tiles) {
@@ -380,8 +413,9 @@ void fully_connected_sums(const T *a, const T *a_zp, const int8_t *w,
     return;
   } else
 #endif
-  fc_tiles(rows, n, [&](auto tile_rows, auto vectors, int64_t r0, int64_t c, int64_t live)
-                        __attribute__((always_inline)) {
+  fc_tasks(rows, depth, n, runner, tasks,
+           [&](auto tile_rows, auto vectors, int64_t r0, int64_t c, int64_t live)
+               __attribute__((always_inline)) {
     fc_tile_sums<decltype(tile_rows)::value, decltype(vectors)::value>(
         scratch + r0 * stride, stride, w, dgroups, narrow_weights, c, add, n, live, y + r0 * n);
   });

@@ -285,8 +285,11 @@ inline ConvPixels conv_pixels(int64_t depth, int64_t out_h, int64_t out_w, int64
 /// possible a stage of kConvRows output rows (two AMX tiles' with AMX's
 /// `dg`), and (unless it reads its input as it is) the
 /// group's padded planes (`plane` each, `planes` of them); offsets in bytes.
+/// Split into `tasks` (simd/qs8/conv2d.h), each task has its own panel,
+/// rows and stage, `task` bytes from t * task; the planes (and quads) are
+/// shared, after the last task's.
 struct ConvScratch {
-  int64_t rows, stage, planes, bytes, quads = 0;
+  int64_t rows, stage, planes, bytes, quads = 0, task = 0;
 };
 
 /// Bytes of one channel's padded plane in a quad plane (plane.bytes()
@@ -297,14 +300,15 @@ inline int64_t conv_quad_plane_bytes(const PaddedPlane &plane) {
 
 inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
                                 int64_t planes, const PaddedPlane &plane, bool reads_input,
-                                int64_t dg, int64_t out_bytes = 1) {
+                                int64_t dg, int64_t out_bytes = 1, int64_t tasks = 1) {
   if (dg == kAmxDepthGroup && conv_amx_direct(planes, depth / planes, stride_h, plane.stride_w)) {
     // AMX's direct form: the stage of two tiles of channels, four padded
     // planes, then the group's channel quads (no panel).
     const int64_t block = conv_pixel_block(depth, conv_pixel_count(out_h, out_w, plane, true));
     const int64_t quad_plane = conv_quad_plane_bytes(plane);
     ConvScratch s{};
-    s.planes = 2 * kAmxConvRows * block * out_bytes + 64;
+    s.task = round_up(2 * kAmxConvRows * block * out_bytes + 64, 64);
+    s.planes = tasks * s.task;
     s.quads = s.planes + 4 * quad_plane;
     s.bytes = s.quads + planes * quad_plane;
     return s;
@@ -318,24 +322,27 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
   s.stage = s.rows + conv_panel_group(dg) * block + 64;
   // AMX's stage takes two tiles of channels.
   const int64_t stage_rows = dg == kAmxDepthGroup ? 2 * kAmxConvRows : kConvRows;
-  s.planes = s.stage + (possible ? stage_rows * block * out_bytes + 64 : 0);
+  s.task = round_up(s.stage + (possible ? stage_rows * block * out_bytes + 64 : 0), 64);
+  s.planes = tasks * s.task;
   s.bytes = s.planes + (reads_input ? 0 : planes * plane.bytes());
   return s;
 }
 
 inline int64_t conv_scratch_bytes(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
                                   int64_t planes, const PaddedPlane &plane, bool reads_input,
-                                  int64_t dg) {
-  return conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg).bytes;
+                                  int64_t dg, int64_t tasks = 1) {
+  return conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg, 1, tasks)
+      .bytes;
 }
 
 /// conv2d_sums' scratch: its m output channels' run-time constants (int32),
 /// then conv2d's with int32 outputs staged.
 inline int64_t conv_sums_scratch_bytes(int64_t m, int64_t depth, int64_t out_h, int64_t out_w,
                                        int64_t stride_h, int64_t planes, const PaddedPlane &plane,
-                                       bool reads_input, int64_t dg) {
+                                       bool reads_input, int64_t dg, int64_t tasks = 1) {
   return round_up(m * 4, 64) +
-         conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg, 4).bytes;
+         conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg, 4, tasks)
+             .bytes;
 }
 
 /// Most taps a depthwise convolution's weight table holds (larger
@@ -447,22 +454,33 @@ inline DepthwiseRows depthwise_rows_geometry(int64_t w, int64_t oh, int64_t ow, 
 /// Bytes of scratch a depthwise convolution needs: one band of a channel
 /// block (depthwise_band), or where the ISA forms windows of bytes
 /// (`windows`: VecI::kByteWindows) and depthwise_reads_rows, the larger of
-/// that and a padded plane (the kernel picks the form by rules of its ISA).
-inline int64_t depthwise_scratch_bytes(const int64_t *in_shape, const int64_t *out_shape,
-                                       const int64_t *kernel, const int64_t *strides,
-                                       const int64_t *pads_begin, const int64_t *dilations,
-                                       bool quad, bool windows) {
+/// that and a padded plane (the kernel picks the form by rules of its ISA);
+/// per task, rounded up to 64 bytes (depthwise_scratch_bytes).
+inline int64_t depthwise_task_bytes(const int64_t *in_shape, const int64_t *out_shape,
+                                    const int64_t *kernel, const int64_t *strides,
+                                    const int64_t *pads_begin, const int64_t *dilations,
+                                    bool quad, bool windows) {
   const int64_t band =
       depthwise_band(in_shape[3], out_shape[2], out_shape[3], kernel[0], kernel[1], strides[0],
                      strides[1], pads_begin[1], dilations[0], dilations[1], quad)
           .bytes;
   if (!windows || !depthwise_reads_rows(kernel[1], strides[1], dilations[1]))
-    return band;
+    return round_up(band, 64);
   const int64_t plane = depthwise_rows_geometry(in_shape[3], out_shape[2], out_shape[3],
                                                 kernel[0], kernel[1], strides[0], strides[1],
                                                 pads_begin[1], dilations[0])
                             .bytes;
-  return plane > band ? plane : band;
+  return round_up(plane > band ? plane : band, 64);
+}
+
+/// Scratch of a depthwise convolution split into `tasks`, each a share of
+/// the channels with its own band or plane.
+inline int64_t depthwise_scratch_bytes(const int64_t *in_shape, const int64_t *out_shape,
+                                       const int64_t *kernel, const int64_t *strides,
+                                       const int64_t *pads_begin, const int64_t *dilations,
+                                       bool quad, bool windows, int64_t tasks = 1) {
+  return tasks * depthwise_task_bytes(in_shape, out_shape, kernel, strides, pads_begin,
+                                      dilations, quad, windows);
 }
 
 /// Bytes past a max pooling's padded row that its last 16-window step may

@@ -38,9 +38,14 @@ template <typename V> ONNXC_RT_SIMD_INLINE V round_saturated(VecF x) {
 /// floats, the quotient clamped first to just past Q's range less zp (the
 /// saturation's result either way) so that the vector rounding, exact
 /// below 2^22, applies. NaN becomes Q's lowest value (the reference casts
-/// it, which C++ leaves undefined).
+/// it, which C++ leaves undefined). `tasks` take runs of the values.
 template <typename Q>
-void quantize_linear(const float *x, const float *scale, const Q *zero_point, Q *y, int64_t n) {
+void quantize_linear(const float *x, const float *scale, const Q *zero_point, Q *y, int64_t n,
+                     TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  if (tasks > 1)
+    return for_each_run(n, runner, tasks, [&](int64_t i, int64_t m) {
+      quantize_linear(x + i, scale, zero_point, y + i, m);
+    });
   constexpr int32_t lo = std::numeric_limits<Q>::min(), hi = std::numeric_limits<Q>::max();
   constexpr int64_t L = VecF::kLanes, kStep = 4 * L;
   static_assert(VecF::kLanes == VecI::kLanes, "one int32 lane per float lane");
@@ -72,10 +77,14 @@ void quantize_linear(const float *x, const float *scale, const Q *zero_point, Q 
 
 /// DequantizeLinear per tensor (reference/quant.h's dequantize_linear):
 /// y = float(x - zp) * scale over n values, four vectors at a time (one
-/// load of NEON's 16 bytes, widened).
+/// load of NEON's 16 bytes, widened). `tasks` take runs of the values.
 template <typename Q>
 void dequantize_linear(const Q *x, const float *scale, const Q *zero_point, float *y,
-                       int64_t n) {
+                       int64_t n, TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  if (tasks > 1)
+    return for_each_run(n, runner, tasks, [&](int64_t i, int64_t m) {
+      dequantize_linear(x + i, scale, zero_point, y + i, m);
+    });
   constexpr int64_t L = VecF::kLanes, kStep = 4 * L;
   static_assert(VecF::kLanes == VecI::kLanes, "one int32 lane per float lane");
   const VecF vs = VecF::broadcast(scale[0]);

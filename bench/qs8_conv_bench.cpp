@@ -1,20 +1,23 @@
 // int8 convolution micro-benchmark: runtime-lite's qs8 conv2d on
 // MobileNetV2's pointwise shapes and depthwise_conv2d on its and
 // EfficientNet-B0's depthwise ones, weights packed and zero point folded as
-// the compiler does (qs8/pack.h), per-channel multipliers; one thread, best
-// of 300 calls, in microseconds, and the sum per kind. Numbers only: the
-// kernels' exactness is test/kernels/simd_qs8_test.cpp's. An argument keeps
-// the shapes whose name contains it. Build with the target's flags
+// the compiler does (qs8/pack.h), per-channel multipliers; one thread (or
+// `--threads N`: N tasks on a ThreadPool of N, as --threads N compiles),
+// best of 300 calls, in microseconds, and the sum per kind. Numbers only:
+// the kernels' exactness is test/kernels/simd_qs8_test.cpp's. An argument
+// keeps the shapes whose name contains it. Build with the target's flags
 // (`onnxc --print-target-flags --target T`), e.g. for x86-64-vnni
-//   c++ -O3 -march=x86-64-v4 -mavx512vnni -std=c++17 -Iruntime-lite/include
-//       bench/qs8_conv_bench.cpp -o qs8_conv_bench
+//   c++ -O3 -march=x86-64-v4 -mavx512vnni -std=c++17 -pthread
+//       -Iruntime-lite/include bench/qs8_conv_bench.cpp -o qs8_conv_bench
 #include "onnxc_rt/kernels/reference/qs8.h"
 #include "onnxc_rt/kernels/simd/qs8/conv2d.h"
 #include "onnxc_rt/kernels/simd/qs8/depthwise.h"
+#include "onnxc_rt/threads.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -44,6 +47,14 @@ template <typename F> double best_us(F &&call) {
 } // namespace
 
 int main(int argc, char **argv) {
+  int64_t tasks = 1;
+  if (argc > 2 && std::strcmp(argv[1], "--threads") == 0) {
+    tasks = std::atoi(argv[2]);
+    argc -= 2;
+    argv += 2;
+  }
+  ThreadPool pool{static_cast<int>(tasks)};
+  TaskRunner *runner = tasks > 1 ? &pool : nullptr;
   const char *only = argc > 1 ? argv[1] : nullptr;
   const Shape shapes[] = {
       {"mobilenet_v2 1x1 32->16 @112", 32, 112, 16, 1, 1},
@@ -98,11 +109,12 @@ int main(int argc, char **argv) {
                              : x_zp;
       pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1, u_zp, folded.data());
       std::vector<uint8_t> scratch(
-          pk::depthwise_scratch_bytes(in, out, kernel, strides, pads, dil, Q, W));
+          pk::depthwise_scratch_bytes(in, out, kernel, strides, pads, dil, Q, W, tasks));
       us = best_us([&] {
         pk::depthwise_conv2d<int8_t, Q, W>(x.data(), w.data(), folded.data(), y.data(), in, out,
                                            kernel, strides, pads, dil, x_zp, mult.data(),
-                                           shift.data(), q.m, y_zp, -128, 127, scratch.data());
+                                           shift.data(), q.m, y_zp, -128, 127, scratch.data(),
+                                           runner, tasks);
       });
     } else {
       auto dense = [&](auto depth_group) {
@@ -116,12 +128,12 @@ int main(int argc, char **argv) {
       const pk::PaddedPlane pp = pk::padded_plane(oh, oh, q.k, q.k, q.stride, q.stride, 1, 1);
       const bool reads_input = pk::conv_reads_input(q.k, q.k, q.stride, q.stride, pad, pad);
       std::vector<uint8_t> scratch(
-          pk::conv_scratch_bytes(depth, oh, oh, q.stride, q.c, pp, reads_input, G));
+          pk::conv_scratch_bytes(depth, oh, oh, q.stride, q.c, pp, reads_input, G, tasks));
       const bool narrow = pk::weights_are_narrow(w.data(), int64_t(w.size()));
       us = best_us([&] {
         pk::conv2d<int8_t, G, S>(x.data(), packed.data(), folded.data(), y.data(), in, out, kernel,
                                  strides, pads, dil, 1, x_zp, mult.data(), shift.data(), q.m, y_zp,
-                                 -128, 127, narrow, scratch.data());
+                                 -128, 127, narrow, scratch.data(), runner, tasks);
       });
       };
       pk::with_conv_depth_group(depth, dense);

@@ -1,0 +1,122 @@
+#!/usr/bin/python3
+"""Two-thread scaling: each model's latency at one thread and at --threads N
+(default 2), onnxc float and int8 beside ONNX Runtime float and int8 (U8S8,
+its x86 form), all eight builds alternating in one run; writes
+results/threads-scaling.md (or --stem's) with each peer's speed-up and the
+onnxc / ORT ratios at N threads.
+
+    cd bench && /usr/bin/python3 thread_scaling.py [--threads 2] [--rounds 5] [MODELS...]
+
+The models, their inputs and the int8 QDQ files are run_bench.py's (its
+export and `onnxc --quantize int8 --emit qdq-onnx`, calibrated on the test
+input); each peer runs in its own process, best of its rounds' medians.
+"""
+import argparse
+import os
+import time
+
+import run_bench as rb
+import export_models
+import qdq_u8s8
+from onnx_tensors import load_tensor
+
+MODELS = ["cifar_cnn", "resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
+          "shufflenet_v2", "transformer_encoder"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("models", nargs="*", default=MODELS)
+    ap.add_argument("--onnxc", default=os.path.join(rb.ROOT, "build", "compiler", "tools",
+                                                    "onnxc"))
+    ap.add_argument("--target", default=None)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--seconds", type=float, default=1.0, help="time per peer per round")
+    ap.add_argument("--work", default=os.path.join(rb.ROOT, "build", "bench"))
+    ap.add_argument("--stem", default="threads-scaling")
+    args = ap.parse_args()
+    args.target = args.target or rb.native_target()
+    n = args.threads
+    rows = []
+    for name in args.models:
+        model_dir = os.path.join(args.work, "models", f"{name}_op13")
+        if not os.path.exists(os.path.join(model_dir, "model.onnx")):
+            export_models.export(name, 13, os.path.join(args.work, "models"))
+        x = load_tensor(os.path.join(model_dir, "test_data_set_0", "input_0.pb"))
+        inp = os.path.join(args.work, f"{name}.bin")
+        x.astype("float32").tofile(inp)
+        shape = "x".join(map(str, x.shape))
+        work = os.path.join(args.work, "scaling", name)
+        qdq = rb.quantize_qdq(args.onnxc, model_dir, os.path.join(work, "int8"))
+        u8s8 = os.path.join(work, "int8", "q.u8s8.onnx")
+        qdq_u8s8.save_u8s8(qdq, u8s8)
+        peers = {}
+        for th in (1, n):
+            fexe = rb.build_onnxc(args.onnxc, model_dir, os.path.join(work, f"float-t{th}"),
+                                  args.target, th)
+            qexe = rb.build_onnxc(args.onnxc, model_dir, os.path.join(work, f"int8-t{th}"),
+                                  args.target, th, model_file=qdq)
+            ort = ["node", os.path.join(rb.HERE, "ort_bench.js")]
+            peers[("onnxc float", th)] = lambda r, e=fexe: [e, inp, str(r)]
+            peers[("onnxc int8", th)] = lambda r, e=qexe: [e, inp, str(r)]
+            peers[("ORT float", th)] = lambda r, t=th: ort + [os.path.join(model_dir, "model.onnx"),
+                                                             inp, shape, str(r), str(t)]
+            peers[("ORT int8", th)] = lambda r, t=th: ort + [u8s8, inp, shape, str(r), str(t)]
+        runs = {}
+        for key, cmd in peers.items():
+            probe = rb.run_json(cmd(3))
+            runs[key] = max(3, min(500, int(args.seconds * 1e6 / max(probe["median_us"], 1))))
+        best = {k: float("inf") for k in peers}
+        for _ in range(args.rounds):
+            for key, cmd in peers.items():
+                best[key] = min(best[key], rb.run_json(cmd(runs[key]))["median_us"])
+        rows.append((name, best))
+        print(name, {f"{k[0]} t{k[1]}": round(v / 1e3, 3) for k, v in best.items()}, flush=True)
+    write(rows, args)
+
+
+def write(rows, args):
+    n = args.threads
+    kinds = ["onnxc float", "ORT float", "onnxc int8", "ORT int8"]
+    lines = [
+        f"# Thread scaling: one thread and {n}, onnxc beside ONNX Runtime", "",
+        f"Machine: {rb.machine_text()}; batch 1. onnxc --target {args.target} "
+        f"(`{' '.join(rb.target_flags(args.onnxc, args.target))}`), --threads 1 and {n} on a "
+        f"runtime-lite ThreadPool; int8: `onnxc --quantize int8 --emit qdq-onnx` (MinMax, "
+        "calibrated on the test input) compiled by onnxc, and ONNX Runtime 1.30 (graph "
+        "optimisations all) on the same model with uint8 activations (U8S8, its x86 form); "
+        f"ORT with 1 and {n} intra-op threads. All eight builds alternate; best of "
+        f"{args.rounds} rounds' medians, ms.",
+        f"Command: `cd bench && /usr/bin/python3 thread_scaling.py --threads {n}` "
+        f"({time.strftime('%Y-%m-%d')}).", "",
+        "| model | " + " | ".join(f"{k} 1 / {n}" for k in kinds) + " | "
+        + " | ".join(f"{k} x{n}" for k in kinds)
+        + f" | ORT / onnxc float, {n} threads | ORT / onnxc int8, {n} threads |",
+        "|---|" + "---|" * (2 * len(kinds) + 2)]
+    speedups = {k: [] for k in kinds}
+    ratios = [[], []]
+    for name, best in rows:
+        ms = [f"{best[(k, 1)] / 1e3:.3f} / {best[(k, n)] / 1e3:.3f}" for k in kinds]
+        sp = []
+        for k in kinds:
+            s = best[(k, 1)] / best[(k, n)]
+            speedups[k].append(s)
+            sp.append(f"{s:.2f}")
+        rf = best[("ORT float", n)] / best[("onnxc float", n)]
+        ri = best[("ORT int8", n)] / best[("onnxc int8", n)]
+        ratios[0].append(rf)
+        ratios[1].append(ri)
+        lines.append(f"| {name} | " + " | ".join(ms) + " | " + " | ".join(sp)
+                     + f" | {rf:.2f} | {ri:.2f} |")
+    lines += ["", "Geometric means: speed-up at " + str(n) + " threads "
+              + ", ".join(f"{k} {rb.geomean(v):.2f}" for k, v in speedups.items())
+              + f"; ORT / onnxc at {n} threads: float {rb.geomean(ratios[0]):.2f}, "
+              f"int8 {rb.geomean(ratios[1]):.2f}."]
+    os.makedirs(os.path.join(rb.HERE, "results"), exist_ok=True)
+    with open(os.path.join(rb.HERE, "results", args.stem + ".md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -169,8 +169,6 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing, int64_t tasks) 
                        std::move(args), kSimdQs8Namespace)});
   }
   const int64_t depth = c.depth, dg = packing.convDepthGroup(depth);
-  // AMX's tiles run in one task (simd/qs8/conv2d.h).
-  const int64_t convTasks = dg == pack::kAmxDepthGroup ? 1 : tasks;
   std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg));
   pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data(),
                           pack::conv_weight_taps(dg, cg, kernel[0], kernel[1], g->strides[0],
@@ -187,9 +185,9 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing, int64_t tasks) 
   args.push_back(KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))));
   args.push_back(KernelArg::scratch(pack::conv_scratch_bytes(depth, ys[2], ys[3], g->strides[0],
                                                              cg, c.plane(), c.readsInput(), dg,
-                                                             convTasks),
+                                                             tasks),
                                     "uint8_t"));
-  appendTasks(args, convTasks);
+  appendTasks(args, tasks);
   return calls({call("conv2d", packedKernelArgs(op.getX(), dg, packing),
                      kSimdQs8Conv, std::move(args), kSimdQs8Namespace)});
 }
@@ -217,7 +215,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing, int64_t tas
       KernelArg::i(op.getActMin()), KernelArg::i(op.getActMax()),
       KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
       KernelArg::scratch(pack::fc_scratch_bytes(rows, k, dg), "uint8_t")};
-  appendTasks(args, dg == pack::kAmxDepthGroup ? 1 : tasks); // AMX: one task
+  appendTasks(args, tasks);
   return calls({call("fully_connected", packedKernelArgs(op.getA(), dg, packing),
                      kSimdQs8FullyConnected, std::move(args), kSimdQs8Namespace)});
 }
@@ -257,7 +255,6 @@ ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing, int
   if (w.empty())
     return std::nullopt;
   const int64_t dg = packing.convDepthGroup(c.depth);
-  const int64_t convTasks = dg == pack::kAmxDepthGroup ? 1 : tasks; // as lowerQConv's
   std::vector<int8_t> packed(pack::conv_packed_bytes(c.m, c.group, c.depth, dg));
   pack::pack_conv_weights(w.data(), c.m, c.group, c.depth, dg, packed.data(),
                           pack::conv_weight_taps(dg, c.cg, c.kernel[0], c.kernel[1],
@@ -273,9 +270,9 @@ ProviderResult lowerConvInteger(ConvIntegerOp op, const Qs8Packing &packing, int
   args.push_back(KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))));
   args.push_back(KernelArg::scratch(
       pack::conv_sums_scratch_bytes(c.m, c.depth, c.ys[2], c.ys[3], c.g.strides[0], c.cg,
-                                    c.plane(), c.readsInput(), dg, convTasks),
+                                    c.plane(), c.readsInput(), dg, tasks),
       "uint8_t"));
-  appendTasks(args, convTasks);
+  appendTasks(args, tasks);
   return calls({call("conv2d_sums", packedKernelArgs(op.getX(), dg, packing), kSimdQs8Conv,
                      std::move(args), kSimdQs8Namespace)});
 }
@@ -312,7 +309,7 @@ ProviderResult lowerMatMulInteger(MatMulIntegerOp op, const Qs8Packing &packing,
       KernelArg::output(op.getY()), KernelArg::i(rows), KernelArg::i(k), KernelArg::i(n),
       KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))),
       KernelArg::scratch(pack::fc_sums_scratch_bytes(rows, k, n, dg), "uint8_t")};
-  appendTasks(args, dg == pack::kAmxDepthGroup ? 1 : tasks); // AMX: one task
+  appendTasks(args, tasks);
   return calls({call("fully_connected_sums", packedKernelArgs(op.getA(), dg, packing),
                      kSimdQs8FullyConnected, std::move(args), kSimdQs8Namespace)});
 }

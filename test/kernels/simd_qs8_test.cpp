@@ -344,10 +344,10 @@ TEST_CASE("qs8 AMX tile sums equal the same sums by VPDPBUSD", "[simd][qs8][amx]
   using simd::VecI;
   const VecI zp = VecI::broadcast(3), lo = VecI::broadcast(-128), hi = VecI::broadcast(127);
   onnxc_rt::simd::amx_configure();
-  d::fc_amx<int8_t>(true, a.data(), stride, w.data(), bias.data(), by_tiles.data(), rows, n,
+  d::fc_amx<int8_t>(true, a.data(), stride, w.data(), bias.data(), by_tiles.data(), rows, n, 0, n,
                     mult.data(), shift.data(), n, true, zp, lo, hi);
   _tile_release();
-  d::fc_amx<int8_t>(false, a.data(), stride, w.data(), bias.data(), by_dots.data(), rows, n,
+  d::fc_amx<int8_t>(false, a.data(), stride, w.data(), bias.data(), by_dots.data(), rows, n, 0, n,
                     mult.data(), shift.data(), n, true, zp, lo, hi);
   REQUIRE(by_tiles == by_dots);
 }

@@ -173,18 +173,20 @@ void conv_tiles_amx(bool tiles, int64_t np, const uint8_t *b, const TileOperand 
 /// weights (pack_fc_weights' with the depth rounded up to 64: each 16
 /// columns' step of 64 depth values a tile, 1 KiB), 32 rows by 32 columns
 /// a block (TDPBUSD: unsigned rows, signed weights), the sums requantized
-/// per column into y (rows x n). `tiles`: false, the same sums by VPDPBUSD.
+/// per column into y (rows x n): columns [c_begin, c_end) (a task's share,
+/// c_begin a multiple of 32). `tiles`: false, the same sums by VPDPBUSD.
 template <typename T>
 void fc_amx(bool tiles, const uint8_t *a, int64_t stride, const int8_t *w, const int32_t *bias,
-            T *y, int64_t rows, int64_t n, const int32_t *multiplier, const int32_t *shift,
-            int64_t count, bool scales_up, VecI y_zp, VecI act_min, VecI act_max) {
+            T *y, int64_t rows, int64_t n, int64_t c_begin, int64_t c_end,
+            const int32_t *multiplier, const int32_t *shift, int64_t count, bool scales_up,
+            VecI y_zp, VecI act_min, VecI act_max) {
   const int64_t steps = stride / kAmxDepthGroup, w_block = steps * kAmxStepBytes;
   alignas(64) int32_t c[32 * 32];
-  for (int64_t c0 = 0; c0 < n; c0 += 32) {
-    const int nb = n - c0 > 16 ? 2 : 1;
+  for (int64_t c0 = c_begin; c0 < c_end; c0 += 32) {
+    const int nb = c_end - c0 > 16 ? 2 : 1;
     Requant q[2];
     for (int v = 0; v < nb; ++v) {
-      const int64_t col = c0 + 16 * v, live = n - col < 16 ? n - col : 16;
+      const int64_t col = c0 + 16 * v, live = c_end - col < 16 ? c_end - col : 16;
       q[v] = requant_columns(bias, multiplier, shift, count, col, live, scales_up);
     }
     const int8_t *wb = w + (c0 / 16) * w_block;
@@ -230,7 +232,7 @@ void fc_amx(bool tiles, const uint8_t *a, int64_t stride, const int8_t *w, const
       const int64_t live_rows = rows - r0 < 32 ? rows - r0 : 32;
       for (int64_t r = 0; r < live_rows; ++r)
         for (int v = 0; v < nb; ++v) {
-          const int64_t col = c0 + 16 * v, live = n - col < 16 ? n - col : 16;
+          const int64_t col = c0 + 16 * v, live = c_end - col < 16 ? c_end - col : 16;
           const VecI acc[1] = {VecI::load(c + r * 32 + 16 * v)};
           requantize_store<1, T>(acc, q[v], y_zp, act_min, act_max, y + (r0 + r) * n + col, live);
         }

@@ -266,11 +266,14 @@ conv_tile_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8
 /// by tap in the direct form (conv_amx_direct: each tap's second operand
 /// read in place from the group's channel quads over virtual rows), else
 /// as an im2col panel of whole pixel tiles (pack_panel's tile_chunks).
+/// `tasks` as conv2d's: the quads (or padded planes) by channel, then
+/// pixel blocks or pairs of channel tiles, each task in with_amx_tiles of
+/// its own (the tile configuration is the thread's).
 template <typename T, typename TOut>
 void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const Conv2d &g,
                 int64_t n, int64_t m, int64_t group, int32_t x_zp, const int32_t *multiplier,
                 const int32_t *shift, int64_t count, VecI vzp, VecI vmin, VecI vmax,
-                uint8_t *scratch) {
+                uint8_t *scratch, TaskRunner *runner, int64_t tasks) {
   const int64_t cg = g.c / group, mg = m / group, taps = g.kh * g.kw, depth = cg * taps;
   const int64_t depth_pad = round_up(depth, kAmxDepthGroup), steps = depth_pad / kAmxDepthGroup;
   const int64_t group_bytes = round_up(mg, kAmxConvRows) * depth_pad, pixels = g.oh * g.ow;
@@ -287,9 +290,8 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
   } else {
     cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input, kVirtualRowsBound);
   }
-  const ConvScratch sl =
-      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, kAmxDepthGroup, sizeof(TOut));
-  TOut *stage = reinterpret_cast<TOut *>(scratch + sl.stage);
+  const ConvScratch sl = conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input,
+                                      kAmxDepthGroup, sizeof(TOut), tasks);
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   // The second operand: channel quads ([cg/4][quad_plane][4]: a tap an
@@ -297,64 +299,95 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
   // the panel ([nv/16][depth_pad/4][16][4]).
   const int64_t quad_plane = conv_quad_plane_bytes(pp);
   int64_t tap_off[kAmxDirectTaps] = {0};
-  TileOperand op{tap_off, 1, steps, kAmxStepBytes, 64, 0};
+  TileOperand base{tap_off, 1, steps, kAmxStepBytes, 64, 0};
   if (direct) {
     for (int64_t t = 0; t < taps; ++t)
       tap_off[t] = ((t / g.kw) * g.dh * pp.phase + (t % g.kw) * g.dw) * kDotDepthGroup;
-    op = {tap_off, taps, cg / kAmxDepthGroup, kAmxConvRows * 4 * quad_plane, 4 * quad_plane,
-          kAmxPixels * kDotDepthGroup};
+    base = {tap_off, taps, cg / kAmxDepthGroup, kAmxConvRows * 4 * quad_plane, 4 * quad_plane,
+            kAmxPixels * kDotDepthGroup};
   }
-  with_amx_tiles([&](bool tiles) {
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t gi = 0; gi < group; ++gi) {
-        const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
-        uint8_t *planes = scratch + sl.planes, *quads = scratch + sl.quads;
-        if (direct) {
-          // Four channels' padded planes at a time, interleaved into a quad.
-          const int64_t filled = pp.rows * pp.phase;
-          for (int64_t q = 0; q < cg / 4; ++q) {
+  // ~64 multiply-adds a cycle (parallel.h's tasks_for); pixel blocks to
+  // the tasks where they are many enough, else pairs of channel tiles (32
+  // output channels: conv_tiles_amx's step).
+  constexpr int64_t kPair = 2 * kAmxConvRows;
+  const int64_t used = tasks_for(cp.count * mg * depth / 64, tasks);
+  const int64_t blocks = (cp.count + cp.block - 1) / cp.block, pairs = (mg + kPair - 1) / kPair;
+  const bool by_pixels = blocks >= 4 * used || blocks >= pairs;
+  uint8_t *planes = scratch + sl.planes, *quads = scratch + sl.quads;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
+      if (direct) {
+        // Four channels' padded planes at a time (in the task's scratch),
+        // interleaved into a quad.
+        const int64_t filled = pp.rows * pp.phase;
+        parallel_for(runner, used, [&](int64_t t) {
+          uint8_t *four = scratch + t * sl.task + sl.rows;
+          const Range r = split_range(cg / 4, 1, used, t);
+          for (int64_t q = r.begin; q < r.end; ++q) {
             const uint8_t *src[4];
             for (int64_t j = 0; j < 4; ++j) {
-              uint8_t *plane = planes + j * quad_plane;
+              uint8_t *plane = four + j * quad_plane;
               pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
               fill_bytes(plane + filled, quad_plane - filled, pad);
               src[j] = plane;
             }
             interleave_rows<4>(src, quad_plane, flip, quads + q * 4 * quad_plane);
           }
-        } else if (!reads_input) {
-          for (int64_t ci = 0; ci < cg; ++ci)
+        });
+      } else if (!reads_input) {
+        parallel_for(runner, used, [&](int64_t t) {
+          const Range r = split_range(cg, 1, used, t);
+          for (int64_t ci = r.begin; ci < r.end; ++ci)
             pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
-        }
-        TOut *yg = y + (b * m + gi * mg) * pixels;
+        });
+      }
+      TOut *yg = y + (b * m + gi * mg) * pixels;
+      parallel_for(runner, used, [&](int64_t t) {
+        uint8_t *own = scratch + t * sl.task;
+        TOut *stage = reinterpret_cast<TOut *>(own + sl.stage);
+        const Range blk = by_pixels ? split_range(blocks, 1, used, t) : Range{0, blocks};
+        const Range ch = by_pixels ? Range{0, mg} : split_range(mg, kPair, used, t);
+        if (blk.begin >= blk.end || ch.begin >= ch.end)
+          return;
+        TileOperand op = base;
         auto q_at = [&](int64_t c) {
-          const int64_t oc = gi * mg + c;
+          const int64_t oc = gi * mg + ch.begin + c;
           return requant_broadcast(bias[oc], multiplier[count > 1 ? oc : 0],
                                    shift[count > 1 ? oc : 0]);
         };
-        for (int64_t p0 = 0; p0 < cp.count; p0 += cp.block) {
-          const int64_t np = cp.count - p0 < cp.block ? cp.count - p0 : cp.block;
-          const uint8_t *b0 = quads + p0 * kDotDepthGroup;
-          if (!direct) {
-            const int64_t nv = round_up(np, 16);
-            pack_panel<kDotDepthGroup>(xg, reads_input ? nullptr : planes, pp, g, cg, p0, np, nv,
-                                       depth_pad, pad, cp.virtual_rows, scratch, scratch + sl.rows,
-                                       true);
-            op.tile = depth_pad * kAmxPixels;
-            b0 = scratch;
+        with_amx_tiles([&](bool tiles) {
+          for (int64_t p0 = blk.begin * cp.block; p0 < cp.count && p0 < blk.end * cp.block;
+               p0 += cp.block) {
+            const int64_t np = cp.count - p0 < cp.block ? cp.count - p0 : cp.block;
+            const uint8_t *b0 = quads + p0 * kDotDepthGroup;
+            if (!direct) {
+              const int64_t nv = round_up(np, 16);
+              pack_panel<kDotDepthGroup>(xg, reads_input ? nullptr : planes, pp, g, cg, p0, np,
+                                         nv, depth_pad, pad, cp.virtual_rows, own,
+                                         own + sl.rows, true);
+              op.tile = depth_pad * kAmxPixels;
+              b0 = own;
+            }
+            // Virtual rows go through the stage (their padding pixels
+            // dropped); mt counts from the task's first channel.
+            auto dest = [&](int64_t mt) {
+              return cp.virtual_rows ? stage : yg + (ch.begin + mt) * pixels + p0;
+            };
+            auto store = [&](int64_t mt, int64_t live) {
+              if (cp.virtual_rows)
+                store_virtual_rows(stage, cp.block, live, p0, np, pp.phase, g.ow,
+                                   yg + (ch.begin + mt) * pixels, pixels);
+            };
+            conv_tiles_amx<TOut>(tiles, np, b0, op,
+                                 w + gi * group_bytes + ch.begin / kAmxConvRows * steps *
+                                                            kAmxStepBytes,
+                                 steps, ch.end - ch.begin, q_at, vzp, vmin, vmax, dest,
+                                 cp.virtual_rows ? cp.block : pixels, store);
           }
-          // Virtual rows go through the stage (their padding pixels dropped).
-          auto dest = [&](int64_t mt) { return cp.virtual_rows ? stage : yg + mt * pixels + p0; };
-          auto store = [&](int64_t mt, int64_t live) {
-            if (cp.virtual_rows)
-              store_virtual_rows(stage, cp.block, live, p0, np, pp.phase, g.ow, yg + mt * pixels,
-                                 pixels);
-          };
-          conv_tiles_amx<TOut>(tiles, np, b0, op, w + gi * group_bytes, steps, mg, q_at, vzp, vmin,
-                               vmax, dest, cp.virtual_rows ? cp.block : pixels, store);
-        }
-      }
-  });
+        });
+      });
+    }
 }
 #endif
 
@@ -368,8 +401,8 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
 /// kShiftedBytes: the compiler packs for its target, and a mismatch does
 /// not compile); `count` multipliers (1 or M); `narrow_weights`: no
 /// weight is -128 (weights_are_narrow of qs8/pack.h). `tasks` split each
-/// group (conv_splits_pixels; run on `runner`, see parallel.h; AMX's
-/// tiles run in one task: their configuration is the thread's). Scratch:
+/// group (conv_splits_pixels, conv2d_amx; run on `runner`, see
+/// parallel.h). Scratch:
 /// conv_scratch_bytes(..., G, tasks) of qs8/pack.h. TOut int32_t: the sums
 /// themselves, not requantized (conv2d_sums).
 template <typename T, int G, bool kShifted, typename TOut = T>
@@ -391,10 +424,8 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
              vmax = VecI::broadcast(act_max);
 #if ONNXC_RT_SIMD_AMX
   if constexpr (G == kAmxDepthGroup) {
-    (void)runner; // task 0's scratch (conv_scratch's layout holds)
-    (void)tasks;
     conv2d_amx<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count, vzp, vmin, vmax,
-                  scratch);
+                  scratch, runner, tasks);
     return;
   } else
 #endif

@@ -310,6 +310,22 @@ template <typename Tile> ONNXC_RT_SIMD_INLINE void fc_tiles(Range r, Range cols,
   }
 }
 
+/// fc_amx over the whole product, its blocks of 32 columns split into
+/// `tasks` (run on `runner`), each task in with_amx_tiles of its own (the
+/// tile configuration is the thread's).
+#if ONNXC_RT_SIMD_AMX
+template <typename Amx>
+void fc_amx_tasks(int64_t rows, int64_t depth, int64_t n, TaskRunner *runner, int64_t tasks,
+                  const Amx &amx) {
+  const int64_t used = tasks_for(rows * depth * n / 64, tasks);
+  parallel_for(runner, used, [&](int64_t t) {
+    const Range c = split_range(n, 32, used, t);
+    if (c.begin < c.end)
+      with_amx_tiles([&](bool tiles) { amx(tiles, c); });
+  });
+}
+#endif
+
 /// fc_tiles over the whole product split into `tasks` (run on `runner`):
 /// by whole tiles of rows where they outnumber the tiles of columns, else
 /// by whole tiles of columns; fewer tasks where the product is too small
@@ -336,7 +352,7 @@ void fc_tasks(int64_t rows, int64_t depth, int64_t n, TaskRunner *runner, int64_
 /// `bias` the folded per-column constant of fold_zero_point with u_zp =
 /// packed_zero_point(x_zp + flip_of<T>(), kShifted); G and kShifted as
 /// conv2d checks them; `narrow_weights` as conv2d's; `tasks` take shares of
-/// the tiles (fc_tasks; AMX's tiles run in one). Scratch:
+/// the tiles (fc_tasks, fc_amx_tasks). Scratch:
 /// fc_scratch_bytes(rows, depth, G), the packed rows all tasks read.
 template <typename T, int G, bool kShifted>
 void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int64_t rows,
@@ -356,11 +372,9 @@ void fully_connected(const T *a, const int8_t *w, const int32_t *bias, T *y, int
   if constexpr (G == kAmxDepthGroup) {
     (void)narrow_weights;
     (void)dgroups;
-    (void)runner;
-    (void)tasks;
-    with_amx_tiles([&](bool tiles) {
-      fc_amx<T>(tiles, scratch, stride, w, bias, y, rows, n, multiplier, shift, count, scales_up,
-                vzp, vmin, vmax);
+    fc_amx_tasks(rows, depth, n, runner, tasks, [&](bool tiles, Range c) {
+      fc_amx<T>(tiles, scratch, stride, w, bias, y, rows, n, c.begin, c.end, multiplier, shift,
+                count, scales_up, vzp, vmin, vmax);
     });
     return;
   } else
@@ -402,13 +416,11 @@ void fully_connected_sums(const T *a, const T *a_zp, const int8_t *w,
     // int32 outputs reads only the constants of its Requant).
     (void)narrow_weights;
     (void)dgroups;
-    (void)runner;
-    (void)tasks;
     const int32_t unused = 0;
     const VecI zero = VecI::zero();
-    with_amx_tiles([&](bool tiles) {
-      fc_amx<int32_t>(tiles, scratch, stride, w, add, y, rows, n, &unused, &unused, 1, false,
-                      zero, zero, zero);
+    fc_amx_tasks(rows, depth, n, runner, tasks, [&](bool tiles, Range c) {
+      fc_amx<int32_t>(tiles, scratch, stride, w, add, y, rows, n, c.begin, c.end, &unused,
+                      &unused, 1, false, zero, zero, zero);
     });
     return;
   } else

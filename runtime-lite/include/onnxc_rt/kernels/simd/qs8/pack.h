@@ -302,14 +302,16 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
                                 int64_t planes, const PaddedPlane &plane, bool reads_input,
                                 int64_t dg, int64_t out_bytes = 1, int64_t tasks = 1) {
   if (dg == kAmxDepthGroup && conv_amx_direct(planes, depth / planes, stride_h, plane.stride_w)) {
-    // AMX's direct form: the stage of two tiles of channels, four padded
-    // planes, then the group's channel quads (no panel).
+    // AMX's direct form: per task the stage of two tiles of channels and
+    // (from `rows`) four padded planes to interleave, then the group's
+    // channel quads (no panel).
     const int64_t block = conv_pixel_block(depth, conv_pixel_count(out_h, out_w, plane, true));
     const int64_t quad_plane = conv_quad_plane_bytes(plane);
     ConvScratch s{};
-    s.task = round_up(2 * kAmxConvRows * block * out_bytes + 64, 64);
+    s.rows = round_up(2 * kAmxConvRows * block * out_bytes + 64, 64);
+    s.task = s.rows + 4 * quad_plane;
     s.planes = tasks * s.task;
-    s.quads = s.planes + 4 * quad_plane;
+    s.quads = s.planes;
     s.bytes = s.quads + planes * quad_plane;
     return s;
   }

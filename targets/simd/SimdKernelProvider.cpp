@@ -509,10 +509,11 @@ ProviderResult lowerMaxPool(MaxPoolOp op, const LoweringContext &ctx) {
   if (ctx.isFloat())
     return calls({simdCall("max_pool2d", {"float"}, kSimdPool, std::move(args))});
   const std::string &t = ctx.elementType;
-  args.push_back(KernelArg::scratch(onnxc_rt::simd::qs8::maxpool_scratch_bytes(
-                                        shapeOf(y)[3], g->kernel[1], g->strides[1],
-                                        g->dilations[1]),
+  args.push_back(KernelArg::scratch(ctx.tasks * onnxc_rt::simd::qs8::maxpool_scratch_bytes(
+                                                    shapeOf(y)[3], g->kernel[1], g->strides[1],
+                                                    g->dilations[1]),
                                     t));
+  appendTasks(args, ctx.tasks);
   return calls({call("max_pool2d", {t}, kSimdQs8Pool, std::move(args), kSimdQs8Namespace)});
 }
 

@@ -9,8 +9,8 @@
 // quantize/dequantize (ties, saturation, infinities); int8 and uint8, one
 // multiplier and one per channel, fused activation clamps, factors above 1
 // (positive shifts); and the requantization step itself, lane by lane over
-// its whole range. The kernels that split into tasks (all but the pools)
-// run in one and in kTasks, every case split however small
+// its whole range. The kernels that split into tasks (all but global
+// average pooling) run in one and in kTasks, every case split however small
 // (ONNXC_RT_MIN_TASK_CYCLES=0 in this build).
 #include "support.h"
 
@@ -578,11 +578,15 @@ template <typename T> void checkMaxPool(const ConvCase &q) {
   auto x = randomQ<T>(q.c * q.h * q.w);
   std::vector<T> want(q.c * oh * ow), got(q.c * oh * ow);
   ref::max_pool<T>(x.data(), want.data(), nullptr, 2, in, out, kernel, strides, pb, pe, dil, 0);
-  std::vector<T> scratch(simd::qs8::maxpool_scratch_bytes(ow, q.kw, q.sw, q.dw));
-  simd::qs8::max_pool2d<T>(x.data(), got.data(), in, out, kernel, strides, pb, dil,
-                           scratch.data());
+  std::vector<T> scratch(kTasks * simd::qs8::maxpool_scratch_bytes(ow, q.kw, q.sw, q.dw));
   INFO(q.h << "x" << q.w << " k " << q.kh << "x" << q.kw << " s " << q.sh << " p " << q.ph);
-  REQUIRE(want == got);
+  for (int64_t tasks : {int64_t(1), kTasks}) {
+    std::fill(got.begin(), got.end(), T(1));
+    simd::qs8::max_pool2d<T>(x.data(), got.data(), in, out, kernel, strides, pb, dil,
+                             scratch.data(), pool(), tasks);
+    INFO("tasks " << tasks);
+    REQUIRE(want == got);
+  }
 }
 } // namespace
 

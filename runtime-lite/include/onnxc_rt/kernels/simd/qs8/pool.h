@@ -77,11 +77,29 @@ template <typename T> inline Bytes max_bytes(Bytes a, Bytes b) {
 /// takes the even bytes of 32). Padding enters as T's lowest value; a
 /// window with no input element gives 0, as the reference does. Without
 /// padding (every window inside the input) rows read the input in place.
+/// `tasks` take runs of the planes, each with its own kMaxPoolRows rows
+/// (scratch: maxpool_scratch_bytes(...) * tasks).
 template <typename T>
 void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_shape,
                 const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
-                const int64_t *dilations, T *scratch) {
+                const int64_t *dilations, T *scratch, TaskRunner *runner = nullptr,
+                int64_t tasks = 1) {
   using namespace detail;
+  if (tasks > 1) {
+    // About a byte a cycle per window element (parallel.h's tasks_for).
+    const int64_t planes = in_shape[0] * in_shape[1], plane_out = out_shape[2] * out_shape[3];
+    const int64_t used = tasks_for(planes * plane_out * kernel[0] * kernel[1] / 16, tasks);
+    const int64_t per_task = maxpool_scratch_bytes(out_shape[3], kernel[1], strides[1],
+                                                   dilations[1]) / int64_t(sizeof(T));
+    return parallel_for(runner, used, [&](int64_t t) {
+      const Range r = split_range(planes, 1, used, t);
+      const int64_t in[4] = {1, r.end - r.begin, in_shape[2], in_shape[3]},
+                    out[4] = {1, r.end - r.begin, out_shape[2], out_shape[3]};
+      if (r.begin < r.end)
+        max_pool2d(x + r.begin * in_shape[2] * in_shape[3], y + r.begin * plane_out, in, out,
+                   kernel, strides, pads_begin, dilations, scratch + t * per_task);
+    });
+  }
   const int64_t h = in_shape[2], w = in_shape[3], oh = out_shape[2], ow = out_shape[3];
   const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
   const int64_t ph = pads_begin[0], pw = pads_begin[1], dh = dilations[0], dw = dilations[1];

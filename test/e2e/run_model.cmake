@@ -13,7 +13,10 @@ if(NOT MAX_REL_ERR)
   set(MAX_REL_ERR 1e-4)
 endif()
 execute_process(COMMAND ${ONNXC} --list-targets OUTPUT_VARIABLE targets)
-string(REGEX MATCH "\n  ${TARGET} [^\n]*\\(not on this CPU\\)" missing "\n${targets}")
+# The target's entry: its name's line and the indented line after it
+# (kernels, runner and, last, "(not on this CPU)").
+string(REGEX MATCH "\n  ${TARGET} [^\n]*(\n   +[^\n]*)?\\(not on this CPU\\)" missing
+       "\n${targets}")
 if(missing)
   message("SKIPPED: this CPU lacks ${TARGET}'s instruction set")
   return()

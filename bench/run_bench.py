@@ -134,6 +134,13 @@ def prepare_model(name, work):
     return model_dir, model, x, inp
 
 
+def runs_for(cmd, seconds):
+    """Runs per process for a peer's command (cmd(runs) -> argv) so that one
+    round takes about `seconds`, from a short probe."""
+    probe = run_json(cmd(3))
+    return max(3, min(500, int(seconds * 1e6 / max(probe["median_us"], 1))))
+
+
 def alternate(peers, rounds):
     """Runs each peer's command (a bench JSON printer) in turn, `rounds` times;
     returns {peer: (best, median)} of the per-round medians, ms. The best is
@@ -207,12 +214,7 @@ def main():
     args.peak = peak_gflops(args.onnxc, args.target, args.threads, args.work)
     rows = []
     for name in args.models:
-        model_dir = os.path.join(args.work, "models", f"{name}_op13")
-        if not os.path.exists(os.path.join(model_dir, "model.onnx")):
-            export_models.export(name, 13, os.path.join(args.work, "models"))
-        x = load_tensor(os.path.join(model_dir, "test_data_set_0", "input_0.pb"))
-        inp = os.path.join(args.work, f"{name}.bin")
-        x.astype("float32").tofile(inp)
+        model_dir, _, x, inp = prepare_model(name, args.work)
         shape = "x".join(map(str, x.shape))
         exe = build_onnxc(args.onnxc, model_dir, os.path.join(args.work, name), args.target,
                           args.threads)
@@ -250,10 +252,7 @@ def main():
                                     name, str(n), th],
             })
         # Runs per process from a short probe, so each peer gets ~--seconds.
-        runs = {}
-        for peer, cmd in peers.items():
-            probe = run_json(cmd(3))
-            runs[peer] = max(3, min(500, int(args.seconds * 1e6 / max(probe["median_us"], 1))))
+        runs = {peer: runs_for(cmd, args.seconds) for peer, cmd in peers.items()}
         results = {p: [] for p in peers}
         for _ in range(args.rounds):
             for peer, cmd in peers.items():

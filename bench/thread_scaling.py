@@ -16,17 +16,12 @@ import os
 import time
 
 import run_bench as rb
-import export_models
 import qdq_u8s8
-from onnx_tensors import load_tensor
-
-MODELS = ["cifar_cnn", "resnet18", "mobilenet_v2", "squeezenet1_1", "efficientnet_b0",
-          "shufflenet_v2", "transformer_encoder"]
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("models", nargs="*", default=MODELS)
+    ap.add_argument("models", nargs="*", default=rb.MODELS)
     ap.add_argument("--onnxc", default=os.path.join(rb.ROOT, "build", "compiler", "tools",
                                                     "onnxc"))
     ap.add_argument("--target", default=None)
@@ -40,12 +35,7 @@ def main():
     n = args.threads
     rows = []
     for name in args.models:
-        model_dir = os.path.join(args.work, "models", f"{name}_op13")
-        if not os.path.exists(os.path.join(model_dir, "model.onnx")):
-            export_models.export(name, 13, os.path.join(args.work, "models"))
-        x = load_tensor(os.path.join(model_dir, "test_data_set_0", "input_0.pb"))
-        inp = os.path.join(args.work, f"{name}.bin")
-        x.astype("float32").tofile(inp)
+        model_dir, model, x, inp = rb.prepare_model(name, args.work)
         shape = "x".join(map(str, x.shape))
         work = os.path.join(args.work, "scaling", name)
         qdq = rb.quantize_qdq(args.onnxc, model_dir, os.path.join(work, "int8"))
@@ -60,13 +50,9 @@ def main():
             ort = ["node", os.path.join(rb.HERE, "ort_bench.js")]
             peers[("onnxc float", th)] = lambda r, e=fexe: [e, inp, str(r)]
             peers[("onnxc int8", th)] = lambda r, e=qexe: [e, inp, str(r)]
-            peers[("ORT float", th)] = lambda r, t=th: ort + [os.path.join(model_dir, "model.onnx"),
-                                                             inp, shape, str(r), str(t)]
+            peers[("ORT float", th)] = lambda r, t=th: ort + [model, inp, shape, str(r), str(t)]
             peers[("ORT int8", th)] = lambda r, t=th: ort + [u8s8, inp, shape, str(r), str(t)]
-        runs = {}
-        for key, cmd in peers.items():
-            probe = rb.run_json(cmd(3))
-            runs[key] = max(3, min(500, int(args.seconds * 1e6 / max(probe["median_us"], 1))))
+        runs = {key: rb.runs_for(cmd, args.seconds) for key, cmd in peers.items()}
         best = {k: float("inf") for k in peers}
         for _ in range(args.rounds):
             for key, cmd in peers.items():

@@ -207,15 +207,14 @@ constexpr int64_t kVirtualRowsBound = 0;
 constexpr int64_t kVirtualRowsBound = 64;
 #endif
 
-/// How conv2d splits a group's output into tasks: by pixels (each task a
-/// run of whole tiles' pixels, packing its own panels) where they make
-/// four tiles a task or outnumber the channel tiles, else by channels
-/// (every task packs every panel, and computes a share of the output
-/// channels: 7 x 7 and 14 x 14 planes have one to three blocks).
-inline bool conv_splits_pixels(int64_t pixels, int64_t channels, int64_t tasks) {
-  const int64_t pixel_tiles = (pixels + kConvVectors * kLanes - 1) / (kConvVectors * kLanes);
-  const int64_t channel_tiles = (channels + kConvRows - 1) / kConvRows;
-  return pixel_tiles >= 4 * tasks || pixel_tiles >= channel_tiles;
+/// How conv2d and conv2d_amx split a group's output into tasks: by pixels
+/// (each task a run of whole units of pixels, packing its own panels)
+/// where those units make four a task or outnumber the units of output
+/// channels, else by channels (every task packs every panel, and computes
+/// a share of the output channels: 7 x 7 and 14 x 14 planes have one to
+/// three blocks).
+inline bool conv_splits_pixels(int64_t pixel_units, int64_t channel_units, int64_t tasks) {
+  return pixel_units >= 4 * tasks || pixel_units >= channel_units;
 }
 
 /// conv_tile<nv> for nv in [1, kConvVectors].
@@ -312,7 +311,7 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
   constexpr int64_t kPair = 2 * kAmxConvRows;
   const int64_t used = tasks_for(cp.count * mg * depth / 64, tasks);
   const int64_t blocks = (cp.count + cp.block - 1) / cp.block, pairs = (mg + kPair - 1) / kPair;
-  const bool by_pixels = blocks >= 4 * used || blocks >= pairs;
+  const bool by_pixels = conv_splits_pixels(blocks, pairs, used);
   uint8_t *planes = scratch + sl.planes, *quads = scratch + sl.quads;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
@@ -445,7 +444,9 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
     const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
     // Estimated at ~32 multiply-adds a cycle (parallel.h's tasks_for).
     const int64_t used = tasks_for(cp.count * mg * depth / 32, tasks);
-    const bool by_pixels = conv_splits_pixels(cp.count, mg, used);
+    constexpr int64_t kTile = kConvVectors * kLanes; // pixels a whole tile
+    const bool by_pixels = conv_splits_pixels((cp.count + kTile - 1) / kTile,
+                                              (mg + kConvRows - 1) / kConvRows, used);
     for (int64_t b = 0; b < n; ++b)
       for (int64_t gi = 0; gi < group; ++gi) {
         const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
@@ -458,7 +459,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
         parallel_for(runner, used, [&](int64_t t) {
           uint8_t *panel = scratch + t * sl.task, *rows = panel + sl.rows;
           TOut *stage = reinterpret_cast<TOut *>(panel + sl.stage);
-          const Range px = by_pixels ? split_range(cp.count, kConvVectors * kLanes, used, t)
+          const Range px = by_pixels ? split_range(cp.count, kTile, used, t)
                                      : Range{0, cp.count};
           const Range ch = by_pixels ? Range{0, mg} : split_range(mg, kConvRows, used, t);
           if (ch.begin >= ch.end)

@@ -120,9 +120,10 @@ int main(int argc, char **argv) {
       auto dense = [&](auto depth_group) {
       constexpr int G = decltype(depth_group)::value;
       constexpr bool S = pk::kShiftedBytes;
-      std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, 1, depth, G));
+      const bool lanes = pk::conv_packs_channel_lanes(G, oh * oh, q.m);
+      std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, 1, depth, G, lanes));
       pk::pack_conv_weights(w.data(), q.m, 1, depth, G, packed.data(),
-                            pk::conv_weight_taps(G, q.c, q.k, q.k, q.stride, q.stride));
+                            pk::conv_weight_taps(G, q.c, q.k, q.k, q.stride, q.stride), lanes);
       pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                           pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), S), folded.data());
       const pk::PaddedPlane pp = pk::padded_plane(oh, oh, q.k, q.k, q.stride, q.stride, 1, 1);

@@ -169,10 +169,12 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing, int64_t tasks) 
                        std::move(args), kSimdQs8Namespace)});
   }
   const int64_t depth = c.depth, dg = packing.convDepthGroup(depth);
-  std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg));
+  const bool lanes = pack::conv_channel_lanes(packing.channelLanes, dg, ys[2] * ys[3], m / group);
+  std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg, lanes));
   pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data(),
                           pack::conv_weight_taps(dg, cg, kernel[0], kernel[1], g->strides[0],
-                                                 g->strides[1]));
+                                                 g->strides[1]),
+                          lanes);
   std::vector<int32_t> folded(m);
   pack::fold_zero_point(w.data(), bias->data(), m, depth, depth, 1,
                         packedZeroPoint(op.getX(), op.getXZeroPoint(), packing), folded.data());

@@ -46,6 +46,10 @@ struct Qs8Packing {
   bool quadDepthwise;
   bool amxConvolutions = false;
   bool windowDepthwise = false;
+  /// Whether conv2d has the channel-lanes form (pack.h's
+  /// conv_channel_lanes: AVX-512), which packs some layers' weights in
+  /// tiles of 16 channels.
+  bool channelLanes = false;
   /// The depth group of a dense or grouped convolution's packed weights
   /// (`depth`: input channels per group times taps).
   int64_t convDepthGroup(int64_t depth) const;

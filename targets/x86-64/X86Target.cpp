@@ -26,7 +26,9 @@ public:
                    Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd",
                    // AVX512-VNNI's byte windows for depthwise convolutions
                    // (simd/isa/x86.h's kByteWindows).
-                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false, amx, vnni}, lanes),
+                   // On AVX-512, small planes' channels in the vector lanes.
+                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false, amx, vnni, lanes == 16},
+                   lanes),
         cpuHasIsa(cpuHasIsa), amx(amx) {
     hostCode = true;
     parallelKernels = true;

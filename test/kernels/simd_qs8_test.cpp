@@ -141,9 +141,10 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
                                       count, y_zp, lo, hi, scratch.data(), pool(), tasks);
   } else pk::with_conv_depth_group(depth, [&](auto depth_group) {
     constexpr int G = decltype(depth_group)::value;
-    std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G));
+    const bool lanes = pk::conv_packs_channel_lanes(G, oh * ow, q.m / q.group);
+    std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G, lanes));
     pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data(),
-                          pk::conv_weight_taps(G, cg, q.kh, q.kw, q.sh, q.sw));
+                          pk::conv_weight_taps(G, cg, q.kh, q.kw, q.sh, q.sw), lanes);
     constexpr bool S = simd::qs8::kShiftedBytes;
     pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                         pk::packed_zero_point(x_zp + pk::flip_of<T>(), S), folded.data());
@@ -188,6 +189,14 @@ const ConvCase kConvCases[] = {
     {128, 6, 6, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},    // AMX direct: two groups of 64
     {64, 9, 9, 8, 1, 7, 1, 1, 0, 3, 0, 3, 1, 1, 1},      // AMX direct: a 1x7 row of taps
     {64, 30, 60, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // strided rows of 30, a block from mid-row
+    // AVX-512's channel-lanes form (pack.h's conv_channel_lanes): channels in
+    // the lanes, pixels in tiles of 6 and 5, stored across the channel planes.
+    {64, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 7x7 plane: 4 tiles of 6, 5 of 5
+    {40, 14, 14, 200, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // strided to 7x7, 4 channel units
+    {24, 1, 1, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // one pixel (squeeze-and-excitation)
+    {36, 5, 5, 72, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 25 pixels, a partial vector
+    {320, 10, 10, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 100 pixels in blocks of 96 and 4
+    {32, 7, 7, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},     // grouped, 48 channels a group
     {12, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12},  // depthwise
     {7, 15, 13, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},     // depthwise strided
     {5, 19, 37, 5, 5, 5, 1, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5, mixed strides

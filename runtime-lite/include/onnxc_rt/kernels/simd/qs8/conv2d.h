@@ -64,6 +64,18 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
   }
 }
 
+/// A group's cg input planes (from xg) padded into `planes`, pp.bytes()
+/// apart, split by channel over `used` tasks on `runner`.
+template <typename T>
+void pad_planes(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, int64_t cg,
+                uint8_t *planes, TaskRunner *runner, int64_t used) {
+  parallel_for(runner, used, [&](int64_t t) {
+    const Range r = split_range(cg, 1, used, t);
+    for (int64_t ci = r.begin; ci < r.end; ++ci)
+      pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
+  });
+}
+
 /// One im2col row from a padded plane: tap (ky, kx), output pixels
 /// [p0, p0 + n) (p0 = oy0 * ow + ox0), copied in whole 16-byte vectors
 /// (the slack of the plane and of `row` takes the overrun).
@@ -260,6 +272,155 @@ conv_tile_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8
                                     act_max, y + px, y_stride, np - px);
 }
 
+/// Whether this instruction set's conv2d has the channel-lanes form
+/// (pack.h's conv_channel_lanes): AVX-512, whose 16 pixels a vector waste
+/// the most on small planes and whose 32 registers hold the 6 x 4 tile
+/// (AVX2's 8 lanes fill 49 pixels to 56). Never with AMX's depth group.
+constexpr bool kConvLanes = kLanes == 16 && !kDepth16 && !VecI::kMatMul && !VecI::kLaneDot;
+
+/// Vectors of channels a channel-lanes tile spans, and its most pixels:
+/// 6 x 4 accumulators, the 4 weight vectors and a broadcast pixel (29 of
+/// 32 registers).
+constexpr int kLaneTileVectors = 4, kLaneTileRows = 6;
+
+/// One channel-lanes tile: R pixels of the panel (a pixel's depth group kk
+/// at a + kk * a_step + r * 4) x NV vectors of channels (their packed
+/// weights `block_bytes` apart, kConvLaneRows channels' depth group per
+/// step), requantized with output channel `oc`'s constants on, and stored
+/// transposed: channel c's R pixels at y + c * pixels, the first `cols`
+/// channels.
+template <int R, int NV, typename T>
+ONNXC_RT_SIMD_INLINE void conv_lane_tile(const uint8_t *a, int64_t a_step, const int8_t *w,
+                                         int64_t block_bytes, int64_t dgroups, int64_t cols,
+                                         const int32_t *add, const int32_t *multiplier,
+                                         const int32_t *shift, int64_t count, int64_t oc,
+                                         bool scales_up, VecI y_zp, VecI act_min, VecI act_max,
+                                         T *y, int64_t pixels) {
+  constexpr int64_t kStep = kConvLaneRows * kDotDepthGroup;
+  VecI acc[R][NV];
+  for_each_index<R>([&](auto r) {
+    for_each_index<NV>([&](auto v) { acc[r][v] = VecI::zero(); });
+  });
+  for (int64_t kk = 0; kk < dgroups; ++kk) {
+    VecI wk[NV];
+    for_each_index<NV>([&](auto v) { wk[v] = VecI::load(w + v * block_bytes + kk * kStep); });
+    const uint8_t *ak = a + kk * a_step;
+    for_each_index<R>([&](auto r) {
+      const VecI ab = broadcast4(ak + r * kDotDepthGroup);
+      for_each_index<NV>([&](auto v) { acc[r][v] = VecI::dot_part(acc[r][v], ab, wk[v]); });
+    });
+  }
+  // Each vector of channels requantized with its constants, narrowed into
+  // a pixel-major block, then each channel's R pixels stored.
+  alignas(64) T block[R][NV * kLanes];
+  for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
+    const int64_t left = cols - int64_t(v) * kLanes;
+    const Requant q = requant_columns(add, multiplier, shift, count, oc + v * kLanes,
+                                      left <= 0 ? 0 : left < kLanes ? left : kLanes, scales_up);
+    for_each_index<R>([&](auto r) ONNXC_RT_SIMD_LAMBDA {
+      to_output(requantize_scaled(VecI::add(acc[r][v], q.add), q), y_zp, act_min, act_max)
+          .store_narrow(&block[r][v * kLanes], kLanes);
+    });
+  });
+  for (int64_t c = 0; c < cols; ++c)
+    for (int r = 0; r < R; ++r)
+      y[c * pixels + r] = block[r][c];
+}
+
+/// conv_lane_tile<r, NV> for r in [1, R].
+template <int NV, typename T, int R = kLaneTileRows, typename... Args>
+ONNXC_RT_SIMD_INLINE void conv_lane_tiles(int64_t r, Args... args) {
+  if (r == R)
+    return conv_lane_tile<R, NV, T>(args...);
+  if constexpr (R > 1)
+    conv_lane_tiles<NV, T, R - 1>(r, args...);
+}
+
+/// The channel-lanes tiles of one panel (np pixels, depth group kk of
+/// pixel p at panel + kk * panel_stride + p * 4) and channels [c0, c1) of
+/// the group (packed weights wg): kLaneTileVectors vectors of channels at
+/// a time, the pixels spread evenly over tiles of at most kLaneTileRows
+/// (49 pixels as 4 tiles of 6 and 5 of 5: a tile of one pixel runs its
+/// four chains at the dot product's latency). Not inlined into conv2d,
+/// like conv_tile_row.
+template <typename T>
+__attribute__((noinline)) void
+conv_lane_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8_t *wg,
+              int64_t depth_pad, int64_t c0, int64_t c1, int64_t oc0, const int32_t *add,
+              const int32_t *multiplier, const int32_t *shift, int64_t count, bool scales_up,
+              VecI y_zp, VecI act_min, VecI act_max, T *y, int64_t pixels) {
+  const int64_t dgroups = depth_pad / kDotDepthGroup, block_bytes = kConvLaneRows * depth_pad;
+  const int64_t tiles = (np + kLaneTileRows - 1) / kLaneTileRows;
+  for (int64_t c = c0; c < c1; c += kLaneTileVectors * kLanes) {
+    const int64_t cols = c1 - c < kLaneTileVectors * kLanes ? c1 - c : kLaneTileVectors * kLanes;
+    const int8_t *w = wg + (c / kConvLaneRows) * block_bytes;
+    for (int64_t t = 0, p = 0; t < tiles; ++t) {
+      const int64_t r = np / tiles + (t < np % tiles ? 1 : 0);
+      auto run = [&](auto nv) ONNXC_RT_SIMD_LAMBDA {
+        conv_lane_tiles<decltype(nv)::value, T>(
+            r, panel + p * kDotDepthGroup, panel_stride, w, block_bytes, dgroups, cols, add,
+            multiplier, shift, count, oc0 + c, scales_up, y_zp, act_min, act_max,
+            y + c * pixels + p, pixels);
+      };
+      switch ((cols + kLanes - 1) / kLanes) {
+      case 1: run(std::integral_constant<int, 1>()); break;
+      case 2: run(std::integral_constant<int, 2>()); break;
+      case 3: run(std::integral_constant<int, 3>()); break;
+      default: run(std::integral_constant<int, kLaneTileVectors>()); break;
+      }
+      p += r;
+    }
+  }
+}
+
+/// conv2d in the channel-lanes form (pack.h's conv_channel_lanes; weights
+/// in tiles of kConvLaneRows channels): the im2col panel packed as the
+/// other form packs it (without virtual rows), read a few pixels at a
+/// time. `tasks`: runs of 64 channels where there are enough, else of
+/// the pixels (each task packing its own panels).
+template <typename T, typename TOut>
+void conv2d_lanes(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const Conv2d &g,
+                  int64_t n, int64_t m, int64_t group, int32_t x_zp, const int32_t *multiplier,
+                  const int32_t *shift, int64_t count, VecI vzp, VecI vmin, VecI vmax,
+                  uint8_t *scratch, TaskRunner *runner, int64_t tasks) {
+  constexpr int G = kDotDepthGroup;
+  const int64_t cg = g.c / group, mg = m / group;
+  const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G);
+  const int64_t group_bytes = round_up(mg, kConvLaneRows) * depth_pad, pixels = g.oh * g.ow;
+  const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
+  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  const int64_t block = conv_pixel_block(depth, pixels);
+  const ConvScratch sl =
+      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut), tasks);
+  uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
+  const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
+  const bool scales_up = columns_scale_up(shift, count, 0, count);
+  constexpr int64_t kUnit = kLaneTileVectors * kLanes; // channels a tile
+  const int64_t used = tasks_for(pixels * mg * depth / 32, tasks);
+  const bool by_channels = (mg + kUnit - 1) / kUnit >= used;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
+      if (planes)
+        pad_planes(xg, g, pp, pad, cg, planes, runner, used);
+      parallel_for(runner, used, [&](int64_t t) {
+        uint8_t *panel = scratch + t * sl.task, *rows = panel + sl.rows;
+        const Range px = by_channels ? Range{0, pixels} : split_range(pixels, 16, used, t);
+        const Range ch = by_channels ? split_range(mg, kUnit, used, t) : Range{0, mg};
+        if (ch.begin >= ch.end || px.begin >= px.end)
+          return;
+        for (int64_t p0 = px.begin; p0 < px.end; p0 += block) {
+          const int64_t np = px.end - p0 < block ? px.end - p0 : block;
+          const int64_t nv = round_up(np, 16);
+          pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, false, panel, rows);
+          conv_lane_row(np, panel, nv * G, w + gi * group_bytes, depth_pad, ch.begin, ch.end,
+                        gi * mg, bias, multiplier, shift, count, scales_up, vzp, vmin, vmax,
+                        y + (b * m + gi * mg) * pixels + p0, pixels);
+        }
+      });
+    }
+}
+
 #if ONNXC_RT_SIMD_AMX
 /// conv2d on AMX tiles (amx.h): the weights packed in kAmxDepthGroup, tap
 /// by tap in the direct form (conv_amx_direct: each tap's second operand
@@ -335,11 +496,7 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
           }
         });
       } else if (!reads_input) {
-        parallel_for(runner, used, [&](int64_t t) {
-          const Range r = split_range(cg, 1, used, t);
-          for (int64_t ci = r.begin; ci < r.end; ++ci)
-            pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
-        });
+        pad_planes(xg, g, pp, pad, cg, planes, runner, used);
       }
       TOut *yg = y + (b * m + gi * mg) * pixels;
       parallel_for(runner, used, [&](int64_t t) {
@@ -392,6 +549,14 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
 
 } // namespace detail
 
+/// Whether conv2d takes a convolution's weights packed in the channel-lanes
+/// form (pack_conv_weights' channel_lanes) on this instruction set, for
+/// weights in depth groups of `dg`, `pixels` output pixels and `mg` output
+/// channels a group; conv2d_sums (int32 outputs) never does.
+inline bool conv_packs_channel_lanes(int64_t dg, int64_t pixels, int64_t mg) {
+  return conv_channel_lanes(detail::kConvLanes, dg, pixels, mg);
+}
+
 /// A quantized 2-D convolution (reference/qs8.h's conv): x (N, C, H, W) of
 /// T with zero point x_zp; weights packed by pack_conv_weights in depth
 /// groups of G; `bias` the folded per-channel constant of fold_zero_point
@@ -429,6 +594,11 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
   } else
 #endif
   {
+    if constexpr (kConvLanes && !std::is_same_v<TOut, int32_t>) {
+      if (conv_packs_channel_lanes(G, g.oh * g.ow, m / group))
+        return conv2d_lanes<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count,
+                               vzp, vmin, vmax, scratch, runner, tasks);
+    }
     const int64_t cg = g.c / group, mg = m / group;
     const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G), dgroups = depth_pad / G;
     const int64_t tile_bytes = depth_pad * kConvRows,
@@ -451,11 +621,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
       for (int64_t gi = 0; gi < group; ++gi) {
         const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
         if (planes)
-          parallel_for(runner, used, [&](int64_t t) {
-            const Range r = split_range(cg, 1, used, t);
-            for (int64_t ci = r.begin; ci < r.end; ++ci)
-              pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
-          });
+          pad_planes(xg, g, pp, pad, cg, planes, runner, used);
         parallel_for(runner, used, [&](int64_t t) {
           uint8_t *panel = scratch + t * sl.task, *rows = panel + sl.rows;
           TOut *stage = reinterpret_cast<TOut *>(panel + sl.stage);

@@ -56,9 +56,11 @@ inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 constexpr int64_t kAmxDepthGroup = 64, kAmxConvRows = 16;
 
 /// Output channels a convolution's packed weights hold per tile for depth
-/// group `dg`: kAmxConvRows for AMX's, else kConvRows.
-constexpr int64_t conv_weight_rows(int64_t dg) {
-  return dg == kAmxDepthGroup ? kAmxConvRows : kConvRows;
+/// group `dg`: kAmxConvRows for AMX's, kConvLaneRows in the channel-lanes
+/// form (conv_channel_lanes), else kConvRows.
+constexpr int64_t kConvLaneRows = 16;
+constexpr int64_t conv_weight_rows(int64_t dg, bool channel_lanes = false) {
+  return channel_lanes ? kConvLaneRows : dg == kAmxDepthGroup ? kAmxConvRows : kConvRows;
 }
 
 /// The depth values a convolution's packed activations keep together for
@@ -106,19 +108,37 @@ template <typename T> constexpr int32_t flip_of() { return T(-1) < T(0) ? 128 : 
 /// Bytes of a convolution's packed weights: m output channels in `group`
 /// groups, `depth` = input channels per group * kernel taps, depth groups
 /// of `dg` bytes.
-inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_t dg) {
-  return group * round_up(m / group, conv_weight_rows(dg)) * round_up(depth, dg);
+inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_t dg,
+                                 bool channel_lanes = false) {
+  return group * round_up(m / group, conv_weight_rows(dg, channel_lanes)) * round_up(depth, dg);
+}
+
+/// Whether conv2d computes a group's output channels in the vector lanes,
+/// 16 a vector, and its pixels a few at a time (a fully connected tile's
+/// shape over the im2col panel), instead of 16 pixels a vector and 4
+/// channels at a time: where the pixels fill their vectors worse than the
+/// channels would (7 x 7 planes: 49 pixels in 64 lanes, a quarter of the
+/// products wasted; 1 x 1 planes of squeeze-and-excitation). `isa`: the
+/// target's kernels have this form (AVX-512, simd/qs8/conv2d.h's kConvLanes);
+/// weights then packed in tiles of kConvLaneRows channels.
+/// Decided by the compiler's packing and by conv2d alike, from the shapes.
+inline bool conv_channel_lanes(bool isa, int64_t dg, int64_t pixels, int64_t mg) {
+  // The lanes each form computes, the channel-lanes form at least 10% fewer.
+  const int64_t by_channels = round_up(mg, kConvLaneRows) * pixels;
+  const int64_t by_pixels = round_up(pixels, 16) * round_up(mg, kConvRows);
+  return isa && dg == kDotDepthGroup && 10 * by_channels < 9 * by_pixels;
 }
 
 /// w: (m, depth) as ONNX stores a convolution's weights (m, c / group,
 /// kh, kw). Tiles of conv_weight_rows(dg) channels per group, `dg` depth
 /// bytes of each channel together; the padding (channels and depth) is
-/// zero.
+/// zero; channel_lanes: tiles of kConvLaneRows (conv_channel_lanes).
 /// `taps` above 1 (AMX's direct form, conv_amx_direct): the depth taken
 /// tap-major (k = tap * cg + c instead of ONNX's c * taps + tap).
 inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t depth,
-                              int64_t dg, int8_t *out, int64_t taps = 1) {
-  const int64_t rows = conv_weight_rows(dg), cg = depth / taps;
+                              int64_t dg, int8_t *out, int64_t taps = 1,
+                              bool channel_lanes = false) {
+  const int64_t rows = conv_weight_rows(dg, channel_lanes), cg = depth / taps;
   const int64_t mg = m / group, mp = round_up(mg, rows), dp = round_up(depth, dg);
   for (int64_t g = 0; g < group; ++g)
     for (int64_t t = 0; t < mp; t += rows)

@@ -282,7 +282,8 @@ inline void interleave4_tile(Bytes a, Bytes b, Bytes c, Bytes d, Bytes (&o)[4]) 
 /// With an interleaving store (NEON's ST4: V::kStore4) four rows are one
 /// store, and eight are their byte pairs stored as four rows of halves;
 /// else eight rows are two interleaves of four whose 4-byte groups are
-/// then interleaved in turn.
+/// then interleaved in turn; four rows 64 bytes at a time where the ISA
+/// has it (V::interleave4_64: AVX-512).
 template <int G, typename V = VecI>
 inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip, uint8_t *out,
                             int64_t chunk = 16 * G) {
@@ -321,7 +322,11 @@ inline void interleave_rows(const uint8_t *const src[G], int64_t n, uint8_t flip
     }
     return;
   }
-  for (int64_t i = 0; i < n; i += 16) {
+  int64_t i = 0;
+  if constexpr (G == 4 && V::kInterleave64)
+    for (; i + 64 <= n; i += 64)
+      V::interleave4_64(src, i, flip, out, chunk);
+  for (; i < n; i += 16) {
     Bytes lo[4];
     interleave4_tile(load_bytes(src[0] + i) ^ f, load_bytes(src[1] + i) ^ f,
                      load_bytes(src[2] + i) ^ f, load_bytes(src[3] + i) ^ f, lo);

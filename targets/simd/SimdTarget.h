@@ -50,6 +50,9 @@ struct Qs8Packing {
   /// conv_channel_lanes: AVX-512), which packs some layers' weights in
   /// tiles of 16 channels.
   bool channelLanes = false;
+  /// Whether conv2d's dot products have the direct form (pack.h's
+  /// conv_dot_direct: AVX-512), which packs some layers' weights tap-major.
+  bool dotDirect = false;
   /// The depth group of a dense or grouped convolution's packed weights
   /// (`depth`: input channels per group times taps).
   int64_t convDepthGroup(int64_t depth) const;

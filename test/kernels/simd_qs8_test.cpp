@@ -142,15 +142,17 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
   } else pk::with_conv_depth_group(depth, [&](auto depth_group) {
     constexpr int G = decltype(depth_group)::value;
     const bool lanes = pk::conv_packs_channel_lanes(G, oh * ow, q.m / q.group);
+    const bool direct = pk::conv_reads_quads(G, cg, q.m / q.group, q.kh, q.kw, q.sh, q.sw, oh,
+                                             ow, q.ph, q.pw, q.dh, q.dw);
     std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G, lanes));
     pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data(),
-                          pk::conv_weight_taps(G, cg, q.kh, q.kw, q.sh, q.sw), lanes);
+                          pk::conv_weight_taps(G, cg, q.kh, q.kw, q.sh, q.sw, direct), lanes);
     constexpr bool S = simd::qs8::kShiftedBytes;
     pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                         pk::packed_zero_point(x_zp + pk::flip_of<T>(), S), folded.data());
     const bool reads_input = pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw);
     std::vector<uint8_t> scratch(
-        pk::conv_scratch_bytes(depth, oh, ow, q.sh, cg, pp, reads_input, G, tasks));
+        pk::conv_scratch_bytes(depth, oh, ow, q.sh, cg, pp, reads_input, G, tasks, direct));
     simd::qs8::conv2d<T, G, S>(x.data(), packed.data(), folded.data(), got.data(), in, out,
                                kernel, strides, pb, dil, q.group, x_zp, mult.data(), shift.data(),
                                count, y_zp, lo, hi,

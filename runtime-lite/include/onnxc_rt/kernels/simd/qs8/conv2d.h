@@ -76,6 +76,31 @@ void pad_planes(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
   });
 }
 
+/// A group's cg input channels as the direct forms read them: channel
+/// quads at `quads` ([cg/4][quad plane][4], each byte XORed with `flip`),
+/// four channels' padded planes at a time (in each task's scratch, from
+/// sl.rows) interleaved, split by quad over `used` tasks on `runner`.
+template <typename T>
+void fill_quads(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t flip,
+                int64_t cg, uint8_t *scratch, const ConvScratch &sl, uint8_t *quads,
+                TaskRunner *runner, int64_t used) {
+  const int64_t quad_plane = conv_quad_plane_bytes(pp), filled = pp.rows * pp.phase;
+  parallel_for(runner, used, [&](int64_t t) {
+    uint8_t *four = scratch + t * sl.task + sl.rows;
+    const Range r = split_range(cg / 4, 1, used, t);
+    for (int64_t q = r.begin; q < r.end; ++q) {
+      const uint8_t *src[4];
+      for (int64_t j = 0; j < 4; ++j) {
+        uint8_t *plane = four + j * quad_plane;
+        pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
+        fill_bytes(plane + filled, quad_plane - filled, pad);
+        src[j] = plane;
+      }
+      interleave_rows<4>(src, quad_plane, flip, quads + q * 4 * quad_plane);
+    }
+  });
+}
+
 /// One im2col row from a padded plane: tap (ky, kx), output pixels
 /// [p0, p0 + n) (p0 = oy0 * ow + ox0), copied in whole 16-byte vectors
 /// (the slack of the plane and of `row` takes the overrun).
@@ -421,6 +446,123 @@ void conv2d_lanes(const T *x, const int8_t *w, const int32_t *bias, TOut *y, con
     }
 }
 
+/// Whether this instruction set's conv2d has the dot products' direct form
+/// (pack.h's conv_dot_direct): AVX-512's broadcast tile (not NEON's
+/// assembly tiles, which read a panel).
+constexpr bool kConvDotDirect = kConvLanes;
+
+/// One tile of conv2d's direct form: kConvRows channels x NV vectors of
+/// virtual pixels from `a` (the tile's first pixel in the group's first
+/// channel quad), the taps at tap_off, each over `quads` channel quads
+/// `quad_stride` apart; the weights tap-major, one depth group of the
+/// kConvRows channels after another. Requantized and stored as conv_tile.
+template <int NV, typename T>
+ONNXC_RT_SIMD_INLINE void conv_direct_tile(const uint8_t *a, int64_t quad_stride,
+                                           const int64_t *tap_off, int64_t taps, int64_t quads,
+                                           const int8_t *w, const Requant *q, int64_t rows,
+                                           VecI y_zp, VecI act_min, VecI act_max,
+                                           T *__restrict y, int64_t y_stride, int64_t valid) {
+  VecI acc[kConvRows][NV];
+  for_each_index<kConvRows>([&](auto r) {
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = VecI::zero();
+  });
+  const int8_t *wk = w;
+  for (int64_t t = 0; t < taps; ++t) {
+    const uint8_t *at = a + tap_off[t];
+    for (int64_t cq = 0; cq < quads; ++cq, at += quad_stride, wk += kConvRows * 4)
+      broadcast_step(acc, at, wk);
+  }
+  for_each_index<kConvRows>([&](auto r) ONNXC_RT_SIMD_LAMBDA {
+    if (r < rows)
+      requantize_store<NV, T>(acc[r], q[r], y_zp, act_min, act_max, y + r * y_stride, valid);
+  });
+}
+
+/// conv_direct_tile<nv> for nv in [1, NV].
+template <typename T, int NV = kConvVectors, typename... Args>
+void conv_direct_tiles(int64_t nv, Args... args) {
+  if (nv == NV)
+    return conv_direct_tile<NV, T>(args...);
+  if constexpr (NV > 1)
+    conv_direct_tiles<T, NV - 1>(nv, args...);
+}
+
+/// The direct form's tiles of one tile of channels across virtual pixels
+/// [0, np) from `a`: whole kConvVectors-wide tiles inline, then a narrower
+/// one (as conv_tile_row).
+template <typename T>
+__attribute__((noinline)) void
+conv_direct_row(int64_t np, const uint8_t *a, int64_t quad_stride, const int64_t *tap_off,
+                int64_t taps, int64_t quads, const int8_t *w, const Requant *q, int64_t rows,
+                VecI y_zp, VecI act_min, VecI act_max, T *__restrict y, int64_t y_stride) {
+  constexpr int64_t kTile = kConvVectors * kLanes;
+  int64_t px = 0;
+  for (; np - px > kTile - kLanes; px += kTile)
+    conv_direct_tile<kConvVectors>(a + px * 4, quad_stride, tap_off, taps, quads, w, q, rows,
+                                   y_zp, act_min, act_max, y + px, y_stride, np - px);
+  if (px < np)
+    conv_direct_tiles<T, kConvVectors - 1>((np - px + kLanes - 1) / kLanes, a + px * 4,
+                                           quad_stride, tap_off, taps, quads, w, q, rows, y_zp,
+                                           act_min, act_max, y + px, y_stride, np - px);
+}
+
+/// conv2d's direct form (pack.h's conv_dot_direct; weights packed
+/// tap-major): the group's input as channel quads (fill_quads), each tap
+/// of a tile read in place at its offset over virtual rows, which go
+/// through the stage (their padding pixels dropped). `tasks` as conv2d's:
+/// blocks of pixels or tiles of channels.
+template <typename T, typename TOut>
+void conv2d_dot_direct(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const Conv2d &g,
+                       int64_t n, int64_t m, int64_t group, int32_t x_zp,
+                       const int32_t *multiplier, const int32_t *shift, int64_t count, VecI vzp,
+                       VecI vmin, VecI vmax, uint8_t *scratch, TaskRunner *runner,
+                       int64_t tasks) {
+  const int64_t cg = g.c / group, mg = m / group, taps = g.kh * g.kw, depth = cg * taps;
+  const int64_t tile_bytes = depth * kConvRows, group_bytes = round_up(mg, kConvRows) * depth;
+  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  const int64_t count_px = conv_pixel_count(g.oh, g.ow, pp, true);
+  const int64_t block = conv_pixel_block(depth, count_px), pixels = g.oh * g.ow;
+  const ConvScratch sl = conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, false, kDotDepthGroup,
+                                      sizeof(TOut), tasks, true);
+  const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
+  const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
+  const int64_t quad_stride = 4 * conv_quad_plane_bytes(pp);
+  int64_t tap_off[kAmxDirectTaps] = {0};
+  for (int64_t t = 0; t < taps; ++t)
+    tap_off[t] = ((t / g.kw) * g.dh * pp.phase + (t % g.kw) * g.dw) * kDotDepthGroup;
+  uint8_t *quads = scratch + sl.quads;
+  const int64_t used = tasks_for(count_px * mg * depth / 32, tasks);
+  constexpr int64_t kTile = kConvVectors * kLanes;
+  const bool by_pixels =
+      conv_splits_pixels((count_px + kTile - 1) / kTile, (mg + kConvRows - 1) / kConvRows, used);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      fill_quads(x + (b * g.c + gi * cg) * g.h * g.w, g, pp, pad, flip, cg, scratch, sl, quads,
+                 runner, used);
+      parallel_for(runner, used, [&](int64_t t) {
+        TOut *stage = reinterpret_cast<TOut *>(scratch + t * sl.task + sl.stage);
+        const Range px = by_pixels ? split_range(count_px, kTile, used, t) : Range{0, count_px};
+        const Range ch = by_pixels ? Range{0, mg} : split_range(mg, kConvRows, used, t);
+        if (ch.begin >= ch.end)
+          return;
+        for (int64_t p0 = px.begin; p0 < px.end; p0 += block) {
+          const int64_t np = px.end - p0 < block ? px.end - p0 : block;
+          for (int64_t mt = ch.begin; mt < ch.end; mt += kConvRows) {
+            const int64_t live = ch.end - mt < kConvRows ? ch.end - mt : kConvRows;
+            Requant q[kConvRows];
+            channel_requants(q, gi * mg + mt, live, bias, multiplier, shift, count);
+            conv_direct_row(np, quads + p0 * kDotDepthGroup, quad_stride, tap_off, taps, cg / 4,
+                            w + gi * group_bytes + (mt / kConvRows) * tile_bytes, q, live, vzp,
+                            vmin, vmax, stage, block);
+            store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow,
+                               y + (b * m + gi * mg + mt) * pixels, pixels);
+          }
+        }
+      });
+    }
+}
+
 #if ONNXC_RT_SIMD_AMX
 /// conv2d on AMX tiles (amx.h): the weights packed in kAmxDepthGroup, tap
 /// by tap in the direct form (conv_amx_direct: each tap's second operand
@@ -478,23 +620,7 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
     for (int64_t gi = 0; gi < group; ++gi) {
       const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
       if (direct) {
-        // Four channels' padded planes at a time (in the task's scratch),
-        // interleaved into a quad.
-        const int64_t filled = pp.rows * pp.phase;
-        parallel_for(runner, used, [&](int64_t t) {
-          uint8_t *four = scratch + t * sl.task + sl.rows;
-          const Range r = split_range(cg / 4, 1, used, t);
-          for (int64_t q = r.begin; q < r.end; ++q) {
-            const uint8_t *src[4];
-            for (int64_t j = 0; j < 4; ++j) {
-              uint8_t *plane = four + j * quad_plane;
-              pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
-              fill_bytes(plane + filled, quad_plane - filled, pad);
-              src[j] = plane;
-            }
-            interleave_rows<4>(src, quad_plane, flip, quads + q * 4 * quad_plane);
-          }
-        });
+        fill_quads(xg, g, pp, pad, flip, cg, scratch, sl, quads, runner, used);
       } else if (!reads_input) {
         pad_planes(xg, g, pp, pad, cg, planes, runner, used);
       }
@@ -557,6 +683,21 @@ inline bool conv_packs_channel_lanes(int64_t dg, int64_t pixels, int64_t mg) {
   return conv_channel_lanes(detail::kConvLanes, dg, pixels, mg);
 }
 
+/// Whether conv2d takes a convolution's weights tap-major for its dot
+/// products' direct form (pack.h's conv_dot_direct; conv_weight_taps'
+/// dot_direct, conv_scratch_bytes' too) on this instruction set: cg input
+/// and mg output channels a group, kernel, strides, output size, leading
+/// pads and dilations as conv2d takes them; never with channel lanes, nor
+/// for conv2d_sums.
+inline bool conv_reads_quads(int64_t dg, int64_t cg, int64_t mg, int64_t kh, int64_t kw,
+                             int64_t sh, int64_t sw, int64_t oh, int64_t ow, int64_t ph,
+                             int64_t pw, int64_t dh, int64_t dw) {
+  const PaddedPlane pp = padded_plane(oh, ow, kh, kw, sh, sw, dh, dw);
+  return !conv_packs_channel_lanes(dg, oh * ow, mg) &&
+         conv_dot_direct(detail::kConvDotDirect, dg, cg, mg, kh * kw, sh, ow, pp,
+                         conv_reads_input(kh, kw, sh, sw, ph, pw));
+}
+
 /// A quantized 2-D convolution (reference/qs8.h's conv): x (N, C, H, W) of
 /// T with zero point x_zp; weights packed by pack_conv_weights in depth
 /// groups of G; `bias` the folded per-channel constant of fold_zero_point
@@ -598,6 +739,10 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
       if (conv_packs_channel_lanes(G, g.oh * g.ow, m / group))
         return conv2d_lanes<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count,
                                vzp, vmin, vmax, scratch, runner, tasks);
+      if (conv_reads_quads(G, g.c / group, m / group, g.kh, g.kw, g.sh, g.sw, g.oh, g.ow, g.ph,
+                           g.pw, g.dh, g.dw))
+        return conv2d_dot_direct<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift,
+                                    count, vzp, vmin, vmax, scratch, runner, tasks);
     }
     const int64_t cg = g.c / group, mg = m / group;
     const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G), dgroups = depth_pad / G;
@@ -637,11 +782,8 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
                           panel, rows);
             for (int64_t mt = ch.begin; mt < ch.end; mt += kConvRows) {
               const int64_t live = ch.end - mt < kConvRows ? ch.end - mt : kConvRows;
-              Requant q[kConvRows] = {}; // rows past `live`: zeros, never stored
-              for (int64_t r = 0; r < live; ++r) {
-                const int64_t oc = gi * mg + mt + r, k = count > 1 ? oc : 0;
-                q[r] = requant_broadcast(bias[oc], multiplier[k], shift[k]);
-              }
+              Requant q[kConvRows];
+              channel_requants(q, gi * mg + mt, live, bias, multiplier, shift, count);
               const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
               TOut *yc = y + (b * m + gi * mg + mt) * pixels;
               // Virtual rows go through the stage (their padding pixels dropped).

@@ -133,8 +133,9 @@ inline bool conv_channel_lanes(bool isa, int64_t dg, int64_t pixels, int64_t mg)
 /// kh, kw). Tiles of conv_weight_rows(dg) channels per group, `dg` depth
 /// bytes of each channel together; the padding (channels and depth) is
 /// zero; channel_lanes: tiles of kConvLaneRows (conv_channel_lanes).
-/// `taps` above 1 (AMX's direct form, conv_amx_direct): the depth taken
-/// tap-major (k = tap * cg + c instead of ONNX's c * taps + tap).
+/// `taps` above 1 (the direct forms, conv_amx_direct and conv_dot_direct):
+/// the depth taken tap-major (k = tap * cg + c instead of ONNX's c * taps +
+/// tap).
 inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t depth,
                               int64_t dg, int8_t *out, int64_t taps = 1,
                               bool channel_lanes = false) {
@@ -153,10 +154,13 @@ inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t
 
 /// The `taps` pack_conv_weights takes for a convolution (cg input
 /// channels per group, kernel kh x kw, strides) packed in depth groups of
-/// `dg`: the kernel's taps for AMX's direct form, else 1.
+/// `dg`: the kernel's taps for AMX's direct form and the dot products'
+/// (dot_direct: conv_dot_direct), else 1.
 constexpr int64_t conv_weight_taps(int64_t dg, int64_t cg, int64_t kh, int64_t kw,
-                                   int64_t stride_h, int64_t stride_w) {
-  return dg == kAmxDepthGroup && conv_amx_direct(cg, kh * kw, stride_h, stride_w) ? kh * kw : 1;
+                                   int64_t stride_h, int64_t stride_w, bool dot_direct = false) {
+  return dot_direct || (dg == kAmxDepthGroup && conv_amx_direct(cg, kh * kw, stride_h, stride_w))
+             ? kh * kw
+             : 1;
 }
 
 /// Bytes of a fully connected layer's packed weights (depth, n), depth
@@ -282,6 +286,24 @@ inline bool conv_virtual_rows_possible(int64_t stride_h, const PaddedPlane &plan
   return !reads_input && plane.stride_w == 1 && stride_h == 1;
 }
 
+/// Whether conv2d's dot-product tiles read a convolution's taps in place
+/// from channel quads (the input's padded planes interleaved by 4
+/// channels, [cg/4][plane][4], as AMX's direct form reads them) instead of
+/// an im2col panel `taps` times the input's size: `isa` (the target's
+/// kernels have the form: x86 with AVX-512), depth groups of 4, stride 1
+/// (every tap an offset over virtual rows), 2 to kAmxDirectTaps taps and
+/// whole quads of input channels, and where x86's panel would run over
+/// virtual rows too (extra / ow x channels under 64, conv2d.h's
+/// kVirtualRowsBound), so that the products are the same. Its weights are
+/// packed tap-major (pack_conv_weights' taps).
+inline bool conv_dot_direct(bool isa, int64_t dg, int64_t cg, int64_t mg, int64_t taps,
+                            int64_t stride_h, int64_t out_w, const PaddedPlane &plane,
+                            bool reads_input) {
+  return isa && dg == kDotDepthGroup && cg % 4 == 0 && taps > 1 && taps <= kAmxDirectTaps &&
+         conv_virtual_rows_possible(stride_h, plane, reads_input) &&
+         (plane.phase - out_w) * mg < 64 * out_w;
+}
+
 /// The pixels packed: with virtual rows, every output row but the last at
 /// the padded plane's width.
 inline int64_t conv_pixel_count(int64_t out_h, int64_t out_w, const PaddedPlane &plane,
@@ -320,15 +342,20 @@ inline int64_t conv_quad_plane_bytes(const PaddedPlane &plane) {
 
 inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
                                 int64_t planes, const PaddedPlane &plane, bool reads_input,
-                                int64_t dg, int64_t out_bytes = 1, int64_t tasks = 1) {
-  if (dg == kAmxDepthGroup && conv_amx_direct(planes, depth / planes, stride_h, plane.stride_w)) {
-    // AMX's direct form: per task the stage of two tiles of channels and
-    // (from `rows`) four padded planes to interleave, then the group's
-    // channel quads (no panel).
+                                int64_t dg, int64_t out_bytes = 1, int64_t tasks = 1,
+                                bool dot_direct = false) {
+  const bool amx_direct =
+      dg == kAmxDepthGroup && conv_amx_direct(planes, depth / planes, stride_h, plane.stride_w);
+  if (amx_direct || dot_direct) {
+    // The direct forms (AMX's, conv_dot_direct): per task the stage of two
+    // AMX tiles of channels (or one dot-product tile's) and (from `rows`)
+    // four padded planes to interleave, then the group's channel quads (no
+    // panel).
     const int64_t block = conv_pixel_block(depth, conv_pixel_count(out_h, out_w, plane, true));
     const int64_t quad_plane = conv_quad_plane_bytes(plane);
+    const int64_t stage_rows = amx_direct ? 2 * kAmxConvRows : kConvRows;
     ConvScratch s{};
-    s.rows = round_up(2 * kAmxConvRows * block * out_bytes + 64, 64);
+    s.rows = round_up(stage_rows * block * out_bytes + 64, 64);
     s.task = s.rows + 4 * quad_plane;
     s.planes = tasks * s.task;
     s.quads = s.planes;
@@ -352,8 +379,9 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
 
 inline int64_t conv_scratch_bytes(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
                                   int64_t planes, const PaddedPlane &plane, bool reads_input,
-                                  int64_t dg, int64_t tasks = 1) {
-  return conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg, 1, tasks)
+                                  int64_t dg, int64_t tasks = 1, bool dot_direct = false) {
+  return conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg, 1, tasks,
+                      dot_direct)
       .bytes;
 }
 

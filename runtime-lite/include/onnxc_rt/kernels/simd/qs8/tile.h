@@ -116,6 +116,36 @@ ONNXC_RT_SIMD_INLINE void depth16_sums(RowsAt rows, ColsAt cols, int64_t dgroups
   });
 }
 
+/// One depth step of the broadcast tile (x86's vpdpbusd): NV vectors of
+/// pixels' 4 bytes at a, each of the kConvRows rows' 4 weights at w + 4 r
+/// broadcast; conv_tile's and conv2d's direct form's.
+template <int NV>
+ONNXC_RT_SIMD_INLINE void broadcast_step(VecI (&acc)[kConvRows][NV], const uint8_t *a,
+                                         const int8_t *w) {
+  VecI x[NV];
+  for (int v = 0; v < NV; ++v)
+    x[v] = VecI::load(a + v * kLanes * 4);
+  for (int r = 0; r < kConvRows; ++r) {
+    const VecI wb = broadcast4(w + r * 4);
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = VecI::dot_part(acc[r][v], x[v], wb);
+  }
+}
+
+/// The Requants of output channels [oc, oc + live) of a tile of kConvRows
+/// (multiplier and shift per channel when count > 1), the rest zeros
+/// (never stored).
+inline void channel_requants(Requant (&q)[kConvRows], int64_t oc, int64_t live,
+                             const int32_t *bias, const int32_t *multiplier,
+                             const int32_t *shift, int64_t count) {
+  for (int64_t r = 0; r < kConvRows; ++r)
+    q[r] = Requant{};
+  for (int64_t r = 0; r < live; ++r) {
+    const int64_t c = oc + r, k = count > 1 ? c : 0;
+    q[r] = requant_broadcast(bias[c], multiplier[k], shift[k]);
+  }
+}
+
 /// Whether conv_tile's sums start from each row's added constant (q.add):
 /// where the products are SDOT / USDOT by element or USMMLA (NEON), which
 /// accumulate in place; else it is added with the requantization.
@@ -177,18 +207,8 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
     }
   } else {
     // Each row's 4 weights of a depth step broadcast (x86's vpdpbusd).
-    for (int64_t kk = 0; kk < dgroups; ++kk) {
-      const uint8_t *a = panel + kk * panel_stride;
-      VecI x[NV];
-      for (int v = 0; v < NV; ++v)
-        x[v] = VecI::load(a + v * kLanes * 4);
-      const int8_t *wk = w + kk * kConvRows * 4;
-      for (int r = 0; r < kConvRows; ++r) {
-        const VecI wb = broadcast4(wk + r * 4);
-        for (int v = 0; v < NV; ++v)
-          acc[r][v] = VecI::dot_part(acc[r][v], x[v], wb);
-      }
-    }
+    for (int64_t kk = 0; kk < dgroups; ++kk)
+      broadcast_step(acc, panel + kk * panel_stride, w + kk * kConvRows * 4);
   }
   // The first `rows` rows requantized and stored (y is restrict: its
   // stores leave q as it was).

@@ -120,20 +120,19 @@ int main(int argc, char **argv) {
       auto dense = [&](auto depth_group) {
       constexpr int G = decltype(depth_group)::value;
       constexpr bool S = pk::kShiftedBytes;
-      const bool lanes = pk::conv_packs_channel_lanes(G, oh * oh, q.m);
-      const bool direct = pk::conv_reads_quads(G, q.c, q.m, q.k, q.k, q.stride, q.stride, oh, oh,
-                                               pad, pad, 1, 1);
-      std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, 1, depth, G, lanes));
+      const pk::ConvForm form = pk::conv2d_form(G, q.c, q.m, q.k, q.k, q.stride, q.stride, oh,
+                                                oh, pad, pad, 1, 1);
+      std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, 1, depth, G, form));
       pk::pack_conv_weights(w.data(), q.m, 1, depth, G, packed.data(),
-                            pk::conv_weight_taps(G, q.c, q.k, q.k, q.stride, q.stride, direct),
-                            lanes);
+                            pk::conv_weight_taps(G, q.c, q.k, q.k, q.stride, q.stride, form),
+                            form);
       pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                           pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), S), folded.data());
       const pk::PaddedPlane pp = pk::padded_plane(oh, oh, q.k, q.k, q.stride, q.stride, 1, 1);
       const bool reads_input = pk::conv_reads_input(q.k, q.k, q.stride, q.stride, pad, pad);
       std::vector<uint8_t> scratch(
           pk::conv_scratch_bytes(depth, oh, oh, q.stride, q.c, pp, reads_input, G, tasks,
-                                 direct));
+                                 form));
       const bool narrow = pk::weights_are_narrow(w.data(), int64_t(w.size()));
       us = best_us([&] {
         pk::conv2d<int8_t, G, S>(x.data(), packed.data(), folded.data(), y.data(), in, out, kernel,

@@ -169,15 +169,15 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing, int64_t tasks) 
                        std::move(args), kSimdQs8Namespace)});
   }
   const int64_t depth = c.depth, dg = packing.convDepthGroup(depth);
-  const bool lanes = pack::conv_channel_lanes(packing.channelLanes, dg, ys[2] * ys[3], m / group);
-  const bool direct = !lanes && pack::conv_dot_direct(packing.dotDirect, dg, cg, m / group,
-                                                      kernel[0] * kernel[1], g->strides[0], ys[3],
-                                                      c.plane(), c.readsInput());
-  std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg, lanes));
+  const pack::ConvForm form =
+      pack::conv_form(packing.convForms, dg, cg, m / group, kernel[0], kernel[1], g->strides[0],
+                      g->strides[1], ys[2], ys[3], g->padsBegin[0], g->padsBegin[1],
+                      g->dilations[0], g->dilations[1]);
+  std::vector<int8_t> packed(pack::conv_packed_bytes(m, group, depth, dg, form));
   pack::pack_conv_weights(w.data(), m, group, depth, dg, packed.data(),
                           pack::conv_weight_taps(dg, cg, kernel[0], kernel[1], g->strides[0],
-                                                 g->strides[1], direct),
-                          lanes);
+                                                 g->strides[1], form),
+                          form);
   std::vector<int32_t> folded(m);
   pack::fold_zero_point(w.data(), bias->data(), m, depth, depth, 1,
                         packedZeroPoint(op.getX(), op.getXZeroPoint(), packing), folded.data());
@@ -190,7 +190,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing, int64_t tasks) 
   args.push_back(KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))));
   args.push_back(KernelArg::scratch(pack::conv_scratch_bytes(depth, ys[2], ys[3], g->strides[0],
                                                              cg, c.plane(), c.readsInput(), dg,
-                                                             tasks, direct),
+                                                             tasks, form),
                                     "uint8_t"));
   appendTasks(args, tasks);
   return calls({call("conv2d", packedKernelArgs(op.getX(), dg, packing),

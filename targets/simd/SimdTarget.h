@@ -20,6 +20,7 @@ namespace mlir {
 class Pass;
 } // namespace mlir
 #include "onnxc_rt/kernels/simd/f32/blocking.h"
+#include "onnxc_rt/kernels/simd/qs8/pack.h"
 
 namespace onnxc::simd {
 
@@ -46,13 +47,10 @@ struct Qs8Packing {
   bool quadDepthwise;
   bool amxConvolutions = false;
   bool windowDepthwise = false;
-  /// Whether conv2d has the channel-lanes form (pack.h's
-  /// conv_channel_lanes: AVX-512), which packs some layers' weights in
-  /// tiles of 16 channels.
-  bool channelLanes = false;
-  /// Whether conv2d's dot products have the direct form (pack.h's
-  /// conv_dot_direct: AVX-512), which packs some layers' weights tap-major.
-  bool dotDirect = false;
+  /// The forms conv2d has beyond the im2col panel (pack.h's conv_form:
+  /// AVX-512 has channel lanes, which pack some layers' weights in tiles
+  /// of 16 channels, and the dot products' direct form, tap-major).
+  onnxc_rt::simd::qs8::ConvForms convForms{};
   /// The depth group of a dense or grouped convolution's packed weights
   /// (`depth`: input channels per group times taps).
   int64_t convDepthGroup(int64_t depth) const;

@@ -28,8 +28,8 @@ public:
                    // (simd/isa/x86.h's kByteWindows).
                    // On AVX-512, small planes' channels in the vector lanes
                    // and stride-1 taps read in place from channel quads.
-                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false, amx, vnni, lanes == 16,
-                    lanes == 16},
+                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, false, amx, vnni,
+                    {lanes == 16, lanes == 16}},
                    lanes),
         cpuHasIsa(cpuHasIsa), amx(amx) {
     hostCode = true;

@@ -141,18 +141,17 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
                                       count, y_zp, lo, hi, scratch.data(), pool(), tasks);
   } else pk::with_conv_depth_group(depth, [&](auto depth_group) {
     constexpr int G = decltype(depth_group)::value;
-    const bool lanes = pk::conv_packs_channel_lanes(G, oh * ow, q.m / q.group);
-    const bool direct = pk::conv_reads_quads(G, cg, q.m / q.group, q.kh, q.kw, q.sh, q.sw, oh,
-                                             ow, q.ph, q.pw, q.dh, q.dw);
-    std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G, lanes));
+    const pk::ConvForm form = pk::conv2d_form(G, cg, q.m / q.group, q.kh, q.kw, q.sh, q.sw, oh,
+                                              ow, q.ph, q.pw, q.dh, q.dw);
+    std::vector<int8_t> packed(pk::conv_packed_bytes(q.m, q.group, depth, G, form));
     pk::pack_conv_weights(w.data(), q.m, q.group, depth, G, packed.data(),
-                          pk::conv_weight_taps(G, cg, q.kh, q.kw, q.sh, q.sw, direct), lanes);
+                          pk::conv_weight_taps(G, cg, q.kh, q.kw, q.sh, q.sw, form), form);
     constexpr bool S = simd::qs8::kShiftedBytes;
     pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                         pk::packed_zero_point(x_zp + pk::flip_of<T>(), S), folded.data());
     const bool reads_input = pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw);
     std::vector<uint8_t> scratch(
-        pk::conv_scratch_bytes(depth, oh, ow, q.sh, cg, pp, reads_input, G, tasks, direct));
+        pk::conv_scratch_bytes(depth, oh, ow, q.sh, cg, pp, reads_input, G, tasks, form));
     simd::qs8::conv2d<T, G, S>(x.data(), packed.data(), folded.data(), got.data(), in, out,
                                kernel, strides, pb, dil, q.group, x_zp, mult.data(), shift.data(),
                                count, y_zp, lo, hi,
@@ -191,7 +190,7 @@ const ConvCase kConvCases[] = {
     {128, 6, 6, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},    // AMX direct: two groups of 64
     {64, 9, 9, 8, 1, 7, 1, 1, 0, 3, 0, 3, 1, 1, 1},      // AMX direct: a 1x7 row of taps
     {64, 30, 60, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // strided rows of 30, a block from mid-row
-    // AVX-512's channel-lanes form (pack.h's conv_channel_lanes): channels in
+    // AVX-512's channel-lanes form (pack.h's conv_form): channels in
     // the lanes, pixels in tiles of 6 and 5, stored across the channel planes.
     {64, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 7x7 plane: 4 tiles of 6, 5 of 5
     {40, 14, 14, 200, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // strided to 7x7, 4 channel units

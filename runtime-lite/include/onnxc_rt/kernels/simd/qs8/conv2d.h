@@ -448,8 +448,14 @@ void conv2d_lanes(const T *x, const int8_t *w, const int32_t *bias, TOut *y, con
 
 /// Whether this instruction set's conv2d has the dot products' direct form
 /// (pack.h's conv_dot_direct): AVX-512's broadcast tile (not NEON's
-/// assembly tiles, which read a panel).
+/// assembly tiles, which read a panel). Its choice and the panel's read
+/// the same bound on virtual rows, so that the products are the same.
 constexpr bool kConvDotDirect = kConvLanes;
+static_assert(!kConvDotDirect || kVirtualRowsBound == kDotDirectRowsBound,
+              "the direct form's bound is the panel's (pack.h's conv_dot_direct)");
+
+/// This instruction set's forms (pack.h's conv_form).
+constexpr ConvForms kConvForms{kConvLanes, kConvDotDirect};
 
 /// One tile of conv2d's direct form: kConvRows channels x NV vectors of
 /// virtual pixels from `a` (the tile's first pixel in the group's first
@@ -524,7 +530,7 @@ void conv2d_dot_direct(const T *x, const int8_t *w, const int32_t *bias, TOut *y
   const int64_t count_px = conv_pixel_count(g.oh, g.ow, pp, true);
   const int64_t block = conv_pixel_block(depth, count_px), pixels = g.oh * g.ow;
   const ConvScratch sl = conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, false, kDotDepthGroup,
-                                      sizeof(TOut), tasks, true);
+                                      sizeof(TOut), tasks, ConvForm::kDotDirect);
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   const int64_t quad_stride = 4 * conv_quad_plane_bytes(pp);
@@ -675,27 +681,16 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
 
 } // namespace detail
 
-/// Whether conv2d takes a convolution's weights packed in the channel-lanes
-/// form (pack_conv_weights' channel_lanes) on this instruction set, for
-/// weights in depth groups of `dg`, `pixels` output pixels and `mg` output
-/// channels a group; conv2d_sums (int32 outputs) never does.
-inline bool conv_packs_channel_lanes(int64_t dg, int64_t pixels, int64_t mg) {
-  return conv_channel_lanes(detail::kConvLanes, dg, pixels, mg);
-}
-
-/// Whether conv2d takes a convolution's weights tap-major for its dot
-/// products' direct form (pack.h's conv_dot_direct; conv_weight_taps'
-/// dot_direct, conv_scratch_bytes' too) on this instruction set: cg input
-/// and mg output channels a group, kernel, strides, output size, leading
-/// pads and dilations as conv2d takes them; never with channel lanes, nor
-/// for conv2d_sums.
-inline bool conv_reads_quads(int64_t dg, int64_t cg, int64_t mg, int64_t kh, int64_t kw,
-                             int64_t sh, int64_t sw, int64_t oh, int64_t ow, int64_t ph,
-                             int64_t pw, int64_t dh, int64_t dw) {
-  const PaddedPlane pp = padded_plane(oh, ow, kh, kw, sh, sw, dh, dw);
-  return !conv_packs_channel_lanes(dg, oh * ow, mg) &&
-         conv_dot_direct(detail::kConvDotDirect, dg, cg, mg, kh * kw, sh, ow, pp,
-                         conv_reads_input(kh, kw, sh, sw, ph, pw));
+/// The form conv2d takes a convolution in on this instruction set
+/// (pack.h's conv_form, which the packed weights, their taps and the
+/// scratch follow), for weights in depth groups of `dg`, cg input and mg
+/// output channels a group, the kernel, strides, output size, leading pads
+/// and dilations as conv2d takes them. conv2d_sums (int32 outputs) always
+/// takes the panel.
+inline ConvForm conv2d_form(int64_t dg, int64_t cg, int64_t mg, int64_t kh, int64_t kw,
+                            int64_t sh, int64_t sw, int64_t oh, int64_t ow, int64_t ph,
+                            int64_t pw, int64_t dh, int64_t dw) {
+  return conv_form(detail::kConvForms, dg, cg, mg, kh, kw, sh, sw, oh, ow, ph, pw, dh, dw);
 }
 
 /// A quantized 2-D convolution (reference/qs8.h's conv): x (N, C, H, W) of
@@ -736,11 +731,12 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
 #endif
   {
     if constexpr (kConvLanes && !std::is_same_v<TOut, int32_t>) {
-      if (conv_packs_channel_lanes(G, g.oh * g.ow, m / group))
+      const ConvForm form = conv2d_form(G, g.c / group, m / group, g.kh, g.kw, g.sh, g.sw, g.oh,
+                                        g.ow, g.ph, g.pw, g.dh, g.dw);
+      if (form == ConvForm::kChannelLanes)
         return conv2d_lanes<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count,
                                vzp, vmin, vmax, scratch, runner, tasks);
-      if (conv_reads_quads(G, g.c / group, m / group, g.kh, g.kw, g.sh, g.sw, g.oh, g.ow, g.ph,
-                           g.pw, g.dh, g.dw))
+      if (form == ConvForm::kDotDirect)
         return conv2d_dot_direct<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift,
                                     count, vzp, vmin, vmax, scratch, runner, tasks);
     }

@@ -55,12 +55,29 @@ inline int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
 /// second operand's layout as it is), its depth padded to 64.
 constexpr int64_t kAmxDepthGroup = 64, kAmxConvRows = 16;
 
+/// How conv2d's dot-product tiles (depth groups of 4; AMX's have their
+/// own) take a convolution, chosen by conv_form: from the im2col panel,
+/// 16 pixels a vector and 4 channels a row (kPanel); with the channels in
+/// the lanes (kChannelLanes, conv_channel_lanes); reading the taps in
+/// place from channel quads (kDotDirect, conv_dot_direct). The packed
+/// weights' tiles and order and the scratch follow the form.
+enum class ConvForm : uint8_t { kPanel, kChannelLanes, kDotDirect };
+
+/// The forms beyond the panel an instruction set's kernels have
+/// (simd/qs8/conv2d.h's kConvForms; the compiler's Qs8Packing for its
+/// target): AVX-512 has both.
+struct ConvForms {
+  bool channel_lanes = false, dot_direct = false;
+};
+
 /// Output channels a convolution's packed weights hold per tile for depth
 /// group `dg`: kAmxConvRows for AMX's, kConvLaneRows in the channel-lanes
-/// form (conv_channel_lanes), else kConvRows.
+/// form, else kConvRows.
 constexpr int64_t kConvLaneRows = 16;
-constexpr int64_t conv_weight_rows(int64_t dg, bool channel_lanes = false) {
-  return channel_lanes ? kConvLaneRows : dg == kAmxDepthGroup ? kAmxConvRows : kConvRows;
+constexpr int64_t conv_weight_rows(int64_t dg, ConvForm form = ConvForm::kPanel) {
+  return form == ConvForm::kChannelLanes ? kConvLaneRows
+         : dg == kAmxDepthGroup          ? kAmxConvRows
+                                         : kConvRows;
 }
 
 /// The depth values a convolution's packed activations keep together for
@@ -109,8 +126,8 @@ template <typename T> constexpr int32_t flip_of() { return T(-1) < T(0) ? 128 : 
 /// groups, `depth` = input channels per group * kernel taps, depth groups
 /// of `dg` bytes.
 inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_t dg,
-                                 bool channel_lanes = false) {
-  return group * round_up(m / group, conv_weight_rows(dg, channel_lanes)) * round_up(depth, dg);
+                                 ConvForm form = ConvForm::kPanel) {
+  return group * round_up(m / group, conv_weight_rows(dg, form)) * round_up(depth, dg);
 }
 
 /// Whether conv2d computes a group's output channels in the vector lanes,
@@ -119,7 +136,7 @@ inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_
 /// channels at a time: where the pixels fill their vectors worse than the
 /// channels would (7 x 7 planes: 49 pixels in 64 lanes, a quarter of the
 /// products wasted; 1 x 1 planes of squeeze-and-excitation). `isa`: the
-/// target's kernels have this form (AVX-512, simd/qs8/conv2d.h's kConvLanes);
+/// target's kernels have this form (AVX-512, simd/qs8/conv2d.h's kConvForms);
 /// weights then packed in tiles of kConvLaneRows channels.
 /// Decided by the compiler's packing and by conv2d alike, from the shapes.
 inline bool conv_channel_lanes(bool isa, int64_t dg, int64_t pixels, int64_t mg) {
@@ -132,14 +149,14 @@ inline bool conv_channel_lanes(bool isa, int64_t dg, int64_t pixels, int64_t mg)
 /// w: (m, depth) as ONNX stores a convolution's weights (m, c / group,
 /// kh, kw). Tiles of conv_weight_rows(dg) channels per group, `dg` depth
 /// bytes of each channel together; the padding (channels and depth) is
-/// zero; channel_lanes: tiles of kConvLaneRows (conv_channel_lanes).
-/// `taps` above 1 (the direct forms, conv_amx_direct and conv_dot_direct):
-/// the depth taken tap-major (k = tap * cg + c instead of ONNX's c * taps +
-/// tap).
+/// zero; the channel-lanes form: tiles of kConvLaneRows.
+/// `taps` above 1 (the direct forms, conv_amx_direct and conv_dot_direct;
+/// conv_weight_taps): the depth taken tap-major (k = tap * cg + c instead
+/// of ONNX's c * taps + tap).
 inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t depth,
                               int64_t dg, int8_t *out, int64_t taps = 1,
-                              bool channel_lanes = false) {
-  const int64_t rows = conv_weight_rows(dg, channel_lanes), cg = depth / taps;
+                              ConvForm form = ConvForm::kPanel) {
+  const int64_t rows = conv_weight_rows(dg, form), cg = depth / taps;
   const int64_t mg = m / group, mp = round_up(mg, rows), dp = round_up(depth, dg);
   for (int64_t g = 0; g < group; ++g)
     for (int64_t t = 0; t < mp; t += rows)
@@ -155,10 +172,12 @@ inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t
 /// The `taps` pack_conv_weights takes for a convolution (cg input
 /// channels per group, kernel kh x kw, strides) packed in depth groups of
 /// `dg`: the kernel's taps for AMX's direct form and the dot products'
-/// (dot_direct: conv_dot_direct), else 1.
+/// (ConvForm::kDotDirect), else 1.
 constexpr int64_t conv_weight_taps(int64_t dg, int64_t cg, int64_t kh, int64_t kw,
-                                   int64_t stride_h, int64_t stride_w, bool dot_direct = false) {
-  return dot_direct || (dg == kAmxDepthGroup && conv_amx_direct(cg, kh * kw, stride_h, stride_w))
+                                   int64_t stride_h, int64_t stride_w,
+                                   ConvForm form = ConvForm::kPanel) {
+  return form == ConvForm::kDotDirect ||
+                 (dg == kAmxDepthGroup && conv_amx_direct(cg, kh * kw, stride_h, stride_w))
              ? kh * kw
              : 1;
 }
@@ -292,16 +311,37 @@ inline bool conv_virtual_rows_possible(int64_t stride_h, const PaddedPlane &plan
 /// an im2col panel `taps` times the input's size: `isa` (the target's
 /// kernels have the form: x86 with AVX-512), depth groups of 4, stride 1
 /// (every tap an offset over virtual rows), 2 to kAmxDirectTaps taps and
-/// whole quads of input channels, and where x86's panel would run over
-/// virtual rows too (extra / ow x channels under 64, conv2d.h's
-/// kVirtualRowsBound), so that the products are the same. Its weights are
-/// packed tap-major (pack_conv_weights' taps).
+/// whole quads of input channels, and where the panel would run over
+/// virtual rows too (extra / ow x channels under kDotDirectRowsBound, the
+/// kVirtualRowsBound of conv2d.h for the instruction sets with the form),
+/// so that the products are the same. Its weights are packed tap-major
+/// (pack_conv_weights' taps).
+constexpr int64_t kDotDirectRowsBound = 64;
 inline bool conv_dot_direct(bool isa, int64_t dg, int64_t cg, int64_t mg, int64_t taps,
                             int64_t stride_h, int64_t out_w, const PaddedPlane &plane,
                             bool reads_input) {
   return isa && dg == kDotDepthGroup && cg % 4 == 0 && taps > 1 && taps <= kAmxDirectTaps &&
          conv_virtual_rows_possible(stride_h, plane, reads_input) &&
-         (plane.phase - out_w) * mg < 64 * out_w;
+         (plane.phase - out_w) * mg < kDotDirectRowsBound * out_w;
+}
+
+/// The form conv2d takes a convolution in, on an instruction set with
+/// `isa`'s forms, for weights in depth groups of `dg`: channel lanes where
+/// they fill the vectors better, else the direct form where it computes
+/// the panel's products, else the panel. The one choice the compiler's
+/// packing, conv2d, the tests and the benchmarks all read. cg and mg:
+/// input and output channels a group; the kernel, strides, output size,
+/// leading pads and dilations as conv2d takes them.
+inline ConvForm conv_form(ConvForms isa, int64_t dg, int64_t cg, int64_t mg, int64_t kh,
+                          int64_t kw, int64_t sh, int64_t sw, int64_t oh, int64_t ow, int64_t ph,
+                          int64_t pw, int64_t dh, int64_t dw) {
+  if (conv_channel_lanes(isa.channel_lanes, dg, oh * ow, mg))
+    return ConvForm::kChannelLanes;
+  if (conv_dot_direct(isa.dot_direct, dg, cg, mg, kh * kw, sh, ow,
+                      padded_plane(oh, ow, kh, kw, sh, sw, dh, dw),
+                      conv_reads_input(kh, kw, sh, sw, ph, pw)))
+    return ConvForm::kDotDirect;
+  return ConvForm::kPanel;
 }
 
 /// The pixels packed: with virtual rows, every output row but the last at
@@ -343,10 +383,10 @@ inline int64_t conv_quad_plane_bytes(const PaddedPlane &plane) {
 inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
                                 int64_t planes, const PaddedPlane &plane, bool reads_input,
                                 int64_t dg, int64_t out_bytes = 1, int64_t tasks = 1,
-                                bool dot_direct = false) {
+                                ConvForm form = ConvForm::kPanel) {
   const bool amx_direct =
       dg == kAmxDepthGroup && conv_amx_direct(planes, depth / planes, stride_h, plane.stride_w);
-  if (amx_direct || dot_direct) {
+  if (amx_direct || form == ConvForm::kDotDirect) {
     // The direct forms (AMX's, conv_dot_direct): per task the stage of two
     // AMX tiles of channels (or one dot-product tile's) and (from `rows`)
     // four padded planes to interleave, then the group's channel quads (no
@@ -379,9 +419,10 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
 
 inline int64_t conv_scratch_bytes(int64_t depth, int64_t out_h, int64_t out_w, int64_t stride_h,
                                   int64_t planes, const PaddedPlane &plane, bool reads_input,
-                                  int64_t dg, int64_t tasks = 1, bool dot_direct = false) {
+                                  int64_t dg, int64_t tasks = 1,
+                                  ConvForm form = ConvForm::kPanel) {
   return conv_scratch(depth, out_h, out_w, stride_h, planes, plane, reads_input, dg, 1, tasks,
-                      dot_direct)
+                      form)
       .bytes;
 }
 

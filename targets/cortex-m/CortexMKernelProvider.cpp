@@ -262,7 +262,7 @@ ProviderResult lowerQDepthwise(QConvOp op, const std::string &t, bool helium) {
                      kMcuQs8Namespace)});
 }
 
-/// Weights packed for Dot (qs8::Smlad, qs8::Sxtb16, qs8::Vmladava), its name for the
+/// Weights packed for Dot (qs8::Smlad, Sxtb16, Vmladava, Mla), its name for the
 /// kernel's template, its scratch bytes and their C++ type.
 struct PackedConv {
   std::vector<int32_t> words;
@@ -311,9 +311,12 @@ template <typename QConvLike> FailureOr<std::optional<DenseConv>> denseConv(QCon
 
 /// QConv, 2-D, group 1, batch 1, constant weights; QConvMaxPool, the
 /// fused conv2d_max_pool; depthwise ones above. `int8Weights`: the SMLAD
-/// convolutions' weights as int8 (qs8::Sxtb16; --conv-weights int8).
+/// convolutions' weights as int8 (qs8::Sxtb16; --conv-weights int8); with
+/// `mla` (the M3) and int8 inputs, their products by MLA on byte columns
+/// (qs8::Mla).
 template <typename QConvLike>
-ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool int8Weights) {
+ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool int8Weights,
+                          bool mla) {
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
   const std::optional<ArrayRef<int64_t>> pool = maxPoolOf(op);
   if constexpr (std::is_same_v<QConvLike, QConvOp>)
@@ -342,7 +345,8 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool 
   }
   // Helium's int8 product takes int8 inputs; uint8 ones stay on SMLAD's int16.
   namespace q = onnxc_rt::mcu::qs8;
-  const bool helium8 = helium && elementKindOf(eltOf(op.getX())) == ElementKind::Int8;
+  const bool int8In = elementKindOf(eltOf(op.getX())) == ElementKind::Int8;
+  const bool helium8 = helium && int8In;
   if (helium8 && !pool) {
     // Four output channels and two pixels a block (conv2d_mve).
     std::vector<int32_t> quads(q::mve_quad_words(int(m), int(depth)));
@@ -359,6 +363,9 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool 
   PackedConv p =
       helium8 ? packConv<q::Vmladava>(k->w, int(m), int(depth), ph, pw,
                                   "onnxc_rt::mcu::qs8::Vmladava", "int8_t")
+      : int8Weights && mla && int8In
+          ? packConv<q::Mla>(k->w, int(m), int(depth), ph, pw, "onnxc_rt::mcu::qs8::Mla",
+                             "int8_t")
       : int8Weights ? packConv<q::Sxtb16>(k->w, int(m), int(depth), ph, pw,
                                           "onnxc_rt::mcu::qs8::Sxtb16", "int16_t")
                     : packConv<q::Smlad>(k->w, int(m), int(depth), ph, pw,
@@ -516,11 +523,11 @@ ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext
     return ctx.isFloat() || ctx.isQuantized() ? lowerMaxPool(pool, t) : std::nullopt;
   if (ctx.isQuantized())
     return TypeSwitch<Operation *, ProviderResult>(op)
-        .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_, int8Weights); })
+        .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_, int8Weights, mla_); })
         .Case<QConvMaxPoolOp>([&](QConvMaxPoolOp o) -> ProviderResult {
           // Where the kernel does not run it (batch above 1, say), the
           // reference kernel: the convolution, then the pool.
-          if (ProviderResult r = lowerQConv(o, t, helium_, int8Weights))
+          if (ProviderResult r = lowerQConv(o, t, helium_, int8Weights, mla_))
             return r;
           return {referenceQConv(o, o.getMaxPool())};
         })

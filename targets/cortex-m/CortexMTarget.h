@@ -17,13 +17,16 @@ namespace onnxc::cortexm {
 class CortexMKernelProvider final : public KernelProvider {
 public:
   /// `helium`: the core has MVE (the M55): int8 convolutions multiply with
-  /// VMLADAVA (qs8::Vmladava) instead of SMLAD.
-  explicit CortexMKernelProvider(bool helium = false) : helium_(helium) {}
+  /// VMLADAVA (qs8::Vmladava) instead of SMLAD. `mla`: an ARMv7-M core
+  /// without the DSP extension (the M3): int8 convolutions with int8
+  /// weights and inputs multiply by MLA on byte columns (qs8::Mla).
+  explicit CortexMKernelProvider(bool helium = false, bool mla = false)
+      : helium_(helium), mla_(mla) {}
   llvm::StringRef name() const override;
   ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
 
 private:
-  bool helium_;
+  bool helium_, mla_;
 };
 
 /// onnxc-mcu-fuse-conv-pool (FuseConvPool.cpp): QConv + MaxPool of whole

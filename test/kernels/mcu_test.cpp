@@ -127,7 +127,7 @@ void fold_zero_point(const int8_t *w, int32_t x_zp, const int32_t *bias, const i
 }
 
 /// Elements where the microcontroller convolution multiplying with Dot
-/// (qs8::Smlad, qs8::Sxtb16, qs8::Vmladava) differs from `want`: conv2d, or with a PH x PW
+/// (qs8::Smlad, qs8::Sxtb16, qs8::Vmladava, qs8::Mla) differs from `want`: conv2d, or with a PH x PW
 /// max pool fused, conv2d_max_pool.
 template <typename Dot, typename W, int M, int XZp, int YZp, int Lo, int Hi, int PH, int PW>
 int qconv_mismatches(const int8_t *x, const int8_t *w, const int32_t *params,
@@ -153,7 +153,7 @@ int qconv_mismatches(const int8_t *x, const int8_t *w, const int32_t *params,
 /// One int8 convolution geometry against ref::qs8::conv, or with a PH x
 /// PW max pool fused against ref::qs8::conv_max_pool, through each way of
 /// multiplying (SMLAD's and SXTB16's are plain C off the DSP cores,
-/// Helium's VMLADAVA off the M55).
+/// Helium's VMLADAVA off the M55, the M3's MLA off the M3).
 template <typename W, int M, int XZp, int YZp, int Lo, int Hi, int PH = 1, int PW = 1>
 void test_qconv(Rng &rng) {
   namespace r = onnxc_rt::ref::qs8;
@@ -184,6 +184,8 @@ void test_qconv(Rng &rng) {
         pooled ? "qs8 conv2d_max_pool (SXTB16)" : "qs8 conv2d (SXTB16)", detail);
   check(qconv_mismatches<m::Vmladava, W, M, XZp, YZp, Lo, Hi, PH, PW>(x, w, params, want) == 0,
         pooled ? "qs8 conv2d_max_pool (VMLADAVA)" : "qs8 conv2d (VMLADAVA)", detail);
+  check(qconv_mismatches<m::Mla, W, M, XZp, YZp, Lo, Hi, PH, PW>(x, w, params, want) == 0,
+        pooled ? "qs8 conv2d_max_pool (MLA)" : "qs8 conv2d (MLA)", detail);
   if constexpr (!pooled) {
     // Helium's four-channel blocks (plain C off the M55).
     static int32_t quads[m::mve_quad_words(M, W::K)];

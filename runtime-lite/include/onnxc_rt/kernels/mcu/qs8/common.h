@@ -333,6 +333,94 @@ inline uint32_t sxtb16_word(int8_t w0, int8_t w1, int8_t w2, int8_t w3) {
          uint32_t(uint8_t(w3)) << 24;
 }
 
+/// acc += the products of two output channels' int8 weights
+/// (sxtb16_word's, channel 0's word then channel 1's a step) and two
+/// columns of Col (int16: Sxtb16's; int8: Mla's), `Steps` steps of
+/// kConvStep depth values, each weight byte times its column value (the
+/// cores without the DSP extension, the host). On ARMv7-M (the M3) each
+/// product is an MLA on a sign-extending load of its weight byte and of
+/// its column value: 32 instructions for 16 products (GCC 12's C takes
+/// about 48: it runs out of registers and keeps two sums on the stack),
+/// unrolled by 8 steps.
+template <int Steps, typename Col>
+inline void mla_2x2(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00, int32_t &a01,
+                    int32_t &a10, int32_t &a11) {
+#if defined(__ARM_ARCH_7M__) && defined(__thumb2__) && defined(__OPTIMIZE__)
+  constexpr int kBlock = 8, S = int(sizeof(Col));
+  // Depth values 1, 2, 3 of a step sit at column offsets -3S, -2S, -S after
+  // its post-incremented first load and at bytes 2, 1, 3 of the weight word.
+#define ONNXC_MCU_MLA_STEPS(load, count)                                       \
+  {                                                                            \
+    int32_t p, q, w0, w1;                                                      \
+    __asm__ volatile(".rept %c[n]\n\t"                                          \
+                     load " %[p], [%[c0]], #%c[step]\n\t"                       \
+                     load " %[q], [%[c1]], #%c[step]\n\t"                       \
+                     "ldrsb %[w0], [%[w]], #8\n\t"                              \
+                     "ldrsb %[w1], [%[w], #-4]\n\t"                             \
+                     "mla %[a00], %[w0], %[p], %[a00]\n\t"                      \
+                     "mla %[a01], %[w0], %[q], %[a01]\n\t"                      \
+                     "mla %[a10], %[w1], %[p], %[a10]\n\t"                      \
+                     "mla %[a11], %[w1], %[q], %[a11]\n\t"                      \
+                     load " %[p], [%[c0], #%c[d1]]\n\t"                         \
+                     load " %[q], [%[c1], #%c[d1]]\n\t"                         \
+                     "ldrsb %[w0], [%[w], #-6]\n\t"                             \
+                     "ldrsb %[w1], [%[w], #-2]\n\t"                             \
+                     "mla %[a00], %[w0], %[p], %[a00]\n\t"                      \
+                     "mla %[a01], %[w0], %[q], %[a01]\n\t"                      \
+                     "mla %[a10], %[w1], %[p], %[a10]\n\t"                      \
+                     "mla %[a11], %[w1], %[q], %[a11]\n\t"                      \
+                     load " %[p], [%[c0], #%c[d2]]\n\t"                         \
+                     load " %[q], [%[c1], #%c[d2]]\n\t"                         \
+                     "ldrsb %[w0], [%[w], #-7]\n\t"                             \
+                     "ldrsb %[w1], [%[w], #-3]\n\t"                             \
+                     "mla %[a00], %[w0], %[p], %[a00]\n\t"                      \
+                     "mla %[a01], %[w0], %[q], %[a01]\n\t"                      \
+                     "mla %[a10], %[w1], %[p], %[a10]\n\t"                      \
+                     "mla %[a11], %[w1], %[q], %[a11]\n\t"                      \
+                     load " %[p], [%[c0], #%c[d3]]\n\t"                         \
+                     load " %[q], [%[c1], #%c[d3]]\n\t"                         \
+                     "ldrsb %[w0], [%[w], #-5]\n\t"                             \
+                     "ldrsb %[w1], [%[w], #-1]\n\t"                             \
+                     "mla %[a00], %[w0], %[p], %[a00]\n\t"                      \
+                     "mla %[a01], %[w0], %[q], %[a01]\n\t"                      \
+                     "mla %[a10], %[w1], %[p], %[a10]\n\t"                      \
+                     "mla %[a11], %[w1], %[q], %[a11]\n\t"                      \
+                     ".endr"                                                   \
+                     : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10),       \
+                       [a11] "+r"(a11), [w] "+r"(w), [c0] "+r"(c0), [c1] "+r"(c1), \
+                       [p] "=&r"(p), [q] "=&r"(q), [w0] "=&r"(w0), [w1] "=&r"(w1) \
+                     : [n] "i"(count), [step] "i"(4 * S), [d1] "i"(-3 * S),     \
+                       [d2] "i"(-2 * S), [d3] "i"(-S)                           \
+                     : "memory");                                              \
+  }
+#define ONNXC_MCU_MLA_BLOCK(count)                                             \
+  {                                                                            \
+    if constexpr (S == 2)                                                      \
+      ONNXC_MCU_MLA_STEPS("ldrsh", count)                                      \
+    else                                                                       \
+      ONNXC_MCU_MLA_STEPS("ldrsb", count)                                      \
+  }
+  static_assert(S == 1 || S == 2, "int8 or int16 columns");
+  for (int b = 0; b < Steps / kBlock; ++b)
+    ONNXC_MCU_MLA_BLOCK(kBlock)
+  if (Steps % kBlock)
+    ONNXC_MCU_MLA_BLOCK(Steps % kBlock)
+#undef ONNXC_MCU_MLA_BLOCK
+#undef ONNXC_MCU_MLA_STEPS
+#else
+  const int8_t *b = reinterpret_cast<const int8_t *>(w);
+  for (int s = 0; s < Steps; ++s, b += 8, c0 += kConvStep, c1 += kConvStep) {
+    // A channel's bytes are depth values 0, 2, 1, 3 of the step.
+    const int32_t p0 = c0[0], p1 = c0[2], p2 = c0[1], p3 = c0[3];
+    const int32_t q0 = c1[0], q1 = c1[2], q2 = c1[1], q3 = c1[3];
+    a00 += b[0] * p0 + b[1] * p1 + b[2] * p2 + b[3] * p3;
+    a01 += b[0] * q0 + b[1] * q1 + b[2] * q2 + b[3] * q3;
+    a10 += b[4] * p0 + b[5] * p1 + b[6] * p2 + b[7] * p3;
+    a11 += b[4] * q0 + b[5] * q1 + b[6] * q2 + b[7] * q3;
+  }
+#endif
+}
+
 /// acc += the products of two output channels' int8 weights (w: per step,
 /// channel 0's word, then channel 1's, as sxtb16_word) and two int16 columns
 /// (c0, c1), `Steps` steps of kConvStep depth values.
@@ -378,76 +466,11 @@ inline void product_2x2_int8(const int32_t *w, const word_alias *c0, const word_
   if (Steps % kBlock)
     ONNXC_MCU_CONV_STEPS_INT8(Steps % kBlock)
 #undef ONNXC_MCU_CONV_STEPS_INT8
-#elif defined(__ARM_ARCH_7M__) && defined(__thumb2__) && defined(__OPTIMIZE__)
-  // ARMv7-M without the DSP extension (the M3): each product an MLA on a
-  // sign-extending load of its byte and its column value, 32 instructions
-  // for 16 products (GCC 12's C below takes about 48: it runs out of
-  // registers and keeps two sums on the stack). A step's bytes are depth
-  // values 0, 2, 1, 3 of channel 0, then of channel 1.
-  constexpr int kBlock = 8;
-#define ONNXC_MCU_CONV_STEPS_M3(count)                                         \
-  {                                                                            \
-    int32_t p, q, w0, w1;                                                      \
-    __asm__ volatile(".rept %c[n]\n\t"                                          \
-                     "ldrsh %[p], [%[c0]], #8\n\t"                              \
-                     "ldrsh %[q], [%[c1]], #8\n\t"                              \
-                     "ldrsb %[w0], [%[w]], #8\n\t"                              \
-                     "ldrsb %[w1], [%[w], #-4]\n\t"                             \
-                     "mla %[a00], %[w0], %[p], %[a00]\n\t"                      \
-                     "mla %[a01], %[w0], %[q], %[a01]\n\t"                      \
-                     "mla %[a10], %[w1], %[p], %[a10]\n\t"                      \
-                     "mla %[a11], %[w1], %[q], %[a11]\n\t"                      \
-                     "ldrsh %[p], [%[c0], #-4]\n\t"                             \
-                     "ldrsh %[q], [%[c1], #-4]\n\t"                             \
-                     "ldrsb %[w0], [%[w], #-7]\n\t"                             \
-                     "ldrsb %[w1], [%[w], #-3]\n\t"                             \
-                     "mla %[a00], %[w0], %[p], %[a00]\n\t"                      \
-                     "mla %[a01], %[w0], %[q], %[a01]\n\t"                      \
-                     "mla %[a10], %[w1], %[p], %[a10]\n\t"                      \
-                     "mla %[a11], %[w1], %[q], %[a11]\n\t"                      \
-                     "ldrsh %[p], [%[c0], #-6]\n\t"                             \
-                     "ldrsh %[q], [%[c1], #-6]\n\t"                             \
-                     "ldrsb %[w0], [%[w], #-6]\n\t"                             \
-                     "ldrsb %[w1], [%[w], #-2]\n\t"                             \
-                     "mla %[a00], %[w0], %[p], %[a00]\n\t"                      \
-                     "mla %[a01], %[w0], %[q], %[a01]\n\t"                      \
-                     "mla %[a10], %[w1], %[p], %[a10]\n\t"                      \
-                     "mla %[a11], %[w1], %[q], %[a11]\n\t"                      \
-                     "ldrsh %[p], [%[c0], #-2]\n\t"                             \
-                     "ldrsh %[q], [%[c1], #-2]\n\t"                             \
-                     "ldrsb %[w0], [%[w], #-5]\n\t"                             \
-                     "ldrsb %[w1], [%[w], #-1]\n\t"                             \
-                     "mla %[a00], %[w0], %[p], %[a00]\n\t"                      \
-                     "mla %[a01], %[w0], %[q], %[a01]\n\t"                      \
-                     "mla %[a10], %[w1], %[p], %[a10]\n\t"                      \
-                     "mla %[a11], %[w1], %[q], %[a11]\n\t"                      \
-                     ".endr"                                                   \
-                     : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10),       \
-                       [a11] "+r"(a11), [w] "+r"(w), [c0] "+r"(c0), [c1] "+r"(c1), \
-                       [p] "=&r"(p), [q] "=&r"(q), [w0] "=&r"(w0), [w1] "=&r"(w1) \
-                     : [n] "i"(count)                                          \
-                     : "memory");                                              \
-  }
-  for (int b = 0; b < Steps / kBlock; ++b)
-    ONNXC_MCU_CONV_STEPS_M3(kBlock)
-  if (Steps % kBlock)
-    ONNXC_MCU_CONV_STEPS_M3(Steps % kBlock)
-#undef ONNXC_MCU_CONV_STEPS_M3
 #else
-  // Without the DSP extension (the M0+, the host) each weight byte times
-  // its column value directly: the same integers.
-  const int8_t *b = reinterpret_cast<const int8_t *>(w);
-  const int16_t *x0 = reinterpret_cast<const int16_t *>(c0),
-                *x1 = reinterpret_cast<const int16_t *>(c1);
-  for (int s = 0; s < Steps; ++s, b += 8, x0 += 4, x1 += 4) {
-    // A channel's bytes are depth values 0, 2, 1, 3 of the step.
-    const int32_t p0 = x0[0], p1 = x0[2], p2 = x0[1], p3 = x0[3];
-    const int32_t q0 = x1[0], q1 = x1[2], q2 = x1[1], q3 = x1[3];
-    a00 += b[0] * p0 + b[1] * p1 + b[2] * p2 + b[3] * p3;
-    a01 += b[0] * q0 + b[1] * q1 + b[2] * q2 + b[3] * q3;
-    a10 += b[4] * p0 + b[5] * p1 + b[6] * p2 + b[7] * p3;
-    a11 += b[4] * q0 + b[5] * q1 + b[6] * q2 + b[7] * q3;
-  }
+  // Without the DSP extension (the M3, the M0+, the host) each weight byte
+  // times its column value directly: the same integers.
+  mla_2x2<Steps>(w, reinterpret_cast<const int16_t *>(c0), reinterpret_cast<const int16_t *>(c1),
+                 a00, a01, a10, a11);
 #endif
 }
 
@@ -458,7 +481,9 @@ inline void product_2x2_int8(const int32_t *w, const word_alias *c0, const word_
 ///    weights as int8 (half the flash), widened in the inner loop by SXTB16
 ///    (a third more instructions there);
 ///  - Vmladava (Helium, the M55; int8 inputs): int8 columns, int8 weight
-///    rows, 16 products per VMLADAVA (plain C without MVE).
+///    rows, 16 products per VMLADAVA (plain C without MVE);
+///  - Mla (the M3, --conv-weights int8, int8 inputs): int8 columns,
+///    Sxtb16's weights, an MLA a product.
 /// Each gives the column type, the depth a column is padded to, the 32-bit
 /// words of weights per pair of output channels, the packing (the compiler
 /// runs it), the gather and the 2 x 2 product of two channels and two
@@ -526,25 +551,13 @@ constexpr int kHeliumStep = 16;
 /// MLPerf Tiny models' layers: shorter products lose to its setup).
 constexpr int kLongDot = 144;
 
-struct Vmladava {
+/// int8 columns (Helium's VMLADAVA, the M3's LDRSB products): Smlad's
+/// gathers in bytes, with shortcuts that copy words, each column padded
+/// with zeros to a multiple of Step depth values. Only for int8 inputs
+/// (a column holds x as it is).
+template <int Step> struct ByteColumns {
   typedef int8_t Col;
-  static constexpr int depth(int k) { return (k + kHeliumStep - 1) / kHeliumStep * kHeliumStep; }
-  static constexpr int pair_words(int k) { return 2 * depth(k) / 4; }
-  /// Per pair of output channels, the two rows of depth(k) bytes each (zero
-  /// past m and k), four bytes a word.
-  static void pack(const int8_t *w, int m, int k, int32_t *out) {
-    for (int b = 0; b < (m + 1) / 2; ++b)
-      for (int r = 0; r < 2; ++r)
-        for (int i = 0; i < depth(k); i += 4) {
-          uint32_t word = 0;
-          for (int j = 0; j < 4; ++j) {
-            const int row = 2 * b + r, col = i + j;
-            const uint8_t v = row < m && col < k ? static_cast<uint8_t>(w[row * k + col]) : 0;
-            word |= uint32_t(v) << (8 * j);
-          }
-          *out++ = static_cast<int32_t>(word);
-        }
-  }
+  static constexpr int depth(int k) { return (k + Step - 1) / Step * Step; }
   template <typename T, typename W, int XZp>
   static void gather(const T *x, int pixel, Col *col) { // as Smlad's, in int8
     gather_window<W, 1>(x, pixel, col, [](T v) { return int8_t(v); }, int8_t(XZp));
@@ -657,6 +670,27 @@ struct Vmladava {
     for (int k = W::K; k < depth(W::K); ++k)
       c0[k] = c1[k] = 0;
   }
+};
+
+/// Helium's products (the M55, int8 inputs): byte columns against two rows
+/// of int8 weights, 16 products per VMLADAVA (plain C without MVE).
+struct Vmladava : ByteColumns<kHeliumStep> {
+  static constexpr int pair_words(int k) { return 2 * depth(k) / 4; }
+  /// Per pair of output channels, the two rows of depth(k) bytes each (zero
+  /// past m and k), four bytes a word.
+  static void pack(const int8_t *w, int m, int k, int32_t *out) {
+    for (int b = 0; b < (m + 1) / 2; ++b)
+      for (int r = 0; r < 2; ++r)
+        for (int i = 0; i < depth(k); i += 4) {
+          uint32_t word = 0;
+          for (int j = 0; j < 4; ++j) {
+            const int row = 2 * b + r, col = i + j;
+            const uint8_t v = row < m && col < k ? static_cast<uint8_t>(w[row * k + col]) : 0;
+            word |= uint32_t(v) << (8 * j);
+          }
+          *out++ = static_cast<int32_t>(word);
+        }
+  }
   template <int D>
   static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,
                       int32_t &a01, int32_t &a10, int32_t &a11) {
@@ -700,6 +734,22 @@ struct Vmladava {
       a11 += int32_t(w1[d]) * c1[d];
     }
 #endif
+  }
+};
+
+/// The M3's products (ARMv7-M without the DSP extension, --conv-weights
+/// int8, int8 inputs): byte columns, whose gathers copy words where
+/// Sxtb16's widen each value to int16, against Sxtb16's packed weights,
+/// each product an MLA on two sign-extending byte loads (plain C
+/// elsewhere: the same integers).
+struct Mla : ByteColumns<kConvStep> {
+  static constexpr int pair_words(int k) { return Sxtb16::pair_words(k); }
+  static void pack(const int8_t *w, int m, int k, int32_t *out) { Sxtb16::pack(w, m, k, out); }
+  template <int D>
+  static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,
+                      int32_t &a01, int32_t &a10, int32_t &a11) {
+    static_assert(D % kConvStep == 0, "whole steps");
+    mla_2x2<D / kConvStep>(w, c0, c1, a00, a01, a10, a11);
   }
 };
 

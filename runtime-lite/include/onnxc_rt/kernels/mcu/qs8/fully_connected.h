@@ -83,57 +83,66 @@ inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &
                      : "cc", "memory");
   }
 #elif defined(__ARM_ARCH_7M__) && defined(__thumb2__) && defined(__OPTIMIZE__)
-  // ARMv7-M without the DSP extension (the M3): the quad's four input
-  // values by sign-extending loads, then per row each weight byte by LDRSB
-  // and its product by MLA: 38 instructions for 16 products (the C below,
-  // as GCC 12 compiles it, about 50).
+  // ARMv7-M without the DSP extension (the M3): a quad's four input values
+  // by sign-extending loads, then per row each weight byte by LDRSB and its
+  // product by MLA: 36 instructions for 16 products, the loop's two every
+  // kFcUnroll quads (the C below, as GCC 12 compiles it, about 50 a quad);
+  // the quads past the last whole pass follow it.
+#define ONNXC_MCU_FC_QUAD_M3                                                  \
+  "ldrsh %[x0], [%[x]], #8\n\t"                                               \
+  "ldrsh %[x2], [%[x], #-6]\n\t"                                              \
+  "ldrsh %[x1], [%[x], #-4]\n\t"                                              \
+  "ldrsh %[x3], [%[x], #-2]\n\t"                                              \
+  "ldrsb %[t], [%[w]], #16\n\t"                                               \
+  "mla %[a0], %[t], %[x0], %[a0]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-15]\n\t"                                              \
+  "mla %[a0], %[t], %[x1], %[a0]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-14]\n\t"                                              \
+  "mla %[a0], %[t], %[x2], %[a0]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-13]\n\t"                                              \
+  "mla %[a0], %[t], %[x3], %[a0]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-12]\n\t"                                              \
+  "mla %[a1], %[t], %[x0], %[a1]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-11]\n\t"                                              \
+  "mla %[a1], %[t], %[x1], %[a1]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-10]\n\t"                                              \
+  "mla %[a1], %[t], %[x2], %[a1]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-9]\n\t"                                               \
+  "mla %[a1], %[t], %[x3], %[a1]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-8]\n\t"                                               \
+  "mla %[a2], %[t], %[x0], %[a2]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-7]\n\t"                                               \
+  "mla %[a2], %[t], %[x1], %[a2]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-6]\n\t"                                               \
+  "mla %[a2], %[t], %[x2], %[a2]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-5]\n\t"                                               \
+  "mla %[a2], %[t], %[x3], %[a2]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-4]\n\t"                                               \
+  "mla %[a3], %[t], %[x0], %[a3]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-3]\n\t"                                               \
+  "mla %[a3], %[t], %[x1], %[a3]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-2]\n\t"                                               \
+  "mla %[a3], %[t], %[x2], %[a3]\n\t"                                         \
+  "ldrsb %[t], [%[w], #-1]\n\t"                                               \
+  "mla %[a3], %[t], %[x3], %[a3]\n\t"
   if (Q > 0) {
-    int32_t n = Q, x0, x1, x2, x3, t;
-    __asm__ volatile("1:\n\t"
-                     "ldrsh %[x0], [%[x]], #8\n\t"
-                     "ldrsh %[x2], [%[x], #-6]\n\t"
-                     "ldrsh %[x1], [%[x], #-4]\n\t"
-                     "ldrsh %[x3], [%[x], #-2]\n\t"
-                     "ldrsb %[t], [%[w]], #16\n\t"
-                     "mla %[a0], %[t], %[x0], %[a0]\n\t"
-                     "ldrsb %[t], [%[w], #-15]\n\t"
-                     "mla %[a0], %[t], %[x1], %[a0]\n\t"
-                     "ldrsb %[t], [%[w], #-14]\n\t"
-                     "mla %[a0], %[t], %[x2], %[a0]\n\t"
-                     "ldrsb %[t], [%[w], #-13]\n\t"
-                     "mla %[a0], %[t], %[x3], %[a0]\n\t"
-                     "ldrsb %[t], [%[w], #-12]\n\t"
-                     "mla %[a1], %[t], %[x0], %[a1]\n\t"
-                     "ldrsb %[t], [%[w], #-11]\n\t"
-                     "mla %[a1], %[t], %[x1], %[a1]\n\t"
-                     "ldrsb %[t], [%[w], #-10]\n\t"
-                     "mla %[a1], %[t], %[x2], %[a1]\n\t"
-                     "ldrsb %[t], [%[w], #-9]\n\t"
-                     "mla %[a1], %[t], %[x3], %[a1]\n\t"
-                     "ldrsb %[t], [%[w], #-8]\n\t"
-                     "mla %[a2], %[t], %[x0], %[a2]\n\t"
-                     "ldrsb %[t], [%[w], #-7]\n\t"
-                     "mla %[a2], %[t], %[x1], %[a2]\n\t"
-                     "ldrsb %[t], [%[w], #-6]\n\t"
-                     "mla %[a2], %[t], %[x2], %[a2]\n\t"
-                     "ldrsb %[t], [%[w], #-5]\n\t"
-                     "mla %[a2], %[t], %[x3], %[a2]\n\t"
-                     "ldrsb %[t], [%[w], #-4]\n\t"
-                     "mla %[a3], %[t], %[x0], %[a3]\n\t"
-                     "ldrsb %[t], [%[w], #-3]\n\t"
-                     "mla %[a3], %[t], %[x1], %[a3]\n\t"
-                     "ldrsb %[t], [%[w], #-2]\n\t"
-                     "mla %[a3], %[t], %[x2], %[a3]\n\t"
-                     "ldrsb %[t], [%[w], #-1]\n\t"
-                     "mla %[a3], %[t], %[x3], %[a3]\n\t"
+    constexpr int kFcUnroll = 4;
+    int32_t n = Q / kFcUnroll, x0, x1, x2, x3, t;
+    __asm__ volatile(".if %c[passes]\n\t"
+                     "1:\n\t"
+                     ".rept %c[unroll]\n\t" ONNXC_MCU_FC_QUAD_M3 ".endr\n\t"
                      "subs %[n], %[n], #1\n\t"
-                     "bne 1b"
+                     "bne 1b\n\t"
+                     ".endif\n\t"
+                     ".rept %c[rest]\n\t" ONNXC_MCU_FC_QUAD_M3 ".endr"
                      : [a0] "+r"(acc0), [a1] "+r"(acc1), [a2] "+r"(acc2), [a3] "+r"(acc3),
                        [w] "+r"(w), [x] "+r"(x), [n] "+r"(n), [x0] "=&r"(x0), [x1] "=&r"(x1),
                        [x2] "=&r"(x2), [x3] "=&r"(x3), [t] "=&r"(t)
-                     :
+                     : [passes] "i"(Q / kFcUnroll), [unroll] "i"(kFcUnroll),
+                       [rest] "i"(Q % kFcUnroll)
                      : "cc", "memory");
   }
+#undef ONNXC_MCU_FC_QUAD_M3
 #elif defined(__ARM_ARCH_6M__) && defined(__OPTIMIZE__)
   // ARMv6-M (the M0, M0+): the quad's four input values sign-extended once
   // into low registers, then per row each weight byte (SXTB after a shift)

@@ -1,10 +1,12 @@
 # Builds a self-checking C++ program (SOURCE, with runtime-lite's headers)
 # as Cortex-M firmware (CPU_FLAGS, the startup code and linker script beside
 # this file, semihosting) and runs it under qemu-system-arm (MACHINE, CPU):
-# the test fails when the program does or does not finish.
+# the test fails when the program fails or does not finish, or (EXPECT)
+# does not print the line it prints on success: QEMU stopped by a signal
+# exits 0 too.
 #   cmake -DSOURCE=... -DRUNTIME_INCLUDE=... -DWORK=... -DMACHINE=mps2-an386
 #         -DCPU=cortex-m4 "-DCPU_FLAGS=-mcpu=cortex-m4;..." [-DLINKER_SCRIPT=mps2.ld]
-#         -P run_firmware_test.cmake
+#         [-DEXPECT=text] -P run_firmware_test.cmake
 set(support ${CMAKE_CURRENT_LIST_DIR})
 if(NOT LINKER_SCRIPT)
   set(LINKER_SCRIPT mps2.ld)
@@ -32,4 +34,10 @@ execute_process(
 message("${out}")
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "${SOURCE} failed on ${CPU} under QEMU (exit ${rc})")
+endif()
+if(EXPECT)
+  string(FIND "${out}" "${EXPECT}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${SOURCE} on ${CPU} under QEMU did not print '${EXPECT}'")
+  endif()
 endif()

@@ -70,6 +70,7 @@ function(mcu_kernels_test core machine cpu script flags)
                    -DWORK=${CMAKE_CURRENT_BINARY_DIR}/${core}-mcu-kernels
                    -DMACHINE=${machine} -DCPU=${cpu} -DLINKER_SCRIPT=${script}
                    "-DCPU_FLAGS=${flags}"
+                   "-DEXPECT=mcu kernels: all match the reference"
                    -P ${CMAKE_CURRENT_LIST_DIR}/run_firmware_test.cmake)
 endfunction()
 mcu_kernels_test(cortex-m4 mps2-an386 cortex-m4 mps2.ld

@@ -144,92 +144,108 @@ inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &
   }
 #undef ONNXC_MCU_FC_QUAD_M3
 #elif defined(__ARM_ARCH_6M__) && defined(__OPTIMIZE__)
-  // ARMv6-M (the M0, M0+): the quad's four input values sign-extended once
+  // ARMv6-M (the M0, M0+): a quad's four input values sign-extended once
   // into low registers, then per row each weight byte (SXTB after a shift)
-  // times one of them (MULS) added to the row's sum in a high register: 70
-  // instructions for 16 products. The loop is in the asm and divided syntax
-  // is used, as in product_2x2's ARMv6-M form (qs8/common.h).
+  // times one of them (MULS) added to the row's sum in a high register: 66
+  // instructions for 16 products, kFcUnroll quads a pass (their offsets
+  // from .Lfc_q, the quad's index in it), the loop's five each pass (a
+  // pass is beyond BNE's reach: BEQ over a B); the quads past the last
+  // whole pass follow it. The loop is in the asm and divided syntax is
+  // used, as in product_2x2's ARMv6-M form (qs8/common.h).
+#define ONNXC_MCU_FC_QUAD_M0                                                  \
+  "ldr %[x0], [%[x], #(8 * .Lfc_q + 0)]\n\t"                                  \
+  "asr %[x2], %[x0], #16\n\t"                                                 \
+  "sxth %[x0], %[x0]\n\t"                                                     \
+  "ldr %[x1], [%[x], #(8 * .Lfc_q + 4)]\n\t"                                  \
+  "asr %[x3], %[x1], #16\n\t"                                                 \
+  "sxth %[x1], %[x1]\n\t"                                                     \
+  "ldr %[ww], [%[w], #(16 * .Lfc_q + 0)]\n\t"                                 \
+  "sxtb %[t], %[ww]\n\t"                                                      \
+  "mul %[t], %[x0]\n\t"                                                       \
+  "add %[a0], %[t]\n\t"                                                       \
+  "lsr %[t], %[ww], #8\n\t"                                                   \
+  "sxtb %[t], %[t]\n\t"                                                       \
+  "mul %[t], %[x1]\n\t"                                                       \
+  "add %[a0], %[t]\n\t"                                                       \
+  "lsr %[t], %[ww], #16\n\t"                                                  \
+  "sxtb %[t], %[t]\n\t"                                                       \
+  "mul %[t], %[x2]\n\t"                                                       \
+  "add %[a0], %[t]\n\t"                                                       \
+  "asr %[t], %[ww], #24\n\t"                                                  \
+  "mul %[t], %[x3]\n\t"                                                       \
+  "add %[a0], %[t]\n\t"                                                       \
+  "ldr %[ww], [%[w], #(16 * .Lfc_q + 4)]\n\t"                                 \
+  "sxtb %[t], %[ww]\n\t"                                                      \
+  "mul %[t], %[x0]\n\t"                                                       \
+  "add %[a1], %[t]\n\t"                                                       \
+  "lsr %[t], %[ww], #8\n\t"                                                   \
+  "sxtb %[t], %[t]\n\t"                                                       \
+  "mul %[t], %[x1]\n\t"                                                       \
+  "add %[a1], %[t]\n\t"                                                       \
+  "lsr %[t], %[ww], #16\n\t"                                                  \
+  "sxtb %[t], %[t]\n\t"                                                       \
+  "mul %[t], %[x2]\n\t"                                                       \
+  "add %[a1], %[t]\n\t"                                                       \
+  "asr %[t], %[ww], #24\n\t"                                                  \
+  "mul %[t], %[x3]\n\t"                                                       \
+  "add %[a1], %[t]\n\t"                                                       \
+  "ldr %[ww], [%[w], #(16 * .Lfc_q + 8)]\n\t"                                 \
+  "sxtb %[t], %[ww]\n\t"                                                      \
+  "mul %[t], %[x0]\n\t"                                                       \
+  "add %[a2], %[t]\n\t"                                                       \
+  "lsr %[t], %[ww], #8\n\t"                                                   \
+  "sxtb %[t], %[t]\n\t"                                                       \
+  "mul %[t], %[x1]\n\t"                                                       \
+  "add %[a2], %[t]\n\t"                                                       \
+  "lsr %[t], %[ww], #16\n\t"                                                  \
+  "sxtb %[t], %[t]\n\t"                                                       \
+  "mul %[t], %[x2]\n\t"                                                       \
+  "add %[a2], %[t]\n\t"                                                       \
+  "asr %[t], %[ww], #24\n\t"                                                  \
+  "mul %[t], %[x3]\n\t"                                                       \
+  "add %[a2], %[t]\n\t"                                                       \
+  "ldr %[ww], [%[w], #(16 * .Lfc_q + 12)]\n\t"                                \
+  "sxtb %[t], %[ww]\n\t"                                                      \
+  "mul %[t], %[x0]\n\t"                                                       \
+  "add %[a3], %[t]\n\t"                                                       \
+  "lsr %[t], %[ww], #8\n\t"                                                   \
+  "sxtb %[t], %[t]\n\t"                                                       \
+  "mul %[t], %[x1]\n\t"                                                       \
+  "add %[a3], %[t]\n\t"                                                       \
+  "lsr %[t], %[ww], #16\n\t"                                                  \
+  "sxtb %[t], %[t]\n\t"                                                       \
+  "mul %[t], %[x2]\n\t"                                                       \
+  "add %[a3], %[t]\n\t"                                                       \
+  "asr %[t], %[ww], #24\n\t"                                                  \
+  "mul %[t], %[x3]\n\t"                                                       \
+  "add %[a3], %[t]\n\t"                                                       \
+  ".set .Lfc_q, .Lfc_q + 1\n\t"
   if (Q > 0) {
-    const int32_t *end = x + 2 * Q;
+    constexpr int kFcUnroll = 4;
+    const int32_t *end = x + 2 * (Q / kFcUnroll * kFcUnroll);
     int32_t x0, x1, x2, x3, ww, t;
-    __asm__ volatile(
+    __asm__ volatile(".if %c[passes]\n\t"
                      "1:\n\t"
-                     "ldr %[x0], [%[x], #0]\n\t"
-                     "asr %[x2], %[x0], #16\n\t"
-                     "sxth %[x0], %[x0]\n\t"
-                     "ldr %[x1], [%[x], #4]\n\t"
-                     "asr %[x3], %[x1], #16\n\t"
-                     "sxth %[x1], %[x1]\n\t"
-                     "ldr %[ww], [%[w], #0]\n\t"
-                     "sxtb %[t], %[ww]\n\t"
-                     "mul %[t], %[x0]\n\t"
-                     "add %[a0], %[t]\n\t"
-                     "lsr %[t], %[ww], #8\n\t"
-                     "sxtb %[t], %[t]\n\t"
-                     "mul %[t], %[x1]\n\t"
-                     "add %[a0], %[t]\n\t"
-                     "lsr %[t], %[ww], #16\n\t"
-                     "sxtb %[t], %[t]\n\t"
-                     "mul %[t], %[x2]\n\t"
-                     "add %[a0], %[t]\n\t"
-                     "asr %[t], %[ww], #24\n\t"
-                     "mul %[t], %[x3]\n\t"
-                     "add %[a0], %[t]\n\t"
-                     "ldr %[ww], [%[w], #4]\n\t"
-                     "sxtb %[t], %[ww]\n\t"
-                     "mul %[t], %[x0]\n\t"
-                     "add %[a1], %[t]\n\t"
-                     "lsr %[t], %[ww], #8\n\t"
-                     "sxtb %[t], %[t]\n\t"
-                     "mul %[t], %[x1]\n\t"
-                     "add %[a1], %[t]\n\t"
-                     "lsr %[t], %[ww], #16\n\t"
-                     "sxtb %[t], %[t]\n\t"
-                     "mul %[t], %[x2]\n\t"
-                     "add %[a1], %[t]\n\t"
-                     "asr %[t], %[ww], #24\n\t"
-                     "mul %[t], %[x3]\n\t"
-                     "add %[a1], %[t]\n\t"
-                     "ldr %[ww], [%[w], #8]\n\t"
-                     "sxtb %[t], %[ww]\n\t"
-                     "mul %[t], %[x0]\n\t"
-                     "add %[a2], %[t]\n\t"
-                     "lsr %[t], %[ww], #8\n\t"
-                     "sxtb %[t], %[t]\n\t"
-                     "mul %[t], %[x1]\n\t"
-                     "add %[a2], %[t]\n\t"
-                     "lsr %[t], %[ww], #16\n\t"
-                     "sxtb %[t], %[t]\n\t"
-                     "mul %[t], %[x2]\n\t"
-                     "add %[a2], %[t]\n\t"
-                     "asr %[t], %[ww], #24\n\t"
-                     "mul %[t], %[x3]\n\t"
-                     "add %[a2], %[t]\n\t"
-                     "ldr %[ww], [%[w], #12]\n\t"
-                     "sxtb %[t], %[ww]\n\t"
-                     "mul %[t], %[x0]\n\t"
-                     "add %[a3], %[t]\n\t"
-                     "lsr %[t], %[ww], #8\n\t"
-                     "sxtb %[t], %[t]\n\t"
-                     "mul %[t], %[x1]\n\t"
-                     "add %[a3], %[t]\n\t"
-                     "lsr %[t], %[ww], #16\n\t"
-                     "sxtb %[t], %[t]\n\t"
-                     "mul %[t], %[x2]\n\t"
-                     "add %[a3], %[t]\n\t"
-                     "asr %[t], %[ww], #24\n\t"
-                     "mul %[t], %[x3]\n\t"
-                     "add %[a3], %[t]\n\t"
-                     "add %[w], #16\n\t"
-                     "add %[x], #8\n\t"
+                     ".set .Lfc_q, 0\n\t"
+                     ".rept %c[unroll]\n\t" ONNXC_MCU_FC_QUAD_M0 ".endr\n\t"
+                     "add %[w], #%c[wstep]\n\t"
+                     "add %[x], #%c[xstep]\n\t"
                      "cmp %[x], %[end]\n\t"
-                     "bne 1b"
+                     "beq 2f\n\t"
+                     "b 1b\n\t"
+                     "2:\n\t"
+                     ".endif\n\t"
+                     ".set .Lfc_q, 0\n\t"
+                     ".rept %c[rest]\n\t" ONNXC_MCU_FC_QUAD_M0 ".endr"
                      : [a0] "+h"(acc0), [a1] "+h"(acc1), [a2] "+h"(acc2), [a3] "+h"(acc3),
                        [w] "+l"(w), [x] "+l"(x), [x0] "=&l"(x0), [x1] "=&l"(x1),
                        [x2] "=&l"(x2), [x3] "=&l"(x3), [ww] "=&l"(ww), [t] "=&l"(t)
-                     : [end] "h"(end)
+                     : [end] "h"(end), [passes] "i"(Q / kFcUnroll), [unroll] "i"(kFcUnroll),
+                       [rest] "i"(Q % kFcUnroll), [wstep] "i"(16 * kFcUnroll),
+                       [xstep] "i"(8 * kFcUnroll)
                      : "cc", "memory");
   }
+#undef ONNXC_MCU_FC_QUAD_M0
 #else
   // No DSP extension (the host): each weight byte times its input
   // value directly (SMLAD's integers; emulating SXTB16 and SMLAD costs a

@@ -123,34 +123,36 @@ void conv2d_mve(const int8_t *x, const int32_t *packed, const int32_t *params, i
       // Eight accumulators: VMLADAVA's must be even registers, which are
       // eight with LR, so the loop counts in an odd one (SUBS, BNE) and
       // the block is assembly (GCC 12 shuffled the accumulators through
-      // moves and spills: 25 instructions a step against these 16).
-      register int32_t a0 asm("r0") = 0, a1 asm("r2") = 0, a2 asm("r4") = 0,
-                                a3 asm("r6") = 0, b0 asm("r8") = 0, b1 asm("r10") = 0,
-                                b2 asm("r12") = 0, b3 asm("r14") = 0;
+      // moves and spills: 25 instructions a step against these 16). The
+      // first step writes the sums (VMLADAV), so they start from nothing
+      // (no eight moves of zero a block), and the loop runs the rest.
+      register int32_t a0 asm("r0"), a1 asm("r2"), a2 asm("r4"), a3 asm("r6"), b0 asm("r8"),
+          b1 asm("r10"), b2 asm("r12"), b3 asm("r14");
       register const int8_t *p0 asm("r1") = col0, *p1 asm("r3") = col1, *wp asm("r5") = w;
-      register int32_t steps asm("r11") = D / kHeliumStep;
-      __asm__ volatile("1:\n\t"
-                       "vldrb.8 q0, [%[p0]], #16\n\t"
-                       "vldrb.8 q1, [%[p1]], #16\n\t"
-                       "vldrb.8 q2, [%[w]], #16\n\t"
-                       "vmladava.s8 %[a0], q2, q0\n\t"
-                       "vmladava.s8 %[b0], q2, q1\n\t"
-                       "vldrb.8 q2, [%[w]], #16\n\t"
-                       "vmladava.s8 %[a1], q2, q0\n\t"
-                       "vmladava.s8 %[b1], q2, q1\n\t"
-                       "vldrb.8 q2, [%[w]], #16\n\t"
-                       "vmladava.s8 %[a2], q2, q0\n\t"
-                       "vmladava.s8 %[b2], q2, q1\n\t"
-                       "vldrb.8 q2, [%[w]], #16\n\t"
-                       "vmladava.s8 %[a3], q2, q0\n\t"
-                       "vmladava.s8 %[b3], q2, q1\n\t"
+      register int32_t steps asm("r11") = D / kHeliumStep - 1;
+#define ONNXC_MCU_MVE_STEP(op)                                                 \
+  "vldrb.8 q0, [%[p0]], #16\n\t"                                               \
+  "vldrb.8 q1, [%[p1]], #16\n\t"                                               \
+  "vldrb.8 q2, [%[w]], #16\n\t"                                                \
+  op " %[a0], q2, q0\n\t" op " %[b0], q2, q1\n\t"                                \
+  "vldrb.8 q2, [%[w]], #16\n\t"                                                \
+  op " %[a1], q2, q0\n\t" op " %[b1], q2, q1\n\t"                                \
+  "vldrb.8 q2, [%[w]], #16\n\t"                                                \
+  op " %[a2], q2, q0\n\t" op " %[b2], q2, q1\n\t"                                \
+  "vldrb.8 q2, [%[w]], #16\n\t"                                                \
+  op " %[a3], q2, q0\n\t" op " %[b3], q2, q1\n\t"
+      __asm__ volatile(ONNXC_MCU_MVE_STEP("vmladav.s8")
+                       ".if %c[more]\n\t"
+                       "1:\n\t" ONNXC_MCU_MVE_STEP("vmladava.s8")
                        "subs %[n], %[n], #1\n\t"
-                       "bne 1b"
-                       : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
-                         [b0] "+r"(b0), [b1] "+r"(b1), [b2] "+r"(b2), [b3] "+r"(b3),
+                       "bne 1b\n\t"
+                       ".endif"
+                       : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
+                         [b0] "=&r"(b0), [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3),
                          [p0] "+r"(p0), [p1] "+r"(p1), [w] "+r"(wp), [n] "+r"(steps)
-                       :
+                       : [more] "i"(D / kHeliumStep - 1)
                        : "d0", "d1", "d2", "d3", "d4", "d5", "cc", "memory");
+#undef ONNXC_MCU_MVE_STEP
       w = wp;
       int8_t *out = y + m * W::Pixels + pix;
       if (Wide) {
@@ -171,12 +173,10 @@ void conv2d_mve(const int8_t *x, const int32_t *packed, const int32_t *params, i
       const int32x4_t bias = vldrwq_gather_base_z_s32(at, 0, p),
                       up = vldrwq_gather_base_z_s32(at, 20, p),
                       mult = vldrwq_gather_base_z_s32(at, 4, p),
-                      round = vldrwq_gather_base_z_s32(at, 16, p),
                       down = vnegq_s32(vldrwq_gather_base_z_s32(at, 12, p));
       auto store = [&](int32x4_t acc, int8_t *to) {
         int32x4_t v = vshlq_s32(vaddq_s32(acc, bias), up);
-        v = vaddq_s32(vmulhq_s32(v, mult), round);
-        v = vaddq_n_s32(vshlq_s32(v, down), YZp);
+        v = vaddq_n_s32(vrshlq_s32(vmulhq_s32(v, mult), down), YZp);
         v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(Lo)), vdupq_n_s32(Hi));
         vstrbq_scatter_offset_p_s32(to, out_at, v, p);
       };

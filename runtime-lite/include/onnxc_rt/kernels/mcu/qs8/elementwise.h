@@ -30,16 +30,16 @@ void add(const T *a, const T *b, const int32_t *params, T *y) {
     int8_t *py = reinterpret_cast<int8_t *>(y);
     if (ca.bias == 0 && cb.bias == 0) {
       // The inputs' rescalings carry no bias (the compiler's): (x - zp) <<
-      // LeftShift << up is one shift, and the rest of each is VMULH, the
-      // rounding's add and shift.
+      // LeftShift << up is one shift, and the rest of each is VMULH and the
+      // rounding shift (VRSHL).
       const int32_t ua = LeftShift + ca.up, ub = LeftShift + cb.up;
       const int32x4_t ma = vdupq_n_s32(ca.multiplier), mb = vdupq_n_s32(cb.multiplier);
       for (; i < N; i += 4) {
         const mve_pred16_t p = vctp32q(uint32_t(N - i));
         int32x4_t va = vshlq_r_s32(vsubq_n_s32(vldrbq_z_s32(pa + i, p), AZp), ua);
         int32x4_t vb = vshlq_r_s32(vsubq_n_s32(vldrbq_z_s32(pb + i, p), BZp), ub);
-        va = vshlq_r_s32(vaddq_n_s32(vmulhq_s32(va, ma), ca.round), -ca.right);
-        vb = vshlq_r_s32(vaddq_n_s32(vmulhq_s32(vb, mb), cb.round), -cb.right);
+        va = vrshlq_n_s32(vmulhq_s32(va, ma), -ca.right);
+        vb = vrshlq_n_s32(vmulhq_s32(vb, mb), -cb.right);
         const int32x4_t out = output_vector<YZp, Lo, Hi>(vaddq_s32(va, vb), cy);
         vstrbq_p_s32(py + i, out, p);
       }

@@ -472,6 +472,10 @@ int main() {
   test_qdepthwise<Same<5, 11, 10, 3, 3, 1, 2, 2>, 0, 0, 0, 127>(rng);
   test_qdepthwise<Same<16, 12, 12, 3, 3, 2, 1, 1>, -128, -128, -128, 127>(rng); // even, stride 2
   test_qdepthwise<Same<4, 3, 3, 3, 3, 1, 1, 1>, 7, -9, -128, 127>(rng);
+  // Helium's 3 x 3 stride-1 passes of eight pixels (assembly): rows of 12
+  // (a pass, then four pixels in C) and of 21 (three passes, the last of 5).
+  test_qdepthwise<Same<6, 7, 12, 3, 3, 1, 1, 1>, 3, -4, -128, 127>(rng);
+  test_qdepthwise<Same<5, 6, 21, 3, 3, 1, 1, 1>, -128, 9, -128, 127>(rng);
   test_qadd<1000, -128, 5, -20, -128, 127>(rng);
   test_qadd<37, 3, -7, 0, 0, 127>(rng);
   test_qadd<3, -128, -128, -128, -128, 127>(rng);

@@ -338,6 +338,11 @@ void depthwise_conv2d_mve(const int8_t *x, const int8_t *w, const int32_t *param
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
   using P = PaddedPlane<W>;
   constexpr int KN = W::KH * W::KW;
+  // 3 x 3 windows at stride 1 whose taps' offsets fit VLDRB's immediate
+  // (a row's, or two rows').
+  constexpr bool kTaps3x3 = W::KH == 3 && W::KW == 3 && W::SH == 1 && W::SW == 1 &&
+                            W::DH == 1 && W::DW == 1 && 2 * P::Width + 6 <= 127;
+  constexpr bool kTwoRows = kTaps3x3 && 3 * P::Width + 6 <= 127;
   const uint32x4_t lanes = vmulq_n_u32(vidupq_n_u32(0, 1), W::SW);
   for (int i = 0; i < P::bytes; ++i) // the padding; rows of x overwrite the rest
     scratch[i] = int8_t(XZp);
@@ -348,9 +353,6 @@ void depthwise_conv2d_mve(const int8_t *x, const int8_t *w, const int32_t *param
         vstrbq_p_s8(scratch + (W::PH + iy) * P::Width + W::PW + ix,
                     vldrbq_z_s8(x + iy * W::IW + ix, p), p);
       }
-    int32_t wk[KN];
-    for (int k = 0; k < KN; ++k)
-      wk[k] = w[k];
     const Channel ch = load_channel(params, c);
     // Whole vectors: lanes past the row read the plane's next bytes or the
     // scratch's tail, and are not stored.
@@ -368,39 +370,91 @@ void depthwise_conv2d_mve(const int8_t *x, const int8_t *w, const int32_t *param
           at[l] = output_value<int8_t, Wide, YZp, Lo, Hi>(a[l], ch);
       }
     };
-    for (int oy = 0; oy < W::OH; ++oy) {
+    // One pass of eight pixels (two vectors, the second or both partial at
+    // the row's end) in plain intrinsics: each tap's weight read once for
+    // both vectors.
+    auto pass = [&](const int8_t *base, int8_t *out, int left) {
+      const mve_pred16_t p0 = vctp32q(uint32_t(left)), p1 = vctp32q(uint32_t(left - 4));
+      int32x4_t acc0 = vdupq_n_s32(0), acc1 = vdupq_n_s32(0);
+      if (left > 4) {
+#pragma GCC unroll 16
+        for (int ky = 0; ky < W::KH; ++ky)
+#pragma GCC unroll 16
+          for (int kx = 0; kx < W::KW; ++kx) {
+            const int8_t *tap = base + ky * W::DH * P::Width + kx * W::DW;
+            const int32_t wt = w[ky * W::KW + kx];
+            acc0 = vmlaq_n_s32(acc0, load(tap), wt);
+            acc1 = vmlaq_n_s32(acc1, load(tap + 4 * W::SW), wt);
+          }
+        store(out, acc0, p0, left);
+        store(out + 4, acc1, p1, left - 4);
+      } else {
+#pragma GCC unroll 16
+        for (int ky = 0; ky < W::KH; ++ky)
+#pragma GCC unroll 16
+          for (int kx = 0; kx < W::KW; ++kx)
+            acc0 = vmlaq_n_s32(acc0, load(base + ky * W::DH * P::Width + kx * W::DW),
+                               w[ky * W::KW + kx]);
+        store(out, acc0, p0, left);
+      }
+    };
+    // 3 x 3 taps at stride 1 in assembly: each tap's loads at an offset
+    // from the pass's first byte (VLDRB.S32's immediate; GCC 12's intrinsic
+    // takes none, and kept 18 addresses, in stack slots) and its weight
+    // byte loaded once (nine in registers are more than GCC can hold), the
+    // first tap a VMUL; two output rows at a time where the offsets reach
+    // (the rows share six of their nine input rows' loads' weights).
+#define ONNXC_MCU_DW_ROW(off, acc0, acc1, op)                                    \
+  "vldrb.s32 q0, [%[b], #(" off ")]\n\t"                                         \
+  "vldrb.s32 q1, [%[b], #(" off " + 4)]\n\t"                                     \
+  op " %q[" acc0 "], q0, %[t]\n\t" op " %q[" acc1 "], q1, %[t]\n\t"
+#define ONNXC_MCU_DW_TAP(off, k, op)                                            \
+  "ldrsb %[t], [%[w], #" k "]\n\t" ONNXC_MCU_DW_ROW(off, "a0", "a1", op)
+#define ONNXC_MCU_DW_TAP2(off, k, op)                                           \
+  ONNXC_MCU_DW_TAP(off, k, op) ONNXC_MCU_DW_ROW(off " + %c[pw]", "c0", "c1", op)
+#define ONNXC_MCU_DW_TAPS(TAP)                                                  \
+  TAP("0", "0", "vmul.i32") TAP("1", "1", "vmla.s32") TAP("2", "2", "vmla.s32")  \
+  TAP("%c[pw]", "3", "vmla.s32") TAP("%c[pw] + 1", "4", "vmla.s32")             \
+  TAP("%c[pw] + 2", "5", "vmla.s32") TAP("2 * %c[pw]", "6", "vmla.s32")         \
+  TAP("2 * %c[pw] + 1", "7", "vmla.s32") TAP("2 * %c[pw] + 2", "8", "vmla.s32")
+    for (int oy = 0; oy < W::OH;) {
+      const int rows = kTwoRows && oy + 1 < W::OH ? 2 : 1;
       const int8_t *row = scratch + oy * W::SH * P::Width;
       int8_t *out = y + oy * W::OW;
-      // Eight pixels a pass (two vectors, the second or both partial at the
-      // row's end): each tap's weight read once for both.
       for (int ox = 0; ox < W::OW; ox += 8) {
         const int left = W::OW - ox;
-        const mve_pred16_t p0 = vctp32q(uint32_t(left)), p1 = vctp32q(uint32_t(left - 4));
         const int8_t *base = row + ox * W::SW;
-        int32x4_t acc0 = vdupq_n_s32(0), acc1 = vdupq_n_s32(0);
-        if (left > 4) {
-#pragma GCC unroll 16
-          for (int ky = 0; ky < W::KH; ++ky)
-#pragma GCC unroll 16
-            for (int kx = 0; kx < W::KW; ++kx) {
-              const int8_t *tap = base + ky * W::DH * P::Width + kx * W::DW;
-              const int32_t wt = wk[ky * W::KW + kx];
-              acc0 = vmlaq_n_s32(acc0, load(tap), wt);
-              acc1 = vmlaq_n_s32(acc1, load(tap + 4 * W::SW), wt);
-            }
-          store(out + ox, acc0, p0, left);
-          store(out + ox + 4, acc1, p1, left - 4);
+        if (kTaps3x3 && left > 4) {
+          const mve_pred16_t p0 = vctp32q(uint32_t(left)), p1 = vctp32q(uint32_t(left - 4));
+          int32x4_t a0, a1, c0, c1;
+          int32_t t;
+          if (rows == 2) {
+            __asm__(ONNXC_MCU_DW_TAPS(ONNXC_MCU_DW_TAP2)
+                    : [a0] "=&w"(a0), [a1] "=&w"(a1), [c0] "=&w"(c0), [c1] "=&w"(c1),
+                      [t] "=&r"(t)
+                    : [b] "l"(base), [w] "r"(w), [pw] "i"(P::Width)
+                    : "d0", "d1", "d2", "d3", "memory");
+            store(out + W::OW + ox, c0, p0, left);
+            store(out + W::OW + ox + 4, c1, p1, left - 4);
+          } else {
+            __asm__(ONNXC_MCU_DW_TAPS(ONNXC_MCU_DW_TAP)
+                    : [a0] "=&w"(a0), [a1] "=&w"(a1), [t] "=&r"(t)
+                    : [b] "l"(base), [w] "r"(w), [pw] "i"(P::Width)
+                    : "d0", "d1", "d2", "d3", "memory");
+          }
+          store(out + ox, a0, p0, left);
+          store(out + ox + 4, a1, p1, left - 4);
         } else {
-#pragma GCC unroll 16
-          for (int ky = 0; ky < W::KH; ++ky)
-#pragma GCC unroll 16
-            for (int kx = 0; kx < W::KW; ++kx)
-              acc0 = vmlaq_n_s32(acc0, load(base + ky * W::DH * P::Width + kx * W::DW),
-                                 wk[ky * W::KW + kx]);
-          store(out + ox, acc0, p0, left);
+          for (int r = 0; r < rows; ++r)
+            pass(base + r * P::Width, out + r * W::OW + ox, left);
         }
       }
+      oy += rows;
     }
+#undef ONNXC_MCU_DW_TAPS
+#undef ONNXC_MCU_DW_TAP2
+#undef ONNXC_MCU_DW_TAP
+#undef ONNXC_MCU_DW_ROW
   }
 #else
   (void)scratch;

@@ -130,6 +130,7 @@ void conv2d_mve(const int8_t *x, const int32_t *packed, const int32_t *params, i
           b1 asm("r10"), b2 asm("r12"), b3 asm("r14");
       register const int8_t *p0 asm("r1") = col0, *p1 asm("r3") = col1, *wp asm("r5") = w;
       register int32_t steps asm("r11") = D / kHeliumStep - 1;
+      int32x4_t va, vb;
 #define ONNXC_MCU_MVE_STEP(op)                                                 \
   "vldrb.8 q0, [%[p0]], #16\n\t"                                               \
   "vldrb.8 q1, [%[p1]], #16\n\t"                                               \
@@ -146,10 +147,15 @@ void conv2d_mve(const int8_t *x, const int32_t *packed, const int32_t *params, i
                        "1:\n\t" ONNXC_MCU_MVE_STEP("vmladava.s8")
                        "subs %[n], %[n], #1\n\t"
                        "bne 1b\n\t"
-                       ".endif"
+                       ".endif\n\t"
+                       // Each pixel's four sums as one vector, two lanes a VMOV (lane
+                       // i - 2 from the first register, lane i from the second).
+                       "vmov %q[va][2], %q[va][0], %[a0], %[a2]\n\t"
+                       "vmov %q[va][3], %q[va][1], %[a1], %[a3]"
                        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3),
                          [b0] "=&r"(b0), [b1] "=&r"(b1), [b2] "=&r"(b2), [b3] "=&r"(b3),
-                         [p0] "+r"(p0), [p1] "+r"(p1), [w] "+r"(wp), [n] "+r"(steps)
+                         [va] "=&w"(va), [p0] "+r"(p0), [p1] "+r"(p1),
+                         [w] "+r"(wp), [n] "+r"(steps)
                        : [more] "i"(D / kHeliumStep - 1)
                        : "d0", "d1", "d2", "d3", "d4", "d5", "cc", "memory");
 #undef ONNXC_MCU_MVE_STEP
@@ -180,17 +186,13 @@ void conv2d_mve(const int8_t *x, const int32_t *packed, const int32_t *params, i
         v = vminq_s32(vmaxq_s32(v, vdupq_n_s32(Lo)), vdupq_n_s32(Hi));
         vstrbq_scatter_offset_p_s32(to, out_at, v, p);
       };
-      int32x4_t acc = vdupq_n_s32(a0);
-      acc = vsetq_lane_s32(a1, acc, 1);
-      acc = vsetq_lane_s32(a2, acc, 2);
-      acc = vsetq_lane_s32(a3, acc, 3);
-      store(acc, out);
+      store(va, out);
       if (second) {
-        acc = vdupq_n_s32(b0);
-        acc = vsetq_lane_s32(b1, acc, 1);
-        acc = vsetq_lane_s32(b2, acc, 2);
-        acc = vsetq_lane_s32(b3, acc, 3);
-        store(acc, out + 1);
+        __asm__("vmov %q[vb][2], %q[vb][0], %[b0], %[b2]\n\t"
+                "vmov %q[vb][3], %q[vb][1], %[b1], %[b3]"
+                : [vb] "=w"(vb)
+                : [b0] "r"(b0), [b1] "r"(b1), [b2] "r"(b2), [b3] "r"(b3));
+        store(vb, out + 1);
       }
     }
   }

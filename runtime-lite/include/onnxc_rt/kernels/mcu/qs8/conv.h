@@ -404,8 +404,8 @@ void depthwise_conv2d_mve(const int8_t *x, const int8_t *w, const int32_t *param
     // from the pass's first byte (VLDRB.S32's immediate; GCC 12's intrinsic
     // takes none, and kept 18 addresses, in stack slots) and its weight
     // byte loaded once (nine in registers are more than GCC can hold), the
-    // first tap a VMUL; two output rows at a time where the offsets reach
-    // (the rows share six of their nine input rows' loads' weights).
+    // first tap a VMUL; two output rows a pass where the offsets reach
+    // (each tap's weight loaded once for both rows).
 #define ONNXC_MCU_DW_ROW(off, acc0, acc1, op)                                    \
   "vldrb.s32 q0, [%[b], #(" off ")]\n\t"                                         \
   "vldrb.s32 q1, [%[b], #(" off " + 4)]\n\t"                                     \
@@ -448,7 +448,7 @@ void depthwise_conv2d_mve(const int8_t *x, const int8_t *w, const int32_t *param
           store(out + ox + 4, a1, p1, left - 4);
         } else {
           for (int r = 0; r < rows; ++r)
-            pass(base + r * P::Width, out + r * W::OW + ox, left);
+            pass(base + r * W::SH * P::Width, out + r * W::OW + ox, left);
         }
       }
       oy += rows;

@@ -4,6 +4,7 @@
 #include "onnxc/Lowering/HostKernels.h"
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
+#include "onnxc/Passes/DataDependentDims.h"
 #include "onnxc/Passes/Passes.h"
 
 #include "mlir/IR/Builders.h"
@@ -27,20 +28,28 @@ int64_t bytesOf(Type t) {
   return s.getNumElements() * elementByteSize(s.getElementType());
 }
 
-/// Shape and Size only need the operand's (static) type.
-SmallVector<Attribute> foldFromTypes(Operation *op) {
+/// Shape and Size only need the operand's (static) type, unless the data
+/// decides the size of a dim they read (the type holds its bound).
+SmallVector<Attribute> foldFromTypes(Operation *op, const DataDependentDimsAnalysis &runTimeDims) {
   auto t = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
   if (!t || !t.hasStaticShape())
     return {};
+  ArrayRef<DataDependentDim> runTime = runTimeDims.dimsOf(op->getOperand(0));
   Builder b(op->getContext());
   auto resultType = cast<RankedTensorType>(op->getResult(0).getType());
   if (isa<onnx::SizeOp>(op))
-    return {DenseElementsAttr::get(resultType, ArrayRef<int64_t>{t.getNumElements()})};
+    return runTime.empty()
+               ? SmallVector<Attribute>{DenseElementsAttr::get(
+                     resultType, ArrayRef<int64_t>{t.getNumElements()})}
+               : SmallVector<Attribute>{};
   auto shapeOp = cast<onnx::ShapeOp>(op);
   int64_t r = t.getRank();
   auto clampIdx = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + r : i, 0, r); };
   int64_t start = clampIdx(shapeOp.getStart());
   int64_t end = shapeOp.getEnd() ? clampIdx(*shapeOp.getEnd()) : r;
+  for (const DataDependentDim &d : runTime)
+    if (d.dim >= start && d.dim < end)
+      return {};
   SmallVector<int64_t> dims(t.getShape().begin() + start,
                             t.getShape().begin() + std::max(start, end));
   return {DenseElementsAttr::get(resultType, ArrayRef<int64_t>(dims))};
@@ -126,6 +135,7 @@ struct ConstantFolding : impl::ConstantFoldingPassBase<ConstantFolding> {
     for (Operation &op : func.getBody().front())
       ops.push_back(&op);
     OpBuilder b(func.getContext());
+    const DataDependentDimsAnalysis runTimeDims(func);
     for (Operation *op : ops) {
       if (isa<onnx::ConstantOp, onnx::NoValueOp>(op) || !isa<onnx::ONNXDialect>(op->getDialect()))
         continue;
@@ -148,7 +158,7 @@ struct ConstantFolding : impl::ConstantFoldingPassBase<ConstantFolding> {
       }
       SmallVector<Attribute> values;
       if (isa<onnx::ShapeOp, onnx::SizeOp>(op)) {
-        values = foldFromTypes(op);
+        values = foldFromTypes(op, runTimeDims);
       } else {
         bool allConstant = llvm::all_of(op->getOperands(), [](Value v) {
           return onnx::isNone(v) || onnx::getConstantElements(v);

@@ -42,19 +42,6 @@ Value constantI64(OpBuilder &b, Location loc, ArrayRef<int64_t> v, bool scalar) 
   return b.create<ConstantOp>(loc, type, attr);
 }
 
-/// Builds an onnx op by name and infers its result type.
-FailureOr<Value> build(OpBuilder &b, Location loc, StringRef name, ValueRange operands,
-                       ArrayRef<NamedAttribute> attrs = {}) {
-  OperationState st(loc, ("onnx." + name).str());
-  st.addOperands(operands);
-  st.addAttributes(attrs);
-  st.addTypes(UnrankedTensorType::get(b.getF32Type()));
-  Operation *op = b.create(st);
-  if (failed(cast<ShapeInference>(op).inferShapes()))
-    return failure();
-  return op->getResult(0);
-}
-
 /// Stacks per-iteration slices along `axis` (reversed when `reverse`).
 FailureOr<Value> stack(OpBuilder &b, Location loc, SmallVector<Value> slices, int64_t axis,
                        bool reverse) {
@@ -66,14 +53,14 @@ FailureOr<Value> stack(OpBuilder &b, Location loc, SmallVector<Value> slices, in
   Value axes = constantI64(b, loc, {axis}, false);
   SmallVector<Value> expanded;
   for (Value s : slices) {
-    auto u = build(b, loc, "Unsqueeze", {s, axes});
+    auto u = buildOnnxOp(b, loc, "Unsqueeze", {s, axes});
     if (failed(u))
       return failure();
     expanded.push_back(*u);
   }
   if (expanded.size() == 1)
     return expanded.front();
-  return build(b, loc, "Concat", expanded, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
+  return buildOnnxOp(b, loc, "Concat", expanded, {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
 }
 
 /// Replaces an unrolled Loop/Scan: its carried values, then each scan
@@ -192,7 +179,7 @@ LogicalResult selectWithWhere(IfOp op, func::FuncOp func) {
       return op.emitError() << "If with a run-time condition and branches of different types ("
                             << tv.getType() << " vs " << ev.getType() << ") is not supported"
                             << bindAdvice(op, func);
-    auto w = build(b, op.getLoc(), "Where", {op.getCond(), tv, ev});
+    auto w = buildOnnxOp(b, op.getLoc(), "Where", {op.getCond(), tv, ev});
     if (failed(w))
       return failure();
     out.push_back(*w);
@@ -281,7 +268,7 @@ LogicalResult expandScan(ScanOp op, int64_t maxIterations) {
     SmallVector<Value> args(state);
     for (int64_t k = 0; k < nScan; ++k) {
       int64_t pos = attr(op.getScanInputDirections(), k) ? len - 1 - t : t;
-      auto slice = build(b, op.getLoc(), "Gather",
+      auto slice = buildOnnxOp(b, op.getLoc(), "Gather",
                          {operands[nState + k], constantI64(b, op.getLoc(), {pos}, true)},
                          {b.getNamedAttr("axis", b.getI64IntegerAttr(axes[k]))});
       if (failed(slice))

@@ -34,31 +34,6 @@ LogicalResult checkNoDouble(Operation *op, const Target &target) {
                             "a target with one";
 }
 
-/// Values whose shape the data decides (bounded, packed at the start of
-/// their buffer) may only leave the graph: a node reading one would see the
-/// bound's shape. Runs after constant folding, which gives such an op on
-/// constants its real shape.
-LogicalResult checkDataDependentUses(func::FuncOp func) {
-  WalkResult r = func.walk([&](onnx::DataDependentShape op) {
-    for (OpResult v : op->getResults())
-      if (op.dataDependentDim(v.getResultNumber()) >= 0)
-        for (Operation *user : v.getUsers()) {
-          if (isa<func::ReturnOp>(user))
-            continue;
-          auto producer = dyn_cast<NameLoc>(op->getLoc());
-          emitError(user->getLoc())
-              << "reads a result of node '"
-              << (producer ? producer.getName().str() : op->getName().getStringRef().str())
-              << "', whose shape depends on the "
-              << "data; such values are supported only as graph outputs (run-time shapes "
-              << "inside a model are not supported)";
-          return WalkResult::interrupt();
-        }
-    return WalkResult::advance();
-  });
-  return failure(r.wasInterrupted());
-}
-
 struct SelectKernels : impl::SelectKernelsPassBase<SelectKernels> {
   void runOnOperation() override {
     func::FuncOp func = getOperation();
@@ -71,8 +46,6 @@ struct SelectKernels : impl::SelectKernelsPassBase<SelectKernels> {
     ArrayRef<const KernelProvider *> providers =
         target ? target->kernelProviders() : ArrayRef<const KernelProvider *>();
     const LoweringContext ctx = loweringContextOf(func);
-    if (failed(checkDataDependentUses(func)))
-      return signalPassFailure();
     bool ok = true;
     func.walk([&](Operation *op) {
       // Every op of the graph: the onnx dialect's and a target's own (the

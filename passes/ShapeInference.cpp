@@ -21,6 +21,18 @@ Value shapeConstant(OpBuilder &b, Location loc, ArrayRef<int64_t> dims) {
   return b.create<onnx::ConstantOp>(loc, t, DenseElementsAttr::get(t, dims));
 }
 
+FailureOr<Value> buildOnnxOp(OpBuilder &b, Location loc, StringRef name, ValueRange operands,
+                             ArrayRef<NamedAttribute> attrs) {
+  OperationState st(loc, ("onnx." + name).str());
+  st.addOperands(operands);
+  st.addAttributes(attrs);
+  st.addTypes(UnrankedTensorType::get(b.getF32Type()));
+  Operation *op = b.create(st);
+  if (failed(refreshTypes(op)))
+    return failure();
+  return op->getResult(0);
+}
+
 void updateFunctionResultTypes(func::FuncOp func) {
   auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
   func.setFunctionType(FunctionType::get(func.getContext(),

@@ -705,11 +705,18 @@ LogicalResult NonZeroOp::inferShapes() {
     setResultType(getOperation(), 0, {x ? x.getRank() : kDyn, kDyn}, i64Type(getContext()));
     return success();
   }
-  setResultType(getOperation(), 0, {x.getRank(), x.getNumElements()}, i64Type(getContext()));
+  if ((*this)->hasAttr(kTransposedNonZeroAttr))
+    setResultType(getOperation(), 0, {x.getNumElements(), x.getRank()}, i64Type(getContext()));
+  else
+    setResultType(getOperation(), 0, {x.getRank(), x.getNumElements()}, i64Type(getContext()));
   return success();
 }
 
-int64_t NonZeroOp::dataDependentDim(unsigned result) { return result == 0 ? 1 : -1; }
+int64_t NonZeroOp::dataDependentDim(unsigned result) {
+  if (result != 0)
+    return -1;
+  return (*this)->hasAttr(kTransposedNonZeroAttr) ? 0 : 1;
+}
 
 LogicalResult UniqueOp::inferShapes() {
   Operation *op = getOperation();

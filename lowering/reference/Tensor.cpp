@@ -314,7 +314,8 @@ ProviderResult lowerTensor(Operation *op, const std::string &t) {
         return calls({call("nonzero", {t}, kTensor,
                            {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
                             KernelArg::output(o.getExtent()), KernelArg::i(xs.size()),
-                            KernelArg::array(xs), KernelArg::i(numel(o.getX()))})});
+                            KernelArg::array(xs), KernelArg::i(numel(o.getX())),
+                            KernelArg::i(o->hasAttr(kTransposedNonZeroAttr))})});
       })
       .Case<UniqueOp>([&](UniqueOp o) {
         auto xs = shapeOf(o.getX());

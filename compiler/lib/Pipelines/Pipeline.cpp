@@ -28,6 +28,7 @@ void buildOptimizationPipeline(OpPassManager &pm, const Target *target) {
   f.addPass(createFuseOpsPass());
   f.addPass(createDeadCodeEliminationPass());
   f.addPass(createShapeInferencePass());
+  f.addPass(createDataDependentDimsPass());
   if (target)
     target->addPasses(f, PipelineStage::Layout);
   f.addPass(createDeadCodeEliminationPass());

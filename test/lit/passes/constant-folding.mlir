@@ -67,3 +67,17 @@ func.func @nonzero_of_constant() -> tensor<*xi64> {
   %t = "onnx.Transpose"(%y) {perm = array<i64: 1, 0>} : (tensor<1x4xi64>) -> tensor<*xi64>
   return %t : tensor<*xi64>
 }
+
+// -----
+
+// The data decides the size of NonZero's dim 1 (the type holds the bound,
+// 6): a Shape reading it is not a constant, one reading only dim 0 is.
+// CHECK-LABEL: func.func @shape_of_data_dependent_dim
+// CHECK: "onnx.Shape"(%{{.*}}) {start = 0 : i64}
+// CHECK: "onnx.Constant"() {value = dense<1> : tensor<1xi64>}
+func.func @shape_of_data_dependent_dim(%x: tensor<6xf32>) -> (tensor<*xi64>, tensor<*xi64>) {
+  %y, %n = "onnx.NonZero"(%x) : (tensor<6xf32>) -> (tensor<1x6xi64>, tensor<i64>)
+  %s = "onnx.Shape"(%y) {start = 0 : i64} : (tensor<1x6xi64>) -> tensor<*xi64>
+  %r = "onnx.Shape"(%y) {start = 0 : i64, end = 1 : i64} : (tensor<1x6xi64>) -> tensor<*xi64>
+  return %s, %r : tensor<*xi64>, tensor<*xi64>
+}

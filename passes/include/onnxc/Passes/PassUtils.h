@@ -20,6 +20,12 @@ void eraseDeadOps(mlir::Block &body);
 /// A 1-D i64 constant holding `dims` (a Reshape's shape operand), at b's insertion point.
 mlir::Value shapeConstant(mlir::OpBuilder &b, mlir::Location loc, llvm::ArrayRef<int64_t> dims);
 
+/// Builds the onnx op `name` ("Unsqueeze") at b's insertion point and infers
+/// its result type; failure when inference rejects it (error emitted).
+mlir::FailureOr<mlir::Value> buildOnnxOp(mlir::OpBuilder &b, mlir::Location loc,
+                                         llvm::StringRef name, mlir::ValueRange operands,
+                                         llvm::ArrayRef<mlir::NamedAttribute> attrs = {});
+
 } // namespace onnxc
 
 #endif

@@ -183,6 +183,30 @@ def FoldBatchNormPass : Pass<"onnxc-fold-batchnorm", "mlir::func::FuncOp"> {
   }];
 }
 
+def DataDependentDimsPass : Pass<"onnxc-data-dependent-dims", "mlir::func::FuncOp"> {
+  let summary = "Carry sizes the data decides through the ops that keep rows apart; refuse the rest";
+  let description = [{
+    NonZero, Unique and NonMaxSuppression results have a dim whose size the
+    data decides: the type holds the bound, an extent result the size of a
+    run (DataDependentDims.h). This pass first rewrites what can become such
+    ops (Compress with a run-time condition: Gather by NonZero's indices;
+    Transpose after NonZero: NonZero's transposed form), then works out which
+    dims of which values carry such a size (element-wise ops, views,
+    Transpose, Gather/GatherND by such indices, Slice, Split and Concat
+    along other dims), refuses any other reader, naming its node and the
+    producer, and gives each graph output carrying such a size its extent
+    result (onnx.outputs' "extent", "extent_dim") and zeros past it.
+
+    Before:
+      %i, %n = onnx.NonZero(%m) : (tensor<6xi1>) -> (tensor<1x6xi64>, tensor<i64>)
+      %j = onnx.Squeeze(%i, %zero) : ... -> tensor<6xi64>
+      %y = onnx.Gather(%x, %j) {axis = 0} : ... -> tensor<6x4xf32>
+      return %y
+    After: `return %y', %n`, %y' = Where(iota < %n, %y, 0), and onnx.outputs
+    maps output 0 to extent result 1, dim 0.
+  }];
+}
+
 def SelectKernelsPass : Pass<"onnxc-select-kernels", "mlir::func::FuncOp"> {
   let summary = "Choose each op's kernels once, through the target's providers";
   let description = [{

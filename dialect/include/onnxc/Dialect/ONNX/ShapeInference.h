@@ -35,6 +35,11 @@ mlir::LogicalResult inferBoolLike(mlir::Operation *op, unsigned operand);
 std::optional<llvm::SmallVector<int64_t>>
 broadcastShapes(llvm::ArrayRef<int64_t> a, llvm::ArrayRef<int64_t> b);
 
+/// On NonZero: the result is [count, rank] (one index tuple per row, the
+/// form Transpose gives its ONNX result) rather than [rank, count]; set by
+/// onnxc-data-dependent-dims where a Transpose reads it.
+constexpr const char *kTransposedNonZeroAttr = "onnxc.transposed";
+
 /// The integer values of `v` when it is produced by onnx.Constant.
 std::optional<llvm::SmallVector<int64_t>> getConstantInts(mlir::Value v);
 /// The dense value of `v` when it is produced by onnx.Constant.

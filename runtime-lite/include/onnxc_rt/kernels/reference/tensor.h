@@ -290,6 +290,8 @@ void scatter_elements(const T *data, const I *indices, const T *updates, T *y,
 
 /// GatherND: indices viewed as (batch, n, k); each k-tuple addresses a slice
 /// of `slice` elements in the batch's data block of `batch_stride` elements.
+/// Each index as Gather's (gather_index: out of range reads element 0), so
+/// rows past a data-dependent size, which hold no real indices, stay in bounds.
 template <typename T, typename I>
 void gather_nd(const T *data, const I *indices, T *y, int64_t batch, int64_t n,
                int64_t k, const int64_t *data_dims, int64_t batch_stride, int64_t slice) {
@@ -298,7 +300,7 @@ void gather_nd(const T *data, const I *indices, T *y, int64_t batch, int64_t n,
       const I *tuple = indices + (b * n + j) * k;
       int64_t off = 0;
       for (int64_t d = 0; d < k; ++d)
-        off = off * data_dims[d] + detail::wrap_index(int64_t(tuple[d]), data_dims[d]);
+        off = off * data_dims[d] + gather_index(tuple[d], data_dims[d]);
       const T *src = data + b * batch_stride + off * slice;
       T *dst = y + (b * n + j) * slice;
       for (int64_t i = 0; i < slice; ++i)
@@ -439,11 +441,12 @@ void reverse_sequence(const T *x, const L *lens, T *y, int64_t batch, int64_t ti
 }
 
 /// NonZero: the indices of x's non-zero elements (rank x numel, row-major
-/// order) as the [rank, count] matrix packed at the start of y, whose
+/// order) as the [rank, count] matrix packed at the start of y (or, when
+/// `transposed`, as [count, rank]: one index tuple per row), whose
 /// remaining `rank * numel - rank * count` elements are zeroed; *extent = count.
 template <typename T>
 void nonzero(const T *x, int64_t *y, int64_t *extent, int64_t rank, const int64_t *shape,
-             int64_t numel) {
+             int64_t numel, int64_t transposed) {
   int64_t count = 0;
   for (int64_t i = 0; i < numel; ++i)
     count += x[i] != T(0);
@@ -452,7 +455,7 @@ void nonzero(const T *x, int64_t *y, int64_t *extent, int64_t rank, const int64_
     if (x[i] == T(0))
       continue;
     for (int64_t d = rank - 1, rest = i; d >= 0; --d) {
-      y[d * count + k] = rest % shape[d];
+      y[transposed ? k * rank + d : d * count + k] = rest % shape[d];
       rest /= shape[d];
     }
     ++k;

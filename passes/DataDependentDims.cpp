@@ -1,0 +1,488 @@
+//===- DataDependentDims.cpp - onnxc-data-dependent-dims --------------------===//
+#include "onnxc/Passes/DataDependentDims.h"
+
+#include "onnxc/Dialect/ONNX/NodeNames.h"
+#include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Passes/PassUtils.h"
+#include "onnxc/Passes/Passes.h"
+
+#include "llvm/ADT/STLExtras.h"
+
+using namespace mlir;
+
+namespace onnxc {
+#define GEN_PASS_DEF_DATADEPENDENTDIMSPASS
+#include "onnxc/Passes/Passes.h.inc"
+
+std::string nodeLabel(Operation *op) {
+  std::string name = nodeNameOf(op->getLoc());
+  return name.empty() ? op->getName().getStringRef().str() : name;
+}
+
+namespace {
+
+using onnx::getConstantInts;
+
+ArrayRef<int64_t> shapeOf(Value v) { return cast<RankedTensorType>(v.getType()).getShape(); }
+
+int64_t product(ArrayRef<int64_t> dims) {
+  int64_t p = 1;
+  for (int64_t d : dims)
+    p *= d;
+  return p;
+}
+
+/// Each output element is a function of the elements at the same index of
+/// its (numpy-broadcast) operands.
+bool isElementwise(Operation *op) {
+  return op->hasTrait<onnx::ElementFunction>() || op->hasTrait<onnx::InPlaceAnyOperand>() ||
+         isa<onnx::CastOp, onnx::IsNaNOp, onnx::IsInfOp, onnx::MaxOp, onnx::MinOp, onnx::SumOp,
+             onnx::MeanOp>(op);
+}
+
+/// Why `op` cannot carry its operands' data-dependent dims, or "" when it
+/// can; `out` receives each result's dims.
+using Carried = SmallVector<DataDependentDims>;
+std::string carry(Operation *op, ArrayRef<DataDependentDims> in, Carried &out) {
+  out.assign(op->getNumResults(), {});
+  // Gives result `r` operand dim `from`'s size at dim `to`; two sizes on one
+  // dim must be the same run-time value.
+  auto give = [&](unsigned r, int64_t to, const DataDependentDim &from) -> std::string {
+    for (DataDependentDim &d : out[r])
+      if (d.dim == to) {
+        if (d.extent != from.extent)
+          return "two sizes the data decides meet on dim " + std::to_string(to);
+        return "";
+      }
+    out[r].push_back({to, from.extent});
+    return "";
+  };
+  if (op->getNumResults() == 0 || !isa<RankedTensorType>(op->getResult(0).getType()))
+    return "its result has no known shape";
+  auto outShape = shapeOf(op->getResult(0));
+
+  if (isElementwise(op)) {
+    int64_t rank = outShape.size();
+    for (auto [i, dims] : llvm::enumerate(in)) {
+      auto s = shapeOf(op->getOperand(i));
+      for (const DataDependentDim &d : dims) {
+        int64_t to = d.dim + rank - (int64_t)s.size();
+        if (s[d.dim] != outShape[to])
+          return "the size the data decides would be broadcast";
+        if (std::string e = give(0, to, d); !e.empty())
+          return e;
+      }
+    }
+    // Another operand's fixed size on such a dim must be 1 (broadcast): a
+    // fixed size > 1 is right only when the data makes it so.
+    for (const DataDependentDim &d : out[0])
+      for (auto [i, dims] : llvm::enumerate(in)) {
+        auto s = shapeOf(op->getOperand(i));
+        int64_t from = d.dim - (rank - (int64_t)s.size());
+        if (from >= 0 && s[from] != 1 &&
+            !llvm::any_of(dims, [&](const DataDependentDim &x) { return x.dim == from; }))
+          return "operand " + std::to_string(i) + " has the fixed size " +
+                 std::to_string(s[from]) + " where another operand's size is decided by the data";
+      }
+    return "";
+  }
+  if (op->hasTrait<onnx::View>()) {
+    // Reshape, Flatten, Squeeze, Unsqueeze, Identity: a dim keeps its rows
+    // when the elements before it and its bound are unchanged.
+    auto s = shapeOf(op->getOperand(0));
+    for (const DataDependentDim &d : in[0]) {
+      int64_t before = product(s.take_front(d.dim)), to = -1;
+      for (int64_t j = 0; j < (int64_t)outShape.size() && to < 0; ++j)
+        if (outShape[j] == s[d.dim] && product(outShape.take_front(j)) == before)
+          to = j;
+      if (to < 0)
+        return "it reshapes the dim whose size the data decides";
+      if (std::string e = give(0, to, d); !e.empty())
+        return e;
+    }
+    for (unsigned i = 1; i < in.size(); ++i)
+      if (!in[i].empty())
+        return "its shape operand is computed from a size the data decides";
+    return "";
+  }
+  if (auto t = dyn_cast<onnx::TransposeOp>(op)) {
+    SmallVector<int64_t> perm = onnx::transposePerm(op, shapeOf(t.getData()).size());
+    for (const DataDependentDim &d : in[0])
+      (void)give(0, llvm::find(perm, d.dim) - perm.begin(), d);
+    return "";
+  }
+  if (auto g = dyn_cast<onnx::GatherOp>(op)) {
+    int64_t rank = shapeOf(g.getData()).size(), q = shapeOf(g.getIndices()).size();
+    int64_t axis = static_cast<int64_t>(g.getAxis());
+    if (axis < 0)
+      axis += rank;
+    for (const DataDependentDim &d : in[0]) // data: rows picked along axis end it
+      if (d.dim != axis)
+        (void)give(0, d.dim < axis ? d.dim : d.dim - 1 + q, d);
+    for (const DataDependentDim &d : in[1])
+      if (std::string e = give(0, axis + d.dim, d); !e.empty())
+        return e;
+    return "";
+  }
+  if (auto g = dyn_cast<onnx::GatherNDOp>(op)) {
+    auto idx = shapeOf(g.getIndices());
+    int64_t b = g.getBatchDims(), q = idx.size(), k = idx.back();
+    for (const DataDependentDim &d : in[1]) {
+      if (d.dim == q - 1)
+        return "its index tuples' length is decided by the data";
+      if (d.dim < b)
+        return "a batch dim's size is decided by the data";
+      (void)give(0, d.dim, d);
+    }
+    for (const DataDependentDim &d : in[0]) {
+      if (d.dim < b)
+        return "a batch dim's size is decided by the data";
+      if (d.dim >= b + k)
+        if (std::string e = give(0, q - 1 + d.dim - b - k, d); !e.empty())
+          return e;
+    }
+    return "";
+  }
+  if (auto s = dyn_cast<onnx::SliceOp>(op)) {
+    for (unsigned i = 1; i < in.size(); ++i)
+      if (!in[i].empty())
+        return "its bounds are computed from a size the data decides";
+    auto geometry = onnx::resolveSlice(op);
+    if (failed(geometry) || !*geometry)
+      return "its bounds are not constants";
+    auto inShape = shapeOf(s.getData());
+    for (const DataDependentDim &d : in[0]) {
+      if ((*geometry)->starts[d.dim] != 0 || (*geometry)->steps[d.dim] != 1 ||
+          outShape[d.dim] != inShape[d.dim])
+        return "it slices the dim whose size the data decides";
+      (void)give(0, d.dim, d);
+    }
+    return "";
+  }
+  if (auto s = dyn_cast<onnx::SplitOp>(op)) {
+    if (in.size() > 1 && !in[1].empty())
+      return "its sizes are computed from a size the data decides";
+    int64_t rank = shapeOf(s.getInput()).size();
+    int64_t axis = static_cast<int64_t>(s.getAxis());
+    if (axis < 0)
+      axis += rank;
+    for (const DataDependentDim &d : in[0]) {
+      if (d.dim == axis)
+        return "it splits the dim whose size the data decides";
+      for (unsigned r = 0; r < op->getNumResults(); ++r)
+        (void)give(r, d.dim, d);
+    }
+    return "";
+  }
+  if (auto c = dyn_cast<onnx::ConcatOp>(op)) {
+    int64_t rank = outShape.size();
+    int64_t axis = static_cast<int64_t>(c.getAxis());
+    if (axis < 0)
+      axis += rank;
+    for (const DataDependentDims &dims : in)
+      for (const DataDependentDim &d : dims) {
+        if (d.dim == axis)
+          return "it joins along the dim whose size the data decides";
+        if (std::string e = give(0, d.dim, d); !e.empty())
+          return e;
+      }
+    // Every operand must have the same run-time size on such a dim.
+    for (const DataDependentDim &d : out[0])
+      for (const DataDependentDims &dims : in)
+        if (!llvm::any_of(dims, [&](const DataDependentDim &x) { return x.dim == d.dim; }))
+          return "an operand has a fixed size where another's is decided by the data";
+    return "";
+  }
+  return "it does not take such values yet (the ops that do: element-wise ops, Cast, "
+         "Reshape, Squeeze, Unsqueeze, Flatten, Transpose, Gather, GatherND, and Slice, "
+         "Split and Concat along other dims)";
+}
+
+/// The op whose data decides the size (none past a refused reader).
+Operation *producerOf(const DataDependentDim &d) {
+  return d.extent ? d.extent.getDefiningOp() : nullptr;
+}
+
+} // namespace
+
+DataDependentDimsAnalysis::DataDependentDimsAnalysis(Operation *root) {
+  for (Region &r : root->getRegions())
+    for (Block &b : r)
+      for (Operation &op : b)
+        visit(&op);
+}
+
+ArrayRef<DataDependentDim> DataDependentDimsAnalysis::dimsOf(Value v) const {
+  auto it = dims.find(v);
+  return it == dims.end() ? ArrayRef<DataDependentDim>() : ArrayRef(it->second);
+}
+
+void DataDependentDimsAnalysis::visit(Operation *op) {
+  // Regions first: an op's results come after the ops inside it.
+  for (Region &r : op->getRegions())
+    for (Block &b : r)
+      for (Operation &inner : b)
+        visit(&inner);
+  SmallVector<DataDependentDims> in;
+  bool reads = false;
+  for (Value v : op->getOperands()) {
+    in.push_back(DataDependentDims(dimsOf(v)));
+    reads |= !in.back().empty();
+  }
+  // The function's return hands such values to the caller (with their
+  // sizes: onnxc-data-dependent-dims); a region's terminator to its op.
+  if (op->hasTrait<OpTrait::IsTerminator>())
+    return;
+  // A region reading such a value from outside, or yielding one, counts as
+  // the op reading it.
+  Operation *source = nullptr;
+  op->walk([&](Operation *inner) {
+    if (inner == op)
+      return;
+    for (Value v : inner->getOperands())
+      if (!dimsOf(v).empty() && (inner->hasTrait<OpTrait::IsTerminator>() ||
+                                 !op->isProperAncestor(v.getParentBlock()->getParentOp())))
+        reads = true, source = source ? source : producerOf(dimsOf(v).front());
+  });
+  if (auto dd = dyn_cast<onnx::DataDependentShape>(op)) {
+    for (OpResult r : op->getResults())
+      if (int64_t d = dd.dataDependentDim(r.getResultNumber()); d >= 0)
+        dims[r].push_back({d, dd.getExtent()});
+    if (!reads)
+      return;
+  }
+  if (!reads)
+    return;
+  Carried out;
+  std::string why = op->getNumRegions() || isa<onnx::DataDependentShape>(op)
+                        ? "it does not take such values yet"
+                        : carry(op, in, out);
+  if (why.empty()) {
+    for (auto [r, d] : llvm::zip(op->getResults(), out))
+      if (!d.empty())
+        dims[r] = d;
+    return;
+  }
+  if (!refuser_) {
+    for (const DataDependentDims &d : in)
+      if (!d.empty() && !source)
+        source = producerOf(d.front());
+    refuser_ = op;
+    refusal_ = "reads a value whose size the data decides (from node '" +
+               (source ? nodeLabel(source) : std::string("?")) + "'); not supported: " + why;
+  }
+  // Its results are not known: no Shape of them may fold.
+  for (OpResult r : op->getResults())
+    if (auto t = dyn_cast<RankedTensorType>(r.getType()))
+      for (int64_t d = 0; d < t.getRank(); ++d)
+        dims[r].push_back({d, Value()});
+}
+
+namespace {
+
+/// Compress with a condition computed at run time is Gather by the indices
+/// of the condition's true elements: NonZero's, bounded like them.
+LogicalResult expandRuntimeCompress(onnx::CompressOp op) {
+  if (onnx::getConstantElements(op.getCondition()))
+    return success();
+  auto in = dyn_cast<RankedTensorType>(op.getInput().getType());
+  auto cond = dyn_cast<RankedTensorType>(op.getCondition().getType());
+  if (!in || !in.hasStaticShape() || !cond || !cond.hasStaticShape() || cond.getRank() != 1)
+    return op.emitError("Compress needs a static input and a 1-D condition");
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  Value x = op.getInput();
+  int64_t axis = 0;
+  if (auto a = op.getAxis()) {
+    axis = static_cast<int64_t>(*a);
+    if (axis < 0)
+      axis += in.getRank();
+  } else {
+    auto flat = buildOnnxOp(b, loc, "Reshape", {x, shapeConstant(b, loc, {in.getNumElements()})});
+    if (failed(flat))
+      return failure();
+    x = *flat;
+  }
+  int64_t length = shapeOf(x)[axis];
+  Value c = op.getCondition();
+  if (cond.getDimSize(0) > length) { // elements past the input's are ignored
+    Value none = b.create<onnx::NoValueOp>(loc, b.getNoneType());
+    auto s = buildOnnxOp(b, loc, "Slice",
+                         {c, shapeConstant(b, loc, {0}), shapeConstant(b, loc, {length}), none, none});
+    if (failed(s))
+      return failure();
+    c = *s;
+  }
+  OperationState st(loc, onnx::NonZeroOp::getOperationName());
+  st.addOperands(c);
+  st.addTypes({UnrankedTensorType::get(b.getI64Type()), UnrankedTensorType::get(b.getI64Type())});
+  Operation *nz = b.create(st);
+  if (failed(refreshTypes(nz)))
+    return failure();
+  auto indices = buildOnnxOp(b, loc, "Squeeze", {nz->getResult(0), shapeConstant(b, loc, {0})});
+  if (failed(indices))
+    return failure();
+  auto y = buildOnnxOp(b, loc, "Gather", {x, *indices},
+                       {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
+  if (failed(y))
+    return failure();
+  op.getResult().replaceAllUsesWith(*y);
+  op.erase();
+  return success();
+}
+
+/// NonZero's [rank, count] result is packed (its rows count apart), so no
+/// kernel reads it on the bound; the Transpose exporters put after it reads
+/// NonZero's transposed form, [count, rank], whose rows are already apart.
+void transposeNonZero(onnx::NonZeroOp op) {
+  auto x = dyn_cast<RankedTensorType>(op.getX().getType());
+  if (!x || x.getRank() < 2 || op->hasAttr(onnx::kTransposedNonZeroAttr))
+    return;
+  SmallVector<onnx::TransposeOp> transposes;
+  for (Operation *user : op.getY().getUsers())
+    if (auto t = dyn_cast<onnx::TransposeOp>(user);
+        t && onnx::transposePerm(t, 2) == SmallVector<int64_t>{1, 0})
+      transposes.push_back(t);
+  if (transposes.empty())
+    return;
+  OpBuilder b(op);
+  Operation *rowsFirst = b.clone(*op);
+  rowsFirst->setAttr(onnx::kTransposedNonZeroAttr, b.getUnitAttr());
+  (void)refreshTypes(rowsFirst);
+  for (onnx::TransposeOp t : transposes) {
+    t.getResult().replaceAllUsesWith(rowsFirst->getResult(0));
+    t.erase();
+  }
+  if (op.getY().use_empty() && op.getExtent().use_empty())
+    op.erase();
+}
+
+/// `x` with the rows past its size along `dim` zeroed (graph outputs: the
+/// header promises zeros there).
+FailureOr<Value> zeroPastExtent(OpBuilder &b, Location loc, Value x, int64_t dim, Value extent) {
+  auto t = cast<RankedTensorType>(x.getType());
+  Type elt = t.getElementType();
+  Attribute zero;
+  if (isa<FloatType>(elt))
+    zero = b.getFloatAttr(elt, 0.0);
+  else if (isa<IntegerType>(elt))
+    zero = b.getIntegerAttr(elt, 0);
+  else
+    return x; // strings: nothing to zero in a reference
+  SmallVector<int64_t> iotaShape(t.getRank(), 1);
+  iotaShape[dim] = t.getDimSize(dim);
+  auto iotaType = RankedTensorType::get(iotaShape, b.getI64Type());
+  SmallVector<int64_t> iota(t.getDimSize(dim));
+  for (int64_t i = 0; i < (int64_t)iota.size(); ++i)
+    iota[i] = i;
+  Value rows = b.create<onnx::ConstantOp>(loc, iotaType, DenseElementsAttr::get(iotaType, ArrayRef(iota)));
+  auto zeroType = RankedTensorType::get({}, elt);
+  Value z = b.create<onnx::ConstantOp>(loc, zeroType, DenseElementsAttr::get(zeroType, zero));
+  auto inside = buildOnnxOp(b, loc, "Less", {rows, extent});
+  if (failed(inside))
+    return failure();
+  return buildOnnxOp(b, loc, "Where", {*inside, x, z});
+}
+
+struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDimsPass> {
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    SmallVector<onnx::CompressOp> compresses;
+    func.walk([&](onnx::CompressOp op) { compresses.push_back(op); });
+    for (onnx::CompressOp op : compresses)
+      if (failed(expandRuntimeCompress(op)))
+        return signalPassFailure();
+    SmallVector<onnx::NonZeroOp> nonZeros;
+    func.walk([&](onnx::NonZeroOp op) { nonZeros.push_back(op); });
+    for (onnx::NonZeroOp op : nonZeros)
+      transposeNonZero(op);
+    WalkResult typed = func.walk([](Operation *op) {
+      return failed(refreshTypes(op)) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (typed.wasInterrupted())
+      return signalPassFailure();
+
+    DataDependentDimsAnalysis dims(func);
+    if (Operation *op = dims.refuser()) {
+      emitError(op->getLoc()) << dims.refusal();
+      return signalPassFailure();
+    }
+    if (!dims.any())
+      return updateFunctionResultTypes(func);
+    if (failed(giveOutputsTheirSizes(func, dims)))
+      return signalPassFailure();
+  }
+
+  /// Each graph output that carries a size the data decides gets it as an
+  /// extent result (onnx.outputs' "extent"/"extent_dim", as the importer
+  /// writes for NonZero's own), and zeros past it.
+  LogicalResult giveOutputsTheirSizes(func::FuncOp func, const DataDependentDimsAnalysis &dims) {
+    auto ret = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    MLIRContext *ctx = func.getContext();
+    Builder attrs(ctx);
+    SmallVector<Attribute> entries;
+    if (auto outs = func->getAttrOfType<ArrayAttr>("onnx.outputs")) {
+      entries.assign(outs.begin(), outs.end());
+    } else {
+      for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+        entries.push_back(attrs.getDictionaryAttr(
+            {attrs.getNamedAttr("name", func.getResultAttr(i, "onnx.name")),
+             attrs.getNamedAttr("kind", attrs.getStringAttr("tensor")),
+             attrs.getNamedAttr("count", attrs.getI64IntegerAttr(1)),
+             attrs.getNamedAttr("present", attrs.getBoolAttr(true))}));
+    }
+    OpBuilder b(ret);
+    int64_t first = 0;
+    for (Attribute &a : entries) {
+      auto entry = cast<DictionaryAttr>(a);
+      int64_t count = entry.getAs<IntegerAttr>("count").getInt();
+      int64_t at = first;
+      first += count;
+      if (entry.get("extent") || entry.getAs<StringAttr>("kind").getValue() != "tensor" ||
+          count != 1)
+        continue;
+      Value v = ret.getOperand(at);
+      ArrayRef<DataDependentDim> d = dims.dimsOf(v);
+      if (d.empty())
+        continue;
+      std::string name = entry.getAs<StringAttr>("name").str();
+      if (d.size() > 1)
+        return ret.emitError() << "graph output '" << name
+                               << "' has more than one dim whose size the data decides";
+      auto producer = v.getDefiningOp<onnx::DataDependentShape>();
+      bool packed = producer && producer.dataDependentDim(cast<OpResult>(v).getResultNumber()) >= 0;
+      if (!packed) {
+        // Rows on the bound are the packed tensor only when nothing comes before them.
+        if (llvm::any_of(shapeOf(v).take_front(d[0].dim), [](int64_t s) { return s != 1; }))
+          return ret.emitError()
+                 << "graph output '" << name << "': its dim " << d[0].dim
+                 << ", whose size the data decides, comes after dims larger than 1 "
+                 << "(outputs are packed only along such a leading dim)";
+        auto zeroed = zeroPastExtent(b, v.getLoc(), v, d[0].dim, d[0].extent);
+        if (failed(zeroed))
+          return failure();
+        ret.setOperand(at, *zeroed);
+      }
+      unsigned index = ret.getNumOperands();
+      for (unsigned i = 0; i < ret.getNumOperands(); ++i)
+        if (ret.getOperand(i) == d[0].extent)
+          index = i;
+      if (index == ret.getNumOperands()) {
+        ret->insertOperands(index, d[0].extent);
+        func.insertResult(index, d[0].extent.getType(),
+                          attrs.getDictionaryAttr({attrs.getNamedAttr(
+                              "onnx.name", attrs.getStringAttr(name + ".extent"))}));
+      }
+      NamedAttrList e(entry);
+      e.set("extent", attrs.getI64IntegerAttr(index));
+      e.set("extent_dim", attrs.getI64IntegerAttr(d[0].dim));
+      a = e.getDictionary(ctx);
+    }
+    func->setAttr("onnx.outputs", attrs.getArrayAttr(entries));
+    updateFunctionResultTypes(func);
+    return success();
+  }
+};
+
+} // namespace
+} // namespace onnxc

@@ -1,0 +1,65 @@
+//===- DataDependentDims.h - sizes the data decides, through the graph ----===//
+//
+// NonZero, Unique and NonMaxSuppression give results whose size along one
+// dim the data decides (the DataDependentShape interface): the type holds
+// the bound, a scalar int64 result the size a run produced. Ops that keep
+// each row along such a dim to itself (element-wise ops, Cast, views,
+// Transpose, Gather/GatherND by such indices, Slice, Split and Concat along
+// other dims) carry the dim to their results: their kernels run on the
+// bound, the rows past the size hold values nothing real reads. Which dims
+// of which values are such, and which scalar holds each size, is worked out
+// here once, for constant folding (a Shape over such a dim is not a
+// constant) and for onnxc-data-dependent-dims (which refuses the readers
+// that cannot carry one and gives graph outputs their sizes).
+//
+//===----------------------------------------------------------------------===//
+#ifndef ONNXC_PASSES_DATADEPENDENTDIMS_H
+#define ONNXC_PASSES_DATADEPENDENTDIMS_H
+
+#include "mlir/IR/Operation.h"
+#include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <string>
+
+namespace onnxc {
+
+/// A dim of a value whose size the data decides (the value's type holds its
+/// bound), and the scalar int64 value holding the size a run produced.
+struct DataDependentDim {
+  int64_t dim;
+  mlir::Value extent;
+};
+using DataDependentDims = llvm::SmallVector<DataDependentDim, 1>;
+
+/// The data-dependent dims of every value of a function, in program order.
+class DataDependentDimsAnalysis {
+public:
+  /// Works through `root`'s regions. Stops at the first op that reads such a
+  /// dim and cannot carry it: refuser() and refusal() say which and why
+  /// (its results then count every dim as data-dependent).
+  explicit DataDependentDimsAnalysis(mlir::Operation *root);
+
+  /// The dims of `v` whose size the data decides (empty for most values).
+  llvm::ArrayRef<DataDependentDim> dimsOf(mlir::Value v) const;
+  /// Whether any value of the function has such a dim.
+  bool any() const { return !dims.empty(); }
+
+  mlir::Operation *refuser() const { return refuser_; }
+  const std::string &refusal() const { return refusal_; }
+
+private:
+  void visit(mlir::Operation *op);
+
+  llvm::DenseMap<mlir::Value, DataDependentDims> dims;
+  mlir::Operation *refuser_ = nullptr;
+  std::string refusal_;
+};
+
+/// The node name of `op` for messages ("#1 Transpose", or the op's name).
+std::string nodeLabel(mlir::Operation *op);
+
+} // namespace onnxc
+
+#endif

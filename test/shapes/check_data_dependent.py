@@ -1,0 +1,186 @@
+#!/usr/bin/python3
+"""Sizes the data decides, inside a model (issue 48).
+
+    check_data_dependent.py ONNXC --work DIR [--target T]
+
+NonZero's, Unique's and a run-time Compress's results are bounded: their
+type holds the largest size, the run reports the real one. These cases read
+such results inside the model, the way exporters write it, and check each
+output against PyTorch's or numpy's at several sizes, none and all included:
+
+  mask      torch's `x[x > t] * 2` and `torch.nonzero(x > t)` (NonZero ->
+            Transpose -> GatherND -> Mul; NonZero -> Transpose), t an input.
+  unique    torch's `torch.unique(x) * 3 + 1`: Unique -> element-wise.
+  compress  ONNX Compress with a run-time condition: along an axis, and of
+            the flattened input with a condition longer than it.
+  refused   readers that cannot take such a size are refused, naming the
+            node (exit 3): Shape of NonZero's result (once folded silently
+            to the bound), a Softmax over it, an output whose such dim comes
+            after a dim larger than 1.
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import warnings
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper
+
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "models"))
+from onnx_tensors import load_tensor  # noqa: E402
+
+warnings.filterwarnings("ignore")
+
+
+def save(path, nodes, inputs, outputs):
+    graph = helper.make_graph(nodes, "g", inputs, outputs)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8
+    onnx.save(model, path)
+
+
+def run(args, model, name, feeds):
+    """onnxc run on `feeds` (name -> array): the outputs, in order."""
+    base = os.path.join(args.work, name)
+    shutil.rmtree(base, ignore_errors=True)
+    os.makedirs(os.path.join(base, "in"))
+    for k, v in feeds.items():
+        np.save(os.path.join(base, "in", k + ".npy"), v)
+    out = os.path.join(base, "out")
+    r = subprocess.run([args.onnxc, "run", model, "--inputs", os.path.join(base, "in"),
+                        "--outputs", out, "--target", args.target, "--no-cache"],
+                       capture_output=True, text=True)
+    if r.returncode:
+        sys.exit(f"FAIL {name}: onnxc run exited {r.returncode}\n{r.stderr}")
+    return [load_tensor(os.path.join(out, f"output_{i}.pb")) for i in range(len(os.listdir(out)))]
+
+
+def expect_equal(name, got, want):
+    for i, (g, w) in enumerate(zip(got, want)):
+        if g.shape != w.shape or not np.array_equal(g, w):
+            sys.exit(f"FAIL {name} output {i}: got {g.shape} {g.ravel()[:8]}, "
+                     f"want {w.shape} {w.ravel()[:8]}")
+    print(f"ok   {name}: " + ", ".join(str(g.shape) for g in got))
+
+
+def mask(args):
+    import torch
+
+    class Mask(torch.nn.Module):
+        def forward(self, x, t):
+            m = x > t
+            return x[m] * 2, torch.nonzero(m)
+
+    path = os.path.join(args.work, "mask.onnx")
+    x = torch.randn(3, 5, generator=torch.Generator().manual_seed(1))
+    torch.onnx.export(Mask(), (x, torch.tensor(0.5)), path, opset_version=17,
+                      input_names=["x", "t"], output_names=["picked", "where"])
+    for t in (0.5, 10.0, -10.0):
+        with torch.no_grad():
+            want = [w.numpy() for w in Mask()(x, torch.tensor(t))]
+        got = run(args, path, f"mask_t{t}", {"x": x.numpy(), "t": np.array(t, np.float32)})
+        expect_equal(f"mask t={t}", got, want)
+
+
+def unique(args):
+    import torch
+
+    class Unique(torch.nn.Module):
+        def forward(self, x):
+            return torch.unique(x) * 3 + 1
+
+    path = os.path.join(args.work, "unique.onnx")
+    torch.onnx.export(Unique(), (torch.zeros(10),), path, opset_version=17,
+                      input_names=["x"], output_names=["u"])
+    rng = np.random.default_rng(2)
+    for name, x in (("repeats", rng.integers(0, 4, 10).astype(np.float32)),
+                    ("distinct", rng.permutation(10).astype(np.float32)),
+                    ("one value", np.full(10, 7, np.float32))):
+        with torch.no_grad():
+            want = [Unique()(torch.from_numpy(x)).numpy()]
+        expect_equal(f"unique {name}", run(args, path, "unique", {"x": x}), want)
+
+
+def compress(args):
+    path = os.path.join(args.work, "compress.onnx")
+    f32, b = TensorProto.FLOAT, TensorProto.BOOL
+    save(path, [helper.make_node("Greater", ["s", "t"], ["m"]),
+                helper.make_node("Compress", ["x", "m"], ["rows"], axis=0),
+                helper.make_node("Compress", ["x", "c"], ["flat"])],
+         [helper.make_tensor_value_info("x", f32, [5, 3]),
+          helper.make_tensor_value_info("s", f32, [5]),
+          helper.make_tensor_value_info("t", f32, []),
+          helper.make_tensor_value_info("c", b, [20])],
+         [helper.make_tensor_value_info("rows", f32, ["n", 3]),
+          helper.make_tensor_value_info("flat", f32, ["k"])])
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((5, 3)).astype(np.float32)
+    s = rng.standard_normal(5).astype(np.float32)
+    for t in (0.0, 9.0, -9.0):
+        c = rng.random(20) > 0.5
+        got = run(args, path, "compress", {"x": x, "s": s, "t": np.array(t, np.float32), "c": c})
+        # Condition elements past the input's are ignored (ONNX Compress).
+        expect_equal(f"compress t={t}", got,
+                     [np.compress(s > t, x, axis=0), np.compress(c[:15], x)])
+
+
+def refused(args):
+    i64, f32 = TensorProto.INT64, TensorProto.FLOAT
+    x = [helper.make_tensor_value_info("x", f32, [2, 3])]
+    cases = {
+        "shape": ([helper.make_node("NonZero", ["x"], ["i"], name="nz"),
+                   helper.make_node("Shape", ["i"], ["y"], name="size_of_nz")],
+                  [helper.make_tensor_value_info("y", i64, [2])],
+                  "node 'size_of_nz': reads a value whose size the data decides "
+                  "(from node 'nz'); not supported"),
+        "softmax": ([helper.make_node("NonZero", ["x"], ["i"], name="nz"),
+                     helper.make_node("Transpose", ["i"], ["it"], perm=[1, 0]),
+                     helper.make_node("Cast", ["it"], ["f"], to=f32, name="cast"),
+                     helper.make_node("Softmax", ["f"], ["y"], axis=0, name="soft")],
+                    [helper.make_tensor_value_info("y", f32, ["n", 2])],
+                    "node 'soft': reads a value whose size the data decides (from node 'nz')"),
+        # [1, n] rows stacked into [2, n]: the data's dim after a dim of 2,
+        # whose rows the caller could not find (outputs are packed).
+        "output": ([helper.make_node("NonZero", ["x"], ["i"], name="nz"),
+                    helper.make_node("Transpose", ["i"], ["it"], perm=[1, 0]),
+                    helper.make_node("GatherND", ["x", "it"], ["g"]),
+                    helper.make_node("Constant", [], ["axes"],
+                                     value=helper.make_tensor("a", i64, [1], [0])),
+                    helper.make_node("Unsqueeze", ["g", "axes"], ["u"]),
+                    helper.make_node("Concat", ["u", "u"], ["y"], axis=0)],
+                   [helper.make_tensor_value_info("y", f32, [2, "n"])],
+                   "graph output 'y': its dim 1, whose size the data decides, comes after"),
+    }
+    for name, (nodes, outputs, message) in cases.items():
+        path = os.path.join(args.work, f"refused_{name}.onnx")
+        save(path, nodes, x, outputs)
+        out = os.path.join(args.work, f"refused_{name}")
+        shutil.rmtree(out, ignore_errors=True)
+        r = subprocess.run([args.onnxc, path, "-o", out, "--target", args.target],
+                           capture_output=True, text=True)
+        if r.returncode not in (1, 3) or message not in r.stderr or os.path.exists(out):
+            sys.exit(f"FAIL refused {name}: exit {r.returncode}, wrote {os.path.exists(out)}\n"
+                     f"{r.stderr}\nwanted: {message}")
+        print(f"ok   refused {name} (exit {r.returncode})")
+
+
+CASES = {"mask": mask, "unique": unique, "compress": compress, "refused": refused}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("onnxc")
+    p.add_argument("--work", required=True)
+    p.add_argument("--target", default="native")
+    p.add_argument("cases", nargs="*", default=list(CASES))
+    args = p.parse_intermixed_args()
+    os.makedirs(args.work, exist_ok=True)
+    for c in args.cases:
+        CASES[c](args)
+
+
+if __name__ == "__main__":
+    main()

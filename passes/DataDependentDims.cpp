@@ -223,16 +223,16 @@ void DataDependentDimsAnalysis::visit(Operation *op) {
     for (Block &b : r)
       for (Operation &inner : b)
         visit(&inner);
+  // The function's return hands such values to the caller (with their
+  // sizes: onnxc-data-dependent-dims); a region's terminator to its op.
+  if (op->hasTrait<OpTrait::IsTerminator>())
+    return;
   SmallVector<DataDependentDims> in;
   bool reads = false;
   for (Value v : op->getOperands()) {
     in.push_back(DataDependentDims(dimsOf(v)));
     reads |= !in.back().empty();
   }
-  // The function's return hands such values to the caller (with their
-  // sizes: onnxc-data-dependent-dims); a region's terminator to its op.
-  if (op->hasTrait<OpTrait::IsTerminator>())
-    return;
   // A region reading such a value from outside, or yielding one, counts as
   // the op reading it.
   Operation *source = nullptr;
@@ -244,24 +244,51 @@ void DataDependentDimsAnalysis::visit(Operation *op) {
                                  !op->isProperAncestor(v.getParentBlock()->getParentOp())))
         reads = true, source = source ? source : producerOf(dimsOf(v).front());
   });
-  if (auto dd = dyn_cast<onnx::DataDependentShape>(op)) {
+  std::string why;
+  auto topk = dyn_cast<onnx::TopKOp>(op);
+  if (topk && !isa<RankedTensorType>(topk.getX().getType())) {
+    if (!reads)
+      return;
+    why = "its input has no known shape";
+  } else if (topk) {
+    // Rows along other dims are carried; along axis X's size must be its
+    // `n` (onnxc-data-dependent-dims gives it); the run's K decides there.
+    int64_t rank = shapeOf(topk.getX()).size(), axis = static_cast<int64_t>(topk.getAxis());
+    axis = axis < 0 ? axis + rank : axis;
+    DataDependentDims carried;
+    for (const DataDependentDim &d : in[0])
+      if (d.dim != axis)
+        carried.push_back(d);
+      else if (topk.getN() != d.extent)
+        why = "TopK along a dim whose size the data decides is not given that size";
+    if (!in[1].empty())
+      why = "its K has a size the data decides";
+    if (topk.dataDependentDim(0) >= 0)
+      carried.push_back({axis, topk.getExtent()});
+    if (why.empty()) {
+      if (!carried.empty())
+        for (unsigned r = 0; r < 2; ++r)
+          dims[op->getResult(r)] = carried;
+      return;
+    }
+  } else if (auto dd = dyn_cast<onnx::DataDependentShape>(op)) {
     for (OpResult r : op->getResults())
       if (int64_t d = dd.dataDependentDim(r.getResultNumber()); d >= 0)
         dims[r].push_back({d, dd.getExtent()});
     if (!reads)
       return;
-  }
-  if (!reads)
-    return;
-  Carried out;
-  std::string why = op->getNumRegions() || isa<onnx::DataDependentShape>(op)
-                        ? "it does not take such values yet"
-                        : carry(op, in, out);
-  if (why.empty()) {
-    for (auto [r, d] : llvm::zip(op->getResults(), out))
-      if (!d.empty())
-        dims[r] = d;
-    return;
+    why = "it does not take such values yet";
+  } else {
+    if (!reads)
+      return;
+    Carried out;
+    why = op->getNumRegions() ? "it does not take such values yet" : carry(op, in, out);
+    if (why.empty()) {
+      for (auto [r, d] : llvm::zip(op->getResults(), out))
+        if (!d.empty())
+          dims[r] = d;
+      return;
+    }
   }
   if (!refuser_) {
     for (const DataDependentDims &d : in)
@@ -273,9 +300,11 @@ void DataDependentDimsAnalysis::visit(Operation *op) {
   }
   // Its results are not known: no Shape of them may fold.
   for (OpResult r : op->getResults())
-    if (auto t = dyn_cast<RankedTensorType>(r.getType()))
+    if (auto t = dyn_cast<RankedTensorType>(r.getType())) {
+      dims[r].clear();
       for (int64_t d = 0; d < t.getRank(); ++d)
         dims[r].push_back({d, Value()});
+    }
 }
 
 namespace {
@@ -357,6 +386,109 @@ void transposeNonZero(onnx::NonZeroOp op) {
     op.erase();
 }
 
+/// A Shape or Size reading dims whose size the data decides becomes the
+/// run-time value: the fixed dims as constants, the others their extents.
+LogicalResult shapeAtRunTime(Operation *op, ArrayRef<DataDependentDim> runTime) {
+  OpBuilder b(op);
+  Location loc = op->getLoc();
+  auto shape = shapeOf(op->getOperand(0));
+  auto extentOf = [&](int64_t d) -> Value {
+    for (const DataDependentDim &x : runTime)
+      if (x.dim == d)
+        return x.extent;
+    return nullptr;
+  };
+  FailureOr<Value> result;
+  if (isa<onnx::SizeOp>(op)) {
+    result = Value(b.create<onnx::ConstantOp>(
+        loc, RankedTensorType::get({}, b.getI64Type()),
+        DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()), int64_t(1))));
+    for (int64_t d = 0; d < (int64_t)shape.size() && succeeded(result); ++d) {
+      Value e = extentOf(d);
+      Value size = e ? e
+                     : b.create<onnx::ConstantOp>(
+                           loc, RankedTensorType::get({}, b.getI64Type()),
+                           DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
+                                                  shape[d]));
+      result = buildOnnxOp(b, loc, "Mul", {*result, size});
+    }
+  } else {
+    auto s = cast<onnx::ShapeOp>(op);
+    int64_t r = shape.size();
+    auto clampIdx = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + r : i, 0, r); };
+    int64_t start = clampIdx(s.getStart()), end = s.getEnd() ? clampIdx(*s.getEnd()) : r;
+    SmallVector<Value> pieces;
+    SmallVector<int64_t> fixed;
+    auto flush = [&] {
+      if (!fixed.empty())
+        pieces.push_back(shapeConstant(b, loc, fixed));
+      fixed.clear();
+    };
+    for (int64_t d = start; d < end; ++d) {
+      Value e = extentOf(d);
+      if (!e) {
+        fixed.push_back(shape[d]);
+        continue;
+      }
+      flush();
+      auto one = buildOnnxOp(b, loc, "Reshape", {e, shapeConstant(b, loc, {1})});
+      if (failed(one))
+        return failure();
+      pieces.push_back(*one);
+    }
+    flush();
+    result = pieces.size() == 1
+                 ? FailureOr<Value>(pieces.front())
+                 : buildOnnxOp(b, loc, "Concat", pieces,
+                               {b.getNamedAttr("axis", b.getI64IntegerAttr(0))});
+  }
+  if (failed(result))
+    return failure();
+  op->getResult(0).replaceAllUsesWith(*result);
+  op->erase();
+  return success();
+}
+
+/// Gives sizes the data decides to the ops that read them as values: Shape
+/// and Size become run-time values, TopK along such a dim gets it as `n`.
+/// Rounds until nothing changes (a TopK's result may feed a Shape).
+LogicalResult giveSizesToReaders(func::FuncOp func) {
+  for (bool changed = true; changed;) {
+    changed = false;
+    DataDependentDimsAnalysis dims(func);
+    SmallVector<Operation *> shapes;
+    SmallVector<std::pair<onnx::TopKOp, Value>> topks;
+    func.walk([&](Operation *op) {
+      if (isa<onnx::ShapeOp, onnx::SizeOp>(op) && !dims.dimsOf(op->getOperand(0)).empty() &&
+          dims.dimsOf(op->getOperand(0)).front().extent)
+        shapes.push_back(op);
+      if (auto t = dyn_cast<onnx::TopKOp>(op); t && onnx::isNone(t.getN()))
+        if (auto x = dyn_cast<RankedTensorType>(t.getX().getType()))
+          for (const DataDependentDim &d : dims.dimsOf(t.getX())) {
+            int64_t axis = static_cast<int64_t>(t.getAxis());
+            if (d.extent && d.dim == (axis < 0 ? axis + x.getRank() : axis))
+              topks.push_back({t, d.extent});
+          }
+    });
+    for (Operation *op : shapes) {
+      SmallVector<DataDependentDim> runTime(dims.dimsOf(op->getOperand(0)));
+      if (failed(shapeAtRunTime(op, runTime)))
+        return failure();
+      changed = true;
+    }
+    for (auto [t, extent] : topks) {
+      t.getNMutable().assign(extent);
+      changed = true;
+    }
+    WalkResult typed = func.walk([](Operation *op) {
+      return failed(refreshTypes(op)) ? WalkResult::interrupt() : WalkResult::advance();
+    });
+    if (typed.wasInterrupted())
+      return failure();
+  }
+  return success();
+}
+
 /// `x` with the rows past its size along `dim` zeroed (graph outputs: the
 /// header promises zeros there).
 FailureOr<Value> zeroPastExtent(OpBuilder &b, Location loc, Value x, int64_t dim, Value extent) {
@@ -402,6 +534,8 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
     if (typed.wasInterrupted())
       return signalPassFailure();
 
+    if (failed(giveSizesToReaders(func)))
+      return signalPassFailure();
     DataDependentDimsAnalysis dims(func);
     if (Operation *op = dims.refuser()) {
       emitError(op->getLoc()) << dims.refusal();

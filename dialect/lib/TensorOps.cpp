@@ -606,14 +606,18 @@ LogicalResult TopKOp::inferShapes() {
   Type elt = elementTypeOf(getX());
   auto x = dyn_cast<RankedTensorType>(getX().getType());
   auto k = getConstantInts(getK());
+  setResultType(getOperation(), 2, {}, i64Type(getContext())); // the run's K
   SmallVector<int64_t> out;
   if (x) {
     auto axis = normalizeAxis(getOperation(), getAxis(), x.getRank(), "axis");
     if (failed(axis))
       return failure();
     out.assign(x.getShape().begin(), x.getShape().end());
-    out[*axis] = k && k->size() == 1 ? (*k)[0] : kDyn;
-    if (k && k->size() == 1 && !x.isDynamicDim(*axis) && ((*k)[0] < 0 || (*k)[0] > x.getDimSize(*axis)))
+    // K at run time: bounded by X's size along axis.
+    if (k && k->size() == 1)
+      out[*axis] = (*k)[0];
+    if (k && k->size() == 1 && !x.isDynamicDim(*axis) &&
+        ((*k)[0] < 0 || (*k)[0] > x.getDimSize(*axis)))
       return emitError() << "TopK K = " << (*k)[0] << " is out of range";
   }
   for (unsigned r = 0; r < 2; ++r) {
@@ -622,6 +626,17 @@ LogicalResult TopKOp::inferShapes() {
                                            : Type(UnrankedTensorType::get(t)));
   }
   return success();
+}
+
+int64_t TopKOp::dataDependentDim(unsigned result) {
+  auto k = getConstantInts(getK());
+  if (result > 1 || (k && k->size() == 1 && isNone(getN())))
+    return -1;
+  auto x = dyn_cast<RankedTensorType>(getX().getType());
+  if (!x)
+    return -1;
+  int64_t axis = static_cast<int64_t>(getAxis());
+  return axis < 0 ? axis + x.getRank() : axis;
 }
 
 LogicalResult CompressOp::inferShapes() {

@@ -306,7 +306,11 @@ ProviderResult lowerTensor(Operation *op, const std::string &t) {
                             KernelArg::output(o.getIndices()), KernelArg::i(prod(xs.take_front(axis))),
                             KernelArg::i(xs[axis]), KernelArg::i(prod(xs.drop_front(axis + 1))),
                             KernelArg::i(shapeOf(o.getValues())[axis]),
-                            KernelArg::i(o.getLargest()), KernelArg::i(o.getSorted())})});
+                            KernelArg::i(o.getLargest()), KernelArg::i(o.getSorted()),
+                            KernelArg::output(o.getExtent()),
+                            getConstantInts(o.getK()) ? KernelArg::null()
+                                                      : KernelArg::input(o.getK()),
+                            isNone(o.getN()) ? KernelArg::null() : KernelArg::input(o.getN())})});
       })
       .Case<CompressOp>([&](CompressOp o) { return lowerCompress(o, t); })
       .Case<NonZeroOp>([&](NonZeroOp o) {

@@ -11,11 +11,14 @@ output against PyTorch's or numpy's at several sizes, none and all included:
   mask      torch's `x[x > t] * 2` and `torch.nonzero(x > t)` (NonZero ->
             Transpose -> GatherND -> Mul; NonZero -> Transpose), t an input.
   unique    torch's `torch.unique(x) * 3 + 1`: Unique -> element-wise.
+  topk      torchvision's detection candidates: boxes scoring over t, then
+            the best min(3, count) (K from Shape -> Gather -> Concat ->
+            ReduceMin at run time), their boxes gathered.
+  shape     Shape and Size of NonZero's result: the run's, not the bound's.
   compress  ONNX Compress with a run-time condition: along an axis, and of
             the flattened input with a condition longer than it.
   refused   readers that cannot take such a size are refused, naming the
-            node (exit 3): Shape of NonZero's result (once folded silently
-            to the bound), a Softmax over it, an output whose such dim comes
+            node (exit 3): a Softmax over it, an output whose such dim comes
             after a dim larger than 1.
 """
 import argparse
@@ -104,6 +107,52 @@ def unique(args):
         expect_equal(f"unique {name}", run(args, path, "unique", {"x": x}), want)
 
 
+def topk(args):
+    import torch
+    from torchvision.models.detection._utils import _topk_min
+
+    class Candidates(torch.nn.Module):
+        """torchvision's detection post-processing: the boxes scoring over
+        t, then the best min(3, count) of them (K from Shape -> ReduceMin)."""
+
+        def forward(self, scores, boxes, t):
+            keep = scores > t
+            s, b = scores[keep], boxes[keep]
+            top, idx = s.topk(_topk_min(s, 3, 0))
+            return top, b[idx]
+
+    path = os.path.join(args.work, "topk.onnx")
+    g = torch.Generator().manual_seed(4)
+    scores, boxes = torch.rand(8, generator=g), torch.rand(8, 4, generator=g)
+    torch.onnx.export(Candidates(), (scores, boxes, torch.tensor(0.5)), path, opset_version=17,
+                      input_names=["scores", "boxes", "t"], output_names=["top", "box"])
+    ranked = np.sort(scores.numpy())[::-1]
+    # 0, 1, 2 boxes over t (K = count), and 5, all 8 (K = 3).
+    for t in (2.0, ranked[0] - 1e-3, ranked[1] - 1e-3, ranked[4] - 1e-3, -1.0):
+        with torch.no_grad():
+            want = [w.numpy() for w in Candidates()(scores, boxes, torch.tensor(float(t)))]
+        got = run(args, path, "topk", {"scores": scores.numpy(), "boxes": boxes.numpy(),
+                                       "t": np.array(t, np.float32)})
+        expect_equal(f"topk t={t:.3f}", got, want)
+
+
+def shape(args):
+    """Shape of NonZero's result is the run's [rank, count] (it once folded
+    to the bound, [rank, numel]); Size is rank * count."""
+    path = os.path.join(args.work, "shape.onnx")
+    i64 = TensorProto.INT64
+    save(path, [helper.make_node("NonZero", ["x"], ["i"]),
+                helper.make_node("Shape", ["i"], ["s"]),
+                helper.make_node("Size", ["i"], ["n"])],
+         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+         [helper.make_tensor_value_info("s", i64, [2]),
+          helper.make_tensor_value_info("n", i64, [])])
+    for x in (np.array([[0, 1, 2], [0, 0, 3]], np.float32), np.zeros((2, 3), np.float32)):
+        count = int(np.count_nonzero(x))
+        expect_equal(f"shape of nonzero ({count})", run(args, path, "shape", {"x": x}),
+                     [np.array([2, count]), np.array(2 * count)])
+
+
 def compress(args):
     path = os.path.join(args.work, "compress.onnx")
     f32, b = TensorProto.FLOAT, TensorProto.BOOL
@@ -131,11 +180,6 @@ def refused(args):
     i64, f32 = TensorProto.INT64, TensorProto.FLOAT
     x = [helper.make_tensor_value_info("x", f32, [2, 3])]
     cases = {
-        "shape": ([helper.make_node("NonZero", ["x"], ["i"], name="nz"),
-                   helper.make_node("Shape", ["i"], ["y"], name="size_of_nz")],
-                  [helper.make_tensor_value_info("y", i64, [2])],
-                  "node 'size_of_nz': reads a value whose size the data decides "
-                  "(from node 'nz'); not supported"),
         "softmax": ([helper.make_node("NonZero", ["x"], ["i"], name="nz"),
                      helper.make_node("Transpose", ["i"], ["it"], perm=[1, 0]),
                      helper.make_node("Cast", ["it"], ["f"], to=f32, name="cast"),
@@ -167,7 +211,8 @@ def refused(args):
         print(f"ok   refused {name} (exit {r.returncode})")
 
 
-CASES = {"mask": mask, "unique": unique, "compress": compress, "refused": refused}
+CASES = {"mask": mask, "unique": unique, "topk": topk, "shape": shape, "compress": compress,
+         "refused": refused}
 
 
 def main():

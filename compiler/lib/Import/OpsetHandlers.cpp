@@ -550,7 +550,7 @@ unsigned dialectOperandCount(StringRef op) {
       {"NegativeLogLikelihoodLoss", 3}, {"SoftmaxCrossEntropyLoss", 3},
       {"QuantizeLinear", 3}, {"DequantizeLinear", 3}, {"MatMulInteger", 4},
       {"ConvInteger", 4}, {"QLinearConv", 9}, {"RNN", 6}, {"MaxUnpool", 3},
-      {"DFT", 2}, {"STFT", 4}, {"NonMaxSuppression", 5}};
+      {"DFT", 2}, {"STFT", 4}, {"NonMaxSuppression", 5}, {"TopK", 3}};
   // (BatchNormalization has 3 results: Y and the optional running stats.)
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;
@@ -562,7 +562,8 @@ unsigned dialectResultCount(StringRef op) {
       {"LSTM", 3},    {"GRU", 2}, {"SoftmaxCrossEntropyLoss", 2}, {"RNN", 2},
       {"BatchNormalization", 3},
       // Ops with a data-dependent shape: ONNX's outputs and then the extent.
-      {"NonZero", 2}, {"Unique", 5}, {"NonMaxSuppression", 2}, {"StringNormalizer", 2}};
+      {"NonZero", 2}, {"Unique", 5}, {"NonMaxSuppression", 2}, {"StringNormalizer", 2},
+      {"TopK", 3}};
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;
 }

@@ -219,12 +219,20 @@ def ONNX_EyeLikeOp : ONNX_Op<"EyeLike"> {
   let results = (outs AnyTensor:$output);
 }
 
-def ONNX_TopKOp : ONNX_Op<"TopK"> {
+def ONNX_TopKOp : ONNX_Op<"TopK",
+    [DeclareOpInterfaceMethods<DataDependentShapeOpInterface>]> {
   let summary = "the K largest (or smallest) values along axis and their indices";
-  let arguments = (ins AnyTensor:$X, AnyTensor:$K, DefaultValuedAttr<I64Attr, "-1">:$axis,
+  let description = [{
+    With K computed at run time, Values and Indices are bounded along axis
+    by X's size there (K <= it) and Extent holds the K of the run. `n`
+    (not an ONNX input; onnxc-data-dependent-dims sets it) is the run-time
+    size of X along axis when the data decides it: then K is at most n.
+  }];
+  let arguments = (ins AnyTensor:$X, AnyTensor:$K, ONNX_TensorOrNone:$n,
+                   DefaultValuedAttr<I64Attr, "-1">:$axis,
                    DefaultValuedAttr<I64Attr, "1">:$largest,
                    DefaultValuedAttr<I64Attr, "1">:$sorted);
-  let results = (outs AnyTensor:$Values, AnyTensor:$Indices);
+  let results = (outs AnyTensor:$Values, AnyTensor:$Indices, AnyTensor:$Extent);
 }
 
 def ONNX_CompressOp : ONNX_Op<"Compress"> {

@@ -384,19 +384,31 @@ template <typename T> void eye_like(T *y, int64_t rows, int64_t cols, int64_t k)
 }
 
 /// The k largest (or smallest) along the middle dim of (outer, n, inner),
-/// ties to the lower index, in order (sorted) or in index order (unsorted).
+/// ties to the lower index, in order (sorted) or in index order (unsorted);
+/// values and indices are (outer, k, inner). Sizes the data decides: when
+/// `n_run` is not null only the first *n_run of the n are real (the rest a
+/// bound's rows), when `k_run` is not null the run asks for *k_run; it picks
+/// min(k_run, n_run), at most k, zeroes the rows past it and writes the
+/// count to *extent.
 template <typename T>
 void topk(const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
-          int64_t inner, int64_t k, int64_t largest, int64_t sorted) {
+          int64_t inner, int64_t k, int64_t largest, int64_t sorted, int64_t *extent,
+          const int64_t *k_run, const int64_t *n_run) {
+  const int64_t real_n = n_run ? (*n_run < 0 ? 0 : *n_run < n ? *n_run : n) : n;
+  int64_t picks = k_run ? *k_run : k;
+  picks = picks < 0 ? 0 : picks;
+  picks = picks < k ? picks : k;
+  picks = picks < real_n ? picks : real_n;
+  *extent = picks;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t in = 0; in < inner; ++in) {
       const T *xp = x + o * n * inner + in;
       T *vp = values + o * k * inner + in;
       int64_t *ip = indices + o * k * inner + in;
       // Selection: the j-th pick is the best element not picked yet.
-      for (int64_t j = 0; j < k; ++j) {
+      for (int64_t j = 0; j < picks; ++j) {
         int64_t best = -1;
-        for (int64_t i = 0; i < n; ++i) {
+        for (int64_t i = 0; i < real_n; ++i) {
           bool taken = false;
           for (int64_t p = 0; p < j; ++p)
             taken |= ip[p * inner] == i;
@@ -409,14 +421,18 @@ void topk(const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
         ip[j * inner] = best;
       }
       if (!sorted) // ascending index order
-        for (int64_t a = 1; a < k; ++a)
+        for (int64_t a = 1; a < picks; ++a)
           for (int64_t b = a; b > 0 && ip[(b - 1) * inner] > ip[b * inner]; --b) {
             int64_t t = ip[b * inner];
             ip[b * inner] = ip[(b - 1) * inner];
             ip[(b - 1) * inner] = t;
           }
-      for (int64_t j = 0; j < k; ++j)
+      for (int64_t j = 0; j < picks; ++j)
         vp[j * inner] = xp[ip[j * inner] * inner];
+      for (int64_t j = picks; j < k; ++j) {
+        vp[j * inner] = T();
+        ip[j * inner] = 0;
+      }
     }
 }
 

@@ -40,10 +40,35 @@ bool isElementwise(Operation *op) {
              onnx::MeanOp>(op);
 }
 
+/// On a reduction or Softmax over a dim whose size the data decides: its
+/// operand's rows past the size hold the reduction's identity.
+constexpr const char *kRowsMaskedAttr = "onnxc.rows_masked";
+
+/// Reductions along axes (ReduceX, ArgMax/ArgMin, Softmax/LogSoftmax: the
+/// rows along the axis are one result, or normalised together).
+bool isRowReduction(Operation *op) {
+  return isa<onnx::ReduceMeanOp, onnx::ReduceSumOp, onnx::ReduceMaxOp, onnx::ReduceMinOp,
+             onnx::ReduceProdOp, onnx::ReduceSumSquareOp, onnx::ReduceL1Op, onnx::ReduceL2Op,
+             onnx::ReduceLogSumOp, onnx::ReduceLogSumExpOp, onnx::ArgMaxOp, onnx::ArgMinOp,
+             onnx::SoftmaxOp, onnx::LogSoftmaxOp>(op);
+}
+
+/// The axes a row reduction reduces (normalised).
+SmallVector<int64_t> reducedAxes(Operation *op) {
+  int64_t rank = shapeOf(op->getOperand(0)).size();
+  if (auto a = op->getAttrOfType<IntegerAttr>("axis")) { // ArgMax, Softmax
+    int64_t axis = a.getInt();
+    return {axis < 0 ? axis + rank : axis};
+  }
+  auto axes = onnx::resolveReduceAxes(op, rank);
+  return succeeded(axes) ? *axes : SmallVector<int64_t>();
+}
+
 /// Why `op` cannot carry its operands' data-dependent dims, or "" when it
 /// can; `out` receives each result's dims.
 using Carried = SmallVector<DataDependentDims>;
-std::string carry(Operation *op, ArrayRef<DataDependentDims> in, Carried &out) {
+std::string carry(Operation *op, ArrayRef<DataDependentDims> in, Carried &out,
+                  const SliceExtentBuilder &sliceExtent) {
   out.assign(op->getNumResults(), {});
   // Gives result `r` operand dim `from`'s size at dim `to`; two sizes on one
   // dim must be the same run-time value.
@@ -74,7 +99,10 @@ std::string carry(Operation *op, ArrayRef<DataDependentDims> in, Carried &out) {
       }
     }
     // Another operand's fixed size on such a dim must be 1 (broadcast): a
-    // fixed size > 1 is right only when the data makes it so.
+    // fixed size > 1 is right only when the data makes it so. (The Where
+    // that masks rows past the size compares a bound's row numbers.)
+    if (op->hasAttr(kRowsMaskedAttr))
+      return "";
     for (const DataDependentDim &d : out[0])
       for (auto [i, dims] : llvm::enumerate(in)) {
         auto s = shapeOf(op->getOperand(i));
@@ -103,6 +131,26 @@ std::string carry(Operation *op, ArrayRef<DataDependentDims> in, Carried &out) {
     for (unsigned i = 1; i < in.size(); ++i)
       if (!in[i].empty())
         return "its shape operand is computed from a size the data decides";
+    return "";
+  }
+  if (isRowReduction(op)) {
+    // Over such a dim only once the rows past its size hold the reduction's
+    // identity (onnxc-data-dependent-dims masks them: kRowsMaskedAttr).
+    auto axes = reducedAxes(op);
+    bool keep = !op->hasAttr("keepdims") || op->getAttrOfType<IntegerAttr>("keepdims").getInt();
+    for (const DataDependentDim &d : in[0]) {
+      if (llvm::is_contained(axes, d.dim)) {
+        if (!op->hasAttr(kRowsMaskedAttr))
+          return "it reduces over the dim whose size the data decides, unmasked";
+        if (isa<onnx::SoftmaxOp, onnx::LogSoftmaxOp>(op))
+          (void)give(0, d.dim, d);
+        continue;
+      }
+      int64_t to = d.dim;
+      if (!keep)
+        to -= llvm::count_if(axes, [&](int64_t a) { return a < d.dim; });
+      (void)give(0, to, d);
+    }
     return "";
   }
   if (auto t = dyn_cast<onnx::TransposeOp>(op)) {
@@ -147,15 +195,32 @@ std::string carry(Operation *op, ArrayRef<DataDependentDims> in, Carried &out) {
     for (unsigned i = 1; i < in.size(); ++i)
       if (!in[i].empty())
         return "its bounds are computed from a size the data decides";
-    auto geometry = onnx::resolveSlice(op);
-    if (failed(geometry) || !*geometry)
+    int64_t rank = shapeOf(s.getData()).size();
+    auto starts = getConstantInts(s.getStarts()), ends = getConstantInts(s.getEnds());
+    if (!starts || !ends)
       return "its bounds are not constants";
-    auto inShape = shapeOf(s.getData());
+    SmallVector<int64_t> axes, steps(starts->size(), 1);
+    for (int64_t i = 0; i < (int64_t)starts->size(); ++i)
+      axes.push_back(i);
+    if (!onnx::isNone(s.getAxes()))
+      if (auto a = getConstantInts(s.getAxes()))
+        axes = *a;
+    if (!onnx::isNone(s.getSteps()))
+      if (auto st = getConstantInts(s.getSteps()))
+        steps = *st;
     for (const DataDependentDim &d : in[0]) {
-      if ((*geometry)->starts[d.dim] != 0 || (*geometry)->steps[d.dim] != 1 ||
-          outShape[d.dim] != inShape[d.dim])
-        return "it slices the dim whose size the data decides";
-      (void)give(0, d.dim, d);
+      DataDependentDim kept = d;
+      for (auto [i, a] : llvm::enumerate(axes)) {
+        if ((a < 0 ? a + rank : a) != d.dim)
+          continue;
+        // Rows [start, min(end, n)): counted from the run's first row; from
+        // its end (negative) or backwards they would move with the size.
+        int64_t start = (*starts)[i], end = (*ends)[i];
+        if (steps[i] != 1 || start < 0 || end < 0)
+          return "it slices the dim whose size the data decides from its end or by steps";
+        kept.extent = sliceExtent && d.extent ? sliceExtent(op, d.extent, start, end) : Value();
+      }
+      (void)give(0, d.dim, kept);
     }
     return "";
   }
@@ -205,7 +270,9 @@ Operation *producerOf(const DataDependentDim &d) {
 
 } // namespace
 
-DataDependentDimsAnalysis::DataDependentDimsAnalysis(Operation *root) {
+DataDependentDimsAnalysis::DataDependentDimsAnalysis(Operation *root,
+                                                     SliceExtentBuilder sliceExtent)
+    : sliceExtent(std::move(sliceExtent)) {
   for (Region &r : root->getRegions())
     for (Block &b : r)
       for (Operation &op : b)
@@ -282,7 +349,8 @@ void DataDependentDimsAnalysis::visit(Operation *op) {
     if (!reads)
       return;
     Carried out;
-    why = op->getNumRegions() ? "it does not take such values yet" : carry(op, in, out);
+    why = op->getNumRegions() ? "it does not take such values yet"
+                              : carry(op, in, out, sliceExtent);
     if (why.empty()) {
       for (auto [r, d] : llvm::zip(op->getResults(), out))
         if (!d.empty())
@@ -449,16 +517,115 @@ LogicalResult shapeAtRunTime(Operation *op, ArrayRef<DataDependentDim> runTime) 
   return success();
 }
 
+/// A Where keeping x's rows before `extent` along `dim` and `fill` past it.
+FailureOr<Value> keepRows(OpBuilder &b, Location loc, Value x, int64_t dim, Value extent,
+                          Attribute fill) {
+  auto t = cast<RankedTensorType>(x.getType());
+  SmallVector<int64_t> iotaShape(t.getRank(), 1);
+  iotaShape[dim] = t.getDimSize(dim);
+  auto iotaType = RankedTensorType::get(iotaShape, b.getI64Type());
+  SmallVector<int64_t> iota(t.getDimSize(dim));
+  for (int64_t i = 0; i < (int64_t)iota.size(); ++i)
+    iota[i] = i;
+  Value rows =
+      b.create<onnx::ConstantOp>(loc, iotaType, DenseElementsAttr::get(iotaType, ArrayRef(iota)));
+  auto fillType = RankedTensorType::get({}, t.getElementType());
+  Value f = b.create<onnx::ConstantOp>(loc, fillType, DenseElementsAttr::get(fillType, fill));
+  auto inside = buildOnnxOp(b, loc, "Less", {rows, extent});
+  if (failed(inside))
+    return failure();
+  auto kept = buildOnnxOp(b, loc, "Where", {*inside, x, f});
+  if (succeeded(kept))
+    kept->getDefiningOp()->setAttr(kRowsMaskedAttr, b.getUnitAttr());
+  return kept;
+}
+
+/// The value that leaves `op`'s reduction unchanged: the rows past a size
+/// the data decides are given it.
+FailureOr<Attribute> reductionIdentity(Operation *op, Type elt) {
+  enum { Lowest, Highest, Zero, One } kind = Zero;
+  if (isa<onnx::ReduceMaxOp, onnx::ArgMaxOp, onnx::ReduceLogSumExpOp, onnx::SoftmaxOp,
+          onnx::LogSoftmaxOp>(op))
+    kind = Lowest;
+  else if (isa<onnx::ReduceMinOp, onnx::ArgMinOp>(op))
+    kind = Highest;
+  else if (isa<onnx::ReduceProdOp>(op))
+    kind = One;
+  Builder b(op->getContext());
+  if (auto f = dyn_cast<FloatType>(elt)) {
+    if (kind == Lowest || kind == Highest)
+      return Attribute(FloatAttr::get(elt, APFloat::getInf(f.getFloatSemantics(), kind == Lowest)));
+    return Attribute(FloatAttr::get(elt, kind == One ? 1.0 : 0.0));
+  }
+  if (auto i = dyn_cast<IntegerType>(elt)) {
+    unsigned w = i.getWidth();
+    bool isSigned = !i.isUnsigned() && w > 1;
+    APInt v = kind == Lowest    ? (isSigned ? APInt::getSignedMinValue(w) : APInt::getMinValue(w))
+              : kind == Highest ? (isSigned ? APInt::getSignedMaxValue(w) : APInt::getMaxValue(w))
+                                : APInt(w, kind == One ? 1 : 0);
+    return Attribute(IntegerAttr::get(elt, v));
+  }
+  return failure();
+}
+
+/// Gives a reduction over dim d.dim, whose size the data decides, only the
+/// real rows: the rest take its identity (and a mean divides by the real
+/// count: scaled by bound / size).
+LogicalResult maskRowsPastSize(Operation *op, const DataDependentDim &d) {
+  Value x = op->getOperand(0);
+  auto t = cast<RankedTensorType>(x.getType());
+  auto fill = reductionIdentity(op, t.getElementType());
+  if (failed(fill))
+    return emitError(op->getLoc()) << "reduces over a dim whose size the data decides, on "
+                                   << t.getElementType() << " (not supported)";
+  OpBuilder b(op);
+  auto masked = keepRows(b, op->getLoc(), x, d.dim, d.extent, *fill);
+  if (failed(masked))
+    return failure();
+  op->setOperand(0, *masked);
+  op->setAttr(kRowsMaskedAttr, b.getUnitAttr());
+  if (!isa<onnx::ReduceMeanOp>(op))
+    return success();
+  if (!t.getElementType().isF32())
+    return emitError(op->getLoc())
+           << "ReduceMean over a dim whose size the data decides is float32 only (not supported)";
+  b.setInsertionPointAfter(op);
+  Location loc = op->getLoc();
+  auto f32 = RankedTensorType::get({}, b.getF32Type());
+  Value bound = b.create<onnx::ConstantOp>(
+      loc, f32, DenseElementsAttr::get(f32, static_cast<float>(t.getDimSize(d.dim))));
+  auto count = buildOnnxOp(b, loc, "Cast", {d.extent}, {b.getNamedAttr("to", b.getI64IntegerAttr(1))});
+  if (failed(count))
+    return failure();
+  auto scale = buildOnnxOp(b, loc, "Div", {bound, *count});
+  if (failed(scale))
+    return failure();
+  Value y = op->getResult(0);
+  auto scaled = buildOnnxOp(b, loc, "Mul", {y, *scale});
+  if (failed(scaled))
+    return failure();
+  y.replaceAllUsesExcept(*scaled, scaled->getDefiningOp());
+  return success();
+}
+
 /// Gives sizes the data decides to the ops that read them as values: Shape
 /// and Size become run-time values, TopK along such a dim gets it as `n`.
 /// Rounds until nothing changes (a TopK's result may feed a Shape).
-LogicalResult giveSizesToReaders(func::FuncOp func) {
+LogicalResult giveSizesToReaders(func::FuncOp func, const SliceExtentBuilder &sliceExtent) {
   for (bool changed = true; changed;) {
     changed = false;
-    DataDependentDimsAnalysis dims(func);
+    DataDependentDimsAnalysis dims(func, sliceExtent);
     SmallVector<Operation *> shapes;
     SmallVector<std::pair<onnx::TopKOp, Value>> topks;
+    SmallVector<std::pair<Operation *, DataDependentDim>> reductions;
     func.walk([&](Operation *op) {
+      if (isRowReduction(op) && !op->hasAttr(kRowsMaskedAttr) &&
+          isa<RankedTensorType>(op->getOperand(0).getType()))
+        for (const DataDependentDim &d : dims.dimsOf(op->getOperand(0)))
+          if (d.extent && llvm::is_contained(reducedAxes(op), d.dim)) {
+            reductions.push_back({op, d});
+            break;
+          }
       if (isa<onnx::ShapeOp, onnx::SizeOp>(op) && !dims.dimsOf(op->getOperand(0)).empty() &&
           dims.dimsOf(op->getOperand(0)).front().extent)
         shapes.push_back(op);
@@ -480,6 +647,11 @@ LogicalResult giveSizesToReaders(func::FuncOp func) {
       t.getNMutable().assign(extent);
       changed = true;
     }
+    for (auto [op, d] : reductions) {
+      if (failed(maskRowsPastSize(op, d)))
+        return failure();
+      changed = true;
+    }
     WalkResult typed = func.walk([](Operation *op) {
       return failed(refreshTypes(op)) ? WalkResult::interrupt() : WalkResult::advance();
     });
@@ -492,28 +664,12 @@ LogicalResult giveSizesToReaders(func::FuncOp func) {
 /// `x` with the rows past its size along `dim` zeroed (graph outputs: the
 /// header promises zeros there).
 FailureOr<Value> zeroPastExtent(OpBuilder &b, Location loc, Value x, int64_t dim, Value extent) {
-  auto t = cast<RankedTensorType>(x.getType());
-  Type elt = t.getElementType();
-  Attribute zero;
+  Type elt = cast<RankedTensorType>(x.getType()).getElementType();
   if (isa<FloatType>(elt))
-    zero = b.getFloatAttr(elt, 0.0);
-  else if (isa<IntegerType>(elt))
-    zero = b.getIntegerAttr(elt, 0);
-  else
-    return x; // strings: nothing to zero in a reference
-  SmallVector<int64_t> iotaShape(t.getRank(), 1);
-  iotaShape[dim] = t.getDimSize(dim);
-  auto iotaType = RankedTensorType::get(iotaShape, b.getI64Type());
-  SmallVector<int64_t> iota(t.getDimSize(dim));
-  for (int64_t i = 0; i < (int64_t)iota.size(); ++i)
-    iota[i] = i;
-  Value rows = b.create<onnx::ConstantOp>(loc, iotaType, DenseElementsAttr::get(iotaType, ArrayRef(iota)));
-  auto zeroType = RankedTensorType::get({}, elt);
-  Value z = b.create<onnx::ConstantOp>(loc, zeroType, DenseElementsAttr::get(zeroType, zero));
-  auto inside = buildOnnxOp(b, loc, "Less", {rows, extent});
-  if (failed(inside))
-    return failure();
-  return buildOnnxOp(b, loc, "Where", {*inside, x, z});
+    return keepRows(b, loc, x, dim, extent, b.getFloatAttr(elt, 0.0));
+  if (isa<IntegerType>(elt))
+    return keepRows(b, loc, x, dim, extent, b.getIntegerAttr(elt, 0));
+  return x; // strings: nothing to zero in a reference
 }
 
 struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDimsPass> {
@@ -534,9 +690,30 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
     if (typed.wasInterrupted())
       return signalPassFailure();
 
-    if (failed(giveSizesToReaders(func)))
+    // A Slice's size: max(0, min(n, end) - start), made once per Slice.
+    DenseMap<Operation *, Value> sliceSizes;
+    SliceExtentBuilder sliceExtent = [&](Operation *slice, Value n, int64_t start,
+                                         int64_t end) -> Value {
+      Value &size = sliceSizes[slice];
+      if (size)
+        return size;
+      OpBuilder b(slice);
+      Location loc = slice->getLoc();
+      auto scalar = [&](int64_t v) -> Value {
+        auto t = RankedTensorType::get({}, b.getI64Type());
+        return b.create<onnx::ConstantOp>(loc, t, DenseElementsAttr::get(t, v));
+      };
+      FailureOr<Value> v = buildOnnxOp(b, loc, "Min", {n, scalar(end)});
+      if (succeeded(v) && start > 0) {
+        v = buildOnnxOp(b, loc, "Sub", {*v, scalar(start)});
+        if (succeeded(v))
+          v = buildOnnxOp(b, loc, "Max", {*v, scalar(0)});
+      }
+      return size = succeeded(v) ? *v : Value();
+    };
+    if (failed(giveSizesToReaders(func, sliceExtent)))
       return signalPassFailure();
-    DataDependentDimsAnalysis dims(func);
+    DataDependentDimsAnalysis dims(func, sliceExtent);
     if (Operation *op = dims.refuser()) {
       emitError(op->getLoc()) << dims.refusal();
       return signalPassFailure();

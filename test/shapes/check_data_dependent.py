@@ -14,11 +14,16 @@ output against PyTorch's or numpy's at several sizes, none and all included:
   topk      torchvision's detection candidates: boxes scoring over t, then
             the best min(3, count) (K from Shape -> Gather -> Concat ->
             ReduceMin at run time), their boxes gathered.
+  head      `s[:4]` and `s[1:3]` of such an `s`: Slice along the dim (its
+            size max(0, min(n, end) - start) at run time).
+  reduce    sum, mean, amax, amin, prod, argmax, softmax and log_softmax
+            over the rows a mask keeps (the rows past the size take the
+            reduction's identity; the mean divides by the real count).
   shape     Shape and Size of NonZero's result: the run's, not the bound's.
   compress  ONNX Compress with a run-time condition: along an axis, and of
             the flattened input with a condition longer than it.
   refused   readers that cannot take such a size are refused, naming the
-            node (exit 3): a Softmax over it, an output whose such dim comes
+            node (exit 3): a Hardmax over it, an output whose such dim comes
             after a dim larger than 1.
 """
 import argparse
@@ -61,9 +66,12 @@ def run(args, model, name, feeds):
     return [load_tensor(os.path.join(out, f"output_{i}.pb")) for i in range(len(os.listdir(out)))]
 
 
-def expect_equal(name, got, want):
+def expect_equal(name, got, want, rtol=0.0):
+    """Outputs equal to the reference (within rtol of it where given: a sum
+    in another order)."""
     for i, (g, w) in enumerate(zip(got, want)):
-        if g.shape != w.shape or not np.array_equal(g, w):
+        if g.shape != w.shape or not (np.array_equal(g, w) or
+                                      (rtol and np.allclose(g, w, rtol=rtol, atol=rtol))):
             sys.exit(f"FAIL {name} output {i}: got {g.shape} {g.ravel()[:8]}, "
                      f"want {w.shape} {w.ravel()[:8]}")
     print(f"ok   {name}: " + ", ".join(str(g.shape) for g in got))
@@ -136,6 +144,56 @@ def topk(args):
         expect_equal(f"topk t={t:.3f}", got, want)
 
 
+def head(args):
+    import torch
+
+    class Head(torch.nn.Module):
+        """The first rows of a size the data decides: `[:4]`, `[1:3]`."""
+
+        def forward(self, x, t):
+            s = x[x > t]
+            return s[:4], s[1:3]
+
+    path = os.path.join(args.work, "head.onnx")
+    x = torch.rand(10, generator=torch.Generator().manual_seed(5))
+    torch.onnx.export(Head(), (x, torch.tensor(0.5)), path, opset_version=17,
+                      input_names=["x", "t"], output_names=["first4", "second2"])
+    ranked = np.sort(x.numpy())[::-1]
+    for count in (0, 1, 2, 3, 6, 10):
+        t = 2.0 if count == 0 else ranked[count - 1] - 1e-4
+        with torch.no_grad():
+            want = [w.numpy() for w in Head()(x, torch.tensor(float(t)))]
+        got = run(args, path, "head", {"x": x.numpy(), "t": np.array(t, np.float32)})
+        expect_equal(f"head of {count}", got, want)
+
+
+def reduce(args):
+    import torch
+
+    class Reduce(torch.nn.Module):
+        """Reductions over the rows a mask keeps: only the real rows count."""
+
+        def forward(self, x, boxes, t):
+            keep = x > t
+            s, b = x[keep], boxes[keep] - 1
+            return (s.sum(), s.mean(), b.amax(0), b.amin(0), torch.softmax(s, 0),
+                    b.argmax(0), (b * 2).prod(0), torch.log_softmax(b, 0))
+
+    path = os.path.join(args.work, "reduce.onnx")
+    g = torch.Generator().manual_seed(6)
+    x, boxes = torch.rand(10, generator=g), torch.rand(10, 4, generator=g)
+    torch.onnx.export(Reduce(), (x, boxes, torch.tensor(0.5)), path, opset_version=17,
+                      input_names=["x", "boxes", "t"])
+    ranked = np.sort(x.numpy())[::-1]
+    for count in (1, 3, 10):
+        t = ranked[count - 1] - 1e-4
+        with torch.no_grad():
+            want = [w.numpy() for w in Reduce()(x, boxes, torch.tensor(float(t)))]
+        got = run(args, path, "reduce", {"x": x.numpy(), "boxes": boxes.numpy(),
+                                         "t": np.array(t, np.float32)})
+        expect_equal(f"reduce over {count}", got, want, rtol=1e-5)
+
+
 def shape(args):
     """Shape of NonZero's result is the run's [rank, count] (it once folded
     to the bound, [rank, numel]); Size is rank * count."""
@@ -183,7 +241,7 @@ def refused(args):
         "softmax": ([helper.make_node("NonZero", ["x"], ["i"], name="nz"),
                      helper.make_node("Transpose", ["i"], ["it"], perm=[1, 0]),
                      helper.make_node("Cast", ["it"], ["f"], to=f32, name="cast"),
-                     helper.make_node("Softmax", ["f"], ["y"], axis=0, name="soft")],
+                     helper.make_node("Hardmax", ["f"], ["y"], axis=0, name="soft")],
                     [helper.make_tensor_value_info("y", f32, ["n", 2])],
                     "node 'soft': reads a value whose size the data decides (from node 'nz')"),
         # [1, n] rows stacked into [2, n]: the data's dim after a dim of 2,
@@ -211,7 +269,9 @@ def refused(args):
         print(f"ok   refused {name} (exit {r.returncode})")
 
 
-CASES = {"mask": mask, "unique": unique, "topk": topk, "shape": shape, "compress": compress,
+CASES = {"mask": mask, "unique": unique, "topk": topk, "head": head, "reduce": reduce,
+         "shape": shape,
+         "compress": compress,
          "refused": refused}
 
 

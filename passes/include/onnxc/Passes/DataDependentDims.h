@@ -21,6 +21,7 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <functional>
 #include <string>
 
 namespace onnxc {
@@ -33,13 +34,21 @@ struct DataDependentDim {
 };
 using DataDependentDims = llvm::SmallVector<DataDependentDim, 1>;
 
+/// Makes the run-time size of a Slice along such a dim, rows
+/// [start, min(end, n)) of n = `extent`; the analysis of constant folding,
+/// which only asks which dims are such, has none (the size is then unknown).
+using SliceExtentBuilder =
+    std::function<mlir::Value(mlir::Operation *slice, mlir::Value extent, int64_t start,
+                              int64_t end)>;
+
 /// The data-dependent dims of every value of a function, in program order.
 class DataDependentDimsAnalysis {
 public:
   /// Works through `root`'s regions. Stops at the first op that reads such a
   /// dim and cannot carry it: refuser() and refusal() say which and why
   /// (its results then count every dim as data-dependent).
-  explicit DataDependentDimsAnalysis(mlir::Operation *root);
+  explicit DataDependentDimsAnalysis(mlir::Operation *root,
+                                     SliceExtentBuilder sliceExtent = nullptr);
 
   /// The dims of `v` whose size the data decides (empty for most values).
   llvm::ArrayRef<DataDependentDim> dimsOf(mlir::Value v) const;
@@ -52,6 +61,7 @@ public:
 private:
   void visit(mlir::Operation *op);
 
+  SliceExtentBuilder sliceExtent;
   llvm::DenseMap<mlir::Value, DataDependentDims> dims;
   mlir::Operation *refuser_ = nullptr;
   std::string refusal_;

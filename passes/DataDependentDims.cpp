@@ -44,6 +44,11 @@ bool isElementwise(Operation *op) {
 /// operand's rows past the size hold the reduction's identity.
 constexpr const char *kRowsMaskedAttr = "onnxc.rows_masked";
 
+/// On a Concat along a dim whose size the data decides: its result holds
+/// each operand's bound of rows, the real ones not yet together (a Gather,
+/// the only reader, packs them).
+constexpr const char *kPaddedRowsAttr = "onnxc.padded_rows";
+
 /// Reductions along axes (ReduceX, ArgMax/ArgMin, Softmax/LogSoftmax: the
 /// rows along the axis are one result, or normalised together).
 bool isRowReduction(Operation *op) {
@@ -240,6 +245,8 @@ std::string carry(Operation *op, ArrayRef<DataDependentDims> in, Carried &out,
     return "";
   }
   if (auto c = dyn_cast<onnx::ConcatOp>(op)) {
+    if (op->hasAttr(kPaddedRowsAttr))
+      return ""; // read only by the Gather that packs its rows
     int64_t rank = outShape.size();
     int64_t axis = static_cast<int64_t>(c.getAxis());
     if (axis < 0)
@@ -270,9 +277,10 @@ Operation *producerOf(const DataDependentDim &d) {
 
 } // namespace
 
-DataDependentDimsAnalysis::DataDependentDimsAnalysis(Operation *root,
-                                                     SliceExtentBuilder sliceExtent)
-    : sliceExtent(std::move(sliceExtent)) {
+DataDependentDimsAnalysis::DataDependentDimsAnalysis(
+    Operation *root, SliceExtentBuilder sliceExtent,
+    const DenseMap<Value, DataDependentDims> *given)
+    : sliceExtent(std::move(sliceExtent)), given(given) {
   for (Region &r : root->getRegions())
     for (Block &b : r)
       for (Operation &op : b)
@@ -294,6 +302,10 @@ void DataDependentDimsAnalysis::visit(Operation *op) {
   // sizes: onnxc-data-dependent-dims); a region's terminator to its op.
   if (op->hasTrait<OpTrait::IsTerminator>())
     return;
+  if (given && op->getNumResults() == 1 && given->count(op->getResult(0))) {
+    dims[op->getResult(0)] = given->lookup(op->getResult(0));
+    return;
+  }
   SmallVector<DataDependentDims> in;
   bool reads = false;
   for (Value v : op->getOperands()) {
@@ -456,10 +468,37 @@ void transposeNonZero(onnx::NonZeroOp op) {
 
 /// A Shape or Size reading dims whose size the data decides becomes the
 /// run-time value: the fixed dims as constants, the others their extents.
-LogicalResult shapeAtRunTime(Operation *op, ArrayRef<DataDependentDim> runTime) {
+LogicalResult shapeAtRunTime(Operation *op, ArrayRef<DataDependentDim> runTime,
+                             DenseMap<Value, DataDependentDims> &given) {
   OpBuilder b(op);
   Location loc = op->getLoc();
   auto shape = shapeOf(op->getOperand(0));
+  // ConstantOfShape of it (torch's full_like, ones_like) fills the bound,
+  // with the sizes of the dims it copies.
+  if (auto s = dyn_cast<onnx::ShapeOp>(op)) {
+    int64_t r = shape.size();
+    auto clampIdx = [&](int64_t i) { return std::clamp<int64_t>(i < 0 ? i + r : i, 0, r); };
+    int64_t start = clampIdx(s.getStart()), end = s.getEnd() ? clampIdx(*s.getEnd()) : r;
+    SmallVector<onnx::ConstantOfShapeOp> fills;
+    for (Operation *user : op->getUsers())
+      if (auto c = dyn_cast<onnx::ConstantOfShapeOp>(user))
+        fills.push_back(c);
+    for (onnx::ConstantOfShapeOp c : fills) {
+      OpBuilder at(c);
+      c->setOperand(0, shapeConstant(at, c.getLoc(), shape.slice(start, end - start)));
+      if (failed(refreshTypes(c)))
+        return failure();
+      DataDependentDims dims;
+      for (const DataDependentDim &d : runTime)
+        if (d.dim >= start && d.dim < end)
+          dims.push_back({d.dim - start, d.extent});
+      given[c.getResult()] = dims;
+    }
+    if (op->use_empty()) {
+      op->erase();
+      return success();
+    }
+  }
   auto extentOf = [&](int64_t d) -> Value {
     for (const DataDependentDim &x : runTime)
       if (x.dim == d)
@@ -608,17 +647,79 @@ LogicalResult maskRowsPastSize(Operation *op, const DataDependentDim &d) {
   return success();
 }
 
+/// A Concat along dim `axis`, whose size the data decides in some operands,
+/// packs the real rows: the Concat of the bounds (rows of operand i from
+/// B_i = its bounds' prefix sum), then a Gather taking row j from
+/// j + sum over i >= 1 with j >= S_i (the sizes' prefix sum) of
+/// (bound_{i-1} - n_{i-1}). Its size is S_k; `given` records it.
+LogicalResult packConcat(onnx::ConcatOp op, int64_t axis, ArrayRef<Value> sizes,
+                         DenseMap<Value, DataDependentDims> &given) {
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto scalar = [&](int64_t v) -> Value {
+    auto t = RankedTensorType::get({}, b.getI64Type());
+    return b.create<onnx::ConstantOp>(loc, t, DenseElementsAttr::get(t, v));
+  };
+  Operation *padded = b.clone(*op);
+  padded->setAttr(kPaddedRowsAttr, b.getUnitAttr());
+  int64_t total = shapeOf(op.getResult())[axis];
+  auto iotaType = RankedTensorType::get({total}, b.getI64Type());
+  SmallVector<int64_t> iota(total);
+  for (int64_t j = 0; j < total; ++j)
+    iota[j] = j;
+  Value rows = b.create<onnx::ConstantOp>(loc, iotaType, DenseElementsAttr::get(iotaType, ArrayRef(iota)));
+  FailureOr<Value> index = rows, prefix = sizes.front();
+  for (unsigned i = 1; i < sizes.size() && succeeded(index); ++i) {
+    int64_t bound = shapeOf(op.getInputs()[i - 1])[axis];
+    auto past = buildOnnxOp(b, loc, "GreaterOrEqual", {rows, *prefix});
+    if (failed(past))
+      return failure();
+    auto step = buildOnnxOp(b, loc, "Cast", {*past}, {b.getNamedAttr("to", b.getI64IntegerAttr(7))});
+    auto gap = buildOnnxOp(b, loc, "Sub", {scalar(bound), sizes[i - 1]});
+    if (failed(step) || failed(gap))
+      return failure();
+    auto shift = buildOnnxOp(b, loc, "Mul", {*step, *gap});
+    if (failed(shift))
+      return failure();
+    index = buildOnnxOp(b, loc, "Add", {*index, *shift});
+    prefix = buildOnnxOp(b, loc, "Add", {*prefix, sizes[i]});
+    if (failed(prefix))
+      return failure();
+  }
+  if (failed(index))
+    return failure();
+  auto packed = buildOnnxOp(b, loc, "Gather", {padded->getResult(0), *index},
+                            {b.getNamedAttr("axis", b.getI64IntegerAttr(axis))});
+  if (failed(packed))
+    return failure();
+  given[*packed] = {{axis, *prefix}};
+  op.getResult().replaceAllUsesWith(*packed);
+  op.erase();
+  return success();
+}
+
 /// Gives sizes the data decides to the ops that read them as values: Shape
 /// and Size become run-time values, TopK along such a dim gets it as `n`.
 /// Rounds until nothing changes (a TopK's result may feed a Shape).
-LogicalResult giveSizesToReaders(func::FuncOp func, const SliceExtentBuilder &sliceExtent) {
+LogicalResult giveSizesToReaders(func::FuncOp func, const SliceExtentBuilder &sliceExtent,
+                                 DenseMap<Value, DataDependentDims> &given) {
   for (bool changed = true; changed;) {
     changed = false;
-    DataDependentDimsAnalysis dims(func, sliceExtent);
+    DataDependentDimsAnalysis dims(func, sliceExtent, &given);
     SmallVector<Operation *> shapes;
     SmallVector<std::pair<onnx::TopKOp, Value>> topks;
     SmallVector<std::pair<Operation *, DataDependentDim>> reductions;
+    SmallVector<std::pair<onnx::ConcatOp, int64_t>> concats;
     func.walk([&](Operation *op) {
+      if (auto c = dyn_cast<onnx::ConcatOp>(op); c && !c->hasAttr(kPaddedRowsAttr) &&
+                                                 isa<RankedTensorType>(c.getType())) {
+        int64_t rank = shapeOf(c.getResult()).size(), axis = static_cast<int64_t>(c.getAxis());
+        axis = axis < 0 ? axis + rank : axis;
+        for (Value v : c.getInputs())
+          for (const DataDependentDim &d : dims.dimsOf(v))
+            if (d.dim == axis && d.extent && !llvm::is_contained(concats, std::pair(c, axis)))
+              concats.push_back({c, axis});
+      }
       if (isRowReduction(op) && !op->hasAttr(kRowsMaskedAttr) &&
           isa<RankedTensorType>(op->getOperand(0).getType()))
         for (const DataDependentDim &d : dims.dimsOf(op->getOperand(0)))
@@ -639,12 +740,36 @@ LogicalResult giveSizesToReaders(func::FuncOp func, const SliceExtentBuilder &sl
     });
     for (Operation *op : shapes) {
       SmallVector<DataDependentDim> runTime(dims.dimsOf(op->getOperand(0)));
-      if (failed(shapeAtRunTime(op, runTime)))
+      if (failed(shapeAtRunTime(op, runTime, given)))
         return failure();
       changed = true;
     }
     for (auto [t, extent] : topks) {
       t.getNMutable().assign(extent);
+      changed = true;
+    }
+    for (auto [c, axis] : concats) {
+      // Each operand's size along axis: its run's, or its fixed size.
+      SmallVector<Value> sizes;
+      OpBuilder b(c);
+      for (Value v : c.getInputs()) {
+        Value size;
+        for (const DataDependentDim &d : dims.dimsOf(v))
+          if (d.dim == axis)
+            size = d.extent;
+          else
+            return emitError(c.getLoc())
+                   << "joins values whose sizes the data decides along dim " << axis
+                   << " that have such a size along another dim too (not supported)";
+        if (!size) {
+          auto t = RankedTensorType::get({}, b.getI64Type());
+          size = b.create<onnx::ConstantOp>(c.getLoc(), t,
+                                            DenseElementsAttr::get(t, shapeOf(v)[axis]));
+        }
+        sizes.push_back(size);
+      }
+      if (failed(packConcat(c, axis, sizes, given)))
+        return failure();
       changed = true;
     }
     for (auto [op, d] : reductions) {
@@ -711,9 +836,10 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
       }
       return size = succeeded(v) ? *v : Value();
     };
-    if (failed(giveSizesToReaders(func, sliceExtent)))
+    DenseMap<Value, DataDependentDims> given;
+    if (failed(giveSizesToReaders(func, sliceExtent, given)))
       return signalPassFailure();
-    DataDependentDimsAnalysis dims(func, sliceExtent);
+    DataDependentDimsAnalysis dims(func, sliceExtent, &given);
     if (Operation *op = dims.refuser()) {
       emitError(op->getLoc()) << dims.refusal();
       return signalPassFailure();

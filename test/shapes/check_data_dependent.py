@@ -14,6 +14,8 @@ output against PyTorch's or numpy's at several sizes, none and all included:
   topk      torchvision's detection candidates: boxes scoring over t, then
             the best min(3, count) (K from Shape -> Gather -> Concat ->
             ReduceMin at run time), their boxes gathered.
+  per_class torchvision's per-class candidates (three classes' best
+            min(2, count)) joined by torch.cat: a Concat along the dim.
   head      `s[:4]` and `s[1:3]` of such an `s`: Slice along the dim (its
             size max(0, min(n, end) - start) at run time).
   reduce    sum, mean, amax, amin, prod, argmax, softmax and log_softmax
@@ -144,6 +146,40 @@ def topk(args):
         expect_equal(f"topk t={t:.3f}", got, want)
 
 
+def per_class(args):
+    import torch
+    from torchvision.models.detection._utils import _topk_min
+
+    class PerClass(torch.nn.Module):
+        """torchvision's per-class candidates, joined: for each class the
+        boxes scoring over t, the best min(2, count) and their labels
+        (full_like: ConstantOfShape of a Shape), then torch.cat of the
+        classes' (a Concat along the dim whose size the data decides)."""
+
+        def forward(self, scores, boxes, t):
+            top_scores, top_boxes, labels = [], [], []
+            for c in range(3):
+                keep = scores[:, c] > t
+                s, b = scores[:, c][keep], boxes[keep]
+                top, idx = s.topk(_topk_min(s, 2, 0))
+                top_scores.append(top)
+                top_boxes.append(b[idx])
+                labels.append(torch.full_like(top, c, dtype=torch.int64))
+            return torch.cat(top_scores), torch.cat(top_boxes, 0) * 2, torch.cat(labels)
+
+    path = os.path.join(args.work, "per_class.onnx")
+    g = torch.Generator().manual_seed(7)
+    scores, boxes = torch.rand(6, 3, generator=g), torch.rand(6, 4, generator=g)
+    torch.onnx.export(PerClass(), (scores, boxes, torch.tensor(0.5)), path, opset_version=17,
+                      input_names=["scores", "boxes", "t"], output_names=["top", "box", "label"])
+    for t in (2.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.2, -1.0):
+        with torch.no_grad():
+            want = [w.numpy() for w in PerClass()(scores, boxes, torch.tensor(t))]
+        got = run(args, path, "per_class", {"scores": scores.numpy(), "boxes": boxes.numpy(),
+                                            "t": np.array(t, np.float32)})
+        expect_equal(f"per-class t={t}", got, want)
+
+
 def head(args):
     import torch
 
@@ -269,7 +305,8 @@ def refused(args):
         print(f"ok   refused {name} (exit {r.returncode})")
 
 
-CASES = {"mask": mask, "unique": unique, "topk": topk, "head": head, "reduce": reduce,
+CASES = {"mask": mask, "unique": unique, "topk": topk, "per_class": per_class, "head": head,
+         "reduce": reduce,
          "shape": shape,
          "compress": compress,
          "refused": refused}

@@ -47,8 +47,11 @@ public:
   /// Works through `root`'s regions. Stops at the first op that reads such a
   /// dim and cannot carry it: refuser() and refusal() say which and why
   /// (its results then count every dim as data-dependent).
-  explicit DataDependentDimsAnalysis(mlir::Operation *root,
-                                     SliceExtentBuilder sliceExtent = nullptr);
+  /// `given`: values whose dims onnxc-data-dependent-dims made by rewriting
+  /// (a Concat along such a dim packed by a Gather), taken as they are.
+  explicit DataDependentDimsAnalysis(
+      mlir::Operation *root, SliceExtentBuilder sliceExtent = nullptr,
+      const llvm::DenseMap<mlir::Value, DataDependentDims> *given = nullptr);
 
   /// The dims of `v` whose size the data decides (empty for most values).
   llvm::ArrayRef<DataDependentDim> dimsOf(mlir::Value v) const;
@@ -62,6 +65,7 @@ private:
   void visit(mlir::Operation *op);
 
   SliceExtentBuilder sliceExtent;
+  const llvm::DenseMap<mlir::Value, DataDependentDims> *given;
   llvm::DenseMap<mlir::Value, DataDependentDims> dims;
   mlir::Operation *refuser_ = nullptr;
   std::string refusal_;

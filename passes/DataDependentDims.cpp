@@ -8,6 +8,8 @@
 
 #include "llvm/ADT/STLExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 
 namespace onnxc {
@@ -350,6 +352,19 @@ void DataDependentDimsAnalysis::visit(Operation *op) {
           dims[op->getResult(r)] = carried;
       return;
     }
+  } else if (auto nms = dyn_cast<onnx::NonMaxSuppressionOp>(op); nms && reads) {
+    // The boxes (dim 1 of boxes, dim 2 of scores) may be sized by the data:
+    // then `n` (onnxc-data-dependent-dims gives it) must be that size.
+    for (auto [i, d] : llvm::enumerate(in))
+      for (const DataDependentDim &x : d)
+        if (i > 1 || x.dim != (i == 0 ? 1 : 2))
+          why = "its batches, classes or parameters have a size the data decides";
+        else if (nms.getN() != x.extent)
+          why = "NonMaxSuppression of boxes whose number the data decides is not given it";
+    if (why.empty()) {
+      dims[nms.getSelectedIndices()].push_back({0, nms.getExtent()});
+      return;
+    }
   } else if (auto dd = dyn_cast<onnx::DataDependentShape>(op)) {
     for (OpResult r : op->getResults())
       if (int64_t d = dd.dataDependentDim(r.getResultNumber()); d >= 0)
@@ -647,6 +662,19 @@ LogicalResult maskRowsPastSize(Operation *op, const DataDependentDim &d) {
   return success();
 }
 
+/// `name`(operands) once: an identical op already before b's insertion
+/// point is reused, so the same sizes summed twice are one value (a
+/// NonMaxSuppression's boxes and scores then agree on their count).
+FailureOr<Value> buildShared(OpBuilder &b, Location loc, StringRef name, ValueRange operands) {
+  Operation *at = &*b.getInsertionPoint();
+  for (Operation *user : operands.front().getUsers())
+    if (user->getName().getStringRef() == ("onnx." + name).str() &&
+        user->getOperands() == operands && user->getBlock() == at->getBlock() &&
+        user->isBeforeInBlock(at))
+      return user->getResult(0);
+  return buildOnnxOp(b, loc, name, operands);
+}
+
 /// A Concat along dim `axis`, whose size the data decides in some operands,
 /// packs the real rows: the Concat of the bounds (rows of operand i from
 /// B_i = its bounds' prefix sum), then a Gather taking row j from
@@ -682,7 +710,7 @@ LogicalResult packConcat(onnx::ConcatOp op, int64_t axis, ArrayRef<Value> sizes,
     if (failed(shift))
       return failure();
     index = buildOnnxOp(b, loc, "Add", {*index, *shift});
-    prefix = buildOnnxOp(b, loc, "Add", {*prefix, sizes[i]});
+    prefix = buildShared(b, loc, "Add", {*prefix, sizes[i]});
     if (failed(prefix))
       return failure();
   }
@@ -698,6 +726,64 @@ LogicalResult packConcat(onnx::ConcatOp op, int64_t axis, ArrayRef<Value> sizes,
   return success();
 }
 
+/// A Slice along one dim whose end is computed at run time (`x[:k]`; an If
+/// choosing an empty result, onnxc-expand-control-flow) keeps its rows from
+/// `start` to the bound (a Slice to the end) and sizes them at run time:
+/// max(0, min(n, end) - start), a negative end counting from n. `given`
+/// records it with the data's other such dims.
+LogicalResult sliceToRunTimeEnd(onnx::SliceOp op, ArrayRef<DataDependentDim> inDims,
+                                DenseMap<Value, DataDependentDims> &given) {
+  auto starts = getConstantInts(op.getStarts());
+  std::optional<SmallVector<int64_t>> axes = SmallVector<int64_t>{0}, steps = axes;
+  if (!onnx::isNone(op.getAxes()))
+    axes = getConstantInts(op.getAxes());
+  (*steps)[0] = 1;
+  if (!onnx::isNone(op.getSteps()))
+    steps = getConstantInts(op.getSteps());
+  auto data = dyn_cast<RankedTensorType>(op.getData().getType());
+  if (!starts || !axes || !steps || starts->size() != 1 || axes->size() != 1 ||
+      (*steps)[0] != 1 || (*starts)[0] < 0 || !data || !data.hasStaticShape())
+    return emitError(op.getLoc()) << "Slice with bounds computed at run time is supported along "
+                                     "one dim, from a constant start >= 0, step 1 (not supported)";
+  int64_t dim = (*axes)[0] < 0 ? (*axes)[0] + data.getRank() : (*axes)[0];
+  int64_t start = (*starts)[0];
+  OpBuilder b(op);
+  Location loc = op.getLoc();
+  auto scalar = [&](int64_t v) -> Value {
+    auto t = RankedTensorType::get({}, b.getI64Type());
+    return b.create<onnx::ConstantOp>(loc, t, DenseElementsAttr::get(t, v));
+  };
+  Value n = scalar(data.getDimSize(dim));
+  DataDependentDims out;
+  for (const DataDependentDim &d : inDims)
+    if (d.dim == dim)
+      n = d.extent;
+    else
+      out.push_back(d);
+  auto end = buildOnnxOp(b, loc, "Reshape", {op.getEnds(), shapeConstant(b, loc, {})});
+  if (failed(end))
+    return failure();
+  auto negative = buildOnnxOp(b, loc, "Less", {*end, scalar(0)});
+  auto fromEnd = buildOnnxOp(b, loc, "Add", {*end, n});
+  if (failed(negative) || failed(fromEnd))
+    return failure();
+  FailureOr<Value> size = buildOnnxOp(b, loc, "Where", {*negative, *fromEnd, *end});
+  if (succeeded(size))
+    size = buildOnnxOp(b, loc, "Min", {n, *size});
+  if (succeeded(size))
+    size = buildOnnxOp(b, loc, "Sub", {*size, scalar(start)});
+  if (succeeded(size))
+    size = buildOnnxOp(b, loc, "Max", {*size, scalar(0)});
+  if (failed(size))
+    return failure();
+  op.getEndsMutable().assign(shapeConstant(b, loc, {std::numeric_limits<int64_t>::max()}));
+  if (failed(refreshTypes(op)))
+    return failure();
+  out.push_back({dim, *size});
+  given[op.getResult()] = out;
+  return success();
+}
+
 /// Gives sizes the data decides to the ops that read them as values: Shape
 /// and Size become run-time values, TopK along such a dim gets it as `n`.
 /// Rounds until nothing changes (a TopK's result may feed a Shape).
@@ -710,6 +796,8 @@ LogicalResult giveSizesToReaders(func::FuncOp func, const SliceExtentBuilder &sl
     SmallVector<std::pair<onnx::TopKOp, Value>> topks;
     SmallVector<std::pair<Operation *, DataDependentDim>> reductions;
     SmallVector<std::pair<onnx::ConcatOp, int64_t>> concats;
+    SmallVector<std::pair<onnx::NonMaxSuppressionOp, Value>> boxCounts;
+    SmallVector<onnx::SliceOp> runTimeEnds;
     func.walk([&](Operation *op) {
       if (auto c = dyn_cast<onnx::ConcatOp>(op); c && !c->hasAttr(kPaddedRowsAttr) &&
                                                  isa<RankedTensorType>(c.getType())) {
@@ -730,6 +818,14 @@ LogicalResult giveSizesToReaders(func::FuncOp func, const SliceExtentBuilder &sl
       if (isa<onnx::ShapeOp, onnx::SizeOp>(op) && !dims.dimsOf(op->getOperand(0)).empty() &&
           dims.dimsOf(op->getOperand(0)).front().extent)
         shapes.push_back(op);
+      if (auto sl = dyn_cast<onnx::SliceOp>(op);
+          sl && !getConstantInts(sl.getEnds()) && dims.dimsOf(sl.getEnds()).empty() &&
+          llvm::all_of(dims.dimsOf(sl.getData()), [](const DataDependentDim &d) { return d.extent; }))
+        runTimeEnds.push_back(sl);
+      if (auto nms = dyn_cast<onnx::NonMaxSuppressionOp>(op); nms && onnx::isNone(nms.getN()))
+        for (const DataDependentDim &d : dims.dimsOf(nms.getBoxes()))
+          if (d.extent && d.dim == 1)
+            boxCounts.push_back({nms, d.extent});
       if (auto t = dyn_cast<onnx::TopKOp>(op); t && onnx::isNone(t.getN()))
         if (auto x = dyn_cast<RankedTensorType>(t.getX().getType()))
           for (const DataDependentDim &d : dims.dimsOf(t.getX())) {
@@ -742,6 +838,16 @@ LogicalResult giveSizesToReaders(func::FuncOp func, const SliceExtentBuilder &sl
       SmallVector<DataDependentDim> runTime(dims.dimsOf(op->getOperand(0)));
       if (failed(shapeAtRunTime(op, runTime, given)))
         return failure();
+      changed = true;
+    }
+    for (onnx::SliceOp sl : runTimeEnds) {
+      SmallVector<DataDependentDim> inDims(dims.dimsOf(sl.getData()));
+      if (failed(sliceToRunTimeEnd(sl, inDims, given)))
+        return failure();
+      changed = true;
+    }
+    for (auto [nms, extent] : boxCounts) {
+      nms.getNMutable().assign(extent);
       changed = true;
     }
     for (auto [t, extent] : topks) {

@@ -11,6 +11,8 @@
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/ADT/StringExtras.h"
 
+#include <limits>
+
 using namespace mlir;
 using namespace onnxc::onnx;
 
@@ -167,6 +169,39 @@ void inlineBothBranches(IfOp op) {
   }
 }
 
+/// A select between an empty tensor (size 0 along one dim) and another of
+/// the same shape elsewhere (torchvision's `if boxes.numel() == 0: return
+/// empty`): the other with its rows along that dim cut to 0 or kept, a
+/// Slice whose end the condition picks at run time (its size is then one
+/// the data decides: onnxc-data-dependent-dims). Null when not that case.
+FailureOr<Value> emptyOrOther(OpBuilder &b, IfOp op, Value tv, Value ev) {
+  auto tt = dyn_cast<RankedTensorType>(tv.getType());
+  auto et = dyn_cast<RankedTensorType>(ev.getType());
+  if (!tt || !et || !tt.hasStaticShape() || !et.hasStaticShape() || tt == et ||
+      tt.getRank() != et.getRank() || tt.getElementType() != et.getElementType())
+    return Value();
+  int64_t dim = -1;
+  for (int64_t d = 0; d < tt.getRank(); ++d)
+    if (tt.getDimSize(d) != et.getDimSize(d)) {
+      if (dim >= 0)
+        return Value();
+      dim = d;
+    }
+  bool thenEmpty = tt.getDimSize(dim) == 0;
+  if (!thenEmpty && et.getDimSize(dim) != 0)
+    return Value();
+  Location loc = op.getLoc();
+  int64_t all = std::numeric_limits<int64_t>::max();
+  Value zero = constantI64(b, loc, {0}, false), keep = constantI64(b, loc, {all}, false);
+  auto end = buildOnnxOp(b, loc, "Where",
+                         {op.getCond(), thenEmpty ? zero : keep, thenEmpty ? keep : zero});
+  if (failed(end))
+    return failure();
+  Value none = b.create<NoValueOp>(loc, b.getNoneType());
+  return buildOnnxOp(b, loc, "Slice",
+                     {thenEmpty ? ev : tv, zero, *end, constantI64(b, loc, {dim}, false), none});
+}
+
 /// Each output of a select left by `inlineBothBranches` becomes
 /// Where(cond, then, else); both branches must give it the same type.
 LogicalResult selectWithWhere(IfOp op, func::FuncOp func) {
@@ -175,6 +210,12 @@ LogicalResult selectWithWhere(IfOp op, func::FuncOp func) {
   auto e = op.getElseBranch().front().getTerminator()->getOperands();
   SmallVector<Value> out;
   for (auto [tv, ev] : llvm::zip(t, e)) {
+    if (auto cut = emptyOrOther(b, op, tv, ev); failed(cut)) {
+      return failure();
+    } else if (*cut) {
+      out.push_back(*cut);
+      continue;
+    }
     if (tv.getType() != ev.getType() || !isa<RankedTensorType>(tv.getType()))
       return op.emitError() << "If with a run-time condition and branches of different types ("
                             << tv.getType() << " vs " << ev.getType() << ") is not supported"

@@ -107,7 +107,8 @@ ProviderResult lowerDomain(Operation *op, const std::string &t) {
                             KernelArg::i(shapeOf(o.getSelectedIndices())[0]),
                             KernelArg::scratch(onnxc_rt::ref::kNmsScratchPerBox *
                                                   std::max<int64_t>(ss[2], 1) * 8,
-                                              "int64_t")})});
+                                              "int64_t"),
+                            inputOrNull(o.getN())})});
       })
       .Case<DFTOp>([&](DFTOp o) {
         auto xs = shapeOf(o.getInput()), ys = shapeOf(o.getOutput());

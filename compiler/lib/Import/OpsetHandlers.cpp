@@ -550,7 +550,7 @@ unsigned dialectOperandCount(StringRef op) {
       {"NegativeLogLikelihoodLoss", 3}, {"SoftmaxCrossEntropyLoss", 3},
       {"QuantizeLinear", 3}, {"DequantizeLinear", 3}, {"MatMulInteger", 4},
       {"ConvInteger", 4}, {"QLinearConv", 9}, {"RNN", 6}, {"MaxUnpool", 3},
-      {"DFT", 2}, {"STFT", 4}, {"NonMaxSuppression", 5}, {"TopK", 3}};
+      {"DFT", 2}, {"STFT", 4}, {"NonMaxSuppression", 6}, {"TopK", 3}};
   // (BatchNormalization has 3 results: Y and the optional running stats.)
   auto it = kCounts.find(op);
   return it == kCounts.end() ? 0 : it->second;

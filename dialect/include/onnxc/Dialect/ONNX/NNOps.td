@@ -246,11 +246,13 @@ def ONNX_NonMaxSuppressionOp : ONNX_Op<"NonMaxSuppression",
   let description = [{
     selected_indices is [bound, 3] (batch, class, box) with `extent` rows
     filled; the bound is batches * classes * min(boxes, max_output_boxes_per_class
-    when that is a constant).
+    when that is a constant). `n` (not an ONNX input; onnxc-data-dependent-dims
+    sets it) is the run-time number of boxes when the data decides it.
   }];
   let arguments = (ins AnyTensor:$boxes, AnyTensor:$scores,
                    ONNX_TensorOrNone:$max_output_boxes_per_class,
                    ONNX_TensorOrNone:$iou_threshold, ONNX_TensorOrNone:$score_threshold,
+                   ONNX_TensorOrNone:$n,
                    DefaultValuedAttr<I64Attr, "0">:$center_point_box);
   let results = (outs AnyTensor:$selected_indices, AnyTensor:$extent);
 }

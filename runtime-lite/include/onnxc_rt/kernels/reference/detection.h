@@ -45,12 +45,15 @@ constexpr int64_t kNmsScratchPerBox = 3;
 /// (null or 0: none). Rows (batch, class, box) are packed at the start of
 /// `selected` (bound rows; the rest zeroed); *extent = rows written. The
 /// optional inputs may be null. scratch: kNmsScratchPerBox * boxes int64.
+/// When the data decides how many boxes there are, `n_run` holds it: only
+/// the first *n_run of the nboxes (a bound) are candidates.
 inline void non_max_suppression(const float *boxes, const float *scores,
                                 const int64_t *max_output_boxes_per_class,
                                 const float *iou_threshold, const float *score_threshold,
                                 int64_t *selected, int64_t *extent, int64_t batches,
                                 int64_t classes, int64_t nboxes, int64_t center_point_box,
-                                int64_t bound, int64_t *scratch) {
+                                int64_t bound, int64_t *scratch, const int64_t *n_run) {
+  const int64_t real = n_run ? (*n_run < 0 ? 0 : *n_run < nboxes ? *n_run : nboxes) : nboxes;
   int64_t *order = scratch, *tmp = scratch + nboxes, *kept = scratch + 2 * nboxes;
   const int64_t limit = max_output_boxes_per_class ? *max_output_boxes_per_class : 0;
   const float iou = iou_threshold ? *iou_threshold : 0.0f;
@@ -60,7 +63,7 @@ inline void non_max_suppression(const float *boxes, const float *scores,
       const float *s = scores + (b * classes + c) * nboxes;
       const float *bx = boxes + b * nboxes * 4;
       int64_t candidates = 0;
-      for (int64_t i = 0; i < nboxes; ++i)
+      for (int64_t i = 0; i < real; ++i)
         if (!score_threshold || s[i] > *score_threshold)
           order[candidates++] = i;
       stable_sort(order, tmp, candidates, [&](int64_t i, int64_t j) { return s[i] > s[j]; });

@@ -481,6 +481,24 @@ void transposeNonZero(onnx::NonZeroOp op) {
     op.erase();
 }
 
+/// A scalar int64 constant (a size, a bound).
+Value i64Scalar(OpBuilder &b, Location loc, int64_t v) {
+  auto t = RankedTensorType::get({}, b.getI64Type());
+  return b.create<onnx::ConstantOp>(loc, t, DenseElementsAttr::get(t, v));
+}
+
+/// The row numbers 0 .. shape[dim) - 1 along `dim`, 1 along the other dims
+/// of `shape`'s rank (to compare with a size, broadcast).
+Value rowNumbers(OpBuilder &b, Location loc, ArrayRef<int64_t> shape, int64_t dim) {
+  SmallVector<int64_t> rowsShape(shape.size(), 1);
+  rowsShape[dim] = shape[dim];
+  auto type = RankedTensorType::get(rowsShape, b.getI64Type());
+  SmallVector<int64_t> rows(shape[dim]);
+  for (int64_t i = 0; i < shape[dim]; ++i)
+    rows[i] = i;
+  return b.create<onnx::ConstantOp>(loc, type, DenseElementsAttr::get(type, ArrayRef(rows)));
+}
+
 /// A Shape or Size reading dims whose size the data decides becomes the
 /// run-time value: the fixed dims as constants, the others their extents.
 LogicalResult shapeAtRunTime(Operation *op, ArrayRef<DataDependentDim> runTime,
@@ -522,16 +540,10 @@ LogicalResult shapeAtRunTime(Operation *op, ArrayRef<DataDependentDim> runTime,
   };
   FailureOr<Value> result;
   if (isa<onnx::SizeOp>(op)) {
-    result = Value(b.create<onnx::ConstantOp>(
-        loc, RankedTensorType::get({}, b.getI64Type()),
-        DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()), int64_t(1))));
+    result = i64Scalar(b, loc, 1);
     for (int64_t d = 0; d < (int64_t)shape.size() && succeeded(result); ++d) {
       Value e = extentOf(d);
-      Value size = e ? e
-                     : b.create<onnx::ConstantOp>(
-                           loc, RankedTensorType::get({}, b.getI64Type()),
-                           DenseElementsAttr::get(RankedTensorType::get({}, b.getI64Type()),
-                                                  shape[d]));
+      Value size = e ? e : i64Scalar(b, loc, shape[d]);
       result = buildOnnxOp(b, loc, "Mul", {*result, size});
     }
   } else {
@@ -575,14 +587,7 @@ LogicalResult shapeAtRunTime(Operation *op, ArrayRef<DataDependentDim> runTime,
 FailureOr<Value> keepRows(OpBuilder &b, Location loc, Value x, int64_t dim, Value extent,
                           Attribute fill) {
   auto t = cast<RankedTensorType>(x.getType());
-  SmallVector<int64_t> iotaShape(t.getRank(), 1);
-  iotaShape[dim] = t.getDimSize(dim);
-  auto iotaType = RankedTensorType::get(iotaShape, b.getI64Type());
-  SmallVector<int64_t> iota(t.getDimSize(dim));
-  for (int64_t i = 0; i < (int64_t)iota.size(); ++i)
-    iota[i] = i;
-  Value rows =
-      b.create<onnx::ConstantOp>(loc, iotaType, DenseElementsAttr::get(iotaType, ArrayRef(iota)));
+  Value rows = rowNumbers(b, loc, t.getShape(), dim);
   auto fillType = RankedTensorType::get({}, t.getElementType());
   Value f = b.create<onnx::ConstantOp>(loc, fillType, DenseElementsAttr::get(fillType, fill));
   auto inside = buildOnnxOp(b, loc, "Less", {rows, extent});
@@ -684,18 +689,9 @@ LogicalResult packConcat(onnx::ConcatOp op, int64_t axis, ArrayRef<Value> sizes,
                          DenseMap<Value, DataDependentDims> &given) {
   OpBuilder b(op);
   Location loc = op.getLoc();
-  auto scalar = [&](int64_t v) -> Value {
-    auto t = RankedTensorType::get({}, b.getI64Type());
-    return b.create<onnx::ConstantOp>(loc, t, DenseElementsAttr::get(t, v));
-  };
   Operation *padded = b.clone(*op);
   padded->setAttr(kPaddedRowsAttr, b.getUnitAttr());
-  int64_t total = shapeOf(op.getResult())[axis];
-  auto iotaType = RankedTensorType::get({total}, b.getI64Type());
-  SmallVector<int64_t> iota(total);
-  for (int64_t j = 0; j < total; ++j)
-    iota[j] = j;
-  Value rows = b.create<onnx::ConstantOp>(loc, iotaType, DenseElementsAttr::get(iotaType, ArrayRef(iota)));
+  Value rows = rowNumbers(b, loc, {shapeOf(op.getResult())[axis]}, 0);
   FailureOr<Value> index = rows, prefix = sizes.front();
   for (unsigned i = 1; i < sizes.size() && succeeded(index); ++i) {
     int64_t bound = shapeOf(op.getInputs()[i - 1])[axis];
@@ -703,7 +699,7 @@ LogicalResult packConcat(onnx::ConcatOp op, int64_t axis, ArrayRef<Value> sizes,
     if (failed(past))
       return failure();
     auto step = buildOnnxOp(b, loc, "Cast", {*past}, {b.getNamedAttr("to", b.getI64IntegerAttr(7))});
-    auto gap = buildOnnxOp(b, loc, "Sub", {scalar(bound), sizes[i - 1]});
+    auto gap = buildOnnxOp(b, loc, "Sub", {i64Scalar(b, loc, bound), sizes[i - 1]});
     if (failed(step) || failed(gap))
       return failure();
     auto shift = buildOnnxOp(b, loc, "Mul", {*step, *gap});
@@ -749,11 +745,7 @@ LogicalResult sliceToRunTimeEnd(onnx::SliceOp op, ArrayRef<DataDependentDim> inD
   int64_t start = (*starts)[0];
   OpBuilder b(op);
   Location loc = op.getLoc();
-  auto scalar = [&](int64_t v) -> Value {
-    auto t = RankedTensorType::get({}, b.getI64Type());
-    return b.create<onnx::ConstantOp>(loc, t, DenseElementsAttr::get(t, v));
-  };
-  Value n = scalar(data.getDimSize(dim));
+  Value n = i64Scalar(b, loc, data.getDimSize(dim));
   DataDependentDims out;
   for (const DataDependentDim &d : inDims)
     if (d.dim == dim)
@@ -763,7 +755,7 @@ LogicalResult sliceToRunTimeEnd(onnx::SliceOp op, ArrayRef<DataDependentDim> inD
   auto end = buildOnnxOp(b, loc, "Reshape", {op.getEnds(), shapeConstant(b, loc, {})});
   if (failed(end))
     return failure();
-  auto negative = buildOnnxOp(b, loc, "Less", {*end, scalar(0)});
+  auto negative = buildOnnxOp(b, loc, "Less", {*end, i64Scalar(b, loc, 0)});
   auto fromEnd = buildOnnxOp(b, loc, "Add", {*end, n});
   if (failed(negative) || failed(fromEnd))
     return failure();
@@ -771,9 +763,9 @@ LogicalResult sliceToRunTimeEnd(onnx::SliceOp op, ArrayRef<DataDependentDim> inD
   if (succeeded(size))
     size = buildOnnxOp(b, loc, "Min", {n, *size});
   if (succeeded(size))
-    size = buildOnnxOp(b, loc, "Sub", {*size, scalar(start)});
+    size = buildOnnxOp(b, loc, "Sub", {*size, i64Scalar(b, loc, start)});
   if (succeeded(size))
-    size = buildOnnxOp(b, loc, "Max", {*size, scalar(0)});
+    size = buildOnnxOp(b, loc, "Max", {*size, i64Scalar(b, loc, 0)});
   if (failed(size))
     return failure();
   op.getEndsMutable().assign(shapeConstant(b, loc, {std::numeric_limits<int64_t>::max()}));
@@ -867,11 +859,8 @@ LogicalResult giveSizesToReaders(func::FuncOp func, const SliceExtentBuilder &sl
             return emitError(c.getLoc())
                    << "joins values whose sizes the data decides along dim " << axis
                    << " that have such a size along another dim too (not supported)";
-        if (!size) {
-          auto t = RankedTensorType::get({}, b.getI64Type());
-          size = b.create<onnx::ConstantOp>(c.getLoc(), t,
-                                            DenseElementsAttr::get(t, shapeOf(v)[axis]));
-        }
+        if (!size)
+          size = i64Scalar(b, c.getLoc(), shapeOf(v)[axis]);
         sizes.push_back(size);
       }
       if (failed(packConcat(c, axis, sizes, given)))
@@ -930,15 +919,11 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
         return size;
       OpBuilder b(slice);
       Location loc = slice->getLoc();
-      auto scalar = [&](int64_t v) -> Value {
-        auto t = RankedTensorType::get({}, b.getI64Type());
-        return b.create<onnx::ConstantOp>(loc, t, DenseElementsAttr::get(t, v));
-      };
-      FailureOr<Value> v = buildOnnxOp(b, loc, "Min", {n, scalar(end)});
+      FailureOr<Value> v = buildOnnxOp(b, loc, "Min", {n, i64Scalar(b, loc, end)});
       if (succeeded(v) && start > 0) {
-        v = buildOnnxOp(b, loc, "Sub", {*v, scalar(start)});
+        v = buildOnnxOp(b, loc, "Sub", {*v, i64Scalar(b, loc, start)});
         if (succeeded(v))
-          v = buildOnnxOp(b, loc, "Max", {*v, scalar(0)});
+          v = buildOnnxOp(b, loc, "Max", {*v, i64Scalar(b, loc, 0)});
       }
       return size = succeeded(v) ? *v : Value();
     };
@@ -991,7 +976,8 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
       std::string name = entry.getAs<StringAttr>("name").str();
       if (d.size() > 1)
         return ret.emitError() << "graph output '" << name
-                               << "' has more than one dim whose size the data decides";
+                               << "' has more than one dim whose size the data decides "
+                                  "(not supported)";
       auto producer = v.getDefiningOp<onnx::DataDependentShape>();
       bool packed = producer && producer.dataDependentDim(cast<OpResult>(v).getResultNumber()) >= 0;
       if (!packed) {
@@ -1000,7 +986,7 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
           return ret.emitError()
                  << "graph output '" << name << "': its dim " << d[0].dim
                  << ", whose size the data decides, comes after dims larger than 1 "
-                 << "(outputs are packed only along such a leading dim)";
+                 << "(outputs are packed only along such a leading dim; not supported)";
         auto zeroed = zeroPastExtent(b, v.getLoc(), v, d[0].dim, d[0].extent);
         if (failed(zeroed))
           return failure();

@@ -900,10 +900,22 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
     for (onnx::CompressOp op : compresses)
       if (failed(expandRuntimeCompress(op)))
         return signalPassFailure();
+    // One NonZero per mask: torch writes one per `x[keep]`, and values
+    // sized by two of them could not meet (`scores[keep] * boxes[keep]`).
     SmallVector<onnx::NonZeroOp> nonZeros;
     func.walk([&](onnx::NonZeroOp op) { nonZeros.push_back(op); });
+    for (auto [i, op] : llvm::enumerate(nonZeros))
+      for (onnx::NonZeroOp first : ArrayRef(nonZeros).take_front(i))
+        if (first && first.getX() == op.getX() && first->getBlock() == op->getBlock() &&
+            first->getAttrDictionary() == op->getAttrDictionary()) {
+          op->replaceAllUsesWith(first);
+          op->erase();
+          nonZeros[i] = nullptr;
+          break;
+        }
     for (onnx::NonZeroOp op : nonZeros)
-      transposeNonZero(op);
+      if (op)
+        transposeNonZero(op);
     WalkResult typed = func.walk([](Operation *op) {
       return failed(refreshTypes(op)) ? WalkResult::interrupt() : WalkResult::advance();
     });

@@ -9,7 +9,8 @@ such results inside the model, the way exporters write it, and check each
 output against PyTorch's or numpy's at several sizes, none and all included:
 
   mask      torch's `x[x > t] * 2` and `torch.nonzero(x > t)` (NonZero ->
-            Transpose -> GatherND -> Mul; NonZero -> Transpose), t an input.
+            Transpose -> GatherND -> Mul; NonZero -> Transpose), t an input;
+            `scores[keep][:, None] * boxes[keep]` (two NonZeros of one mask).
   unique    torch's `torch.unique(x) * 3 + 1`: Unique -> element-wise.
   topk      torchvision's detection candidates: boxes scoring over t, then
             the best min(3, count) (K from Shape -> Gather -> Concat ->
@@ -101,6 +102,26 @@ def mask(args):
             want = [w.numpy() for w in Mask()(x, torch.tensor(t))]
         got = run(args, path, f"mask_t{t}", {"x": x.numpy(), "t": np.array(t, np.float32)})
         expect_equal(f"mask t={t}", got, want)
+
+    class TwoPicks(torch.nn.Module):
+        """Two values picked by one mask meet (torch writes a NonZero for
+        each `[keep]`; they are one size)."""
+
+        def forward(self, scores, boxes, t):
+            keep = scores > t
+            return scores[keep][:, None] * boxes[keep]
+
+    path = os.path.join(args.work, "two_picks.onnx")
+    boxes = torch.rand(5, 4, generator=torch.Generator().manual_seed(9))
+    scores = x[0]
+    torch.onnx.export(TwoPicks(), (scores, boxes, torch.tensor(0.5)), path, opset_version=17,
+                      input_names=["scores", "boxes", "t"], output_names=["weighted"])
+    for t in (0.5, 10.0, -10.0):
+        with torch.no_grad():
+            want = [TwoPicks()(scores, boxes, torch.tensor(t)).numpy()]
+        got = run(args, path, "two_picks", {"scores": scores.numpy(), "boxes": boxes.numpy(),
+                                            "t": np.array(t, np.float32)})
+        expect_equal(f"two picks t={t}", got, want)
 
 
 def unique(args):

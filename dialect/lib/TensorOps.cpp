@@ -682,6 +682,22 @@ static OpFoldResult sameTypeOperand(Value in, Value out) {
 }
 
 OpFoldResult IdentityOp::fold(FoldAdaptor) { return getX(); }
+/// No padding: every pad 0 (torchvision's batching of one image).
+OpFoldResult PadOp::fold(FoldAdaptor) {
+  auto pads = getConstantInts(getPads());
+  if (!pads || llvm::any_of(*pads, [](int64_t p) { return p != 0; }))
+    return nullptr;
+  return sameTypeOperand(getData(), getOutput());
+}
+/// A resize to the input's own size samples each input element at its own
+/// coordinate (every mode but tf_crop_and_resize maps x to x at scale 1,
+/// and linear, cubic and their antialiased filters weigh only that sample):
+/// torchvision's detection transform resizes a 320 x 320 image to 320 x 320.
+OpFoldResult ResizeOp::fold(FoldAdaptor) {
+  if (getCoordinateTransformationMode() == "tf_crop_and_resize")
+    return nullptr;
+  return sameTypeOperand(getX(), getY());
+}
 OpFoldResult CastOp::fold(FoldAdaptor) { return sameTypeOperand(getInput(), getResult()); }
 OpFoldResult ReshapeOp::fold(FoldAdaptor) { return sameTypeOperand(getData(), getResult()); }
 OpFoldResult ExpandOp::fold(FoldAdaptor) { return sameTypeOperand(getInput(), getResult()); }

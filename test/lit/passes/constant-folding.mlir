@@ -81,3 +81,22 @@ func.func @shape_of_data_dependent_dim(%x: tensor<6xf32>) -> (tensor<*xi64>, ten
   %r = "onnx.Shape"(%y) {start = 0 : i64, end = 1 : i64} : (tensor<1x6xi64>) -> tensor<*xi64>
   return %s, %r : tensor<*xi64>, tensor<*xi64>
 }
+
+// A Resize to the input's own size and a Pad by zeros do nothing: they fold
+// to their input (torchvision's detection transform at 320 x 320); a
+// tf_crop_and_resize one samples the roi, so it stays.
+// CHECK-LABEL: func.func @same_size_resize_and_zero_pad
+// CHECK-NOT: onnx.Pad
+// CHECK: "onnx.Resize"(%arg0, {{.*}}coordinate_transformation_mode = "tf_crop_and_resize"
+// CHECK-NOT: onnx.Resize
+// CHECK: return %arg0,
+func.func @same_size_resize_and_zero_pad(%x: tensor<1x3x8x8xf32>) -> (tensor<*xf32>, tensor<*xf32>) {
+  %none = "onnx.NoValue"() : () -> none
+  %sizes = "onnx.Constant"() {value = dense<[1, 3, 8, 8]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %roi = "onnx.Constant"() {value = dense<[0.0, 0.0, 0.1, 0.1, 1.0, 1.0, 0.9, 0.9]> : tensor<8xf32>} : () -> tensor<8xf32>
+  %r = "onnx.Resize"(%x, %none, %none, %sizes) {mode = "linear"} : (tensor<1x3x8x8xf32>, none, none, tensor<4xi64>) -> tensor<*xf32>
+  %pads = "onnx.Constant"() {value = dense<0> : tensor<8xi64>} : () -> tensor<8xi64>
+  %p = "onnx.Pad"(%r, %pads, %none, %none) : (tensor<*xf32>, tensor<8xi64>, none, none) -> tensor<*xf32>
+  %c = "onnx.Resize"(%x, %roi, %none, %sizes) {mode = "linear", coordinate_transformation_mode = "tf_crop_and_resize"} : (tensor<1x3x8x8xf32>, tensor<8xf32>, none, tensor<4xi64>) -> tensor<*xf32>
+  return %p, %c : tensor<*xf32>, tensor<*xf32>
+}

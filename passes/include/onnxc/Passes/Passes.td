@@ -77,7 +77,9 @@ def ConstantFoldingPass : Pass<"onnxc-constant-folding", "mlir::func::FuncOp"> {
     their inputs (ConstantOfShape, Expand, Tile) fold only below
     `max-grow-bytes`, so weights do not balloon. Ops whose fold hook returns
     an operand (Identity, a Reshape/Cast/Expand to the same type, an identity
-    Transpose) are replaced by it.
+    Transpose, a Pad by zeros, a Resize to the input's own size but
+    tf_crop_and_resize) are replaced by it. Shape and Size over a dim whose
+    size the data decides do not fold (DataDependentDims.h).
 
     Before:
       %0 = onnx.Shape(%x) : (tensor<1x8x4xf32>) -> tensor<3xi64>

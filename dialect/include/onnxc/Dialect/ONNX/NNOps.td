@@ -139,6 +139,7 @@ def ONNX_ResizeOp : ONNX_Op<"Resize"> {
                    DefaultValuedAttr<StrAttr, "\"nearest\"">:$mode,
                    DefaultValuedAttr<StrAttr, "\"round_prefer_floor\"">:$nearest_mode);
   let results = (outs AnyTensor:$Y);
+  let hasFolder = 1;
 }
 
 def ONNX_NegativeLogLikelihoodLossOp : ONNX_Op<"NegativeLogLikelihoodLoss"> {

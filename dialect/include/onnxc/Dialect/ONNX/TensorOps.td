@@ -139,6 +139,7 @@ def ONNX_PadOp : ONNX_Op<"Pad"> {
                    ONNX_TensorOrNone:$constant_value, ONNX_TensorOrNone:$axes,
                    DefaultValuedAttr<StrAttr, "\"constant\"">:$mode);
   let results = (outs AnyTensor:$output);
+  let hasFolder = 1;
 }
 
 def ONNX_GatherElementsOp : ONNX_Op<"GatherElements"> {

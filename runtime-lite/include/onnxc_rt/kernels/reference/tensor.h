@@ -405,19 +405,20 @@ void topk(const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
       const T *xp = x + o * n * inner + in;
       T *vp = values + o * k * inner + in;
       int64_t *ip = indices + o * k * inner + in;
-      // Selection: the j-th pick is the best element not picked yet.
+      // Selection in the order (value, then lower index first): the j-th
+      // pick is the best element after the (j-1)-th in that order, one pass
+      // over the n each (k x n, not k x k x n: a detection model's K of 50
+      // over thousands of anchors).
+      auto before = [&](int64_t a, int64_t b) { // a comes before b
+        const T va = xp[a * inner], vb = xp[b * inner];
+        return largest ? (va > vb || (!(vb > va) && a < b)) : (va < vb || (!(vb < va) && a < b));
+      };
       for (int64_t j = 0; j < picks; ++j) {
+        const int64_t prev = j ? ip[(j - 1) * inner] : -1;
         int64_t best = -1;
-        for (int64_t i = 0; i < real_n; ++i) {
-          bool taken = false;
-          for (int64_t p = 0; p < j; ++p)
-            taken |= ip[p * inner] == i;
-          if (taken)
-            continue;
-          if (best < 0 || (largest ? xp[i * inner] > xp[best * inner]
-                                   : xp[i * inner] < xp[best * inner]))
+        for (int64_t i = 0; i < real_n; ++i)
+          if ((prev < 0 || before(prev, i)) && (best < 0 || before(i, best)))
             best = i;
-        }
         ip[j * inner] = best;
       }
       if (!sorted) // ascending index order

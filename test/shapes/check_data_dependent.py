@@ -172,9 +172,25 @@ def topk(args):
         expect_equal(f"topk t={t:.3f}", got, want)
 
 
-def per_class(args):
+def per_class_candidates(scores, boxes, t, k):
+    """torchvision's per-class candidates: for each class (a column of
+    scores) the boxes scoring over t, the best min(k, count) of them and
+    their labels (full_like), joined by torch.cat."""
     import torch
     from torchvision.models.detection._utils import _topk_min
+    top_scores, top_boxes, labels = [], [], []
+    for c in range(scores.shape[1]):
+        keep = scores[:, c] > t
+        s, b = scores[:, c][keep], boxes[keep]
+        top, idx = s.topk(_topk_min(s, k, 0))
+        top_scores.append(top)
+        top_boxes.append(b[idx])
+        labels.append(torch.full_like(top, c, dtype=torch.int64))
+    return torch.cat(top_scores), torch.cat(top_boxes, 0), torch.cat(labels)
+
+
+def per_class(args):
+    import torch
 
     class PerClass(torch.nn.Module):
         """torchvision's per-class candidates, joined: for each class the
@@ -183,15 +199,8 @@ def per_class(args):
         classes' (a Concat along the dim whose size the data decides)."""
 
         def forward(self, scores, boxes, t):
-            top_scores, top_boxes, labels = [], [], []
-            for c in range(3):
-                keep = scores[:, c] > t
-                s, b = scores[:, c][keep], boxes[keep]
-                top, idx = s.topk(_topk_min(s, 2, 0))
-                top_scores.append(top)
-                top_boxes.append(b[idx])
-                labels.append(torch.full_like(top, c, dtype=torch.int64))
-            return torch.cat(top_scores), torch.cat(top_boxes, 0) * 2, torch.cat(labels)
+            s, b, labels = per_class_candidates(scores, boxes, t, 2)
+            return s, b * 2, labels
 
     path = os.path.join(args.work, "per_class.onnx")
     g = torch.Generator().manual_seed(7)
@@ -209,7 +218,6 @@ def per_class(args):
 def detect(args):
     import torch
     from torchvision.ops import boxes as box_ops
-    from torchvision.models.detection._utils import _topk_min
 
     class Detect(torch.nn.Module):
         """torchvision's detection post-processing (as SSD's): per-class
@@ -218,15 +226,7 @@ def detect(args):
         returning nothing when there are no boxes) and the best 3 kept."""
 
         def forward(self, scores, boxes, t):
-            all_scores, all_boxes, all_labels = [], [], []
-            for c in range(3):
-                keep = scores[:, c] > t
-                s, b = scores[:, c][keep], boxes[keep]
-                top, idx = s.topk(_topk_min(s, 4, 0))
-                all_scores.append(top)
-                all_boxes.append(b[idx])
-                all_labels.append(torch.full_like(top, c, dtype=torch.int64))
-            s, b, lab = torch.cat(all_scores), torch.cat(all_boxes), torch.cat(all_labels)
+            s, b, lab = per_class_candidates(scores, boxes, t, 4)
             keep = box_ops.batched_nms(b, s, lab, 0.4)[:3]
             return b[keep], s[keep], lab[keep]
 

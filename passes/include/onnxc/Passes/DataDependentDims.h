@@ -71,6 +71,23 @@ private:
   std::string refusal_;
 };
 
+/// On a reduction or Softmax over a dim whose size the data decides: its
+/// operand's rows past the size hold the reduction's identity (and on the
+/// Where that puts it there).
+constexpr const char *kRowsMaskedAttr = "onnxc.rows_masked";
+
+/// On a Concat along a dim whose size the data decides: its result holds
+/// each operand's bound of rows, the real ones not yet together (a Gather,
+/// the only reader, packs them).
+constexpr const char *kPaddedRowsAttr = "onnxc.padded_rows";
+
+/// Reductions along axes (ReduceX, ArgMax/ArgMin, Softmax/LogSoftmax: the
+/// rows along the axis are one result, or normalised together).
+bool isRowReduction(mlir::Operation *op);
+
+/// The axes a row reduction reduces (normalised).
+llvm::SmallVector<int64_t> reducedAxes(mlir::Operation *op);
+
 /// The node name of `op` for messages ("#1 Transpose", or the op's name).
 std::string nodeLabel(mlir::Operation *op);
 

@@ -23,7 +23,8 @@ onnxc_rt::ref::qs8::AddParams addParams(onnx::QAddOp op) {
       op.getAScale().convertToDouble(), int32_t(op.getAZeroPoint()),
       op.getBScale().convertToDouble(), int32_t(op.getBZeroPoint()),
       op.getYScale().convertToDouble(), int32_t(op.getYZeroPoint()), int32_t(op.getActMin()),
-      int32_t(op.getActMax()));
+      int32_t(op.getActMax()),
+      int32_t(mlir::cast<mlir::ShapedType>(op.getA().getType()).getElementTypeBitWidth()));
 }
 
 llvm::SmallVector<int32_t, 12> addParamList(const onnxc_rt::ref::qs8::AddParams &p) {

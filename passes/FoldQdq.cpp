@@ -33,23 +33,33 @@ namespace onnxc {
 
 namespace {
 
-/// Per-tensor quantization parameters of an int8/uint8 value.
+/// Per-tensor quantization parameters of an int8/uint8 (or int16/uint16)
+/// value.
 struct QParams {
   float scale = 0;
   int64_t zeroPoint = 0;
-  Type type; // i8 (signed) or ui8
+  Type type; // i8 (signed) or ui8; i16 or ui16
   bool operator==(const QParams &o) const {
     return scale == o.scale && zeroPoint == o.zeroPoint && type == o.type;
   }
-  int64_t lowest() const { return type.isUnsignedInteger() ? 0 : -128; }
-  int64_t highest() const { return type.isUnsignedInteger() ? 255 : 127; }
+  unsigned bits() const { return type.getIntOrFloatBitWidth(); }
+  int64_t lowest() const { return type.isUnsignedInteger() ? 0 : -(int64_t(1) << (bits() - 1)); }
+  int64_t highest() const {
+    return type.isUnsignedInteger() ? (int64_t(1) << bits()) - 1
+                                    : (int64_t(1) << (bits() - 1)) - 1;
+  }
 };
 
-/// int8 (onnx's signed integers are signless i8) or uint8 (ui8).
+/// int8 (onnx's signed integers are signless i8) or uint8 (ui8), and the
+/// 16x8 scheme's int16 / uint16 activations.
 bool isQuantizedType(Type t) {
   auto i = dyn_cast<IntegerType>(t);
-  return i && i.getWidth() == 8 && !i.isSigned();
+  return i && (i.getWidth() == 8 || i.getWidth() == 16) && !i.isSigned();
 }
+
+/// Lookup tables (QLookup) cover the 256 values of an 8-bit type: a
+/// 16-bit activation's function stays in float between its Q and DQ.
+bool hasLookupTable(Type t) { return t.getIntOrFloatBitWidth() == 8; }
 
 /// The values of a constant float operand (any float type), or empty.
 SmallVector<double> constantReals(Value v) {
@@ -580,8 +590,9 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
       if (Value folded = foldMatMulBias(b, add, y, act, outType))
         return folded;
     if (isa<AddOp, MulOp>(op)) {
-      if (Value table = foldExpression(b, loc, q, y))
-        return table;
+      if (hasLookupTable(y.type))
+        if (Value table = foldExpression(b, loc, q, y))
+          return table;
       return foldBinary(b, loc, op, y, act, outType);
     }
     if (activated)
@@ -590,7 +601,7 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
       return foldAveragePool(b, loc, op, y, outType);
     if (isElementMoving(op))
       return foldElementMoving(b, op, y);
-    if (op->getNumOperands() >= 1 && isLookupCandidate(op))
+    if (op->getNumOperands() >= 1 && isLookupCandidate(op) && hasLookupTable(y.type))
       return foldLookup(b, loc, q, op, y);
     return nullptr;
   }
@@ -618,7 +629,7 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
         producer->setAttr("act_min", producer->getAttr("act_max"));
       return x->first;
     }
-    if (!isLookupCandidate(activation))
+    if (!isLookupCandidate(activation) || !hasLookupTable(y.type))
       return nullptr;
     b.setInsertionPoint(q);
     return foldLookup(b, activation->getLoc(), q, activation, y);
@@ -756,7 +767,17 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
     auto xt = dyn_cast<RankedTensorType>(op->getOperand(0).getType());
     if (!x || x->second.type != y.type || !xt || !xt.hasStaticShape() || xt.getRank() < 3)
       return nullptr;
+    // 16-bit windows of 2^15 values or more could overflow the kernel's
+    // 64-bit sum times its multiplier: those stay in float.
+    auto windowFits = [&](ArrayRef<int64_t> window) {
+      int64_t n = 1;
+      for (int64_t d : window)
+        n *= d;
+      return y.bits() == 8 || n < (int64_t(1) << 15);
+    };
     if (isa<GlobalAveragePoolOp, ReduceMeanOp>(op)) {
+      if (!windowFits(xt.getShape().drop_front(2)))
+        return nullptr;
       // Planes of (N, C, 1, ...); a ReduceMean without keepdims reshapes
       // them to its (N, C).
       SmallVector<int64_t> pooled(xt.getShape().take_front(2));
@@ -773,7 +794,7 @@ struct FoldQdq : impl::FoldQdqPassBase<FoldQdq> {
       return b.create<ReshapeOp>(loc, out, pool, shapeConstant(b, loc, out.getShape()));
     }
     auto pool = cast<AveragePoolOp>(op);
-    if (pool.getCeilMode() || pool.getAutoPad() != "NOTSET" ||
+    if (pool.getCeilMode() || pool.getAutoPad() != "NOTSET" || !windowFits(pool.getKernelShape()) ||
         (pool.getDilations() && llvm::any_of(*pool.getDilations(), [](int64_t d) { return d != 1; })))
       return nullptr;
     return b.create<QAveragePoolOp>(loc, outType, x->first, pool.getKernelShapeAttr(),

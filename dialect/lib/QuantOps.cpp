@@ -16,11 +16,11 @@ static Type resultElementType(Operation *op) {
   return cast<ShapedType>(op->getResult(0).getType()).getElementType();
 }
 
-/// int8 (signless i8, as onnx's signed integers are) or uint8 (ui8): the
-/// activations the qs8 kernels take.
+/// int8 (signless i8, as onnx's signed integers are) or uint8 (ui8), and
+/// int16 / uint16 (the 16x8 scheme): the activations the qs8 kernels take.
 static bool isQuantizedActivation(Type t) {
   auto i = dyn_cast<IntegerType>(t);
-  return i && i.getWidth() == 8 && !i.isSigned();
+  return i && (i.getWidth() == 8 || i.getWidth() == 16) && !i.isSigned();
 }
 
 /// What every qs8 op checks: its input and output are int8/uint8, the
@@ -30,9 +30,12 @@ static LogicalResult verifyQuantized(Operation *op, Value x, std::optional<int64
                                      std::optional<int64_t> actMax) {
   Type in = cast<ShapedType>(x.getType()).getElementType(), out = resultElementType(op);
   if (!isQuantizedActivation(in) || !isQuantizedActivation(out))
-    return op->emitOpError() << "takes and returns int8 or uint8 tensors, not " << in << " -> "
-                             << out;
-  const int64_t lo = out.isUnsignedInteger() ? 0 : -128, hi = out.isUnsignedInteger() ? 255 : 127;
+    return op->emitOpError() << "takes and returns int8, uint8, int16 or uint16 tensors, not "
+                             << in << " -> " << out;
+  const unsigned bits = out.getIntOrFloatBitWidth();
+  const int64_t lo = out.isUnsignedInteger() ? 0 : -(int64_t(1) << (bits - 1));
+  const int64_t hi = out.isUnsignedInteger() ? (int64_t(1) << bits) - 1
+                                             : (int64_t(1) << (bits - 1)) - 1;
   if (actMin && actMax && (*actMin < lo || *actMax > hi || *actMin > *actMax))
     return op->emitOpError() << "clamp [" << *actMin << ", " << *actMax << "] is not a range of "
                              << out;
@@ -143,7 +146,7 @@ LogicalResult QLookupOp::inferShapes() { return inferSameAsOperand(getOperation(
 LogicalResult QLookupOp::verify() {
   auto x = cast<ShapedType>(getX().getType());
   auto table = dyn_cast<ShapedType>(getTable().getType());
-  if (!isQuantizedActivation(x.getElementType()))
+  if (!isQuantizedActivation(x.getElementType()) || x.getElementTypeBitWidth() != 8)
     return emitOpError() << "looks up int8 or uint8 values, not " << x.getElementType();
   if (table && table.hasStaticShape() &&
       (table.getRank() != 1 || table.getDimSize(0) != 256 ||

@@ -104,7 +104,7 @@ FailureOr<OpLowering> lowerQuantizeLike(Operation *op, bool quantize) {
     inner = prod(xs.drop_front(*axis + 1));
   }
   std::string tx = cppTypeName(eltOf(x)), ty = cppTypeName(eltOf(op->getResult(0)));
-  if (quantize && ty != "uint8_t" && ty != "int8_t")
+  if (quantize && ty != "uint8_t" && ty != "int8_t" && ty != "int16_t" && ty != "uint16_t")
     return unsupported(op, "quantizing to " + ty + " is not supported");
   return calls({call(quantize ? "quantize_linear" : "dequantize_linear", {tx, ty}, kQuant,
                      {KernelArg::input(x), KernelArg::input(scale), inputOrNull(zp),
@@ -120,8 +120,16 @@ constexpr const char *kQs8Namespace = "onnxc_rt::ref::qs8";
 /// zero-point pointer of the shared integer loops).
 KernelArg scalarLike(Value x, int64_t value) {
   auto type = RankedTensorType::get({1}, eltOf(x));
-  return KernelArg::constantData(
-      DenseElementsAttr::get(type, ArrayRef<APInt>{APInt(8, uint64_t(value), /*isSigned=*/true)}));
+  const unsigned bits = eltOf(x).getIntOrFloatBitWidth();
+  return KernelArg::constantData(DenseElementsAttr::get(
+      type, ArrayRef<APInt>{APInt(bits, uint64_t(value), /*isSigned=*/true)}));
+}
+
+/// The qs8 kernels' accumulator for x's activations (qs8.h's
+/// Accumulator): int32, int64 for 16-bit ones.
+std::pair<int64_t, const char *> accumulatorOf(Value x) {
+  return eltOf(x).getIntOrFloatBitWidth() > 8 ? std::pair<int64_t, const char *>{8, "int64_t"}
+                                              : std::pair<int64_t, const char *>{4, "int32_t"};
 }
 
 /// qs8::conv (referenceQConv).
@@ -133,11 +141,12 @@ FailureOr<OpLowering> lowerQMatMul(QMatMulOp op) {
   const int64_t k = ws[0], n = ws[1];
   auto [mult, shift] = qs8Multipliers(op.getContext(), op.getXScale().convertToFloat(),
                                    op.getWScale(), op.getYScale().convertToFloat());
+  auto [accBytes, accType] = accumulatorOf(op.getA());
   return calls({call("fully_connected", {cppTypeName(eltOf(op.getA()))}, kQs8,
                      {KernelArg::input(op.getA()), KernelArg::input(op.getW()),
                       scalarLike(op.getA(), op.getXZeroPoint()), inputOrNull(op.getB()),
                       KernelArg::output(op.getY()), KernelArg::i(numel(op.getA()) / k),
-                      KernelArg::i(k), KernelArg::i(n), KernelArg::scratch(n * 4, "int32_t"),
+                      KernelArg::i(k), KernelArg::i(n), KernelArg::scratch(n * accBytes, accType),
                       mult, shift, KernelArg::i(op.getWScale().size()),
                       KernelArg::i(op.getYZeroPoint()), KernelArg::i(op.getActMin()),
                       KernelArg::i(op.getActMax())},
@@ -270,12 +279,14 @@ FailureOr<OpLowering> referenceQConv(Operation *op, std::optional<ArrayRef<int64
   window[2] = KernelArg::array(convShape);
   const int64_t plane = prod(ArrayRef<int64_t>(convShape).drop_front(2));
   std::string callee = "conv";
-  KernelArg scratch = KernelArg::scratch(plane * 4, "int32_t");
+  auto [accBytes, accType] = accumulatorOf(x);
+  KernelArg scratch = KernelArg::scratch(plane * accBytes, accType);
   if (maxPool) {
     callee = "conv_max_pool";
     window.erase(window.begin()); // conv_max_pool is 2-D
-    scratch = KernelArg::scratch(
-        onnxc_rt::ref::qs8::conv_max_pool_scratch_bytes(plane, 1), "int32_t"); // T: 8 bits
+    scratch = KernelArg::scratch(onnxc_rt::ref::qs8::conv_max_pool_scratch_bytes(
+                                     plane, eltOf(x).getIntOrFloatBitWidth() / 8),
+                                 accType);
   }
   args.insert(args.end(), window.begin(), window.end());
   args.push_back(KernelArg::i(intAttr("group", 1)));

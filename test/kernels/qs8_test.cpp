@@ -348,3 +348,93 @@ TEST_CASE("conv and fully_connected: plane by plane, the same integers as one wh
     CHECK(got == want);
   }
 }
+
+TEST_CASE("16x8: the 64-bit accumulator's requantization rounds once, exactly", "[qs8]") {
+  // Against the exact product in 128 bits, for accumulators past int32
+  // (int16 activations: K terms of up to 2^22 each) and multipliers of
+  // every size, with the 32-bit form's shifts: exact wherever the result
+  // could be an output, saturated the right way where it is far past one.
+  std::mt19937_64 rng(16);
+  for (int i = 0; i < 200000; ++i) {
+    const int bits = 31 + int(rng() % 16); // |x| up to 2^46
+    int64_t x = int64_t(rng() % (uint64_t(1) << bits));
+    if (rng() & 1)
+      x = -x;
+    const int32_t m = int32_t((uint64_t(1) << 30) + rng() % (uint64_t(1) << 30));
+    const int32_t shift = -int32_t(rng() % 32) + int32_t(rng() % 3); // -31 .. 2
+    const int32_t right = 31 - shift;
+    const __int128 p = __int128(x) * m;
+    __int128 want = (p + (__int128(1) << (right - 1))) >> right; // ties up
+    if (want > INT32_MAX)
+      want = INT32_MAX;
+    if (want < INT32_MIN)
+      want = INT32_MIN;
+    INFO("x " << x << " m " << m << " shift " << shift);
+    const int32_t got = qs8::multiply_by_quantized_multiplier(x, m, shift);
+    if (want > -(1 << 24) && want < (1 << 24))
+      REQUIRE(got == int32_t(want));
+    else // far past any 16-bit output (the 32-bit form saturates x * 2^left)
+      REQUIRE(((got > 32767 && want > 0) || (got < -32768 && want < 0)));
+  }
+  // Where x fits int32, the 32-bit form's integers.
+  for (int32_t x : {0, 1, -1, 123456, -7654321, INT32_MAX, INT32_MIN})
+    CHECK(qs8::multiply_by_quantized_multiplier(int64_t(x), 1518500250, -3) ==
+          qs8::multiply_by_quantized_multiplier(x, 1518500250, -3));
+}
+
+TEST_CASE("16x8: an int16 convolution past int32's reach within one step of real arithmetic",
+          "[qs8]") {
+  // 64 input channels x 3 x 3 = 576 terms of up to 32767 x 127: an int32
+  // sum would overflow (from K = 512 on); the int64 accumulator does not.
+  const int64_t c = 64, in_shape[4] = {1, c, 3, 3}, out_shape[4] = {1, 2, 1, 1};
+  const int64_t kernel[2] = {3, 3}, one[2] = {1, 1}, zero[2] = {0, 0};
+  std::vector<int16_t> x(size_t(c * 9), 32767);
+  std::vector<int8_t> w(size_t(2 * c * 9), 127);
+  for (size_t i = 0; i < w.size() / 2; ++i) // channel 1: alternating signs, a small sum
+    w[w.size() / 2 + i] = int8_t(i % 2 ? -127 : 127);
+  const double xs = 1.0 / 32767, ws[2] = {0.5 / 127, 0.25 / 127};
+  const double ys = 600.0 / 32767; // channel 0's real value, 576 * 0.5 = 288, fits
+  int32_t mult[2], shift[2];
+  for (int k = 0; k < 2; ++k) {
+    auto m = qs8::quantize_multiplier(xs * ws[k] / ys);
+    mult[k] = m.multiplier;
+    shift[k] = m.shift;
+  }
+  const int32_t bias[2] = {1000000, -5};
+  const int16_t xzp = 0;
+  int16_t y[2];
+  int64_t scratch[1];
+  qs8::conv<int16_t>(x.data(), w.data(), &xzp, bias, y, 2, in_shape, out_shape, kernel, one,
+                     zero, zero, one, 1, scratch, mult, shift, 2, 0, -32768, 32767);
+  for (int k = 0; k < 2; ++k) {
+    double acc = bias[k];
+    for (size_t i = 0; i < size_t(c * 9); ++i)
+      acc += double(x[i]) * w[size_t(k) * size_t(c * 9) + i];
+    INFO("channel " << k << ": " << y[k] << " against " << acc * xs * ws[k] / ys);
+    CHECK(std::abs(int32_t(y[k]) - exact<int16_t>(acc * xs * ws[k] / ys, 0)) <= 1);
+  }
+  CHECK(y[0] > 15000); // 288 / ys: an int32 sum (2.4e9) would have wrapped negative
+}
+
+TEST_CASE("16x8: add and mul of int16 values with zero points", "[qs8]") {
+  // x - zp spans 17 bits: add's headroom is 14 bits, mul's product 64.
+  const int16_t a[4] = {32767, -32768, 1000, -1}, b[4] = {-32768, 32767, -20000, 7};
+  const double as = 0.001, bs = 0.0005, ys = 0.002;
+  const int32_t azp = -100, bzp = 50, yzp = 0;
+  auto p = qs8::add_params(as, azp, bs, bzp, ys, yzp, -32768, 32767, 16);
+  CHECK(p.left_shift == 14);
+  const int64_t shape[1] = {4}, unit[1] = {1};
+  int16_t y[4];
+  qs8::add<int16_t>(a, b, y, 1, shape, unit, unit, p.left_shift, p.a_zp, p.a_multiplier,
+                    p.a_shift, p.b_zp, p.b_multiplier, p.b_shift, p.y_zp, p.y_multiplier,
+                    p.y_shift, p.act_min, p.act_max);
+  for (int i = 0; i < 4; ++i)
+    CHECK(std::abs(y[i] - exact<int16_t>(((a[i] - azp) * as + (b[i] - bzp) * bs) / ys, yzp)) <=
+          1);
+  auto m = qs8::quantize_multiplier(as * bs / 0.5);
+  qs8::mul<int16_t>(a, b, y, 1, shape, unit, unit, azp, bzp, yzp, m.multiplier, m.shift, -32768,
+                    32767);
+  for (int i = 0; i < 4; ++i)
+    CHECK(std::abs(y[i] - exact<int16_t>(double(a[i] - azp) * (b[i] - bzp) * as * bs / 0.5,
+                                         yzp)) <= 1);
+}

@@ -4,7 +4,7 @@ a residual Add, a squeeze-excite style Sigmoid and Mul, a Concat of two
 quantizations (a rescale), AveragePool and GlobalAveragePool -- with the
 exact QDQ semantics as its reference outputs (as make_qdq_model.py does).
 
-    make_qdq_blocks.py OUT_DIR
+    make_qdq_blocks.py OUT_DIR [--int16]
 
 Graph (every arrow between ops is a QuantizeLinear -> DequantizeLinear pair
 of int8, per tensor; weights int8 per channel, biases int32):
@@ -12,6 +12,12 @@ of int8, per tensor; weights int8 per channel, biases int32):
     x -> Conv 3x3 (8->8) -> Relu -> Add(x) -> Sigmoid -> Mul(Add) -> AveragePool 2x2
       -> Concat(with AveragePool(Conv 1x1 of x), another scale: rescaled)
       -> GlobalAveragePool -> Flatten (float, after the last DequantizeLinear) -> y
+
+--int16: the activations are int16, symmetric (zero point 0, as TFLite's
+16x8 scheme and ONNX Runtime's int16 QDQ), the weights still int8, in
+opset 21 (whose QuantizeLinear takes int16). The Sigmoid has no integer
+form there (a 16-bit lookup table would take 128 KB): it runs in float
+between its DequantizeLinear and QuantizeLinear.
 """
 import os
 import sys
@@ -24,15 +30,20 @@ from onnx import helper, numpy_helper
 
 rng = np.random.default_rng(1)
 C, H = 8, 6
+INT16 = "--int16" in sys.argv
+LO, HI = (-32768, 32767) if INT16 else (-128, 127)
+ZP_TYPE = np.int16 if INT16 else np.int8
 
 
 def fq(x, s, z):
-    """Q then DQ: round half to even, saturate to int8."""
-    q = np.clip(np.round(x / s) + z, -128, 127)  # np.round: half to even
+    """Q then DQ: round half to even, saturate to the activation type."""
+    q = np.clip(np.round(x / s) + z, LO, HI)  # np.round: half to even
     return (q - z) * s
 
 
 def params(t):
+    if INT16:  # symmetric
+        return float(np.float32(max(float(np.abs(t).max()), 1e-8) / 32767.0)), 0
     lo, hi = min(float(t.min()), 0.0), max(float(t.max()), 0.0)
     s = np.float32((hi - lo) / 255.0)
     return float(s), int(np.clip(np.round(-128 - lo / s), -128, 127))
@@ -94,7 +105,7 @@ def main():
 
     def qdq(name, src):
         s, z = q[name]
-        sn, zn = const(name + "_s", np.float32(s)), const(name + "_z", np.int8(z))
+        sn, zn = const(name + "_s", np.float32(s)), const(name + "_z", ZP_TYPE(z))
         nodes.append(helper.make_node("QuantizeLinear", [src, sn, zn], [name + "_q"]))
         nodes.append(helper.make_node("DequantizeLinear", [name + "_q", sn, zn], [name + "_dq"]))
         return name + "_dq"
@@ -137,9 +148,10 @@ def main():
         nodes, "qdq_blocks",
         [helper.make_tensor_value_info("input", onnx.TensorProto.FLOAT, [2, C, H, H])],
         [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 2 * C])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21 if INT16 else 13)],
                               producer_name="onnxc test/quant/make_qdq_blocks.py")
-    onnx.checker.check_model(model)
+    if not INT16:  # (Debian's onnx predates opset 21)
+        onnx.checker.check_model(model)
     os.makedirs(os.path.join(out, "test_data_set_0"), exist_ok=True)
     onnx.save(model, os.path.join(out, "model.onnx"))
 

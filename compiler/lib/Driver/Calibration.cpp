@@ -545,7 +545,9 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
                        sha256OfTree(options.calibrationDir) + "\nmethod " +
                        options.method.describe() + "\nbudget " +
                        llvm::formatv("{0}", options.errorBudgetDb).str() + "\nio " +
-                       (options.ioInt8 ? "int8" : "float") + "\nkernels " +
+                       (options.ioInt8 ? "int8" : "float") + "\nkind " + options.kind +
+                       "\nint16 " + llvm::join(options.int16Layers, ",") +
+                       (options.int16Fallback ? " fallback" : "") + "\nkernels " +
                        runtimeHeadersDigest() + "\n";
     for (const auto &[input, dims] : importOptions.inputShapes) {
       text += "shape " + input;
@@ -565,7 +567,8 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
     std::string hit = cachedFile("quantized", cacheKey);
     if (!hit.empty() && !llvm::sys::fs::copy_file(hit, qdqPath)) {
       if (!quiet) {
-        llvm::outs() << "onnxc: quantized to int8 (" << options.method.describe()
+        llvm::outs() << "onnxc: quantized to " << options.kind << " ("
+                     << options.method.describe()
                      << "): the same model, samples and options as an earlier run, whose "
                         "int8 model is in onnxc's build cache\n";
         // --io int8: the scales the caller feeds and reads with, as the
@@ -612,6 +615,8 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
   // float model (and, over budget, rewritten with layers in float).
   const bool measured = options.hasBudget() || !options.reportPath.empty();
   QdqOptions qdq;
+  qdq.int16All = options.kind == "int16x8";
+  qdq.int16Layers.insert(options.int16Layers.begin(), options.int16Layers.end());
   QuantizeSummary summary;
   std::map<std::string, Agreement> agreement;
   const std::string measuredPath = work.file("measured.onnx");
@@ -642,7 +647,12 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
                    << options.errorBudgetDb << " dB after 16 rounds; stopping there\n";
       break;
     }
-    qdq.floatLayers.insert(culprits.begin(), culprits.end());
+    // Each culprit: int16 first with --quantize-fallback int16, then float.
+    for (const std::string &c : culprits)
+      if (options.int16Fallback && !qdq.int16Layers.count(c))
+        qdq.int16Layers.insert(c);
+      else
+        qdq.floatLayers.insert(c);
   }
   // The model as asked for (--io int8 changes its interface, not its
   // integers).
@@ -677,13 +687,17 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
                  error))
     return fail(error);
   if (!quiet) {
-    llvm::outs() << "onnxc: quantized to int8 (" << options.method.describe() << " over "
+    llvm::outs() << "onnxc: quantized to " << options.kind << " ("
+                 << options.method.describe() << " over "
                  << samples.size() << " samples): " << summary.quantizedTensors
                  << " activations, " << summary.quantizedWeights
                  << " weight tensors per channel (" << summary.floatWeightBytes << " -> "
                  << summary.int8WeightBytes << " bytes)\n";
     for (const auto &[node, why] : summary.floatOps)
       llvm::outs() << "onnxc: in float: " << node << ": " << why << "\n";
+    for (const std::string &layer : qdq.int16Layers)
+      if (!qdq.floatLayers.count(layer))
+        llvm::outs() << "onnxc: int16 activations: '" << layer << "'\n";
     llvm::outs() << ioLines;
     if (measured && !summary.tensors.empty()) {
       // The least faithful tensor and the graph outputs.

@@ -245,6 +245,10 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
       s += " --quantize-error-budget " + llvm::formatv("{0}", q.errorBudgetDb).str();
     if (q.ioInt8)
       s += " --io int8";
+    if (q.int16Fallback)
+      s += " --quantize-fallback int16";
+    for (size_t i = 0; i < q.int16Layers.size(); ++i)
+      s += (i ? "," : " --quantize-int16 ") + q.int16Layers[i];
   }
   return s;
 }
@@ -360,8 +364,8 @@ int compileModel(const CompileOptions &o) {
                     "--emit cpp, lib, firmware, zephyr or arduino\n";
     return kExitUsage;
   }
-  if (o.quantize.enabled() && o.quantize.kind != "int8") {
-    llvm::errs() << "onnxc: error: --quantize takes int8\n";
+  if (o.quantize.enabled() && o.quantize.kind != "int8" && o.quantize.kind != "int16x8") {
+    llvm::errs() << "onnxc: error: --quantize takes int8 or int16x8\n";
     return kExitUsage;
   }
   if (o.emit == "qdq-onnx" && !o.quantize.enabled()) {
@@ -568,7 +572,7 @@ int compileModel(const CompileOptions &o) {
   if (!o.quiet && o.emit == "qdq-onnx") {
     llvm::SmallString<256> p(o.outDir);
     llvm::sys::path::append(p, files.front());
-    llvm::outs() << "onnxc: wrote the int8 QDQ model " << p << "\n";
+    llvm::outs() << "onnxc: wrote the " << o.quantize.kind << " QDQ model " << p << "\n";
   } else if (!o.quiet) {
     const CompileSummary &s = g->summary;
     llvm::outs() << "onnxc: compiled '" << name << "' for " << target->name()
@@ -583,8 +587,10 @@ int compileModel(const CompileOptions &o) {
       const size_t all = size_t(s.integerMatrixOps) + s.floatMatrixOps.size();
       const bool floats = !s.floatMatrixOps.empty() || !s.floatOtherOps.empty();
       llvm::outs() << "  int8     " << s.integerMatrixOps << " of " << all
-                   << " convolutions and matrix products on integer kernels"
-                   << (floats ? "; quantized but in float:\n" : "\n");
+                   << " convolutions and matrix products on integer kernels";
+      if (s.int16Ops)
+        llvm::outs() << " (" << s.int16Ops << " integer ops on int16 activations)";
+      llvm::outs() << (floats ? "; quantized but in float:\n" : "\n");
       for (const auto *list : {&s.floatMatrixOps, &s.floatOtherOps})
         for (const std::string &op : *list)
           llvm::outs() << "             " << op << "\n";

@@ -109,6 +109,12 @@ static void recordQuantization(func::FuncOp f, CompileSummary &s) {
   auto q = f->getAttrOfType<DictionaryAttr>(kQuantizationAttr);
   if (!q)
     return;
+  f.walk([&](Operation *op) {
+    if (isa<onnx::QConvOp, onnx::QMatMulOp, onnx::QAddOp, onnx::QMulOp, onnx::QAveragePoolOp>(
+            op) &&
+        cast<ShapedType>(op->getOperand(0).getType()).getElementTypeBitWidth() == 16)
+      ++s.int16Ops;
+  });
   if (auto n = q.getAs<IntegerAttr>("integer"))
     s.integerMatrixOps = n.getInt();
   if (auto floats = q.getAs<ArrayAttr>("float"))

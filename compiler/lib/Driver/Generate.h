@@ -46,6 +46,8 @@ struct CompileSummary {
   /// quantized values but stay float ("Gemm 'node': why"), then the other
   /// ops that do, from onnxc-fold-qdq.
   int64_t integerMatrixOps = -1;
+  /// Of the integer ops, those on int16 activations (the 16x8 scheme).
+  int64_t int16Ops = 0;
   std::vector<std::string> floatMatrixOps, floatOtherOps;
 };
 

@@ -39,6 +39,9 @@ const ContribOp kContribOps[] = {
     {"QLinearGlobalAveragePool", "GlobalAveragePool", 1},
     {"QLinearConcat", "Concat", -1},
     {"QGemm", "Gemm", 2}, // importQGemm: B per column, an int32 C, a float Y without y_scale
+    // ONNX's own ops, for the 16-bit types before opset 21 (importQdq).
+    {"QuantizeLinear", "QuantizeLinear", 0},
+    {"DequantizeLinear", "DequantizeLinear", 0},
 };
 
 const ContribOp *findContribOp(StringRef domain, StringRef opType) {
@@ -122,6 +125,21 @@ LogicalResult importQGemm(NodeImport &n) {
   return success();
 }
 
+/// com.microsoft QuantizeLinear / DequantizeLinear: ONNX's (opset 21) on
+/// any of the 8- and 16-bit integer types, which ONNX Runtime's quantizer
+/// writes for int16 activations in a model of an earlier opset. The zero
+/// point gives the quantized type: without one the node says nothing of it.
+LogicalResult importQdq(NodeImport &n) {
+  if (n.inputs.size() != 3 || !present(n.input(2)))
+    return emitError(n.loc) << "com.microsoft " << n.opType
+                            << " needs its zero point (it gives the quantized type)";
+  auto y = n.build1(n.opType, {n.input(0), n.input(1), n.input(2)}, n.attrs);
+  if (failed(y))
+    return failure();
+  n.replacedOutputs = {*y};
+  return success();
+}
+
 } // namespace
 
 bool isContribOp(StringRef domain, StringRef opType) { return findContribOp(domain, opType) != nullptr; }
@@ -147,6 +165,8 @@ LogicalResult importContribOp(NodeImport &n, StringRef domain) {
                             << "' is not supported";
   if (StringRef(op->name) == "QGemm")
     return importQGemm(n);
+  if (op->quantizedInputs == 0)
+    return importQdq(n);
   // Inputs: the triples (x, scale, zero point), then the output's scale and
   // zero point; QLinearConcat puts the output's first.
   SmallVector<Value> floats;

@@ -21,6 +21,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -339,12 +340,25 @@ struct GraphFacts {
   }
 };
 
-/// Asymmetric int8 parameters covering [lo, hi] and 0 (ONNX Runtime's MinMax).
-std::pair<float, int8_t> activationParams(TensorRange r) {
+/// An activation's quantization: int8 or int16 (the 16x8 scheme).
+struct ActivationParams {
+  float scale = 1;
+  int32_t zeroPoint = 0;
+  int bits = 8;
+};
+
+/// Asymmetric int8 parameters covering [lo, hi] and 0 (ONNX Runtime's
+/// MinMax); int16 ones symmetric (zero point 0: TFLite's 16x8 scheme and
+/// ONNX Runtime's int16 QDQ) covering max(|lo|, |hi|).
+ActivationParams activationParams(TensorRange r, int bits) {
   const double lo = std::min<double>(r.lo, 0.0), hi = std::max<double>(r.hi, 0.0);
+  if (bits == 16) {
+    const double m = std::max(-lo, hi);
+    return {m > 0 ? float(m / 32767.0) : 1.0f, 0, 16};
+  }
   float scale = hi > lo ? float((hi - lo) / 255.0) : 1.0f;
   double zp = std::nearbyint(-128.0 - lo / double(scale));
-  return {scale, int8_t(std::clamp(zp, -128.0, 127.0))};
+  return {scale, int32_t(std::clamp(zp, -128.0, 127.0)), 8};
 }
 
 TensorProto scalarTensor(const std::string &name, float v) {
@@ -377,10 +391,12 @@ TensorProto int8Tensor(const std::string &name, const std::vector<int64_t> &dims
 /// DequantizeLinear), with `axis` where the scale is per channel.
 void addQdqNode(GraphProto &g, const std::string &opType, const std::string &name,
                 const std::string &x, const std::string &scale, const std::string &zp,
-                const std::string &out, int axis = -1) {
+                const std::string &out, int axis = -1, const std::string &domain = "") {
   NodeProto *n = g.add_node();
   n->set_op_type(opType);
   n->set_name(name);
+  if (!domain.empty())
+    n->set_domain(domain);
   n->add_input(x);
   n->add_input(scale);
   n->add_input(zp);
@@ -505,6 +521,81 @@ void foldBatchNorms(ModelProto &model) {
   g->mutable_node()->Swap(&kept);
 }
 
+/// Each node's and activation's width, 8 or 16 bits (QdqOptions).
+struct Widths {
+  std::map<std::string, int> tensorBits;
+  std::map<const NodeProto *, int> nodeBits;
+};
+
+/// Each node computes in int8 or int16 (all with --quantize
+/// int16x8, the layers --quantize-int16 names, a Relu/Clip folded into
+/// its layer as that layer, an element-moving op as its input), and its
+/// outputs have its width. A node that reads an activation of the other
+/// width reads it requantized (a DequantizeLinear -> QuantizeLinear pair:
+/// onnxc-fold-qdq's QRescale).
+std::optional<Widths> planWidths(const GraphProto &src, const GraphFacts &facts,
+                                 const std::set<std::string> &quantized,
+                                 const QdqOptions &options, std::string &error) {
+  Widths w;
+  const int defaultBits = options.int16All ? 16 : 8;
+  std::map<std::string, int> &tensorBits = w.tensorBits;
+  std::map<const NodeProto *, int> &nodeBits = w.nodeBits;
+  // A listed node computes in int16, and so does what makes its input
+  // (back through element-moving ops and a folded Relu/Clip to the layer
+  // or op that rounds it): else the input would carry int8's rounding into
+  // the int16 layer.
+  std::set<const NodeProto *> wide;
+  for (const std::string &name : options.int16Layers) {
+    const NodeProto *found = nullptr;
+    for (const NodeProto &n : src.node())
+      if (n.name() == name || (n.output_size() && n.output(0) == name))
+        found = &n;
+    if (!found) {
+      error = "--quantize-int16: the model has no node named '" + name +
+              "' (nor one whose first output is)";
+      return std::nullopt;
+    }
+    wide.insert(found);
+    for (const std::string &in : found->input()) {
+      std::string t = in;
+      for (int hop = 0; hop < 16; ++hop) {
+        auto p = facts.producer.find(t);
+        if (p == facts.producer.end() || !p->second->input_size())
+          break;
+        const NodeProto *producer = p->second;
+        if (!quantized.count(t) && hop == 0 && !facts.floats.count(t) &&
+            !kFloatPreserving.count(producer->op_type()))
+          break; // not an activation (a weight's DequantizeLinear, shape arithmetic)
+        wide.insert(producer);
+        const std::string &next = producer->input(0);
+        if (!kMoving.count(producer->op_type()) && quantized.count(next))
+          break; // the op that rounds it
+        t = next;
+      }
+    }
+  }
+  for (const auto &in : src.input()) { // int16 where an int16 node reads it
+    tensorBits[in.name()] = defaultBits;
+    if (auto cs = facts.consumers.find(in.name()); cs != facts.consumers.end())
+      for (const NodeProto *c : cs->second)
+        if (wide.count(c))
+          tensorBits[in.name()] = 16;
+  }
+  for (const NodeProto &n : src.node()) {
+    int bits = defaultBits;
+    const std::string in0 = n.input_size() ? n.input(0) : "";
+    if (wide.count(&n))
+      bits = 16;
+    else if (tensorBits.count(in0) &&
+             (kMoving.count(n.op_type()) || (!quantized.count(in0) && facts.producer.count(in0))))
+      bits = tensorBits[in0];
+    nodeBits[&n] = bits;
+    for (const std::string &o : n.output())
+      tensorBits[o] = bits;
+  }
+  return w;
+}
+
 } // namespace
 
 bool planCalibration(const std::string &modelPath, CalibrationPlan &plan, std::string &error) {
@@ -549,14 +640,28 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
     error = facts.problem;
     return false;
   }
+  std::set<std::string> quantized(facts.quantized.begin(), facts.quantized.end());
+  std::optional<Widths> widths = planWidths(src, facts, quantized, options, error);
+  if (!widths)
+    return false;
+  std::map<std::string, int> &tensorBits = widths->tensorBits;
+  std::map<const NodeProto *, int> &nodeBits = widths->nodeBits;
+  bool int16Used = false;
+  for (const std::string &t : facts.quantized)
+    int16Used = int16Used || tensorBits[t] == 16;
+  if (int16Used && options.ioInt8) {
+    error = "--io int8 takes int8 activations: the model's inputs and outputs would be int16 "
+            "(--quantize int16x8 or --quantize-int16)";
+    return false;
+  }
   // Parameters: calibrated, except that element-moving ops keep their
   // input's (so their Q/DQ fold away).
-  std::map<std::string, std::pair<float, int8_t>> params;
-  std::set<std::string> quantized(facts.quantized.begin(), facts.quantized.end());
+  std::map<std::string, ActivationParams> params;
   for (const std::string &t : facts.quantized) {
     auto p = facts.producer.find(t);
     if (p != facts.producer.end() && kMoving.count(p->second->op_type()) &&
-        params.count(p->second->input(0))) {
+        params.count(p->second->input(0)) &&
+        params[p->second->input(0)].bits == tensorBits[t]) {
       params[t] = params[p->second->input(0)];
       continue;
     }
@@ -565,8 +670,15 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
       error = "no calibration range for tensor '" + t + "'";
       return false;
     }
-    params[t] = activationParams(r->second);
+    params[t] = activationParams(r->second, tensorBits[t]);
   }
+  // A model before opset 21 has no int16 QuantizeLinear: its int16 pairs
+  // are ONNX Runtime's com.microsoft ones (as its own quantizer writes).
+  int64_t opset = 0;
+  for (const auto &op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx")
+      opset = op.version();
+  const std::string int16Domain = opset >= 21 ? "" : "com.microsoft";
 
   GraphProto g;
   g.set_name(src.name());
@@ -582,17 +694,46 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
   // Q (float `from` -> int8 `q`) and DQ (`q` -> float `to`) for the
   // activation `key`; an empty `from` (an int8 graph input) or `to` (an
   // int8 graph output no node reads) leaves that half out.
+  auto qdqWith = [&](const ActivationParams &p, const std::string &from, const std::string &key,
+                     const std::string &q, const std::string &to, const std::string &producer) {
+    *g.add_initializer() = scalarTensor(key + "__scale", p.scale);
+    const std::string domain = p.bits == 16 ? int16Domain : "";
+    if (p.bits == 16)
+      *g.add_initializer() = rawTensor(key + "__zp", TensorProto::INT16, {},
+                                       std::vector<int16_t>{int16_t(p.zeroPoint)});
+    else
+      *g.add_initializer() = int8Tensor(key + "__zp", {}, {int8_t(p.zeroPoint)});
+    if (!from.empty())
+      addQdqNode(g, "QuantizeLinear", key + "__Q", from, key + "__scale", key + "__zp", q, -1,
+                 domain);
+    if (!to.empty())
+      addQdqNode(g, "DequantizeLinear", key + "__DQ", q, key + "__scale", key + "__zp", to, -1,
+                 domain);
+    ++summary.quantizedTensors;
+    summary.tensors.push_back({key, producer, to.empty() ? q : to, p.scale, p.zeroPoint, p.bits});
+  };
   auto qdq = [&](const std::string &from, const std::string &key, const std::string &q,
                  const std::string &to, const std::string &producer) {
-    auto [scale, zp] = params[key];
-    *g.add_initializer() = scalarTensor(key + "__scale", scale);
-    *g.add_initializer() = int8Tensor(key + "__zp", {}, {zp});
-    if (!from.empty())
-      addQdqNode(g, "QuantizeLinear", key + "__Q", from, key + "__scale", key + "__zp", q);
-    if (!to.empty())
-      addQdqNode(g, "DequantizeLinear", key + "__DQ", q, key + "__scale", key + "__zp", to);
-    ++summary.quantizedTensors;
-    summary.tensors.push_back({key, producer, to.empty() ? q : to, scale, zp});
+    qdqWith(params[key], from, key, q, to, producer);
+  };
+  // An activation as a node of the other width reads it: requantized once
+  // per width, from its range.
+  std::map<std::pair<std::string, int>, std::string> requantized;
+  auto paramsAt = [&](const std::string &t, int bits) {
+    if (params[t].bits == bits)
+      return params[t];
+    return activationParams(ranges.at(t), bits);
+  };
+  auto readAt = [&](const std::string &t, const std::string &floatName, int bits) {
+    if (params[t].bits == bits)
+      return floatName;
+    auto [it, fresh] = requantized.try_emplace({t, bits}, "");
+    if (fresh) {
+      const std::string key = t + "__int" + std::to_string(bits);
+      qdqWith(paramsAt(t, bits), floatName, key, key + "__q", key + "__dq", "(requantized)");
+      it->second = key + "__dq";
+    }
+    return it->second;
   };
   // An int8 graph input or output (--io int8): its declared type.
   auto makeInt8 = [&](google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> &list,
@@ -600,8 +741,8 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
     for (auto &v : list)
       if (v.name() == name)
         v.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::INT8);
-    auto [scale, zp] = params[name];
-    summary.int8Io.push_back({name, "", name, scale, zp});
+    const ActivationParams &p = params[name];
+    summary.int8Io.push_back({name, "", name, p.scale, p.zeroPoint, p.bits});
   };
   for (const auto &in : src.input())
     if (quantized.count(in.name())) {
@@ -649,9 +790,13 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
 
   for (const NodeProto &n : src.node()) {
     NodeProto copy = n;
+    const int bits = nodeBits[&n];
+    const bool integerForm = kInteger.count(n.op_type()) || kMoving.count(n.op_type());
     for (int i = 0; i < copy.input_size(); ++i)
       if (auto r = read.find(copy.input(i)); r != read.end())
-        copy.set_input(i, r->second);
+        copy.set_input(i, integerForm && quantized.count(copy.input(i))
+                              ? readAt(copy.input(i), r->second, bits)
+                              : r->second);
     // Weights and bias of Conv, Gemm and MatMul: int8 per output channel,
     // int32 at x_scale * w_scale[c].
     bool transB = false, plainGemm = true;
@@ -735,10 +880,10 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
       const TensorProto *b = n.input_size() > 2 ? facts.initializerOf(n.input(2)) : nullptr;
       if (b && floatData(*b, bdata) && int64_t(bdata.size()) == channels &&
           !replacedInits.count(n.input(2)))
-        copy.set_input(2, int32Bias(n.input(2), bdata, params[n.input(0)].first, scales));
+        copy.set_input(2, int32Bias(n.input(2), bdata, paramsAt(n.input(0), bits).scale, scales));
       // A MatMul's bias Add (GraphFacts::biasAddOf) gets it when it comes.
       if (const NodeProto *add = facts.biasAddOf(n))
-        pendingBias[add->output(0)] = {params[n.input(0)].first, scales};
+        pendingBias[add->output(0)] = {paramsAt(n.input(0), bits).scale, scales};
     }
     // A bias Add after a quantized MatMul: its bias as the layer's int32.
     if (auto pb = pendingBias.find(out0); pb != pendingBias.end() && n.op_type() == "Add") {
@@ -794,7 +939,17 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
   for (const TensorProto &t : g.initializer())
     summary.weightBytesAfter += tensorBytes(t);
   *model.mutable_graph() = std::move(g);
-  model.set_producer_name("onnxc --quantize int8");
+  model.set_producer_name(options.int16All ? "onnxc --quantize int16x8" : "onnxc --quantize int8");
+  if (int16Used && !int16Domain.empty()) {
+    bool listed = false;
+    for (const auto &op : model.opset_import())
+      listed = listed || op.domain() == int16Domain;
+    if (!listed) {
+      auto *op = model.add_opset_import();
+      op->set_domain(int16Domain);
+      op->set_version(1);
+    }
+  }
   // QuantizeLinear/DequantizeLinear with per-axis scales need opset 13.
   for (auto &op : *model.mutable_opset_import())
     if ((op.domain().empty() || op.domain() == "ai.onnx") && op.version() < 13) {

@@ -61,9 +61,25 @@ static cl::opt<std::string> quantizeKind(
     "quantize",
     cl::desc("int8: static post-training quantization (TFLite/CMSIS-NN scheme: int8 "
              "activations per tensor from calibration, int8 weights per output channel, "
-             "int32 biases); needs --calibration"),
+             "int32 biases); int16x8: the same with int16 activations (symmetric, TFLite's "
+             "16x8 scheme: for models, such as audio ones, whose accuracy needs them); needs "
+             "--calibration"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
     cl::sub(validateCommand), cl::cat(category));
+static cl::opt<std::string> quantizeFallback(
+    "quantize-fallback",
+    cl::desc("What --quantize-error-budget does with a layer below the budget: float (default: "
+             "float weights and arithmetic) or int16 (int16 activations, int8 weights; float "
+             "if it stays below)"),
+    cl::init("float"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::sub(validateCommand), cl::cat(category));
+static cl::list<std::string> quantizeInt16(
+    "quantize-int16",
+    cl::desc("With --quantize int8: these nodes (by name or first output, comma-separated) "
+             "get int16 activations, the rest int8; where the widths meet the activation is "
+             "requantized"),
+    cl::value_desc("NODE,..."), cl::CommaSeparated, cl::sub(cl::SubCommand::getTopLevel()),
+    cl::sub(runCommand), cl::sub(validateCommand), cl::cat(category));
 static cl::opt<std::string> calibrateMethod(
     "calibrate-method",
     cl::desc("How --quantize picks each activation's range: minmax (the observed extremes, "
@@ -502,9 +518,19 @@ int main(int argc, char **argv) {
   }
   onnxc::QuantizeOptions quantize;
   quantize.kind = quantizeKind;
+  quantize.int16Layers.assign(quantizeInt16.begin(), quantizeInt16.end());
   quantize.calibrationDir = calibrationDir;
   quantize.errorBudgetDb = quantizeErrorBudget;
   quantize.reportPath = quantizeReport;
+  if (quantizeFallback != "float" && quantizeFallback != "int16") {
+    errs() << "onnxc: error: --quantize-fallback must be float or int16\n";
+    return 2;
+  }
+  quantize.int16Fallback = quantizeFallback == "int16";
+  if (quantize.int16Fallback && !quantize.hasBudget()) {
+    errs() << "onnxc: error: --quantize-fallback goes with --quantize-error-budget\n";
+    return 2;
+  }
   if (!quantize.method.parse(calibrateMethod)) {
     errs() << "onnxc: error: --calibrate-method must be minmax, percentile or entropy\n";
     return 2;
@@ -515,9 +541,10 @@ int main(int argc, char **argv) {
   }
   quantize.ioInt8 = ioKind == "int8";
   if (!quantize.enabled() && (quantize.ioInt8 || quantize.hasBudget() ||
-                              !quantize.reportPath.empty() || !calibrationDir.empty())) {
-    errs() << "onnxc: error: --calibration, --io int8, --quantize-error-budget and "
-              "--quantize-report go with --quantize int8\n";
+                              !quantize.reportPath.empty() || !calibrationDir.empty() ||
+                              !quantize.int16Layers.empty())) {
+    errs() << "onnxc: error: --calibration, --io int8, --quantize-error-budget, "
+              "--quantize-int16 and --quantize-report go with --quantize int8 (or int16x8)\n";
     return 2;
   }
   if (!(calibratePercentile > 50.0 && calibratePercentile <= 100.0)) {

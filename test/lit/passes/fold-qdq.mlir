@@ -285,3 +285,41 @@ func.func @float_output(%a: tensor<3x2xi8>) -> tensor<3x2xf32> {
   %g = "onnx.Gemm"(%da, %dw, %c) {transB = 1 : i64} : (tensor<3x2xf32>, tensor<2x2xf32>, tensor<2xf32>) -> tensor<3x2xf32> loc("fc")
   return %g : tensor<3x2xf32>
 }
+
+// int16 activations (the 16x8 scheme): Conv + Relu fold into a QConv on
+// i16 with the clamp at the int16 zero point; a Sigmoid of int16 stays float
+// between its DQ and Q (no 65536-entry table); an int8 value read as int16
+// is rescaled (QRescale i8 -> i16).
+// CHECK-LABEL: func.func @int16_conv_sigmoid
+// CHECK: %[[R:.*]] = "onnx.QRescale"(%arg0) {x_scale = 5.000000e-01 : f32, x_zero_point = 2 : i64, y_scale = 3.906250e-03 : f32, y_zero_point = 0 : i64} : (tensor<1x1x3x3xi8>) -> tensor<1x1x3x3xi16>
+// CHECK: %[[C:.*]] = "onnx.QConv"(%[[R]], %{{.*}}, %{{.*}}) {act_max = 32767 : i64, act_min = 0 : i64, {{.*}}} : (tensor<1x1x3x3xi16>, tensor<2x1x3x3xi8>, tensor<2xi32>) -> tensor<1x2x3x3xi16>
+// CHECK: "onnx.DequantizeLinear"(%[[C]]
+// CHECK: "onnx.Sigmoid"
+// CHECK: "onnx.QuantizeLinear"
+func.func @int16_conv_sigmoid(%x: tensor<1x1x3x3xi8>) -> tensor<1x2x3x3xi16> {
+  %xs = "onnx.Constant"() {value = dense<0.5> : tensor<f32>} : () -> tensor<f32>
+  %xz = "onnx.Constant"() {value = dense<2> : tensor<i8>} : () -> tensor<i8>
+  %dx8 = "onnx.DequantizeLinear"(%x, %xs, %xz) : (tensor<1x1x3x3xi8>, tensor<f32>, tensor<i8>) -> tensor<1x1x3x3xf32>
+  %hs = "onnx.Constant"() {value = dense<0.00390625> : tensor<f32>} : () -> tensor<f32>
+  %hz = "onnx.Constant"() {value = dense<0> : tensor<i16>} : () -> tensor<i16>
+  %x16 = "onnx.QuantizeLinear"(%dx8, %hs, %hz) : (tensor<1x1x3x3xf32>, tensor<f32>, tensor<i16>) -> tensor<1x1x3x3xi16>
+  %dx = "onnx.DequantizeLinear"(%x16, %hs, %hz) : (tensor<1x1x3x3xi16>, tensor<f32>, tensor<i16>) -> tensor<1x1x3x3xf32>
+  %wq = "onnx.Constant"() {value = dense<1> : tensor<2x1x3x3xi8>} : () -> tensor<2x1x3x3xi8>
+  %ws = "onnx.Constant"() {value = dense<[0.25, 0.5]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %wz = "onnx.Constant"() {value = dense<0> : tensor<2xi8>} : () -> tensor<2xi8>
+  %dw = "onnx.DequantizeLinear"(%wq, %ws, %wz) {axis = 0 : i64} : (tensor<2x1x3x3xi8>, tensor<2xf32>, tensor<2xi8>) -> tensor<2x1x3x3xf32>
+  %bq = "onnx.Constant"() {value = dense<[8, -4]> : tensor<2xi32>} : () -> tensor<2xi32>
+  %bs = "onnx.Constant"() {value = dense<[0.0009765625, 0.001953125]> : tensor<2xf32>} : () -> tensor<2xf32>
+  %none = "onnx.NoValue"() : () -> none
+  %db = "onnx.DequantizeLinear"(%bq, %bs, %none) {axis = 0 : i64} : (tensor<2xi32>, tensor<2xf32>, none) -> tensor<2xf32>
+  %c = "onnx.Conv"(%dx, %dw, %db) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x3x3xf32>, tensor<2x1x3x3xf32>, tensor<2xf32>) -> tensor<1x2x3x3xf32>
+  %r = "onnx.Relu"(%c) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %ys = "onnx.Constant"() {value = dense<0.001> : tensor<f32>} : () -> tensor<f32>
+  %yz = "onnx.Constant"() {value = dense<0> : tensor<i16>} : () -> tensor<i16>
+  %y = "onnx.QuantizeLinear"(%r, %ys, %yz) : (tensor<1x2x3x3xf32>, tensor<f32>, tensor<i16>) -> tensor<1x2x3x3xi16>
+  %dy = "onnx.DequantizeLinear"(%y, %ys, %yz) : (tensor<1x2x3x3xi16>, tensor<f32>, tensor<i16>) -> tensor<1x2x3x3xf32>
+  %s = "onnx.Sigmoid"(%dy) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3xf32>
+  %zs = "onnx.Constant"() {value = dense<0.0000305> : tensor<f32>} : () -> tensor<f32>
+  %z = "onnx.QuantizeLinear"(%s, %zs, %yz) : (tensor<1x2x3x3xf32>, tensor<f32>, tensor<i16>) -> tensor<1x2x3x3xi16>
+  return %z : tensor<1x2x3x3xi16>
+}

@@ -23,7 +23,13 @@ struct CalibrationMethod {
 
 /// --quantize int8 and the options that go with it (`onnxc` and `onnxc run`).
 struct QuantizeOptions {
-  std::string kind; // "" (the model as it is) or "int8"
+  std::string kind; // "" (the model as it is), "int8" or "int16x8"
+  /// --quantize-int16: nodes (by name or first output) with int16
+  /// activations in an int8 model.
+  std::vector<std::string> int16Layers;
+  /// --quantize-fallback int16: --quantize-error-budget makes a layer
+  /// below the budget int16 first, float only if it stays below.
+  bool int16Fallback = false;
   std::string calibrationDir;
   CalibrationMethod method;
   /// --quantize-error-budget DB: Conv/Gemm/MatMul layers whose output SQNR

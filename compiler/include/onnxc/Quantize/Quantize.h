@@ -10,8 +10,9 @@
 //     calibration samples (the compiler's own kernels: one definition of
 //     every op), recording each tensor's range;
 //  3. writeQdqModel inserts QuantizeLinear -> DequantizeLinear pairs (int8,
-//     asymmetric, per tensor) on those activations, int8 weights symmetric
-//     per output channel and int32 biases for Conv, Gemm and MatMul.
+//     asymmetric, per tensor; int16, symmetric, where QdqOptions asks) on
+//     those activations, int8 weights symmetric per output channel and
+//     int32 biases for Conv, Gemm and MatMul.
 // Ops with no integer form are left between a DequantizeLinear and a
 // QuantizeLinear: they run in float, automatically.
 //
@@ -83,6 +84,11 @@ struct QdqOptions {
   /// Conv/Gemm/MatMul nodes (named by their first output) kept in float,
   /// with Q/DQ at their edges (--quantize-error-budget).
   std::set<std::string> floatLayers;
+  /// Every activation int16, weights int8 (--quantize int16x8).
+  bool int16All = false;
+  /// Nodes (by name or first output) whose activations are int16, the
+  /// rest int8 (--quantize-int16 NODE,...).
+  std::set<std::string> int16Layers;
 };
 
 struct QuantizeSummary {
@@ -96,6 +102,7 @@ struct QuantizeSummary {
     std::string name, producer, dequantized;
     float scale = 0;
     int zeroPoint = 0;
+    int bits = 8; // int8 or int16
   };
   std::vector<Tensor> tensors;
   /// Conv/Gemm/MatMul layers: the node, its input activation and the

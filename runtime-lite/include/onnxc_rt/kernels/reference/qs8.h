@@ -5,6 +5,10 @@
 //
 // Weights are symmetric per output channel (zero point 0), activations are
 // asymmetric int8 (or uint8), biases int32 with scale x_scale * w_scale[c].
+// The same kernels take int16 activations with int8 weights (TFLite's 16x8
+// scheme, for models whose accuracy needs them): their products accumulate
+// in int64 (Accumulator<T>), K terms of 2^15 x 2^7 would overflow int32
+// past K = 511, and are requantized with the same single rounding.
 // A product's int32 accumulator is brought to the output's quantization by
 // a fixed-point multiplier: the real factor x_scale * w_scale[c] / y_scale
 // as a Q31 number and a power-of-two shift, rounded once, so every
@@ -21,6 +25,7 @@
 
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "onnxc_rt/base.h"
 #include "onnxc_rt/kernels/reference/conv.h"
@@ -90,6 +95,34 @@ inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, i
   return static_cast<int32_t>((scaled * multiplier + round) >> (31 + s.right));
 }
 
+/// multiply_by_quantized_multiplier for a 64-bit accumulator (16-bit
+/// activations), |x| < 2^47: the same integers as the 32-bit form where x
+/// fits int32, else the exact product x * multiplier (up to 2^78) taken
+/// in two 16-bit halves of x so that no step needs more than 64 bits, with
+/// the one rounding (ties up), saturated to int32.
+inline int32_t multiply_by_quantized_multiplier(int64_t x, int32_t multiplier, int32_t shift) {
+  constexpr int64_t lo32 = std::numeric_limits<int32_t>::min();
+  constexpr int64_t hi32 = std::numeric_limits<int32_t>::max();
+  if (x >= lo32 && x <= hi32)
+    return multiply_by_quantized_multiplier(int32_t(x), multiplier, shift);
+  const int32_t right = 31 - shift; // x * multiplier / 2^right
+  // right < 16: the factor is at least 2^14 and |x| at least 2^31.
+  if (right < 16 || multiplier == 0)
+    return multiplier == 0 ? 0 : int32_t(x > 0 ? hi32 : lo32);
+  // x = high * 2^16 + low, 0 <= low < 2^16 (an arithmetic shift floors).
+  const int64_t high = x >> 16, low = x & 0xFFFF;
+  const int64_t rounded_low = low * multiplier + (int64_t(1) << (right - 1));
+  // floor((high * 2^16 + rounded_low) / 2^right), the low 16 bits of
+  // rounded_low not reaching the quotient (right >= 16).
+  const int64_t r = (high * multiplier + (rounded_low >> 16)) >> (right - 16);
+  return int32_t(r < lo32 ? lo32 : (r > hi32 ? hi32 : r));
+}
+
+/// The accumulator of T's products with int8 weights: int32 for 8-bit
+/// activations, int64 for 16-bit ones.
+template <typename T>
+using Accumulator = typename std::conditional<(sizeof(T) > 1), int64_t, int32_t>::type;
+
 /// v clamped to [lo, hi] as T.
 template <typename T> inline T clamp_to(int32_t v, int32_t lo, int32_t hi) {
   return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
@@ -100,14 +133,14 @@ template <typename T> inline T clamp_to(int32_t v, int32_t lo, int32_t hi) {
 /// (per tensor) or `channels`; bias (may be null) has one value per
 /// channel. act_min/act_max are quantized values: T's range, or narrower
 /// where an activation (Relu, Clip) was fused.
-template <typename T>
-void requantize(const int32_t *acc, const int32_t *bias, const int32_t *multiplier,
+template <typename T, typename Acc>
+void requantize(const Acc *acc, const int32_t *bias, const int32_t *multiplier,
                 const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min,
                 int32_t act_max, T *y, int64_t outer, int64_t channels, int64_t inner) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t c = 0; c < channels; ++c) {
       const int64_t k = count > 1 ? c : 0;
-      const int32_t b = bias ? bias[c] : 0;
+      const Acc b = bias ? Acc(bias[c]) : Acc(0);
       const int64_t base = (o * channels + c) * inner;
       for (int64_t i = 0; i < inner; ++i)
         y[base + i] = clamp_to<T>(
@@ -123,7 +156,7 @@ template <typename T, typename Done>
 void conv_planes(const T *x, const int8_t *w, const T *x_zp, int64_t rank,
                  const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
                  const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
-                 const int64_t *dilations, int64_t group, int32_t *scratch, Done done) {
+                 const int64_t *dilations, int64_t group, Accumulator<T> *scratch, Done done) {
   const int64_t n = in_shape[0], c = in_shape[1], m = out_shape[1];
   const int64_t cg = c / group, mg = m / group;
   const int64_t in_sp = product(in_shape + 2, rank);
@@ -136,10 +169,10 @@ void conv_planes(const T *x, const int8_t *w, const T *x_zp, int64_t rank,
   for (int64_t b = 0; b < n; ++b)
     for (int64_t oc = 0; oc < m; ++oc) {
       const T *xg = x + (b * c + (oc / mg) * cg) * in_sp;
-      conv_acc<T, int8_t, int32_t>(xg, w + oc * cg * ksize, x_zp, nullptr, 0, nullptr, scratch,
-                                   rank, in_one, out_one, kernel, strides, pads_begin,
-                                   pads_end, dilations, 1);
-      done(b, oc, static_cast<const int32_t *>(scratch));
+      conv_acc<T, int8_t, Accumulator<T>>(xg, w + oc * cg * ksize, x_zp, nullptr, 0, nullptr,
+                                          scratch, rank, in_one, out_one, kernel, strides,
+                                          pads_begin, pads_end, dilations, 1);
+      done(b, oc, static_cast<const Accumulator<T> *>(scratch));
     }
 }
 } // namespace detail
@@ -152,12 +185,13 @@ template <typename T>
 void conv(const T *x, const int8_t *w, const T *x_zp, const int32_t *bias, T *y, int64_t rank,
           const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
           const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
-          const int64_t *dilations, int64_t group, int32_t *scratch, const int32_t *multiplier,
+          const int64_t *dilations, int64_t group, Accumulator<T> *scratch,
+          const int32_t *multiplier,
           const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max) {
   const int64_t m = out_shape[1], out_sp = product(out_shape + 2, rank);
   detail::conv_planes(x, w, x_zp, rank, in_shape, out_shape, kernel, strides, pads_begin,
                       pads_end, dilations, group, scratch,
-                      [&](int64_t b, int64_t oc, const int32_t *acc) {
+                      [&](int64_t b, int64_t oc, const Accumulator<T> *acc) {
                         const int64_t k = count > 1 ? oc : 0;
                         requantize<T>(acc, bias ? bias + oc : nullptr, multiplier + k,
                                       shift + k, 1, y_zp, act_min, act_max,
@@ -165,10 +199,10 @@ void conv(const T *x, const int8_t *w, const T *x_zp, const int32_t *bias, T *y,
                       });
 }
 
-/// Scratch bytes of conv_max_pool: an int32 plane of the convolution's
-/// output, then a T plane.
+/// Scratch bytes of conv_max_pool: an accumulator plane of the
+/// convolution's output (int32, int64 for 16-bit T), then a T plane.
 constexpr int64_t conv_max_pool_scratch_bytes(int64_t conv_plane, int64_t t_size) {
-  return (conv_plane * (4 + t_size) + 3) / 4 * 4;
+  return (conv_plane * ((t_size > 1 ? 8 : 4) + t_size) + 7) / 8 * 8;
 }
 
 /// conv (2-D, out_shape the convolution's output) followed by a max pool
@@ -181,7 +215,7 @@ void conv_max_pool(const T *x, const int8_t *w, const T *x_zp, const int32_t *bi
                    const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
                    const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
                    const int64_t *dilations, int64_t group, const int64_t *pool,
-                   int32_t *scratch, const int32_t *multiplier, const int32_t *shift,
+                   Accumulator<T> *scratch, const int32_t *multiplier, const int32_t *shift,
                    int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max) {
   const int64_t m = out_shape[1], conv_sp = out_shape[2] * out_shape[3];
   const int64_t plane_in[4] = {1, 1, out_shape[2], out_shape[3]};
@@ -190,7 +224,7 @@ void conv_max_pool(const T *x, const int8_t *w, const T *x_zp, const int32_t *bi
   T *plane = reinterpret_cast<T *>(scratch + conv_sp);
   detail::conv_planes(x, w, x_zp, 2, in_shape, out_shape, kernel, strides, pads_begin,
                       pads_end, dilations, group, scratch,
-                      [&](int64_t b, int64_t oc, const int32_t *acc) {
+                      [&](int64_t b, int64_t oc, const Accumulator<T> *acc) {
                         const int64_t k = count > 1 ? oc : 0;
                         requantize<T>(acc, bias ? bias + oc : nullptr, multiplier + k,
                                       shift + k, 1, y_zp, act_min, act_max, plane, 1, 1,
@@ -205,12 +239,12 @@ void conv_max_pool(const T *x, const int8_t *w, const T *x_zp, const int32_t *bi
 /// int32 in `scratch` at a time (matmul_acc), requantized per column.
 template <typename T>
 void fully_connected(const T *a, const int8_t *w, const T *a_zp, const int32_t *bias, T *y,
-                     int64_t rows, int64_t k, int64_t n, int32_t *scratch,
+                     int64_t rows, int64_t k, int64_t n, Accumulator<T> *scratch,
                      const int32_t *multiplier, const int32_t *shift, int64_t count,
                      int32_t y_zp, int32_t act_min, int32_t act_max) {
   for (int64_t r = 0; r < rows; ++r) {
-    matmul_acc<T, int8_t, int32_t>(a + r * k, w, a_zp, 1, nullptr, 0, scratch, 1, k, n, 0,
-                                   nullptr, nullptr, nullptr);
+    matmul_acc<T, int8_t, Accumulator<T>>(a + r * k, w, a_zp, 1, nullptr, 0, scratch, 1, k, n,
+                                          0, nullptr, nullptr, nullptr);
     requantize<T>(scratch, bias, multiplier, shift, count, y_zp, act_min, act_max, y + r * n, 1,
                   n, 1);
   }
@@ -237,8 +271,9 @@ template <typename T> void lookup(const T *x, const T *table, T *y, int64_t n) {
 }
 
 /// The fixed-point constants of an add (TFLite): both inputs are brought
-/// to a common scale 2 * max(a_scale, b_scale) with 20 bits of headroom,
-/// summed, then scaled to the output.
+/// to a common scale 2 * max(a_scale, b_scale) with 20 bits of headroom
+/// (14 for 16-bit activations, whose x - zp takes 17 bits), summed, then
+/// scaled to the output.
 struct AddParams {
   int32_t left_shift;
   int32_t a_zp, a_multiplier, a_shift;
@@ -248,8 +283,9 @@ struct AddParams {
 };
 
 inline AddParams add_params(double a_scale, int32_t a_zp, double b_scale, int32_t b_zp,
-                            double y_scale, int32_t y_zp, int32_t act_min, int32_t act_max) {
-  const int32_t left_shift = 20;
+                            double y_scale, int32_t y_zp, int32_t act_min, int32_t act_max,
+                            int32_t activation_bits = 8) {
+  const int32_t left_shift = activation_bits > 8 ? 14 : 20;
   const double twice_max = 2 * (a_scale > b_scale ? a_scale : b_scale);
   const Multiplier a = quantize_multiplier(a_scale / twice_max);
   const Multiplier b = quantize_multiplier(b_scale / twice_max);
@@ -310,7 +346,8 @@ void mul(const T *a, const T *b, T *y, int64_t rank, const int64_t *shape,
          int32_t y_zp, int32_t multiplier, int32_t shift, int32_t act_min, int32_t act_max) {
   detail::for_each_broadcast(
       rank, shape, a_strides, b_strides, [&](int64_t ia, int64_t ib, int64_t iy) {
-        const int32_t prod = (int32_t(a[ia]) - a_zp) * (int32_t(b[ib]) - b_zp);
+        // 64 bits: two 16-bit activations less their zero points take 34.
+        const int64_t prod = int64_t(int32_t(a[ia]) - a_zp) * (int32_t(b[ib]) - b_zp);
         y[iy] = clamp_to<T>(y_zp + multiply_by_quantized_multiplier(prod, multiplier, shift),
                             act_min, act_max);
       });
@@ -324,7 +361,9 @@ inline T average_of(int64_t sum, int64_t count, int32_t multiplier, int32_t shif
   constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
   int64_t v = 0;
   if (count > 0) {
-    const int64_t num = sum * int64_t(multiplier); // |sum| < 2^8 * count: fits
+    // |sum| < 2^8 * count (2^16 * count for 16-bit T; the compiler folds
+    // those only for windows under 2^15): the product fits.
+    const int64_t num = sum * int64_t(multiplier);
     const int64_t q = num >= 0 ? (num + count / 2) / count : (num - count / 2) / count;
     const int32_t right = 31 - shift; // multiplier * 2^(shift - 31)
     const int64_t half = right > 0 ? int64_t(1) << (right - 1) : 0;

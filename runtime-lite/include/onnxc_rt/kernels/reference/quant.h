@@ -15,6 +15,8 @@ namespace detail {
 template <typename Q> struct QuantRange;
 template <> struct QuantRange<uint8_t> { static constexpr int32_t lo = 0, hi = 255; };
 template <> struct QuantRange<int8_t> { static constexpr int32_t lo = -128, hi = 127; };
+template <> struct QuantRange<uint16_t> { static constexpr int32_t lo = 0, hi = 65535; };
+template <> struct QuantRange<int16_t> { static constexpr int32_t lo = -32768, hi = 32767; };
 
 /// round(v) half to even, plus zp, saturated to Q.
 template <typename Q> inline Q saturate_round(double v, int32_t zp) {

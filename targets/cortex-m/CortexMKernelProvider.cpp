@@ -173,14 +173,21 @@ std::vector<std::string> qs8Tail(QOp op, bool wide) {
           str(op.getActMax()), wide ? "true" : "false"};
 }
 
-/// Bounds of |sum_k w[c][k] * (x - x_zp) + bias[c]| for the int8 ops: an
-/// int8 or uint8 activation less its zero point is within 255.
+/// The most |x - x_zp| (and |x|) can be for x's type: 255 for int8 or
+/// uint8, 65535 for int16 (the 16x8 scheme).
+int64_t activationSpan(Value x) {
+  return eltOf(x).getIntOrFloatBitWidth() > 8 ? 65535 : 255;
+}
+
+/// Bounds of |sum_k w[c][k] * (x - x_zp) + bias[c]|, x within `span` of
+/// its zero point (activationSpan).
 std::vector<int64_t> accumulatorBounds(ArrayRef<int8_t> w, int64_t n, int64_t k,
-                                       bool transposed, ArrayRef<int32_t> bias) {
+                                       bool transposed, ArrayRef<int32_t> bias,
+                                       int64_t span = 255) {
   std::vector<int64_t> bound(n, 0);
   for (int64_t c = 0; c < n; ++c) {
     for (int64_t i = 0; i < k; ++i)
-      bound[c] += std::abs(int64_t(transposed ? w[i * n + c] : w[c * k + i])) * 255;
+      bound[c] += std::abs(int64_t(transposed ? w[i * n + c] : w[c * k + i])) * span;
     bound[c] += bias.empty() ? 0 : std::abs(int64_t(bias[c]));
   }
   return bound;
@@ -190,7 +197,9 @@ std::vector<int64_t> accumulatorBounds(ArrayRef<int8_t> w, int64_t n, int64_t k,
 /// with the input zero point folded into the bias: the kernels multiply x
 /// as stored. The narrow rounding's bound (255 * sum |w| + |bias| < 2^30)
 /// covers the raw accumulator and the folded bias as well as their sum.
-/// None when the weights or the bias are not constants of those sizes.
+/// None when the weights or the bias are not constants of those sizes, or,
+/// for int16 activations (whose kernels are the int8 ones: 32-bit sums),
+/// when the bound does not prove that the sums fit 32 bits.
 struct ConvConstants {
   std::vector<int8_t> w;
   Requantization rq;
@@ -202,12 +211,16 @@ std::optional<ConvConstants> convConstants(QConvLike op, int64_t m, int64_t k) {
                                                 : constantInt32s(op.getB());
   if (int64_t(w.size()) != m * k || (!isNone(op.getB()) && int64_t(bias.size()) != m))
     return std::nullopt;
+  std::vector<int64_t> bounds =
+      accumulatorBounds(w, m, k, false, bias, activationSpan(op.getX()));
+  if (llvm::any_of(bounds, [](int64_t b) { return b >= (int64_t(1) << 31); }))
+    return std::nullopt;
   std::vector<int32_t> folded(m);
   onnxc_rt::mcu::qs8::fold_zero_point(w.data(), int(m), int(k), int32_t(op.getXZeroPoint()),
                                       bias.empty() ? nullptr : bias.data(), folded.data());
   Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
                                      op.getWScale(), op.getYScale().convertToFloat(), folded,
-                                     accumulatorBounds(w, m, k, false, bias));
+                                     bounds);
   return ConvConstants{std::move(w), std::move(rq)};
 }
 
@@ -254,7 +267,8 @@ ProviderResult lowerQDepthwise(QConvOp op, const std::string &t, bool helium) {
                                  int(g->dilations[0]), int(xs[2]), int(g->padsBegin[0]))) *
         q::padded_extent(int(ys[3]), int(g->strides[1]), int(kernel[1]), int(g->dilations[1]),
                          int(xs[3]), int(g->padsBegin[1]));
-    args.push_back(KernelArg::scratch(elements, t)); // (bytes: int8 or uint8)
+    args.push_back(KernelArg::scratch(elements * (eltOf(op.getX()).getIntOrFloatBitWidth() / 8),
+                                      t));
     return calls({call("depthwise_conv2d_padded", targs, kMcuQs8Conv, std::move(args),
                        kMcuQs8Namespace)});
   }
@@ -360,9 +374,12 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool 
                         KernelArg::scratch(2 * q::Vmladava::depth(int(depth)), "int8_t")},
                        kMcuQs8Namespace)});
   }
+  const bool helium16 = helium && eltOf(op.getX()).getIntOrFloatBitWidth() == 16;
   PackedConv p =
       helium8 ? packConv<q::Vmladava>(k->w, int(m), int(depth), ph, pw,
                                   "onnxc_rt::mcu::qs8::Vmladava", "int8_t")
+      : helium16 ? packConv<q::Vmladava16>(k->w, int(m), int(depth), ph, pw,
+                                           "onnxc_rt::mcu::qs8::Vmladava16", "int16_t")
       : int8Weights && mla && int8In
           ? packConv<q::Mla>(k->w, int(m), int(depth), ph, pw, "onnxc_rt::mcu::qs8::Mla",
                              "int8_t")
@@ -391,6 +408,14 @@ ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t, bool helium) {
   if (w.empty() || (!isNone(op.getB()) && int64_t(bias.size()) != n) ||
       rows * k >= kMaxIndex || rows * n >= kMaxIndex)
     return std::nullopt;
+  // 16-bit inputs: x - x_zp is packed in 16 bits (zero point 0 only) and
+  // the 32-bit sums must provably fit.
+  const std::vector<int64_t> bounds =
+      accumulatorBounds(w, n, k, true, bias, activationSpan(op.getA()));
+  if (activationSpan(op.getA()) > 255 &&
+      (op.getXZeroPoint() != 0 ||
+       llvm::any_of(bounds, [](int64_t b) { return b >= (int64_t(1) << 31); })))
+    return std::nullopt;
   namespace q = onnxc_rt::mcu::qs8;
   const bool mve = helium && elementKindOf(eltOf(op.getA())) == ElementKind::Int8 &&
                    elementKindOf(eltOf(op.getY())) == ElementKind::Int8;
@@ -412,7 +437,7 @@ ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t, bool helium) {
   }
   Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
                                      op.getWScale(), op.getYScale().convertToFloat(), folded,
-                                     accumulatorBounds(w, n, k, true, bias));
+                                     bounds);
   if (mve)
     return calls({call("fully_connected_mve",
                        {str(rows), str(k), str(n), str(op.getYZeroPoint()),
@@ -473,7 +498,7 @@ ProviderResult lowerQGlobalAveragePool(QAveragePoolOp op, const std::string &t) 
   int64_t inner = 1;
   for (int64_t d : xs.drop_front(2))
     inner *= d;
-  if (numel(op.getX()) >= kMaxIndex)
+  if (numel(op.getX()) >= kMaxIndex || (activationSpan(op.getX()) > 255 && inner >= (1 << 15)))
     return std::nullopt;
   const Qs8Multiplier m = rescaleMultiplier(op);
   return calls({call("global_average_pool",
@@ -521,6 +546,22 @@ ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext
   const bool int8Weights = convWeights != ctx.options.end() && convWeights->second == "int8";
   if (auto pool = dyn_cast<MaxPoolOp>(op))
     return ctx.isFloat() || ctx.isQuantized() ? lowerMaxPool(pool, t) : std::nullopt;
+  // int16 activations (the 16x8 scheme): the convolutions and fully
+  // connected layers on the int8 kernels' int16 columns where 32-bit sums
+  // provably suffice (convConstants, lowerQMatMul); the rest on the
+  // reference kernels.
+  if (t == "int16_t" && isa<QConvOp, QConvMaxPoolOp, QMatMulOp, QAveragePoolOp>(op) &&
+      eltOf(op->getResult(0)) == eltOf(op->getOperand(0)))
+    return TypeSwitch<Operation *, ProviderResult>(op)
+        .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_, int8Weights, false); })
+        .Case<QConvMaxPoolOp>([&](QConvMaxPoolOp o) -> ProviderResult {
+          if (ProviderResult r = lowerQConv(o, t, helium_, int8Weights, false))
+            return r;
+          return {referenceQConv(o, o.getMaxPool())};
+        })
+        .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t, false); })
+        .Case<QAveragePoolOp>([&](QAveragePoolOp o) { return lowerQGlobalAveragePool(o, t); })
+        .Default([](Operation *) -> ProviderResult { return std::nullopt; });
   if (ctx.isQuantized())
     return TypeSwitch<Operation *, ProviderResult>(op)
         .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_, int8Weights, mla_); })

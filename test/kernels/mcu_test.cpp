@@ -19,6 +19,7 @@
 #include "onnxc_rt/kernels/reference/quant.h"
 
 #include <stdint.h>
+#include <type_traits>
 #include <stdio.h>
 
 namespace {
@@ -344,7 +345,9 @@ void test_qglobal_average_pool(Rng &rng) {
   namespace m = onnxc_rt::mcu::qs8;
   static T x[Planes * Inner], y[Planes], want[Planes];
   for (T &v : x)
-    v = T(rng.range(static_cast<T>(-1) < 0 ? -128 : 0, static_cast<T>(-1) < 0 ? 127 : 255));
+    v = T(sizeof(T) > 1 ? rng.range(-32768, 32767)
+                        : rng.range(static_cast<T>(-1) < 0 ? -128 : 0,
+                                    static_cast<T>(-1) < 0 ? 127 : 255));
   constexpr int32_t kMultiplier = 1518500250; // 0.7071 * 2^31: x_scale / y_scale = 1.41
   constexpr int kShift = 1;
   m::global_average_pool<T, Planes, Inner, XZp, YZp, kMultiplier, kShift>(x, y);
@@ -356,6 +359,118 @@ void test_qglobal_average_pool(Rng &rng) {
   for (int i = 0; i < Planes; ++i)
     bad += y[i] != want[i];
   check(bad == 0, "qs8 global_average_pool", Planes * 1000 + Inner);
+}
+
+/// int16 activations (the 16x8 scheme) on the int8 kernels' int16
+/// columns: a dense convolution through SMLAD's, SXTB16's and Helium's
+/// VMLADAVA.S16 products (the
+/// weights at full scale: sums up to 2^30, which the compiler proves fit),
+/// a depthwise one plain and padded, and a fully connected layer (zero
+/// point 0, as the compiler requires), against the reference's int64 sums.
+template <typename W, int M, int YZp, int Lo, int Hi> void test_qconv16(Rng &rng) {
+  namespace r = onnxc_rt::ref::qs8;
+  namespace m = onnxc_rt::mcu::qs8;
+  constexpr int Out = M * W::Pixels;
+  static int16_t x[W::IC * W::IH * W::IW], want[Out], y[Out];
+  static int8_t w[M * W::K];
+  static int32_t bias[M], mult[M], shift[M], params[M * m::kChannelWords];
+  static int64_t ref_scratch[W::Pixels];
+  for (int16_t &v : x)
+    v = int16_t(rng.range(-32768, 32767));
+  fill_int8(rng, w, -127);
+  fill_channels(rng, M, 200000, 0.00001, 0.0001, bias, mult, shift, params);
+  const ReferenceWindow<W, M> g;
+  const int16_t zp = 0;
+  r::conv<int16_t>(x, w, &zp, bias, want, 2, g.in, g.out, g.kernel, g.strides, g.pads, g.ends,
+                   g.dil, 1, ref_scratch, mult, shift, M, YZp, Lo, Hi);
+  // (Narrow and wide rounding: |sum + bias| stays below 2^30 here, and
+  // the multipliers' shifts are negative, so both are exact.)
+  auto run = [&](auto dot, auto wide) {
+    using Dot = decltype(dot);
+    constexpr bool Wide = decltype(wide)::value;
+    static int32_t packed[m::packed_words<Dot>(M, W::K)];
+    static typename Dot::Col scratch[m::conv_scratch_bytes<Dot>(W::K, 1, 1) /
+                                     int(sizeof(typename Dot::Col))];
+    Dot::pack(w, M, W::K, packed);
+    for (int16_t &v : y)
+      v = 0;
+    m::conv2d<int16_t, W, M, 0, YZp, Lo, Hi, Wide, Dot>(x, packed, params, y, scratch);
+    int bad = 0;
+    for (int i = 0; i < Out; ++i)
+      bad += y[i] != want[i];
+    return bad;
+  };
+  using Narrow = std::false_type;
+  using Wide = std::true_type;
+  check(run(m::Smlad(), Narrow()) == 0, "qs8 conv2d int16 (SMLAD)", W::IC * 1000 + M);
+  check(run(m::Smlad(), Wide()) == 0, "qs8 conv2d int16 (SMLAD, wide)", W::IC * 1000 + M);
+  check(run(m::Sxtb16(), Narrow()) == 0, "qs8 conv2d int16 (SXTB16)", W::IC * 1000 + M);
+  check(run(m::Vmladava16(), Narrow()) == 0, "qs8 conv2d int16 (VMLADAVA.S16)",
+        W::IC * 1000 + M);
+}
+
+template <typename W, int YZp, int Lo, int Hi> void test_qdepthwise16(Rng &rng) {
+  namespace r = onnxc_rt::ref::qs8;
+  namespace m = onnxc_rt::mcu::qs8;
+  constexpr int C = W::IC, KN = W::KH * W::KW;
+  static int16_t x[C * W::IH * W::IW], y[C * W::Pixels], want[C * W::Pixels],
+      padded[m::depthwise_padded_scratch<W>()];
+  static int8_t w[C * KN];
+  static int32_t bias[C], mult[C], shift[C], params[C * m::kChannelWords];
+  static int64_t ref_scratch[W::Pixels];
+  for (int16_t &v : x)
+    v = int16_t(rng.range(-32768, 32767));
+  fill_int8(rng, w, -127);
+  fill_channels(rng, C, 200000, 0.0005, 0.002, bias, mult, shift, params);
+  const ReferenceWindow<W, C> g;
+  const int16_t zp = 0;
+  r::conv<int16_t>(x, w, &zp, bias, want, 2, g.in, g.out, g.kernel, g.strides, g.pads, g.ends,
+                   g.dil, C, ref_scratch, mult, shift, C, YZp, Lo, Hi);
+  m::depthwise_conv2d<int16_t, W, 0, YZp, Lo, Hi, true>(x, w, params, y);
+  int bad = 0;
+  for (int i = 0; i < C * W::Pixels; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 depthwise_conv2d int16", C * 100 + W::KH * 10 + W::SH);
+  // Padded, narrow and wide rounding (the narrow one vector by vector on
+  // Helium where the stride is 1; |sum + bias| < 2^30 here).
+  for (int wide = 0; wide < 2; ++wide) {
+    for (int16_t &v : y)
+      v = 0;
+    if (wide)
+      m::depthwise_conv2d_padded<int16_t, W, 0, YZp, Lo, Hi, true>(x, w, params, y, padded);
+    else
+      m::depthwise_conv2d_padded<int16_t, W, 0, YZp, Lo, Hi, false>(x, w, params, y, padded);
+    bad = 0;
+    for (int i = 0; i < C * W::Pixels; ++i)
+      bad += y[i] != want[i];
+    check(bad == 0, wide ? "qs8 depthwise_conv2d_padded int16 (wide)"
+                         : "qs8 depthwise_conv2d_padded int16",
+          C * 100 + W::KH * 10 + W::SH);
+  }
+}
+
+template <int Rows, int K, int N, int YZp> void test_qfc16(Rng &rng) {
+  namespace r = onnxc_rt::ref::qs8;
+  namespace m = onnxc_rt::mcu::qs8;
+  static int16_t a[Rows * K], y[Rows * N], want[Rows * N];
+  static int8_t w[K * N];
+  static int32_t bias[N], mult[N], shift[N], params[N * m::kChannelWords],
+      packed[m::fc_packed_words(K, N)], scratch[m::fc_scratch_bytes(K) / 4];
+  static int64_t acc[N];
+  for (int16_t &v : a)
+    v = int16_t(rng.range(-32768, 32767));
+  fill_int8(rng, w, -127);
+  fill_channels(rng, N, 500000, 0.000002, 0.00001, bias, mult, shift, params);
+  m::pack_fc_weights(w, K, N, packed);
+  m::fully_connected<int16_t, Rows, K, N, 0, YZp, -32768, 32767, true>(a, packed, params, y,
+                                                                        scratch);
+  const int16_t zp = 0;
+  r::fully_connected<int16_t>(a, w, &zp, bias, want, Rows, K, N, acc, mult, shift, N, YZp,
+                              -32768, 32767);
+  int bad = 0;
+  for (int i = 0; i < Rows * N; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 fully_connected int16", K * 100 + N);
 }
 
 bool close(float a, float b) {
@@ -499,6 +614,19 @@ int main() {
   test_qglobal_average_pool<int8_t, 3, 64, 10, 0>(rng);
   test_qglobal_average_pool<uint8_t, 6, 49, 128, 100>(rng);
   test_qglobal_average_pool<uint8_t, 2, 3, 0, 7>(rng);
+  // int16 activations: odd pixels and channels, padding, stride, DS-CNN's
+  // 64-channel pointwise layer (576 terms) and depthwise plane.
+  test_qconv16<Same<3, 7, 5, 3, 3, 1, 1, 1>, 5, 0, -32768, 32767>(rng);
+  test_qconv16<Same<64, 5, 5, 1, 1, 1, 0, 1>, 6, 0, 0, 32767>(rng);
+  test_qconv16<Same<4, 9, 9, 3, 3, 2, 1, 1>, 3, -7, -32768, 32767>(rng);
+  test_qdepthwise16<Same<64, 25, 5, 3, 3, 1, 1, 1>, 0, -32768, 32767>(rng);
+  test_qdepthwise16<Same<5, 11, 10, 3, 3, 2, 1, 1>, 3, 0, 32767>(rng);
+  test_qdepthwise16<Same<3, 9, 7, 5, 3, 1, 0, 1>, -2, -100, 32767>(rng);
+  test_qdepthwise16<Same<4, 6, 9, 3, 3, 1, 2, 2>, 0, -32768, 32767>(rng);
+  test_qfc16<1, 64, 12, 0>(rng);
+  test_qfc16<2, 33, 7, -5>(rng);
+  test_qglobal_average_pool<int16_t, 64, 125, 0, 0>(rng);
+  test_qglobal_average_pool<int16_t, 3, 17, 0, 5>(rng);
   test_quantize<101, -55>(rng);
   test_quantize<64, 0>(rng);
   printf("mcu kernels: %s\n", failures ? "FAILED" : "all match the reference");

@@ -144,11 +144,11 @@ __attribute__((always_inline)) inline void output_2x2(int32_t a00, int32_t a01, 
                                                       int32_t a11, const int32_t *params, int m,
                                                       T *out, bool second, bool pair) {
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-  if (!Wide && second && pair) {
+  if (sizeof(T) == 1 && !Wide && second && pair) {
     // Four lanes at once, the same integers as requantize's narrow path:
     // the two channels' constants gathered lane by lane ({m, m, m + 1,
     // m + 1}) from the table by their word offsets, the four bytes
-    // scattered to their places.
+    // scattered to their places (8-bit outputs; 16-bit ones below).
     static_assert(kChannelWords == 6, "the gathers' word offsets below");
     int32x4_t acc = vdupq_n_s32(a00);
     acc = vsetq_lane_s32(a01, acc, 1);
@@ -725,6 +725,64 @@ struct Vmladava : ByteColumns<kHeliumStep> {
       a01 = vmladavaq_s8(a01, v0, x1);
       a10 = vmladavaq_s8(a10, v1, x0);
       a11 = vmladavaq_s8(a11, v1, x1);
+    }
+#else
+    for (int d = 0; d < D; ++d) {
+      a00 += int32_t(w0[d]) * c0[d];
+      a01 += int32_t(w0[d]) * c1[d];
+      a10 += int32_t(w1[d]) * c0[d];
+      a11 += int32_t(w1[d]) * c1[d];
+    }
+#endif
+  }
+};
+
+/// Helium's products on int16 columns (the M55, int16 activations):
+/// Smlad's gathers (a 16-bit input copied) with columns padded to 8
+/// values, against two rows of the int8 weights widened to int16 at
+/// compile time, 8 products per VMLADAVA.S16 (plain C without MVE). Its
+/// sums are 32-bit, as SMLAD's: the compiler proves they fit.
+struct Vmladava16 {
+  typedef int16_t Col;
+  static constexpr int kStep = 8;
+  static constexpr int depth(int k) { return (k + kStep - 1) / kStep * kStep; }
+  static constexpr int pair_words(int k) { return depth(k); } // 2 rows, 2 values a word
+  /// Per pair of output channels, the two rows of depth(k) int16 (zero
+  /// past m and k), two values a word.
+  static void pack(const int8_t *w, int m, int k, int32_t *out) {
+    for (int b = 0; b < (m + 1) / 2; ++b)
+      for (int r = 0; r < 2; ++r)
+        for (int i = 0; i < depth(k); i += 2) {
+          const int row = 2 * b + r;
+          auto at = [&](int col) {
+            return row < m && col < k ? uint32_t(uint16_t(int16_t(w[row * k + col]))) : 0u;
+          };
+          *out++ = static_cast<int32_t>(at(i) | (at(i + 1) << 16));
+        }
+  }
+  template <typename T, typename W, int XZp>
+  static void gather(const T *x, int pixel, Col *col) {
+    gather_window<W, 1>(x, pixel, col, [](T v) { return int16_t(v); }, int16_t(XZp));
+    for (int i = W::K; i < depth(W::K); ++i)
+      col[i] = 0;
+  }
+  template <typename T, typename W, int XZp>
+  static void gather2(const T *x, int pixel, bool second, Col *c0, Col *c1) {
+    gather<T, W, XZp>(x, pixel, c0);
+    gather<T, W, XZp>(x, second ? pixel + 1 : pixel, c1);
+  }
+  template <int D>
+  static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,
+                      int32_t &a01, int32_t &a10, int32_t &a11) {
+    const int16_t *w0 = reinterpret_cast<const int16_t *>(w), *w1 = w0 + D;
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+    for (int d = 0; d < D; d += kStep) {
+      const int16x8_t x0 = vldrhq_s16(c0 + d), x1 = vldrhq_s16(c1 + d);
+      const int16x8_t v0 = vldrhq_s16(w0 + d), v1 = vldrhq_s16(w1 + d);
+      a00 = vmladavaq_s16(a00, v0, x0);
+      a01 = vmladavaq_s16(a01, v0, x1);
+      a10 = vmladavaq_s16(a10, v1, x0);
+      a11 = vmladavaq_s16(a11, v1, x1);
     }
 #else
     for (int d = 0; d < D; ++d) {

@@ -309,6 +309,29 @@ void depthwise_conv2d_padded(const T *x, const int8_t *w, const int32_t *params,
     for (int k = 0; k < KN; ++k)
       wk[k] = w[k];
     const Channel ch = load_channel(params, c);
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+    if constexpr (sizeof(T) == 2 && W::SW == 1 && !Wide) {
+      // 16-bit activations on Helium: four output pixels a vector, each tap
+      // one widening load (VLDRH.S32) and one VMLA by the weight, the last
+      // vector of a row under a tail predicate; narrowing stores.
+      for (int oy = 0; oy < W::OH; ++oy)
+        for (int ox = 0; ox < W::OW; ox += 4) {
+          const mve_pred16_t live = vctp32q(uint32_t(W::OW - ox));
+          const int16_t *p =
+              reinterpret_cast<const int16_t *>(scratch) + oy * W::SH * P::Width + ox;
+          int32x4_t acc = vdupq_n_s32(0);
+#pragma GCC unroll 16
+          for (int ky = 0; ky < W::KH; ++ky)
+#pragma GCC unroll 16
+            for (int kx = 0; kx < W::KW; ++kx)
+              acc = vmlaq_n_s32(acc, vldrhq_z_s32(p + ky * W::DH * P::Width + kx * W::DW, live),
+                                wk[ky * W::KW + kx]);
+          const int32x4_t out = output_vector<YZp, Lo, Hi>(acc, ch);
+          vstrhq_p_s32(reinterpret_cast<int16_t *>(y) + oy * W::OW + ox, out, live);
+        }
+      continue;
+    }
+#endif
     for (int oy = 0; oy < W::OH; ++oy)
       for (int ox = 0; ox < W::OW; ++ox) {
         const T *p = scratch + oy * W::SH * P::Width + ox * W::SW;

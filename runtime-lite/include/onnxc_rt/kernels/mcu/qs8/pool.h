@@ -12,15 +12,18 @@ namespace onnxc_rt {
 namespace mcu {
 namespace qs8 {
 
-/// The sum of a plane's N values (int8 or uint8).
+/// The sum of a plane's N values (int8 or uint8; int16 or uint16 in plain
+/// C, N below 2^15 so that the sum fits).
 template <typename T, int N>
 inline int32_t plane_sum(const T *x) {
   constexpr bool kSigned = static_cast<T>(-1) < 0;
-  (void)kSigned; // (only the vector paths read it)
+  constexpr bool kBytes = sizeof(T) == 1; // the vector paths read bytes
+  (void)kSigned;
+  (void)kBytes;
   int32_t sum = 0;
   int i = 0;
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
-  for (; i + kHeliumStep <= N; i += kHeliumStep) {
+  for (; kBytes && i + kHeliumStep <= N; i += kHeliumStep) {
     if (kSigned)
       sum = vaddvaq_s8(sum, vldrbq_s8(reinterpret_cast<const int8_t *>(x + i)));
     else
@@ -30,7 +33,7 @@ inline int32_t plane_sum(const T *x) {
   // Four bytes a word (unaligned loads: planes start anywhere); int8 values
   // as unsigned ones 128 higher, taken off at the end.
   uint32_t bytes = 0;
-  for (; i + 4 <= N; i += 4) {
+  for (; kBytes && i + 4 <= N; i += 4) {
     uint32_t w;
     memcpy(&w, x + i, 4);
     bytes = usada8(kSigned ? w ^ 0x80808080u : w, bytes);

@@ -482,19 +482,21 @@ inline void product_2x2_int8(const int32_t *w, const word_alias *c0, const word_
 ///    (a third more instructions there);
 ///  - Vmladava (Helium, the M55; int8 inputs): int8 columns, int8 weight
 ///    rows, 16 products per VMLADAVA (plain C without MVE);
+///  - Vmladava16 (Helium, int16 inputs): int16 columns, int8 weights
+///    widened to int16 rows at compile time, 8 products per VMLADAVA.S16;
 ///  - Mla (the M3, --conv-weights int8, int8 inputs): int8 columns,
 ///    Sxtb16's weights, an MLA a product.
 /// Each gives the column type, the depth a column is padded to, the 32-bit
 /// words of weights per pair of output channels, the packing (the compiler
 /// runs it), the gather and the 2 x 2 product of two channels and two
 /// columns.
-struct Smlad {
+
+/// int16 columns (Smlad's, Sxtb16's, Vmladava16's), padded with zeros to
+/// a multiple of Step depth values: an 8-bit input widened, a 16-bit one
+/// copied.
+template <int Step> struct HalfwordColumns {
   typedef int16_t Col;
-  static constexpr int depth(int k) { return conv_depth(k); }
-  static constexpr int pair_words(int k) { return conv_depth(k); }
-  static void pack(const int8_t *w, int m, int k, int32_t *out) {
-    pack_conv_weights(w, m, k, out);
-  }
+  static constexpr int depth(int k) { return (k + Step - 1) / Step * Step; }
   /// Output pixel `pixel`'s window of x (W::K values, XZp where the window
   /// leaves the input, then zeros to depth(W::K)). The values stay as they
   /// are: the zero point's share of the products is in the bias
@@ -511,6 +513,13 @@ struct Smlad {
   static void gather2(const T *x, int pixel, bool second, Col *c0, Col *c1) {
     gather<T, W, XZp>(x, pixel, c0);
     gather<T, W, XZp>(x, second ? pixel + 1 : pixel, c1);
+  }
+};
+
+struct Smlad : HalfwordColumns<kConvStep> {
+  static constexpr int pair_words(int k) { return conv_depth(k); }
+  static void pack(const int8_t *w, int m, int k, int32_t *out) {
+    pack_conv_weights(w, m, k, out);
   }
   template <int D>
   static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,
@@ -742,10 +751,8 @@ struct Vmladava : ByteColumns<kHeliumStep> {
 /// values, against two rows of the int8 weights widened to int16 at
 /// compile time, 8 products per VMLADAVA.S16 (plain C without MVE). Its
 /// sums are 32-bit, as SMLAD's: the compiler proves they fit.
-struct Vmladava16 {
-  typedef int16_t Col;
+struct Vmladava16 : HalfwordColumns<8> {
   static constexpr int kStep = 8;
-  static constexpr int depth(int k) { return (k + kStep - 1) / kStep * kStep; }
   static constexpr int pair_words(int k) { return depth(k); } // 2 rows, 2 values a word
   /// Per pair of output channels, the two rows of depth(k) int16 (zero
   /// past m and k), two values a word.
@@ -759,17 +766,6 @@ struct Vmladava16 {
           };
           *out++ = static_cast<int32_t>(at(i) | (at(i + 1) << 16));
         }
-  }
-  template <typename T, typename W, int XZp>
-  static void gather(const T *x, int pixel, Col *col) {
-    gather_window<W, 1>(x, pixel, col, [](T v) { return int16_t(v); }, int16_t(XZp));
-    for (int i = W::K; i < depth(W::K); ++i)
-      col[i] = 0;
-  }
-  template <typename T, typename W, int XZp>
-  static void gather2(const T *x, int pixel, bool second, Col *c0, Col *c1) {
-    gather<T, W, XZp>(x, pixel, c0);
-    gather<T, W, XZp>(x, second ? pixel + 1 : pixel, c1);
   }
   template <int D>
   static void product(const int32_t *w, const Col *c0, const Col *c1, int32_t &a00,

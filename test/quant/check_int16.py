@@ -18,6 +18,10 @@ keyword-spotting DS-CNN (bench/mlperf_tiny/make_models.py's, seeded weights):
    --target.
 3. Against PyTorch's float outputs: int16x8 must be closer than int8 by at
    least 3 dB of SQNR, and the mixed model no worse than int8.
+4. `--quantize int16x8 --io int16` (the interface an audio pipeline holding
+   int16 samples uses): the header declares int16_t input and output with
+   their scales, and run on the inputs quantized with that scale it gives
+   the float-interface model's integers, on each --target.
 """
 import argparse
 import os
@@ -204,6 +208,38 @@ def main():
                  f"int8 ({quality['int8']:.1f} dB)")
     if quality["mixed"] < quality["int8"] - 0.5:
         sys.exit("int8 with an int16 first layer is further from float than int8")
+    # --io int16: the same integers through an int16 interface.
+    io = os.path.join(a.work, "io16")
+    summary = run([a.onnxc, float_path, "-o", io, "--name", "kws", "--quantize", "int16x8",
+                   "--calibration", calib, "--io", "int16"])
+    header = open(os.path.join(io, "kws.h")).read()
+    scales = {k: float(v) for k, v in re.findall(r"#define kws_(\w+)_SCALE ([0-9.e+-]+)f", header)}
+    if "int kws_run(const int16_t* input, int16_t* output" not in header or \
+            set(scales) != {"input", "output"}:
+        sys.exit(f"--io int16: the header does not declare int16 input and output:\n{header}")
+    qtests = os.path.join(a.work, "tests_int16")
+    for k, x in enumerate(xs):
+        d = os.path.join(qtests, f"sample_{k}")
+        os.makedirs(d, exist_ok=True)
+        q = np.clip(np.rint(x / np.float32(scales["input"])), -32768, 32767).astype(np.int16)
+        with open(os.path.join(d, "input_0.pb"), "wb") as f:
+            f.write(numpy_helper.from_array(q, "input").SerializeToString())
+    float_io = np.stack([load_tensor(os.path.join(a.work, "int16x8", "out_" + targets[0],
+                                                  f"sample_{k}", "output_0.pb"))
+                         for k in range(len(xs))])
+    for target in targets:
+        res = os.path.join(io, "out_" + target)
+        run([a.onnxc, "run", float_path, "--quantize", "int16x8", "--calibration", calib,
+             "--io", "int16", "--inputs", qtests, "--outputs", res, "--target", target, "--quiet"])
+        got = np.stack([load_tensor(os.path.join(res, f"sample_{k}", "output_0.pb"))
+                        for k in range(len(xs))])
+        if got.dtype != np.int16:
+            sys.exit(f"--io int16 on {target}: the output is {got.dtype}")
+        steps = np.abs(got.astype(np.float64) * np.float32(scales["output"]) - float_io) / \
+            scales["output"]
+        print(f"  --io int16 on {target}: {steps.max():.2f} output steps from the float interface")
+        if steps.max() > 1e-3:
+            sys.exit(f"--io int16 on {target}: the integers differ from the float interface's")
     print("int16 activations: integer kernels matching the QDQ semantics, closer to float")
 
 

@@ -485,10 +485,11 @@ std::string reportText(const std::string &modelPath, const CalibrationMethod &me
       os << " | ";
     os << " |\n";
   }
-  if (!summary.int8Io.empty()) {
-    os << "\n## int8 inputs and outputs (--io int8)\n\nreal = (q - zero point) x scale\n\n"
+  if (!summary.integerIo.empty()) {
+    os << "\n## Integer inputs and outputs (--io int8, int16)\n\nreal = (q - zero point) x "
+          "scale\n\n"
        << "| tensor | scale | zero point |\n|---|---:|---:|\n";
-    for (const auto &t : summary.int8Io)
+    for (const auto &t : summary.integerIo)
       os << "| " << t.name << " | " << llvm::formatv("{0:e8}", t.scale) << " | " << t.zeroPoint
          << " |\n";
   }
@@ -545,7 +546,8 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
                        sha256OfTree(options.calibrationDir) + "\nmethod " +
                        options.method.describe() + "\nbudget " +
                        llvm::formatv("{0}", options.errorBudgetDb).str() + "\nio " +
-                       (options.ioInt8 ? "int8" : "float") + "\nkind " + options.kind +
+                       (options.ioInteger ? "int" + std::to_string(options.ioBits) : "float") +
+                       "\nkind " + options.kind +
                        "\nint16 " + llvm::join(options.int16Layers, ",") +
                        (options.int16Fallback ? " fallback" : "") + "\nkernels " +
                        runtimeHeadersDigest() + "\n";
@@ -656,12 +658,13 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
   }
   // The model as asked for (--io int8 changes its interface, not its
   // integers).
-  if (options.ioInt8) {
-    qdq.ioInt8 = true;
+  if (options.ioInteger) {
+    qdq.ioInteger = true;
+    qdq.ioBits = options.ioBits;
     QuantizeSummary final;
     if (!writeQdqModel(modelPath, ranges, qdq, qdqPath, final, error))
       return fail(error);
-    summary.int8Io = final.int8Io;
+    summary.integerIo = final.integerIo;
   } else if (!llvm::sys::fs::exists(work.file("qdq.onnx")) ||
              llvm::sys::fs::copy_file(work.file("qdq.onnx"), qdqPath)) {
     return fail("cannot write '" + qdqPath + "'");
@@ -670,8 +673,9 @@ int quantizeModel(const std::string &modelPath, const ImportOptions &importOptio
   // The --io int8 lines below, kept beside the cached model for a run that
   // finds it there.
   std::string ioLines;
-  for (const auto &t : summary.int8Io)
-    ioLines += "onnxc: int8 " + t.name + ": scale " + llvm::formatv("{0:e8}", t.scale).str() +
+  for (const auto &t : summary.integerIo)
+    ioLines += "onnxc: int" + std::to_string(t.bits) + " " + t.name + ": scale " +
+               llvm::formatv("{0:e8}", t.scale).str() +
                ", zero point " + std::to_string(t.zeroPoint) + "\n";
   if (!cacheKey.empty()) {
     storeInCache("quantized", cacheKey, qdqPath);

@@ -243,8 +243,8 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
          " --calibration sha256:" + sha256OfTree(q.calibrationDir);
     if (q.hasBudget())
       s += " --quantize-error-budget " + llvm::formatv("{0}", q.errorBudgetDb).str();
-    if (q.ioInt8)
-      s += " --io int8";
+    if (q.ioInteger)
+      s += " --io int" + std::to_string(q.ioBits);
     if (q.int16Fallback)
       s += " --quantize-fallback int16";
     for (size_t i = 0; i < q.int16Layers.size(); ++i)
@@ -364,7 +364,7 @@ int compileModel(const CompileOptions &o) {
                     "--emit cpp, lib, firmware, zephyr or arduino\n";
     return kExitUsage;
   }
-  if (o.quantize.enabled() && o.quantize.kind != "int8" && o.quantize.kind != "int16x8") {
+  if (o.quantize.enabled() && !o.quantize.knownKind()) {
     llvm::errs() << "onnxc: error: --quantize takes int8 or int16x8\n";
     return kExitUsage;
   }

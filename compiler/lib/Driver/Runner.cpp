@@ -593,12 +593,12 @@ int runModel(const RunOptions &o) {
   if (sets.empty())
     return fail(setsError);
 
-  // --quantize: what runs is the model's int8 QDQ form.
+  // --quantize: what runs is the model's QDQ form.
   std::string modelPath = o.modelPath;
   ScopedTempDir qdqDir;
   if (o.quantize.enabled()) {
-    if (o.quantize.kind != "int8")
-      return fail("--quantize takes int8");
+    if (!o.quantize.knownKind())
+      return fail("--quantize takes int8 or int16x8");
     if (!qdqDir.create("onnxc-quantize"))
       return fail("cannot create a temporary directory");
     modelPath = qdqDir.file("model.qdq.onnx");

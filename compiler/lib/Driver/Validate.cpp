@@ -385,8 +385,8 @@ int validateOnBoard(const ValidateOptions &o) {
   if (!o.qemuFirmware.empty() && board->qemuMachine.empty())
     return fail("QEMU has no model of " + board->name + " (the boards it has: --list-boards, "
                 "'QEMU: -M ...'); use --port with the board itself");
-  if (o.quantize.ioInt8)
-    return fail("--io int8 models are not validated yet: their inputs are not the float "
+  if (o.quantize.ioInteger)
+    return fail("--io int8 and int16 models are not validated yet: their inputs are not the float "
                 "files of --inputs");
   std::vector<std::string> sets = inputSets(o.inputsDir, error);
   if (sets.empty())

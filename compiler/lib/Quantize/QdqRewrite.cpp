@@ -649,11 +649,17 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
   bool int16Used = false;
   for (const std::string &t : facts.quantized)
     int16Used = int16Used || tensorBits[t] == 16;
-  if (int16Used && options.ioInt8) {
-    error = "--io int8 takes int8 activations: the model's inputs and outputs would be int16 "
-            "(--quantize int16x8 or --quantize-int16)";
-    return false;
-  }
+  // --io int8 / int16: each quantized graph input and output must be of
+  // that width.
+  for (const auto *list : {&src.input(), &src.output()})
+    for (const auto &v : *list)
+      if (options.ioInteger && quantized.count(v.name()) &&
+          tensorBits[v.name()] != options.ioBits) {
+        error = "--io int" + std::to_string(options.ioBits) + ": '" + v.name() + "' is int" +
+                std::to_string(tensorBits[v.name()]) + " in this quantization (--io int" +
+                std::to_string(tensorBits[v.name()]) + " for it)";
+        return false;
+      }
   // Parameters: calibrated, except that element-moving ops keep their
   // input's (so their Q/DQ fold away).
   std::map<std::string, ActivationParams> params;
@@ -735,20 +741,21 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
     }
     return it->second;
   };
-  // An int8 graph input or output (--io int8): its declared type.
-  auto makeInt8 = [&](google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> &list,
-                      const std::string &name) {
+  // An integer graph input or output (--io int8, int16): its declared type.
+  auto makeInteger = [&](google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> &list,
+                         const std::string &name) {
     for (auto &v : list)
       if (v.name() == name)
-        v.mutable_type()->mutable_tensor_type()->set_elem_type(TensorProto::INT8);
+        v.mutable_type()->mutable_tensor_type()->set_elem_type(
+            params[name].bits == 16 ? TensorProto::INT16 : TensorProto::INT8);
     const ActivationParams &p = params[name];
-    summary.int8Io.push_back({name, "", name, p.scale, p.zeroPoint, p.bits});
+    summary.integerIo.push_back({name, "", name, p.scale, p.zeroPoint, p.bits});
   };
   for (const auto &in : src.input())
     if (quantized.count(in.name())) {
-      if (options.ioInt8) {
+      if (options.ioInteger) {
         qdq("", in.name(), in.name(), in.name() + "__dq", "graph input");
-        makeInt8(*g.mutable_input(), in.name());
+        makeInteger(*g.mutable_input(), in.name());
       } else {
         qdq(in.name(), in.name(), in.name() + "__q", in.name() + "__dq", "graph input");
       }
@@ -909,11 +916,11 @@ bool writeQdqModel(const std::string &modelPath, const std::map<std::string, Ten
     if (q && isOutput)
       copy.set_output(0, out + "__float");
     *g.add_node() = copy;
-    if (q && isOutput && options.ioInt8) {
+    if (q && isOutput && options.ioInteger) {
       // The graph output is the int8 tensor; readers inside the graph get a DQ.
       const bool read_inside = facts.consumers.count(out) > 0;
       qdq(copy.output(0), out, out, read_inside ? out + "__dq" : "", nodeLabel(n));
-      makeInt8(*g.mutable_output(), out);
+      makeInteger(*g.mutable_output(), out);
       read[out] = out + "__dq";
     } else if (q) {
       qdq(copy.output(0), out, out + "__q", isOutput ? out : out + "__dq", nodeLabel(n));

@@ -121,8 +121,9 @@ static cl::opt<std::string> quantizeReport(
 static cl::opt<std::string> ioKind(
     "io",
     cl::desc("With --quantize: float (default: the model's inputs and outputs keep their float "
-             "type, quantized at the edges) or int8 (quantized inputs and outputs are int8; "
-             "their scale and zero point are in NAME.h)"),
+             "type, quantized at the edges), int8 (quantized inputs and outputs are int8; "
+             "their scale and zero point are in NAME.h) or int16 (the same for int16 ones: "
+             "--quantize int16x8, audio pipelines that hold int16 samples)"),
     cl::init("float"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
     cl::sub(validateCommand), cl::cat(category));
 static cl::list<std::string> shapeOpts(
@@ -535,12 +536,13 @@ int main(int argc, char **argv) {
     errs() << "onnxc: error: --calibrate-method must be minmax, percentile or entropy\n";
     return 2;
   }
-  if (ioKind != "float" && ioKind != "int8") {
-    errs() << "onnxc: error: --io must be float or int8\n";
+  if (ioKind != "float" && ioKind != "int8" && ioKind != "int16") {
+    errs() << "onnxc: error: --io must be float, int8 or int16\n";
     return 2;
   }
-  quantize.ioInt8 = ioKind == "int8";
-  if (!quantize.enabled() && (quantize.ioInt8 || quantize.hasBudget() ||
+  quantize.ioInteger = ioKind != "float";
+  quantize.ioBits = ioKind == "int16" ? 16 : 8;
+  if (!quantize.enabled() && (quantize.ioInteger || quantize.hasBudget() ||
                               !quantize.reportPath.empty() || !calibrationDir.empty() ||
                               !quantize.int16Layers.empty())) {
     errs() << "onnxc: error: --calibration, --io int8, --quantize-error-budget, "

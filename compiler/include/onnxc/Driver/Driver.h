@@ -38,11 +38,14 @@ struct QuantizeOptions {
   std::string reportPath; // --quantize-report FILE.md
   /// --io int8: quantized graph inputs and outputs are the model's own
   /// int8 tensors (no float conversion at the edges).
-  bool ioInt8 = false;
+  bool ioInteger = false;
+  int ioBits = 8; // --io int8 or int16
   /// An earlier identical quantization (model, samples, options) is taken
   /// from onnxc's build cache (`onnxc run --no-cache`: false).
   bool useCache = true;
   bool enabled() const { return !kind.empty(); }
+  /// A scheme onnxc has (kind's values above).
+  bool knownKind() const { return kind == "int8" || kind == "int16x8"; }
   bool hasBudget() const { return errorBudgetDb == errorBudgetDb; }
 };
 

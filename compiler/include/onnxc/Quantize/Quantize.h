@@ -80,7 +80,8 @@ private:
 /// How writeQdqModel writes the model.
 struct QdqOptions {
   /// Quantized graph inputs and outputs become int8 tensors (--io int8).
-  bool ioInt8 = false;
+  bool ioInteger = false;
+  int ioBits = 8; // int8 (--io int8) or int16 (--io int16): what each must be
   /// Conv/Gemm/MatMul nodes (named by their first output) kept in float,
   /// with Q/DQ at their edges (--quantize-error-budget).
   std::set<std::string> floatLayers;
@@ -115,7 +116,7 @@ struct QuantizeSummary {
   /// Nodes that run in float between DQ and Q, and why.
   std::vector<std::pair<std::string, std::string>> floatOps;
   /// --io int8: the graph inputs and outputs that became int8.
-  std::vector<Tensor> int8Io;
+  std::vector<Tensor> integerIo;
 };
 
 /// Writes the QDQ form of the float model at `modelPath` to `outPath`,

@@ -4,7 +4,7 @@ a residual Add, a squeeze-excite style Sigmoid and Mul, a Concat of two
 quantizations (a rescale), AveragePool and GlobalAveragePool -- with the
 exact QDQ semantics as its reference outputs (as make_qdq_model.py does).
 
-    make_qdq_blocks.py OUT_DIR [--int16]
+    make_qdq_blocks.py OUT_DIR [--int16 | --uint16]
 
 Graph (every arrow between ops is a QuantizeLinear -> DequantizeLinear pair
 of int8, per tensor; weights int8 per channel, biases int32):
@@ -18,6 +18,9 @@ of int8, per tensor; weights int8 per channel, biases int32):
 opset 21 (whose QuantizeLinear takes int16). The Sigmoid has no integer
 form there (a 16-bit lookup table would take 128 KB): it runs in float
 between its DequantizeLinear and QuantizeLinear.
+
+--uint16: uint16 activations, asymmetric (the A16W8 form Qualcomm's QNN
+tools and ONNX Runtime's quantizer write for NPUs), int8 weights.
 """
 import os
 import sys
@@ -31,8 +34,9 @@ from onnx import helper, numpy_helper
 rng = np.random.default_rng(1)
 C, H = 8, 6
 INT16 = "--int16" in sys.argv
-LO, HI = (-32768, 32767) if INT16 else (-128, 127)
-ZP_TYPE = np.int16 if INT16 else np.int8
+UINT16 = "--uint16" in sys.argv
+LO, HI = (-32768, 32767) if INT16 else (0, 65535) if UINT16 else (-128, 127)
+ZP_TYPE = np.int16 if INT16 else np.uint16 if UINT16 else np.int8
 
 
 def fq(x, s, z):
@@ -45,6 +49,9 @@ def params(t):
     if INT16:  # symmetric
         return float(np.float32(max(float(np.abs(t).max()), 1e-8) / 32767.0)), 0
     lo, hi = min(float(t.min()), 0.0), max(float(t.max()), 0.0)
+    if UINT16:
+        s = np.float32((hi - lo) / 65535.0)
+        return float(s), int(np.clip(np.round(-lo / s), 0, 65535))
     s = np.float32((hi - lo) / 255.0)
     return float(s), int(np.clip(np.round(-128 - lo / s), -128, 127))
 
@@ -148,9 +155,10 @@ def main():
         nodes, "qdq_blocks",
         [helper.make_tensor_value_info("input", onnx.TensorProto.FLOAT, [2, C, H, H])],
         [helper.make_tensor_value_info("y", onnx.TensorProto.FLOAT, [2, 2 * C])], inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21 if INT16 else 13)],
+    wide = INT16 or UINT16
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21 if wide else 13)],
                               producer_name="onnxc test/quant/make_qdq_blocks.py")
-    if not INT16:  # (Debian's onnx predates opset 21)
+    if not wide:  # (Debian's onnx predates opset 21)
         onnx.checker.check_model(model)
     os.makedirs(os.path.join(out, "test_data_set_0"), exist_ok=True)
     onnx.save(model, os.path.join(out, "model.onnx"))

@@ -4,7 +4,7 @@
 TensorFlow Lite Micro's cmsis_nn kernels call them, without TFLM's
 interpreter: the peer side of bench/cmsis_nn/compare.py.
 
-    cmsis_net.py MODEL.qdq.onnx OUT.c [--meta OUT.json]
+    cmsis_net.py MODEL.qdq.onnx OUT.c [--meta OUT.json] [--s16 --shapes FLOAT.onnx]
 
 The C file defines the interface of harness.h (net_init, net_run, the input
 and output sizes) over the model's own quantized numbers: int8 weights per
@@ -29,6 +29,16 @@ tensor first, lowest offset free over its lifetime). Layers:
 net_run takes the input in NHWC, as a TFLite model does (compare.py
 transposes the model's NCHW input for this side), so no layout change is
 counted against CMSIS-NN.
+
+--s16: a model with int16 activations (`onnxc --quantize int16x8`, its
+pairs com.microsoft QuantizeLinear/DequantizeLinear), run on CMSIS-NN's
+16x8 kernels as TFLM's int16 path calls them: arm_convolve_wrapper_s16 and
+arm_depthwise_conv_wrapper_s16 (int64 biases), arm_avgpool_s16. Gemm runs
+as a 1 x 1 arm_convolve_wrapper_s16, since CMSIS-NN's int16 fully connected
+kernel takes one multiplier per tensor and onnxc's weights are per channel
+(the same products; the layer is 0.1% of DS-CNN's work). ONNX's shape
+inference does not see through com.microsoft ops, so the shapes come from
+the float model (--shapes), whose tensor names the QDQ model keeps.
 """
 import argparse
 import json
@@ -56,7 +66,7 @@ def quantize_multiplier(real):
 
 
 class Graph:
-    def __init__(self, path):
+    def __init__(self, path, shapes_from=None):
         model = shape_inference.infer_shapes(onnx.load(path))
         g = model.graph
         self.g = g
@@ -67,9 +77,17 @@ class Graph:
             for i in n.input:
                 self.consumers.setdefault(i, []).append(n)
         self.shapes = {}
-        for vi in list(g.value_info) + list(g.input) + list(g.output):
+        infos = list(g.value_info) + list(g.input) + list(g.output)
+        if shapes_from:
+            fg = shape_inference.infer_shapes(onnx.load(shapes_from)).graph
+            infos += list(fg.value_info) + list(fg.input) + list(fg.output)
+        for vi in infos:
             dims = vi.type.tensor_type.shape.dim
-            self.shapes[vi.name] = [d.dim_value for d in dims]
+            if dims and all(d.dim_value > 0 for d in dims):
+                self.shapes.setdefault(vi.name, [d.dim_value for d in dims])
+        for n in g.node:  # (com.microsoft Q/DQ: the shape they keep)
+            if n.op_type in ("QuantizeLinear", "DequantizeLinear") and n.input[0] in self.shapes:
+                self.shapes.setdefault(n.output[0], self.shapes[n.input[0]])
 
     def const(self, name):
         if name in self.init:
@@ -121,8 +139,14 @@ def main():
     ap.add_argument("model")
     ap.add_argument("out")
     ap.add_argument("--meta")
+    ap.add_argument("--s16", action="store_true")
+    ap.add_argument("--shapes")
     a = ap.parse_args()
-    G = Graph(a.model)
+    G = Graph(a.model, a.shapes)
+    S16 = a.s16
+    ELEM = 2 if S16 else 1  # bytes an activation
+    LO, HI = (-32768, 32767) if S16 else (-128, 127)
+    ACT = "int16_t" if S16 else "int8_t"
 
     # Activation tensors (int8, NHWC): name -> dict(shape [n,h,w,c], scale, zp).
     tensors = {}
@@ -169,7 +193,7 @@ def main():
             ws = np.broadcast_to(ws, (m,))
             mults = [quantize_multiplier(float(xs) * float(s) / ys) for s in ws]
             L = dict(op=n.op_type, name=n.name or n.output[0], x=act(x), y=y,
-                     in_off=-xz, out_off=yz, act_min=yz if relu else -128, act_max=127,
+                     in_off=-xz, out_off=yz, act_min=yz if relu else LO, act_max=HI,
                      mult=[mm for mm, _ in mults], shift=[sh for _, sh in mults],
                      bias=bias if bias is not None else np.zeros(m, np.int32))
             if n.op_type == "Conv":
@@ -224,7 +248,7 @@ def main():
                                      "CMSIS-NN kernel")
             L = dict(kind="maxpool" if n.op_type == "MaxPool" else "avgpool",
                      name=n.name or n.output[0], x=act(x), y=y, kh=k[0], kw=k[1], stride=s,
-                     pad=p, act_min=yz if relu else -128, act_max=127,
+                     pad=p, act_min=yz if relu else LO, act_max=HI,
                      in_zp=int(xz[0]), in_scale=float(xs[0]), out_zp=yz, out_scale=ys)
             if L["kind"] == "maxpool" and (abs(float(xs[0]) - ys) > 0 or int(xz[0]) != yz):
                 raise SystemExit(f"cmsis_net: node '{n.name}': MaxPool changes the quantization")
@@ -245,6 +269,8 @@ def main():
                      a_off=-int(az[0]), a_mult=am, a_shift=ash, b_off=-int(bz[0]), b_mult=bm,
                      b_shift=bsh, out_off=yz, out_mult=om, out_shift=osh,
                      act_min=yz if relu else -128, act_max=127)
+            if S16:
+                raise SystemExit(f"cmsis_net: node '{n.name}': Add is not in the s16 harness")
             tensors[y] = dict(shape=tensors[act(a_)]["shape"], scale=ys, zp=yz)
             layers.append(L)
         else:
@@ -264,9 +290,9 @@ def main():
     order[input_name] = [-1, order[input_name][1]]
     order[out_name][1] = len(layers)
 
-    def size(name):
+    def size(name):  # bytes
         s = tensors[name]["shape"]
-        return int(np.prod(s))
+        return int(np.prod(s)) * ELEM
 
     placed = []
     offsets = {}
@@ -294,14 +320,16 @@ def main():
         p = f"l{i}_"
         if L["kind"] in ("conv", "dw", "fc"):
             c.append(c_array("int8_t", p + "w", L["w"]))
-            c.append(c_array("int32_t", p + "b", L["bias"]))
+            c.append(c_array("int64_t" if S16 else "int32_t", p + "b", L["bias"], 8 if S16 else 4))
             c.append(c_array("int32_t", p + "mult", L["mult"]).replace("static const", "static"))
             c.append(c_array("int32_t", p + "shift", L["shift"]).replace("static const", "static"))
-        if L["kind"] == "fc":
+        if L["kind"] == "fc" and not S16:
             c.append(f"static int32_t {p}sums[{L['m']}];\n")
         if L["kind"] in ("conv", "dw"):
             cin = tensors[L["x"]]["shape"][3]
             scratch_bound = max(scratch_bound, 8 * cin * L["kh"] * L["kw"] + 256)
+        if L["kind"] == "fc" and S16:
+            scratch_bound = max(scratch_bound, 8 * L["k"] + 256)
         if L["kind"] == "avgpool":
             scratch_bound = max(scratch_bound, 4 * tensors[L["x"]]["shape"][3] + 64)
     c.append(f"static int8_t scratch[{scratch_bound}] __attribute__((aligned(16)));\n")
@@ -311,7 +339,7 @@ def main():
         return "{%d, %d, %d, %d}" % tuple(sh)
 
     def ptr(name):
-        return f"(arena + {offsets[name]})"
+        return f"(({ACT} *)(arena + {offsets[name]}))"
 
     init = ["int net_init(void) {\n  int32_t n;\n"]
     run = ["int net_run(const int8_t *input, int8_t *output) {\n",
@@ -332,13 +360,33 @@ def main():
                     f"{{{L['dil'][1]}, {L['dil'][0]}}}, {{{L['act_min']}, {L['act_max']}}}}};\n"
                     f"    const cmsis_nn_dims in = {dims(xs)}, f = {fdims}, "
                     f"bd = {{1, 1, 1, {m}}}, out = {dims(ys)};\n")
-            fn = "arm_convolve_wrapper_s8" if L["kind"] == "conv" else "arm_depthwise_conv_wrapper_s8"
+            fn = "arm_convolve_wrapper_s" if L["kind"] == "conv" else "arm_depthwise_conv_wrapper_s"
+            fn += "16" if S16 else "8"
             init.append("  {\n" + decl + f"    n = {fn}_get_buffer_size(&p, &in, &f, &out);\n"
                         "    if (n > (int32_t)sizeof(scratch)) return -1;\n"
                         "    if (n > scratch_used) scratch_used = n;\n  }\n")
+            bias = (f"&{p}bias" if L["kind"] == "conv" else f"{p}b") if S16 else f"{p}b"
+            if S16 and L["kind"] == "conv":
+                run.append(f"    const cmsis_nn_bias_data {p}bias = {{{p}b, false}};\n")
             run.append(decl + f"    const cmsis_nn_per_channel_quant_params q = {{{p}mult, {p}shift}};\n"
-                       f"    if ({fn}(&ctx, &p, &q, &in, {ptr(L['x'])}, &f, {p}w, &bd, {p}b, &out, "
+                       f"    if ({fn}(&ctx, &p, &q, &in, {ptr(L['x'])}, &f, {p}w, &bd, {bias}, &out, "
                        f"{ptr(L['y'])}) != ARM_CMSIS_NN_SUCCESS) return {i + 1};\n")
+        elif L["kind"] == "fc" and S16:
+            # A 1 x 1 convolution: per-channel multipliers, int64 biases.
+            decl = (f"    const cmsis_nn_conv_params p = {{0, 0, {{1, 1}}, {{0, 0}}, {{1, 1}}, "
+                    f"{{{L['act_min']}, {L['act_max']}}}}};\n"
+                    f"    const cmsis_nn_dims in = {{1, 1, 1, {L['k']}}}, "
+                    f"f = {{{L['m']}, 1, 1, {L['k']}}}, bd = {{1, 1, 1, {L['m']}}}, "
+                    f"out = {{1, 1, 1, {L['m']}}};\n")
+            init.append("  {\n" + decl +
+                        "    n = arm_convolve_wrapper_s16_get_buffer_size(&p, &in, &f, &out);\n"
+                        "    if (n > (int32_t)sizeof(scratch)) return -1;\n"
+                        "    if (n > scratch_used) scratch_used = n;\n  }\n")
+            run.append(decl + f"    const cmsis_nn_bias_data {p}bias = {{{p}b, false}};\n"
+                       f"    const cmsis_nn_per_channel_quant_params q = {{{p}mult, {p}shift}};\n"
+                       f"    if (arm_convolve_wrapper_s16(&ctx, &p, &q, &in, {ptr(L['x'])}, &f, "
+                       f"{p}w, &bd, &{p}bias, &out, {ptr(L['y'])}) != ARM_CMSIS_NN_SUCCESS) "
+                       f"return {i + 1};\n")
         elif L["kind"] == "fc":
             decl = (f"    const cmsis_nn_fc_params p = {{{L['in_off']}, 0, {L['out_off']}, "
                     f"{{{L['act_min']}, {L['act_max']}}}}};\n"
@@ -357,27 +405,30 @@ def main():
         elif L["kind"] in ("maxpool", "avgpool"):
             xs, ys = tensors[L["x"]]["shape"], tensors[L["y"]]["shape"]
             requant = L["kind"] == "avgpool" and (L["in_scale"] != L["out_scale"] or L["in_zp"] != L["out_zp"])
-            lo, hi = (-128, 127) if requant else (L["act_min"], L["act_max"])
+            lo, hi = (LO, HI) if requant else (L["act_min"], L["act_max"])
             decl = (f"    const cmsis_nn_pool_params p = {{{{{L['stride'][1]}, {L['stride'][0]}}}, "
                     f"{{{L['pad'][1]}, {L['pad'][0]}}}, {{{lo}, {hi}}}}};\n"
                     f"    const cmsis_nn_dims in = {dims(xs)}, f = {{1, {L['kh']}, {L['kw']}, 1}}, "
                     f"out = {dims(ys)};\n")
+            if L["kind"] == "maxpool" and S16:
+                raise SystemExit(f"cmsis_net: node '{L['name']}': MaxPool is not in the s16 harness")
+            bits = "16" if S16 else "8"
             if L["kind"] == "maxpool":
                 run.append(decl + f"    if (arm_max_pool_s8(&ctx, &p, &in, {ptr(L['x'])}, &f, &out, "
                            f"{ptr(L['y'])}) != ARM_CMSIS_NN_SUCCESS) return {i + 1};\n")
             else:
-                init.append(f"  n = arm_avgpool_s8_get_buffer_size({ys[2]}, {ys[3]});\n"
+                init.append(f"  n = arm_avgpool_s{bits}_get_buffer_size({ys[2]}, {ys[3]});\n"
                             "  if (n > (int32_t)sizeof(scratch)) return -1;\n"
                             "  if (n > scratch_used) scratch_used = n;\n")
-                run.append(decl + f"    if (arm_avgpool_s8(&ctx, &p, &in, {ptr(L['x'])}, &f, &out, "
+                run.append(decl + f"    if (arm_avgpool_s{bits}(&ctx, &p, &in, {ptr(L['x'])}, &f, &out, "
                            f"{ptr(L['y'])}) != ARM_CMSIS_NN_SUCCESS) return {i + 1};\n")
                 if requant:
                     # TFLM's QUANTIZE (int8 -> int8): y = zp_y + requantize(x - zp_x).
                     rm, rs = quantize_multiplier(L["in_scale"] / L["out_scale"])
-                    run.append(f"    int8_t *y = {ptr(L['y'])};\n"
+                    run.append(f"    {ACT} *y = {ptr(L['y'])};\n"
                                f"    for (int i = 0; i < {int(np.prod(ys))}; ++i) {{\n"
                                f"      int32_t v = arm_nn_requantize(y[i] - ({L['in_zp']}), {rm}, {rs}) + ({L['out_zp']});\n"
-                               f"      y[i] = (int8_t)(v < {L['act_min']} ? {L['act_min']} : v > {L['act_max']} ? {L['act_max']} : v);\n"
+                               f"      y[i] = ({ACT})(v < {L['act_min']} ? {L['act_min']} : v > {L['act_max']} ? {L['act_max']} : v);\n"
                                "    }\n")
         elif L["kind"] == "add":
             n_el = int(np.prod(tensors[L["y"]]["shape"]))
@@ -389,7 +440,7 @@ def main():
     run.append(f"  memcpy(output, {ptr(out_name)}, {size(out_name)});\n  return 0;\n}}\n")
     init.append("  return 0;\n}\n")
     c += init + ["\n"] + run
-    weight_bytes = sum(L["w"].size + 4 * L["bias"].size + 8 * len(L["mult"])
+    weight_bytes = sum(L["w"].size + (8 if S16 else 4) * L["bias"].size + 8 * len(L["mult"])
                        for L in layers if "w" in L)
     c.append(f"\nint32_t net_scratch_bytes(void) {{ return scratch_used + fc_sum_bytes; }}\n"
              f"const int32_t net_arena_bytes = {arena};\n"

@@ -4,7 +4,7 @@ instructions per inference under QEMU, flash and RAM, outputs compared
 (bench/results/cmsis-nn.md):
 
     compare.py ONNXC CMSIS_NN_TGZ WORK MODEL_DIR... [--cores cortex-m4,...]
-               [--jobs 2] [--conv-weights int16,int8]
+               [--jobs 2] [--conv-weights int16,int8] [--int16]
 
 Each MODEL_DIR holds model.onnx (float), calibration/ (onnxc's
 --calibration folder) and test/input_0.pb (the first sample is used), as
@@ -24,6 +24,10 @@ bench/mlperf_tiny/make_models.py writes them. For each model:
 4. Both are linked into the same firmware (harness_main.c, onnxc's startup
    code and board linker script) and run under qemu-system-arm with onnxc's
    instruction-counting plugin: ((1 + 4) runs - 1 run) / 4.
+
+--int16: both sides on int16 activations (`--quantize int16x8`, onnxc with
+`--io int16`; CMSIS-NN's 16x8 kernels as TFLM's int16 path calls them,
+cmsis_net.py --s16).
 
 Flash = the code and read-only data the link map attributes to the network
 (the model library, or cmsis_net's C and the CMSIS-NN objects); RAM =
@@ -155,14 +159,14 @@ def execute(elf, core, input_bytes, plugin, runs):
     return n, info, open(os.path.join(d, "output.bin"), "rb").read()
 
 
-def measure(elf, core, input_bytes, plugin, owned, repeat=4):
+def measure(elf, core, input_bytes, plugin, owned, repeat=4, dtype=np.int8):
     one, info, out = execute(elf, core, input_bytes, plugin, 1)
     many, _, _ = execute(elf, core, input_bytes, plugin, 1 + repeat)
     flash = flash_of(os.path.join(os.path.dirname(elf), "fw.map"), owned)
     ram = info["arena"] + info["scratch"] + info["stack"]
     return dict(instructions=(many - one + repeat // 2) // repeat, flash=flash, ram=ram,
                 arena=info["arena"], scratch=info["scratch"], stack=info["stack"],
-                output=np.frombuffer(out, np.int8))
+                output=np.frombuffer(out, dtype))
 
 
 def main():
@@ -178,7 +182,11 @@ def main():
     ap.add_argument("--conv-weights", default="",
                     help="onnxc's --conv-weights values to run, comma-separated (cores "
                          "without Helium; default: onnxc's default alone)")
+    ap.add_argument("--int16", action="store_true",
+                    help="int16 activations on both sides (--quantize int16x8)")
     a = ap.parse_args()
+    act_type, (act_lo, act_hi) = (np.int16, (-32768, 32767)) if a.int16 else \
+        (np.int8, (-128, 127))
     JOBS = a.jobs
     work = os.path.abspath(a.work)
     os.makedirs(work, exist_ok=True)
@@ -198,21 +206,25 @@ def main():
         model = os.path.basename(mdir.rstrip("/"))
         mw = os.path.join(work, model)
         os.makedirs(mw, exist_ok=True)
-        quant = ["--quantize", "int8", "--calibration", os.path.join(mdir, "calibration")]
+        quant = ["--quantize", "int16x8" if a.int16 else "int8", "--calibration",
+                 os.path.join(mdir, "calibration")]
         run([onnxc, os.path.join(mdir, "model.onnx"), "-o", os.path.join(mw, "qdq"),
              "--emit", "qdq-onnx", *quant])
         qdq = glob.glob(os.path.join(mw, "qdq", "*.qdq.onnx"))[0]
         net_c = os.path.join(mw, "cmsis_net.c")
         run([sys.executable, os.path.join(HERE, "cmsis_net.py"), qdq, net_c, "--meta",
-             os.path.join(mw, "meta.json")])
+             os.path.join(mw, "meta.json"),
+             *(["--s16", "--shapes", os.path.join(mdir, "model.onnx")] if a.int16 else [])])
         meta = json.load(open(os.path.join(mw, "meta.json")))
         g = onnx.load(qdq).graph
         inits = {t.name: numpy_helper.to_array(t) for t in g.initializer}
         q_in = next(n for n in g.node if n.op_type == "QuantizeLinear" and n.input[0] == g.input[0].name)
         scale, zp = float(inits[q_in.input[1]]), int(inits[q_in.input[2]])
         x = numpy_helper.to_array(onnx.load_tensor(os.path.join(mdir, "test", "input_0.pb")))
-        x = x.reshape(x.shape[0], -1)[0] if x.size != meta["in_size"] else x.ravel()
-        xq = np.clip(np.rint(x.astype(np.float32) / np.float32(scale)) + zp, -128, 127).astype(np.int8)
+        in_elements = meta["in_size"] // np.dtype(act_type).itemsize
+        x = x.reshape(x.shape[0], -1)[0] if x.size != in_elements else x.ravel()
+        xq = np.clip(np.rint(x.astype(np.float32) / np.float32(scale)) + zp, act_lo,
+                     act_hi).astype(act_type)
         # CMSIS-NN's side takes NHWC, as a TFLite model would (no transpose counted).
         in_shape = [d.dim_value for d in g.input[0].type.tensor_type.shape.dim]
         xq_nhwc = (xq.reshape(in_shape).transpose(0, 2, 3, 1).copy() if len(in_shape) == 4
@@ -226,19 +238,22 @@ def main():
             run(["arm-none-eabi-gcc", *flags, *CFLAGS, "-DCMSIS_NN_USE_SINGLE_ROUNDING",
                  "-I", os.path.join(src, "Include"), "-I", HERE, "-c", net_c, "-o", net_o])
             elf = firmware(cw, core, "cmsis", [net_o], [lib])
-            peer = measure(elf, core, xq_nhwc.tobytes(), plugin, r"cmsis_net\.o|libcmsisnn\.a")
+            peer = measure(elf, core, xq_nhwc.tobytes(), plugin, r"cmsis_net\.o|libcmsisnn\.a",
+                           dtype=act_type)
             weights = a.conv_weights.split(",") if a.conv_weights and core != "cortex-m55" \
                 else [""]
             for cwv in weights:
                 lib_dir = os.path.join(cw, "onnxc-lib" + (f"-{cwv}" if cwv else ""))
                 run([onnxc, os.path.join(mdir, "model.onnx"), "-o", lib_dir, "--target", core,
-                     "--io", "int8", "--emit", "lib", *quant,
+                     "--io", "int16" if a.int16 else "int8", "--emit", "lib", *quant,
                      *(["--conv-weights", cwv] if cwv else [])])
                 net_o = os.path.join(cw, "onnxc_net.o")
                 run(["arm-none-eabi-gcc", *flags, *CFLAGS, "-I", lib_dir, "-I", HERE, "-c",
+                     f"-DNET_ELEM_BYTES={np.dtype(act_type).itemsize}",
                      os.path.join(HERE, "onnxc_net.c"), "-o", net_o])
                 elf = firmware(cw, core, "onnxc", [net_o], [os.path.join(lib_dir, "libmodel.a")])
-                ours = measure(elf, core, xq.tobytes(), plugin, r"onnxc_net\.o|libmodel\.a")
+                ours = measure(elf, core, xq.tobytes(), plugin, r"onnxc_net\.o|libmodel\.a",
+                               dtype=act_type)
                 diff = int(np.abs(ours["output"].astype(int) - peer["output"].astype(int)).max())
                 row = dict(model=model, core=core, weights=cwv or "default", cmsis=peer,
                            onnxc=ours, max_diff=diff,

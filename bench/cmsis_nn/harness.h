@@ -1,7 +1,8 @@
 /* The network interface bench/cmsis_nn's firmware runs: one side is
    CMSIS-NN (cmsis_net.py's generated C), the other onnxc's library
-   (onnxc_net.c). Inputs and outputs are int8, the input in the ONNX
-   model's layout (NCHW). */
+   (onnxc_net.c). Inputs and outputs are int8 (int16 for compare.py
+   --int16: the buffers hold their bytes), the input in the ONNX model's
+   layout (NCHW); net_in_size and net_out_size count bytes. */
 #ifndef CMSIS_NN_HARNESS_H
 #define CMSIS_NN_HARNESS_H
 #include <stdint.h>

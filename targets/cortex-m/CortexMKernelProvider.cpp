@@ -546,23 +546,13 @@ ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext
   const bool int8Weights = convWeights != ctx.options.end() && convWeights->second == "int8";
   if (auto pool = dyn_cast<MaxPoolOp>(op))
     return ctx.isFloat() || ctx.isQuantized() ? lowerMaxPool(pool, t) : std::nullopt;
-  // int16 activations (the 16x8 scheme): the convolutions and fully
-  // connected layers on the int8 kernels' int16 columns where 32-bit sums
-  // provably suffice (convConstants, lowerQMatMul); the rest on the
-  // reference kernels.
-  if (t == "int16_t" && isa<QConvOp, QConvMaxPoolOp, QMatMulOp, QAveragePoolOp>(op) &&
-      eltOf(op->getResult(0)) == eltOf(op->getOperand(0)))
-    return TypeSwitch<Operation *, ProviderResult>(op)
-        .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_, int8Weights, false); })
-        .Case<QConvMaxPoolOp>([&](QConvMaxPoolOp o) -> ProviderResult {
-          if (ProviderResult r = lowerQConv(o, t, helium_, int8Weights, false))
-            return r;
-          return {referenceQConv(o, o.getMaxPool())};
-        })
-        .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t, false); })
-        .Case<QAveragePoolOp>([&](QAveragePoolOp o) { return lowerQGlobalAveragePool(o, t); })
-        .Default([](Operation *) -> ProviderResult { return std::nullopt; });
-  if (ctx.isQuantized())
+  // int16 activations (the 16x8 scheme) take the same kernels on their
+  // int16 columns where 32-bit sums provably suffice (convConstants,
+  // lowerQMatMul, lowerQGlobalAveragePool; the Helium and MLA forms only
+  // take int8), but not the add, whose headroom is int8's: the reference
+  // kernels run the rest.
+  const bool int16 = t == "int16_t" && eltOf(op->getResult(0)) == eltOf(op->getOperand(0));
+  if (ctx.isQuantized() || int16)
     return TypeSwitch<Operation *, ProviderResult>(op)
         .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, t, helium_, int8Weights, mla_); })
         .Case<QConvMaxPoolOp>([&](QConvMaxPoolOp o) -> ProviderResult {
@@ -573,7 +563,9 @@ ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext
           return {referenceQConv(o, o.getMaxPool())};
         })
         .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t, helium_); })
-        .Case<QAddOp>([&](QAddOp o) { return lowerQAdd(o, t); })
+        .Case<QAddOp>([&](QAddOp o) -> ProviderResult {
+          return int16 ? std::nullopt : lowerQAdd(o, t);
+        })
         .Case<QAveragePoolOp>([&](QAveragePoolOp o) { return lowerQGlobalAveragePool(o, t); })
         .Default([](Operation *) -> ProviderResult { return std::nullopt; });
   if (!ctx.isFloat())

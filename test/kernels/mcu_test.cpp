@@ -44,10 +44,14 @@ struct Rng {
   float unit() { return float(next() % 20001u) / 10000.0f - 1.0f; }
 };
 
-/// Random values in [-1, 1] / int8 activations / int8 weights.
+/// Random values in [-1, 1] / int16 activations / int8 activations / int8 weights.
 template <int N> void fill_unit(Rng &rng, float (&a)[N]) {
   for (float &v : a)
     v = rng.unit();
+}
+template <int N> void fill_int16(Rng &rng, int16_t (&a)[N]) {
+  for (int16_t &v : a)
+    v = int16_t(rng.range(-32768, 32767));
 }
 template <int N> void fill_int8(Rng &rng, int8_t (&a)[N], int lo = -128) {
   for (int8_t &v : a)
@@ -375,8 +379,7 @@ template <typename W, int M, int YZp, int Lo, int Hi> void test_qconv16(Rng &rng
   static int8_t w[M * W::K];
   static int32_t bias[M], mult[M], shift[M], params[M * m::kChannelWords];
   static int64_t ref_scratch[W::Pixels];
-  for (int16_t &v : x)
-    v = int16_t(rng.range(-32768, 32767));
+  fill_int16(rng, x);
   fill_int8(rng, w, -127);
   fill_channels(rng, M, 200000, 0.00001, 0.0001, bias, mult, shift, params);
   const ReferenceWindow<W, M> g;
@@ -418,8 +421,7 @@ template <typename W, int YZp, int Lo, int Hi> void test_qdepthwise16(Rng &rng) 
   static int8_t w[C * KN];
   static int32_t bias[C], mult[C], shift[C], params[C * m::kChannelWords];
   static int64_t ref_scratch[W::Pixels];
-  for (int16_t &v : x)
-    v = int16_t(rng.range(-32768, 32767));
+  fill_int16(rng, x);
   fill_int8(rng, w, -127);
   fill_channels(rng, C, 200000, 0.0005, 0.002, bias, mult, shift, params);
   const ReferenceWindow<W, C> g;
@@ -457,8 +459,7 @@ template <int Rows, int K, int N, int YZp> void test_qfc16(Rng &rng) {
   static int32_t bias[N], mult[N], shift[N], params[N * m::kChannelWords],
       packed[m::fc_packed_words(K, N)], scratch[m::fc_scratch_bytes(K) / 4];
   static int64_t acc[N];
-  for (int16_t &v : a)
-    v = int16_t(rng.range(-32768, 32767));
+  fill_int16(rng, a);
   fill_int8(rng, w, -127);
   fill_channels(rng, N, 500000, 0.000002, 0.00001, bias, mult, shift, params);
   m::pack_fc_weights(w, K, N, packed);

@@ -189,6 +189,21 @@ def per_class_candidates(scores, boxes, t, k):
     return torch.cat(top_scores), torch.cat(top_boxes, 0), torch.cat(labels)
 
 
+def threshold_sweep(args, module, name, scores, boxes, outputs, thresholds):
+    """Exports module(scores, boxes, t) and checks onnxc's outputs against
+    PyTorch's at each score threshold t."""
+    import torch
+    path = os.path.join(args.work, name + ".onnx")
+    torch.onnx.export(module, (scores, boxes, torch.tensor(0.5)), path, opset_version=17,
+                      input_names=["scores", "boxes", "t"], output_names=outputs)
+    for t in thresholds:
+        with torch.no_grad():
+            want = [w.numpy() for w in module(scores, boxes, torch.tensor(t))]
+        got = run(args, path, name, {"scores": scores.numpy(), "boxes": boxes.numpy(),
+                                     "t": np.array(t, np.float32)})
+        expect_equal(f"{name} t={t}", got, want)
+
+
 def per_class(args):
     import torch
 
@@ -202,17 +217,10 @@ def per_class(args):
             s, b, labels = per_class_candidates(scores, boxes, t, 2)
             return s, b * 2, labels
 
-    path = os.path.join(args.work, "per_class.onnx")
     g = torch.Generator().manual_seed(7)
     scores, boxes = torch.rand(6, 3, generator=g), torch.rand(6, 4, generator=g)
-    torch.onnx.export(PerClass(), (scores, boxes, torch.tensor(0.5)), path, opset_version=17,
-                      input_names=["scores", "boxes", "t"], output_names=["top", "box", "label"])
-    for t in (2.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.2, -1.0):
-        with torch.no_grad():
-            want = [w.numpy() for w in PerClass()(scores, boxes, torch.tensor(t))]
-        got = run(args, path, "per_class", {"scores": scores.numpy(), "boxes": boxes.numpy(),
-                                            "t": np.array(t, np.float32)})
-        expect_equal(f"per-class t={t}", got, want)
+    threshold_sweep(args, PerClass(), "per_class", scores, boxes, ["top", "box", "label"],
+                    (2.0, 0.9, 0.8, 0.7, 0.6, 0.5, 0.2, -1.0))
 
 
 def detect(args):
@@ -230,20 +238,12 @@ def detect(args):
             keep = box_ops.batched_nms(b, s, lab, 0.4)[:3]
             return b[keep], s[keep], lab[keep]
 
-    path = os.path.join(args.work, "detect.onnx")
     g = torch.Generator().manual_seed(8)
     scores = torch.rand(10, 3, generator=g)
     corners = torch.rand(10, 2, generator=g) * 20
     boxes = torch.cat([corners, corners + 4 + torch.rand(10, 2, generator=g) * 10], 1)
-    torch.onnx.export(Detect(), (scores, boxes, torch.tensor(0.5)), path, opset_version=17,
-                      input_names=["scores", "boxes", "t"],
-                      output_names=["boxes_out", "scores_out", "labels"])
-    for t in (2.0, 0.95, 0.8, 0.5, 0.0):
-        with torch.no_grad():
-            want = [w.numpy() for w in Detect()(scores, boxes, torch.tensor(t))]
-        got = run(args, path, "detect", {"scores": scores.numpy(), "boxes": boxes.numpy(),
-                                         "t": np.array(t, np.float32)})
-        expect_equal(f"detect t={t}", got, want)
+    threshold_sweep(args, Detect(), "detect", scores, boxes,
+                    ["boxes_out", "scores_out", "labels"], (2.0, 0.95, 0.8, 0.5, 0.0))
 
 
 def ssd(args):

@@ -681,6 +681,19 @@ template <int Step> struct ByteColumns {
   }
 };
 
+/// acc += two weight rows (w0, w1) times two columns (c0, c1), D values
+/// each, in plain C: the Helium policies' products off the M55.
+template <int D, typename TW, typename TC>
+inline void plain_product_2x2(const TW *w0, const TW *w1, const TC *c0, const TC *c1,
+                              int32_t &a00, int32_t &a01, int32_t &a10, int32_t &a11) {
+  for (int d = 0; d < D; ++d) {
+    a00 += int32_t(w0[d]) * c0[d];
+    a01 += int32_t(w0[d]) * c1[d];
+    a10 += int32_t(w1[d]) * c0[d];
+    a11 += int32_t(w1[d]) * c1[d];
+  }
+}
+
 /// Helium's products (the M55, int8 inputs): byte columns against two rows
 /// of int8 weights, 16 products per VMLADAVA (plain C without MVE).
 struct Vmladava : ByteColumns<kHeliumStep> {
@@ -736,12 +749,7 @@ struct Vmladava : ByteColumns<kHeliumStep> {
       a11 = vmladavaq_s8(a11, v1, x1);
     }
 #else
-    for (int d = 0; d < D; ++d) {
-      a00 += int32_t(w0[d]) * c0[d];
-      a01 += int32_t(w0[d]) * c1[d];
-      a10 += int32_t(w1[d]) * c0[d];
-      a11 += int32_t(w1[d]) * c1[d];
-    }
+    plain_product_2x2<D>(w0, w1, c0, c1, a00, a01, a10, a11);
 #endif
   }
 };
@@ -781,12 +789,7 @@ struct Vmladava16 : HalfwordColumns<8> {
       a11 = vmladavaq_s16(a11, v1, x1);
     }
 #else
-    for (int d = 0; d < D; ++d) {
-      a00 += int32_t(w0[d]) * c0[d];
-      a01 += int32_t(w0[d]) * c1[d];
-      a10 += int32_t(w1[d]) * c0[d];
-      a11 += int32_t(w1[d]) * c1[d];
-    }
+    plain_product_2x2<D>(w0, w1, c0, c1, a00, a01, a10, a11);
 #endif
   }
 };

@@ -35,6 +35,7 @@ constexpr const char *kCudaConv = "onnxc_rt/kernels/cuda/conv.cuh";
 constexpr const char *kCudaNorm = "onnxc_rt/kernels/cuda/norm.cuh";
 constexpr const char *kCudaTensor = "onnxc_rt/kernels/cuda/tensor.cuh";
 constexpr const char *kCudaReduce = "onnxc_rt/kernels/cuda/reduce.cuh";
+constexpr const char *kCudaResize = "onnxc_rt/kernels/cuda/resize.cuh";
 
 /// Refuses `op` with `why`; "not supported" makes onnxc exit 3 (a feature
 /// onnxc lacks, not a broken model).
@@ -100,6 +101,12 @@ const llvm::StringMap<Launcher> &launchers() {
       {"gather_elements", {kCudaTensor, false, nullptr}},
       {"arg_reduce", {kCudaReduce, false, nullptr}},
       {"reduce", {kCudaReduce, false, nullptr}},
+      {"resize", {kCudaResize, false, nullptr}},
+      {"tile", {kCudaTensor, false, nullptr}},
+      {"pad", {kCudaTensor, false, nullptr}},
+      {"trilu", {kCudaTensor, false, nullptr}},
+      {"cumsum", {kCudaTensor, false, nullptr}},
+      {"batch_norm", {kCudaNorm, true, nullptr}},
   };
   return table;
 }

@@ -21,6 +21,7 @@ int forced = 0;
 #include "onnxc_rt/kernels/cuda/gemm.cuh"
 #include "onnxc_rt/kernels/cuda/norm.cuh"
 #include "onnxc_rt/kernels/cuda/reduce.cuh"
+#include "onnxc_rt/kernels/cuda/resize.cuh"
 #include "onnxc_rt/kernels/cuda/tensor.cuh"
 
 #define CATCH_CONFIG_MAIN
@@ -31,6 +32,7 @@ int forced = 0;
 #include "onnxc_rt/kernels/reference/linalg.h"
 #include "onnxc_rt/kernels/reference/norm.h"
 #include "onnxc_rt/kernels/reference/reduce.h"
+#include "onnxc_rt/kernels/reference/resize.h"
 #include "onnxc_rt/kernels/reference/tensor.h"
 
 namespace kernel_test {
@@ -553,6 +555,84 @@ TEST_CASE("data movement: transpose, slice with steps, concat parts", "[tensor]"
   cuda::gather_elements<float, int32_t>(kStream, x.data(), eidx.data(), got.data(), 4, shape,
                                         eshape, 2);
   CHECK(sameMismatch(got, want, 84) == "");
+}
+
+// Tile, Pad (every mode, negative pads that crop, a constant and none),
+// Trilu, CumSum (exclusive, reverse) and inference BatchNormalization:
+// the reference's own per-element rules, so equal outputs.
+TEST_CASE("tile, pad, trilu, cumsum and batch norm against the reference", "[tensor]") {
+  const int64_t shape[4] = {2, 3, 5, 7};
+  std::vector<float> x = randomVec(210);
+  {
+    const int64_t out[4] = {4, 3, 10, 14};
+    std::vector<float> want(1680), got(1680, -7.0f);
+    ref::tile<float>(x.data(), want.data(), 4, shape, out);
+    cuda::tile<float>(kStream, x.data(), got.data(), 4, shape, out);
+    CHECK(sameMismatch(got, want, 1680) == "");
+  }
+  const int64_t out[4] = {2, 5, 9, 6}, begin[4] = {0, 1, 3, -2};
+  const float value = 2.5f;
+  for (int64_t mode = 0; mode < 4; ++mode)
+    for (const float *v : {&value, static_cast<const float *>(nullptr)}) {
+      INFO("pad mode " << mode << (v ? " with a value" : ""));
+      std::vector<float> want(540), got(540, -7.0f);
+      ref::pad<float>(x.data(), want.data(), 4, shape, out, begin, mode, v);
+      cuda::pad<float>(kStream, x.data(), got.data(), 4, shape, out, begin, mode, v);
+      CHECK(sameMismatch(got, want, 540) == "");
+    }
+  for (int64_t k : {-2, 0, 3})
+    for (int64_t upper = 0; upper < 2; ++upper) {
+      std::vector<float> want(210), got(210, -7.0f);
+      ref::trilu<float>(x.data(), want.data(), 6, 5, 7, k, upper);
+      cuda::trilu<float>(kStream, x.data(), got.data(), 6, 5, 7, k, upper);
+      CHECK(sameMismatch(got, want, 210) == "");
+    }
+  std::vector<int32_t> xi(210), wi(210), gi(210, -7);
+  for (size_t i = 0; i < xi.size(); ++i)
+    xi[i] = int32_t(i * 13 % 29) - 14;
+  for (int64_t exclusive = 0; exclusive < 2; ++exclusive)
+    for (int64_t reverse = 0; reverse < 2; ++reverse) {
+      ref::cumsum<int32_t>(xi.data(), wi.data(), 6, 5, 7, exclusive, reverse);
+      cuda::cumsum<int32_t>(kStream, xi.data(), gi.data(), 6, 5, 7, exclusive, reverse);
+      CHECK(wi == gi);
+    }
+  std::vector<float> scale = randomVec(3), bias = randomVec(3), mean = randomVec(3),
+                     var = absolute(randomVec(3)), want(210), got(210, -7.0f);
+  ref::batch_norm<float>(x.data(), scale.data(), bias.data(), mean.data(), var.data(),
+                         want.data(), 2, 3, 35, 1e-3f);
+  cuda::batch_norm<float>(kStream, x.data(), scale.data(), bias.data(), mean.data(), var.data(),
+                          got.data(), 2, 3, 35, 1e-3f);
+  CHECK(sameMismatch(got, want, 210) == "");
+}
+
+// Resize: every mode, each coordinate transform, nearest rounding modes,
+// cubic with and without exclude_outside, a crop with extrapolation, in
+// floats and bytes; the same doubles as the reference, so equal outputs.
+TEST_CASE("resize: modes, coordinate transforms, crop and extrapolation", "[resize]") {
+  const int64_t in[4] = {2, 3, 5, 7}, out[4] = {2, 3, 8, 4};
+  const double scales[4] = {1, 1, 8.0 / 5, 4.0 / 7};
+  const double roi[8] = {0, 0, 0.2, -0.1, 1, 1, 0.9, 1.3};
+  std::vector<float> x = randomVec(210), want(192), got(192, -7.0f);
+  std::vector<uint8_t> xb(210), wb(192), gb(192, 7);
+  for (size_t i = 0; i < xb.size(); ++i)
+    xb[i] = uint8_t(i * 37 % 251);
+  for (int64_t mode = 0; mode < 3; ++mode)
+    for (int64_t coord = 0; coord < 7; ++coord)
+      for (int64_t nearest = 0; nearest < (mode == 0 ? 4 : 1); ++nearest)
+        for (int64_t exclude = 0; exclude < (mode == 2 ? 2 : 1); ++exclude) {
+          INFO("mode " << mode << " coord " << coord << " nearest " << nearest << " exclude "
+                       << exclude);
+          ref::resize<float>(x.data(), want.data(), 4, in, out, scales, roi, mode, coord,
+                             nearest, -0.75f, exclude, 0.5f);
+          cuda::resize<float>(kStream, x.data(), got.data(), 4, in, out, scales, roi, mode,
+                              coord, nearest, -0.75f, exclude, 0.5f);
+          CHECK(sameMismatch(got, want, 192) == "");
+          ref::resize<uint8_t>(xb.data(), wb.data(), 4, in, out, scales, roi, mode, coord,
+                               nearest, -0.5f, exclude, 3.0f);
+          cuda::resize<uint8_t>(kStream, xb.data(), gb.data(), 4, in, out, scales, roi, mode,
+                                coord, nearest, -0.5f, exclude, 3.0f);
+          CHECK(wb == gb);
+        }
 }
 
 TEST_CASE("ArgMax and ArgMin: first or last index, strided rows", "[reduce]") {

@@ -1,5 +1,6 @@
-// CUDA Softmax (and LogSoftmax, Hardmax), LayerNormalization and the
-// negative log-likelihood loss (NegativeLogLikelihoodLoss, and with a
+// CUDA Softmax (and LogSoftmax, Hardmax), LayerNormalization, inference
+// BatchNormalization (one element a thread, the reference's per-channel
+// factors) and the negative log-likelihood loss (NegativeLogLikelihoodLoss, and with a
 // log-softmax before it SoftmaxCrossEntropyLoss). A row along the reduced
 // axis is one warp when it is contiguous (the last axis); a strided one
 // (inner > 1) is one thread per column.
@@ -210,6 +211,29 @@ void layer_norm(Stream *stream, const T *x, const T *scale, const T *bias, T *y,
   if (outer * inner > 0)
     launch(detail::layer_norm_rows<T>, blocks_for(outer * 32), kThreads, stream,
         x, scale, bias, y, mean_out, inv_std_out, outer, inner, epsilon);
+}
+
+namespace detail {
+template <typename T>
+__global__ void batch_norm_kernel(const T *x, const T *scale, const T *bias, const T *mean,
+                                  const T *var, T *y, int64_t total, int64_t c, int64_t spatial,
+                                  float epsilon) {
+  ONNXC_CUDA_FOR(i, total) {
+    const int64_t ch = (i / spatial) % c;
+    T mul, add;
+    ref::batch_norm_factors(scale[ch], bias[ch], mean[ch], var[ch], epsilon, mul, add);
+    y[i] = x[i] * mul + add;
+  }
+}
+} // namespace detail
+
+template <typename T>
+void batch_norm(Stream *stream, const T *x, const T *scale, const T *bias, const T *mean,
+                const T *var, T *y, int64_t n, int64_t c, int64_t spatial, float epsilon) {
+  const int64_t total = n * c * spatial;
+  if (total > 0)
+    launch(detail::batch_norm_kernel<T>, blocks_for(total), kThreads, stream, x, scale, bias,
+           mean, var, y, total, c, spatial, epsilon);
 }
 
 } // namespace cuda

@@ -1,6 +1,8 @@
 // CUDA data movement: Transpose, Slice, the parts of a Concat or Split,
-// Gather and GatherElements, one output element per thread; the index
-// rules are the reference's (ref::gather_index, detail::wrap_index).
+// Gather and GatherElements, Tile, Pad, Trilu, one output element per
+// thread, and CumSum, one line per thread; the index rules are the
+// reference's (ref::gather_index, detail::wrap_index, pad_source,
+// trilu_keeps, cumsum_line).
 #ifndef ONNXC_RT_CUDA_TENSOR_CUH
 #define ONNXC_RT_CUDA_TENSOR_CUH
 
@@ -130,6 +132,85 @@ void concat_part(Stream *stream, const T *x, T *y, int64_t outer, int64_t inner_
   if (outer * inner_in > 0)
     launch(detail::concat_part_kernel<T>, blocks_for(outer * inner_in), kThreads, stream,
         x, y, outer, inner_in, inner_out, offset);
+}
+
+namespace detail {
+
+/// Tile (pads null) or Pad: output element i of the row-major out_shape
+/// from x, each coordinate mapped by ref::detail::pad_source (Tile: wrap
+/// with no offset).
+template <typename T>
+__global__ void tile_pad_kernel(const T *x, T *y, int64_t n, int rank, Dims in_shape,
+                                Dims in_strides, Dims out_shape, Dims pads_begin, int mode,
+                                const T *value) {
+  ONNXC_CUDA_FOR(i, n) {
+    int64_t rest = i, off = 0;
+    bool outside = false;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int64_t c = rest % out_shape.v[d];
+      rest /= out_shape.v[d];
+      off += ref::detail::pad_source(c - pads_begin.v[d], in_shape.v[d], mode, outside) *
+             in_strides.v[d];
+    }
+    y[i] = outside ? (value ? *value : T(0)) : x[off];
+  }
+}
+
+template <typename T>
+__global__ void trilu_kernel(const T *x, T *y, int64_t n, int64_t rows, int64_t cols, int64_t k,
+                             int upper) {
+  ONNXC_CUDA_FOR(o, n) {
+    const int64_t j = o % cols, i = (o / cols) % rows;
+    y[o] = ref::detail::trilu_keeps(i, j, k, upper) ? x[o] : T(0);
+  }
+}
+
+template <typename T>
+__global__ void cumsum_kernel(const T *x, T *y, int64_t outer, int64_t n, int64_t inner,
+                              int exclusive, int reverse) {
+  ONNXC_CUDA_FOR(line, outer * inner) {
+    const int64_t o = line / inner, in = line % inner;
+    ref::detail::cumsum_line(x, y, n, inner, o * n * inner + in, exclusive, reverse);
+  }
+}
+
+} // namespace detail
+
+template <typename T>
+void tile(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,
+          const int64_t *out_shape) {
+  const int64_t n = product(out_shape, rank);
+  if (n > 0) // (wrap mode: an output coordinate c reads c mod the input's dim)
+    launch(detail::tile_pad_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, int(rank),
+           dims_of(in_shape, rank), row_major(in_shape, rank), dims_of(out_shape, rank), Dims{},
+           3, static_cast<const T *>(nullptr));
+}
+
+template <typename T>
+void pad(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,
+         const int64_t *out_shape, const int64_t *pads_begin, int64_t mode, const T *value) {
+  const int64_t n = product(out_shape, rank);
+  if (n > 0)
+    launch(detail::tile_pad_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, int(rank),
+           dims_of(in_shape, rank), row_major(in_shape, rank), dims_of(out_shape, rank),
+           dims_of(pads_begin, rank), int(mode), value);
+}
+
+template <typename T>
+void trilu(Stream *stream, const T *x, T *y, int64_t batch, int64_t rows, int64_t cols,
+           int64_t k, int64_t upper) {
+  const int64_t n = batch * rows * cols;
+  if (n > 0)
+    launch(detail::trilu_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, rows, cols, k,
+           int(upper));
+}
+
+template <typename T>
+void cumsum(Stream *stream, const T *x, T *y, int64_t outer, int64_t n, int64_t inner,
+            int64_t exclusive, int64_t reverse) {
+  if (outer * n * inner > 0)
+    launch(detail::cumsum_kernel<T>, blocks_for(outer * inner), kThreads, stream, x, y, outer,
+           n, inner, int(exclusive), int(reverse));
 }
 
 } // namespace cuda

@@ -24,9 +24,10 @@ template <typename T> inline void moments(const T *x, int64_t n, double &mean, d
 }
 } // namespace detail
 
-/// Inference batch norm's per-channel affine map y = x * mul + add.
+/// Inference batch norm's per-channel affine map y = x * mul + add (host
+/// and CUDA).
 template <typename T>
-inline void batch_norm_factors(T scale, T bias, T mean, T var, float epsilon, T &mul,
+ONNXC_RT_HD inline void batch_norm_factors(T scale, T bias, T mean, T var, float epsilon, T &mul,
                                T &add) {
   const T inv = T(1) / T(std::sqrt(var + T(epsilon)));
   mul = scale * inv;

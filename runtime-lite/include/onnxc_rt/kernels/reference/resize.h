@@ -2,10 +2,12 @@
 // output coordinate maps to an input coordinate (coordinate_transformation_mode),
 // which takes 1-D weights over its neighbours (nearest: 2, linear: 2,
 // cubic: 4, edge-clamped); the N-d value is the product of the 1-D weights.
+// One output element's rule (detail::resize_element) serves the host loop
+// and the CUDA kernel (kernels/cuda/resize.cuh).
 #ifndef ONNXC_RT_REF_RESIZE_H
 #define ONNXC_RT_REF_RESIZE_H
 
-#include <cmath>
+#include <math.h>
 
 #include "onnxc_rt/base.h"
 
@@ -25,8 +27,9 @@ namespace detail {
 
 /// Input coordinate for output coordinate `x` of one dim; false when it
 /// falls outside the crop (tf_crop_and_resize extrapolates).
-inline bool resize_source(double x, int64_t in, int64_t out, double scale, int64_t coord,
-                          double roi_start, double roi_end, double *src) {
+ONNXC_RT_HD inline bool resize_source(double x, int64_t in, int64_t out, double scale,
+                                      int64_t coord, double roi_start, double roi_end,
+                                      double *src) {
   const double out_width = scale * double(in);
   double s;
   switch (coord) {
@@ -63,10 +66,10 @@ inline bool resize_source(double x, int64_t in, int64_t out, double scale, int64
 
 /// The n (2 or 4) weights and the first neighbour index for source
 /// coordinate `s`; neighbour indices are clamped to [0, in) by the caller.
-inline int64_t resize_weights(double s, int64_t in, int64_t mode, int64_t nearest,
-                              double cubic_a, int64_t exclude_outside, double *w,
-                              int64_t *first) {
-  const double f = std::floor(s);
+ONNXC_RT_HD inline int64_t resize_weights(double s, int64_t in, int64_t mode,
+                                          int64_t nearest, double cubic_a,
+                                          int64_t exclude_outside, double *w, int64_t *first) {
+  const double f = floor(s);
   const bool integral = f == s;
   const double ratio = integral ? 1.0 : s - f;
   int64_t n = 2;
@@ -115,6 +118,53 @@ inline int64_t resize_weights(double s, int64_t in, int64_t mode, int64_t neares
   return n;
 }
 
+/// The output element at coordinates idx[0..rank) (in_strides: the
+/// input's row-major strides).
+template <typename T>
+ONNXC_RT_HD inline T resize_element(const T *x, int64_t rank, const int64_t *in_shape,
+                                    const int64_t *in_strides, const int64_t *out_shape,
+                                    const int64_t *idx, const double *scales, const double *roi,
+                                    int64_t mode, int64_t coord, int64_t nearest, float cubic_a,
+                                    int64_t exclude_outside, float extrapolation_value) {
+  double w[kMaxRank][4];
+  int64_t first[kMaxRank], n[kMaxRank];
+  bool outside = false;
+  for (int64_t d = 0; d < rank; ++d) {
+    double s;
+    if (!resize_source(double(idx[d]), in_shape[d], out_shape[d], scales[d], coord, roi[d],
+                       roi[rank + d], &s))
+      outside = true;
+    n[d] = resize_weights(s, in_shape[d], mode, nearest, cubic_a, exclude_outside, w[d],
+                          &first[d]);
+  }
+  if (outside)
+    return T(extrapolation_value);
+  // Sum over the neighbour grid, skipping zero weights.
+  double acc = 0;
+  int64_t k[kMaxRank] = {};
+  for (;;) {
+    double weight = 1;
+    int64_t off = 0;
+    for (int64_t d = 0; d < rank && weight != 0; ++d) {
+      weight *= w[d][k[d]];
+      int64_t i = first[d] + k[d];
+      i = i < 0 ? 0 : i >= in_shape[d] ? in_shape[d] - 1 : i;
+      off += i * in_strides[d];
+    }
+    if (weight != 0)
+      acc += weight * double(x[off]);
+    int64_t d = rank - 1;
+    for (; d >= 0; --d) {
+      if (++k[d] < n[d])
+        break;
+      k[d] = 0;
+    }
+    if (d < 0)
+      break;
+  }
+  return T(acc);
+}
+
 } // namespace detail
 
 /// scales and roi (2 * rank: starts then ends) are per dim, in double as
@@ -135,45 +185,9 @@ void resize(const T *x, T *y, int64_t rank, const int64_t *in_shape,
   const int64_t total = product(out_shape, rank);
   int64_t idx[kMaxRank] = {};
   for (int64_t o = 0; o < total; ++o) {
-    double w[kMaxRank][4];
-    int64_t first[kMaxRank], n[kMaxRank];
-    bool outside = false;
-    for (int64_t d = 0; d < rank; ++d) {
-      double s;
-      if (!detail::resize_source(double(idx[d]), in_shape[d], out_shape[d], scales[d],
-                                 coord, roi[d], roi[rank + d], &s))
-        outside = true;
-      n[d] = detail::resize_weights(s, in_shape[d], mode, nearest, cubic_a,
-                                    exclude_outside, w[d], &first[d]);
-    }
-    if (outside) {
-      y[o] = T(extrapolation_value);
-    } else {
-      // Sum over the neighbour grid, skipping zero weights.
-      double acc = 0;
-      int64_t k[kMaxRank] = {};
-      for (;;) {
-        double weight = 1;
-        int64_t off = 0;
-        for (int64_t d = 0; d < rank && weight != 0; ++d) {
-          weight *= w[d][k[d]];
-          int64_t i = first[d] + k[d];
-          i = i < 0 ? 0 : i >= in_shape[d] ? in_shape[d] - 1 : i;
-          off += i * in_strides[d];
-        }
-        if (weight != 0)
-          acc += weight * double(x[off]);
-        int64_t d = rank - 1;
-        for (; d >= 0; --d) {
-          if (++k[d] < n[d])
-            break;
-          k[d] = 0;
-        }
-        if (d < 0)
-          break;
-      }
-      y[o] = T(acc);
-    }
+    y[o] = detail::resize_element(x, rank, in_shape, in_strides, out_shape, idx, scales, roi,
+                                  mode, coord, nearest, cubic_a, exclude_outside,
+                                  extrapolation_value);
     for (int64_t d = rank - 1; d >= 0; --d) {
       if (++idx[d] < out_shape[d])
         break;

@@ -181,6 +181,31 @@ void tile(const T *x, T *y, int64_t rank, const int64_t *in_shape,
   }
 }
 
+namespace detail {
+/// Pad's source index along one dim for padded position p (p = output
+/// index - pads_begin) of an input dim of `dim` elements; `outside` set
+/// where the constant fills (mode 0, or an empty dim). Host and CUDA.
+ONNXC_RT_HD inline int64_t pad_source(int64_t p, int64_t dim, int64_t mode, bool &outside) {
+  if (p >= 0 && p < dim)
+    return p;
+  if (mode == 0 || dim == 0) {
+    outside = true;
+    return 0;
+  }
+  if (mode == 1) { // reflect, without repeating the edge
+    const int64_t period = dim > 1 ? 2 * (dim - 1) : 1;
+    p = p % period;
+    if (p < 0)
+      p += period;
+    return p >= dim ? period - p : p;
+  }
+  if (mode == 2) // edge
+    return p < 0 ? 0 : dim - 1;
+  p = p % dim; // wrap
+  return p < 0 ? p + dim : p;
+}
+} // namespace detail
+
 /// mode: 0 constant (value, may be null for 0), 1 reflect, 2 edge, 3 wrap.
 /// pads_begin may be negative (cropping).
 template <typename T>
@@ -195,30 +220,9 @@ void pad(const T *x, T *y, int64_t rank, const int64_t *in_shape,
   for (int64_t i = 0; i < n; ++i) {
     int64_t off = 0;
     bool outside = false;
-    for (int64_t d = 0; d < rank; ++d) {
-      int64_t p = idx[d] - pads_begin[d], dim = in_shape[d];
-      if (p < 0 || p >= dim) {
-        if (mode == 0 || dim == 0) {
-          outside = true;
-          break;
-        }
-        if (mode == 1) { // reflect, without repeating the edge
-          int64_t period = dim > 1 ? 2 * (dim - 1) : 1;
-          p = p % period;
-          if (p < 0)
-            p += period;
-          if (p >= dim)
-            p = period - p;
-        } else if (mode == 2) { // edge
-          p = p < 0 ? 0 : dim - 1;
-        } else { // wrap
-          p = p % dim;
-          if (p < 0)
-            p += dim;
-        }
-      }
-      off += p * in_strides[d];
-    }
+    for (int64_t d = 0; d < rank && !outside; ++d)
+      off += detail::pad_source(idx[d] - pads_begin[d], in_shape[d], mode, outside) *
+             in_strides[d];
     y[i] = outside ? fill : x[off];
     for (int64_t d = rank - 1; d >= 0; --d) {
       if (++idx[d] < out_shape[d])
@@ -326,6 +330,32 @@ void scatter_nd(const T *data, const I *indices, const T *updates, T *y, int64_t
   }
 }
 
+namespace detail {
+/// Whether Trilu keeps element (i, j) of a matrix (upper: j - i >= k,
+/// lower: j - i <= k). Host and CUDA.
+ONNXC_RT_HD inline bool trilu_keeps(int64_t i, int64_t j, int64_t k, int64_t upper) {
+  return upper ? j - i >= k : j - i <= k;
+}
+
+/// One line of CumSum: the n elements base, base + inner, ... Host and CUDA.
+template <typename T>
+ONNXC_RT_HD inline void cumsum_line(const T *x, T *y, int64_t n, int64_t inner, int64_t base,
+                                    int64_t exclusive, int64_t reverse) {
+  T acc = T(0);
+  for (int64_t s = 0; s < n; ++s) {
+    const int64_t off = base + (reverse ? n - 1 - s : s) * inner;
+    const T v = x[off];
+    if (exclusive) {
+      y[off] = acc;
+      acc = T(acc + v);
+    } else {
+      acc = T(acc + v);
+      y[off] = acc;
+    }
+  }
+}
+} // namespace detail
+
 /// Keeps the upper (j - i >= k) or lower (j - i <= k) triangle of each
 /// rows x cols matrix, zeroing the rest.
 template <typename T>
@@ -335,8 +365,7 @@ void trilu(const T *x, T *y, int64_t batch, int64_t rows, int64_t cols, int64_t 
     for (int64_t i = 0; i < rows; ++i)
       for (int64_t j = 0; j < cols; ++j) {
         int64_t o = (b * rows + i) * cols + j;
-        bool keep = upper ? j - i >= k : j - i <= k;
-        y[o] = keep ? x[o] : T(0);
+        y[o] = detail::trilu_keeps(i, j, k, upper) ? x[o] : T(0);
       }
 }
 
@@ -345,21 +374,8 @@ template <typename T>
 void cumsum(const T *x, T *y, int64_t outer, int64_t n, int64_t inner, int64_t exclusive,
             int64_t reverse) {
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t in = 0; in < inner; ++in) {
-      T acc = T(0);
-      for (int64_t s = 0; s < n; ++s) {
-        int64_t i = reverse ? n - 1 - s : s;
-        int64_t off = (o * n + i) * inner + in;
-        T v = x[off];
-        if (exclusive) {
-          y[off] = acc;
-          acc = T(acc + v);
-        } else {
-          acc = T(acc + v);
-          y[off] = acc;
-        }
-      }
-    }
+    for (int64_t in = 0; in < inner; ++in)
+      detail::cumsum_line(x, y, n, inner, o * n * inner + in, exclusive, reverse);
 }
 
 /// values[1] at (o, indices[o, i], i), values[0] elsewhere; out is

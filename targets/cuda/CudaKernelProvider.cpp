@@ -143,11 +143,19 @@ std::string moveToDevice(KernelCall &c) {
 }
 
 /// The template arguments of a matrix-product launcher: the element type
-/// and, for --precision tf32, the tensor-core arithmetic.
+/// and, for --precision tf32, fp16 or bf16, the tensor-core arithmetic
+/// (kernels/cuda/mma.cuh).
 llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
                                         const LoweringContext &ctx) {
-  if (ctx.options.count("precision") && ctx.options.at("precision") == "tf32")
+  auto it = ctx.options.find("precision");
+  if (it == ctx.options.end())
+    return targs;
+  if (it->second == "tf32")
     targs.push_back("onnxc_rt::cuda::Tf32");
+  else if (it->second == "fp16")
+    targs.push_back("onnxc_rt::cuda::Fp16");
+  else if (it->second == "bf16")
+    targs.push_back("onnxc_rt::cuda::Bf16");
   return targs;
 }
 

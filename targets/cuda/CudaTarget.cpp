@@ -86,17 +86,17 @@ public:
   }
 
   std::vector<TargetOption> options() const override {
-    // tf32: the matrix products on tensor cores, which WMMA's TF32 shapes
-    // need sm_80 or newer for.
+    // tf32, fp16, bf16: the matrix products on tensor cores (mma.sync's
+    // m16n8k8 TF32 and m16n8k16 FP16/BF16 shapes need sm_80 or newer).
     TargetOption precision{"precision",
                            "the arithmetic of float matrix products (--precision)",
-                           {"fp32", "tf32"},
+                           {"fp32", "tf32", "fp16", "bf16"},
                            "",
                            false};
     for (const std::string &a : architectures)
       if (computeCapability(a) < 80) {
         precision.values = {"fp32"};
-        precision.note = "tf32 needs sm_80 or newer, and --cuda-arch names " + a;
+        precision.note = "tf32, fp16 and bf16 need sm_80 or newer, and --cuda-arch names " + a;
         break;
       }
     // Built into the variant: its one value is the variant's own list.

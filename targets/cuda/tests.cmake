@@ -25,6 +25,19 @@ foreach(model cifar_cnn resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2 effici
                        SKIP_REGULAR_EXPRESSION "SKIPPED: no cuda device")
 endforeach()
 
+# The tensor-core kernels (--precision tf32, fp16, bf16) built the same way.
+foreach(build cifar_cnn:fp16 resnet18:tf32 transformer_encoder:bf16)
+  string(REPLACE ":" ";" build ${build})
+  list(GET build 0 model)
+  list(GET build 1 precision)
+  add_test(NAME cuda.build.${model}.${precision}
+           COMMAND ${CMAKE_COMMAND} -E env ${CUDA_WERROR_ENV}
+                   $<TARGET_FILE:onnxc> ${MODEL_DIR}/${model}_op17/model.onnx --target cuda
+                   --precision ${precision} --emit lib --quiet
+                   -o ${CMAKE_CURRENT_BINARY_DIR}/cuda-build/${model}-${precision})
+  set_tests_properties(cuda.build.${model}.${precision} PROPERTIES FIXTURES_REQUIRED models)
+endforeach()
+
 # Without a GPU, `onnxc run --target cuda` builds the program, which fails
 # to create its session and says why: exit 77 and the CUDA error's text.
 add_test(NAME cuda.no_device
@@ -82,11 +95,19 @@ add_test(NAME cuda.node_tests_emulated
 add_test(NAME cuda.opset18_emulated
          COMMAND sh -c "${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/opset18/make_tests.py ${CMAKE_CURRENT_BINARY_DIR}/cuda-opset18/opset18 > /dev/null && ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py --onnxc $<TARGET_FILE:onnxc> --jobs 2 --root ${CMAKE_CURRENT_BINARY_DIR}/cuda-opset18 --suite opset18 --cuda-emulated")
 
-# --precision tf32: the matrix products on the tensor-core kernel (WMMA,
-# emulated): within 2e-3 of PyTorch's float32 outputs (measured 1.6e-4 for
-# the transformer, 4.7e-4 and 3.9e-4 for the CIFAR CNN and MobileNetV2).
-add_test(NAME cuda.emulated.transformer_encoder.tf32
-         COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../../test/e2e/check_cuda_emulated.py
-                 --onnxc $<TARGET_FILE:onnxc> --model-dir ${MODEL_DIR}/transformer_encoder_op17
-                 --precision tf32 --max-rel-err 2e-3)
-set_tests_properties(cuda.emulated.transformer_encoder.tf32 PROPERTIES FIXTURES_REQUIRED models)
+# --precision tf32, fp16, bf16: the matrix products on the tensor-core
+# kernel (mma.sync, emulated per the PTX ISA's fragment layouts), against
+# PyTorch's float32 outputs: tf32 within 2e-3 (measured 1.7e-4, the
+# transformer), fp16 within 2e-3 (5.2e-4, the CIFAR CNN; MobileNetV2
+# 4.0e-4), bf16 within 1e-2 (1.3e-3, the transformer; CIFAR CNN 2.5e-3).
+foreach(run transformer_encoder:tf32:2e-3 cifar_cnn:fp16:2e-3 transformer_encoder:bf16:1e-2)
+  string(REPLACE ":" ";" run ${run})
+  list(GET run 0 model)
+  list(GET run 1 precision)
+  list(GET run 2 bound)
+  add_test(NAME cuda.emulated.${model}.${precision}
+           COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../../test/e2e/check_cuda_emulated.py
+                   --onnxc $<TARGET_FILE:onnxc> --model-dir ${MODEL_DIR}/${model}_op17
+                   --precision ${precision} --max-rel-err ${bound})
+  set_tests_properties(cuda.emulated.${model}.${precision} PROPERTIES FIXTURES_REQUIRED models)
+endforeach()

@@ -160,7 +160,7 @@ def main():
     ap.add_argument("--model-dir", required=True)
     ap.add_argument("--cxx", default=os.environ.get("CXX", "c++"))
     ap.add_argument("--max-rel-err", type=float, default=1e-4)
-    ap.add_argument("--precision", default="fp32", help="onnxc --precision (fp32, tf32)")
+    ap.add_argument("--precision", default="fp32", help="onnxc --precision (fp32, tf32, fp16, bf16)")
     a = ap.parse_args()
     data = os.path.join(a.model_dir, "test_data_set_0")
     inputs, expected = [], []

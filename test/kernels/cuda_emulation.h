@@ -9,7 +9,9 @@
 // barrier of the block, __shared__ arrays are the kernel's function-local
 // statics (one block uses them at a time: every thread passes a barrier
 // before the next block starts), and a warp's __shfl_xor_sync exchanges
-// through a slot per lane between two barriers of its 32 threads.
+// through a slot per lane between two barriers of its 32 threads, as
+// mma.sync's operands do (below; kernels/cuda/mma.cuh copies cp.async's
+// bytes at once when emulated).
 //
 // The runtime API calls of session.cuh are emulated too (device memory is
 // host memory; a captured stream records its work, a graph replays it), so
@@ -37,6 +39,8 @@
 #include <memory>
 #include <thread>
 #include <vector>
+
+#include "onnxc_rt/types.h"
 
 #define __global__
 #define __device__
@@ -160,6 +164,7 @@ struct Barrier {
 struct Warp {
   Barrier barrier{32};
   unsigned char slot[32][8];
+  uint32_t fragments[32][6]; // mma_m16n8's A and B operands, per lane
 };
 
 struct Block {
@@ -205,86 +210,84 @@ template <typename T> T __shfl_xor_sync(unsigned, T v, int lane_mask) {
   return got;
 }
 
-//===-- WMMA (tensor cores), TF32 ------------------------------------------===//
-// A fragment holds its whole tile in every lane (a real one spreads it over
-// the warp's registers); the operations are warp-collective, so each lane
-// computing the whole tile gives the same results. Code that only touches
-// fragments through these calls (as gemm.cuh's does) cannot tell.
-namespace nvcuda {
-namespace wmma {
-struct matrix_a {};
-struct matrix_b {};
-struct accumulator {};
-struct row_major {};
-namespace precision {
-struct tf32 {};
-} // namespace precision
-enum layout_t { mem_row_major, mem_col_major };
-
-template <typename Use, int M, int N, int K, typename T, typename Layout = void> struct fragment;
-template <int M, int N, int K> struct fragment<matrix_a, M, N, K, precision::tf32, row_major> {
-  static constexpr int rows = M, cols = K, num_elements = M * K;
-  float x[M * K];
-};
-template <int M, int N, int K> struct fragment<matrix_b, M, N, K, precision::tf32, row_major> {
-  static constexpr int rows = K, cols = N, num_elements = K * N;
-  float x[K * N];
-};
-template <int M, int N, int K> struct fragment<accumulator, M, N, K, float, void> {
-  static constexpr int rows = M, cols = N, num_elements = M * N;
-  float x[M * N];
-};
-
-template <typename F> void fill_fragment(F &f, float v) {
-  for (float &e : f.x)
-    e = v;
-}
-/// Row-major operands (the only layout gemm.cuh loads).
-template <typename F> void load_matrix_sync(F &f, const float *p, unsigned ldm) {
-  for (int r = 0; r < F::rows; ++r)
-    for (int c = 0; c < F::cols; ++c)
-      f.x[r * F::cols + c] = p[r * ldm + c];
-}
-template <int M, int N, int K>
-void mma_sync(fragment<accumulator, M, N, K, float> &d,
-              const fragment<matrix_a, M, N, K, precision::tf32, row_major> &a,
-              const fragment<matrix_b, M, N, K, precision::tf32, row_major> &b,
-              const fragment<accumulator, M, N, K, float> &c) {
-  float out[M * N];
-  for (int i = 0; i < M; ++i)
-    for (int j = 0; j < N; ++j) {
-      float s = c.x[i * N + j];
-      for (int k = 0; k < K; ++k)
-        s = fmaf(a.x[i * K + k], b.x[k * N + j], s);
-      out[i * N + j] = s;
-    }
-  std::memcpy(d.x, out, sizeof out);
-}
-/// Lane 0 stores (every lane holds the same tile), between two barriers of
-/// the warp.
-template <int M, int N, int K>
-void store_matrix_sync(float *p, const fragment<accumulator, M, N, K, float> &f, unsigned ldm,
-                       layout_t) {
-  cuda_emulation::ThreadState &s = cuda_emulation::self();
-  cuda_emulation::Warp &w = s.block->warps[s.thread_idx.x / 32];
-  w.barrier.wait();
-  if (s.thread_idx.x % 32 == 0)
-    for (int r = 0; r < M; ++r)
-      for (int c = 0; c < N; ++c)
-        p[r * ldm + c] = f.x[r * N + c];
-  w.barrier.wait();
-}
+//===-- mma.sync (tensor cores) ---------------------------------------------===//
+// The operand conversions and the warp-collective m16n8 product of
+// kernels/cuda/mma.cuh. Every lane posts its A and B registers; each lane
+// then rebuilds the whole 16 x K and K x 8 operands from the PTX ISA's
+// fragment layouts, written here per element (mma.cuh writes them per
+// 32-bit word), and computes its own four sums: products exact in float
+// (the inputs have at most 11 significant bits), added in depth order.
+namespace cuda_emulation {
 /// cvt.rna.tf32.f32: to 10 mantissa bits, to nearest, ties away from zero.
-inline float __float_to_tf32(float v) {
+inline uint32_t tf32_bits(float v) {
   uint32_t u;
   std::memcpy(&u, &v, 4);
   if ((u & 0x7f800000u) != 0x7f800000u) // not inf or NaN
     u = (u + 0x1000u) & 0xffffe000u;
-  std::memcpy(&v, &u, 4);
-  return v;
+  return u;
 }
-} // namespace wmma
-} // namespace nvcuda
+/// cvt.rn.f16.f32: IEEE half, to nearest even.
+inline uint16_t fp16_bits(float v) { return onnxc_rt::detail::half_from_double(double(v)); }
+
+enum class MmaInput { tf32, fp16, bf16 };
+
+/// The value of one operand element: a TF32 word, or the low (half 0) or
+/// high (half 1) 16 bits of a word.
+inline float mma_value(MmaInput in, uint32_t word, int half) {
+  if (in == MmaInput::tf32) {
+    float f;
+    std::memcpy(&f, &word, 4);
+    return f;
+  }
+  const uint16_t bits = uint16_t(half ? word >> 16 : word & 0xffffu);
+  if (in == MmaInput::fp16)
+    return onnxc_rt::detail::half_to_float(bits);
+  return onnxc_rt::detail::float_from_bits(uint32_t(bits) << 16);
+}
+
+/// d += A B, mma.sync.aligned.m16n8k8 (tf32) or m16n8k16 (fp16, bf16),
+/// .row.col, float sums.
+inline void mma_m16n8(MmaInput in, float d[4], const uint32_t a[4], const uint32_t b[2]) {
+  ThreadState &s = self();
+  Warp &w = s.block->warps[s.thread_idx.x / 32];
+  const int lane = int(s.thread_idx.x % 32);
+  std::memcpy(w.fragments[lane], a, 16);
+  std::memcpy(w.fragments[lane] + 4, b, 8);
+  w.barrier.wait();
+  const int depth = in == MmaInput::tf32 ? 8 : 16;
+  float A[16][16], B[16][8];
+  for (int l = 0; l < 32; ++l) {
+    const int g = l / 4, t = l % 4;
+    const uint32_t *f = w.fragments[l];
+    if (in == MmaInput::tf32) {
+      A[g][t] = mma_value(in, f[0], 0);
+      A[g + 8][t] = mma_value(in, f[1], 0);
+      A[g][t + 4] = mma_value(in, f[2], 0);
+      A[g + 8][t + 4] = mma_value(in, f[3], 0);
+      B[t][g] = mma_value(in, f[4], 0);
+      B[t + 4][g] = mma_value(in, f[5], 0);
+      continue;
+    }
+    for (int h = 0; h < 2; ++h) { // a0..a7, b0..b3 of the PTX ISA's figures
+      A[g][2 * t + h] = mma_value(in, f[0], h);
+      A[g + 8][2 * t + h] = mma_value(in, f[1], h);
+      A[g][2 * t + 8 + h] = mma_value(in, f[2], h);
+      A[g + 8][2 * t + 8 + h] = mma_value(in, f[3], h);
+      B[2 * t + h][g] = mma_value(in, f[4], h);
+      B[2 * t + 8 + h][g] = mma_value(in, f[5], h);
+    }
+  }
+  w.barrier.wait(); // nobody posts the next product before every lane has read
+  const int g = lane / 4, t = lane % 4;
+  for (int v = 0; v < 4; ++v) {
+    const int row = g + (v / 2) * 8, col = 2 * t + v % 2;
+    float sum = d[v];
+    for (int k = 0; k < depth; ++k)
+      sum += A[row][k] * B[k][col];
+    d[v] = sum;
+  }
+}
+} // namespace cuda_emulation
 
 /// Runs `kernel` over the grid: blocks in order, each block's threads at
 /// once (1-D blocks, a multiple of 32 threads, as the kernels launch).

@@ -152,13 +152,22 @@ TEST_CASE("convolution: implicit GEMM and direct paths against the reference", "
   }
 }
 
-/// "" when |got - want| <= (2^-10 + k 2^-22) * bound + 1e-6 for every
-/// element: TF32 products (10-bit mantissas, each input off by at most
-/// 2^-11 relative) summed in float, against the float reference; `bound`
-/// holds sum |a_k b_k| per element (the reference run on absolute values).
-std::string tf32Mismatch(const std::vector<float> &got, const std::vector<float> &want,
-                         const std::vector<float> &bound, int64_t n, int64_t k) {
-  const double rel = std::ldexp(1.0, -10) + double(k) * std::ldexp(1.0, -22);
+/// The relative error bound of one product on the tensor cores: each
+/// input rounded to nearest with `bits` significant bits is off by at most
+/// 2^-bits relative (TF32 and FP16 11, BF16 8), so a product by 2^(1-bits).
+template <typename Math> double productError();
+template <> double productError<cuda::Tf32>() { return std::ldexp(1.0, -10); }
+template <> double productError<cuda::Fp16>() { return std::ldexp(1.0, -10); }
+template <> double productError<cuda::Bf16>() { return std::ldexp(1.0, -7); }
+
+/// "" when |got - want| <= (product error + k 2^-22) * bound + 1e-6 for
+/// every element: rounded products summed in float, against the float
+/// reference; `bound` holds sum |a_k b_k| per element (the reference run on
+/// absolute values).
+template <typename Math>
+std::string mmaMismatch(const std::vector<float> &got, const std::vector<float> &want,
+                        const std::vector<float> &bound, int64_t n, int64_t k) {
+  const double rel = productError<Math>() + double(k) * std::ldexp(1.0, -22);
   for (int64_t i = 0; i < n; ++i)
     if (!(std::fabs(double(got[i]) - want[i]) <= rel * bound[i] + 1e-6)) {
       std::ostringstream os;
@@ -175,17 +184,35 @@ std::vector<float> absolute(std::vector<float> v) {
   return v;
 }
 
-TEST_CASE("tf32 rounding: to 10 mantissa bits, ties away from zero", "[tf32]") {
-  CHECK(nvcuda::wmma::__float_to_tf32(1.0f) == 1.0f);
-  CHECK(nvcuda::wmma::__float_to_tf32(1.0f + std::ldexp(1.0f, -11)) == 1.0f + std::ldexp(1.0f, -10));
-  CHECK(nvcuda::wmma::__float_to_tf32(1.0f + std::ldexp(1.0f, -12)) == 1.0f);
+float fromBits(uint32_t u) { return onnxc_rt::detail::float_from_bits(u); }
+
+TEST_CASE("tensor-core operands: rounded to nearest as cvt does", "[mma]") {
+  using Tf = cuda::detail::Mma<cuda::Tf32>;
+  // TF32: 10 mantissa bits, ties away from zero.
+  CHECK(fromBits(Tf::element(1.0f)) == 1.0f);
+  CHECK(fromBits(Tf::element(1.0f + std::ldexp(1.0f, -11))) == 1.0f + std::ldexp(1.0f, -10));
+  CHECK(fromBits(Tf::element(1.0f + std::ldexp(1.0f, -12))) == 1.0f);
   // -3 is 1.5 x 2^1: a step of 2^-9; half a step rounds away from zero.
-  CHECK(nvcuda::wmma::__float_to_tf32(-3.0f - std::ldexp(1.0f, -10)) == -3.0f - std::ldexp(1.0f, -9));
-  CHECK(nvcuda::wmma::__float_to_tf32(-3.0f - std::ldexp(1.0f, -11)) == -3.0f);
+  CHECK(fromBits(Tf::element(-3.0f - std::ldexp(1.0f, -10))) == -3.0f - std::ldexp(1.0f, -9));
+  CHECK(fromBits(Tf::element(-3.0f - std::ldexp(1.0f, -11))) == -3.0f);
+  // FP16 and BF16: ties to even.
+  using H = cuda::detail::Mma<cuda::Fp16>;
+  CHECK(H::element(1.0f) == 0x3c00);
+  CHECK(H::element(1.0f + std::ldexp(1.0f, -11)) == 0x3c00);                    // tie: even
+  CHECK(H::element(1.0f + 3 * std::ldexp(1.0f, -11)) == 0x3c02);                // tie: even
+  CHECK(H::element(65520.0f) == 0x7c00);                                        // overflow
+  CHECK(H::element(-std::ldexp(1.0f, -24)) == 0x8001);                          // subnormal
+  using B = cuda::detail::Mma<cuda::Bf16>;
+  CHECK(B::element(1.0f) == 0x3f80);
+  CHECK(B::element(1.0f + std::ldexp(1.0f, -8)) == 0x3f80);                     // tie: even
+  CHECK(B::element(1.0f + 3 * std::ldexp(1.0f, -8)) == 0x3f82);                 // tie: even
+  CHECK(B::element(-2.0f - std::ldexp(1.0f, -7)) == 0xc000);
 }
 
-TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32]") {
-  tile_choice::forced = GENERATE(0, 1, 2);
+/// The matrix products on the tensor-core kernel, arithmetic Math, both
+/// tile shapes, against the float reference within mmaMismatch's bound.
+template <typename Math> void checkTensorCores() {
+  tile_choice::forced = GENERATE(1, 2, 3); // (choose_tiles: Tall on the tensor cores)
   INFO("tiles " << tile_choice::forced);
   // The implicit-GEMM convolutions (16 or more output channels per group).
   const ConvCase convs[] = {{1, 5, 13, 7, 70, 3, 3, 2, 1, 1, 1, true, true, false},
@@ -206,11 +233,11 @@ TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32
     ref::conv<float>(absolute(x).data(), absolute(w).data(), nullptr, bound.data(), rank,
                      in.data(), o.data(), kern.data(), st.data(), pads.data(), pads.data(),
                      dil.data(), k.group);
-    cuda::conv<ref::Identity, float, cuda::Tf32>(kStream, x.data(), w.data(), b.data(), nullptr,
+    cuda::conv<ref::Identity, float, Math>(kStream, x.data(), w.data(), b.data(), nullptr,
                                                 got.data(), rank, in.data(), o.data(),
                                                 kern.data(), st.data(), pads.data(),
                                                 pads.data(), dil.data(), k.group, 0, 0);
-    CHECK(tf32Mismatch(got, want, bound, yn, depth) == "");
+    CHECK(mmaMismatch<Math>(got, want, bound, yn, depth) == "");
   }
   const int64_t dims[][3] = {{1, 1000, 512}, {17, 5, 33}, {65, 130, 47}, {128, 64, 200}};
   for (const auto &d : dims)
@@ -226,10 +253,10 @@ TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32
                          0, 1);
         ref::gemm<float>(absolute(a).data(), absolute(b).data(), nullptr, bound.data(), m, n, k,
                          ta, tb, 1.0f, 0.0f, 0, 0);
-        cuda::gemm<ref::Identity, float, cuda::Tf32>(kStream, a.data(), b.data(), c.data(),
+        cuda::gemm<ref::Identity, float, Math>(kStream, a.data(), b.data(), c.data(),
                                                      got.data(), m, n, k, ta, tb, 1.0f, 1.0f, 0,
                                                      1, 0, 0);
-        CHECK(tf32Mismatch(got, want, bound, m * n, k) == "");
+        CHECK(mmaMismatch<Math>(got, want, bound, m * n, k) == "");
       }
   {
     const int64_t m = 33, k = 70, n = 20, batch[2] = {2, 3}, as[2] = {m * k, 0},
@@ -239,16 +266,21 @@ TEST_CASE("tf32: convolution, gemm and matmul on the tensor-core kernel", "[tf32
     ref::matmul<float>(a.data(), b.data(), want.data(), m, k, n, 2, batch, as, bs);
     ref::matmul<float>(absolute(a).data(), absolute(b).data(), bound.data(), m, k, n, 2, batch,
                        as, bs);
-    cuda::matmul<float, cuda::Tf32>(kStream, a.data(), b.data(), got.data(), m, k, n, 2, batch,
+    cuda::matmul<float, Math>(kStream, a.data(), b.data(), got.data(), m, k, n, 2, batch,
                                     as, bs);
-    CHECK(tf32Mismatch(got, want, bound, 6 * m * n, k) == "");
+    CHECK(mmaMismatch<Math>(got, want, bound, 6 * m * n, k) == "");
   }
+}
+
+TEMPLATE_TEST_CASE("tensor cores: convolution, gemm and matmul", "[mma]", cuda::Tf32, cuda::Fp16,
+                   cuda::Bf16) {
+  checkTensorCores<TestType>();
 }
 
 // Split-K (small grids, deep sums): partial sums per depth chunk, added in
 // split order by reduce_splits through the same epilogue.
 TEST_CASE("split-K: convolution, gemm and matmul in depth chunks", "[splitk]") {
-  tile_choice::forced = GENERATE(0, 1, 2);
+  tile_choice::forced = GENERATE(0, 1, 2, 3);
   INFO("tiles " << tile_choice::forced);
   for (int64_t splits : {2, 3, 16}) {
     INFO(splits << " splits");
@@ -278,7 +310,7 @@ TEST_CASE("split-K: convolution, gemm and matmul in depth chunks", "[splitk]") {
                                              g.kern.data(), g.strides.data(), g.pb.data(),
                                              g.pe.data(), g.dil.data(), k.group, 0, 0, splits,
                                              partial.data());
-    CHECK(tf32Mismatch(got, want, bound, g.yn, g.depth) == "");
+    CHECK(mmaMismatch<cuda::Tf32>(got, want, bound, g.yn, g.depth) == "");
 
     const int64_t m = 3, n = 130, kk = 700;
     std::vector<float> a = randomVec(m * kk), bm = randomVec(kk * n), c = randomVec(n);

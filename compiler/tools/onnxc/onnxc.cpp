@@ -178,11 +178,12 @@ static cl::opt<bool> printTargetFlags(
     cl::cat(category));
 static cl::opt<std::string> precision(
     "precision",
-    cl::desc("Arithmetic of float matrix products (Conv, Gemm, MatMul): fp32 (default), "
-             "tf32 on tensor cores (--target cuda: 10-bit mantissa products, float sums), or "
+    cl::desc("Arithmetic of float matrix products (Conv, Gemm, MatMul): fp32 (default); "
+             "tf32, fp16 or bf16 on tensor cores (--target cuda: operands rounded to TF32, "
+             "IEEE half or bfloat16 as they are staged, float sums; tensors stay float); or "
              "bf16 on AMX tiles (--target x86-64-amx: the convolutions' operands rounded to "
              "bfloat16, float sums)"),
-    cl::init("fp32"), cl::value_desc("fp32|tf32|bf16"), cl::sub(cl::SubCommand::getTopLevel()),
+    cl::init("fp32"), cl::value_desc("fp32|tf32|fp16|bf16"), cl::sub(cl::SubCommand::getTopLevel()),
     cl::sub(runCommand), cl::cat(category));
 static cl::opt<std::string> convWeights(
     "conv-weights",

@@ -75,7 +75,8 @@ template <typename Act> struct ConvProblem {
   int group, cg, mg;
   int m, n, k; // mg, images * oh * ow, cg * kh * kw
   float act_alpha, act_beta;
-  static constexpr Tiles kFloatTiles = Tiles::Small; // (choose_tiles)
+  // (choose_tiles)
+  static constexpr Tiles kFloatTiles = Tiles::Small, kMmaTiles = Tiles::Pipelined;
   struct KStep {
     int plane; // ic * h * w
     int dy, dx; // the tap's displacement from the window's corner
@@ -92,7 +93,13 @@ template <typename Act> struct ConvProblem {
       const int img = j / pixels, pix = j % pixels;
       return Column{x + img * image, (pix / ow) * sh - ph, (pix % ow) * sw - pw};
     }
-    __device__ float a(int i, int p) const { return w[int64_t(i) * k + p]; }
+    __device__ const float *a_at(int i, int p) const { return w + int64_t(i) * k + p; }
+    __device__ float a(int i, int p) const { return *a_at(i, p); }
+    __device__ const float *b_at(const Column &c, const KStep &s, bool &inside) const {
+      const int ih = c.y0 + s.dy, iw = c.x0 + s.dx;
+      inside = unsigned(ih) < unsigned(h) && unsigned(iw) < unsigned(width);
+      return c.x + (s.plane + ih * width + iw);
+    }
     __device__ float b(const Column &c, const KStep &s) const {
       const int ih = c.y0 + s.dy, iw = c.x0 + s.dx;
       return unsigned(ih) < unsigned(h) && unsigned(iw) < unsigned(width)

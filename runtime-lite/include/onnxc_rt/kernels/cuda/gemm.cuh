@@ -12,25 +12,31 @@
 //   p.k_step(k)                   once per depth k, by kTileK threads into a
 //                                 shared table per tile: what every column
 //                                 needs of row k of B;
-//   b.a(m, k), b.b(column, step)  an element of A and of B;
+//   b.a(m, k), b.b(column, step)  an element of A and of B (b: 0 in a
+//                                 convolution's padding);
+//   b.a_at(m, k), b.b_at(column, step, inside)
+//                                 their addresses (b_at: `inside` false in
+//                                 the padding), for copies into shared
+//                                 memory (tiled_gemm_async);
 //   p.store(batch, m, n, sum)     the epilogue.
 //
-// The arithmetic is a template argument (`--precision`): Fp32, float
-// fused multiply-adds in k order within a thread, each thread holding a
-// 4 x 4 or 8 x 4 block of a 64 x 64 tile's sums in registers; or Tf32, the
-// tile on the tensor cores (sm_80 and later): 4 warps of 2 x 2 WMMA
-// 16x16x8 products, inputs rounded to TF32 (10-bit mantissa) as they are
-// staged, float sums, each finished product through shared memory to the
-// problem's epilogue. Tiles (choose_tiles) says which shape a problem gets.
+// The arithmetic is a template argument (`--precision`, mma.cuh): Fp32,
+// float fused multiply-adds in k order within a thread, each thread
+// holding a 4 x 4 or 8 x 4 block of a 64 x 64 tile's sums in registers; or
+// Tf32, Fp16, Bf16, the tile on the tensor cores (sm_80 and later): warps
+// of 32 x 32 outputs, each 2 x 4 mma.sync m16n8 products a step, inputs
+// rounded to the arithmetic's operands (as they are staged, or as their
+// fragments are loaded from float stages copied by cp.async), float sums,
+// the finished tile through shared memory to the problem's epilogue.
+// Tiles (choose_tiles) says which kernel and shape a problem gets.
 #ifndef ONNXC_RT_CUDA_GEMM_CUH
 #define ONNXC_RT_CUDA_GEMM_CUH
 
-#include "onnxc_rt/kernels/cuda/common.cuh"
-#include "onnxc_rt/kernels/reference/elementwise.h"
+#include <type_traits>
 
-#if !defined(ONNXC_CUDA_EMULATED)
-#include <mma.h>
-#endif
+#include "onnxc_rt/kernels/cuda/common.cuh"
+#include "onnxc_rt/kernels/cuda/mma.cuh"
+#include "onnxc_rt/kernels/reference/elementwise.h"
 
 namespace onnxc_rt {
 namespace cuda {
@@ -46,11 +52,14 @@ template <int M, int N, int K, int Threads> struct Tile {
   static_assert(K <= Threads, "a thread per depth fills the k_step table");
 };
 
-/// The two tile shapes of each arithmetic (TileKernel): Small, 256 threads
-/// of 4 x 4 sums (float) or 64 x 64 x 16 tensor-core steps; Tall, 128
-/// threads of 8 x 4 sums (float) or 64 x 64 x 32 steps, more work per
-/// thread between barriers. choose_tiles picks one per problem kind.
-enum class Tiles { Small = 1, Tall = 2 };
+/// The tile shapes of each arithmetic (TileKernel): Small, 256 threads of
+/// 4 x 4 sums (float) or 64 x 64 on 4 warps (tensor cores); Tall, 128
+/// threads of 8 x 4 sums (float: more work per thread between barriers) or
+/// 128 x 64 on 8 warps (tensor cores: more reuse of each staged column);
+/// Pipelined (tensor cores only; float falls back to Small): 64 x 64 on 4
+/// warps copied by cp.async, a stage in flight. choose_tiles picks one per
+/// problem kind.
+enum class Tiles { Small = 1, Tall = 2, Pipelined = 3 };
 
 /// Split-K: a grid of few tiles (a batch-1 layer with many input channels
 /// and few pixels) splits the depth into `splits` chunks of `chunk` (a
@@ -107,29 +116,38 @@ template <typename T> struct TileRegs {
   float b[T::kK * T::kN / T::kThreads];
 };
 
+/// The depth within the tile of this thread's t-th staged element of B:
+/// with Runs, each thread stages kK * kN / kThreads consecutive depths of
+/// its column (stored as whole vectors, tiled_gemm_mma); without, the
+/// threads of a column take turns. Either way a warp's lanes read one
+/// depth of consecutive columns at a time.
+template <typename T, bool Runs> __device__ inline int b_depth(int tid, int t) {
+  constexpr int kRun = T::kK * T::kN / T::kThreads;
+  return Runs ? tid / T::kN * kRun + t : tid / T::kN + t * (T::kThreads / T::kN);
+}
+
 /// Loads the tile of A (m0.., k0..) and of B (k0.., this thread's column),
-/// zero outside the problem, rounded by `round` to the kernel's input
-/// precision. Consecutive threads take consecutive k of A's rows and
-/// consecutive n of B's rows: coalesced for row-major A and B (and for the
-/// im2col columns of a convolution, consecutive pixels). `steps` is the
-/// tile's k_step table.
-template <typename T, typename Problem, typename Round>
+/// zero outside the problem. Consecutive threads take consecutive k of A's
+/// rows and consecutive n of B's rows: coalesced for row-major A and B (and
+/// for the im2col columns of a convolution, consecutive pixels). `steps` is
+/// the tile's k_step table.
+template <typename T, bool Runs = false, typename Problem>
 __device__ inline void load_tiles(TileRegs<T> &regs, const Problem &p,
                                   const typename Problem::Block &blk,
                                   const typename Problem::Column &col, bool col_in,
                                   const typename Problem::KStep *steps, int m0, int k0,
-                                  int k_end, Round round) {
+                                  int k_end) {
   const int tid = threadIdx.x;
 #pragma unroll
   for (int t = 0; t < int(sizeof regs.a / sizeof(float)); ++t) {
     const int e = tid + t * T::kThreads;
     const int m = m0 + e / T::kK, k = k0 + e % T::kK;
-    regs.a[t] = round(m < p.m && k < k_end ? blk.a(m, k) : 0.0f);
+    regs.a[t] = m < p.m && k < k_end ? blk.a(m, k) : 0.0f;
   }
 #pragma unroll
   for (int t = 0; t < int(sizeof regs.b / sizeof(float)); ++t) {
-    const int kk = tid / T::kN + t * (T::kThreads / T::kN);
-    regs.b[t] = round(col_in && k0 + kk < k_end ? blk.b(col, steps[kk]) : 0.0f);
+    const int kk = b_depth<T, Runs>(tid, t);
+    regs.b[t] = col_in && k0 + kk < k_end ? blk.b(col, steps[kk]) : 0.0f;
   }
 }
 
@@ -146,7 +164,7 @@ __device__ inline void store_tiles(const TileRegs<T> &regs, float *as, int as_m,
   }
 #pragma unroll
   for (int t = 0; t < int(sizeof regs.b / sizeof(float)); ++t) {
-    const int kk = tid / T::kN + t * (T::kThreads / T::kN);
+    const int kk = b_depth<T, false>(tid, t);
     bs[kk * (T::kN + 4) + tid % T::kN] = regs.b[t];
   }
 }
@@ -172,10 +190,6 @@ template <typename T, typename Problem> struct OwnColumn {
   }
 };
 
-struct KeepFloat {
-  __device__ float operator()(float v) const { return v; }
-};
-
 /// Fp32: each thread holds a TM x TN block of sums in registers, as
 /// (TM/4) x (TN/4) groups of 4 x 4 spread kM/(TM/4) rows and kN/(TN/4)
 /// columns apart (so a warp's shared-memory reads of a group are 16-byte
@@ -199,14 +213,14 @@ __global__ void __launch_bounds__(T::kThreads) tiled_gemm(Problem p, SplitK sk) 
   TileRegs<T> regs;
   fill_steps<T>(p, steps[0], r.begin, r.end);
   __syncthreads();
-  load_tiles(regs, p, blk, own.col, own.in, steps[0], m0, r.begin, r.end, KeepFloat{});
+  load_tiles<T>(regs, p, blk, own.col, own.in, steps[0], m0, r.begin, r.end);
   for (int k0 = r.begin, tile = 0; k0 < r.end; k0 += T::kK, ++tile) {
     store_tiles(regs, &as[0][0], 1, T::kM + 4, &bs[0][0]);
     fill_steps<T>(p, steps[(tile + 1) & 1], k0 + T::kK, r.end);
     __syncthreads();
     if (k0 + T::kK < r.end)
-      load_tiles(regs, p, blk, own.col, own.in, steps[(tile + 1) & 1], m0, k0 + T::kK, r.end,
-                 KeepFloat{});
+      load_tiles<T>(regs, p, blk, own.col, own.in, steps[(tile + 1) & 1], m0, k0 + T::kK,
+                    r.end);
 #pragma unroll
     for (int kk = 0; kk < T::kK; ++kk) {
       float a[TM], b[TN];
@@ -239,83 +253,40 @@ __global__ void __launch_bounds__(T::kThreads) tiled_gemm(Problem p, SplitK sk) 
     }
 }
 
-/// (A template, so that code for GPUs older than sm_80, whose mma.h has no
-/// TF32, compiles as long as no Tf32 kernel is instantiated.)
-struct RoundTf32 {
-  template <typename F> __device__ float operator()(F v) const {
-    return nvcuda::wmma::__float_to_tf32(v);
-  }
+/// Where a tensor-core kernel's block and thread stand: its depth range and
+/// batch entry, the tile's corner, this thread's lane group g and lane t4
+/// within it (mma.cuh's layouts), its warp's place (wm, wn) among WN
+/// across, and its own column of B.
+template <typename T, typename Problem, int WN> struct MmaBlock {
+  KRange r;
+  typename Problem::Block blk;
+  int m0, n0, g, t4, wm, wn;
+  OwnColumn<T, Problem> own;
+  __device__ MmaBlock(const Problem &p, const SplitK &sk)
+      : r(k_range(sk, p.k)), blk(p.block(r.batch)), m0(int(blockIdx.y) * T::kM),
+        n0(int(blockIdx.x) * T::kN), g(int(threadIdx.x) % 32 / 4), t4(int(threadIdx.x) % 4),
+        wm(int(threadIdx.x) / 32 / WN), wn(int(threadIdx.x) / 32 % WN), own(blk, p, n0) {}
 };
 
-/// Tf32: WM x WN warps, each a (kM/WM) x (kN/WN) tile of 16x16x8 WMMA
-/// products; inputs rounded to TF32 as they are staged, float sums. The
-/// finished tile goes through shared memory (the staging buffers', free by
-/// then) to the problem's epilogue, consecutive threads on consecutive
-/// columns: stored in whole rows. (Each warp storing its own 16 x 16
-/// patches instead measured 13 to 30 % slower on the transformer encoder.)
-template <typename Problem, typename T, int WM, int WN>
-__global__ void __launch_bounds__(T::kThreads) tiled_gemm_tf32(Problem p, SplitK sk) {
-  namespace wmma = nvcuda::wmma;
-  constexpr int kFragsM = T::kM / WM / 16, kFragsN = T::kN / WN / 16;
-  static_assert(WM * WN * 32 == T::kThreads, "a warp per warp tile");
-  static_assert(kFragsM * 16 * WM == T::kM && kFragsN * 16 * WN == T::kN, "whole fragments");
-  constexpr int kLda = T::kK + 4, kLdb = T::kN + 4, kLdc = T::kN + 4; // WMMA: ldm % 4 == 0
-  constexpr int kStaged = T::kM * kLda + T::kK * kLdb, kTile = T::kM * kLdc;
-  __shared__ __align__(32) float smem[kStaged > kTile ? kStaged : kTile];
-  float *const as = smem;                 // (m, k), TF32 values
-  float *const bs = smem + T::kM * kLda;  // (k, n), TF32 values
-  float *const cs = smem;                 // the finished tile, after the last step
-  __shared__ typename Problem::KStep steps[2][T::kK];
-  const KRange r = k_range(sk, p.k);
-  const typename Problem::Block blk = p.block(r.batch);
-  const int m0 = blockIdx.y * T::kM, n0 = blockIdx.x * T::kN;
-  const int tid = threadIdx.x, warp = tid / 32;
-  const int wm = warp / WN, wn = warp % WN;
-  const OwnColumn<T, Problem> own(blk, p, n0);
-  wmma::fragment<wmma::accumulator, 16, 16, 8, float> acc[kFragsM][kFragsN];
+/// The tensor-core kernels' last step, after a barrier that frees `cs`
+/// (kM x (kN + 4) floats of shared memory): each warp's 32 x 32 sums, in
+/// the m16n8 accumulator layout (mma.cuh), into the tile there, then the
+/// tile through the problem's epilogue, consecutive threads on consecutive
+/// columns: stored in whole rows.
+template <typename T, typename Problem>
+__device__ inline void finish_mma_tile(const Problem &p, const SplitK &sk, const KRange &r,
+                                       float *cs, const float (&acc)[2][4][4], int m0, int n0,
+                                       int wm, int wn) {
+  constexpr int kLdc = T::kN + 4;
+  const int tid = threadIdx.x, g = tid % 32 / 4, t4 = tid % 4;
 #pragma unroll
-  for (int i = 0; i < kFragsM; ++i)
+  for (int i = 0; i < 2; ++i)
 #pragma unroll
-    for (int j = 0; j < kFragsN; ++j)
-      wmma::fill_fragment(acc[i][j], 0.0f);
-  TileRegs<T> regs; // as in tiled_gemm
-  fill_steps<T>(p, steps[0], r.begin, r.end);
-  __syncthreads();
-  load_tiles(regs, p, blk, own.col, own.in, steps[0], m0, r.begin, r.end, RoundTf32{});
-  for (int k0 = r.begin, tile = 0; k0 < r.end; k0 += T::kK, ++tile) {
-    store_tiles(regs, as, kLda, 1, bs);
-    fill_steps<T>(p, steps[(tile + 1) & 1], k0 + T::kK, r.end);
-    __syncthreads();
-    if (k0 + T::kK < r.end)
-      load_tiles(regs, p, blk, own.col, own.in, steps[(tile + 1) & 1], m0, k0 + T::kK, r.end,
-                 RoundTf32{});
+    for (int j = 0; j < 4; ++j)
 #pragma unroll
-    for (int kk = 0; kk < T::kK; kk += 8) {
-      wmma::fragment<wmma::matrix_a, 16, 16, 8, wmma::precision::tf32, wmma::row_major>
-          a[kFragsM];
-      wmma::fragment<wmma::matrix_b, 16, 16, 8, wmma::precision::tf32, wmma::row_major>
-          b[kFragsN];
-#pragma unroll
-      for (int i = 0; i < kFragsM; ++i)
-        wmma::load_matrix_sync(a[i], as + (wm * kFragsM * 16 + i * 16) * kLda + kk, kLda);
-#pragma unroll
-      for (int j = 0; j < kFragsN; ++j)
-        wmma::load_matrix_sync(b[j], bs + kk * kLdb + wn * kFragsN * 16 + j * 16, kLdb);
-#pragma unroll
-      for (int i = 0; i < kFragsM; ++i)
-#pragma unroll
-        for (int j = 0; j < kFragsN; ++j)
-          wmma::mma_sync(acc[i][j], a[i], b[j], acc[i][j]);
-    }
-    __syncthreads(); // (also: the staging buffers are free for cs)
-  }
-#pragma unroll
-  for (int i = 0; i < kFragsM; ++i)
-#pragma unroll
-    for (int j = 0; j < kFragsN; ++j)
-      wmma::store_matrix_sync(cs + (wm * kFragsM * 16 + i * 16) * kLdc + wn * kFragsN * 16 +
-                                  j * 16,
-                              acc[i][j], kLdc, wmma::mem_row_major);
+      for (int v = 0; v < 4; ++v)
+        cs[(wm * 32 + i * 16 + g + v / 2 * 8) * kLdc + wn * 32 + j * 8 + 2 * t4 + v % 2] =
+            acc[i][j][v];
   __syncthreads();
   for (int e = tid; e < T::kM * T::kN; e += T::kThreads) {
     const int row = e / T::kN, col = e % T::kN;
@@ -324,15 +295,245 @@ __global__ void __launch_bounds__(T::kThreads) tiled_gemm_tf32(Problem p, SplitK
   }
 }
 
-} // namespace detail
+// The tensor cores' depth a step (16 or 32) and the blocks a multiprocessor
+// the kernel's registers are budgeted for (0: no bound): bench/cuda's sweep
+// builds them otherwise to measure them.
+#if !defined(ONNXC_CUDA_MMA_DEPTH)
+#define ONNXC_CUDA_MMA_DEPTH 32
+#endif
+#if !defined(ONNXC_CUDA_MMA_MIN_BLOCKS)
+#define ONNXC_CUDA_MMA_MIN_BLOCKS 0
+#endif
+#if ONNXC_CUDA_MMA_MIN_BLOCKS
+#define ONNXC_CUDA_MMA_BOUNDS(threads)                                                          \
+  __launch_bounds__(threads, ONNXC_CUDA_MMA_MIN_BLOCKS * 128 / (threads))
+#else
+#define ONNXC_CUDA_MMA_BOUNDS(threads) __launch_bounds__(threads)
+#endif
 
-/// The arithmetic of the matrix products (--precision).
-struct Fp32 {}; // float fused multiply-adds on the CUDA cores
-struct Tf32 {}; // tensor cores: TF32 products, float sums (sm_80 and later)
+/// Tensor cores (Tf32, Fp16, Bf16; mma.cuh): WM x WN warps, each a 32 x 32
+/// block of the tile as 2 x 4 m16n8 products per step of the instruction's
+/// depth. Staged as the arithmetic's operands in 32-bit words of depth: A
+/// by rows (m), B by columns (n), kRow words a row, kRow = 4 (mod 8) so
+/// that a warp's fragment loads (row g, word t) hit 32 distinct banks, and
+/// B's runs of depth (b_depth) are stored as 16-byte vectors, 8 lanes a
+/// phase on distinct banks. The finished tile goes through shared memory
+/// (the staging buffers', free by then) to the problem's epilogue,
+/// consecutive threads on consecutive columns: stored in whole rows.
+template <typename Problem, typename T, typename Math, int WM, int WN>
+__global__ void ONNXC_CUDA_MMA_BOUNDS(T::kThreads) tiled_gemm_mma(Problem p, SplitK sk) {
+  using Op = Mma<Math>;
+  using E = typename Op::Element;
+  constexpr int kPerWord = int(4 / sizeof(E));
+  constexpr int kWords = T::kK / kPerWord, kRow = kWords + 4;
+  constexpr int kRun = T::kK * T::kN / T::kThreads; // B's depths a thread stages
+  static_assert(WM * WN * 32 == T::kThreads && WM * 32 == T::kM && WN * 32 == T::kN,
+                "a warp per 32 x 32 block");
+  static_assert(kWords % 8 == 0 && kRun % kPerWord == 0, "whole steps and words");
+  constexpr int kLdc = T::kN + 4;
+  constexpr int kStaged = (T::kM + T::kN) * kRow, kTile = T::kM * kLdc;
+  __shared__ __align__(16) uint32_t smem[kStaged > kTile ? kStaged : kTile];
+  uint32_t *const as = smem;               // (m, word of depth)
+  uint32_t *const bs = smem + T::kM * kRow; // (n, word of depth)
+  float *const cs = reinterpret_cast<float *>(smem); // the finished tile
+  __shared__ typename Problem::KStep steps[2][T::kK];
+  const MmaBlock<T, Problem, WN> mb(p, sk);
+  const KRange &r = mb.r;
+  const typename Problem::Block &blk = mb.blk;
+  const int m0 = mb.m0, n0 = mb.n0, tid = threadIdx.x, g = mb.g, t4 = mb.t4, wm = mb.wm,
+            wn = mb.wn;
+  const OwnColumn<T, Problem> &own = mb.own;
+  float acc[2][4][4] = {};
+  TileRegs<T> regs; // as in tiled_gemm
+  fill_steps<T>(p, steps[0], r.begin, r.end);
+  __syncthreads();
+  load_tiles<T, true>(regs, p, blk, own.col, own.in, steps[0], m0, r.begin, r.end);
+  for (int k0 = r.begin, tile = 0; k0 < r.end; k0 += T::kK, ++tile) {
+    E *const ae = reinterpret_cast<E *>(as);
+#pragma unroll
+    for (int t = 0; t < int(sizeof regs.a / sizeof(float)); ++t) {
+      const int e = tid + t * T::kThreads;
+      ae[(e / T::kK) * kRow * kPerWord + e % T::kK] = Op::element(regs.a[t]);
+    }
+    {
+      constexpr int kRunWords = kRun / kPerWord;
+      __align__(16) uint32_t run[kRunWords];
+#pragma unroll
+      for (int w = 0; w < kRunWords; ++w)
+        run[w] = Op::word(&regs.b[w * kPerWord]);
+      uint32_t *const to = bs + (tid % T::kN) * kRow + b_depth<T, true>(tid, 0) / kPerWord;
+      if (kRunWords % 4 == 0) {
+#pragma unroll
+        for (int v = 0; v < kRunWords / 4; ++v)
+          reinterpret_cast<Words4 *>(to)[v] = reinterpret_cast<const Words4 *>(run)[v];
+      } else {
+#pragma unroll
+        for (int w = 0; w < kRunWords; ++w)
+          to[w] = run[w];
+      }
+    }
+    fill_steps<T>(p, steps[(tile + 1) & 1], k0 + T::kK, r.end);
+    __syncthreads();
+    if (k0 + T::kK < r.end)
+      load_tiles<T, true>(regs, p, blk, own.col, own.in, steps[(tile + 1) & 1], m0, k0 + T::kK,
+                          r.end);
+#pragma unroll
+    for (int w0 = 0; w0 < kWords; w0 += 8) {
+      uint32_t a[2][4], b[4][2];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const uint32_t *row = as + (wm * 32 + i * 16 + g) * kRow + w0 + t4;
+        a[i][0] = row[0];
+        a[i][1] = row[8 * kRow];
+        a[i][2] = row[4];
+        a[i][3] = row[8 * kRow + 4];
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const uint32_t *col = bs + (wn * 32 + j * 8 + g) * kRow + w0 + t4;
+        b[j][0] = col[0];
+        b[j][1] = col[4];
+      }
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          Op::mma(acc[i][j], a[i], b[j]);
+    }
+    __syncthreads(); // (also: the staging buffers are free for cs)
+  }
+  finish_mma_tile<T>(p, sk, r, cs, acc, m0, n0, wm, wn);
+}
 
-namespace detail {
+/// Floats a row of a staged float tile whose fragment loads hit distinct
+/// banks: `columns` padded to `want` (mod 32).
+constexpr int padded_row(int columns, int want) {
+  return columns + ((want - columns) % 32 + 32) % 32;
+}
+
+/// tiled_gemm_async's shared memory: rows of A (kLda floats) and depth
+/// rows of B (kLdb), kStage floats a stage, as many stages (up to 4) as
+/// fit 46 KiB of static shared memory beside the k_step tables.
+template <typename T, typename Math> struct AsyncLayout {
+  static constexpr int kPerWord = int(4 / sizeof(typename Mma<Math>::Element));
+  static constexpr int kLda = padded_row(T::kK, kPerWord == 1 ? 4 : 8);
+  static constexpr int kLdb = padded_row(T::kN, kPerWord == 1 ? 8 : 4);
+  static constexpr int kStage = T::kM * kLda + T::kK * kLdb;
+  static constexpr int kStages = 46 * 1024 / (4 * kStage) < 4 ? 46 * 1024 / (4 * kStage) : 4;
+};
+
+/// Tensor cores, pipelined (Tiles::Pipelined): the tiles copied from
+/// global to shared memory by cp.async, kStages - 1 of them in flight while
+/// one is multiplied, with no registers holding them: the register-staged
+/// kernel above waits out each tile's loads (Nsight Compute: one
+/// instruction issued every 1.9 cycles per scheduler, ResNet-18 at batch
+/// 32). The tiles stay float in shared memory, A by rows (m), B by depth
+/// rows (k), as the copies write them; each fragment word is converted as
+/// it is loaded (TF32 one float, FP16/BF16 two of adjacent depth). Rows
+/// are padded so that those loads hit distinct banks: A's to 4 (mod 32)
+/// for TF32's single floats, 8 for 16-bit's float pairs; B's to 8 for
+/// TF32, 4 for 16-bit (two depth rows a word). WM x WN warps of 32 x 32
+/// outputs as in tiled_gemm_mma, the same epilogue through shared memory.
+template <typename Problem, typename T, typename Math, int WM, int WN>
+__global__ void ONNXC_CUDA_MMA_BOUNDS(T::kThreads) tiled_gemm_async(Problem p, SplitK sk) {
+  using Op = Mma<Math>;
+  using L = AsyncLayout<T, Math>;
+  constexpr int kPerWord = L::kPerWord, kLda = L::kLda, kLdb = L::kLdb, kStage = L::kStage;
+  constexpr int kStages = L::kStages, kWords = T::kK / kPerWord;
+  static_assert(WM * WN * 32 == T::kThreads && WM * 32 == T::kM && WN * 32 == T::kN,
+                "a warp per 32 x 32 block");
+  static_assert(kWords % 8 == 0 && kStages >= 2, "whole steps, a tile in flight");
+  constexpr int kLdc = T::kN + 4, kTile = T::kM * kLdc;
+  __shared__ __align__(16) float smem[kStages * kStage > kTile ? kStages * kStage : kTile];
+  __shared__ typename Problem::KStep steps[kStages][T::kK];
+  const MmaBlock<T, Problem, WN> mb(p, sk);
+  const KRange &r = mb.r;
+  const typename Problem::Block &blk = mb.blk;
+  const int m0 = mb.m0, n0 = mb.n0, tid = threadIdx.x, g = mb.g, t4 = mb.t4, wm = mb.wm,
+            wn = mb.wn;
+  const OwnColumn<T, Problem> &own = mb.own;
+  const float *const a_safe = blk.a_at(0, 0); // (where a zero-filled copy points)
+  const int tiles = (r.end - r.begin + T::kK - 1) / T::kK;
+  // Tile j into stage j % kStages; its k_step table is filled before the
+  // barrier preceding this call.
+  auto issue = [&](int j) {
+    const int k0 = r.begin + j * T::kK;
+    float *const as = smem + (j % kStages) * kStage, *const bs = as + T::kM * kLda;
+    const typename Problem::KStep *const st = steps[j % kStages];
+#pragma unroll
+    for (int t = 0; t < T::kM * T::kK / T::kThreads; ++t) {
+      const int e = tid + t * T::kThreads, mm = e / T::kK, kk = e % T::kK;
+      const bool in = m0 + mm < p.m && k0 + kk < r.end;
+      copy_async(as + mm * kLda + kk, in ? blk.a_at(m0 + mm, k0 + kk) : a_safe, in);
+    }
+#pragma unroll
+    for (int t = 0; t < T::kK * T::kN / T::kThreads; ++t) {
+      const int kk = b_depth<T, false>(tid, t);
+      bool inside = false;
+      const bool in = own.in && k0 + kk < r.end;
+      const float *src = in ? blk.b_at(own.col, st[kk], inside) : a_safe;
+      copy_async(bs + kk * kLdb + tid % T::kN, inside ? src : a_safe, in && inside);
+    }
+  };
+  float acc[2][4][4] = {};
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s)
+    fill_steps<T>(p, steps[s], r.begin + s * T::kK, r.end);
+  __syncthreads();
+#pragma unroll
+  for (int s = 0; s < kStages - 1; ++s) {
+    if (s < tiles)
+      issue(s);
+    copy_commit(); // (every step commits a group, empty or not: uniform counts)
+  }
+  for (int tile = 0; tile < tiles; ++tile) {
+    copy_wait<kStages - 2>(); // this thread's copies of `tile` have landed
+    const int next = tile + kStages - 1;
+    fill_steps<T>(p, steps[next % kStages], r.begin + next * T::kK, r.end);
+    // Everyone's copies of `tile` are visible, the next table is filled and
+    // every warp is done with the stage `next` reuses.
+    __syncthreads();
+    if (next < tiles)
+      issue(next);
+    copy_commit();
+    const float *const as = smem + (tile % kStages) * kStage, *const bs = as + T::kM * kLda;
+#pragma unroll
+    for (int w0 = 0; w0 < kWords; w0 += 8) {
+      uint32_t a[2][4], b[4][2];
+#pragma unroll
+      for (int i = 0; i < 2; ++i) {
+        const float *row = as + (wm * 32 + i * 16 + g) * kLda + (w0 + t4) * kPerWord;
+        a[i][0] = Op::word(row);
+        a[i][1] = Op::word(row + 8 * kLda);
+        a[i][2] = Op::word(row + 4 * kPerWord);
+        a[i][3] = Op::word(row + 8 * kLda + 4 * kPerWord);
+      }
+#pragma unroll
+      for (int j = 0; j < 4; ++j) {
+        const float *col = bs + (w0 + t4) * kPerWord * kLdb + wn * 32 + j * 8 + g;
+#pragma unroll
+        for (int h = 0; h < 2; ++h) { // words t and t + 4
+          const float *at = col + h * 4 * kPerWord * kLdb;
+          const float pair[2] = {at[0], at[kPerWord == 2 ? kLdb : 0]};
+          b[j][h] = Op::word(pair);
+        }
+      }
+#pragma unroll
+      for (int i = 0; i < 2; ++i)
+#pragma unroll
+        for (int j = 0; j < 4; ++j)
+          Op::mma(acc[i][j], a[i], b[j]);
+    }
+  }
+  copy_wait<0>();
+  __syncthreads(); // (the stages are free for cs)
+  float *const cs = smem;
+  finish_mma_tile<T>(p, sk, r, cs, acc, m0, n0, wm, wn);
+}
 
 /// Each arithmetic's kernels, per Tiles value: the tile, and the launch.
+/// Float: TileKernel<Fp32, ...>; the tensor cores 32 deep (a Tf32 row is
+/// 32 words, a 16-bit one 16).
 template <typename Math, Tiles> struct TileKernel;
 template <> struct TileKernel<Fp32, Tiles::Small> {
   using T = Tile<64, 64, 16, 256>;
@@ -342,34 +543,44 @@ template <> struct TileKernel<Fp32, Tiles::Tall> {
   using T = Tile<64, 64, 16, 128>;
   template <typename P> static constexpr auto kernel() { return tiled_gemm<P, T, 8, 4>; }
 };
-template <> struct TileKernel<Tf32, Tiles::Small> {
-  using T = Tile<64, 64, 16, 128>;
-  template <typename P> static constexpr auto kernel() { return tiled_gemm_tf32<P, T, 2, 2>; }
+template <typename Math, Tiles kTiles> struct TileKernel {
+  static constexpr bool kTall = kTiles == Tiles::Tall;
+  using T = Tile<kTall ? 128 : 64, 64, ONNXC_CUDA_MMA_DEPTH, kTall ? 256 : 128>;
+  template <typename P> static constexpr auto kernel() {
+    return tiled_gemm_mma<P, T, Math, kTall ? 4 : 2, 2>;
+  }
 };
-template <> struct TileKernel<Tf32, Tiles::Tall> {
-  using T = Tile<64, 64, 32, 128>;
-  template <typename P> static constexpr auto kernel() { return tiled_gemm_tf32<P, T, 2, 2>; }
+#if !defined(ONNXC_CUDA_ASYNC_DEPTH) // (32: 2 stages; 16: 3)
+#define ONNXC_CUDA_ASYNC_DEPTH 32
+#endif
+template <typename Math> struct TileKernel<Math, Tiles::Pipelined> {
+  using T = Tile<64, 64, ONNXC_CUDA_ASYNC_DEPTH, 128>;
+  template <typename P> static constexpr auto kernel() {
+    return tiled_gemm_async<P, T, Math, 2, 2>;
+  }
 };
 
 /// The tiles of a problem (measured on an H200: bench/results/cuda-h200.md,
 /// "Tile shapes"). In float, Tall for Gemm and MatMul (4 to 7 % faster on
 /// the transformer encoder), Small for convolutions, whose gathered im2col
 /// columns want more threads staging (Tall 1 to 6 % slower on ResNet-18).
-/// On the tensor cores Small: the deeper step of Tall measured 5 to 11 %
-/// faster at batch 1 but up to 6 % slower at batch 32 (MobileNetV2), with
-/// an epilogue since replaced. 128 x 64 and 128 x 128 tiles of 8 x 8 sums
-/// measured slower still (ResNet-18 at batch 32: 7944 and 8956 us against
-/// 5734): 139 registers a thread leave one block per multiprocessor.
+/// 128 x 64 and 128 x 128 tiles of 8 x 8 float sums measured slower still
+/// (ResNet-18 at batch 32: 7944 and 8956 us against 5734): 139 registers a
+/// thread leave one block per multiprocessor. On the tensor cores
+/// (kMmaTiles), Gemm and MatMul take Tall: 128 x 64 on 8 warps measured 4
+/// to 5 % faster than 64 x 64 on 4 (the transformer encoder at batch 32,
+/// fp16 1046 against 1093 us) and than the pipelined kernel (1133);
+/// convolutions take Pipelined, 32 deep in 2 stages: ResNet-18 at batch 32
+/// 3566 us in fp16 and 3810 in tf32 against Tall's 3672 and 4285 (16 deep
+/// in 3 stages 3818 and 4093).
 /// ONNXC_CUDA_GEMM_TILES, when defined and not 0 (a Tiles value), forces
 /// one: the benchmark's and the tests' comparisons.
-template <typename Problem> constexpr Tiles default_tiles(Fp32) { return Problem::kFloatTiles; }
-template <typename Problem> constexpr Tiles default_tiles(Tf32) { return Tiles::Small; }
 template <typename Math, typename Problem> inline Tiles choose_tiles() {
 #if defined(ONNXC_CUDA_GEMM_TILES)
   if (int(ONNXC_CUDA_GEMM_TILES) != 0)
     return Tiles(ONNXC_CUDA_GEMM_TILES);
 #endif
-  return default_tiles<Problem>(Math{});
+  return std::is_same<Math, Fp32>::value ? Problem::kFloatTiles : Problem::kMmaTiles;
 }
 
 template <typename Math, Tiles kTiles, typename Problem>
@@ -381,6 +592,15 @@ void launch_tiles(Stream *stream, const Problem &p, SplitK sk, int64_t splits) {
                   unsigned((p.m + K::T::kM - 1) / K::T::kM), unsigned(sk.batches * sk.splits));
   launch(K::template kernel<Problem>(), grid, K::T::kThreads, stream, p, sk);
 }
+
+/// Pipelined for the tensor cores; float has no pipelined kernel (its
+/// launch falls back to Small).
+template <typename Math> struct PipelinedIfMma {
+  static constexpr Tiles kTiles = Tiles::Pipelined;
+};
+template <> struct PipelinedIfMma<Fp32> {
+  static constexpr Tiles kTiles = Tiles::Small;
+};
 
 /// The tiles, then (splits > 1, `partial` the call's scratch) the split
 /// reduction through the epilogue.
@@ -395,8 +615,11 @@ void launch_tiled_gemm(Stream *stream, const Problem &p, int64_t batches, int64_
     sk.splits = int(splits);
     sk.partial = partial;
   }
-  if (choose_tiles<Math, Problem>() == Tiles::Tall)
+  const Tiles tiles = choose_tiles<Math, Problem>();
+  if (tiles == Tiles::Tall)
     launch_tiles<Math, Tiles::Tall>(stream, p, sk, splits);
+  else if (tiles == Tiles::Pipelined && !std::is_same<Math, Fp32>::value)
+    launch_tiles<Math, PipelinedIfMma<Math>::kTiles>(stream, p, sk, splits);
   else
     launch_tiles<Math, Tiles::Small>(stream, p, sk, splits);
   if (sk.splits > 1)
@@ -423,17 +646,24 @@ template <typename Act> struct GemmProblem {
   float act_alpha, act_beta;
   using KStep = DepthIndex;
   using Column = ColumnIndex;
-  static constexpr Tiles kFloatTiles = Tiles::Tall; // (choose_tiles)
+  // (choose_tiles)
+  static constexpr Tiles kFloatTiles = Tiles::Tall, kMmaTiles = Tiles::Tall;
   struct Block {
     const float *A, *B;
     int m, n, k;
     bool trans_a, trans_b;
     __device__ Column column(int j) const { return Column{j}; }
-    __device__ float a(int i, int p) const {
-      return trans_a ? A[int64_t(p) * m + i] : A[int64_t(i) * k + p];
+    __device__ const float *a_at(int i, int p) const {
+      return trans_a ? A + int64_t(p) * m + i : A + int64_t(i) * k + p;
     }
+    __device__ const float *b_at(const Column &c, const KStep &s, bool &inside) const {
+      inside = true;
+      return trans_b ? B + int64_t(c.n) * k + s.k : B + int64_t(s.k) * n + c.n;
+    }
+    __device__ float a(int i, int p) const { return *a_at(i, p); }
     __device__ float b(const Column &c, const KStep &s) const {
-      return trans_b ? B[int64_t(c.n) * k + s.k] : B[int64_t(s.k) * n + c.n];
+      bool inside;
+      return *b_at(c, s, inside);
     }
   };
   __device__ Block block(int64_t) const { return Block{A, B, m, n, k, trans_a, trans_b}; }
@@ -455,14 +685,21 @@ struct MatMulProblem {
   Dims batch_shape, a_strides, b_strides;
   using KStep = DepthIndex;
   using Column = ColumnIndex;
-  static constexpr Tiles kFloatTiles = Tiles::Tall; // (choose_tiles)
+  // (choose_tiles)
+  static constexpr Tiles kFloatTiles = Tiles::Tall, kMmaTiles = Tiles::Tall;
   struct Block {
     const float *A, *B; // this batch entry's matrices
     int n, k;
     __device__ Column column(int j) const { return Column{j}; }
-    __device__ float a(int i, int p) const { return A[int64_t(i) * k + p]; }
+    __device__ const float *a_at(int i, int p) const { return A + int64_t(i) * k + p; }
+    __device__ const float *b_at(const Column &c, const KStep &s, bool &inside) const {
+      inside = true;
+      return B + int64_t(s.k) * n + c.n;
+    }
+    __device__ float a(int i, int p) const { return *a_at(i, p); }
     __device__ float b(const Column &c, const KStep &s) const {
-      return B[int64_t(s.k) * n + c.n];
+      bool inside;
+      return *b_at(c, s, inside);
     }
   };
   __device__ int64_t offset(int64_t batch, const Dims &strides) const {

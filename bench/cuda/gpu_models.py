@@ -25,6 +25,7 @@ MODELS = ["resnet18", "mobilenet_v2", "transformer_encoder"]  # timed, batch 1 a
 PARITY_MODELS = ["cifar_cnn", "squeezenet1_1", "shufflenet_v2",
                  "efficientnet_b0"]  # the rest of the e2e set: parity, batch 1
 BATCHES = [1, 32]
+PRECISIONS = ["fp32", "tf32", "fp16", "bf16"]  # onnxc --precision of the timed models
 INPUT_SALT = 7
 
 

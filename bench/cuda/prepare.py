@@ -5,10 +5,10 @@ GPU machine has nvcc and PyTorch but no onnxc):
     cd bench/cuda && /usr/bin/python3 prepare.py [--onnxc ../../build/compiler/tools/onnxc] [MODEL...]
 
 Each model of gpu_models.MODELS at batch 1 and 32, in float32 and with
---precision tf32, and each of gpu_models.PARITY_MODELS at batch 1 in
+--precision tf32, fp16 and bf16 (gpu_models.PRECISIONS), and each of gpu_models.PARITY_MODELS at batch 1 in
 float32: the model with the formula's weights exported to ONNX (opset 17)
 and compiled with `onnxc --target cuda` into kit/<model>/<variant>/
-(model.cu, model.h, model_weights.S; variant b<batch> or b<batch>-tf32),
+(model.cu, model.h, model_weights.S; variant b<batch> or b<batch>-<precision>),
 with the host reference next to it: onnxc's output for the formula's input
 on this machine's CPU (host_out.bin, raw float32). The weights blob, the
 same for every variant, is kept once in kit/<model>/model.weights.bin.
@@ -36,7 +36,7 @@ def variants(name):
     if name in gpu_models.PARITY_MODELS:
         return [("b1", 1, "fp32")]
     return [(f"b{b}{'' if p == 'fp32' else '-' + p}", b, p) for b in gpu_models.BATCHES
-            for p in ("fp32", "tf32")]
+            for p in gpu_models.PRECISIONS]
 
 
 def host_reference(onnxc, onnx_path, x, out_path, tmp):

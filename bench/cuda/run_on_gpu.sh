@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The GPU checks, on the GPU machine (nvcc, PyTorch; no onnxc there), on the
 # kit that prepare.py and node_kit.py made here:
+#   0. mma_probe.cu: one mma.sync of each tensor-core arithmetic against
+#      the host;
 #   1. builds every kit/<model>/<variant> with nvcc for sm_90 (in parallel),
 #      while node_kit.py builds and runs the ONNX node tests (kit/node;
 #      NODE=0: not at all, NODE_ONLY=REGEX: the tests it finds);
@@ -31,17 +33,18 @@ fi
   > "$out/env.txt" 2>&1
 runtime=$PWD/../../runtime-lite/include
 export runtime
+# The tensor cores' fragment layout and rounding, one warp each (mma_probe.cu).
+nvcc -std=c++17 -O2 -arch=sm_90 -I"$runtime" mma_probe.cu -o mma_probe &&
+  ./mma_probe | tee "$out/mma_probe.txt"
 
+# shellcheck source=build_variant.sh
+. ./build_variant.sh
 build() { # kit/<model>/<variant> [tiles]: bench, or bench_t<tiles> forced
-  local b=$1 m t=${2:-}
-  m=$(dirname "$b")
-  local def=() suffix=""
-  [ -n "$t" ] && def=(-DONNXC_CUDA_GEMM_TILES="$t") && suffix="_t$t"
-  nvcc -std=c++17 -O3 -arch=sm_90 "${def[@]}" -I"$runtime" -I"$b" -c "$b/model.cu" \
-    -o "$b/model$suffix.o" &&
-    c++ -c "$b/model_weights.S" -Wa,-I"$b" -Wa,-I"$m" -o "$b/weights$suffix.o" &&
-    nvcc -std=c++17 -O3 -arch=sm_90 -I"$runtime" -I"$b" bench_main.cpp "$b/model$suffix.o" \
-      "$b/weights$suffix.o" -o "$b/bench$suffix" || echo "BUILD FAILED: $b $t"
+  if [ -n "${2:-}" ]; then
+    build_variant "$1" "_t$2" -DONNXC_CUDA_GEMM_TILES="$2"
+  else
+    build_variant "$1" ""
+  fi
 }
 export -f build
 variants=()
@@ -96,8 +99,8 @@ print("|---|" + "---|" * (len(tiles) + 1))
 for b in variants:
     tag = os.path.basename(os.path.dirname(b)) + "_" + os.path.basename(b)
     ref = os.path.join(b, "host_out.bin")
-    if not os.path.exists(ref):  # a tf32 build: the float32 build's reference
-        ref = os.path.join(b.replace("-tf32", ""), "host_out.bin")
+    if not os.path.exists(ref):  # a tf32, fp16 or bf16 build: the float32 build's
+        ref = os.path.join(os.path.dirname(b), os.path.basename(b).split("-")[0], "host_out.bin")
     host = np.fromfile(ref, dtype=np.float32)
     def cell(js, outbin):
         try:

@@ -4,12 +4,17 @@ that run_on_gpu.sh timed (OUT/onnxc_<model>_<variant>.json), checks onnxc's
 output against eager PyTorch's on the GPU and against onnxc's own on the
 host CPU (host_out.bin), and times PyTorch at the same precision: eager
 always, torch.compile (default mode, and "reduce-overhead", which replays
-CUDA Graphs as onnxc does) for the timed models in float32 (TF32 off on
-both sides). Writes OUT/cuda-gpu.md.
+CUDA Graphs as onnxc does) for the timed models in the precisions
+--compile names (float32: TF32 off on both sides). PyTorch's fp16 and
+bf16 are the model and its input converted to that type (every tensor
+16-bit, cuDNN's and cuBLAS's half kernels: PyTorch at its fastest), while
+onnxc --precision fp16|bf16 rounds only the matrix products' operands.
+Writes OUT/cuda-gpu.md.
 
     python3 torch_gpu.py --kit kit --out OUT [MODEL...]
 """
 import argparse
+import copy
 import json
 import os
 import time
@@ -50,7 +55,8 @@ def write_table(out, rows):
                 "Median of the runs (p99 in brackets), microseconds, one process per side, "
                 "the same GPU; ratios are PyTorch's time / onnxc's (above 1: onnxc faster). "
                 "fp32: TF32 off on both sides; tf32: onnxc --precision tf32 against PyTorch "
-                "with TF32 allowed. rel err: max |diff| / max |ref| of onnxc's output against "
+                "with TF32 allowed; fp16, bf16: onnxc --precision fp16|bf16 against PyTorch's "
+                "model and input in that type. rel err: max |diff| / max |ref| of onnxc's output against "
                 "eager PyTorch's (float32, TF32 off) and against onnxc's on the host CPU.\n\n"
                 "| model | batch | precision | onnxc | eager | compile | compile (CUDA graphs) | "
                 "eager / onnxc | compile / onnxc | graphs / onnxc | rel err vs PyTorch | "
@@ -77,6 +83,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--compile", default="fp32",
+                    help="the precisions torch.compile runs at, comma-separated")
+    ap.add_argument("--compile-modes", default="default,reduce-overhead",
+                    help="torch.compile's modes, comma-separated")
     ap.add_argument("models", nargs="*")
     a = ap.parse_args()
     every = gpu_models.MODELS + gpu_models.PARITY_MODELS
@@ -84,7 +94,8 @@ def main():
     rows = []
     for name in models:
         for batch in gpu_models.BATCHES:
-            builds = [(p, f"b{batch}" + ("" if p == "fp32" else "-" + p)) for p in ("fp32", "tf32")]
+            builds = [(p, f"b{batch}" + ("" if p == "fp32" else "-" + p))
+                      for p in gpu_models.PRECISIONS]
             builds = [(p, v) for p, v in builds
                       if os.path.exists(os.path.join(a.out, f"onnxc_{name}_{v}.json"))]
             if not builds:
@@ -109,10 +120,17 @@ def main():
                 row = dict(model=name, batch=batch, precision=precision, onnxc=onnxc,
                            rel_err=rel_err(got, ref), rel_err_host=rel_err(got, host.reshape(ref.shape)),
                            host_vs_torch=rel_err(host.reshape(ref.shape), ref))
-                row["eager"] = timed(model, x, a.runs)
-                if name in gpu_models.MODELS and not tf32 and not a.no_compile:
-                    row["compiled"] = timed(torch.compile(model), x, a.runs)
-                    row["graphs"] = timed(torch.compile(model, mode="reduce-overhead"), x, a.runs)
+                half = {"fp16": torch.float16, "bf16": torch.bfloat16}.get(precision)
+                m, xin = (copy.deepcopy(model).to(half), x.to(half)) if half else (model, x)
+                row["eager"] = timed(m, xin, a.runs)
+                if (name in gpu_models.MODELS and precision in a.compile.split(",")
+                        and not a.no_compile):
+                    modes = a.compile_modes.split(",")
+                    if "default" in modes:
+                        row["compiled"] = timed(torch.compile(m), xin, a.runs)
+                    if "reduce-overhead" in modes:
+                        row["graphs"] = timed(torch.compile(m, mode="reduce-overhead"), xin,
+                                              a.runs)
                 rows.append(row)
                 print(json.dumps(row), flush=True)
                 write_table(a.out, rows)

@@ -107,6 +107,10 @@ const llvm::StringMap<Launcher> &launchers() {
       {"trilu", {kCudaTensor, false, nullptr}},
       {"cumsum", {kCudaTensor, false, nullptr}},
       {"batch_norm", {kCudaNorm, true, nullptr}},
+      {"lrn", {kCudaNorm, false, nullptr}},
+      // conv_transpose(x, w, bias, y, rank, ...)
+      {"conv_transpose",
+       {kCudaConv, false, [](const KernelCall &c) { return windowRankAtMost2(c, 4); }}},
   };
   return table;
 }
@@ -135,7 +139,7 @@ std::string moveToDevice(KernelCall &c) {
       return "the CUDA kernel '" + callee.str() + "' takes no status or strings";
   if (l.covers && !l.covers(c))
     return "the CUDA kernel '" + callee.str() +
-           "' covers 1-D and 2-D windows without indices only";
+           "' covers 1-D and 2-D windows (MaxPool without its indices) only";
   c.callee = (std::string(kCudaNs) + "::" + callee).str();
   c.header = l.header;
   c.args.insert(c.args.begin(), KernelArg::runner());

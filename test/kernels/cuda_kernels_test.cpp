@@ -637,6 +637,42 @@ TEST_CASE("tile, pad, trilu, cumsum and batch norm against the reference", "[ten
   CHECK(sameMismatch(got, want, 210) == "");
 }
 
+// ConvTranspose (2-D with strides, dilation, uneven pads, output padding
+// and two groups, with and without a bias; 1-D) and LRN (odd and even
+// sizes): the reference's sums in its order, so equal outputs.
+TEST_CASE("conv transpose and LRN against the reference", "[conv]") {
+  const int64_t in[4] = {2, 4, 5, 7}, out[4] = {2, 6, 13, 19}, kern[2] = {3, 2};
+  const int64_t st[2] = {2, 3}, pb[2] = {1, 0}, pe[2] = {0, 1}, dil[2] = {2, 1};
+  std::vector<float> x = randomVec(280), w = randomVec(72), b = randomVec(6);
+  const float *const biases[2] = {b.data(), nullptr};
+  for (const float *bias : biases) {
+    INFO((bias ? "with" : "without") << " a bias");
+    std::vector<float> want(2964), got(2964, -7.0f);
+    ref::conv_transpose<float>(x.data(), w.data(), bias, want.data(), 2, in, out, kern, st, pb,
+                               pe, dil, 2);
+    cuda::conv_transpose<float>(kStream, x.data(), w.data(), bias, got.data(), 2, in, out, kern,
+                                st, pb, pe, dil, 2);
+    CHECK(sameMismatch(got, want, 2964) == "");
+  }
+  {
+    const int64_t in1[3] = {2, 4, 35}, out1[3] = {2, 3, 72}, k1[1] = {4}, s1[1] = {2};
+    const int64_t p1[1] = {0}, d1[1] = {1};
+    std::vector<float> want(432), got(432, -7.0f);
+    ref::conv_transpose<float>(x.data(), w.data(), b.data(), want.data(), 1, in1, out1, k1, s1,
+                               p1, p1, d1, 1);
+    cuda::conv_transpose<float>(kStream, x.data(), w.data(), b.data(), got.data(), 1, in1, out1,
+                                k1, s1, p1, p1, d1, 1);
+    CHECK(sameMismatch(got, want, 432) == "");
+  }
+  for (int64_t size : {3, 4}) {
+    INFO("LRN size " << size);
+    std::vector<float> want(280), got(280, -7.0f);
+    ref::lrn<float>(x.data(), want.data(), 2, 4, 35, 1e-3f, 0.75f, 2.0f, size);
+    cuda::lrn<float>(kStream, x.data(), got.data(), 2, 4, 35, 1e-3f, 0.75f, 2.0f, size);
+    CHECK(sameMismatch(got, want, 280) == "");
+  }
+}
+
 // Resize: every mode, each coordinate transform, nearest rounding modes,
 // cubic with and without exclude_outside, a crop with extrapolation, in
 // floats and bytes; the same doubles as the reference, so equal outputs.

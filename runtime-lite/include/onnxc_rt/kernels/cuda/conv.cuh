@@ -5,7 +5,8 @@
 // columns: output pixels, depth: input channels x window; the im2col
 // column is gathered while staging, never stored); depthwise and other
 // narrow groups run one output per thread. Bias, the fused residual and
-// the activation are applied as each sum is stored.
+// the activation are applied as each sum is stored. ConvTranspose runs
+// one output per thread, gathering what the reference scatters.
 #ifndef ONNXC_RT_CUDA_CONV_CUH
 #define ONNXC_RT_CUDA_CONV_CUH
 
@@ -201,6 +202,40 @@ __global__ void avg_pool_kernel(const T *x, T *y, Window2d g, int pad_h_end, int
   }
 }
 
+/// ConvTranspose, one output a thread. The reference scatters input (ih,
+/// iw) through tap (r, s) to (ih * sh - ph + r * dh, iw * sw - pw + s *
+/// dw); read backwards, output (oh, ow) takes tap r from ih = (oh + ph -
+/// r * dh) / sh where that divides and lands in the input. Taps run from
+/// the last, so each output sums its terms in the reference's order (input
+/// channel, then input position ascending). Weights are (C, M / group, KH,
+/// KW).
+template <typename T>
+__global__ void conv_transpose_kernel(const T *x, const T *w, const T *bias, T *y, Window2d g,
+                                      int cg, int mg) {
+  const int pixels = g.oh * g.ow, taps = g.kh * g.kw;
+  ONNXC_CUDA_FOR_PLANES(plane, int64_t(g.n) * g.m, pix, pixels) {
+    const int image = int(plane / g.m), oc = int(plane % g.m);
+    const int first = oc / mg * cg, ocg = oc % mg;
+    const int oh = pix / g.ow, ow = pix % g.ow;
+    T acc = bias ? bias[oc] : T(0);
+    for (int ic = first; ic < first + cg; ++ic) {
+      const T *xp = x + (int64_t(image) * g.c + ic) * g.h * g.w;
+      const T *wp = w + (int64_t(ic) * mg + ocg) * taps;
+      for (int r = g.kh - 1; r >= 0; --r) {
+        const int th = oh + g.ph - r * g.dh;
+        if (th < 0 || th % g.sh != 0 || th / g.sh >= g.h)
+          continue;
+        for (int s = g.kw - 1; s >= 0; --s) {
+          const int tw = ow + g.pw - s * g.dw;
+          if (tw >= 0 && tw % g.sw == 0 && tw / g.sw < g.w)
+            acc += xp[th / g.sh * g.w + tw / g.sw] * wp[r * g.kw + s];
+        }
+      }
+    }
+    y[plane * pixels + pix] = acc;
+  }
+}
+
 /// One warp per (n, c) plane: mean (is_max 0) or maximum.
 template <typename T>
 __global__ void global_pool_kernel(const T *x, T *y, int64_t nc, int64_t spatial, int is_max) {
@@ -248,6 +283,24 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
   detail::ConvProblem<Act> p{x, w, bias, z, y, g, int(group), cg, mg,
                              mg, g.n * g.oh * g.ow, cg * g.kh * g.kw, act_alpha, act_beta};
   detail::launch_tiled_gemm<Math>(stream, p, group, splits, partial);
+}
+
+/// ConvTranspose (1-D and 2-D): the output shape already holds the
+/// output padding and pads_end.
+template <typename T>
+void conv_transpose(Stream *stream, const T *x, const T *w, const T *bias, T *y, int64_t rank,
+                    const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
+                    const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
+                    const int64_t *dilations, int64_t group) {
+  (void)pads_end;
+  const detail::Window2d g =
+      detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
+  const int64_t pixels = int64_t(g.oh) * g.ow;
+  if (int64_t(g.n) * g.m * pixels == 0)
+    return;
+  const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.m, pixels);
+  launch(detail::conv_transpose_kernel<T>, pl.grid, pl.threads, stream, x, w, bias, y, g,
+         int(g.c / group), int(g.m / group));
 }
 
 template <typename T>

@@ -236,6 +236,24 @@ void batch_norm(Stream *stream, const T *x, const T *scale, const T *bias, const
            mean, var, y, total, c, spatial, epsilon);
 }
 
+namespace detail {
+template <typename T>
+__global__ void lrn_kernel(const T *x, T *y, int64_t total, int64_t c, int64_t spatial,
+                           float alpha, float beta, float bias, int64_t size) {
+  ONNXC_CUDA_FOR(i, total) { y[i] = ref::lrn_element(x, c, spatial, i, alpha, beta, bias, size); }
+}
+} // namespace detail
+
+/// LRN: one output a thread, the reference's rule (ref::lrn_element).
+template <typename T>
+void lrn(Stream *stream, const T *x, T *y, int64_t n, int64_t c, int64_t spatial, float alpha,
+         float beta, float bias, int64_t size) {
+  const int64_t total = n * c * spatial;
+  if (total > 0)
+    launch(detail::lrn_kernel<T>, blocks_for(total), kThreads, stream, x, y, total, c, spatial,
+           alpha, beta, bias, size);
+}
+
 } // namespace cuda
 } // namespace onnxc_rt
 

@@ -202,24 +202,30 @@ void group_norm(const T *x, const T *scale, const T *bias, T *y, int64_t n, int6
     }
 }
 
+/// Local response normalization's value at element `off` = (b, ch, i) of
+/// (N, C, spatial): x over (bias + alpha / size * the sum of squares of
+/// the `size` channels around ch) ^ beta, in double (host and CUDA).
+template <typename T>
+ONNXC_RT_HD inline T lrn_element(const T *x, int64_t c, int64_t spatial, int64_t off,
+                                 float alpha, float beta, float bias, int64_t size) {
+  const int64_t before = (size - 1) / 2, after = size - 1 - before;
+  const int64_t ch = off / spatial % c, plane0 = off - ch * spatial;
+  double sq = 0;
+  for (int64_t k = ch - before; k <= ch + after; ++k)
+    if (k >= 0 && k < c) {
+      const double v = double(x[plane0 + k * spatial]);
+      sq += v * v;
+    }
+  return T(double(x[off]) /
+           std::pow(double(bias) + double(alpha) / double(size) * sq, double(beta)));
+}
+
 /// Local response normalization across channels of (N, C, spatial).
 template <typename T>
 void lrn(const T *x, T *y, int64_t n, int64_t c, int64_t spatial, float alpha,
          float beta, float bias, int64_t size) {
-  const int64_t before = (size - 1) / 2, after = size - 1 - before;
-  for (int64_t b = 0; b < n; ++b)
-    for (int64_t ch = 0; ch < c; ++ch)
-      for (int64_t i = 0; i < spatial; ++i) {
-        double sq = 0;
-        for (int64_t k = ch - before; k <= ch + after; ++k)
-          if (k >= 0 && k < c) {
-            double v = double(x[(b * c + k) * spatial + i]);
-            sq += v * v;
-          }
-        const int64_t off = (b * c + ch) * spatial + i;
-        y[off] = T(double(x[off]) /
-                   std::pow(double(bias) + double(alpha) / double(size) * sq, double(beta)));
-      }
+  for (int64_t off = 0; off < n * c * spatial; ++off)
+    y[off] = lrn_element(x, c, spatial, off, alpha, beta, bias, size);
 }
 
 /// Negative log likelihood over input (N, C, D) and target (N, D):

@@ -36,6 +36,7 @@ constexpr const char *kCudaNorm = "onnxc_rt/kernels/cuda/norm.cuh";
 constexpr const char *kCudaTensor = "onnxc_rt/kernels/cuda/tensor.cuh";
 constexpr const char *kCudaReduce = "onnxc_rt/kernels/cuda/reduce.cuh";
 constexpr const char *kCudaResize = "onnxc_rt/kernels/cuda/resize.cuh";
+constexpr const char *kCudaQuant = "onnxc_rt/kernels/cuda/quant.cuh";
 
 /// Refuses `op` with `why`; "not supported" makes onnxc exit 3 (a feature
 /// onnxc lacks, not a broken model).
@@ -43,12 +44,22 @@ FailureOr<OpLowering> refuse(Operation *op, const llvm::Twine &why) {
   return unsupported(op, why + ": not supported on target cuda");
 }
 
-/// Element types the CUDA launchers are instantiated for.
-bool deviceType(StringRef t) {
-  static const llvm::StringSet<> types = {"float",   "double",   "bool",    "int8_t",
-                                          "uint8_t", "int16_t",  "uint16_t", "int32_t",
-                                          "uint32_t", "int64_t", "uint64_t"};
-  return types.contains(t);
+/// Element types a CUDA launcher is instantiated for.
+enum class Elements {
+  Float,   // computes in float: its template argument must be float
+  Numbers, // float, double, bool and the integers
+  Any,     // those and float16 / bfloat16 (copies and per-element maps,
+           // which convert through float as the host's types.h does)
+};
+
+bool deviceType(StringRef t, Elements e) {
+  static const llvm::StringSet<> numbers = {"float",   "double",   "bool",    "int8_t",
+                                            "uint8_t", "int16_t",  "uint16_t", "int32_t",
+                                            "uint32_t", "int64_t", "uint64_t"};
+  if (e == Elements::Float)
+    return t == "float";
+  return numbers.contains(t) ||
+         (e == Elements::Any && (t == "onnxc_rt::float16" || t == "onnxc_rt::bfloat16"));
 }
 
 /// The kernels' index arithmetic is 32-bit within a tensor.
@@ -63,7 +74,7 @@ bool fitsInt32(Operation *op) {
 /// and whether it covers this call (types, ranks, optional outputs).
 struct Launcher {
   const char *header;
-  bool floatOnly; // computes in float (its template argument must be float)
+  Elements elements;
   bool (*covers)(const KernelCall &); // null: every call
 };
 
@@ -74,43 +85,48 @@ bool windowRankAtMost2(const KernelCall &c, size_t rankArg) {
 
 const llvm::StringMap<Launcher> &launchers() {
   static const llvm::StringMap<Launcher> table = {
-      {"unary", {kCudaElementwise, false, nullptr}},
-      {"binary", {kCudaElementwise, false, nullptr}},
-      {"where", {kCudaElementwise, false, nullptr}},
-      {"broadcast_copy", {kCudaElementwise, false, nullptr}},
-      {"clip", {kCudaElementwise, false, nullptr}},
-      {"cast", {kCudaElementwise, false, nullptr}},
-      {"fill", {kCudaElementwise, false, nullptr}},
-      {"matmul", {kCudaGemm, true, nullptr}},
+      {"unary", {kCudaElementwise, Elements::Any, nullptr}},
+      {"binary", {kCudaElementwise, Elements::Any, nullptr}},
+      {"where", {kCudaElementwise, Elements::Any, nullptr}},
+      {"broadcast_copy", {kCudaElementwise, Elements::Any, nullptr}},
+      {"clip", {kCudaElementwise, Elements::Any, nullptr}},
+      {"cast", {kCudaElementwise, Elements::Any, nullptr}},
+      {"fill", {kCudaElementwise, Elements::Any, nullptr}},
+      {"matmul", {kCudaGemm, Elements::Float, nullptr}},
       // max_pool(x, y, indices, rank, ...): no indices output.
       {"max_pool",
-       {kCudaConv, false,
+       {kCudaConv, Elements::Numbers,
         [](const KernelCall &c) {
           return c.args[2].kind == KernelArg::Kind::Null && windowRankAtMost2(c, 3);
         }}},
-      {"avg_pool", {kCudaConv, false, [](const KernelCall &c) { return windowRankAtMost2(c, 2); }}},
-      {"global_pool", {kCudaConv, false, nullptr}},
-      {"softmax", {kCudaNorm, true, nullptr}},
-      {"layer_norm", {kCudaNorm, true, nullptr}},
-      {"nll_loss", {kCudaNorm, false, nullptr}},
-      {"transpose", {kCudaTensor, false, nullptr}},
-      {"slice", {kCudaTensor, false, nullptr}},
-      {"concat_part", {kCudaTensor, false, nullptr}},
-      {"split_part", {kCudaTensor, false, nullptr}},
-      {"gather", {kCudaTensor, false, nullptr}},
-      {"gather_elements", {kCudaTensor, false, nullptr}},
-      {"arg_reduce", {kCudaReduce, false, nullptr}},
-      {"reduce", {kCudaReduce, false, nullptr}},
-      {"resize", {kCudaResize, false, nullptr}},
-      {"tile", {kCudaTensor, false, nullptr}},
-      {"pad", {kCudaTensor, false, nullptr}},
-      {"trilu", {kCudaTensor, false, nullptr}},
-      {"cumsum", {kCudaTensor, false, nullptr}},
-      {"batch_norm", {kCudaNorm, true, nullptr}},
-      {"lrn", {kCudaNorm, false, nullptr}},
+      {"avg_pool",
+       {kCudaConv, Elements::Numbers,
+        [](const KernelCall &c) { return windowRankAtMost2(c, 2); }}},
+      {"global_pool", {kCudaConv, Elements::Numbers, nullptr}},
+      {"softmax", {kCudaNorm, Elements::Float, nullptr}},
+      {"layer_norm", {kCudaNorm, Elements::Float, nullptr}},
+      {"nll_loss", {kCudaNorm, Elements::Numbers, nullptr}},
+      {"transpose", {kCudaTensor, Elements::Any, nullptr}},
+      {"slice", {kCudaTensor, Elements::Any, nullptr}},
+      {"concat_part", {kCudaTensor, Elements::Any, nullptr}},
+      {"split_part", {kCudaTensor, Elements::Any, nullptr}},
+      {"gather", {kCudaTensor, Elements::Any, nullptr}},
+      {"gather_elements", {kCudaTensor, Elements::Any, nullptr}},
+      {"arg_reduce", {kCudaReduce, Elements::Numbers, nullptr}},
+      {"reduce", {kCudaReduce, Elements::Numbers, nullptr}},
+      {"resize", {kCudaResize, Elements::Numbers, nullptr}},
+      {"tile", {kCudaTensor, Elements::Any, nullptr}},
+      {"pad", {kCudaTensor, Elements::Any, nullptr}},
+      {"trilu", {kCudaTensor, Elements::Any, nullptr}},
+      {"cumsum", {kCudaTensor, Elements::Numbers, nullptr}},
+      {"batch_norm", {kCudaNorm, Elements::Float, nullptr}},
+      {"lrn", {kCudaNorm, Elements::Numbers, nullptr}},
+      {"quantize_linear", {kCudaQuant, Elements::Any, nullptr}},
+      {"dequantize_linear", {kCudaQuant, Elements::Any, nullptr}},
       // conv_transpose(x, w, bias, y, rank, ...)
       {"conv_transpose",
-       {kCudaConv, false, [](const KernelCall &c) { return windowRankAtMost2(c, 4); }}},
+       {kCudaConv, Elements::Numbers,
+        [](const KernelCall &c) { return windowRankAtMost2(c, 4); }}},
   };
   return table;
 }
@@ -128,7 +144,7 @@ std::string moveToDevice(KernelCall &c) {
   for (const std::string &t : c.templateArgs) {
     if (StringRef(t).starts_with("onnxc_rt::ref::"))
       continue; // a functor: the reference's own, callable on the device
-    if (!deviceType(t) || (l.floatOnly && t != "float"))
+    if (!deviceType(t, l.elements))
       return "the CUDA kernel '" + callee.str() + "' does not take element type " + t;
   }
   // A scratch tensor is arena memory, on the device like the rest (the

@@ -90,10 +90,27 @@ add_test(NAME cuda.node_tests_emulated
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
                  --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2 --every 16)
 # The opset-18-and-later cases (test/opset18/make_tests.py) through the
-# CUDA code on the CPU: what cuda covers passes (19 of 34, Pad and Resize
-# with axes among them), the rest is refused (exit 3) and listed.
+# CUDA code on the CPU: what cuda covers passes (21 of 36, Pad and Resize
+# with axes, float16 and bfloat16 tensors among them), the rest is refused
+# (exit 3) and listed.
+set(CUDA_OPSET18 ${CMAKE_CURRENT_BINARY_DIR}/cuda-opset18/opset18)
+add_test(NAME cuda.opset18_make
+         COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/opset18/make_tests.py ${CUDA_OPSET18})
+set_tests_properties(cuda.opset18_make PROPERTIES FIXTURES_SETUP cuda_opset18)
 add_test(NAME cuda.opset18_emulated
-         COMMAND sh -c "${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/opset18/make_tests.py ${CMAKE_CURRENT_BINARY_DIR}/cuda-opset18/opset18 > /dev/null && ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py --onnxc $<TARGET_FILE:onnxc> --jobs 2 --root ${CMAKE_CURRENT_BINARY_DIR}/cuda-opset18 --suite opset18 --cuda-emulated")
+         COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
+                 --onnxc $<TARGET_FILE:onnxc> --jobs 2 --root ${CUDA_OPSET18}/..
+                 --suite opset18 --cuda-emulated)
+# The 16-bit float tensors' kernels built with nvcc, warnings as errors.
+foreach(type float16 bfloat16)
+  add_test(NAME cuda.build.${type}_tensors
+           COMMAND ${CMAKE_COMMAND} -E env ${CUDA_WERROR_ENV} $<TARGET_FILE:onnxc>
+                   ${CUDA_OPSET18}/test_${type}_elementwise_movement_opset18/model.onnx
+                   --target cuda --emit lib --quiet
+                   -o ${CMAKE_CURRENT_BINARY_DIR}/cuda-build/${type}_tensors)
+  set_tests_properties(cuda.build.${type}_tensors PROPERTIES FIXTURES_REQUIRED cuda_opset18)
+endforeach()
+set_tests_properties(cuda.opset18_emulated PROPERTIES FIXTURES_REQUIRED cuda_opset18)
 
 # --precision tf32, fp16, bf16: the matrix products on the tensor-core
 # kernel (mma.sync, emulated per the PTX ISA's fragment layouts), against

@@ -70,11 +70,13 @@ int main(int argc, char **argv) {
 }
 """
 
-# The header's C types -> numpy (the types the CUDA kernels take).
+# The header's C types -> numpy (the types the CUDA kernels take; bfloat16
+# as its uint16 bits, as onnx_tensors.load_tensor gives ONNX's test data).
 DTYPES = {"float": np.float32, "double": np.float64, "bool": np.bool_, "int8_t": np.int8,
           "uint8_t": np.uint8, "int16_t": np.int16, "uint16_t": np.uint16,
           "int32_t": np.int32, "uint32_t": np.uint32, "int64_t": np.int64,
-          "uint64_t": np.uint64}
+          "uint64_t": np.uint64, "onnxc_rt::float16": np.float16,
+          "onnxc_rt::bfloat16": np.uint16}
 
 
 class Refused(Exception):

@@ -20,6 +20,7 @@ int forced = 0;
 #include "onnxc_rt/kernels/cuda/elementwise.cuh"
 #include "onnxc_rt/kernels/cuda/gemm.cuh"
 #include "onnxc_rt/kernels/cuda/norm.cuh"
+#include "onnxc_rt/kernels/cuda/quant.cuh"
 #include "onnxc_rt/kernels/cuda/reduce.cuh"
 #include "onnxc_rt/kernels/cuda/resize.cuh"
 #include "onnxc_rt/kernels/cuda/tensor.cuh"
@@ -671,6 +672,38 @@ TEST_CASE("conv transpose and LRN against the reference", "[conv]") {
     cuda::lrn<float>(kStream, x.data(), got.data(), 2, 4, 35, 1e-3f, 0.75f, 2.0f, size);
     CHECK(sameMismatch(got, want, 280) == "");
   }
+}
+
+// QuantizeLinear and DequantizeLinear per tensor and per axis, with and
+// without zero points, on values that tie (x / scale = k + 0.5), saturate
+// and go negative: the same integers and floats as the reference.
+template <typename Q> void checkQuantize() {
+  std::vector<float> x = randomVec(120), scale = {0.02f, 0.5f, 0.125f};
+  for (size_t i = 0; i < x.size(); i += 5)
+    x[i] = 0.125f * (float(i % 9) - 4.5f) * 8.0f; // ties and saturation
+  const Q zps[3] = {Q(3), Q(0), Q(100)};
+  for (int64_t count : {1, 3})
+    for (const Q *zp : {zps, static_cast<const Q *>(nullptr)}) {
+      INFO("count " << count << (zp ? " with" : " without") << " zero points");
+      std::vector<Q> want(120), got(120, Q(7));
+      ref::quantize_linear<float, Q>(x.data(), scale.data(), zp, want.data(), 4, 3, 10, count);
+      cuda::quantize_linear<float, Q>(kStream, x.data(), scale.data(), zp, got.data(), 4, 3, 10,
+                                      count);
+      CHECK(want == got);
+      std::vector<float> back(120), back_got(120, -7.0f);
+      ref::dequantize_linear<Q, float>(want.data(), scale.data(), zp, back.data(), 4, 3, 10,
+                                       count);
+      cuda::dequantize_linear<Q, float>(kStream, want.data(), scale.data(), zp, back_got.data(),
+                                        4, 3, 10, count);
+      CHECK(sameMismatch(back_got, back, 120) == "");
+    }
+}
+
+TEST_CASE("quantize and dequantize against the reference", "[quant]") {
+  checkQuantize<int8_t>();
+  checkQuantize<uint8_t>();
+  checkQuantize<int16_t>();
+  checkQuantize<uint16_t>();
 }
 
 // Resize: every mode, each coordinate transform, nearest rounding modes,

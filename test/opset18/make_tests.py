@@ -12,7 +12,8 @@ channel (21), Mish and the Bitwise ops (18), Gelu (20). Also outputs whose
 shape the data decides (NonZero, Unique, NonMaxSuppression) on inputs larger
 than the backend suite's, with thresholds given at run time, and strings
 (Cast to and from numbers, numpy's str() as reference; StringNormalizer;
-string tensors through Concat, Gather and Transpose).
+string tensors through Concat, Gather and Transpose). And float16 and
+bfloat16 tensors through element-wise and data-movement ops.
 """
 import os
 import sys
@@ -244,6 +245,50 @@ def main():
           helper.make_node("Transpose", ["g"], ["y"])],
          [("a", S, a.shape), ("b", S, b.shape), ("i", I64, idx.shape)], [("y", S, None)],
          [a, b, idx], [ref])
+    # 16-bit float tensors through the element-wise and data-movement ops
+    # (what --target cuda takes them in): PyTorch's float arithmetic, each
+    # op's result rounded to float16 or bfloat16 (this PyTorch has no
+    # float16 Relu on the CPU).
+    H, BF = TensorProto.FLOAT16, TensorProto.BFLOAT16
+    xh = rng.standard_normal((2, 3, 4, 5)).astype(np.float16)
+    yh = rng.standard_normal((2, 3, 4, 5)).astype(np.float16)
+    th, uh = torch.from_numpy(xh).float(), torch.from_numpy(yh).float()
+
+    def half(v):
+        return v.half().float()
+    t = half(torch.sigmoid(torch.relu(half(half(th + uh) * th)))).permute(0, 2, 1, 3)
+    sliced = torch.cat([t, t], 1)[:, 1:7:2, :, 1:4].half()
+    gathered = th[[1, 0, 1]].half()
+    clipped = torch.clamp(torch.where(th > uh, th, uh), -0.5, 0.75)
+    padded = torch.nn.functional.pad(clipped, (0, 2, 1, 0))
+    make(out, "float16_elementwise_movement_opset18", 18,
+         [helper.make_node("Add", ["x", "y"], ["a"]), helper.make_node("Mul", ["a", "x"], ["m"]),
+          helper.make_node("Relu", ["m"], ["r"]), helper.make_node("Sigmoid", ["r"], ["sg"]),
+          helper.make_node("Transpose", ["sg"], ["t"], perm=[0, 2, 1, 3]),
+          helper.make_node("Concat", ["t", "t"], ["c"], axis=1),
+          helper.make_node("Slice", ["c", "starts", "ends", "axes", "steps"], ["s"]),
+          helper.make_node("Gather", ["x", "idx"], ["g"], axis=0),
+          helper.make_node("Greater", ["x", "y"], ["cond"]),
+          helper.make_node("Where", ["cond", "x", "y"], ["w"]),
+          helper.make_node("Clip", ["w", "lo", "hi"], ["cl"]),
+          helper.make_node("Pad", ["cl", "pads"], ["p"]),
+          helper.make_node("Cast", ["p"], ["pf"], to=F)],
+         [("x", H, xh.shape), ("y", H, yh.shape)],
+         [("s", H, None), ("g", H, None), ("pf", F, None)], [xh, yh],
+         [sliced.numpy(), gathered.numpy(), padded.numpy()],
+         [const("starts", [1, 1]), const("ends", [7, 4]), const("axes", [1, 3]),
+          const("steps", [2, 1]), const("idx", [1, 0, 1]),
+          helper.make_tensor("lo", H, [], [-0.5]), helper.make_tensor("hi", H, [], [0.75]),
+          const("pads", [0, 0, 1, 0, 0, 0, 0, 2])])
+    xf = rng.standard_normal((2, 3, 4, 5)).astype(np.float32)
+    tf = torch.from_numpy(xf).bfloat16().float()
+    bsum = ((tf * tf).bfloat16().float() + tf).bfloat16().permute(0, 3, 1, 2).float()
+    make(out, "bfloat16_elementwise_movement_opset18", 18,
+         [helper.make_node("Cast", ["x"], ["b"], to=BF),
+          helper.make_node("Mul", ["b", "b"], ["sq"]), helper.make_node("Add", ["sq", "b"], ["a"]),
+          helper.make_node("Transpose", ["a"], ["t"], perm=[0, 3, 1, 2]),
+          helper.make_node("Cast", ["t"], ["y"], to=F)],
+         [("x", F, xf.shape)], [("y", F, None)], [xf], [bsum.numpy()])
     print(f"wrote opset 18+ tests to {out}")
 
 

@@ -1,7 +1,9 @@
 // 16-bit float storage types. Arithmetic happens in float: a value converts
 // to float implicitly, and assigning any arithmetic value rounds to nearest
 // even (from double, so double -> half rounds once). Kernels templated on T
-// work for these unchanged.
+// work for these unchanged, on the host and in CUDA kernels alike (every
+// function is ONNXC_RT_HD: a float16 tensor on the GPU rounds as the
+// host's does).
 #ifndef ONNXC_RT_TYPES_H
 #define ONNXC_RT_TYPES_H
 
@@ -9,27 +11,29 @@
 #include <string.h>
 #include <type_traits>
 
+#include "onnxc_rt/base.h"
+
 namespace onnxc_rt {
 
 namespace detail {
-inline uint64_t double_bits(double d) {
+ONNXC_RT_HD inline uint64_t double_bits(double d) {
   uint64_t u;
   memcpy(&u, &d, sizeof u);
   return u;
 }
-inline float float_from_bits(uint32_t u) {
+ONNXC_RT_HD inline float float_from_bits(uint32_t u) {
   float f;
   memcpy(&f, &u, sizeof f);
   return f;
 }
-inline uint32_t float_bits(float f) {
+ONNXC_RT_HD inline uint32_t float_bits(float f) {
   uint32_t u;
   memcpy(&u, &f, sizeof u);
   return u;
 }
 
 /// IEEE binary16 from a double, round to nearest even.
-inline uint16_t half_from_double(double d) {
+ONNXC_RT_HD inline uint16_t half_from_double(double d) {
   const uint64_t u = double_bits(d);
   const uint16_t sign = uint16_t((u >> 48) & 0x8000u);
   const int64_t exp = int64_t((u >> 52) & 0x7ff);
@@ -57,7 +61,7 @@ inline uint16_t half_from_double(double d) {
   return uint16_t(sign | kept);
 }
 
-inline float half_to_float(uint16_t h) {
+ONNXC_RT_HD inline float half_to_float(uint16_t h) {
   const uint32_t sign = uint32_t(h & 0x8000u) << 16;
   const uint32_t exp = (h >> 10) & 0x1f, mant = h & 0x3ffu;
   if (exp == 0) { // zero or subnormal: mant * 2^-24
@@ -70,7 +74,7 @@ inline float half_to_float(uint16_t h) {
 }
 
 /// bfloat16 from a float, round to nearest even (NaN stays NaN).
-inline uint16_t bfloat_from_float(float f) {
+ONNXC_RT_HD inline uint16_t bfloat_from_float(float f) {
   const uint32_t u = float_bits(f);
   if ((u & 0x7fffffffu) > 0x7f800000u)
     return uint16_t((u >> 16) | 0x40u);
@@ -82,24 +86,24 @@ struct float16 {
   uint16_t bits;
   float16() = default;
   template <typename U, std::enable_if_t<std::is_arithmetic<U>::value, int> = 0>
-  float16(U v) : bits(detail::half_from_double(double(v))) {}
-  operator float() const { return detail::half_to_float(bits); }
-  float16 &operator+=(float v) { return *this = float(*this) + v; }
-  float16 &operator-=(float v) { return *this = float(*this) - v; }
-  float16 &operator*=(float v) { return *this = float(*this) * v; }
-  float16 &operator/=(float v) { return *this = float(*this) / v; }
+  ONNXC_RT_HD float16(U v) : bits(detail::half_from_double(double(v))) {}
+  ONNXC_RT_HD operator float() const { return detail::half_to_float(bits); }
+  ONNXC_RT_HD float16 &operator+=(float v) { return *this = float(*this) + v; }
+  ONNXC_RT_HD float16 &operator-=(float v) { return *this = float(*this) - v; }
+  ONNXC_RT_HD float16 &operator*=(float v) { return *this = float(*this) * v; }
+  ONNXC_RT_HD float16 &operator/=(float v) { return *this = float(*this) / v; }
 };
 
 struct bfloat16 {
   uint16_t bits;
   bfloat16() = default;
   template <typename U, std::enable_if_t<std::is_arithmetic<U>::value, int> = 0>
-  bfloat16(U v) : bits(detail::bfloat_from_float(float(v))) {}
-  operator float() const { return detail::float_from_bits(uint32_t(bits) << 16); }
-  bfloat16 &operator+=(float v) { return *this = float(*this) + v; }
-  bfloat16 &operator-=(float v) { return *this = float(*this) - v; }
-  bfloat16 &operator*=(float v) { return *this = float(*this) * v; }
-  bfloat16 &operator/=(float v) { return *this = float(*this) / v; }
+  ONNXC_RT_HD bfloat16(U v) : bits(detail::bfloat_from_float(float(v))) {}
+  ONNXC_RT_HD operator float() const { return detail::float_from_bits(uint32_t(bits) << 16); }
+  ONNXC_RT_HD bfloat16 &operator+=(float v) { return *this = float(*this) + v; }
+  ONNXC_RT_HD bfloat16 &operator-=(float v) { return *this = float(*this) - v; }
+  ONNXC_RT_HD bfloat16 &operator*=(float v) { return *this = float(*this) * v; }
+  ONNXC_RT_HD bfloat16 &operator/=(float v) { return *this = float(*this) / v; }
 };
 
 static_assert(sizeof(float16) == 2 && sizeof(bfloat16) == 2, "16-bit storage");

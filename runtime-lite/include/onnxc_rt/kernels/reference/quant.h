@@ -18,8 +18,8 @@ template <> struct QuantRange<int8_t> { static constexpr int32_t lo = -128, hi =
 template <> struct QuantRange<uint16_t> { static constexpr int32_t lo = 0, hi = 65535; };
 template <> struct QuantRange<int16_t> { static constexpr int32_t lo = -32768, hi = 32767; };
 
-/// round(v) half to even, plus zp, saturated to Q.
-template <typename Q> inline Q saturate_round(double v, int32_t zp) {
+/// round(v) half to even, plus zp, saturated to Q (host and CUDA).
+template <typename Q> ONNXC_RT_HD inline Q saturate_round(double v, int32_t zp) {
   double r = std::nearbyint(v) + double(zp);
   if (r < QuantRange<Q>::lo)
     r = QuantRange<Q>::lo;
@@ -28,6 +28,19 @@ template <typename Q> inline Q saturate_round(double v, int32_t zp) {
   return static_cast<Q>(r);
 }
 } // namespace detail
+
+/// QuantizeLinear of one value: saturate(round(x / scale) + zp) (host and
+/// CUDA).
+template <typename Q, typename T>
+ONNXC_RT_HD inline Q quantize_value(T x, float scale, int32_t zp) {
+  return detail::saturate_round<Q>(double(float(x) / scale), zp);
+}
+
+/// DequantizeLinear of one value: (x - zp) * scale (host and CUDA).
+template <typename T, typename Q>
+ONNXC_RT_HD inline T dequantize_value(Q x, float scale, int32_t zp) {
+  return T(float(int32_t(x) - zp) * scale);
+}
 
 /// y = saturate(round(x / scale) + zp) over (outer, axis_dim, inner); scale
 /// and zp (zp may be null) have `count` values: 1 (per tensor) or axis_dim.
@@ -41,7 +54,7 @@ void quantize_linear(const T *x, const T *scale, const Q *zp, Q *y, int64_t oute
       const int32_t z = zp ? int32_t(zp[c]) : 0;
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t off = (o * axis_dim + a) * inner + i;
-        y[off] = detail::saturate_round<Q>(double(float(x[off]) / s), z);
+        y[off] = quantize_value<Q>(x[off], s, z);
       }
     }
 }
@@ -56,7 +69,7 @@ void dequantize_linear(const Q *x, const T *scale, const Q *zp, T *y, int64_t ou
       const int32_t z = zp ? int32_t(zp[c]) : 0;
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t off = (o * axis_dim + a) * inner + i;
-        y[off] = T(float(int32_t(x[off]) - z) * float(scale[c]));
+        y[off] = dequantize_value<T>(x[off], float(scale[c]), z);
       }
     }
 }

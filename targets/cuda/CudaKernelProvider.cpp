@@ -37,6 +37,7 @@ constexpr const char *kCudaTensor = "onnxc_rt/kernels/cuda/tensor.cuh";
 constexpr const char *kCudaReduce = "onnxc_rt/kernels/cuda/reduce.cuh";
 constexpr const char *kCudaResize = "onnxc_rt/kernels/cuda/resize.cuh";
 constexpr const char *kCudaQuant = "onnxc_rt/kernels/cuda/quant.cuh";
+constexpr const char *kCudaQs8 = "onnxc_rt/kernels/cuda/qs8.cuh";
 
 /// Refuses `op` with `why`; "not supported" makes onnxc exit 3 (a feature
 /// onnxc lacks, not a broken model).
@@ -121,8 +122,26 @@ const llvm::StringMap<Launcher> &launchers() {
       {"cumsum", {kCudaTensor, Elements::Numbers, nullptr}},
       {"batch_norm", {kCudaNorm, Elements::Float, nullptr}},
       {"lrn", {kCudaNorm, Elements::Numbers, nullptr}},
+      {"classify", {kCudaElementwise, Elements::Numbers, nullptr}},
+      {"eye_like", {kCudaTensor, Elements::Any, nullptr}},
+      {"gather_nd", {kCudaTensor, Elements::Any, nullptr}},
+      {"group_norm", {kCudaNorm, Elements::Float, nullptr}},
+      {"instance_norm", {kCudaNorm, Elements::Float, nullptr}},
       {"quantize_linear", {kCudaQuant, Elements::Any, nullptr}},
       {"dequantize_linear", {kCudaQuant, Elements::Any, nullptr}},
+      // The qs8 scheme's integer kernels (onnxc's int8 and int16x8 models,
+      // imported QDQ models).
+      {"qs8::conv",
+       {kCudaQs8, Elements::Numbers,
+        [](const KernelCall &c) { return windowRankAtMost2(c, 5); }}},
+      {"qs8::fully_connected", {kCudaQs8, Elements::Numbers, nullptr}},
+      {"qs8::add", {kCudaQs8, Elements::Numbers, nullptr}},
+      {"qs8::mul", {kCudaQs8, Elements::Numbers, nullptr}},
+      {"qs8::average_pool",
+       {kCudaQs8, Elements::Numbers,
+        [](const KernelCall &c) { return windowRankAtMost2(c, 2); }}},
+      {"qs8::rescale", {kCudaQs8, Elements::Numbers, nullptr}},
+      {"qs8::lookup", {kCudaQs8, Elements::Numbers, nullptr}},
       // conv_transpose(x, w, bias, y, rank, ...)
       {"conv_transpose",
        {kCudaConv, Elements::Numbers,

@@ -90,9 +90,9 @@ add_test(NAME cuda.node_tests_emulated
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
                  --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2 --every 16)
 # The opset-18-and-later cases (test/opset18/make_tests.py) through the
-# CUDA code on the CPU: what cuda covers passes (21 of 36, Pad and Resize
-# with axes, float16 and bfloat16 tensors among them), the rest is refused
-# (exit 3) and listed.
+# CUDA code on the CPU: what cuda covers passes (23 of 36, Pad and Resize
+# with axes, GroupNormalization, float16 and bfloat16 tensors among them),
+# the rest is refused (exit 3) and listed.
 set(CUDA_OPSET18 ${CMAKE_CURRENT_BINARY_DIR}/cuda-opset18/opset18)
 add_test(NAME cuda.opset18_make
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/opset18/make_tests.py ${CUDA_OPSET18})
@@ -127,4 +127,20 @@ foreach(run transformer_encoder:tf32:2e-3 cifar_cnn:fp16:2e-3 transformer_encode
                    --onnxc $<TARGET_FILE:onnxc> --model-dir ${MODEL_DIR}/${model}_op17
                    --precision ${precision} --max-rel-err ${bound})
   set_tests_properties(cuda.emulated.${model}.${precision} PROPERTIES FIXTURES_REQUIRED models)
+endforeach()
+
+# Quantized models (test/quant: QDQ, QOperator, int16x8 blocks; fixture
+# qdq_models) on the qs8 integer kernels (kernels/cuda/qs8.cuh): through
+# the emulation, every output identical to the host build's; and built with
+# nvcc, warnings as errors.
+foreach(model fashion_qdq blocks_qdq qoperator blocks_qdq16)
+  add_test(NAME cuda.emulated.${model}
+           COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../../test/e2e/check_cuda_emulated.py
+                   --onnxc $<TARGET_FILE:onnxc> --model-dir ${QUANT_DIR}/${model} --same-as-host)
+  add_test(NAME cuda.build.${model}
+           COMMAND ${CMAKE_COMMAND} -E env ${CUDA_WERROR_ENV} $<TARGET_FILE:onnxc>
+                   ${QUANT_DIR}/${model}/model.onnx --target cuda --emit lib --quiet
+                   -o ${CMAKE_CURRENT_BINARY_DIR}/cuda-build/${model})
+  set_tests_properties(cuda.emulated.${model} cuda.build.${model}
+                       PROPERTIES FIXTURES_REQUIRED qdq_models)
 endforeach()

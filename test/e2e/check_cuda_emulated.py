@@ -3,7 +3,10 @@
 outputs with the reference outputs (PyTorch's for the e2e models; 1e-4
 relative).
 
-    check_cuda_emulated.py --onnxc ONNXC --model-dir DIR [--cxx c++]
+    check_cuda_emulated.py --onnxc ONNXC --model-dir DIR [--cxx c++] [--same-as-host]
+
+--same-as-host expects the host build's outputs bit for bit (a quantized
+model: the GPU's integer kernels against the host's).
 
 `onnxc --target cuda` writes NAME.cu; the host compiler builds it against
 test/kernels/cuda_emulation.h (CUDA's threads, barriers, warp shuffles and
@@ -18,6 +21,7 @@ memory model, the real runtime) is cuda.run.*. run_conformance.py
 import argparse
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -162,14 +166,26 @@ def main():
     ap.add_argument("--model-dir", required=True)
     ap.add_argument("--cxx", default=os.environ.get("CXX", "c++"))
     ap.add_argument("--max-rel-err", type=float, default=1e-4)
-    ap.add_argument("--precision", default="fp32", help="onnxc --precision (fp32, tf32, fp16, bf16)")
+    ap.add_argument("--precision", default="fp32",
+                    help="onnxc --precision (fp32, tf32, fp16, bf16)")
+    ap.add_argument("--same-as-host", action="store_true",
+                    help="expect the host's outputs (`onnxc run --target generic`) exactly, "
+                         "not the model folder's (the integer kernels of a quantized model)")
     a = ap.parse_args()
     data = os.path.join(a.model_dir, "test_data_set_0")
     inputs, expected = [], []
     while os.path.exists(os.path.join(data, f"input_{len(inputs)}.pb")):
         inputs.append(load_tensor(os.path.join(data, f"input_{len(inputs)}.pb")))
+    if a.same_as_host:
+        a.max_rel_err = 0.0
+        data = tempfile.mkdtemp(prefix="onnxc-host-")
+        subprocess.run([a.onnxc, "run", os.path.join(a.model_dir, "model.onnx"), "--inputs",
+                        os.path.join(a.model_dir, "test_data_set_0"), "--outputs", data,
+                        "--target", "generic", "--quiet"], check=True)
     while os.path.exists(os.path.join(data, f"output_{len(expected)}.pb")):
         expected.append(load_tensor(os.path.join(data, f"output_{len(expected)}.pb")))
+    if a.same_as_host:
+        shutil.rmtree(data)
     try:
         outputs = run_emulated(a.onnxc, os.path.join(a.model_dir, "model.onnx"), inputs, a.cxx,
                                onnxc_args=["--precision", a.precision])

@@ -20,6 +20,7 @@ int forced = 0;
 #include "onnxc_rt/kernels/cuda/elementwise.cuh"
 #include "onnxc_rt/kernels/cuda/gemm.cuh"
 #include "onnxc_rt/kernels/cuda/norm.cuh"
+#include "onnxc_rt/kernels/cuda/qs8.cuh"
 #include "onnxc_rt/kernels/cuda/quant.cuh"
 #include "onnxc_rt/kernels/cuda/reduce.cuh"
 #include "onnxc_rt/kernels/cuda/resize.cuh"
@@ -27,6 +28,10 @@ int forced = 0;
 
 #define CATCH_CONFIG_MAIN
 #include "support.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
@@ -455,6 +460,25 @@ TEST_CASE("layer normalisation: a warp per row", "[norm]") {
     }
 }
 
+// Group normalization (2 of 6 channels a group) and instance
+// normalization (a group per channel) with per-channel scale and bias, on
+// planes whose mean is far from 0.
+TEST_CASE("group and instance normalization against the reference", "[norm]") {
+  const int64_t n = 3, c = 6, spatial = 45;
+  std::vector<float> x = randomVec(n * c * spatial), s = randomVec(c), b = randomVec(c);
+  for (float &v : x)
+    v = 3.0f + 2.0f * v;
+  std::vector<float> want(x.size()), got(x.size(), -7.0f);
+  ref::group_norm<float>(x.data(), s.data(), b.data(), want.data(), n, c, spatial, 3, 1e-5f);
+  cuda::group_norm<float>(kStream, x.data(), s.data(), b.data(), got.data(), n, c, spatial, 3,
+                          1e-5f);
+  CHECK(closeMismatch(got, want, n * c * spatial, 2 * spatial) == "");
+  ref::instance_norm<float>(x.data(), s.data(), b.data(), want.data(), n, c, spatial, 1e-5f);
+  cuda::instance_norm<float>(kStream, x.data(), s.data(), b.data(), got.data(), n, c, spatial,
+                             1e-5f);
+  CHECK(closeMismatch(got, want, n * c * spatial, spatial) == "");
+}
+
 TEST_CASE("negative log-likelihood loss: each, sum and weighted mean", "[norm]") {
   // input (n, c, d), targets in [-1, c] (-1 and c out of range), one class
   // ignored; with and without class weights; int64 and int32 targets.
@@ -704,6 +728,147 @@ TEST_CASE("quantize and dequantize against the reference", "[quant]") {
   checkQuantize<uint8_t>();
   checkQuantize<int16_t>();
   checkQuantize<uint16_t>();
+}
+
+// The qs8 kernels against the reference's: convolution (strides,
+// dilation, uneven pads, two groups, per-channel multipliers, a fused
+// activation range), fully connected, broadcast add and mul, average pool
+// with and without the padding counted, rescale and lookup; int8, uint8
+// and int16 activations. Integer outputs: equal.
+template <typename T> std::vector<T> qs8Values(size_t n, int seed) {
+  std::vector<T> v(n);
+  const int32_t lo = ref::qs8::Range<T>::lo, span = ref::qs8::Range<T>::hi - lo + 1;
+  for (size_t i = 0; i < n; ++i)
+    v[i] = T(lo + int32_t((i * 2654435761u + unsigned(seed) * 40503u) % unsigned(span)));
+  return v;
+}
+
+template <typename T> void checkQs8() {
+  using Acc = ref::qs8::Accumulator<T>;
+  const int64_t in[4] = {2, 4, 9, 8}, out[4] = {2, 6, 5, 4}, kern[2] = {3, 2};
+  const int64_t st[2] = {2, 2}, pb[2] = {1, 0}, pe[2] = {2, 1}, dil[2] = {1, 2};
+  std::vector<T> x = qs8Values<T>(576, 1);
+  std::vector<int8_t> w(6 * 2 * 6);
+  for (size_t i = 0; i < w.size(); ++i)
+    w[i] = int8_t(int(i * 37 % 255) - 127);
+  std::vector<int32_t> bias = {100, -2000, 7, 0, 31000, -5}, mult(6), shift(6);
+  for (int c = 0; c < 6; ++c) {
+    const auto m = ref::qs8::quantize_multiplier(1e-3 * (c + 1));
+    mult[c] = m.multiplier;
+    shift[c] = m.shift;
+  }
+  const T x_zp = T(sizeof(T) > 1 ? 0 : 5);
+  for (int64_t count : {1, 6}) {
+    INFO("conv, " << count << " multipliers");
+    std::vector<T> want(240), got(240);
+    std::vector<Acc> scratch(20);
+    const int32_t lo = ref::qs8::Range<T>::lo + 3, hi = ref::qs8::Range<T>::hi - 9;
+    ref::qs8::conv<T>(x.data(), w.data(), &x_zp, bias.data(), want.data(), 2, in, out, kern, st,
+                      pb, pe, dil, 2, scratch.data(), mult.data(), shift.data(), count, 3, lo,
+                      hi);
+    cuda::qs8::conv<T>(kStream, x.data(), w.data(), &x_zp, bias.data(), got.data(), 2, in, out,
+                       kern, st, pb, pe, dil, 2, nullptr, mult.data(), shift.data(), count, 3,
+                       lo, hi);
+    CHECK(want == got);
+  }
+  {
+    // (12, 48) x (48, 6).
+    std::vector<T> want(72), got(72);
+    std::vector<Acc> scratch(6);
+    std::vector<int8_t> fw(288);
+    for (size_t i = 0; i < fw.size(); ++i)
+      fw[i] = int8_t(int(i * 53 % 255) - 127);
+    ref::qs8::fully_connected<T>(x.data(), fw.data(), &x_zp, bias.data(), want.data(), 12, 48,
+                                 6, scratch.data(), mult.data(), shift.data(), 6, -2,
+                                 ref::qs8::Range<T>::lo, ref::qs8::Range<T>::hi);
+    cuda::qs8::fully_connected<T>(kStream, x.data(), fw.data(), &x_zp, bias.data(), got.data(),
+                                  12, 48, 6, nullptr, mult.data(), shift.data(), 6, -2,
+                                  ref::qs8::Range<T>::lo, ref::qs8::Range<T>::hi);
+    CHECK(want == got);
+  }
+  {
+    // a (2, 4, 9, 8) + b (4, 1, 8) broadcast.
+    const int64_t shape[4] = {2, 4, 9, 8}, as[4] = {288, 72, 8, 1}, bs[4] = {0, 8, 0, 1};
+    std::vector<T> b = qs8Values<T>(32, 2), want(576), got(576);
+    const int bits = sizeof(T) > 1 ? 16 : 8;
+    const ref::qs8::AddParams p = ref::qs8::add_params(0.02, 3, 0.05, -7, 0.04, 1,
+                                                       ref::qs8::Range<T>::lo,
+                                                       ref::qs8::Range<T>::hi, bits);
+    ref::qs8::add<T>(x.data(), b.data(), want.data(), 4, shape, as, bs, p.left_shift, p.a_zp,
+                     p.a_multiplier, p.a_shift, p.b_zp, p.b_multiplier, p.b_shift, p.y_zp,
+                     p.y_multiplier, p.y_shift, p.act_min, p.act_max);
+    cuda::qs8::add<T>(kStream, x.data(), b.data(), got.data(), 4, shape, as, bs, p.left_shift,
+                      p.a_zp, p.a_multiplier, p.a_shift, p.b_zp, p.b_multiplier, p.b_shift,
+                      p.y_zp, p.y_multiplier, p.y_shift, p.act_min, p.act_max);
+    CHECK(want == got);
+    const auto m = ref::qs8::quantize_multiplier(sizeof(T) > 1 ? 3e-5 : 0.011);
+    ref::qs8::mul<T>(x.data(), b.data(), want.data(), 4, shape, as, bs, 3, -7, 2, m.multiplier,
+                     m.shift, ref::qs8::Range<T>::lo, ref::qs8::Range<T>::hi);
+    cuda::qs8::mul<T>(kStream, x.data(), b.data(), got.data(), 4, shape, as, bs, 3, -7, 2,
+                      m.multiplier, m.shift, ref::qs8::Range<T>::lo, ref::qs8::Range<T>::hi);
+    CHECK(want == got);
+  }
+  for (int64_t include : {0, 1}) {
+    INFO("average pool, count_include_pad " << include);
+    const int64_t pout[4] = {2, 4, 5, 4}, pk[2] = {3, 3}, ps[2] = {2, 2}, ppb[2] = {1, 1};
+    const int64_t ppe[2] = {1, 1}, pd[2] = {1, 1};
+    const auto m = ref::qs8::quantize_multiplier(0.7);
+    std::vector<T> want(160), got(160);
+    ref::qs8::average_pool<T>(x.data(), want.data(), 2, in, pout, pk, ps, ppb, ppe, pd, include,
+                              5, -3, m.multiplier, m.shift);
+    cuda::qs8::average_pool<T>(kStream, x.data(), got.data(), 2, in, pout, pk, ps, ppb, ppe, pd,
+                               include, 5, -3, m.multiplier, m.shift);
+    CHECK(want == got);
+  }
+  {
+    const auto m = ref::qs8::quantize_multiplier(1.7);
+    std::vector<uint8_t> want(576), got(576);
+    ref::qs8::rescale<T, uint8_t>(x.data(), 5, m.multiplier, m.shift, 128, want.data(), 576);
+    cuda::qs8::rescale<T, uint8_t>(kStream, x.data(), 5, m.multiplier, m.shift, 128, got.data(),
+                                   576);
+    CHECK(want == got);
+  }
+}
+
+TEST_CASE("qs8: integer kernels against the reference", "[qs8]") {
+  checkQs8<int8_t>();
+  checkQs8<uint8_t>();
+  checkQs8<int16_t>();
+  std::vector<int8_t> x = qs8Values<int8_t>(300, 3), table = qs8Values<int8_t>(256, 4);
+  std::vector<int8_t> want(300), got(300);
+  ref::qs8::lookup<int8_t>(x.data(), table.data(), want.data(), 300);
+  cuda::qs8::lookup<int8_t>(kStream, x.data(), table.data(), got.data(), 300);
+  CHECK(want == got);
+}
+
+// IsNaN / IsInf (each sign), EyeLike (diagonals above, on and below, and
+// past the matrix), GatherND with batch dims and negative indices.
+TEST_CASE("classify, eye like and gather nd against the reference", "[tensor]") {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> x = {1.0f, -inf, inf, std::nanf(""), 0.0f, -2.5f};
+  for (int64_t mode = 0; mode < 2; ++mode)
+    for (int64_t neg = 0; neg < 2; ++neg)
+      for (int64_t pos = 0; pos < 2; ++pos) {
+        bool want[6], got[6];
+        ref::classify<float>(x.data(), want, 6, mode, neg, pos);
+        cuda::classify<float>(kStream, x.data(), got, 6, mode, neg, pos);
+        CHECK(std::equal(want, want + 6, got));
+      }
+  for (int64_t k : {-2, 0, 3, 9}) {
+    std::vector<int32_t> want(35), got(35, 7);
+    ref::eye_like<int32_t>(want.data(), 5, 7, k);
+    cuda::eye_like<int32_t>(kStream, got.data(), 5, 7, k);
+    CHECK(want == got);
+  }
+  // data (2, 4, 3, 5), one batch dim, tuples of 2 indices -> slices of 5.
+  std::vector<float> data = randomVec(120);
+  const int64_t dims[2] = {4, 3};
+  const std::vector<int64_t> idx = {0, 1, 3, -1, -4, 2, 1, 0, 2, 2, -1, -3};
+  std::vector<float> want(30), got(30, -7.0f);
+  ref::gather_nd<float, int64_t>(data.data(), idx.data(), want.data(), 2, 3, 2, dims, 60, 5);
+  cuda::gather_nd<float, int64_t>(kStream, data.data(), idx.data(), got.data(), 2, 3, 2, dims, 60,
+                                  5);
+  CHECK(sameMismatch(got, want, 30) == "");
 }
 
 // Resize: every mode, each coordinate transform, nearest rounding modes,

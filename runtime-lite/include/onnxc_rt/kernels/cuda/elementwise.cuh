@@ -72,6 +72,13 @@ template <typename T> __global__ void fill_kernel(T *y, int64_t n, T value) {
 
 inline int64_t count(const int64_t *shape, int64_t rank) { return product(shape, rank); }
 
+/// IsNaN (mode 0) and IsInf, by the reference's rule (ref::classify_one).
+template <typename T>
+__global__ void classify_kernel(const T *x, bool *y, int64_t n, int mode, int detect_negative,
+                                int detect_positive) {
+  ONNXC_CUDA_FOR(i, n) { y[i] = ref::classify_one(x[i], mode, detect_negative, detect_positive); }
+}
+
 } // namespace detail
 
 template <typename Op, typename T>
@@ -132,6 +139,14 @@ template <typename TIn, typename TOut> void cast(Stream *stream, const TIn *x, T
 template <typename T> void fill(Stream *stream, T *y, int64_t n, T value) {
   if (n > 0)
     launch(detail::fill_kernel<T>, blocks_for(n), kThreads, stream, y, n, value);
+}
+
+template <typename T>
+void classify(Stream *stream, const T *x, bool *y, int64_t n, int64_t mode,
+              int64_t detect_negative, int64_t detect_positive) {
+  if (n > 0)
+    launch(detail::classify_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, int(mode),
+           int(detect_negative), int(detect_positive));
 }
 
 } // namespace cuda

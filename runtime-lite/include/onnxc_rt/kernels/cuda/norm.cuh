@@ -102,7 +102,23 @@ __global__ void softmax_columns(const T *x, T *y, int64_t outer, int64_t len, in
   }
 }
 
-/// Mean, then the mean squared deviation (two passes, as the reference).
+/// A warp's row xr of len values: its mean, then 1 / sqrt(the mean squared
+/// deviation + epsilon) (two passes, as the reference).
+template <typename T>
+__device__ inline void row_moments(const T *xr, int64_t len, float epsilon, int lane,
+                                   float &mean, float &inv) {
+  float sum = 0.0f;
+  for (int64_t i = lane; i < len; i += 32)
+    sum += float(xr[i]);
+  mean = warp_sum(sum) / float(len);
+  float dev = 0.0f;
+  for (int64_t i = lane; i < len; i += 32) {
+    const float d = float(xr[i]) - mean;
+    dev = fmaf(d, d, dev);
+  }
+  inv = rsqrtf(warp_sum(dev) / float(len) + epsilon);
+}
+
 template <typename T>
 __global__ void layer_norm_rows(const T *x, const T *scale, const T *bias, T *y, T *mean_out,
                                 T *inv_std_out, int64_t rows, int64_t len, float epsilon) {
@@ -110,16 +126,8 @@ __global__ void layer_norm_rows(const T *x, const T *scale, const T *bias, T *y,
   ONNXC_CUDA_FOR_WARP_ROWS(r, rows) {
     const T *xr = x + r * len;
     T *yr = y + r * len;
-    float sum = 0.0f;
-    for (int64_t i = lane; i < len; i += 32)
-      sum += float(xr[i]);
-    const float mean = warp_sum(sum) / float(len);
-    float dev = 0.0f;
-    for (int64_t i = lane; i < len; i += 32) {
-      const float d = float(xr[i]) - mean;
-      dev = fmaf(d, d, dev);
-    }
-    const float inv = rsqrtf(warp_sum(dev) / float(len) + epsilon);
+    float mean, inv;
+    row_moments(xr, len, epsilon, lane, mean, inv);
     for (int64_t i = lane; i < len; i += 32) {
       float v = (float(xr[i]) - mean) * inv * float(scale[i]);
       if (bias)
@@ -203,6 +211,42 @@ void softmax(Stream *stream, const T *x, T *y, int64_t outer, int64_t axis_dim, 
   else
     launch(detail::softmax_columns<T>, blocks_for(outer * inner), kThreads, stream,
         x, y, outer, axis_dim, inner, int(mode));
+}
+
+namespace detail {
+/// Group normalization, a warp per (image, group) of cg channels x
+/// spatial values, then each channel's scale and bias (instance
+/// normalization: a group per channel).
+template <typename T>
+__global__ void group_norm_rows(const T *x, const T *scale, const T *bias, T *y, int64_t rows,
+                                int64_t groups, int64_t cg, int64_t spatial, float epsilon) {
+  const int lane = threadIdx.x % 32;
+  const int64_t len = cg * spatial;
+  ONNXC_CUDA_FOR_WARP_ROWS(r, rows) {
+    const T *xr = x + r * len;
+    T *yr = y + r * len;
+    float mean, inv;
+    row_moments(xr, len, epsilon, lane, mean, inv);
+    for (int64_t i = lane; i < len; i += 32) {
+      const int64_t ch = r % groups * cg + i / spatial;
+      yr[i] = T((float(xr[i]) - mean) * inv * float(scale[ch]) + float(bias[ch]));
+    }
+  }
+}
+} // namespace detail
+
+template <typename T>
+void group_norm(Stream *stream, const T *x, const T *scale, const T *bias, T *y, int64_t n,
+                int64_t c, int64_t spatial, int64_t groups, float epsilon) {
+  if (n * c * spatial > 0)
+    launch(detail::group_norm_rows<T>, blocks_for(n * groups * 32), kThreads, stream, x, scale,
+           bias, y, n * groups, groups, c / groups, spatial, epsilon);
+}
+
+template <typename T>
+void instance_norm(Stream *stream, const T *x, const T *scale, const T *bias, T *y, int64_t n,
+                   int64_t c, int64_t spatial, float epsilon) {
+  group_norm(stream, x, scale, bias, y, n, c, spatial, c, epsilon);
 }
 
 template <typename T>

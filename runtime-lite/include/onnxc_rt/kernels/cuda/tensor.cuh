@@ -213,6 +213,45 @@ void cumsum(Stream *stream, const T *x, T *y, int64_t outer, int64_t n, int64_t 
            n, inner, int(exclusive), int(reverse));
 }
 
+namespace detail {
+template <typename T> __global__ void eye_like_kernel(T *y, int64_t rows, int64_t cols, int64_t k) {
+  ONNXC_CUDA_FOR(i, rows * cols) { y[i] = T(i % cols - i / cols == k ? 1 : 0); }
+}
+
+/// One output element a thread: its slice's index tuple read by the
+/// reference's gather_index (negative from the end, out of range 0).
+template <typename T, typename I>
+__global__ void gather_nd_kernel(const T *data, const I *indices, T *y, int64_t total, int64_t n,
+                                 int k, Dims data_dims, int64_t batch_stride, int64_t slice) {
+  ONNXC_CUDA_FOR(i, total) {
+    const int64_t row = i / slice, b = row / n;
+    const I *tuple = indices + row * k;
+    int64_t off = 0;
+    for (int d = 0; d < k; ++d)
+      off = off * data_dims.v[d] + ref::gather_index(tuple[d], data_dims.v[d]);
+    y[i] = data[b * batch_stride + off * slice + i % slice];
+  }
+}
+} // namespace detail
+
+/// EyeLike: ones on diagonal k of a rows x cols matrix.
+template <typename T> void eye_like(Stream *stream, T *y, int64_t rows, int64_t cols, int64_t k) {
+  if (rows * cols > 0)
+    launch(detail::eye_like_kernel<T>, blocks_for(rows * cols), kThreads, stream, y, rows, cols,
+           k);
+}
+
+/// GatherND: ref::gather_nd's arguments (batch, n tuples of k indices,
+/// slices of `slice` elements).
+template <typename T, typename I>
+void gather_nd(Stream *stream, const T *data, const I *indices, T *y, int64_t batch, int64_t n,
+               int64_t k, const int64_t *data_dims, int64_t batch_stride, int64_t slice) {
+  const int64_t total = batch * n * slice;
+  if (total > 0)
+    launch(detail::gather_nd_kernel<T, I>, blocks_for(total), kThreads, stream, data, indices, y,
+           total, n, int(k), dims_of(data_dims, k), batch_stride, slice);
+}
+
 } // namespace cuda
 } // namespace onnxc_rt
 

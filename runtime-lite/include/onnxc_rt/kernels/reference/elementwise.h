@@ -108,16 +108,21 @@ void unary(const T *x, T *y, int64_t n, float alpha, float beta) {
     y[i] = Op::apply(x[i], alpha, beta);
 }
 
-/// IsNaN (mode 0) and IsInf (mode 1: detect_negative, detect_positive).
+/// IsNaN (mode 0) and IsInf (mode 1: detect_negative, detect_positive) of
+/// one value (host and CUDA).
+template <typename T>
+ONNXC_RT_HD inline bool classify_one(T v, int64_t mode, int64_t detect_negative,
+                                     int64_t detect_positive) {
+  return mode == 0 ? v != v
+                   : (std::isinf(v) && ((v > T(0) && detect_positive) ||
+                                        (v < T(0) && detect_negative)));
+}
+
 template <typename T>
 void classify(const T *x, bool *y, int64_t n, int64_t mode, int64_t detect_negative,
               int64_t detect_positive) {
-  for (int64_t i = 0; i < n; ++i) {
-    const T v = x[i];
-    y[i] = mode == 0 ? v != v
-                     : (std::isinf(v) && ((v > T(0) && detect_positive) ||
-                                          (v < T(0) && detect_negative)));
-  }
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = classify_one(x[i], mode, detect_negative, detect_positive);
 }
 
 //===-- Binary functors ------------------------------------------------------===//

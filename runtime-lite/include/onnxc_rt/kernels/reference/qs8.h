@@ -68,7 +68,7 @@ struct Shifts {
   int32_t left, right;
 };
 
-inline Shifts split_shift(int32_t shift) {
+ONNXC_RT_HD inline Shifts split_shift(int32_t shift) {
   return shift >= 0 ? Shifts{shift + 1, 1} : Shifts{0, -shift};
 }
 
@@ -84,13 +84,14 @@ inline Shifts split_shift(int32_t shift) {
 /// half a step of x times the real factor (gemmlowp's two roundings were
 /// up to one step off; their flips were most of the one-step differences
 /// against ONNX Runtime's float requantization).
-inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, int32_t shift) {
+ONNXC_RT_HD inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier,
+                                                         int32_t shift) {
   const Shifts s = split_shift(shift);
   int64_t scaled = int64_t(x) * (int64_t(1) << s.left);
-  if (scaled > std::numeric_limits<int32_t>::max())
-    scaled = std::numeric_limits<int32_t>::max();
-  if (scaled < std::numeric_limits<int32_t>::min())
-    scaled = std::numeric_limits<int32_t>::min();
+  if (scaled > INT32_MAX)
+    scaled = INT32_MAX;
+  if (scaled < INT32_MIN)
+    scaled = INT32_MIN;
   const int64_t round = int64_t(1) << (30 + s.right);
   return static_cast<int32_t>((scaled * multiplier + round) >> (31 + s.right));
 }
@@ -100,9 +101,9 @@ inline int32_t multiply_by_quantized_multiplier(int32_t x, int32_t multiplier, i
 /// fits int32, else the exact product x * multiplier (up to 2^78) taken
 /// in two 16-bit halves of x so that no step needs more than 64 bits, with
 /// the one rounding (ties up), saturated to int32.
-inline int32_t multiply_by_quantized_multiplier(int64_t x, int32_t multiplier, int32_t shift) {
-  constexpr int64_t lo32 = std::numeric_limits<int32_t>::min();
-  constexpr int64_t hi32 = std::numeric_limits<int32_t>::max();
+ONNXC_RT_HD inline int32_t multiply_by_quantized_multiplier(int64_t x, int32_t multiplier,
+                                                         int32_t shift) {
+  constexpr int64_t lo32 = INT32_MIN, hi32 = INT32_MAX;
   if (x >= lo32 && x <= hi32)
     return multiply_by_quantized_multiplier(int32_t(x), multiplier, shift);
   const int32_t right = 31 - shift; // x * multiplier / 2^right
@@ -123,8 +124,17 @@ inline int32_t multiply_by_quantized_multiplier(int64_t x, int32_t multiplier, i
 template <typename T>
 using Accumulator = typename std::conditional<(sizeof(T) > 1), int64_t, int32_t>::type;
 
+/// The range of an activation type T (8- or 16-bit), as constants device
+/// code can read (std::numeric_limits' functions are host-only for nvcc).
+template <typename T> struct Range {
+  static constexpr int64_t bits = 8 * sizeof(T);
+  static constexpr int32_t lo = std::is_signed<T>::value ? int32_t(-(int64_t(1) << (bits - 1))) : 0;
+  static constexpr int32_t hi =
+      int32_t(std::is_signed<T>::value ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1);
+};
+
 /// v clamped to [lo, hi] as T.
-template <typename T> inline T clamp_to(int32_t v, int32_t lo, int32_t hi) {
+template <typename T> ONNXC_RT_HD inline T clamp_to(int32_t v, int32_t lo, int32_t hi) {
   return static_cast<T>(v < lo ? lo : (v > hi ? hi : v));
 }
 
@@ -133,6 +143,16 @@ template <typename T> inline T clamp_to(int32_t v, int32_t lo, int32_t hi) {
 /// (per tensor) or `channels`; bias (may be null) has one value per
 /// channel. act_min/act_max are quantized values: T's range, or narrower
 /// where an activation (Relu, Clip) was fused.
+/// One requantized output: clamp(y_zp + sum * multiplier * 2^(shift -
+/// 31), act_min, act_max), sum the accumulator plus its bias (host and
+/// CUDA).
+template <typename T, typename Acc>
+ONNXC_RT_HD inline T requantize_one(Acc sum, int32_t multiplier, int32_t shift, int32_t y_zp,
+                                    int32_t act_min, int32_t act_max) {
+  return clamp_to<T>(y_zp + multiply_by_quantized_multiplier(sum, multiplier, shift), act_min,
+                     act_max);
+}
+
 template <typename T, typename Acc>
 void requantize(const Acc *acc, const int32_t *bias, const int32_t *multiplier,
                 const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min,
@@ -143,9 +163,9 @@ void requantize(const Acc *acc, const int32_t *bias, const int32_t *multiplier,
       const Acc b = bias ? Acc(bias[c]) : Acc(0);
       const int64_t base = (o * channels + c) * inner;
       for (int64_t i = 0; i < inner; ++i)
-        y[base + i] = clamp_to<T>(
-            y_zp + multiply_by_quantized_multiplier(acc[base + i] + b, multiplier[k], shift[k]),
-            act_min, act_max);
+        y[base + i] =
+            requantize_one<T>(Acc(acc[base + i] + b), multiplier[k], shift[k], y_zp, act_min,
+                              act_max);
     }
 }
 
@@ -253,13 +273,18 @@ void fully_connected(const T *a, const int8_t *w, const T *a_zp, const int32_t *
 /// One quantization to another: y = clamp(y_zp + (x - x_zp) * m * 2^(s - 31)).
 /// Concat's inputs of other scales, and a QuantizeLinear of a
 /// DequantizeLinear with other parameters.
+template <typename TOut, typename TIn>
+ONNXC_RT_HD inline TOut rescale_one(TIn x, int32_t x_zp, int32_t multiplier, int32_t shift,
+                                    int32_t y_zp) {
+  return requantize_one<TOut>(int32_t(x) - x_zp, multiplier, shift, y_zp, Range<TOut>::lo,
+                              Range<TOut>::hi);
+}
+
 template <typename TIn, typename TOut>
 void rescale(const TIn *x, int32_t x_zp, int32_t multiplier, int32_t shift, int32_t y_zp,
              TOut *y, int64_t n) {
-  constexpr int32_t lo = std::numeric_limits<TOut>::min(), hi = std::numeric_limits<TOut>::max();
   for (int64_t i = 0; i < n; ++i)
-    y[i] = clamp_to<TOut>(
-        y_zp + multiply_by_quantized_multiplier(int32_t(x[i]) - x_zp, multiplier, shift), lo, hi);
+    y[i] = rescale_one<TOut>(x[i], x_zp, multiplier, shift, y_zp);
 }
 
 /// y = table[x - lowest(T)]: an element-wise function of one quantized
@@ -267,7 +292,7 @@ void rescale(const TIn *x, int32_t x_zp, int32_t multiplier, int32_t shift, int3
 /// the float reference kernel on all 256 inputs.
 template <typename T> void lookup(const T *x, const T *table, T *y, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
-    y[i] = table[int32_t(x[i]) - int32_t(std::numeric_limits<T>::min())];
+    y[i] = table[int32_t(x[i]) - Range<T>::lo];
 }
 
 /// The fixed-point constants of an add (TFLite): both inputs are brought
@@ -295,14 +320,22 @@ inline AddParams add_params(double a_scale, int32_t a_zp, double b_scale, int32_
 }
 
 namespace detail {
-template <typename T> inline T add_one(int32_t a, int32_t b, const AddParams &p) {
+template <typename T> ONNXC_RT_HD inline T add_one(int32_t a, int32_t b, const AddParams &p) {
   const int32_t sa = multiply_by_quantized_multiplier((a - p.a_zp) * (1 << p.left_shift),
                                                       p.a_multiplier, p.a_shift);
   const int32_t sb = multiply_by_quantized_multiplier((b - p.b_zp) * (1 << p.left_shift),
                                                       p.b_multiplier, p.b_shift);
-  return clamp_to<T>(p.y_zp + multiply_by_quantized_multiplier(sa + sb, p.y_multiplier,
-                                                               p.y_shift),
-                     p.act_min, p.act_max);
+  return requantize_one<T>(sa + sb, p.y_multiplier, p.y_shift, p.y_zp, p.act_min, p.act_max);
+}
+
+/// One product of mul: (a - a_zp)(b - b_zp) in 64 bits (two 16-bit
+/// activations less their zero points take 34), requantized.
+template <typename T>
+ONNXC_RT_HD inline T mul_one(int32_t a, int32_t b, int32_t a_zp, int32_t b_zp, int32_t y_zp,
+                             int32_t multiplier, int32_t shift, int32_t act_min,
+                             int32_t act_max) {
+  const int64_t prod = int64_t(a - a_zp) * (b - b_zp);
+  return requantize_one<T>(prod, multiplier, shift, y_zp, act_min, act_max);
 }
 
 /// Visits y's elements over `shape` with a's and b's offsets (strides 0
@@ -346,10 +379,8 @@ void mul(const T *a, const T *b, T *y, int64_t rank, const int64_t *shape,
          int32_t y_zp, int32_t multiplier, int32_t shift, int32_t act_min, int32_t act_max) {
   detail::for_each_broadcast(
       rank, shape, a_strides, b_strides, [&](int64_t ia, int64_t ib, int64_t iy) {
-        // 64 bits: two 16-bit activations less their zero points take 34.
-        const int64_t prod = int64_t(int32_t(a[ia]) - a_zp) * (int32_t(b[ib]) - b_zp);
-        y[iy] = clamp_to<T>(y_zp + multiply_by_quantized_multiplier(prod, multiplier, shift),
-                            act_min, act_max);
+        y[iy] = detail::mul_one<T>(a[ia], b[ib], a_zp, b_zp, y_zp, multiplier, shift, act_min,
+                                   act_max);
       });
 }
 
@@ -357,8 +388,9 @@ void mul(const T *a, const T *b, T *y, int64_t rank, const int64_t *shape,
 /// 2^(shift - 31) / count), one rounding half away from zero, in 64-bit
 /// integers, clamped to T (0 windows give y_zp).
 template <typename T>
-inline T average_of(int64_t sum, int64_t count, int32_t multiplier, int32_t shift, int32_t y_zp) {
-  constexpr int32_t lo = std::numeric_limits<T>::min(), hi = std::numeric_limits<T>::max();
+ONNXC_RT_HD inline T average_of(int64_t sum, int64_t count, int32_t multiplier, int32_t shift,
+                                int32_t y_zp) {
+  constexpr int32_t lo = Range<T>::lo, hi = Range<T>::hi;
   int64_t v = 0;
   if (count > 0) {
     // |sum| < 2^8 * count (2^16 * count for 16-bit T; the compiler folds

@@ -125,6 +125,8 @@ const llvm::StringMap<Launcher> &launchers() {
       {"classify", {kCudaElementwise, Elements::Numbers, nullptr}},
       {"eye_like", {kCudaTensor, Elements::Any, nullptr}},
       {"gather_nd", {kCudaTensor, Elements::Any, nullptr}},
+      {"scatter_elements", {kCudaTensor, Elements::Numbers, nullptr}},
+      {"scatter_nd", {kCudaTensor, Elements::Numbers, nullptr}},
       {"group_norm", {kCudaNorm, Elements::Float, nullptr}},
       {"instance_norm", {kCudaNorm, Elements::Float, nullptr}},
       {"quantize_linear", {kCudaQuant, Elements::Any, nullptr}},

@@ -871,6 +871,45 @@ TEST_CASE("classify, eye like and gather nd against the reference", "[tensor]") 
   CHECK(sameMismatch(got, want, 30) == "");
 }
 
+// ScatterElements (axis 1 and the last, indices smaller than the data,
+// duplicates and negative indices) and ScatterND (duplicate tuples), every
+// reduction: duplicates resolve, and sums round, in the reference's order.
+TEST_CASE("scatter elements and scatter nd against the reference", "[tensor]") {
+  const int64_t data_shape[3] = {3, 5, 4}, idx_shape[3] = {2, 4, 3};
+  std::vector<float> data = randomVec(60), updates = randomVec(24);
+  std::vector<int64_t> idx(24);
+  for (size_t i = 0; i < idx.size(); ++i)
+    idx[i] = int64_t(i * 7 % 5) - (i % 3 == 0 ? 5 : 0); // repeats, negatives
+  for (int64_t axis : {1, 2})
+    for (int64_t reduction = 0; reduction < 5; ++reduction) {
+      INFO("ScatterElements axis " << axis << " reduction " << reduction);
+      std::vector<int64_t> ix = idx;
+      if (axis == 2)
+        for (int64_t &v : ix)
+          v = v % 4;
+      std::vector<float> want(60), got(60, -7.0f);
+      ref::scatter_elements<float, int64_t>(data.data(), ix.data(), updates.data(), want.data(),
+                                            3, data_shape, idx_shape, axis, reduction);
+      cuda::scatter_elements<float, int64_t>(kStream, data.data(), ix.data(), updates.data(),
+                                             got.data(), 3, data_shape, idx_shape, axis,
+                                             reduction);
+      CHECK(sameMismatch(got, want, 60) == "");
+    }
+  // data (3, 5, 4) as 15 slices of 4 along 2 index dims; 6 tuples, two
+  // of them twice.
+  const int64_t dims[2] = {3, 5};
+  const std::vector<int64_t> tuples = {0, 1, 2, -1, 0, 1, 1, 3, 2, 4, 1, 3};
+  for (int64_t reduction = 0; reduction < 5; ++reduction) {
+    INFO("ScatterND reduction " << reduction);
+    std::vector<float> want(60), got(60, -7.0f);
+    ref::scatter_nd<float, int64_t>(data.data(), tuples.data(), updates.data(), want.data(), 60, 6,
+                                    2, dims, 4, reduction);
+    cuda::scatter_nd<float, int64_t>(kStream, data.data(), tuples.data(), updates.data(),
+                                     got.data(), 60, 6, 2, dims, 4, reduction);
+    CHECK(sameMismatch(got, want, 60) == "");
+  }
+}
+
 // Resize: every mode, each coordinate transform, nearest rounding modes,
 // cubic with and without exclude_outside, a crop with extrapolation, in
 // floats and bytes; the same doubles as the reference, so equal outputs.

@@ -252,6 +252,75 @@ void gather_nd(Stream *stream, const T *data, const I *indices, T *y, int64_t ba
            total, n, int(k), dims_of(data_dims, k), batch_stride, slice);
 }
 
+namespace detail {
+/// ScatterElements, a thread per line along the axis (the indices' other
+/// coordinates fixed): updates of different lines never meet, and a
+/// line's run in the reference's order, so duplicates resolve (and
+/// reductions round) as on the host.
+template <typename T, typename I>
+__global__ void scatter_elements_lines(const I *indices, const T *updates, T *y, int64_t lines,
+                                       int rank, Dims idx_shape, Dims idx_strides,
+                                       Dims data_strides, int axis, int64_t axis_dim,
+                                       int reduction) {
+  ONNXC_CUDA_FOR(line, lines) {
+    int64_t rest = line, first = 0, off = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      if (d == axis)
+        continue;
+      const int64_t c = rest % idx_shape.v[d];
+      rest /= idx_shape.v[d];
+      first += c * idx_strides.v[d];
+      off += c * data_strides.v[d];
+    }
+    for (int64_t a = 0; a < idx_shape.v[axis]; ++a) {
+      const int64_t i = first + a * idx_strides.v[axis];
+      const int64_t at = ref::detail::wrap_index(int64_t(indices[i]), axis_dim);
+      ref::detail::reduce_into(y[off + at * data_strides.v[axis]], updates[i], reduction);
+    }
+  }
+}
+
+/// ScatterND, a thread per element of a slice, over the n index tuples in
+/// order (as the reference: duplicates resolve the same way).
+template <typename T, typename I>
+__global__ void scatter_nd_columns(const I *indices, const T *updates, T *y, int64_t n, int k,
+                                   Dims data_dims, int64_t slice, int reduction) {
+  ONNXC_CUDA_FOR(e, slice) {
+    for (int64_t j = 0; j < n; ++j) {
+      int64_t off = 0;
+      for (int d = 0; d < k; ++d)
+        off = off * data_dims.v[d] +
+              ref::detail::wrap_index(int64_t(indices[j * k + d]), data_dims.v[d]);
+      ref::detail::reduce_into(y[off * slice + e], updates[j * slice + e], reduction);
+    }
+  }
+}
+} // namespace detail
+
+template <typename T, typename I>
+void scatter_elements(Stream *stream, const T *data, const I *indices, const T *updates, T *y,
+                      int64_t rank, const int64_t *data_shape, const int64_t *idx_shape,
+                      int64_t axis, int64_t reduction) {
+  copy_bytes(stream, data, y, size_t(product(data_shape, rank)) * sizeof(T));
+  const int64_t n = product(idx_shape, rank);
+  if (n == 0)
+    return;
+  const int64_t lines = n / idx_shape[axis];
+  launch(detail::scatter_elements_lines<T, I>, blocks_for(lines), kThreads, stream, indices,
+         updates, y, lines, int(rank), dims_of(idx_shape, rank), row_major(idx_shape, rank),
+         row_major(data_shape, rank), int(axis), data_shape[axis], int(reduction));
+}
+
+template <typename T, typename I>
+void scatter_nd(Stream *stream, const T *data, const I *indices, const T *updates, T *y,
+                int64_t total, int64_t n, int64_t k, const int64_t *data_dims, int64_t slice,
+                int64_t reduction) {
+  copy_bytes(stream, data, y, size_t(total) * sizeof(T));
+  if (n > 0 && slice > 0)
+    launch(detail::scatter_nd_columns<T, I>, blocks_for(slice), kThreads, stream, indices,
+           updates, y, n, int(k), dims_of(data_dims, k), slice, int(reduction));
+}
+
 } // namespace cuda
 } // namespace onnxc_rt
 

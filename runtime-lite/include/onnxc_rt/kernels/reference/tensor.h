@@ -234,7 +234,7 @@ void pad(const T *x, T *y, int64_t rank, const int64_t *in_shape,
 
 namespace detail {
 /// Combines a reduction ("none" = 0, add 1, mul 2, max 3, min 4) into dst.
-template <typename T> inline void reduce_into(T &dst, T v, int64_t reduction) {
+template <typename T> ONNXC_RT_HD inline void reduce_into(T &dst, T v, int64_t reduction) {
   switch (reduction) {
   case 1: dst = T(dst + v); break;
   case 2: dst = T(dst * v); break;

@@ -131,6 +131,13 @@ const llvm::StringMap<Launcher> &launchers() {
       {"instance_norm", {kCudaNorm, Elements::Float, nullptr}},
       {"quantize_linear", {kCudaQuant, Elements::Any, nullptr}},
       {"dequantize_linear", {kCudaQuant, Elements::Any, nullptr}},
+      {"dynamic_quantize_linear", {kCudaQuant, Elements::Numbers, nullptr}},
+      {"requantize", {kCudaQuant, Elements::Numbers, nullptr}},
+      {"matmul_acc", {kCudaQuant, Elements::Numbers, nullptr}},
+      // conv_acc(x, w, x_zp, w_zp, w_zp_count, bias, y, rank, ...)
+      {"conv_acc",
+       {kCudaQuant, Elements::Numbers,
+        [](const KernelCall &c) { return windowRankAtMost2(c, 7); }}},
       // The qs8 scheme's integer kernels (onnxc's int8 and int16x8 models,
       // imported QDQ models).
       {"qs8::conv",

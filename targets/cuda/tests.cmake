@@ -144,3 +144,12 @@ foreach(model fashion_qdq blocks_qdq qoperator blocks_qdq16)
   set_tests_properties(cuda.emulated.${model} cuda.build.${model}
                        PROPERTIES FIXTURES_REQUIRED qdq_models)
 endforeach()
+# Models quantized by other tools (test/quant/producers): ONNX Runtime's
+# dynamic quantization (DynamicQuantizeLinear, ConvInteger, MatMulInteger),
+# PyTorch FX's and tf2onnx's QDQ, identical to the host build's outputs.
+foreach(family ort_dynamic pytorch_fx tf2onnx_qdq)
+  add_test(NAME cuda.emulated.producer.${family}
+           COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../../test/e2e/check_cuda_emulated.py
+                   --onnxc $<TARGET_FILE:onnxc> --model-dir ${PRODUCERS_DIR}/${family}
+                   --same-as-host)
+endforeach()

@@ -728,6 +728,23 @@ TEST_CASE("quantize and dequantize against the reference", "[quant]") {
   checkQuantize<uint8_t>();
   checkQuantize<int16_t>();
   checkQuantize<uint16_t>();
+  // DynamicQuantizeLinear: a range across zero, one above it (the range
+  // still takes 0), and all zeros (scale 0).
+  std::vector<float> x = randomVec(1000);
+  for (int pass = 0; pass < 3; ++pass) {
+    INFO("DynamicQuantizeLinear pass " << pass);
+    if (pass > 0)
+      for (float &v : x)
+        v = pass == 1 ? std::fabs(v) + 0.5f : 0.0f;
+    std::vector<uint8_t> want(1000), got(1000, 7);
+    float want_scale = -1, got_scale = -2;
+    uint8_t want_zp = 1, got_zp = 2;
+    ref::dynamic_quantize_linear(x.data(), want.data(), &want_scale, &want_zp, 1000);
+    cuda::dynamic_quantize_linear(kStream, x.data(), got.data(), &got_scale, &got_zp, 1000);
+    CHECK(want == got);
+    CHECK(want_scale == got_scale);
+    CHECK(want_zp == got_zp);
+  }
 }
 
 // The qs8 kernels against the reference's: convolution (strides,
@@ -839,6 +856,45 @@ TEST_CASE("qs8: integer kernels against the reference", "[qs8]") {
   ref::qs8::lookup<int8_t>(x.data(), table.data(), want.data(), 300);
   cuda::qs8::lookup<int8_t>(kStream, x.data(), table.data(), got.data(), 300);
   CHECK(want == got);
+}
+
+// ONNX's integer ops: ConvInteger's sums (uint8 x with a zero point, int8
+// w with one per output channel, an int32 bias, two groups), batched and
+// broadcast MatMulInteger (zero points per row of A and per column of B),
+// and the QLinear requantization per channel: equal to the reference.
+TEST_CASE("integer convolution, matmul and requantization", "[quant]") {
+  const int64_t in[4] = {2, 4, 7, 6}, out[4] = {2, 6, 4, 3}, kern[2] = {3, 2};
+  const int64_t st[2] = {2, 2}, pb[2] = {1, 0}, pe[2] = {1, 1}, dil[2] = {1, 2};
+  std::vector<uint8_t> x = qs8Values<uint8_t>(336, 5);
+  std::vector<int8_t> w = qs8Values<int8_t>(6 * 2 * 6, 6), wz = {1, -2, 0, 3, -4, 5};
+  const uint8_t xz = 9;
+  std::vector<int32_t> bias = {7, -300, 0, 12, 99, -1}, want(144), got(144, -7);
+  ref::conv_acc<uint8_t, int8_t, int32_t>(x.data(), w.data(), &xz, wz.data(), 6, bias.data(),
+                                          want.data(), 2, in, out, kern, st, pb, pe, dil, 2);
+  cuda::conv_acc<uint8_t, int8_t, int32_t>(kStream, x.data(), w.data(), &xz, wz.data(), 6,
+                                           bias.data(), got.data(), 2, in, out, kern, st, pb, pe,
+                                           dil, 2);
+  CHECK(want == got);
+  // a (2, 1, 5, 7) x b (3, 7, 4): batch (2, 3), A broadcast over the 3.
+  const int64_t bshape[2] = {2, 3}, as[2] = {35, 0}, bs[2] = {0, 28};
+  std::vector<uint8_t> az = {3, 0, 7, 1, 2};
+  std::vector<int8_t> bz = {0, -1, 2, 5}, b = qs8Values<int8_t>(84, 8);
+  std::vector<int32_t> mwant(120), mgot(120, -7);
+  ref::matmul_acc<uint8_t, int8_t, int32_t>(x.data(), b.data(), az.data(), 5, bz.data(), 4,
+                                            mwant.data(), 5, 7, 4, 2, bshape, as, bs);
+  cuda::matmul_acc<uint8_t, int8_t, int32_t>(kStream, x.data(), b.data(), az.data(), 5,
+                                             bz.data(), 4, mgot.data(), 5, 7, 4, 2, bshape, as,
+                                             bs);
+  CHECK(mwant == mgot);
+  const float a_scale = 0.02f, y_scale = 0.7f;
+  const std::vector<float> b_scale = {0.01f, 0.03f, 0.002f, 0.05f, 0.004f, 0.011f};
+  const uint8_t yz = 128;
+  std::vector<uint8_t> rwant(144), rgot(144, 7);
+  ref::requantize<uint8_t>(want.data(), &a_scale, b_scale.data(), 6, &y_scale, &yz,
+                           rwant.data(), 2, 6, 12);
+  cuda::requantize<uint8_t>(kStream, want.data(), &a_scale, b_scale.data(), 6, &y_scale, &yz,
+                            rgot.data(), 2, 6, 12);
+  CHECK(rwant == rgot);
 }
 
 // IsNaN / IsInf (each sign), EyeLike (diagonals above, on and below, and

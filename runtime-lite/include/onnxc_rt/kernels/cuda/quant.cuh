@@ -1,11 +1,15 @@
-// CUDA QuantizeLinear and DequantizeLinear: one element per thread, by the
+// CUDA QuantizeLinear, DequantizeLinear and DynamicQuantizeLinear: one
+// element per thread (the dynamic range in one block first), by the
 // reference's rules (ref::quantize_value, ref::dequantize_value: the same
 // float division, round half to even and saturation), so a QDQ model's
-// integers on the GPU are the host's.
+// integers on the GPU are the host's. And ONNX's integer ops (ConvInteger,
+// MatMulInteger, QLinearConv, QLinearMatMul): integer sums with zero
+// points, one output a thread, and the QLinear requantization in double by
+// the reference's qlinear_factor.
 #ifndef ONNXC_RT_CUDA_QUANT_CUH
 #define ONNXC_RT_CUDA_QUANT_CUH
 
-#include "onnxc_rt/kernels/cuda/common.cuh"
+#include "onnxc_rt/kernels/cuda/conv.cuh"
 #include "onnxc_rt/kernels/reference/quant.h"
 
 namespace onnxc_rt {
@@ -37,7 +41,153 @@ __global__ void dequantize_kernel(const Q *x, const T *scale, const Q *zp, T *y,
   }
 }
 
+/// DynamicQuantizeLinear's range in one block of kThreads (minimum and
+/// maximum do not depend on order), then its scale and zero point by the
+/// reference's rule, into the op's outputs.
+template <typename T>
+__global__ void dynamic_range_kernel(const T *x, int64_t n, float *scale, uint8_t *zp) {
+  __shared__ float los[kThreads], his[kThreads];
+  float lo = 0, hi = 0;
+  for (int64_t i = threadIdx.x; i < n; i += kThreads) {
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+  }
+  los[threadIdx.x] = lo;
+  his[threadIdx.x] = hi;
+  __syncthreads();
+  for (int half = kThreads / 2; half > 0; half /= 2) {
+    if (int(threadIdx.x) < half) {
+      los[threadIdx.x] = los[threadIdx.x + half] < los[threadIdx.x] ? los[threadIdx.x + half]
+                                                                      : los[threadIdx.x];
+      his[threadIdx.x] = his[threadIdx.x + half] > his[threadIdx.x] ? his[threadIdx.x + half]
+                                                                      : his[threadIdx.x];
+    }
+    __syncthreads();
+  }
+  if (threadIdx.x == 0)
+    ref::detail::dynamic_params(los[0], his[0], *scale, *zp);
+}
+
+template <typename T>
+__global__ void dynamic_quantize_kernel(const T *x, uint8_t *y, int64_t n, const float *scale,
+                                        const uint8_t *zp) {
+  ONNXC_CUDA_FOR(i, n) { y[i] = ref::detail::dynamic_value(x[i], *scale, *zp); }
+}
+
+/// QLinear requantization, one value a thread.
+template <typename Q>
+__global__ void requantize_kernel(const int32_t *acc, const float *a_scale, const float *b_scale,
+                                  int64_t b_count, const float *y_scale, const Q *y_zp, Q *y,
+                                  int64_t n, int64_t channels, int64_t inner) {
+  ONNXC_CUDA_FOR(i, n) {
+    const double mult =
+        ref::qlinear_factor(a_scale, b_scale, b_count, y_scale, i / inner % channels);
+    y[i] = ref::detail::saturate_round<Q>(double(acc[i]) * mult, y_zp ? int32_t(*y_zp) : 0);
+  }
+}
+
+/// MatMulInteger's sums (ref::matmul_acc), one output a thread: batches
+/// broadcast through the operands' batch strides, zero points a scalar or
+/// one per row of A / column of B.
+template <typename TA, typename TB, typename TAcc>
+__global__ void matmul_acc_kernel(const TA *a, const TB *b, const TA *a_zp, int64_t a_zp_count,
+                                  const TB *b_zp, int64_t b_zp_count, TAcc *y, int64_t m,
+                                  int64_t k, int64_t n, int64_t total, int64_t batches,
+                                  int batch_rank, Dims batch_shape, Dims a_strides,
+                                  Dims b_strides) {
+  const Dims strides[2] = {a_strides, b_strides};
+  ONNXC_CUDA_FOR(idx, total) {
+    const int64_t bi = idx / (m * n), i = idx / n % m, j = idx % n;
+    int64_t off[2] = {0, 0};
+    if (batch_rank > 0)
+      strided_offsets<2>(bi, batches, batch_rank, batch_shape, strides, off);
+    const TA *ar = a + off[0] + i * k;
+    const TB *bc = b + off[1] + j;
+    const TAcc az = a_zp ? TAcc(a_zp[a_zp_count > 1 ? i : 0]) : TAcc(0);
+    const TAcc bz = b_zp ? TAcc(b_zp[b_zp_count > 1 ? j : 0]) : TAcc(0);
+    TAcc acc = TAcc(0);
+    for (int64_t p = 0; p < k; ++p)
+      acc += (TAcc(ar[p]) - az) * (TAcc(bc[p * n]) - bz);
+    y[idx] = acc;
+  }
+}
+
+/// ConvInteger's sums (ref::conv_acc), one output a thread.
+template <typename TX, typename TW, typename TAcc>
+__global__ void conv_acc_kernel(const TX *x, const TW *w, const TX *x_zp, const TW *w_zp,
+                                int64_t w_zp_count, const TAcc *bias, TAcc *y, Window2d g,
+                                int cg, int mg) {
+  const int pixels = g.oh * g.ow, taps = g.kh * g.kw;
+  ONNXC_CUDA_FOR_PLANES(plane, int64_t(g.n) * g.m, pix, pixels) {
+    const int image = int(plane / g.m), oc = int(plane % g.m);
+    const int first = oc / mg * cg;
+    const TAcc xz = x_zp ? TAcc(*x_zp) : TAcc(0);
+    const TAcc wz = w_zp ? TAcc(w_zp[w_zp_count > 1 ? oc : 0]) : TAcc(0);
+    TAcc acc = bias ? bias[oc] : TAcc(0);
+    for (int ic = 0; ic < cg; ++ic) {
+      const TX *xp = x + (int64_t(image) * g.c + first + ic) * g.h * g.w;
+      const TW *wp = w + (int64_t(oc) * cg + ic) * taps;
+      for_window(g, pix / g.ow, pix % g.ow, [&](int at_x, int tap) {
+        acc += (TAcc(xp[at_x]) - xz) * (TAcc(wp[tap]) - wz);
+      });
+    }
+    y[plane * pixels + pix] = acc;
+  }
+}
+
 } // namespace detail
+
+template <typename Q>
+void requantize(Stream *stream, const int32_t *acc, const float *a_scale, const float *b_scale,
+                int64_t b_count, const float *y_scale, const Q *y_zp, Q *y, int64_t outer,
+                int64_t channels, int64_t inner) {
+  const int64_t n = outer * channels * inner;
+  if (n > 0)
+    launch(detail::requantize_kernel<Q>, blocks_for(n), kThreads, stream, acc, a_scale, b_scale,
+           b_count, y_scale, y_zp, y, n, channels, inner);
+}
+
+template <typename TA, typename TB, typename TAcc>
+void matmul_acc(Stream *stream, const TA *a, const TB *b, const TA *a_zp, int64_t a_zp_count,
+                const TB *b_zp, int64_t b_zp_count, TAcc *y, int64_t m, int64_t k, int64_t n,
+                int64_t batch_rank, const int64_t *batch_shape, const int64_t *a_strides,
+                const int64_t *b_strides) {
+  const int64_t batches = product(batch_shape, batch_rank), total = batches * m * n;
+  if (total > 0)
+    launch(detail::matmul_acc_kernel<TA, TB, TAcc>, blocks_for(total), kThreads, stream, a, b,
+           a_zp, a_zp_count, b_zp, b_zp_count, y, m, k, n, total, batches, int(batch_rank),
+           dims_of(batch_shape, batch_rank), dims_of(a_strides, batch_rank),
+           dims_of(b_strides, batch_rank));
+}
+
+/// conv_acc, 1-D and 2-D windows.
+template <typename TX, typename TW, typename TAcc>
+void conv_acc(Stream *stream, const TX *x, const TW *w, const TX *x_zp, const TW *w_zp,
+              int64_t w_zp_count, const TAcc *bias, TAcc *y, int64_t rank,
+              const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
+              const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
+              const int64_t *dilations, int64_t group) {
+  (void)pads_end;
+  const detail::Window2d g =
+      detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
+  const int64_t pixels = int64_t(g.oh) * g.ow;
+  if (int64_t(g.n) * g.m * pixels == 0)
+    return;
+  const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.m, pixels);
+  launch(detail::conv_acc_kernel<TX, TW, TAcc>, pl.grid, pl.threads, stream, x, w, x_zp, w_zp,
+         w_zp_count, bias, y, g, int(g.c / group), int(g.m / group));
+}
+
+/// DynamicQuantizeLinear: the range, then the values (two launches on the
+/// stream; the second reads the scale and zero point the first wrote).
+inline void dynamic_quantize_linear(Stream *stream, const float *x, uint8_t *y, float *y_scale,
+                                    uint8_t *y_zero_point, int64_t n) {
+  launch(detail::dynamic_range_kernel<float>, 1, kThreads, stream, x, n, y_scale,
+         y_zero_point);
+  if (n > 0)
+    launch(detail::dynamic_quantize_kernel<float>, blocks_for(n), kThreads, stream, x, y, n, y_scale,
+           y_zero_point);
+}
 
 template <typename T, typename Q>
 void quantize_linear(Stream *stream, const T *x, const T *scale, const Q *zp, Q *y,

@@ -74,6 +74,18 @@ void dequantize_linear(const Q *x, const T *scale, const Q *zp, T *y, int64_t ou
     }
 }
 
+namespace detail {
+/// DynamicQuantizeLinear's scale and zero point from x's range [lo, hi]
+/// (which includes 0), and one value quantized with them (host and CUDA).
+ONNXC_RT_HD inline void dynamic_params(float lo, float hi, float &scale, uint8_t &zp) {
+  scale = (hi - lo) / 255.0f;
+  zp = scale != 0 ? saturate_round<uint8_t>(double((0 - lo) / scale), 0) : uint8_t(0);
+}
+ONNXC_RT_HD inline uint8_t dynamic_value(float x, float scale, uint8_t zp) {
+  return scale != 0 ? saturate_round<uint8_t>(double(x / scale), zp) : zp;
+}
+} // namespace detail
+
 /// uint8 quantization with scale and zero point computed from x's range
 /// (which always includes 0).
 inline void dynamic_quantize_linear(const float *x, uint8_t *y, float *y_scale,
@@ -83,18 +95,21 @@ inline void dynamic_quantize_linear(const float *x, uint8_t *y, float *y_scale,
     lo = x[i] < lo ? x[i] : lo;
     hi = x[i] > hi ? x[i] : hi;
   }
-  const float scale = (hi - lo) / 255.0f;
-  const uint8_t zp = scale != 0 ? detail::saturate_round<uint8_t>(double((0 - lo) / scale), 0)
-                                : uint8_t(0);
-  *y_scale = scale;
-  *y_zero_point = zp;
+  detail::dynamic_params(lo, hi, *y_scale, *y_zero_point);
   for (int64_t i = 0; i < n; ++i)
-    y[i] = scale != 0 ? detail::saturate_round<uint8_t>(double(x[i] / scale), zp) : zp;
+    y[i] = detail::dynamic_value(x[i], *y_scale, *y_zero_point);
 }
 
 /// QLinear requantization: y = saturate(round(acc * a_scale * b_scale[c] /
 /// y_scale) + y_zp) over (outer, channels, inner), b_scale per channel
 /// (b_count = channels) or per tensor.
+/// The QLinear factor of channel c: a_scale * b_scale[c] / y_scale in
+/// double (host and CUDA).
+ONNXC_RT_HD inline double qlinear_factor(const float *a_scale, const float *b_scale,
+                                         int64_t b_count, const float *y_scale, int64_t c) {
+  return double(*a_scale) * double(b_scale[b_count > 1 ? c : 0]) / double(*y_scale);
+}
+
 template <typename Q>
 void requantize(const int32_t *acc, const float *a_scale, const float *b_scale,
                 int64_t b_count, const float *y_scale, const Q *y_zp, Q *y, int64_t outer,
@@ -102,8 +117,7 @@ void requantize(const int32_t *acc, const float *a_scale, const float *b_scale,
   const int32_t z = y_zp ? int32_t(*y_zp) : 0;
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t c = 0; c < channels; ++c) {
-      const double mult = double(*a_scale) * double(b_scale[b_count > 1 ? c : 0]) /
-                          double(*y_scale);
+      const double mult = qlinear_factor(a_scale, b_scale, b_count, y_scale, c);
       for (int64_t i = 0; i < inner; ++i) {
         const int64_t off = (o * channels + c) * inner + i;
         y[off] = detail::saturate_round<Q>(double(acc[off]) * mult, z);

@@ -38,6 +38,7 @@ constexpr const char *kCudaReduce = "onnxc_rt/kernels/cuda/reduce.cuh";
 constexpr const char *kCudaResize = "onnxc_rt/kernels/cuda/resize.cuh";
 constexpr const char *kCudaQuant = "onnxc_rt/kernels/cuda/quant.cuh";
 constexpr const char *kCudaQs8 = "onnxc_rt/kernels/cuda/qs8.cuh";
+constexpr const char *kCudaSample = "onnxc_rt/kernels/cuda/sample.cuh";
 
 /// Refuses `op` with `why`; "not supported" makes onnxc exit 3 (a feature
 /// onnxc lacks, not a broken model).
@@ -116,6 +117,7 @@ const llvm::StringMap<Launcher> &launchers() {
       {"arg_reduce", {kCudaReduce, Elements::Numbers, nullptr}},
       {"reduce", {kCudaReduce, Elements::Numbers, nullptr}},
       {"resize", {kCudaResize, Elements::Numbers, nullptr}},
+      {"grid_sample", {kCudaSample, Elements::Numbers, nullptr}},
       {"tile", {kCudaTensor, Elements::Any, nullptr}},
       {"pad", {kCudaTensor, Elements::Any, nullptr}},
       {"trilu", {kCudaTensor, Elements::Any, nullptr}},

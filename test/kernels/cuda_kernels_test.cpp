@@ -24,6 +24,7 @@ int forced = 0;
 #include "onnxc_rt/kernels/cuda/quant.cuh"
 #include "onnxc_rt/kernels/cuda/reduce.cuh"
 #include "onnxc_rt/kernels/cuda/resize.cuh"
+#include "onnxc_rt/kernels/cuda/sample.cuh"
 #include "onnxc_rt/kernels/cuda/tensor.cuh"
 
 #define CATCH_CONFIG_MAIN
@@ -994,6 +995,25 @@ TEST_CASE("resize: modes, coordinate transforms, crop and extrapolation", "[resi
                                 coord, nearest, -0.5f, exclude, 3.0f);
           CHECK(wb == gb);
         }
+}
+
+// GridSample: every mode, padding and alignment, a grid reaching past the
+// image (padding and reflection at work): the reference's doubles.
+TEST_CASE("grid sample: modes, padding, alignment", "[resize]") {
+  std::vector<float> x = randomVec(2 * 3 * 5 * 6), grid = randomVec(2 * 4 * 7 * 2);
+  for (float &g : grid)
+    g *= 1.4f; // beyond [-1, 1]
+  for (int64_t mode = 0; mode < 3; ++mode)
+    for (int64_t padding = 0; padding < 3; ++padding)
+      for (int64_t align = 0; align < 2; ++align) {
+        INFO("mode " << mode << " padding " << padding << " align " << align);
+        std::vector<float> want(168), got(168, -7.0f);
+        ref::grid_sample<float>(x.data(), grid.data(), want.data(), 2, 3, 5, 6, 4, 7, mode,
+                                padding, align);
+        cuda::grid_sample<float>(kStream, x.data(), grid.data(), got.data(), 2, 3, 5, 6, 4, 7,
+                                 mode, padding, align);
+        CHECK(sameMismatch(got, want, 168) == "");
+      }
 }
 
 TEST_CASE("ArgMax and ArgMin: first or last index, strided rows", "[reduce]") {

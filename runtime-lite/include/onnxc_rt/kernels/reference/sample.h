@@ -12,10 +12,10 @@ namespace onnxc_rt {
 namespace ref {
 
 namespace detail {
-inline double grid_unnormalize(double c, int64_t size, int64_t align) {
+ONNXC_RT_HD inline double grid_unnormalize(double c, int64_t size, int64_t align) {
   return align ? (c + 1) / 2 * double(size - 1) : ((c + 1) * double(size) - 1) / 2;
 }
-inline double reflect_coordinate(double c, double twice_low, double twice_high) {
+ONNXC_RT_HD inline double reflect_coordinate(double c, double twice_low, double twice_high) {
   if (twice_low == twice_high)
     return 0;
   const double lo = twice_low / 2, span = (twice_high - twice_low) / 2;
@@ -25,7 +25,7 @@ inline double reflect_coordinate(double c, double twice_low, double twice_high) 
   return flips % 2 == 0 ? extra + lo : span - extra + lo;
 }
 /// padding: 0 zeros, 1 border, 2 reflection.
-inline double grid_pad(double c, int64_t size, int64_t padding, int64_t align) {
+ONNXC_RT_HD inline double grid_pad(double c, int64_t size, int64_t padding, int64_t align) {
   if (padding == 1) {
     c = c < 0 ? 0 : c > double(size - 1) ? double(size - 1) : c;
   } else if (padding == 2) {
@@ -36,11 +36,58 @@ inline double grid_pad(double c, int64_t size, int64_t padding, int64_t align) {
   return c;
 }
 template <typename T>
-inline double grid_value(const T *plane, int64_t h, int64_t w, int64_t y, int64_t x) {
+ONNXC_RT_HD inline double grid_value(const T *plane, int64_t h, int64_t w, int64_t y, int64_t x) {
   return (y >= 0 && y < h && x >= 0 && x < w) ? double(plane[y * w + x]) : 0.0;
 }
-inline double cubic1(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
-inline double cubic2(double x, double a) { return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a; }
+ONNXC_RT_HD inline double cubic1(double x, double a) { return ((a + 2) * x - (a + 3)) * x * x + 1; }
+ONNXC_RT_HD inline double cubic2(double x, double a) {
+  return ((a * x - 5 * a) * x + 8 * a) * x - 4 * a;
+}
+
+/// The grid point (g[0], g[1]) (normalised x, y) in pixels of an h x w
+/// plane: unnormalised, and padded except for bicubic, whose taps are
+/// padded one by one (host and CUDA).
+template <typename T>
+ONNXC_RT_HD inline void grid_point(const T *g, int64_t h, int64_t w, int64_t mode,
+                                   int64_t padding, int64_t align, double &gx, double &gy) {
+  gx = grid_unnormalize(double(g[0]), w, align);
+  gy = grid_unnormalize(double(g[1]), h, align);
+  if (mode != 2) {
+    gx = grid_pad(gx, w, padding, align);
+    gy = grid_pad(gy, h, padding, align);
+  }
+}
+
+/// One plane's value at grid point (gx, gy). mode: 0 bilinear, 1 nearest,
+/// 2 bicubic (host and CUDA).
+template <typename T>
+ONNXC_RT_HD inline double grid_sample_at(const T *plane, int64_t h, int64_t w, double gx,
+                                         double gy, int64_t mode, int64_t padding,
+                                         int64_t align) {
+  if (mode == 1)
+    return grid_value(plane, h, w, int64_t(std::nearbyint(gy)), int64_t(std::nearbyint(gx)));
+  const double x0 = std::floor(gx), y0 = std::floor(gy);
+  if (mode == 0) {
+    const double dx = gx - x0, dy = gy - y0;
+    const int64_t ix = int64_t(x0), iy = int64_t(y0);
+    return grid_value(plane, h, w, iy, ix) * (1 - dx) * (1 - dy) +
+           grid_value(plane, h, w, iy, ix + 1) * dx * (1 - dy) +
+           grid_value(plane, h, w, iy + 1, ix) * (1 - dx) * dy +
+           grid_value(plane, h, w, iy + 1, ix + 1) * dx * dy;
+  }
+  // bicubic: 4x4 taps, each tap index padded on its own
+  const double tx = gx - x0, ty = gy - y0, a = -0.75;
+  const double cx[4] = {cubic2(tx + 1, a), cubic1(tx, a), cubic1(1 - tx, a), cubic2(2 - tx, a)};
+  const double cy[4] = {cubic2(ty + 1, a), cubic1(ty, a), cubic1(1 - ty, a), cubic2(2 - ty, a)};
+  double v = 0;
+  for (int64_t r = 0; r < 4; ++r)
+    for (int64_t q = 0; q < 4; ++q) {
+      const double py = grid_pad(y0 - 1 + r, h, padding, align);
+      const double px = grid_pad(x0 - 1 + q, w, padding, align);
+      v += cy[r] * cx[q] * grid_value(plane, h, w, int64_t(py), int64_t(px));
+    }
+  return v;
+}
 } // namespace detail
 
 /// X (N, C, H, W) sampled at grid (N, Ho, Wo, 2) of normalised (x, y).
@@ -52,45 +99,12 @@ void grid_sample(const T *x, const T *grid, T *y, int64_t n, int64_t c, int64_t 
   for (int64_t b = 0; b < n; ++b)
     for (int64_t i = 0; i < ho; ++i)
       for (int64_t j = 0; j < wo; ++j) {
-        const T *g = grid + ((b * ho + i) * wo + j) * 2;
-        double gx = detail::grid_unnormalize(double(g[0]), w, align);
-        double gy = detail::grid_unnormalize(double(g[1]), h, align);
-        if (mode != 2) {
-          gx = detail::grid_pad(gx, w, padding, align);
-          gy = detail::grid_pad(gy, h, padding, align);
-        }
-        for (int64_t ch = 0; ch < c; ++ch) {
-          const T *plane = x + (b * c + ch) * h * w;
-          double v;
-          if (mode == 1) {
-            v = detail::grid_value(plane, h, w, int64_t(std::nearbyint(gy)),
-                                   int64_t(std::nearbyint(gx)));
-          } else if (mode == 0) {
-            const double x0 = std::floor(gx), y0 = std::floor(gy);
-            const double dx = gx - x0, dy = gy - y0;
-            const int64_t ix = int64_t(x0), iy = int64_t(y0);
-            v = detail::grid_value(plane, h, w, iy, ix) * (1 - dx) * (1 - dy) +
-                detail::grid_value(plane, h, w, iy, ix + 1) * dx * (1 - dy) +
-                detail::grid_value(plane, h, w, iy + 1, ix) * (1 - dx) * dy +
-                detail::grid_value(plane, h, w, iy + 1, ix + 1) * dx * dy;
-          } else { // bicubic: 4x4 taps, each tap index padded on its own
-            const double x0 = std::floor(gx), y0 = std::floor(gy);
-            const double tx = gx - x0, ty = gy - y0, a = -0.75;
-            const double cx[4] = {detail::cubic2(tx + 1, a), detail::cubic1(tx, a),
-                                  detail::cubic1(1 - tx, a), detail::cubic2(2 - tx, a)};
-            const double cy[4] = {detail::cubic2(ty + 1, a), detail::cubic1(ty, a),
-                                  detail::cubic1(1 - ty, a), detail::cubic2(2 - ty, a)};
-            v = 0;
-            for (int64_t r = 0; r < 4; ++r)
-              for (int64_t q = 0; q < 4; ++q) {
-                double py = detail::grid_pad(y0 - 1 + r, h, padding, align);
-                double px = detail::grid_pad(x0 - 1 + q, w, padding, align);
-                v += cy[r] * cx[q] *
-                     detail::grid_value(plane, h, w, int64_t(py), int64_t(px));
-              }
-          }
-          y[((b * c + ch) * ho + i) * wo + j] = T(v);
-        }
+        double gx, gy;
+        detail::grid_point(grid + ((b * ho + i) * wo + j) * 2, h, w, mode, padding, align, gx,
+                           gy);
+        for (int64_t ch = 0; ch < c; ++ch)
+          y[((b * c + ch) * ho + i) * wo + j] = T(detail::grid_sample_at(
+              x + (b * c + ch) * h * w, h, w, gx, gy, mode, padding, align));
       }
 }
 

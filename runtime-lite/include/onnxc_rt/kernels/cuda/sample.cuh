@@ -1,0 +1,44 @@
+// CUDA GridSample: one output element per thread by the reference's rules
+// (ref::detail::grid_point, grid_sample_at: unnormalisation, padding, the
+// bilinear, nearest or bicubic taps in double), so the GPU computes the
+// host's doubles in the host's order.
+#ifndef ONNXC_RT_CUDA_SAMPLE_CUH
+#define ONNXC_RT_CUDA_SAMPLE_CUH
+
+#include "onnxc_rt/kernels/cuda/common.cuh"
+#include "onnxc_rt/kernels/reference/sample.h"
+
+namespace onnxc_rt {
+namespace cuda {
+namespace detail {
+
+template <typename T>
+__global__ void grid_sample_kernel(const T *x, const T *grid, T *y, int64_t total, int64_t c,
+                                   int64_t h, int64_t w, int64_t ho, int64_t wo, int mode,
+                                   int padding, int align) {
+  ONNXC_CUDA_FOR(i, total) {
+    const int64_t j = i % wo, row = i / wo % ho, plane = i / (ho * wo), b = plane / c;
+    double gx, gy;
+    ref::detail::grid_point(grid + ((b * ho + row) * wo + j) * 2, h, w, mode, padding, align, gx,
+                            gy);
+    y[i] = T(ref::detail::grid_sample_at(x + plane * h * w, h, w, gx, gy, mode, padding, align));
+  }
+}
+
+} // namespace detail
+
+/// GridSample: ref::grid_sample's arguments.
+template <typename T>
+void grid_sample(Stream *stream, const T *x, const T *grid, T *y, int64_t n, int64_t c,
+                 int64_t h, int64_t w, int64_t ho, int64_t wo, int64_t mode, int64_t padding,
+                 int64_t align) {
+  const int64_t total = n * c * ho * wo;
+  if (total > 0)
+    launch(detail::grid_sample_kernel<T>, blocks_for(total), kThreads, stream, x, grid, y, total,
+           c, h, w, ho, wo, int(mode), int(padding), int(align));
+}
+
+} // namespace cuda
+} // namespace onnxc_rt
+
+#endif

@@ -39,6 +39,7 @@ constexpr const char *kCudaResize = "onnxc_rt/kernels/cuda/resize.cuh";
 constexpr const char *kCudaQuant = "onnxc_rt/kernels/cuda/quant.cuh";
 constexpr const char *kCudaQs8 = "onnxc_rt/kernels/cuda/qs8.cuh";
 constexpr const char *kCudaSample = "onnxc_rt/kernels/cuda/sample.cuh";
+constexpr const char *kCudaRnn = "onnxc_rt/kernels/cuda/rnn.cuh";
 
 /// Refuses `op` with `why`; "not supported" makes onnxc exit 3 (a feature
 /// onnxc lacks, not a broken model).
@@ -118,6 +119,9 @@ const llvm::StringMap<Launcher> &launchers() {
       {"reduce", {kCudaReduce, Elements::Numbers, nullptr}},
       {"resize", {kCudaResize, Elements::Numbers, nullptr}},
       {"grid_sample", {kCudaSample, Elements::Numbers, nullptr}},
+      {"lstm", {kCudaRnn, Elements::Numbers, nullptr}},
+      {"gru", {kCudaRnn, Elements::Numbers, nullptr}},
+      {"rnn", {kCudaRnn, Elements::Numbers, nullptr}},
       {"tile", {kCudaTensor, Elements::Any, nullptr}},
       {"pad", {kCudaTensor, Elements::Any, nullptr}},
       {"trilu", {kCudaTensor, Elements::Any, nullptr}},

@@ -9,7 +9,7 @@
 # 77) on a machine without a GPU.
 set(CUDA_WERROR_ENV "ONNXC_CXXFLAGS=-Xcompiler=-Werror --Werror=all-warnings")
 foreach(model cifar_cnn resnet18 mobilenet_v2 squeezenet1_1 shufflenet_v2 efficientnet_b0
-              transformer_encoder)
+              transformer_encoder lstm bigru)
   add_test(NAME cuda.build.${model}
            COMMAND ${CMAKE_COMMAND} -E env ${CUDA_WERROR_ENV}
                    $<TARGET_FILE:onnxc> ${MODEL_DIR}/${model}_op17/model.onnx --target cuda
@@ -71,9 +71,10 @@ set_tests_properties(cuda.example PROPERTIES PASS_REGULAR_EXPRESSION "15 of 16 c
 # the schedule captured as a graph and replayed twice) against PyTorch's
 # outputs, 1e-4 relative: the schedule, its arguments, arena offsets and
 # weights and the kernels together, without a GPU. A subset for time (the
-# CIFAR CNN 3 s, the transformer 14 s, MobileNetV2 44 s on 2 cores);
-# docs/targets.md gives all seven models' figures.
-foreach(model cifar_cnn transformer_encoder mobilenet_v2)
+# CIFAR CNN 3 s, the transformer 14 s, MobileNetV2 44 s, the LSTM and the
+# bidirectional GRU 3 s each on 2 cores); docs/targets.md gives all nine
+# models' figures.
+foreach(model cifar_cnn transformer_encoder mobilenet_v2 lstm bigru)
   add_test(NAME cuda.emulated.${model}
            COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../../test/e2e/check_cuda_emulated.py
                    --onnxc $<TARGET_FILE:onnxc> --model-dir ${MODEL_DIR}/${model}_op17)

@@ -24,6 +24,7 @@ int forced = 0;
 #include "onnxc_rt/kernels/cuda/quant.cuh"
 #include "onnxc_rt/kernels/cuda/reduce.cuh"
 #include "onnxc_rt/kernels/cuda/resize.cuh"
+#include "onnxc_rt/kernels/cuda/rnn.cuh"
 #include "onnxc_rt/kernels/cuda/sample.cuh"
 #include "onnxc_rt/kernels/cuda/tensor.cuh"
 
@@ -1014,6 +1015,47 @@ TEST_CASE("grid sample: modes, padding, alignment", "[resize]") {
                                  mode, padding, align);
         CHECK(sameMismatch(got, want, 168) == "");
       }
+}
+
+// LSTM (peepholes, clip), GRU (both linear_before_reset forms) and RNN,
+// bidirectional, batch-major, with sequence lengths shorter than the
+// sequence: the reference's outputs, operation for operation.
+TEST_CASE("recurrent layers against the reference", "[rnn]") {
+  const int64_t seq = 5, batch = 3, input = 4, H = 6;
+  const std::vector<int32_t> lens = {5, 2, 4};
+  std::vector<float> x = randomVec(seq * batch * input), w = randomVec(2 * 4 * H * input);
+  std::vector<float> r = randomVec(2 * 4 * H * H), b = randomVec(2 * 8 * H);
+  std::vector<float> h0 = randomVec(2 * batch * H), c0 = randomVec(2 * batch * H);
+  std::vector<float> p = randomVec(2 * 3 * H), scratch(6 * H);
+  const size_t ny = seq * 2 * batch * H, ns = 2 * batch * H;
+  std::vector<float> y(ny), yh(ns), yc(ns), gy(ny, -7.0f), gyh(ns, -7.0f), gyc(ns, -7.0f);
+  ref::lstm<float, int32_t>(x.data(), w.data(), r.data(), b.data(), lens.data(), h0.data(),
+                            c0.data(), p.data(), y.data(), yh.data(), yc.data(), seq, batch,
+                            input, H, 2, 1, 3.0f, scratch.data());
+  cuda::lstm<float, int32_t>(kStream, x.data(), w.data(), r.data(), b.data(), lens.data(),
+                             h0.data(), c0.data(), p.data(), gy.data(), gyh.data(), gyc.data(),
+                             seq, batch, input, H, 2, 1, 3.0f, scratch.data());
+  CHECK(sameMismatch(gy, y, ny) == "");
+  CHECK(sameMismatch(gyh, yh, ns) == "");
+  CHECK(sameMismatch(gyc, yc, ns) == "");
+  for (int64_t lbr = 0; lbr < 2; ++lbr) {
+    INFO("GRU linear_before_reset " << lbr);
+    ref::gru<float, int32_t>(x.data(), w.data(), r.data(), b.data(), lens.data(), h0.data(),
+                             y.data(), yh.data(), seq, batch, input, H, 2, 1, 0.0f, lbr,
+                             scratch.data());
+    cuda::gru<float, int32_t>(kStream, x.data(), w.data(), r.data(), b.data(), lens.data(),
+                              h0.data(), gy.data(), gyh.data(), seq, batch, input, H, 2, 1, 0.0f,
+                              lbr, scratch.data());
+    CHECK(sameMismatch(gy, y, ny) == "");
+    CHECK(sameMismatch(gyh, yh, ns) == "");
+  }
+  ref::rnn<float, int32_t>(x.data(), w.data(), r.data(), b.data(), lens.data(), h0.data(),
+                           y.data(), yh.data(), seq, batch, input, H, 2, 0, 0.0f, scratch.data());
+  cuda::rnn<float, int32_t>(kStream, x.data(), w.data(), r.data(), b.data(), lens.data(),
+                            h0.data(), gy.data(), gyh.data(), seq, batch, input, H, 2, 0, 0.0f,
+                            scratch.data());
+  CHECK(sameMismatch(gy, y, ny) == "");
+  CHECK(sameMismatch(gyh, yh, ns) == "");
 }
 
 TEST_CASE("ArgMax and ArgMin: first or last index, strided rows", "[reduce]") {

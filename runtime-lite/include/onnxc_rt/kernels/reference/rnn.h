@@ -1,5 +1,8 @@
-// Reference recurrent layers (LSTM, GRU) following the ONNX equations with
-// the default activations. Scratch memory comes from the arena (no heap).
+// Reference recurrent layers (LSTM, GRU, RNN) following the ONNX equations
+// with the default activations. Scratch memory comes from the arena (no
+// heap). A step is phases of independent per-element rules (a gate's sum,
+// a unit's update: ONNXC_RT_HD), which the CUDA kernels run across threads
+// in the same order of operations.
 #ifndef ONNXC_RT_REF_RNN_H
 #define ONNXC_RT_REF_RNN_H
 
@@ -11,11 +14,11 @@ namespace onnxc_rt {
 namespace ref {
 
 namespace detail {
-template <typename T> inline T sigmoid(T x) {
+template <typename T> ONNXC_RT_HD inline T sigmoid(T x) {
   return x >= T(0) ? T(1) / (T(1) + T(std::exp(-x)))
                    : T(std::exp(x)) / (T(1) + T(std::exp(x)));
 }
-template <typename T> inline T clip_value(T x, float clip) {
+template <typename T> ONNXC_RT_HD inline T clip_value(T x, float clip) {
   if (clip > 0.f) {
     if (x > T(clip)) return T(clip);
     if (x < T(-clip)) return T(-clip);
@@ -27,13 +30,13 @@ template <typename T> inline T clip_value(T x, float clip) {
 /// depend on `layout` (0: seq-major, 1: batch-major).
 struct RnnShape {
   int64_t seq, batch, input, hidden, dirs, layout;
-  int64_t x_at(int64_t t, int64_t b) const {
+  ONNXC_RT_HD int64_t x_at(int64_t t, int64_t b) const {
     return (layout ? b * seq + t : t * batch + b) * input;
   }
-  int64_t y_at(int64_t t, int64_t d, int64_t b) const {
+  ONNXC_RT_HD int64_t y_at(int64_t t, int64_t d, int64_t b) const {
     return (layout ? ((b * seq + t) * dirs + d) : ((t * dirs + d) * batch + b)) * hidden;
   }
-  int64_t state_at(int64_t d, int64_t b) const {
+  ONNXC_RT_HD int64_t state_at(int64_t d, int64_t b) const {
     return (layout ? b * dirs + d : d * batch + b) * hidden;
   }
 };
@@ -47,17 +50,64 @@ inline void store_step(T *y, const RnnShape &s, int64_t t, int64_t d, int64_t b,
     y[s.y_at(t, d, b) + k] = h ? h[k] : T(0);
 }
 
-/// gates[g] += sum_k v[k] * m[(row0 + g) * cols + k] for g in [0, rows).
+/// sum_k v[k] * row[k], in order.
+template <typename T> ONNXC_RT_HD inline T dot(const T *row, const T *v, int64_t n) {
+  T acc = T(0);
+  for (int64_t k = 0; k < n; ++k)
+    acc += v[k] * row[k];
+  return acc;
+}
+
+/// Gate g's sum: its bias (bias_a[g] + bias_b[g], bias_a[g] alone, or 0
+/// when bias_a is null), plus row g of m1 . v1, plus row g of m2 . v2 when
+/// m2 is given, each product summed on its own and added in that order.
 template <typename T>
-void matvec_acc(const T *m, int64_t row0, int64_t rows, int64_t cols,
-                const T *v, T *gates) {
-  for (int64_t g = 0; g < rows; ++g) {
-    const T *mr = m + (row0 + g) * cols;
-    T acc = T(0);
-    for (int64_t k = 0; k < cols; ++k)
-      acc += v[k] * mr[k];
-    gates[g] += acc;
+ONNXC_RT_HD inline T gate_sum(const T *bias_a, const T *bias_b, const T *m1, const T *v1,
+                              int64_t n1, const T *m2, const T *v2, int64_t n2, int64_t g) {
+  T v = bias_a ? (bias_b ? T(bias_a[g] + bias_b[g]) : bias_a[g]) : T(0);
+  v += dot(m1 + g * n1, v1, n1);
+  if (m2)
+    v += dot(m2 + g * n2, v2, n2);
+  return v;
+}
+
+/// LSTM unit k's update from its four gates (order in W/R/B: input,
+/// output, forget, cell) and the peepholes pd (may be null): c[k], h[k].
+template <typename T>
+ONNXC_RT_HD inline void lstm_unit(const T *gates, const T *pd, float clip, int64_t H, int64_t k,
+                                  T *c, T *h) {
+  T gi = gates[k], go = gates[H + k], gf = gates[2 * H + k], gc = gates[3 * H + k];
+  if (pd) {
+    gi += pd[k] * c[k];
+    gf += pd[2 * H + k] * c[k];
   }
+  gi = sigmoid(clip_value(gi, clip));
+  gf = sigmoid(clip_value(gf, clip));
+  gc = T(std::tanh(clip_value(gc, clip)));
+  c[k] = gf * c[k] + gi * gc;
+  if (pd)
+    go += pd[H + k] * c[k];
+  go = sigmoid(clip_value(go, clip));
+  h[k] = go * T(std::tanh(c[k]));
+}
+
+/// GRU unit k's candidate (z in xg[0, H), r in xg[H, 2H), the input's
+/// candidate sum in xg[2H, 3H); rd the recurrent weights, bd the biases).
+template <typename T>
+ONNXC_RT_HD inline T gru_candidate(const T *xg, const T *h, const T *rd, const T *bd, int64_t H,
+                                   int64_t linear_before_reset, float clip, int64_t k) {
+  const T *rh_row = rd + (2 * H + k) * H;
+  T acc = T(0);
+  if (linear_before_reset) {
+    for (int64_t j = 0; j < H; ++j)
+      acc += h[j] * rh_row[j];
+    acc = xg[H + k] * T(acc + (bd ? bd[5 * H + k] : T(0)));
+  } else {
+    for (int64_t j = 0; j < H; ++j)
+      acc += xg[H + j] * h[j] * rh_row[j];
+    acc += bd ? bd[5 * H + k] : T(0);
+  }
+  return T(std::tanh(clip_value(T(xg[2 * H + k] + acc), clip)));
 }
 /// The loop every recurrent layer shares: directions, batch entries and
 /// time steps (backwards for the reverse direction; zeros in Y past a
@@ -115,25 +165,10 @@ void lstm(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
       [&](int64_t d, int64_t bi, int64_t t) -> const T * {
         const T *bd = b ? b + d * 8 * H : nullptr, *pd = p ? p + d * 3 * H : nullptr;
         for (int64_t g = 0; g < 4 * H; ++g)
-          gates[g] = bd ? T(bd[g] + bd[4 * H + g]) : T(0);
-        detail::matvec_acc(w + d * 4 * H * input, 0, 4 * H, input, x + s.x_at(t, bi), gates);
-        detail::matvec_acc(r + d * 4 * H * H, 0, 4 * H, H, h, gates);
-        for (int64_t k = 0; k < H; ++k) {
-          // Gate order in W/R/B: input, output, forget, cell.
-          T gi = gates[k], go = gates[H + k], gf = gates[2 * H + k], gc = gates[3 * H + k];
-          if (pd) {
-            gi += pd[k] * c[k];
-            gf += pd[2 * H + k] * c[k];
-          }
-          gi = detail::sigmoid(detail::clip_value(gi, clip));
-          gf = detail::sigmoid(detail::clip_value(gf, clip));
-          gc = T(std::tanh(detail::clip_value(gc, clip)));
-          c[k] = gf * c[k] + gi * gc;
-          if (pd)
-            go += pd[H + k] * c[k];
-          go = detail::sigmoid(detail::clip_value(go, clip));
-          h[k] = go * T(std::tanh(c[k]));
-        }
+          gates[g] = detail::gate_sum(bd, bd ? bd + 4 * H : nullptr, w + d * 4 * H * input,
+                                      x + s.x_at(t, bi), input, r + d * 4 * H * H, h, H, g);
+        for (int64_t k = 0; k < H; ++k)
+          detail::lstm_unit(gates, pd, clip, H, k, c, h);
         return h;
       },
       [&](int64_t d, int64_t bi) {
@@ -155,9 +190,8 @@ void rnn(const T *x, const T *w, const T *r, const T *b, const L *seq_lens, cons
       [&](int64_t d, int64_t bi, int64_t t) -> const T * {
         const T *bd = b ? b + d * 2 * H : nullptr;
         for (int64_t g = 0; g < H; ++g)
-          gates[g] = bd ? T(bd[g] + bd[H + g]) : T(0);
-        detail::matvec_acc(w + d * H * input, 0, H, input, x + s.x_at(t, bi), gates);
-        detail::matvec_acc(r + d * H * H, 0, H, H, h, gates);
+          gates[g] = detail::gate_sum(bd, bd ? bd + H : nullptr, w + d * H * input,
+                                      x + s.x_at(t, bi), input, r + d * H * H, h, H, g);
         for (int64_t k = 0; k < H; ++k)
           h[k] = T(std::tanh(detail::clip_value(gates[k], clip)));
         return h;
@@ -181,29 +215,18 @@ void gru(const T *x, const T *w, const T *r, const T *b, const L *seq_lens,
       [&](int64_t d, int64_t bi, int64_t t) -> const T * {
         const T *rd = r + d * 3 * H * H, *bd = b ? b + d * 6 * H : nullptr;
         for (int64_t g = 0; g < 3 * H; ++g)
-          xg[g] = bd ? bd[g] : T(0);
-        detail::matvec_acc(w + d * 3 * H * input, 0, 3 * H, input, x + s.x_at(t, bi), xg);
+          xg[g] = detail::gate_sum(bd, static_cast<const T *>(nullptr), w + d * 3 * H * input,
+                                   x + s.x_at(t, bi), input, static_cast<const T *>(nullptr),
+                                   static_cast<const T *>(nullptr), 0, g);
         // z and r: recurrent part with the plain state.
         for (int64_t g = 0; g < 2 * H; ++g)
-          hg[g] = bd ? bd[3 * H + g] : T(0);
-        detail::matvec_acc(rd, 0, 2 * H, H, h, hg);
+          hg[g] = detail::gate_sum(bd ? bd + 3 * H : nullptr, static_cast<const T *>(nullptr),
+                                   rd, h, H, static_cast<const T *>(nullptr),
+                                   static_cast<const T *>(nullptr), 0, g);
         for (int64_t k = 0; k < 2 * H; ++k)
           xg[k] = detail::sigmoid(detail::clip_value(T(xg[k] + hg[k]), clip));
-        // Candidate: z in xg[0,H), r in xg[H,2H).
-        for (int64_t k = 0; k < H; ++k) {
-          const T *rh_row = rd + (2 * H + k) * H;
-          T acc = T(0);
-          if (linear_before_reset) {
-            for (int64_t j = 0; j < H; ++j)
-              acc += h[j] * rh_row[j];
-            acc = xg[H + k] * T(acc + (bd ? bd[5 * H + k] : T(0)));
-          } else {
-            for (int64_t j = 0; j < H; ++j)
-              acc += xg[H + j] * h[j] * rh_row[j];
-            acc += bd ? bd[5 * H + k] : T(0);
-          }
-          hg[k] = T(std::tanh(detail::clip_value(T(xg[2 * H + k] + acc), clip)));
-        }
+        for (int64_t k = 0; k < H; ++k)
+          hg[k] = detail::gru_candidate(xg, h, rd, bd, H, linear_before_reset, clip, k);
         for (int64_t k = 0; k < H; ++k)
           h[k] = (T(1) - xg[k]) * hg[k] + xg[k] * h[k];
         return h;

@@ -927,6 +927,19 @@ TEST_CASE("classify, eye like and gather nd against the reference", "[tensor]") 
   cuda::gather_nd<float, int64_t>(kStream, data.data(), idx.data(), got.data(), 2, 3, 2, dims, 60,
                                   5);
   CHECK(sameMismatch(got, want, 30) == "");
+  // ReverseSequence, time-major (5, 3, 4) and batch-major (3, 5, 4), one
+  // length the whole sequence, one zero.
+  const std::vector<int64_t> lens = {5, 2, 0};
+  for (int major = 0; major < 2; ++major) {
+    INFO((major ? "batch" : "time") << "-major");
+    const int64_t bs = major ? 20 : 4, ts = major ? 4 : 12;
+    std::vector<float> rwant(60), rgot(60, -7.0f);
+    ref::reverse_sequence<float, int64_t>(data.data(), lens.data(), rwant.data(), 3, 5, bs, ts, 4,
+                                          60);
+    cuda::reverse_sequence<float, int64_t>(kStream, data.data(), lens.data(), rgot.data(), 3, 5,
+                                           bs, ts, 4, 60);
+    CHECK(sameMismatch(rgot, rwant, 60) == "");
+  }
 }
 
 // ScatterElements (axis 1 and the last, indices smaller than the data,
@@ -1056,6 +1069,26 @@ TEST_CASE("recurrent layers against the reference", "[rnn]") {
                             scratch.data());
   CHECK(sameMismatch(gy, y, ny) == "");
   CHECK(sameMismatch(gyh, yh, ns) == "");
+}
+
+// RoiAlign: average and max, with and without the half-pixel shift, rois
+// reaching past the image, adaptive and fixed sampling: equal outputs.
+TEST_CASE("roi align: modes, half pixel, sampling", "[resize]") {
+  std::vector<float> x = randomVec(2 * 3 * 9 * 8);
+  const std::vector<float> rois = {0.5f, 1.0f, 6.0f, 7.5f, -2.0f, 3.0f, 9.5f, 10.0f,
+                                   2.0f, 2.0f, 2.5f, 2.2f};
+  const std::vector<int64_t> batch = {1, 0, 1};
+  for (int64_t mode = 0; mode < 2; ++mode)
+    for (int64_t half = 0; half < 2; ++half)
+      for (int64_t ratio : {0, 2}) {
+        INFO("mode " << mode << " half_pixel " << half << " sampling " << ratio);
+        std::vector<float> want(3 * 3 * 4 * 5), got(want.size(), -7.0f);
+        ref::roi_align<float, int64_t>(x.data(), rois.data(), batch.data(), want.data(), 3, 9, 8,
+                                       3, 4, 5, ratio, 0.8f, mode, half);
+        cuda::roi_align<float, int64_t>(kStream, x.data(), rois.data(), batch.data(), got.data(),
+                                        3, 9, 8, 3, 4, 5, ratio, 0.8f, mode, half);
+        CHECK(sameMismatch(got, want, want.size()) == "");
+      }
 }
 
 TEST_CASE("ArgMax and ArgMin: first or last index, strided rows", "[reduce]") {

@@ -321,6 +321,28 @@ void scatter_nd(Stream *stream, const T *data, const I *indices, const T *update
            updates, y, n, int(k), dims_of(data_dims, k), slice, int(reduction));
 }
 
+namespace detail {
+template <typename T, typename L>
+__global__ void reverse_sequence_kernel(const T *x, const L *lens, T *y, int64_t batch,
+                                        int64_t time, int64_t batch_stride, int64_t time_stride,
+                                        int64_t total) {
+  ONNXC_CUDA_FOR(i, total) {
+    y[i] = x[ref::reverse_sequence_source(i, lens, batch, time, batch_stride, time_stride)];
+  }
+}
+} // namespace detail
+
+/// ReverseSequence, one element a thread by ref::reverse_sequence_source.
+template <typename T, typename L>
+void reverse_sequence(Stream *stream, const T *x, const L *lens, T *y, int64_t batch,
+                      int64_t time, int64_t batch_stride, int64_t time_stride, int64_t inner,
+                      int64_t total) {
+  (void)inner;
+  if (total > 0)
+    launch(detail::reverse_sequence_kernel<T, L>, blocks_for(total), kThreads, stream, x, lens, y,
+           batch, time, batch_stride, time_stride, total);
+}
+
 } // namespace cuda
 } // namespace onnxc_rt
 

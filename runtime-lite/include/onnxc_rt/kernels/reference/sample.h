@@ -108,76 +108,89 @@ void grid_sample(const T *x, const T *grid, T *y, int64_t n, int64_t c, int64_t 
       }
 }
 
+namespace detail {
+/// RoiAlign's output (r, ch, ph, pw): the roi's bin at (ph, pw) sampled on
+/// its grid of bilinear points in double, averaged (mode 0) or maxed
+/// (host and CUDA).
+template <typename T, typename I>
+ONNXC_RT_HD inline T roi_align_one(const T *x, const T *rois, const I *batch_indices, int64_t c,
+                                   int64_t h, int64_t w, int64_t out_h, int64_t out_w,
+                                   int64_t sampling_ratio, float spatial_scale, int64_t mode,
+                                   int64_t half_pixel, int64_t r, int64_t ch, int64_t ph,
+                                   int64_t pw) {
+  const double offset = half_pixel ? 0.5 : 0.0;
+  const T *roi = rois + r * 4;
+  const int64_t b = static_cast<int64_t>(batch_indices[r]);
+  const double sw = double(roi[0]) * spatial_scale - offset;
+  const double sh = double(roi[1]) * spatial_scale - offset;
+  double rw = double(roi[2]) * spatial_scale - offset - sw;
+  double rh = double(roi[3]) * spatial_scale - offset - sh;
+  if (!half_pixel) {
+    rw = rw > 1 ? rw : 1;
+    rh = rh > 1 ? rh : 1;
+  }
+  const double bin_h = rh / double(out_h), bin_w = rw / double(out_w);
+  const int64_t gh = sampling_ratio > 0 ? sampling_ratio : int64_t(std::ceil(rh / double(out_h)));
+  const int64_t gw = sampling_ratio > 0 ? sampling_ratio : int64_t(std::ceil(rw / double(out_w)));
+  const double count = double(gh * gw > 1 ? gh * gw : 1);
+  const T *plane = x + (b * c + ch) * h * w;
+  double acc = 0;
+  bool first = true;
+  for (int64_t iy = 0; iy < gh; ++iy)
+    for (int64_t ix = 0; ix < gw; ++ix) {
+      double yy = sh + double(ph) * bin_h + (double(iy) + 0.5) * bin_h / double(gh);
+      double xx = sw + double(pw) * bin_w + (double(ix) + 0.5) * bin_w / double(gw);
+      double v = 0, vmax = 0;
+      if (!(yy < -1.0 || yy > double(h) || xx < -1.0 || xx > double(w))) {
+        yy = yy < 0 ? 0 : yy;
+        xx = xx < 0 ? 0 : xx;
+        int64_t y0 = int64_t(yy), x0 = int64_t(xx), y1, x1;
+        if (y0 >= h - 1) {
+          y1 = y0 = h - 1;
+          yy = double(y0);
+        } else {
+          y1 = y0 + 1;
+        }
+        if (x0 >= w - 1) {
+          x1 = x0 = w - 1;
+          xx = double(x0);
+        } else {
+          x1 = x0 + 1;
+        }
+        const double ly = yy - double(y0), lx = xx - double(x0);
+        const double hy = 1 - ly, hx = 1 - lx;
+        const double p[4] = {hy * hx * double(plane[y0 * w + x0]),
+                             hy * lx * double(plane[y0 * w + x1]),
+                             ly * hx * double(plane[y1 * w + x0]),
+                             ly * lx * double(plane[y1 * w + x1])};
+        v = p[0] + p[1] + p[2] + p[3];
+        vmax = p[0];
+        for (int k = 1; k < 4; ++k)
+          vmax = p[k] > vmax ? p[k] : vmax;
+      }
+      if (mode == 0)
+        acc += v;
+      else
+        acc = first || vmax > acc ? vmax : acc;
+      first = false;
+    }
+  return T(mode == 0 ? acc / count : acc);
+}
+} // namespace detail
+
 /// RoiAlign over X (N, C, H, W) for rois (R, 4: x1, y1, x2, y2) of images
 /// batch_indices[r]. mode 0 avg, 1 max; half_pixel shifts by -0.5.
 template <typename T, typename I>
 void roi_align(const T *x, const T *rois, const I *batch_indices, T *y, int64_t c,
                int64_t h, int64_t w, int64_t num_rois, int64_t out_h, int64_t out_w,
                int64_t sampling_ratio, float spatial_scale, int64_t mode, int64_t half_pixel) {
-  const double offset = half_pixel ? 0.5 : 0.0;
-  for (int64_t r = 0; r < num_rois; ++r) {
-    const T *roi = rois + r * 4;
-    const int64_t b = static_cast<int64_t>(batch_indices[r]);
-    const double sw = double(roi[0]) * spatial_scale - offset;
-    const double sh = double(roi[1]) * spatial_scale - offset;
-    double rw = double(roi[2]) * spatial_scale - offset - sw;
-    double rh = double(roi[3]) * spatial_scale - offset - sh;
-    if (!half_pixel) {
-      rw = rw > 1 ? rw : 1;
-      rh = rh > 1 ? rh : 1;
-    }
-    const double bin_h = rh / double(out_h), bin_w = rw / double(out_w);
-    const int64_t gh = sampling_ratio > 0 ? sampling_ratio : int64_t(std::ceil(rh / double(out_h)));
-    const int64_t gw = sampling_ratio > 0 ? sampling_ratio : int64_t(std::ceil(rw / double(out_w)));
-    const double count = double(gh * gw > 1 ? gh * gw : 1);
-    for (int64_t ch = 0; ch < c; ++ch) {
-      const T *plane = x + (b * c + ch) * h * w;
+  for (int64_t r = 0; r < num_rois; ++r)
+    for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t ph = 0; ph < out_h; ++ph)
-        for (int64_t pw = 0; pw < out_w; ++pw) {
-          double acc = 0;
-          bool first = true;
-          for (int64_t iy = 0; iy < gh; ++iy)
-            for (int64_t ix = 0; ix < gw; ++ix) {
-              double yy = sh + double(ph) * bin_h + (double(iy) + 0.5) * bin_h / double(gh);
-              double xx = sw + double(pw) * bin_w + (double(ix) + 0.5) * bin_w / double(gw);
-              double v = 0, vmax = 0;
-              if (!(yy < -1.0 || yy > double(h) || xx < -1.0 || xx > double(w))) {
-                yy = yy < 0 ? 0 : yy;
-                xx = xx < 0 ? 0 : xx;
-                int64_t y0 = int64_t(yy), x0 = int64_t(xx), y1, x1;
-                if (y0 >= h - 1) {
-                  y1 = y0 = h - 1;
-                  yy = double(y0);
-                } else {
-                  y1 = y0 + 1;
-                }
-                if (x0 >= w - 1) {
-                  x1 = x0 = w - 1;
-                  xx = double(x0);
-                } else {
-                  x1 = x0 + 1;
-                }
-                const double ly = yy - double(y0), lx = xx - double(x0);
-                const double hy = 1 - ly, hx = 1 - lx;
-                const double p[4] = {hy * hx * double(plane[y0 * w + x0]),
-                                     hy * lx * double(plane[y0 * w + x1]),
-                                     ly * hx * double(plane[y1 * w + x0]),
-                                     ly * lx * double(plane[y1 * w + x1])};
-                v = p[0] + p[1] + p[2] + p[3];
-                vmax = p[0];
-                for (int k = 1; k < 4; ++k)
-                  vmax = p[k] > vmax ? p[k] : vmax;
-              }
-              if (mode == 0)
-                acc += v;
-              else
-                acc = first || vmax > acc ? vmax : acc;
-              first = false;
-            }
-          y[((r * c + ch) * out_h + ph) * out_w + pw] = T(mode == 0 ? acc / count : acc);
-        }
-    }
-  }
+        for (int64_t pw = 0; pw < out_w; ++pw)
+          y[((r * c + ch) * out_h + ph) * out_w + pw] =
+              detail::roi_align_one(x, rois, batch_indices, c, h, w, out_h, out_w, sampling_ratio,
+                                    spatial_scale, mode, half_pixel, r, ch, ph, pw);
 }
 
 } // namespace ref

@@ -453,24 +453,27 @@ void topk(const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
     }
 }
 
+/// ReverseSequence's source of output element i: the element at time
+/// lens[b] - 1 - t for the first lens[b] steps of batch entry b (at most
+/// `time`), else i itself (host and CUDA).
+template <typename L>
+ONNXC_RT_HD inline int64_t reverse_sequence_source(int64_t i, const L *lens, int64_t batch,
+                                                   int64_t time, int64_t batch_stride,
+                                                   int64_t time_stride) {
+  const int64_t b = i / batch_stride % batch, t = i / time_stride % time;
+  const int64_t len = static_cast<int64_t>(lens[b]);
+  return t < len && len <= time ? i + (len - 1 - 2 * t) * time_stride : i;
+}
+
 /// Reverses the first lens[b] steps along time for each batch entry; dims
 /// other than batch and time are `inner`. Offsets use the given strides.
 template <typename T, typename L>
 void reverse_sequence(const T *x, const L *lens, T *y, int64_t batch, int64_t time,
                       int64_t batch_stride, int64_t time_stride, int64_t inner,
                       int64_t total) {
+  (void)inner; // contiguous after batch and time, in either order
   for (int64_t i = 0; i < total; ++i)
-    y[i] = x[i];
-  for (int64_t b = 0; b < batch; ++b) {
-    int64_t len = static_cast<int64_t>(lens[b]);
-    for (int64_t t = 0; t < len && t < time; ++t)
-      for (int64_t i = 0; i < inner; ++i) {
-        // inner elements are contiguous after batch and time in either order
-        int64_t src = b * batch_stride + t * time_stride + i;
-        int64_t dst = b * batch_stride + (len - 1 - t) * time_stride + i;
-        y[dst] = x[src];
-      }
-  }
+    y[i] = x[reverse_sequence_source(i, lens, batch, time, batch_stride, time_stride)];
 }
 
 /// NonZero: the indices of x's non-zero elements (rank x numel, row-major

@@ -63,6 +63,37 @@ __device__ inline void for_window(const Window2d &g, int oh, int ow, F &&f) {
   }
 }
 
+/// One output's integer convolution sum: acc plus (x - xz) * (w - wz)
+/// over the cg input channels of output channel oc's group and the
+/// in-bounds taps of pixel pix's window (ConvInteger's and the qs8
+/// convolution's loop). Weights (M, C / group, KH, KW).
+template <typename TAcc, typename TX, typename TW>
+__device__ inline TAcc window_sum(const TX *x, const TW *w, TAcc xz, TAcc wz, TAcc acc,
+                                  const Window2d &g, int image, int oc, int cg, int mg,
+                                  int pix) {
+  const int first = oc / mg * cg, taps = g.kh * g.kw;
+  for (int ic = 0; ic < cg; ++ic) {
+    const TX *xp = x + (int64_t(image) * g.c + first + ic) * g.h * g.w;
+    const TW *wp = w + (int64_t(oc) * cg + ic) * taps;
+    for_window(g, pix / g.ow, pix % g.ow, [&](int at_x, int tap) {
+      acc += (TAcc(xp[at_x]) - xz) * (TAcc(wp[tap]) - wz);
+    });
+  }
+  return acc;
+}
+
+/// Launches a window kernel over `planes` planes of g's output pixels
+/// (plane_launch); nothing for an empty output.
+template <typename... Params, typename... Args>
+inline void launch_planes(void (*kernel)(Params...), const Window2d &g, int64_t planes,
+                          Stream *stream, const Args &...args) {
+  const int64_t pixels = int64_t(g.oh) * g.ow;
+  if (planes * pixels == 0)
+    return;
+  const PlaneLaunch pl = plane_launch(planes, pixels);
+  launch(kernel, pl.grid, pl.threads, stream, args...);
+}
+
 /// Convolution as a GEMM per group: batch entry = group; a column is an
 /// (image, output pixel), images side by side, so the small planes of a
 /// network's late layers at batch 32 fill whole tiles (7 x 7 pixels would
@@ -295,12 +326,8 @@ void conv_transpose(Stream *stream, const T *x, const T *w, const T *bias, T *y,
   (void)pads_end;
   const detail::Window2d g =
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
-  const int64_t pixels = int64_t(g.oh) * g.ow;
-  if (int64_t(g.n) * g.m * pixels == 0)
-    return;
-  const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.m, pixels);
-  launch(detail::conv_transpose_kernel<T>, pl.grid, pl.threads, stream, x, w, bias, y, g,
-         int(g.c / group), int(g.m / group));
+  detail::launch_planes(detail::conv_transpose_kernel<T>, g, int64_t(g.n) * g.m, stream, x, w,
+                        bias, y, g, int(g.c / group), int(g.m / group));
 }
 
 template <typename T>

@@ -39,20 +39,12 @@ template <typename T>
 __global__ void conv_kernel(const T *x, const int8_t *w, const T *x_zp, const int32_t *bias,
                             T *y, Window2d g, int cg, int mg, Requant rq) {
   using Acc = Accumulator<T>;
-  const int pixels = g.oh * g.ow, taps = g.kh * g.kw;
+  const int pixels = g.oh * g.ow;
   const Acc zp = Acc(*x_zp);
   ONNXC_CUDA_FOR_PLANES(plane, int64_t(g.n) * g.m, pix, pixels) {
     const int image = int(plane / g.m), oc = int(plane % g.m);
-    const int first = oc / mg * cg;
-    const int oh = pix / g.ow, ow = pix % g.ow;
-    Acc acc = bias ? Acc(bias[oc]) : Acc(0);
-    for (int ic = 0; ic < cg; ++ic) {
-      const T *xp = x + (int64_t(image) * g.c + first + ic) * g.h * g.w;
-      const int8_t *wp = w + (int64_t(oc) * cg + ic) * taps;
-      ::onnxc_rt::cuda::detail::for_window(g, oh, ow, [&](int at_x, int tap) {
-        acc += (Acc(xp[at_x]) - zp) * Acc(wp[tap]);
-      });
-    }
+    const Acc acc = ::onnxc_rt::cuda::detail::window_sum(
+        x, w, zp, Acc(0), bias ? Acc(bias[oc]) : Acc(0), g, image, oc, cg, mg, pix);
     y[plane * pixels + pix] = rq.operator()<T>(acc, oc);
   }
 }
@@ -151,13 +143,10 @@ void conv(Stream *stream, const T *x, const int8_t *w, const T *x_zp, const int3
   const detail::Window2d g = ::onnxc_rt::cuda::detail::window2d(rank, in_shape, out_shape,
                                                                 kernel, strides, pads_begin,
                                                                 dilations);
-  const int64_t pixels = int64_t(g.oh) * g.ow;
-  if (int64_t(g.n) * g.m * pixels == 0)
-    return;
-  const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.m, pixels);
-  launch(detail::conv_kernel<T>, pl.grid, pl.threads, stream, x, w, x_zp, bias, y, g,
-         int(g.c / group), int(g.m / group),
-         detail::Requant{multiplier, shift, count, y_zp, act_min, act_max});
+  ::onnxc_rt::cuda::detail::launch_planes(
+      detail::conv_kernel<T>, g, int64_t(g.n) * g.m, stream, x, w, x_zp, bias, y, g,
+      int(g.c / group), int(g.m / group),
+      detail::Requant{multiplier, shift, count, y_zp, act_min, act_max});
 }
 
 template <typename T>
@@ -209,12 +198,10 @@ void average_pool(Stream *stream, const T *x, T *y, int64_t rank, const int64_t 
                                                                 dilations);
   const int pad_h_end = rank == 1 ? 0 : int(pads_end[0]);
   const int pad_w_end = int(pads_end[rank == 1 ? 0 : 1]);
-  const int64_t pixels = int64_t(g.oh) * g.ow;
-  if (int64_t(g.n) * g.c * pixels == 0)
-    return;
-  const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.c, pixels);
-  launch(detail::average_pool_kernel<T>, pl.grid, pl.threads, stream, x, y, g, pad_h_end,
-         pad_w_end, int(count_include_pad), x_zp, y_zp, multiplier, shift);
+  ::onnxc_rt::cuda::detail::launch_planes(detail::average_pool_kernel<T>, g,
+                                          int64_t(g.n) * g.c, stream, x, y, g, pad_h_end,
+                                          pad_w_end, int(count_include_pad), x_zp, y_zp,
+                                          multiplier, shift);
 }
 
 template <typename TIn, typename TOut>

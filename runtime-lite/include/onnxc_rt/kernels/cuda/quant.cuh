@@ -117,21 +117,13 @@ template <typename TX, typename TW, typename TAcc>
 __global__ void conv_acc_kernel(const TX *x, const TW *w, const TX *x_zp, const TW *w_zp,
                                 int64_t w_zp_count, const TAcc *bias, TAcc *y, Window2d g,
                                 int cg, int mg) {
-  const int pixels = g.oh * g.ow, taps = g.kh * g.kw;
+  const int pixels = g.oh * g.ow;
+  const TAcc xz = x_zp ? TAcc(*x_zp) : TAcc(0);
   ONNXC_CUDA_FOR_PLANES(plane, int64_t(g.n) * g.m, pix, pixels) {
     const int image = int(plane / g.m), oc = int(plane % g.m);
-    const int first = oc / mg * cg;
-    const TAcc xz = x_zp ? TAcc(*x_zp) : TAcc(0);
     const TAcc wz = w_zp ? TAcc(w_zp[w_zp_count > 1 ? oc : 0]) : TAcc(0);
-    TAcc acc = bias ? bias[oc] : TAcc(0);
-    for (int ic = 0; ic < cg; ++ic) {
-      const TX *xp = x + (int64_t(image) * g.c + first + ic) * g.h * g.w;
-      const TW *wp = w + (int64_t(oc) * cg + ic) * taps;
-      for_window(g, pix / g.ow, pix % g.ow, [&](int at_x, int tap) {
-        acc += (TAcc(xp[at_x]) - xz) * (TAcc(wp[tap]) - wz);
-      });
-    }
-    y[plane * pixels + pix] = acc;
+    y[plane * pixels + pix] =
+        window_sum(x, w, xz, wz, bias ? bias[oc] : TAcc(0), g, image, oc, cg, mg, pix);
   }
 }
 
@@ -170,12 +162,9 @@ void conv_acc(Stream *stream, const TX *x, const TW *w, const TX *x_zp, const TW
   (void)pads_end;
   const detail::Window2d g =
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
-  const int64_t pixels = int64_t(g.oh) * g.ow;
-  if (int64_t(g.n) * g.m * pixels == 0)
-    return;
-  const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.m, pixels);
-  launch(detail::conv_acc_kernel<TX, TW, TAcc>, pl.grid, pl.threads, stream, x, w, x_zp, w_zp,
-         w_zp_count, bias, y, g, int(g.c / group), int(g.m / group));
+  detail::launch_planes(detail::conv_acc_kernel<TX, TW, TAcc>, g, int64_t(g.n) * g.m, stream, x,
+                        w, x_zp, w_zp, w_zp_count, bias, y, g, int(g.c / group),
+                        int(g.m / group));
 }
 
 /// DynamicQuantizeLinear: the range, then the values (two launches on the
@@ -185,8 +174,8 @@ inline void dynamic_quantize_linear(Stream *stream, const float *x, uint8_t *y, 
   launch(detail::dynamic_range_kernel<float>, 1, kThreads, stream, x, n, y_scale,
          y_zero_point);
   if (n > 0)
-    launch(detail::dynamic_quantize_kernel<float>, blocks_for(n), kThreads, stream, x, y, n, y_scale,
-           y_zero_point);
+    launch(detail::dynamic_quantize_kernel<float>, blocks_for(n), kThreads, stream, x, y, n,
+           y_scale, y_zero_point);
 }
 
 template <typename T, typename Q>

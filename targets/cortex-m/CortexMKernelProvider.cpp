@@ -398,8 +398,9 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool 
 /// QMatMul with constant int8 weights (k x n): four output rows at a time
 /// on int8 weights widened by SXTB16 for SMLAD, or, on Helium with int8 activations, on
 /// VMLADAVA with the input multiplied as stored (its zero point folded into
-/// the biases, as the convolutions do).
-ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t, bool helium) {
+/// the biases, as the convolutions do); on ARMv6-M the weight bytes plus
+/// 128, one LDRB each.
+ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t, bool helium, bool armv6m) {
   auto ws = shapeOf(op.getW());
   const int64_t k = ws[0], n = ws[1], rows = numel(op.getA()) / std::max<int64_t>(k, 1);
   std::vector<int8_t> w = constantInt8s(op.getW());
@@ -433,7 +434,8 @@ ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t, bool helium) {
     q::Vmladava::pack(rowsOfW.data(), int(n), int(k), packed.data());
   } else {
     packed.resize(q::fc_packed_words(int(k), int(n)));
-    q::pack_fc_weights(w.data(), int(k), int(n), packed.data());
+    q::pack_fc_weights(w.data(), int(k), int(n), packed.data(),
+                       armv6m ? q::FcBytes::Biased : q::FcBytes::Signed);
   }
   Requantization rq = requantization(op.getContext(), op.getXScale().convertToFloat(),
                                      op.getWScale(), op.getYScale().convertToFloat(), folded,
@@ -449,6 +451,8 @@ ProviderResult lowerQMatMul(QMatMulOp op, const std::string &t, bool helium) {
   std::vector<std::string> targs{t, str(rows), str(k), str(n)};
   for (std::string &a : qs8Tail(op, rq.wide))
     targs.push_back(std::move(a));
+  if (armv6m)
+    targs.push_back("onnxc_rt::mcu::qs8::FcBytes::Biased");
   return calls({call("fully_connected", targs, kMcuQs8FullyConnected,
                      {KernelArg::input(op.getA()), packedInt32s(op.getContext(), packed),
                       rq.params, KernelArg::output(op.getY()),
@@ -562,7 +566,7 @@ ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext
             return r;
           return {referenceQConv(o, o.getMaxPool())};
         })
-        .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t, helium_); })
+        .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t, helium_, armv6m_); })
         .Case<QAddOp>([&](QAddOp o) -> ProviderResult {
           return int16 ? std::nullopt : lowerQAdd(o, t);
         })

@@ -33,6 +33,9 @@ struct Core {
   /// ARMv7-M without the DSP extension (the M3): with int8 weights the
   /// convolutions multiply by MLA on byte columns (qs8::Mla).
   bool mla = false;
+  /// ARMv6-M (the M0, M0+): fully connected weights stored plus 128
+  /// (qs8::FcBytes::Biased), each read by one LDRB.
+  bool armv6m = false;
   /// The board's memory as its linker script lays it out (beside this file).
   EmulatedRunner::Memory memory;
 };
@@ -62,7 +65,8 @@ public:
          "--specs=rdimon.specs", "-nostartfiles", "-Wl,--gc-sections"}};
     emulated->qemuPlugins = true;
     emulated->memory = core.memory;
-    addProvider(std::make_unique<cortexm::CortexMKernelProvider>(core.helium, core.mla));
+    addProvider(
+        std::make_unique<cortexm::CortexMKernelProvider>(core.helium, core.mla, core.armv6m));
   }
 
   std::vector<TargetOption> options() const override {
@@ -103,30 +107,30 @@ void registerCortexMTargets() {
   const Core cores[] = {
       {"cortex-m0plus", "Arm Cortex-M0+, no FPU, soft float (arm-none-eabi)",
        {"-mcpu=cortex-m0plus", "-mthumb", "-mfloat-abi=soft"}, "microbit", "cortex-m0",
-       "microbit.ld", false, false, false, false,
+       "microbit.ld", false, false, false, false, true,
        {"the micro:bit (QEMU's microbit: 256 KB flash, 16 KB RAM)", 256 << 10, 16 << 10,
         0x800 + 0x800}},
       // ARMv7-M without the DSP extension or an FPU (STM32F1, LM3S): the
       // kernels' portable C paths, Thumb-2 and hardware divide.
       {"cortex-m3", "Arm Cortex-M3, no FPU, soft float (arm-none-eabi)",
        {"-mcpu=cortex-m3", "-mthumb", "-mfloat-abi=soft"}, "mps2-an385", "cortex-m3",
-       "mps2.ld", false, false, true, true,
+       "mps2.ld", false, false, true, true, false,
        {"QEMU's mps2-an385 (4 MB code, 4 MB RAM)", 4 << 20, 4 << 20, 0x10000 + 0x100000}},
       {"cortex-m4", "Arm Cortex-M4 with FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"}, "mps2-an386",
-       "cortex-m4", "mps2.ld", false, false, false, false,
+       "cortex-m4", "mps2.ld", false, false, false, false, false,
        {"QEMU's mps2-an386 (4 MB code, 4 MB RAM)", 4 << 20, 4 << 20, 0x10000 + 0x100000}},
       {"cortex-m7", "Arm Cortex-M7 with double-precision FPU (arm-none-eabi)",
        {"-mcpu=cortex-m7", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-d16"}, "mps2-an500",
-       "cortex-m7", "mps2.ld", true, false, false, false,
+       "cortex-m7", "mps2.ld", true, false, false, false, false,
        {"QEMU's mps2-an500 (4 MB code, 4 MB RAM)", 4 << 20, 4 << 20, 0x10000 + 0x100000}},
       {"cortex-m33", "Arm Cortex-M33 with FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m33", "-mthumb", "-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"},
-       "mps2-an505", "cortex-m33", "mps2-an505.ld", false, false, false, false,
+       "mps2-an505", "cortex-m33", "mps2-an505.ld", false, false, false, false, false,
        {"QEMU's mps2-an505 (4 MB code, 4 MB RAM)", 4 << 20, 4 << 20, 0x10000 + 0x100000}},
       {"cortex-m55", "Arm Cortex-M55 with Helium (MVE) and FPU, hard float (arm-none-eabi)",
        {"-mcpu=cortex-m55", "-mthumb", "-mfloat-abi=hard"}, "mps3-an547", "cortex-m55",
-       "mps3-an547.ld", true, true, false, false,
+       "mps3-an547.ld", true, true, false, false, false,
        {"QEMU's mps3-an547 (16 MB for weights, 16 MB RAM)", 16 << 20, 16 << 20,
         0x10000 + 0x100000}},
   };

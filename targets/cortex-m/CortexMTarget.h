@@ -20,13 +20,15 @@ public:
   /// VMLADAVA (qs8::Vmladava) instead of SMLAD. `mla`: an ARMv7-M core
   /// without the DSP extension (the M3): int8 convolutions with int8
   /// weights and inputs multiply by MLA on byte columns (qs8::Mla).
-  explicit CortexMKernelProvider(bool helium = false, bool mla = false)
-      : helium_(helium), mla_(mla) {}
+  /// `armv6m`: the M0, M0+: fully connected weights stored plus 128
+  /// (qs8::FcBytes::Biased).
+  explicit CortexMKernelProvider(bool helium = false, bool mla = false, bool armv6m = false)
+      : helium_(helium), mla_(mla), armv6m_(armv6m) {}
   llvm::StringRef name() const override;
   ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const override;
 
 private:
-  bool helium_, mla_;
+  bool helium_, mla_, armv6m_;
 };
 
 /// onnxc-mcu-fuse-conv-pool (FuseConvPool.cpp): QConv + MaxPool of whole

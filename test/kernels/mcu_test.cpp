@@ -323,6 +323,15 @@ void test_qfc(Rng &rng) {
     bad += y[i] != want[i];
   check(bad == 0, "qs8 fully_connected", K * 100 + N);
 
+  // ARMv6-M's form: each weight byte stored plus 128.
+  m::pack_fc_weights(w, K, N, packed, m::FcBytes::Biased);
+  m::fully_connected<int8_t, Rows, K, N, XZp, YZp, -128, 127, false, m::FcBytes::Biased>(
+      a, packed, params, y, scratch);
+  bad = 0;
+  for (int i = 0; i < Rows * N; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 fully_connected, biased bytes", K * 100 + N);
+
   // The Helium form: x multiplied as stored, its zero point in the biases.
   static int32_t mve_packed[m::packed_words<m::Vmladava>(N, K)], folded[N],
       mve_params[N * m::kChannelWords];
@@ -472,6 +481,14 @@ template <int Rows, int K, int N, int YZp> void test_qfc16(Rng &rng) {
   for (int i = 0; i < Rows * N; ++i)
     bad += y[i] != want[i];
   check(bad == 0, "qs8 fully_connected int16", K * 100 + N);
+
+  m::pack_fc_weights(w, K, N, packed, m::FcBytes::Biased);
+  m::fully_connected<int16_t, Rows, K, N, 0, YZp, -32768, 32767, true, m::FcBytes::Biased>(
+      a, packed, params, y, scratch);
+  bad = 0;
+  for (int i = 0; i < Rows * N; ++i)
+    bad += y[i] != want[i];
+  check(bad == 0, "qs8 fully_connected int16, biased bytes", K * 100 + N);
 }
 
 bool close(float a, float b) {

@@ -1,8 +1,10 @@
 // int8 fully connected layers for microcontrollers (mcu/qs8/common.h):
 // int8 weights, four per word, widened by SXTB16 (even and odd bytes)
 // against the input widened once into the matching (x0, x2), (x1, x3)
-// pairs, four output rows at a time; on Helium (the M55), int8 rows against
-// the int8 input as stored, 16 products per VMLADAVA (fully_connected_mve).
+// pairs, four output rows at a time; on ARMv6-M (the M0, M0+) weight bytes
+// stored plus 128 (FcBytes::Biased) so that one LDRB reads each; on Helium
+// (the M55), int8 rows against the int8 input as stored, 16 products per
+// VMLADAVA (fully_connected_mve).
 #ifndef ONNXC_RT_MCU_QS8_FULLY_CONNECTED_H
 #define ONNXC_RT_MCU_QS8_FULLY_CONNECTED_H
 
@@ -15,6 +17,13 @@ namespace qs8 {
 /// Output rows per block of the fully connected kernel.
 constexpr int kFcRows = 4;
 
+/// How pack_fc_weights stores each weight byte: as it is (SXTB16, LDRSB
+/// and SXTB sign-extend it), or plus 128 (ARMv6-M: LDRB reads a byte at an
+/// immediate offset in one instruction, where LDRSB takes only a register
+/// offset and a word's bytes cost 1.5 instructions each to sign-extend; the
+/// 128 x sum(x) the bias adds to each sum is taken off once per input row).
+enum class FcBytes { Signed, Biased };
+
 /// Words of packed fully connected weights: N rounded up to 4 rows of K
 /// rounded up to 4 bytes.
 constexpr int fc_packed_words(int k, int n) {
@@ -22,8 +31,11 @@ constexpr int fc_packed_words(int k, int n) {
 }
 
 /// Packs w (k x n int8, column j an output) into [N/4][K/4][4 rows] words
-/// of four consecutive depth values (zero past k and n).
-inline void pack_fc_weights(const int8_t *w, int k, int n, int32_t *out) {
+/// of four consecutive depth values (weight zero past k and n), each byte
+/// stored as `bytes` says.
+inline void pack_fc_weights(const int8_t *w, int k, int n, int32_t *out,
+                            FcBytes bytes = FcBytes::Signed) {
+  const int bias = bytes == FcBytes::Biased ? 128 : 0;
   const int quads = (k + 3) / 4;
   for (int b = 0; b < (n + kFcRows - 1) / kFcRows; ++b)
     for (int q = 0; q < quads; ++q)
@@ -32,8 +44,8 @@ inline void pack_fc_weights(const int8_t *w, int k, int n, int32_t *out) {
         uint32_t word = 0;
         for (int i = 0; i < 4; ++i) {
           const int d = 4 * q + i;
-          const uint8_t v = col < n && d < k ? static_cast<uint8_t>(w[d * n + col]) : 0;
-          word |= uint32_t(v) << (8 * i);
+          const int8_t v = col < n && d < k ? w[d * n + col] : 0;
+          word |= uint32_t(uint8_t(v + bias)) << (8 * i);
         }
         *out++ = static_cast<int32_t>(word);
       }
@@ -143,112 +155,9 @@ inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &
                      : "cc", "memory");
   }
 #undef ONNXC_MCU_FC_QUAD_M3
-#elif defined(__ARM_ARCH_6M__) && defined(__OPTIMIZE__)
-  // ARMv6-M (the M0, M0+): a quad's four input values sign-extended once
-  // into low registers, then per row each weight byte (SXTB after a shift)
-  // times one of them (MULS) added to the row's sum in a high register: 66
-  // instructions for 16 products, kFcUnroll quads a pass (their offsets
-  // from .Lfc_q, the quad's index in it), the loop's five each pass (a
-  // pass is beyond BNE's reach: BEQ over a B); the quads past the last
-  // whole pass follow it. The loop is in the asm and divided syntax is
-  // used, as in product_2x2's ARMv6-M form (qs8/common.h).
-#define ONNXC_MCU_FC_QUAD_M0                                                  \
-  "ldr %[x0], [%[x], #(8 * .Lfc_q + 0)]\n\t"                                  \
-  "asr %[x2], %[x0], #16\n\t"                                                 \
-  "sxth %[x0], %[x0]\n\t"                                                     \
-  "ldr %[x1], [%[x], #(8 * .Lfc_q + 4)]\n\t"                                  \
-  "asr %[x3], %[x1], #16\n\t"                                                 \
-  "sxth %[x1], %[x1]\n\t"                                                     \
-  "ldr %[ww], [%[w], #(16 * .Lfc_q + 0)]\n\t"                                 \
-  "sxtb %[t], %[ww]\n\t"                                                      \
-  "mul %[t], %[x0]\n\t"                                                       \
-  "add %[a0], %[t]\n\t"                                                       \
-  "lsr %[t], %[ww], #8\n\t"                                                   \
-  "sxtb %[t], %[t]\n\t"                                                       \
-  "mul %[t], %[x1]\n\t"                                                       \
-  "add %[a0], %[t]\n\t"                                                       \
-  "lsr %[t], %[ww], #16\n\t"                                                  \
-  "sxtb %[t], %[t]\n\t"                                                       \
-  "mul %[t], %[x2]\n\t"                                                       \
-  "add %[a0], %[t]\n\t"                                                       \
-  "asr %[t], %[ww], #24\n\t"                                                  \
-  "mul %[t], %[x3]\n\t"                                                       \
-  "add %[a0], %[t]\n\t"                                                       \
-  "ldr %[ww], [%[w], #(16 * .Lfc_q + 4)]\n\t"                                 \
-  "sxtb %[t], %[ww]\n\t"                                                      \
-  "mul %[t], %[x0]\n\t"                                                       \
-  "add %[a1], %[t]\n\t"                                                       \
-  "lsr %[t], %[ww], #8\n\t"                                                   \
-  "sxtb %[t], %[t]\n\t"                                                       \
-  "mul %[t], %[x1]\n\t"                                                       \
-  "add %[a1], %[t]\n\t"                                                       \
-  "lsr %[t], %[ww], #16\n\t"                                                  \
-  "sxtb %[t], %[t]\n\t"                                                       \
-  "mul %[t], %[x2]\n\t"                                                       \
-  "add %[a1], %[t]\n\t"                                                       \
-  "asr %[t], %[ww], #24\n\t"                                                  \
-  "mul %[t], %[x3]\n\t"                                                       \
-  "add %[a1], %[t]\n\t"                                                       \
-  "ldr %[ww], [%[w], #(16 * .Lfc_q + 8)]\n\t"                                 \
-  "sxtb %[t], %[ww]\n\t"                                                      \
-  "mul %[t], %[x0]\n\t"                                                       \
-  "add %[a2], %[t]\n\t"                                                       \
-  "lsr %[t], %[ww], #8\n\t"                                                   \
-  "sxtb %[t], %[t]\n\t"                                                       \
-  "mul %[t], %[x1]\n\t"                                                       \
-  "add %[a2], %[t]\n\t"                                                       \
-  "lsr %[t], %[ww], #16\n\t"                                                  \
-  "sxtb %[t], %[t]\n\t"                                                       \
-  "mul %[t], %[x2]\n\t"                                                       \
-  "add %[a2], %[t]\n\t"                                                       \
-  "asr %[t], %[ww], #24\n\t"                                                  \
-  "mul %[t], %[x3]\n\t"                                                       \
-  "add %[a2], %[t]\n\t"                                                       \
-  "ldr %[ww], [%[w], #(16 * .Lfc_q + 12)]\n\t"                                \
-  "sxtb %[t], %[ww]\n\t"                                                      \
-  "mul %[t], %[x0]\n\t"                                                       \
-  "add %[a3], %[t]\n\t"                                                       \
-  "lsr %[t], %[ww], #8\n\t"                                                   \
-  "sxtb %[t], %[t]\n\t"                                                       \
-  "mul %[t], %[x1]\n\t"                                                       \
-  "add %[a3], %[t]\n\t"                                                       \
-  "lsr %[t], %[ww], #16\n\t"                                                  \
-  "sxtb %[t], %[t]\n\t"                                                       \
-  "mul %[t], %[x2]\n\t"                                                       \
-  "add %[a3], %[t]\n\t"                                                       \
-  "asr %[t], %[ww], #24\n\t"                                                  \
-  "mul %[t], %[x3]\n\t"                                                       \
-  "add %[a3], %[t]\n\t"                                                       \
-  ".set .Lfc_q, .Lfc_q + 1\n\t"
-  if (Q > 0) {
-    constexpr int kFcUnroll = 4;
-    const int32_t *end = x + 2 * (Q / kFcUnroll * kFcUnroll);
-    int32_t x0, x1, x2, x3, ww, t;
-    __asm__ volatile(".if %c[passes]\n\t"
-                     "1:\n\t"
-                     ".set .Lfc_q, 0\n\t"
-                     ".rept %c[unroll]\n\t" ONNXC_MCU_FC_QUAD_M0 ".endr\n\t"
-                     "add %[w], #%c[wstep]\n\t"
-                     "add %[x], #%c[xstep]\n\t"
-                     "cmp %[x], %[end]\n\t"
-                     "beq 2f\n\t"
-                     "b 1b\n\t"
-                     "2:\n\t"
-                     ".endif\n\t"
-                     ".set .Lfc_q, 0\n\t"
-                     ".rept %c[rest]\n\t" ONNXC_MCU_FC_QUAD_M0 ".endr"
-                     : [a0] "+h"(acc0), [a1] "+h"(acc1), [a2] "+h"(acc2), [a3] "+h"(acc3),
-                       [w] "+l"(w), [x] "+l"(x), [x0] "=&l"(x0), [x1] "=&l"(x1),
-                       [x2] "=&l"(x2), [x3] "=&l"(x3), [ww] "=&l"(ww), [t] "=&l"(t)
-                     : [end] "h"(end), [passes] "i"(Q / kFcUnroll), [unroll] "i"(kFcUnroll),
-                       [rest] "i"(Q % kFcUnroll), [wstep] "i"(16 * kFcUnroll),
-                       [xstep] "i"(8 * kFcUnroll)
-                     : "cc", "memory");
-  }
-#undef ONNXC_MCU_FC_QUAD_M0
 #else
-  // No DSP extension (the host): each weight byte times its input
-  // value directly (SMLAD's integers; emulating SXTB16 and SMLAD costs a
+  // No DSP extension (the host, ARMv6-M: it takes FcBytes::Biased, below):
+  // each weight byte times its input value directly (SMLAD's integers; emulating SXTB16 and SMLAD costs a
   // pack and an unpack per pair).
   for (int q = 0; q < Q; ++q, x += 2, w += kFcRows) {
     const int32_t x0 = int16_t(x[0]), x2 = x[0] >> 16, x1 = int16_t(x[1]), x3 = x[1] >> 16;
@@ -264,26 +173,117 @@ inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &
 #endif
 }
 
+/// fc_rows for weights packed FcBytes::Biased: acc0..3 += sum of each
+/// stored byte read unsigned (weight + 128) times its input value; the sums
+/// wrap modulo 2^32 (the caller's -128 x sum(x) brings them back in range).
+template <int Q>
+inline void fc_rows_biased(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &acc1,
+                           int32_t &acc2, int32_t &acc3) {
+#if defined(__ARM_ARCH_6M__) && defined(__OPTIMIZE__)
+  // ARMv6-M (the M0, M0+): a quad's four input values sign-extended once
+  // into low registers, then per row each weight byte by LDRB at an
+  // immediate offset (0..31: the weight pointer moves on every second quad),
+  // times one of them (MULS), added to the row's sum in a high register: 54
+  // instructions for 16 products (the signed bytes' SXTB and shifts took
+  // 66), kFcUnroll quads a pass (their offsets from .Lfc_q, the quad's index
+  // in it), the loop's four each pass (a pass is beyond BNE's reach: BEQ over
+  // a B); the quads past the last whole pass follow it. The loop is in the
+  // asm and divided syntax is used, as in product_2x2's ARMv6-M form
+  // (qs8/common.h).
+#define ONNXC_MCU_FC_PRODUCT_M0(acc, x, offset)                               \
+  "ldrb %[t], [%[w], #(16 * (.Lfc_q & 1) + " #offset ")]\n\t"                \
+  "mul %[t], %[" #x "]\n\t"                                                   \
+  "add %[" #acc "], %[t]\n\t"
+#define ONNXC_MCU_FC_ROW_M0(acc, row)                                         \
+  ONNXC_MCU_FC_PRODUCT_M0(acc, x0, 4 * row + 0)                               \
+  ONNXC_MCU_FC_PRODUCT_M0(acc, x1, 4 * row + 1)                               \
+  ONNXC_MCU_FC_PRODUCT_M0(acc, x2, 4 * row + 2)                               \
+  ONNXC_MCU_FC_PRODUCT_M0(acc, x3, 4 * row + 3)
+#define ONNXC_MCU_FC_QUAD_M0                                                  \
+  "ldr %[x0], [%[x], #(8 * .Lfc_q + 0)]\n\t"                                  \
+  "asr %[x2], %[x0], #16\n\t"                                                 \
+  "sxth %[x0], %[x0]\n\t"                                                     \
+  "ldr %[x1], [%[x], #(8 * .Lfc_q + 4)]\n\t"                                  \
+  "asr %[x3], %[x1], #16\n\t"                                                 \
+  "sxth %[x1], %[x1]\n\t"                                                     \
+  ONNXC_MCU_FC_ROW_M0(a0, 0)                                                  \
+  ONNXC_MCU_FC_ROW_M0(a1, 1)                                                  \
+  ONNXC_MCU_FC_ROW_M0(a2, 2)                                                  \
+  ONNXC_MCU_FC_ROW_M0(a3, 3)                                                  \
+  ".if .Lfc_q & 1\n\t"                                                        \
+  "add %[w], #32\n\t"                                                         \
+  ".endif\n\t"                                                                \
+  ".set .Lfc_q, .Lfc_q + 1\n\t"
+  if (Q > 0) {
+    constexpr int kFcUnroll = 4;
+    const int32_t *end = x + 2 * (Q / kFcUnroll * kFcUnroll);
+    int32_t x0, x1, x2, x3, t;
+    __asm__ volatile(".if %c[passes]\n\t"
+                     "1:\n\t"
+                     ".set .Lfc_q, 0\n\t"
+                     ".rept %c[unroll]\n\t" ONNXC_MCU_FC_QUAD_M0 ".endr\n\t"
+                     "add %[x], #%c[xstep]\n\t"
+                     "cmp %[x], %[end]\n\t"
+                     "beq 2f\n\t"
+                     "b 1b\n\t"
+                     "2:\n\t"
+                     ".endif\n\t"
+                     ".set .Lfc_q, 0\n\t"
+                     ".rept %c[rest]\n\t" ONNXC_MCU_FC_QUAD_M0 ".endr"
+                     : [a0] "+h"(acc0), [a1] "+h"(acc1), [a2] "+h"(acc2), [a3] "+h"(acc3),
+                       [w] "+l"(w), [x] "+l"(x), [x0] "=&l"(x0), [x1] "=&l"(x1),
+                       [x2] "=&l"(x2), [x3] "=&l"(x3), [t] "=&l"(t)
+                     : [end] "h"(end), [passes] "i"(Q / kFcUnroll), [unroll] "i"(kFcUnroll),
+                       [rest] "i"(Q % kFcUnroll), [xstep] "i"(8 * kFcUnroll)
+                     : "cc", "memory");
+  }
+#undef ONNXC_MCU_FC_QUAD_M0
+#undef ONNXC_MCU_FC_ROW_M0
+#undef ONNXC_MCU_FC_PRODUCT_M0
+#else
+  uint32_t sum[kFcRows] = {uint32_t(acc0), uint32_t(acc1), uint32_t(acc2), uint32_t(acc3)};
+  for (int q = 0; q < Q; ++q, x += 2, w += kFcRows) {
+    const int32_t v[4] = {int16_t(x[0]), int16_t(x[1]), x[0] >> 16, x[1] >> 16};
+    for (int r = 0; r < kFcRows; ++r)
+      for (int i = 0; i < 4; ++i)
+        sum[r] += uint32_t(w[r] >> (8 * i) & 0xff) * uint32_t(v[i]);
+  }
+  acc0 = int32_t(sum[0]);
+  acc1 = int32_t(sum[1]);
+  acc2 = int32_t(sum[2]);
+  acc3 = int32_t(sum[3]);
+#endif
+}
+
 /// y (rows x N) = requantize(a (rows x K, zero point XZp) * W), W packed by
-/// pack_fc_weights, the channels' requantization from channel_params (N x
-/// kChannelWords), clamped to [Lo, Hi].
-template <typename T, int Rows, int K, int N, int XZp, int YZp, int Lo, int Hi, bool Wide>
+/// pack_fc_weights with bytes B, the channels' requantization from
+/// channel_params (N x kChannelWords), clamped to [Lo, Hi].
+template <typename T, int Rows, int K, int N, int XZp, int YZp, int Lo, int Hi, bool Wide,
+          FcBytes B = FcBytes::Signed>
 void fully_connected(const T *a, const int32_t *packed, const int32_t *params, T *y,
                      int32_t *scratch) {
   constexpr int Q = (K + 3) / 4;
   for (int r = 0; r < Rows; ++r, a += K, y += N) {
-    // (x0, x2) and (x1, x3) of each quad, less the zero point.
+    // (x0, x2) and (x1, x3) of each quad, less the zero point; their sum
+    // for the biased bytes' share (modulo 2^32, as the sums are taken).
+    uint32_t sum = 0;
     for (int q = 0; q < Q; ++q) {
       int32_t v[4];
-      for (int i = 0; i < 4; ++i)
+      for (int i = 0; i < 4; ++i) {
         v[i] = 4 * q + i < K ? int32_t(a[4 * q + i]) - XZp : 0;
+        sum += uint32_t(v[i]);
+      }
       scratch[2 * q] = pack_pair(v[0], v[2]);
       scratch[2 * q + 1] = pack_pair(v[1], v[3]);
     }
+    const int32_t start = B == FcBytes::Biased ? int32_t(0u - 128u * sum) : 0;
     const int32_t *w = packed;
     for (int n0 = 0; n0 < N; n0 += kFcRows) {
-      int32_t acc0 = 0, acc1 = 0, acc2 = 0, acc3 = 0;
-      fc_rows<Q>(w, scratch, acc0, acc1, acc2, acc3);
+      int32_t acc0 = start, acc1 = start, acc2 = start, acc3 = start;
+      if (B == FcBytes::Biased)
+        fc_rows_biased<Q>(w, scratch, acc0, acc1, acc2, acc3);
+      else
+        fc_rows<Q>(w, scratch, acc0, acc1, acc2, acc3);
       w += kFcRows * Q;
       const int32_t acc[kFcRows] = {acc0, acc1, acc2, acc3};
       for (int i = 0; i < kFcRows && n0 + i < N; ++i)

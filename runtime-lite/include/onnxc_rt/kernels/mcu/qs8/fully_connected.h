@@ -157,8 +157,8 @@ inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &
 #undef ONNXC_MCU_FC_QUAD_M3
 #else
   // No DSP extension (the host, ARMv6-M: it takes FcBytes::Biased, below):
-  // each weight byte times its input value directly (SMLAD's integers; emulating SXTB16 and SMLAD costs a
-  // pack and an unpack per pair).
+  // each weight byte times its input value directly (SMLAD's integers;
+  // emulating SXTB16 and SMLAD costs a pack and an unpack per pair).
   for (int q = 0; q < Q; ++q, x += 2, w += kFcRows) {
     const int32_t x0 = int16_t(x[0]), x2 = x[0] >> 16, x1 = int16_t(x[1]), x3 = x[1] >> 16;
     auto dot = [&](int32_t word) {

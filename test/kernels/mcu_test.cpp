@@ -132,8 +132,9 @@ void fold_zero_point(const int8_t *w, int32_t x_zp, const int32_t *bias, const i
 }
 
 /// Elements where the microcontroller convolution multiplying with Dot
-/// (qs8::Smlad, qs8::Sxtb16, qs8::Vmladava, qs8::Mla) differs from `want`: conv2d, or with a PH x PW
-/// max pool fused, conv2d_max_pool.
+/// (qs8::Smlad, qs8::Sxtb16, qs8::Vmladava, qs8::Mla) differs from `want`:
+/// conv2d, or with a PH x PW max pool fused, conv2d_max_pool; NCHW, then
+/// NHWC.
 template <typename Dot, typename W, int M, int XZp, int YZp, int Lo, int Hi, int PH, int PW>
 int qconv_mismatches(const int8_t *x, const int8_t *w, const int32_t *params,
                      const int8_t *want) {
@@ -150,6 +151,25 @@ int qconv_mismatches(const int8_t *x, const int8_t *w, const int32_t *params,
   else
     m::conv2d<int8_t, W, M, XZp, YZp, Lo, Hi, false, Dot>(x, packed, params, y, scratch);
   int bad = 0;
+  for (int i = 0; i < Out; ++i)
+    bad += y[i] != want[i];
+
+  // The NHWC form: x and the output transposed at the edges, the weights
+  // in the columns' (kernel row, kernel column, channel) order.
+  namespace mc = onnxc_rt::mcu;
+  constexpr int OutPlane = (W::OH / PH) * (W::OW / PW);
+  static int8_t x_nhwc[W::IC * W::IH * W::IW], w_nhwc[M * W::K], y_nhwc[Out];
+  mc::nchw_to_nhwc<int8_t, W::IC, W::IH * W::IW>(x, x_nhwc);
+  mc::weights_to_nhwc(w, M, W::IC, W::KH, W::KW, w_nhwc);
+  Dot::pack(w_nhwc, M, W::K, packed);
+  if constexpr (PH * PW > 1)
+    m::conv2d_max_pool<int8_t, W, M, XZp, YZp, Lo, Hi, false, PH, PW, Dot, mc::Layout::Nhwc>(
+        x_nhwc, packed, params, y_nhwc, scratch);
+  else
+    m::conv2d<int8_t, W, M, XZp, YZp, Lo, Hi, false, Dot, mc::Layout::Nhwc>(x_nhwc, packed,
+                                                                             params, y_nhwc,
+                                                                             scratch);
+  mc::nhwc_to_nchw<int8_t, M, OutPlane>(y_nhwc, y);
   for (int i = 0; i < Out; ++i)
     bad += y[i] != want[i];
   return bad;
@@ -408,6 +428,18 @@ template <typename W, int M, int YZp, int Lo, int Hi> void test_qconv16(Rng &rng
       v = 0;
     m::conv2d<int16_t, W, M, 0, YZp, Lo, Hi, Wide, Dot>(x, packed, params, y, scratch);
     int bad = 0;
+    for (int i = 0; i < Out; ++i)
+      bad += y[i] != want[i];
+    // NHWC: x and y transposed at the edges, the weights in the columns' order.
+    namespace mc = onnxc_rt::mcu;
+    static int16_t x_nhwc[W::IC * W::IH * W::IW], y_nhwc[Out];
+    static int8_t w_nhwc[M * W::K];
+    mc::nchw_to_nhwc<int16_t, W::IC, W::IH * W::IW>(x, x_nhwc);
+    mc::weights_to_nhwc(w, M, W::IC, W::KH, W::KW, w_nhwc);
+    Dot::pack(w_nhwc, M, W::K, packed);
+    m::conv2d<int16_t, W, M, 0, YZp, Lo, Hi, Wide, Dot, mc::Layout::Nhwc>(x_nhwc, packed, params,
+                                                                         y_nhwc, scratch);
+    mc::nhwc_to_nchw<int16_t, M, W::Pixels>(y_nhwc, y);
     for (int i = 0; i < Out; ++i)
       bad += y[i] != want[i];
     return bad;

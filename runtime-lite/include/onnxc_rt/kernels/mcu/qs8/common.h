@@ -136,10 +136,12 @@ inline Channel load_channel(const int32_t *params, int c) {
 }
 
 /// conv2d's 2 x 2 block of outputs (accumulators a<channel><pixel> of
-/// channels m, m + 1 and pixels p, p + 1) stored at out[0], out[1],
-/// out[Pixels], out[Pixels + 1]; `second`: pixel p + 1 exists, `pair`:
-/// channel m + 1 does.
-template <typename T, bool Wide, int YZp, int Lo, int Hi, int Pixels>
+/// channels m, m + 1 and pixels p, p + 1) stored at out[0],
+/// out[PixelStride], out[ChannelStride], out[ChannelStride + PixelStride]
+/// (NCHW: the plane, 1; NHWC: 1, the channels); `second`: pixel p + 1
+/// exists, `pair`: channel m + 1 does.
+template <typename T, bool Wide, int YZp, int Lo, int Hi, int ChannelStride,
+          int PixelStride = 1>
 __attribute__((always_inline)) inline void output_2x2(int32_t a00, int32_t a01, int32_t a10,
                                                       int32_t a11, const int32_t *params, int m,
                                                       T *out, bool second, bool pair) {
@@ -157,7 +159,8 @@ __attribute__((always_inline)) inline void output_2x2(int32_t a00, int32_t a01, 
     // (Lane constants from arrays: GCC 12's vcreateq_u32 puts its first
     // argument in lanes 2 and 3.)
     static constexpr uint32_t channel_bytes[4] = {0, 0, 4 * kChannelWords, 4 * kChannelWords},
-                              out_offsets[4] = {0, 1, Pixels, Pixels + 1};
+                              out_offsets[4] = {0, PixelStride, ChannelStride,
+                                                ChannelStride + PixelStride};
     const uint32_t base = uint32_t(reinterpret_cast<uintptr_t>(params + m * kChannelWords));
     const uint32x4_t at = vaddq_u32(vdupq_n_u32(base), vld1q_u32(channel_bytes));
     int32x4_t v = vaddq_s32(acc, vldrwq_gather_base_s32(at, 0));  // + bias
@@ -173,12 +176,12 @@ __attribute__((always_inline)) inline void output_2x2(int32_t a00, int32_t a01, 
   const Channel ch0 = load_channel(params, m);
   out[0] = output_value<T, Wide, YZp, Lo, Hi>(a00, ch0);
   if (second)
-    out[1] = output_value<T, Wide, YZp, Lo, Hi>(a01, ch0);
+    out[PixelStride] = output_value<T, Wide, YZp, Lo, Hi>(a01, ch0);
   if (pair) {
     const Channel ch1 = load_channel(params, m + 1);
-    out[Pixels] = output_value<T, Wide, YZp, Lo, Hi>(a10, ch1);
+    out[ChannelStride] = output_value<T, Wide, YZp, Lo, Hi>(a10, ch1);
     if (second)
-      out[Pixels + 1] = output_value<T, Wide, YZp, Lo, Hi>(a11, ch1);
+      out[ChannelStride + PixelStride] = output_value<T, Wide, YZp, Lo, Hi>(a11, ch1);
   }
 }
 
@@ -490,6 +493,38 @@ inline void product_2x2_int8(const int32_t *w, const word_alias *c0, const word_
 /// words of weights per pair of output channels, the packing (the compiler
 /// runs it), the gather and the 2 x 2 product of two channels and two
 /// columns.
+
+/// gather_window_nhwc's runs into columns: int8 values widened to int16
+/// four a word with the DSP extension (LDR, SXTB16 of the even and the odd
+/// bytes, the halves put back in order by PKHBT and PKHTB, two STR: 7
+/// instructions for 4 values), int8 into byte columns by memcpy, the rest
+/// as copy_values.
+struct ColumnCopy {
+  template <int N, typename T, typename V> static void run(const T *in, V *out) {
+#if defined(__ARM_FEATURE_DSP) && __ARM_FEATURE_DSP
+    if constexpr (sizeof(T) == 1 && sizeof(V) == 2 && T(-1) < T(0)) {
+#pragma GCC unroll 4
+      for (int i = 0; i + 4 <= N; i += 4) {
+        uint32_t w;
+        memcpy(&w, in + i, 4);
+        const int32_t even = sxtb16(int32_t(w)), odd = sxtb16_odd(int32_t(w));
+        // (GCC 12 writes each as a mask and an OR: four instructions.)
+        int32_t lo, hi;
+        __asm__("pkhbt %0, %1, %2, lsl #16" : "=r"(lo) : "r"(even), "r"(odd));
+        __asm__("pkhtb %0, %1, %2, asr #16" : "=r"(hi) : "r"(odd), "r"(even));
+        memcpy(out + i, &lo, 4);
+        memcpy(out + i + 2, &hi, 4);
+      }
+      copy_values<N % 4>(in + N / 4 * 4, out + N / 4 * 4);
+      return;
+    }
+#endif
+    if constexpr (sizeof(T) == 1 && sizeof(V) == 1) // int8 as it is: words where unaligned
+      memcpy(out, in, N);                            // access allows them
+    else
+      copy_values<N>(in, out);
+  }
+};
 
 /// int16 columns (Smlad's, Sxtb16's, Vmladava16's), padded with zeros to
 /// a multiple of Step depth values: an 8-bit input widened, a 16-bit one

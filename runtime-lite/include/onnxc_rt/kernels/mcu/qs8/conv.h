@@ -2,8 +2,10 @@
 // the same with a fused max pool, and depthwise.
 //
 // Convolution: the windows of two output pixels are gathered into columns
-// holding x as it is (padding reads x_zp; the compiler folds the zero point
-// into the bias), and multiplied with two output channels' weights as the
+// (from NCHW planes or, in an NHWC region the compiler chose, from NHWC
+// pixels, a window row one run of KW x C values) holding x as it is
+// (padding reads x_zp; the compiler folds the zero point into the bias),
+// and multiplied with two output channels' weights as the
 // policy `Dot` says (common.h: int16 pairs and SMLAD, int8 widened by
 // SXTB16, or int8 and Helium's VMLADAVA): 2 x 2 accumulators, requantized
 // together (output_2x2: four lanes at once on Helium); a fused max pool
@@ -17,49 +19,84 @@ namespace onnxc_rt {
 namespace mcu {
 namespace qs8 {
 
+/// conv2d's column of output pixel `pixel` in layout L: NCHW by Dot's own
+/// gather, NHWC by gather_window_nhwc (depth order kernel row, kernel
+/// column, channel: the compiler packs the weights in that order); zeros
+/// past W::K.
+template <typename Dot, Layout L, typename T, typename W, int XZp>
+inline void gather_column(const T *x, int pixel, typename Dot::Col *col) {
+  if constexpr (L == Layout::Nchw) {
+    Dot::template gather<T, W, XZp>(x, pixel, col);
+  } else {
+    typedef typename Dot::Col Col;
+    gather_window_nhwc<W, ColumnCopy>(x, pixel, col, Col(XZp));
+    for (int i = W::K; i < Dot::depth(W::K); ++i)
+      col[i] = 0;
+  }
+}
+
+/// The columns of pixels `pixel` and, if `second`, pixel + 1 (else `pixel`
+/// again): NCHW by Dot's gather2 (with its shortcuts), NHWC one by one.
+template <typename Dot, Layout L, typename T, typename W, int XZp>
+inline void gather_columns(const T *x, int pixel, bool second, typename Dot::Col *c0,
+                           typename Dot::Col *c1) {
+  if constexpr (L == Layout::Nchw) {
+    Dot::template gather2<T, W, XZp>(x, pixel, second, c0, c1);
+  } else {
+    gather_column<Dot, L, T, W, XZp>(x, pixel, c0);
+    gather_column<Dot, L, T, W, XZp>(x, second ? pixel + 1 : pixel, c1);
+  }
+}
+
 /// A 2-D convolution (group 1) of int8 x (W::IC x IH x IW, zero point
-/// XZp) into y (M x OH x OW), weights packed for Dot, the channels'
-/// requantization from channel_params (M x kChannelWords) with the biases
-/// of fold_zero_point, the output clamped to [Lo, Hi]. Two output pixels
-/// and two output channels at a time.
+/// XZp; NHWC: IH x IW x IC) into y (M x OH x OW; NHWC: OH x OW x M),
+/// weights packed for Dot, the channels' requantization from
+/// channel_params (M x kChannelWords) with the biases of fold_zero_point,
+/// the output clamped to [Lo, Hi]. Two output pixels and two output
+/// channels at a time.
 template <typename T, typename W, int M, int XZp, int YZp, int Lo, int Hi, bool Wide,
-          typename Dot = Smlad>
+          typename Dot = Smlad, Layout L = Layout::Nchw>
 void conv2d(const T *x, const int32_t *packed, const int32_t *params, T *y,
             typename Dot::Col *scratch) {
   constexpr int D = Dot::depth(W::K);
+  constexpr bool nhwc = L == Layout::Nhwc;
+  constexpr int ChannelStride = nhwc ? 1 : W::Pixels, PixelStride = nhwc ? M : 1;
   typename Dot::Col *const col0 = scratch, *const col1 = scratch + D;
   for (int pix = 0; pix < W::Pixels; pix += 2) {
     const bool second = pix + 1 < W::Pixels;
-    Dot::template gather2<T, W, XZp>(x, pix, second, col0, col1);
+    gather_columns<Dot, L, T, W, XZp>(x, pix, second, col0, col1);
     const int32_t *w = packed;
     for (int m = 0; m < M; m += 2, w += Dot::pair_words(W::K)) {
       int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0;
       Dot::template product<D>(w, col0, col1, a00, a01, a10, a11);
-      output_2x2<T, Wide, YZp, Lo, Hi, W::Pixels>(a00, a01, a10, a11, params, m,
-                                                  y + m * W::Pixels + pix, second,
-                                                  M % 2 == 0 || m + 1 < M);
+      output_2x2<T, Wide, YZp, Lo, Hi, ChannelStride, PixelStride>(
+          a00, a01, a10, a11, params, m, y + m * ChannelStride + pix * PixelStride, second,
+          M % 2 == 0 || m + 1 < M);
     }
   }
 }
 
 /// conv2d followed by a max pool of PH x PW windows at stride (PH, PW), no
-/// padding (QConv with max_pool): y is M x (OH / PH) x (OW / PW). The
-/// requantization is monotonic in the accumulator, so each window's
-/// largest accumulator is requantized, once.
+/// padding (QConv with max_pool): y is M x (OH / PH) x (OW / PW) (NHWC:
+/// (OH / PH) x (OW / PW) x M). The requantization is monotonic in the
+/// accumulator, so each window's largest accumulator is requantized, once.
 template <typename T, typename W, int M, int XZp, int YZp, int Lo, int Hi, bool Wide, int PH,
-          int PW, typename Dot = Smlad>
+          int PW, typename Dot = Smlad, Layout L = Layout::Nchw>
 void conv2d_max_pool(const T *x, const int32_t *packed, const int32_t *params, T *y,
                      typename Dot::Col *scratch) {
   constexpr int D = Dot::depth(W::K);
   constexpr int POW = W::OW / PW, Pooled = W::OH / PH * POW, Columns = pool_columns(PH, PW);
+  constexpr bool nhwc = L == Layout::Nhwc;
+  constexpr int ChannelStride = nhwc ? 1 : Pooled, PixelStride = nhwc ? M : 1;
   for (int q = 0; q < Pooled; ++q) {
     const int py = q / POW, px = q - py * POW;
     for (int i = 0; i < Columns; ++i) {
       const int j = i < PH * PW ? i : PH * PW - 1, dy = j / PW;
-      Dot::template gather<T, W, XZp>(x, (py * PH + dy) * W::OW + px * PW + (j - dy * PW),
-                                      scratch + i * D);
+      gather_column<Dot, L, T, W, XZp>(x, (py * PH + dy) * W::OW + px * PW + (j - dy * PW),
+                                       scratch + i * D);
     }
     const int32_t *w = packed;
+    T *out = y + q * PixelStride;
     for (int m = 0; m < M; m += 2, w += Dot::pair_words(W::K)) {
       int32_t best0 = INT32_MIN, best1 = INT32_MIN;
       for (int i = 0; i < Columns; i += 2) {
@@ -70,9 +107,9 @@ void conv2d_max_pool(const T *x, const int32_t *packed, const int32_t *params, T
         best0 = best0 > a00 ? best0 : a00;
         best1 = best1 > a10 ? best1 : a10;
       }
-      y[m * Pooled + q] = output_value<T, Wide, YZp, Lo, Hi>(best0, load_channel(params, m));
+      out[m * ChannelStride] = output_value<T, Wide, YZp, Lo, Hi>(best0, load_channel(params, m));
       if (M % 2 == 0 || m + 1 < M)
-        y[(m + 1) * Pooled + q] =
+        out[(m + 1) * ChannelStride] =
             output_value<T, Wide, YZp, Lo, Hi>(best1, load_channel(params, m + 1));
     }
   }

@@ -97,13 +97,22 @@ template <int N, typename T, typename V> inline void copy_values(const T *in, V 
     out[i] = V(in[i]);
 }
 
-/// out[0 .. N) = pad, out of line: where GCC 12 vectorizes the fill for
-/// Helium, the vector constant's literal pool stays within VLDR's reach
-/// (inlined into a large convolution, it did not: "co-processor offset out
-/// of range").
-template <int N, typename V> __attribute__((noinline)) void fill_padding(V *out, V pad) {
+/// out[0 .. N) = pad; runs longer than 8 out of line: where GCC 12
+/// vectorizes the fill for Helium, the vector constant's literal pool stays
+/// within VLDR's reach (inlined into a large convolution, it did not:
+/// "co-processor offset out of range").
+template <int N, typename V> __attribute__((noinline)) void fill_padding_run(V *out, V pad) {
   for (int i = 0; i < N; ++i)
     out[i] = pad;
+}
+template <int N, typename V> inline void fill_padding(V *out, V pad) {
+  if constexpr (N > 8) {
+    fill_padding_run<N>(out, pad);
+  } else {
+#pragma GCC unroll 8
+    for (int i = 0; i < N; ++i)
+      out[i] = pad;
+  }
 }
 
 /// gather_window of an NHWC input (W::IH x W::IW x W::IC): the window's W::K

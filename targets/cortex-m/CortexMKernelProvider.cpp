@@ -141,6 +141,25 @@ ProviderResult lowerMaxPool(MaxPoolOp op, const std::string &t) {
                      {KernelArg::input(x), KernelArg::output(y)}, kMcu)});
 }
 
+/// The transposes at an NHWC region's edges (onnxc-mcu-nhwc-regions): a
+/// batch-1 NCHW tensor into NHWC and back, 8- or 16-bit.
+ProviderResult lowerLayoutTranspose(TransposeOp op, const std::string &t) {
+  auto xs = shapeOf(op.getData());
+  std::optional<ArrayRef<int64_t>> perm = op.getPerm();
+  if (xs.size() != 4 || xs[0] != 1 || !perm || numel(op.getData()) >= kMaxIndex)
+    return std::nullopt;
+  const SmallVector<int64_t, 4> toNhwc{0, 2, 3, 1}, toNchw{0, 3, 1, 2};
+  if (*perm == ArrayRef<int64_t>(toNhwc))
+    return calls({call("nchw_to_nhwc", {t, str(xs[1]), str(xs[2] * xs[3])}, kMcuQs8Conv,
+                       {KernelArg::input(op.getData()), KernelArg::output(op.getTransposed())},
+                       kMcu)});
+  if (*perm == ArrayRef<int64_t>(toNchw))
+    return calls({call("nhwc_to_nchw", {t, str(xs[3]), str(xs[1] * xs[2])}, kMcuQs8Conv,
+                       {KernelArg::input(op.getData()), KernelArg::output(op.getTransposed())},
+                       kMcu)});
+  return std::nullopt;
+}
+
 /// The per-channel requantization constants of a qs8 op with `n` output
 /// channels (onnxc_rt::mcu::qs8::channel_params, one int32 constant), and
 /// whether its accumulators need the wide rounding: `bound[c]` bounds
@@ -293,9 +312,22 @@ PackedConv packConv(ArrayRef<int8_t> w, int m, int k, int ph, int pw, const char
   return p;
 }
 
-/// The max pool folded into a convolution (cortexm.QConvMaxPool), if any.
+/// The max pool folded into a convolution (cortexm.QConvMaxPool,
+/// QConvNhwc), if any.
 std::optional<ArrayRef<int64_t>> maxPoolOf(QConvOp) { return std::nullopt; }
 std::optional<ArrayRef<int64_t>> maxPoolOf(QConvMaxPoolOp op) { return op.getMaxPool(); }
+std::optional<ArrayRef<int64_t>> maxPoolOf(QConvNhwcOp op) { return op.getMaxPool(); }
+
+/// A convolution's input shape as NCHW (cortexm.QConvNhwc's X is NHWC).
+template <typename QConvLike> SmallVector<int64_t, 4> nchwInputShape(QConvLike op) {
+  return SmallVector<int64_t, 4>(shapeOf(op.getX()));
+}
+SmallVector<int64_t, 4> nchwInputShape(QConvNhwcOp op) {
+  ArrayRef<int64_t> s = shapeOf(op.getX());
+  if (s.size() != 4)
+    return SmallVector<int64_t, 4>(s);
+  return {s[0], s[3], s[1], s[2]};
+}
 
 /// What the dense conv2d kernel needs of a QConv (2-D, group 1, batch 1,
 /// constant weights, a window the kernel indexes): its window type, the
@@ -306,11 +338,12 @@ struct DenseConv {
   ConvConstants constants;
 };
 template <typename QConvLike> FailureOr<std::optional<DenseConv>> denseConv(QConvLike op) {
-  auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
+  SmallVector<int64_t, 4> xs = nchwInputShape(op);
+  ArrayRef<int64_t> ws = shapeOf(op.getW());
   if (xs.size() != 4 || op.getGroup() != 1 || xs[0] != 1)
     return std::optional<DenseConv>();
   SmallVector<int64_t> kernel(ws.drop_front(2));
-  auto g = resolveWindow(op, xs.drop_front(2), kernel, false);
+  auto g = resolveWindow(op, ArrayRef<int64_t>(xs).drop_front(2), kernel, false);
   if (failed(g))
     return failure();
   // The convolution's own output (Y's shape before a fused pool).
@@ -324,7 +357,9 @@ template <typename QConvLike> FailureOr<std::optional<DenseConv>> denseConv(QCon
 }
 
 /// QConv, 2-D, group 1, batch 1, constant weights; QConvMaxPool, the
-/// fused conv2d_max_pool; depthwise ones above. `int8Weights`: the SMLAD
+/// fused conv2d_max_pool; QConvNhwc, either on NHWC tensors (the weights
+/// packed in the columns' kernel row, kernel column, channel order);
+/// depthwise ones above. `int8Weights`: the SMLAD
 /// convolutions' weights as int8 (qs8::Sxtb16; --conv-weights int8); with
 /// `mla` (the M3) and int8 inputs, their products by MLA on byte columns
 /// (qs8::Mla).
@@ -333,6 +368,7 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool 
                           bool mla) {
   auto xs = shapeOf(op.getX()), ws = shapeOf(op.getW());
   const std::optional<ArrayRef<int64_t>> pool = maxPoolOf(op);
+  constexpr bool nhwc = std::is_same_v<QConvLike, QConvNhwcOp>;
   if constexpr (std::is_same_v<QConvLike, QConvOp>)
     if (xs.size() == 4 && xs[0] == 1 && op.getGroup() > 1 && int64_t(op.getGroup()) == xs[1] &&
         ws[0] == xs[1])
@@ -340,8 +376,11 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool 
   FailureOr<std::optional<DenseConv>> dense = denseConv(op);
   if (failed(dense))
     return {failure()};
-  if (!*dense)
+  if (!*dense) {
+    if constexpr (nhwc) // onnxc-mcu-nhwc-regions asked runsDenseConvKernel first
+      return {op.emitOpError() << "is not one the NHWC convolution kernel runs"};
     return std::nullopt;
+  }
   const std::string &window = (*dense)->window;
   const int64_t m = (*dense)->m, depth = (*dense)->depth;
   ConvConstants *k = &(*dense)->constants;
@@ -361,7 +400,13 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool 
   namespace q = onnxc_rt::mcu::qs8;
   const bool int8In = elementKindOf(eltOf(op.getX())) == ElementKind::Int8;
   const bool helium8 = helium && int8In;
-  if (helium8 && !pool) {
+  if (nhwc) {
+    std::vector<int8_t> onnxOrder = std::move(k->w);
+    k->w.resize(onnxOrder.size());
+    onnxc_rt::mcu::weights_to_nhwc(onnxOrder.data(), int(m), int(ws[1]), int(ws[2]),
+                                   int(ws[3]), k->w.data());
+  }
+  if (helium8 && !pool && !nhwc) {
     // Four output channels and two pixels a block (conv2d_mve).
     std::vector<int32_t> quads(q::mve_quad_words(int(m), int(depth)));
     q::pack_mve_quads(k->w.data(), int(m), int(depth), quads.data());
@@ -388,6 +433,8 @@ ProviderResult lowerQConv(QConvLike op, const std::string &t, bool helium, bool 
                     : packConv<q::Smlad>(k->w, int(m), int(depth), ph, pw,
                                          "onnxc_rt::mcu::qs8::Smlad", "int16_t");
   targs.push_back(p.dot);
+  if (nhwc)
+    targs.push_back("onnxc_rt::mcu::Layout::Nhwc");
   return calls({call(callee, targs, kMcuQs8Conv,
                      {KernelArg::input(op.getX()), packedInt32s(op.getContext(), p.words),
                       k->rq.params, KernelArg::output(op.getY()),
@@ -538,6 +585,25 @@ ProviderResult lowerQuantize(QuantizeLinearOp op) {
 
 } // namespace
 
+bool runsDenseConvKernel(Operation *op) {
+  if (op->getNumOperands() == 0 || op->getNumResults() != 1 || inBoundedProbe(op))
+    return false;
+  Type x = eltOf(op->getOperand(0)), y = eltOf(op->getResult(0));
+  const ElementKind kind = elementKindOf(x);
+  const bool int16 = x == y && x.isInteger(16);
+  if (kind != ElementKind::Int8 && kind != ElementKind::UInt8 && !int16)
+    return false;
+  auto dense = [](auto conv) {
+    FailureOr<std::optional<DenseConv>> d = denseConv(conv);
+    return succeeded(d) && d->has_value();
+  };
+  if (auto conv = dyn_cast<QConvOp>(op))
+    return dense(conv);
+  if (auto conv = dyn_cast<QConvMaxPoolOp>(op))
+    return dense(conv);
+  return false;
+}
+
 llvm::StringRef CortexMKernelProvider::name() const { return "mcu"; }
 
 ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
@@ -566,6 +632,10 @@ ProviderResult CortexMKernelProvider::lower(Operation *op, const LoweringContext
             return r;
           return {referenceQConv(o, o.getMaxPool())};
         })
+        .Case<QConvNhwcOp>([&](QConvNhwcOp o) -> ProviderResult {
+          return lowerQConv(o, t, helium_, int8Weights, mla_);
+        })
+        .Case<TransposeOp>([&](TransposeOp o) { return lowerLayoutTranspose(o, t); })
         .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, t, helium_, armv6m_); })
         .Case<QAddOp>([&](QAddOp o) -> ProviderResult {
           return int16 ? std::nullopt : lowerQAdd(o, t);

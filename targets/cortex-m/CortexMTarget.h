@@ -7,8 +7,9 @@
 #include <memory>
 
 namespace mlir {
+class Operation;
 class Pass;
-}
+} // namespace mlir
 
 namespace onnxc::cortexm {
 
@@ -30,6 +31,27 @@ public:
 private:
   bool helium_, mla_, armv6m_;
 };
+
+/// Whether the dense conv2d kernel runs `op` (a QConv or QConvMaxPool):
+/// what onnxc-mcu-nhwc-regions may put in NHWC (CortexMKernelProvider.cpp).
+bool runsDenseConvKernel(mlir::Operation *op);
+
+/// What onnxc-mcu-nhwc-regions weighs, in instructions of the core: the
+/// saving per window value gathered from NHWC pixels instead of NCHW
+/// planes, and the cost per element of a transpose at a region's edge
+/// (the defaults: the DSP cores' on ResNet-8, bench/results/cmsis-nn.md).
+struct NhwcCosts {
+  double gatherSaving = 3.6;
+  double transposeCost = 3.5;
+};
+
+/// onnxc-mcu-nhwc-regions (NhwcRegions.cpp): the quantized convolution
+/// regions where NHWC's gathers save more than the edges' transposes cost
+/// -> cortexm.QConvNhwc and NHWC element-wise ops, onnx.Transpose at the
+/// edges.
+std::unique_ptr<mlir::Pass> createNhwcRegionsPass(NhwcCosts costs);
+/// Makes it known to onnxc-opt (lit tests), with the default costs.
+void registerNhwcRegionsPass();
 
 /// onnxc-mcu-fuse-conv-pool (FuseConvPool.cpp): QConv + MaxPool of whole
 /// windows -> cortexm.QConvMaxPool.

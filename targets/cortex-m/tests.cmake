@@ -165,7 +165,7 @@ foreach(board netduinoplus2:ON lm3s6965evb:ON microbit:OFF mps3-an547:OFF)
   list(GET parts 1 profile)
   set(expect "16 of 16 input sets agree with the host")
   if(profile)
-    set(expect "QConvMaxPool '/net/net.4/Conv' +[1-9][0-9]+ .*${expect}")
+    set(expect "QConvNhwc '/net/net.4/Conv' +[1-9][0-9]+ .*${expect}")
   endif()
   # The LM3S6965's PLL, which QEMU models, takes it to 50 MHz; the
   # STM32F405's, which QEMU does not, times out to the 16 MHz HSI. QEMU's

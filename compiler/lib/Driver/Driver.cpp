@@ -216,6 +216,8 @@ static std::string canonicalOptions(const CompileOptions &o, const Target &targe
     s += " --precision " + o.precision;
   if (!o.convWeights.empty())
     s += " --conv-weights " + o.convWeights;
+  if (!o.convLayout.empty())
+    s += " --conv-layout " + o.convLayout;
   if (o.profile)
     s += " --profile";
   if (!o.cudaArch.empty())
@@ -444,6 +446,8 @@ int compileModel(const CompileOptions &o) {
                       ? target->optionValue(onnx::TargetAttr(), "conv-weights")
                       : o.convWeights;
   bool convWeightsByRule = false;
+  // Whether --ram-budget made the Cortex-M convolutions NCHW throughout.
+  bool convLayoutByRule = false;
   bool ok;
   // The footprint is measured for --report, the budgets and a board's fit.
   const bool measure = o.report || o.ramBudget >= 0 || o.flashBudget >= 0 || board;
@@ -477,28 +481,21 @@ int compileModel(const CompileOptions &o) {
                             footprint, error);
       if (ok)
         error = budgetProblem(o, *target, name, g->summary, footprint);
-      // The flash/speed rule of the SMLAD cores' convolutions: int16 pairs
-      // unless --flash-budget is not met so, then int8 weights (half their
-      // flash, a third more instructions in the inner loop).
-      if (ok && !error.empty() && o.flashBudget >= 0 &&
-          g->summary.weightBytes + footprint.codeBytes > o.flashBudget &&
-          o.convWeights.empty() && !convWeights.empty() && convWeights != "int8") {
-        CompileOptions int8 = o;
-        int8.convWeights = "int8";
+      // A target rule's second try: the model generated again with
+      // `changed` options, written and measured again.
+      CompileOptions effective = o;
+      auto regenerate = [&](const CompileOptions &changed) -> LogicalResult {
         Provenance provenance;
         provenance.modelSha256 = sha256OfFile(o.modelPath);
-        provenance.options = canonicalOptions(int8, *target, name);
+        provenance.options = canonicalOptions(changed, *target, name);
         if (board)
           provenance.options += " --board " + board->name;
         FailureOr<GeneratedModel> retry =
-            generateModel(ctx, modelPath, name, import, *target, int8, false, provenance);
-        if (failed(retry)) {
-          llvm::sys::fs::remove_directories(stage);
-          if (createdOut)
-            llvm::sys::fs::remove_directories(o.outDir);
-          return diagnostics.failureCode();
-        }
+            generateModel(ctx, modelPath, name, import, *target, changed, false, provenance);
+        if (failed(retry))
+          return failure();
         g = std::move(retry);
+        effective = changed;
         files.clear();
         error.clear();
         footprint = Footprint();
@@ -506,9 +503,40 @@ int compileModel(const CompileOptions &o) {
              measureFootprint(*target, modelStage, name, g->files.sourceExtension,
                               footprint, error);
         if (ok)
-          error = budgetProblem(int8, *target, name, g->summary, footprint);
+          error = budgetProblem(changed, *target, name, g->summary, footprint);
+        return success();
+      };
+      auto giveUp = [&] {
+        llvm::sys::fs::remove_directories(stage);
+        if (createdOut)
+          llvm::sys::fs::remove_directories(o.outDir);
+        return diagnostics.failureCode();
+      };
+      // The flash/speed rule of the SMLAD cores' convolutions: int16 pairs
+      // unless --flash-budget is not met so, then int8 weights (half their
+      // flash, a third more instructions in the inner loop).
+      if (ok && !error.empty() && o.flashBudget >= 0 &&
+          g->summary.weightBytes + footprint.codeBytes > o.flashBudget &&
+          o.convWeights.empty() && !convWeights.empty() && convWeights != "int8") {
+        CompileOptions int8 = effective;
+        int8.convWeights = "int8";
+        if (failed(regenerate(int8)))
+          return giveUp();
         convWeights = "int8";
         convWeightsByRule = true;
+      }
+      // The RAM rule of the Cortex-M convolutions' NHWC regions: where
+      // --ram-budget is not met with them, NCHW throughout (no transposed
+      // copies at the regions' edges in the arena; more instructions).
+      const std::string defaultLayout = target->optionValue(onnx::TargetAttr(), "conv-layout");
+      if (ok && !error.empty() && o.ramBudget >= 0 &&
+          ramBytes(g->summary, footprint) > o.ramBudget && o.convLayout.empty() &&
+          !defaultLayout.empty() && defaultLayout != "nchw") {
+        CompileOptions nchw = effective;
+        nchw.convLayout = "nchw";
+        if (failed(regenerate(nchw)))
+          return giveUp();
+        convLayoutByRule = true;
       }
       ok = ok && error.empty();
     }
@@ -632,6 +660,9 @@ int compileModel(const CompileOptions &o) {
                              : std::string("int16 pairs for SMLAD (--conv-weights int8: "
                                            "half their flash, slower)"))
                      << "\n";
+      if (convLayoutByRule)
+        llvm::outs() << "  int8     convolutions NCHW throughout (with the NHWC regions' "
+                        "transposed copies the arena missed --ram-budget)\n";
     }
     llvm::outs() << "  compute  " << s.flops << " FLOPs per run\n  files   ";
     if (firmware) // the project, not its hundred runtime headers

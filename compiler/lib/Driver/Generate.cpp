@@ -110,8 +110,10 @@ static void recordQuantization(func::FuncOp f, CompileSummary &s) {
   if (!q)
     return;
   f.walk([&](Operation *op) {
-    if (isa<onnx::QConvOp, onnx::QMatMulOp, onnx::QAddOp, onnx::QMulOp, onnx::QAveragePoolOp>(
-            op) &&
+    // (A target's own convolutions, cortexm.QConvMaxPool and QConvNhwc, are
+    // QConvs too.)
+    const bool qconv = op->getName().stripDialect().starts_with("QConv");
+    if ((qconv || isa<onnx::QMatMulOp, onnx::QAddOp, onnx::QMulOp, onnx::QAveragePoolOp>(op)) &&
         cast<ShapedType>(op->getOperand(0).getType()).getElementTypeBitWidth() == 16)
       ++s.int16Ops;
   });
@@ -131,7 +133,8 @@ static void recordLargest(func::FuncOp f, CompileSummary &s) {
   std::vector<CompileSummary::NodeBytes> arena, weights;
   llvm::DenseSet<Value> counted;
   f.walk([&](Operation *op) {
-    if (!isa<onnx::ONNXDialect>(op->getDialect()) || isa<onnx::ConstantOp, onnx::NoValueOp>(op))
+    // The model's ops, a target's own included (cortexm.QConvMaxPool, ...).
+    if (op->getNumResults() == 0 || isa<func::FuncOp, onnx::ConstantOp, onnx::NoValueOp>(op))
       return;
     const std::string node = nodeNameOf(op->getLoc());
     if (auto offsets = op->getAttrOfType<DenseI64ArrayAttr>(kOffsetAttr))
@@ -227,14 +230,19 @@ std::string targetOptionsProblem(const Target &target, const ModelOptions &o) {
       !p.empty())
     return p;
   if (!o.convWeights.empty())
-    return optionProblem(target, "conv-weights", "--conv-weights", o.convWeights, std::nullopt);
+    if (std::string p =
+            optionProblem(target, "conv-weights", "--conv-weights", o.convWeights, std::nullopt);
+        !p.empty())
+      return p;
+  if (!o.convLayout.empty())
+    return optionProblem(target, "conv-layout", "--conv-layout", o.convLayout, std::nullopt);
   return "";
 }
 
 onnx::TargetAttr targetAttrFor(MLIRContext &ctx, const Target &target, const ModelOptions &o) {
   // The flags that set target options: --no-winograd, --no-block-fusion, --precision,
-  // --conv-weights (checked against the target by targetOptionsProblem
-  // first).
+  // --conv-weights, --conv-layout (checked against the target by
+  // targetOptionsProblem first).
   SmallVector<NamedAttribute> set;
   Builder b(&ctx);
   for (const TargetOption &opt : target.options()) {
@@ -247,6 +255,8 @@ onnx::TargetAttr targetAttrFor(MLIRContext &ctx, const Target &target, const Mod
     if (opt.name == "conv-weights" && !o.convWeights.empty() &&
         o.convWeights != opt.values.front())
       set.push_back(b.getNamedAttr(opt.name, b.getStringAttr(o.convWeights)));
+    if (opt.name == "conv-layout" && !o.convLayout.empty() && o.convLayout != opt.values.front())
+      set.push_back(b.getNamedAttr(opt.name, b.getStringAttr(o.convLayout)));
   }
   return onnx::TargetAttr::get(&ctx, target.name(), o.threads,
                                set.empty() ? DictionaryAttr() : b.getDictionaryAttr(set));

@@ -185,6 +185,15 @@ static cl::opt<std::string> precision(
              "bfloat16, float sums)"),
     cl::init("fp32"), cl::value_desc("fp32|tf32|fp16|bf16"), cl::sub(cl::SubCommand::getTopLevel()),
     cl::sub(runCommand), cl::cat(category));
+static cl::opt<std::string> convLayout(
+    "conv-layout",
+    cl::desc("How the int8 convolutions of Cortex-M cores without Helium (M0+, M3, M4, M7, "
+             "M33) lay out their tensors: auto (the default: NHWC regions where the im2col "
+             "gathers from NHWC pixels save more than transposing the regions' edges costs, "
+             "by the core's measured costs), nchw, or nhwc (every region of convolutions the "
+             "kernel runs)"),
+    cl::value_desc("auto|nchw|nhwc"), cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
+    cl::cat(category));
 static cl::opt<std::string> convWeights(
     "conv-weights",
     cl::desc("How the int8 convolutions of Cortex-M cores without Helium (M0+, M4, M7, M33) "
@@ -566,6 +575,7 @@ int main(int argc, char **argv) {
     o.blockFusion = !noBlockFusion;
     o.precision = precision;
     o.convWeights = convWeights;
+    o.convLayout = convLayout;
     o.cudaArch = cudaArch;
     o.quiet = quiet;
     o.profile = profileNodes;

@@ -74,6 +74,9 @@ struct ModelOptions {
   /// store their weights (empty: int16 pairs, or, when --flash-budget is
   /// not met so, int8).
   std::string convWeights;
+  /// --conv-layout auto|nchw|nhwc: where the Cortex-M int8 convolutions run
+  /// on NHWC tensors (empty: auto, the cost model's regions).
+  std::string convLayout;
   /// --cuda-arch: the GPU architectures to build for, comma-separated
   /// (empty: the target's defaults).
   std::string cudaArch;

@@ -21,8 +21,9 @@
 // times the cost per element); where the saving is larger, the region's
 // convolutions become cortexm.QConvNhwc, its element-wise ops take NHWC
 // types, and onnx.Transpose converts each entering value once (right after
-// its definition) and each leaving value once (right after the op that
-// makes it). Depthwise convolutions stay NCHW (their kernel walks planes),
+// its definition; a value entering two regions once for both) and each
+// leaving value once (right after the op that makes it). Regions and their
+// ops are visited in program order, so the output is deterministic. Depthwise convolutions stay NCHW (their kernel walks planes),
 // so a pointwise convolution between two of them stays too: alone, its
 // transposes cost more than its gathers.
 //
@@ -41,6 +42,7 @@
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/Pass/Pass.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 using namespace mlir;
@@ -148,26 +150,44 @@ struct NhwcRegionsPass : PassWrapper<NhwcRegionsPass, OperationPass<func::FuncOp
         if (Operation *def = v.getDefiningOp(); def && regions.findValue(def) != regions.end())
           regions.unionSets(def, op);
     });
-    for (auto it = regions.begin(); it != regions.end(); ++it) {
-      if (!it->isLeader())
-        continue;
-      llvm::SmallPtrSet<Operation *, 16> region(regions.member_begin(it), regions.member_end());
-      if (worthIt(region, saving, cost))
-        rewrite(members, region);
+    // Each region's ops in program order, the regions in the order of their
+    // first op (deterministic output: nothing below iterates pointers).
+    llvm::MapVector<Operation *, OpRegion> byLeader;
+    for (Operation *op : members) {
+      OpRegion &r = byLeader[regions.getLeaderValue(op)];
+      r.ops.push_back(op);
+      r.set.insert(op);
     }
+    Edges made;
+    for (auto &entry : byLeader)
+      if (worthIt(entry.second, saving, cost))
+        rewrite(entry.second, made);
   }
 
+  /// The transposes made so far: each entering value's NHWC form (a value
+  /// entering two regions is transposed once), and the last entry transpose
+  /// placed after each definition (null: the function's arguments), so that
+  /// the next goes after it, in the order they were made.
+  struct Edges {
+    DenseMap<Value, Value> nhwc;
+    DenseMap<Operation *, Operation *> lastAfter;
+  };
+
+  struct OpRegion {
+    SmallVector<Operation *> ops; // program order
+    llvm::SmallPtrSet<Operation *, 16> set;
+  };
+
   /// The values entering the region (activations made outside it) and
-  /// leaving it (made inside, read outside).
-  static std::pair<llvm::SetVector<Value>, llvm::SetVector<Value>>
-  edges(const llvm::SmallPtrSetImpl<Operation *> &region) {
+  /// leaving it (made inside, read outside), in program order.
+  static std::pair<llvm::SetVector<Value>, llvm::SetVector<Value>> edges(const OpRegion &region) {
     llvm::SetVector<Value> in, out;
-    for (Operation *op : region) {
+    for (Operation *op : region.ops) {
       for (Value v : activations(op))
-        if (!region.contains(v.getDefiningOp()))
+        if (!region.set.contains(v.getDefiningOp()))
           in.insert(v);
       for (Operation *user : op->getResult(0).getUsers())
-        if (!region.contains(user))
+        if (!region.set.contains(user))
           out.insert(op->getResult(0));
     }
     return {in, out};
@@ -176,10 +196,9 @@ struct NhwcRegionsPass : PassWrapper<NhwcRegionsPass, OperationPass<func::FuncOp
   /// Whether the region's gathers save more than its edges' transposes
   /// cost, at `perValue` instructions saved a gathered value and `perElement`
   /// spent a transposed element.
-  static bool worthIt(const llvm::SmallPtrSetImpl<Operation *> &region, double perValue,
-                      double perElement) {
+  static bool worthIt(const OpRegion &region, double perValue, double perElement) {
     double saving = 0, cost = 0;
-    for (Operation *op : region)
+    for (Operation *op : region.ops)
       if (isConv(op))
         saving += double(gatheredValues(op)) * perValue;
     auto [in, out] = edges(region);
@@ -189,57 +208,60 @@ struct NhwcRegionsPass : PassWrapper<NhwcRegionsPass, OperationPass<func::FuncOp
     return saving > cost;
   }
 
-  void rewrite(ArrayRef<Operation *> members,
-               const llvm::SmallPtrSetImpl<Operation *> &region) const {
+  static void rewrite(const OpRegion &region, Edges &made) {
     auto [in, out] = edges(region);
-    DenseMap<Value, Value> nhwc;
+    DenseMap<Value, Value> &nhwc = made.nhwc;
     auto transpose = [](OpBuilder &b, Location loc, Value v, RankedTensorType type,
                         ArrayRef<int64_t> perm) {
       return b.create<TransposeOp>(loc, type, v, b.getDenseI64ArrayAttr(perm)).getTransposed();
     };
     for (Value v : in) {
+      if (nhwc.count(v))
+        continue;
+      Operation *def = v.getDefiningOp();
       OpBuilder b(v.getContext());
-      if (Operation *def = v.getDefiningOp())
+      if (Operation *last = made.lastAfter.lookup(def))
+        b.setInsertionPointAfter(last);
+      else if (def)
         b.setInsertionPointAfter(def);
       else
         b.setInsertionPointToStart(cast<BlockArgument>(v).getOwner());
       nhwc[v] = transpose(b, v.getLoc(), v, nhwcType(cast<RankedTensorType>(v.getType())),
                           {0, 2, 3, 1});
+      made.lastAfter[def] = nhwc[v].getDefiningOp();
     }
-    for (Operation *op : members) { // program order: operands first
-      if (!region.contains(op))
-        continue;
+    for (Operation *op : region.ops) { // program order: operands first
       Value y = op->getResult(0);
       auto nchw = cast<RankedTensorType>(y.getType());
       OpBuilder b(op);
-      Value made;
+      Value result;
       if (isConv(op)) {
         SmallVector<Value, 3> operands(op->getOperands());
         operands[0] = nhwc.lookup(operands[0]);
-        made = b.create<QConvNhwcOp>(op->getLoc(), TypeRange{nhwcType(nchw)}, operands,
-                                     op->getAttrs())
-                   .getY();
+        result = b.create<QConvNhwcOp>(op->getLoc(), TypeRange{nhwcType(nchw)}, operands,
+                                       op->getAttrs())
+                     .getY();
       } else {
         for (OpOperand &operand : op->getOpOperands())
           operand.set(nhwc.lookup(operand.get()));
-        made = y;
+        result = y;
       }
       SmallVector<OpOperand *> outside;
       for (OpOperand &use : y.getUses())
-        if (!region.contains(use.getOwner()))
+        if (!region.set.contains(use.getOwner()))
           outside.push_back(&use);
-      if (made == y)
+      if (result == y)
         y.setType(nhwcType(nchw));
-      nhwc[y] = made;
+      nhwc[y] = result;
       if (out.contains(y)) {
-        b.setInsertionPointAfter(made.getDefiningOp());
-        Value back = transpose(b, op->getLoc(), made, nchw, {0, 3, 1, 2});
+        b.setInsertionPointAfter(result.getDefiningOp());
+        Value back = transpose(b, op->getLoc(), result, nchw, {0, 3, 1, 2});
         for (OpOperand *use : outside)
           use->set(back);
       }
     }
-    for (Operation *op : llvm::reverse(members))
-      if (region.contains(op) && isConv(op))
+    for (Operation *op : llvm::reverse(region.ops))
+      if (isConv(op))
         op->erase();
   }
 };

@@ -90,3 +90,23 @@ func.func @nchw(%arg0: tensor<1x4x6x6xi8>) -> tensor<1x4x6x6xi8> {
   return %c : tensor<1x4x6x6xi8>
 }
 }
+
+// -----
+
+// Two regions reading one input: it is transposed once, for both.
+// CHECK-LABEL: func.func @shared_entry
+// CHECK: %[[IN:.*]] = "onnx.Transpose"(%arg0) {perm = array<i64: 0, 2, 3, 1>}
+// CHECK-NOT: perm = array<i64: 0, 2, 3, 1>
+// CHECK: "cortexm.QConvNhwc"(%[[IN]],
+// CHECK: "onnx.Transpose"({{.*}}) {perm = array<i64: 0, 3, 1, 2>}
+// CHECK: "cortexm.QConvNhwc"(%[[IN]],
+// CHECK: "onnx.Transpose"({{.*}}) {perm = array<i64: 0, 3, 1, 2>}
+module attributes {onnxc.target = #onnx.target<name = "cortex-m4">} {
+func.func @shared_entry(%arg0: tensor<1x4x6x6xi8>) -> (tensor<1x4x6x6xi8>, tensor<1x4x6x6xi8>) {
+  %w = "onnx.Constant"() {value = dense<3> : tensor<4x4x3x3xi8>} : () -> tensor<4x4x3x3xi8>
+  %n = "onnx.NoValue"() : () -> none
+  %c1 = "onnx.QConv"(%arg0, %w, %n) {act_max = 127 : i64, act_min = -128 : i64, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, w_scale = array<f32: 0.01>, x_scale = 0.5 : f32, x_zero_point = 0 : i64, y_scale = 1.0 : f32, y_zero_point = 0 : i64} : (tensor<1x4x6x6xi8>, tensor<4x4x3x3xi8>, none) -> tensor<1x4x6x6xi8>
+  %c2 = "onnx.QConv"(%arg0, %w, %n) {act_max = 127 : i64, act_min = -128 : i64, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, w_scale = array<f32: 0.02>, x_scale = 0.5 : f32, x_zero_point = 0 : i64, y_scale = 1.0 : f32, y_zero_point = 0 : i64} : (tensor<1x4x6x6xi8>, tensor<4x4x3x3xi8>, none) -> tensor<1x4x6x6xi8>
+  return %c1, %c2 : tensor<1x4x6x6xi8>, tensor<1x4x6x6xi8>
+}
+}

@@ -81,7 +81,7 @@ ProviderResult lowerLinalg(Operation *op, const std::string &t) {
         return calls({call("det", {t}, kLinalg,
                            {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
                             KernelArg::i(prod(xs.drop_back(2))), KernelArg::i(n),
-                            KernelArg::scratch(n * n * 8, "double")})});
+                            KernelArg::scratch(prod(xs) * 8, "double")})});
       })
       .Default([](Operation *) -> ProviderResult { return std::nullopt; });
 }

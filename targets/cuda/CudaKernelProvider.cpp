@@ -14,6 +14,7 @@
 #include "CudaTarget.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
+#include "onnxc_rt/base.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
@@ -39,6 +40,7 @@ constexpr const char *kCudaResize = "onnxc_rt/kernels/cuda/resize.cuh";
 constexpr const char *kCudaQuant = "onnxc_rt/kernels/cuda/quant.cuh";
 constexpr const char *kCudaQs8 = "onnxc_rt/kernels/cuda/qs8.cuh";
 constexpr const char *kCudaSample = "onnxc_rt/kernels/cuda/sample.cuh";
+constexpr const char *kCudaLinalg = "onnxc_rt/kernels/cuda/linalg.cuh";
 constexpr const char *kCudaRnn = "onnxc_rt/kernels/cuda/rnn.cuh";
 
 /// Refuses `op` with `why`; "not supported" makes onnxc exit 3 (a feature
@@ -79,7 +81,10 @@ struct Launcher {
   const char *header;
   Elements elements;
   bool (*covers)(const KernelCall &); // null: every call
+  /// What `covers` takes, for the refusal ("1-D and 2-D windows").
+  const char *covered = "1-D and 2-D windows";
 };
+static_assert(onnxc_rt::kMaxRank == 8, "the einsum launcher's refusal says 8 labels");
 
 bool windowRankAtMost2(const KernelCall &c, size_t rankArg) {
   return c.args.size() > rankArg && c.args[rankArg].intValue >= 1 &&
@@ -96,12 +101,22 @@ const llvm::StringMap<Launcher> &launchers() {
       {"cast", {kCudaElementwise, Elements::Any, nullptr}},
       {"fill", {kCudaElementwise, Elements::Any, nullptr}},
       {"matmul", {kCudaGemm, Elements::Float, nullptr}},
+      // einsum(a, b, y, nlabels, ...): the labels' strides pass by value.
+      {"einsum",
+       {kCudaLinalg, Elements::Numbers,
+        [](const KernelCall &c) {
+          return c.args.size() > 3 && c.args[3].intValue >= 1 &&
+                 c.args[3].intValue <= onnxc_rt::kMaxRank;
+        },
+        "up to 8 labels"}},
+      {"det", {kCudaLinalg, Elements::Numbers, nullptr}},
       // max_pool(x, y, indices, rank, ...): no indices output.
       {"max_pool",
        {kCudaConv, Elements::Numbers,
         [](const KernelCall &c) {
           return c.args[2].kind == KernelArg::Kind::Null && windowRankAtMost2(c, 3);
-        }}},
+        },
+        "1-D and 2-D windows (MaxPool without its indices)"}},
       {"avg_pool",
        {kCudaConv, Elements::Numbers,
         [](const KernelCall &c) { return windowRankAtMost2(c, 2); }}},
@@ -190,8 +205,7 @@ std::string moveToDevice(KernelCall &c) {
         a.kind == KernelArg::Kind::StringArray)
       return "the CUDA kernel '" + callee.str() + "' takes no status or strings";
   if (l.covers && !l.covers(c))
-    return "the CUDA kernel '" + callee.str() +
-           "' covers 1-D and 2-D windows (MaxPool without its indices) only";
+    return "the CUDA kernel '" + callee.str() + "' covers " + l.covered + " only";
   c.callee = (std::string(kCudaNs) + "::" + callee).str();
   c.header = l.header;
   c.args.insert(c.args.begin(), KernelArg::runner());

@@ -19,6 +19,7 @@ int forced = 0;
 #include "onnxc_rt/kernels/cuda/conv.cuh"
 #include "onnxc_rt/kernels/cuda/elementwise.cuh"
 #include "onnxc_rt/kernels/cuda/gemm.cuh"
+#include "onnxc_rt/kernels/cuda/linalg.cuh"
 #include "onnxc_rt/kernels/cuda/norm.cuh"
 #include "onnxc_rt/kernels/cuda/qs8.cuh"
 #include "onnxc_rt/kernels/cuda/quant.cuh"
@@ -901,6 +902,46 @@ TEST_CASE("integer convolution, matmul and requantization", "[quant]") {
 
 // IsNaN / IsInf (each sign), EyeLike (diagonals above, on and below, and
 // past the matrix), GatherND with batch dims and negative indices.
+// Einsum (a batched product, a diagonal of one operand, a sum of all) and
+// Det (random matrices and a singular one): equal to the reference.
+TEST_CASE("einsum and det against the reference", "[linalg]") {
+  std::vector<float> a = randomVec(2 * 3 * 4), b = randomVec(2 * 4 * 5);
+  {
+    INFO("bij,bjk->bik");
+    const int64_t sizes[4] = {2, 3, 4, 5}, as[4] = {12, 4, 1, 0}, bs[4] = {20, 0, 5, 1},
+                  ys[4] = {15, 5, 0, 1};
+    std::vector<float> want(30), got(30, -7.0f);
+    ref::einsum<float>(a.data(), b.data(), want.data(), 4, sizes, as, bs, ys, 30);
+    cuda::einsum<float>(kStream, a.data(), b.data(), got.data(), 4, sizes, as, bs, ys, 30);
+    CHECK(sameMismatch(got, want, 30) == "");
+  }
+  {
+    INFO("ii->i and ij->");
+    const int64_t n4[1] = {4}, diag[1] = {5}, one[1] = {1}, zero[1] = {0};
+    std::vector<float> sq = randomVec(16), want(4), got(4, -7.0f);
+    ref::einsum<float>(sq.data(), nullptr, want.data(), 1, n4, diag, zero, one, 4);
+    cuda::einsum<float>(kStream, sq.data(), nullptr, got.data(), 1, n4, diag, zero, one, 4);
+    CHECK(sameMismatch(got, want, 4) == "");
+    const int64_t sizes[2] = {3, 4}, as[2] = {4, 1}, none[2] = {0, 0};
+    std::vector<float> swant(1), sgot(1, -7.0f);
+    ref::einsum<float>(a.data(), nullptr, swant.data(), 2, sizes, as, none, none, 1);
+    cuda::einsum<float>(kStream, a.data(), nullptr, sgot.data(), 2, sizes, as, none, none, 1);
+    CHECK(sameMismatch(sgot, swant, 1) == "");
+  }
+  {
+    INFO("det of 3 4x4 matrices, the last singular");
+    std::vector<float> m = randomVec(3 * 16);
+    for (int k = 0; k < 4; ++k)
+      m[32 + 4 * k + 3] = 2.0f * m[32 + 4 * k + 1]; // column 3 = 2 x column 1
+    std::vector<double> scratch(3 * 16);
+    std::vector<float> want(3), got(3, -7.0f);
+    ref::det<float>(m.data(), want.data(), 3, 4, scratch.data());
+    cuda::det<float>(kStream, m.data(), got.data(), 3, 4, scratch.data());
+    CHECK(sameMismatch(got, want, 3) == "");
+    CHECK(std::fabs(want[2]) < 1e-5f);
+  }
+}
+
 TEST_CASE("classify, eye like and gather nd against the reference", "[tensor]") {
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> x = {1.0f, -inf, inf, std::nanf(""), 0.0f, -2.5f};

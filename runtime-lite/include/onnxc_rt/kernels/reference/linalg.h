@@ -1,4 +1,5 @@
-// Reference matrix products: MatMul (batched, broadcasting) and Gemm.
+// Reference matrix products: MatMul (batched, broadcasting) and Gemm;
+// Einsum and Det.
 // Accumulation is in the element type, in k order: the oracle, not the fast path.
 #ifndef ONNXC_RT_REF_LINALG_H
 #define ONNXC_RT_REF_LINALG_H
@@ -77,62 +78,93 @@ void gemm(const T *a, const T *b, const T *c, T *y, int64_t m, int64_t n,
   }
 }
 
-/// Einsum over one (b == null) or two operands: every combination of the
-/// `nlabels` label values (sizes) contributes a[.] * b[.] to y[.]; each
-/// operand reads with per-label strides (0 for labels it does not have,
-/// summed for repeated labels: diagonals).
+/// Output element i of Einsum over one (b == null) or two operands: the
+/// `nlabels` labels (sizes) each have a stride in a, b (0 for labels an
+/// operand does not have, summed for repeated labels: diagonals) and y (0
+/// for the labels summed over); i fixes the output labels, and the summed
+/// labels' combinations, the last fastest, add a[.] * b[.] in that order.
+/// (ONNXC_RT_HD: einsum's loop and the CUDA kernel's thread.)
+template <typename T>
+ONNXC_RT_HD T einsum_one(int64_t i, const T *a, const T *b, int64_t nlabels,
+                         const int64_t *sizes, const int64_t *a_strides,
+                         const int64_t *b_strides, const int64_t *y_strides) {
+  int64_t a_at = 0, b_at = 0, terms = 1;
+  for (int64_t l = 0; l < nlabels; ++l) {
+    if (y_strides[l] != 0) {
+      const int64_t v = i / y_strides[l] % sizes[l];
+      a_at += v * a_strides[l];
+      b_at += v * b_strides[l];
+    } else {
+      terms *= sizes[l];
+    }
+  }
+  T acc = T(0);
+  for (int64_t c = 0; c < terms; ++c) {
+    int64_t rest = c, ai = a_at, bi = b_at;
+    for (int64_t l = nlabels - 1; l >= 0; --l)
+      if (y_strides[l] == 0) {
+        const int64_t v = rest % sizes[l];
+        rest /= sizes[l];
+        ai += v * a_strides[l];
+        bi += v * b_strides[l];
+      }
+    acc += b ? T(a[ai] * b[bi]) : a[ai];
+  }
+  return acc;
+}
+
+/// Einsum over one (b == null) or two operands, y_size outputs
+/// (einsum_one each).
 template <typename T>
 void einsum(const T *a, const T *b, T *y, int64_t nlabels, const int64_t *sizes,
             const int64_t *a_strides, const int64_t *b_strides, const int64_t *y_strides,
             int64_t y_size) {
   for (int64_t i = 0; i < y_size; ++i)
-    y[i] = T(0);
-  if (product(sizes, nlabels) == 0)
-    return;
-  NdIndex it(nlabels, sizes);
-  int64_t off[3] = {0, 0, 0};
-  const int64_t *const strides[3] = {a_strides, b ? b_strides : a_strides, y_strides};
-  do {
-    y[off[2]] += b ? T(a[off[0]] * b[off[1]]) : a[off[0]];
-  } while (it.next(off, strides));
+    y[i] = einsum_one(i, a, b, nlabels, sizes, a_strides, b ? b_strides : a_strides, y_strides);
 }
 
-/// Determinants of `batch` n x n matrices by LU with partial pivoting in
-/// double; scratch holds n * n doubles.
+/// The determinant of one n x n matrix x by LU with partial pivoting in
+/// double, m: n * n doubles of scratch. (ONNXC_RT_HD: det's loop and the
+/// CUDA kernel's thread.)
+template <typename T> ONNXC_RT_HD T det_one(const T *x, int64_t n, double *m) {
+  for (int64_t i = 0; i < n * n; ++i)
+    m[i] = double(x[i]);
+  double d = 1;
+  for (int64_t col = 0; col < n && d != 0; ++col) {
+    int64_t piv = col;
+    for (int64_t r = col + 1; r < n; ++r)
+      if ((m[r * n + col] < 0 ? -m[r * n + col] : m[r * n + col]) >
+          (m[piv * n + col] < 0 ? -m[piv * n + col] : m[piv * n + col]))
+        piv = r;
+    if (m[piv * n + col] == 0) {
+      d = 0;
+      break;
+    }
+    if (piv != col) {
+      for (int64_t k = 0; k < n; ++k) {
+        double t = m[col * n + k];
+        m[col * n + k] = m[piv * n + k];
+        m[piv * n + k] = t;
+      }
+      d = -d;
+    }
+    d *= m[col * n + col];
+    for (int64_t r = col + 1; r < n; ++r) {
+      const double f = m[r * n + col] / m[col * n + col];
+      for (int64_t k = col; k < n; ++k)
+        m[r * n + k] -= f * m[col * n + k];
+    }
+  }
+  return T(d);
+}
+
+/// Determinants of `batch` n x n matrices (det_one each); scratch holds
+/// batch * n * n doubles (a matrix's own, so that the CUDA kernel's threads
+/// each have one).
 template <typename T>
 void det(const T *x, T *y, int64_t batch, int64_t n, double *scratch) {
-  for (int64_t bi = 0; bi < batch; ++bi) {
-    double *m = scratch;
-    for (int64_t i = 0; i < n * n; ++i)
-      m[i] = double(x[bi * n * n + i]);
-    double d = 1;
-    for (int64_t col = 0; col < n && d != 0; ++col) {
-      int64_t piv = col;
-      for (int64_t r = col + 1; r < n; ++r)
-        if ((m[r * n + col] < 0 ? -m[r * n + col] : m[r * n + col]) >
-            (m[piv * n + col] < 0 ? -m[piv * n + col] : m[piv * n + col]))
-          piv = r;
-      if (m[piv * n + col] == 0) {
-        d = 0;
-        break;
-      }
-      if (piv != col) {
-        for (int64_t k = 0; k < n; ++k) {
-          double t = m[col * n + k];
-          m[col * n + k] = m[piv * n + k];
-          m[piv * n + k] = t;
-        }
-        d = -d;
-      }
-      d *= m[col * n + col];
-      for (int64_t r = col + 1; r < n; ++r) {
-        const double f = m[r * n + col] / m[col * n + col];
-        for (int64_t k = col; k < n; ++k)
-          m[r * n + k] -= f * m[col * n + k];
-      }
-    }
-    y[bi] = T(d);
-  }
+  for (int64_t bi = 0; bi < batch; ++bi)
+    y[bi] = det_one(x + bi * n * n, n, scratch + bi * n * n);
 }
 
 } // namespace ref

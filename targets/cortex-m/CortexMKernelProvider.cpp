@@ -148,16 +148,16 @@ ProviderResult lowerLayoutTranspose(TransposeOp op, const std::string &t) {
   std::optional<ArrayRef<int64_t>> perm = op.getPerm();
   if (xs.size() != 4 || xs[0] != 1 || !perm || numel(op.getData()) >= kMaxIndex)
     return std::nullopt;
-  const SmallVector<int64_t, 4> toNhwc{0, 2, 3, 1}, toNchw{0, 3, 1, 2};
-  if (*perm == ArrayRef<int64_t>(toNhwc))
-    return calls({call("nchw_to_nhwc", {t, str(xs[1]), str(xs[2] * xs[3])}, kMcuQs8Conv,
-                       {KernelArg::input(op.getData()), KernelArg::output(op.getTransposed())},
-                       kMcu)});
-  if (*perm == ArrayRef<int64_t>(toNchw))
-    return calls({call("nhwc_to_nchw", {t, str(xs[3]), str(xs[1] * xs[2])}, kMcuQs8Conv,
-                       {KernelArg::input(op.getData()), KernelArg::output(op.getTransposed())},
-                       kMcu)});
-  return std::nullopt;
+  const int64_t toNhwc[4] = {0, 2, 3, 1}, toNchw[4] = {0, 3, 1, 2};
+  const bool in = *perm == ArrayRef<int64_t>(toNhwc);
+  if (!in && *perm != ArrayRef<int64_t>(toNchw))
+    return std::nullopt;
+  // Channels and plane of the NCHW side.
+  const int64_t channels = in ? xs[1] : xs[3], plane = in ? xs[2] * xs[3] : xs[1] * xs[2];
+  return calls({call(in ? "nchw_to_nhwc" : "nhwc_to_nchw", {t, str(channels), str(plane)},
+                     kMcuQs8Conv,
+                     {KernelArg::input(op.getData()), KernelArg::output(op.getTransposed())},
+                     kMcu)});
 }
 
 /// The per-channel requantization constants of a qs8 op with `n` output

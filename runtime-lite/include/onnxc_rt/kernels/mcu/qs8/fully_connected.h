@@ -54,6 +54,29 @@ inline void pack_fc_weights(const int8_t *w, int k, int n, int32_t *out,
 /// Scratch bytes fully_connected needs: the input row widened.
 constexpr int fc_scratch_bytes(int k) { return (k + 3) / 4 * 2 * 4; }
 
+/// fc_rows in plain C, either byte form: each stored byte (signed, or
+/// unsigned for FcBytes::Biased) times its input value, the sums modulo 2^32
+/// (SMLAD's integers; emulating SXTB16 and SMLAD costs a pack and an unpack
+/// per pair).
+template <int Q, FcBytes B>
+inline void fc_rows_plain(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &acc1,
+                          int32_t &acc2, int32_t &acc3) {
+  uint32_t sum[kFcRows] = {uint32_t(acc0), uint32_t(acc1), uint32_t(acc2), uint32_t(acc3)};
+  for (int q = 0; q < Q; ++q, x += 2, w += kFcRows) {
+    const int32_t v[4] = {int16_t(x[0]), int16_t(x[1]), x[0] >> 16, x[1] >> 16};
+    for (int r = 0; r < kFcRows; ++r)
+      for (int i = 0; i < 4; ++i) {
+        const uint32_t byte = uint32_t(w[r]) >> (8 * i) & 0xffu;
+        const int32_t weight = B == FcBytes::Biased ? int32_t(byte) : int32_t(int8_t(byte));
+        sum[r] += uint32_t(weight * v[i]);
+      }
+  }
+  acc0 = int32_t(sum[0]);
+  acc1 = int32_t(sum[1]);
+  acc2 = int32_t(sum[2]);
+  acc3 = int32_t(sum[3]);
+}
+
 /// acc0..3 += four output rows' packed weights (w, Q words each,
 /// interleaved) times the widened input (x: Q (even, odd) word pairs).
 template <int Q>
@@ -156,20 +179,8 @@ inline void fc_rows(const int32_t *w, const int32_t *x, int32_t &acc0, int32_t &
   }
 #undef ONNXC_MCU_FC_QUAD_M3
 #else
-  // No DSP extension (the host, ARMv6-M: it takes FcBytes::Biased, below):
-  // each weight byte times its input value directly (SMLAD's integers;
-  // emulating SXTB16 and SMLAD costs a pack and an unpack per pair).
-  for (int q = 0; q < Q; ++q, x += 2, w += kFcRows) {
-    const int32_t x0 = int16_t(x[0]), x2 = x[0] >> 16, x1 = int16_t(x[1]), x3 = x[1] >> 16;
-    auto dot = [&](int32_t word) {
-      return int8_t(word) * x0 + int8_t(word >> 8) * x1 + int8_t(word >> 16) * x2 +
-             (word >> 24) * x3;
-    };
-    acc0 += dot(w[0]);
-    acc1 += dot(w[1]);
-    acc2 += dot(w[2]);
-    acc3 += dot(w[3]);
-  }
+  // No DSP extension (the host; ARMv6-M takes FcBytes::Biased, below).
+  fc_rows_plain<Q, FcBytes::Signed>(w, x, acc0, acc1, acc2, acc3);
 #endif
 }
 
@@ -241,17 +252,7 @@ inline void fc_rows_biased(const int32_t *w, const int32_t *x, int32_t &acc0, in
 #undef ONNXC_MCU_FC_ROW_M0
 #undef ONNXC_MCU_FC_PRODUCT_M0
 #else
-  uint32_t sum[kFcRows] = {uint32_t(acc0), uint32_t(acc1), uint32_t(acc2), uint32_t(acc3)};
-  for (int q = 0; q < Q; ++q, x += 2, w += kFcRows) {
-    const int32_t v[4] = {int16_t(x[0]), int16_t(x[1]), x[0] >> 16, x[1] >> 16};
-    for (int r = 0; r < kFcRows; ++r)
-      for (int i = 0; i < 4; ++i)
-        sum[r] += uint32_t(w[r] >> (8 * i) & 0xff) * uint32_t(v[i]);
-  }
-  acc0 = int32_t(sum[0]);
-  acc1 = int32_t(sum[1]);
-  acc2 = int32_t(sum[2]);
-  acc3 = int32_t(sum[3]);
+  fc_rows_plain<Q, FcBytes::Biased>(w, x, acc0, acc1, acc2, acc3);
 #endif
 }
 

@@ -210,6 +210,8 @@ const ConvCase kConvs[] = {
     {1, 3, 11, 40, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},    // plane path: 3x3 row tails
     {1, 3, 13, 70, 3, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 3},    // plane path: 5x5 stride 2
     {1, 4, 5, 1, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},      // 1 wide, stride 2: no whole window
+    {1, 16, 6, 6, 16, 3, 3, 1, 1, 3, 3, 3, 3, 1, 1, 16},   // pads past the window: rows of no tap
+    {1, 20, 7, 7, 20, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 20},   // 5x5 on 7x7: 3 whole columns
     // Winograd F(4x4, 3x3): outputs not whole tiles, channels past
     // whole blocks and panels, unpadded / asymmetric / wide pads, batch
     // 2, several bands (winograd_band_tiles).

@@ -441,28 +441,31 @@ struct MeanTaps {
   }
 };
 
-/// kPixels outputs of row r from column ox whose windows lie wholly inside
-/// the input: each tap one vector op per pixel.
+/// kPixels outputs of row r from column ox whose windows lie inside the
+/// input across, over taps [t0, t1): all of them where the rows lie inside
+/// too, a top or bottom row's in-bounds window rows otherwise (taps are
+/// row-major, so those are one run). Each tap one vector op per pixel.
 template <int kPixels, typename Taps>
 ONNXC_RT_SIMD_INLINE void blocked_window_pixels(const float *x, const BlockedWindow &g,
-                                               const int64_t *tap_off, int64_t r, int64_t ox,
-                                               const Taps &taps, float *y) {
-  const int64_t ntaps = g.kh * g.kw;
-  const float *at = x + ((r * g.sh - g.pt) * g.w + ox * g.sw - g.pl) * kChannelBlock;
+                                               const int64_t *tap_off, int64_t t0, int64_t t1,
+                                               int64_t r, int64_t ox, const Taps &taps,
+                                               float *y) {
+  // Offsets, not pointers: a top row's window starts above the plane.
+  const int64_t at = ((r * g.sh - g.pt) * g.w + ox * g.sw - g.pl) * kChannelBlock;
   VecF acc[kPixels];
 #pragma GCC unroll 8
   for (int p = 0; p < kPixels; ++p) {
-    const VecF v = VecF::load(at + p * g.sw * kChannelBlock + tap_off[0]);
-    acc[p] = Taps::kFirst ? v : taps.step(VecF::zero(), v, 0);
+    const VecF v = VecF::load(x + at + p * g.sw * kChannelBlock + tap_off[t0]);
+    acc[p] = Taps::kFirst ? v : taps.step(VecF::zero(), v, t0);
   }
-  for (int64_t t = 1; t < ntaps; ++t)
+  for (int64_t t = t0 + 1; t < t1; ++t)
 #pragma GCC unroll 8
     for (int p = 0; p < kPixels; ++p)
-      acc[p] = taps.step(acc[p], VecF::load(at + p * g.sw * kChannelBlock + tap_off[t]), t);
+      acc[p] = taps.step(acc[p], VecF::load(x + at + p * g.sw * kChannelBlock + tap_off[t]), t);
 #pragma GCC unroll 8
   for (int p = 0; p < kPixels; ++p) {
     const int64_t q = r * g.ow + ox + p;
-    taps.finish(acc[p], ntaps, q, y + q * kChannelBlock);
+    taps.finish(acc[p], t1 - t0, q, y + q * kChannelBlock);
   }
 }
 
@@ -508,33 +511,82 @@ ONNXC_RT_SIMD_INLINE void blocked_window_pixels_3wide(const float *x, const Bloc
   }
 }
 
-/// One output pixel over the window's in-bounds taps only.
+/// The window taps [lo, hi) of an axis that land inside it (size values):
+/// output o starts at o * s - pad, tap k reads start + k * d.
+inline void taps_inside(int64_t o, int64_t size, int64_t k, int64_t s, int64_t pad, int64_t d,
+                        int64_t &lo, int64_t &hi) {
+  const int64_t start = o * s - pad;
+  lo = start >= 0 ? 0 : (-start + d - 1) / d;
+  hi = start >= size ? 0 : min64(k, (size - 1 - start) / d + 1);
+  if (hi < lo)
+    hi = lo;
+}
+
+/// One output pixel over the window's in-bounds taps only, in tap order
+/// (the rectangle of them found first: no test per tap).
 template <typename Taps>
 inline void blocked_window_edge(const float *x, const BlockedWindow &g, int64_t r, int64_t q,
                                 const Taps &taps, float *y) {
   const int64_t y0 = r * g.sh - g.pt, x0 = q * g.sw - g.pl;
+  int64_t ky0, ky1, kx0, kx1;
+  taps_inside(r, g.h, g.kh, g.sh, g.pt, g.dh, ky0, ky1);
+  taps_inside(q, g.w, g.kw, g.sw, g.pl, g.dw, kx0, kx1);
   VecF acc = VecF::zero();
-  int64_t count = 0;
-  for (int64_t ky = 0; ky < g.kh; ++ky) {
-    const int64_t iy = y0 + ky * g.dh;
-    if (iy < 0 || iy >= g.h)
-      continue;
-    for (int64_t kx = 0; kx < g.kw; ++kx) {
-      const int64_t ix = x0 + kx * g.dw;
-      if (ix < 0 || ix >= g.w)
-        continue;
-      const VecF v = VecF::load(x + (iy * g.w + ix) * kChannelBlock);
-      acc = Taps::kFirst && count == 0 ? v : taps.step(acc, v, ky * g.kw + kx);
-      ++count;
+  bool first = true;
+  for (int64_t ky = ky0; ky < ky1; ++ky) {
+    const int64_t row = ((y0 + ky * g.dh) * g.w + x0) * kChannelBlock; // may be < 0
+    for (int64_t kx = kx0; kx < kx1; ++kx) {
+      const VecF v = VecF::load(x + row + kx * g.dw * kChannelBlock);
+      acc = Taps::kFirst && first ? v : taps.step(acc, v, ky * g.kw + kx);
+      first = false;
     }
   }
   const int64_t p = r * g.ow + q;
-  taps.finish(acc, count, p, y + p * kChannelBlock);
+  taps.finish(acc, (ky1 - ky0) * (kx1 - kx0), p, y + p * kChannelBlock);
+}
+
+/// kRows outputs of column q from row r, rows whose windows lie inside
+/// down (a left or right border column): the column's in-bounds taps
+/// across, every window row, in blocked_window_edge's order, the rows'
+/// sums side by side.
+template <int kRows, typename Taps>
+ONNXC_RT_SIMD_INLINE void blocked_window_column(const float *x, const BlockedWindow &g,
+                                               int64_t r, int64_t q, const Taps &taps,
+                                               float *y) {
+  int64_t kx0, kx1;
+  taps_inside(q, g.w, g.kw, g.sw, g.pl, g.dw, kx0, kx1);
+  const int64_t at = ((r * g.sh - g.pt) * g.w + q * g.sw - g.pl) * kChannelBlock;
+  const int64_t row_step = g.sh * g.w * kChannelBlock;
+  VecF acc[kRows];
+#pragma GCC unroll 8
+  for (int i = 0; i < kRows; ++i)
+    acc[i] = VecF::zero();
+  bool first = true;
+  for (int64_t ky = 0; ky < g.kh; ++ky)
+    for (int64_t kx = kx0; kx < kx1; ++kx) {
+      const int64_t off = at + (ky * g.dh * g.w + kx * g.dw) * kChannelBlock;
+#pragma GCC unroll 8
+      for (int i = 0; i < kRows; ++i) {
+        const VecF v = VecF::load(x + off + i * row_step);
+        acc[i] = Taps::kFirst && first ? v : taps.step(acc[i], v, ky * g.kw + kx);
+      }
+      first = false;
+    }
+#pragma GCC unroll 8
+  for (int i = 0; i < kRows; ++i) {
+    const int64_t p = (r + i) * g.ow + q;
+    taps.finish(acc[i], g.kh * (kx1 - kx0), p, y + p * kChannelBlock);
+  }
 }
 
 /// One vector's plane (x, y: a block's plane offset to the vector's lanes):
-/// rows and columns whose windows lie inside take blocked_window_pixels,
-/// eight pixels at a time, then 4, 2, 1; the border blocked_window_edge.
+/// columns whose windows lie inside across take blocked_window_pixels,
+/// eight pixels at a time, then 4, then the rest in one tile (a top or
+/// bottom row on its window rows inside); the left and right border
+/// columns blocked_window_column down the rows inside, four at a time, as
+/// those rows pass; the corners blocked_window_edge. Every output's taps in the same order
+/// whichever path takes it. At 14 x 14 a 5 x 5 window's border is half the
+/// pixels, at 7 x 7 all but 9, so the border runs tiles too.
 template <typename Taps>
 void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &taps, float *y) {
   int64_t tap_off[kPixelMajorMaxTaps];
@@ -553,33 +605,62 @@ void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &ta
   int64_t r_lo, r_hi, q_lo, q_hi;
   inside(g.oh, g.h, g.kh, g.sh, g.pt, g.dh, r_lo, r_hi);
   inside(g.ow, g.w, g.kw, g.sw, g.pl, g.dw, q_lo, q_hi);
-  for (int64_t r = 0; r < g.oh; ++r) {
-    if (!fast || r < r_lo || r >= r_hi) {
-      for (int64_t q = 0; q < g.ow; ++q)
-        blocked_window_edge(x, g, r, q, taps, y);
-      continue;
-    }
-    for (int64_t q = 0; q < q_lo; ++q)
-      blocked_window_edge(x, g, r, q, taps, y);
+  // Row r's columns inside across, on taps [t0, t1).
+  auto row_inside = [&](int64_t r, int64_t t0, int64_t t1, bool whole) {
     int64_t q = q_lo;
     if constexpr (!VecF::kArithmeticFromMemory) {
-      if (g.kw == 3 && g.dw == 1 && g.sw == 1)
+      if (whole && g.kw == 3 && g.dw == 1 && g.sw == 1)
         for (; q + 8 <= q_hi; q += 8)
           blocked_window_pixels_3wide<8, 1>(x, g, r, q, taps, y);
-      else if (g.kw == 3 && g.dw == 1 && g.sw == 2)
+      else if (whole && g.kw == 3 && g.dw == 1 && g.sw == 2)
         for (; q + 8 <= q_hi; q += 8)
           blocked_window_pixels_3wide<8, 2>(x, g, r, q, taps, y);
     }
     for (; q + 8 <= q_hi; q += 8)
-      blocked_window_pixels<8>(x, g, tap_off, r, q, taps, y);
+      blocked_window_pixels<8>(x, g, tap_off, t0, t1, r, q, taps, y);
     if (q_hi - q >= 4) {
-      blocked_window_pixels<4>(x, g, tap_off, r, q, taps, y);
+      blocked_window_pixels<4>(x, g, tap_off, t0, t1, r, q, taps, y);
       q += 4;
     }
-    for (; q < q_hi; ++q)
-      blocked_window_pixels<1>(x, g, tap_off, r, q, taps, y);
-    for (q = q_hi; q < g.ow; ++q)
-      blocked_window_edge(x, g, r, q, taps, y);
+    if (q_hi - q == 3)
+      blocked_window_pixels<3>(x, g, tap_off, t0, t1, r, q, taps, y);
+    else if (q_hi - q == 2)
+      blocked_window_pixels<2>(x, g, tap_off, t0, t1, r, q, taps, y);
+    else if (q_hi - q == 1)
+      blocked_window_pixels<1>(x, g, tap_off, t0, t1, r, q, taps, y);
+  };
+  for (int64_t r = 0; r < g.oh;) {
+    // A top or bottom row runs its columns inside across on the window rows
+    // that land inside (taps [t0, t1)); a row with none, edge by edge.
+    int64_t ky0, ky1;
+    taps_inside(r, g.h, g.kh, g.sh, g.pt, g.dh, ky0, ky1);
+    if (!fast || ky0 == ky1) {
+      for (int64_t q = 0; q < g.ow; ++q)
+        blocked_window_edge(x, g, r, q, taps, y);
+      ++r;
+      continue;
+    }
+    // Rows inside down go up to four at a time, their border columns as
+    // column tiles (read while the rows are in cache).
+    const bool whole = ky0 == 0 && ky1 == g.kh; // the window's every row
+    const int64_t rows = whole ? min64(4, r_hi - r) : 1;
+    auto border = [&](int64_t q) {
+      if (rows == 4)
+        blocked_window_column<4>(x, g, r, q, taps, y);
+      else if (rows == 3)
+        blocked_window_column<3>(x, g, r, q, taps, y);
+      else if (rows == 2)
+        blocked_window_column<2>(x, g, r, q, taps, y);
+      else
+        blocked_window_edge(x, g, r, q, taps, y);
+    };
+    for (int64_t q = 0; q < q_lo; ++q)
+      border(q);
+    for (int64_t i = 0; i < rows; ++i)
+      row_inside(r + i, ky0 * g.kw, ky1 * g.kw, whole);
+    for (int64_t q = q_hi; q < g.ow; ++q)
+      border(q);
+    r += rows;
   }
 }
 

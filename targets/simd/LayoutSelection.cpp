@@ -28,8 +28,12 @@
 // winograd or winograd_f2.
 // Last, each inverted-residual block's pointwise expand BlockedConv whose
 // only reader is a depthwise BlockedConv fuses with it into
-// simd.BlockedExpandDepthwise (the target's `block-fusion` option:
-// --no-block-fusion; not under --precision bf16, whose expand runs on AMX).
+// simd.BlockedExpandDepthwise, and a squeeze-and-excite block's channel
+// scale (a Mul by one value per channel) folds into the pointwise project
+// BlockedConv that reads it, simd.BlockedScaledConv, where scaling the
+// weights is less work than the Mul (the target's `block-fusion` option:
+// --no-block-fusion; not under --precision bf16, whose convolutions run on
+// AMX).
 //
 //===----------------------------------------------------------------------===//
 #include "SimdDialect.h"
@@ -192,8 +196,54 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     if (target->optionValue(targetAttr, "block-fusion") == "true" &&
         target->optionValue(targetAttr, "precision") != "bf16")
       for (Operation &op : llvm::make_early_inc_range(body))
-        if (auto dw = dyn_cast<BlockedConvOp>(&op))
-          fuseExpandDepthwise(dw);
+        if (auto conv = dyn_cast<BlockedConvOp>(&op)) {
+          if (!foldChannelScale(conv))
+            fuseExpandDepthwise(conv);
+        }
+  }
+
+  /// A pointwise BlockedConv (group 1, 1x1, stride 1, unpadded, direct) of
+  /// a blocked Mul's result, the Mul (no other reader) of a tensor by one
+  /// scale per image and channel (N, C/16, 1, 1, 16: squeeze-and-excite's):
+  /// both become one BlockedScaledConv, whose kernel scales the M x C
+  /// weights instead of the C x H x W values, where that is less work
+  /// (M < H x W). Returns whether it folded.
+  static bool foldChannelScale(BlockedConvOp conv) {
+    auto mul = conv.getX().getDefiningOp<MulOp>();
+    auto w = dyn_cast<RankedTensorType>(conv.getW().getType());
+    if (!mul || !mul.getResult().hasOneUse() || conv.getGroup() != 1 || !w ||
+        !w.hasStaticShape() || w.getDimSize(2) != 1 || w.getDimSize(3) != 1 ||
+        conv.getAlgorithm() != ConvAlgorithm::direct || !allOrAbsent(conv.getStrides(), 1) ||
+        !allOrAbsent(conv.getDilations(), 1) || !allOrAbsent(conv.getPads(), 0) ||
+        !llvm::is_contained({"NOTSET", "VALID"}, conv.getAutoPad()))
+      return false;
+    auto y = dyn_cast<RankedTensorType>(mul.getResult().getType());
+    if (!y || !y.hasStaticShape() || y.getRank() != 5)
+      return false;
+    auto isScale = [&](Value v) {
+      auto t = dyn_cast<RankedTensorType>(v.getType());
+      return t && t.hasStaticShape() && t.getRank() == 5 && t.getDimSize(0) == y.getDimSize(0) &&
+             t.getDimSize(1) == y.getDimSize(1) && t.getDimSize(2) == 1 &&
+             t.getDimSize(3) == 1 && t.getDimSize(4) == y.getDimSize(4);
+    };
+    Value a = mul.getOperand(0), b = mul.getOperand(1);
+    if (isScale(a) && b.getType() == y)
+      std::swap(a, b);
+    if (a.getType() != y || !isScale(b) || w.getDimSize(0) >= y.getDimSize(2) * y.getDimSize(3))
+      return false;
+    OpBuilder builder(conv);
+    OperationState st(builder.getFusedLoc({mul.getLoc(), conv.getLoc()}),
+                      BlockedScaledConvOp::getOperationName());
+    st.addOperands({a, b, conv.getW(), conv.getB(), conv.getZ()});
+    for (StringRef name : {"activation", "activation_alpha", "activation_beta"})
+      if (Attribute attr = conv->getAttr(name))
+        st.addAttribute(name, attr);
+    st.addTypes(conv.getY().getType());
+    Operation *folded = builder.create(st);
+    conv.getY().replaceAllUsesWith(folded->getResult(0));
+    conv.erase();
+    mul.erase();
+    return true;
   }
 
   /// A pointwise expand BlockedConv (group 1, 1x1, stride 1, unpadded, of a

@@ -71,9 +71,9 @@ LogicalResult FromBlockedOp::inferShapes() {
   return success();
 }
 
-/// A blocked convolution's result (BlockedConv, BlockedExpandDepthwise):
-/// the window of weights `w` (M, C/group, kH, kW) over X, M channels
-/// blocked; unranked until X's and W's shapes are known.
+/// A blocked convolution's result (BlockedConv, BlockedExpandDepthwise,
+/// BlockedScaledConv): the window of weights `w` (M, C/group, kH, kW) over
+/// X, M channels blocked; unranked until X's and W's shapes are known.
 static LogicalResult inferBlockedConvShape(Operation *op, Value x, Value w) {
   auto xt = dyn_cast<RankedTensorType>(x.getType());
   auto wt = dyn_cast<RankedTensorType>(w.getType());
@@ -154,6 +154,32 @@ LogicalResult BlockedExpandDepthwiseOp::verify() {
   return success();
 }
 
+LogicalResult BlockedScaledConvOp::inferShapes() {
+  return inferBlockedConvShape(getOperation(), getX(), getW());
+}
+
+LogicalResult BlockedScaledConvOp::verify() {
+  if (!isFusedActivation(getContext(), getActivation()))
+    return emitOpError() << "unknown activation '" << getActivation() << "'";
+  auto x = staticBlocked(getX()), s = staticBlocked(getS());
+  auto w = dyn_cast<RankedTensorType>(getW().getType());
+  if (!x || !s || !w || !w.hasStaticShape())
+    return success();
+  if (w.getRank() != 4 || w.getDimSize(2) != 1 || w.getDimSize(3) != 1)
+    return emitOpError() << "W " << w << " is not a pointwise convolution's";
+  if ((w.getDimSize(1) + kBlockLanes - 1) / kBlockLanes != x.getDimSize(1))
+    return emitOpError() << "X " << x << " does not hold the weights' " << w.getDimSize(1)
+                         << " channels";
+  if (s.getDimSize(0) != x.getDimSize(0) || s.getDimSize(1) != x.getDimSize(1) ||
+      s.getDimSize(2) != 1 || s.getDimSize(3) != 1)
+    return emitOpError() << "S " << s << " is not one scale per image and channel of X " << x;
+  if (!isNone(getZ()) && getZ().getType() != getY().getType() &&
+      isa<RankedTensorType>(getY().getType()))
+    return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
+                         << getY().getType();
+  return success();
+}
+
 LogicalResult BlockedPoolOp::inferShapes() {
   auto x = staticBlocked(getX());
   if (!x) {
@@ -186,6 +212,18 @@ int64_t BlockedConvOp::flops() {
     return 0;
   const int64_t outputs = y.getDimSize(0) * w.getDimSize(0) * y.getDimSize(2) * y.getDimSize(3);
   return fusedConvFlops(outputs, getW(), getB(), getZ(), getActivation());
+}
+
+int64_t BlockedScaledConvOp::flops() {
+  // The convolution's logical output, plus the scaling of the weights (N x M x C).
+  auto y = dyn_cast<ShapedType>(getY().getType());
+  auto w = dyn_cast<ShapedType>(getW().getType());
+  if (!y || !y.hasStaticShape() || !w || !w.hasStaticShape())
+    return 0;
+  const int64_t n = y.getDimSize(0), m = w.getDimSize(0);
+  return fusedConvFlops(n * m * y.getDimSize(2) * y.getDimSize(3), getW(), getB(), getZ(),
+                        getActivation()) +
+         n * m * w.getDimSize(1);
 }
 
 int64_t BlockedExpandDepthwiseOp::flops() {

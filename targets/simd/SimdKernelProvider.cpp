@@ -475,6 +475,32 @@ ProviderResult lowerBlockedExpandDepthwise(BlockedExpandDepthwiseOp op, int64_t 
                          kSimdExpandDepthwise, std::move(args))});
 }
 
+/// BlockedScaledConv: the weights packed as a pointwise BlockedConv's of a
+/// blocked input; the kernel scales a copy of them per image in scratch.
+ProviderResult lowerBlockedScaledConv(BlockedScaledConvOp op, int64_t tasks) {
+  auto ws = shapeOf(op.getW());
+  const int64_t m = ws[0], c = ws[1];
+  std::optional<KernelArg> weights = blockedWeights(op.getW(), m, c, 1, true, false);
+  if (!weights)
+    return {unsupported(op, "needs constant float weights")};
+  const FusedActivation act = activationOf(op);
+  std::vector<KernelArg> args{KernelArg::input(op.getX()),
+                              std::move(*weights),
+                              KernelArg::input(op.getS()),
+                              inputOrNull(op.getB()),
+                              inputOrNull(op.getZ()),
+                              KernelArg::output(op.getY()),
+                              KernelArg::array(logicalShape(op.getX(), c)),
+                              KernelArg::array(logicalShape(op.getY(), m)),
+                              KernelArg::f(act.alpha),
+                              KernelArg::f(act.beta),
+                              KernelArg::scratch(
+                                  onnxc_rt::simd::blocked_scaled_conv_scratch_floats(m, c) * 4,
+                                  "float")};
+  appendTasks(args, tasks);
+  return calls({simdCall("conv2d_blocked_scaled", {act.functor}, kSimdBlocked, std::move(args))});
+}
+
 ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
   auto in = logicalShape(op.getX()), out = logicalShape(op.getY());
   std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY())};
@@ -593,6 +619,8 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
       .Case<BlockedConvOp>([&](BlockedConvOp o) { return lowerBlockedConv(o, tasks, bf16); })
       .Case<BlockedExpandDepthwiseOp>(
           [&](BlockedExpandDepthwiseOp o) { return lowerBlockedExpandDepthwise(o, tasks); })
+      .Case<BlockedScaledConvOp>(
+          [&](BlockedScaledConvOp o) { return lowerBlockedScaledConv(o, tasks); })
       .Case<BlockedPoolOp>([&](BlockedPoolOp o) { return lowerBlockedPool(o, tasks); })
       .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalAveragePool(o); })
       .Case<LayerNormalizationOp>([&](LayerNormalizationOp o) { return lowerLayerNorm(o); })

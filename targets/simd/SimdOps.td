@@ -124,6 +124,27 @@ def Simd_BlockedExpandDepthwiseOp : Simd_Op<"BlockedExpandDepthwise",
   let hasVerifier = 1;
 }
 
+def Simd_BlockedScaledConvOp : Simd_Op<"BlockedScaledConv",
+                              [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
+  let summary = "a pointwise BlockedConv of its input times a per-channel scale";
+  let description = [{
+    Y = activation(Conv1x1(X * S, W, B) + Z) with X, Y and Z
+    channel-blocked and S (N, C/16, 1, 1, 16) blocked too: one scale per
+    image and input channel, broadcast over the pixels (a squeeze-and-excite
+    block's Mul before its project convolution). W (M, C, 1, 1), group 1,
+    stride 1, no padding. Its kernel (conv2d_blocked_scaled) scales the
+    weights, not X; onnxc-layout-selection forms it where M x C is less than
+    C x H x W (the target's `block-fusion` option).
+  }];
+  let arguments = (ins AnyTensor:$X, AnyTensor:$S, AnyTensor:$W, Simd_TensorOrNone:$B,
+                   Simd_TensorOrNone:$Z,
+                   DefaultValuedAttr<StrAttr, "\"Identity\"">:$activation,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_alpha,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_beta);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def Simd_BlockedPoolOp : Simd_Op<"BlockedPool"> {
   let summary = "MaxPool, AveragePool or GlobalAveragePool on the channel-blocked layout";
   let description = [{

@@ -41,8 +41,8 @@ std::vector<TargetOption> SimdTarget::options() const {
            false},
           {"block-fusion",
            "an inverted-residual block's pointwise expand and depthwise convolutions in one "
-           "kernel, the expanded tensor in bands of rows (false: two kernels, "
-           "--no-block-fusion)",
+           "kernel, the expanded tensor in bands of rows, and a squeeze-and-excite scale "
+           "folded into the project convolution's weights (false: apart, --no-block-fusion)",
            {"true", "false"},
            "",
            false}};

@@ -400,3 +400,47 @@ TEST_CASE("fused expand + depthwise blocks", "[conv]") {
     checkExpandDepthwise<ref::HardSigmoid, ref::Identity>(q, 0.2f, 0.5f, 0.f, 0.f);
   }
 }
+
+// A squeeze-and-excite block's channel scale folded into its project
+// convolution (conv2d_blocked_scaled): against the reference's Mul then
+// Conv, batch 2 (each image its own scale), channels past whole blocks on
+// both sides, one task and kTasks bit-identical.
+TEST_CASE("pointwise convolutions of a channel-scaled input", "[conv]") {
+  struct ScaledCase {
+    int64_t n, c, h, w, m;
+  };
+  for (const ScaledCase &q : {ScaledCase{2, 40, 7, 9, 36}, ScaledCase{1, 96, 14, 14, 24},
+                              ScaledCase{1, 16, 3, 5, 70}, ScaledCase{2, 20, 1, 1, 8}}) {
+    INFO("n=" << q.n << " c=" << q.c << " " << q.h << "x" << q.w << " m=" << q.m);
+    const int64_t hw = q.h * q.w, k = simd::channel_blocks(q.c) * simd::kChannelBlock;
+    int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.m, q.h, q.w};
+    int64_t kernel[2] = {1, 1}, ones[2] = {1, 1}, zeros[2] = {0, 0};
+    auto x = randomVec(q.n * q.c * hw), s = randomVec(q.n * q.c), w = randomVec(q.m * q.c);
+    auto bias = randomVec(q.m), z = randomVec(q.n * q.m * hw);
+    std::vector<float> xs(x.size()), want(q.n * q.m * hw);
+    for (int64_t i = 0; i < (int64_t)x.size(); ++i)
+      xs[i] = x[i] * s[i / hw]; // image b, channel ci: s[b * c + ci]
+    ref::conv<float>(xs.data(), w.data(), bias.data(), want.data(), 2, in, out, kernel, ones,
+                     zeros, zeros, ones, 1);
+    for (int64_t i = 0; i < (int64_t)want.size(); ++i)
+      want[i] = ref::Silu::apply(want[i] + z[i], 0.f, 0.f);
+    // S blocked: each image's channels in order, padding lanes 0.5 (a
+    // Sigmoid of zero), which weigh nothing.
+    std::vector<float> sb(q.n * k, 0.5f);
+    for (int64_t b = 0; b < q.n; ++b)
+      for (int64_t ci = 0; ci < q.c; ++ci)
+        sb[b * k + ci] = s[b * q.c + ci];
+    std::vector<float> packed(simd::blocked_conv_weights_floats(q.m, q.c, 1, true, false));
+    simd::pack_blocked_conv_weights(w.data(), q.m, q.c, 1, true, false, packed.data());
+    std::vector<float> scratch(simd::blocked_scaled_conv_scratch_floats(q.m, q.c));
+    const std::vector<float> xb = blocked(x, in), zb = blocked(z, out);
+    const int64_t yb_floats = q.n * simd::channel_blocks(q.m) * simd::kChannelBlock * hw;
+    std::vector<float> yb(yb_floats, 7.f), split(yb_floats, 7.f);
+    for (int tasks : {1, (int)kTasks})
+      simd::conv2d_blocked_scaled<ref::Silu>(xb.data(), packed.data(), sb.data(), bias.data(),
+                                             zb.data(), tasks == 1 ? yb.data() : split.data(),
+                                             in, out, 0.f, 0.f, scratch.data(), pool(), tasks);
+    CHECK_CLOSE("conv2d_blocked_scaled", unblocked(yb, out), want, (int64_t)want.size(), q.c);
+    CHECK_SAME("conv2d_blocked_scaled", split, yb, yb_floats);
+  }
+}

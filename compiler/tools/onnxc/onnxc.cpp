@@ -237,7 +237,9 @@ static cl::opt<bool> noBlockFusion(
     "no-block-fusion",
     cl::desc("Run each inverted-residual block's pointwise expand and depthwise convolutions "
              "as two kernels (the x86-64 and aarch64 targets otherwise fuse them, so that "
-             "the expanded tensor never reaches memory; outputs are the same either way)"),
+             "the expanded tensor never reaches memory; outputs are the same either way), "
+             "and a squeeze-and-excite block's channel scale as its own Mul (otherwise folded "
+             "into the project convolution's weights: a rounding apart)"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand), cl::cat(category));
 static cl::opt<bool> profileNodes(
     "profile",

@@ -26,3 +26,21 @@ func.func @bad_blocked_channels(%x: tensor<1x2x4x4x16xf32>) -> tensor<*xf32> {
   %0 = "simd.FromBlocked"(%x) {channels = 40 : i64} : (tensor<1x2x4x4x16xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+func.func @bad_scaled_conv_scale(%x: tensor<1x2x4x4x16xf32>, %s: tensor<1x1x1x1x16xf32>, %w: tensor<8x32x1x1xf32>) -> tensor<*xf32> {
+  %n = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{S 'tensor<1x1x1x1x16xf32>' is not one scale per image and channel of X 'tensor<1x2x4x4x16xf32>'}}
+  %0 = "simd.BlockedScaledConv"(%x, %s, %w, %n, %n) : (tensor<1x2x4x4x16xf32>, tensor<1x1x1x1x16xf32>, tensor<8x32x1x1xf32>, none, none) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @bad_scaled_conv_window(%x: tensor<1x2x4x4x16xf32>, %s: tensor<1x2x1x1x16xf32>, %w: tensor<8x32x3x3xf32>) -> tensor<*xf32> {
+  %n = "onnx.NoValue"() : () -> none
+  // expected-error @+1 {{W 'tensor<8x32x3x3xf32>' is not a pointwise convolution's}}
+  %0 = "simd.BlockedScaledConv"(%x, %s, %w, %n, %n) : (tensor<1x2x4x4x16xf32>, tensor<1x2x1x1x16xf32>, tensor<8x32x3x3xf32>, none, none) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

@@ -324,3 +324,50 @@ func.func @block_fusion_off(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x48x8x8xf32> 
   return %d : tensor<1x48x8x8xf32>
 }
 }
+
+// -----
+
+// A squeeze-and-excite scale (one value per channel, from the pooled
+// tensor) times the depthwise output, read only by a pointwise convolution
+// with fewer output channels (8) than pixels (16): both become one
+// simd.BlockedScaledConv (X, S, W, B, Z), whichever operand of the Mul the
+// scale is. With as many output channels as pixels (16) scaling the
+// weights is no cheaper: the Mul stays.
+// CHECK-LABEL: func.func @se_fold
+// CHECK: %[[D:.*]] = "simd.BlockedConv"{{.*}}group = 16
+// CHECK: %[[S:.*]] = "onnx.Sigmoid"
+// CHECK-NOT: "onnx.Mul"
+// CHECK: "simd.BlockedScaledConv"(%[[D]], %[[S]], %{{.*}}, %{{.*}}, %{{.*}}) {{.*}}: (tensor<1x1x4x4x16xf32>, tensor<1x1x1x1x16xf32>, tensor<8x16x1x1xf32>, none, none) -> tensor<1x1x4x4x16xf32>
+// CHECK-LABEL: func.func @se_wide_project
+// CHECK: "onnx.Mul"
+// CHECK: "simd.BlockedConv"
+// CHECK-NOT: simd.BlockedScaledConv
+// CHECK: return
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
+func.func @se_fold(%arg0: tensor<1x16x4x4xf32>) -> tensor<1x8x4x4xf32> {
+  %wd = "onnx.Constant"() {value = dense<0.25> : tensor<16x1x3x3xf32>} : () -> tensor<16x1x3x3xf32>
+  %wr = "onnx.Constant"() {value = dense<0.5> : tensor<16x16x1x1xf32>} : () -> tensor<16x16x1x1xf32>
+  %wp = "onnx.Constant"() {value = dense<0.5> : tensor<8x16x1x1xf32>} : () -> tensor<8x16x1x1xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %d = "onnx.Conv"(%arg0, %wd, %n) {group = 16 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x4x4xf32>, tensor<16x1x3x3xf32>, none) -> tensor<1x16x4x4xf32>
+  %p = "onnx.GlobalAveragePool"(%d) : (tensor<1x16x4x4xf32>) -> tensor<1x16x1x1xf32>
+  %r = "onnx.Conv"(%p, %wr, %n) : (tensor<1x16x1x1xf32>, tensor<16x16x1x1xf32>, none) -> tensor<1x16x1x1xf32>
+  %s = "onnx.Sigmoid"(%r) : (tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+  %m = "onnx.Mul"(%s, %d) : (tensor<1x16x1x1xf32>, tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32>
+  %y = "onnx.Conv"(%m, %wp, %n) : (tensor<1x16x4x4xf32>, tensor<8x16x1x1xf32>, none) -> tensor<1x8x4x4xf32>
+  return %y : tensor<1x8x4x4xf32>
+}
+func.func @se_wide_project(%arg0: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> {
+  %wd = "onnx.Constant"() {value = dense<0.25> : tensor<16x1x3x3xf32>} : () -> tensor<16x1x3x3xf32>
+  %wr = "onnx.Constant"() {value = dense<0.5> : tensor<16x16x1x1xf32>} : () -> tensor<16x16x1x1xf32>
+  %wp = "onnx.Constant"() {value = dense<0.5> : tensor<16x16x1x1xf32>} : () -> tensor<16x16x1x1xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %d = "onnx.Conv"(%arg0, %wd, %n) {group = 16 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x4x4xf32>, tensor<16x1x3x3xf32>, none) -> tensor<1x16x4x4xf32>
+  %p = "onnx.GlobalAveragePool"(%d) : (tensor<1x16x4x4xf32>) -> tensor<1x16x1x1xf32>
+  %r = "onnx.Conv"(%p, %wr, %n) : (tensor<1x16x1x1xf32>, tensor<16x16x1x1xf32>, none) -> tensor<1x16x1x1xf32>
+  %s = "onnx.Sigmoid"(%r) : (tensor<1x16x1x1xf32>) -> tensor<1x16x1x1xf32>
+  %m = "onnx.Mul"(%d, %s) : (tensor<1x16x4x4xf32>, tensor<1x16x1x1xf32>) -> tensor<1x16x4x4xf32>
+  %y = "onnx.Conv"(%m, %wp, %n) : (tensor<1x16x4x4xf32>, tensor<16x16x1x1xf32>, none) -> tensor<1x16x4x4xf32>
+  return %y : tensor<1x16x4x4xf32>
+}
+}

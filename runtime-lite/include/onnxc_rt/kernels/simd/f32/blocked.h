@@ -398,6 +398,45 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
   }
 }
 
+/// Y = Act(conv1x1(X * S, W) + B + Z) on blocked X, Y, Z (logical shapes
+/// in_shape, out_shape; stride 1, no padding): a pointwise convolution of X
+/// with each input channel scaled by S (n x round_up(c, 16), blocked: an
+/// image's channels in order), as a squeeze-and-excite block's Mul before
+/// its project convolution. The scale goes into the weights instead of X:
+/// a copy of `w_packed` (pack_blocked_conv_weights, one tap, a blocked
+/// input: row p of each output block is input channel p's) with each row
+/// times its channel's scale, per image, then conv2d_blocked on it: m x c
+/// products instead of a pass over c x h x w values. The sums differ from
+/// the Mul then the convolution by rounding only ((w s) x against w (x s)).
+template <typename Act>
+void conv2d_blocked_scaled(const float *x, const float *w_packed, const float *s,
+                           const float *bias, const float *z, float *y, const int64_t *in_shape,
+                           const int64_t *out_shape, float act_alpha, float act_beta,
+                           float *scratch, TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  static_assert(kPixelMajorBlock % kLanes == 0, "an output block's row is whole vectors");
+  const int64_t n = in_shape[0], c = in_shape[1], m = out_shape[1];
+  const int64_t k = round_up(c, kChannelBlock); // rows of an output block
+  const int64_t rows = round_up(m, kPixelMajorBlock) / kPixelMajorBlock * k;
+  const int64_t in1[4] = {1, c, in_shape[2], in_shape[3]};
+  const int64_t out1[4] = {1, m, out_shape[2], out_shape[3]};
+  const int64_t ones[2] = {1, 1}, zeros[2] = {0, 0};
+  const int64_t x_image = k * in_shape[2] * in_shape[3];
+  const int64_t y_image = round_up(m, kChannelBlock) * out_shape[2] * out_shape[3];
+  for (int64_t b = 0; b < n; ++b) {
+    const float *sb = s + b * k;
+    for (int64_t r = 0; r < rows; ++r) {
+      const VecF sv = VecF::broadcast(sb[r % k]);
+      const float *from = w_packed + r * kPixelMajorBlock;
+      float *to = scratch + r * kPixelMajorBlock;
+      for (int64_t j = 0; j < kPixelMajorBlock; j += kLanes)
+        VecF::mul(VecF::load(from + j), sv).store(to + j);
+    }
+    conv2d_blocked<Act, 1, blocked_tap_class(1)>(
+        x + b * x_image, scratch, bias, z ? z + b * y_image : nullptr, y + b * y_image, in1, out1,
+        ones, ones, zeros, ones, 1, act_alpha, act_beta, nullptr, runner, tasks); // no padded copy
+  }
+}
+
 /// The window of a blocked depthwise convolution or pool, per tap: Sum
 /// (FMA with a per-tap weight vector), Max, or Mean (a sum, divided by the
 /// taps counted). kFirst: the first tap starts the accumulator (Max, as

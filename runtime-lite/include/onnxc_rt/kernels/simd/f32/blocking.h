@@ -536,6 +536,12 @@ constexpr int64_t blocked_conv_scratch_floats(const int64_t *in_shape, const int
   return in.padded ? units * in.cstride : 0;
 }
 
+/// Floats of scratch conv2d_blocked_scaled (blocked.h) needs: an image's
+/// scaled copy of the pointwise weights.
+constexpr int64_t blocked_scaled_conv_scratch_floats(int64_t m, int64_t c) {
+  return blocked_conv_weights_floats(m, c, 1, true, false);
+}
+
 //===-- Winograd F(4x4, 3x3) on the channel-blocked layout --------------------===//
 
 /// A 3x3 stride-1 convolution computed by Winograd's minimal filtering

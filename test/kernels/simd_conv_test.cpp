@@ -222,13 +222,17 @@ const ConvCase kConvs[] = {
     // AVX-512's strips of 7 to 14 pixels (window_strip): rows cut into
     // equal strips (27: 14 + 13; 100: 7 x 13 + 9; 56: 4 x 14; 7; 10), rows
     // narrower than 7 beside them, partial channel blocks and panels,
-    // strides 1 and 2.
+    // strides 1 and 2, pointwise strips across narrow rows.
     {1, 20, 6, 27, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 27 wide
     {1, 16, 3, 100, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 100 wide
     {1, 16, 5, 56, 48, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},   // pointwise, 56 wide
     {1, 40, 7, 7, 36, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},    // 7 x 7, 36 channels
     {2, 17, 9, 10, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 10 wide, batch 2
     {1, 16, 30, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 5 wide: tiles of 6 only
+    // Pointwise on rows of 7 or fewer: strips across rows (49: 13 + 3 x 12).
+    {1, 40, 7, 7, 36, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // 7 x 7, 36 channels
+    {2, 20, 9, 3, 40, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // 3 wide, batch 2
+    {1, 48, 4, 4, 70, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // 16 pixels, 70 channels
     {1, 16, 20, 40, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stride 2: 20 wide, 10 + 10
     {1, 32, 28, 29, 40, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},  // pointwise stride 2: 15 wide
 };

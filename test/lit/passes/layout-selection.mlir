@@ -371,3 +371,32 @@ func.func @se_wide_project(%arg0: tensor<1x16x4x4xf32>) -> tensor<1x16x4x4xf32> 
   return %y : tensor<1x16x4x4xf32>
 }
 }
+
+// -----
+
+// A ReduceMean over a blocked value's spatial axes (x.mean((2, 3)), as
+// ShuffleNetV2 ends) is its global pool: a BlockedPool, converted back at
+// 1x1, then a Reshape where keepdims is 0. Over other axes it stays.
+// CHECK-LABEL: func.func @spatial_mean
+// CHECK: %[[P:.*]] = "simd.BlockedPool"(%{{.*}}) {{{.*}}mode = #simd<pool global_average>} : (tensor<1x2x8x8x16xf32>) -> tensor<1x2x1x1x16xf32>
+// CHECK-NEXT: %[[F:.*]] = "simd.FromBlocked"(%[[P]]) {channels = 20 : i64} : (tensor<1x2x1x1x16xf32>) -> tensor<1x20x1x1xf32>
+// CHECK: "onnx.Reshape"(%[[F]], %{{.*}}) {{.*}} -> tensor<1x20xf32>
+// CHECK-NOT: onnx.ReduceMean
+// CHECK-LABEL: func.func @channel_mean
+// CHECK: "onnx.ReduceMean"
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
+func.func @spatial_mean(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x20xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<20x3x3x3xf32>} : () -> tensor<20x3x3x3xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %c = "onnx.Conv"(%arg0, %w, %n) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<20x3x3x3xf32>, none) -> tensor<1x20x8x8xf32>
+  %m = "onnx.ReduceMean"(%c) {axes = array<i64: -1, 2>, keepdims = 0 : i64} : (tensor<1x20x8x8xf32>) -> tensor<1x20xf32>
+  return %m : tensor<1x20xf32>
+}
+func.func @channel_mean(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x8x8xf32> {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<20x3x3x3xf32>} : () -> tensor<20x3x3x3xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %c = "onnx.Conv"(%arg0, %w, %n) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<20x3x3x3xf32>, none) -> tensor<1x20x8x8xf32>
+  %m = "onnx.ReduceMean"(%c) {axes = array<i64: 1>, keepdims = 0 : i64} : (tensor<1x20x8x8xf32>) -> tensor<1x8x8xf32>
+  return %m : tensor<1x8x8xf32>
+}
+}

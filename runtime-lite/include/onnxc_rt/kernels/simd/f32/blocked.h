@@ -628,9 +628,10 @@ ONNXC_RT_SIMD_INLINE void blocked_window_column(const float *x, const BlockedWin
 /// eight pixels at a time, then 4, then the rest in one tile (a top or
 /// bottom row on its window rows inside); the left and right border
 /// columns blocked_window_column down the rows inside, four at a time, as
-/// those rows pass; the corners blocked_window_edge. Every output's taps in the same order
-/// whichever path takes it. At 14 x 14 a 5 x 5 window's border is half the
-/// pixels, at 7 x 7 all but 9, so the border runs tiles too.
+/// those rows pass; the corners blocked_window_edge. Every output's taps in
+/// the same order whichever path takes it. At 14 x 14 a 5 x 5 window's
+/// border is half the pixels, at 7 x 7 all but 9, so the border runs tiles
+/// too.
 template <typename Taps>
 void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &taps, float *y) {
   int64_t tap_off[kPixelMajorMaxTaps];

@@ -208,6 +208,17 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
         }
   }
 
+  /// A direct pointwise BlockedConv: group 1, 1x1 weights (static),
+  /// stride 1, undilated, unpadded (the block fusions' first condition).
+  static bool isPlainPointwise(BlockedConvOp conv) {
+    auto w = dyn_cast<RankedTensorType>(conv.getW().getType());
+    return conv.getGroup() == 1 && w && w.hasStaticShape() && w.getDimSize(2) == 1 &&
+           w.getDimSize(3) == 1 && conv.getAlgorithm() == ConvAlgorithm::direct &&
+           allOrAbsent(conv.getStrides(), 1) && allOrAbsent(conv.getDilations(), 1) &&
+           allOrAbsent(conv.getPads(), 0) &&
+           llvm::is_contained({"NOTSET", "VALID"}, conv.getAutoPad());
+  }
+
   /// A pointwise BlockedConv (group 1, 1x1, stride 1, unpadded, direct) of
   /// a blocked Mul's result, the Mul (no other reader) of a tensor by one
   /// scale per image and channel (N, C/16, 1, 1, 16: squeeze-and-excite's):
@@ -216,13 +227,9 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
   /// (M < H x W). Returns whether it folded.
   static bool foldChannelScale(BlockedConvOp conv) {
     auto mul = conv.getX().getDefiningOp<MulOp>();
-    auto w = dyn_cast<RankedTensorType>(conv.getW().getType());
-    if (!mul || !mul.getResult().hasOneUse() || conv.getGroup() != 1 || !w ||
-        !w.hasStaticShape() || w.getDimSize(2) != 1 || w.getDimSize(3) != 1 ||
-        conv.getAlgorithm() != ConvAlgorithm::direct || !allOrAbsent(conv.getStrides(), 1) ||
-        !allOrAbsent(conv.getDilations(), 1) || !allOrAbsent(conv.getPads(), 0) ||
-        !llvm::is_contained({"NOTSET", "VALID"}, conv.getAutoPad()))
+    if (!mul || !mul.getResult().hasOneUse() || !isPlainPointwise(conv))
       return false;
+    auto w = cast<RankedTensorType>(conv.getW().getType());
     auto y = dyn_cast<RankedTensorType>(mul.getResult().getType());
     if (!y || !y.hasStaticShape() || y.getRank() != 5)
       return false;
@@ -288,14 +295,11 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
   /// both become one BlockedExpandDepthwise.
   static void fuseExpandDepthwise(BlockedConvOp dw) {
     auto expand = dw.getX().getDefiningOp<BlockedConvOp>();
-    if (dw.getGroup() == 1 || !expand || !expand.getY().hasOneUse() || expand.getGroup() != 1 ||
-        !isNone(expand.getZ()) || expand.getAlgorithm() != ConvAlgorithm::direct)
+    if (dw.getGroup() == 1 || !expand || !expand.getY().hasOneUse() ||
+        !isPlainPointwise(expand) || !isNone(expand.getZ()))
       return;
     auto x = dyn_cast<RankedTensorType>(expand.getX().getType());
-    auto w = dyn_cast<RankedTensorType>(expand.getW().getType());
-    if (!x || x.getRank() != 5 || !w || !w.hasStaticShape() || w.getDimSize(2) != 1 ||
-        w.getDimSize(3) != 1 || !allOrAbsent(expand.getStrides(), 1) ||
-        !allOrAbsent(expand.getDilations(), 1) || !allOrAbsent(expand.getPads(), 0) || !llvm::is_contained({"NOTSET", "VALID"}, expand.getAutoPad()))
+    if (!x || x.getRank() != 5)
       return;
     OpBuilder b(dw);
     OperationState st(b.getFusedLoc({expand.getLoc(), dw.getLoc()}),

@@ -90,6 +90,15 @@ static LogicalResult inferBlockedConvShape(Operation *op, Value x, Value w) {
   return success();
 }
 
+/// A blocked convolution's residual Z (none, or the result's type once
+/// that is known).
+static LogicalResult verifyResidual(Operation *op, Value z, Value y) {
+  if (isNone(z) || z.getType() == y.getType() || !isa<RankedTensorType>(y.getType()))
+    return success();
+  return op->emitOpError() << "Z " << z.getType() << " must have the result's type "
+                           << y.getType();
+}
+
 LogicalResult BlockedConvOp::inferShapes() {
   return inferBlockedConvShape(getOperation(), getX(), getW());
 }
@@ -110,10 +119,8 @@ LogicalResult BlockedConvOp::verify() {
   const int64_t xc = x.getRank() == 4 ? x.getDimSize(1) : x.getDimSize(1) * kBlockLanes;
   if (x.hasStaticShape() && (x.getRank() == 4 ? xc != c : (c + kBlockLanes - 1) / kBlockLanes * kBlockLanes != xc))
     return emitOpError() << "X " << x << " does not hold the weights' " << c << " channels";
-  if (!isNone(getZ()) && getZ().getType() != getY().getType() &&
-      isa<RankedTensorType>(getY().getType()))
-    return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
-                         << getY().getType();
+  if (failed(verifyResidual(getOperation(), getZ(), getY())))
+    return failure();
   if (getAlgorithm() != ConvAlgorithm::direct) {
     if (x.getRank() != 5 || getGroup() != 1 || w.getDimSize(2) != 3 || w.getDimSize(3) != 3 ||
         !allOrAbsent(getStrides(), 1) || !allOrAbsent(getDilations(), 1))
@@ -147,10 +154,8 @@ LogicalResult BlockedExpandDepthwiseOp::verify() {
   const int64_t c = we.getDimSize(1);
   if ((c + kBlockLanes - 1) / kBlockLanes != x.getDimSize(1))
     return emitOpError() << "X " << x << " does not hold the weights' " << c << " channels";
-  if (!isNone(getZ()) && getZ().getType() != getY().getType() &&
-      isa<RankedTensorType>(getY().getType()))
-    return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
-                         << getY().getType();
+  if (failed(verifyResidual(getOperation(), getZ(), getY())))
+    return failure();
   return success();
 }
 
@@ -173,10 +178,8 @@ LogicalResult BlockedScaledConvOp::verify() {
   if (s.getDimSize(0) != x.getDimSize(0) || s.getDimSize(1) != x.getDimSize(1) ||
       s.getDimSize(2) != 1 || s.getDimSize(3) != 1)
     return emitOpError() << "S " << s << " is not one scale per image and channel of X " << x;
-  if (!isNone(getZ()) && getZ().getType() != getY().getType() &&
-      isa<RankedTensorType>(getY().getType()))
-    return emitOpError() << "Z " << getZ().getType() << " must have the result's type "
-                         << getY().getType();
+  if (failed(verifyResidual(getOperation(), getZ(), getY())))
+    return failure();
   return success();
 }
 

@@ -566,39 +566,18 @@ inline void taps_inside(int64_t o, int64_t size, int64_t k, int64_t s, int64_t p
     hi = lo;
 }
 
-/// One output pixel over the window's in-bounds taps only, in tap order
-/// (the rectangle of them found first: no test per tap).
-template <typename Taps>
-inline void blocked_window_edge(const float *x, const BlockedWindow &g, int64_t r, int64_t q,
-                                const Taps &taps, float *y) {
-  const int64_t y0 = r * g.sh - g.pt, x0 = q * g.sw - g.pl;
-  int64_t ky0, ky1, kx0, kx1;
-  taps_inside(r, g.h, g.kh, g.sh, g.pt, g.dh, ky0, ky1);
-  taps_inside(q, g.w, g.kw, g.sw, g.pl, g.dw, kx0, kx1);
-  VecF acc = VecF::zero();
-  bool first = true;
-  for (int64_t ky = ky0; ky < ky1; ++ky) {
-    const int64_t row = ((y0 + ky * g.dh) * g.w + x0) * kChannelBlock; // may be < 0
-    for (int64_t kx = kx0; kx < kx1; ++kx) {
-      const VecF v = VecF::load(x + row + kx * g.dw * kChannelBlock);
-      acc = Taps::kFirst && first ? v : taps.step(acc, v, ky * g.kw + kx);
-      first = false;
-    }
-  }
-  const int64_t p = r * g.ow + q;
-  taps.finish(acc, (ky1 - ky0) * (kx1 - kx0), p, y + p * kChannelBlock);
-}
-
-/// kRows outputs of column q from row r, rows whose windows lie inside
-/// down (a left or right border column): the column's in-bounds taps
-/// across, every window row, in blocked_window_edge's order, the rows'
-/// sums side by side.
+/// kRows outputs of column q from row r over their window rows [ky0, ky1)
+/// and the column's in-bounds taps across, in tap order, the rows' sums
+/// side by side: a left or right border column down rows whose windows lie
+/// inside (every window row), or with kRows 1 any pixel on its in-bounds
+/// taps only (blocked_window_edge).
 template <int kRows, typename Taps>
 ONNXC_RT_SIMD_INLINE void blocked_window_column(const float *x, const BlockedWindow &g,
-                                               int64_t r, int64_t q, const Taps &taps,
-                                               float *y) {
+                                               int64_t r, int64_t q, int64_t ky0, int64_t ky1,
+                                               const Taps &taps, float *y) {
   int64_t kx0, kx1;
   taps_inside(q, g.w, g.kw, g.sw, g.pl, g.dw, kx0, kx1);
+  // Offsets, not pointers: a border window starts outside the plane.
   const int64_t at = ((r * g.sh - g.pt) * g.w + q * g.sw - g.pl) * kChannelBlock;
   const int64_t row_step = g.sh * g.w * kChannelBlock;
   VecF acc[kRows];
@@ -606,7 +585,7 @@ ONNXC_RT_SIMD_INLINE void blocked_window_column(const float *x, const BlockedWin
   for (int i = 0; i < kRows; ++i)
     acc[i] = VecF::zero();
   bool first = true;
-  for (int64_t ky = 0; ky < g.kh; ++ky)
+  for (int64_t ky = ky0; ky < ky1; ++ky)
     for (int64_t kx = kx0; kx < kx1; ++kx) {
       const int64_t off = at + (ky * g.dh * g.w + kx * g.dw) * kChannelBlock;
 #pragma GCC unroll 8
@@ -619,8 +598,21 @@ ONNXC_RT_SIMD_INLINE void blocked_window_column(const float *x, const BlockedWin
 #pragma GCC unroll 8
   for (int i = 0; i < kRows; ++i) {
     const int64_t p = (r + i) * g.ow + q;
-    taps.finish(acc[i], g.kh * (kx1 - kx0), p, y + p * kChannelBlock);
+    taps.finish(acc[i], (ky1 - ky0) * (kx1 - kx0), p, y + p * kChannelBlock);
   }
+}
+
+/// One output pixel over the window's in-bounds taps only, in tap order
+/// (the rectangle of them found first: no test per tap). Not inlined: the
+/// corners are few, and inlined into the plane's loops they slowed its
+/// tiles by 3-5% (conv_bench, EfficientNet's 5x5 layers).
+template <typename Taps>
+__attribute__((noinline)) void blocked_window_edge(const float *x, const BlockedWindow &g,
+                                                   int64_t r, int64_t q, const Taps &taps,
+                                                   float *y) {
+  int64_t ky0, ky1;
+  taps_inside(r, g.h, g.kh, g.sh, g.pt, g.dh, ky0, ky1);
+  blocked_window_column<1>(x, g, r, q, ky0, ky1, taps, y);
 }
 
 /// One vector's plane (x, y: a block's plane offset to the vector's lanes):
@@ -691,11 +683,11 @@ void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &ta
     const int64_t rows = whole ? min64(4, r_hi - r) : 1;
     auto border = [&](int64_t q) {
       if (rows == 4)
-        blocked_window_column<4>(x, g, r, q, taps, y);
+        blocked_window_column<4>(x, g, r, q, 0, g.kh, taps, y);
       else if (rows == 3)
-        blocked_window_column<3>(x, g, r, q, taps, y);
+        blocked_window_column<3>(x, g, r, q, 0, g.kh, taps, y);
       else if (rows == 2)
-        blocked_window_column<2>(x, g, r, q, taps, y);
+        blocked_window_column<2>(x, g, r, q, 0, g.kh, taps, y);
       else
         blocked_window_edge(x, g, r, q, taps, y);
     };

@@ -6,13 +6,14 @@ Compiles MODEL.onnx with onnxc (--emit cpp), adds a time-stamp counter read
 opens with its `// OpType 'name'` comment), builds it with the target's
 flags and a small driver, runs it RUNS times on the first input (raw
 float32 bytes, as run_bench.py writes them; other inputs zero) pinned to
-one core, and prints each op type's share of the time and the nodes that
+one core (--threads N: compiled for N and run on N cores with a
+ThreadPool, the counter read on the calling thread), and prints each op type's share of the time and the nodes that
 take the most. A profile, not a benchmark: the counter reads themselves
 cost a few cycles per node. ONNXC_RUNTIME_INCLUDE=DIR compiles it against
 other runtime-lite headers (an old checkout's), as `onnxc run` does.
 
     /usr/bin/python3 bench/node_profile.py MODEL.onnx INPUT.bin [--target x86-64-vnni]
-        [--runs 200] [--top 15] [--ort] [-- ONNXC OPTIONS (--quantize int8 --calibration DIR ...)]
+        [--runs 200] [--top 15] [--threads 1] [--ort] [-- ONNXC OPTIONS (--quantize int8 --calibration DIR ...)]
 
 --ort adds ONNX Runtime's own profile of the same model on the same input
 (ort_profile.js: one thread, all graph optimisations; its node names and
@@ -37,6 +38,7 @@ import run_bench  # noqa: E402
 
 DRIVER = r"""
 #include "m.h"
+#include "onnxc_rt/threads.h"
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -45,6 +47,8 @@ unsigned long long node_cycles[kNodes + 1];
 int current_node = kNodes;
 int main(int argc, char **argv) {
   const int runs = std::atoi(argv[2]);
+  onnxc_rt::ThreadPool pool(std::atoi(argv[3]));
+  onnxc_rt::TaskRunner *runner = pool.threads() > 1 ? &pool : nullptr;
   void *in[m_NUM_INPUTS], *out[m_NUM_OUTPUTS];
   for (int i = 0; i < m_NUM_INPUTS; ++i) {
     in[i] = std::aligned_alloc(64, (kInputBytes[i] + 127) / 64 * 64);
@@ -59,10 +63,10 @@ int main(int argc, char **argv) {
     out[i] = std::aligned_alloc(64, (kOutputBytes[i] + 127) / 64 * 64);
   void *arena = std::aligned_alloc(64, m_ARENA_SIZE + 64);
   for (int r = 0; r < 3; ++r)
-    m_run_v_on(in, out, arena, nullptr);
+    m_run_v_on(in, out, arena, runner);
   std::memset(node_cycles, 0, sizeof node_cycles);
   for (int r = 0; r < runs; ++r)
-    m_run_v_on(in, out, arena, nullptr);
+    m_run_v_on(in, out, arena, runner);
   for (int i = 0; i < kNodes; ++i)
     std::printf("%d %llu\n", i, node_cycles[i] / runs);
 }
@@ -107,6 +111,7 @@ def main():
     ap.add_argument("--target", default=run_bench.native_target())
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--ort", action="store_true", help="ONNX Runtime's profile beside it")
     argv, extra = sys.argv[1:], []  # onnxc's own options after "--"
     if "--" in argv:
@@ -115,7 +120,7 @@ def main():
     a = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as work:
         subprocess.run([a.onnxc, a.model, "-o", work, "--name", "m", "--target", a.target,
-                        "--emit", "cpp", "--quiet", *extra], check=True)
+                        "--emit", "cpp", "--quiet", "--threads", str(a.threads), *extra], check=True)
         src = os.path.join(work, "m.cpp")
         with open(src) as f:
             text, labels = instrument(f.read())
@@ -135,14 +140,15 @@ def main():
         subprocess.run(["c++", "-std=c++17", *run_bench.target_flags(a.onnxc, a.target),
                         "-I" + work, "-I" + runtime_include(),
                         *sources, "-o", exe, "-pthread"], check=True, cwd=work)
-        out = subprocess.run(["taskset", "-c", "1", exe, a.input, str(a.runs)],
+        cores = ",".join(str(c) for c in range(a.threads)) if a.threads > 1 else "1"
+        out = subprocess.run(["taskset", "-c", cores, exe, a.input, str(a.runs), str(a.threads)],
                              capture_output=True, text=True, check=True, cwd=work).stdout
     cycles = {int(i): int(c) for i, c in (line.split() for line in out.split("\n") if line)}
     total = sum(cycles.values())
     by_type = collections.Counter()
     for i, c in cycles.items():
         by_type[labels[i][0]] += c
-    print(f"{os.path.basename(a.model)} on {a.target}: {total / 1e3:.0f} k time-stamp cycles a run")
+    print(f"{os.path.basename(a.model)} on {a.target}, {a.threads} thread(s): {total / 1e3:.0f} k time-stamp cycles a run")
     for op, c in by_type.most_common():
         print(f"  {op:24s} {100 * c / total:5.1f}%")
     print("nodes:")

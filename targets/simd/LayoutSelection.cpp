@@ -21,7 +21,11 @@
 //   lanes stay harmless) with a blocked operand, and channel Concats of
 //   whole blocks, run on the blocked values: per-channel operands are
 //   converted (constants now), operands broadcast over the channels get a
-//   trailing unit dim (a view).
+//   trailing unit dim (a view);
+// - a channel Slice of a blocked value, and a channel shuffle (Concat of
+//   one or two values, Reshape, Transpose (0, 2, 1, 3, 4), Reshape:
+//   ShuffleNet's) with a blocked operand, become simd.BlockedChannelGather,
+//   a Slice of a gather's result gathering from that gather's inputs.
 // Values that leave a region are converted back once (simd.FromBlocked)
 // right after their definition. A blocked convolution the target prefers as
 // Winograd F(4x4, 3x3) or F(2x2, 3x3) (LayoutPolicy::winogradTile, which
@@ -161,17 +165,23 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     };
     for (Operation &each : llvm::make_early_inc_range(body)) {
       Operation *op = &each;
+      if (rewritten.count(op)) // taken with an earlier op (a channel shuffle's chain)
+        continue;
       // A spatial mean of a blocked value is its GlobalAveragePool.
       if (auto mean = dyn_cast<ReduceMeanOp>(op); mean && blockedOf.count(mean.getData()))
         if (Operation *pool = meanAsGlobalPool(mean))
           op = pool;
       Value blocked;
+      if (auto cat = dyn_cast<ConcatOp>(op); cat && blockedOperand(op) && gatherShuffle(cat))
+        continue;
       if (isBlockableConv(op, *layout))
         blocked = rewriteConv(op);
       else if (isBlockablePool(op) && blockedOf.count(op->getOperand(0)))
         blocked = rewritePool(op);
       else if ((isLaneWise(op) || isBlockConcat(op, kBlock)) && blockedOperand(op))
         blocked = rewriteLaneWise(op);
+      else if (auto slice = dyn_cast<SliceOp>(op); slice && blockedOf.count(slice.getData()))
+        blocked = gatherChannelSlice(slice);
       if (!blocked)
         continue;
       blockedOf[op->getResult(0)] = blocked;
@@ -196,6 +206,11 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     }
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
       if (rewritten.count(&op))
+        op.erase();
+    // Gathers whose every reader gathered from their inputs instead (a
+    // shuffle's result, read by the two Slices of the next unit).
+    for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
+      if (isa<BlockedChannelGatherOp>(op) && op.use_empty())
         op.erase();
     blockedOf.clear();
     rewritten.clear();
@@ -318,6 +333,110 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     dw.getY().replaceAllUsesWith(fused->getResult(0));
     dw.erase();
     expand.erase();
+  }
+
+  /// A BlockedChannelGather before `at` of channels `from` of `inputs`'
+  /// concatenation (blocked, `channels` logical channels each).
+  static Value createGather(Operation *at, ValueRange inputs, ArrayRef<int64_t> channels,
+                            ArrayRef<int64_t> from) {
+    OpBuilder b(at);
+    OperationState st(at->getLoc(), BlockedChannelGatherOp::getOperationName());
+    st.addOperands(inputs);
+    st.addAttribute("in_channels", b.getDenseI64ArrayAttr(channels));
+    st.addAttribute("channels", b.getDenseI64ArrayAttr(from));
+    st.addTypes(UnrankedTensorType::get(b.getF32Type()));
+    Operation *gather = b.create(st);
+    (void)refreshTypes(gather);
+    return gather->getResult(0);
+  }
+
+  /// A channel shuffle (ShuffleNet's) of a Concat of one or two values with
+  /// a blocked one among them: Concat (channels) -> Reshape (n, g, c / g,
+  /// h, w) -> Transpose (0, 2, 1, 3, 4) -> Reshape (n, c, h, w), each the
+  /// only reader of the one before. All four become one
+  /// BlockedChannelGather from the Concat's inputs (output channel i * g + k
+  /// is channel k * (c / g) + i), the blocked form of the last Reshape, in
+  /// place of leaving the region for the NCHW Transpose. Returns whether
+  /// it formed.
+  bool gatherShuffle(ConcatOp cat) {
+    auto ct = staticF32(cat.getResult(), 4);
+    const int64_t axis = cat.getAxis();
+    if (!ct || (axis != 1 && axis != -3) || cat.getInputs().size() > 2u ||
+        !cat.getResult().hasOneUse())
+      return false;
+    auto split = dyn_cast<ReshapeOp>(*cat.getResult().getUsers().begin());
+    if (!split || split.getData() != cat.getResult() || !split.getReshaped().hasOneUse())
+      return false;
+    auto st = staticF32(split.getReshaped(), 5);
+    auto swap = dyn_cast<TransposeOp>(*split.getReshaped().getUsers().begin());
+    if (!st || !swap || !swap.getPerm() ||
+        *swap.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3, 4} || !swap.getTransposed().hasOneUse())
+      return false;
+    auto merge = dyn_cast<ReshapeOp>(*swap.getTransposed().getUsers().begin());
+    if (!merge || merge.getData() != swap.getTransposed() || merge.getReshaped().getType() != ct)
+      return false;
+    const int64_t c = ct.getDimSize(1), g = st.getDimSize(1);
+    if (g < 1 || c % g || st.getShape() != ArrayRef<int64_t>{ct.getDimSize(0), g, c / g,
+                                                             ct.getDimSize(2), ct.getDimSize(3)})
+      return false;
+    SmallVector<Value> inputs;
+    SmallVector<int64_t> channels;
+    for (Value v : cat.getInputs()) {
+      inputs.push_back(toBlocked(v));
+      channels.push_back(cast<ShapedType>(v.getType()).getDimSize(1));
+    }
+    SmallVector<int64_t> from(c);
+    for (int64_t i = 0; i < c / g; ++i)
+      for (int64_t k = 0; k < g; ++k)
+        from[i * g + k] = k * (c / g) + i;
+    blockedOf[merge.getReshaped()] = createGather(cat, inputs, channels, from);
+    for (Operation *op : {cat.getOperation(), split.getOperation(), swap.getOperation(),
+                          merge.getOperation()})
+      rewritten.insert(op);
+    return true;
+  }
+
+  /// A Slice of a blocked value's channels alone (a run along axis 1, step
+  /// 1, the other axes whole): a BlockedChannelGather of them, taken from
+  /// the inputs of the gather that made the value where one did (a
+  /// shuffle's halves: one copy each, the shuffle itself none). Null where
+  /// the Slice is not one.
+  Value gatherChannelSlice(SliceOp slice) {
+    auto xt = staticF32(slice.getData(), 4), yt = staticF32(slice.getOutput(), 4);
+    auto starts = getConstantInts(slice.getStarts());
+    std::optional<SmallVector<int64_t>> axes = SmallVector<int64_t>{0, 1, 2, 3};
+    if (!isNone(slice.getAxes()))
+      axes = getConstantInts(slice.getAxes());
+    if (!xt || !yt || !starts || !axes || axes->size() != starts->size())
+      return {};
+    if (!isNone(slice.getSteps())) {
+      auto steps = getConstantInts(slice.getSteps());
+      if (!steps || llvm::any_of(*steps, [](int64_t s) { return s != 1; }))
+        return {};
+    }
+    int64_t first = 0;
+    for (auto [axis, start] : llvm::zip(*axes, *starts)) {
+      const int64_t a = axis < 0 ? axis + 4 : axis, dim = xt.getDimSize(a < 0 || a > 3 ? 0 : a);
+      const int64_t from = std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
+      if (a == 1)
+        first = from;
+      else if (from != 0) // with step 1 and an equal dim: the whole axis
+        return {};
+    }
+    for (int64_t d : {0, 2, 3})
+      if (xt.getDimSize(d) != yt.getDimSize(d))
+        return {};
+    const int64_t m = yt.getDimSize(1);
+    if (m < 1 || first + m > xt.getDimSize(1))
+      return {};
+    Value x = blockedOf[slice.getData()];
+    if (auto g = x.getDefiningOp<BlockedChannelGatherOp>())
+      return createGather(slice, g.getX(), g.getInChannels(),
+                          g.getChannels().slice(first, m));
+    SmallVector<int64_t> from(m);
+    for (int64_t j = 0; j < m; ++j)
+      from[j] = first + j;
+    return createGather(slice, x, {xt.getDimSize(1)}, from);
   }
 
   /// `v` (NCHW) in the blocked layout: its blocked form, a constant

@@ -206,6 +206,46 @@ LogicalResult BlockedPoolOp::inferShapes() {
   return success();
 }
 
+LogicalResult BlockedChannelGatherOp::inferShapes() {
+  auto x = getX().empty() ? nullptr : staticBlocked(getX().front());
+  if (!x) {
+    getY().setType(UnrankedTensorType::get(getX().empty() ? Float32Type::get(getContext())
+                                                          : elementTypeOf(getX().front())));
+    return success();
+  }
+  setBlockedResult(getOperation(), x.getDimSize(0), static_cast<int64_t>(getChannels().size()),
+                   x.getDimSize(2), x.getDimSize(3), x.getElementType());
+  return success();
+}
+
+LogicalResult BlockedChannelGatherOp::verify() {
+  // The kernel (simd/f32/channel_gather.h) reads one or two inputs.
+  if (getX().empty() || getX().size() > 2)
+    return emitOpError() << "takes one or two inputs, not " << getX().size();
+  if (getInChannels().size() != getX().size())
+    return emitOpError() << getInChannels().size() << " in_channels for " << getX().size()
+                         << " inputs";
+  if (getChannels().empty())
+    return emitOpError("picks no channels");
+  int64_t total = 0;
+  RankedTensorType first;
+  for (auto [v, c] : llvm::zip(getX(), getInChannels())) {
+    auto x = staticBlocked(v);
+    if (!x)
+      return success();
+    if (c <= 0 || (c + kBlockLanes - 1) / kBlockLanes != x.getDimSize(1))
+      return emitOpError() << "input " << x << " does not hold " << c << " channels";
+    if (first && (x.getDimSize(0) != first.getDimSize(0) ||
+                  x.getDimSize(2) != first.getDimSize(2) || x.getDimSize(3) != first.getDimSize(3)))
+      return emitOpError() << "inputs " << first << " and " << x << " differ in N, H or W";
+    first = first ? first : x;
+    total += c;
+  }
+  for (int64_t j : getChannels())
+    if (j < 0 || j >= total)
+      return emitOpError() << "channel " << j << " is not one of the inputs' " << total;
+  return success();
+}
 
 int64_t BlockedConvOp::flops() {
   // The logical output: N x M x OH x OW (the blocked one has padding lanes).

@@ -43,6 +43,7 @@ constexpr const char *kSimdNorm = "onnxc_rt/kernels/simd/f32/norm.h";
 constexpr const char *kSimdBlocked = "onnxc_rt/kernels/simd/f32/blocked.h";
 constexpr const char *kSimdWinograd = "onnxc_rt/kernels/simd/f32/winograd.h";
 constexpr const char *kSimdExpandDepthwise = "onnxc_rt/kernels/simd/f32/expand_depthwise.h";
+constexpr const char *kSimdChannelGather = "onnxc_rt/kernels/simd/f32/channel_gather.h";
 constexpr const char *kSimdBf16Conv = "onnxc_rt/kernels/simd/bf16/conv2d.h";
 constexpr const char *kSimdBf16Gemm = "onnxc_rt/kernels/simd/bf16/gemm.h";
 
@@ -501,6 +502,24 @@ ProviderResult lowerBlockedScaledConv(BlockedScaledConvOp op, int64_t tasks) {
   return calls({simdCall("conv2d_blocked_scaled", {act.functor}, kSimdBlocked, std::move(args))});
 }
 
+/// BlockedChannelGather: one copy from its one or two inputs, split into tasks.
+ProviderResult lowerBlockedChannelGather(BlockedChannelGatherOp op, int64_t tasks) {
+  auto y = shapeOf(op.getY());
+  ArrayRef<int64_t> in = op.getInChannels(), channels = op.getChannels();
+  const bool two = op.getX().size() == 2;
+  std::vector<KernelArg> args{KernelArg::input(op.getX()[0]),
+                              KernelArg::i(in[0]),
+                              two ? KernelArg::input(op.getX()[1]) : KernelArg::null(),
+                              KernelArg::i(two ? in[1] : 0),
+                              KernelArg::array(channels),
+                              KernelArg::i(static_cast<int64_t>(channels.size())),
+                              KernelArg::output(op.getY()),
+                              KernelArg::i(y[0]),
+                              KernelArg::i(y[2] * y[3])};
+  appendTasks(args, tasks);
+  return calls({simdCall("channel_gather_blocked", {}, kSimdChannelGather, std::move(args))});
+}
+
 ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
   auto in = logicalShape(op.getX()), out = logicalShape(op.getY());
   std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::output(op.getY())};
@@ -622,6 +641,8 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
       .Case<BlockedScaledConvOp>(
           [&](BlockedScaledConvOp o) { return lowerBlockedScaledConv(o, tasks); })
       .Case<BlockedPoolOp>([&](BlockedPoolOp o) { return lowerBlockedPool(o, tasks); })
+      .Case<BlockedChannelGatherOp>(
+          [&](BlockedChannelGatherOp o) { return lowerBlockedChannelGather(o, tasks); })
       .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalAveragePool(o); })
       .Case<LayerNormalizationOp>([&](LayerNormalizationOp o) { return lowerLayerNorm(o); })
       .Case<SoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, 0); })

@@ -145,6 +145,20 @@ def Simd_BlockedScaledConvOp : Simd_Op<"BlockedScaledConv",
   let hasVerifier = 1;
 }
 
+def Simd_BlockedChannelGatherOp : Simd_Op<"BlockedChannelGather"> {
+  let summary = "channels picked from one or two blocked tensors, on the channel-blocked layout";
+  let description = [{
+    Y's channel j is channel `channels[j]` of the channel concatenation of
+    the inputs X (one or two, blocked, with `in_channels` logical channels
+    each; the same N, H, W): a channel Concat, shuffle (Reshape, Transpose,
+    Reshape) and Slice chain as one copy. Y's padding lanes are zero.
+  }];
+  let arguments = (ins Variadic<AnyTensor>:$X, DenseI64ArrayAttr:$in_channels,
+                   DenseI64ArrayAttr:$channels);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def Simd_BlockedPoolOp : Simd_Op<"BlockedPool"> {
   let summary = "MaxPool, AveragePool or GlobalAveragePool on the channel-blocked layout";
   let description = [{

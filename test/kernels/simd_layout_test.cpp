@@ -6,6 +6,8 @@
 
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/simd/f32/blocked.h"
+#include "onnxc_rt/kernels/simd/f32/channel_gather.h"
+#include "onnxc_rt/kernels/reference/tensor.h"
 
 using namespace onnxc_rt;
 using namespace kernel_test;
@@ -27,4 +29,67 @@ TEST_CASE("blocked layout conversions and global average pooling", "[layout]") {
   simd::global_average_pool_blocked(want.data(), gb.data(), 2, c, hw, pool(), kTasks);
   const int64_t pooled[4] = {2, c, 1, 1};
   CHECK_CLOSE("global_average_pool_blocked", unblocked(gb, pooled), mean, 2 * c, hw);
+}
+
+// Channel gathers (simd/f32/channel_gather.h) against the ONNX ops they
+// replace, run by the reference kernels on NCHW: ShuffleNet's channel
+// shuffle (Concat of two, Reshape to (n, 2, c / 2, h, w), Transpose (0, 2,
+// 1, 3, 4), Reshape back) and its split into two halves (Slices), with
+// channel counts around the block; then random picks from one or two
+// inputs (up to 16 groups a block: the vector path's every case).
+TEST_CASE("blocked channel gather: shuffle, split and random picks", "[layout]") {
+  const int64_t half = GENERATE(3, 8, 16, 24, 29, 58, 116);
+  const int64_t hw = GENERATE(1, 7, 49);
+  INFO("half=" << half << " hw=" << hw);
+  const int64_t n = 2, c = 2 * half;
+  const int64_t s0[4] = {n, half, hw, 1}, sc[4] = {n, c, hw, 1};
+  auto a = randomVec(n * half * hw), b = randomVec(n * half * hw);
+  // The reference: Concat (channel axis), then the shuffle's Transpose.
+  std::vector<float> cat(n * c * hw), shuffled(cat.size());
+  for (int64_t i = 0; i < n; ++i) {
+    std::copy(a.begin() + i * half * hw, a.begin() + (i + 1) * half * hw,
+              cat.begin() + i * c * hw);
+    std::copy(b.begin() + i * half * hw, b.begin() + (i + 1) * half * hw,
+              cat.begin() + i * c * hw + half * hw);
+  }
+  const int64_t five[5] = {n, 2, half, hw, 1}, perm[5] = {0, 2, 1, 3, 4};
+  ref::transpose<float>(cat.data(), shuffled.data(), 5, five, perm);
+  const auto ab = blocked(a, s0), bb = blocked(b, s0);
+  // The shuffle's table: output channel 2i + g is input g * half + i.
+  std::vector<int64_t> from(c);
+  for (int64_t j = 0; j < c; ++j)
+    from[j] = j % 2 * half + j / 2;
+  std::vector<float> got(n * simd::channel_blocks(c) * simd::kChannelBlock * hw, 7.f);
+  simd::channel_gather_blocked(ab.data(), half, bb.data(), half, from.data(), c, got.data(), n,
+                               hw, pool(), kTasks);
+  CHECK_SAME("shuffle", unblocked(got, sc), shuffled, (int64_t)shuffled.size());
+  CHECK_SAME("shuffle, padding lanes", got, blocked(shuffled, sc), (int64_t)got.size());
+  // Its two halves, as the next unit's Slices take them.
+  for (int64_t part = 0; part < 2; ++part) {
+    const int64_t starts[4] = {0, part * half, 0, 0}, steps[4] = {1, 1, 1, 1};
+    std::vector<float> want(n * half * hw);
+    ref::slice<float>(shuffled.data(), want.data(), 4, sc, s0, starts, steps);
+    std::vector<float> sliced(n * simd::channel_blocks(half) * simd::kChannelBlock * hw, 7.f);
+    simd::channel_gather_blocked(ab.data(), half, bb.data(), half, from.data() + part * half,
+                                 half, sliced.data(), n, hw, pool(), kTasks);
+    CHECK_SAME("split", unblocked(sliced, s0), want, (int64_t)want.size());
+  }
+  // Random picks (repeats allowed) from a alone and from a and b.
+  for (const bool two : {false, true}) {
+    const int64_t m = half + 5, inputs = two ? c : half;
+    std::uniform_int_distribution<int64_t> any(0, inputs - 1);
+    std::vector<int64_t> pick(m);
+    for (int64_t &p : pick)
+      p = any(rng());
+    std::vector<float> want(n * m * hw);
+    for (int64_t i = 0; i < n; ++i)
+      for (int64_t j = 0; j < m; ++j)
+        std::copy_n(cat.begin() + (i * c + pick[j]) * hw, hw, want.begin() + (i * m + j) * hw);
+    const int64_t sm[4] = {n, m, hw, 1};
+    std::vector<float> out(n * simd::channel_blocks(m) * simd::kChannelBlock * hw, 7.f);
+    simd::channel_gather_blocked(ab.data(), half, two ? bb.data() : nullptr, two ? half : 0,
+                                 pick.data(), m, out.data(), n, hw, pool(), kTasks);
+    CHECK_SAME(two ? "random picks of two" : "random picks of one", out, blocked(want, sm),
+               (int64_t)out.size());
+  }
 }

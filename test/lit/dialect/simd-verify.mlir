@@ -44,3 +44,27 @@ func.func @bad_scaled_conv_window(%x: tensor<1x2x4x4x16xf32>, %s: tensor<1x2x1x1
   %0 = "simd.BlockedScaledConv"(%x, %s, %w, %n, %n) : (tensor<1x2x4x4x16xf32>, tensor<1x2x1x1x16xf32>, tensor<8x32x3x3xf32>, none, none) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+func.func @bad_gather_channel(%a: tensor<1x1x4x4x16xf32>, %b: tensor<1x1x4x4x16xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{channel 12 is not one of the inputs' 12}}
+  %0 = "simd.BlockedChannelGather"(%a, %b) {in_channels = array<i64: 6, 6>, channels = array<i64: 0, 12>} : (tensor<1x1x4x4x16xf32>, tensor<1x1x4x4x16xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @bad_gather_inputs(%a: tensor<1x1x4x4x16xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{takes one or two inputs, not 3}}
+  %0 = "simd.BlockedChannelGather"(%a, %a, %a) {in_channels = array<i64: 6, 6, 6>, channels = array<i64: 0>} : (tensor<1x1x4x4x16xf32>, tensor<1x1x4x4x16xf32>, tensor<1x1x4x4x16xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}
+
+// -----
+
+func.func @bad_gather_blocks(%a: tensor<1x1x4x4x16xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{input 'tensor<1x1x4x4x16xf32>' does not hold 20 channels}}
+  %0 = "simd.BlockedChannelGather"(%a) {in_channels = array<i64: 20>, channels = array<i64: 0>} : (tensor<1x1x4x4x16xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

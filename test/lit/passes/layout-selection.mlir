@@ -400,3 +400,50 @@ func.func @channel_mean(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x8x8xf32> {
   return %m : tensor<1x8x8xf32>
 }
 }
+
+// -----
+
+// ShuffleNet's unit boundary: a Concat of two blocked values of 6 channels
+// each (not whole blocks), its channel shuffle (Reshape, Transpose (0, 2,
+// 1, 3, 4), Reshape) and the next unit's split into halves (Slices): no
+// NCHW Transpose, one BlockedChannelGather a half, each from the Concat's
+// inputs (channel 2i is input channel i, 2i + 1 is 6 + i), the shuffle's
+// own gather dead. A Slice of a blocked convolution's output gathers from
+// it.
+// CHECK-LABEL: func.func @channel_shuffle_split
+// CHECK: %[[A:.*]] = "simd.BlockedConv"(%arg0,
+// CHECK: %[[B:.*]] = "simd.BlockedConv"(%arg0,
+// CHECK-NOT: onnx.Transpose
+// CHECK-NOT: onnx.Concat
+// CHECK: %[[L:.*]] = "simd.BlockedChannelGather"(%[[A]], %[[B]]) {channels = array<i64: 0, 6, 1, 7, 2, 8>, in_channels = array<i64: 6, 6>} : (tensor<1x1x4x4x16xf32>, tensor<1x1x4x4x16xf32>) -> tensor<1x1x4x4x16xf32>
+// CHECK: %[[R:.*]] = "simd.BlockedChannelGather"(%[[A]], %[[B]]) {channels = array<i64: 3, 9, 4, 10, 5, 11>, in_channels = array<i64: 6, 6>}
+// CHECK: "simd.BlockedConv"(%[[R]],
+// CHECK: %[[S:.*]] = "simd.BlockedChannelGather"(%[[A]]) {channels = array<i64: 2, 3, 4>, in_channels = array<i64: 6>} : (tensor<1x1x4x4x16xf32>) -> tensor<1x1x4x4x16xf32>
+// CHECK-NOT: simd.BlockedChannelGather
+// CHECK: return
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
+func.func @channel_shuffle_split(%arg0: tensor<1x8x4x4xf32>) -> (tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>, tensor<1x3x4x4xf32>) {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<6x8x1x1xf32>} : () -> tensor<6x8x1x1xf32>
+  %w2 = "onnx.Constant"() {value = dense<0.25> : tensor<6x6x1x1xf32>} : () -> tensor<6x6x1x1xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %a = "onnx.Conv"(%arg0, %w, %n) : (tensor<1x8x4x4xf32>, tensor<6x8x1x1xf32>, none) -> tensor<1x6x4x4xf32>
+  %b = "onnx.Conv"(%arg0, %w, %n) : (tensor<1x8x4x4xf32>, tensor<6x8x1x1xf32>, none) -> tensor<1x6x4x4xf32>
+  %cat = "onnx.Concat"(%a, %b) {axis = 1 : i64} : (tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>) -> tensor<1x12x4x4xf32>
+  %s5 = "onnx.Constant"() {value = dense<[1, 2, 6, 4, 4]> : tensor<5xi64>} : () -> tensor<5xi64>
+  %r5 = "onnx.Reshape"(%cat, %s5) : (tensor<1x12x4x4xf32>, tensor<5xi64>) -> tensor<1x2x6x4x4xf32>
+  %t = "onnx.Transpose"(%r5) {perm = array<i64: 0, 2, 1, 3, 4>} : (tensor<1x2x6x4x4xf32>) -> tensor<1x6x2x4x4xf32>
+  %s4 = "onnx.Constant"() {value = dense<[1, 12, 4, 4]> : tensor<4xi64>} : () -> tensor<4xi64>
+  %sh = "onnx.Reshape"(%t, %s4) : (tensor<1x6x2x4x4xf32>, tensor<4xi64>) -> tensor<1x12x4x4xf32>
+  %z = "onnx.Constant"() {value = dense<0> : tensor<1xi64>} : () -> tensor<1xi64>
+  %six = "onnx.Constant"() {value = dense<6> : tensor<1xi64>} : () -> tensor<1xi64>
+  %end = "onnx.Constant"() {value = dense<12> : tensor<1xi64>} : () -> tensor<1xi64>
+  %one = "onnx.Constant"() {value = dense<1> : tensor<1xi64>} : () -> tensor<1xi64>
+  %x1 = "onnx.Slice"(%sh, %z, %six, %one, %n) : (tensor<1x12x4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x6x4x4xf32>
+  %x2 = "onnx.Slice"(%sh, %six, %end, %one, %one) : (tensor<1x12x4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>) -> tensor<1x6x4x4xf32>
+  %c2 = "onnx.Conv"(%x2, %w2, %n) : (tensor<1x6x4x4xf32>, tensor<6x6x1x1xf32>, none) -> tensor<1x6x4x4xf32>
+  %two = "onnx.Constant"() {value = dense<2> : tensor<1xi64>} : () -> tensor<1xi64>
+  %five = "onnx.Constant"() {value = dense<5> : tensor<1xi64>} : () -> tensor<1xi64>
+  %part = "onnx.Slice"(%a, %two, %five, %one, %n) : (tensor<1x6x4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x3x4x4xf32>
+  return %x1, %c2, %part : tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>, tensor<1x3x4x4xf32>
+}
+}

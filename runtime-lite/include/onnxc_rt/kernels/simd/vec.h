@@ -7,7 +7,8 @@
 // A VecF provides: kLanes; zero, broadcast, load, store, load_first and
 // store_first (the first n lanes), fma (one rounding), add, sub, mul, div,
 // min, max, select_lt, round (to nearest even), exp2i, deinterleave (and,
-// AVX-512 only, exp's clamp_magnitude, round_nearest and scale_exp2), and
+// AVX-512 only, exp's clamp_magnitude, round_nearest and scale_exp2, and
+// the lane permutation lane_index / permute_merge), and
 // transpose (kLanes x kLanes), and fma_lane<L>(a, b, c) = c + a[L] * b,
 // with kLaneFma telling whether that is one instruction (NEON's FMLA by
 // element; the kernels then load 4 inputs at once and use each lane) or not

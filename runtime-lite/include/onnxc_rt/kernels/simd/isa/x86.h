@@ -108,6 +108,14 @@ struct VecF {
     return {_mm512_maskz_roundscale_ps(0xFFFF, a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
   }
   static VecF scale_exp2(VecF p, VecF n) { return {_mm512_maskz_scalef_ps(0xFFFF, p.v, n.v)}; }
+  /// A lane permutation (simd/f32/channel_gather.h): permute_merge(acc,
+  /// mask, index, src) is acc with each lane l that `mask` names replaced
+  /// by src's lane index[l] (one merging VPERMPS).
+  using LaneIndex = __m512i;
+  static LaneIndex lane_index(const int32_t *index) { return _mm512_loadu_si512(index); }
+  static VecF permute_merge(VecF acc, uint32_t mask, LaneIndex index, VecF src) {
+    return {_mm512_mask_permutexvar_ps(acc.v, static_cast<__mmask16>(mask), index, src.v)};
+  }
   using Int = int32_t __attribute__((vector_size(64)));
 #include "onnxc_rt/kernels/simd/isa/vector_ops.inc"
 #include "onnxc_rt/kernels/simd/isa/x86_traits.inc"

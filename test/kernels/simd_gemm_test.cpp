@@ -107,6 +107,11 @@ TEST_CASE("gemm transposes and C broadcasts", "[gemm]") {
 TEST_CASE("gemm shapes from models", "[gemm]") {
   SECTION("crosses the kGemmNC column block") { checkGemm(20, 2047 + 40, 40, 0, 0, 2); }
   SECTION("a batch-1 fully connected layer") { checkGemm(1, 1000, 512, 0, 1, 2); }
+  SECTION("one row, split by columns: each B layout and C broadcast") {
+    for (int tb : {0, 1})
+      for (int cmode : {0, 1, 2, 3, 4})
+        checkGemm(1, 77, 40, 0, tb, cmode);
+  }
 }
 
 TEST_CASE("gemm with every activation", "[gemm]") {

@@ -370,15 +370,24 @@ void gemm_tasks(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *p
   });
 }
 
-/// The strided-Matrix product, with the m == 1 shortcut (on one thread:
-/// memory-bound and small in the models at hand).
+/// The strided-Matrix product, with the m == 1 shortcut: memory-bound (a
+/// classifier's weights streamed once), so the tasks split the columns
+/// where there are enough of them to pay the hand-off (tasks_for, a cycle
+/// a few multiply-adds): each core then streams its own share, and each
+/// column's sum is the same alone.
 template <typename Act>
 void gemm_matrix(int64_t m, int64_t n, int64_t k, const Matrix &a, const Matrix &b, float *c,
                  int64_t ldc, const Epilogue &ep, float *scratch, TaskRunner *runner = nullptr,
                  int64_t tasks = 1) {
   if (m == 1 && n > 0) {
-    gemv_row(n, k, a.data, a.cs, b, c);
-    apply_epilogue<Act>(c, ldc, 1, n, ep, 0, 0);
+    const int64_t parts = tasks_for(n * k / 4, tasks);
+    parallel_for(runner, parts, [&](int64_t t) {
+      const Range r = split_range(n, kNR, parts, t);
+      if (r.begin >= r.end)
+        return;
+      gemv_row(r.end - r.begin, k, a.data, a.cs, columns_from(b, r.begin), c + r.begin);
+      apply_epilogue<Act>(c + r.begin, ldc, 1, r.end - r.begin, ep, 0, r.begin);
+    });
     return;
   }
   gemm_tasks<Act, kMatrixMR>(m, n, k, a, nullptr, b, c, ldc, ep, scratch, runner, tasks);

@@ -168,7 +168,7 @@ def ort_profile(model, inp, runs, top):
     x = next(v for v in g.input if v.name not in inits)
     shape = "x".join(str(d.dim_value) for d in x.type.tensor_type.shape.dim)
     out = subprocess.run(["taskset", "-c", "1", "node", os.path.join(HERE, "ort_profile.js"),
-                          model, inp, shape, str(runs)],
+                          os.path.abspath(model), os.path.abspath(inp), shape, str(runs)],
                          capture_output=True, text=True, check=True, cwd=HERE).stdout
     nodes = [json.loads(line) for line in out.split("\n") if line]
     total = sum(n["us"] for n in nodes)

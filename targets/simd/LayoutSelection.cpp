@@ -22,9 +22,10 @@
 //   whole blocks, run on the blocked values: per-channel operands are
 //   converted (constants now), operands broadcast over the channels get a
 //   trailing unit dim (a view);
-// - a channel Slice of a blocked value, and a channel shuffle (Concat of
+// - a channel Slice or Split of a blocked value, and a channel shuffle (Concat of
 //   one or two values, Reshape, Transpose (0, 2, 1, 3, 4), Reshape:
-//   ShuffleNet's) with a blocked operand, become simd.BlockedChannelGather,
+//   ShuffleNet's) or a channel Concat of one or two values of other than
+//   whole blocks, with a blocked operand, become simd.BlockedChannelGather,
 //   a Slice of a gather's result gathering from that gather's inputs.
 // Values that leave a region are converted back once (simd.FromBlocked)
 // right after their definition. A blocked convolution the target prefers as
@@ -174,6 +175,11 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
       Value blocked;
       if (auto cat = dyn_cast<ConcatOp>(op); cat && blockedOperand(op) && gatherShuffle(cat))
         continue;
+      if (auto split = dyn_cast<SplitOp>(op); split && blockedOperand(op)) {
+        if (gatherChannelSplit(split))
+          rewritten.insert(op);
+        continue;
+      }
       if (isBlockableConv(op, *layout))
         blocked = rewriteConv(op);
       else if (isBlockablePool(op) && blockedOf.count(op->getOperand(0)))
@@ -182,6 +188,8 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
         blocked = rewriteLaneWise(op);
       else if (auto slice = dyn_cast<SliceOp>(op); slice && blockedOf.count(slice.getData()))
         blocked = gatherChannelSlice(slice);
+      else if (auto cat = dyn_cast<ConcatOp>(op); cat && blockedOperand(op))
+        blocked = gatherConcat(cat);
       if (!blocked)
         continue;
       blockedOf[op->getResult(0)] = blocked;
@@ -192,17 +200,18 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     for (Operation &op : body) {
       if (!rewritten.count(&op))
         continue;
-      Value old = op.getResult(0);
-      if (llvm::all_of(old.getUsers(), [&](Operation *u) { return rewritten.count(u); }))
-        continue;
-      Value blocked = blockedOf[old];
-      OpBuilder b(blocked.getContext());
-      b.setInsertionPointAfterValue(blocked);
-      auto back = b.create<FromBlockedOp>(op.getLoc(), old.getType(), blocked,
-                                          cast<ShapedType>(old.getType()).getDimSize(1));
-      old.replaceUsesWithIf(back.getY(), [&](OpOperand &use) {
-        return !rewritten.count(use.getOwner());
-      });
+      for (Value old : op.getResults()) { // a Split's every result
+        if (llvm::all_of(old.getUsers(), [&](Operation *u) { return rewritten.count(u); }))
+          continue;
+        Value blocked = blockedOf[old];
+        OpBuilder b(blocked.getContext());
+        b.setInsertionPointAfterValue(blocked);
+        auto back = b.create<FromBlockedOp>(op.getLoc(), old.getType(), blocked,
+                                            cast<ShapedType>(old.getType()).getDimSize(1));
+        old.replaceUsesWithIf(back.getY(), [&](OpOperand &use) {
+          return !rewritten.count(use.getOwner());
+        });
+      }
     }
     for (Operation &op : llvm::make_early_inc_range(llvm::reverse(body)))
       if (rewritten.count(&op))
@@ -396,6 +405,31 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     return true;
   }
 
+  /// A channel Concat of one or two values, a blocked one among them, that
+  /// fill no whole blocks (those of whole blocks stay a blocked Concat: no
+  /// copy), read by an op that would join the region (a convolution, pool
+  /// or lane-wise op; one read only outside stays an NCHW Concat, written in
+  /// place): a BlockedChannelGather of all their channels in order.
+  Value gatherConcat(ConcatOp cat) {
+    const int64_t axis = cat.getAxis();
+    auto joins = [&](Operation *u) {
+      return isBlockableConv(u, *layout) || isBlockablePool(u) || isLaneWise(u);
+    };
+    if (!staticF32(cat.getResult(), 4) || (axis != 1 && axis != -3) ||
+        cat.getInputs().size() > 2u || llvm::none_of(cat.getResult().getUsers(), joins) ||
+        llvm::any_of(cat.getInputs(), [](Value v) { return !staticF32(v, 4); }))
+      return {};
+    SmallVector<Value> inputs;
+    SmallVector<int64_t> channels, from;
+    for (Value v : cat.getInputs()) {
+      inputs.push_back(toBlocked(v));
+      channels.push_back(cast<ShapedType>(v.getType()).getDimSize(1));
+      for (int64_t j = 0; j < channels.back(); ++j)
+        from.push_back(static_cast<int64_t>(from.size()));
+    }
+    return createGather(cat, inputs, channels, from);
+  }
+
   /// A Slice of a blocked value's channels alone (a run along axis 1, step
   /// 1, the other axes whole): a BlockedChannelGather of them, taken from
   /// the inputs of the gather that made the value where one did (a
@@ -429,14 +463,48 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     const int64_t m = yt.getDimSize(1);
     if (m < 1 || first + m > xt.getDimSize(1))
       return {};
-    Value x = blockedOf[slice.getData()];
+    return gatherRange(slice, slice.getData(), first, m);
+  }
+
+  /// A Split of a blocked value along the channels (static results that
+  /// keep N, H and W): each result a BlockedChannelGather of its run of
+  /// channels (gatherRange). Returns whether it formed.
+  bool gatherChannelSplit(SplitOp split) {
+    auto xt = staticF32(split.getInput(), 4);
+    const int64_t axis = split.getAxis();
+    if (!xt || (axis != 1 && axis != -3))
+      return false;
+    int64_t first = 0;
+    for (Value out : split.getOutputs()) {
+      auto t = staticF32(out, 4);
+      if (!t || t.getDimSize(1) < 1 || llvm::any_of(SmallVector<int64_t>{0, 2, 3}, [&](int64_t d) {
+            return t.getDimSize(d) != xt.getDimSize(d);
+          }))
+        return false;
+      first += t.getDimSize(1);
+    }
+    if (first != xt.getDimSize(1))
+      return false;
+    first = 0;
+    for (Value out : split.getOutputs()) {
+      const int64_t m = cast<ShapedType>(out.getType()).getDimSize(1);
+      blockedOf[out] = gatherRange(split, split.getInput(), first, m);
+      first += m;
+    }
+    return true;
+  }
+
+  /// A BlockedChannelGather before `at` of channels [first, first + m) of
+  /// `nchw`'s blocked form: from the inputs of the gather that made it where
+  /// one did (one copy, not two).
+  Value gatherRange(Operation *at, Value nchw, int64_t first, int64_t m) {
+    Value x = blockedOf[nchw];
     if (auto g = x.getDefiningOp<BlockedChannelGatherOp>())
-      return createGather(slice, g.getX(), g.getInChannels(),
-                          g.getChannels().slice(first, m));
+      return createGather(at, g.getX(), g.getInChannels(), g.getChannels().slice(first, m));
     SmallVector<int64_t> from(m);
     for (int64_t j = 0; j < m; ++j)
       from[j] = first + j;
-    return createGather(slice, x, {xt.getDimSize(1)}, from);
+    return createGather(at, x, {cast<ShapedType>(nchw.getType()).getDimSize(1)}, from);
   }
 
   /// `v` (NCHW) in the blocked layout: its blocked form, a constant

@@ -80,6 +80,28 @@ class BiGru(torch.nn.Module):
         return y, h
 
 
+class ChannelMix(torch.nn.Module):
+    """Channel moves between convolutions, at counts that fill no whole
+    16-lane blocks: a Split (YOLO's C2f, CSP blocks), a Concat, ShuffleNet's
+    channel shuffle (view, transpose, view) and chunk, and a Concat again
+    (the SIMD targets keep them in the blocked layout as channel gathers)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Conv2d(3, 40, 3, padding=1)
+        self.branch = torch.nn.Conv2d(18, 22, 3, padding=1)
+        self.head = torch.nn.Conv2d(44, 24, 1)
+
+    def forward(self, x):
+        y = torch.relu(self.stem(x))
+        keep, work = torch.split(y, [22, 18], dim=1)
+        z = torch.cat([keep, torch.relu(self.branch(work))], 1)
+        n, c, h, w = z.shape
+        z = z.view(n, 2, c // 2, h, w).transpose(1, 2).contiguous().view(n, c, h, w)
+        u, v = z.chunk(2, dim=1)
+        return self.head(torch.cat([u, torch.relu(v)], 1)), u
+
+
 def image(n=1, size=224):
     return (n, 3, size, size)
 
@@ -92,6 +114,7 @@ MODELS = {
     "efficientnet_b0": (lambda: torchvision.models.efficientnet_b0(), image()),
     "shufflenet_v2": (lambda: torchvision.models.shufflenet_v2_x1_0(), image()),
     "transformer_encoder": (Encoder, (1, 128, 256)),
+    "channel_mix": (ChannelMix, image(size=20)),
     "lstm": (Lstm, (16, 1, 32)),
     "bigru": (BiGru, (16, 1, 32)),
 }

@@ -60,7 +60,8 @@ func.func @depthwise_squeeze_excite(%arg0: tensor<1x24x6x6xf32>) -> tensor<1x24x
 
 // A scalar operand is broadcast over the channels: a view with a trailing
 // unit dim. A Concat of whole blocks stays blocked; one of 8 + 16 channels
-// does not, and reads the converted-back values.
+// read only outside the region does not, and reads the converted-back
+// values.
 // CHECK-LABEL: func.func @scalar_and_concats
 // CHECK: %[[C1:.*]] = "simd.BlockedConv"(%arg0, {{.*}}) -> tensor<1x1x4x4x16xf32>
 // CHECK: %[[V:.*]] = "onnx.Reshape"(%{{.*}}, %{{.*}}) {{.*}} -> tensor<1x1x1x1x1xf32>
@@ -445,5 +446,37 @@ func.func @channel_shuffle_split(%arg0: tensor<1x8x4x4xf32>) -> (tensor<1x6x4x4x
   %five = "onnx.Constant"() {value = dense<5> : tensor<1xi64>} : () -> tensor<1xi64>
   %part = "onnx.Slice"(%a, %two, %five, %one, %n) : (tensor<1x6x4x4xf32>, tensor<1xi64>, tensor<1xi64>, tensor<1xi64>, none) -> tensor<1x3x4x4xf32>
   return %x1, %c2, %part : tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>, tensor<1x3x4x4xf32>
+}
+}
+
+// -----
+
+// A Split of a blocked value along the channels (YOLO's C2f blocks, torch's
+// chunk in some exports): a BlockedChannelGather a result, the one read
+// outside the region converted back.
+// CHECK-LABEL: func.func @channel_split
+// CHECK: %[[A:.*]] = "simd.BlockedConv"(%arg0,
+// CHECK-NOT: onnx.Split
+// CHECK: %[[L:.*]] = "simd.BlockedChannelGather"(%[[A]]) {channels = array<i64: 0, 1, 2, 3, 4, 5>, in_channels = array<i64: 20>} : (tensor<1x2x4x4x16xf32>) -> tensor<1x1x4x4x16xf32>
+// CHECK-NEXT: "simd.FromBlocked"(%[[L]]) {channels = 6 : i64}
+// CHECK-NEXT: %[[R:.*]] = "simd.BlockedChannelGather"(%[[A]]) {channels = array<i64: 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19>, in_channels = array<i64: 20>}
+// CHECK: %[[C:.*]] = "simd.BlockedConv"(%[[R]],
+// A Concat of 6 + 6 channels read by a convolution: one gather of both.
+// CHECK-NOT: onnx.Concat
+// CHECK: %[[J:.*]] = "simd.BlockedChannelGather"(%[[L]], %[[C]]) {channels = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11>, in_channels = array<i64: 6, 6>}
+// CHECK: "simd.BlockedConv"(%[[J]],
+module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
+func.func @channel_split(%arg0: tensor<1x8x4x4xf32>) -> (tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>) {
+  %w = "onnx.Constant"() {value = dense<0.5> : tensor<20x8x1x1xf32>} : () -> tensor<20x8x1x1xf32>
+  %w2 = "onnx.Constant"() {value = dense<0.25> : tensor<6x14x1x1xf32>} : () -> tensor<6x14x1x1xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %a = "onnx.Conv"(%arg0, %w, %n) : (tensor<1x8x4x4xf32>, tensor<20x8x1x1xf32>, none) -> tensor<1x20x4x4xf32>
+  %sizes = "onnx.Constant"() {value = dense<[6, 14]> : tensor<2xi64>} : () -> tensor<2xi64>
+  %l, %r = "onnx.Split"(%a, %sizes) {axis = 1 : i64} : (tensor<1x20x4x4xf32>, tensor<2xi64>) -> (tensor<1x6x4x4xf32>, tensor<1x14x4x4xf32>)
+  %c = "onnx.Conv"(%r, %w2, %n) : (tensor<1x14x4x4xf32>, tensor<6x14x1x1xf32>, none) -> tensor<1x6x4x4xf32>
+  %j = "onnx.Concat"(%l, %c) {axis = 1 : i64} : (tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>) -> tensor<1x12x4x4xf32>
+  %w3 = "onnx.Constant"() {value = dense<0.125> : tensor<6x12x1x1xf32>} : () -> tensor<6x12x1x1xf32>
+  %d = "onnx.Conv"(%j, %w3, %n) : (tensor<1x12x4x4xf32>, tensor<6x12x1x1xf32>, none) -> tensor<1x6x4x4xf32>
+  return %l, %c, %d : tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>
 }
 }

@@ -118,13 +118,21 @@ bool isLaneWise(Operation *op) {
   return op->hasTrait<LaneWise>() && staticF32(op->getResult(0), 4);
 }
 
+/// The channel axis of a 4-D tensor, counted from either end.
+bool isChannelAxis(int64_t axis) { return axis == 1 || axis == -3; }
+
+/// A channel Concat of 4-D static float tensors, one or two of them (what a
+/// BlockedChannelGather takes).
+bool isGatherableConcat(ConcatOp cat) {
+  return staticF32(cat.getResult(), 4) && isChannelAxis(cat.getAxis()) &&
+         cat.getInputs().size() <= 2u &&
+         llvm::all_of(cat.getInputs(), [](Value v) { return staticF32(v, 4); });
+}
+
 /// Concat of channels whose inputs fill whole blocks of `block` lanes.
 bool isBlockConcat(Operation *op, int64_t block) {
   auto cat = dyn_cast<ConcatOp>(op);
-  if (!cat || !staticF32(cat.getResult(), 4))
-    return false;
-  const int64_t axis = cat.getAxis();
-  if (axis != 1 && axis != -3)
+  if (!cat || !staticF32(cat.getResult(), 4) || !isChannelAxis(cat.getAxis()))
     return false;
   return llvm::all_of(cat.getInputs(), [&](Value v) {
     auto t = staticF32(v, 4);
@@ -368,11 +376,9 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
   /// place of leaving the region for the NCHW Transpose. Returns whether
   /// it formed.
   bool gatherShuffle(ConcatOp cat) {
-    auto ct = staticF32(cat.getResult(), 4);
-    const int64_t axis = cat.getAxis();
-    if (!ct || (axis != 1 && axis != -3) || cat.getInputs().size() > 2u ||
-        !cat.getResult().hasOneUse())
+    if (!isGatherableConcat(cat) || !cat.getResult().hasOneUse())
       return false;
+    auto ct = staticF32(cat.getResult(), 4);
     auto split = dyn_cast<ReshapeOp>(*cat.getResult().getUsers().begin());
     if (!split || split.getData() != cat.getResult() || !split.getReshaped().hasOneUse())
       return false;
@@ -388,17 +394,11 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     if (g < 1 || c % g || st.getShape() != ArrayRef<int64_t>{ct.getDimSize(0), g, c / g,
                                                              ct.getDimSize(2), ct.getDimSize(3)})
       return false;
-    SmallVector<Value> inputs;
-    SmallVector<int64_t> channels;
-    for (Value v : cat.getInputs()) {
-      inputs.push_back(toBlocked(v));
-      channels.push_back(cast<ShapedType>(v.getType()).getDimSize(1));
-    }
     SmallVector<int64_t> from(c);
     for (int64_t i = 0; i < c / g; ++i)
       for (int64_t k = 0; k < g; ++k)
         from[i * g + k] = k * (c / g) + i;
-    blockedOf[merge.getReshaped()] = createGather(cat, inputs, channels, from);
+    blockedOf[merge.getReshaped()] = gatherConcatInputs(cat, from);
     for (Operation *op : {cat.getOperation(), split.getOperation(), swap.getOperation(),
                           merge.getOperation()})
       rewritten.insert(op);
@@ -411,21 +411,26 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
   /// or lane-wise op; one read only outside stays an NCHW Concat, written in
   /// place): a BlockedChannelGather of all their channels in order.
   Value gatherConcat(ConcatOp cat) {
-    const int64_t axis = cat.getAxis();
     auto joins = [&](Operation *u) {
       return isBlockableConv(u, *layout) || isBlockablePool(u) || isLaneWise(u);
     };
-    if (!staticF32(cat.getResult(), 4) || (axis != 1 && axis != -3) ||
-        cat.getInputs().size() > 2u || llvm::none_of(cat.getResult().getUsers(), joins) ||
-        llvm::any_of(cat.getInputs(), [](Value v) { return !staticF32(v, 4); }))
+    if (!isGatherableConcat(cat) || llvm::none_of(cat.getResult().getUsers(), joins))
       return {};
+    auto ct = staticF32(cat.getResult(), 4);
+    SmallVector<int64_t> from(ct.getDimSize(1));
+    for (int64_t j = 0; j < ct.getDimSize(1); ++j)
+      from[j] = j;
+    return gatherConcatInputs(cat, from);
+  }
+
+  /// A BlockedChannelGather before `cat` of channels `from` of its (4-D)
+  /// inputs' concatenation, each input blocked (converted where it is not).
+  Value gatherConcatInputs(ConcatOp cat, ArrayRef<int64_t> from) {
     SmallVector<Value> inputs;
-    SmallVector<int64_t> channels, from;
+    SmallVector<int64_t> channels;
     for (Value v : cat.getInputs()) {
       inputs.push_back(toBlocked(v));
       channels.push_back(cast<ShapedType>(v.getType()).getDimSize(1));
-      for (int64_t j = 0; j < channels.back(); ++j)
-        from.push_back(static_cast<int64_t>(from.size()));
     }
     return createGather(cat, inputs, channels, from);
   }
@@ -450,7 +455,10 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     }
     int64_t first = 0;
     for (auto [axis, start] : llvm::zip(*axes, *starts)) {
-      const int64_t a = axis < 0 ? axis + 4 : axis, dim = xt.getDimSize(a < 0 || a > 3 ? 0 : a);
+      const int64_t a = axis < 0 ? axis + 4 : axis;
+      if (a < 0 || a > 3)
+        return {};
+      const int64_t dim = xt.getDimSize(a);
       const int64_t from = std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
       if (a == 1)
         first = from;
@@ -471,8 +479,7 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
   /// channels (gatherRange). Returns whether it formed.
   bool gatherChannelSplit(SplitOp split) {
     auto xt = staticF32(split.getInput(), 4);
-    const int64_t axis = split.getAxis();
-    if (!xt || (axis != 1 && axis != -3))
+    if (!xt || !isChannelAxis(split.getAxis()))
       return false;
     int64_t first = 0;
     for (Value out : split.getOutputs()) {

@@ -121,6 +121,12 @@ bool isLaneWise(Operation *op) {
 /// The channel axis of a 4-D tensor, counted from either end.
 bool isChannelAxis(int64_t axis) { return axis == 1 || axis == -3; }
 
+/// Whether two 4-D tensors differ in their channels alone (N, H, W equal).
+bool sameImages(RankedTensorType a, RankedTensorType b) {
+  return a.getDimSize(0) == b.getDimSize(0) && a.getDimSize(2) == b.getDimSize(2) &&
+         a.getDimSize(3) == b.getDimSize(3);
+}
+
 /// A channel Concat of 4-D static float tensors, one or two of them (what a
 /// BlockedChannelGather takes).
 bool isGatherableConcat(ConcatOp cat) {
@@ -465,9 +471,8 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
       else if (from != 0) // with step 1 and an equal dim: the whole axis
         return {};
     }
-    for (int64_t d : {0, 2, 3})
-      if (xt.getDimSize(d) != yt.getDimSize(d))
-        return {};
+    if (!sameImages(xt, yt))
+      return {};
     const int64_t m = yt.getDimSize(1);
     if (m < 1 || first + m > xt.getDimSize(1))
       return {};
@@ -484,9 +489,7 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     int64_t first = 0;
     for (Value out : split.getOutputs()) {
       auto t = staticF32(out, 4);
-      if (!t || t.getDimSize(1) < 1 || llvm::any_of(SmallVector<int64_t>{0, 2, 3}, [&](int64_t d) {
-            return t.getDimSize(d) != xt.getDimSize(d);
-          }))
+      if (!t || t.getDimSize(1) < 1 || !sameImages(t, xt))
         return false;
       first += t.getDimSize(1);
     }

@@ -163,7 +163,8 @@ def main():
         f"--target {a.target} flags. Each 3x3 stride-1 convolution (C -> M channels, HW x HW, "
         "padding 1, blocked input) as direct, Winograd F(4x4, 3x3) and F(2x2, 3x3): median ms of "
         "calls rotating over copies of its packed weights that fill ~100 MB "
-        f"(bench/conv_algo_bench.cpp), the median of {a.rounds} rounds of the grid; error: the largest difference from a double-precision "
+        f"(bench/conv_algo_bench.cpp), the median of {a.rounds} rounds of the grid; error: the "
+        "largest difference from a double-precision "
         "convolution at 512 sampled outputs, over the largest of them (inputs in [-1, 1], "
         "weights scaled by 1/sqrt(9C)).",
         f"Command: `/usr/bin/python3 bench/conv_algo_fit.py --target {a.target}"
@@ -200,7 +201,8 @@ def main():
         f"shape's choice from the model fitted without it): {model_hits} of {len(rows)}, "
         f"{model_lost:.3f}x.",
         f"Largest error over the grid: direct {max(r['err'][0] for r in rows):.1e}, "
-        f"F(4x4) {max(r['err'][4] for r in rows):.1e}, F(2x2) {max(r['err'][2] for r in rows):.1e}.",
+        f"F(4x4) {max(r['err'][4] for r in rows):.1e}, "
+        f"F(2x2) {max(r['err'][2] for r in rows):.1e}.",
     ]
     text = "\n".join(lines) + "\n"
     print(text)

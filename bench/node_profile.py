@@ -7,13 +7,15 @@ opens with its `// OpType 'name'` comment), builds it with the target's
 flags and a small driver, runs it RUNS times on the first input (raw
 float32 bytes, as run_bench.py writes them; other inputs zero) pinned to
 one core (--threads N: compiled for N and run on N cores with a
-ThreadPool, the counter read on the calling thread), and prints each op type's share of the time and the nodes that
-take the most. A profile, not a benchmark: the counter reads themselves
-cost a few cycles per node. ONNXC_RUNTIME_INCLUDE=DIR compiles it against
-other runtime-lite headers (an old checkout's), as `onnxc run` does.
+ThreadPool, the counter read on the calling thread), and prints each op
+type's share of the time and the nodes that take the most. A profile,
+not a benchmark: the counter reads themselves cost a few cycles per node.
+ONNXC_RUNTIME_INCLUDE=DIR compiles it against other runtime-lite headers
+(an old checkout's), as `onnxc run` does.
 
     /usr/bin/python3 bench/node_profile.py MODEL.onnx INPUT.bin [--target x86-64-vnni]
-        [--runs 200] [--top 15] [--threads 1] [--ort] [-- ONNXC OPTIONS (--quantize int8 --calibration DIR ...)]
+        [--runs 200] [--top 15] [--threads 1] [--ort]
+        [-- ONNXC OPTIONS (--quantize int8 --calibration DIR ...)]
 
 --ort adds ONNX Runtime's own profile of the same model on the same input
 (ort_profile.js: one thread, all graph optimisations; its node names and
@@ -120,7 +122,8 @@ def main():
     a = ap.parse_args(argv)
     with tempfile.TemporaryDirectory() as work:
         subprocess.run([a.onnxc, a.model, "-o", work, "--name", "m", "--target", a.target,
-                        "--emit", "cpp", "--quiet", "--threads", str(a.threads), *extra], check=True)
+                        "--emit", "cpp", "--quiet", "--threads", str(a.threads), *extra],
+                       check=True)
         src = os.path.join(work, "m.cpp")
         with open(src) as f:
             text, labels = instrument(f.read())
@@ -148,7 +151,8 @@ def main():
     by_type = collections.Counter()
     for i, c in cycles.items():
         by_type[labels[i][0]] += c
-    print(f"{os.path.basename(a.model)} on {a.target}, {a.threads} thread(s): {total / 1e3:.0f} k time-stamp cycles a run")
+    print(f"{os.path.basename(a.model)} on {a.target}, {a.threads} thread(s): "
+          f"{total / 1e3:.0f} k time-stamp cycles a run")
     for op, c in by_type.most_common():
         print(f"  {op:24s} {100 * c / total:5.1f}%")
     print("nodes:")

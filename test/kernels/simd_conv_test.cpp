@@ -67,11 +67,12 @@ void checkBlockedConv(const ConvCase &q, const std::vector<float> &x,
     CHECK_CLOSE(what, unblocked(yb, out), want, ny, q.c / q.group * taps);
     CHECK_SAME(what, split, yb, yb_floats);
   }
-  // Winograd F(4x4, 3x3) and F(2x2, 3x3): every 3x3 stride-1 dense case,
-  // below kWinogradMinTiles too (that threshold is a cost decision).
+  // Winograd F(4x4, 3x3), F(2x2, 3x3) and F(6x6, 3x3): every 3x3 stride-1
+  // dense case, below kWinogradMinTiles too (that threshold is a cost
+  // decision).
   if (depthwise || q.kh != 3 || q.kw != 3 || q.sh != 1 || q.sw != 1 || q.dh != 1 || q.dw != 1)
     return;
-  for (int64_t tile : {int64_t{4}, int64_t{2}}) {
+  for (int64_t tile : {int64_t{4}, int64_t{2}, int64_t{6}}) {
     std::vector<float> u(simd::winograd_weights_floats(q.m, q.c, tile)), work(q.m * q.c);
     simd::pack_winograd_weights(w.data(), q.m, q.c, work.data(), u.data(), tile);
     std::vector<float> scratch(simd::winograd_scratch_floats(in, out, tile));
@@ -82,12 +83,16 @@ void checkBlockedConv(const ConvCase &q, const std::vector<float> &x,
       if (tile == 4)
         simd::winograd_conv2d_blocked<Act, 4>(xb.data(), u.data(), bp, zb_or_null, y, in, out, pb,
                                              aa, ab, scratch.data(), pool(), tasks);
-      else
+      else if (tile == 2)
         simd::winograd_conv2d_blocked<Act, 2>(xb.data(), u.data(), bp, zb_or_null, y, in, out, pb,
                                              aa, ab, scratch.data(), pool(), tasks);
+      else
+        simd::winograd_conv2d_blocked<Act, 6>(xb.data(), u.data(), bp, zb_or_null, y, in, out, pb,
+                                             aa, ab, scratch.data(), pool(), tasks);
     }
-    const char *what = tile == 4 ? "winograd_conv2d_blocked F(4x4, 3x3)"
-                                 : "winograd_conv2d_blocked F(2x2, 3x3)";
+    const char *what = tile == 4   ? "winograd_conv2d_blocked F(4x4, 3x3)"
+                       : tile == 2 ? "winograd_conv2d_blocked F(2x2, 3x3)"
+                                   : "winograd_conv2d_blocked F(6x6, 3x3)";
     CHECK_CLOSE(what, unblocked(yb, out), want, ny, q.c * taps);
     CHECK_SAME(what, split, yb, yb_floats);
   }
@@ -218,7 +223,11 @@ const ConvCase kConvs[] = {
     {2, 20, 13, 10, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 13 x 10: partial tiles
     {1, 33, 16, 16, 48, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},  // unpadded 14 x 14 out
     {1, 16, 11, 9, 17, 3, 3, 1, 1, 2, 0, 1, 2, 1, 1, 1},   // asymmetric pads
-    {1, 160, 22, 21, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // several bands
+    {1, 160, 22, 21, 144, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1}, // one band as large as the weights
+    {1, 8, 70, 66, 8, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 2, 3 and 2 bands (F4, F2, F6)
+    // AVX-512's Winograd products in strips of 7 to 14 tiles: 64 4x4
+    // tiles (5 x 13 - 1), 25 6x6 ones (13 + 12), the rest below 7.
+    {1, 24, 30, 30, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 30 x 30
     // AVX-512's strips of 7 to 14 pixels (window_strip): rows cut into
     // equal strips (27: 14 + 13; 100: 7 x 13 + 9; 56: 4 x 14; 7; 10), rows
     // narrower than 7 beside them, partial channel blocks and panels,

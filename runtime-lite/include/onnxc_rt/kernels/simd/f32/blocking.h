@@ -542,7 +542,7 @@ constexpr int64_t blocked_scaled_conv_scratch_floats(int64_t m, int64_t c) {
   return blocked_conv_weights_floats(m, c, 1, true, false);
 }
 
-//===-- Winograd F(4x4, 3x3) on the channel-blocked layout --------------------===//
+//===-- Winograd F(m x m, 3x3) on the channel-blocked layout ------------------===//
 
 /// A 3x3 stride-1 convolution computed by Winograd's minimal filtering
 /// F(m x m, 3x3) (Lavin & Gray 2016): each (m + 2) x (m + 2) input tile d
@@ -556,7 +556,13 @@ constexpr int64_t blocked_scaled_conv_scratch_floats(int64_t m, int64_t c) {
 /// F(2x2, 3x3) (points 0, +-1, inf; 16 per 2x2 tile against 36: 2.25x
 /// fewer, with transformed weights 16/9 of the direct ones where F(4x4)'s
 /// are 4x: the choice for small planes whose weights are streamed, and the
-/// more accurate of the two: its transforms only add and halve).
+/// more accurate of the two: its transforms only add and halve). A third,
+/// F(6x6, 3x3) (points 0, +-1, +-2, +-1/2, inf; 64 multiplies per 6x6
+/// tile: 1.78 a pixel against F(4x4)'s 2.25), is in the kernel library and
+/// its tests, and no rule picks it: bench/conv_algo_fit.py measures it
+/// fastest on few shapes and by little (results/conv-algo-intel.md), its
+/// tiles waste more of planes that are not multiples of 6, its weights are
+/// 64/36 of F(4x4)'s and its error about twice theirs.
 constexpr int64_t kWinogradOut = 4;    // F(4x4, 3x3)'s output pixels per tile side
 constexpr int64_t kWinogradIn = 6;     // its input pixels per tile side
 constexpr int64_t kWinogradPoints = 36; // kWinogradIn^2
@@ -644,15 +650,23 @@ constexpr int64_t winograd_weights_floats(int64_t m, int64_t c, int64_t tile = k
 
 /// Tiles per band: the transformed input and the products of a band
 /// (points x tiles x (C + M) floats) are kept under kWinogradBandFloats so
-/// that they stay in the cache between the three phases; whole register
-/// tiles of kGemmMR, at least one.
+/// that they stay in the cache between the three phases, or, where the
+/// transformed weights are larger, under their size: every band reads all
+/// of them, and a band that outgrows the cache costs at most the weight
+/// traffic it saves (128 -> 128 channels on a 28 x 28 output: 2.4 MB of
+/// weights read once instead of in 3 bands of 24, 24 and 1 tiles; 512 ->
+/// 512: once instead of 9 times). The tiles are shared out evenly among
+/// the bands, in whole register tiles of kGemmMR.
 constexpr int64_t kWinogradBandFloats = int64_t{1} << 18;
 constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m,
                                       int64_t tile = kWinogradOut) {
-  const int64_t per_tile =
-      winograd_points(tile) * (round_up(c, kChannelBlock) + round_up(m, kChannelBlock));
-  const int64_t fit = kWinogradBandFloats / per_tile / kGemmMR * kGemmMR;
-  const int64_t band = fit > kGemmMR ? fit : kGemmMR;
+  const int64_t cp = round_up(c, kChannelBlock), mp = round_up(m, kChannelBlock);
+  const int64_t per_tile = winograd_points(tile) * (cp + mp);
+  const int64_t weights = winograd_points(tile) * cp * mp;
+  const int64_t budget = weights > kWinogradBandFloats ? weights : kWinogradBandFloats;
+  const int64_t fit = budget / per_tile > 1 ? budget / per_tile : 1;
+  const int64_t bands = (tiles + fit - 1) / fit;
+  const int64_t band = round_up((tiles + bands - 1) / bands, kGemmMR);
   return band < tiles ? band : tiles;
 }
 
@@ -681,11 +695,24 @@ inline void pack_winograd_weights(const float *w, int64_t m, int64_t c, float *w
       {0, 0, 1}};
   static constexpr double kG2[4][3] = {
       {1, 0, 0}, {0.5, 0.5, 0.5}, {0.5, -0.5, 0.5}, {0, 0, 1}};
+  // F(6x6)'s rows at +-1/2 carry a factor 1/32 that its output transform
+  // (winograd.h) multiplies back.
+  static constexpr double kG6[8][3] = {
+      {1, 0, 0},
+      {-2.0 / 9, -2.0 / 9, -2.0 / 9},
+      {-2.0 / 9, 2.0 / 9, -2.0 / 9},
+      {1.0 / 90, 1.0 / 45, 2.0 / 45},
+      {1.0 / 90, -1.0 / 45, 2.0 / 45},
+      {1.0 / 45, 1.0 / 90, 1.0 / 180},
+      {1.0 / 45, -1.0 / 90, 1.0 / 180},
+      {0, 0, 1}};
   const int64_t in = winograd_in(tile), points = winograd_points(tile);
   const int64_t per = blocked_conv_weights_floats(m, c, 1, true, false);
+  const auto g_row = [&](int64_t r) -> const double * {
+    return tile == 2 ? kG2[r] : tile == 6 ? kG6[r] : kG4[r];
+  };
   for (int64_t xi = 0; xi < points; ++xi) {
-    const int64_t a = xi / in, b = xi % in;
-    const double *ga = tile == 2 ? kG2[a] : kG4[a], *gb = tile == 2 ? kG2[b] : kG4[b];
+    const double *ga = g_row(xi / in), *gb = g_row(xi % in);
     for (int64_t j = 0; j < m * c; ++j) {
       const float *g = w + j * 9;
       double u = 0;

@@ -1,9 +1,10 @@
-// SIMD Winograd F(4x4, 3x3) and F(2x2, 3x3) convolutions on the
-// channel-blocked layout (sizes, the choice and the compile-time filter
+// SIMD Winograd F(4x4, 3x3), F(2x2, 3x3) and F(6x6, 3x3) convolutions on
+// the channel-blocked layout (sizes, the choice and the compile-time filter
 // transform: blocking.h). ResNet-style 3x3 stride-1 layers are
 // compute-bound in the direct kernel at the machine's FMA peak; these do
 // the same convolution with 36 multiplies per 4x4 output tile and channel
-// pair instead of 144, or 16 per 2x2 tile instead of 36.
+// pair instead of 144, 16 per 2x2 tile instead of 36, or 64 per 6x6 tile
+// instead of 324.
 #ifndef ONNXC_RT_SIMD_F32_WINOGRAD_H
 #define ONNXC_RT_SIMD_F32_WINOGRAD_H
 
@@ -44,6 +45,46 @@ template <> struct WinogradTransforms<4> {
     o[1] = VecF::fma(VecF::broadcast(2.0f), m34, m12);                // p1 - p2 + 2p3 - 2p4
     o[2] = VecF::fma(VecF::broadcast(4.0f), s34, s12);                // p1 + p2 + 4p3 + 4p4
     o[3] = VecF::fma(VecF::broadcast(8.0f), m34, VecF::add(m12, p[5])); // p1 - p2 + 8p3 - 8p4 + p5
+  }
+};
+
+/// F(6x6, 3x3) at the points 0, +-1, +-2, +-1/2, inf (the filter transform
+/// G in blocking.h scales the +-1/2 rows by 32, which the output transform's
+/// 32, 16, 8, ... undo): v = B^T d for eight vectors d, o = A^T p for eight
+/// products p.
+template <> struct WinogradTransforms<6> {
+  static constexpr int kIn = 8, kOut = 6;
+  ONNXC_RT_SIMD_INLINE static void input_1d(const VecF (&d)[kIn], VecF (&v)[kIn]) {
+    const VecF c525 = VecF::broadcast(5.25f), cm425 = VecF::broadcast(-4.25f),
+               c025 = VecF::broadcast(0.25f), cm125 = VecF::broadcast(-1.25f),
+               c05 = VecF::broadcast(0.5f), cm25 = VecF::broadcast(-2.5f),
+               c2 = VecF::broadcast(2.0f), c4 = VecF::broadcast(4.0f);
+    v[0] = VecF::fma(c525, VecF::sub(d[4], d[2]), VecF::sub(d[0], d[6])); // d0 - d6 + 5.25(d4 - d2)
+    v[7] = VecF::fma(c525, VecF::sub(d[3], d[5]), VecF::sub(d[7], d[1])); // d7 - d1 + 5.25(d3 - d5)
+    const VecF a12 = VecF::fma(cm425, d[4], VecF::add(d[2], d[6]));       // d2 + d6 - 4.25d4
+    const VecF b12 = VecF::fma(cm425, d[3], VecF::add(d[1], d[5]));       // d1 + d5 - 4.25d3
+    v[1] = VecF::add(a12, b12);
+    v[2] = VecF::sub(a12, b12);
+    const VecF a34 = VecF::fma(c025, d[2], VecF::fma(cm125, d[4], d[6])); // d6 + d2/4 - 1.25d4
+    const VecF b34 = VecF::fma(c05, d[1], VecF::fma(cm25, d[3], VecF::mul(c2, d[5])));
+    v[3] = VecF::add(a34, b34); // b34: d1/2 - 2.5d3 + 2d5
+    v[4] = VecF::sub(a34, b34);
+    const VecF a56 = VecF::fma(c4, VecF::fma(cm125, d[4], d[2]), d[6]);   // d6 + 4(d2 - 1.25d4)
+    const VecF b56 = VecF::fma(c2, d[1], VecF::fma(cm25, d[3], VecF::mul(c05, d[5])));
+    v[5] = VecF::add(a56, b56); // b56: 2d1 - 2.5d3 + d5/2
+    v[6] = VecF::sub(a56, b56);
+  }
+  ONNXC_RT_SIMD_INLINE static void output_1d(const VecF (&p)[kIn], VecF (&o)[kOut]) {
+    const VecF s12 = VecF::add(p[1], p[2]), m12 = VecF::sub(p[1], p[2]);
+    const VecF s34 = VecF::add(p[3], p[4]), m34 = VecF::sub(p[3], p[4]);
+    const VecF s56 = VecF::add(p[5], p[6]), m56 = VecF::sub(p[5], p[6]);
+    const auto c = [](float k) { return VecF::broadcast(k); };
+    o[0] = VecF::fma(c(32.0f), s56, VecF::add(VecF::add(p[0], s12), s34)); // p0 + s12 + s34 + 32s56
+    o[1] = VecF::fma(c(16.0f), m56, VecF::fma(c(2.0f), m34, m12));        // m12 + 2m34 + 16m56
+    o[2] = VecF::fma(c(8.0f), s56, VecF::fma(c(4.0f), s34, s12));         // s12 + 4s34 + 8s56
+    o[3] = VecF::fma(c(4.0f), m56, VecF::fma(c(8.0f), m34, m12));         // m12 + 8m34 + 4m56
+    o[4] = VecF::fma(c(2.0f), s56, VecF::fma(c(16.0f), s34, s12));        // s12 + 16s34 + 2s56
+    o[5] = VecF::add(VecF::fma(c(32.0f), m34, VecF::add(m12, p[7])), m56); // p7 + m12 + 32m34 + m56
   }
 };
 
@@ -148,13 +189,13 @@ void winograd_products_4x16(const float *a, int64_t cp, int64_t cblocks, const f
 
 /// Y = Act(conv(X, W) + B + Z) for a 3x3, stride-1, group-1 convolution
 /// with X, Y and Z blocked (winograd_applies), by Winograd F(kTile x kTile,
-/// 3x3), kTile 4 or 2; `u_packed`: pack_winograd_weights(..., kTile). Bands of winograd_band_tiles output
-/// tiles, each in three phases split over `tasks`: the input transform
-/// (tile x channel block), (kTile + 2)^2 GEMMs (tiles x C) x (C x M) through the direct
-/// kernel's register tile (window_tile over the transformed tiles, one tap;
-/// NEON: winograd_products_4x16),
-/// the output transform with the epilogue (tile x output vector). Scratch:
-/// winograd_scratch_floats(..., kTile) floats.
+/// 3x3), kTile 4, 2 or 6; `u_packed`: pack_winograd_weights(..., kTile).
+/// Bands of winograd_band_tiles output tiles, each in three phases split
+/// over `tasks`: the input transform (tile x channel block), (kTile + 2)^2
+/// GEMMs (tiles x C) x (C x M) through the direct kernel's register tiles
+/// (window_strip or window_tile over the transformed tiles, one tap; NEON:
+/// winograd_products_4x16), the output transform with the epilogue (tile x
+/// output vector). Scratch: winograd_scratch_floats(..., kTile) floats.
 template <typename Act, int kTile = 4>
 void winograd_conv2d_blocked(const float *x, const float *u_packed, const float *bias,
                              const float *z, float *y, const int64_t *in_shape,
@@ -174,8 +215,17 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
   // NEON's 4 x 16 tile (mp is whole blocks of 16).
   const int64_t panel = VecF::kBlockedTile4x16 ? kChannelBlock : kNR;
   const int64_t panels = (mp + panel - 1) / panel;
-  // The band's transformed input: point xi, tile t, channel ch at
-  // (xi * band + t) * cp + ch; its products likewise with mp channels.
+  // The band's transformed input: point xi's band * cp floats at xi * band
+  // * cp, tile t of channel block cb at t * tile_stride + cb * block_stride
+  // in it. AVX-512's taller register tiles (window_strip: up to
+  // kWindowStripMax tiles by two vectors, against window_tile's kGemmMR)
+  // read a channel block's tiles side by side; the others read a tile's
+  // channels side by side. The products: tile t, channel ch at (xi * band
+  // + t) * mp + ch.
+  constexpr bool kStrips = !VecF::kBlockedTile4x16 && VecF::kWindowStripMax > kGemmMR;
+  constexpr int kStripMin = VecF::kWindowStripMax / 2, kStripMax = VecF::kWindowStripMax;
+  const int64_t tile_stride = kStrips ? kChannelBlock : cp;
+  const int64_t block_stride = kStrips ? band * kChannelBlock : kChannelBlock;
   float *tin = scratch, *prod = scratch + kPoints * band * cp;
   for (int64_t b = 0; b < n; ++b) {
     const float *xb = x + b * cp * h * wd;
@@ -191,7 +241,8 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
           const int64_t ix0 = tile % tiles_w * kTile - pads_begin[1];
           for (int s = 0; s < kBlockVecs; ++s)
             winograd_input_tile<kTile>(xb + cb * h * wd * kChannelBlock + s * kLanes, h, wd, iy0, ix0,
-                                tin + t * cp + cb * kChannelBlock + s * kLanes, band * cp);
+                                tin + t * tile_stride + cb * block_stride + s * kLanes,
+                                band * cp);
         }
       });
       parallel_for(runner, tasks, [&](int64_t task) {
@@ -207,17 +258,42 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
             continue;
           }
           const bool two = mp - j0 >= kNR;
-          for (int64_t r0 = 0; r0 < nt; r0 += kGemmMR) {
+          int64_t r0 = 0;
+          if constexpr (kStrips) {
+            // Strips of kStripMin to kStripMax tiles, as equal as they come;
+            // fewer than kStripMin tiles take window_tile below.
+            const int64_t tap0 = 0;
+            while (nt - r0 >= kStripMin) {
+              const int64_t left = nt - r0, strips = (left + kStripMax - 1) / kStripMax;
+              const int64_t rows = (left + strips - 1) / strips;
+              dispatch_rows<kStripMin, kStripMax>(rows, [&](auto rows_c) {
+                constexpr int kRows = decltype(rows_c)::value;
+                VecF acc[kRows][2];
+                const float *p0 = a + r0 * tile_stride;
+                if (two)
+                  window_strip<1, 2, 1>(p0, &tap0, 1, cblocks, block_stride, wt, acc);
+                else
+                  window_strip<1, 1, 1>(p0, &tap0, 1, cblocks, block_stride, wt, acc);
+                for (int i = 0; i < kRows; ++i) {
+                  acc[i][0].store(out + (r0 + i) * mp);
+                  if (two)
+                    acc[i][1].store(out + (r0 + i) * mp + kLanes);
+                }
+              });
+              r0 += rows;
+            }
+          }
+          for (; r0 < nt; r0 += kGemmMR) {
             const float *px[kGemmMR];
             for (int i = 0; i < kGemmMR; ++i)
-              px[i] = a + min64(r0 + i, nt - 1) * cp;
+              px[i] = a + min64(r0 + i, nt - 1) * tile_stride;
             VecF acc[kGemmMR][2];
             constexpr int kL = static_cast<int>(kChannelBlock);
             const int64_t tap0 = 0;
             if (two)
-              window_tile<kL, 1, 2>(px, &tap0, 1, cblocks, kChannelBlock, wt, acc);
+              window_tile<kL, 1, 2>(px, &tap0, 1, cblocks, block_stride, wt, acc);
             else
-              window_tile<kL, 1, 1>(px, &tap0, 1, cblocks, kChannelBlock, wt, acc);
+              window_tile<kL, 1, 1>(px, &tap0, 1, cblocks, block_stride, wt, acc);
             const int64_t rows = min64(kGemmMR, nt - r0);
             for (int i = 0; i < kGemmMR && i < rows; ++i) {
               acc[i][0].store(out + (r0 + i) * mp);

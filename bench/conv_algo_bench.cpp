@@ -2,13 +2,13 @@
 // for a 3x3 stride-1 dense convolution on the channel-blocked layout
 // (blocking.h's winograd_tile): for each shape on the command line, C,M,HW
 // (C input and M output channels, an HW x HW plane, padding 1), the median
-// time of the direct convolution (conv2d_blocked), of Winograd F(4x4, 3x3)
-// and of F(2x2, 3x3) (winograd_conv2d_blocked), with calls rotating over
+// time of the direct convolution (conv2d_blocked), of Winograd F(4x4, 3x3),
+// F(2x2, 3x3) and F(6x6, 3x3) (winograd_conv2d_blocked), with calls rotating over
 // copies of the packed weights that fill ~100 MB, as a model's layers find
 // their weights (not in cache); and each algorithm's largest error against
 // a double-precision convolution, over 512 sampled outputs, relative to
 // the largest of them. One line a shape:
-//   C M HW direct_ms f4_ms f2_ms direct_err f4_err f2_err
+//   C M HW direct_ms f4_ms f2_ms f6_ms direct_err f4_err f2_err f6_err
 // bench/conv_algo_fit.py builds it with a target's flags, runs a grid of
 // shapes and fits winograd_tile's thresholds to the times.
 #include "onnxc_rt/kernels/simd/f32/blocked.h"
@@ -58,10 +58,12 @@ void measure(int64_t c, int64_t m, int64_t hw) {
   std::vector<float> xb(cb * simd::kChannelBlock * hw * hw, 0.f);
   simd::to_blocked(x.data(), xb.data(), 1, c, hw * hw);
   const int64_t flop = 2 * m * c * 9 * hw * hw;
-  std::vector<float> ys[3];
-  double ms[3];
-  for (int algo = 0; algo < 3; ++algo) {
-    const int64_t tile = algo == 1 ? 4 : 2;
+  constexpr int kAlgos = 4; // direct, F(4x4), F(2x2), F(6x6)
+  constexpr int64_t kTiles[kAlgos] = {0, 4, 2, 6};
+  std::vector<float> ys[kAlgos];
+  double ms[kAlgos];
+  for (int algo = 0; algo < kAlgos; ++algo) {
+    const int64_t tile = kTiles[algo];
     const int64_t floats = algo == 0
                                ? simd::blocked_conv_weights_floats(m, c, 9, true, false)
                                : simd::winograd_weights_floats(m, c, tile);
@@ -86,8 +88,12 @@ void measure(int64_t c, int64_t m, int64_t hw) {
         simd::winograd_conv2d_blocked<ref::Identity, 4>(xb.data(), wc[k].data(), bias.data(),
                                                         nullptr, y.data(), in, out, pads, 0, 0,
                                                         scratch.data());
-      else
+      else if (algo == 2)
         simd::winograd_conv2d_blocked<ref::Identity, 2>(xb.data(), wc[k].data(), bias.data(),
+                                                        nullptr, y.data(), in, out, pads, 0, 0,
+                                                        scratch.data());
+      else
+        simd::winograd_conv2d_blocked<ref::Identity, 6>(xb.data(), wc[k].data(), bias.data(),
                                                         nullptr, y.data(), in, out, pads, 0, 0,
                                                         scratch.data());
     });
@@ -95,7 +101,7 @@ void measure(int64_t c, int64_t m, int64_t hw) {
     simd::from_blocked(y.data(), ys[algo].data(), 1, m, hw * hw);
   }
   // Errors at sampled outputs against a double-precision convolution.
-  double err[3] = {0, 0, 0}, largest = 0;
+  double err[kAlgos] = {}, largest = 0;
   std::uniform_int_distribution<int64_t> any(0, m * hw * hw - 1);
   for (int s = 0; s < 512; ++s) {
     const int64_t o = any(rng), j = o / (hw * hw), oy = o / hw % hw, ox = o % hw;
@@ -108,12 +114,15 @@ void measure(int64_t c, int64_t m, int64_t hw) {
             want += double(x[(ch * hw + iy) * hw + ix]) * w[((j * c + ch) * 3 + ky) * 3 + kx];
         }
     largest = std::max(largest, std::fabs(want));
-    for (int a = 0; a < 3; ++a)
+    for (int a = 0; a < kAlgos; ++a)
       err[a] = std::max(err[a], std::fabs(ys[a][o] - want));
   }
-  std::printf("%lld %lld %lld %.4f %.4f %.4f %.3g %.3g %.3g\n", (long long)c, (long long)m,
-              (long long)hw, ms[0], ms[1], ms[2], err[0] / largest, err[1] / largest,
-              err[2] / largest);
+  std::printf("%lld %lld %lld", (long long)c, (long long)m, (long long)hw);
+  for (int a = 0; a < kAlgos; ++a)
+    std::printf(" %.4f", ms[a]);
+  for (int a = 0; a < kAlgos; ++a)
+    std::printf(" %.3g", err[a] / largest);
+  std::printf("\n");
   std::fflush(stdout);
 }
 

@@ -8,8 +8,9 @@ F(4x4) where the output has at least kWinogradMinTiles 4x4 tiles and its
 transformed weights (36 floats a channel pair) fit kWinogradCachedBytes,
 or, where they do not, at least the target's streamed tiles
 (SimdTarget::winogradStreamedTiles); else F(2x2) (AVX-512 only) where it
-has that many 2x2 tiles; else direct. This tool measures the three
-algorithms on a grid of shapes (bench/conv_algo_bench.cpp, built with the
+has that many 2x2 tiles; else direct. This tool measures those three and
+Winograd F(6x6, 3x3) (which no rule picks yet: the table shows where it
+would win) on a grid of shapes (bench/conv_algo_bench.cpp, built with the
 target's flags: median of calls whose weights are not in cache, as a
 model's layers find them), then searches the three numbers for the rule
 that loses the least time against the fastest algorithm of each shape,
@@ -43,6 +44,10 @@ import run_bench  # noqa: E402
 # and widths around them: C = M from 32 to 512, planes 7 to 56.
 GRID = [f"{c},{c},{hw}" for c in (32, 64, 128, 256, 512) for hw in (7, 10, 14, 20, 28, 56)
         if c * c * hw * hw <= 512 * 512 * 28 * 28] + ["64,128,28", "128,256,14", "256,512,7"]
+
+# The algorithms conv_algo_bench times, in its column order: 0 direct, else
+# Winograd F(k x k, 3x3).
+ALGOS = (0, 4, 2, 6)
 
 # The shipped numbers (simd/f32/blocking.h, targets/x86-64/X86Target.cpp).
 SHIPPED = {"x86-64": (4, 4 << 20, 4, False)}
@@ -80,7 +85,7 @@ def fit_costs(rows):
     its time, least squares relative to the time (numpy)."""
     import numpy as np
     coef = {}
-    for algo in (0, 4, 2):
+    for algo in ALGOS:
         a = np.array([features(r["c"], r["m"], r["hw"], algo) for r in rows], dtype=float)
         t = np.array([r["ms"][algo] for r in rows])
         a, t = a / t[:, None], np.ones_like(t)
@@ -136,13 +141,13 @@ def main():
                 out = subprocess.run(["taskset", "-c", "1", exe, shape], capture_output=True,
                                      text=True, check=True).stdout.split()
                 runs.setdefault(shape, []).append(out)
-                print(shape, *out[3:6], file=sys.stderr)
+                print(shape, *out[3:3 + len(ALGOS)], file=sys.stderr)
     rows = []
     for shape, outs in runs.items():
         c, m, hw = map(int, outs[0][:3])
         ms = {algo: statistics.median(float(o[3 + i]) for o in outs)
-              for i, algo in enumerate((0, 4, 2))}
-        err = dict(zip((0, 4, 2), map(float, outs[0][6:9])))
+              for i, algo in enumerate(ALGOS)}
+        err = dict(zip(ALGOS, map(float, outs[0][3 + len(ALGOS):3 + 2 * len(ALGOS)])))
         rows.append({"c": c, "m": m, "hw": hw, "ms": ms, "err": err})
     # The search: every rule of the grid below, the least time lost; ties
     # go to the rule nearest the shipped one.
@@ -155,13 +160,14 @@ def main():
             best = (key, rule)
     fitted = best[1]
     loo = loo_choices(rows)
-    names = {0: "direct", 4: "F(4x4)", 2: "F(2x2)"}
+    names = {0: "direct", 4: "F(4x4)", 2: "F(2x2)", 6: "F(6x6)"}
     lines = [
         "# Convolution algorithm choice: measured and fitted",
         "",
         f"Machine: {run_bench.machine_text()}; one thread; onnxc "
         f"--target {a.target} flags. Each 3x3 stride-1 convolution (C -> M channels, HW x HW, "
-        "padding 1, blocked input) as direct, Winograd F(4x4, 3x3) and F(2x2, 3x3): median ms of "
+        "padding 1, blocked input) as direct, Winograd F(4x4, 3x3), F(2x2, 3x3) and F(6x6, 3x3): "
+        "median ms of "
         "calls rotating over copies of its packed weights that fill ~100 MB "
         f"(bench/conv_algo_bench.cpp), the median of {a.rounds} rounds of the grid; error: the "
         "largest difference from a double-precision "
@@ -170,17 +176,17 @@ def main():
         f"Command: `/usr/bin/python3 bench/conv_algo_fit.py --target {a.target}"
         + (f" --stem {a.stem}" if a.stem else "") + f"` ({datetime.date.today()}).",
         "",
-        "| C -> M @ HW | direct ms | F(4x4) ms | F(2x2) ms | fastest | shipped rule | fitted rule "
-        "| cost model | error direct / F(4x4) / F(2x2) |",
-        "|---|---|---|---|---|---|---|---|---|",
+        "| C -> M @ HW | direct ms | F(4x4) ms | F(2x2) ms | F(6x6) ms | fastest | shipped rule "
+        "| fitted rule | cost model | error direct / F(4x4) / F(2x2) / F(6x6) |",
+        "|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r, model_pick in zip(rows, loo):
         ms, fast = r["ms"], min(r["ms"], key=r["ms"].get)
         pick = [choose(r["c"], r["m"], r["hw"], rule) for rule in (shipped, fitted)] + [model_pick]
         cell = [names[p] + ("" if p == fast else f" ({ms[p] / ms[fast]:.2f}x)") for p in pick]
         lines.append(f"| {r['c']} -> {r['m']} @ {r['hw']} | {ms[0]:.3f} | {ms[4]:.3f} | "
-                     f"{ms[2]:.3f} | {names[fast]} | {cell[0]} | {cell[1]} | {cell[2]} | "
-                     f"{r['err'][0]:.1e} / {r['err'][4]:.1e} / {r['err'][2]:.1e} |")
+                     f"{ms[2]:.3f} | {ms[6]:.3f} | {names[fast]} | {cell[0]} | {cell[1]} | "
+                     f"{cell[2]} | " + " / ".join(f"{r['err'][x]:.1e}" for x in ALGOS) + " |")
 
     def describe(rule):
         return (f"min tiles {rule[0]}, cached {rule[1] >> 20} MB, streamed tiles {rule[2]}"
@@ -202,8 +208,17 @@ def main():
         f"{model_lost:.3f}x.",
         f"Largest error over the grid: direct {max(r['err'][0] for r in rows):.1e}, "
         f"F(4x4) {max(r['err'][4] for r in rows):.1e}, "
-        f"F(2x2) {max(r['err'][2] for r in rows):.1e}.",
+        f"F(2x2) {max(r['err'][2] for r in rows):.1e}, "
+        f"F(6x6) {max(r['err'][6] for r in rows):.1e}.",
     ]
+    # F(6x6) against the best of the other three, shape by shape.
+    gains = sorted(((min(v for k, v in r["ms"].items() if k != 6) / r["ms"][6], r)
+                    for r in rows), key=lambda gr: gr[0])
+    wins = [(g, r) for g, r in gains if g > 1]
+    lines.append(f"F(6x6) fastest on {len(wins)} of {len(rows)} shapes" + (
+        ": " + ", ".join(f"{r['c']} -> {r['m']} @ {r['hw']} by {g:.2f}x" for g, r in wins[::-1])
+        if wins else "") + f"; at best {gains[-1][0]:.2f}x the others' fastest, at worst "
+        f"{gains[0][0]:.2f}x.")
     text = "\n".join(lines) + "\n"
     print(text)
     if a.stem:

@@ -3,11 +3,13 @@
 // (blocking.h's winograd_tile): for each shape on the command line, C,M,HW
 // (C input and M output channels, an HW x HW plane, padding 1), the median
 // time of the direct convolution (conv2d_blocked), of Winograd F(4x4, 3x3),
-// F(2x2, 3x3) and F(6x6, 3x3) (winograd_conv2d_blocked), with calls rotating over
-// copies of the packed weights that fill ~100 MB, as a model's layers find
-// their weights (not in cache); and each algorithm's largest error against
-// a double-precision convolution, over 512 sampled outputs, relative to
-// the largest of them. One line a shape:
+// F(2x2, 3x3) and F(6x6, 3x3) (winograd_conv2d_blocked), with calls
+// rotating over copies of the packed weights that fill ~100 MB, as a
+// model's layers find their weights (not in cache), or, after --cached, on
+// one copy (as a small model's weights stay cached between inferences);
+// and each algorithm's largest error against a double-precision
+// convolution, over 512 sampled outputs, relative to the largest of them.
+// One line a shape:
 //   C M HW direct_ms f4_ms f2_ms f6_ms direct_err f4_err f2_err f6_err
 // bench/conv_algo_fit.py builds it with a target's flags, runs a grid of
 // shapes and fits winograd_tile's thresholds to the times.
@@ -20,6 +22,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <random>
+#include <string>
 #include <vector>
 
 using namespace onnxc_rt;
@@ -42,7 +45,7 @@ double median_ms(int64_t copies, int64_t flop, F &&run) {
   return t[t.size() / 2];
 }
 
-void measure(int64_t c, int64_t m, int64_t hw) {
+void measure(int64_t c, int64_t m, int64_t hw, bool cached) {
   const int64_t in[4] = {1, c, hw, hw}, out[4] = {1, m, hw, hw}, kernel[2] = {3, 3};
   const int64_t strides[2] = {1, 1}, pads[2] = {1, 1}, dil[2] = {1, 1};
   std::mt19937 rng(7);
@@ -72,7 +75,7 @@ void measure(int64_t c, int64_t m, int64_t hw) {
       simd::pack_blocked_conv_weights(w.data(), m, c, 9, true, false, packed.data());
     else
       simd::pack_winograd_weights(w.data(), m, c, work.data(), packed.data(), tile);
-    const int64_t copies = std::max<int64_t>(2, 25000000 / floats);
+    const int64_t copies = cached ? 1 : std::max<int64_t>(2, 25000000 / floats);
     std::vector<std::vector<float>> wc(copies, packed);
     std::vector<float> scratch(
         (algo == 0 ? simd::blocked_conv_scratch_floats(in, out, kernel, strides, pads, dil, true)
@@ -129,13 +132,18 @@ void measure(int64_t c, int64_t m, int64_t hw) {
 } // namespace
 
 int main(int argc, char **argv) {
+  bool cached = false; // wherever it stands, for every shape
+  for (int i = 1; i < argc; ++i)
+    cached = cached || std::string(argv[i]) == "--cached";
   for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--cached")
+      continue;
     long long c, m, hw;
     if (std::sscanf(argv[i], "%lld,%lld,%lld", &c, &m, &hw) != 3 || c < 1 || m < 1 || hw < 1) {
       std::fprintf(stderr, "conv_algo_bench: '%s' is not C,M,HW\n", argv[i]);
       return 1;
     }
-    measure(c, m, hw);
+    measure(c, m, hw, cached);
   }
   return 0;
 }

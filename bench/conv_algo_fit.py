@@ -12,7 +12,10 @@ has that many 2x2 tiles; else direct. This tool measures those three and
 Winograd F(6x6, 3x3) (which no rule picks yet: the table shows where it
 would win) on a grid of shapes (bench/conv_algo_bench.cpp, built with the
 target's flags: median of calls whose weights are not in cache, as a
-model's layers find them), then searches the three numbers for the rule
+large model's layers find them, or with --cached of calls on weights kept
+in cache, as a small model's stay between inferences; the rule is meant
+for both, F(4x4)'s cached bytes being where one regime gives way to the
+other), then searches the three numbers for the rule
 that loses the least time against the fastest algorithm of each shape,
 and fits a cost model (per algorithm, time linear in its multiply-adds,
 weight bytes and values transformed), and prints, side by side, what the
@@ -23,7 +26,7 @@ Run it on each host class (Intel, AMD) and compare before changing the
 numbers.
 
     /usr/bin/python3 bench/conv_algo_fit.py [--target x86-64-avx512] [--stem conv-algo-intel]
-        [--rounds 3] [--shapes C,M,HW ...]
+        [--rounds 3] [--cached] [--shapes C,M,HW ...]
 """
 import argparse
 import datetime
@@ -128,6 +131,9 @@ def main():
     ap.add_argument("--stem", default=None, help="write results/STEM.md")
     ap.add_argument("--shapes", nargs="*", default=GRID)
     ap.add_argument("--rounds", type=int, default=3, help="the median of this many grids")
+    ap.add_argument("--cached", action="store_true",
+                    help="time each layer on one copy of its weights, cached between calls (as "
+                         "a small model's stay between inferences), not streamed")
     a = ap.parse_args()
     shipped = SHIPPED.get(a.target, AVX512)
     with tempfile.TemporaryDirectory() as work:
@@ -138,8 +144,9 @@ def main():
         runs = {}  # shape -> each round's line
         for _ in range(a.rounds):  # whole grids in turn, so a noisy minute hits one round
             for shape in a.shapes:
-                out = subprocess.run(["taskset", "-c", "1", exe, shape], capture_output=True,
-                                     text=True, check=True).stdout.split()
+                out = subprocess.run(["taskset", "-c", "1", exe]
+                                     + (["--cached"] if a.cached else []) + [shape],
+                                     capture_output=True, text=True, check=True).stdout.split()
                 runs.setdefault(shape, []).append(out)
                 print(shape, *out[3:3 + len(ALGOS)], file=sys.stderr)
     rows = []
@@ -168,13 +175,15 @@ def main():
         f"--target {a.target} flags. Each 3x3 stride-1 convolution (C -> M channels, HW x HW, "
         "padding 1, blocked input) as direct, Winograd F(4x4, 3x3), F(2x2, 3x3) and F(6x6, 3x3): "
         "median ms of "
-        "calls rotating over copies of its packed weights that fill ~100 MB "
-        f"(bench/conv_algo_bench.cpp), the median of {a.rounds} rounds of the grid; error: the "
+        + ("calls on one copy of its packed weights, cached between calls "
+           if a.cached else "calls rotating over copies of its packed weights that fill ~100 MB ")
+        + f"(bench/conv_algo_bench.cpp), the median of {a.rounds} rounds of the grid; error: the "
         "largest difference from a double-precision "
         "convolution at 512 sampled outputs, over the largest of them (inputs in [-1, 1], "
         "weights scaled by 1/sqrt(9C)).",
         f"Command: `/usr/bin/python3 bench/conv_algo_fit.py --target {a.target}"
-        + (f" --stem {a.stem}" if a.stem else "") + f"` ({datetime.date.today()}).",
+        + (" --cached" if a.cached else "") + (f" --stem {a.stem}" if a.stem else "")
+        + f"` ({datetime.date.today()}).",
         "",
         "| C -> M @ HW | direct ms | F(4x4) ms | F(2x2) ms | F(6x6) ms | fastest | shipped rule "
         "| fitted rule | cost model | error direct / F(4x4) / F(2x2) / F(6x6) |",

@@ -560,9 +560,10 @@ constexpr int64_t blocked_scaled_conv_scratch_floats(int64_t m, int64_t c) {
 /// F(6x6, 3x3) (points 0, +-1, +-2, +-1/2, inf; 64 multiplies per 6x6
 /// tile: 1.78 a pixel against F(4x4)'s 2.25), is in the kernel library and
 /// its tests, and no rule picks it: bench/conv_algo_fit.py measures it
-/// fastest on few shapes and by little (results/conv-algo-intel.md), its
-/// tiles waste more of planes that are not multiples of 6, its weights are
-/// 64/36 of F(4x4)'s and its error about twice theirs.
+/// the fastest on 2 of 32 shapes with the weights streamed and on 10 with
+/// them cached, by 1.02-1.25x (results/conv-algo-intel*.md); its tiles
+/// waste more of planes that are not multiples of 6, its weights are 64/36
+/// of F(4x4)'s and its error about twice theirs.
 constexpr int64_t kWinogradOut = 4;    // F(4x4, 3x3)'s output pixels per tile side
 constexpr int64_t kWinogradIn = 6;     // its input pixels per tile side
 constexpr int64_t kWinogradPoints = 36; // kWinogradIn^2

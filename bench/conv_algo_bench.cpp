@@ -87,18 +87,10 @@ void measure(int64_t c, int64_t m, int64_t hw, bool cached) {
         simd::conv2d_blocked<ref::Identity>(xb.data(), wc[k].data(), bias.data(), nullptr,
                                            y.data(), in, out, kernel, strides, pads, dil, 1, 0,
                                            0, scratch.data());
-      else if (algo == 1)
-        simd::winograd_conv2d_blocked<ref::Identity, 4>(xb.data(), wc[k].data(), bias.data(),
-                                                        nullptr, y.data(), in, out, pads, 0, 0,
-                                                        scratch.data());
-      else if (algo == 2)
-        simd::winograd_conv2d_blocked<ref::Identity, 2>(xb.data(), wc[k].data(), bias.data(),
-                                                        nullptr, y.data(), in, out, pads, 0, 0,
-                                                        scratch.data());
       else
-        simd::winograd_conv2d_blocked<ref::Identity, 6>(xb.data(), wc[k].data(), bias.data(),
-                                                        nullptr, y.data(), in, out, pads, 0, 0,
-                                                        scratch.data());
+        simd::winograd_conv2d_blocked_tile<ref::Identity>(tile, xb.data(), wc[k].data(),
+                                                          bias.data(), nullptr, y.data(), in, out,
+                                                          pads, 0.f, 0.f, scratch.data());
     });
     ys[algo].resize(m * hw * hw);
     simd::from_blocked(y.data(), ys[algo].data(), 1, m, hw * hw);

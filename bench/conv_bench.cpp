@@ -210,12 +210,9 @@ int main(int argc, char **argv) {
           sw(simd::winograd_scratch_floats(in, out, tile));
       simd::pack_winograd_weights(w.data(), q.m, q.c, work.data(), wu.data(), tile);
       const double wino = best_of([&] {
-        if (tile == 4)
-          simd::winograd_conv2d_blocked<ref::Relu, 4>(xb.data(), wu.data(), bias.data(), nullptr,
-                                                     yb.data(), in, out, pads, 0, 0, sw.data());
-        else
-          simd::winograd_conv2d_blocked<ref::Relu, 2>(xb.data(), wu.data(), bias.data(), nullptr,
-                                                     yb.data(), in, out, pads, 0, 0, sw.data());
+        simd::winograd_conv2d_blocked_tile<ref::Relu>(tile, xb.data(), wu.data(), bias.data(),
+                                                      nullptr, yb.data(), in, out, pads, 0.f, 0.f,
+                                                      sw.data());
       });
       std::printf(" %.3f | %.1f |", wino * 1e3, flop / wino / 1e9);
     }

@@ -80,15 +80,8 @@ void checkBlockedConv(const ConvCase &q, const std::vector<float> &x,
     for (int tasks : {1, (int)kTasks}) {
       float *y = tasks == 1 ? yb.data() : split.data();
       const float *zb_or_null = zp ? zb.data() : nullptr;
-      if (tile == 4)
-        simd::winograd_conv2d_blocked<Act, 4>(xb.data(), u.data(), bp, zb_or_null, y, in, out, pb,
-                                             aa, ab, scratch.data(), pool(), tasks);
-      else if (tile == 2)
-        simd::winograd_conv2d_blocked<Act, 2>(xb.data(), u.data(), bp, zb_or_null, y, in, out, pb,
-                                             aa, ab, scratch.data(), pool(), tasks);
-      else
-        simd::winograd_conv2d_blocked<Act, 6>(xb.data(), u.data(), bp, zb_or_null, y, in, out, pb,
-                                             aa, ab, scratch.data(), pool(), tasks);
+      simd::winograd_conv2d_blocked_tile<Act>(tile, xb.data(), u.data(), bp, zb_or_null, y, in,
+                                              out, pb, aa, ab, scratch.data(), pool(), tasks);
     }
     const char *what = tile == 4   ? "winograd_conv2d_blocked F(4x4, 3x3)"
                        : tile == 2 ? "winograd_conv2d_blocked F(2x2, 3x3)"

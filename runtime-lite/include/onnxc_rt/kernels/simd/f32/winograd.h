@@ -318,6 +318,19 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
   }
 }
 
+/// winograd_conv2d_blocked with its tile (4, 2 or 6) known at run time, for
+/// the kernel tests and benchmarks that sweep the tiles (generated code
+/// names its tile): the same arguments after `tile`.
+template <typename Act, typename... Args>
+void winograd_conv2d_blocked_tile(int64_t tile, Args &&...args) {
+  if (tile == 2)
+    winograd_conv2d_blocked<Act, 2>(static_cast<Args &&>(args)...);
+  else if (tile == 6)
+    winograd_conv2d_blocked<Act, 6>(static_cast<Args &&>(args)...);
+  else
+    winograd_conv2d_blocked<Act, 4>(static_cast<Args &&>(args)...);
+}
+
 } // namespace simd
 } // namespace onnxc_rt
 

@@ -34,7 +34,9 @@
 // winograd or winograd_f2.
 // Last, each inverted-residual block's pointwise expand BlockedConv whose
 // only reader is a depthwise BlockedConv fuses with it into
-// simd.BlockedExpandDepthwise, and a squeeze-and-excite block's channel
+// simd.BlockedExpandDepthwise, and that with the pointwise project
+// BlockedConv that is its only reader into simd.BlockedInvertedResidual
+// (blocks without squeeze-and-excite), and a squeeze-and-excite block's channel
 // scale (a Mul by one value per channel) folds into the pointwise project
 // BlockedConv that reads it, simd.BlockedScaledConv, where scaling the
 // weights is less work than the Mul (the target's `block-fusion` option:
@@ -241,8 +243,8 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
         target->optionValue(targetAttr, "precision") != "bf16")
       for (Operation &op : llvm::make_early_inc_range(body))
         if (auto conv = dyn_cast<BlockedConvOp>(&op)) {
-          if (!foldChannelScale(conv))
-            fuseExpandDepthwise(conv);
+          if (!foldChannelScale(conv) && !fuseExpandDepthwise(conv))
+            fuseProject(conv);
         }
   }
 
@@ -330,15 +332,15 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
 
   /// A pointwise expand BlockedConv (group 1, 1x1, stride 1, unpadded, of a
   /// blocked input, no residual) read only by depthwise BlockedConv `dw`:
-  /// both become one BlockedExpandDepthwise.
-  static void fuseExpandDepthwise(BlockedConvOp dw) {
+  /// both become one BlockedExpandDepthwise. Returns whether it fused.
+  static bool fuseExpandDepthwise(BlockedConvOp dw) {
     auto expand = dw.getX().getDefiningOp<BlockedConvOp>();
     if (dw.getGroup() == 1 || !expand || !expand.getY().hasOneUse() ||
         !isPlainPointwise(expand) || !isNone(expand.getZ()))
-      return;
+      return false;
     auto x = dyn_cast<RankedTensorType>(expand.getX().getType());
     if (!x || x.getRank() != 5)
-      return;
+      return false;
     OpBuilder b(dw);
     OperationState st(b.getFusedLoc({expand.getLoc(), dw.getLoc()}),
                       BlockedExpandDepthwiseOp::getOperationName());
@@ -356,6 +358,38 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     dw.getY().replaceAllUsesWith(fused->getResult(0));
     dw.erase();
     expand.erase();
+    return true;
+  }
+
+  /// A pointwise project BlockedConv (group 1, 1x1, stride 1, unpadded,
+  /// direct) of a BlockedExpandDepthwise with no residual and no other
+  /// reader: the three convolutions become one BlockedInvertedResidual, the
+  /// project's residual (the block's skip connection) and activation its
+  /// own, the depthwise one's as depthwise_activation.
+  static void fuseProject(BlockedConvOp project) {
+    auto block = project.getX().getDefiningOp<BlockedExpandDepthwiseOp>();
+    if (!block || !block.getY().hasOneUse() || !isNone(block.getZ()) ||
+        !isPlainPointwise(project))
+      return;
+    OpBuilder b(project);
+    OperationState st(b.getFusedLoc({block.getLoc(), project.getLoc()}),
+                      BlockedInvertedResidualOp::getOperationName());
+    st.addOperands({block.getX(), block.getWE(), block.getBE(), block.getWD(), block.getBD(),
+                    project.getW(), project.getB(), project.getZ()});
+    for (NamedAttribute a : block->getAttrs()) {
+      StringRef name = a.getName().getValue();
+      st.addAttribute(name.starts_with("activation") ? b.getStringAttr("depthwise_" + name)
+                                                     : a.getName(),
+                      a.getValue());
+    }
+    for (StringRef name : {"activation", "activation_alpha", "activation_beta"})
+      if (Attribute a = project->getAttr(name))
+        st.addAttribute(name, a);
+    st.addTypes(project.getY().getType());
+    Operation *fused = b.create(st);
+    project.getY().replaceAllUsesWith(fused->getResult(0));
+    project.erase();
+    block.erase();
   }
 
   /// A BlockedChannelGather before `at` of channels `from` of `inputs`'

@@ -72,12 +72,17 @@ LogicalResult FromBlockedOp::inferShapes() {
 }
 
 /// A blocked convolution's result (BlockedConv, BlockedExpandDepthwise,
-/// BlockedScaledConv): the window of weights `w` (M, C/group, kH, kW) over
-/// X, M channels blocked; unranked until X's and W's shapes are known.
-static LogicalResult inferBlockedConvShape(Operation *op, Value x, Value w) {
+/// BlockedScaledConv, BlockedInvertedResidual): the window of weights `w`
+/// (M, C/group, kH, kW) over X, M channels blocked, or the channels of
+/// `channels_of` (weights (P, ...): a projection after the window) where
+/// given; unranked until X's and the weights' shapes are known.
+static LogicalResult inferBlockedConvShape(Operation *op, Value x, Value w,
+                                           Value channels_of = Value()) {
   auto xt = dyn_cast<RankedTensorType>(x.getType());
   auto wt = dyn_cast<RankedTensorType>(w.getType());
-  if (!xt || !xt.hasStaticShape() || !wt || !wt.hasStaticShape() || wt.getRank() != 4) {
+  auto ct = dyn_cast<RankedTensorType>((channels_of ? channels_of : w).getType());
+  if (!xt || !xt.hasStaticShape() || !wt || !wt.hasStaticShape() || wt.getRank() != 4 || !ct ||
+      !ct.hasStaticShape()) {
     op->getResult(0).setType(UnrankedTensorType::get(elementTypeOf(x)));
     return success();
   }
@@ -85,7 +90,7 @@ static LogicalResult inferBlockedConvShape(Operation *op, Value x, Value w) {
   auto g = resolveWindow(op, xt.getShape().slice(2, 2), kernel, false);
   if (failed(g))
     return failure();
-  setBlockedResult(op, xt.getDimSize(0), wt.getDimSize(0), g->outSpatial[0], g->outSpatial[1],
+  setBlockedResult(op, xt.getDimSize(0), ct.getDimSize(0), g->outSpatial[0], g->outSpatial[1],
                    xt.getElementType());
   return success();
 }
@@ -134,29 +139,58 @@ LogicalResult BlockedExpandDepthwiseOp::inferShapes() {
   return inferBlockedConvShape(getOperation(), getX(), getWD());
 }
 
+/// The expand and depthwise halves of a fused block (BlockedExpandDepthwise,
+/// BlockedInvertedResidual): a blocked X, pointwise WE (M, C, 1, 1) over
+/// X's channels, depthwise WD (M, 1, kH, kW); the count of expanded
+/// channels M, or 0 while a shape is unknown.
+static FailureOr<int64_t> verifyExpandDepthwise(Operation *op, Value xv, Value wev, Value wdv) {
+  auto x = dyn_cast<RankedTensorType>(xv.getType());
+  auto we = dyn_cast<RankedTensorType>(wev.getType());
+  auto wd = dyn_cast<RankedTensorType>(wdv.getType());
+  if (!x || !we || !wd || !we.hasStaticShape() || !wd.hasStaticShape())
+    return 0;
+  if (!staticBlocked(xv))
+    return op->emitOpError() << "X " << x << " is not channel-blocked";
+  if (we.getRank() != 4 || we.getDimSize(2) != 1 || we.getDimSize(3) != 1)
+    return op->emitOpError() << "WE " << we << " is not a pointwise convolution's";
+  const int64_t m = we.getDimSize(0);
+  if (wd.getRank() != 4 || wd.getDimSize(0) != m || wd.getDimSize(1) != 1)
+    return op->emitOpError() << "WD " << wd << " is not the depthwise weights of " << m
+                             << " expanded channels";
+  const int64_t c = we.getDimSize(1);
+  if ((c + kBlockLanes - 1) / kBlockLanes != x.getDimSize(1))
+    return op->emitOpError() << "X " << x << " does not hold the weights' " << c
+                             << " channels";
+  return m;
+}
+
 LogicalResult BlockedExpandDepthwiseOp::verify() {
   for (StringRef act : {getExpandActivation(), getActivation()})
     if (!isFusedActivation(getContext(), act))
       return emitOpError() << "unknown activation '" << act << "'";
-  auto x = dyn_cast<RankedTensorType>(getX().getType());
-  auto we = dyn_cast<RankedTensorType>(getWE().getType());
-  auto wd = dyn_cast<RankedTensorType>(getWD().getType());
-  if (!x || !we || !wd || !we.hasStaticShape() || !wd.hasStaticShape())
-    return success();
-  if (!staticBlocked(getX()))
-    return emitOpError() << "X " << x << " is not channel-blocked";
-  if (we.getRank() != 4 || we.getDimSize(2) != 1 || we.getDimSize(3) != 1)
-    return emitOpError() << "WE " << we << " is not a pointwise convolution's";
-  const int64_t m = we.getDimSize(0);
-  if (wd.getRank() != 4 || wd.getDimSize(0) != m || wd.getDimSize(1) != 1)
-    return emitOpError() << "WD " << wd << " is not the depthwise weights of " << m
-                         << " expanded channels";
-  const int64_t c = we.getDimSize(1);
-  if ((c + kBlockLanes - 1) / kBlockLanes != x.getDimSize(1))
-    return emitOpError() << "X " << x << " does not hold the weights' " << c << " channels";
-  if (failed(verifyResidual(getOperation(), getZ(), getY())))
+  if (failed(verifyExpandDepthwise(getOperation(), getX(), getWE(), getWD())))
     return failure();
-  return success();
+  return verifyResidual(getOperation(), getZ(), getY());
+}
+
+LogicalResult BlockedInvertedResidualOp::inferShapes() {
+  return inferBlockedConvShape(getOperation(), getX(), getWD(), getWP());
+}
+
+LogicalResult BlockedInvertedResidualOp::verify() {
+  for (StringRef act : {getExpandActivation(), getDepthwiseActivation(), getActivation()})
+    if (!isFusedActivation(getContext(), act))
+      return emitOpError() << "unknown activation '" << act << "'";
+  FailureOr<int64_t> m = verifyExpandDepthwise(getOperation(), getX(), getWE(), getWD());
+  if (failed(m))
+    return failure();
+  auto wp = dyn_cast<RankedTensorType>(getWP().getType());
+  if (*m && wp && wp.hasStaticShape() &&
+      (wp.getRank() != 4 || wp.getDimSize(1) != *m || wp.getDimSize(2) != 1 ||
+       wp.getDimSize(3) != 1))
+    return emitOpError() << "WP " << wp << " is not a pointwise convolution's of " << *m
+                         << " expanded channels";
+  return verifyResidual(getOperation(), getZ(), getY());
 }
 
 LogicalResult BlockedScaledConvOp::inferShapes() {
@@ -281,6 +315,24 @@ int64_t BlockedExpandDepthwiseOp::flops() {
                         getExpandActivation()) +
          fusedConvFlops(n * m * y.getDimSize(2) * y.getDimSize(3), getWD(), getBD(), getZ(),
                         getActivation());
+}
+
+int64_t BlockedInvertedResidualOp::flops() {
+  // The three convolutions' logical outputs (M x H x W expanded, M x OH x
+  // OW depthwise, P x OH x OW projected).
+  auto x = dyn_cast<ShapedType>(getX().getType());
+  auto y = dyn_cast<ShapedType>(getY().getType());
+  auto we = dyn_cast<ShapedType>(getWE().getType());
+  auto wp = dyn_cast<ShapedType>(getWP().getType());
+  if (!x || !x.hasStaticShape() || !y || !y.hasStaticShape() || !we || !we.hasStaticShape() ||
+      !wp || !wp.hasStaticShape())
+    return 0;
+  const int64_t m = we.getDimSize(0), p = wp.getDimSize(0), n = x.getDimSize(0);
+  const int64_t pixels = y.getDimSize(2) * y.getDimSize(3);
+  return fusedConvFlops(n * m * x.getDimSize(2) * x.getDimSize(3), getWE(), getBE(), Value(),
+                        getExpandActivation()) +
+         fusedConvFlops(n * m * pixels, getWD(), getBD(), Value(), getDepthwiseActivation()) +
+         fusedConvFlops(n * p * pixels, getWP(), getBP(), getZ(), getActivation());
 }
 
 } // namespace onnxc::simd

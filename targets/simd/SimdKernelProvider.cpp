@@ -433,47 +433,58 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks, bool bf16) {
                         std::move(args))});
 }
 
-/// BlockedExpandDepthwise: both convolutions' weights packed as their own
-/// BlockedConvs' (pointwise of a blocked input, depthwise), one call of
+/// BlockedExpandDepthwise and BlockedInvertedResidual (`project`: with the
+/// project convolution WP, BP): the convolutions' weights packed as their
+/// own BlockedConvs' (pointwise of a blocked input, depthwise), one call of
 /// simd/f32/expand_depthwise.h's kernel with a band of rows a task.
-ProviderResult lowerBlockedExpandDepthwise(BlockedExpandDepthwiseOp op, int64_t tasks) {
+template <typename BlockOp>
+ProviderResult lowerFusedBlock(BlockOp op, Value wp, Value bp, int64_t tasks) {
   namespace s = onnxc_rt::simd;
+  const bool project = static_cast<bool>(wp);
   auto we = shapeOf(op.getWE()), wd = shapeOf(op.getWD());
   const int64_t m = we[0], c = we[1], taps = wd[2] * wd[3];
-  auto in = logicalShape(op.getX(), c), out = logicalShape(op.getY(), m);
+  const int64_t channels = project ? shapeOf(wp)[0] : m;
+  auto in = logicalShape(op.getX(), c), out = logicalShape(op.getY(), channels);
   SmallVector<int64_t> kernel(wd.drop_front(2));
   auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), kernel, false);
   if (failed(g))
     return {failure()};
   std::optional<KernelArg> expandWeights = blockedWeights(op.getWE(), m, c, 1, true, false);
   std::optional<KernelArg> depthwiseWeights = blockedWeights(op.getWD(), m, m, taps, true, true);
-  if (!expandWeights || !depthwiseWeights)
+  std::optional<KernelArg> projectWeights;
+  if (project)
+    projectWeights = blockedWeights(wp, channels, m, 1, true, false);
+  if (!expandWeights || !depthwiseWeights || (project && !projectWeights))
     return {unsupported(op, "needs constant float weights")};
   const FusedActivation expandAct = activationOf(op, "expand_"), act = activationOf(op);
-  std::vector<KernelArg> args{KernelArg::input(op.getX()),
-                              std::move(*expandWeights),
-                              inputOrNull(op.getBE()),
-                              std::move(*depthwiseWeights),
-                              inputOrNull(op.getBD()),
-                              inputOrNull(op.getZ()),
-                              KernelArg::output(op.getY()),
-                              KernelArg::array(in),
-                              KernelArg::i(m),
-                              KernelArg::array(out),
-                              KernelArg::array(g->kernel),
-                              KernelArg::array(g->strides),
-                              KernelArg::array(g->padsBegin),
-                              KernelArg::array(g->dilations),
-                              KernelArg::f(expandAct.alpha),
-                              KernelArg::f(expandAct.beta),
-                              KernelArg::f(act.alpha),
-                              KernelArg::f(act.beta)};
-  const int64_t floats = s::expand_depthwise_scratch_floats(
-      in.data(), out.data(), g->kernel.data(), g->strides.data(), g->dilations.data(), tasks);
+  const FusedActivation depthwiseAct = project ? activationOf(op, "depthwise_") : act;
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), std::move(*expandWeights),
+                              inputOrNull(op.getBE()), std::move(*depthwiseWeights),
+                              inputOrNull(op.getBD())};
+  if (project)
+    args.insert(args.end(), {std::move(*projectWeights), inputOrNull(bp)});
+  args.insert(args.end(), {inputOrNull(op.getZ()), KernelArg::output(op.getY()),
+                           KernelArg::array(in), KernelArg::i(m), KernelArg::array(out),
+                           KernelArg::array(g->kernel), KernelArg::array(g->strides),
+                           KernelArg::array(g->padsBegin), KernelArg::array(g->dilations),
+                           KernelArg::f(expandAct.alpha), KernelArg::f(expandAct.beta),
+                           KernelArg::f(depthwiseAct.alpha), KernelArg::f(depthwiseAct.beta)});
+  if (project)
+    args.insert(args.end(), {KernelArg::f(act.alpha), KernelArg::f(act.beta)});
+  const int64_t floats =
+      project ? s::expand_depthwise_project_scratch_floats(in.data(), m, out.data(),
+                                                           g->kernel.data(), g->strides.data(),
+                                                           g->dilations.data(), tasks)
+              : s::expand_depthwise_scratch_floats(in.data(), out.data(), g->kernel.data(),
+                                                   g->strides.data(), g->dilations.data(),
+                                                   tasks);
   args.push_back(KernelArg::scratch(floats * 4, "float"));
   appendTasks(args, tasks);
-  return calls({simdCall("expand_depthwise_blocked", {expandAct.functor, act.functor},
-                         kSimdExpandDepthwise, std::move(args))});
+  std::vector<std::string> targs{expandAct.functor, depthwiseAct.functor};
+  if (project)
+    targs.push_back(act.functor);
+  return calls({simdCall(project ? "expand_depthwise_project_blocked" : "expand_depthwise_blocked",
+                         targs, kSimdExpandDepthwise, std::move(args))});
 }
 
 /// BlockedScaledConv: the weights packed as a pointwise BlockedConv's of a
@@ -636,8 +647,12 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
       .Case<ToBlockedOp, FromBlockedOp>(
           [&](Operation *o) { return lowerLayoutConversion(o, tasks); })
       .Case<BlockedConvOp>([&](BlockedConvOp o) { return lowerBlockedConv(o, tasks, bf16); })
-      .Case<BlockedExpandDepthwiseOp>(
-          [&](BlockedExpandDepthwiseOp o) { return lowerBlockedExpandDepthwise(o, tasks); })
+      .Case<BlockedExpandDepthwiseOp>([&](BlockedExpandDepthwiseOp o) {
+        return lowerFusedBlock(o, Value(), Value(), tasks);
+      })
+      .Case<BlockedInvertedResidualOp>([&](BlockedInvertedResidualOp o) {
+        return lowerFusedBlock(o, o.getWP(), o.getBP(), tasks);
+      })
       .Case<BlockedScaledConvOp>(
           [&](BlockedScaledConvOp o) { return lowerBlockedScaledConv(o, tasks); })
       .Case<BlockedPoolOp>([&](BlockedPoolOp o) { return lowerBlockedPool(o, tasks); })

@@ -124,6 +124,43 @@ def Simd_BlockedExpandDepthwiseOp : Simd_Op<"BlockedExpandDepthwise",
   let hasVerifier = 1;
 }
 
+def Simd_BlockedInvertedResidualOp : Simd_Op<"BlockedInvertedResidual",
+                              [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
+  let summary = "a whole inverted-residual block (expand, depthwise, project BlockedConvs)";
+  let description = [{
+    Y = activation(Conv1x1(D, WP, BP) + Z) with D =
+    depthwise_activation(depthwise(expand_activation(Conv1x1(X, WE, BE)),
+    WD, BD)), X, Y and Z channel-blocked: a BlockedExpandDepthwise with no
+    residual whose only reader is a pointwise BlockedConv (WP (P, M, 1, 1),
+    group 1, stride 1, no padding), the block's project convolution with
+    its skip connection Z. The window attributes are the depthwise
+    convolution's. Its kernel (simd/f32/expand_depthwise.h) walks the
+    output in bands of rows, all channels of a band's expanded and
+    depthwise rows in scratch, so neither tensor reaches the arena, and
+    each task keeps its own rows from block to block; onnxc-layout-selection
+    forms it (the target's `block-fusion` option).
+  }];
+  let arguments = (ins AnyTensor:$X, AnyTensor:$WE, Simd_TensorOrNone:$BE,
+                   AnyTensor:$WD, Simd_TensorOrNone:$BD, AnyTensor:$WP,
+                   Simd_TensorOrNone:$BP, Simd_TensorOrNone:$Z,
+                   DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,
+                   OptionalAttr<DenseI64ArrayAttr>:$dilations,
+                   OptionalAttr<DenseI64ArrayAttr>:$kernel_shape,
+                   OptionalAttr<DenseI64ArrayAttr>:$pads,
+                   OptionalAttr<DenseI64ArrayAttr>:$strides,
+                   DefaultValuedAttr<StrAttr, "\"Identity\"">:$expand_activation,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$expand_activation_alpha,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$expand_activation_beta,
+                   DefaultValuedAttr<StrAttr, "\"Identity\"">:$depthwise_activation,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$depthwise_activation_alpha,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$depthwise_activation_beta,
+                   DefaultValuedAttr<StrAttr, "\"Identity\"">:$activation,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_alpha,
+                   DefaultValuedAttr<F32Attr, "0.0f">:$activation_beta);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
 def Simd_BlockedScaledConvOp : Simd_Op<"BlockedScaledConv",
                               [DeclareOpInterfaceMethods<ONNX_ComputeCostInterface>]> {
   let summary = "a pointwise BlockedConv of its input times a per-channel scale";

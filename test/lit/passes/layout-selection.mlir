@@ -247,15 +247,24 @@ func.func @nchw_input_x86(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32> {
 
 // An inverted-residual block after a stem convolution: the pointwise
 // expand (Relu6 as Clamp 0..6) whose only reader is the depthwise
-// convolution fuses with it into one simd.BlockedExpandDepthwise (the
-// expanded 1x48x8x8 tensor is never a value), the depthwise window and
-// activation its own, the expand's as expand_activation; the project
-// convolution and its residual stay a BlockedConv.
+// convolution fuses with it into one simd.BlockedExpandDepthwise, and that
+// with the project convolution that is its only reader into one
+// simd.BlockedInvertedResidual (neither the expanded 1x48x8x8 tensor nor
+// the depthwise one is a value): the depthwise window its own, the
+// activations as expand_activation and depthwise_activation, the project's
+// residual (the skip connection) its Z.
 // CHECK-LABEL: func.func @inverted_residual
+// CHECK: %[[S:.*]] = "simd.BlockedConv"(%arg0,
+// CHECK: %[[E:.*]] = "simd.BlockedInvertedResidual"(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[S]]) {activation = "Identity", activation_alpha = 0.000000e+00 : f32, activation_beta = 0.000000e+00 : f32, auto_pad = "NOTSET", depthwise_activation = "Clamp", depthwise_activation_alpha = 0.000000e+00 : f32, depthwise_activation_beta = 6.000000e+00 : f32, expand_activation = "Clamp", expand_activation_alpha = 0.000000e+00 : f32, expand_activation_beta = 6.000000e+00 : f32, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x8x8x16xf32>, tensor<48x16x1x1xf32>, tensor<48xf32>, tensor<48x1x3x3xf32>, tensor<48xf32>, tensor<16x48x1x1xf32>, none, tensor<1x1x8x8x16xf32>) -> tensor<1x1x8x8x16xf32>
+// CHECK-NOT: simd.BlockedConv
+// CHECK-NOT: simd.BlockedExpandDepthwise
+// The depthwise output read twice (here also a model output): the expand
+// and depthwise convolutions fuse, the project stays a BlockedConv.
+// CHECK-LABEL: func.func @depthwise_read_twice
 // CHECK: %[[S:.*]] = "simd.BlockedConv"(%arg0,
 // CHECK: %[[E:.*]] = "simd.BlockedExpandDepthwise"(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {activation = "Clamp", activation_alpha = 0.000000e+00 : f32, activation_beta = 6.000000e+00 : f32, auto_pad = "NOTSET", expand_activation = "Clamp", expand_activation_alpha = 0.000000e+00 : f32, expand_activation_beta = 6.000000e+00 : f32, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x8x8x16xf32>, tensor<48x16x1x1xf32>, tensor<48xf32>, tensor<48x1x3x3xf32>, tensor<48xf32>, none) -> tensor<1x3x8x8x16xf32>
 // CHECK: "simd.BlockedConv"(%[[E]], %{{.*}}, %{{.*}}, %[[S]])
-// CHECK-NOT: simd.BlockedConv
+// CHECK-NOT: simd.BlockedInvertedResidual
 module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @inverted_residual(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %ws = "onnx.Constant"() {value = dense<0.5> : tensor<16x3x3x3xf32>} : () -> tensor<16x3x3x3xf32>
@@ -269,6 +278,19 @@ func.func @inverted_residual(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x16x8x8xf32>
   %d = "onnx.FusedConv"(%e, %wd, %b, %n) {activation = "Clamp", activation_alpha = 0.0 : f32, activation_beta = 6.0 : f32, group = 48 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x48x8x8xf32>, tensor<48x1x3x3xf32>, tensor<48xf32>, none) -> tensor<1x48x8x8xf32>
   %p = "onnx.FusedConv"(%d, %wp, %n, %s) : (tensor<1x48x8x8xf32>, tensor<16x48x1x1xf32>, none, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
   return %p : tensor<1x16x8x8xf32>
+}
+func.func @depthwise_read_twice(%arg0: tensor<1x3x8x8xf32>) -> (tensor<1x16x8x8xf32>, tensor<1x48x8x8xf32>) {
+  %ws = "onnx.Constant"() {value = dense<0.5> : tensor<16x3x3x3xf32>} : () -> tensor<16x3x3x3xf32>
+  %we = "onnx.Constant"() {value = dense<0.5> : tensor<48x16x1x1xf32>} : () -> tensor<48x16x1x1xf32>
+  %wd = "onnx.Constant"() {value = dense<0.25> : tensor<48x1x3x3xf32>} : () -> tensor<48x1x3x3xf32>
+  %wp = "onnx.Constant"() {value = dense<0.125> : tensor<16x48x1x1xf32>} : () -> tensor<16x48x1x1xf32>
+  %b = "onnx.Constant"() {value = dense<0.25> : tensor<48xf32>} : () -> tensor<48xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %s = "onnx.Conv"(%arg0, %ws, %n) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, none) -> tensor<1x16x8x8xf32>
+  %e = "onnx.FusedConv"(%s, %we, %b, %n) {activation = "Clamp", activation_alpha = 0.0 : f32, activation_beta = 6.0 : f32} : (tensor<1x16x8x8xf32>, tensor<48x16x1x1xf32>, tensor<48xf32>, none) -> tensor<1x48x8x8xf32>
+  %d = "onnx.FusedConv"(%e, %wd, %b, %n) {activation = "Clamp", activation_alpha = 0.0 : f32, activation_beta = 6.0 : f32, group = 48 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x48x8x8xf32>, tensor<48x1x3x3xf32>, tensor<48xf32>, none) -> tensor<1x48x8x8xf32>
+  %p = "onnx.FusedConv"(%d, %wp, %n, %s) : (tensor<1x48x8x8xf32>, tensor<16x48x1x1xf32>, none, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  return %p, %d : tensor<1x16x8x8xf32>, tensor<1x48x8x8xf32>
 }
 }
 

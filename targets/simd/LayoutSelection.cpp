@@ -34,9 +34,10 @@
 // winograd or winograd_f2.
 // Last, each inverted-residual block's pointwise expand BlockedConv whose
 // only reader is a depthwise BlockedConv fuses with it into
-// simd.BlockedExpandDepthwise, and that with the pointwise project
-// BlockedConv that is its only reader into simd.BlockedInvertedResidual
-// (blocks without squeeze-and-excite), and a squeeze-and-excite block's channel
+// simd.BlockedExpandDepthwise, and that (or a depthwise BlockedConv: a
+// block without an expand) with the pointwise project BlockedConv that is
+// its only reader into simd.BlockedInvertedResidual (blocks without
+// squeeze-and-excite), and a squeeze-and-excite block's channel
 // scale (a Mul by one value per channel) folds into the pointwise project
 // BlockedConv that reads it, simd.BlockedScaledConv, where scaling the
 // weights is less work than the Mul (the target's `block-fusion` option:
@@ -362,22 +363,42 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
   }
 
   /// A pointwise project BlockedConv (group 1, 1x1, stride 1, unpadded,
-  /// direct) of a BlockedExpandDepthwise with no residual and no other
-  /// reader: the three convolutions become one BlockedInvertedResidual, the
-  /// project's residual (the block's skip connection) and activation its
+  /// direct) of a BlockedExpandDepthwise, or of a depthwise BlockedConv of
+  /// a blocked input (a block without an expand convolution), with no
+  /// residual and no other reader: they become one BlockedInvertedResidual,
+  /// the project's residual (the block's skip connection) and activation its
   /// own, the depthwise one's as depthwise_activation.
   static void fuseProject(BlockedConvOp project) {
-    auto block = project.getX().getDefiningOp<BlockedExpandDepthwiseOp>();
-    if (!block || !block.getY().hasOneUse() || !isNone(block.getZ()) ||
-        !isPlainPointwise(project))
+    Operation *block = project.getX().getDefiningOp();
+    auto depthwise = dyn_cast_or_null<BlockedConvOp>(block);
+    if (!block || !(isa<BlockedExpandDepthwiseOp>(block) || depthwise) ||
+        !block->getResult(0).hasOneUse() || !isPlainPointwise(project))
+      return;
+    if (depthwise) {
+      auto x = dyn_cast<RankedTensorType>(depthwise.getX().getType());
+      if (depthwise.getGroup() == 1 || !isNone(depthwise.getZ()) || !x || x.getRank() != 5 ||
+          depthwise.getAlgorithm() != ConvAlgorithm::direct)
+        return;
+    }
+    auto expand = dyn_cast<BlockedExpandDepthwiseOp>(block);
+    if (expand && !isNone(expand.getZ()))
       return;
     OpBuilder b(project);
-    OperationState st(b.getFusedLoc({block.getLoc(), project.getLoc()}),
+    Value none;
+    if (depthwise)
+      none = b.create<NoValueOp>(block->getLoc(), b.getNoneType());
+    OperationState st(b.getFusedLoc({block->getLoc(), project.getLoc()}),
                       BlockedInvertedResidualOp::getOperationName());
-    st.addOperands({block.getX(), block.getWE(), block.getBE(), block.getWD(), block.getBD(),
-                    project.getW(), project.getB(), project.getZ()});
+    if (expand)
+      st.addOperands({expand.getX(), expand.getWE(), expand.getBE(), expand.getWD(),
+                      expand.getBD()});
+    else
+      st.addOperands({depthwise.getX(), none, none, depthwise.getW(), depthwise.getB()});
+    st.addOperands({project.getW(), project.getB(), project.getZ()});
     for (NamedAttribute a : block->getAttrs()) {
       StringRef name = a.getName().getValue();
+      if (name == "group" || name == "algorithm")
+        continue;
       st.addAttribute(name.starts_with("activation") ? b.getStringAttr("depthwise_" + name)
                                                      : a.getName(),
                       a.getValue());
@@ -389,7 +410,7 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     Operation *fused = b.create(st);
     project.getY().replaceAllUsesWith(fused->getResult(0));
     project.erase();
-    block.erase();
+    block->erase();
   }
 
   /// A BlockedChannelGather before `at` of channels `from` of `inputs`'

@@ -181,7 +181,18 @@ LogicalResult BlockedInvertedResidualOp::verify() {
   for (StringRef act : {getExpandActivation(), getDepthwiseActivation(), getActivation()})
     if (!isFusedActivation(getContext(), act))
       return emitOpError() << "unknown activation '" << act << "'";
-  FailureOr<int64_t> m = verifyExpandDepthwise(getOperation(), getX(), getWE(), getWD());
+  FailureOr<int64_t> m = 0;
+  if (!isNone(getWE())) {
+    m = verifyExpandDepthwise(getOperation(), getX(), getWE(), getWD());
+  } else if (auto wd = dyn_cast<RankedTensorType>(getWD().getType());
+             wd && wd.hasStaticShape() && staticBlocked(getX())) {
+    // No expand: the depthwise convolution's channels are X's.
+    m = wd.getDimSize(0);
+    auto x = cast<RankedTensorType>(getX().getType());
+    if (wd.getRank() != 4 || wd.getDimSize(1) != 1 ||
+        (*m + kBlockLanes - 1) / kBlockLanes != x.getDimSize(1))
+      return emitOpError() << "WD " << wd << " is not the depthwise weights of X " << x;
+  }
   if (failed(m))
     return failure();
   auto wp = dyn_cast<RankedTensorType>(getWP().getType());
@@ -322,15 +333,19 @@ int64_t BlockedInvertedResidualOp::flops() {
   // OW depthwise, P x OH x OW projected).
   auto x = dyn_cast<ShapedType>(getX().getType());
   auto y = dyn_cast<ShapedType>(getY().getType());
-  auto we = dyn_cast<ShapedType>(getWE().getType());
+  auto wd = dyn_cast<ShapedType>(getWD().getType());
   auto wp = dyn_cast<ShapedType>(getWP().getType());
-  if (!x || !x.hasStaticShape() || !y || !y.hasStaticShape() || !we || !we.hasStaticShape() ||
+  if (!x || !x.hasStaticShape() || !y || !y.hasStaticShape() || !wd || !wd.hasStaticShape() ||
       !wp || !wp.hasStaticShape())
     return 0;
-  const int64_t m = we.getDimSize(0), p = wp.getDimSize(0), n = x.getDimSize(0);
+  const int64_t m = wd.getDimSize(0), p = wp.getDimSize(0), n = x.getDimSize(0);
   const int64_t pixels = y.getDimSize(2) * y.getDimSize(3);
-  return fusedConvFlops(n * m * x.getDimSize(2) * x.getDimSize(3), getWE(), getBE(), Value(),
-                        getExpandActivation()) +
+  const int64_t expand = isNone(getWE()) ? 0
+                                         : fusedConvFlops(n * m * x.getDimSize(2) *
+                                                              x.getDimSize(3),
+                                                          getWE(), getBE(), Value(),
+                                                          getExpandActivation());
+  return expand +
          fusedConvFlops(n * m * pixels, getWD(), getBD(), Value(), getDepthwiseActivation()) +
          fusedConvFlops(n * p * pixels, getWP(), getBP(), getZ(), getActivation());
 }

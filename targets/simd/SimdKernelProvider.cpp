@@ -434,22 +434,24 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks, bool bf16) {
 }
 
 /// BlockedExpandDepthwise and BlockedInvertedResidual (`project`: with the
-/// project convolution WP, BP): the convolutions' weights packed as their
-/// own BlockedConvs' (pointwise of a blocked input, depthwise), one call of
-/// simd/f32/expand_depthwise.h's kernel with a band of rows a task.
+/// project convolution WP, BP; its expand WE may be none): the
+/// convolutions' weights packed as their own BlockedConvs' (pointwise of a
+/// blocked input, depthwise), one call of simd/f32/expand_depthwise.h's
+/// kernel with a band of rows a task.
 template <typename BlockOp>
 ProviderResult lowerFusedBlock(BlockOp op, Value wp, Value bp, int64_t tasks) {
   namespace s = onnxc_rt::simd;
-  const bool project = static_cast<bool>(wp);
-  auto we = shapeOf(op.getWE()), wd = shapeOf(op.getWD());
-  const int64_t m = we[0], c = we[1], taps = wd[2] * wd[3];
+  const bool project = static_cast<bool>(wp), expand = !isNone(op.getWE());
+  auto wd = shapeOf(op.getWD());
+  const int64_t m = wd[0], c = expand ? shapeOf(op.getWE())[1] : m, taps = wd[2] * wd[3];
   const int64_t channels = project ? shapeOf(wp)[0] : m;
   auto in = logicalShape(op.getX(), c), out = logicalShape(op.getY(), channels);
   SmallVector<int64_t> kernel(wd.drop_front(2));
   auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), kernel, false);
   if (failed(g))
     return {failure()};
-  std::optional<KernelArg> expandWeights = blockedWeights(op.getWE(), m, c, 1, true, false);
+  std::optional<KernelArg> expandWeights =
+      expand ? blockedWeights(op.getWE(), m, c, 1, true, false) : KernelArg::null();
   std::optional<KernelArg> depthwiseWeights = blockedWeights(op.getWD(), m, m, taps, true, true);
   std::optional<KernelArg> projectWeights;
   if (project)
@@ -474,7 +476,8 @@ ProviderResult lowerFusedBlock(BlockOp op, Value wp, Value bp, int64_t tasks) {
   const int64_t floats =
       project ? s::expand_depthwise_project_scratch_floats(in.data(), m, out.data(),
                                                            g->kernel.data(), g->strides.data(),
-                                                           g->dilations.data(), tasks)
+                                                           g->dilations.data(), expand,
+                                                           tasks)
               : s::expand_depthwise_scratch_floats(in.data(), out.data(), g->kernel.data(),
                                                    g->strides.data(), g->dilations.data(),
                                                    tasks);

@@ -133,14 +133,16 @@ def Simd_BlockedInvertedResidualOp : Simd_Op<"BlockedInvertedResidual",
     WD, BD)), X, Y and Z channel-blocked: a BlockedExpandDepthwise with no
     residual whose only reader is a pointwise BlockedConv (WP (P, M, 1, 1),
     group 1, stride 1, no padding), the block's project convolution with
-    its skip connection Z. The window attributes are the depthwise
+    its skip connection Z. A block without an expand convolution (WE and BE
+    none: MobileNetV2's first) has D = depthwise_activation(depthwise(X,
+    WD, BD)). The window attributes are the depthwise
     convolution's. Its kernel (simd/f32/expand_depthwise.h) walks the
     output in bands of rows, all channels of a band's expanded and
     depthwise rows in scratch, so neither tensor reaches the arena, and
     each task keeps its own rows from block to block; onnxc-layout-selection
     forms it (the target's `block-fusion` option).
   }];
-  let arguments = (ins AnyTensor:$X, AnyTensor:$WE, Simd_TensorOrNone:$BE,
+  let arguments = (ins AnyTensor:$X, Simd_TensorOrNone:$WE, Simd_TensorOrNone:$BE,
                    AnyTensor:$WD, Simd_TensorOrNone:$BD, AnyTensor:$WP,
                    Simd_TensorOrNone:$BP, Simd_TensorOrNone:$Z,
                    DefaultValuedAttr<StrAttr, "\"NOTSET\"">:$auto_pad,

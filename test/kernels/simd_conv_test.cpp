@@ -393,28 +393,33 @@ const BlockCase kBlocks[] = {
 };
 
 /// expand_depthwise_project_blocked (a whole block, projecting to m
-/// channels) against the reference, bit-identical to
-/// expand_depthwise_blocked then conv2d_blocked (the kernels the compiler
-/// calls where it fuses only the first two), one task and kTasks
-/// bit-identical.
+/// channels; without the expand convolution where !expand: the depthwise
+/// one over X's q.mid channels) against the reference, bit-identical to
+/// the kernels the compiler calls where it fuses less (expand_depthwise_
+/// blocked or depthwise_conv2d_blocked, then conv2d_blocked), one task and
+/// kTasks bit-identical.
 template <typename ActE, typename ActD, typename ActP>
-void checkExpandDepthwiseProject(const BlockCase &q, int64_t m, float ae, float be, float ad,
-                                 float bd, float ap, float bp) {
+void checkExpandDepthwiseProject(const BlockCase &q, bool expand, int64_t m, float ae, float be,
+                                 float ad, float bd, float ap, float bp) {
   const int64_t oh = (q.h + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1;
   const int64_t ow = (q.w + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1;
-  int64_t in[4] = {q.n, q.c, q.h, q.w}, mid[4] = {q.n, q.mid, q.h, q.w},
+  const int64_t c = expand ? q.c : q.mid;
+  int64_t in[4] = {q.n, c, q.h, q.w}, mid[4] = {q.n, q.mid, q.h, q.w},
           dw[4] = {q.n, q.mid, oh, ow}, out[4] = {q.n, m, oh, ow};
   int64_t one[2] = {1, 1}, zero[2] = {0, 0}, kernel[2] = {q.k, q.k}, strides[2] = {q.s, q.s},
           pb[2] = {q.pb, q.pb}, pe[2] = {q.pe, q.pe}, dil[2] = {q.d, q.d};
   const int64_t taps = q.k * q.k, ndw = q.n * q.mid * oh * ow, ny = q.n * m * oh * ow;
-  auto x = randomVec(q.n * q.c * q.h * q.w), we = randomVec(q.mid * q.c),
+  auto x = randomVec(q.n * c * q.h * q.w), we = randomVec(q.mid * c),
        wd = randomVec(q.mid * taps), wp = randomVec(m * q.mid), bias_e = randomVec(q.mid),
        bias_d = randomVec(q.mid), bias_p = randomVec(m), z = randomVec(ny);
-  std::vector<float> expanded(q.n * q.mid * q.h * q.w), dwo(ndw), want(ny);
-  ref::conv<float>(x.data(), we.data(), bias_e.data(), expanded.data(), 2, in, mid, one, one,
-                   zero, zero, one, 1);
-  for (float &v : expanded)
-    v = ActE::apply(v, ae, be);
+  std::vector<float> expanded = x, dwo(ndw), want(ny);
+  if (expand) {
+    expanded.resize(q.n * q.mid * q.h * q.w);
+    ref::conv<float>(x.data(), we.data(), bias_e.data(), expanded.data(), 2, in, mid, one, one,
+                     zero, zero, one, 1);
+    for (float &v : expanded)
+      v = ActE::apply(v, ae, be);
+  }
   ref::conv<float>(expanded.data(), wd.data(), bias_d.data(), dwo.data(), 2, mid, dw, kernel,
                    strides, pb, pe, dil, q.mid);
   for (float &v : dwo)
@@ -424,39 +429,44 @@ void checkExpandDepthwiseProject(const BlockCase &q, int64_t m, float ae, float 
   for (int64_t i = 0; i < ny; ++i)
     want[i] = ActP::apply(want[i] + (q.residual ? z[i] : 0.f), ap, bp);
 
-  std::vector<float> we_packed(simd::blocked_conv_weights_floats(q.mid, q.c, 1, true, false)),
+  std::vector<float> we_packed(simd::blocked_conv_weights_floats(q.mid, c, 1, true, false)),
       wd_packed(simd::blocked_conv_weights_floats(q.mid, q.mid, taps, true, true)),
       wp_packed(simd::blocked_conv_weights_floats(m, q.mid, 1, true, false));
-  simd::pack_blocked_conv_weights(we.data(), q.mid, q.c, 1, true, false, we_packed.data());
+  simd::pack_blocked_conv_weights(we.data(), q.mid, c, 1, true, false, we_packed.data());
   simd::pack_blocked_conv_weights(wd.data(), q.mid, q.mid, taps, true, true, wd_packed.data());
   simd::pack_blocked_conv_weights(wp.data(), m, q.mid, 1, true, false, wp_packed.data());
   const std::vector<float> xb = blocked(x, in);
   const std::vector<float> zb = blocked(z, out);
   const float *zp = q.residual ? zb.data() : nullptr;
   const int64_t yb_floats = q.n * simd::channel_blocks(m) * simd::kChannelBlock * oh * ow;
-  // The kernels the compiler calls where it fuses only expand + depthwise.
+  // The kernels the compiler calls where it fuses less.
   std::vector<float> dw_b(q.n * simd::channel_blocks(q.mid) * simd::kChannelBlock * oh * ow),
       unfused(yb_floats, 7.f);
   std::vector<float> scratch2(
       simd::expand_depthwise_scratch_floats(in, dw, kernel, strides, dil, 1));
-  simd::expand_depthwise_blocked<ActE, ActD>(xb.data(), we_packed.data(), bias_e.data(),
-                                             wd_packed.data(), bias_d.data(), nullptr,
-                                             dw_b.data(), in, q.mid, dw, kernel, strides, pb,
-                                             dil, ae, be, ad, bd, scratch2.data());
+  if (expand)
+    simd::expand_depthwise_blocked<ActE, ActD>(xb.data(), we_packed.data(), bias_e.data(),
+                                               wd_packed.data(), bias_d.data(), nullptr,
+                                               dw_b.data(), in, q.mid, dw, kernel, strides, pb,
+                                               dil, ae, be, ad, bd, scratch2.data());
+  else
+    simd::depthwise_conv2d_blocked<ActD>(xb.data(), wd_packed.data(), bias_d.data(), nullptr,
+                                         dw_b.data(), mid, dw, kernel, strides, pb, dil, ad,
+                                         bd);
   simd::conv2d_blocked<ActP, 1, 1>(dw_b.data(), wp_packed.data(), bias_p.data(), zp,
                                    unfused.data(), dw, out, one, one, zero, one, 1, ap, bp,
                                    nullptr);
   std::vector<float> fused(yb_floats, 7.f), split(yb_floats, 7.f);
   std::vector<float> scratch(simd::expand_depthwise_project_scratch_floats(
-      in, q.mid, out, kernel, strides, dil, kTasks));
+      in, q.mid, out, kernel, strides, dil, expand, kTasks));
   for (int tasks : {1, (int)kTasks})
     simd::expand_depthwise_project_blocked<ActE, ActD, ActP>(
-        xb.data(), we_packed.data(), bias_e.data(), wd_packed.data(), bias_d.data(),
-        wp_packed.data(), bias_p.data(), zp, tasks == 1 ? fused.data() : split.data(), in,
-        q.mid, out, kernel, strides, pb, dil, ae, be, ad, bd, ap, bp, scratch.data(), pool(),
-        tasks);
+        xb.data(), expand ? we_packed.data() : nullptr, bias_e.data(), wd_packed.data(),
+        bias_d.data(), wp_packed.data(), bias_p.data(), zp,
+        tasks == 1 ? fused.data() : split.data(), in, q.mid, out, kernel, strides, pb, dil, ae,
+        be, ad, bd, ap, bp, scratch.data(), pool(), tasks);
   CHECK_CLOSE("expand_depthwise_project_blocked", unblocked(fused, out), want, ny,
-              q.c + taps + q.mid);
+              c + taps + q.mid);
   CHECK_SAME("expand_depthwise_project_blocked vs the kernels it fuses", fused, unfused,
              yb_floats);
   CHECK_SAME("expand_depthwise_project_blocked", split, fused, yb_floats);
@@ -477,21 +487,23 @@ TEST_CASE("fused expand + depthwise blocks", "[conv]") {
   }
 }
 
-// Whole inverted-residual blocks (expand, depthwise, project) in one pass:
-// the cases above projected to as many channels as the block's input (a
-// skip connection's), to fewer, and to channels past whole blocks; the
-// linear bottleneck (no activation) and an activation on the projection.
+// Whole inverted-residual blocks (expand, depthwise, project) in one pass,
+// and blocks without the expand: the cases above projected to as many
+// channels as the block's input (a skip connection's), to fewer, and to
+// channels past whole blocks; the linear bottleneck (no activation) and an
+// activation on the projection.
 TEST_CASE("fused inverted-residual blocks", "[conv]") {
   for (const BlockCase &q : kBlocks)
-    for (int64_t m : {q.c, q.mid / 3 + 1}) {
-      INFO("n=" << q.n << " c=" << q.c << " " << q.h << "x" << q.w << " mid=" << q.mid
-                << " k=" << q.k << " s=" << q.s << " p=" << q.pb << "," << q.pe
-                << " d=" << q.d << " m=" << m);
-      checkExpandDepthwiseProject<ref::Clamp, ref::Clamp, ref::Identity>(q, m, 0.f, 6.f, 0.f,
-                                                                         6.f, 0.f, 0.f);
-      checkExpandDepthwiseProject<ref::HardSigmoid, ref::Identity, ref::Clamp>(
-          q, m, 0.2f, 0.5f, 0.f, 0.f, 0.f, 6.f);
-    }
+    for (bool expand : {true, false})
+      for (int64_t m : {q.c, q.mid / 3 + 1}) {
+        INFO("n=" << q.n << " c=" << q.c << " " << q.h << "x" << q.w << " mid=" << q.mid
+                  << " k=" << q.k << " s=" << q.s << " p=" << q.pb << "," << q.pe
+                  << " d=" << q.d << " m=" << m << (expand ? "" : " no expand"));
+        checkExpandDepthwiseProject<ref::Clamp, ref::Clamp, ref::Identity>(
+            q, expand, m, 0.f, 6.f, 0.f, 6.f, 0.f, 0.f);
+        checkExpandDepthwiseProject<ref::HardSigmoid, ref::Identity, ref::Clamp>(
+            q, expand, m, 0.2f, 0.5f, 0.f, 0.f, 0.f, 6.f);
+      }
 }
 
 // A squeeze-and-excite block's channel scale folded into its project

@@ -265,6 +265,12 @@ func.func @nchw_input_x86(%arg0: tensor<1x8x4x4xf32>) -> tensor<1x16x4x4xf32> {
 // CHECK: %[[E:.*]] = "simd.BlockedExpandDepthwise"(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {activation = "Clamp", activation_alpha = 0.000000e+00 : f32, activation_beta = 6.000000e+00 : f32, auto_pad = "NOTSET", expand_activation = "Clamp", expand_activation_alpha = 0.000000e+00 : f32, expand_activation_beta = 6.000000e+00 : f32, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x1x8x8x16xf32>, tensor<48x16x1x1xf32>, tensor<48xf32>, tensor<48x1x3x3xf32>, tensor<48xf32>, none) -> tensor<1x3x8x8x16xf32>
 // CHECK: "simd.BlockedConv"(%[[E]], %{{.*}}, %{{.*}}, %[[S]])
 // CHECK-NOT: simd.BlockedInvertedResidual
+// A block without an expand convolution (MobileNetV2's first): the
+// depthwise and the project convolution fuse, WE and BE none.
+// CHECK-LABEL: func.func @block_without_expand
+// CHECK: %[[S:.*]] = "simd.BlockedConv"(%arg0,
+// CHECK: "simd.BlockedInvertedResidual"(%[[S]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) {activation = "Identity", {{.*}}depthwise_activation = "Clamp", depthwise_activation_alpha = 0.000000e+00 : f32, depthwise_activation_beta = 6.000000e+00 : f32, expand_activation = "Identity", {{.*}} : (tensor<1x1x8x8x16xf32>, none, none, tensor<16x1x3x3xf32>, tensor<16xf32>, tensor<8x16x1x1xf32>, none, none) -> tensor<1x1x8x8x16xf32>
+// CHECK-NOT: simd.BlockedConv
 module attributes {onnxc.target = #onnx.target<name = "x86-64">} {
 func.func @inverted_residual(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %ws = "onnx.Constant"() {value = dense<0.5> : tensor<16x3x3x3xf32>} : () -> tensor<16x3x3x3xf32>
@@ -291,6 +297,17 @@ func.func @depthwise_read_twice(%arg0: tensor<1x3x8x8xf32>) -> (tensor<1x16x8x8x
   %d = "onnx.FusedConv"(%e, %wd, %b, %n) {activation = "Clamp", activation_alpha = 0.0 : f32, activation_beta = 6.0 : f32, group = 48 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x48x8x8xf32>, tensor<48x1x3x3xf32>, tensor<48xf32>, none) -> tensor<1x48x8x8xf32>
   %p = "onnx.FusedConv"(%d, %wp, %n, %s) : (tensor<1x48x8x8xf32>, tensor<16x48x1x1xf32>, none, tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
   return %p, %d : tensor<1x16x8x8xf32>, tensor<1x48x8x8xf32>
+}
+func.func @block_without_expand(%arg0: tensor<1x3x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %ws = "onnx.Constant"() {value = dense<0.5> : tensor<16x3x3x3xf32>} : () -> tensor<16x3x3x3xf32>
+  %wd = "onnx.Constant"() {value = dense<0.25> : tensor<16x1x3x3xf32>} : () -> tensor<16x1x3x3xf32>
+  %wp = "onnx.Constant"() {value = dense<0.125> : tensor<8x16x1x1xf32>} : () -> tensor<8x16x1x1xf32>
+  %b = "onnx.Constant"() {value = dense<0.25> : tensor<16xf32>} : () -> tensor<16xf32>
+  %n = "onnx.NoValue"() : () -> none
+  %s = "onnx.Conv"(%arg0, %ws, %n) {pads = array<i64: 1, 1, 1, 1>} : (tensor<1x3x8x8xf32>, tensor<16x3x3x3xf32>, none) -> tensor<1x16x8x8xf32>
+  %d = "onnx.FusedConv"(%s, %wd, %b, %n) {activation = "Clamp", activation_alpha = 0.0 : f32, activation_beta = 6.0 : f32, group = 16 : i64, pads = array<i64: 1, 1, 1, 1>} : (tensor<1x16x8x8xf32>, tensor<16x1x3x3xf32>, tensor<16xf32>, none) -> tensor<1x16x8x8xf32>
+  %p = "onnx.Conv"(%d, %wp, %n) : (tensor<1x16x8x8xf32>, tensor<8x16x1x1xf32>, none) -> tensor<1x8x8x8xf32>
+  return %p : tensor<1x8x8x8xf32>
 }
 }
 

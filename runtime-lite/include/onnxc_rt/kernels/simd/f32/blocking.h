@@ -534,19 +534,21 @@ constexpr int64_t expand_depthwise_scratch_floats(const int64_t *in_shape,
 /// Intel host, 1.00x with 512 KB and 768 KB (one thread).
 constexpr int64_t kProjectBandFloats = 128 * 1024;
 
-/// A band of the whole block: `rows` output rows, `input_rows` expanded.
+/// A band of the whole block: `rows` output rows, `input_rows` expanded
+/// (none where the block has no expand convolution: `expand` false).
 struct ProjectBand {
   int64_t rows, input_rows;
 };
 
 constexpr ProjectBand project_band(const int64_t *in_shape, int64_t mid,
                                    const int64_t *out_shape, const int64_t *kernel,
-                                   const int64_t *strides, const int64_t *dilations) {
+                                   const int64_t *strides, const int64_t *dilations,
+                                   bool expand) {
   const int64_t h = in_shape[2], w = in_shape[3], oh = out_shape[2], ow = out_shape[3];
   const int64_t channels = round_up(mid, kChannelBlock);
   auto input_rows = [&](int64_t band) {
     const int64_t rows = expand_band_input_rows(band, kernel[0], strides[0], dilations[0]);
-    return rows < h ? rows : h;
+    return !expand ? 0 : rows < h ? rows : h;
   };
   int64_t band = 1;
   while (band < oh &&
@@ -560,9 +562,10 @@ constexpr int64_t expand_depthwise_project_scratch_floats(const int64_t *in_shap
                                                           const int64_t *out_shape,
                                                           const int64_t *kernel,
                                                           const int64_t *strides,
-                                                          const int64_t *dilations,
+                                                          const int64_t *dilations, bool expand,
                                                           int64_t tasks) {
-  const ProjectBand b = project_band(in_shape, mid, out_shape, kernel, strides, dilations);
+  const ProjectBand b =
+      project_band(in_shape, mid, out_shape, kernel, strides, dilations, expand);
   return (tasks > 0 ? tasks : 1) * round_up(mid, kChannelBlock) *
          (b.input_rows * in_shape[3] + b.rows * out_shape[3]);
 }

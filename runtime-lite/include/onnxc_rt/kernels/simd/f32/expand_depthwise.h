@@ -165,14 +165,17 @@ void expand_depthwise_blocked(const float *x, const float *we_packed, const floa
 /// w), Y and Z (n x m x oh x ow, Z may be null: the block's skip
 /// connection) blocked, `mid` expanded channels; `wp_packed`:
 /// pack_blocked_conv_weights(WP, m, mid, 1, blocked), the others as
-/// expand_depthwise_blocked's. Each task walks a segment of output rows in
-/// bands (project_band_rows), rows outer and channels inner: a band's
-/// expanded rows (all channel tiles, the rows the previous band shares kept)
-/// and its depthwise output stay in scratch, in L2, and the band's
-/// projection reads them there; neither the expanded nor the depthwise
-/// tensor reaches the arena. Each step is its kernel's own arithmetic in its
-/// order (expand_depthwise_blocked's, then conv2d_blocked's), so Y equals
-/// theirs bit for bit. Scratch: expand_depthwise_project_scratch_floats.
+/// expand_depthwise_blocked's. A block without an expand convolution
+/// (MobileNetV2's first: `we_packed` null, c = mid) runs the depthwise
+/// window over X itself. Each task walks a segment of output rows in bands
+/// (project_band), rows outer and channels inner: a band's expanded rows
+/// (all channel tiles, the rows the previous band shares kept) and its
+/// depthwise output stay in scratch, in L2, and the band's projection reads
+/// them there; neither the expanded nor the depthwise tensor reaches the
+/// arena. Each step is its kernel's own arithmetic in its order
+/// (expand_depthwise_blocked's, then conv2d_blocked's), so Y equals theirs
+/// bit for bit. Scratch: expand_depthwise_project_scratch_floats(...,
+/// we_packed != nullptr, tasks).
 template <typename ActE, typename ActD, typename ActP>
 void expand_depthwise_project_blocked(
     const float *x, const float *we_packed, const float *bias_e, const float *wd_packed,
@@ -186,7 +189,9 @@ void expand_depthwise_project_blocked(
   const int64_t units = channel_blocks(c), cb = channel_blocks(mid);
   const int64_t mid_channels = cb * kChannelBlock, out_channels = round_up(m, kChannelBlock);
   const int64_t tile_channels = blocked_tile_channels(true, 1);
-  const ProjectBand pb = project_band(in_shape, mid, out_shape, kernel, strides, dilations);
+  const bool expand = we_packed != nullptr;
+  const ProjectBand pb =
+      project_band(in_shape, mid, out_shape, kernel, strides, dilations, expand);
   const int64_t plane = pb.input_rows * w, dw_plane = pb.rows * ow; // pixels of a block
   const int64_t tap0 = 0;
   for (int64_t b = 0; b < n; ++b) {
@@ -206,11 +211,18 @@ void expand_depthwise_project_blocked(
                                                     strides, pads_begin, dilations);
         for (int64_t j0 = 0; j0 < mid_channels; j0 += tile_channels) {
           const int64_t blocks = min64(tile_channels, mid_channels - j0) / kChannelBlock;
-          float *tile = expanded + j0 * plane;
-          detail::expand_tile_rows<ActE>(xb, h, w, units, we_packed, bias_e, mid, j0, blocks,
-                                         tile, plane, lo, hi, need.begin, need.end, alpha_e,
-                                         beta_e);
-          detail::depthwise_tile_band<ActD>(tile, plane, blocks, g, wd_packed, bias_d, mid,
+          // The band's rows of the depthwise input: expanded, or X's own.
+          const float *band = xb + j0 * h * w + need.begin * w * kChannelBlock;
+          int64_t band_plane = h * w;
+          if (expand) {
+            float *tile = expanded + j0 * plane;
+            detail::expand_tile_rows<ActE>(xb, h, w, units, we_packed, bias_e, mid, j0, blocks,
+                                           tile, plane, lo, hi, need.begin, need.end, alpha_e,
+                                           beta_e);
+            band = tile;
+            band_plane = plane;
+          }
+          detail::depthwise_tile_band<ActD>(band, band_plane, blocks, g, wd_packed, bias_d, mid,
                                             j0 / kChannelBlock, nullptr, dw + j0 * dw_plane,
                                             dw_plane * kChannelBlock, alpha_d, beta_d);
         }

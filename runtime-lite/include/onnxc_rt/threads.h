@@ -29,7 +29,8 @@ public:
     pthread_cond_init(&done_, nullptr);
     const int want = threads < 1 ? 1 : threads > kMaxThreads ? kMaxThreads : threads;
     for (int i = 0; i + 1 < want; ++i) {
-      if (pthread_create(&workers_[i], nullptr, &ThreadPool::worker, this) != 0)
+      worker_args_[i] = {this, i + 1};
+      if (pthread_create(&workers_[i], nullptr, &ThreadPool::worker, &worker_args_[i]) != 0)
         break;
       ++workers_started_;
     }
@@ -52,21 +53,26 @@ public:
 
   int threads() const { return workers_started_ + 1; }
 
-  /// One job at a time: tasks are handed out in order to whichever thread
-  /// asks next, the caller among them. Not to be called from two threads
-  /// at once (one pool per concurrent caller, like the arena).
+  /// One job at a time. Thread k (the caller 0, worker i i + 1) takes task k
+  /// first, so that kernels which split a tensor the same way (rows among
+  /// tasks) find their part in the cache of the core that wrote it; the
+  /// tasks no thread has taken (those past the thread count, or a thread
+  /// still waking) go in order to whichever thread asks next. Not to be
+  /// called from two threads at once (one pool per concurrent caller, like
+  /// the arena).
   void run(int64_t tasks, void (*fn)(void *, int64_t), void *ctx) override {
     pthread_mutex_lock(&mu_);
     fn_ = fn;
     ctx_ = ctx;
     tasks_ = tasks;
     next_ = 0;
+    claimed_ = 0;
     __atomic_store_n(&unfinished_, tasks, __ATOMIC_RELEASE);
     __atomic_add_fetch(&generation_, 1, __ATOMIC_RELEASE);
     if (sleepers_ > 0)
       pthread_cond_broadcast(&wake_);
     pthread_mutex_unlock(&mu_);
-    work();
+    work(0);
     // The other threads' last tasks: spin a while (kernels are short), then sleep.
     for (int spin = 0; spin < kSpins && __atomic_load_n(&unfinished_, __ATOMIC_ACQUIRE) > 0;
          ++spin)
@@ -90,11 +96,23 @@ private:
 #endif
   }
 
-  // Takes tasks of the current job until none are left.
-  void work() {
+  // Takes tasks of the current job until none are left: task `self` first
+  // where it is still free. Tasks below kMaxThreads are marked in claimed_.
+  void work(int self) {
     pthread_mutex_lock(&mu_);
-    while (next_ < tasks_) {
-      const int64_t t = next_++;
+    for (;;) {
+      int64_t t = -1;
+      if (self < tasks_ && !(claimed_ >> self & 1)) {
+        t = self;
+      } else {
+        while (next_ < tasks_ && next_ < kMaxThreads && (claimed_ >> next_ & 1))
+          ++next_;
+        if (next_ >= tasks_)
+          break;
+        t = next_++;
+      }
+      if (t < kMaxThreads)
+        claimed_ |= 1ull << t;
       void (*fn)(void *, int64_t) = fn_;
       void *ctx = ctx_;
       pthread_mutex_unlock(&mu_);
@@ -106,8 +124,14 @@ private:
     pthread_mutex_unlock(&mu_);
   }
 
-  static void *worker(void *self) {
-    ThreadPool &p = *static_cast<ThreadPool *>(self);
+  struct WorkerArg {
+    ThreadPool *pool;
+    int index;
+  };
+
+  static void *worker(void *arg) {
+    ThreadPool &p = *static_cast<WorkerArg *>(arg)->pool;
+    const int self = static_cast<WorkerArg *>(arg)->index;
     unsigned long seen = 0;
     for (;;) {
       for (int spin = 0; spin < kSpins && !__atomic_load_n(&p.stop_, __ATOMIC_ACQUIRE) &&
@@ -126,19 +150,21 @@ private:
       }
       seen = p.generation_;
       pthread_mutex_unlock(&p.mu_);
-      p.work();
+      p.work(self);
     }
   }
 
   pthread_mutex_t mu_;
   pthread_cond_t wake_, done_;
   pthread_t workers_[kMaxThreads];
+  WorkerArg worker_args_[kMaxThreads];
   int workers_started_ = 0, sleepers_ = 0;
   bool stop_ = false;
   unsigned long generation_ = 0;
   void (*fn_)(void *, int64_t) = nullptr;
   void *ctx_ = nullptr;
   int64_t tasks_ = 0, next_ = 0, unfinished_ = 0;
+  unsigned long long claimed_ = 0; // tasks [0, kMaxThreads) taken
 };
 
 } // namespace onnxc_rt

@@ -2,14 +2,17 @@
 """Inverted-residual block fusion: onnxc with and without it, beside ONNX Runtime.
 
 Each model compiled by onnxc for --target (default: run_bench's native x86 target) as
-it is (each block's expand and depthwise convolutions in one kernel,
-simd.BlockedExpandDepthwise) and with --no-block-fusion (two kernels, the expanded
-tensor in the arena), linked with onnxc_bench_main.cpp, and ORT 1.30 (onnxruntime-node,
-all graph optimisations) on the same model; one thread, batch 1; the three alternate for
+it is (each block's expand, depthwise and project convolutions in one kernel,
+simd.BlockedInvertedResidual, or expand and depthwise where a squeeze-and-excite stands
+before the project: simd.BlockedExpandDepthwise) and with --no-block-fusion (a kernel a
+convolution, the expanded and depthwise tensors in the arena), linked with
+onnxc_bench_main.cpp, and ORT 1.30 (onnxruntime-node, all graph optimisations) on the same
+model; --threads threads each (default one: onnxc on a ThreadPool, ORT's intra-op
+threads), batch 1; the three alternate for
 --rounds rounds of --runs inferences a process; best and median of the per-round
 medians, ms (run_bench.alternate). Also each build's arena (the generated header's
 m_ARENA_SIZE) and how far apart `onnxc run`'s outputs are both ways: byte-identical where
-only expand + depthwise fuse (the fused kernel calls the two kernels' own tile code, so it
+only convolutions fuse (the fused kernels call the convolutions' own tile code, so they
 must), a rounding apart where a squeeze-and-excite scale folds into the project
 convolution (simd.BlockedScaledConv: (w s) x against w (x s)); the largest difference
 relative to the largest output.
@@ -67,10 +70,12 @@ def main():
     ap.add_argument("--target", default=None)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--work", default=os.path.join(run_bench.ROOT, "build", "bench"))
     args = ap.parse_args()
     target = args.target or run_bench.native_target()
-    print(f"Machine: {run_bench.machine_text()}; onnxc --target {target}; one thread, batch 1; "
+    threads = "one thread" if args.threads == 1 else f"{args.threads} threads"
+    print(f"Machine: {run_bench.machine_text()}; onnxc --target {target}; {threads}, batch 1; "
           f"best (median) of {args.rounds} alternating rounds, ms.\n")
     print("| model | onnxc fused | onnxc --no-block-fusion | ORT | unfused / fused | ORT / fused "
           "| ORT / unfused | arena MB fused / unfused | outputs apart |")
@@ -80,11 +85,12 @@ def main():
         peers, arena = {}, {}
         for peer, extra in (("fused", []), ("unfused", ["--no-block-fusion"])):
             work = os.path.join(args.work, name, f"block-{peer}")
-            exe = run_bench.build_onnxc(args.onnxc, model_dir, work, target, extra=extra)
+            exe = run_bench.build_onnxc(args.onnxc, model_dir, work, target, args.threads,
+                                        extra=extra)
             peers[peer] = [exe, inp, str(args.runs)]
             arena[peer] = arena_bytes(work) / 2**20
         peers["ORT"] = ["node", os.path.join(HERE, "ort_bench.js"), model, inp,
-                        "x".join(map(str, x.shape)), str(args.runs), "1"]
+                        "x".join(map(str, x.shape)), str(args.runs), str(args.threads)]
         timed = run_bench.alternate(peers, args.rounds)
         best = {p: t[0] for p, t in timed.items()}
         apart = output_difference(args.onnxc, model, os.path.join(model_dir, "test_data_set_0"),

@@ -190,12 +190,16 @@ void winograd_products_4x16(const float *a, int64_t cp, int64_t cblocks, const f
 /// Y = Act(conv(X, W) + B + Z) for a 3x3, stride-1, group-1 convolution
 /// with X, Y and Z blocked (winograd_applies), by Winograd F(kTile x kTile,
 /// 3x3), kTile 4, 2 or 6; `u_packed`: pack_winograd_weights(..., kTile).
-/// Bands of winograd_band_tiles output tiles, each in three phases split
-/// over `tasks`: the input transform (tile x channel block), (kTile + 2)^2
-/// GEMMs (tiles x C) x (C x M) through the direct kernel's register tiles
-/// (window_strip or window_tile over the transformed tiles, one tap; NEON:
+/// Bands of winograd_band_tiles output tiles, each in three phases: the
+/// input transform (tile x channel block), (kTile + 2)^2 GEMMs (tiles x C)
+/// x (C x M) through the direct kernel's register tiles (window_strip or
+/// window_tile over the transformed tiles, one tap; NEON:
 /// winograd_products_4x16), the output transform with the epilogue (tile x
-/// output vector). Scratch: winograd_scratch_floats(..., kTile) floats.
+/// output vector). `tasks` split each phase (the GEMMs by point and panel
+/// of output channels, so that each task reads a share of the weights), or
+/// where the weights are small beside a band's data
+/// (winograd_split_tiles), each task takes its share of the tiles through
+/// all three. Scratch: winograd_scratch_floats(..., kTile) floats.
 template <typename Act, int kTile = 4>
 void winograd_conv2d_blocked(const float *x, const float *u_packed, const float *bias,
                              const float *z, float *y, const int64_t *in_shape,
@@ -227,92 +231,120 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
   const int64_t tile_stride = kStrips ? kChannelBlock : cp;
   const int64_t block_stride = kStrips ? band * kChannelBlock : kChannelBlock;
   float *tin = scratch, *prod = scratch + kPoints * band * cp;
+  const bool by_tiles = tasks > 1 && winograd_split_tiles(band, c, m);
   for (int64_t b = 0; b < n; ++b) {
     const float *xb = x + b * cp * h * wd;
     const float *zb = z ? z + b * mp * npix : nullptr;
     float *yb = y + b * mp * npix;
     for (int64_t t0 = 0; t0 < tiles; t0 += band) {
       const int64_t nt = min64(band, tiles - t0);
-      parallel_for(runner, tasks, [&](int64_t task) {
-        const Range r = split_range(nt * cblocks, 1, tasks, task);
-        for (int64_t u = r.begin; u < r.end; ++u) {
+      // The input transform of units [u0, u1) (tile x channel block).
+      auto transform_in = [&](int64_t u0, int64_t u1) {
+        for (int64_t u = u0; u < u1; ++u) {
           const int64_t t = u / cblocks, cb = u % cblocks, tile = t0 + t;
           const int64_t iy0 = tile / tiles_w * kTile - pads_begin[0];
           const int64_t ix0 = tile % tiles_w * kTile - pads_begin[1];
           for (int s = 0; s < kBlockVecs; ++s)
-            winograd_input_tile<kTile>(xb + cb * h * wd * kChannelBlock + s * kLanes, h, wd, iy0, ix0,
-                                tin + t * tile_stride + cb * block_stride + s * kLanes,
-                                band * cp);
+            winograd_input_tile<kTile>(xb + cb * h * wd * kChannelBlock + s * kLanes, h, wd, iy0,
+                                       ix0,
+                                       tin + t * tile_stride + cb * block_stride + s * kLanes,
+                                       band * cp);
         }
+      };
+      // Unit u's products (point x panel of output channels) for the band's
+      // tiles [ta, tb).
+      auto products = [&](int64_t u, int64_t ta, int64_t tb) {
+        const int64_t xi = u / panels, j0 = u % panels * panel, count = tb - ta;
+        const float *a = tin + xi * band * cp + ta * tile_stride;
+        const float *wt = u_packed + xi * per_point +
+                          j0 / kPixelMajorBlock * cp * kPixelMajorBlock + j0 % kPixelMajorBlock;
+        float *out = prod + (xi * band + ta) * mp + j0;
+        if constexpr (VecF::kBlockedTile4x16) {
+          winograd_products_4x16(a, cp, cblocks, wt, out, mp, count);
+          return;
+        }
+        const bool two = mp - j0 >= kNR;
+        int64_t r0 = 0;
+        if constexpr (kStrips) {
+          // Strips of kStripMin to kStripMax tiles, as equal as they come;
+          // fewer than kStripMin tiles take window_tile below.
+          const int64_t tap0 = 0;
+          while (count - r0 >= kStripMin) {
+            const int64_t left = count - r0, strips = (left + kStripMax - 1) / kStripMax;
+            const int64_t rows = (left + strips - 1) / strips;
+            dispatch_rows<kStripMin, kStripMax>(rows, [&](auto rows_c) {
+              constexpr int kRows = decltype(rows_c)::value;
+              VecF acc[kRows][2];
+              const float *p0 = a + r0 * tile_stride;
+              if (two)
+                window_strip<1, 2, 1>(p0, &tap0, 1, cblocks, block_stride, wt, acc);
+              else
+                window_strip<1, 1, 1>(p0, &tap0, 1, cblocks, block_stride, wt, acc);
+              for (int i = 0; i < kRows; ++i) {
+                acc[i][0].store(out + (r0 + i) * mp);
+                if (two)
+                  acc[i][1].store(out + (r0 + i) * mp + kLanes);
+              }
+            });
+            r0 += rows;
+          }
+        }
+        for (; r0 < count; r0 += kGemmMR) {
+          const float *px[kGemmMR];
+          for (int i = 0; i < kGemmMR; ++i)
+            px[i] = a + min64(r0 + i, count - 1) * tile_stride;
+          VecF acc[kGemmMR][2];
+          constexpr int kL = static_cast<int>(kChannelBlock);
+          const int64_t tap0 = 0;
+          if (two)
+            window_tile<kL, 1, 2>(px, &tap0, 1, cblocks, block_stride, wt, acc);
+          else
+            window_tile<kL, 1, 1>(px, &tap0, 1, cblocks, block_stride, wt, acc);
+          const int64_t rows = min64(kGemmMR, count - r0);
+          for (int i = 0; i < kGemmMR && i < rows; ++i) {
+            acc[i][0].store(out + (r0 + i) * mp);
+            if (two)
+              acc[i][1].store(out + (r0 + i) * mp + kLanes);
+          }
+        }
+      };
+      // The output transform of units [u0, u1) (tile x output vector).
+      auto transform_out = [&](int64_t u0, int64_t u1) {
+        for (int64_t u = u0; u < u1; ++u) {
+          const int64_t t = u / mvecs, ch = u % mvecs * kLanes, tile = t0 + t;
+          const int64_t lanes = ch / kChannelBlock * npix * kChannelBlock + ch % kChannelBlock;
+          winograd_output_tile<Act, kTile>(prod + t * mp + ch, band * mp,
+                                           bias_lanes(bias, ch, m), zb ? zb + lanes : nullptr,
+                                           yb + lanes, oh, ow, tile / tiles_w * kTile,
+                                           tile % tiles_w * kTile, act_alpha, act_beta);
+        }
+      };
+      if (by_tiles) {
+        // Each task its own tiles through all three phases: what it
+        // transforms stays in its core.
+        parallel_for(runner, tasks, [&](int64_t task) {
+          const Range r = split_range(nt, 1, tasks, task);
+          if (r.begin == r.end)
+            return;
+          transform_in(r.begin * cblocks, r.end * cblocks);
+          for (int64_t u = 0; u < kPoints * panels; ++u)
+            products(u, r.begin, r.end);
+          transform_out(r.begin * mvecs, r.end * mvecs);
+        });
+        continue;
+      }
+      parallel_for(runner, tasks, [&](int64_t task) {
+        const Range r = split_range(nt * cblocks, 1, tasks, task);
+        transform_in(r.begin, r.end);
       });
       parallel_for(runner, tasks, [&](int64_t task) {
         const Range r = split_range(kPoints * panels, 1, tasks, task);
-        for (int64_t u = r.begin; u < r.end; ++u) {
-          const int64_t xi = u / panels, j0 = u % panels * panel;
-          const float *a = tin + xi * band * cp;
-          const float *wt = u_packed + xi * per_point + j0 / kPixelMajorBlock * cp * kPixelMajorBlock +
-                            j0 % kPixelMajorBlock;
-          float *out = prod + xi * band * mp + j0;
-          if constexpr (VecF::kBlockedTile4x16) {
-            winograd_products_4x16(a, cp, cblocks, wt, out, mp, nt);
-            continue;
-          }
-          const bool two = mp - j0 >= kNR;
-          int64_t r0 = 0;
-          if constexpr (kStrips) {
-            // Strips of kStripMin to kStripMax tiles, as equal as they come;
-            // fewer than kStripMin tiles take window_tile below.
-            const int64_t tap0 = 0;
-            while (nt - r0 >= kStripMin) {
-              const int64_t left = nt - r0, strips = (left + kStripMax - 1) / kStripMax;
-              const int64_t rows = (left + strips - 1) / strips;
-              dispatch_rows<kStripMin, kStripMax>(rows, [&](auto rows_c) {
-                constexpr int kRows = decltype(rows_c)::value;
-                VecF acc[kRows][2];
-                const float *p0 = a + r0 * tile_stride;
-                if (two)
-                  window_strip<1, 2, 1>(p0, &tap0, 1, cblocks, block_stride, wt, acc);
-                else
-                  window_strip<1, 1, 1>(p0, &tap0, 1, cblocks, block_stride, wt, acc);
-                for (int i = 0; i < kRows; ++i) {
-                  acc[i][0].store(out + (r0 + i) * mp);
-                  if (two)
-                    acc[i][1].store(out + (r0 + i) * mp + kLanes);
-                }
-              });
-              r0 += rows;
-            }
-          }
-          for (; r0 < nt; r0 += kGemmMR) {
-            const float *px[kGemmMR];
-            for (int i = 0; i < kGemmMR; ++i)
-              px[i] = a + min64(r0 + i, nt - 1) * tile_stride;
-            VecF acc[kGemmMR][2];
-            constexpr int kL = static_cast<int>(kChannelBlock);
-            const int64_t tap0 = 0;
-            if (two)
-              window_tile<kL, 1, 2>(px, &tap0, 1, cblocks, block_stride, wt, acc);
-            else
-              window_tile<kL, 1, 1>(px, &tap0, 1, cblocks, block_stride, wt, acc);
-            const int64_t rows = min64(kGemmMR, nt - r0);
-            for (int i = 0; i < kGemmMR && i < rows; ++i) {
-              acc[i][0].store(out + (r0 + i) * mp);
-              if (two)
-                acc[i][1].store(out + (r0 + i) * mp + kLanes);
-            }
-          }
-        }
+        for (int64_t u = r.begin; u < r.end; ++u)
+          products(u, 0, nt);
       });
       parallel_for(runner, tasks, [&](int64_t task) {
         const Range r = split_range(nt * mvecs, 1, tasks, task);
-        for (int64_t u = r.begin; u < r.end; ++u) {
-          const int64_t t = u / mvecs, ch = u % mvecs * kLanes, tile = t0 + t;
-          const int64_t lanes = ch / kChannelBlock * npix * kChannelBlock + ch % kChannelBlock;
-          winograd_output_tile<Act, kTile>(prod + t * mp + ch, band * mp, bias_lanes(bias, ch, m),
-                                           zb ? zb + lanes : nullptr, yb + lanes, oh, ow,
-                                           tile / tiles_w * kTile, tile % tiles_w * kTile,
-                                           act_alpha, act_beta);
-        }
+        transform_out(r.begin, r.end);
       });
     }
   }

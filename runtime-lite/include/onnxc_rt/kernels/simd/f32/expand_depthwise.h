@@ -8,7 +8,10 @@
 // rows are expanded (conv2d_blocked_tile, as the pointwise kernel does) and
 // the depthwise window runs over the band (blocked_window_plane, as the
 // depthwise kernel does), so the arithmetic and its order are the two
-// kernels' own and the outputs equal theirs bit for bit.
+// kernels' own and the outputs equal theirs bit for bit. The whole block
+// (expand_depthwise_project_blocked) adds the pointwise "project"
+// convolution and the skip connection: bands of rows of all channels, the
+// band's depthwise rows projected from scratch (conv2d_blocked_tile again).
 #ifndef ONNXC_RT_KERNELS_SIMD_F32_EXPAND_DEPTHWISE_H
 #define ONNXC_RT_KERNELS_SIMD_F32_EXPAND_DEPTHWISE_H
 

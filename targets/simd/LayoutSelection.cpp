@@ -249,6 +249,37 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
         }
   }
 
+  /// Adds `from`'s window attributes (auto_pad, dilations, kernel_shape,
+  /// pads, strides) to `st`.
+  static void copyWindowAttrs(Operation *from, OperationState &st) {
+    for (StringRef name : {"auto_pad", "dilations", "kernel_shape", "pads", "strides"})
+      if (Attribute a = from->getAttr(name))
+        st.addAttribute(name, a);
+  }
+
+  /// Adds `from`'s activation attributes (`fromPrefix`activation, _alpha,
+  /// _beta) to `st`, named `toPrefix`activation, ...
+  static void copyActivationAttrs(Operation *from, StringRef fromPrefix, OperationState &st,
+                                  StringRef toPrefix) {
+    for (StringRef name : {"activation", "activation_alpha", "activation_beta"})
+      if (Attribute a = from->getAttr((fromPrefix + name).str()))
+        st.addAttribute((toPrefix + name).str(), a);
+  }
+
+  /// Creates `st` before `chain`'s first op (the chain's last value, the one
+  /// with readers after the fusion) with its result type, gives those readers
+  /// the new op's result and erases `chain`, each op read only by the one
+  /// before it in the list.
+  static Operation *replaceChain(OperationState &st, ArrayRef<Operation *> chain) {
+    OpBuilder b(chain.front());
+    st.addTypes(chain.front()->getResult(0).getType());
+    Operation *fused = b.create(st);
+    chain.front()->getResult(0).replaceAllUsesWith(fused->getResult(0));
+    for (Operation *op : chain)
+      op->erase();
+    return fused;
+  }
+
   /// A direct pointwise BlockedConv: group 1, 1x1 weights (static),
   /// stride 1, undilated, unpadded (the block fusions' first condition).
   static bool isPlainPointwise(BlockedConvOp conv) {
@@ -285,18 +316,11 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
       std::swap(a, b);
     if (a.getType() != y || !isScale(b) || w.getDimSize(0) >= y.getDimSize(2) * y.getDimSize(3))
       return false;
-    OpBuilder builder(conv);
-    OperationState st(builder.getFusedLoc({mul.getLoc(), conv.getLoc()}),
+    OperationState st(Builder(conv.getContext()).getFusedLoc({mul.getLoc(), conv.getLoc()}),
                       BlockedScaledConvOp::getOperationName());
     st.addOperands({a, b, conv.getW(), conv.getB(), conv.getZ()});
-    for (StringRef name : {"activation", "activation_alpha", "activation_beta"})
-      if (Attribute attr = conv->getAttr(name))
-        st.addAttribute(name, attr);
-    st.addTypes(conv.getY().getType());
-    Operation *folded = builder.create(st);
-    conv.getY().replaceAllUsesWith(folded->getResult(0));
-    conv.erase();
-    mul.erase();
+    copyActivationAttrs(conv, "", st, "");
+    replaceChain(st, {conv, mul});
     return true;
   }
 
@@ -342,23 +366,13 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     auto x = dyn_cast<RankedTensorType>(expand.getX().getType());
     if (!x || x.getRank() != 5)
       return false;
-    OpBuilder b(dw);
-    OperationState st(b.getFusedLoc({expand.getLoc(), dw.getLoc()}),
+    OperationState st(Builder(dw.getContext()).getFusedLoc({expand.getLoc(), dw.getLoc()}),
                       BlockedExpandDepthwiseOp::getOperationName());
     st.addOperands({expand.getX(), expand.getW(), expand.getB(), dw.getW(), dw.getB(), dw.getZ()});
-    for (NamedAttribute a : dw->getAttrs())
-      if (llvm::is_contained({"auto_pad", "dilations", "kernel_shape", "pads", "strides",
-                              "activation", "activation_alpha", "activation_beta"},
-                             a.getName().getValue()))
-        st.addAttribute(a.getName(), a.getValue());
-    for (StringRef name : {"activation", "activation_alpha", "activation_beta"})
-      if (Attribute a = expand->getAttr(name))
-        st.addAttribute(("expand_" + name).str(), a);
-    st.addTypes(dw.getY().getType());
-    Operation *fused = b.create(st);
-    dw.getY().replaceAllUsesWith(fused->getResult(0));
-    dw.erase();
-    expand.erase();
+    copyWindowAttrs(dw, st);
+    copyActivationAttrs(dw, "", st, "");
+    copyActivationAttrs(expand, "", st, "expand_");
+    replaceChain(st, {dw, expand});
     return true;
   }
 
@@ -383,34 +397,23 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     auto expand = dyn_cast<BlockedExpandDepthwiseOp>(block);
     if (expand && !isNone(expand.getZ()))
       return;
-    OpBuilder b(project);
-    Value none;
-    if (depthwise)
-      none = b.create<NoValueOp>(block->getLoc(), b.getNoneType());
-    OperationState st(b.getFusedLoc({block->getLoc(), project.getLoc()}),
+    OperationState st(Builder(project.getContext()).getFusedLoc({block->getLoc(),
+                                                                  project.getLoc()}),
                       BlockedInvertedResidualOp::getOperationName());
-    if (expand)
+    if (expand) {
       st.addOperands({expand.getX(), expand.getWE(), expand.getBE(), expand.getWD(),
                       expand.getBD()});
-    else
+      copyActivationAttrs(expand, "expand_", st, "expand_");
+    } else {
+      OpBuilder b(project);
+      Value none = b.create<NoValueOp>(block->getLoc(), b.getNoneType());
       st.addOperands({depthwise.getX(), none, none, depthwise.getW(), depthwise.getB()});
-    st.addOperands({project.getW(), project.getB(), project.getZ()});
-    for (NamedAttribute a : block->getAttrs()) {
-      StringRef name = a.getName().getValue();
-      if (name == "group" || name == "algorithm")
-        continue;
-      st.addAttribute(name.starts_with("activation") ? b.getStringAttr("depthwise_" + name)
-                                                     : a.getName(),
-                      a.getValue());
     }
-    for (StringRef name : {"activation", "activation_alpha", "activation_beta"})
-      if (Attribute a = project->getAttr(name))
-        st.addAttribute(name, a);
-    st.addTypes(project.getY().getType());
-    Operation *fused = b.create(st);
-    project.getY().replaceAllUsesWith(fused->getResult(0));
-    project.erase();
-    block->erase();
+    st.addOperands({project.getW(), project.getB(), project.getZ()});
+    copyWindowAttrs(block, st);
+    copyActivationAttrs(block, "", st, "depthwise_");
+    copyActivationAttrs(project, "", st, "");
+    replaceChain(st, {project, block});
   }
 
   /// A BlockedChannelGather before `at` of channels `from` of `inputs`'

@@ -9,6 +9,7 @@
 #include "onnxc_rt/kernels/simd/isa/amx_state.h"
 
 #include <cpuid.h>
+#include <stdint.h>
 #include <immintrin.h>
 
 namespace onnxc_rt {

@@ -24,7 +24,17 @@ public:
   /// `threads` in [1, kMaxThreads], the calling thread included; fewer if
   /// the system refuses to start more (threads() says how many run).
   explicit ThreadPool(int threads) {
-    pthread_mutex_init(&mu_, nullptr);
+    // The lock is held for a few instructions at a time; a thread that
+    // finds it taken spins (glibc's adaptive kind) rather than sleeping in
+    // the kernel, whose wake-up (microseconds, more under a hypervisor)
+    // would stall every kernel's join.
+    pthread_mutexattr_t attr;
+    pthread_mutexattr_init(&attr);
+#if defined(PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP)
+    pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_ADAPTIVE_NP);
+#endif
+    pthread_mutex_init(&mu_, &attr);
+    pthread_mutexattr_destroy(&attr);
     pthread_cond_init(&wake_, nullptr);
     pthread_cond_init(&done_, nullptr);
     const int want = threads < 1 ? 1 : threads > kMaxThreads ? kMaxThreads : threads;

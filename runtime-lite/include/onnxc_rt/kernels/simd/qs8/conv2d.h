@@ -614,9 +614,10 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
     base = {tap_off, taps, cg / kAmxDepthGroup, kAmxConvRows * 4 * quad_plane, 4 * quad_plane,
             kAmxPixels * kDotDepthGroup};
   }
-  // ~64 multiply-adds a cycle (parallel.h's tasks_for); pixel blocks to
-  // the tasks where they are many enough, else pairs of channel tiles (32
-  // output channels: conv_tiles_amx's step).
+  // ~64 multiply-adds a cycle (parallel.h's tasks_for); the pixels to the
+  // tasks where their blocks are many enough, in equal runs of pairs of
+  // pixel tiles (blocks of uneven runs: whole blocks split 3 as 2 + 1), else
+  // pairs of channel tiles (32 output channels: conv_tiles_amx's step).
   constexpr int64_t kPair = 2 * kAmxConvRows;
   const int64_t used = tasks_for(cp.count * mg * depth / 64, tasks);
   const int64_t blocks = (cp.count + cp.block - 1) / cp.block, pairs = (mg + kPair - 1) / kPair;
@@ -634,9 +635,10 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
       parallel_for(runner, used, [&](int64_t t) {
         uint8_t *own = scratch + t * sl.task;
         TOut *stage = reinterpret_cast<TOut *>(own + sl.stage);
-        const Range blk = by_pixels ? split_range(blocks, 1, used, t) : Range{0, blocks};
+        const Range px = by_pixels ? split_range(cp.count, 2 * kAmxPixels, used, t)
+                                   : Range{0, cp.count};
         const Range ch = by_pixels ? Range{0, mg} : split_range(mg, kPair, used, t);
-        if (blk.begin >= blk.end || ch.begin >= ch.end)
+        if (px.begin >= px.end || ch.begin >= ch.end)
           return;
         TileOperand op = base;
         auto q_at = [&](int64_t c) {
@@ -645,9 +647,8 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
                                    shift[count > 1 ? oc : 0]);
         };
         with_amx_tiles([&](bool tiles) {
-          for (int64_t p0 = blk.begin * cp.block; p0 < cp.count && p0 < blk.end * cp.block;
-               p0 += cp.block) {
-            const int64_t np = cp.count - p0 < cp.block ? cp.count - p0 : cp.block;
+          for (int64_t p0 = px.begin; p0 < px.end; p0 += cp.block) {
+            const int64_t np = px.end - p0 < cp.block ? px.end - p0 : cp.block;
             const uint8_t *b0 = quads + p0 * kDotDepthGroup;
             if (!direct) {
               const int64_t nv = round_up(np, 16);

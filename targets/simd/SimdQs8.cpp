@@ -378,7 +378,7 @@ ProviderResult lowerQMul(QMulOp op, int64_t tasks) {
 
 /// QAveragePool whose window is the whole plane without padding (a
 /// GlobalAveragePool); other windows run the reference kernel.
-ProviderResult lowerQAveragePool(QAveragePoolOp op) {
+ProviderResult lowerQAveragePool(QAveragePoolOp op, int64_t tasks) {
   auto xs = shapeOf(op.getX()), ys = shapeOf(op.getY());
   if (xs.size() < 3 || ArrayRef<int64_t>(op.getKernelShape()) != xs.drop_front(2) ||
       prod(ys.drop_front(2)) != 1)
@@ -388,12 +388,13 @@ ProviderResult lowerQAveragePool(QAveragePoolOp op) {
       if (p != 0)
         return std::nullopt;
   const Qs8Multiplier m = rescaleMultiplier(op);
+  std::vector<KernelArg> args = {KernelArg::input(op.getX()), KernelArg::output(op.getY()),
+                                 KernelArg::i(xs[0] * xs[1]), KernelArg::i(prod(xs.drop_front(2))),
+                                 KernelArg::i(op.getXZeroPoint()), KernelArg::i(op.getYZeroPoint()),
+                                 KernelArg::i(m.multiplier), KernelArg::i(m.shift)};
+  appendTasks(args, tasks);
   return calls({call("global_average_pool", {cppTypeName(eltOf(op.getX()))}, kSimdQs8Pool,
-                     {KernelArg::input(op.getX()), KernelArg::output(op.getY()),
-                      KernelArg::i(xs[0] * xs[1]), KernelArg::i(prod(xs.drop_front(2))),
-                      KernelArg::i(op.getXZeroPoint()), KernelArg::i(op.getYZeroPoint()),
-                      KernelArg::i(m.multiplier), KernelArg::i(m.shift)},
-                     kSimdQs8Namespace)});
+                     std::move(args), kSimdQs8Namespace)});
 }
 
 /// QRescale of int8 or uint8 to the same type (a Concat input of another
@@ -472,7 +473,7 @@ ProviderResult lowerQs8(Operation *op, const Qs8Packing &packing, int64_t tasks)
       .Case<ConvIntegerOp>([&](ConvIntegerOp o) { return lowerConvInteger(o, packing, tasks); })
       .Case<QAddOp>([&](QAddOp o) { return lowerQAdd(o, tasks); })
       .Case<QMulOp>([&](QMulOp o) { return lowerQMul(o, tasks); })
-      .Case<QAveragePoolOp>([](QAveragePoolOp o) { return lowerQAveragePool(o); })
+      .Case<QAveragePoolOp>([&](QAveragePoolOp o) { return lowerQAveragePool(o, tasks); })
       .Case<QLookupOp>([&](QLookupOp o) { return lowerQLookup(o, tasks); })
       .Case<QRescaleOp>([&](QRescaleOp o) { return lowerQRescale(o, tasks); })
       .Case<QuantizeLinearOp>(

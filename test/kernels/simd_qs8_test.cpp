@@ -564,7 +564,7 @@ template <typename T> void checkElementwise(int64_t rows, int64_t inner, int var
   ref::qs8::average_pool<T>(a.data(), wantp.data(), 2, in, out, k, one, zero, zero, one, 0, a_zp,
                             y_zp, g.multiplier, g.shift);
   simd::qs8::global_average_pool<T>(a.data(), gotp.data(), rows, inner, a_zp, y_zp,
-                                    g.multiplier, g.shift);
+                                    g.multiplier, g.shift, pool(), tasks);
   REQUIRE(wantp == gotp);
 }
 } // namespace

@@ -64,6 +64,26 @@ inline Range split_range(int64_t n, int64_t quantum, int64_t tasks, int64_t t) {
   return {b < n ? b : n, e < n ? e : n};
 }
 
+/// f(begin, end) over [0, n) in runs of whole `quantum`s, one a task, as
+/// many tasks as tasks_for allows for about `cycles` of work in all: the
+/// split of kernels whose results do not depend on it (rows of a softmax,
+/// runs of an element-wise integer kernel, planes of a pooling).
+template <typename F>
+inline void for_each_split(TaskRunner *runner, int64_t tasks, int64_t n, int64_t quantum,
+                           int64_t cycles, const F &f) {
+  const int64_t used = tasks_for(cycles, tasks);
+  if (used <= 1) {
+    if (n > 0)
+      f(int64_t(0), n);
+    return;
+  }
+  parallel_for(runner, used, [&](int64_t t) {
+    const Range r = split_range(n, quantum, used, t);
+    if (r.begin < r.end)
+      f(r.begin, r.end);
+  });
+}
+
 } // namespace onnxc_rt
 
 #endif

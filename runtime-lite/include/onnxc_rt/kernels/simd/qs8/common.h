@@ -484,12 +484,7 @@ inline void copy_strided_bytes(uint8_t *dst, const uint8_t *src, int64_t n, int6
 /// the element-wise kernels' split.
 template <typename F>
 void for_each_run(int64_t n, TaskRunner *runner, int64_t tasks, const F &f) {
-  const int64_t used = tasks_for(n, tasks);
-  parallel_for(runner, used, [&](int64_t t) {
-    const Range r = split_range(n, 64, used, t);
-    if (r.begin < r.end)
-      f(r.begin, r.end - r.begin);
-  });
+  for_each_split(runner, tasks, n, 64, n, [&](int64_t b, int64_t e) { f(b, e - b); });
 }
 
 } // namespace qs8

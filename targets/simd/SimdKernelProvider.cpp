@@ -586,7 +586,7 @@ ProviderResult lowerGlobalAveragePool(Operation *op) {
 
 /// LayerNormalization with per-element Scale and B over the normalized dims
 /// and float statistics outputs (others: the reference kernel).
-ProviderResult lowerLayerNorm(LayerNormalizationOp op) {
+ProviderResult lowerLayerNorm(LayerNormalizationOp op, int64_t tasks) {
   auto xs = shapeOf(op.getX());
   int64_t axis = static_cast<int64_t>(op.getAxis());
   if (axis < 0)
@@ -598,16 +598,17 @@ ProviderResult lowerLayerNorm(LayerNormalizationOp op) {
   if (numel(op.getScale()) != inner || (!isNone(op.getB()) && numel(op.getB()) != inner) ||
       !statType(op.getMean()) || !statType(op.getInvStdDev()))
     return std::nullopt;
-  return calls({simdCall("layer_norm", {}, kSimdNorm,
-                        {KernelArg::input(op.getX()), KernelArg::input(op.getScale()),
-                         inputOrNull(op.getB()), KernelArg::output(op.getY()),
-                         outputOrNull(op.getMean()), outputOrNull(op.getInvStdDev()),
-                         KernelArg::i(outer), KernelArg::i(inner),
-                         KernelArg::f(op.getEpsilon().convertToFloat())})});
+  std::vector<KernelArg> args = {KernelArg::input(op.getX()), KernelArg::input(op.getScale()),
+                                 inputOrNull(op.getB()), KernelArg::output(op.getY()),
+                                 outputOrNull(op.getMean()), outputOrNull(op.getInvStdDev()),
+                                 KernelArg::i(outer), KernelArg::i(inner),
+                                 KernelArg::f(op.getEpsilon().convertToFloat())};
+  appendTasks(args, tasks);
+  return calls({simdCall("layer_norm", {}, kSimdNorm, std::move(args))});
 }
 
 /// Softmax (mode 0) and LogSoftmax (1) over the last axis.
-ProviderResult lowerSoftmax(Operation *op, int64_t mode) {
+ProviderResult lowerSoftmax(Operation *op, int64_t mode, int64_t tasks) {
   auto xs = shapeOf(op->getOperand(0));
   auto axisAttr = op->getAttrOfType<IntegerAttr>("axis");
   auto axis = normalizeAxis(op, axisAttr ? axisAttr.getInt() : -1, xs.size(), "axis");
@@ -615,11 +616,12 @@ ProviderResult lowerSoftmax(Operation *op, int64_t mode) {
     return {failure()};
   if (prod(xs.drop_front(*axis + 1)) != 1)
     return std::nullopt;
-  return calls({simdCall("softmax", {}, kSimdNorm,
-                        {KernelArg::input(op->getOperand(0)),
-                         KernelArg::output(op->getResult(0)),
-                         KernelArg::i(prod(xs.take_front(*axis))), KernelArg::i(xs[*axis]),
-                         KernelArg::i(mode)})});
+  std::vector<KernelArg> args = {KernelArg::input(op->getOperand(0)),
+                                 KernelArg::output(op->getResult(0)),
+                                 KernelArg::i(prod(xs.take_front(*axis))),
+                                 KernelArg::i(xs[*axis]), KernelArg::i(mode)};
+  appendTasks(args, tasks);
+  return calls({simdCall("softmax", {}, kSimdNorm, std::move(args))});
 }
 
 } // namespace
@@ -662,9 +664,10 @@ ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &c
       .Case<BlockedChannelGatherOp>(
           [&](BlockedChannelGatherOp o) { return lowerBlockedChannelGather(o, tasks); })
       .Case<GlobalAveragePoolOp>([&](Operation *o) { return lowerGlobalAveragePool(o); })
-      .Case<LayerNormalizationOp>([&](LayerNormalizationOp o) { return lowerLayerNorm(o); })
-      .Case<SoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, 0); })
-      .Case<LogSoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, 1); })
+      .Case<LayerNormalizationOp>(
+          [&](LayerNormalizationOp o) { return lowerLayerNorm(o, tasks); })
+      .Case<SoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, 0, tasks); })
+      .Case<LogSoftmaxOp>([&](Operation *o) { return lowerSoftmax(o, 1, tasks); })
       .Default([](Operation *) -> ProviderResult { return std::nullopt; });
 }
 

@@ -1,6 +1,7 @@
 // The SIMD vector exp, the fused Sigmoid/SiLU activations, softmax /
 // log-softmax, row means and layer normalisation against double precision
-// and the reference kernels, at lengths around the vector width.
+// and the reference kernels, at lengths around the vector width; the rows
+// split among tasks give the same bits.
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/conv.h"
@@ -69,6 +70,9 @@ TEST_CASE("row normalisations around the vector width", "[norm]") {
       ref::softmax<float>(x.data(), want.data(), outer, n, 1, mode);
       simd::softmax(x.data(), got.data(), outer, n, mode);
       CHECK_CLOSE(mode ? "log_softmax" : "softmax", got, want, outer * n, 8);
+      std::vector<float> split(outer * n);
+      simd::softmax(x.data(), split.data(), outer, n, mode, pool(), kTasks);
+      CHECK(split == got); // rows split among tasks: the same bits
     }
   }
   SECTION("row mean") {
@@ -90,6 +94,12 @@ TEST_CASE("row normalisations around the vector width", "[norm]") {
       CHECK_CLOSE("layer_norm", got, want, outer * n, n);
       CHECK_CLOSE("layer_norm mean", gm, wm, outer, n);
       CHECK_CLOSE("layer_norm inv_std", gi, wi, outer, n);
+      std::vector<float> split(outer * n), sm(outer), si(outer);
+      simd::layer_norm(x.data(), scale.data(), bp, split.data(), sm.data(), si.data(), outer, n,
+                       1e-5f, pool(), kTasks);
+      CHECK(split == got);
+      CHECK(sm == gm);
+      CHECK(si == gi);
     }
   }
 }

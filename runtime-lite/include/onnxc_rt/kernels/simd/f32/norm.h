@@ -9,6 +9,7 @@
 #include <math.h>
 
 #include "onnxc_rt/base.h"
+#include "onnxc_rt/parallel.h"
 #include "onnxc_rt/kernels/simd/vec.h"
 
 namespace onnxc_rt {
@@ -16,7 +17,13 @@ namespace simd {
 
 /// Softmax (mode 0) or log-softmax (mode 1) of each of `outer` rows of n
 /// contiguous floats: y = e^(x - max) / sum, or x - max - ln(sum).
-inline void softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t mode) {
+/// `tasks` take runs of the rows (at about 2 cycles a value).
+inline void softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t mode,
+                    TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  if (tasks > 1)
+    return for_each_split(runner, tasks, outer, 1, 2 * outer * n, [&](int64_t r0, int64_t r1) {
+      softmax(x + r0 * n, y + r0 * n, r1 - r0, n, mode);
+    });
   constexpr int64_t L = VecF::kLanes;
   // Whole vectors end at nv; the tails are separate loops from nv (GCC
   // misjudges a tail loop that continues the vector loop's index).
@@ -63,9 +70,15 @@ inline void softmax(const float *x, float *y, int64_t outer, int64_t n, int64_t 
 /// Layer normalisation of each of `outer` rows of `inner` floats:
 /// y = (x - mean) / sqrt(var + epsilon) * scale (+ bias); mean_out and
 /// inv_std_out (may be null) receive each row's mean and 1 / sqrt(var + eps).
+/// `tasks` take runs of the rows (at about a cycle a value).
 inline void layer_norm(const float *x, const float *scale, const float *bias, float *y,
                        float *mean_out, float *inv_std_out, int64_t outer, int64_t inner,
-                       float epsilon) {
+                       float epsilon, TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  if (tasks > 1)
+    return for_each_split(runner, tasks, outer, 1, outer * inner, [&](int64_t r0, int64_t r1) {
+      layer_norm(x + r0 * inner, scale, bias, y + r0 * inner, mean_out ? mean_out + r0 : nullptr,
+                 inv_std_out ? inv_std_out + r0 : nullptr, r1 - r0, inner, epsilon);
+    });
   constexpr int64_t L = VecF::kLanes;
   const int64_t n2 = inner / (2 * L) * (2 * L), n1 = inner / L * L; // vector ends
   for (int64_t r = 0; r < outer; ++r) {

@@ -15,13 +15,13 @@ namespace qs8 {
 /// bytes or more go 4 * kLanes bytes a vector through the byte dot product
 /// with ones (each lane sums 4; four accumulators hide its latency), the
 /// rest kLanes at a time widened. `tasks` take runs of the planes (at
-/// about 8 bytes a cycle).
+/// about 4 bytes a cycle: the planes come from memory or the other core).
 template <typename T>
 void global_average_pool(const T *x, T *y, int64_t planes, int64_t inner, int32_t x_zp,
                          int32_t y_zp, int32_t multiplier, int32_t shift,
                          TaskRunner *runner = nullptr, int64_t tasks = 1) {
   if (tasks > 1)
-    return for_each_split(runner, tasks, planes, 1, planes * inner / 8,
+    return for_each_split(runner, tasks, planes, 1, planes * inner / 4,
                           [&](int64_t p0, int64_t p1) {
                             global_average_pool(x + p0 * inner, y + p0, p1 - p0, inner, x_zp,
                                                 y_zp, multiplier, shift);

@@ -351,10 +351,9 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
   }
   const int64_t tile_channels = blocked_tile_channels(in_blocked, taps);
   const int64_t tiles = (round_up(m, kChannelBlock) + tile_channels - 1) / tile_channels;
-  const int64_t by_size = (npix + kPixelMajorChunk - 1) / kPixelMajorChunk;
-  const int64_t by_tasks = (tasks + tiles - 1) / tiles;
-  const int64_t chunks = by_size > by_tasks ? by_size : by_tasks;
-  const int64_t chunk = (npix + chunks - 1) / chunks;
+  const TileChunks split =
+      tile_chunks(tiles, round_up(m, kChannelBlock) % tile_channels == 0, npix, tasks);
+  const int64_t chunks = split.chunks, chunk = (npix + chunks - 1) / chunks;
   for (int64_t b = 0; b < n; ++b) {
     const float *xb = x + b * (in_blocked ? in_image : c * h * wd);
     const float *src = xb;
@@ -389,7 +388,8 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
     parallel_for(runner, tasks, [&](int64_t t) {
       const Range r = split_range(tiles * chunks, 1, tasks, t);
       for (int64_t u = r.begin; u < r.end; ++u) {
-        const int64_t j0 = u / chunks * tile_channels, p0 = u % chunks * chunk;
+        const int64_t j0 = split.tile(u, tiles) * tile_channels;
+        const int64_t p0 = split.chunk(u, tiles) * chunk;
         const int64_t p1 = min64(npix, p0 + chunk);
         if (p0 >= p1)
           continue;

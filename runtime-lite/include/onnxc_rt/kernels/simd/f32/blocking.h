@@ -340,6 +340,31 @@ constexpr PixelMajorInput pixel_major_input(const int64_t *in_shape, const int64
 /// output pixels (so a chunk's stage stays in L1/L2).
 constexpr int64_t kPixelMajorChunk = 256;
 
+/// How a convolution's units of work (a tile of output channels by a chunk
+/// of at most kPixelMajorChunk pixels) go to tasks, each task a run of
+/// units: tile-major (a tile's chunks one after another: its weights stay
+/// in cache) where the tiles split evenly among the tasks; else chunk-major
+/// with the chunks a multiple of the tasks, so that each task takes whole
+/// chunks of every tile (tile-major, a last partial tile or a tile count the
+/// tasks do not divide left one task up to twice another's work).
+struct TileChunks {
+  int64_t chunks;
+  bool chunk_major;
+  constexpr int64_t tile(int64_t unit, int64_t tiles) const {
+    return chunk_major ? unit % tiles : unit / chunks;
+  }
+  constexpr int64_t chunk(int64_t unit, int64_t tiles) const {
+    return chunk_major ? unit / tiles : unit % chunks;
+  }
+};
+/// `even_tiles`: every tile as wide as the first.
+constexpr TileChunks tile_chunks(int64_t tiles, bool even_tiles, int64_t npix, int64_t tasks) {
+  const int64_t by_size = (npix + kPixelMajorChunk - 1) / kPixelMajorChunk;
+  if (tasks <= 1 || (even_tiles && tiles % tasks == 0))
+    return {by_size, false};
+  return {round_up(by_size, tasks), true};
+}
+
 /// Floats of a pixel-major convolution task's stage: a chunk's output
 /// pixels (rounded to whole transposes, and to whole register tiles) by one
 /// tile's output channels.

@@ -354,8 +354,7 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
       if (pixel_major) {
         // The input's padded copy if it needs one (each task a share of the
         // channels), then each task a share of the (channel tile, pixel
-        // chunk) units, a tile's chunks one after another (its weights stay
-        // in cache); more chunks where tiles are fewer than tasks.
+        // chunk) units (tile_chunks).
         const float *src = xg;
         if (in.padded) {
           parallel_for(runner, tasks, [&](int64_t t) {
@@ -367,10 +366,8 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
           src = scratch;
         }
         const int64_t tiles = (mg + kNR - 1) / kNR;
-        const int64_t by_size = (npix + kPixelMajorChunk - 1) / kPixelMajorChunk;
-        const int64_t by_tasks = (tasks + tiles - 1) / tiles;
-        const int64_t chunks = by_size > by_tasks ? by_size : by_tasks;
-        const int64_t chunk = round_up((npix + chunks - 1) / chunks, kLanes);
+        const TileChunks split = tile_chunks(tiles, mg % kNR == 0, npix, tasks);
+        const int64_t chunk = round_up((npix + split.chunks - 1) / split.chunks, kLanes);
         float *stages = scratch + (in.padded ? cg * in.cstride : 0);
         parallel_for(runner, tasks, [&](int64_t t) {
           float *stage = stages + t * pixel_major_stage_floats(npix);
@@ -378,13 +375,14 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
           // transposes read (lanes not stored).
           for (int64_t i = 0; i < round_up(min64(chunk, npix), kLanes) * kNR; ++i)
             stage[i] = 0.0f;
-          const Range r = split_range(tiles * chunks, 1, tasks, t);
+          const Range r = split_range(tiles * split.chunks, 1, tasks, t);
           for (int64_t u = r.begin; u < r.end; ++u) {
-            const int64_t p0 = u % chunks * chunk;
+            const int64_t p0 = split.chunk(u, tiles) * chunk;
             if (p0 < npix)
               conv2d_pixel_major<Act>(src, in.wp, in.cstride, tap_off, taps, cg, wp, y + yoff,
-                                      mg, ow, npix, strides[0], strides[1], ep, u / chunks * kNR,
-                                      p0, min64(npix, p0 + chunk), stage);
+                                      mg, ow, npix, strides[0], strides[1], ep,
+                                      split.tile(u, tiles) * kNR, p0, min64(npix, p0 + chunk),
+                                      stage);
           }
         });
       } else if (method == ConvMethod::Pointwise) {

@@ -624,11 +624,26 @@ ProviderResult lowerSoftmax(Operation *op, int64_t mode, int64_t tasks) {
   return calls({simdCall("softmax", {}, kSimdNorm, std::move(args))});
 }
 
+/// Transpose of floats or int8 / uint8: the reference copy, split among
+/// tasks (an attention block's heads, a channel shuffle).
+ProviderResult lowerTranspose(TransposeOp op, int64_t tasks) {
+  auto xs = shapeOf(op.getData());
+  std::vector<KernelArg> args = {KernelArg::input(op.getData()), KernelArg::output(op.getResult()),
+                                 KernelArg::i(xs.size()), KernelArg::array(xs),
+                                 KernelArg::array(transposePerm(op, xs.size()))};
+  appendTasks(args, tasks);
+  return calls({call("transpose", {cppTypeName(eltOf(op.getData()))}, kTensor, std::move(args),
+                     "onnxc_rt::ref")});
+}
+
 } // namespace
 
 ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
   if (auto pool = dyn_cast<MaxPoolOp>(op))
     return ctx.isFloat() || ctx.isQuantized() ? lowerMaxPool(pool, ctx) : std::nullopt;
+  if (auto transpose = dyn_cast<TransposeOp>(op))
+    return ctx.isFloat() || ctx.isQuantized() ? lowerTranspose(transpose, ctx.tasks)
+                                              : std::nullopt;
   // Quantization's kernels are qs8's, whatever their first operand is.
   if (ctx.isQuantized() || isa<QuantizeLinearOp>(op))
     return lowerQs8(op, packing, ctx.tasks);

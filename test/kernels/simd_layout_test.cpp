@@ -1,7 +1,7 @@
 // The SIMD NCHW <-> channel-blocked conversions (bit-exact against the
 // reference conversions) and global average pooling on the blocked layout,
 // channels around the block and the vector width, planes around the
-// transposes.
+// transposes; the reference Transpose split among tasks.
 #include "support.h"
 
 #include "onnxc_rt/kernels/reference/conv.h"
@@ -91,5 +91,36 @@ TEST_CASE("blocked channel gather: shuffle, split and random picks", "[layout]")
                                  pick.data(), m, out.data(), n, hw, pool(), kTasks);
     CHECK_SAME(two ? "random picks of two" : "random picks of one", out, blocked(want, sm),
                (int64_t)out.size());
+  }
+}
+
+// Transpose split among tasks (the SIMD targets' form) against an index
+// loop: attention's head split, a channel shuffle, outer dims of 1.
+TEST_CASE("transpose split among tasks", "[layout]") {
+  struct Case {
+    int64_t rank, shape[5], perm[5];
+  };
+  const Case cases[] = {{3, {7, 4, 5}, {1, 0, 2}},           {4, {1, 9, 4, 6}, {0, 2, 1, 3}},
+                        {5, {1, 2, 5, 3, 3}, {0, 2, 1, 3, 4}}, {2, {13, 3}, {1, 0}},
+                        {4, {1, 1, 3, 2}, {0, 1, 3, 2}},       {3, {2, 1, 1}, {2, 1, 0}}};
+  for (const Case &k : cases) {
+    int64_t count = 1, in_strides[5];
+    for (int64_t d = k.rank - 1; d >= 0; --d) {
+      in_strides[d] = count;
+      count *= k.shape[d];
+    }
+    std::vector<float> x = randomVec(count), want(count), got(count, 7.f);
+    int64_t idx[5] = {0, 0, 0, 0, 0};
+    for (int64_t i = 0; i < count; ++i) { // y's index idx, row-major
+      int64_t src = 0;
+      for (int64_t d = 0; d < k.rank; ++d)
+        src += idx[d] * in_strides[k.perm[d]];
+      want[i] = x[src];
+      for (int64_t d = k.rank - 1; d >= 0 && ++idx[d] == k.shape[k.perm[d]]; --d)
+        idx[d] = 0;
+    }
+    ref::transpose(x.data(), got.data(), k.rank, k.shape, k.perm, pool(), kTasks);
+    INFO("rank " << k.rank << " first dim " << k.shape[0]);
+    REQUIRE(got == want);
   }
 }

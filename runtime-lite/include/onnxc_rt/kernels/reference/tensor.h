@@ -4,6 +4,7 @@
 #define ONNXC_RT_REF_TENSOR_H
 
 #include "onnxc_rt/base.h"
+#include "onnxc_rt/parallel.h"
 
 namespace onnxc_rt {
 namespace ref {
@@ -59,19 +60,32 @@ void strided_gather(const T *x, T *y, int64_t rank_in, const int64_t *shape_in,
 }
 } // namespace detail
 
-/// y = transpose(x, perm): y's dim i is x's dim perm[i].
+/// y = transpose(x, perm): y's dim i is x's dim perm[i]. `tasks` (the
+/// SIMD targets') take runs of y's outermost dim longer than 1, at about
+/// 3 cycles per 8 bytes (1.5 a float: the reads are strided).
 template <typename T>
-void transpose(const T *x, T *y, int64_t rank, const int64_t *in_shape,
-               const int64_t *perm) {
+void transpose(const T *x, T *y, int64_t rank, const int64_t *in_shape, const int64_t *perm,
+               TaskRunner *runner = nullptr, int64_t tasks = 1) {
   int64_t in_strides[kMaxRank], out_shape[kMaxRank], read[kMaxRank];
   detail::row_major_strides(rank, in_shape, in_strides);
   for (int64_t i = 0; i < rank; ++i) {
     out_shape[i] = in_shape[perm[i]];
     read[i] = in_strides[perm[i]];
   }
-  if (product(out_shape, rank) == 0)
+  const int64_t count = product(out_shape, rank);
+  if (count == 0)
     return;
-  detail::strided_gather(x, y, rank, out_shape, read, 0);
+  int64_t d = 0;
+  while (d + 1 < rank && out_shape[d] == 1)
+    ++d;
+  const int64_t outer = rank > 0 ? out_shape[d] : 1, run = outer > 0 ? count / outer : 0;
+  const int64_t cycles = count * int64_t(sizeof(T)) * 3 / 8;
+  for_each_split(runner, tasks, outer, 1, cycles, [&](int64_t b, int64_t e) {
+    int64_t shape[kMaxRank];
+    for (int64_t i = 0; i < rank; ++i)
+      shape[i] = i == d ? e - b : out_shape[i];
+    detail::strided_gather(x, y + b * run, rank, shape, read, rank > 0 ? b * read[d] : 0);
+  });
 }
 
 /// Copies x, viewed as (outer, inner_in), into columns [offset, offset +

@@ -37,6 +37,14 @@ void appendTasks(std::vector<KernelArg> &args, int64_t tasks) {
   args.push_back(KernelArg::i(tasks));
 }
 
+KernelCall transposeCall(Operation *op, const std::string &t) {
+  auto xs = shapeOf(op->getOperand(0));
+  return call("transpose", {t}, kTensor,
+              {KernelArg::input(op->getOperand(0)), KernelArg::output(op->getResult(0)),
+               KernelArg::i(xs.size()), KernelArg::array(xs),
+               KernelArg::array(onnx::transposePerm(op, xs.size()))});
+}
+
 /// Strides of `operandShape` broadcast into `outShape` (0 on broadcast dims).
 SmallVector<int64_t> broadcastStrides(ArrayRef<int64_t> operandShape,
                                       ArrayRef<int64_t> outShape) {

@@ -227,13 +227,7 @@ FailureOr<OpLowering> lowerCompress(CompressOp op, std::string t) {
 
 ProviderResult lowerTensor(Operation *op, const std::string &t) {
   return TypeSwitch<Operation *, ProviderResult>(op)
-      .Case<TransposeOp>([&](TransposeOp o) {
-        auto xs = shapeOf(o.getData());
-        return calls({call("transpose", {t}, kTensor,
-                           {KernelArg::input(o.getData()), KernelArg::output(o.getResult()),
-                            KernelArg::i(xs.size()), KernelArg::array(xs),
-                            KernelArg::array(transposePerm(o, xs.size()))})});
-      })
+      .Case<TransposeOp>([&](TransposeOp o) { return calls({transposeCall(o, t)}); })
       .Case<ConcatOp>([&](ConcatOp o) { return lowerConcat(o, t); })
       .Case<SplitOp>([&](SplitOp o) { return lowerSplit(o, t); })
       .Case<SliceOp>([&](SliceOp o) { return lowerSlice(o, t); })

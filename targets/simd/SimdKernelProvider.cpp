@@ -627,13 +627,9 @@ ProviderResult lowerSoftmax(Operation *op, int64_t mode, int64_t tasks) {
 /// Transpose of floats or int8 / uint8: the reference copy, split among
 /// tasks (an attention block's heads, a channel shuffle).
 ProviderResult lowerTranspose(TransposeOp op, int64_t tasks) {
-  auto xs = shapeOf(op.getData());
-  std::vector<KernelArg> args = {KernelArg::input(op.getData()), KernelArg::output(op.getResult()),
-                                 KernelArg::i(xs.size()), KernelArg::array(xs),
-                                 KernelArg::array(transposePerm(op, xs.size()))};
-  appendTasks(args, tasks);
-  return calls({call("transpose", {cppTypeName(eltOf(op.getData()))}, kTensor, std::move(args),
-                     "onnxc_rt::ref")});
+  KernelCall c = transposeCall(op, cppTypeName(eltOf(op.getData())));
+  appendTasks(c.args, tasks);
+  return calls({std::move(c)});
 }
 
 } // namespace

@@ -37,12 +37,15 @@ void appendTasks(std::vector<KernelArg> &args, int64_t tasks) {
   args.push_back(KernelArg::i(tasks));
 }
 
-KernelCall transposeCall(Operation *op, const std::string &t) {
+KernelCall transposeCall(Operation *op, const std::string &t, int64_t tasks) {
   auto xs = shapeOf(op->getOperand(0));
-  return call("transpose", {t}, kTensor,
-              {KernelArg::input(op->getOperand(0)), KernelArg::output(op->getResult(0)),
-               KernelArg::i(xs.size()), KernelArg::array(xs),
-               KernelArg::array(onnx::transposePerm(op, xs.size()))});
+  std::vector<KernelArg> args = {KernelArg::input(op->getOperand(0)),
+                                 KernelArg::output(op->getResult(0)), KernelArg::i(xs.size()),
+                                 KernelArg::array(xs),
+                                 KernelArg::array(onnx::transposePerm(op, xs.size()))};
+  if (tasks > 0)
+    appendTasks(args, tasks);
+  return call(tasks > 0 ? "transpose_split" : "transpose", {t}, kTensor, std::move(args));
 }
 
 /// Strides of `operandShape` broadcast into `outShape` (0 on broadcast dims).

@@ -627,9 +627,7 @@ ProviderResult lowerSoftmax(Operation *op, int64_t mode, int64_t tasks) {
 /// Transpose of floats or int8 / uint8: the reference copy, split among
 /// tasks (an attention block's heads, a channel shuffle).
 ProviderResult lowerTranspose(TransposeOp op, int64_t tasks) {
-  KernelCall c = transposeCall(op, cppTypeName(eltOf(op.getData())));
-  appendTasks(c.args, tasks);
-  return calls({std::move(c)});
+  return calls({transposeCall(op, cppTypeName(eltOf(op.getData())), tasks)});
 }
 
 } // namespace

@@ -119,7 +119,7 @@ TEST_CASE("transpose split among tasks", "[layout]") {
       for (int64_t d = k.rank - 1; d >= 0 && ++idx[d] == k.shape[k.perm[d]]; --d)
         idx[d] = 0;
     }
-    ref::transpose(x.data(), got.data(), k.rank, k.shape, k.perm, pool(), kTasks);
+    ref::transpose_split(x.data(), got.data(), k.rank, k.shape, k.perm, pool(), kTasks);
     INFO("rank " << k.rank << " first dim " << k.shape[0]);
     REQUIRE(got == want);
   }

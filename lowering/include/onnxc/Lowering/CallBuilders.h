@@ -47,9 +47,9 @@ KernelCall call(llvm::StringRef callee, llvm::ArrayRef<std::string> targs, const
 /// model's runner and the task count.
 void appendTasks(std::vector<KernelArg> &args, int64_t tasks);
 
-/// ref::transpose of `op`'s input (element type `t`); the SIMD targets
-/// append their tasks (appendTasks) to split it.
-KernelCall transposeCall(mlir::Operation *op, const std::string &t);
+/// ref::transpose of `op`'s input (element type `t`); with `tasks` (the
+/// SIMD targets'), ref::transpose_split on the model's runner.
+KernelCall transposeCall(mlir::Operation *op, const std::string &t, int64_t tasks = 0);
 
 /// Strides of `operandShape` broadcast into `outShape` (0 on broadcast dims).
 llvm::SmallVector<int64_t> broadcastStrides(llvm::ArrayRef<int64_t> operandShape,

@@ -60,12 +60,12 @@ void strided_gather(const T *x, T *y, int64_t rank_in, const int64_t *shape_in,
 }
 } // namespace detail
 
-/// y = transpose(x, perm): y's dim i is x's dim perm[i]. `tasks` (the
-/// SIMD targets') take runs of y's outermost dim longer than 1, at about
-/// 3 cycles per 8 bytes (1.5 a float: the reads are strided).
+/// transpose split among `tasks` on `runner` (the SIMD targets' form):
+/// runs of y's outermost dim longer than 1, as many tasks as about 3
+/// cycles per 8 bytes pays for (1.5 a float: the reads are strided).
 template <typename T>
-void transpose(const T *x, T *y, int64_t rank, const int64_t *in_shape, const int64_t *perm,
-               TaskRunner *runner = nullptr, int64_t tasks = 1) {
+void transpose_split(const T *x, T *y, int64_t rank, const int64_t *in_shape,
+                     const int64_t *perm, TaskRunner *runner, int64_t tasks) {
   int64_t in_strides[kMaxRank], out_shape[kMaxRank], read[kMaxRank];
   detail::row_major_strides(rank, in_shape, in_strides);
   for (int64_t i = 0; i < rank; ++i) {
@@ -86,6 +86,13 @@ void transpose(const T *x, T *y, int64_t rank, const int64_t *in_shape, const in
       shape[i] = i == d ? e - b : out_shape[i];
     detail::strided_gather(x, y + b * run, rank, shape, read, rank > 0 ? b * read[d] : 0);
   });
+}
+
+/// y = transpose(x, perm): y's dim i is x's dim perm[i].
+template <typename T>
+void transpose(const T *x, T *y, int64_t rank, const int64_t *in_shape,
+               const int64_t *perm) {
+  transpose_split(x, y, rank, in_shape, perm, nullptr, 1);
 }
 
 /// Copies x, viewed as (outer, inner_in), into columns [offset, offset +

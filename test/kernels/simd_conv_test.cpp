@@ -327,17 +327,25 @@ struct BlockCase {
   bool residual;
 };
 
+/// A block case's depthwise window as the kernels take it, its output
+/// size, and the 1x1 convolutions' unit window (one, zero).
+struct BlockWindow {
+  int64_t oh, ow, one[2], zero[2], kernel[2], strides[2], pb[2], pe[2], dil[2];
+  explicit BlockWindow(const BlockCase &q)
+      : oh((q.h + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1),
+        ow((q.w + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1), one{1, 1}, zero{0, 0},
+        kernel{q.k, q.k}, strides{q.s, q.s}, pb{q.pb, q.pb}, pe{q.pe, q.pe}, dil{q.d, q.d} {}
+};
+
 /// expand_depthwise_blocked against the reference (two convolutions and
 /// their epilogues), bit-identical to conv2d_blocked then
 /// depthwise_conv2d_blocked, and one task and kTasks bit-identical.
 template <typename ActE, typename ActD>
 void checkExpandDepthwise(const BlockCase &q, float ae, float be, float ad, float bd) {
-  const int64_t oh = (q.h + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1;
-  const int64_t ow = (q.w + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1;
+  const BlockWindow window(q);
+  const auto &[oh, ow, one, zero, kernel, strides, pb, pe, dil] = window;
   int64_t in[4] = {q.n, q.c, q.h, q.w}, mid[4] = {q.n, q.mid, q.h, q.w},
           out[4] = {q.n, q.mid, oh, ow};
-  int64_t one[2] = {1, 1}, zero[2] = {0, 0}, kernel[2] = {q.k, q.k}, strides[2] = {q.s, q.s},
-          pb[2] = {q.pb, q.pb}, pe[2] = {q.pe, q.pe}, dil[2] = {q.d, q.d};
   const int64_t taps = q.k * q.k, ny = q.n * q.mid * oh * ow;
   auto x = randomVec(q.n * q.c * q.h * q.w), we = randomVec(q.mid * q.c),
        wd = randomVec(q.mid * taps), bias_e = randomVec(q.mid), bias_d = randomVec(q.mid),
@@ -401,13 +409,11 @@ const BlockCase kBlocks[] = {
 template <typename ActE, typename ActD, typename ActP>
 void checkExpandDepthwiseProject(const BlockCase &q, bool expand, int64_t m, float ae, float be,
                                  float ad, float bd, float ap, float bp) {
-  const int64_t oh = (q.h + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1;
-  const int64_t ow = (q.w + q.pb + q.pe - q.d * (q.k - 1) - 1) / q.s + 1;
+  const BlockWindow window(q);
+  const auto &[oh, ow, one, zero, kernel, strides, pb, pe, dil] = window;
   const int64_t c = expand ? q.c : q.mid;
   int64_t in[4] = {q.n, c, q.h, q.w}, mid[4] = {q.n, q.mid, q.h, q.w},
           dw[4] = {q.n, q.mid, oh, ow}, out[4] = {q.n, m, oh, ow};
-  int64_t one[2] = {1, 1}, zero[2] = {0, 0}, kernel[2] = {q.k, q.k}, strides[2] = {q.s, q.s},
-          pb[2] = {q.pb, q.pb}, pe[2] = {q.pe, q.pe}, dil[2] = {q.d, q.d};
   const int64_t taps = q.k * q.k, ndw = q.n * q.mid * oh * ow, ny = q.n * m * oh * ow;
   auto x = randomVec(q.n * c * q.h * q.w), we = randomVec(q.mid * c),
        wd = randomVec(q.mid * taps), wp = randomVec(m * q.mid), bias_e = randomVec(q.mid),

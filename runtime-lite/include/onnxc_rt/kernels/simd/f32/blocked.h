@@ -122,14 +122,16 @@ ONNXC_RT_SIMD_INLINE void dispatch_rows(int64_t rows, F &&f) {
 /// fma_tile_4x16, whose weight rows of 16 channels are one load each. (V
 /// is VecF: a template, so that only NEON compiles that tile.) kTaps: the
 /// window_tile specialisation (1, 9 or 0 for any count) where the caller
-/// knows it, -1 to choose from `taps`.
+/// knows it, -1 to choose from `taps`. `channels`: the input's (kL lanes a
+/// step; past them, to the step's end, zeros).
 template <typename Act, int kL, int kPixels, int kVecs, int kTaps = -1, typename V = VecF>
 void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
-                          const int64_t *tap_off, int64_t taps, int64_t units, const float *wt,
-                          const float *bias, const float *z, float *y, int64_t m, int64_t ow,
-                          int64_t y_plane, int64_t sh, int64_t sw, float alpha, float beta,
-                          int64_t j0, int64_t p0, int64_t p1) {
+                          const int64_t *tap_off, int64_t taps, int64_t channels,
+                          const float *wt, const float *bias, const float *z, float *y,
+                          int64_t m, int64_t ow, int64_t y_plane, int64_t sh, int64_t sw,
+                          float alpha, float beta, int64_t j0, int64_t p0, int64_t p1) {
   constexpr bool kTile4x16 = kPixels == 4 && kVecs == 4;
+  const int64_t units = (channels + kL - 1) / kL;
   static_assert(kTile4x16 || kPixels == kGemmMR, "window_tile's tiles are kGemmMR pixels");
   const int64_t k = units * taps * kL;
   const int tap_class = kTaps >= 0 ? kTaps : blocked_tap_class(taps);
@@ -174,11 +176,11 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
     constexpr int kRows = decltype(rows_c)::value, kSW = decltype(sw_c)::value;
     VecF acc[kRows][2];
     if (tap_class == 1)
-      window_strip<1, kVecs, kSW>(at, tap_off, taps, units, ustride, b, acc);
+      window_strip<1, kVecs, kSW>(at, tap_off, taps, channels, ustride, b, acc);
     else if (tap_class == 9)
-      window_strip<9, kVecs, kSW>(at, tap_off, taps, units, ustride, b, acc);
+      window_strip<9, kVecs, kSW>(at, tap_off, taps, channels, ustride, b, acc);
     else
-      window_strip<0, kVecs, kSW>(at, tap_off, taps, units, ustride, b, acc);
+      window_strip<0, kVecs, kSW>(at, tap_off, taps, channels, ustride, b, acc);
     store(acc, i0, kRows);
     at += kRows * kSW * kL;
     for (ox += kRows; ox >= ow; ox -= ow) // once at most, but where `flat`
@@ -216,11 +218,11 @@ void conv2d_blocked_tiles(const float *src, int64_t row_w, int64_t ustride,
       const float *w = b;
       V::fma_tile_4x16(px, units, ustride * 4, w, kPixelMajorBlock * 4, acc);
     } else if (tap_class == 1) {
-      window_tile<kL, 1, kVecs>(px, tap_off, taps, units, ustride, b, acc);
+      window_tile<kL, 1, kVecs>(px, tap_off, taps, channels, ustride, b, acc);
     } else if (tap_class == 9) {
-      window_tile<kL, 9, kVecs>(px, tap_off, taps, units, ustride, b, acc);
+      window_tile<kL, 9, kVecs>(px, tap_off, taps, channels, ustride, b, acc);
     } else {
-      window_tile<kL, 0, kVecs>(px, tap_off, taps, units, ustride, b, acc);
+      window_tile<kL, 0, kVecs>(px, tap_off, taps, channels, ustride, b, acc);
     }
     store(acc, i0, min64(kPixels, p1 - i0));
     i0 += kPixels;
@@ -243,13 +245,13 @@ constexpr int64_t blocked_tile_channels(bool in_blocked, int64_t taps) {
 /// compiled; -1 decides at run time.
 template <typename Act, int kTaps, int kInBlocked = -1>
 void conv2d_blocked_tile(bool in_blocked, const float *src, int64_t row_w, int64_t ustride,
-                         const int64_t *tap_off, int64_t taps, int64_t units, const float *wt,
-                         const float *bias, const float *z, float *y, int64_t m, int64_t ow,
-                         int64_t y_plane, int64_t sh, int64_t sw, float alpha, float beta,
-                         int64_t j0, int64_t p0, int64_t p1) {
+                         const int64_t *tap_off, int64_t taps, int64_t channels,
+                         const float *wt, const float *bias, const float *z, float *y,
+                         int64_t m, int64_t ow, int64_t y_plane, int64_t sh, int64_t sw,
+                         float alpha, float beta, int64_t j0, int64_t p0, int64_t p1) {
   auto run = [&](auto l_c, auto p_c, auto v_c) {
     conv2d_blocked_tiles<Act, decltype(l_c)::value, decltype(p_c)::value, decltype(v_c)::value,
-                         kTaps>(src, row_w, ustride, tap_off, taps, units, wt, bias, z, y, m,
+                         kTaps>(src, row_w, ustride, tap_off, taps, channels, wt, bias, z, y, m,
                                 ow, y_plane, sh, sw, alpha, beta, j0, p0, p1);
   };
   using L16 = std::integral_constant<int, static_cast<int>(kChannelBlock)>;
@@ -395,7 +397,7 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
           continue;
         const int64_t at_block = j0 / kChannelBlock * npix * kChannelBlock;
         conv2d_blocked_tile<Act, kTaps, kInBlocked>(
-            in_blocked, src, in.wp, in.cstride, tap_off, taps, units, w_packed, bias,
+            in_blocked, src, in.wp, in.cstride, tap_off, taps, c, w_packed, bias,
             zb ? zb + at_block : nullptr, yb + at_block, m, ow, npix, strides[0], strides[1],
             act_alpha, act_beta, j0, p0, p1);
       }

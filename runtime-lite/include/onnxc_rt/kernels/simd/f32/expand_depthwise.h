@@ -23,12 +23,13 @@ namespace simd {
 namespace detail {
 
 /// One channel tile's expanded rows [lo, hi) of a band in `buf` (`blocks`
-/// blocks of `plane` pixels, rows w wide, row lo first), the rows
+/// blocks of `plane` pixels, rows w wide, row lo first; X has c
+/// channels), the rows
 /// [prev_lo, prev_hi) of the tile's previous band there: the rows both
 /// bands share move to the buffer's start, the rest are expanded
 /// (conv2d_blocked_tile, as the pointwise kernel does).
 template <typename ActE>
-ONNXC_RT_SIMD_INLINE void expand_tile_rows(const float *xb, int64_t h, int64_t w, int64_t units,
+ONNXC_RT_SIMD_INLINE void expand_tile_rows(const float *xb, int64_t h, int64_t w, int64_t c,
                                            const float *we_packed, const float *bias_e,
                                            int64_t mid, int64_t j0, int64_t blocks, float *buf,
                                            int64_t plane, int64_t prev_lo, int64_t prev_hi,
@@ -47,7 +48,7 @@ ONNXC_RT_SIMD_INLINE void expand_tile_rows(const float *xb, int64_t h, int64_t w
   }
   if (lo + keep < hi)
     conv2d_blocked_tile<ActE, 1, 1>(true, xb + (lo + keep) * w * kChannelBlock, w,
-                                    h * w * kChannelBlock, &tap0, 1, units, we_packed, bias_e,
+                                    h * w * kChannelBlock, &tap0, 1, c, we_packed, bias_e,
                                     nullptr, buf + keep * w * kChannelBlock, mid, w, plane, 1, 1,
                                     alpha, beta, j0, 0, (hi - lo - keep) * w);
 }
@@ -146,7 +147,7 @@ void expand_depthwise_blocked(const float *x, const float *we_packed, const floa
           const int64_t r1 = min64(rows.end, r0 + band);
           const Range need = detail::band_input_rows(r0, r1, h, kernel, strides, pads_begin,
                                                      dilations);
-          detail::expand_tile_rows<ActE>(xb, h, w, units, we_packed, bias_e, mid, j0, blocks,
+          detail::expand_tile_rows<ActE>(xb, h, w, c, we_packed, bias_e, mid, j0, blocks,
                                          band_buf, plane, lo, hi, need.begin, need.end,
                                          alpha_e, beta_e);
           lo = need.begin;
@@ -219,7 +220,7 @@ void expand_depthwise_project_blocked(
           int64_t band_plane = h * w;
           if (expand) {
             float *tile = expanded + j0 * plane;
-            detail::expand_tile_rows<ActE>(xb, h, w, units, we_packed, bias_e, mid, j0, blocks,
+            detail::expand_tile_rows<ActE>(xb, h, w, c, we_packed, bias_e, mid, j0, blocks,
                                            tile, plane, lo, hi, need.begin, need.end, alpha_e,
                                            beta_e);
             band = tile;
@@ -233,7 +234,7 @@ void expand_depthwise_project_blocked(
         hi = need.end;
         for (int64_t j0 = 0; j0 < out_channels; j0 += tile_channels) {
           const int64_t at = image + (j0 * npix) + r0 * ow * kChannelBlock;
-          conv2d_blocked_tile<ActP, 1, 1>(true, dw, ow, dw_plane * kChannelBlock, &tap0, 1, cb,
+          conv2d_blocked_tile<ActP, 1, 1>(true, dw, ow, dw_plane * kChannelBlock, &tap0, 1, mid,
                                           wp_packed, bias_p, z ? z + at : nullptr, y + at, m, ow,
                                           npix, 1, 1, alpha_p, beta_p, j0, 0, (r1 - r0) * ow);
         }

@@ -277,9 +277,9 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
               VecF acc[kRows][2];
               const float *p0 = a + r0 * tile_stride;
               if (two)
-                window_strip<1, 2, 1>(p0, &tap0, 1, cblocks, block_stride, wt, acc);
+                window_strip<1, 2, 1>(p0, &tap0, 1, c, block_stride, wt, acc);
               else
-                window_strip<1, 1, 1>(p0, &tap0, 1, cblocks, block_stride, wt, acc);
+                window_strip<1, 1, 1>(p0, &tap0, 1, c, block_stride, wt, acc);
               for (int i = 0; i < kRows; ++i) {
                 acc[i][0].store(out + (r0 + i) * mp);
                 if (two)
@@ -297,9 +297,9 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
           constexpr int kL = static_cast<int>(kChannelBlock);
           const int64_t tap0 = 0;
           if (two)
-            window_tile<kL, 1, 2>(px, &tap0, 1, cblocks, block_stride, wt, acc);
+            window_tile<kL, 1, 2>(px, &tap0, 1, c, block_stride, wt, acc);
           else
-            window_tile<kL, 1, 1>(px, &tap0, 1, cblocks, block_stride, wt, acc);
+            window_tile<kL, 1, 1>(px, &tap0, 1, c, block_stride, wt, acc);
           const int64_t rows = min64(kGemmMR, count - r0);
           for (int i = 0; i < kGemmMR && i < rows; ++i) {
             acc[i][0].store(out + (r0 + i) * mp);

@@ -19,7 +19,9 @@ measured FMA throughput). Writes results/models.md and results/models.svg
     cd bench && npm install --ignore-scripts && /usr/bin/python3 run_bench.py
 
 --baseline CHECKOUT adds the onnxc of another checkout (built in
-CHECKOUT/build) as a fourth peer and writes results/models-vs-baseline.*.
+CHECKOUT/build) as a fourth peer and writes results/models-vs-baseline.*;
+with --int8 it compiles the same QDQ files as onnxc
+(results/models-int8-vs-baseline.md), so an int8 change can be A/B'd.
 
 Needs a built onnxc (../build). Latencies are wall-clock on this machine.
 """
@@ -237,9 +239,12 @@ def main():
                      "ort": lambda n: ort_int8(u8s8, n),
                      "ort-s8s8": lambda n: ort_int8(qdq, n)}
         if args.baseline:
+            # The baseline compiles the model onnxc runs: with --int8, the same QDQ file.
             base_exe = build_onnxc(os.path.join(args.baseline, "build", "compiler", "tools", "onnxc"),
-                                   model_dir, os.path.join(args.work, "baseline", name),
-                                   args.target, args.threads, root=args.baseline)
+                                   model_dir, os.path.join(args.work, "baseline", name,
+                                                           "int8" if args.int8 else ""),
+                                   args.target, args.threads, root=args.baseline,
+                                   model_file=qdq if args.int8 else None)
             peers["baseline"] = lambda n: [base_exe, inp, str(n)]
         ort_float = ["node", os.path.join(HERE, "ort_bench.js"),
                      os.path.join(model_dir, "model.onnx"), inp, shape]
@@ -282,6 +287,12 @@ def machine_text():
     return f"{cpu}, {os.cpu_count()} cores, {platform.system()} {platform.release()}"
 
 
+def baseline_revision(checkout):
+    """The --baseline checkout's commit: abbreviated hash and subject."""
+    return subprocess.run(["git", "-C", checkout, "log", "-1", "--format=%h %s"],
+                          capture_output=True, text=True).stdout.strip()
+
+
 def geomean(xs):
     import math
     return math.exp(sum(math.log(x) for x in xs) / len(xs))
@@ -293,8 +304,10 @@ def write_int8_results(rows, args):
     builds."""
     threads_text = "one thread" if args.threads == 1 else f"{args.threads} threads"
     flags = f" --threads {args.threads}" if args.threads != 1 else ""
+    base = bool(args.baseline)
     stem = args.stem or ("models-int8" if args.threads == 1
-                         else f"models-int8-{args.threads}threads")
+                         else f"models-int8-{args.threads}threads") + (
+                             "-vs-baseline" if base else "")
     def ms(peer):
         return f"{peer['median_us'] / 1e3:.3f} ({peer['p99_us'] / 1e3:.3f})"
     lines = [
@@ -312,20 +325,31 @@ def write_int8_results(rows, args):
         "The float model through both as in models.md. Median of "
         f"{args.rounds} alternating rounds, ms (p99).",
         f"Command: `cd bench && /usr/bin/python3 run_bench.py --int8{flags}"
+        f"{' --baseline CHECKOUT' if base else ''}"
         f"{f' --stem {args.stem}' if args.stem else ''}` ({time.strftime('%Y-%m-%d')}).",
-        "", "| model | onnxc int8 | ORT int8 U8S8 | ORT int8 S8S8 | onnxc float | ORT float "
-        "| ORT U8S8 / onnxc int8 | onnxc int8 / onnxc float | ORT float / onnxc int8 |",
-        "|---|---|---|---|---|---|---|---|---|"]
-    r1, r2, r3 = [], [], []
+        *([f"Baseline: the same QDQ files compiled by the onnxc of another checkout "
+           f"({baseline_revision(args.baseline)}) against its own runtime-lite."] if base else []),
+        "", "| model | onnxc int8 |" + (" baseline int8 |" if base else "") +
+        " ORT int8 U8S8 | ORT int8 S8S8 | onnxc float | ORT float "
+        "| ORT U8S8 / onnxc int8 | onnxc int8 / onnxc float | ORT float / onnxc int8 |" +
+        (" baseline / onnxc int8 |" if base else ""),
+        "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if base else "")]
+    r1, r2, r3, r4 = [], [], [], []
     for r in rows:
         o, oi, os8, of, f = r["onnxc"], r["ort"], r["ort-s8s8"], r["onnxc-float"], r["ort-float"]
         r1.append(oi["median_us"] / o["median_us"])
         r2.append(o["median_us"] / of["median_us"])
         r3.append(f["median_us"] / o["median_us"])
-        lines.append(f"| {r['model']} | {ms(o)} | {ms(oi)} | {ms(os8)} | {ms(of)} | {ms(f)} | "
-                     f"{r1[-1]:.3f} | {r2[-1]:.3f} | {r3[-1]:.3f} |")
+        b = f" {ms(r['baseline'])} |" if base else ""
+        line = (f"| {r['model']} | {ms(o)} |{b} {ms(oi)} | {ms(os8)} | {ms(of)} | {ms(f)} | "
+                f"{r1[-1]:.3f} | {r2[-1]:.3f} | {r3[-1]:.3f} |")
+        if base:
+            r4.append(r["baseline"]["median_us"] / o["median_us"])
+            line += f" {r4[-1]:.3f} |"
+        lines.append(line)
     lines += ["", f"Geometric means: ORT int8 (U8S8) / onnxc int8 {geomean(r1):.3f}; onnxc int8 / "
-                  f"onnxc float {geomean(r2):.3f}; ORT float / onnxc int8 {geomean(r3):.3f}."]
+                  f"onnxc float {geomean(r2):.3f}; ORT float / onnxc int8 {geomean(r3):.3f}" +
+                  (f"; baseline / onnxc int8 {geomean(r4):.3f}." if base else ".")]
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     with open(os.path.join(HERE, "results", stem + ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -344,10 +368,7 @@ def write_results(rows, args):
         stem += "-vs-baseline"
     stem = args.stem or stem
     base = bool(args.baseline)
-    base_rev = ""
-    if base:
-        base_rev = subprocess.run(["git", "-C", args.baseline, "log", "-1", "--format=%h %s"],
-                                  capture_output=True, text=True).stdout.strip()
+    base_rev = baseline_revision(args.baseline) if base else ""
     lines = [
         f"# Model benchmark: onnxc vs ONNX Runtime vs PyTorch{f', {threads_text}' if args.threads != 1 else ''}",
         "",

@@ -24,11 +24,13 @@ namespace simd {
 /// C[0:mr, 0:nr] (+)= packed A sliver (MR rows: kGemmMR, or kMatrixMR for
 /// Gemm and MatMul) x B sliver over kc. Stores (first K block) or
 /// accumulates; the last K block applies the epilogue (if any). (V is
-/// VecF: a template, so that only NEON compiles its 8 x 8 tile.)
+/// VecF: a template, so that only NEON compiles its 8 x 8 tile.) a_ld > 0:
+/// A read in place instead, row r at ap + r * a_ld (rows past mr read row
+/// mr - 1; a_block says where).
 template <typename Act, int64_t MR = kGemmMR, typename Sliver, typename V = VecF>
 inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, int64_t ldc,
                        int64_t mr, int64_t nr, bool accumulate, const Epilogue *ep,
-                       int64_t i0, int64_t j0) {
+                       int64_t i0, int64_t j0, int64_t a_ld = 0) {
   VecF acc[MR][2];
   for (int r = 0; r < MR; ++r) {
     acc[r][0] = acc[r][1] = VecF::zero();
@@ -67,6 +69,22 @@ inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, i
       ap += 4 * MR;
     }
     for_each_index<MR>([&](auto r) { acc[r][0] = s0[r], acc[r][1] = s1[r]; });
+  }
+  if (a_ld > 0) {
+    const float *row[MR];
+    for (int r = 0; r < MR; ++r)
+      row[r] = ap + (r < mr ? r : mr - 1) * a_ld;
+#pragma GCC unroll 4
+    for (; p < kc; ++p) {
+      const float *bp = b.row(p);
+      const VecF b0 = VecF::load(bp), b1 = VecF::load(bp + kLanes);
+#pragma GCC unroll 8
+      for (int r = 0; r < MR; ++r) {
+        const VecF a = VecF::broadcast(row[r][p]);
+        acc[r][0] = VecF::fma(a, b0, acc[r][0]);
+        acc[r][1] = VecF::fma(a, b1, acc[r][1]);
+      }
+    }
   }
 #pragma GCC unroll 4
   for (; p < kc; ++p) {
@@ -191,6 +209,7 @@ inline void gemv_row(int64_t n, int64_t k, const float *arow, int64_t a_cs, cons
 template <int64_t MR> struct ABlock {
   const float *data;
   int64_t panel_stride;
+  int64_t in_place_ld = 0; // > 0: A read in place, rows this far apart (micro_tile's a_ld)
   const float *panel(int64_t ir) const { return data + ir / MR * panel_stride; }
 };
 
@@ -253,9 +272,16 @@ inline void pack_a_rows(const float *a, int64_t rs, int64_t m, int64_t p0, int64
 /// layout) if there is one, else packed from `a` into `pa` now.
 template <int64_t MR>
 inline ABlock<MR> a_block(const Matrix &a, const float *packed_a, int64_t k, int64_t ic,
-                          int64_t mc, int64_t pc, int64_t kc, float *pa) {
+                          int64_t mc, int64_t pc, int64_t kc, float *pa, bool in_place = false) {
   if (packed_a)
     return {packed_a + ic * k + pc * MR, k * MR};
+  // A row-major A is read where it lies by a caller that says it can
+  // (in_place: it passes micro_tile the tile's rows) on x86, whose
+  // broadcasts load from memory either way: packing it (a scalar gather,
+  // 6% of the transformer encoder's time) bought nothing there. NEON's
+  // tiles load A four k steps at a time and keep the packed panel.
+  if (in_place && a.cs == 1 && !VecF::kLaneFma)
+    return {a.data + ic * a.rs + pc, MR * a.rs, a.rs};
   if (a.cs == 1)
     pack_a_rows<MR>(a.data + ic * a.rs, a.rs, mc, pc, kc, pa);
   else
@@ -289,14 +315,14 @@ void gemm_packed(int64_t m, int64_t n, int64_t k, const Matrix &a, const float *
       pack_b(b, pc, kc, jc, nc, pb);
       for (int64_t ic = 0; ic < m; ic += kGemmMC) {
         const int64_t mc = min64(kGemmMC, m - ic);
-        const ABlock<MR> ab = a_block<MR>(a, packed_a, k, ic, mc, pc, kc, pa);
+        const ABlock<MR> ab = a_block<MR>(a, packed_a, k, ic, mc, pc, kc, pa, true);
         for (int64_t ir = 0; ir < mc; ir += MR)
           for (int64_t jr = 0; jr < nc; jr += kNR)
             micro_tile<Act, MR>(kc, ab.panel(ir),
                                 PackedSliver{b_sliver(b, pb, jr, jc + jr, pc, kc)},
                                 c + (ic + ir) * ldc + jc + jr, ldc, min64(MR, mc - ir),
                                 min64(kNR, nc - jr), !first, last ? &ep : nullptr, ic + ir,
-                                jc + jr);
+                                jc + jr, ab.in_place_ld);
       }
     }
   }

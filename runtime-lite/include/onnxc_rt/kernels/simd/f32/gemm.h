@@ -70,33 +70,23 @@ inline void micro_tile(int64_t kc, const float *ap, const Sliver &b, float *c, i
     }
     for_each_index<MR>([&](auto r) { acc[r][0] = s0[r], acc[r][1] = s1[r]; });
   }
-  if (a_ld > 0) {
-    const float *row[MR];
-    for (int r = 0; r < MR; ++r)
-      row[r] = ap + (r < mr ? r : mr - 1) * a_ld;
+  // The k steps left: A's value for row r at row[r][i], i stepping by 1 in
+  // place or by MR in the packed panel (from the step p the loops above
+  // reached).
+  const float *row[MR];
+  for (int r = 0; r < MR; ++r)
+    row[r] = a_ld > 0 ? ap + (r < mr ? r : mr - 1) * a_ld + p : ap + r;
+  const int64_t a_step = a_ld > 0 ? 1 : MR;
 #pragma GCC unroll 4
-    for (; p < kc; ++p) {
-      const float *bp = b.row(p);
-      const VecF b0 = VecF::load(bp), b1 = VecF::load(bp + kLanes);
-#pragma GCC unroll 8
-      for (int r = 0; r < MR; ++r) {
-        const VecF a = VecF::broadcast(row[r][p]);
-        acc[r][0] = VecF::fma(a, b0, acc[r][0]);
-        acc[r][1] = VecF::fma(a, b1, acc[r][1]);
-      }
-    }
-  }
-#pragma GCC unroll 4
-  for (; p < kc; ++p) {
+  for (int64_t i = 0; p < kc; ++p, i += a_step) {
     const float *bp = b.row(p);
     const VecF b0 = VecF::load(bp), b1 = VecF::load(bp + kLanes);
 #pragma GCC unroll 8
     for (int r = 0; r < MR; ++r) {
-      const VecF a = VecF::broadcast(ap[r]);
+      const VecF a = VecF::broadcast(row[r][i]);
       acc[r][0] = VecF::fma(a, b0, acc[r][0]);
       acc[r][1] = VecF::fma(a, b1, acc[r][1]);
     }
-    ap += MR;
   }
   if (mr == MR && nr == kNR) {
     // The tile as it is (a product without epilogue, in one K block): its

@@ -23,10 +23,9 @@ namespace simd {
 namespace detail {
 
 /// One channel tile's expanded rows [lo, hi) of a band in `buf` (`blocks`
-/// blocks of `plane` pixels, rows w wide, row lo first; X has c
-/// channels), the rows
-/// [prev_lo, prev_hi) of the tile's previous band there: the rows both
-/// bands share move to the buffer's start, the rest are expanded
+/// blocks of `plane` pixels, rows w wide, row lo first; X has c channels),
+/// the rows [prev_lo, prev_hi) of the tile's previous band there: the rows
+/// both bands share move to the buffer's start, the rest are expanded
 /// (conv2d_blocked_tile, as the pointwise kernel does).
 template <typename ActE>
 ONNXC_RT_SIMD_INLINE void expand_tile_rows(const float *xb, int64_t h, int64_t w, int64_t c,

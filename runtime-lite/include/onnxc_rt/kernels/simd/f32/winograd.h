@@ -219,18 +219,25 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
   // NEON's 4 x 16 tile (mp is whole blocks of 16).
   const int64_t panel = VecF::kBlockedTile4x16 ? kChannelBlock : kNR;
   const int64_t panels = (mp + panel - 1) / panel;
-  // The band's transformed input: point xi's band * cp floats at xi * band
-  // * cp, tile t of channel block cb at t * tile_stride + cb * block_stride
-  // in it. AVX-512's taller register tiles (window_strip: up to
-  // kWindowStripMax tiles by two vectors, against window_tile's kGemmMR)
-  // read a channel block's tiles side by side; the others read a tile's
-  // channels side by side. The products: tile t, channel ch at (xi * band
-  // + t) * mp + ch.
+  // A run of `band` tiles' transformed input and products in scratch at
+  // `base`: point xi's band * cp floats of input at xi * band * cp, tile t
+  // of channel block cb at t * tile_stride + cb * block_stride in it, then
+  // the products, tile t, channel ch at (xi * band + t) * mp + ch.
+  // AVX-512's taller register tiles (window_strip: up to kWindowStripMax
+  // tiles by two vectors, against window_tile's kGemmMR) read a channel
+  // block's tiles side by side; the others read a tile's channels side by
+  // side.
   constexpr bool kStrips = !VecF::kBlockedTile4x16 && VecF::kWindowStripMax > kGemmMR;
   constexpr int kStripMin = VecF::kWindowStripMax / 2, kStripMax = VecF::kWindowStripMax;
   const int64_t tile_stride = kStrips ? kChannelBlock : cp;
-  const int64_t block_stride = kStrips ? band * kChannelBlock : kChannelBlock;
-  float *tin = scratch, *prod = scratch + kPoints * band * cp;
+  struct Run {
+    float *tin, *prod;
+    int64_t band, block_stride;
+  };
+  auto run_at = [&](float *base, int64_t band_tiles) {
+    return Run{base, base + kPoints * band_tiles * cp, band_tiles,
+               kStrips ? band_tiles * kChannelBlock : kChannelBlock};
+  };
   const bool by_tiles = tasks > 1 && winograd_split_tiles(band, c, m);
   for (int64_t b = 0; b < n; ++b) {
     const float *xb = x + b * cp * h * wd;
@@ -238,27 +245,28 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
     float *yb = y + b * mp * npix;
     for (int64_t t0 = 0; t0 < tiles; t0 += band) {
       const int64_t nt = min64(band, tiles - t0);
-      // The input transform of units [u0, u1) (tile x channel block).
-      auto transform_in = [&](int64_t u0, int64_t u1) {
+      // The input transform of units [u0, u1) (tile x channel block) of
+      // the run whose tile 0 is output tile `first`.
+      auto transform_in = [&](const Run &q, int64_t first, int64_t u0, int64_t u1) {
         for (int64_t u = u0; u < u1; ++u) {
-          const int64_t t = u / cblocks, cb = u % cblocks, tile = t0 + t;
+          const int64_t t = u / cblocks, cb = u % cblocks, tile = first + t;
           const int64_t iy0 = tile / tiles_w * kTile - pads_begin[0];
           const int64_t ix0 = tile % tiles_w * kTile - pads_begin[1];
           for (int s = 0; s < kBlockVecs; ++s)
             winograd_input_tile<kTile>(xb + cb * h * wd * kChannelBlock + s * kLanes, h, wd, iy0,
                                        ix0,
-                                       tin + t * tile_stride + cb * block_stride + s * kLanes,
-                                       band * cp);
+                                       q.tin + t * tile_stride + cb * q.block_stride + s * kLanes,
+                                       q.band * cp);
         }
       };
-      // Unit u's products (point x panel of output channels) for the band's
+      // Unit u's products (point x panel of output channels) for the run's
       // tiles [ta, tb).
-      auto products = [&](int64_t u, int64_t ta, int64_t tb) {
+      auto products = [&](const Run &q, int64_t u, int64_t ta, int64_t tb) {
         const int64_t xi = u / panels, j0 = u % panels * panel, count = tb - ta;
-        const float *a = tin + xi * band * cp + ta * tile_stride;
+        const float *a = q.tin + xi * q.band * cp + ta * tile_stride;
         const float *wt = u_packed + xi * per_point +
                           j0 / kPixelMajorBlock * cp * kPixelMajorBlock + j0 % kPixelMajorBlock;
-        float *out = prod + (xi * band + ta) * mp + j0;
+        float *out = q.prod + (xi * q.band + ta) * mp + j0;
         if constexpr (VecF::kBlockedTile4x16) {
           winograd_products_4x16(a, cp, cblocks, wt, out, mp, count);
           return;
@@ -277,9 +285,9 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
               VecF acc[kRows][2];
               const float *p0 = a + r0 * tile_stride;
               if (two)
-                window_strip<1, 2, 1>(p0, &tap0, 1, c, block_stride, wt, acc);
+                window_strip<1, 2, 1>(p0, &tap0, 1, c, q.block_stride, wt, acc);
               else
-                window_strip<1, 1, 1>(p0, &tap0, 1, c, block_stride, wt, acc);
+                window_strip<1, 1, 1>(p0, &tap0, 1, c, q.block_stride, wt, acc);
               for (int i = 0; i < kRows; ++i) {
                 acc[i][0].store(out + (r0 + i) * mp);
                 if (two)
@@ -297,9 +305,9 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
           constexpr int kL = static_cast<int>(kChannelBlock);
           const int64_t tap0 = 0;
           if (two)
-            window_tile<kL, 1, 2>(px, &tap0, 1, c, block_stride, wt, acc);
+            window_tile<kL, 1, 2>(px, &tap0, 1, c, q.block_stride, wt, acc);
           else
-            window_tile<kL, 1, 1>(px, &tap0, 1, c, block_stride, wt, acc);
+            window_tile<kL, 1, 1>(px, &tap0, 1, c, q.block_stride, wt, acc);
           const int64_t rows = min64(kGemmMR, count - r0);
           for (int i = 0; i < kGemmMR && i < rows; ++i) {
             acc[i][0].store(out + (r0 + i) * mp);
@@ -309,42 +317,48 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
         }
       };
       // The output transform of units [u0, u1) (tile x output vector).
-      auto transform_out = [&](int64_t u0, int64_t u1) {
+      auto transform_out = [&](const Run &q, int64_t first, int64_t u0, int64_t u1) {
         for (int64_t u = u0; u < u1; ++u) {
-          const int64_t t = u / mvecs, ch = u % mvecs * kLanes, tile = t0 + t;
+          const int64_t t = u / mvecs, ch = u % mvecs * kLanes, tile = first + t;
           const int64_t lanes = ch / kChannelBlock * npix * kChannelBlock + ch % kChannelBlock;
-          winograd_output_tile<Act, kTile>(prod + t * mp + ch, band * mp,
+          winograd_output_tile<Act, kTile>(q.prod + t * mp + ch, q.band * mp,
                                            bias_lanes(bias, ch, m), zb ? zb + lanes : nullptr,
                                            yb + lanes, oh, ow, tile / tiles_w * kTile,
                                            tile % tiles_w * kTile, act_alpha, act_beta);
         }
       };
       if (by_tiles) {
-        // Each task its own tiles through all three phases: what it
-        // transforms stays in its core.
+        // Each task its own tiles through all three phases, in a run of
+        // its own in the scratch (its share of the band's floats, not
+        // rows interleaved with the other tasks' at every point, where the
+        // cores' prefetchers reached into each other's lines: a third of
+        // the speed-up lost), so that what it transforms stays in its core.
         parallel_for(runner, tasks, [&](int64_t task) {
           const Range r = split_range(nt, 1, tasks, task);
-          if (r.begin == r.end)
+          const int64_t count = r.end - r.begin;
+          if (count == 0)
             return;
-          transform_in(r.begin * cblocks, r.end * cblocks);
+          const Run q = run_at(scratch + r.begin * kPoints * (cp + mp), count);
+          transform_in(q, t0 + r.begin, 0, count * cblocks);
           for (int64_t u = 0; u < kPoints * panels; ++u)
-            products(u, r.begin, r.end);
-          transform_out(r.begin * mvecs, r.end * mvecs);
+            products(q, u, 0, count);
+          transform_out(q, t0 + r.begin, 0, count * mvecs);
         });
         continue;
       }
+      const Run q = run_at(scratch, nt);
       parallel_for(runner, tasks, [&](int64_t task) {
         const Range r = split_range(nt * cblocks, 1, tasks, task);
-        transform_in(r.begin, r.end);
+        transform_in(q, t0, r.begin, r.end);
       });
       parallel_for(runner, tasks, [&](int64_t task) {
         const Range r = split_range(kPoints * panels, 1, tasks, task);
         for (int64_t u = r.begin; u < r.end; ++u)
-          products(u, 0, nt);
+          products(q, u, 0, nt);
       });
       parallel_for(runner, tasks, [&](int64_t task) {
         const Range r = split_range(nt * mvecs, 1, tasks, task);
-        transform_out(r.begin, r.end);
+        transform_out(q, t0, r.begin, r.end);
       });
     }
   }

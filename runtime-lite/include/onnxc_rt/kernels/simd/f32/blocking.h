@@ -747,10 +747,18 @@ constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m,
 /// every task then reads whole, are no larger than the band's transformed
 /// input and products, which the phase-by-phase split moves between cores
 /// (SqueezeNet's 16 -> 64 layers, ResNet-18's 64 -> 64; not its 256 -> 256
-/// at 14 x 14, 9.4 MB of weights). Results do not depend on the split.
-constexpr bool winograd_split_tiles(int64_t band, int64_t c, int64_t m) {
+/// at 14 x 14, 9.4 MB of weights), or where each task's tiles fill the
+/// instruction set's register tiles (`full_tiles` a task, AVX-512's
+/// shortest strip; 0: never). A kernel bench on the Intel Xeon host, two
+/// threads, best of 2000 calls: split by tiles at 8 tiles a task, 14 x 14
+/// x 256 397 us against 428 by phases, SqueezeNet's 13 x 13 48 -> 192 53
+/// against 67, 28 x 28 x 128 320 against 339, the CIFAR CNN's 16 x 16 64
+/// -> 128 52 against 60; at 2 to 5 tiles a task (7 x 7 x 512, 12 x 12 x
+/// 128) slower than one thread. Results do not depend on the split.
+constexpr bool winograd_split_tiles(int64_t band, int64_t c, int64_t m, int64_t tasks,
+                                    int64_t full_tiles) {
   const int64_t cp = round_up(c, kChannelBlock), mp = round_up(m, kChannelBlock);
-  return cp * mp <= band * (cp + mp);
+  return cp * mp <= band * (cp + mp) || (full_tiles > 0 && band / tasks >= full_tiles);
 }
 
 /// Floats of scratch winograd_conv2d_blocked needs: one band's transformed

@@ -197,9 +197,9 @@ void winograd_products_4x16(const float *a, int64_t cp, int64_t cblocks, const f
 /// winograd_products_4x16), the output transform with the epilogue (tile x
 /// output vector). `tasks` split each phase (the GEMMs by point and panel
 /// of output channels, so that each task reads a share of the weights), or
-/// where the weights are small beside a band's data
-/// (winograd_split_tiles), each task takes its share of the tiles through
-/// all three. Scratch: winograd_scratch_floats(..., kTile) floats.
+/// where the weights are small beside a band's data or the tasks' shares
+/// of the tiles fill the register tiles (winograd_split_tiles), each task
+/// takes its share of the tiles through all three. Scratch: winograd_scratch_floats(..., kTile) floats.
 template <typename Act, int kTile = 4>
 void winograd_conv2d_blocked(const float *x, const float *u_packed, const float *bias,
                              const float *z, float *y, const int64_t *in_shape,
@@ -238,7 +238,8 @@ void winograd_conv2d_blocked(const float *x, const float *u_packed, const float 
     return Run{base, base + kPoints * band_tiles * cp, band_tiles,
                kStrips ? band_tiles * kChannelBlock : kChannelBlock};
   };
-  const bool by_tiles = tasks > 1 && winograd_split_tiles(band, c, m);
+  const bool by_tiles =
+      tasks > 1 && winograd_split_tiles(band, c, m, tasks, kStrips ? kStripMin : 0);
   for (int64_t b = 0; b < n; ++b) {
     const float *xb = x + b * cp * h * wd;
     const float *zb = z ? z + b * mp * npix : nullptr;

@@ -199,7 +199,8 @@ void winograd_products_4x16(const float *a, int64_t cp, int64_t cblocks, const f
 /// of output channels, so that each task reads a share of the weights), or
 /// where the weights are small beside a band's data or the tasks' shares
 /// of the tiles fill the register tiles (winograd_split_tiles), each task
-/// takes its share of the tiles through all three. Scratch: winograd_scratch_floats(..., kTile) floats.
+/// takes its share of the tiles through all three. Scratch:
+/// winograd_scratch_floats(..., kTile) floats.
 template <typename Act, int kTile = 4>
 void winograd_conv2d_blocked(const float *x, const float *u_packed, const float *bias,
                              const float *z, float *y, const int64_t *in_shape,

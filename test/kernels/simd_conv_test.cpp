@@ -237,6 +237,10 @@ const ConvCase kConvs[] = {
     {1, 48, 4, 4, 70, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // 16 pixels, 70 channels
     {1, 16, 20, 40, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // stride 2: 20 wide, 10 + 10
     {1, 32, 28, 29, 40, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},  // pointwise stride 2: 15 wide
+    // Tasks tile-major (tile_chunks: weights larger than the input, the
+    // channel tiles shared within 1/8): 3 tiles of 32, and 8.5 tiles.
+    {1, 64, 12, 12, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // 3 tiles, stride 2
+    {1, 16, 4, 4, 272, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},   // a half last tile
 };
 
 const ConvCase kPixelMajor[] = {

@@ -352,9 +352,9 @@ void conv2d_blocked(const float *x, const float *w_packed, const float *bias, co
     return;
   }
   const int64_t tile_channels = blocked_tile_channels(in_blocked, taps);
-  const int64_t tiles = (round_up(m, kChannelBlock) + tile_channels - 1) / tile_channels;
-  const TileChunks split = tile_chunks(
-      tiles, tile_channels, round_up(m, kChannelBlock) - (tiles - 1) * tile_channels, npix, tasks);
+  const int64_t mp = round_up(m, kChannelBlock), tiles = (mp + tile_channels - 1) / tile_channels;
+  const TileChunks split = tile_chunks(tiles, tile_channels, mp - (tiles - 1) * tile_channels,
+                                       npix, in_image, units * lanes * taps * mp, tasks);
   const int64_t chunks = split.chunks, chunk = (npix + chunks - 1) / chunks;
   for (int64_t b = 0; b < n; ++b) {
     const float *xb = x + b * (in_blocked ? in_image : c * h * wd);

@@ -401,7 +401,8 @@ void conv2d(const float *x, const float *w, const float *w_packed, const float *
           src = scratch;
         }
         const int64_t tiles = (mg + kNR - 1) / kNR;
-        const TileChunks split = tile_chunks(tiles, kNR, mg - (tiles - 1) * kNR, npix, tasks);
+        const TileChunks split = tile_chunks(tiles, kNR, mg - (tiles - 1) * kNR, npix,
+                                             cg * h * wd, kdim * mg, tasks);
         const int64_t chunk = round_up((npix + split.chunks - 1) / split.chunks, kLanes);
         float *stages = scratch + (in.padded ? cg * in.cstride : 0);
         parallel_for(runner, tasks, [&](int64_t t) {

@@ -356,8 +356,9 @@ constexpr int64_t kPixelMajorChunk = 256;
 /// went chunk-major when only even tiles the tasks divide went tile-major:
 /// each of two tasks read all 2 MB of its weights. ResNet-18's 7 x 7 stem
 /// and stride-2 layers (inputs 2-25x their weights) went tile-major, each
-/// task reading all their input: chunk-major, ResNet-18 ran 1.025-1.043x
-/// faster on two threads (alternating builds, Intel Xeon host).
+/// task reading all their input: chunk-major, ResNet-18 ran 0.995-1.079x
+/// (mean 1.035) as fast on two threads (four alternating runs, a noisy
+/// hour on the Intel Xeon host).
 struct TileChunks {
   int64_t chunks;
   bool chunk_major;

@@ -776,7 +776,7 @@ constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m,
 /// at 14 x 14, 9.4 MB of weights), or where each task's tiles fill the
 /// instruction set's register tiles (`full_tiles` a task, AVX-512's
 /// shortest strip; 0: never). A kernel bench on the Intel Xeon host, two
-/// threads, best of 2000 calls: split by tiles at 8 tiles a task, 14 x 14
+/// threads, best of 2000 calls: split by tiles at 8-24 tiles a task, 14 x 14
 /// x 256 397 us against 428 by phases, SqueezeNet's 13 x 13 48 -> 192 53
 /// against 67, 28 x 28 x 128 320 against 339, the CIFAR CNN's 16 x 16 64
 /// -> 128 52 against 60; at 2 to 5 tiles a task (7 x 7 x 512, 12 x 12 x

@@ -367,6 +367,9 @@ struct VecI {
 #else
   static constexpr bool kLaneDot = false;
 #endif
+  /// No 16-bit widened dot products for kernels to share (x86.h's
+  /// kWidenedDots): dot_part is NEON's own split.
+  static constexpr bool kWidenedDots = false;
   /// Whether the int8 depthwise convolution sums quads of taps by dot_part
   /// (simd/qs8/depthwise.h's kQuadDepthwise): where it is one instruction (SDOT /
   /// USDOT), not armv8-a's SMULL and pair sums.

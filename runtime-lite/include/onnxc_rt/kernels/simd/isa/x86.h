@@ -309,16 +309,35 @@ struct VecI {
   Raw raw() const { return reinterpret_cast<Raw>(v); }
   static VecI of(Raw r) { return {reinterpret_cast<Int>(r)}; }
 
+  /// Whether dot_u8s8 takes 16-bit lanes (vpmaddwd: AVX2, AVX-512 without
+  /// VNNI) rather than one instruction (vpdpbusd): a kernel that multiplies
+  /// one operand by several others may then widen it once (widen_u8,
+  /// widen_s8, dot_widened) rather than in every dot_u8s8
+  /// (simd/qs8/tile.h's broadcast_step).
+#if (defined(__AVX512F__) && defined(__AVX512VNNI__)) ||                                         \
+    (!defined(__AVX512F__) && defined(__AVXVNNI__))
+  static constexpr bool kWidenedDots = false;
+#else
+  static constexpr bool kWidenedDots = true;
+#endif
   /// dot_u8s8 split for loops that share s (see neon.h): on x86 the part
   /// is the whole product and the rest zero, and u is packed as it is.
   static constexpr uint8_t kPackedFlip = 0;
   static VecI dot_part(VecI acc, VecI u, VecI s) { return dot_u8s8(acc, u, s); }
   /// Whether the int8 depthwise convolution sums quads of taps by dot_part
-  /// (simd/qs8/depthwise.h's kQuadDepthwise). Not on x86: with vpdpbusd its products
-  /// take a ninth of the time and building the quads takes the rest back
-  /// (MobileNetV2 int8 on x86-64-vnni 2% slower, EfficientNet-B0 even): the
-  /// step is bound by the per-channel requantization (vpmuldq).
+  /// (simd/qs8/depthwise.h's kQuadDepthwise; the compiler's Qs8Packing says
+  /// the same: targets/x86-64/X86Target.cpp). Not with AVX512-VNNI: with
+  /// vpdpbusd its products take a ninth of the time and building the quads
+  /// takes the rest back (MobileNetV2 int8 on x86-64-vnni 2% slower,
+  /// EfficientNet-B0 even): the step is bound by the per-channel
+  /// requantization (vpmuldq). Without it (AVX2), two vpmaddwd a quad
+  /// against four of the widened taps': bench/qs8_conv_bench.cpp's
+  /// depthwise layers 14% faster on an AMD EPYC (Zen).
+#if defined(__AVX512VNNI__)
   static constexpr bool kDepthwiseQuads = false;
+#else
+  static constexpr bool kDepthwiseQuads = true;
+#endif
   /// Whether the int8 depthwise convolution may read its taps in place from
   /// a plane's padded rows (simd/qs8/depthwise.h's depthwise_rows): each
   /// lane a window of four bytes (byte_windows), dot_u8s8 by the kernel
@@ -430,6 +449,51 @@ struct VecI {
     return dot_part(acc, broadcast(u.v[L]), s);
   }
 
+  /// Each 32-bit lane's even bytes (0 and 2) as two 16-bit values, and its
+  /// odd ones (1 and 3): u zero-extended, s sign-extended.
+  struct Widened {
+    Int even, odd;
+  };
+  using Short = int16_t __attribute__((vector_size(sizeof(Int))));
+  using UShort = uint16_t __attribute__((vector_size(sizeof(Int))));
+  static Widened widen_u8(VecI u) {
+    const UShort u16 = reinterpret_cast<UShort>(u.v);
+    return {reinterpret_cast<Int>((u16 << 8) >> 8), reinterpret_cast<Int>(u16 >> 8)};
+  }
+  static Widened widen_s8(VecI s) {
+    const Short s16 = reinterpret_cast<Short>(s.v);
+    return {reinterpret_cast<Int>((s16 << 8) >> 8), reinterpret_cast<Int>(s16 >> 8)};
+  }
+  /// *p in every lane, read from memory by the broadcast itself: GCC
+  /// otherwise builds a broadcast of values it has just stored from the
+  /// register they came from (a shift and a broadcast, and a register more:
+  /// the int8 tile then spilled accumulators).
+  static VecI broadcast_load(const int32_t *p) {
+    Raw r;
+#if defined(__AVX512F__)
+    asm("vpbroadcastd %1, %0" : "=v"(r) : "m"(*p));
+#else
+    asm("vpbroadcastd %1, %0" : "=x"(r) : "m"(*p));
+#endif
+    return of(r);
+  }
+  /// acc + dot_u8s8(u, s) of the widened operands: each pair of products
+  /// summed by vpmaddwd (|255 * -128 * 2| fits in 32 bits).
+  static VecI dot_widened(VecI acc, const Widened &u, const Widened &s) {
+#if defined(__AVX512F__)
+    const Int pe = reinterpret_cast<Int>(
+        _mm512_madd_epi16(reinterpret_cast<Raw>(u.even), reinterpret_cast<Raw>(s.even)));
+    const Int po = reinterpret_cast<Int>(
+        _mm512_madd_epi16(reinterpret_cast<Raw>(u.odd), reinterpret_cast<Raw>(s.odd)));
+#else
+    const Int pe = reinterpret_cast<Int>(
+        _mm256_madd_epi16(reinterpret_cast<Raw>(u.even), reinterpret_cast<Raw>(s.even)));
+    const Int po = reinterpret_cast<Int>(
+        _mm256_madd_epi16(reinterpret_cast<Raw>(u.odd), reinterpret_cast<Raw>(s.odd)));
+#endif
+    return {acc.v + pe + po};
+  }
+
   /// acc + sum over each lane's 4 bytes of u[j] * s[j] (u unsigned, s signed).
   static VecI dot_u8s8(VecI acc, VecI u, VecI s) {
 #if defined(__AVX512F__) && defined(__AVX512VNNI__)
@@ -437,25 +501,7 @@ struct VecI {
 #elif !defined(__AVX512F__) && defined(__AVXVNNI__)
     return of(_mm256_dpbusd_avx_epi32(acc.raw(), u.raw(), s.raw()));
 #else
-    // Even and odd bytes as 16-bit values (u zero-, s sign-extended), each
-    // pair of products summed by vpmaddwd: |255 * -128 * 2| fits in 32 bits.
-    using Short = int16_t __attribute__((vector_size(sizeof(Int))));
-    const Short u16 = reinterpret_cast<Short>(u.v), s16 = reinterpret_cast<Short>(s.v);
-    const Short ue = u16 & 0xff, uo = reinterpret_cast<Short>(
-                                         reinterpret_cast<Int>(u16) >> 8 & 0x00ff00ff);
-    const Short se = (s16 << 8) >> 8, so = s16 >> 8;
-#if defined(__AVX512F__)
-    const Int pe = reinterpret_cast<Int>(_mm512_madd_epi16(reinterpret_cast<Raw>(ue),
-                                                           reinterpret_cast<Raw>(se)));
-    const Int po = reinterpret_cast<Int>(_mm512_madd_epi16(reinterpret_cast<Raw>(uo),
-                                                           reinterpret_cast<Raw>(so)));
-#else
-    const Int pe = reinterpret_cast<Int>(_mm256_madd_epi16(reinterpret_cast<Raw>(ue),
-                                                           reinterpret_cast<Raw>(se)));
-    const Int po = reinterpret_cast<Int>(_mm256_madd_epi16(reinterpret_cast<Raw>(uo),
-                                                           reinterpret_cast<Raw>(so)));
-#endif
-    return {acc.v + pe + po};
+    return dot_widened(acc, widen_u8(u), widen_s8(s));
 #endif
   }
 
@@ -507,6 +553,25 @@ struct VecI {
         _mm_storeu_si128(reinterpret_cast<__m128i *>(p), b);
       else
         _mm_mask_storeu_epi8(p, static_cast<__mmask16>((1u << n) - 1u), b);
+      return;
+    }
+#else
+    // AVX2 has no truncating narrow: GCC's conversion took each lane out
+    // and put it back by scalar shifts (two dozen instructions a vector,
+    // int8 MobileNetV2's pointwise layers' largest share). The packs
+    // saturate, which changes nothing: the values fit in T.
+    const __m128i s16 =
+        _mm_packs_epi32(_mm256_castsi256_si128(raw()), _mm256_extracti128_si256(raw(), 1));
+    if (sizeof(T) == 1) {
+      const __m128i b = T(-1) < T(0) ? _mm_packs_epi16(s16, s16) : _mm_packus_epi16(s16, s16);
+      if (n >= kLanes)
+        _mm_storel_epi64(reinterpret_cast<__m128i *>(p), b);
+      else
+        __builtin_memcpy(p, &b, size_t(n));
+      return;
+    }
+    if (T(-1) < T(0)) {
+      __builtin_memcpy(p, &s16, size_t(n < kLanes ? n : kLanes) * sizeof(T));
       return;
     }
 #endif

@@ -119,16 +119,41 @@ ONNXC_RT_SIMD_INLINE void depth16_sums(RowsAt rows, ColsAt cols, int64_t dgroups
 /// One depth step of the broadcast tile (x86's vpdpbusd): NV vectors of
 /// pixels' 4 bytes at a, each of the kConvRows rows' 4 weights at w + 4 r
 /// broadcast; conv_tile's and conv2d's direct form's.
-template <int NV>
-ONNXC_RT_SIMD_INLINE void broadcast_step(VecI (&acc)[kConvRows][NV], const uint8_t *a,
+template <int NV, typename V = VecI>
+ONNXC_RT_SIMD_INLINE void broadcast_step(V (&acc)[kConvRows][NV], const uint8_t *a,
                                          const int8_t *w) {
-  VecI x[NV];
+  V x[NV];
   for (int v = 0; v < NV; ++v)
-    x[v] = VecI::load(a + v * kLanes * 4);
-  for (int r = 0; r < kConvRows; ++r) {
-    const VecI wb = broadcast4(w + r * 4);
+    x[v] = V::load(a + v * kLanes * 4);
+  if constexpr (V::kWidenedDots) {
+    // Without vpdpbusd (AVX2) the products take 16-bit lanes: the step's
+    // 16 weight bytes (4 rows' 4) widened once, each row's even bytes and
+    // its odd ones as two 16-bit values, and each row's pair broadcast
+    // from memory, rather than each broadcast widened (3 shifts a row, and
+    // registers: GCC spilled accumulators); each pixel vector widened once
+    // for the 4 rows. qs8_conv_bench on an AMD EPYC (Zen): dense layers
+    // 5-8% faster.
+    using Short = int16_t __attribute__((vector_size(16)));
+    Short w16;
+    __builtin_memcpy(&w16, w, sizeof w16);
+    alignas(16) int32_t even[kConvRows], odd[kConvRows];
+    const Short we = (w16 << 8) >> 8, wo = w16 >> 8;
+    __builtin_memcpy(even, &we, sizeof even);
+    __builtin_memcpy(odd, &wo, sizeof odd);
+    typename V::Widened xw[NV];
     for (int v = 0; v < NV; ++v)
-      acc[r][v] = VecI::dot_part(acc[r][v], x[v], wb);
+      xw[v] = V::widen_u8(x[v]);
+    for (int r = 0; r < kConvRows; ++r) {
+      const typename V::Widened wb{V::broadcast_load(even + r).v, V::broadcast_load(odd + r).v};
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = V::dot_widened(acc[r][v], xw[v], wb);
+    }
+    return;
+  }
+  for (int r = 0; r < kConvRows; ++r) {
+    const V wb = broadcast4(w + r * 4);
+    for (int v = 0; v < NV; ++v)
+      acc[r][v] = V::dot_part(acc[r][v], x[v], wb);
   }
 }
 

@@ -24,13 +24,13 @@ public:
             bool vnni = false, bool amx = false)
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd",
-                   // Without VNNI (AVX2) the depthwise convolution sums
-                   // quads of taps (simd/isa/x86.h's kDepthwiseQuads);
+                   // On AVX2 the depthwise convolution sums quads of
+                   // taps (simd/isa/x86.h's kDepthwiseQuads);
                    // AVX512-VNNI's byte windows for depthwise convolutions
                    // (simd/isa/x86.h's kByteWindows).
                    // On AVX-512, small planes' channels in the vector lanes
                    // and stride-1 taps read in place from channel quads.
-                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, !vnni, amx, vnni,
+                   {onnxc_rt::simd::qs8::kDotDepthGroup, false, lanes == 8, amx, vnni,
                     {lanes == 16, lanes == 16}},
                    lanes),
         cpuHasIsa(cpuHasIsa), amx(amx) {

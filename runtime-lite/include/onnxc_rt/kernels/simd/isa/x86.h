@@ -330,10 +330,11 @@ struct VecI {
   /// vpdpbusd its products take a ninth of the time and building the quads
   /// takes the rest back (MobileNetV2 int8 on x86-64-vnni 2% slower,
   /// EfficientNet-B0 even): the step is bound by the per-channel
-  /// requantization (vpmuldq). Without it (AVX2), two vpmaddwd a quad
-  /// against four of the widened taps': bench/qs8_conv_bench.cpp's
-  /// depthwise layers 14% faster on an AMD EPYC (Zen).
-#if defined(__AVX512VNNI__)
+  /// requantization (vpmuldq). On AVX2, two vpmaddwd a quad against four
+  /// of the widened taps': bench/qs8_conv_bench.cpp's depthwise layers 14%
+  /// faster on an AMD EPYC (Zen). AVX-512 without VNNI (x86-64-avx512)
+  /// keeps the widened taps: not measured there.
+#if defined(__AVX512F__)
   static constexpr bool kDepthwiseQuads = false;
 #else
   static constexpr bool kDepthwiseQuads = true;

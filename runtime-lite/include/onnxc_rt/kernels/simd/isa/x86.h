@@ -461,9 +461,17 @@ struct VecI {
     const UShort u16 = reinterpret_cast<UShort>(u.v);
     return {reinterpret_cast<Int>((u16 << 8) >> 8), reinterpret_cast<Int>(u16 >> 8)};
   }
+  /// Each 16-bit lane's low byte and high byte, sign-extended, of a vector
+  /// of int16 of any width (widen_s8's; simd/qs8/tile.h's broadcast_step
+  /// splits a step's 16 weight bytes with it).
+  template <typename S> static void split_s8(S s16, S &even, S &odd) {
+    even = (s16 << 8) >> 8;
+    odd = s16 >> 8;
+  }
   static Widened widen_s8(VecI s) {
-    const Short s16 = reinterpret_cast<Short>(s.v);
-    return {reinterpret_cast<Int>((s16 << 8) >> 8), reinterpret_cast<Int>(s16 >> 8)};
+    Short even, odd;
+    split_s8(reinterpret_cast<Short>(s.v), even, odd);
+    return {reinterpret_cast<Int>(even), reinterpret_cast<Int>(odd)};
   }
   /// *p in every lane, read from memory by the broadcast itself: GCC
   /// otherwise builds a broadcast of values it has just stored from the

@@ -137,7 +137,8 @@ ONNXC_RT_SIMD_INLINE void broadcast_step(V (&acc)[kConvRows][NV], const uint8_t 
     Short w16;
     __builtin_memcpy(&w16, w, sizeof w16);
     alignas(16) int32_t even[kConvRows], odd[kConvRows];
-    const Short we = (w16 << 8) >> 8, wo = w16 >> 8;
+    Short we, wo;
+    V::split_s8(w16, we, wo);
     __builtin_memcpy(even, &we, sizeof even);
     __builtin_memcpy(odd, &wo, sizeof odd);
     typename V::Widened xw[NV];

@@ -1,6 +1,9 @@
 # Builds one SIMD kernel sweep test (test/kernels/simd_<family>_test.cpp)
 # for aarch64 with the cross compiler and runs it under qemu-aarch64.
-#   -DSOURCE=... -DMAIN=... -DRUNTIME_INCLUDE=... -DWORK=... -DMARCH=armv8-a [-DEVERY=N]
+#   -DSOURCE=... -DSETUP=... -DCATCH_MAIN=<object> -DRUNTIME_INCLUDE=... -DWORK=...
+#   -DMARCH=armv8-a [-DEVERY=N]
+# With -DCATCH_MAIN_SOURCE=test/catch_main.cpp it only compiles Catch2's
+# main into CATCH_MAIN (the fixture every sweep links: once, not seven times).
 foreach(tool aarch64-linux-gnu-g++:g++-aarch64-linux-gnu qemu-aarch64:qemu-user)
   string(REPLACE ":" ";" parts ${tool})
   list(GET parts 0 program)
@@ -10,18 +13,30 @@ foreach(tool aarch64-linux-gnu-g++:g++-aarch64-linux-gnu qemu-aarch64:qemu-user)
     message(FATAL_ERROR "${program} not found: install Debian's ${package} (apt-get install ${package})")
   endif()
 endforeach()
-file(MAKE_DIRECTORY ${WORK})
 # The flags the aarch64 targets compile the kernels with (Aarch64Target.cpp).
-execute_process(COMMAND ${found_aarch64-linux-gnu-g++} -std=c++17 -O2 -march=${MARCH}
-                        -ffp-contract=off -Wall -Wextra -Werror -pthread -static
-                        -DONNXC_RT_MIN_TASK_CYCLES=0
-                        -I${RUNTIME_INCLUDE} ${MAIN} ${SOURCE} -o ${WORK}/kernel_test
+set(flags -std=c++17 -O2 -march=${MARCH} -ffp-contract=off -Wall -Wextra -Werror -pthread)
+if(CATCH_MAIN_SOURCE)
+  get_filename_component(dir ${CATCH_MAIN} DIRECTORY)
+  file(MAKE_DIRECTORY ${dir})
+  execute_process(COMMAND ${found_aarch64-linux-gnu-g++} ${flags} -c ${CATCH_MAIN_SOURCE}
+                          -o ${CATCH_MAIN} RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "building ${CATCH_MAIN_SOURCE} for ${MARCH} failed (${rc})")
+  endif()
+  return()
+endif()
+file(MAKE_DIRECTORY ${WORK})
+execute_process(COMMAND ${found_aarch64-linux-gnu-g++} ${flags} -static -DONNXC_RT_MIN_TASK_CYCLES=0
+                        -I${RUNTIME_INCLUDE} ${SETUP} ${SOURCE} ${CATCH_MAIN} -o ${WORK}/kernel_test
                 RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "building ${SOURCE} for ${MARCH} failed (${rc})")
 endif()
-# EVERY: every how many cases the long sweeps take (ONNXC_KERNEL_TEST_EVERY).
-if(NOT EVERY)
+# EVERY: every how many cases the long sweeps take (ONNXC_KERNEL_TEST_EVERY;
+# the environment's, when set, wins: scripts/kernel-sweeps.sh runs them all).
+if(DEFINED ENV{ONNXC_KERNEL_TEST_EVERY})
+  set(EVERY $ENV{ONNXC_KERNEL_TEST_EVERY})
+elseif(NOT EVERY)
   set(EVERY 1)
 endif()
 execute_process(COMMAND ${CMAKE_COMMAND} -E env ONNXC_KERNEL_TEST_EVERY=${EVERY}

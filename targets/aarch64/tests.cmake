@@ -7,6 +7,13 @@
 # the later extensions), the int8 family once per byte product (armv8-a
 # widening multiplies, +dotprod SDOT, +i8mm USDOT and USMMLA), bit-exact.
 set(AARCH64_KERNEL_TEST ${CMAKE_CURRENT_LIST_DIR}/run_kernel_test.cmake)
+# Catch2's main cross-built once (a fixture: each sweep links the object).
+set(AARCH64_CATCH_MAIN ${CMAKE_CURRENT_BINARY_DIR}/aarch64-kernels/catch_main.o)
+add_test(NAME kernels.simd.aarch64.catch_main
+         COMMAND ${CMAKE_COMMAND} -DCATCH_MAIN_SOURCE=${PROJECT_SOURCE_DIR}/test/catch_main.cpp
+                 -DCATCH_MAIN=${AARCH64_CATCH_MAIN} -DMARCH=armv8-a -P ${AARCH64_KERNEL_TEST})
+set_tests_properties(kernels.simd.aarch64.catch_main PROPERTIES
+                     FIXTURES_SETUP aarch64_catch_main)
 foreach(test gemm:armv8-a conv:armv8-a layout:armv8-a norm:armv8-a qs8:armv8-a
              qs8:armv8.2-a+dotprod qs8:armv8.6-a+i8mm)
   string(REPLACE ":" ";" parts ${test})
@@ -15,20 +22,23 @@ foreach(test gemm:armv8-a conv:armv8-a layout:armv8-a norm:armv8-a qs8:armv8-a
   string(REPLACE "armv8-a" "aarch64" name ${march})
   string(REPLACE "armv8.2-a+" "aarch64-" name ${name})
   string(REPLACE "armv8.6-a+" "aarch64-" name ${name})
-  # The convolution sweep, the longest under emulation: every 2nd case
-  # (the x86 builds run them all).
+  # The convolution sweep, the longest under emulation: every 4th case
+  # (the x86 builds run them all; scripts/kernel-sweeps.sh runs all here).
   if(family STREQUAL "conv")
-    set(every 2)
+    set(every 4)
   else()
     set(every 1)
   endif()
   add_test(NAME kernels.simd.${family}.${name}
            COMMAND ${CMAKE_COMMAND}
                    -DSOURCE=${PROJECT_SOURCE_DIR}/test/kernels/simd_${family}_test.cpp
-                   -DMAIN=${PROJECT_SOURCE_DIR}/test/kernels/main.cpp
+                   -DSETUP=${PROJECT_SOURCE_DIR}/test/kernels/sweep_setup.cpp
+                   -DCATCH_MAIN=${AARCH64_CATCH_MAIN}
                    -DRUNTIME_INCLUDE=${PROJECT_SOURCE_DIR}/runtime-lite/include
                    -DWORK=${CMAKE_CURRENT_BINARY_DIR}/aarch64-kernels/${family}-${name}
                    -DMARCH=${march} -DEVERY=${every} -P ${AARCH64_KERNEL_TEST})
+  set_tests_properties(kernels.simd.${family}.${name} PROPERTIES
+                       FIXTURES_REQUIRED aarch64_catch_main)
 endforeach()
 
 # The e2e models cross-built by `onnxc run --target aarch64` against

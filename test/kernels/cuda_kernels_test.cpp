@@ -29,7 +29,6 @@ int forced = 0;
 #include "onnxc_rt/kernels/cuda/sample.cuh"
 #include "onnxc_rt/kernels/cuda/tensor.cuh"
 
-#define CATCH_CONFIG_MAIN
 #include "support.h"
 
 #include <algorithm>

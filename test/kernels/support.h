@@ -25,7 +25,7 @@ using namespace onnxc_rt;
 /// Kernels split into kTasks tasks run on two threads: the split must not
 /// change a single bit of the result.
 constexpr int64_t kTasks = 3;
-/// The two-thread pool (made by the test main before any test runs).
+/// The two-thread pool (sweep_setup.cpp).
 ThreadPool *pool();
 
 /// Every how many cases a long sweep takes (ONNXC_KERNEL_TEST_EVERY,

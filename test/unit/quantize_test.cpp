@@ -1,6 +1,5 @@
 // Unit tests of the calibration observers (compiler/lib/Quantize): the
 // ranges Percentile chooses on known distributions.
-#define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
 
 #include "onnxc/Quantize/Quantize.h"

@@ -5,21 +5,28 @@
 // emulated_launch instead of <<<...>>>).
 //
 // A launch runs the blocks one after another; a block's blockDim.x threads
-// are host threads running the kernel at once, so __syncthreads() is a
-// barrier of the block, __shared__ arrays are the kernel's function-local
-// statics (one block uses them at a time: every thread passes a barrier
-// before the next block starts), and a warp's __shfl_xor_sync exchanges
-// through a slot per lane between two barriers of its 32 threads, as
-// mma.sync's operands do (below; kernels/cuda/mma.cuh copies cp.async's
-// bytes at once when emulated).
+// are fibers on the launching host thread, each running the
+// kernel until it waits at a barrier, then the next, in thread order:
+// __syncthreads() is a barrier of the block, __shared__ arrays are the
+// kernel's function-local statics (one block uses them at a time: every
+// thread passes a barrier before the next block starts), and a warp's
+// __shfl_xor_sync exchanges through a slot per lane between two barriers of
+// its 32 threads, as mma.sync's operands do (below; kernels/cuda/mma.cuh
+// copies cp.async's bytes at once when emulated). Fibers, not host threads:
+// a barrier of 32-256 host threads on a 2-core machine cost the scheduler's
+// time many times over the kernels' (77 s of system time against 12 s of
+// user time for the transformer at --precision tf32); the interleaving is
+// the same at every run, and a barrier some threads never reach stops the
+// run with a message instead of hanging.
 //
 // The runtime API calls of session.cuh are emulated too (device memory is
 // host memory; a captured stream records its work, a graph replays it), so
 // a generated NAME.cu runs whole on the CPU (test/e2e/check_cuda_emulated.py).
 //
 // What this checks: each kernel's indexing, tiling, bounds, epilogues and
-// reductions, with real concurrency inside a block, and the schedule's
-// arguments, arena offsets and weights. What it cannot: timing, the GPU's
+// reductions, the barriers inside a block (a thread reading, before a
+// barrier, what a later thread writes sees the old value), and the
+// schedule's arguments, arena offsets and weights. What it cannot: timing, the GPU's
 // memory model, launch limits, the real runtime's behaviour. It is a test
 // tool, not part of runtime-lite (it uses threads and the heap).
 #ifndef ONNXC_TEST_CUDA_EMULATION_H
@@ -27,7 +34,9 @@
 
 #define ONNXC_CUDA_EMULATED 1
 
-#include <pthread.h>
+#if !defined(__x86_64__)
+#include <ucontext.h>
+#endif
 
 #include <math.h>
 
@@ -36,8 +45,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
+#include <cstdio>
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "onnxc_rt/types.h"
@@ -154,11 +163,93 @@ inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
 
 namespace cuda_emulation {
 
+/// A fiber's saved registers. On x86-64 a stack pointer, switched by
+/// switch_context below: glibc's swapcontext also saves and restores the
+/// signal mask, two system calls a switch (22 of the CUDA kernel test's 57
+/// seconds); elsewhere ucontext.
+#if defined(__x86_64__)
+struct Context {
+  void *sp = nullptr;
+};
+/// Saves the callee-saved registers on the running stack and its pointer
+/// in *from, then resumes the stack `to` saved (the System V ABI: rbx, rbp,
+/// r12-r15; the kernels leave MXCSR and the x87 control word alone).
+__attribute__((naked, noinline)) inline void switch_stack(void ** /*from*/, void * /*to*/) {
+  __asm__("pushq %rbp\n\tpushq %rbx\n\tpushq %r12\n\tpushq %r13\n\tpushq %r14\n\t"
+          "pushq %r15\n\tmovq %rsp, (%rdi)\n\tmovq %rsi, %rsp\n\tpopq %r15\n\t"
+          "popq %r14\n\tpopq %r13\n\tpopq %r12\n\tpopq %rbx\n\tpopq %rbp\n\tret");
+}
+inline void switch_context(Context &from, Context &to) { switch_stack(&from.sp, to.sp); }
+/// A context whose first resumption enters `entry` (which never returns)
+/// on `stack`: six zero registers, then entry as the return address, above
+/// it a null one, so that entry starts as if called (rsp = 8 mod 16).
+inline void make_context(Context &c, char *stack, size_t bytes, void (*entry)()) {
+  uintptr_t top = (uintptr_t(stack) + bytes) & ~uintptr_t(15);
+  void **sp = reinterpret_cast<void **>(top);
+  *--sp = nullptr;
+  *--sp = reinterpret_cast<void *>(entry);
+  for (int r = 0; r < 6; ++r)
+    *--sp = nullptr;
+  c.sp = sp;
+}
+#else
+struct Context {
+  ucontext_t uc;
+};
+inline void switch_context(Context &from, Context &to) { swapcontext(&from.uc, &to.uc); }
+/// (Its own function: getcontext returns twice, and no caller's variable
+/// must live across it.)
+__attribute__((noinline)) inline void make_context(Context &c, char *stack, size_t bytes,
+                                                   void (*entry)()) {
+  getcontext(&c.uc);
+  c.uc.uc_stack.ss_sp = stack;
+  c.uc.uc_stack.ss_size = bytes;
+  c.uc.uc_link = nullptr;
+  makecontext(&c.uc, entry, 0);
+}
+#endif
+
+struct ThreadState;
+
+/// The fibers of the block running on this host thread.
+struct Scheduler {
+  Context main;
+  ThreadState *current = nullptr;
+  std::function<void()> kernel;  // the launch's kernel and arguments
+  unsigned long progress = 0;    // barrier arrivals and finished threads
+};
+inline thread_local Scheduler *active = nullptr;
+
+struct ThreadState {
+  dim3 thread_idx, block_idx, block_dim, grid_dim;
+  struct Block *block = nullptr;
+  Context context;
+  bool done = false;
+};
+
+inline ThreadState &self() { return *active->current; }
+
+/// Back to the scheduler, which resumes the next thread.
+inline void yield() {
+  Scheduler *s = active;
+  switch_context(s->current->context, s->main);
+}
+
 struct Barrier {
-  pthread_barrier_t b;
-  explicit Barrier(unsigned n) { pthread_barrier_init(&b, nullptr, n); }
-  ~Barrier() { pthread_barrier_destroy(&b); }
-  void wait() { pthread_barrier_wait(&b); }
+  explicit Barrier(unsigned count) : n(count) {}
+  unsigned n, arrived = 0;
+  unsigned long generation = 0;
+  void wait() {
+    ++active->progress;
+    const unsigned long g = generation;
+    if (++arrived == n) {
+      arrived = 0;
+      ++generation;
+      return;
+    }
+    while (generation == g)
+      yield();
+  }
 };
 
 struct Warp {
@@ -173,14 +264,12 @@ struct Block {
   std::vector<Warp> warps;
 };
 
-struct ThreadState {
-  dim3 thread_idx, block_idx, block_dim, grid_dim;
-  Block *block = nullptr;
-};
-
-inline ThreadState &self() {
-  static thread_local ThreadState s;
-  return s;
+/// The fibers' stacks, kept for the next launch on this host thread.
+inline char *fiber_stack(unsigned t, size_t bytes) {
+  static thread_local std::vector<std::unique_ptr<char[]>> stacks;
+  while (stacks.size() <= t)
+    stacks.emplace_back(new char[bytes]);
+  return stacks[t].get();
 }
 
 } // namespace cuda_emulation
@@ -289,30 +378,66 @@ inline void mma_m16n8(MmaInput in, float d[4], const uint32_t a[4], const uint32
 }
 } // namespace cuda_emulation
 
-/// Runs `kernel` over the grid: blocks in order, each block's threads at
-/// once (1-D blocks, a multiple of 32 threads, as the kernels launch).
+namespace cuda_emulation {
+/// A fiber's life: the kernel for every block of the grid, in order.
+inline void run_blocks() {
+  ThreadState &s = self();
+  for (unsigned z = 0; z < s.grid_dim.z; ++z)
+    for (unsigned y = 0; y < s.grid_dim.y; ++y)
+      for (unsigned x = 0; x < s.grid_dim.x; ++x) {
+        s.block_idx = dim3(x, y, z);
+        active->kernel();
+        s.block->barrier.wait(); // the block's statics are free again
+      }
+  s.done = true;
+  ++active->progress;
+  yield(); // for good: the scheduler resumes no finished thread
+}
+
+/// Runs `kernel` (the launch's kernel and arguments) over the grid: blocks
+/// in order, each block's threads as fibers, resumed in thread order until
+/// all have finished.
+inline void run_grid(std::function<void()> kernel, dim3 grid, unsigned n) {
+  constexpr size_t kStackBytes = 256 * 1024;
+  Block block(n);
+  std::vector<ThreadState> threads(n);
+  Scheduler scheduler;
+  scheduler.kernel = std::move(kernel);
+  Scheduler *const outer = active;
+  active = &scheduler;
+  for (unsigned t = 0; t < n; ++t) {
+    ThreadState &s = threads[t];
+    s.thread_idx = dim3(t);
+    s.block_dim = dim3(n);
+    s.grid_dim = grid;
+    s.block = &block;
+    make_context(s.context, fiber_stack(t, kStackBytes), kStackBytes, &run_blocks);
+  }
+  for (unsigned live = n; live;) {
+    const unsigned long before = scheduler.progress;
+    for (ThreadState &s : threads) {
+      if (s.done)
+        continue;
+      scheduler.current = &s;
+      switch_context(scheduler.main, s.context);
+      live -= s.done;
+    }
+    if (live && scheduler.progress == before) {
+      std::fprintf(stderr, "cuda emulation: a barrier that some of the block's %u threads never "
+                           "reach (they returned, or wait at another)\n", n);
+      std::abort();
+    }
+  }
+  active = outer;
+}
+} // namespace cuda_emulation
+
+/// Runs `kernel` over the grid (1-D blocks, a multiple of 32 threads, as
+/// the kernels launch).
 template <typename... Params>
 void emulated_run(void (*kernel)(Params...), dim3 grid, dim3 threads_per_block,
                   Params... args) {
-  cuda_emulation::Block block(threads_per_block.x);
-  std::vector<std::thread> threads;
-  for (unsigned t = 0; t < threads_per_block.x; ++t)
-    threads.emplace_back([&, t] {
-      cuda_emulation::ThreadState &s = cuda_emulation::self();
-      s.thread_idx = dim3(t);
-      s.block_dim = threads_per_block;
-      s.grid_dim = grid;
-      s.block = &block;
-      for (unsigned z = 0; z < grid.z; ++z)
-        for (unsigned y = 0; y < grid.y; ++y)
-          for (unsigned x = 0; x < grid.x; ++x) {
-            s.block_idx = dim3(x, y, z);
-            kernel(args...);
-            block.barrier.wait(); // the block's statics are free again
-          }
-    });
-  for (std::thread &t : threads)
-    t.join();
+  cuda_emulation::run_grid([&] { kernel(args...); }, grid, threads_per_block.x);
 }
 
 /// A launch on `stream`: now, or recorded while the stream is captured.

@@ -9,13 +9,18 @@
 # ISAs the configuring machine runs (sweep_setup.cpp's own check, run at
 # configure time): on another CPU the sources are compiled -fsyntax-only
 # (the same flags and -Werror: what does not compile still fails the build)
-# and the tests report Skipped. An -O3 build of the AVX-512 sweeps costs
-# about 9 minutes of the 2-core CI machine's build that an AVX2-only host
-# could never run. =all builds every one (a build to be run elsewhere).
+# and the tests report Skipped (4 s for the convolution sweep against 3.5
+# minutes at -O3; on the AVX2-only CI host the build went from 1095 to 733
+# s). =all builds every one (a build to be run elsewhere).
 set(ONNXC_KERNEL_TEST_ISAS host CACHE STRING
     "SIMD kernel sweeps to build: host (the ISAs this machine runs) or all")
 set(SIMD_KERNEL_FAMILIES gemm conv layout norm qs8)
 get_target_property(catch2_includes Catch2::Catch2 INTERFACE_INCLUDE_DIRECTORIES)
+# The syntax check sees the build type's flags too (-O3 defines __OPTIMIZE__,
+# which some intrinsic headers test).
+string(TOUPPER "${CMAKE_BUILD_TYPE}" build_type)
+separate_arguments(build_type_flags UNIX_COMMAND
+                   "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${build_type}}")
 foreach(isa x86-64-v3 x86-64-v4 x86-64-vnni x86-64-amx)
   # -ffp-contract=off as the x86 targets compile the kernels (see X86Target.cpp).
   if(isa STREQUAL "x86-64-vnni")
@@ -69,9 +74,10 @@ foreach(isa x86-64-v3 x86-64-v4 x86-64-vnni x86-64-amx)
       list(TRANSFORM catch2_includes PREPEND -I OUTPUT_VARIABLE catch2_include_flags)
       add_custom_command(
         OUTPUT ${stamp}
-        COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 ${flags} -I${PROJECT_SOURCE_DIR}/runtime-lite/include
+        COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 ${build_type_flags} ${flags}
+                -I${PROJECT_SOURCE_DIR}/runtime-lite/include
                 ${catch2_include_flags} -fsyntax-only -MD -MF ${stamp}.d -MT ${stamp} ${source}
-        COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 ${flags} -fsyntax-only
+        COMMAND ${CMAKE_CXX_COMPILER} -std=c++17 ${build_type_flags} ${flags} -fsyntax-only
                 ${PROJECT_SOURCE_DIR}/test/kernels/sweep_setup.cpp
                 -I${PROJECT_SOURCE_DIR}/runtime-lite/include ${catch2_include_flags}
         COMMAND ${CMAKE_COMMAND} -E touch ${stamp}

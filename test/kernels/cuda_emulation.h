@@ -28,7 +28,7 @@
 // barrier, what a later thread writes sees the old value), and the
 // schedule's arguments, arena offsets and weights. What it cannot: timing, the GPU's
 // memory model, launch limits, the real runtime's behaviour. It is a test
-// tool, not part of runtime-lite (it uses threads and the heap).
+// tool, not part of runtime-lite (it switches stacks and uses the heap).
 #ifndef ONNXC_TEST_CUDA_EMULATION_H
 #define ONNXC_TEST_CUDA_EMULATION_H
 
@@ -42,10 +42,10 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <cstdio>
 #include <memory>
 #include <vector>
 

@@ -4,7 +4,8 @@
 // ISA over simd/vec.h; simd/isa/x86.h here) through ../simd: their
 // convolution regions in the channel-blocked layout NCHW16c (one AVX-512
 // vector or two AVX2 ones per block), and large 3x3 stride-1 convolutions by
-// Winograd F(4x4, 3x3). x86-64-vnni is x86-64-avx512 plus the byte dot
+// Winograd F(4x4, 3x3) (int8 ones on AVX2 by F(2x2, 3x3) in 16-bit
+// integers). x86-64-vnni is x86-64-avx512 plus the byte dot
 // product (vpdpbusd) of the int8 kernels; x86-64-amx adds AMX tiles for the
 // int8 convolutions.
 //
@@ -29,9 +30,11 @@ public:
                    // AVX512-VNNI's byte windows for depthwise convolutions
                    // (simd/isa/x86.h's kByteWindows).
                    // On AVX-512, small planes' channels in the vector lanes
-                   // and stride-1 taps read in place from channel quads.
+                   // and stride-1 taps read in place from channel quads; on
+                   // AVX2, 3x3 stride-1 int8 convolutions by Winograd
+                   // F(2x2, 3x3) in 16-bit integers (simd/qs8/winograd.h).
                    {onnxc_rt::simd::qs8::kDotDepthGroup, false, lanes == 8, amx, vnni,
-                    {lanes == 16, lanes == 16}},
+                    {lanes == 16, lanes == 16, lanes == 8}},
                    lanes),
         cpuHasIsa(cpuHasIsa), amx(amx) {
     hostCode = true;

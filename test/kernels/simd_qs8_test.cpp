@@ -235,6 +235,19 @@ const ConvCase kConvCases[] = {
     {6, 8, 8, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},       // depthwise, 4x4 out: 4 rows a vector
     {4, 20, 16, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},     // depthwise, rows of 8, 17 bytes apart
     {3, 9, 1, 3, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 3},       // depthwise 3x1 on one column: 9 rows
+    // AVX2's Winograd form (pack.h's conv_winograd: 3x3, stride 1, 16 or
+    // more channels in and out): tiles of 2x2 in blocks of 24 and more,
+    // 8 tiles a vector across tile rows, odd output sides, odd channels,
+    // one-sided and wide padding, grouped, the most channels.
+    {16, 16, 16, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 8x8 tiles: one row a vector
+    {17, 13, 11, 19, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 13x11 out: partial tiles, 6 a row
+    {33, 7, 7, 21, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 7x7 out: 16 tiles of 4 a row
+    {20, 30, 58, 16, 3, 3, 1, 1, 0, 1, 2, 0, 1, 1, 1},   // padded at the end only, 29 a row
+    {24, 9, 10, 18, 3, 3, 1, 1, 2, 2, 2, 2, 1, 1, 1},    // padding 2: rows wholly padding
+    {32, 12, 12, 32, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},   // two groups of 16
+    {16, 3, 3, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // one partial block of 4 tiles
+    {16, 3, 40, 16, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 1},    // 1 x 38 out: half tiles
+    {1024, 4, 5, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // the most channels (int32 bound)
 };
 
 /// conv2d_sums (ConvInteger with a run-time zero point) against the

@@ -10,6 +10,7 @@
 
 #include "onnxc_rt/kernels/simd/qs8/amx.h"
 #include "onnxc_rt/kernels/simd/qs8/tile.h"
+#include "onnxc_rt/kernels/simd/qs8/winograd.h"
 
 namespace onnxc_rt {
 namespace simd {
@@ -454,8 +455,12 @@ constexpr bool kConvDotDirect = kConvLanes;
 static_assert(!kConvDotDirect || kVirtualRowsBound == kDotDirectRowsBound,
               "the direct form's bound is the panel's (pack.h's conv_dot_direct)");
 
+/// Whether this instruction set's conv2d has Winograd's form (pack.h's
+/// conv_winograd; simd/qs8/winograd.h): AVX2.
+constexpr bool kConvWinograd = ONNXC_RT_SIMD_QS8_WINOGRAD;
+
 /// This instruction set's forms (pack.h's conv_form).
-constexpr ConvForms kConvForms{kConvLanes, kConvDotDirect};
+constexpr ConvForms kConvForms{kConvLanes, kConvDotDirect, kConvWinograd};
 
 /// One tile of conv2d's direct form: kConvRows channels x NV vectors of
 /// virtual pixels from `a` (the tile's first pixel in the group's first
@@ -731,6 +736,14 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
   } else
 #endif
   {
+#if ONNXC_RT_SIMD_QS8_WINOGRAD
+    if constexpr (!std::is_same_v<TOut, int32_t>) {
+      if (conv2d_form(G, g.c / group, m / group, g.kh, g.kw, g.sh, g.sw, g.oh, g.ow, g.ph, g.pw,
+                      g.dh, g.dw) == ConvForm::kWinograd)
+        return conv2d_winograd<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count,
+                                  vzp, vmin, vmax, scratch, runner, tasks);
+    }
+#endif
     if constexpr (kConvLanes && !std::is_same_v<TOut, int32_t>) {
       const ConvForm form = conv2d_form(G, g.c / group, m / group, g.kh, g.kw, g.sh, g.sw, g.oh,
                                         g.ow, g.ph, g.pw, g.dh, g.dw);

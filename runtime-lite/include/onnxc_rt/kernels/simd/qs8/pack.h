@@ -59,15 +59,17 @@ constexpr int64_t kAmxDepthGroup = 64, kAmxConvRows = 16;
 /// own) take a convolution, chosen by conv_form: from the im2col panel,
 /// 16 pixels a vector and 4 channels a row (kPanel); with the channels in
 /// the lanes (kChannelLanes, conv_channel_lanes); reading the taps in
-/// place from channel quads (kDotDirect, conv_dot_direct). The packed
-/// weights' tiles and order and the scratch follow the form.
-enum class ConvForm : uint8_t { kPanel, kChannelLanes, kDotDirect };
+/// place from channel quads (kDotDirect, conv_dot_direct); 3x3 stride-1
+/// ones by Winograd F(2x2, 3x3) in 16-bit integers (kWinograd,
+/// conv_winograd). The packed weights' tiles and order and the scratch
+/// follow the form.
+enum class ConvForm : uint8_t { kPanel, kChannelLanes, kDotDirect, kWinograd };
 
 /// The forms beyond the panel an instruction set's kernels have
 /// (simd/qs8/conv2d.h's kConvForms; the compiler's Qs8Packing for its
-/// target): AVX-512 has both.
+/// target): AVX-512 has the first two, AVX2 Winograd's.
 struct ConvForms {
-  bool channel_lanes = false, dot_direct = false;
+  bool channel_lanes = false, dot_direct = false, winograd = false;
 };
 
 /// Output channels a convolution's packed weights hold per tile for depth
@@ -122,11 +124,122 @@ constexpr bool conv_amx_direct(int64_t cg, int64_t taps, int64_t stride_h, int64
 /// The flip that makes T's values unsigned: 128 for int8, 0 for uint8.
 template <typename T> constexpr int32_t flip_of() { return T(-1) < T(0) ? 128 : 0; }
 
+/// Winograd F(2x2, 3x3) on 16-bit integers (ConvForm::kWinograd, the
+/// kernel in simd/qs8/winograd.h): each 4x4 input tile d (the bytes u, as
+/// the other forms multiply them) becomes V = B^T d B and each 3x3 kernel
+/// g becomes U = G' g G'^T with G' = 2 G, integers both:
+///   B^T = [1 0 -1 0; 0 1 1 0; 0 -1 1 0; 0 1 0 -1],
+///   G'  = [2 0 0; 1 1 1; 1 -1 1; 0 0 2],  A^T = [1 1 1 0; 0 1 -1 -1],
+/// and the tile's 2x2 outputs are A^T (sum over channels of U . V) A / 4:
+/// 16 products a channel for 4 outputs where the direct form takes 36.
+/// |V| <= 4 * 255 and |U| <= 9 * 128 fit in int16 (vpmaddwd's operands,
+/// their products exact in 32 bits); the sums wrap in int32 harmlessly
+/// (addition and multiplication modulo 2^32) as long as the result, 4
+/// times the convolution's sum of 9 * cg products of at most 255 * 128,
+/// fits: cg at most kWinogradMaxChannels.
+constexpr int64_t kWinogradMaxChannels = 1024;
+static_assert(4 * 9 * kWinogradMaxChannels * 255 * 128 < (int64_t(1) << 31),
+              "Winograd's int32 sums hold 4 times the convolution's");
+
+/// The positions of a Winograd tile (4 x 4).
+constexpr int64_t kWinogradPositions = 16;
+
+/// Bytes of a Winograd convolution's packed weights (cg input channels a
+/// group): per group and tile position, int16 values in tiles of
+/// kConvRows output channels, [cg/2][kConvRows][2] each (a channel pair
+/// of each row together: vpmaddwd's pair).
+inline int64_t winograd_packed_bytes(int64_t m, int64_t group, int64_t cg) {
+  return group * kWinogradPositions * round_up(m / group, kConvRows) * round_up(cg, 2) * 2;
+}
+
+/// The transformed weights U = G' g G'^T of w (m, cg, 3, 3), packed
+/// [group][position][channel tiles][cg/2][kConvRows][2] as little-endian
+/// int16 (the padding channels zero).
+inline void pack_winograd_weights(const int8_t *w, int64_t m, int64_t group, int64_t cg,
+                                  int8_t *out) {
+  static constexpr int32_t kG[4][3] = {{2, 0, 0}, {1, 1, 1}, {1, -1, 1}, {0, 0, 2}};
+  const int64_t mg = m / group, mp = round_up(mg, kConvRows), cp = round_up(cg, 2);
+  const int64_t position_bytes = mp * cp * 2;
+  for (int64_t g = 0; g < group; ++g)
+    for (int64_t o = 0; o < mp; ++o)
+      for (int64_t c = 0; c < cp; ++c) {
+        int32_t u[4][4] = {};
+        if (o < mg && c < cg) {
+          const int8_t *k = w + ((g * mg + o) * cg + c) * 9;
+          int32_t t[4][3] = {}; // G' g
+          for (int i = 0; i < 4; ++i)
+            for (int x = 0; x < 3; ++x)
+              for (int y = 0; y < 3; ++y)
+                t[i][x] += kG[i][y] * k[y * 3 + x];
+          for (int i = 0; i < 4; ++i)
+            for (int j = 0; j < 4; ++j)
+              for (int x = 0; x < 3; ++x)
+                u[i][j] += t[i][x] * kG[j][x];
+        }
+        const int64_t tile = o / kConvRows, r = o % kConvRows;
+        for (int64_t p = 0; p < kWinogradPositions; ++p) {
+          const int64_t at = ((g * kWinogradPositions + p) * position_bytes +
+                              ((tile * (cp / 2) + c / 2) * kConvRows + r) * 4 + (c % 2) * 2);
+          const uint16_t v = uint16_t(int16_t(u[p / 4][p % 4]));
+          out[at] = int8_t(uint8_t(v & 0xFF));
+          out[at + 1] = int8_t(uint8_t(v >> 8));
+        }
+      }
+}
+
+/// Whether conv2d takes a convolution by Winograd F(2x2, 3x3)
+/// (ConvForm::kWinograd): `isa` (AVX2, whose byte products take 16-bit
+/// lanes anyway: vpmaddwd on Winograd's int16 operands does as many
+/// products an instruction, 2.25 times fewer of them), depth groups of 4,
+/// a 3x3 kernel at stride 1 undilated, cg within kWinogradMaxChannels,
+/// and channels enough for the transforms to pay (at least
+/// kWinogradMinChannels in and out: they cost a few instructions per
+/// input and output value, the products 8 per output and input channel).
+constexpr int64_t kWinogradMinChannels = 16;
+inline bool conv_winograd(bool isa, int64_t dg, int64_t cg, int64_t mg, int64_t kh, int64_t kw,
+                          int64_t sh, int64_t sw, int64_t dh, int64_t dw) {
+  return isa && dg == kDotDepthGroup && kh == 3 && kw == 3 && sh == 1 && sw == 1 && dh == 1 &&
+         dw == 1 && cg >= kWinogradMinChannels && cg <= kWinogradMaxChannels &&
+         mg >= kWinogradMinChannels;
+}
+
+/// The tiles of a Winograd convolution's output (oh x ow): rows and
+/// columns of 2x2 tiles, and its scratch (conv2d's, by the form): the
+/// group's input planes, padded (each `plane` bytes: 2 th + 2 rows of
+/// `width`, the columns' 16-byte reads past the last tile included), then
+/// per task `task` bytes: a block of `block` tiles' transformed inputs
+/// (int16, [16][cg/2][block + 8][2]) and their products' stage (int32,
+/// [16][kConvRows][block]).
+struct WinogradScratch {
+  int64_t th, tw, width, plane, block, inputs, task, tasks_at, bytes;
+};
+
+/// Tiles a block: whole register tiles (16) whose transformed inputs stay
+/// near 192 KiB (L2), at least one register tile, at most the image's.
+inline WinogradScratch winograd_scratch(int64_t cg, int64_t oh, int64_t ow, int64_t tasks) {
+  WinogradScratch s{};
+  s.th = (oh + 1) / 2;
+  s.tw = (ow + 1) / 2;
+  s.width = round_up(2 * s.tw + 2 + 16, 16);
+  s.plane = (2 * s.th + 2) * s.width;
+  const int64_t pairs = round_up(cg, 2) / 2, step = 16;
+  const int64_t fit = (int64_t(192) << 10) / (kWinogradPositions * pairs * 4) / step * step;
+  const int64_t all = round_up(s.th * s.tw, step);
+  s.block = fit < step ? step : (fit < all ? fit : all);
+  s.inputs = kWinogradPositions * pairs * (s.block + 8) * 4;
+  s.task = round_up(s.inputs + kWinogradPositions * kConvRows * s.block * 4, 64);
+  s.tasks_at = round_up(cg * s.plane, 64);
+  s.bytes = s.tasks_at + tasks * s.task;
+  return s;
+}
+
 /// Bytes of a convolution's packed weights: m output channels in `group`
 /// groups, `depth` = input channels per group * kernel taps, depth groups
 /// of `dg` bytes.
 inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_t dg,
                                  ConvForm form = ConvForm::kPanel) {
+  if (form == ConvForm::kWinograd)
+    return winograd_packed_bytes(m, group, depth / 9);
   return group * round_up(m / group, conv_weight_rows(dg, form)) * round_up(depth, dg);
 }
 
@@ -156,6 +269,8 @@ inline bool conv_channel_lanes(bool isa, int64_t dg, int64_t pixels, int64_t mg)
 inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t depth,
                               int64_t dg, int8_t *out, int64_t taps = 1,
                               ConvForm form = ConvForm::kPanel) {
+  if (form == ConvForm::kWinograd)
+    return pack_winograd_weights(w, m, group, depth / 9, out);
   const int64_t rows = conv_weight_rows(dg, form), cg = depth / taps;
   const int64_t mg = m / group, mp = round_up(mg, rows), dp = round_up(depth, dg);
   for (int64_t g = 0; g < group; ++g)
@@ -335,6 +450,8 @@ inline bool conv_dot_direct(bool isa, int64_t dg, int64_t cg, int64_t mg, int64_
 inline ConvForm conv_form(ConvForms isa, int64_t dg, int64_t cg, int64_t mg, int64_t kh,
                           int64_t kw, int64_t sh, int64_t sw, int64_t oh, int64_t ow, int64_t ph,
                           int64_t pw, int64_t dh, int64_t dw) {
+  if (conv_winograd(isa.winograd, dg, cg, mg, kh, kw, sh, sw, dh, dw))
+    return ConvForm::kWinograd;
   if (conv_channel_lanes(isa.channel_lanes, dg, oh * ow, mg))
     return ConvForm::kChannelLanes;
   if (conv_dot_direct(isa.dot_direct, dg, cg, mg, kh * kw, sh, ow,
@@ -384,6 +501,8 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
                                 int64_t planes, const PaddedPlane &plane, bool reads_input,
                                 int64_t dg, int64_t out_bytes = 1, int64_t tasks = 1,
                                 ConvForm form = ConvForm::kPanel) {
+  if (form == ConvForm::kWinograd)
+    return {0, 0, 0, winograd_scratch(planes, out_h, out_w, tasks).bytes};
   const bool amx_direct =
       dg == kAmxDepthGroup && conv_amx_direct(planes, depth / planes, stride_h, plane.stride_w);
   if (amx_direct || form == ConvForm::kDotDirect) {

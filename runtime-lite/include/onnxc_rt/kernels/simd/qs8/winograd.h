@@ -7,8 +7,8 @@
 // outputs are requantized as the other forms requantize theirs.
 //
 // Per group: the input planes padded (the bytes u that conv2d multiplies,
-// the padding u_zp's); then tiles in blocks, each task its own blocks (or,
-// where blocks are fewer than tasks, its own output channels of every
+// the padding u_zp's); then tiles in blocks, each task its own run of
+// tiles (or, where tiles are few, its own output channels of every
 // block): a block's transformed inputs V ([16][cg/2][tiles][2] int16, a
 // channel pair of a tile together: vpmaddwd's pair), for each 4 output
 // channels 16 products (one a tile position: 4 channels x 16 tiles in
@@ -183,16 +183,20 @@ void conv2d_winograd(const T *x, const int8_t *w, const int32_t *bias, T *y, con
   const int64_t cg = g.c / group, mg = m / group, pairs = round_up(cg, 2) / 2;
   const int64_t mp = round_up(mg, kConvRows), pixels = g.oh * g.ow;
   const WinogradScratch s = winograd_scratch(cg, g.oh, g.ow, tasks);
-  const int64_t tiles = s.th * s.tw, blocks = (tiles + s.block - 1) / s.block;
+  const int64_t tiles = s.th * s.tw;
   const int64_t lanes = s.block + 8, position_stride = pairs * lanes * 2;
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>());
   const uint8_t pad = static_cast<uint8_t>(static_cast<uint8_t>(static_cast<T>(x_zp)) ^ flip);
   // Per group, each position's weights: mp rows x pairs x 2 int16.
   const int16_t *u = reinterpret_cast<const int16_t *>(w);
   const int64_t position_u = mp * pairs * 2, group_u = kWinogradPositions * position_u;
-  // ~16 products a cycle (vpmaddwd's 8 pairs, one a cycle).
-  const int64_t used = tasks_for(tiles * mg * cg, tasks);
-  const bool by_tiles = blocks >= used;
+  // ~8 products a cycle (vpmaddwd's 16 every other cycle). Each task
+  // takes an equal run of tiles (in vectors of 8) where there are 32 or
+  // more a task, else an equal share of the output channel tiles of every
+  // tile (each task then transforms every input tile, and reads only its
+  // channels' weights: 7 x 7 planes have 16 tiles and 512 channels).
+  const int64_t used = tasks_for(tiles * mg * cg * 2, tasks);
+  const bool by_tiles = tiles >= 32 * used;
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
       const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
@@ -205,13 +209,12 @@ void conv2d_winograd(const T *x, const int8_t *w, const int32_t *bias, T *y, con
         uint8_t *own = scratch + s.tasks_at + t * s.task;
         int16_t *v = reinterpret_cast<int16_t *>(own);
         int32_t *stage = reinterpret_cast<int32_t *>(own + s.inputs);
-        const Range br = by_tiles ? split_range(blocks, 1, used, t) : Range{0, blocks};
+        const Range tr = by_tiles ? split_range(tiles, 8, used, t) : Range{0, tiles};
         const Range ch = by_tiles ? Range{0, mg} : split_range(mg, kConvRows, used, t);
-        if (ch.begin >= ch.end)
+        if (ch.begin >= ch.end || tr.begin >= tr.end)
           return;
-        for (int64_t blk = br.begin; blk < br.end; ++blk) {
-          const int64_t t0 = blk * s.block;
-          const int64_t nt = tiles - t0 < s.block ? tiles - t0 : s.block;
+        for (int64_t t0 = tr.begin; t0 < tr.end; t0 += s.block) {
+          const int64_t nt = tr.end - t0 < s.block ? tr.end - t0 : s.block;
           const int64_t nv = (nt + 7) / 8;
           // The block's inputs, tile row by tile row, 8 tiles at a time:
           // a row's last vector runs on into the next row's first tiles,

@@ -376,6 +376,54 @@ TEST_CASE("qs8 AMX tile sums equal the same sums by VPDPBUSD", "[simd][qs8][amx]
 }
 #endif
 
+TEST_CASE("qs8 conv2d's sums at their bound", "[simd][qs8]") {
+  // The largest sums a 3x3 convolution of 1024 channels takes (AVX2's
+  // Winograd form holds 4 times them in int32, qs8/pack.h's
+  // kWinogradMaxChannels): every x - x_zp at 255 and every weight at -128
+  // or 127, the multiplier scaling them into the output's range, so a sum
+  // that wrapped would come out at the other end.
+  namespace pk = simd::qs8;
+  constexpr int64_t c = 1024, h = 6, w = 7, m = 16;
+  const int64_t in[4] = {1, c, h, w}, out[4] = {1, m, h, w}, kernel[2] = {3, 3},
+                strides[2] = {1, 1}, pads[2] = {1, 1}, dil[2] = {1, 1};
+  const int64_t depth = c * 9;
+  std::vector<int8_t> x(c * h * w, 127);
+  const int8_t x_zp = -128;
+  for (int8_t weight : {int8_t(-128), int8_t(127)}) {
+    std::vector<int8_t> wt(m * depth, weight);
+    // 255 * 128 * 9 * 1024 (3.0e8) to 100.
+    const auto q = ref::qs8::quantize_multiplier(100.0 / (255.0 * 128 * 9 * 1024));
+    std::vector<int32_t> bias(m, 0), mult(m, q.multiplier), shift(m, q.shift);
+    std::vector<int8_t> want(m * h * w), got(m * h * w);
+    std::vector<int32_t> plane(h * w);
+    ref::qs8::conv<int8_t>(x.data(), wt.data(), &x_zp, bias.data(), want.data(), 2, in, out,
+                           kernel, strides, pads, pads, dil, 1, plane.data(), mult.data(),
+                           shift.data(), m, 0, -128, 127);
+    pk::with_conv_depth_group(depth, [&](auto depth_group) {
+      constexpr int G = decltype(depth_group)::value;
+      constexpr bool S = pk::kShiftedBytes;
+      const pk::ConvForm form = pk::conv2d_form(G, c, m, 3, 3, 1, 1, h, w, 1, 1, 1, 1);
+      std::vector<int8_t> packed(pk::conv_packed_bytes(m, 1, depth, G, form));
+      pk::pack_conv_weights(wt.data(), m, 1, depth, G, packed.data(),
+                            pk::conv_weight_taps(G, c, 3, 3, 1, 1, form), form);
+      std::vector<int32_t> folded(m);
+      pk::fold_zero_point(wt.data(), bias.data(), m, depth, depth, 1,
+                          pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), S), folded.data());
+      const pk::PaddedPlane pp = pk::padded_plane(h, w, 3, 3, 1, 1, 1, 1);
+      std::vector<uint8_t> scratch(
+          pk::conv_scratch_bytes(depth, h, w, 1, c, pp, false, G, kTasks, form));
+      pk::conv2d<int8_t, G, S>(x.data(), packed.data(), folded.data(), got.data(), in, out,
+                               kernel, strides, pads, dil, 1, x_zp, mult.data(), shift.data(),
+                               m, 0, -128, 127, weight != -128, scratch.data(), pool(), kTasks);
+    });
+    INFO("weights " << int(weight));
+    REQUIRE(want == got);
+    // An interior output: -100 (or 127 / 128 of 100), not at a clamp.
+    REQUIRE(std::abs(int(want[w + 1])) >= 99);
+    REQUIRE(std::abs(int(want[w + 1])) <= 100);
+  }
+}
+
 TEST_CASE("qs8 convolutions over rows of every short width", "[simd][qs8]") {
   // The padded planes copy and fill rows in 16-, 8- and 4-byte pieces and
   // stride-2 rows by even/odd bytes: every row width around those sizes.

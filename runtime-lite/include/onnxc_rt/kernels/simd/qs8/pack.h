@@ -193,8 +193,9 @@ inline void pack_winograd_weights(const int8_t *w, int64_t m, int64_t group, int
 /// products an instruction, 2.25 times fewer of them), depth groups of 4,
 /// a 3x3 kernel at stride 1 undilated, cg within kWinogradMaxChannels,
 /// and channels enough for the transforms to pay (at least
-/// kWinogradMinChannels in and out: they cost a few instructions per
-/// input and output value, the products 8 per output and input channel).
+/// kWinogradMinChannels in and out: the transforms cost a few
+/// instructions per input and output value, the products 4 per output
+/// pixel and input channel).
 constexpr int64_t kWinogradMinChannels = 16;
 inline bool conv_winograd(bool isa, int64_t dg, int64_t cg, int64_t mg, int64_t kh, int64_t kw,
                           int64_t sh, int64_t sw, int64_t dh, int64_t dw) {

@@ -218,7 +218,10 @@ void conv2d_winograd(const T *x, const int8_t *w, const int32_t *bias, T *y, con
           const int64_t nv = (nt + 7) / 8;
           // The block's inputs, tile row by tile row, 8 tiles at a time:
           // a row's last vector runs on into the next row's first tiles,
-          // whose own vector, stored after it, rewrites them.
+          // whose own vector, stored after it, rewrites them. Lanes past
+          // the block's last tile (to its last vector's end) keep what the
+          // buffer held: every step is lane by lane, and their sums are
+          // never stored.
           for (int64_t k = 0; k < pairs; ++k) {
             const uint8_t *p0 = scratch + 2 * k * s.plane;
             const uint8_t *p1 = 2 * k + 1 < cg ? p0 + s.plane : p0;

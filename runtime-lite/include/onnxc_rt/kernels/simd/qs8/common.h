@@ -403,6 +403,42 @@ inline void fill_bytes(uint8_t *dst, int64_t n, uint8_t v) {
     dst[0] = dst[n / 2] = dst[n - 1] = v;
 }
 
+/// n bytes from src to dst, each XORed with flip: 16 at a time, a row's
+/// tail as an overlapping piece, straight from src to dst (a tail staged
+/// through a buffer and loaded back whole waits for the stores it spans).
+inline void copy_flipped(uint8_t *dst, const uint8_t *src, int64_t n, uint8_t flip) {
+  if (n >= 16) {
+    for (int64_t i = 0; i + 16 < n; i += 16)
+      store_bytes(dst + i, load_bytes(src + i) ^ flip);
+    store_bytes(dst + n - 16, load_bytes(src + n - 16) ^ flip);
+    return;
+  }
+  if (n >= 8)
+    return copy_overlapping<8>(dst, src, n, flip);
+  if (n >= 4)
+    return copy_overlapping<4>(dst, src, n, flip);
+  for (int64_t i = 0; i < n; ++i)
+    dst[i] = src[i] ^ flip;
+}
+
+/// One channel's padded plane (h x w bytes at x): `rows` rows of `pitch`
+/// bytes, input row r - ph at column pw (pw + w <= pitch), everything else
+/// `pad`, each byte XORed with `flip` (int8 made unsigned for the dot
+/// products): depthwise_rows' planes and the Winograd form's.
+inline void pad_flipped_plane(const uint8_t *x, int64_t h, int64_t w, int64_t ph, int64_t pw,
+                              int64_t rows, int64_t pitch, uint8_t pad, uint8_t flip,
+                              uint8_t *plane) {
+  // The padding over the whole plane in one run (short rows would spend
+  // more in calls to memset than in the rest), then the input's rows.
+  fill_bytes(plane, rows * pitch, pad);
+  const int64_t r0 = ph, r1 = ph + h < rows ? ph + h : rows;
+  for (int64_t r = r0; r < r1; ++r) {
+    uint8_t *row = plane + r * pitch + pw;
+    const uint8_t *src = x + (r - ph) * w;
+    copy_flipped(row, src, w, flip);
+  }
+}
+
 /// The first n bytes (0 < n <= 16) of v stored at dst, nothing past them.
 inline void store_bytes_first(uint8_t *dst, Bytes v, int64_t n) {
   if (n >= 16)

@@ -367,42 +367,6 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
     }
 }
 
-/// n bytes from src to dst, each XORed with flip: 16 at a time, a row's
-/// tail as an overlapping piece, straight from src to dst (a tail staged
-/// through a buffer and loaded back whole waits for the stores it spans).
-inline void copy_flipped(uint8_t *dst, const uint8_t *src, int64_t n, uint8_t flip) {
-  if (n >= 16) {
-    for (int64_t i = 0; i + 16 < n; i += 16)
-      store_bytes(dst + i, load_bytes(src + i) ^ flip);
-    store_bytes(dst + n - 16, load_bytes(src + n - 16) ^ flip);
-    return;
-  }
-  if (n >= 8)
-    return copy_overlapping<8>(dst, src, n, flip);
-  if (n >= 4)
-    return copy_overlapping<4>(dst, src, n, flip);
-  for (int64_t i = 0; i < n; ++i)
-    dst[i] = src[i] ^ flip;
-}
-
-/// One channel's padded plane for depthwise_rows: rows [0, rows.rows) of
-/// `pitch` bytes, input row r - ph at column pw, everything else `pad`,
-/// each byte XORed with `flip` (int8 made unsigned for the dot products).
-inline void pad_depthwise_plane(const uint8_t *x, int64_t h, int64_t w, int64_t ph, int64_t pw,
-                                const DepthwiseRows &rows, uint8_t pad, uint8_t flip,
-                                uint8_t *plane) {
-  // The padding over the whole plane in one run (short rows would spend
-  // more in calls to memset than in the rest), then the input's rows.
-  const int64_t pitch = rows.pitch;
-  fill_bytes(plane, rows.rows * pitch, pad);
-  const int64_t r0 = ph, r1 = ph + h < rows.rows ? ph + h : rows.rows;
-  for (int64_t r = r0; r < r1; ++r) {
-    uint8_t *row = plane + r * pitch + pw;
-    const uint8_t *src = x + (r - ph) * w;
-    copy_flipped(row, src, w, flip);
-  }
-}
-
 /// depthwise_conv2d in place on NCHW planes where the ISA forms windows of
 /// bytes (VecI::kByteWindows, x86): per channel, its plane copied once
 /// into scratch with the padding (x_zp) around it and the bytes made
@@ -453,8 +417,8 @@ void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int6
   };
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t c = c_begin; c < c_end; ++c) {
-      pad_depthwise_plane(reinterpret_cast<const uint8_t *>(x + (b * channels + c) * h * width),
-                          h, width, ph, pw, rows, pad, flip, plane);
+      pad_flipped_plane(reinterpret_cast<const uint8_t *>(x + (b * channels + c) * h * width),
+                        h, width, ph, pw, rows.rows, rows.pitch, pad, flip, plane);
       // The kernel rows' quads of weights, each broadcast as one int32;
       // their sum times the flip leaves the folded bias.
       const int8_t *wc = w + c * kh * kw;

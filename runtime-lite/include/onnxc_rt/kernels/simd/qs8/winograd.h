@@ -32,31 +32,6 @@ namespace detail {
 
 #if ONNXC_RT_SIMD_QS8_WINOGRAD
 
-/// Input plane `xp` (h x w) as the tiles read it: 2 th + 2 rows of
-/// `width` bytes, input pixel (iy, ix) at (iy + ph, ix + pw), each byte
-/// XORed with `flip` (u = x + flip_of<T>()), the rest `pad` (u_zp).
-template <typename T>
-void winograd_plane(const T *xp, const Conv2d &g, const WinogradScratch &s, uint8_t flip,
-                    uint8_t pad, uint8_t *out) {
-  const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
-  const int64_t rows = 2 * s.th + 2;
-  const int64_t left = g.pw < s.width ? g.pw : s.width;
-  const int64_t cols = g.w < s.width - left ? g.w : s.width - left;
-  for (int64_t r = 0; r < rows; ++r) {
-    uint8_t *dst = out + r * s.width;
-    const int64_t iy = r - g.ph;
-    if (iy < 0 || iy >= g.h) {
-      fill_bytes(dst, s.width, pad);
-      continue;
-    }
-    fill_bytes(dst, left, pad);
-    const uint8_t *row = src + iy * g.w;
-    for (int64_t i = 0; i < cols; ++i)
-      dst[left + i] = row[i] ^ flip;
-    fill_bytes(dst + left + cols, s.width - left - cols, pad);
-  }
-}
-
 /// V = B^T d B of 8 tiles side by side (their 4x4 inputs d from row `p`
 /// of two channels' planes, 2 columns apart) for two channels: position
 /// k's 8 tiles' channel pairs (16 int16) at out + k * position_stride.
@@ -203,7 +178,8 @@ void conv2d_winograd(const T *x, const int8_t *w, const int32_t *bias, T *y, con
       parallel_for(runner, used, [&](int64_t t) {
         const Range r = split_range(cg, 1, used, t);
         for (int64_t ci = r.begin; ci < r.end; ++ci)
-          winograd_plane(xg + ci * g.h * g.w, g, s, flip, pad, scratch + ci * s.plane);
+          pad_flipped_plane(reinterpret_cast<const uint8_t *>(xg + ci * g.h * g.w), g.h, g.w,
+                            g.ph, g.pw, 2 * s.th + 2, s.width, pad, flip, scratch + ci * s.plane);
       });
       parallel_for(runner, used, [&](int64_t t) {
         uint8_t *own = scratch + s.tasks_at + t * s.task;

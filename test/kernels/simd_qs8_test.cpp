@@ -696,6 +696,15 @@ TEST_CASE("qs8 max_pool2d matches the reference", "[simd][qs8]") {
       {2, 8, 64, 2, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 2},
       {2, 5, 20, 2, 3, 3, 1, 1, 0, 0, 0, 0, 1, 1, 2},
       {2, 7, 9, 2, 3, 3, 1, 1, 0, 0, 0, 0, 2, 2, 2},
+      // Stride-2 windows of 2 and 3 columns read in place (stride2_windows)
+      // with 16, 17, 32 and 33 outputs a row: the third column of a step
+      // from the next step's bytes, and the last step's from its own.
+      {2, 5, 33, 2, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 2},
+      {2, 5, 35, 2, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 2},
+      {2, 5, 65, 2, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 2},
+      {2, 5, 67, 2, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 2},
+      {2, 4, 34, 2, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 2},
+      {2, 4, 66, 2, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 2},
   };
   for (const ConvCase &q : pools) {
     checkMaxPool<int8_t>(q);

@@ -75,6 +75,36 @@ template <typename T> inline Bytes max_bytes(Bytes a, Bytes b) {
   return a > b ? a : b;
 }
 
+/// The maxima of stride-2 windows of kw = 2 or 3 adjacent columns, 16
+/// outputs a step (ox = 0, 16, ... below ow), each step's stored by
+/// store(ox, m); column(i): the maxima over the window's rows of the 16
+/// columns from i on. A step's 32 columns give the windows' first columns
+/// (even bytes) and second (odd bytes); a third column is the next step's
+/// even bytes shifted in by one, so that each column vector is computed
+/// once (the last step's from two more). Reads columns [0, 2 * ox_last +
+/// 2 * kw + 28) as windows16's steps do.
+template <typename T, typename Column, typename Store>
+ONNXC_RT_SIMD_INLINE void stride2_windows(int64_t ow, int64_t kw, Column column, Store store) {
+  Bytes a = column(0), b = column(16);
+  Bytes even = even_bytes(a, b), odd = odd_bytes(a, b);
+  for (int64_t ox = 0; ox < ow; ox += 16) {
+    Bytes m = max_bytes<T>(even, odd);
+    if (ox + 16 < ow) {
+      a = column(2 * ox + 32);
+      b = column(2 * ox + 48);
+      const Bytes next = even_bytes(a, b);
+      if (kw == 3)
+        m = max_bytes<T>(m, __builtin_shufflevector(even, next, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                                    11, 12, 13, 14, 15, 16));
+      even = next;
+      odd = odd_bytes(a, b);
+    } else if (kw == 3) {
+      m = max_bytes<T>(m, even_bytes(column(2 * ox + 2), column(2 * ox + 18)));
+    }
+    store(ox, m);
+  }
+}
+
 } // namespace detail
 
 /// 2-D max pooling of int8 / uint8 planes (reference conv.h's max_pool
@@ -125,6 +155,15 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
                                 ? (w - 1 + pw - (kw - 1) * dw) / sw
                                 : -1;
   const bool vector_steps = sw == 1 || sw == 2;
+  // Stride-2 windows of 2 or 3 adjacent columns (the common max pools)
+  // take stride2_windows: half windows16's loads and maxima.
+  const bool pairs = sw == 2 && dw == 1 && (kw == 2 || kw == 3);
+  auto store_first = [&](T *out, int64_t ox, Bytes m) {
+    if (ox + 16 <= ow)
+      store_bytes(out + ox, m);
+    else
+      store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), m, ow - ox);
+  };
   // Output rows (of all planes, y's order) go kMaxPoolRows at a time: their
   // padded rows first, then their windows, so that a window's loads come
   // well after the stores they read (a load that straddles two recent
@@ -165,6 +204,11 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
         }
         const T *in0 = x + first;
         T *out = y + direct * ow;
+        if (pairs) {
+          stride2_windows<T>(ow, kw, [&](int64_t i) { return column(in0 + i); },
+                             [&](int64_t ox, Bytes m) { store_first(out, ox, m); });
+          continue;
+        }
         int64_t ox = 0;
         for (; ox + 16 <= ow; ox += 16)
           store_bytes(out + ox, windows16(in0 + ox * sw));
@@ -238,7 +282,11 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
         return m;
       };
       int64_t ox = 0;
-      if (vector_steps) {
+      if (pairs) {
+        stride2_windows<T>(ow, kw, [&](int64_t i) { return load_bytes(row + i); },
+                           [&](int64_t o, Bytes m) { store_first(out, o, m); });
+        ox = ow;
+      } else if (vector_steps) {
         for (; ox + 16 <= ow; ox += 16)
           store_bytes(out + ox, windows16(ox * sw));
         if (ox < ow) { // the last windows' reads stay in the row's slack

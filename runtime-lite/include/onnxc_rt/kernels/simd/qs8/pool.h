@@ -110,10 +110,11 @@ ONNXC_RT_SIMD_INLINE void stride2_windows(int64_t ow, int64_t kw, Column column,
 /// 2-D max pooling of int8 / uint8 planes (reference conv.h's max_pool
 /// without indices): per output row, the column-wise max of the window's
 /// input rows into a padded row of `scratch` (maxpool_scratch_bytes(...):
-/// kMaxPoolRows of them), then the max along each window, 16
-/// outputs at a time where the stride is 1 or 2 (a stride-2 window step
-/// takes the even bytes of 32). Padding enters as T's lowest value; a
-/// window with no input element gives 0, as the reference does. Without
+/// kMaxPoolRows of them), then the max along each window, 16 outputs at
+/// a time where the stride is 1 or 2 (a stride-2 window step takes the
+/// even bytes of 32; windows of 2 or 3 columns stride2_windows). Padding
+/// enters as T's lowest value; a window with no input element gives 0, as
+/// the reference does. Without
 /// padding (every window inside the input) rows read the input in place.
 /// `tasks` take runs of the planes, each with its own kMaxPoolRows rows
 /// (scratch: maxpool_scratch_bytes(...) * tasks).
@@ -158,11 +159,8 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
   // Stride-2 windows of 2 or 3 adjacent columns (the common max pools)
   // take stride2_windows: half windows16's loads and maxima.
   const bool pairs = sw == 2 && dw == 1 && (kw == 2 || kw == 3);
-  auto store_first = [&](T *out, int64_t ox, Bytes m) {
-    if (ox + 16 <= ow)
-      store_bytes(out + ox, m);
-    else
-      store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), m, ow - ox);
+  auto store_first = [&](T *out, int64_t ox, Bytes m) { // whole vectors, then the row's tail
+    store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), m, ow - ox);
   };
   // Output rows (of all planes, y's order) go kMaxPoolRows at a time: their
   // padded rows first, then their windows, so that a window's loads come

@@ -173,6 +173,12 @@ const ConvCase kConvCases[] = {
     {3, 8, 9, 5, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},       // channel tile edge, 72 pixels
     {4, 10, 10, 4, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // 1x1 read as it is, 100 pixels
     {5, 13, 11, 7, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},     // 1x1 strided
+    // Padded planes hold only the rows and phases a tap reads (pad_plane).
+    {5, 13, 11, 7, 1, 1, 3, 2, 1, 1, 1, 1, 1, 1, 1},     // 1x1 padded, strides 3 and 2
+    {6, 11, 12, 5, 1, 3, 2, 2, 0, 1, 0, 1, 1, 1, 1},     // 1x3 strided: every second row
+    {6, 11, 12, 5, 3, 1, 2, 3, 1, 0, 1, 0, 1, 1, 1},     // 3x1 strided: phase 0 of 3
+    {64, 14, 14, 96, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},   // 1x1 strided to 7x7: channel lanes
+    {128, 12, 13, 40, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},  // 1x1 strided, depth 128 (AMX's panel)
     {8, 12, 12, 9, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},     // strided 3x3
     {6, 17, 19, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},     // dilated
     {3, 23, 23, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},    // a stem

@@ -19,18 +19,23 @@ namespace qs8 {
 namespace detail {
 
 /// Input plane `xp` (h x w) into `out` as pp describes (qs8/pack.h's
-/// PaddedPlane), the padding `pad`.
+/// PaddedPlane), the padding `pad`. Only the rows and column phases some
+/// tap reads: with one row of taps (kh 1) every sh-th row, with one
+/// column (kw 1) phase 0 alone, so a strided 1x1 convolution (ResNet's
+/// downsampling) pads a quarter of its input at stride 2; the rest stays
+/// as it was, never read.
 template <typename T>
 void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t *out) {
   const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
   const int64_t right = pp.phase - g.pw - g.w;
+  const int64_t row_step = g.kh == 1 ? g.sh : 1, phases = g.kw == 1 ? 1 : g.sw;
   if (g.sw == 1 && g.pw <= 16 && right >= 0 && right <= 16) {
     // Stride 1, padding of at most 16 columns a side: each input row's
     // padding as one vector either side (the right one's overrun rewritten
     // by the next row, or in the plane's slack); a third of the general
     // loop's instructions (ResNet-18: 0.1 M rows per inference).
     const Bytes p = Bytes{} + pad;
-    for (int64_t r = 0; r < pp.rows; ++r) {
+    for (int64_t r = 0; r < pp.rows; r += row_step) {
       uint8_t *dst = out + r * pp.phase;
       const int64_t iy = r - g.ph;
       if (iy < 0 || iy >= g.h) {
@@ -43,7 +48,7 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
     }
     return;
   }
-  for (int64_t f = 0; f < g.sw; ++f) {
+  for (int64_t f = 0; f < phases; ++f) {
     // Column i of phase f is input column i * sw + base, inside [0, w) for
     // i in [lo, hi).
     const int64_t base = f - g.pw;
@@ -51,7 +56,7 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
     int64_t hi = g.w - base > 0 ? (g.w - base + g.sw - 1) / g.sw : 0;
     lo = lo > pp.phase ? pp.phase : lo;
     hi = hi > pp.phase ? pp.phase : (hi < lo ? lo : hi);
-    for (int64_t r = 0; r < pp.rows; ++r) {
+    for (int64_t r = 0; r < pp.rows; r += row_step) {
       const int64_t iy = r - g.ph;
       uint8_t *dst = out + (r * g.sw + f) * pp.phase;
       if (iy < 0 || iy >= g.h) {

@@ -588,6 +588,40 @@ TEST_CASE("qs8 requantization matches the reference lane by lane", "[simd][qs8]"
   }
 }
 
+TEST_CASE("qs8 narrow_scale matches the quantized multiply on every 8-bit difference",
+          "[simd][qs8]") {
+  // add's inputs less their zero points (|x| <= 255) scaled by 2^e and a
+  // multiplier: every x against the reference, for every shift where the
+  // form is exact and multipliers at both ends of [2^30, 2^31) and between.
+  constexpr int L = simd::VecI::kLanes;
+  std::uniform_int_distribution<int32_t> mults(1 << 30, INT32_MAX);
+  int checked = 0;
+  for (int32_t e : {0, 8, 14, 20, 22})
+    for (int32_t shift = -31; shift <= 8; ++shift) {
+      if (!simd::qs8::detail::narrow_scale_exact(e, shift))
+        continue;
+      for (int32_t m : {int32_t(1) << 30, INT32_MAX, mults(rng()), mults(rng())}) {
+        const auto c = simd::qs8::detail::narrow_scale(e, m, shift);
+        for (int32_t x0 = -255; x0 <= 255; x0 += L) {
+          int32_t x[L], got[L];
+          for (int l = 0; l < L; ++l)
+            x[l] = x0 + l > 255 ? 255 : x0 + l;
+          simd::qs8::detail::scale_narrow(simd::VecI::load(x), c).store(got);
+          for (int l = 0; l < L; ++l) {
+            INFO("x " << x[l] << " e " << e << " multiplier " << m << " shift " << shift);
+            REQUIRE(got[l] ==
+                    ref::qs8::multiply_by_quantized_multiplier(x[l] * (1 << e), m, shift));
+          }
+        }
+        ++checked;
+      }
+    }
+  // add_params' own (e 20): ratios up to 1/2 (equal scales), shifts down to -31.
+  REQUIRE(simd::qs8::detail::narrow_scale_exact(20, 0));
+  REQUIRE(simd::qs8::detail::narrow_scale_exact(20, -31));
+  REQUIRE(checked > 100);
+}
+
 namespace {
 template <typename T> void checkElementwise(int64_t rows, int64_t inner, int variant) {
   const int64_t n = rows * inner;
@@ -596,7 +630,8 @@ template <typename T> void checkElementwise(int64_t rows, int64_t inner, int var
                 y_zp = randomZeroPoint<T>();
   const auto [lo, hi] = randomClamp<T>(y_zp, variant);
   std::uniform_real_distribution<double> scale(0.002, 0.1);
-  const double sa = scale(rng()), sb = scale(rng()), sy = scale(rng());
+  // Every third variant adds equal scales (add_params' ratio of 1/2: a left shift).
+  const double sa = scale(rng()), sb = variant % 3 == 0 ? sa : scale(rng()), sy = scale(rng());
   const int64_t shape[1] = {n}, unit[1] = {1};
   const int64_t tasks = variant % 4 < 2 ? 1 : kTasks; // int8 and uint8 both ways
   std::vector<T> want(n), got(n);

@@ -158,6 +158,44 @@ template <bool kUp> ONNXC_RT_SIMD_INLINE VecI requantize_as(VecI x, const Requan
     return VecI::multiply_by_quantized_multiplier_down(x, q.multiplier, q.right);
 }
 
+/// multiply_by_quantized_multiplier(x * 2^e, multiplier, shift) for the
+/// small x of an 8-bit activation less its zero point (|x| <= 255) in
+/// 32-bit lanes, where the general form takes 64-bit products (x86's
+/// vpmuldq twice, a 64-bit shift each): with k = 31 + right - e - left it
+/// is floor((x * multiplier + 2^(k-1)) / 2^k), and with the multiplier
+/// split as high * 2^s + low (s = min(12, k - 1)) that is
+///   (x * high + 2^(k-1-s) + ((x * low) >> s)) >> (k - s),
+/// every term within int32 (|x * high| < 2^31, |x * low| < 2^20): two
+/// 32-bit multiplies, three adds and shifts, the same integers. qs8::add's
+/// inputs (e = add_params' left shift of 20) take it on x86.
+struct NarrowScale {
+  VecI high, low, round, low_shift, shift;
+};
+
+/// Whether narrow_scale gives x * 2^e's multiply_by_quantized_multiplier
+/// exactly for |x| <= 255: the scaled x fits int32 (no saturation, e +
+/// left <= 23), 2^(k-1-s) does (k <= 42), and the shift is one
+/// quantize_multiplier gives (right <= 31).
+inline bool narrow_scale_exact(int32_t e, int32_t shift) {
+  const ref::qs8::Shifts s = ref::qs8::split_shift(shift);
+  return e >= 0 && e + s.left <= 23 && s.right <= 31 && 31 + s.right - e - s.left <= 42;
+}
+
+/// (All zeros where it is not exact: never used.)
+inline NarrowScale narrow_scale(int32_t e, int32_t multiplier, int32_t shift) {
+  if (!narrow_scale_exact(e, shift))
+    return {VecI::zero(), VecI::zero(), VecI::zero(), VecI::zero(), VecI::zero()};
+  const ref::qs8::Shifts s = ref::qs8::split_shift(shift);
+  const int32_t k = 31 + s.right - e - s.left, split = k - 1 < 12 ? k - 1 : 12;
+  return {VecI::broadcast(multiplier >> split), VecI::broadcast(multiplier & ((1 << split) - 1)),
+          VecI::broadcast(int32_t(1) << (k - 1 - split)), VecI::broadcast(split),
+          VecI::broadcast(k - split)};
+}
+
+ONNXC_RT_SIMD_INLINE VecI scale_narrow(VecI x, const NarrowScale &c) {
+  return {(x.v * c.high.v + c.round.v + ((x.v * c.low.v) >> c.low_shift.v)) >> c.shift.v};
+}
+
 /// y_zp + r (requantize_scaled's), clamped to [act_min, act_max].
 ONNXC_RT_SIMD_INLINE VecI to_output(VecI r, VecI y_zp, VecI act_min, VecI act_max) {
   return VecI::min(VecI::max(VecI::add(r, y_zp), act_min), act_max);

@@ -30,36 +30,25 @@ void lookup(const T *x, const T *table, T *y, int64_t n, TaskRunner *runner = nu
     out[i] = t[uint8_t(in[i] ^ flip)];
 }
 
-/// y = a + b, same shapes, in reference/qs8.h's add (parameters from its
-/// add_params); `tasks` take runs of the values (for_each_run).
-template <typename T>
-void add(const T *a, const T *b, T *y, int64_t n, int32_t left_shift, int32_t a_zp,
-         int32_t a_multiplier, int32_t a_shift, int32_t b_zp, int32_t b_multiplier,
-         int32_t b_shift, int32_t y_zp, int32_t y_multiplier, int32_t y_shift, int32_t act_min,
-         int32_t act_max, TaskRunner *runner = nullptr, int64_t tasks = 1) {
-  using namespace detail;
-  if (tasks > 1)
-    return for_each_run(n, runner, tasks, [&](int64_t i, int64_t m) {
-      add(a + i, b + i, y + i, m, left_shift, a_zp, a_multiplier, a_shift, b_zp, b_multiplier,
-          b_shift, y_zp, y_multiplier, y_shift, act_min, act_max);
-    });
-  const Requant qa = requant_broadcast(0, a_multiplier, a_shift);
-  const Requant qb = requant_broadcast(0, b_multiplier, b_shift);
-  const Requant qy = requant_broadcast(0, y_multiplier, y_shift);
-  const VecI azp = VecI::broadcast(a_zp), bzp = VecI::broadcast(b_zp);
-  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
-             vmax = VecI::broadcast(act_max);
-  const VecI::Int ls = VecI::broadcast(left_shift).v;
-  // The sum of a and b brought to y, before y's zero point.
-  auto sum = [&](VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
-    const VecI sa = multiply_by_quantized_multiplier({(va.v - azp.v) << ls}, qa.multiplier,
-                                                     qa.left, qa.right);
-    const VecI sb = multiply_by_quantized_multiplier({(vb.v - bzp.v) << ls}, qb.multiplier,
-                                                     qb.left, qb.right);
-    return requantize_scaled(VecI::add(sa, sb), qy);
-  };
-  // Four vectors a step: 16 bytes of each input widened from one load
-  // (VecI::widen_all on NEON), the results narrowed into one store.
+namespace detail {
+/// Whether VecI is NEON's (whose quantized multiply is SQDMULH and SRSHL:
+/// qs8::add keeps it).
+#if defined(__ARM_NEON)
+constexpr bool kNeon = true;
+#else
+constexpr bool kNeon = false;
+#endif
+
+template <typename T> constexpr bool in_range(int32_t v) {
+  return v >= std::numeric_limits<T>::min() && v <= std::numeric_limits<T>::max();
+}
+
+/// y[i] = clamp(y_zp + sum(a[i], b[i])) over n values: four vectors a step
+/// (16 bytes of each input widened from one load, VecI::widen_all on
+/// NEON; the results narrowed into one store), then vector by vector.
+template <typename T, typename Sum>
+ONNXC_RT_SIMD_INLINE void add_values(const T *a, const T *b, T *y, int64_t n, VecI vzp,
+                                     VecI vmin, VecI vmax, Sum sum) {
   int64_t i = 0;
   for (; i + 4 * kLanes <= n; i += 4 * kLanes) {
     VecI va[4], vb[4], r[4];
@@ -82,6 +71,57 @@ void add(const T *a, const T *b, T *y, int64_t n, int32_t left_shift, int32_t a_
     }
     to_output(sum(VecI::widen(pa), VecI::widen(pb)), vzp, vmin, vmax).store_narrow(y + i, lanes);
   }
+}
+
+} // namespace detail
+
+/// y = a + b, same shapes, in reference/qs8.h's add (parameters from its
+/// add_params); `tasks` take runs of the values (for_each_run).
+template <typename T>
+void add(const T *a, const T *b, T *y, int64_t n, int32_t left_shift, int32_t a_zp,
+         int32_t a_multiplier, int32_t a_shift, int32_t b_zp, int32_t b_multiplier,
+         int32_t b_shift, int32_t y_zp, int32_t y_multiplier, int32_t y_shift, int32_t act_min,
+         int32_t act_max, TaskRunner *runner = nullptr, int64_t tasks = 1) {
+  using namespace detail;
+  if (tasks > 1)
+    return for_each_run(n, runner, tasks, [&](int64_t i, int64_t m) {
+      add(a + i, b + i, y + i, m, left_shift, a_zp, a_multiplier, a_shift, b_zp, b_multiplier,
+          b_shift, y_zp, y_multiplier, y_shift, act_min, act_max);
+    });
+  const Requant qa = requant_broadcast(0, a_multiplier, a_shift);
+  const Requant qb = requant_broadcast(0, b_multiplier, b_shift);
+  const Requant qy = requant_broadcast(0, y_multiplier, y_shift);
+  const VecI azp = VecI::broadcast(a_zp), bzp = VecI::broadcast(b_zp);
+  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+             vmax = VecI::broadcast(act_max);
+  const VecI::Int ls = VecI::broadcast(left_shift).v;
+  // The sum of a and b brought to y, before y's zero point. narrow: a
+  // and b scaled in 32-bit lanes (common.h's narrow_scale) on x86, whose
+  // 64-bit products take twice the instructions of NEON's SQDMULH.
+  const bool narrow = !kNeon && narrow_scale_exact(left_shift, a_shift) &&
+                      narrow_scale_exact(left_shift, b_shift) && in_range<T>(a_zp) &&
+                      in_range<T>(b_zp);
+  const NarrowScale na = narrow_scale(left_shift, a_multiplier, a_shift),
+                    nb = narrow_scale(left_shift, b_multiplier, b_shift);
+  auto sum_as = [&](auto narrow_form, VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
+    if constexpr (decltype(narrow_form)::value)
+      return requantize_scaled(VecI::add(scale_narrow(VecI::sub(va, azp), na),
+                                         scale_narrow(VecI::sub(vb, bzp), nb)),
+                               qy);
+    const VecI sa = multiply_by_quantized_multiplier({(va.v - azp.v) << ls}, qa.multiplier,
+                                                     qa.left, qa.right);
+    const VecI sb = multiply_by_quantized_multiplier({(vb.v - bzp.v) << ls}, qb.multiplier,
+                                                     qb.left, qb.right);
+    return requantize_scaled(VecI::add(sa, sb), qy);
+  };
+  if (narrow)
+    add_values(a, b, y, n, vzp, vmin, vmax, [&](VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
+      return sum_as(std::true_type(), va, vb);
+    });
+  else
+    add_values(a, b, y, n, vzp, vmin, vmax, [&](VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
+      return sum_as(std::false_type(), va, vb);
+    });
 }
 
 namespace detail {

@@ -202,6 +202,8 @@ const ConvCase kConvCases[] = {
     {40, 14, 14, 200, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // strided to 7x7, 4 channel units
     {24, 1, 1, 20, 1, 1, 1, 1, 0, 0, 0, 0, 1, 1, 1},     // one pixel (squeeze-and-excitation)
     {36, 5, 5, 72, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 25 pixels, a partial vector
+    {16, 13, 13, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 13x13: 169 lanes against 193 virtual
+    {16, 11, 11, 80, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},   // 11x11, a tile and a vector of channels
     {320, 10, 10, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},  // 100 pixels in blocks of 96 and 4
     {32, 7, 7, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},     // grouped, 48 channels a group
     {12, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12},  // depthwise

@@ -313,6 +313,8 @@ constexpr bool kConvLanes = kLanes == 16 && !kDepth16 && !VecI::kMatMul && !VecI
 /// 6 x 4 accumulators, the 4 weight vectors and a broadcast pixel (29 of
 /// 32 registers).
 constexpr int kLaneTileVectors = 4, kLaneTileRows = 6;
+static_assert(!kConvLanes || kLaneTileVectors * kLanes == kConvLaneTileChannels,
+              "pack.h's conv_channel_lanes counts a tile's channels");
 
 /// One channel-lanes tile: R pixels of the panel (a pixel's depth group kk
 /// at a + kk * a_step + r * 4) x NV vectors of channels (their packed

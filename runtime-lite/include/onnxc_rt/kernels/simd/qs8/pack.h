@@ -244,20 +244,32 @@ inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_
   return group * round_up(m / group, conv_weight_rows(dg, form)) * round_up(depth, dg);
 }
 
+/// Output channels of one tile of the channel-lanes form (simd/qs8/conv2d.h's
+/// kLaneTileVectors vectors of 16).
+constexpr int64_t kConvLaneTileChannels = 64;
+
 /// Whether conv2d computes a group's output channels in the vector lanes,
 /// 16 a vector, and its pixels a few at a time (a fully connected tile's
 /// shape over the im2col panel), instead of 16 pixels a vector and 4
 /// channels at a time: where the pixels fill their vectors worse than the
 /// channels would (7 x 7 planes: 49 pixels in 64 lanes, a quarter of the
-/// products wasted; 1 x 1 planes of squeeze-and-excitation). `isa`: the
-/// target's kernels have this form (AVX-512, simd/qs8/conv2d.h's kConvForms);
-/// weights then packed in tiles of kConvLaneRows channels.
-/// Decided by the compiler's packing and by conv2d alike, from the shapes.
-inline bool conv_channel_lanes(bool isa, int64_t dg, int64_t pixels, int64_t mg) {
-  // The lanes each form computes, the channel-lanes form at least 10% fewer.
+/// products wasted; 1 x 1 planes of squeeze-and-excitation), or, with a
+/// whole tile of channels or more, where the panel over virtual rows
+/// (`panel_pixels`, conv_pixels' count) computes 15% more lanes: 13 x 13
+/// planes, 193 pixels in 208 lanes against 169 (SqueezeNet's 3x3
+/// 48->192 and 64->256 15% faster on qs8_conv_bench, Zen 5; 14 x 14's
+/// 224 against 196 are 3% slower, 16 and 32 channels at 13 x 13 25-60%).
+/// `isa`: the target's kernels have this form (AVX-512,
+/// simd/qs8/conv2d.h's kConvForms); weights then packed in tiles of
+/// kConvLaneRows channels. Decided by the compiler's packing and by conv2d
+/// alike, from the shapes.
+inline bool conv_channel_lanes(bool isa, int64_t dg, int64_t pixels, int64_t mg,
+                               int64_t panel_pixels) {
   const int64_t by_channels = round_up(mg, kConvLaneRows) * pixels;
-  const int64_t by_pixels = round_up(pixels, 16) * round_up(mg, kConvRows);
-  return isa && dg == kDotDepthGroup && 10 * by_channels < 9 * by_pixels;
+  auto by_pixels = [&](int64_t n) { return round_up(n, 16) * round_up(mg, kConvRows); };
+  return isa && dg == kDotDepthGroup &&
+         (10 * by_channels < 9 * by_pixels(pixels) ||
+          (mg >= kConvLaneTileChannels && 20 * by_channels < 17 * by_pixels(panel_pixels)));
 }
 
 /// w: (m, depth) as ONNX stores a convolution's weights (m, c / group,
@@ -441,27 +453,6 @@ inline bool conv_dot_direct(bool isa, int64_t dg, int64_t cg, int64_t mg, int64_
          (plane.phase - out_w) * mg < kDotDirectRowsBound * out_w;
 }
 
-/// The form conv2d takes a convolution in, on an instruction set with
-/// `isa`'s forms, for weights in depth groups of `dg`: channel lanes where
-/// they fill the vectors better, else the direct form where it computes
-/// the panel's products, else the panel. The one choice the compiler's
-/// packing, conv2d, the tests and the benchmarks all read. cg and mg:
-/// input and output channels a group; the kernel, strides, output size,
-/// leading pads and dilations as conv2d takes them.
-inline ConvForm conv_form(ConvForms isa, int64_t dg, int64_t cg, int64_t mg, int64_t kh,
-                          int64_t kw, int64_t sh, int64_t sw, int64_t oh, int64_t ow, int64_t ph,
-                          int64_t pw, int64_t dh, int64_t dw) {
-  if (conv_winograd(isa.winograd, dg, cg, mg, kh, kw, sh, sw, dh, dw))
-    return ConvForm::kWinograd;
-  if (conv_channel_lanes(isa.channel_lanes, dg, oh * ow, mg))
-    return ConvForm::kChannelLanes;
-  if (conv_dot_direct(isa.dot_direct, dg, cg, mg, kh * kw, sh, ow,
-                      padded_plane(oh, ow, kh, kw, sh, sw, dh, dw),
-                      conv_reads_input(kh, kw, sh, sw, ph, pw)))
-    return ConvForm::kDotDirect;
-  return ConvForm::kPanel;
-}
-
 /// The pixels packed: with virtual rows, every output row but the last at
 /// the padded plane's width.
 inline int64_t conv_pixel_count(int64_t out_h, int64_t out_w, const PaddedPlane &plane,
@@ -476,6 +467,30 @@ inline ConvPixels conv_pixels(int64_t depth, int64_t out_h, int64_t out_w, int64
                             (plane.phase - out_w) * mg < bound * out_w;
   const int64_t count = conv_pixel_count(out_h, out_w, plane, virtual_rows);
   return {virtual_rows, count, conv_pixel_block(depth, count)};
+}
+
+/// The form conv2d takes a convolution in, on an instruction set with
+/// `isa`'s forms, for weights in depth groups of `dg`: channel lanes where
+/// they fill the vectors better, else the direct form where it computes
+/// the panel's products, else the panel. The one choice the compiler's
+/// packing, conv2d, the tests and the benchmarks all read. cg and mg:
+/// input and output channels a group; the kernel, strides, output size,
+/// leading pads and dilations as conv2d takes them.
+inline ConvForm conv_form(ConvForms isa, int64_t dg, int64_t cg, int64_t mg, int64_t kh,
+                          int64_t kw, int64_t sh, int64_t sw, int64_t oh, int64_t ow, int64_t ph,
+                          int64_t pw, int64_t dh, int64_t dw) {
+  if (conv_winograd(isa.winograd, dg, cg, mg, kh, kw, sh, sw, dh, dw))
+    return ConvForm::kWinograd;
+  const PaddedPlane plane = padded_plane(oh, ow, kh, kw, sh, sw, dh, dw);
+  const bool reads_input = conv_reads_input(kh, kw, sh, sw, ph, pw);
+  if (conv_channel_lanes(isa.channel_lanes, dg, oh * ow, mg,
+                         conv_pixels(cg * kh * kw, oh, ow, sh, mg, plane, reads_input,
+                                     kDotDirectRowsBound)
+                             .count))
+    return ConvForm::kChannelLanes;
+  if (conv_dot_direct(isa.dot_direct, dg, cg, mg, kh * kw, sh, ow, plane, reads_input))
+    return ConvForm::kDotDirect;
+  return ConvForm::kPanel;
 }
 
 /// A convolution's scratch, laid out for whichever way conv_pixels

@@ -103,25 +103,19 @@ void add(const T *a, const T *b, T *y, int64_t n, int32_t left_shift, int32_t a_
                       in_range<T>(b_zp);
   const NarrowScale na = narrow_scale(left_shift, a_multiplier, a_shift),
                     nb = narrow_scale(left_shift, b_multiplier, b_shift);
-  auto sum_as = [&](auto narrow_form, VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
-    if constexpr (decltype(narrow_form)::value)
+  if (narrow)
+    return add_values(a, b, y, n, vzp, vmin, vmax, [&](VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
       return requantize_scaled(VecI::add(scale_narrow(VecI::sub(va, azp), na),
                                          scale_narrow(VecI::sub(vb, bzp), nb)),
                                qy);
+    });
+  add_values(a, b, y, n, vzp, vmin, vmax, [&](VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
     const VecI sa = multiply_by_quantized_multiplier({(va.v - azp.v) << ls}, qa.multiplier,
                                                      qa.left, qa.right);
     const VecI sb = multiply_by_quantized_multiplier({(vb.v - bzp.v) << ls}, qb.multiplier,
                                                      qb.left, qb.right);
     return requantize_scaled(VecI::add(sa, sb), qy);
-  };
-  if (narrow)
-    add_values(a, b, y, n, vzp, vmin, vmax, [&](VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
-      return sum_as(std::true_type(), va, vb);
-    });
-  else
-    add_values(a, b, y, n, vzp, vmin, vmax, [&](VecI va, VecI vb) ONNXC_RT_SIMD_LAMBDA {
-      return sum_as(std::false_type(), va, vb);
-    });
+  });
 }
 
 namespace detail {

@@ -243,6 +243,12 @@ const ConvCase kConvCases[] = {
     {6, 8, 8, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},       // depthwise, 4x4 out: 4 rows a vector
     {4, 20, 16, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},     // depthwise, rows of 8, 17 bytes apart
     {3, 9, 1, 3, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 3},       // depthwise 3x1 on one column: 9 rows
+    // AVX-512's padded planes (x86.h's padded_plane): rows of 16, 32 and
+    // 64 bytes exactly, and of 65 (filled and copied instead).
+    {6, 14, 14, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},     // depthwise 14x14: rows of 16 bytes
+    {3, 6, 30, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      // depthwise, rows of 32 bytes
+    {3, 5, 62, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      // depthwise, rows of 64 bytes
+    {3, 5, 63, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      // depthwise, rows of 65 bytes
     // AVX2's Winograd form (pack.h's conv_winograd: 3x3, stride 1, 16 or
     // more channels in and out): tiles of 2x2 in blocks of 24 and more,
     // 8 tiles a vector across tile rows, odd output sides, odd channels,

@@ -387,6 +387,61 @@ struct VecI {
   static constexpr bool kByteWindows = false;
   static constexpr bool kByteGather = false;
 #endif
+  /// qs8/common.h's pad_flipped_plane where rows are at most 64 bytes
+  /// (AVX512BW's byte masks; else false, nothing written): row r of
+  /// `pitch` bytes is input row r - ph XORed with `flip` at column pw, or
+  /// `pad` outside the input. Each row one load under a byte mask (the
+  /// input's bytes, `pad` around them), an XOR and a store of 16, 32 or 64
+  /// bytes, the mask made once, where filling the plane and copying the
+  /// rows over it stored most bytes twice: the rows in order, each store's
+  /// bytes past its row rewritten by the next row's, the last one's past
+  /// the plane (up to 63 bytes: the caller's slack).
+  static bool padded_plane(const uint8_t *x, int64_t h, int64_t w, int64_t ph, int64_t pw,
+                           int64_t rows, int64_t pitch, uint8_t pad, uint8_t flip,
+                           uint8_t *plane) {
+#if defined(__AVX512BW__)
+    if (pitch > 64 || pw + w > pitch)
+      return false;
+    const uint64_t in = (w >= 64 ? ~uint64_t(0) : (uint64_t(1) << w) - 1) << pw;
+    const char p = static_cast<char>(pad ^ flip), f = static_cast<char>(flip);
+    auto each_row = [&](auto load, auto fill, auto store) {
+      for (int64_t r = 0; r < rows; ++r) {
+        uint8_t *dst = plane + r * pitch;
+        if (r < ph || r - ph >= h) {
+          store(dst, fill);
+          continue;
+        }
+        // From pw bytes before the row: only the masked-in bytes are read.
+        const uintptr_t at = reinterpret_cast<uintptr_t>(x + (r - ph) * w) - uintptr_t(pw);
+        store(dst, load(reinterpret_cast<const void *>(at)));
+      }
+    };
+    if (pitch <= 16) {
+      const __m128i vp = _mm_set1_epi8(p), vf = _mm_set1_epi8(f);
+      each_row([&](const void *at) { return _mm_mask_loadu_epi8(vp, __mmask16(in), at); },
+               vp, [&](uint8_t *dst, __m128i v) {
+                 _mm_storeu_si128(reinterpret_cast<__m128i *>(dst), _mm_xor_si128(v, vf));
+               });
+    } else if (pitch <= 32) {
+      const __m256i vp = _mm256_set1_epi8(p), vf = _mm256_set1_epi8(f);
+      each_row([&](const void *at) { return _mm256_mask_loadu_epi8(vp, __mmask32(in), at); },
+               vp, [&](uint8_t *dst, __m256i v) {
+                 _mm256_storeu_si256(reinterpret_cast<__m256i *>(dst), _mm256_xor_si256(v, vf));
+               });
+    } else {
+      const __m512i vp = _mm512_set1_epi8(p), vf = _mm512_set1_epi8(f);
+      each_row([&](const void *at) { return _mm512_mask_loadu_epi8(vp, __mmask64(in), at); },
+               vp, [&](uint8_t *dst, __m512i v) {
+                 _mm512_storeu_si512(dst, _mm512_xor_si512(v, vf));
+               });
+    }
+    return true;
+#else
+    (void)x, (void)h, (void)w, (void)ph, (void)pw, (void)rows, (void)pitch, (void)pad,
+        (void)flip, (void)plane;
+    return false;
+#endif
+  }
   /// No dot product by element on x86 (see neon.h): kernels broadcast.
   static constexpr bool kLaneDot = false;
   /// No SDOT register tiles in assembly (neon.h's dot_tile_4x24, dot_tile_8x8).

@@ -417,8 +417,9 @@ void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int6
   };
   for (int64_t b = 0; b < batch; ++b)
     for (int64_t c = c_begin; c < c_end; ++c) {
-      pad_flipped_plane(reinterpret_cast<const uint8_t *>(x + (b * channels + c) * h * width),
-                        h, width, ph, pw, rows.rows, rows.pitch, pad, flip, plane);
+      const uint8_t *xc = reinterpret_cast<const uint8_t *>(x + (b * channels + c) * h * width);
+      if (!V::padded_plane(xc, h, width, ph, pw, rows.rows, rows.pitch, pad, flip, plane))
+        pad_flipped_plane(xc, h, width, ph, pw, rows.rows, rows.pitch, pad, flip, plane);
       // The kernel rows' quads of weights, each broadcast as one int32;
       // their sum times the flip leaves the folded bias.
       const int8_t *wc = w + c * kh * kw;

@@ -663,7 +663,9 @@ inline int64_t depthwise_rows_per_vector(int64_t ow, int64_t kw, int64_t sh, int
 /// (every row an output row's windows reach; columns to the farthest
 /// window, or the input's if wider), then slack for a vector's window
 /// load past the last row (64 bytes from a window's start) and for the
-/// padding's whole 16-byte stores; `quads` of taps a kernel row.
+/// padding's whole 16-byte stores (AVX-512's padded_plane: a row's whole
+/// 16-, 32- or 64-byte store, up to 63 bytes past it, within the 64 + 32
+/// + 8); `quads` of taps a kernel row.
 struct DepthwiseRows {
   int64_t rows, pitch, quads, bytes;
 };
@@ -674,6 +676,7 @@ inline DepthwiseRows depthwise_rows_geometry(int64_t w, int64_t oh, int64_t ow, 
   const int64_t reach = (ow - 1) * sw + kw;
   const int64_t pitch = reach > pw + w ? reach : pw + w;
   constexpr int64_t kSlack = 64 + 16 * 2 + 2 * kDepthwiseQuad;
+  static_assert(kSlack >= 63, "a padded_plane row store reaches 63 bytes past the plane");
   return {rows, pitch, (kw + kDepthwiseQuad - 1) / kDepthwiseQuad, rows * pitch + kSlack};
 }
 

@@ -75,6 +75,24 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
       return signalPassFailure();
   }
 
+  /// A graph output that is TopK's own result keeps the bound's rows; where
+  /// its axis comes after dims larger than 1 it is packed here.
+  static LogicalResult packTopK(OpBuilder &b, func::ReturnOp ret, int64_t at,
+                                DictionaryAttr entry) {
+    Value v = ret.getOperand(at);
+    auto topk = v.getDefiningOp<onnx::TopKOp>();
+    if (!topk)
+      return success();
+    int64_t dim = entry.getAs<IntegerAttr>("extent_dim").getInt();
+    if (llvm::all_of(shapeOf(v).take_front(dim), [](int64_t s) { return s == 1; }))
+      return success();
+    auto packed = packPastExtent(b, v.getLoc(), v, dim, topk.getExtent());
+    if (failed(packed))
+      return failure();
+    ret.setOperand(at, *packed);
+    return success();
+  }
+
   /// Each graph output that carries a size the data decides gets it as an
   /// extent result (onnx.outputs' "extent"/"extent_dim", as the importer
   /// writes for NonZero's own), and zeros past it.
@@ -100,10 +118,14 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
       int64_t count = entry.getAs<IntegerAttr>("count").getInt();
       int64_t at = first;
       first += count;
-      if (entry.get("extent") || entry.getAs<StringAttr>("kind").getValue() != "tensor" ||
-          count != 1)
+      if (entry.getAs<StringAttr>("kind").getValue() != "tensor" || count != 1)
         continue;
       Value v = ret.getOperand(at);
+      if (entry.get("extent")) { // the importer's: an op's own result
+        if (failed(packTopK(b, ret, at, entry)))
+          return failure();
+        continue;
+      }
       ArrayRef<DataDependentDim> d = dims.dimsOf(v);
       if (d.empty())
         continue;
@@ -112,19 +134,26 @@ struct DataDependentDimsPass : impl::DataDependentDimsPassBase<DataDependentDims
         return ret.emitError() << "graph output '" << name
                                << "' has more than one dim whose size the data decides "
                                   "(not supported)";
+      // NonZero, Unique, NonMaxSuppression and StringNormalizer write their
+      // results packed; TopK's, like every value carried through other ops,
+      // keep the bound's rows.
       auto producer = v.getDefiningOp<onnx::DataDependentShape>();
-      bool packed = producer && producer.dataDependentDim(cast<OpResult>(v).getResultNumber()) >= 0;
+      bool packed = producer && !isa<onnx::TopKOp>(producer.getOperation()) &&
+                    producer.dataDependentDim(cast<OpResult>(v).getResultNumber()) >= 0;
       if (!packed) {
         // Rows on the bound are the packed tensor only when nothing comes before them.
-        if (llvm::any_of(shapeOf(v).take_front(d[0].dim), [](int64_t s) { return s != 1; }))
+        bool leading =
+            llvm::all_of(shapeOf(v).take_front(d[0].dim), [](int64_t s) { return s == 1; });
+        if (!leading && !isa<IntegerType, FloatType>(getElementTypeOrSelf(v.getType())))
           return ret.emitError()
                  << "graph output '" << name << "': its dim " << d[0].dim
                  << ", whose size the data decides, comes after dims larger than 1 "
-                 << "(outputs are packed only along such a leading dim; not supported)";
-        auto zeroed = zeroPastExtent(b, v.getLoc(), v, d[0].dim, d[0].extent);
-        if (failed(zeroed))
+                 << "(packed only for numbers; not supported)";
+        auto fixed = leading ? zeroPastExtent(b, v.getLoc(), v, d[0].dim, d[0].extent)
+                             : packPastExtent(b, v.getLoc(), v, d[0].dim, d[0].extent);
+        if (failed(fixed))
           return failure();
-        ret.setOperand(at, *zeroed);
+        ret.setOperand(at, *fixed);
       }
       unsigned index = ret.getNumOperands();
       for (unsigned i = 0; i < ret.getNumOperands(); ++i)

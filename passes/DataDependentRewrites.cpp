@@ -518,4 +518,63 @@ FailureOr<Value> zeroPastExtent(OpBuilder &b, Location loc, Value x, int64_t dim
   return x; // strings: nothing to zero in a reference
 }
 
+/// `x` (its size along `dim` the data decides: `extent` rows of the bound)
+/// packed as graph outputs promise: the (outer, extent, inner) tensor dense
+/// from the buffer's start, zeros after. Where `dim` comes after dims larger
+/// than 1 the rows on the bound are not that tensor, so each position p of
+/// the packed buffer gathers outer block a = p / (extent x inner) at offset
+/// p mod (extent x inner) of the bound's block a; p past outer x extent x
+/// inner gets zero.
+FailureOr<Value> packPastExtent(OpBuilder &b, Location loc, Value x, int64_t dim, Value extent) {
+  auto t = cast<RankedTensorType>(x.getType());
+  ArrayRef<int64_t> shape = t.getShape();
+  int64_t outer = 1, inner = 1;
+  for (int64_t d = 0; d < int64_t(shape.size()); ++d)
+    (d < dim ? outer : inner) *= d == dim ? 1 : shape[d];
+  const int64_t n = outer * shape[dim] * inner;
+  auto flatType = RankedTensorType::get({n}, b.getI64Type());
+  SmallVector<int64_t> positions(n);
+  for (int64_t p = 0; p < n; ++p)
+    positions[p] = p;
+  Value pos = b.create<onnx::ConstantOp>(loc, flatType,
+                                         DenseElementsAttr::get(flatType, ArrayRef(positions)));
+  auto shapeConst = [&](ArrayRef<int64_t> v) -> Value {
+    auto type = RankedTensorType::get({int64_t(v.size())}, b.getI64Type());
+    return b.create<onnx::ConstantOp>(loc, type, DenseElementsAttr::get(type, v));
+  };
+  auto op = [&](StringRef name, ValueRange operands) { return buildOnnxOp(b, loc, name, operands); };
+  auto block = op("Mul", {extent, i64Scalar(b, loc, inner)}); // extent x inner
+  if (failed(block))
+    return failure();
+  auto divisor = op("Max", {*block, i64Scalar(b, loc, 1)}); // extent 0: no p is kept
+  auto packedSize = op("Mul", {*block, i64Scalar(b, loc, outer)});
+  if (failed(divisor) || failed(packedSize))
+    return failure();
+  auto a = op("Div", {pos, *divisor});
+  if (failed(a))
+    return failure();
+  auto aStart = op("Mul", {*a, *divisor});
+  auto boundStart = op("Mul", {*a, i64Scalar(b, loc, shape[dim] * inner)});
+  auto kept = op("Less", {pos, *packedSize});
+  if (failed(aStart) || failed(boundStart) || failed(kept))
+    return failure();
+  auto offset = op("Sub", {pos, *aStart});
+  if (failed(offset))
+    return failure();
+  auto source = op("Add", {*boundStart, *offset});
+  if (failed(source))
+    return failure();
+  auto inRange = op("Where", {*kept, *source, i64Scalar(b, loc, 0)});
+  auto flat = op("Reshape", {x, shapeConst({n})});
+  if (failed(inRange) || failed(flat))
+    return failure();
+  auto gathered = op("Gather", {*flat, *inRange});
+  if (failed(gathered))
+    return failure();
+  auto packed = zeroPastExtent(b, loc, *gathered, 0, *packedSize);
+  if (failed(packed))
+    return failure();
+  return op("Reshape", {*packed, shapeConst(shape)});
+}
+
 } // namespace onnxc

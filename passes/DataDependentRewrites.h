@@ -34,6 +34,12 @@ mlir::LogicalResult giveSizesToReaders(mlir::func::FuncOp func,
 mlir::FailureOr<mlir::Value> zeroPastExtent(mlir::OpBuilder &b, mlir::Location loc,
                                             mlir::Value x, int64_t dim, mlir::Value extent);
 
+/// `x` packed along `dim`, which comes after dims larger than 1: the
+/// tensor of `extent` rows dense from the buffer's start, zeros after
+/// (graph outputs).
+mlir::FailureOr<mlir::Value> packPastExtent(mlir::OpBuilder &b, mlir::Location loc,
+                                            mlir::Value x, int64_t dim, mlir::Value extent);
+
 } // namespace onnxc
 
 #endif

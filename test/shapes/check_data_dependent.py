@@ -30,9 +30,11 @@ output against PyTorch's or numpy's at several sizes, none and all included:
   shape     Shape and Size of NonZero's result: the run's, not the bound's.
   compress  ONNX Compress with a run-time condition: along an axis, and of
             the flattened input with a condition longer than it.
+  stacked   outputs whose such dim comes after a dim larger than 1, packed
+            for the caller: NonZero's values stacked twice, TopK along rows
+            with a K the data decides.
   refused   readers that cannot take such a size are refused, naming the
-            node (exit 3): a Hardmax over it, an output whose such dim comes
-            after a dim larger than 1.
+            node (exit 3): a Hardmax over it.
 """
 import argparse
 import os
@@ -372,6 +374,43 @@ def compress(args):
                      [np.compress(s > t, x, axis=0), np.compress(c[:15], x)])
 
 
+def stacked(args):
+    """Outputs whose data-sized dim comes after a dim larger than 1, packed
+    for the caller: NonZero's values stacked twice ([2, n]), and TopK along
+    the rows of a [3, 8] input with a K the data decides ([3, k])."""
+    i64, f32 = TensorProto.INT64, TensorProto.FLOAT
+    path = os.path.join(args.work, "stacked.onnx")
+    zero = helper.make_tensor("zero", i64, [], [0])
+    save(path, [helper.make_node("NonZero", ["x"], ["i"]),
+                helper.make_node("Transpose", ["i"], ["it"], perm=[1, 0]),
+                helper.make_node("GatherND", ["x", "it"], ["g"]),
+                helper.make_node("Constant", [], ["axes"],
+                                 value=helper.make_tensor("a", i64, [1], [0])),
+                helper.make_node("Unsqueeze", ["g", "axes"], ["u"]),
+                helper.make_node("Concat", ["u", "u"], ["y"], axis=0),
+                helper.make_node("Constant", [], ["row"], value=zero),
+                helper.make_node("Gather", ["z", "row"], ["z0"], axis=0),
+                helper.make_node("Greater", ["z0", "t"], ["above"]),
+                helper.make_node("Cast", ["above"], ["ones"], to=i64),
+                helper.make_node("ReduceSum", ["ones", "axes"], ["k"], keepdims=1),
+                helper.make_node("TopK", ["z", "k"], ["values", "indices"], axis=1)],
+         [helper.make_tensor_value_info("x", f32, [2, 3]),
+          helper.make_tensor_value_info("z", f32, [3, 8]),
+          helper.make_tensor_value_info("t", f32, [])],
+         [helper.make_tensor_value_info("y", f32, [2, "n"]),
+          helper.make_tensor_value_info("values", f32, [3, "k"]),
+          helper.make_tensor_value_info("indices", i64, [3, "k"])])
+    rng = np.random.default_rng(5)
+    x = rng.standard_normal((2, 3)).astype(np.float32) * (rng.random((2, 3)) > 0.4)
+    z = rng.standard_normal((3, 8)).astype(np.float32)
+    for t in (9.0, 0.0, -9.0):
+        got = run(args, path, "stacked", {"x": x, "z": z, "t": np.array(t, np.float32)})
+        k = int((z[0] > t).sum())
+        order = np.argsort(-z, axis=1, kind="stable")[:, :k]
+        expect_equal(f"stacked t={t}", got,
+                     [np.stack([x[x != 0]] * 2), np.take_along_axis(z, order, 1), order])
+
+
 def refused(args):
     i64, f32 = TensorProto.INT64, TensorProto.FLOAT
     x = [helper.make_tensor_value_info("x", f32, [2, 3])]
@@ -382,17 +421,6 @@ def refused(args):
                      helper.make_node("Hardmax", ["f"], ["y"], axis=0, name="soft")],
                     [helper.make_tensor_value_info("y", f32, ["n", 2])],
                     "node 'soft': reads a value whose size the data decides (from node 'nz')"),
-        # [1, n] rows stacked into [2, n]: the data's dim after a dim of 2,
-        # whose rows the caller could not find (outputs are packed).
-        "output": ([helper.make_node("NonZero", ["x"], ["i"], name="nz"),
-                    helper.make_node("Transpose", ["i"], ["it"], perm=[1, 0]),
-                    helper.make_node("GatherND", ["x", "it"], ["g"]),
-                    helper.make_node("Constant", [], ["axes"],
-                                     value=helper.make_tensor("a", i64, [1], [0])),
-                    helper.make_node("Unsqueeze", ["g", "axes"], ["u"]),
-                    helper.make_node("Concat", ["u", "u"], ["y"], axis=0)],
-                   [helper.make_tensor_value_info("y", f32, [2, "n"])],
-                   "graph output 'y': its dim 1, whose size the data decides, comes after"),
     }
     for name, (nodes, outputs, message) in cases.items():
         path = os.path.join(args.work, f"refused_{name}.onnx")
@@ -412,6 +440,7 @@ CASES = {"mask": mask, "unique": unique, "topk": topk, "per_class": per_class, "
          "reduce": reduce,
          "shape": shape,
          "compress": compress,
+         "stacked": stacked,
          "refused": refused}
 
 

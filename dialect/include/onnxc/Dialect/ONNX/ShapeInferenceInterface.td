@@ -23,11 +23,13 @@ def ShapeInferenceOpInterface : OpInterface<"ShapeInference"> {
 }
 
 // Ops whose results have a dimension only the data decides (NonZero, Unique,
-// NonMaxSuppression, StringNormalizer). Their result types carry the largest
-// size that dimension can take, the kernel writes the tensor densely packed
-// at the start of the buffer, and a last, extra result (tensor<i64>, not an
-// ONNX output) holds the size the run produced. Such values may only leave
-// the graph: onnxc has no run-time shapes inside a model.
+// NonMaxSuppression, StringNormalizer; TopK with a K or n known at run
+// time). Their result types carry the largest size that dimension can take,
+// and a last, extra result (tensor<i64>, not an ONNX output) holds the size
+// the run produced. The kernels write the tensor densely packed at the start
+// of the buffer, but TopK's, which keeps the bound's rows (zeroed past the
+// size) as values carried through other ops do; onnxc-data-dependent-dims
+// packs those where they leave the graph.
 def DataDependentShapeOpInterface : OpInterface<"DataDependentShape"> {
   let cppNamespace = "::onnxc::onnx";
   let methods = [

@@ -265,6 +265,15 @@ std::string tensorDescriptions(const ModelInterface &m) {
   return s;
 }
 
+std::string dataSizedNote(const ModelInterface &m, const TensorInterface &t) {
+  if (t.dynamicDim < 0)
+    return "";
+  return " *       dim " + std::to_string(t.dynamicDim) + " depends on the data: at most " +
+         std::to_string(t.shape[t.dynamicDim]) + "; the run writes its size to *" +
+         m.outputs[t.extentOutput].cname +
+         "\n *       and the tensor densely at the start of the buffer (the rest cleared)\n";
+}
+
 std::string emitHeader(const ModelInterface &m, const std::string &version) {
   std::string s = headerOpening(m, version);
   llvm::raw_string_ostream os(s);
@@ -332,11 +341,7 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
     if (t.quantized)
       os << " *       quantized: real = (q - " << m.name << "_" << t.cname << "_ZERO_POINT) x "
          << m.name << "_" << t.cname << "_SCALE\n";
-    if (t.dynamicDim >= 0) {
-      os << " *       dim " << t.dynamicDim << " depends on the data: at most " << t.shape[t.dynamicDim]
-         << "; the run writes its size to *" << m.outputs[t.extentOutput].cname
-         << "\n *       and the tensor densely at the start of the buffer (the rest cleared)\n";
-    }
+    os << dataSizedNote(m, t);
   }
   if (strings)
     os << " * Output strings point into the inputs' strings, the arena (valid until its\n"

@@ -71,6 +71,8 @@ std::string header(const ModelInterface &m, const std::string &version) {
       for (size_t i = 0; i < t.shape.size(); ++i)
         os << (i ? "x" : "") << t.shape[i];
       os << "]  (ONNX " << cCommentLiteral(t.name) << ")\n";
+      if (list == &m.outputs)
+        os << dataSizedNote(m, t);
     }
   os << " */\n"
      << "int " << n << "_run(" << n << "_session* session, " << tensorParams(m);

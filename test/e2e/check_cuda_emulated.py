@@ -101,14 +101,76 @@ def interface(header):
     return tensors
 
 
+def data_sized(header):
+    """The outputs whose size the data decides, from NAME.h's comments
+    ("dim D depends on the data: ...; the run writes its size to *NAME"):
+    {output index: (dim, index of its extent output)}."""
+    outs, sized = [], {}
+    for line in open(header):
+        m = re.match(r" \*   out (\w+): ", line)
+        if m:
+            outs.append(m.group(1))
+        m = re.match(r" \*\s+dim (\d+) depends on the data: .*writes its size to \*(\w+)", line)
+        if m:
+            sized[len(outs) - 1] = (int(m.group(1)), m.group(2))
+    return {k: (dim, outs.index(name)) for k, (dim, name) in sized.items()}
+
+
+def trim_data_sized(header, outputs):
+    """The ONNX outputs of a run: each output whose size the data decides
+    cut to the size its extent output reports (the tensor lies densely at
+    the buffer's start), the extent outputs dropped."""
+    sized = data_sized(header)
+    extents = {e for _, e in sized.values()}
+    result = []
+    for k, out in enumerate(outputs):
+        if k in extents:
+            continue
+        if k in sized:
+            dim, e = sized[k]
+            size = int(outputs[e].reshape(-1)[0])
+            if not 0 <= size <= out.shape[dim]:
+                raise RuntimeError(f"output {k} reports size {size} of at most {out.shape[dim]}")
+            shape = out.shape[:dim] + (size,) + out.shape[dim + 1:]
+            out = out.reshape(-1)[:int(np.prod(shape, dtype=np.int64))].reshape(shape)
+        result.append(out)
+    return result
+
+
+def bind_shape_inputs(onnxc, model, inputs, work):
+    """--bind arguments that compile in, as `onnxc run` does, the values of
+    the inputs that decide shapes (onnxc --list-shape-inputs; they stay in
+    the interface, their values given again at run time)."""
+    r = subprocess.run([onnxc, model, "--list-shape-inputs"], capture_output=True, text=True)
+    names = set(r.stdout.split()) if r.returncode == 0 else set()
+    if not names:
+        return []
+    import onnx
+    from onnx import numpy_helper
+    graph = onnx.load(model, load_external_data=False).graph
+    inits = {t.name for t in graph.initializer}
+    order = [i.name for i in graph.input if i.name not in inits]
+    args = []
+    for name, x in zip(order, inputs):
+        if name in names:
+            path = os.path.join(work, f"bind{len(args)}.pb")
+            with open(path, "wb") as f:
+                f.write(numpy_helper.from_array(np.asarray(x), name).SerializeToString())
+            args.append(f"--bind={name}={path}")
+    return args
+
+
 def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600, onnxc_args=()):
     """Compiles `model` for cuda, runs it on `inputs` (arrays, graph order)
-    through the emulation and returns the outputs. Raises Refused when onnxc
-    does not support the model for cuda, RuntimeError on any other failure."""
+    through the emulation and returns the outputs; the inputs whose values
+    decide shapes are compiled in, as `onnxc run` does on the CPU targets.
+    Raises Refused when onnxc does not support the model for cuda,
+    RuntimeError on any other failure."""
     with tempfile.TemporaryDirectory(prefix="onnxc-cuda-emu-") as work:
         gen = os.path.join(work, "gen")
+        binds = bind_shape_inputs(onnxc, model, inputs, work)
         r = subprocess.run([onnxc, model, "--target", "cuda", "--name", "model", "--quiet",
-                            "-o", gen, *onnxc_args], capture_output=True, text=True)
+                            "-o", gen, *binds, *onnxc_args], capture_output=True, text=True)
         if r.returncode != 0:
             first = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
             raise (Refused if r.returncode == 3 else RuntimeError)(first)
@@ -132,7 +194,8 @@ def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600, onnxc_args=()):
             r = subprocess.run(step, capture_output=True, text=True)
             if r.returncode != 0:
                 raise RuntimeError("build failed: " + (r.stderr.strip().splitlines() or [""])[0])
-        return run_program(program, work, inputs, ins, outs, timeout)
+        return trim_data_sized(os.path.join(gen, "model.h"),
+                               run_program(program, work, inputs, ins, outs, timeout))
 
 
 def run_program(program, work, inputs, ins, outs, timeout):

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "onnxc/Driver/Driver.h"
+#include "onnxc/Import/Importer.h"
 #include "onnxc/Pipelines/Pipeline.h"
 #include "onnxc/Lowering/Target.h"
 
@@ -18,6 +19,7 @@
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/Timing.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/raw_ostream.h"
@@ -155,6 +157,13 @@ static cl::opt<std::string> verifyHeaderPath(
     cl::value_desc("NAME.h"), cl::cat(category));
 static cl::opt<bool> listOps("list-ops", cl::desc("List the supported ONNX operators"),
                              cl::cat(category));
+static cl::opt<bool> listShapeInputs(
+    "list-shape-inputs",
+    cl::desc("Print the graph inputs of MODEL whose values decide shapes or control flow (a "
+             "Reshape's shape, Slice bounds, TopK's K, an If's condition, ...), one a line, "
+             "and exit: the inputs `onnxc run` compiles in from the values given, and "
+             "--bind NAME=FILE.pb compiles in for a build"),
+    cl::cat(category));
 static cl::opt<bool> listTargets("list-targets", cl::desc("List the targets"),
                                  cl::cat(category));
 static cl::opt<bool> listBoards(
@@ -514,6 +523,17 @@ int main(int argc, char **argv) {
   if (modelPath.empty()) {
     errs() << "onnxc: error: no model given (see --help)\n";
     return 2;
+  }
+  if (listShapeInputs) {
+    std::vector<onnxc::GraphInputKind> inputs = onnxc::graphInputKinds(modelPath);
+    if (inputs.empty() && !llvm::sys::fs::exists(modelPath)) {
+      errs() << "onnxc: error: cannot read '" << modelPath << "'\n";
+      return 2;
+    }
+    for (size_t pos : onnxc::shapeDecidingInputs(modelPath))
+      if (pos < inputs.size())
+        outs() << inputs[pos].name << "\n";
+    return 0;
   }
   onnxc::ImportOptions import;
   std::map<std::string, std::pair<int64_t, int64_t>> dimRanges;

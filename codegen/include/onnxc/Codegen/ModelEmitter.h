@@ -93,6 +93,10 @@ std::string emitHeader(const ModelInterface &model, const std::string &version);
 std::string headerOpening(const ModelInterface &model, const std::string &version);
 std::string interfaceDefines(const ModelInterface &model, const std::string &version);
 std::string tensorDescriptions(const ModelInterface &model);
+/// The header comment's lines under an output whose size the data decides
+/// (which dim, its bound, the extent output the run writes it to); "" for
+/// the others.
+std::string dataSizedNote(const ModelInterface &model, const TensorInterface &output);
 
 /// Translates the EmitC module to C++; failure is reported as diagnostics.
 mlir::FailureOr<std::string> emitSource(mlir::ModuleOp emitcModule,

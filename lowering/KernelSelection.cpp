@@ -71,6 +71,10 @@ FailureOr<OpLowering> selectLowering(Operation *op, ArrayRef<const KernelProvide
       l.calls.push_back(call("fill", {"bool"}, kElementwise,
                              {KernelArg::output(d.getMask()), KernelArg::i(numel(d.getMask())),
                               KernelArg::i(1)}));
+    for (const KernelProvider *p : providers)
+      for (KernelCall &c : l.calls)
+        if (std::string why = p->adoptCall(c); !why.empty())
+          return unsupported(op, why);
     return l;
   }
   if (op->getNumOperands() == 0)

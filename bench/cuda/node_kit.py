@@ -35,7 +35,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "test", "conformance"))
 sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
-from check_cuda_emulated import MAIN, interface, run_program, trim_data_sized  # noqa: E402
+from check_cuda_emulated import (MAIN, bind_shape_inputs, interface, run_program,  # noqa: E402
+                                 trim_data_sized)
 from run_conformance import TESTDATA, compare, model_info, out_of_scope  # noqa: E402
 
 
@@ -44,13 +45,21 @@ def prepare_one(onnxc, test_dir, out):
     import onnx
     from onnx_tensors import load_tensor
     gen = os.path.join(out, "gen")
-    r = subprocess.run([onnxc, os.path.join(test_dir, "model.onnx"), "--target", "cuda",
-                        "--name", "model", "--quiet", "-o", gen], capture_output=True, text=True)
+    model = os.path.join(test_dir, "model.onnx")
+    first_set = os.path.join(test_dir, "test_data_set_0")
+    inputs = []
+    while os.path.exists(os.path.join(first_set, f"input_{len(inputs)}.pb")):
+        inputs.append(load_tensor(os.path.join(first_set, f"input_{len(inputs)}.pb")))
+    with tempfile.TemporaryDirectory(prefix="onnxc-node-bind-") as work:
+        # The inputs that decide shapes compiled in, as the emulated run does.
+        binds = bind_shape_inputs(onnxc, model, inputs, work)
+        r = subprocess.run([onnxc, model, "--target", "cuda", "--name", "model", "--quiet",
+                            "-o", gen, *binds], capture_output=True, text=True)
     if r.returncode != 0:
         first = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
         shutil.rmtree(out, ignore_errors=True)
         return ("refused: " if r.returncode == 3 else "fail: ") + first
-    graph = onnx.load(os.path.join(test_dir, "model.onnx"), load_external_data=False).graph
+    graph = onnx.load(model, load_external_data=False).graph
     n_in = len([t for t in interface(os.path.join(gen, "model.h")) if t[0] == "in"])
     sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
     for s in sets:

@@ -15,6 +15,7 @@
 
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc_rt/base.h"
+#include "onnxc_rt/kernels/reference/detection.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/StringMap.h"
@@ -42,6 +43,8 @@ constexpr const char *kCudaQs8 = "onnxc_rt/kernels/cuda/qs8.cuh";
 constexpr const char *kCudaSample = "onnxc_rt/kernels/cuda/sample.cuh";
 constexpr const char *kCudaLinalg = "onnxc_rt/kernels/cuda/linalg.cuh";
 constexpr const char *kCudaRnn = "onnxc_rt/kernels/cuda/rnn.cuh";
+constexpr const char *kCudaDetection = "onnxc_rt/kernels/cuda/detection.cuh";
+constexpr const char *kCudaSignal = "onnxc_rt/kernels/cuda/signal.cuh";
 
 /// Refuses `op` with `why`; "not supported" makes onnxc exit 3 (a feature
 /// onnxc lacks, not a broken model).
@@ -110,16 +113,10 @@ const llvm::StringMap<Launcher> &launchers() {
         },
         "up to 8 labels"}},
       {"det", {kCudaLinalg, Elements::Numbers, nullptr}},
-      // max_pool(x, y, indices, rank, ...): no indices output.
-      {"max_pool",
-       {kCudaConv, Elements::Numbers,
-        [](const KernelCall &c) {
-          return c.args[2].kind == KernelArg::Kind::Null && windowRankAtMost2(c, 3);
-        },
-        "1-D and 2-D windows (MaxPool without its indices)"}},
-      {"avg_pool",
-       {kCudaConv, Elements::Numbers,
-        [](const KernelCall &c) { return windowRankAtMost2(c, 2); }}},
+      // Pools of any rank (3-D and more, and MaxPool's indices, one output a
+      // thread by the reference's rules).
+      {"max_pool", {kCudaConv, Elements::Numbers, nullptr}},
+      {"avg_pool", {kCudaConv, Elements::Numbers, nullptr}},
       {"global_pool", {kCudaConv, Elements::Numbers, nullptr}},
       {"softmax", {kCudaNorm, Elements::Float, nullptr}},
       {"layer_norm", {kCudaNorm, Elements::Float, nullptr}},
@@ -135,6 +132,7 @@ const llvm::StringMap<Launcher> &launchers() {
       {"resize", {kCudaResize, Elements::Numbers, nullptr}},
       {"grid_sample", {kCudaSample, Elements::Numbers, nullptr}},
       {"roi_align", {kCudaSample, Elements::Numbers, nullptr}},
+      {"non_max_suppression", {kCudaDetection, Elements::Numbers, nullptr}},
       {"lstm", {kCudaRnn, Elements::Numbers, nullptr}},
       {"gru", {kCudaRnn, Elements::Numbers, nullptr}},
       {"rnn", {kCudaRnn, Elements::Numbers, nullptr}},
@@ -142,7 +140,16 @@ const llvm::StringMap<Launcher> &launchers() {
       {"pad", {kCudaTensor, Elements::Any, nullptr}},
       {"trilu", {kCudaTensor, Elements::Any, nullptr}},
       {"cumsum", {kCudaTensor, Elements::Numbers, nullptr}},
+      {"topk", {kCudaTensor, Elements::Numbers, nullptr}},
+      {"nonzero", {kCudaTensor, Elements::Any, nullptr}},
+      {"unique", {kCudaTensor, Elements::Numbers, nullptr}},
       {"batch_norm", {kCudaNorm, Elements::Float, nullptr}},
+      {"batch_norm_training", {kCudaNorm, Elements::Numbers, nullptr}},
+      {"dft", {kCudaSignal, Elements::Numbers, nullptr}},
+      {"stft", {kCudaSignal, Elements::Numbers, nullptr}},
+      {"mel_weight_matrix", {kCudaSignal, Elements::Numbers, nullptr}},
+      {"window", {kCudaElementwise, Elements::Numbers, nullptr}},
+      {"one_hot", {kCudaTensor, Elements::Numbers, nullptr}},
       {"lrn", {kCudaNorm, Elements::Numbers, nullptr}},
       {"classify", {kCudaElementwise, Elements::Numbers, nullptr}},
       {"eye_like", {kCudaTensor, Elements::Any, nullptr}},
@@ -318,6 +325,13 @@ public:
     for (KernelCall &c : lowering.calls) {
       if (std::string why = moveToDevice(c); !why.empty())
         return refuse(op, why);
+      if (c.callee == "onnxc_rt::cuda::non_max_suppression") {
+        // (stream, boxes, scores, ..., batches 8, classes 9, nboxes 10, ...,
+        // scratch 13, n_run): a candidate list and a kept list per class.
+        const int64_t classes = c.args[8].intValue * c.args[9].intValue;
+        c.args[13] = KernelArg::scratch(
+            classes * onnxc_rt::ref::nms_class_scratch(c.args[10].intValue) * 8, "int64_t");
+      }
       if (c.callee == "onnxc_rt::cuda::matmul") {
         // (stream, a, b, y, m, k, n, batch_rank, batch_shape, ...)
         c.templateArgs = mathArgs(c.templateArgs, ctx);
@@ -326,6 +340,11 @@ public:
       }
     }
     return lowering;
+  }
+
+  std::string adoptCall(KernelCall &c) const override {
+    std::string why = moveToDevice(c);
+    return why.empty() ? why : why + ": not supported on target cuda";
   }
 };
 

@@ -17,6 +17,7 @@ int forced = 0;
 #define ONNXC_CUDA_GEMM_TILES (tile_choice::forced)
 
 #include "onnxc_rt/kernels/cuda/conv.cuh"
+#include "onnxc_rt/kernels/cuda/detection.cuh"
 #include "onnxc_rt/kernels/cuda/elementwise.cuh"
 #include "onnxc_rt/kernels/cuda/gemm.cuh"
 #include "onnxc_rt/kernels/cuda/linalg.cuh"
@@ -27,6 +28,7 @@ int forced = 0;
 #include "onnxc_rt/kernels/cuda/resize.cuh"
 #include "onnxc_rt/kernels/cuda/rnn.cuh"
 #include "onnxc_rt/kernels/cuda/sample.cuh"
+#include "onnxc_rt/kernels/cuda/signal.cuh"
 #include "onnxc_rt/kernels/cuda/tensor.cuh"
 
 #include "support.h"
@@ -36,11 +38,13 @@ int forced = 0;
 #include <limits>
 
 #include "onnxc_rt/kernels/reference/conv.h"
+#include "onnxc_rt/kernels/reference/detection.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/reference/linalg.h"
 #include "onnxc_rt/kernels/reference/norm.h"
 #include "onnxc_rt/kernels/reference/reduce.h"
 #include "onnxc_rt/kernels/reference/resize.h"
+#include "onnxc_rt/kernels/reference/signal.h"
 #include "onnxc_rt/kernels/reference/tensor.h"
 
 namespace kernel_test {
@@ -53,6 +57,14 @@ using namespace kernel_test;
 namespace {
 
 constexpr cuda::Stream *kStream = nullptr; // the emulation runs launches at once
+
+/// Values rounded to a few levels, so many tie.
+std::vector<float> coarseVec(int64_t n, float levels) {
+  std::vector<float> v = randomVec(n);
+  for (float &x : v)
+    x = std::round(x * levels) / levels;
+  return v;
+}
 
 struct ConvCase {
   int64_t n, c, h, w, m, kh, kw, stride, pad, dil, group;
@@ -417,6 +429,36 @@ TEST_CASE("pooling: max and average windows, global mean and max", "[pool]") {
         CHECK(closeMismatch(got, want, yn, p.k * p.k) == "");
       }
   }
+  {
+    // 3-D windows, and MaxPool's indices in both storage orders (2-D and
+    // 3-D): one output a thread by the reference's rules, so equal.
+    const int64_t in[5] = {2, 3, 5, 6, 7}, o[5] = {2, 3, 3, 3, 4}, kern[3] = {2, 3, 2},
+                  st[3] = {2, 2, 2}, pb[3] = {0, 1, 1}, pend[3] = {1, 1, 1}, dl[3] = {1, 1, 1};
+    const int64_t xn = 6 * 5 * 6 * 7, yn = 6 * 3 * 3 * 4;
+    std::vector<float> x = coarseVec(xn, 4.0f), want(yn), got(yn, -7.0f); // ties pick the first
+    for (int64_t rank = 2; rank <= 3; ++rank)
+      for (int64_t order = 0; order < 2; ++order) {
+        INFO("rank " << rank << " max pool, indices, storage order " << order);
+        // 2-D: the last two dims of the 3-D case's.
+        const int64_t in2[4] = {2, 3, 6, 7}, o2[4] = {2, 3, 3, 4}, f = 3 - rank;
+        const int64_t *ri = rank == 3 ? in : in2, *ro = rank == 3 ? o : o2;
+        std::vector<int64_t> wi(yn), gi(yn, -7);
+        ref::max_pool<float>(x.data(), want.data(), wi.data(), rank, ri, ro, kern + f, st + f,
+                             pb + f, pend + f, dl + f, order);
+        cuda::max_pool<float>(kStream, x.data(), got.data(), gi.data(), rank, ri, ro, kern + f,
+                              st + f, pb + f, pend + f, dl + f, order);
+        const int64_t n = product(ro, rank + 2);
+        CHECK(sameMismatch(got, want, n) == "");
+        CHECK(std::equal(wi.begin(), wi.begin() + n, gi.begin()));
+      }
+    for (int64_t include = 0; include < 2; ++include) {
+      INFO("3-D average pool, count_include_pad " << include);
+      ref::avg_pool<float>(x.data(), want.data(), 3, in, o, kern, st, pb, pend, dl, include);
+      cuda::avg_pool<float>(kStream, x.data(), got.data(), 3, in, o, kern, st, pb, pend, dl,
+                            include);
+      CHECK(sameMismatch(got, want, yn) == "");
+    }
+  }
   for (int64_t spatial : {1, 49, 1000})
     for (int64_t isMax = 0; isMax < 2; ++isMax) {
       INFO("global pool over " << spatial << (isMax ? " max" : " mean"));
@@ -465,6 +507,89 @@ TEST_CASE("layer normalisation: a warp per row", "[norm]") {
 // Group normalization (2 of 6 channels a group) and instance
 // normalization (a group per channel) with per-channel scale and bias, on
 // planes whose mean is far from 0.
+TEST_CASE("training-mode batch normalization and DFT against the reference", "[norm]") {
+  {
+    // The statistics are the reference's doubles in its order: equal.
+    const int64_t n = 3, c = 5, spatial = 7 * 6;
+    std::vector<float> x = randomVec(n * c * spatial), scale = randomVec(c), bias = randomVec(c),
+                       mean = randomVec(c), var = randomVec(c);
+    std::vector<float> want(x.size()), got(x.size(), -7.0f), wm(c), gm(c, -7.0f), wv(c),
+        gv(c, -7.0f);
+    ref::batch_norm_training<float>(x.data(), scale.data(), bias.data(), mean.data(), var.data(),
+                                    want.data(), wm.data(), wv.data(), n, c, spatial, 1e-3f,
+                                    0.9f);
+    cuda::batch_norm_training<float>(kStream, x.data(), scale.data(), bias.data(), mean.data(),
+                                     var.data(), got.data(), gm.data(), gv.data(), n, c, spatial,
+                                     1e-3f, 0.9f);
+    CHECK(sameMismatch(got, want, int64_t(want.size())) == "");
+    CHECK(sameMismatch(gm, wm, c) == "");
+    CHECK(sameMismatch(gv, wv, c) == "");
+  }
+  // DFT: real and complex input, zero-padded and truncated, onesided, inverse
+  // (the emulation's cos and sin are the host's: equal).
+  struct DftCase {
+    int64_t complex_in, n_in, n_fft, onesided, inverse;
+  };
+  for (const DftCase &d : {DftCase{1, 12, 12, 0, 0}, DftCase{2, 10, 16, 0, 1},
+                           DftCase{1, 20, 16, 1, 0}, DftCase{2, 9, 9, 0, 0}}) {
+    INFO("complex " << d.complex_in << " n_in " << d.n_in << " n_fft " << d.n_fft << " onesided "
+                    << d.onesided << " inverse " << d.inverse);
+    const int64_t outer = 2, inner = 3, n_out = d.onesided ? d.n_fft / 2 + 1 : d.n_fft;
+    std::vector<float> x = randomVec(outer * d.n_in * inner * d.complex_in);
+    std::vector<float> want(outer * n_out * inner * 2), got(want.size(), -7.0f);
+    ref::dft<float>(x.data(), want.data(), outer, d.n_in, inner, d.complex_in, d.n_fft, n_out,
+                    d.inverse);
+    cuda::dft<float>(kStream, x.data(), got.data(), outer, d.n_in, inner, d.complex_in, d.n_fft,
+                     n_out, d.inverse);
+    CHECK(sameMismatch(got, want, int64_t(want.size())) == "");
+  }
+}
+
+TEST_CASE("STFT, mel weights, windows and one-hot against the reference", "[signal]") {
+  {
+    const int64_t batch = 2, length = 50, step = 7, frame = 12, frames = 6, n_out = 7;
+    for (int64_t complex_in = 1; complex_in <= 2; ++complex_in)
+      for (bool windowed : {false, true}) {
+        INFO("stft complex " << complex_in << " windowed " << windowed);
+        std::vector<float> x = randomVec(batch * length * complex_in), w = randomVec(frame);
+        std::vector<float> want(batch * frames * n_out * 2), got(want.size(), -7.0f);
+        const float *wp = windowed ? w.data() : nullptr;
+        ref::stft<float>(x.data(), wp, want.data(), batch, length, complex_in, step, frame,
+                         frames, n_out);
+        cuda::stft<float>(kStream, x.data(), wp, got.data(), batch, length, complex_in, step,
+                          frame, frames, n_out);
+        CHECK(sameMismatch(got, want, int64_t(want.size())) == "");
+      }
+  }
+  {
+    const int64_t bins = 9, dft = 64, rate = 8000;
+    const float lower = 0.0f, upper = 4000.0f;
+    std::vector<float> want(33 * bins), got(want.size(), -7.0f);
+    std::vector<int64_t> scratch(bins + 2);
+    ref::mel_weight_matrix<float, int64_t, float>(want.data(), bins, dft, &rate, &lower, &upper,
+                                                  scratch.data());
+    cuda::mel_weight_matrix<float, int64_t, float>(kStream, got.data(), bins, dft, &rate, &lower,
+                                                   &upper, scratch.data());
+    CHECK(sameMismatch(got, want, int64_t(want.size())) == "");
+  }
+  for (int64_t kind = 0; kind < 3; ++kind)
+    for (int64_t periodic = 0; periodic < 2; ++periodic) {
+      std::vector<float> want(10), got(10, -7.0f);
+      ref::window<float>(want.data(), 10, kind, periodic);
+      cuda::window<float>(kStream, got.data(), 10, kind, periodic);
+      CHECK(sameMismatch(got, want, 10) == "");
+    }
+  {
+    const int64_t outer = 3, depth = 5, inner = 4;
+    const int64_t idx[outer * inner] = {0, 4, -1, -5, 2, 7, 3, 1, -2, 0, 4, 6};
+    const float values[2] = {-1.5f, 2.5f};
+    std::vector<float> want(outer * depth * inner), got(want.size(), -7.0f);
+    ref::one_hot<int64_t, float>(idx, values, want.data(), outer, depth, inner);
+    cuda::one_hot<int64_t, float>(kStream, idx, values, got.data(), outer, depth, inner);
+    CHECK(sameMismatch(got, want, int64_t(want.size())) == "");
+  }
+}
+
 TEST_CASE("group and instance normalization against the reference", "[norm]") {
   const int64_t n = 3, c = 6, spatial = 45;
   std::vector<float> x = randomVec(n * c * spatial), s = randomVec(c), b = randomVec(c);
@@ -939,6 +1064,100 @@ TEST_CASE("einsum and det against the reference", "[linalg]") {
     CHECK(sameMismatch(got, want, 3) == "");
     CHECK(std::fabs(want[2]) < 1e-5f);
   }
+}
+
+TEST_CASE("topk, nonzero and unique against the reference", "[tensor]") {
+  // (outer 3, n 300, inner 2): lines longer than a block, ties, a K and an n
+  // given at run time as the data-sized dims pass them.
+  const int64_t outer = 3, n = 300, inner = 2, k = 40;
+  std::vector<float> x = coarseVec(outer * n * inner, 8.0f);
+  for (int64_t largest = 0; largest < 2; ++largest)
+    for (int64_t sorted = 0; sorted < 2; ++sorted)
+      for (int64_t k_run : {int64_t(-1), int64_t(0), int64_t(17), int64_t(40), int64_t(99)}) {
+        const int64_t n_run = 250;
+        INFO("largest " << largest << " sorted " << sorted << " k_run " << k_run);
+        const int64_t *kp = k_run < 0 ? nullptr : &k_run;
+        std::vector<float> want(outer * k * inner), got(want.size(), -7.0f);
+        std::vector<int64_t> wi(want.size()), gi(want.size(), -7);
+        int64_t we = -1, ge = -7;
+        ref::topk<float>(x.data(), want.data(), wi.data(), outer, n, inner, k, largest, sorted,
+                         &we, kp, &n_run);
+        cuda::topk<float>(kStream, x.data(), got.data(), gi.data(), outer, n, inner, k, largest,
+                          sorted, &ge, kp, &n_run);
+        CHECK(ge == we);
+        CHECK(sameMismatch(got, want, int64_t(want.size())) == "");
+        CHECK(gi == wi);
+      }
+  // NonZero over more elements than a block's tile, both layouts.
+  const int64_t shape[3] = {5, 7, 11}, numel = 5 * 7 * 11;
+  std::vector<float> z = coarseVec(numel, 2.0f); // about half are 0
+  for (int64_t transposed = 0; transposed < 2; ++transposed) {
+    std::vector<int64_t> want(3 * numel), got(3 * numel, -7);
+    int64_t we = -1, ge = -7;
+    ref::nonzero<float>(z.data(), want.data(), &we, 3, shape, numel, transposed);
+    cuda::nonzero<float>(kStream, z.data(), got.data(), &ge, 3, shape, numel, transposed);
+    CHECK(we > 256);
+    CHECK(ge == we);
+    CHECK(got == want);
+  }
+  // Unique of 300 slices (outer 2, inner 3) of few distinct values, NaNs
+  // among them, sorted and in order of first occurrence; and of 400 scalars.
+  for (int64_t inner : {int64_t(3), int64_t(1)})
+    for (int64_t sorted = 0; sorted < 2; ++sorted) {
+      const int64_t u_outer = inner == 3 ? 2 : 1, u_n = inner == 3 ? 300 : 400;
+      INFO("unique inner " << inner << " sorted " << sorted);
+      std::vector<float> u = coarseVec(u_outer * u_n * inner, 1.0f);
+      u[7] = u[500 % u.size()] = std::nanf("");
+      const int64_t size = u_outer * u_n * inner;
+      std::vector<float> want(size), got(size, -7.0f);
+      std::vector<int64_t> wi(u_n), gi(u_n, -7), wv(u_n), gv(u_n, -7), wc(u_n), gc(u_n, -7);
+      std::vector<int64_t> scratch(ref::kUniqueScratchPerSlice * u_n);
+      int64_t we = -1, ge = -7;
+      ref::unique<float>(u.data(), want.data(), wi.data(), wv.data(), wc.data(), &we, u_outer,
+                         u_n, inner, sorted, scratch.data());
+      cuda::unique<float>(kStream, u.data(), got.data(), gi.data(), gv.data(), gc.data(), &ge,
+                          u_outer, u_n, inner, sorted, scratch.data());
+      CHECK(we > 3);
+      CHECK(ge == we);
+      CHECK(sameMismatch(got, want, size) == "");
+      CHECK(gi == wi);
+      CHECK(gv == wv);
+      CHECK(gc == wc);
+    }
+}
+
+TEST_CASE("non max suppression against the reference", "[detection]") {
+  // 2 batches x 3 classes x 300 boxes: more candidates than a block's
+  // threads, tied and NaN scores, both box formats, output rows cut short.
+  const int64_t batches = 2, classes = 3, nboxes = 300;
+  std::vector<float> boxes = randomVec(batches * nboxes * 4);
+  for (float &b : boxes)
+    b = b * 10.0f;
+  std::vector<float> scores = coarseVec(batches * classes * nboxes, 16.0f);
+  scores[5] = scores[700] = std::nanf("");
+  const float iou = 0.3f, threshold = -0.5f;
+  for (int64_t center = 0; center < 2; ++center)
+    for (const float *st : {static_cast<const float *>(nullptr), &threshold})
+      for (int64_t limit : {int64_t(0), int64_t(7), int64_t(1000)})
+        for (int64_t bound : {int64_t(25), int64_t(batches * classes * nboxes)}) {
+          INFO("center " << center << " threshold " << (st != nullptr) << " limit " << limit
+                         << " bound " << bound);
+          const int64_t n_run = 280;
+          std::vector<int64_t> want(bound * 3), got(bound * 3, -7);
+          std::vector<int64_t> rs(ref::kNmsScratchPerBox * nboxes);
+          std::vector<int64_t> cs(batches * classes * ref::nms_class_scratch(nboxes));
+          int64_t we = -1, ge = -7;
+          ref::non_max_suppression(boxes.data(), scores.data(), &limit, &iou, st, want.data(),
+                                   &we, batches, classes, nboxes, center, bound, rs.data(),
+                                   &n_run);
+          cuda::non_max_suppression(kStream, boxes.data(), scores.data(), &limit, &iou, st,
+                                    got.data(), &ge, batches, classes, nboxes, center, bound,
+                                    cs.data(), &n_run);
+          CHECK(ge == we);
+          CHECK(got == want);
+          if (limit == 1000 && bound > 25)
+            CHECK(we > 100);
+        }
 }
 
 TEST_CASE("classify, eye like and gather nd against the reference", "[tensor]") {

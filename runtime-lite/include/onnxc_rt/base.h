@@ -124,7 +124,13 @@ void for_each_row(int64_t rank, const int64_t *shape, const int64_t *const (&str
   } while (it.next(off, strides));
 }
 
-inline int64_t product(const int64_t *dims, int64_t n) {
+/// How many of a bound's n rows a run holds when the data decides it:
+/// *n_run clamped to [0, n], or n when n_run is null. Host and CUDA.
+ONNXC_RT_HD inline int64_t run_count(int64_t n, const int64_t *n_run) {
+  return n_run ? (*n_run < 0 ? 0 : *n_run < n ? *n_run : n) : n;
+}
+
+ONNXC_RT_HD inline int64_t product(const int64_t *dims, int64_t n) {
   int64_t p = 1;
   for (int64_t i = 0; i < n; ++i)
     p *= dims[i];

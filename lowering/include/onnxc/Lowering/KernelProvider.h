@@ -61,6 +61,11 @@ public:
   /// Short name, shown by `onnxc --list-targets` ("reference", ...).
   virtual llvm::StringRef name() const = 0;
   virtual ProviderResult lower(mlir::Operation *op, const LoweringContext &ctx) const = 0;
+  /// For the reference calls an op makes outside `lower` (a view's own
+  /// calls: Dropout's mask): "" when the call may run as it is or was
+  /// rewritten in place to the provider's own kernel, else why it cannot
+  /// run on this provider's target (the op is then refused with it).
+  virtual std::string adoptCall(KernelCall &) const { return ""; }
 };
 
 /// The portable reference lowering: every op onnxc supports, every target.

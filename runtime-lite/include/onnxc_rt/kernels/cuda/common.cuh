@@ -124,6 +124,27 @@ inline PlaneLaunch plane_launch(int64_t planes, int64_t pixels) {
     for (int pix = int(blockIdx.x * blockDim.x + threadIdx.x); pix < (pixels);       \
          pix += int(gridDim.x * blockDim.x))
 
+/// The sum of `v` over the block's threads before this one (an exclusive
+/// scan, in thread order); `total` gets the whole block's. `part` is shared
+/// memory of blockDim.x entries; every thread of the block must call it
+/// (it holds barriers). For the kernels that pack what the data selects
+/// (NonZero, NonMaxSuppression), one block walking its tiles in order.
+__device__ inline int64_t block_exclusive_scan(int64_t v, int64_t *part, int64_t &total) {
+  const int t = int(threadIdx.x), n = int(blockDim.x);
+  part[t] = v;
+  __syncthreads();
+  for (int step = 1; step < n; step *= 2) {
+    const int64_t add = t >= step ? part[t - step] : 0;
+    __syncthreads();
+    part[t] += add;
+    __syncthreads();
+  }
+  total = part[n - 1];
+  const int64_t inclusive = part[t];
+  __syncthreads(); // `part` may be reused at once
+  return inclusive - v;
+}
+
 /// Byte copy on the stream, for graph outputs that alias an input or a
 /// constant.
 inline void copy_bytes(Stream *stream, const void *src, void *dst, size_t n) {

@@ -1,5 +1,7 @@
 // CUDA convolutions and pools over NCHW, 1-D and 2-D (a 1-D window is a
-// 2-D one of height 1; the kernel provider lowers nothing else here).
+// 2-D one of height 1; the kernel provider lowers no other convolution
+// here). Pools of 3 or more spatial dims, and MaxPool with its indices,
+// run one output a thread by the reference's max_pool_one / avg_pool_one.
 // A convolution with at least 16 output channels per group runs as an
 // implicit GEMM on the tiled kernel of gemm.cuh (rows: output channels,
 // columns: output pixels, depth: input channels x window; the im2col
@@ -11,6 +13,7 @@
 #define ONNXC_RT_CUDA_CONV_CUH
 
 #include "onnxc_rt/kernels/cuda/gemm.cuh"
+#include "onnxc_rt/kernels/reference/conv.h"
 
 namespace onnxc_rt {
 namespace cuda {
@@ -267,6 +270,75 @@ __global__ void conv_transpose_kernel(const T *x, const T *w, const T *bias, T *
   }
 }
 
+/// A window op of any rank by value (the reference's WindowShape points
+/// into it on the device).
+struct WindowNd {
+  int64_t rank;
+  int64_t in[kMaxRank + 2], out[kMaxRank + 2];
+  int64_t kernel[kMaxRank], strides[kMaxRank], pads_begin[kMaxRank], pads_end[kMaxRank],
+      dilations[kMaxRank];
+};
+
+inline WindowNd window_nd(int64_t rank, const int64_t *in_shape, const int64_t *out_shape,
+                          const int64_t *kernel, const int64_t *strides,
+                          const int64_t *pads_begin, const int64_t *pads_end,
+                          const int64_t *dilations) {
+  WindowNd g{};
+  g.rank = rank;
+  for (int64_t d = 0; d < rank + 2; ++d) {
+    g.in[d] = in_shape[d];
+    g.out[d] = out_shape[d];
+  }
+  for (int64_t d = 0; d < rank; ++d) {
+    g.kernel[d] = kernel[d];
+    g.strides[d] = strides[d];
+    g.pads_begin[d] = pads_begin[d];
+    g.pads_end[d] = pads_end[d];
+    g.dilations[d] = dilations[d];
+  }
+  return g;
+}
+
+/// Output i of an N-d pool: its plane's input and its window position.
+struct PoolOutput {
+  int64_t plane, in_sp, pos[kMaxRank];
+};
+__device__ inline PoolOutput pool_output(const WindowNd &g, int64_t i) {
+  PoolOutput o{};
+  for (int64_t d = g.rank - 1; d >= 0; --d) {
+    o.pos[d] = i % g.out[2 + d];
+    i /= g.out[2 + d];
+  }
+  o.plane = i;
+  o.in_sp = product(g.in + 2, g.rank);
+  return o;
+}
+
+template <typename T>
+__global__ void max_pool_nd_kernel(const T *x, T *y, int64_t *indices, WindowNd g,
+                                   int64_t storage_order, int64_t total) {
+  const ref::WindowShape s{g.rank,    g.in,         g.out,       g.kernel,
+                           g.strides, g.pads_begin, g.pads_end, g.dilations};
+  ONNXC_CUDA_FOR(i, total) {
+    const PoolOutput o = pool_output(g, i);
+    const int64_t spatial =
+        ref::detail::max_pool_one(x + o.plane * o.in_sp, s, o.pos, storage_order, y[i]);
+    if (indices)
+      indices[i] = o.plane * o.in_sp + spatial;
+  }
+}
+
+template <typename T>
+__global__ void avg_pool_nd_kernel(const T *x, T *y, WindowNd g, int64_t count_include_pad,
+                                   int64_t total) {
+  const ref::WindowShape s{g.rank,    g.in,         g.out,       g.kernel,
+                           g.strides, g.pads_begin, g.pads_end, g.dilations};
+  ONNXC_CUDA_FOR(i, total) {
+    const PoolOutput o = pool_output(g, i);
+    y[i] = ref::detail::avg_pool_one(x + o.plane * o.in_sp, s, o.pos, count_include_pad);
+  }
+}
+
 /// One warp per (n, c) plane: mean (is_max 0) or maximum.
 template <typename T>
 __global__ void global_pool_kernel(const T *x, T *y, int64_t nc, int64_t spatial, int is_max) {
@@ -335,9 +407,15 @@ void max_pool(Stream *stream, const T *x, T *y, int64_t *indices, int64_t rank,
               const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
               const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
               const int64_t *dilations, int64_t storage_order) {
-  (void)indices; // the kernel provider lowers MaxPool without indices only
-  (void)pads_end;
-  (void)storage_order;
+  if (rank > 2 || indices) {
+    const int64_t total = product(out_shape, rank + 2);
+    if (total > 0)
+      launch(detail::max_pool_nd_kernel<T>, blocks_for(total), kThreads, stream, x, y, indices,
+             detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin, pads_end,
+                               dilations),
+             storage_order, total);
+    return;
+  }
   const detail::Window2d g =
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
   const int64_t total = int64_t(g.n) * g.c * g.oh * g.ow;
@@ -352,6 +430,15 @@ void avg_pool(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_
               const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
               const int64_t *pads_begin, const int64_t *pads_end, const int64_t *dilations,
               int64_t count_include_pad) {
+  if (rank > 2) {
+    const int64_t total = product(out_shape, rank + 2);
+    if (total > 0)
+      launch(detail::avg_pool_nd_kernel<T>, blocks_for(total), kThreads, stream, x, y,
+             detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin, pads_end,
+                               dilations),
+             count_include_pad, total);
+    return;
+  }
   const detail::Window2d g =
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
   const int pad_h_end = rank == 1 ? 0 : int(pads_end[0]);

@@ -136,6 +136,21 @@ template <typename TIn, typename TOut> void cast(Stream *stream, const TIn *x, T
     launch(detail::cast_kernel<TIn, TOut>, blocks_for(n), kThreads, stream, x, y, n);
 }
 
+namespace detail {
+template <typename T>
+__global__ void window_kernel(T *y, int64_t n, int64_t kind, int64_t periodic) {
+  ONNXC_CUDA_FOR(i, n) { y[i] = T(ref::window_value(i, n, kind, periodic)); }
+}
+} // namespace detail
+
+/// HannWindow, HammingWindow, BlackmanWindow by the reference's
+/// window_value (double; the GPU's cos may differ in the last place).
+template <typename T>
+void window(Stream *stream, T *y, int64_t n, int64_t kind, int64_t periodic) {
+  if (n > 0)
+    launch(detail::window_kernel<T>, blocks_for(n), kThreads, stream, y, n, kind, periodic);
+}
+
 template <typename T> void fill(Stream *stream, T *y, int64_t n, T value) {
   if (n > 0)
     launch(detail::fill_kernel<T>, blocks_for(n), kThreads, stream, y, n, value);

@@ -1,6 +1,7 @@
 // CUDA Softmax (and LogSoftmax, Hardmax), LayerNormalization, inference
 // BatchNormalization (one element a thread, the reference's per-channel
-// factors) and the negative log-likelihood loss (NegativeLogLikelihoodLoss, and with a
+// factors), training-mode BatchNormalization (one channel a thread) and the
+// negative log-likelihood loss (NegativeLogLikelihoodLoss, and with a
 // log-softmax before it SoftmaxCrossEntropyLoss). A row along the reduced
 // axis is one warp when it is contiguous (the last axis); a strided one
 // (inner > 1) is one thread per column.
@@ -278,6 +279,33 @@ void batch_norm(Stream *stream, const T *x, const T *scale, const T *bias, const
   if (total > 0)
     launch(detail::batch_norm_kernel<T>, blocks_for(total), kThreads, stream, x, scale, bias,
            mean, var, y, total, c, spatial, epsilon);
+}
+
+namespace detail {
+template <typename T>
+__global__ void batch_norm_training_kernel(const T *x, const T *scale, const T *bias,
+                                           const T *in_mean, const T *in_var, T *y,
+                                           T *running_mean, T *running_var, int64_t n, int64_t c,
+                                           int64_t spatial, float epsilon, float momentum) {
+  ONNXC_CUDA_FOR(ch, c) {
+    ref::batch_norm_training_channel(ch, x, scale, bias, in_mean, in_var, y, running_mean,
+                                     running_var, n, c, spatial, epsilon, momentum);
+  }
+}
+} // namespace detail
+
+/// Training-mode BatchNormalization, one channel a thread by the
+/// reference's batch_norm_training_channel (its statistics in double, in
+/// the host's order).
+template <typename T>
+void batch_norm_training(Stream *stream, const T *x, const T *scale, const T *bias,
+                         const T *in_mean, const T *in_var, T *y, T *running_mean,
+                         T *running_var, int64_t n, int64_t c, int64_t spatial, float epsilon,
+                         float momentum) {
+  if (c > 0)
+    launch(detail::batch_norm_training_kernel<T>, blocks_for(c), kThreads, stream, x, scale,
+           bias, in_mean, in_var, y, running_mean, running_var, n, c, spatial, epsilon,
+           momentum);
 }
 
 namespace detail {

@@ -1,8 +1,9 @@
 // CUDA data movement: Transpose, Slice, the parts of a Concat or Split,
 // Gather and GatherElements, Tile, Pad, Trilu, one output element per
-// thread, and CumSum, one line per thread; the index rules are the
-// reference's (ref::gather_index, detail::wrap_index, pad_source,
-// trilu_keeps, cumsum_line).
+// thread, CumSum and TopK, one line per thread, and NonZero and Unique, one
+// block; the index rules are the reference's (ref::gather_index,
+// detail::wrap_index, pad_source, trilu_keeps, cumsum_line, topk_line,
+// nonzero_index, unique_compare).
 #ifndef ONNXC_RT_CUDA_TENSOR_CUH
 #define ONNXC_RT_CUDA_TENSOR_CUH
 
@@ -174,6 +175,112 @@ __global__ void cumsum_kernel(const T *x, T *y, int64_t outer, int64_t n, int64_
   }
 }
 
+/// One TopK line a thread (ref::detail::topk_line); the first thread
+/// writes the run's count.
+template <typename T>
+__global__ void topk_kernel(const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
+                            int64_t inner, int64_t k, int64_t largest, int64_t sorted,
+                            int64_t *extent, const int64_t *k_run, const int64_t *n_run) {
+  const int64_t picks = ref::detail::topk_picks(n, k, k_run, n_run);
+  const int64_t real_n = run_count(n, n_run);
+  ONNXC_CUDA_FOR(line, outer * inner) {
+    const int64_t o = line / inner, in = line % inner;
+    if (line == 0)
+      *extent = picks;
+    ref::detail::topk_line(x + o * n * inner + in, values + o * k * inner + in,
+                           indices + o * k * inner + in, real_n, inner, k, picks, largest,
+                           sorted);
+  }
+}
+
+/// NonZero in one block: the non-zero elements counted, then the tiles of
+/// blockDim.x elements in order, each element's place the count before it
+/// (block_exclusive_scan), so the tuples come in the reference's order.
+template <typename T>
+__global__ void nonzero_kernel(const T *x, int64_t *y, int64_t *extent, int64_t rank,
+                               Dims shape, int64_t numel, int64_t transposed) {
+  __shared__ int64_t part[kThreads];
+  const int64_t t = threadIdx.x;
+  int64_t mine = 0, count = 0, base = 0;
+  for (int64_t i = t; i < numel; i += blockDim.x)
+    mine += x[i] != T(0);
+  block_exclusive_scan(mine, part, count);
+  for (int64_t tile = 0; tile < numel; tile += blockDim.x) {
+    const int64_t i = tile + t;
+    const bool kept = i < numel && x[i] != T(0);
+    int64_t in_tile = 0;
+    const int64_t before = block_exclusive_scan(kept, part, in_tile);
+    if (kept)
+      ref::detail::nonzero_index(i, base + before, count, y, rank, shape.v, transposed);
+    base += in_tile;
+  }
+  for (int64_t i = rank * count + t; i < rank * numel; i += blockDim.x)
+    y[i] = 0;
+  if (t == 0)
+    *extent = count;
+}
+
+/// Unique in one block, each slice's figures by comparing it with the
+/// others (ref::detail::unique_compare): the first slice equal to it, then
+/// for each first slice its group's place (the distinct slices before it
+/// in value, or the first slices before it in index, unsorted) and size;
+/// the same groups, order and outputs as the reference's sorts.
+template <typename T>
+__global__ void unique_kernel(const T *x, T *y, int64_t *indices, int64_t *inverse,
+                              int64_t *counts, int64_t *extent, int64_t outer, int64_t n,
+                              int64_t inner, int64_t sorted, int64_t *scratch) {
+  __shared__ int64_t part[kThreads];
+  int64_t *first_of = scratch, *place = scratch + n, *size = scratch + 2 * n;
+  const int64_t t = threadIdx.x;
+  int64_t mine = 0, groups = 0;
+  for (int64_t s = t; s < n; s += blockDim.x) {
+    int64_t f = s;
+    for (int64_t u = 0; u < s && f == s; ++u)
+      if (ref::detail::unique_compare(x, u, s, outer, n, inner) == 0)
+        f = u;
+    first_of[s] = f;
+    mine += f == s;
+  }
+  block_exclusive_scan(mine, part, groups); // (its barriers publish first_of)
+  for (int64_t s = t; s < n; s += blockDim.x) {
+    if (first_of[s] != s)
+      continue;
+    int64_t before = 0, count = 0;
+    for (int64_t u = 0; u < n; ++u) {
+      const int c = ref::detail::unique_compare(x, u, s, outer, n, inner);
+      count += c == 0;
+      before += first_of[u] == u && (sorted ? c < 0 : u < s);
+    }
+    place[s] = before;
+    size[s] = count;
+  }
+  __syncthreads();
+  for (int64_t s = t; s < n; s += blockDim.x) {
+    if (inverse)
+      inverse[s] = place[first_of[s]];
+    if (first_of[s] != s)
+      continue;
+    const int64_t p = place[s];
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t i = 0; i < inner; ++i)
+        y[(o * groups + p) * inner + i] = x[(o * n + s) * inner + i];
+    if (indices)
+      indices[p] = s;
+    if (counts)
+      counts[p] = size[s];
+  }
+  for (int64_t e = outer * groups * inner + t; e < outer * n * inner; e += blockDim.x)
+    y[e] = T(0);
+  for (int64_t p = groups + t; p < n; p += blockDim.x) {
+    if (indices)
+      indices[p] = 0;
+    if (counts)
+      counts[p] = 0;
+  }
+  if (t == 0)
+    *extent = groups;
+}
+
 } // namespace detail
 
 template <typename T>
@@ -211,6 +318,57 @@ void cumsum(Stream *stream, const T *x, T *y, int64_t outer, int64_t n, int64_t 
   if (outer * n * inner > 0)
     launch(detail::cumsum_kernel<T>, blocks_for(outer * inner), kThreads, stream, x, y, outer,
            n, inner, int(exclusive), int(reverse));
+}
+
+/// TopK along the middle dim of (outer, n, inner): one line a thread, as
+/// the reference picks (its count to *extent, a device word like the
+/// outputs).
+template <typename T>
+void topk(Stream *stream, const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
+          int64_t inner, int64_t k, int64_t largest, int64_t sorted, int64_t *extent,
+          const int64_t *k_run, const int64_t *n_run) {
+  launch(detail::topk_kernel<T>, blocks_for(outer * inner), kThreads, stream, x, values,
+         indices, outer, n, inner, k, largest, sorted, extent, k_run, n_run);
+}
+
+/// NonZero as the reference packs it (its count to *extent), one block.
+template <typename T>
+void nonzero(Stream *stream, const T *x, int64_t *y, int64_t *extent, int64_t rank,
+             const int64_t *shape, int64_t numel, int64_t transposed) {
+  launch(detail::nonzero_kernel<T>, 1, kThreads, stream, x, y, extent, rank,
+         dims_of(shape, rank), numel, transposed);
+}
+
+/// Unique as the reference gives it (its count to *extent), one block;
+/// scratch: the reference's (kUniqueScratchPerSlice >= 3 int64 a slice).
+template <typename T>
+void unique(Stream *stream, const T *x, T *y, int64_t *indices, int64_t *inverse,
+            int64_t *counts, int64_t *extent, int64_t outer, int64_t n, int64_t inner,
+            int64_t sorted, int64_t *scratch) {
+  static_assert(ref::kUniqueScratchPerSlice >= 3, "unique_kernel keeps 3 figures a slice");
+  launch(detail::unique_kernel<T>, 1, kThreads, stream, x, y, indices, inverse, counts, extent,
+         outer, n, inner, sorted, scratch);
+}
+
+namespace detail {
+template <typename I, typename T>
+__global__ void one_hot_kernel(const I *indices, const T *values, T *y, int64_t outer,
+                               int64_t depth, int64_t inner) {
+  ONNXC_CUDA_FOR(e, outer * depth * inner) {
+    const int64_t i = e % inner, d = e / inner % depth, o = e / (inner * depth);
+    y[e] = d == ref::detail::one_hot_index(indices[o * inner + i], depth) ? values[1]
+                                                                          : values[0];
+  }
+}
+} // namespace detail
+
+/// OneHot, one output a thread (ref::detail::one_hot_index).
+template <typename I, typename T>
+void one_hot(Stream *stream, const I *indices, const T *values, T *y, int64_t outer,
+             int64_t depth, int64_t inner) {
+  if (outer * depth * inner > 0)
+    launch(detail::one_hot_kernel<I, T>, blocks_for(outer * depth * inner), kThreads, stream,
+           indices, values, y, outer, depth, inner);
 }
 
 namespace detail {

@@ -43,12 +43,12 @@ struct ConvDims {
 namespace detail {
 /// Visits the in-bounds input positions of the window for one output
 /// position `opos`; `f(input_offset, kernel_offset)` gets flat spatial
-/// offsets. Returns the number of in-bounds positions; `total` receives the
+/// offsets (host and CUDA). Returns the number of in-bounds positions; `total` receives the
 /// window size counting padding (for count_include_pad) clipped to the
 /// padded input.
 template <typename F>
-int64_t for_window(const WindowShape &s, const int64_t *opos, F &&f,
-                   int64_t *total) {
+ONNXC_RT_HD int64_t for_window(const WindowShape &s, const int64_t *opos, F &&f,
+                               int64_t *total) {
   int64_t kidx[kMaxRank] = {};
   int64_t ksize = product(s.kernel, s.rank);
   int64_t count = 0, all = 0;
@@ -215,6 +215,54 @@ void max_unpool(const T *x, const I *indices, T *y, int64_t rank, const int64_t 
   }
 }
 
+namespace detail {
+/// Max pooling's output at window position `pos` of plane xp (row-major
+/// spatial offsets); returns the chosen element's spatial index, row-major
+/// (storage_order 0) or with the first spatial dim fastest (1). Host and
+/// CUDA.
+template <typename T>
+ONNXC_RT_HD int64_t max_pool_one(const T *xp, const WindowShape &s, const int64_t *pos,
+                                 int64_t storage_order, T &best) {
+  bool found = false;
+  best = T(0);
+  int64_t best_idx = 0;
+  // Selects, not a branch on the data: the time a window takes does
+  // not depend on where its maximum is (docs/design.md, timing).
+  for_window(s, pos, [&](int64_t ioff, int64_t) {
+    const T v = xp[ioff];
+    const bool take = !found || v > best;
+    best = take ? v : best;
+    best_idx = take ? ioff : best_idx;
+    found = true;
+  }, nullptr);
+  if (!storage_order)
+    return best_idx;
+  int64_t rest = best_idx, cm = 0, stride = 1, at[kMaxRank];
+  for (int64_t d = s.rank - 1; d >= 0; --d) {
+    at[d] = rest % s.in[2 + d];
+    rest /= s.in[2 + d];
+  }
+  for (int64_t d = 0; d < s.rank; ++d) {
+    cm += at[d] * stride;
+    stride *= s.in[2 + d];
+  }
+  return cm;
+}
+
+/// Average pooling's output at window position `pos` of plane xp. Host and
+/// CUDA.
+template <typename T>
+ONNXC_RT_HD T avg_pool_one(const T *xp, const WindowShape &s, const int64_t *pos,
+                           int64_t count_include_pad) {
+  T sum = T(0);
+  int64_t total = 0;
+  const int64_t count = for_window(s, pos, [&](int64_t ioff, int64_t) { sum += xp[ioff]; },
+                                   &total);
+  const int64_t div = count_include_pad ? total : count;
+  return div > 0 ? T(sum / T(div)) : T(0);
+}
+} // namespace detail
+
 /// Max pooling; `indices` (may be null) receives the flat index of the
 /// chosen element: row-major spatial (storage_order 0) or column-major (1).
 template <typename T>
@@ -225,39 +273,13 @@ void max_pool(const T *x, T *y, int64_t *indices, ONNXC_WINDOW_PARAMS,
   const int64_t in_sp = product(s.in + 2, s.rank);
   const int64_t out_sp = product(s.out + 2, s.rank);
   for (int64_t p = 0; p < nc; ++p) {
-    const T *xp = x + p * in_sp;
     int64_t pos[kMaxRank] = {};
     int64_t o = 0;
     do {
-      bool found = false;
-      T best = T(0);
-      int64_t best_idx = 0;
-      // Selects, not a branch on the data: the time a window takes does
-      // not depend on where its maximum is (docs/design.md, timing).
-      detail::for_window(s, pos, [&](int64_t ioff, int64_t) {
-        const T v = xp[ioff];
-        const bool take = !found || v > best;
-        best = take ? v : best;
-        best_idx = take ? ioff : best_idx;
-        found = true;
-      }, nullptr);
-      y[p * out_sp + o] = best;
-      if (indices) {
-        int64_t spatial = best_idx;
-        if (storage_order) { // re-linearise with the first spatial dim fastest
-          int64_t rest = best_idx, cm = 0, stride = 1, pos[kMaxRank];
-          for (int64_t d = s.rank - 1; d >= 0; --d) {
-            pos[d] = rest % s.in[2 + d];
-            rest /= s.in[2 + d];
-          }
-          for (int64_t d = 0; d < s.rank; ++d) {
-            cm += pos[d] * stride;
-            stride *= s.in[2 + d];
-          }
-          spatial = cm;
-        }
+      const int64_t spatial =
+          detail::max_pool_one(x + p * in_sp, s, pos, storage_order, y[p * out_sp + o]);
+      if (indices)
         indices[p * out_sp + o] = p * in_sp + spatial;
-      }
       ++o;
     } while (detail::next_position(s.rank, s.out + 2, pos));
   }
@@ -270,18 +292,11 @@ void avg_pool(const T *x, T *y, ONNXC_WINDOW_PARAMS, int64_t count_include_pad) 
   const int64_t in_sp = product(s.in + 2, s.rank);
   const int64_t out_sp = product(s.out + 2, s.rank);
   for (int64_t p = 0; p < nc; ++p) {
-    const T *xp = x + p * in_sp;
     int64_t pos[kMaxRank] = {};
     int64_t o = 0;
-    do {
-      T sum = T(0);
-      int64_t total = 0;
-      int64_t count = detail::for_window(s, pos, [&](int64_t ioff, int64_t) {
-        sum += xp[ioff];
-      }, &total);
-      int64_t div = count_include_pad ? total : count;
-      y[p * out_sp + o++] = div > 0 ? T(sum / T(div)) : T(0);
-    } while (detail::next_position(s.rank, s.out + 2, pos));
+    do
+      y[p * out_sp + o++] = detail::avg_pool_one(x + p * in_sp, s, pos, count_include_pad);
+    while (detail::next_position(s.rank, s.out + 2, pos));
   }
 }
 

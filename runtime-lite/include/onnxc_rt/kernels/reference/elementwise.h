@@ -267,22 +267,22 @@ template <typename T> void fill(T *y, int64_t n, T value) {
     y[i] = value;
 }
 
-/// Window functions (kind 0 Hann, 1 Hamming, 2 Blackman), periodic or
-/// symmetric.
-template <typename T> void window(T *y, int64_t n, int64_t kind, int64_t periodic) {
+/// Element i of a window function of n (kind 0 Hann, 1 Hamming, 2
+/// Blackman), periodic or symmetric. Host and CUDA.
+ONNXC_RT_HD inline double window_value(int64_t i, int64_t n, int64_t kind, int64_t periodic) {
   const double pi = 3.14159265358979323846;
-  const double denom = double(periodic ? n : n - 1);
-  for (int64_t i = 0; i < n; ++i) {
-    const double a = 2 * pi * double(i) / denom;
-    double v;
-    if (kind == 0)
-      v = 0.5 - 0.5 * std::cos(a);
-    else if (kind == 1)
-      v = 25.0 / 46.0 - (1 - 25.0 / 46.0) * std::cos(a);
-    else
-      v = 0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a);
-    y[i] = T(v);
-  }
+  const double a = 2 * pi * double(i) / double(periodic ? n : n - 1);
+  if (kind == 0)
+    return 0.5 - 0.5 * std::cos(a);
+  if (kind == 1)
+    return 25.0 / 46.0 - (1 - 25.0 / 46.0) * std::cos(a);
+  return 0.42 - 0.5 * std::cos(a) + 0.08 * std::cos(2 * a);
+}
+
+/// Window functions (window_value), periodic or symmetric.
+template <typename T> void window(T *y, int64_t n, int64_t kind, int64_t periodic) {
+  for (int64_t i = 0; i < n; ++i)
+    y[i] = T(window_value(i, n, kind, periodic));
 }
 
 template <typename T>

@@ -68,6 +68,37 @@ void batch_norm_fold(T *w, T *b, int64_t outer, int64_t c, int64_t rest, const T
   }
 }
 
+/// Training-mode batch norm of channel ch (below): its statistics in double
+/// in the host's order. Host and CUDA.
+template <typename T>
+ONNXC_RT_HD inline void batch_norm_training_channel(
+    int64_t ch, const T *x, const T *scale, const T *bias, const T *in_mean, const T *in_var,
+    T *y, T *running_mean, T *running_var, int64_t n, int64_t c, int64_t spatial, float epsilon,
+    float momentum) {
+  const double count = double(n * spatial);
+  double mean = 0, var = 0;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < spatial; ++i)
+      mean += double(x[(b * c + ch) * spatial + i]);
+  mean /= count;
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < spatial; ++i) {
+      const double d = double(x[(b * c + ch) * spatial + i]) - mean;
+      var += d * d;
+    }
+  var /= count;
+  const double inv = 1.0 / std::sqrt(var + double(epsilon));
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t i = 0; i < spatial; ++i) {
+      const int64_t o = (b * c + ch) * spatial + i;
+      y[o] = T((double(x[o]) - mean) * inv * double(scale[ch]) + double(bias[ch]));
+    }
+  if (running_mean)
+    running_mean[ch] = T(double(in_mean[ch]) * momentum + mean * (1 - double(momentum)));
+  if (running_var)
+    running_var[ch] = T(double(in_var[ch]) * momentum + var * (1 - double(momentum)));
+}
+
 /// Training-mode batch norm: normalise with the batch's per-channel mean and
 /// biased variance; running_mean/running_var (may be null) get
 /// input * momentum + batch * (1 - momentum).
@@ -75,30 +106,9 @@ template <typename T>
 void batch_norm_training(const T *x, const T *scale, const T *bias, const T *in_mean,
                          const T *in_var, T *y, T *running_mean, T *running_var, int64_t n,
                          int64_t c, int64_t spatial, float epsilon, float momentum) {
-  const double count = double(n * spatial);
-  for (int64_t ch = 0; ch < c; ++ch) {
-    double mean = 0, var = 0;
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t i = 0; i < spatial; ++i)
-        mean += double(x[(b * c + ch) * spatial + i]);
-    mean /= count;
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t i = 0; i < spatial; ++i) {
-        const double d = double(x[(b * c + ch) * spatial + i]) - mean;
-        var += d * d;
-      }
-    var /= count;
-    const double inv = 1.0 / std::sqrt(var + double(epsilon));
-    for (int64_t b = 0; b < n; ++b)
-      for (int64_t i = 0; i < spatial; ++i) {
-        const int64_t o = (b * c + ch) * spatial + i;
-        y[o] = T((double(x[o]) - mean) * inv * double(scale[ch]) + double(bias[ch]));
-      }
-    if (running_mean)
-      running_mean[ch] = T(double(in_mean[ch]) * momentum + mean * (1 - double(momentum)));
-    if (running_var)
-      running_var[ch] = T(double(in_var[ch]) * momentum + var * (1 - double(momentum)));
-  }
+  for (int64_t ch = 0; ch < c; ++ch)
+    batch_norm_training_channel(ch, x, scale, bias, in_mean, in_var, y, running_mean,
+                                running_var, n, c, spatial, epsilon, momentum);
 }
 
 /// Layer norm over the trailing `inner` elements of each of `outer` rows.

@@ -399,6 +399,15 @@ void cumsum(const T *x, T *y, int64_t outer, int64_t n, int64_t inner, int64_t e
       detail::cumsum_line(x, y, n, inner, o * n * inner + in, exclusive, reverse);
 }
 
+namespace detail {
+/// The depth an index of OneHot marks (negative ones count from the end).
+/// Host and CUDA.
+template <typename I> ONNXC_RT_HD inline int64_t one_hot_index(I index, int64_t depth) {
+  const int64_t k = static_cast<int64_t>(index);
+  return k < 0 ? k + depth : k;
+}
+} // namespace detail
+
 /// values[1] at (o, indices[o, i], i), values[0] elsewhere; out is
 /// (outer, depth, inner) with the indices viewed as (outer, inner).
 template <typename I, typename T>
@@ -406,9 +415,7 @@ void one_hot(const I *indices, const T *values, T *y, int64_t outer, int64_t dep
              int64_t inner) {
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t i = 0; i < inner; ++i) {
-      int64_t k = static_cast<int64_t>(indices[o * inner + i]);
-      if (k < 0)
-        k += depth;
+      const int64_t k = detail::one_hot_index(indices[o * inner + i], depth);
       for (int64_t d = 0; d < depth; ++d)
         y[(o * depth + d) * inner + i] = d == k ? values[1] : values[0];
     }
@@ -419,6 +426,57 @@ template <typename T> void eye_like(T *y, int64_t rows, int64_t cols, int64_t k)
     for (int64_t j = 0; j < cols; ++j)
       y[i * cols + j] = T(j - i == k ? 1 : 0);
 }
+
+namespace detail {
+/// How many TopK picks a run makes: min(k_run, n_run), at most k (the
+/// pointers may be null: the compile-time k and n). Host and CUDA.
+ONNXC_RT_HD inline int64_t topk_picks(int64_t n, int64_t k, const int64_t *k_run,
+                                      const int64_t *n_run) {
+  const int64_t real_n = run_count(n, n_run);
+  int64_t picks = k_run ? *k_run : k;
+  picks = picks < 0 ? 0 : picks;
+  picks = picks < k ? picks : k;
+  return picks < real_n ? picks : real_n;
+}
+
+/// One line of TopK: the `picks` best of xp[0], xp[inner], ... (the first
+/// real_n of them), values to vp and indices to ip at the same stride, the
+/// k - picks rows after them zeroed. Host and CUDA.
+template <typename T>
+ONNXC_RT_HD inline void topk_line(const T *xp, T *vp, int64_t *ip, int64_t real_n,
+                                  int64_t inner, int64_t k, int64_t picks, int64_t largest,
+                                  int64_t sorted) {
+  // Selection in the order (value, then lower index first): the j-th
+  // pick is the best element after the (j-1)-th in that order, one pass
+  // over the n each (k x n, not k x k x n: a detection model's K of 50
+  // over thousands of anchors).
+  auto before = [&](int64_t a, int64_t b) { // a comes before b
+    const T va = xp[a * inner], vb = xp[b * inner];
+    return largest ? (va > vb || (!(vb > va) && a < b)) : (va < vb || (!(vb < va) && a < b));
+  };
+  for (int64_t j = 0; j < picks; ++j) {
+    const int64_t prev = j ? ip[(j - 1) * inner] : -1;
+    int64_t best = -1;
+    for (int64_t i = 0; i < real_n; ++i)
+      if ((prev < 0 || before(prev, i)) && (best < 0 || before(i, best)))
+        best = i;
+    ip[j * inner] = best;
+  }
+  if (!sorted) // ascending index order
+    for (int64_t a = 1; a < picks; ++a)
+      for (int64_t b = a; b > 0 && ip[(b - 1) * inner] > ip[b * inner]; --b) {
+        int64_t t = ip[b * inner];
+        ip[b * inner] = ip[(b - 1) * inner];
+        ip[(b - 1) * inner] = t;
+      }
+  for (int64_t j = 0; j < picks; ++j)
+    vp[j * inner] = xp[ip[j * inner] * inner];
+  for (int64_t j = picks; j < k; ++j) {
+    vp[j * inner] = T();
+    ip[j * inner] = 0;
+  }
+}
+} // namespace detail
 
 /// The k largest (or smallest) along the middle dim of (outer, n, inner),
 /// ties to the lower index, in order (sorted) or in index order (unsorted);
@@ -431,47 +489,12 @@ template <typename T>
 void topk(const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
           int64_t inner, int64_t k, int64_t largest, int64_t sorted, int64_t *extent,
           const int64_t *k_run, const int64_t *n_run) {
-  const int64_t real_n = n_run ? (*n_run < 0 ? 0 : *n_run < n ? *n_run : n) : n;
-  int64_t picks = k_run ? *k_run : k;
-  picks = picks < 0 ? 0 : picks;
-  picks = picks < k ? picks : k;
-  picks = picks < real_n ? picks : real_n;
+  const int64_t picks = detail::topk_picks(n, k, k_run, n_run), real_n = run_count(n, n_run);
   *extent = picks;
   for (int64_t o = 0; o < outer; ++o)
-    for (int64_t in = 0; in < inner; ++in) {
-      const T *xp = x + o * n * inner + in;
-      T *vp = values + o * k * inner + in;
-      int64_t *ip = indices + o * k * inner + in;
-      // Selection in the order (value, then lower index first): the j-th
-      // pick is the best element after the (j-1)-th in that order, one pass
-      // over the n each (k x n, not k x k x n: a detection model's K of 50
-      // over thousands of anchors).
-      auto before = [&](int64_t a, int64_t b) { // a comes before b
-        const T va = xp[a * inner], vb = xp[b * inner];
-        return largest ? (va > vb || (!(vb > va) && a < b)) : (va < vb || (!(vb < va) && a < b));
-      };
-      for (int64_t j = 0; j < picks; ++j) {
-        const int64_t prev = j ? ip[(j - 1) * inner] : -1;
-        int64_t best = -1;
-        for (int64_t i = 0; i < real_n; ++i)
-          if ((prev < 0 || before(prev, i)) && (best < 0 || before(i, best)))
-            best = i;
-        ip[j * inner] = best;
-      }
-      if (!sorted) // ascending index order
-        for (int64_t a = 1; a < picks; ++a)
-          for (int64_t b = a; b > 0 && ip[(b - 1) * inner] > ip[b * inner]; --b) {
-            int64_t t = ip[b * inner];
-            ip[b * inner] = ip[(b - 1) * inner];
-            ip[(b - 1) * inner] = t;
-          }
-      for (int64_t j = 0; j < picks; ++j)
-        vp[j * inner] = xp[ip[j * inner] * inner];
-      for (int64_t j = picks; j < k; ++j) {
-        vp[j * inner] = T();
-        ip[j * inner] = 0;
-      }
-    }
+    for (int64_t in = 0; in < inner; ++in)
+      detail::topk_line(x + o * n * inner + in, values + o * k * inner + in,
+                        indices + o * k * inner + in, real_n, inner, k, picks, largest, sorted);
 }
 
 /// ReverseSequence's source of output element i: the element at time
@@ -497,6 +520,18 @@ void reverse_sequence(const T *x, const L *lens, T *y, int64_t batch, int64_t ti
     y[i] = x[reverse_sequence_source(i, lens, batch, time, batch_stride, time_stride)];
 }
 
+namespace detail {
+/// NonZero's k-th index tuple (of `count`), that of element i, into y.
+/// Host and CUDA.
+ONNXC_RT_HD inline void nonzero_index(int64_t i, int64_t k, int64_t count, int64_t *y,
+                                      int64_t rank, const int64_t *shape, int64_t transposed) {
+  for (int64_t d = rank - 1, rest = i; d >= 0; --d) {
+    y[transposed ? k * rank + d : d * count + k] = rest % shape[d];
+    rest /= shape[d];
+  }
+}
+} // namespace detail
+
 /// NonZero: the indices of x's non-zero elements (rank x numel, row-major
 /// order) as the [rank, count] matrix packed at the start of y (or, when
 /// `transposed`, as [count, rank]: one index tuple per row), whose
@@ -508,19 +543,35 @@ void nonzero(const T *x, int64_t *y, int64_t *extent, int64_t rank, const int64_
   for (int64_t i = 0; i < numel; ++i)
     count += x[i] != T(0);
   int64_t k = 0;
-  for (int64_t i = 0; i < numel; ++i) {
-    if (x[i] == T(0))
-      continue;
-    for (int64_t d = rank - 1, rest = i; d >= 0; --d) {
-      y[transposed ? k * rank + d : d * count + k] = rest % shape[d];
-      rest /= shape[d];
-    }
-    ++k;
-  }
+  for (int64_t i = 0; i < numel; ++i)
+    if (x[i] != T(0))
+      detail::nonzero_index(i, k++, count, y, rank, shape, transposed);
   for (int64_t i = rank * count; i < rank * numel; ++i)
     y[i] = 0;
   *extent = count;
 }
+
+namespace detail {
+/// -1, 0, 1 as Unique's slice a sorts before, equals or sorts after slice b
+/// (elements in (o, i) order; a NaN after every number and equal to a NaN,
+/// so the order is total). Host and CUDA.
+template <typename T>
+ONNXC_RT_HD inline int unique_compare(const T *x, int64_t a, int64_t b, int64_t outer,
+                                      int64_t n, int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o)
+    for (int64_t i = 0; i < inner; ++i) {
+      const T va = x[(o * n + a) * inner + i], vb = x[(o * n + b) * inner + i];
+      const bool a_nan = !(va == va), b_nan = !(vb == vb);
+      if (a_nan != b_nan)
+        return a_nan ? 1 : -1;
+      if (va < vb)
+        return -1;
+      if (vb < va)
+        return 1;
+    }
+  return 0;
+}
+} // namespace detail
 
 /// int64 scratch entries unique needs per slice.
 constexpr int64_t kUniqueScratchPerSlice = 7;
@@ -538,17 +589,8 @@ void unique(const T *x, T *y, int64_t *indices, int64_t *inverse, int64_t *count
   int64_t *order = scratch, *tmp = scratch + n, *group_of = scratch + 2 * n,
           *first = scratch + 3 * n, *size = scratch + 4 * n, *out = scratch + 5 * n,
           *position = scratch + 6 * n;
-  // -1, 0, 1 as slice a sorts before, equal to or after slice b.
   auto compare = [&](int64_t a, int64_t b) {
-    for (int64_t o = 0; o < outer; ++o)
-      for (int64_t i = 0; i < inner; ++i) {
-        const T va = x[(o * n + a) * inner + i], vb = x[(o * n + b) * inner + i];
-        if (va < vb)
-          return -1;
-        if (vb < va)
-          return 1;
-      }
-    return 0;
+    return detail::unique_compare(x, a, b, outer, n, inner);
   };
   for (int64_t s = 0; s < n; ++s)
     order[s] = s;

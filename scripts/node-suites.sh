@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The long sets CI samples: the whole ONNX backend node suite through
 # `onnxc run` on the targets this machine emulates (CI runs every 12th test
-# on aarch64 and Cortex-M4 and every 16th through the CUDA emulation; the
+# on aarch64 and Cortex-M4 and every 24th through the CUDA emulation; the
 # host's own run, ctest `conformance`, is whole in CI). Each prints its
 # summary line; exit 0 when every target passes (no failure other than the
 # host's known ones). About 45 minutes on 2 cores.

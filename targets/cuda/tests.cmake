@@ -89,7 +89,7 @@ endforeach()
 # runs all of them on a GPU.
 add_test(NAME cuda.node_tests_emulated
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
-                 --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2 --every 16)
+                 --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2 --every 24)
 # The opset-18-and-later cases (test/opset18/make_tests.py) through the
 # CUDA code on the CPU: what cuda covers passes (23 of 36, Pad and Resize
 # with axes, GroupNormalization, float16 and bfloat16 tensors among them),

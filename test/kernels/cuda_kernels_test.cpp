@@ -1088,6 +1088,15 @@ TEST_CASE("topk, nonzero and unique against the reference", "[tensor]") {
         CHECK(sameMismatch(got, want, int64_t(want.size())) == "");
         CHECK(gi == wi);
       }
+  {
+    // No lines: the count is still written.
+    int64_t we = -1, ge = -7, kr = 2;
+    ref::topk<float>(x.data(), nullptr, nullptr, 0, n, inner, k, 1, 1, &we, &kr, nullptr);
+    cuda::topk<float>(kStream, x.data(), nullptr, nullptr, 0, n, inner, k, 1, 1, &ge, &kr,
+                      nullptr);
+    CHECK(we == 2);
+    CHECK(ge == we);
+  }
   // NonZero over more elements than a block's tile, both layouts.
   const int64_t shape[3] = {5, 7, 11}, numel = 5 * 7 * 11;
   std::vector<float> z = coarseVec(numel, 2.0f); // about half are 0

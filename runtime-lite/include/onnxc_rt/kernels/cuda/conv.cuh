@@ -321,8 +321,10 @@ __global__ void max_pool_nd_kernel(const T *x, T *y, int64_t *indices, WindowNd 
                            g.strides, g.pads_begin, g.pads_end, g.dilations};
   ONNXC_CUDA_FOR(i, total) {
     const PoolOutput o = pool_output(g, i);
+    T best; // in a register while the window is walked
     const int64_t spatial =
-        ref::detail::max_pool_one(x + o.plane * o.in_sp, s, o.pos, storage_order, y[i]);
+        ref::detail::max_pool_one(x + o.plane * o.in_sp, s, o.pos, storage_order, best);
+    y[i] = best;
     if (indices)
       indices[i] = o.plane * o.in_sp + spatial;
   }

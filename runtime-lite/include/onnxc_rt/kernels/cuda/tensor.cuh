@@ -175,18 +175,18 @@ __global__ void cumsum_kernel(const T *x, T *y, int64_t outer, int64_t n, int64_
   }
 }
 
-/// One TopK line a thread (ref::detail::topk_line); the first thread
-/// writes the run's count.
+/// One TopK line a thread (ref::detail::topk_line); the grid's first
+/// thread writes the run's count (also when there are no lines).
 template <typename T>
 __global__ void topk_kernel(const T *x, T *values, int64_t *indices, int64_t outer, int64_t n,
                             int64_t inner, int64_t k, int64_t largest, int64_t sorted,
                             int64_t *extent, const int64_t *k_run, const int64_t *n_run) {
   const int64_t picks = ref::detail::topk_picks(n, k, k_run, n_run);
   const int64_t real_n = run_count(n, n_run);
+  if (blockIdx.x == 0 && threadIdx.x == 0)
+    *extent = picks;
   ONNXC_CUDA_FOR(line, outer * inner) {
     const int64_t o = line / inner, in = line % inner;
-    if (line == 0)
-      *extent = picks;
     ref::detail::topk_line(x + o * n * inner + in, values + o * k * inner + in,
                            indices + o * k * inner + in, real_n, inner, k, picks, largest,
                            sorted);

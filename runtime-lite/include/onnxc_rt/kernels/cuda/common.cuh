@@ -127,8 +127,9 @@ inline PlaneLaunch plane_launch(int64_t planes, int64_t pixels) {
 /// The sum of `v` over the block's threads before this one (an exclusive
 /// scan, in thread order); `total` gets the whole block's. `part` is shared
 /// memory of blockDim.x entries; every thread of the block must call it
-/// (it holds barriers). For the kernels that pack what the data selects
-/// (NonZero, NonMaxSuppression), one block walking its tiles in order.
+/// (it holds barriers). For the one-block kernels that count or place what
+/// the data selects (NonZero's tiles in order, Unique's groups,
+/// NonMaxSuppression's candidates).
 __device__ inline int64_t block_exclusive_scan(int64_t v, int64_t *part, int64_t &total) {
   const int t = int(threadIdx.x), n = int(blockDim.x);
   part[t] = v;

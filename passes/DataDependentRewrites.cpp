@@ -207,20 +207,33 @@ LogicalResult shapeAtRunTime(Operation *op, ArrayRef<DataDependentDim> runTime,
   return success();
 }
 
-/// A Where keeping x's rows before `extent` along `dim` and `fill` past it.
-FailureOr<Value> keepRows(OpBuilder &b, Location loc, Value x, int64_t dim, Value extent,
-                          Attribute fill) {
-  auto t = cast<RankedTensorType>(x.getType());
-  Value rows = rowNumbers(b, loc, t.getShape(), dim);
-  auto fillType = RankedTensorType::get({}, t.getElementType());
+/// Where(inside, x, fill): x where `inside` holds, `fill` elsewhere.
+FailureOr<Value> keepInside(OpBuilder &b, Location loc, Value inside, Value x, Attribute fill) {
+  auto fillType = RankedTensorType::get({}, cast<RankedTensorType>(x.getType()).getElementType());
   Value f = b.create<onnx::ConstantOp>(loc, fillType, DenseElementsAttr::get(fillType, fill));
-  auto inside = buildOnnxOp(b, loc, "Less", {rows, extent});
-  if (failed(inside))
-    return failure();
-  auto kept = buildOnnxOp(b, loc, "Where", {*inside, x, f});
+  auto kept = buildOnnxOp(b, loc, "Where", {inside, x, f});
   if (succeeded(kept))
     kept->getDefiningOp()->setAttr(kRowsMaskedAttr, b.getUnitAttr());
   return kept;
+}
+
+/// A Where keeping x's rows before `extent` along `dim` and `fill` past it.
+FailureOr<Value> keepRows(OpBuilder &b, Location loc, Value x, int64_t dim, Value extent,
+                          Attribute fill) {
+  Value rows = rowNumbers(b, loc, cast<RankedTensorType>(x.getType()).getShape(), dim);
+  auto inside = buildOnnxOp(b, loc, "Less", {rows, extent});
+  if (failed(inside))
+    return failure();
+  return keepInside(b, loc, *inside, x, fill);
+}
+
+/// Zero of `elt`; null for strings (nothing to zero in a reference).
+Attribute zeroOf(OpBuilder &b, Type elt) {
+  if (isa<FloatType>(elt))
+    return b.getFloatAttr(elt, 0.0);
+  if (isa<IntegerType>(elt))
+    return b.getIntegerAttr(elt, 0);
+  return {};
 }
 
 /// The value that leaves `op`'s reduction unchanged: the rows past a size
@@ -510,12 +523,8 @@ LogicalResult giveSizesToReaders(func::FuncOp func, const SliceExtentBuilder &sl
 /// `x` with the rows past its size along `dim` zeroed (graph outputs: the
 /// header promises zeros there).
 FailureOr<Value> zeroPastExtent(OpBuilder &b, Location loc, Value x, int64_t dim, Value extent) {
-  Type elt = cast<RankedTensorType>(x.getType()).getElementType();
-  if (isa<FloatType>(elt))
-    return keepRows(b, loc, x, dim, extent, b.getFloatAttr(elt, 0.0));
-  if (isa<IntegerType>(elt))
-    return keepRows(b, loc, x, dim, extent, b.getIntegerAttr(elt, 0));
-  return x; // strings: nothing to zero in a reference
+  Attribute zero = zeroOf(b, cast<RankedTensorType>(x.getType()).getElementType());
+  return zero ? keepRows(b, loc, x, dim, extent, zero) : FailureOr<Value>(x);
 }
 
 /// `x` (its size along `dim` the data decides: `extent` rows of the bound)
@@ -571,7 +580,9 @@ FailureOr<Value> packPastExtent(OpBuilder &b, Location loc, Value x, int64_t dim
   auto gathered = op("Gather", {*flat, *inRange});
   if (failed(gathered))
     return failure();
-  auto packed = zeroPastExtent(b, loc, *gathered, 0, *packedSize);
+  // Positions past the packed size gathered position 0: zero them.
+  Attribute zero = zeroOf(b, t.getElementType());
+  auto packed = zero ? keepInside(b, loc, *kept, *gathered, zero) : gathered;
   if (failed(packed))
     return failure();
   return op("Reshape", {*packed, shapeConst(shape)});

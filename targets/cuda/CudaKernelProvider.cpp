@@ -117,6 +117,7 @@ const llvm::StringMap<Launcher> &launchers() {
       // thread by the reference's rules).
       {"max_pool", {kCudaConv, Elements::Numbers, nullptr}},
       {"avg_pool", {kCudaConv, Elements::Numbers, nullptr}},
+      {"max_unpool", {kCudaConv, Elements::Any, nullptr}},
       {"global_pool", {kCudaConv, Elements::Numbers, nullptr}},
       {"softmax", {kCudaNorm, Elements::Float, nullptr}},
       {"layer_norm", {kCudaNorm, Elements::Float, nullptr}},
@@ -181,10 +182,7 @@ const llvm::StringMap<Launcher> &launchers() {
         [](const KernelCall &c) { return windowRankAtMost2(c, 2); }}},
       {"qs8::rescale", {kCudaQs8, Elements::Numbers, nullptr}},
       {"qs8::lookup", {kCudaQs8, Elements::Numbers, nullptr}},
-      // conv_transpose(x, w, bias, y, rank, ...)
-      {"conv_transpose",
-       {kCudaConv, Elements::Numbers,
-        [](const KernelCall &c) { return windowRankAtMost2(c, 4); }}},
+      {"conv_transpose", {kCudaConv, Elements::Numbers, nullptr}},
   };
   return table;
 }
@@ -332,6 +330,8 @@ public:
         c.args[13] = KernelArg::scratch(
             classes * onnxc_rt::ref::nms_class_scratch(c.args[10].intValue) * 8, "int64_t");
       }
+      if (c.callee == "onnxc_rt::cuda::max_unpool") // + each output's winner, ints
+        c.args.push_back(KernelArg::scratch(prod(c.args[6].ints) * 4, "int"));
       if (c.callee == "onnxc_rt::cuda::matmul") {
         // (stream, a, b, y, m, k, n, batch_rank, batch_shape, ...)
         c.templateArgs = mathArgs(c.templateArgs, ctx);

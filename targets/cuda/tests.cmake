@@ -160,17 +160,18 @@ endforeach()
 # GridSample, RoiAlign, the recurrent layers, Det, Einsum, TopK, NonZero
 # with the packing of data-sized outputs, Unique, NonMaxSuppression, DFT,
 # training-mode BatchNormalization, MaxPool's indices, 3-D pools, Dropout's
-# mask),
+# mask, MaxUnpool; ConvTranspose in 3-D, which builds the 2-D kernel too),
 # built with nvcc, warnings as errors: the emulation runs them, this checks
 # that the device compiler takes them.
 set(CUDA_NODE_SAMPLE test_scatternd_add test_scatter_elements_with_duplicate_indices
     test_gathernd_example_int32_batch_dim1 test_isinf test_eyelike_with_dtype
-    test_instancenorm_example test_convtranspose_dilations test_lrn test_dynamicquantizelinear
+    test_instancenorm_example test_convtranspose_3d test_lrn test_dynamicquantizelinear
     test_qlinearconv test_qlinearmatmul_3D test_matmulinteger test_gridsample_bicubic
     test_roialign_aligned_true test_lstm_with_peepholes test_gru_seq_length test_det_nd
     test_einsum_batch_diagonal test_top_k test_compress_1 test_nonmaxsuppression_two_batches
     test_dft test_batchnorm_example_training_mode test_maxpool_with_argmax_2d_precomputed_pads
-    test_averagepool_3d_default test_dropout_default_mask test_unique_sorted_with_axis)
+    test_averagepool_3d_default test_dropout_default_mask test_unique_sorted_with_axis
+    test_maxunpool_export_without_output_shape)
 string(REPLACE ";" " " CUDA_NODE_SAMPLE "${CUDA_NODE_SAMPLE}")
 add_test(NAME cuda.build.node_sample
          COMMAND sh -c "for t in ${CUDA_NODE_SAMPLE}; do env '${CUDA_WERROR_ENV}' $<TARGET_FILE:onnxc> /usr/share/libonnx-testdata/data/node/$t/model.onnx --target cuda --emit lib --quiet -o ${CMAKE_CURRENT_BINARY_DIR}/cuda-build/node/$t || exit 1; done")

@@ -286,6 +286,15 @@ inline void __syncwarp(unsigned = 0xffffffffu) {
   s.block->warps[s.thread_idx.x / 32].barrier.wait();
 }
 
+// Atomics: a launch's threads are fibers of one host thread that switch
+// only at barriers, so a read-modify-write is never interleaved.
+inline int atomicMax(int *address, int value) {
+  const int old = *address;
+  if (value > old)
+    *address = value;
+  return old;
+}
+
 template <typename T> T __shfl_xor_sync(unsigned, T v, int lane_mask) {
   static_assert(sizeof(T) <= 8, "a shuffled value fits a slot");
   cuda_emulation::ThreadState &s = cuda_emulation::self();

@@ -400,7 +400,7 @@ TEST_CASE("matmul: batches with broadcast operands", "[gemm]") {
   }
 }
 
-TEST_CASE("pooling: max and average windows, global mean and max", "[pool]") {
+TEST_CASE("pooling: max and average windows, global mean and max, unpooling", "[pool]") {
   struct PoolCase {
     int64_t h, w, k, s, pad, dil;
   };
@@ -457,6 +457,26 @@ TEST_CASE("pooling: max and average windows, global mean and max", "[pool]") {
       cuda::avg_pool<float>(kStream, x.data(), got.data(), 3, in, o, kern, st, pb, pend, dl,
                             include);
       CHECK(sameMismatch(got, want, yn) == "");
+    }
+  }
+  {
+    // MaxUnpool: 400 inputs naming 290 positions from -10 on (repeats, where
+    // the later input wins; negatives; past the 252 of the pooled shape),
+    // into the pooled shape and into a larger output.
+    const int64_t pool[4] = {2, 3, 6, 7}, big[4] = {2, 3, 7, 9}, n_in = 400;
+    std::vector<float> x = randomVec(n_in);
+    std::vector<int64_t> idx(n_in);
+    for (int64_t i = 0; i < n_in; ++i)
+      idx[i] = i * 7919 % 290 - 10;
+    for (const int64_t *out : {pool, big}) {
+      const int64_t n_out = product(out, 4);
+      INFO("max unpool into " << n_out << " outputs");
+      std::vector<float> want(n_out), got(n_out, -7.0f);
+      std::vector<int> winner(n_out);
+      ref::max_unpool<float, int64_t>(x.data(), idx.data(), want.data(), 4, pool, out, n_in);
+      cuda::max_unpool<float, int64_t>(kStream, x.data(), idx.data(), got.data(), 4, pool, out,
+                                       n_in, winner.data());
+      CHECK(sameMismatch(got, want, n_out) == "");
     }
   }
   for (int64_t spatial : {1, 49, 1000})
@@ -790,7 +810,7 @@ TEST_CASE("tile, pad, trilu, cumsum and batch norm against the reference", "[ten
 }
 
 // ConvTranspose (2-D with strides, dilation, uneven pads, output padding
-// and two groups, with and without a bias; 1-D) and LRN (odd and even
+// and two groups, with and without a bias; 1-D; 3-D) and LRN (odd and even
 // sizes): the reference's sums in its order, so equal outputs.
 TEST_CASE("conv transpose and LRN against the reference", "[conv]") {
   const int64_t in[4] = {2, 4, 5, 7}, out[4] = {2, 6, 13, 19}, kern[2] = {3, 2};
@@ -815,6 +835,17 @@ TEST_CASE("conv transpose and LRN against the reference", "[conv]") {
     cuda::conv_transpose<float>(kStream, x.data(), w.data(), b.data(), got.data(), 1, in1, out1,
                                 k1, s1, p1, p1, d1, 1);
     CHECK(sameMismatch(got, want, 432) == "");
+  }
+  {
+    INFO("3-D, two groups, output padding on the first dim");
+    const int64_t in3[5] = {1, 4, 3, 4, 5}, out3[5] = {1, 6, 6, 7, 9}, k3[3] = {2, 3, 2};
+    const int64_t s3[3] = {2, 1, 2}, pb3[3] = {1, 0, 0}, pe3[3] = {0, 1, 1}, d3[3] = {1, 2, 1};
+    std::vector<float> w3 = randomVec(144), want(2268), got(2268, -7.0f);
+    ref::conv_transpose<float>(x.data(), w3.data(), b.data(), want.data(), 3, in3, out3, k3, s3,
+                               pb3, pe3, d3, 2);
+    cuda::conv_transpose<float>(kStream, x.data(), w3.data(), b.data(), got.data(), 3, in3,
+                                out3, k3, s3, pb3, pe3, d3, 2);
+    CHECK(sameMismatch(got, want, 2268) == "");
   }
   for (int64_t size : {3, 4}) {
     INFO("LRN size " << size);

@@ -153,6 +153,18 @@ inline void copy_bytes(Stream *stream, const void *src, void *dst, size_t n) {
     cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream);
 }
 
+namespace detail {
+template <typename T> __global__ void fill_kernel(T *y, int64_t n, T value) {
+  ONNXC_CUDA_FOR(i, n) { y[i] = value; }
+}
+} // namespace detail
+
+/// y[0, n) = value on the stream.
+template <typename T> void fill(Stream *stream, T *y, int64_t n, T value) {
+  if (n > 0)
+    launch(detail::fill_kernel<T>, blocks_for(n), kThreads, stream, y, n, value);
+}
+
 } // namespace cuda
 } // namespace onnxc_rt
 

@@ -1,14 +1,16 @@
 // CUDA convolutions and pools over NCHW, 1-D and 2-D (a 1-D window is a
 // 2-D one of height 1; the kernel provider lowers no other convolution
 // here). Pools of 3 or more spatial dims, and MaxPool with its indices,
-// run one output a thread by the reference's max_pool_one / avg_pool_one.
+// run one output a thread by the reference's max_pool_one / avg_pool_one;
+// ConvTranspose of 3 or more dims one output a thread too.
 // A convolution with at least 16 output channels per group runs as an
 // implicit GEMM on the tiled kernel of gemm.cuh (rows: output channels,
 // columns: output pixels, depth: input channels x window; the im2col
 // column is gathered while staging, never stored); depthwise and other
 // narrow groups run one output per thread. Bias, the fused residual and
 // the activation are applied as each sum is stored. ConvTranspose runs
-// one output per thread, gathering what the reference scatters.
+// one output per thread, gathering what the reference scatters; MaxUnpool
+// resolves inputs that name one output by atomicMax on their positions.
 #ifndef ONNXC_RT_CUDA_CONV_CUH
 #define ONNXC_RT_CUDA_CONV_CUH
 
@@ -341,6 +343,62 @@ __global__ void avg_pool_nd_kernel(const T *x, T *y, WindowNd g, int64_t count_i
   }
 }
 
+/// ConvTranspose of 3 or more spatial dims, one output a thread: the 2-D
+/// kernel's gather (above) over any rank, the taps from the last so the
+/// terms sum in the reference's order. Weights are (C, M / group, k...).
+template <typename T>
+__global__ void conv_transpose_nd_kernel(const T *x, const T *w, const T *bias, T *y, WindowNd g,
+                                         int64_t cg, int64_t mg, int64_t total) {
+  const int64_t in_sp = product(g.in + 2, g.rank), taps = product(g.kernel, g.rank);
+  ONNXC_CUDA_FOR(i, total) {
+    const PoolOutput o = pool_output(g, i); // o.plane: image * M + output channel
+    const int64_t image = o.plane / g.out[1], oc = o.plane % g.out[1];
+    const int64_t first = oc / mg * cg, ocg = oc % mg;
+    T acc = bias ? bias[oc] : T(0);
+    for (int64_t ic = first; ic < first + cg; ++ic) {
+      const T *xp = x + (image * g.in[1] + ic) * in_sp;
+      const T *wp = w + (ic * mg + ocg) * taps;
+      for (int64_t tap = taps - 1; tap >= 0; --tap) {
+        int64_t rest = tap, at = 0, stride = 1;
+        bool inside = true;
+        for (int64_t d = g.rank - 1; d >= 0 && inside; --d) {
+          const int64_t k = rest % g.kernel[d];
+          rest /= g.kernel[d];
+          const int64_t t = o.pos[d] + g.pads_begin[d] - k * g.dilations[d];
+          inside = t >= 0 && t % g.strides[d] == 0 && t / g.strides[d] < g.in[2 + d];
+          at += t / g.strides[d] * stride;
+          stride *= g.in[2 + d];
+        }
+        if (inside)
+          acc += xp[at] * wp[tap];
+      }
+    }
+    y[i] = acc;
+  }
+}
+
+/// MaxUnpool without a race: every input offers its position to its
+/// target (the highest position wins, as the reference's later write
+/// does), then every output takes its winner's value or 0.
+template <typename I>
+__global__ void max_unpool_claim(const I *indices, int *winner, int64_t rank, Dims pool_shape,
+                                 Dims out_shape, int64_t n_in) {
+  ONNXC_CUDA_FOR(i, n_in) {
+    const int64_t off = ref::detail::max_unpool_target(int64_t(indices[i]), rank, pool_shape.v,
+                                                       out_shape.v);
+    if (off >= 0)
+      atomicMax(winner + off, int(i));
+  }
+}
+
+template <typename T>
+__global__ void max_unpool_take(const T *x, const int *winner, T *y, int64_t n_out) {
+  ONNXC_CUDA_FOR(i, n_out) {
+    const int from = winner[i];
+    y[i] = from >= 0 ? x[from] : T(0);
+  }
+}
+
 /// One warp per (n, c) plane: mean (is_max 0) or maximum.
 template <typename T>
 __global__ void global_pool_kernel(const T *x, T *y, int64_t nc, int64_t spatial, int is_max) {
@@ -390,18 +448,43 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
   detail::launch_tiled_gemm<Math>(stream, p, group, splits, partial);
 }
 
-/// ConvTranspose (1-D and 2-D): the output shape already holds the
+/// ConvTranspose of any rank: the output shape already holds the
 /// output padding and pads_end.
 template <typename T>
 void conv_transpose(Stream *stream, const T *x, const T *w, const T *bias, T *y, int64_t rank,
                     const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
                     const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
                     const int64_t *dilations, int64_t group) {
+  if (rank > 2) {
+    const int64_t total = product(out_shape, rank + 2);
+    if (total > 0)
+      launch(detail::conv_transpose_nd_kernel<T>, blocks_for(total), kThreads, stream, x, w,
+             bias, y,
+             detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin, pads_end,
+                               dilations),
+             in_shape[1] / group, out_shape[1] / group, total);
+    return;
+  }
   (void)pads_end;
   const detail::Window2d g =
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
   detail::launch_planes(detail::conv_transpose_kernel<T>, g, int64_t(g.n) * g.m, stream, x, w,
                         bias, y, g, int(g.c / group), int(g.m / group));
+}
+
+/// MaxUnpool: ref::max_unpool's arguments, and a scratch int per output
+/// (the winning input's position; ints, as the kernels index with 32 bits).
+template <typename T, typename I>
+void max_unpool(Stream *stream, const T *x, const I *indices, T *y, int64_t rank,
+                const int64_t *pool_shape, const int64_t *out_shape, int64_t n_in, int *winner) {
+  const int64_t n_out = product(out_shape, rank);
+  if (n_out == 0)
+    return;
+  fill(stream, winner, n_out, -1);
+  if (n_in > 0)
+    launch(detail::max_unpool_claim<I>, blocks_for(n_in), kThreads, stream, indices, winner,
+           rank, dims_of(pool_shape, rank), dims_of(out_shape, rank), n_in);
+  launch(detail::max_unpool_take<T>, blocks_for(n_out), kThreads, stream, x, winner, y, n_out);
 }
 
 template <typename T>

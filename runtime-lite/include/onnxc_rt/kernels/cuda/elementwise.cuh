@@ -66,10 +66,6 @@ __global__ void cast_kernel(const TIn *x, TOut *y, int64_t n) {
   ONNXC_CUDA_FOR(i, n) { y[i] = static_cast<TOut>(x[i]); }
 }
 
-template <typename T> __global__ void fill_kernel(T *y, int64_t n, T value) {
-  ONNXC_CUDA_FOR(i, n) { y[i] = value; }
-}
-
 inline int64_t count(const int64_t *shape, int64_t rank) { return product(shape, rank); }
 
 /// IsNaN (mode 0) and IsInf, by the reference's rule (ref::classify_one).
@@ -151,10 +147,6 @@ void window(Stream *stream, T *y, int64_t n, int64_t kind, int64_t periodic) {
     launch(detail::window_kernel<T>, blocks_for(n), kThreads, stream, y, n, kind, periodic);
 }
 
-template <typename T> void fill(Stream *stream, T *y, int64_t n, T value) {
-  if (n > 0)
-    launch(detail::fill_kernel<T>, blocks_for(n), kThreads, stream, y, n, value);
-}
 
 template <typename T>
 void classify(Stream *stream, const T *x, bool *y, int64_t n, int64_t mode,

@@ -186,31 +186,41 @@ void conv_transpose(const T *x, const T *w, const T *bias, T *y, ONNXC_WINDOW_PA
     }
 }
 
-/// MaxUnpool: y = 0, then x[i] goes to the position indices[i] names in the
-/// unpooled shape `pool_shape` (what the window formula gives), placed at
-/// the same coordinates of y's shape (output_shape may be larger).
+namespace detail {
+/// MaxUnpool's rule for one index k: its offset in y (k names a position of
+/// the unpooled shape `pool_shape`, placed at the same coordinates of y's
+/// shape, which may be larger), or -1 where it falls outside. Host and CUDA.
+ONNXC_RT_HD inline int64_t max_unpool_target(int64_t k, int64_t rank, const int64_t *pool_shape,
+                                             const int64_t *out_shape) {
+  if (k < 0 || k >= product(pool_shape, rank))
+    return -1;
+  int64_t coord[kMaxRank];
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    coord[d] = k % pool_shape[d];
+    k /= pool_shape[d];
+  }
+  int64_t off = 0;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (coord[d] >= out_shape[d])
+      return -1;
+    off = off * out_shape[d] + coord[d];
+  }
+  return off;
+}
+} // namespace detail
+
+/// MaxUnpool: y = 0, then x[i] goes to the position indices[i] names
+/// (detail::max_unpool_target); where two name the same, the later wins.
 template <typename T, typename I>
 void max_unpool(const T *x, const I *indices, T *y, int64_t rank, const int64_t *pool_shape,
                 const int64_t *out_shape, int64_t n_in) {
-  const int64_t n_out = product(out_shape, rank), n_pool = product(pool_shape, rank);
+  const int64_t n_out = product(out_shape, rank);
   for (int64_t i = 0; i < n_out; ++i)
     y[i] = T(0);
   for (int64_t i = 0; i < n_in; ++i) {
-    int64_t k = static_cast<int64_t>(indices[i]);
-    if (k < 0 || k >= n_pool)
-      continue;
-    int64_t coord[kMaxRank];
-    for (int64_t d = rank - 1; d >= 0; --d) {
-      coord[d] = k % pool_shape[d];
-      k /= pool_shape[d];
-    }
-    int64_t off = 0;
-    bool inside = true;
-    for (int64_t d = 0; d < rank; ++d) {
-      inside &= coord[d] < out_shape[d];
-      off = off * out_shape[d] + coord[d];
-    }
-    if (inside)
+    const int64_t off =
+        detail::max_unpool_target(static_cast<int64_t>(indices[i]), rank, pool_shape, out_shape);
+    if (off >= 0)
       y[off] = x[i];
   }
 }

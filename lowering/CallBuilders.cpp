@@ -251,6 +251,15 @@ KernelArg packedInt32s(MLIRContext *ctx, ArrayRef<int32_t> data) {
 KernelArg packedUint16s(MLIRContext *ctx, ArrayRef<uint16_t> data) {
   return packedInts(ctx, data);
 }
+KernelArg packedInt64s(MLIRContext *ctx, ArrayRef<int64_t> data) {
+  return data.empty() ? KernelArg::null() : packedInts(ctx, data);
+}
+KernelArg packedDoubles(MLIRContext *ctx, ArrayRef<double> data) {
+  if (data.empty())
+    return KernelArg::null();
+  auto type = RankedTensorType::get({(int64_t)data.size()}, Float64Type::get(ctx));
+  return KernelArg::constantData(DenseElementsAttr::get(type, data));
+}
 
 std::pair<KernelArg, KernelArg> qs8Multipliers(MLIRContext *ctx, float xScale,
                                                ArrayRef<float> wScales, float yScale) {

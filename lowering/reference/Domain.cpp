@@ -163,16 +163,18 @@ ProviderResult lowerDomain(Operation *op, const std::string &t) {
         if (auto w = o.getWeights())
           for (float v : *w)
             weights.push_back(v);
+        // The tables as constant data (weights blob): a pool may hold
+        // thousands of grams, and a GPU kernel reads them from its memory.
+        MLIRContext *ctx = o.getContext();
         return calls({call("tfidf", {t}, kText,
                            {KernelArg::input(o.getX()), KernelArg::output(o.getY()),
                             KernelArg::i(rows), KernelArg::i(cols),
                             KernelArg::i(o.getMinGramLength()), KernelArg::i(o.getMaxGramLength()),
-                            KernelArg::i(o.getMaxSkipCount()), KernelArg::array(pool),
-                            KernelArg::i(pool.size()), KernelArg::array(o.getNgramCounts()),
+                            KernelArg::i(o.getMaxSkipCount()), packedInt64s(ctx, pool),
+                            KernelArg::i(pool.size()), packedInt64s(ctx, o.getNgramCounts()),
                             KernelArg::i(o.getNgramCounts().size()),
-                            KernelArg::array(o.getNgramIndexes()),
-                            KernelArg::i(o.getNgramIndexes().size()),
-                            weights.empty() ? KernelArg::null() : KernelArg::floatArray(weights),
+                            packedInt64s(ctx, o.getNgramIndexes()),
+                            KernelArg::i(o.getNgramIndexes().size()), packedDoubles(ctx, weights),
                             KernelArg::i(shapeOf(o.getY()).back()),
                             KernelArg::i(mode == "TF" ? 0 : mode == "IDF" ? 1 : 2)})});
       })

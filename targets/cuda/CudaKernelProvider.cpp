@@ -45,6 +45,7 @@ constexpr const char *kCudaLinalg = "onnxc_rt/kernels/cuda/linalg.cuh";
 constexpr const char *kCudaRnn = "onnxc_rt/kernels/cuda/rnn.cuh";
 constexpr const char *kCudaDetection = "onnxc_rt/kernels/cuda/detection.cuh";
 constexpr const char *kCudaSignal = "onnxc_rt/kernels/cuda/signal.cuh";
+constexpr const char *kCudaText = "onnxc_rt/kernels/cuda/text.cuh";
 
 /// Refuses `op` with `why`; "not supported" makes onnxc exit 3 (a feature
 /// onnxc lacks, not a broken model).
@@ -151,6 +152,7 @@ const llvm::StringMap<Launcher> &launchers() {
       {"mel_weight_matrix", {kCudaSignal, Elements::Numbers, nullptr}},
       {"window", {kCudaElementwise, Elements::Numbers, nullptr}},
       {"one_hot", {kCudaTensor, Elements::Numbers, nullptr}},
+      {"tfidf", {kCudaText, Elements::Numbers, nullptr}},
       {"lrn", {kCudaNorm, Elements::Numbers, nullptr}},
       {"classify", {kCudaElementwise, Elements::Numbers, nullptr}},
       {"eye_like", {kCudaTensor, Elements::Any, nullptr}},

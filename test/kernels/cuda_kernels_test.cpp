@@ -29,6 +29,7 @@ int forced = 0;
 #include "onnxc_rt/kernels/cuda/rnn.cuh"
 #include "onnxc_rt/kernels/cuda/sample.cuh"
 #include "onnxc_rt/kernels/cuda/signal.cuh"
+#include "onnxc_rt/kernels/cuda/text.cuh"
 #include "onnxc_rt/kernels/cuda/tensor.cuh"
 
 #include "support.h"
@@ -563,6 +564,32 @@ TEST_CASE("training-mode batch normalization and DFT against the reference", "[n
                      n_out, d.inverse);
     CHECK(sameMismatch(got, want, int64_t(want.size())) == "");
   }
+}
+
+// TfIdfVectorizer: rows of tokens from a small alphabet (so grams repeat),
+// a pool of 1-, 2- and 3-grams with two grams sharing a column, skips up to
+// 2, every mode, with and without weights: the reference's counts.
+TEST_CASE("TfIdfVectorizer against the reference", "[text]") {
+  const int64_t rows = 300, cols = 13; // more rows than a block of threads
+  std::vector<int32_t> x(rows * cols);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = int32_t(i * 7 % 11 + i / 13 % 3) % 6;
+  const int64_t pool[] = {1, 4, 0, 2, 3, 3, 5, 1, 1, 3, 2, 0, 4, 5, 1};
+  const int64_t counts[] = {0, 3, 9}, indexes[] = {0, 1, 2, 3, 4, 2, 5};
+  const double weights[] = {0.5, 2.0, 1.5, 0.25, 3.0, 1.0, 0.75};
+  const int64_t out_dim = 6;
+  for (int64_t mode = 0; mode < 3; ++mode)
+    for (const double *w : {static_cast<const double *>(nullptr), weights})
+      for (int64_t grams : {1, 2, 3}) {
+        INFO("mode " << mode << (w ? " weighted" : "") << " grams 1.." << grams);
+        std::vector<float> want(rows * out_dim), got(rows * out_dim, -7.0f);
+        ref::tfidf<int32_t>(x.data(), want.data(), rows, cols, 1, grams, 2, pool, 15, counts, 3,
+                            indexes, 7, w, out_dim, mode);
+        cuda::tfidf<int32_t>(kStream, x.data(), got.data(), rows, cols, 1, grams, 2, pool, 15,
+                             counts, 3, indexes, 7, w, out_dim, mode);
+        CHECK(rows * out_dim - std::count(want.begin(), want.end(), 0.0f) > rows); // grams found
+        CHECK(sameMismatch(got, want, rows * out_dim) == "");
+      }
 }
 
 TEST_CASE("STFT, mel weights, windows and one-hot against the reference", "[signal]") {

@@ -146,6 +146,11 @@ KernelArg packedInt8s(mlir::MLIRContext *ctx, llvm::ArrayRef<int8_t> data);
 KernelArg packedInt32s(mlir::MLIRContext *ctx, llvm::ArrayRef<int32_t> data);
 /// `data` as a rank-1 ui16 constant (uint16_t: bf16 values' bits).
 KernelArg packedUint16s(mlir::MLIRContext *ctx, llvm::ArrayRef<uint16_t> data);
+/// `data` as a rank-1 i64 / f64 constant: an op's compile-time tables in
+/// the weights blob (on the device for GPU targets, where a kernel reads
+/// them); null when empty.
+KernelArg packedInt64s(mlir::MLIRContext *ctx, llvm::ArrayRef<int64_t> data);
+KernelArg packedDoubles(mlir::MLIRContext *ctx, llvm::ArrayRef<double> data);
 
 /// The qs8 scheme's fixed-point multipliers of x_scale * w_scale[c] /
 /// y_scale, one per w_scale value, as two int32 constants (multipliers,

@@ -147,7 +147,6 @@ void window(Stream *stream, T *y, int64_t n, int64_t kind, int64_t periodic) {
     launch(detail::window_kernel<T>, blocks_for(n), kThreads, stream, y, n, kind, periodic);
 }
 
-
 template <typename T>
 void classify(Stream *stream, const T *x, bool *y, int64_t n, int64_t mode,
               int64_t detect_negative, int64_t detect_positive) {

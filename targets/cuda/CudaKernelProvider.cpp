@@ -213,9 +213,21 @@ std::string moveToDevice(KernelCall &c) {
       return "the CUDA kernel '" + callee.str() + "' takes no status or strings";
   if (l.covers && !l.covers(c))
     return "the CUDA kernel '" + callee.str() + "' covers " + l.covered + " only";
-  c.callee = (std::string(kCudaNs) + "::" + callee).str();
+  const std::string name = callee.str(); // `callee` points into c.callee
+  c.callee = std::string(kCudaNs) + "::" + name;
   c.header = l.header;
   c.args.insert(c.args.begin(), KernelArg::runner());
+  // Scratch the GPU kernel sizes differently from the reference (or needs
+  // where the reference does not), for an op's calls and a view's alike.
+  if (name == "non_max_suppression") {
+    // (stream, boxes, scores, ..., batches 8, classes 9, nboxes 10, ...,
+    // scratch 13, n_run): a candidate list and a kept list per class.
+    const int64_t classes = c.args[8].intValue * c.args[9].intValue;
+    c.args[13] = KernelArg::scratch(
+        classes * onnxc_rt::ref::nms_class_scratch(c.args[10].intValue) * 8, "int64_t");
+  } else if (name == "max_unpool") { // + each output's winner, ints
+    c.args.push_back(KernelArg::scratch(prod(c.args[6].ints) * 4, "int"));
+  }
   return "";
 }
 
@@ -325,15 +337,6 @@ public:
     for (KernelCall &c : lowering.calls) {
       if (std::string why = moveToDevice(c); !why.empty())
         return refuse(op, why);
-      if (c.callee == "onnxc_rt::cuda::non_max_suppression") {
-        // (stream, boxes, scores, ..., batches 8, classes 9, nboxes 10, ...,
-        // scratch 13, n_run): a candidate list and a kept list per class.
-        const int64_t classes = c.args[8].intValue * c.args[9].intValue;
-        c.args[13] = KernelArg::scratch(
-            classes * onnxc_rt::ref::nms_class_scratch(c.args[10].intValue) * 8, "int64_t");
-      }
-      if (c.callee == "onnxc_rt::cuda::max_unpool") // + each output's winner, ints
-        c.args.push_back(KernelArg::scratch(prod(c.args[6].ints) * 4, "int"));
       if (c.callee == "onnxc_rt::cuda::matmul") {
         // (stream, a, b, y, m, k, n, batch_rank, batch_shape, ...)
         c.templateArgs = mathArgs(c.templateArgs, ctx);

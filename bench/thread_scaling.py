@@ -10,9 +10,14 @@ onnxc / ORT ratios at N threads.
 The models, their inputs and the int8 QDQ files are run_bench.py's (its
 export and `onnxc --quantize int8 --emit qdq-onnx`, calibrated on the test
 input); each peer runs in its own process, best of its rounds' medians.
+core_pair.cpp runs before the first round and after the last: what passing
+data between CPUs 0 and 1 cost while the table was measured (on a shared
+host it changes with where the two vCPUs sit, and two-thread times with it).
 """
 import argparse
+import json
 import os
+import subprocess
 import time
 
 import run_bench as rb
@@ -34,6 +39,9 @@ def main():
     args.target = args.target or rb.native_target()
     n = args.threads
     rows = []
+    pair_exe = build_core_pair(args.work)
+    pairs = [run_core_pair(pair_exe)]
+    print("core pair before:", pairs[0], flush=True)
     for name in args.models:
         model_dir, model, x, inp = rb.prepare_model(name, args.work)
         shape = "x".join(map(str, x.shape))
@@ -59,10 +67,35 @@ def main():
                 best[key] = min(best[key], rb.run_json(cmd(runs[key]))["median_us"])
         rows.append((name, best))
         print(name, {f"{k[0]} t{k[1]}": round(v / 1e3, 3) for k, v in best.items()}, flush=True)
-    write(rows, args)
+    pairs.append(run_core_pair(pair_exe))
+    print("core pair after:", pairs[1], flush=True)
+    write(rows, args, pairs)
 
 
-def write(rows, args):
+def build_core_pair(work):
+    exe = os.path.join(work, "core_pair")
+    subprocess.run(["c++", "-std=c++17", "-O3", "-march=native", "-pthread",
+                    "-I" + os.path.join(rb.ROOT, "runtime-lite", "include"),
+                    os.path.join(rb.HERE, "core_pair.cpp"), "-o", exe], check=True)
+    return exe
+
+
+def run_core_pair(exe):
+    out = subprocess.run([exe], check=True, capture_output=True, text=True).stdout
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def core_pair_text(pairs):
+    keys = ["round_trip_ns", "remote_read_us", "local_read_us", "join_us"]
+    b, a = ([p[k] for k in keys] for p in pairs)
+    return ("CPUs 0 and 1 (core_pair.cpp), before the first round / after the last: a cache "
+            f"line's round trip {b[0]:.0f} / {a[0]:.0f} ns; 256 KB the other CPU has just "
+            f"written read in {b[1]:.1f} / {a[1]:.1f} us, against {b[2]:.1f} / {a[2]:.1f} us "
+            f"from the reader's own cache; a ThreadPool join of two busy tasks {b[3]:.2f} / "
+            f"{a[3]:.2f} us.")
+
+
+def write(rows, args, pairs):
     n = args.threads
     kinds = ["onnxc float", "ORT float", "onnxc int8", "ORT int8"]
     lines = [
@@ -73,7 +106,7 @@ def write(rows, args):
         "calibrated on the test input) compiled by onnxc, and ONNX Runtime 1.30 (graph "
         "optimisations all) on the same model with uint8 activations (U8S8, its x86 form); "
         f"ORT with 1 and {n} intra-op threads. All eight builds alternate; best of "
-        f"{args.rounds} rounds' medians, ms.",
+        f"{args.rounds} rounds' medians, ms. {core_pair_text(pairs)}",
         f"Command: `cd bench && /usr/bin/python3 thread_scaling.py --threads {n}` "
         f"({time.strftime('%Y-%m-%d')}).", "",
         "| model | " + " | ".join(f"{k} 1 / {n}" for k in kinds) + " | "

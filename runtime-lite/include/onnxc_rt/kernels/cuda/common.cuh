@@ -68,6 +68,15 @@ inline void launch(void (*kernel)(Params...), dim3 grid, dim3 block, Stream *str
 #endif
 }
 
+/// Launches `kernel` over n threads' work in blocks of kThreads (blocks_for),
+/// nothing where n is 0: the launch of the one-thread-an-element kernels.
+template <typename... Params, typename... Args>
+inline void launch_over(int64_t n, void (*kernel)(Params...), Stream *stream,
+                        const Args &...args) {
+  if (n > 0)
+    launch(kernel, blocks_for(n), kThreads, stream, args...);
+}
+
 /// Grid-stride loop over [0, n): every kernel's outer loop, so any n works
 /// with the capped grid of blocks_for.
 #define ONNXC_CUDA_FOR(i, n)                                                   \
@@ -161,8 +170,7 @@ template <typename T> __global__ void fill_kernel(T *y, int64_t n, T value) {
 
 /// y[0, n) = value on the stream.
 template <typename T> void fill(Stream *stream, T *y, int64_t n, T value) {
-  if (n > 0)
-    launch(detail::fill_kernel<T>, blocks_for(n), kThreads, stream, y, n, value);
+  launch_over(n, detail::fill_kernel<T>, stream, y, n, value);
 }
 
 } // namespace cuda

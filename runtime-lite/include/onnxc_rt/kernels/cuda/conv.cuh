@@ -457,12 +457,10 @@ void conv_transpose(Stream *stream, const T *x, const T *w, const T *bias, T *y,
                     const int64_t *dilations, int64_t group) {
   if (rank > 2) {
     const int64_t total = product(out_shape, rank + 2);
-    if (total > 0)
-      launch(detail::conv_transpose_nd_kernel<T>, blocks_for(total), kThreads, stream, x, w,
-             bias, y,
-             detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin, pads_end,
-                               dilations),
-             in_shape[1] / group, out_shape[1] / group, total);
+    launch_over(total, detail::conv_transpose_nd_kernel<T>, stream, x, w, bias, y,
+                detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin,
+                                  pads_end, dilations),
+                in_shape[1] / group, out_shape[1] / group, total);
     return;
   }
   (void)pads_end;
@@ -481,9 +479,8 @@ void max_unpool(Stream *stream, const T *x, const I *indices, T *y, int64_t rank
   if (n_out == 0)
     return;
   fill(stream, winner, n_out, -1);
-  if (n_in > 0)
-    launch(detail::max_unpool_claim<I>, blocks_for(n_in), kThreads, stream, indices, winner,
-           rank, dims_of(pool_shape, rank), dims_of(out_shape, rank), n_in);
+  launch_over(n_in, detail::max_unpool_claim<I>, stream, indices, winner, rank,
+              dims_of(pool_shape, rank), dims_of(out_shape, rank), n_in);
   launch(detail::max_unpool_take<T>, blocks_for(n_out), kThreads, stream, x, winner, y, n_out);
 }
 
@@ -494,11 +491,10 @@ void max_pool(Stream *stream, const T *x, T *y, int64_t *indices, int64_t rank,
               const int64_t *dilations, int64_t storage_order) {
   if (rank > 2 || indices) {
     const int64_t total = product(out_shape, rank + 2);
-    if (total > 0)
-      launch(detail::max_pool_nd_kernel<T>, blocks_for(total), kThreads, stream, x, y, indices,
-             detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin, pads_end,
-                               dilations),
-             storage_order, total);
+    launch_over(total, detail::max_pool_nd_kernel<T>, stream, x, y, indices,
+                detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin,
+                                  pads_end, dilations),
+                storage_order, total);
     return;
   }
   const detail::Window2d g =
@@ -517,11 +513,10 @@ void avg_pool(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_
               int64_t count_include_pad) {
   if (rank > 2) {
     const int64_t total = product(out_shape, rank + 2);
-    if (total > 0)
-      launch(detail::avg_pool_nd_kernel<T>, blocks_for(total), kThreads, stream, x, y,
-             detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin, pads_end,
-                               dilations),
-             count_include_pad, total);
+    launch_over(total, detail::avg_pool_nd_kernel<T>, stream, x, y,
+                detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin,
+                                  pads_end, dilations),
+                count_include_pad, total);
     return;
   }
   const detail::Window2d g =

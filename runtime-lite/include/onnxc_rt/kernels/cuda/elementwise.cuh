@@ -79,8 +79,7 @@ __global__ void classify_kernel(const T *x, bool *y, int64_t n, int mode, int de
 
 template <typename Op, typename T>
 void unary(Stream *stream, const T *x, T *y, int64_t n, float alpha, float beta) {
-  if (n > 0)
-    launch(detail::unary_kernel<Op, T>, blocks_for(n), kThreads, stream, x, y, n, alpha, beta);
+  launch_over(n, detail::unary_kernel<Op, T>, stream, x, y, n, alpha, beta);
 }
 
 template <typename Op, typename T, typename U, typename TOut>
@@ -106,30 +105,26 @@ void where(Stream *stream, const bool *cond, const T *x, const T *y, T *out, int
            const int64_t *shape, const int64_t *c_strides, const int64_t *x_strides,
            const int64_t *y_strides) {
   const int64_t n = detail::count(shape, rank);
-  if (n > 0)
-    launch(detail::where_kernel<T>, blocks_for(n), kThreads, stream,
-        cond, x, y, out, n, int(rank), dims_of(shape, rank), dims_of(c_strides, rank),
-        dims_of(x_strides, rank), dims_of(y_strides, rank));
+  launch_over(n, detail::where_kernel<T>, stream, cond, x, y, out, n, int(rank),
+              dims_of(shape, rank), dims_of(c_strides, rank), dims_of(x_strides, rank),
+              dims_of(y_strides, rank));
 }
 
 template <typename T>
 void broadcast_copy(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *shape,
                     const int64_t *x_strides) {
   const int64_t n = detail::count(shape, rank);
-  if (n > 0)
-    launch(detail::broadcast_copy_kernel<T>, blocks_for(n), kThreads, stream,
-        x, y, n, int(rank), dims_of(shape, rank), dims_of(x_strides, rank));
+  launch_over(n, detail::broadcast_copy_kernel<T>, stream, x, y, n, int(rank), dims_of(shape, rank),
+              dims_of(x_strides, rank));
 }
 
 template <typename T>
 void clip(Stream *stream, const T *x, T *y, int64_t n, const T *lo, const T *hi) {
-  if (n > 0)
-    launch(detail::clip_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, lo, hi);
+  launch_over(n, detail::clip_kernel<T>, stream, x, y, n, lo, hi);
 }
 
 template <typename TIn, typename TOut> void cast(Stream *stream, const TIn *x, TOut *y, int64_t n) {
-  if (n > 0)
-    launch(detail::cast_kernel<TIn, TOut>, blocks_for(n), kThreads, stream, x, y, n);
+  launch_over(n, detail::cast_kernel<TIn, TOut>, stream, x, y, n);
 }
 
 namespace detail {
@@ -143,16 +138,14 @@ __global__ void window_kernel(T *y, int64_t n, int64_t kind, int64_t periodic) {
 /// window_value (double; the GPU's cos may differ in the last place).
 template <typename T>
 void window(Stream *stream, T *y, int64_t n, int64_t kind, int64_t periodic) {
-  if (n > 0)
-    launch(detail::window_kernel<T>, blocks_for(n), kThreads, stream, y, n, kind, periodic);
+  launch_over(n, detail::window_kernel<T>, stream, y, n, kind, periodic);
 }
 
 template <typename T>
 void classify(Stream *stream, const T *x, bool *y, int64_t n, int64_t mode,
               int64_t detect_negative, int64_t detect_positive) {
-  if (n > 0)
-    launch(detail::classify_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, int(mode),
-           int(detect_negative), int(detect_positive));
+  launch_over(n, detail::classify_kernel<T>, stream, x, y, n, int(mode), int(detect_negative),
+              int(detect_positive));
 }
 
 } // namespace cuda

@@ -32,18 +32,16 @@ template <typename T>
 void einsum(Stream *stream, const T *a, const T *b, T *y, int64_t nlabels, const int64_t *sizes,
             const int64_t *a_strides, const int64_t *b_strides, const int64_t *y_strides,
             int64_t y_size) {
-  if (y_size > 0)
-    launch(detail::einsum_kernel<T>, blocks_for(y_size), kThreads, stream, a, b, y, nlabels,
-           dims_of(sizes, nlabels), dims_of(a_strides, nlabels),
-           dims_of(b ? b_strides : a_strides, nlabels), dims_of(y_strides, nlabels), y_size);
+  launch_over(y_size, detail::einsum_kernel<T>, stream, a, b, y, nlabels, dims_of(sizes, nlabels),
+              dims_of(a_strides, nlabels), dims_of(b ? b_strides : a_strides, nlabels),
+              dims_of(y_strides, nlabels), y_size);
 }
 
 /// Det of `batch` n x n matrices, one a thread (scratch: batch * n * n
 /// doubles in device memory).
 template <typename T>
 void det(Stream *stream, const T *x, T *y, int64_t batch, int64_t n, double *scratch) {
-  if (batch > 0)
-    launch(detail::det_kernel<T>, blocks_for(batch), kThreads, stream, x, y, batch, n, scratch);
+  launch_over(batch, detail::det_kernel<T>, stream, x, y, batch, n, scratch);
 }
 
 } // namespace cuda

@@ -192,9 +192,8 @@ void nll_loss(Stream *stream, const T *input, const I *target, const T *weight, 
               int64_t has_ignore) {
   const int64_t count = n * d;
   if (reduction == 0) {
-    if (count > 0)
-      launch(detail::nll_loss_each<T, I>, blocks_for(count), kThreads, stream, input, target,
-             weight, y, count, c, d, ignore_index, has_ignore);
+    launch_over(count, detail::nll_loss_each<T, I>, stream, input, target, weight, y, count, c, d,
+                ignore_index, has_ignore);
     return;
   }
   launch(detail::nll_loss_total<T, I>, 1, kThreads, stream, input, target, weight, y, count, c,
@@ -276,9 +275,8 @@ template <typename T>
 void batch_norm(Stream *stream, const T *x, const T *scale, const T *bias, const T *mean,
                 const T *var, T *y, int64_t n, int64_t c, int64_t spatial, float epsilon) {
   const int64_t total = n * c * spatial;
-  if (total > 0)
-    launch(detail::batch_norm_kernel<T>, blocks_for(total), kThreads, stream, x, scale, bias,
-           mean, var, y, total, c, spatial, epsilon);
+  launch_over(total, detail::batch_norm_kernel<T>, stream, x, scale, bias, mean, var, y, total, c,
+              spatial, epsilon);
 }
 
 namespace detail {
@@ -302,10 +300,8 @@ void batch_norm_training(Stream *stream, const T *x, const T *scale, const T *bi
                          const T *in_mean, const T *in_var, T *y, T *running_mean,
                          T *running_var, int64_t n, int64_t c, int64_t spatial, float epsilon,
                          float momentum) {
-  if (c > 0)
-    launch(detail::batch_norm_training_kernel<T>, blocks_for(c), kThreads, stream, x, scale,
-           bias, in_mean, in_var, y, running_mean, running_var, n, c, spatial, epsilon,
-           momentum);
+  launch_over(c, detail::batch_norm_training_kernel<T>, stream, x, scale, bias, in_mean, in_var, y,
+              running_mean, running_var, n, c, spatial, epsilon, momentum);
 }
 
 namespace detail {
@@ -321,9 +317,8 @@ template <typename T>
 void lrn(Stream *stream, const T *x, T *y, int64_t n, int64_t c, int64_t spatial, float alpha,
          float beta, float bias, int64_t size) {
   const int64_t total = n * c * spatial;
-  if (total > 0)
-    launch(detail::lrn_kernel<T>, blocks_for(total), kThreads, stream, x, y, total, c, spatial,
-           alpha, beta, bias, size);
+  launch_over(total, detail::lrn_kernel<T>, stream, x, y, total, c, spatial, alpha, beta, bias,
+              size);
 }
 
 } // namespace cuda

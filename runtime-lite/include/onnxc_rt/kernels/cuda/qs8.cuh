@@ -156,9 +156,8 @@ void fully_connected(Stream *stream, const T *a, const int8_t *w, const T *a_zp,
                      const int32_t *shift, int64_t count, int32_t y_zp, int32_t act_min,
                      int32_t act_max) {
   (void)scratch;
-  if (rows * n > 0)
-    launch(detail::fully_connected_kernel<T>, blocks_for(rows * n), kThreads, stream, a, w, a_zp,
-           bias, y, rows, k, n, detail::Requant{multiplier, shift, count, y_zp, act_min, act_max});
+  launch_over(rows * n, detail::fully_connected_kernel<T>, stream, a, w, a_zp, bias, y, rows, k, n,
+              detail::Requant{multiplier, shift, count, y_zp, act_min, act_max});
 }
 
 template <typename T>
@@ -170,9 +169,8 @@ void add(Stream *stream, const T *a, const T *b, T *y, int64_t rank, const int64
   const int64_t n = product(shape, rank);
   const ref::qs8::AddParams p{left_shift, a_zp, a_multiplier, a_shift, b_zp, b_multiplier,
                               b_shift, y_zp, y_multiplier, y_shift, act_min, act_max};
-  if (n > 0)
-    launch(detail::add_kernel<T>, blocks_for(n), kThreads, stream, a, b, y, n, int(rank),
-           dims_of(shape, rank), dims_of(a_strides, rank), dims_of(b_strides, rank), p);
+  launch_over(n, detail::add_kernel<T>, stream, a, b, y, n, int(rank), dims_of(shape, rank),
+              dims_of(a_strides, rank), dims_of(b_strides, rank), p);
 }
 
 template <typename T>
@@ -180,10 +178,9 @@ void mul(Stream *stream, const T *a, const T *b, T *y, int64_t rank, const int64
          const int64_t *a_strides, const int64_t *b_strides, int32_t a_zp, int32_t b_zp,
          int32_t y_zp, int32_t multiplier, int32_t shift, int32_t act_min, int32_t act_max) {
   const int64_t n = product(shape, rank);
-  if (n > 0)
-    launch(detail::mul_kernel<T>, blocks_for(n), kThreads, stream, a, b, y, n, int(rank),
-           dims_of(shape, rank), dims_of(a_strides, rank), dims_of(b_strides, rank), a_zp, b_zp,
-           y_zp, multiplier, shift, act_min, act_max);
+  launch_over(n, detail::mul_kernel<T>, stream, a, b, y, n, int(rank), dims_of(shape, rank),
+              dims_of(a_strides, rank), dims_of(b_strides, rank), a_zp, b_zp, y_zp, multiplier,
+              shift, act_min, act_max);
 }
 
 /// qs8::average_pool, 1-D and 2-D windows.
@@ -207,14 +204,11 @@ void average_pool(Stream *stream, const T *x, T *y, int64_t rank, const int64_t 
 template <typename TIn, typename TOut>
 void rescale(Stream *stream, const TIn *x, int32_t x_zp, int32_t multiplier, int32_t shift,
              int32_t y_zp, TOut *y, int64_t n) {
-  if (n > 0)
-    launch(detail::rescale_kernel<TIn, TOut>, blocks_for(n), kThreads, stream, x, x_zp,
-           multiplier, shift, y_zp, y, n);
+  launch_over(n, detail::rescale_kernel<TIn, TOut>, stream, x, x_zp, multiplier, shift, y_zp, y, n);
 }
 
 template <typename T> void lookup(Stream *stream, const T *x, const T *table, T *y, int64_t n) {
-  if (n > 0)
-    launch(detail::lookup_kernel<T>, blocks_for(n), kThreads, stream, x, table, y, n);
+  launch_over(n, detail::lookup_kernel<T>, stream, x, table, y, n);
 }
 
 } // namespace qs8

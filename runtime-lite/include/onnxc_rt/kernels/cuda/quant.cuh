@@ -134,9 +134,8 @@ void requantize(Stream *stream, const int32_t *acc, const float *a_scale, const 
                 int64_t b_count, const float *y_scale, const Q *y_zp, Q *y, int64_t outer,
                 int64_t channels, int64_t inner) {
   const int64_t n = outer * channels * inner;
-  if (n > 0)
-    launch(detail::requantize_kernel<Q>, blocks_for(n), kThreads, stream, acc, a_scale, b_scale,
-           b_count, y_scale, y_zp, y, n, channels, inner);
+  launch_over(n, detail::requantize_kernel<Q>, stream, acc, a_scale, b_scale, b_count, y_scale,
+              y_zp, y, n, channels, inner);
 }
 
 template <typename TA, typename TB, typename TAcc>
@@ -145,11 +144,10 @@ void matmul_acc(Stream *stream, const TA *a, const TB *b, const TA *a_zp, int64_
                 int64_t batch_rank, const int64_t *batch_shape, const int64_t *a_strides,
                 const int64_t *b_strides) {
   const int64_t batches = product(batch_shape, batch_rank), total = batches * m * n;
-  if (total > 0)
-    launch(detail::matmul_acc_kernel<TA, TB, TAcc>, blocks_for(total), kThreads, stream, a, b,
-           a_zp, a_zp_count, b_zp, b_zp_count, y, m, k, n, total, batches, int(batch_rank),
-           dims_of(batch_shape, batch_rank), dims_of(a_strides, batch_rank),
-           dims_of(b_strides, batch_rank));
+  launch_over(total, detail::matmul_acc_kernel<TA, TB, TAcc>, stream, a, b, a_zp, a_zp_count, b_zp,
+              b_zp_count, y, m, k, n, total, batches, int(batch_rank),
+              dims_of(batch_shape, batch_rank), dims_of(a_strides, batch_rank),
+              dims_of(b_strides, batch_rank));
 }
 
 /// conv_acc, 1-D and 2-D windows.
@@ -173,27 +171,22 @@ inline void dynamic_quantize_linear(Stream *stream, const float *x, uint8_t *y, 
                                     uint8_t *y_zero_point, int64_t n) {
   launch(detail::dynamic_range_kernel<float>, 1, kThreads, stream, x, n, y_scale,
          y_zero_point);
-  if (n > 0)
-    launch(detail::dynamic_quantize_kernel<float>, blocks_for(n), kThreads, stream, x, y, n,
-           y_scale, y_zero_point);
+  launch_over(n, detail::dynamic_quantize_kernel<float>, stream, x, y, n, y_scale, y_zero_point);
 }
 
 template <typename T, typename Q>
 void quantize_linear(Stream *stream, const T *x, const T *scale, const Q *zp, Q *y,
                      int64_t outer, int64_t axis_dim, int64_t inner, int64_t count) {
   const int64_t n = outer * axis_dim * inner;
-  if (n > 0)
-    launch(detail::quantize_kernel<T, Q>, blocks_for(n), kThreads, stream, x, scale, zp, y, n,
-           axis_dim, inner, count);
+  launch_over(n, detail::quantize_kernel<T, Q>, stream, x, scale, zp, y, n, axis_dim, inner, count);
 }
 
 template <typename Q, typename T>
 void dequantize_linear(Stream *stream, const Q *x, const T *scale, const Q *zp, T *y,
                        int64_t outer, int64_t axis_dim, int64_t inner, int64_t count) {
   const int64_t n = outer * axis_dim * inner;
-  if (n > 0)
-    launch(detail::dequantize_kernel<Q, T>, blocks_for(n), kThreads, stream, x, scale, zp, y, n,
-           axis_dim, inner, count);
+  launch_over(n, detail::dequantize_kernel<Q, T>, stream, x, scale, zp, y, n, axis_dim, inner,
+              count);
 }
 
 } // namespace cuda

@@ -54,9 +54,8 @@ __global__ void arg_reduce_kernel(const T *x, int64_t *y, int64_t outer, int64_t
 template <typename T>
 void arg_reduce(Stream *stream, const T *x, int64_t *y, int64_t outer, int64_t n, int64_t inner,
                 int64_t is_max, int64_t select_last) {
-  if (outer * inner > 0)
-    launch(detail::arg_reduce_kernel<T>, blocks_for(outer * inner), kThreads, stream, x, y, outer,
-           n, inner, is_max, select_last);
+  launch_over(outer * inner, detail::arg_reduce_kernel<T>, stream, x, y, outer, n, inner, is_max,
+              select_last);
 }
 
 template <typename R, typename T>
@@ -75,8 +74,7 @@ void reduce(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_sh
   }
   s.red_n = product(s.red_shape.v, s.red_rank);
   const int64_t kept_n = product(s.kept_shape.v, s.kept_rank);
-  if (kept_n > 0)
-    launch(detail::reduce_kernel<R, T>, blocks_for(kept_n), kThreads, stream, x, y, kept_n, s);
+  launch_over(kept_n, detail::reduce_kernel<R, T>, stream, x, y, kept_n, s);
 }
 
 } // namespace cuda

@@ -50,11 +50,9 @@ void resize(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_sh
     win.roi[rank + d] = roi[rank + d];
   }
   const int64_t n = product(out_shape, rank);
-  if (n > 0)
-    launch(detail::resize_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, int(rank),
-           dims_of(in_shape, rank), row_major(in_shape, rank), dims_of(out_shape, rank), win,
-           int(mode), int(coord), int(nearest), cubic_a, int(exclude_outside),
-           extrapolation_value);
+  launch_over(n, detail::resize_kernel<T>, stream, x, y, n, int(rank), dims_of(in_shape, rank),
+              row_major(in_shape, rank), dims_of(out_shape, rank), win, int(mode), int(coord),
+              int(nearest), cubic_a, int(exclude_outside), extrapolation_value);
 }
 
 } // namespace cuda

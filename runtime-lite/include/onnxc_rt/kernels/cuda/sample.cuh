@@ -48,10 +48,8 @@ void roi_align(Stream *stream, const T *x, const T *rois, const I *batch_indices
                int64_t c, int64_t h, int64_t w, int64_t num_rois, int64_t out_h, int64_t out_w,
                int64_t sampling_ratio, float spatial_scale, int64_t mode, int64_t half_pixel) {
   const int64_t total = num_rois * c * out_h * out_w;
-  if (total > 0)
-    launch(detail::roi_align_kernel<T, I>, blocks_for(total), kThreads, stream, x, rois,
-           batch_indices, y, total, c, h, w, out_h, out_w, sampling_ratio, spatial_scale,
-           int(mode), int(half_pixel));
+  launch_over(total, detail::roi_align_kernel<T, I>, stream, x, rois, batch_indices, y, total, c, h,
+              w, out_h, out_w, sampling_ratio, spatial_scale, int(mode), int(half_pixel));
 }
 
 /// GridSample: ref::grid_sample's arguments.
@@ -60,9 +58,8 @@ void grid_sample(Stream *stream, const T *x, const T *grid, T *y, int64_t n, int
                  int64_t h, int64_t w, int64_t ho, int64_t wo, int64_t mode, int64_t padding,
                  int64_t align) {
   const int64_t total = n * c * ho * wo;
-  if (total > 0)
-    launch(detail::grid_sample_kernel<T>, blocks_for(total), kThreads, stream, x, grid, y, total,
-           c, h, w, ho, wo, int(mode), int(padding), int(align));
+  launch_over(total, detail::grid_sample_kernel<T>, stream, x, grid, y, total, c, h, w, ho, wo,
+              int(mode), int(padding), int(align));
 }
 
 } // namespace cuda

@@ -51,9 +51,8 @@ void stft(Stream *stream, const T *x, const T *window, T *y, int64_t batch, int6
           int64_t complex_in, int64_t frame_step, int64_t frame_length, int64_t frames,
           int64_t n_out) {
   const int64_t bins = batch * frames * n_out;
-  if (bins > 0)
-    launch(detail::stft_kernel<T>, blocks_for(bins), kThreads, stream, x, window, y, batch,
-           length, complex_in, frame_step, frame_length, frames, n_out);
+  launch_over(bins, detail::stft_kernel<T>, stream, x, window, y, batch, length, complex_in,
+              frame_step, frame_length, frames, n_out);
 }
 
 /// MelWeightMatrix (the scratch the reference's edges use is not needed:
@@ -62,18 +61,16 @@ template <typename T, typename R, typename F>
 void mel_weight_matrix(Stream *stream, T *y, int64_t num_mel_bins, int64_t dft_length,
                        const R *rate, const F *lower, const F *upper, int64_t *scratch) {
   (void)scratch;
-  if (num_mel_bins > 0)
-    launch(detail::mel_kernel<T, R, F>, blocks_for(num_mel_bins), kThreads, stream, y,
-           num_mel_bins, dft_length, rate, lower, upper);
+  launch_over(num_mel_bins, detail::mel_kernel<T, R, F>, stream, y, num_mel_bins, dft_length, rate,
+              lower, upper);
 }
 
 template <typename T>
 void dft(Stream *stream, const T *x, T *y, int64_t outer, int64_t n_in, int64_t inner,
          int64_t complex_in, int64_t n_fft, int64_t n_out, int64_t inverse) {
   const int64_t bins = outer * n_out * inner;
-  if (bins > 0)
-    launch(detail::dft_kernel<T>, blocks_for(bins), kThreads, stream, x, y, outer, n_in, inner,
-           complex_in, n_fft, n_out, inverse);
+  launch_over(bins, detail::dft_kernel<T>, stream, x, y, outer, n_in, inner, complex_in, n_fft,
+              n_out, inverse);
 }
 
 } // namespace cuda

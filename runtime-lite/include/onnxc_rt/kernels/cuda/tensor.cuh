@@ -72,28 +72,24 @@ __global__ void gather_elements_kernel(const T *data, const I *indices, T *y, in
 template <typename T>
 void split_part(Stream *stream, const T *x, T *y, int64_t outer, int64_t inner_in,
                 int64_t inner_out, int64_t offset) {
-  if (outer * inner_out > 0)
-    launch(detail::split_part_kernel<T>, blocks_for(outer * inner_out), kThreads, stream, x, y,
-           outer, inner_in, inner_out, offset);
+  launch_over(outer * inner_out, detail::split_part_kernel<T>, stream, x, y, outer, inner_in,
+              inner_out, offset);
 }
 
 template <typename T, typename I>
 void gather(Stream *stream, const T *data, const I *indices, T *y, int64_t outer,
             int64_t axis_dim, int64_t inner, int64_t n_indices) {
   const int64_t n = outer * n_indices * inner;
-  if (n > 0)
-    launch(detail::gather_kernel<T, I>, blocks_for(n), kThreads, stream, data, indices, y, outer,
-           axis_dim, inner, n_indices);
+  launch_over(n, detail::gather_kernel<T, I>, stream, data, indices, y, outer, axis_dim, inner,
+              n_indices);
 }
 
 template <typename T, typename I>
 void gather_elements(Stream *stream, const T *data, const I *indices, T *y, int64_t rank,
                      const int64_t *data_shape, const int64_t *idx_shape, int64_t axis) {
   const int64_t n = product(idx_shape, rank);
-  if (n > 0)
-    launch(detail::gather_elements_kernel<T, I>, blocks_for(n), kThreads, stream, data, indices,
-           y, n, int(rank), row_major(data_shape, rank), dims_of(idx_shape, rank), int(axis),
-           data_shape[axis]);
+  launch_over(n, detail::gather_elements_kernel<T, I>, stream, data, indices, y, n, int(rank),
+              row_major(data_shape, rank), dims_of(idx_shape, rank), int(axis), data_shape[axis]);
 }
 
 template <typename T>
@@ -106,9 +102,7 @@ void transpose(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in
     read.v[i] = in_strides.v[perm[i]];
   }
   const int64_t n = product(out_shape.v, rank);
-  if (n > 0)
-    launch(detail::strided_gather<T>, blocks_for(n), kThreads, stream, x, y, n, int(rank),
-                                                                     out_shape, read, 0);
+  launch_over(n, detail::strided_gather<T>, stream, x, y, n, int(rank), out_shape, read, 0);
 }
 
 template <typename T>
@@ -122,17 +116,15 @@ void slice(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_sha
     read.v[d] = steps[d] * in_strides.v[d];
   }
   const int64_t n = product(out_shape, rank);
-  if (n > 0)
-    launch(detail::strided_gather<T>, blocks_for(n), kThreads, stream,
-        x, y, n, int(rank), dims_of(out_shape, rank), read, base);
+  launch_over(n, detail::strided_gather<T>, stream, x, y, n, int(rank), dims_of(out_shape, rank),
+              read, base);
 }
 
 template <typename T>
 void concat_part(Stream *stream, const T *x, T *y, int64_t outer, int64_t inner_in,
                  int64_t inner_out, int64_t offset) {
-  if (outer * inner_in > 0)
-    launch(detail::concat_part_kernel<T>, blocks_for(outer * inner_in), kThreads, stream,
-        x, y, outer, inner_in, inner_out, offset);
+  launch_over(outer * inner_in, detail::concat_part_kernel<T>, stream, x, y, outer, inner_in,
+              inner_out, offset);
 }
 
 namespace detail {
@@ -297,19 +289,16 @@ template <typename T>
 void pad(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,
          const int64_t *out_shape, const int64_t *pads_begin, int64_t mode, const T *value) {
   const int64_t n = product(out_shape, rank);
-  if (n > 0)
-    launch(detail::tile_pad_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, int(rank),
-           dims_of(in_shape, rank), row_major(in_shape, rank), dims_of(out_shape, rank),
-           dims_of(pads_begin, rank), int(mode), value);
+  launch_over(n, detail::tile_pad_kernel<T>, stream, x, y, n, int(rank), dims_of(in_shape, rank),
+              row_major(in_shape, rank), dims_of(out_shape, rank), dims_of(pads_begin, rank),
+              int(mode), value);
 }
 
 template <typename T>
 void trilu(Stream *stream, const T *x, T *y, int64_t batch, int64_t rows, int64_t cols,
            int64_t k, int64_t upper) {
   const int64_t n = batch * rows * cols;
-  if (n > 0)
-    launch(detail::trilu_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, rows, cols, k,
-           int(upper));
+  launch_over(n, detail::trilu_kernel<T>, stream, x, y, n, rows, cols, k, int(upper));
 }
 
 template <typename T>
@@ -366,9 +355,8 @@ __global__ void one_hot_kernel(const I *indices, const T *values, T *y, int64_t 
 template <typename I, typename T>
 void one_hot(Stream *stream, const I *indices, const T *values, T *y, int64_t outer,
              int64_t depth, int64_t inner) {
-  if (outer * depth * inner > 0)
-    launch(detail::one_hot_kernel<I, T>, blocks_for(outer * depth * inner), kThreads, stream,
-           indices, values, y, outer, depth, inner);
+  launch_over(outer * depth * inner, detail::one_hot_kernel<I, T>, stream, indices, values, y,
+              outer, depth, inner);
 }
 
 namespace detail {
@@ -394,9 +382,7 @@ __global__ void gather_nd_kernel(const T *data, const I *indices, T *y, int64_t 
 
 /// EyeLike: ones on diagonal k of a rows x cols matrix.
 template <typename T> void eye_like(Stream *stream, T *y, int64_t rows, int64_t cols, int64_t k) {
-  if (rows * cols > 0)
-    launch(detail::eye_like_kernel<T>, blocks_for(rows * cols), kThreads, stream, y, rows, cols,
-           k);
+  launch_over(rows * cols, detail::eye_like_kernel<T>, stream, y, rows, cols, k);
 }
 
 /// GatherND: ref::gather_nd's arguments (batch, n tuples of k indices,
@@ -405,9 +391,8 @@ template <typename T, typename I>
 void gather_nd(Stream *stream, const T *data, const I *indices, T *y, int64_t batch, int64_t n,
                int64_t k, const int64_t *data_dims, int64_t batch_stride, int64_t slice) {
   const int64_t total = batch * n * slice;
-  if (total > 0)
-    launch(detail::gather_nd_kernel<T, I>, blocks_for(total), kThreads, stream, data, indices, y,
-           total, n, int(k), dims_of(data_dims, k), batch_stride, slice);
+  launch_over(total, detail::gather_nd_kernel<T, I>, stream, data, indices, y, total, n, int(k),
+              dims_of(data_dims, k), batch_stride, slice);
 }
 
 namespace detail {
@@ -496,9 +481,8 @@ void reverse_sequence(Stream *stream, const T *x, const L *lens, T *y, int64_t b
                       int64_t time, int64_t batch_stride, int64_t time_stride, int64_t inner,
                       int64_t total) {
   (void)inner;
-  if (total > 0)
-    launch(detail::reverse_sequence_kernel<T, L>, blocks_for(total), kThreads, stream, x, lens, y,
-           batch, time, batch_stride, time_stride, total);
+  launch_over(total, detail::reverse_sequence_kernel<T, L>, stream, x, lens, y, batch, time,
+              batch_stride, time_stride, total);
 }
 
 } // namespace cuda

@@ -33,10 +33,9 @@ void tfidf(Stream *stream, const I *x, float *y, int64_t rows, int64_t cols, int
            int64_t max_gram, int64_t max_skip, const int64_t *pool, int64_t pool_size,
            const int64_t *ngram_counts, int64_t n_counts, const int64_t *ngram_indexes,
            int64_t n_grams, const double *weights, int64_t out_dim, int64_t mode) {
-  if (rows > 0)
-    launch(detail::tfidf_kernel<I>, blocks_for(rows), kThreads, stream, x, y, rows, cols,
-           min_gram, max_gram, max_skip, pool, pool_size, ngram_counts, n_counts, ngram_indexes,
-           n_grams, weights, out_dim, mode);
+  launch_over(rows, detail::tfidf_kernel<I>, stream, x, y, rows, cols, min_gram, max_gram, max_skip,
+              pool, pool_size, ngram_counts, n_counts, ngram_indexes, n_grams, weights, out_dim,
+              mode);
 }
 
 } // namespace cuda

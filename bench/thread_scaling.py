@@ -73,6 +73,7 @@ def main():
 
 
 def build_core_pair(work):
+    os.makedirs(work, exist_ok=True)
     exe = os.path.join(work, "core_pair")
     subprocess.run(["c++", "-std=c++17", "-O3", "-march=native", "-pthread",
                     "-I" + os.path.join(rb.ROOT, "runtime-lite", "include"),

@@ -279,10 +279,10 @@ template <typename T>
 void tile(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,
           const int64_t *out_shape) {
   const int64_t n = product(out_shape, rank);
-  if (n > 0) // (wrap mode: an output coordinate c reads c mod the input's dim)
-    launch(detail::tile_pad_kernel<T>, blocks_for(n), kThreads, stream, x, y, n, int(rank),
-           dims_of(in_shape, rank), row_major(in_shape, rank), dims_of(out_shape, rank), Dims{},
-           3, static_cast<const T *>(nullptr));
+  // Pad's kernel in wrap mode (3): an output coordinate c reads c mod the input's dim.
+  launch_over(n, detail::tile_pad_kernel<T>, stream, x, y, n, int(rank), dims_of(in_shape, rank),
+              row_major(in_shape, rank), dims_of(out_shape, rank), Dims{}, 3,
+              static_cast<const T *>(nullptr));
 }
 
 template <typename T>

@@ -274,6 +274,25 @@ std::string dataSizedNote(const ModelInterface &m, const TensorInterface &t) {
          "\n *       and the tensor densely at the start of the buffer (the rest cleared)\n";
 }
 
+std::string compositeOutputsNote(const ModelInterface &m) {
+  std::string s;
+  for (const GraphOutput &g : m.graphOutputs) {
+    if (g.kind == "tensor")
+      continue;
+    const bool sequence = g.kind != "optional";
+    std::string what = g.kind == "sequence" ? "sequence" : g.kind == "optional" ? "optional"
+                                                                              : "optional sequence";
+    if (!g.present)
+      what += ", absent (no parameter)";
+    else if (sequence)
+      what += " of " + std::to_string(g.count) + (g.count == 1 ? " tensor" : " tensors");
+    else
+      what += ", present";
+    s += " *   ONNX output " + cCommentLiteral(g.name) + ": " + what + "\n";
+  }
+  return s;
+}
+
 std::string emitHeader(const ModelInterface &m, const std::string &version) {
   std::string s = headerOpening(m, version);
   llvm::raw_string_ostream os(s);
@@ -343,6 +362,7 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
          << m.name << "_" << t.cname << "_SCALE\n";
     os << dataSizedNote(m, t);
   }
+  os << compositeOutputsNote(m);
   if (strings)
     os << " * Output strings point into the inputs' strings, the arena (valid until its\n"
        << " * next use) or read-only data.\n"

@@ -81,7 +81,7 @@ foreach(model cifar_cnn transformer_encoder mobilenet_v2 lstm bigru)
   set_tests_properties(cuda.emulated.${model} PROPERTIES FIXTURES_REQUIRED models)
 endforeach()
 
-# Every 16th ONNX node test through the CUDA code on the CPU (run_conformance.py
+# Every 24th ONNX node test through the CUDA code on the CPU (run_conformance.py
 # --cuda-emulated): the ops the CUDA kernels cover must pass at ONNX's
 # tolerances; the ones they do not are refused (exit 3) and listed.
 # docs/targets.md gives the whole suite's figures (scripts/node-suites.sh cuda),
@@ -90,6 +90,13 @@ endforeach()
 add_test(NAME cuda.node_tests_emulated
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
                  --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2 --every 24)
+# The node tests whose inputs or outputs are sequences or optionals (24), their
+# tensors passed one a parameter (onnxc --elements gives their shapes) and the
+# outputs regrouped from the header's notes.
+add_test(NAME cuda.composites_emulated
+         COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
+                 --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2
+                 --filter _seq --filter _opt --filter optional_)
 # The opset-18-and-later cases (test/opset18/make_tests.py) through the
 # CUDA code on the CPU: what cuda covers passes (23 of 36, Pad and Resize
 # with axes, GroupNormalization, float16 and bfloat16 tensors among them),

@@ -113,17 +113,19 @@ def compare(expected, actual):
 
 def run_emulated_test(onnxc, test_dir):
     """run_test for --cuda-emulated: the model's CUDA code run on the CPU
-    (test/e2e/check_cuda_emulated.py); plain tensors only."""
+    (test/e2e/check_cuda_emulated.py); sequences and optionals pass as their
+    tensors (onnxc --elements)."""
     from check_cuda_emulated import Refused, run_emulated
     start = time.monotonic()
     model = os.path.join(test_dir, "model.onnx")
     graph = onnx.load(model, load_external_data=False).graph
-    if any(v.type.WhichOneof("value") != "tensor_type" for v in list(graph.input) + list(graph.output)):
-        return "refused", "sequences and optionals do not cross into the emulated run", 0.0
+    inits = {t.name for t in graph.initializer}
+    in_types = [i.type for i in graph.input if i.name not in inits]
     for s in sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_")):
         inputs = []
         while os.path.exists(os.path.join(test_dir, s, f"input_{len(inputs)}.pb")):
-            inputs.append(load_tensor(os.path.join(test_dir, s, f"input_{len(inputs)}.pb")))
+            path = os.path.join(test_dir, s, f"input_{len(inputs)}.pb")
+            inputs.append(load_value(path, in_types[len(inputs)]))
         try:
             outputs = run_emulated(onnxc, model, inputs)
         except Refused as err:
@@ -134,7 +136,7 @@ def run_emulated_test(onnxc, test_dir):
             path = os.path.join(test_dir, s, f"output_{k}.pb")
             if not os.path.exists(path):
                 return "fail", f"output {k} is not expected", time.monotonic() - start
-            why = compare(load_tensor(path), got)
+            why = compare(load_value(path, graph.output[k].type), got)
             if why:
                 return "fail", f"{s} output {k}: {why}", time.monotonic() - start
     return "pass", "", time.monotonic() - start
@@ -201,7 +203,8 @@ def main():
     ap.add_argument("--target", default="generic",
                     help="onnxc target the tests compile for (a host target)")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--filter", default="", help="only tests whose name contains this")
+    ap.add_argument("--filter", action="append", default=[],
+                    help="only tests whose name contains this (repeated: any of them)")
     ap.add_argument("--report", help="write the op support table (markdown) here")
     ap.add_argument("--update-known-failures", action="store_true",
                     help="rewrite known_failures.txt from this run")
@@ -235,7 +238,8 @@ def main():
         root = os.path.join(args.root, suite)
         for name in sorted(os.listdir(root)):
             test_dir = os.path.join(root, name)
-            if args.filter not in name or not os.path.exists(os.path.join(test_dir, "model.onnx")):
+            wanted = not args.filter or any(f in name for f in args.filter)
+            if not wanted or not os.path.exists(os.path.join(test_dir, "model.onnx")):
                 continue
             m = onnx.load(os.path.join(test_dir, "model.onnx"), load_external_data=False)
             ops, opset, dtypes = model_info(m)

@@ -101,6 +101,17 @@ def interface(header):
     return tensors
 
 
+def onnx_names(header):
+    """The ONNX names of the outputs' parameters in NAME.h ("seq[1]" for a
+    sequence's second tensor)."""
+    names = []
+    for line in open(header):
+        m = re.match(r' \*   out \w+: .*\(ONNX "(.*)"\)$', line)
+        if m:
+            names.append(m.group(1))
+    return names
+
+
 def data_sized(header):
     """The outputs whose size the data decides, from NAME.h's comments
     ("dim D depends on the data: ...; the run writes its size to *NAME"):
@@ -137,22 +148,86 @@ def trim_data_sized(header, outputs):
     return result
 
 
-def bind_shape_inputs(onnxc, model, inputs, work):
+def composite_outputs(header):
+    """{ONNX name: present} of the outputs NAME.h says are sequences or
+    optionals (" *   ONNX output "s": sequence of 2 tensors")."""
+    found = {}
+    for line in open(header):
+        m = re.match(r' \*   ONNX output "(.*)": (.*)$', line)
+        if m:
+            found[m.group(1)] = "absent" not in m.group(2)
+    return found
+
+
+def regroup(header, names, outputs):
+    """The graph's outputs from a run's (ONNX name, tensor) pairs, the names
+    as the header's "(ONNX ...)" gives them: a sequence as its list, an
+    optional as its value or None. `names`: (name, kind) of each graph
+    output, kind "optional" for an optional tensor."""
+    composites = composite_outputs(header)
+    result = []
+    for name, kind in names:
+        if name not in composites:
+            result.append(outputs.pop(0)[1])
+            continue
+        items = []
+        while outputs and (outputs[0][0] == name or outputs[0][0].startswith(name + "[")):
+            items.append(outputs.pop(0)[1])
+        if not composites[name]:
+            result.append(None)
+        elif kind == "optional":
+            result.append(items[0])
+        else:
+            result.append(items)
+    return result
+
+
+def flatten_inputs(model, values):
+    """The arrays and onnxc arguments for graph inputs given as ONNX values
+    (arrays; lists for sequences, None for an absent optional), as `onnxc
+    run` takes them from its files: each sequence or optional passes as its
+    tensors, their shapes compiled in (--elements); a tensor whose dims the
+    model leaves open gets the given one's shape (--shape)."""
+    import onnx
+    graph = onnx.load(model, load_external_data=False).graph
+    inits = {t.name for t in graph.initializer}
+    order = [i for i in graph.input if i.name not in inits]
+    arrays, names, args = [], [], []
+    for vi, v in zip(order, values):
+        if vi.type.WhichOneof("value") == "tensor_type":
+            arrays.append(v)
+            names.append(vi.name)
+            dims = vi.type.tensor_type.shape.dim
+            fixed = vi.type.tensor_type.HasField("shape") and all(
+                d.HasField("dim_value") for d in dims)
+            if not fixed and np.ndim(v) > 0 and np.size(v) > 0:
+                args.append(f"--shape={vi.name}={'x'.join(str(d) for d in np.shape(v))}")
+            continue
+        items = [] if v is None else v if isinstance(v, list) else [v]
+        shapes = ["x".join(str(d) for d in np.shape(x)) or "scalar" for x in items]
+        args.append(f"--elements={vi.name}={'none' if v is None else ','.join(shapes)}")
+        arrays += items
+        names += [None] * len(items)
+    return arrays, names, args
+
+
+def bind_shape_inputs(onnxc, model, inputs, work, names=None):
     """--bind arguments that compile in, as `onnxc run` does, the values of
     the inputs that decide shapes (onnxc --list-shape-inputs; they stay in
-    the interface, their values given again at run time)."""
+    the interface, their values given again at run time). `names`: each
+    input's graph input (None for a sequence's tensors), else graph order."""
     r = subprocess.run([onnxc, model, "--list-shape-inputs"], capture_output=True, text=True)
-    names = set(r.stdout.split()) if r.returncode == 0 else set()
-    if not names:
+    shape_inputs = set(r.stdout.split()) if r.returncode == 0 else set()
+    if not shape_inputs:
         return []
     import onnx
     from onnx import numpy_helper
     graph = onnx.load(model, load_external_data=False).graph
     inits = {t.name for t in graph.initializer}
-    order = [i.name for i in graph.input if i.name not in inits]
+    order = names or [i.name for i in graph.input if i.name not in inits]
     args = []
     for name, x in zip(order, inputs):
-        if name in names:
+        if name in shape_inputs:
             path = os.path.join(work, f"bind{len(args)}.pb")
             with open(path, "wb") as f:
                 f.write(numpy_helper.from_array(np.asarray(x), name).SerializeToString())
@@ -161,16 +236,20 @@ def bind_shape_inputs(onnxc, model, inputs, work):
 
 
 def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600, onnxc_args=()):
-    """Compiles `model` for cuda, runs it on `inputs` (arrays, graph order)
-    through the emulation and returns the outputs; the inputs whose values
-    decide shapes are compiled in, as `onnxc run` does on the CPU targets.
-    Raises Refused when onnxc does not support the model for cuda,
-    RuntimeError on any other failure."""
+    """Compiles `model` for cuda, runs it on `inputs` (graph order: arrays,
+    lists for sequences, None for an absent optional) through the emulation
+    and returns the graph's outputs in the same forms; the inputs whose
+    values decide shapes are compiled in, as `onnxc run` does on the CPU
+    targets, and the shapes of sequences' and optionals' tensors
+    (--elements). Raises Refused when onnxc does not support the model for
+    cuda, RuntimeError on any other failure."""
+    inputs, names, elements = flatten_inputs(model, inputs)
     with tempfile.TemporaryDirectory(prefix="onnxc-cuda-emu-") as work:
         gen = os.path.join(work, "gen")
-        binds = bind_shape_inputs(onnxc, model, inputs, work)
+        binds = bind_shape_inputs(onnxc, model, inputs, work, names)
         r = subprocess.run([onnxc, model, "--target", "cuda", "--name", "model", "--quiet",
-                            "-o", gen, *binds, *onnxc_args], capture_output=True, text=True)
+                            "-o", gen, *binds, *elements, *onnxc_args],
+                           capture_output=True, text=True)
         if r.returncode != 0:
             first = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
             raise (Refused if r.returncode == 3 else RuntimeError)(first)
@@ -194,8 +273,17 @@ def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600, onnxc_args=()):
             r = subprocess.run(step, capture_output=True, text=True)
             if r.returncode != 0:
                 raise RuntimeError("build failed: " + (r.stderr.strip().splitlines() or [""])[0])
-        return trim_data_sized(os.path.join(gen, "model.h"),
-                               run_program(program, work, inputs, ins, outs, timeout))
+        header = os.path.join(gen, "model.h")
+        outputs = run_program(program, work, inputs, ins, outs, timeout)
+        # The extent outputs trim_data_sized drops follow the graph's.
+        named = list(zip(onnx_names(header), trim_data_sized(header, outputs)))
+        import onnx
+        graph = onnx.load(model, load_external_data=False).graph
+        def kind(t):
+            optional_tensor = (t.WhichOneof("value") == "optional_type" and
+                               t.optional_type.elem_type.WhichOneof("value") == "tensor_type")
+            return "optional" if optional_tensor else "other"
+        return regroup(header, [(o.name, kind(o.type)) for o in graph.output], named)
 
 
 def run_program(program, work, inputs, ins, outs, timeout):

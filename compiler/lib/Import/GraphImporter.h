@@ -59,6 +59,10 @@ private:
   /// The input's tensor type, or an error when it is too large to address.
   FailureOr<Type> sizedInputType(StringRef name, ArrayRef<int64_t> dims, Type elt);
   LogicalResult checkOptionNames(const ::onnx::GraphProto &g, const llvm::StringSet<> &initNames);
+  /// --elements for a sequence/optional input: a count its kind allows and
+  /// shapes that agree with the sizes its element type fixes.
+  LogicalResult checkElements(StringRef name, const CompositeInput &info,
+                              const ::onnx::TypeProto &tensor);
   LogicalResult importNode(const ::onnx::NodeProto &node, int index);
   /// What ONNX's schema of the node's op says: how many inputs it takes and
   /// which must be given; inputs it binds to one type parameter (Add's T)

@@ -424,6 +424,19 @@ LogicalResult GraphImporter::checkOptionNames(const ::onnx::GraphProto &g,
   for (const auto &[name, value] : opts.boundInputs)
     if (!inputSet.count(name))
       unknownInput("--bind", name);
+  for (const auto &[name, value] : opts.namedCompositeInputs)
+    if (!inputSet.count(name)) {
+      unknownInput("--elements", name);
+    } else {
+      for (const auto &vi : g.input())
+        if (vi.name() == name && vi.type().has_tensor_type()) {
+          emitError(UnknownLoc::get(&ctx))
+              << "--elements names input '" << name
+              << "', a tensor: --elements is for sequence and optional inputs (--shape "
+                 "fixes a tensor's shape)";
+          ok = false;
+        }
+    }
   for (const auto &[name, value] : opts.dimParams)
     if (!dimSet.count(name)) {
       emitError(UnknownLoc::get(&ctx))
@@ -434,6 +447,41 @@ LogicalResult GraphImporter::checkOptionNames(const ::onnx::GraphProto &g,
       ok = false;
     }
   return success(ok);
+}
+
+LogicalResult GraphImporter::checkElements(StringRef name, const CompositeInput &info,
+                                           const ::onnx::TypeProto &tensor) {
+  const size_t count = info.elementShapes.size();
+  if (!info.isOptional && !info.present)
+    return emitError(UnknownLoc::get(&ctx))
+           << "--elements " << name << "=none: input '" << name
+           << "' is a sequence, not an optional (an empty sequence: --elements " << name << "=)";
+  if (info.isOptional && !info.isSequence && info.present && count != 1)
+    return emitError(UnknownLoc::get(&ctx))
+           << "--elements for input '" << name << "' gives " << count
+           << " shapes: it is an optional tensor (one shape, or none)";
+  const bool ranked = tensor.tensor_type().has_shape();
+  const auto &dims = tensor.tensor_type().shape().dim();
+  Type elt = elementTypeFromOnnx(&ctx, tensor.tensor_type().elem_type());
+  for (auto [k, shape] : llvm::enumerate(info.elementShapes)) {
+    bool agrees = !ranked || int64_t(shape.size()) == dims.size();
+    for (int i = 0; agrees && ranked && i < dims.size(); ++i)
+      agrees = !dims[i].has_dim_value() || dims[i].dim_value() == shape[i];
+    if (!agrees) {
+      std::string want;
+      for (const auto &d : dims)
+        want += (want.empty() ? "" : "x") +
+                (d.has_dim_value() ? std::to_string(d.dim_value())
+                                   : d.has_dim_param() ? d.dim_param() : std::string("?"));
+      return emitError(UnknownLoc::get(&ctx))
+             << "--elements for input '" << name << "': element " << k << "'s shape "
+             << shapeText(shape) << " does not fit the model's element type ["
+             << (want.empty() ? "scalar" : want) << "]";
+    }
+    if (failed(sizedInputType(name, shape, elt)))
+      return failure();
+  }
+  return success();
 }
 
 FailureOr<Type> GraphImporter::sizedInputType(StringRef name, ArrayRef<int64_t> dims,
@@ -704,20 +752,41 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
       Type elt = tensor.has_tensor_type()
                      ? elementTypeFromOnnx(&ctx, tensor.tensor_type().elem_type())
                      : Type();
-      if (it == opts.compositeInputs.end() || !elt) {
+      const char *kind = tp.has_optional_type() ? "optional" : "sequence";
+      CompositeInput info;
+      if (it != opts.compositeInputs.end()) {
+        info = it->second;
+      } else if (auto named = opts.namedCompositeInputs.find(vi.name());
+                 named != opts.namedCompositeInputs.end() && elt) {
+        info = named->second;
+        info.isOptional = tp.has_optional_type();
+        info.isSequence = inner.has_sequence_type();
+        if (failed(checkElements(vi.name(), info, tensor))) {
+          ok = false;
+          continue;
+        }
+      } else {
+        const std::string how =
+            tp.has_optional_type()
+                ? "--elements " + vi.name() + "=SHAPE, or " + vi.name() + "=none when absent"
+                : "--elements " + vi.name() + "=SHAPE,SHAPE,... with one shape a tensor, " +
+                      vi.name() + "= when empty";
         emitError(UnknownLoc::get(&ctx))
-            << "graph input '" << vi.name() << "' is a " << (tp.has_optional_type() ? "optional" : "sequence")
-            << ": supported by onnxc run, which sees its elements; other uses are not supported";
+            << "graph input '" << vi.name() << "' is " << (tp.has_optional_type() ? "an " : "a ")
+            << kind
+            << (elt ? ": give its tensors' shapes (" + how +
+                          "), or run it with onnxc run, which takes them from its files"
+                    : std::string(" of no tensor type: not supported"));
         ok = false;
         continue;
       }
-      composites.push_back({vi.name(), it->second, argTypes.size()});
-      for (auto [i, shape] : llvm::enumerate(it->second.elementShapes)) {
+      composites.push_back({vi.name(), info, argTypes.size()});
+      for (auto [i, shape] : llvm::enumerate(info.elementShapes)) {
         argPosition.push_back(position - 1);
         argIsComposite.push_back(true);
         argTypes.push_back(RankedTensorType::get(shape, elt));
         argNames.push_back(vi.name() + "_" + std::to_string(i));
-        argOnnxNames.push_back(it->second.isSequence ? vi.name() + "[" + std::to_string(i) + "]"
+        argOnnxNames.push_back(info.isSequence ? vi.name() + "[" + std::to_string(i) + "]"
                                                      : vi.name());
       }
       continue;

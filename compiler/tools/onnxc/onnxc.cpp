@@ -145,6 +145,12 @@ static cl::list<std::string> dimOpts(
                      "planned for the largest; NAME_run takes the sizes first)"),
     cl::sub(cl::SubCommand::getTopLevel()), cl::sub(runCommand),
     cl::sub(validateCommand), cl::cat(category));
+static cl::list<std::string> elementsOpts(
+    "elements",
+    cl::desc("Give a sequence or optional input's element shapes, one parameter each: "
+             "--elements seq=2x3,4x3 (an empty sequence: seq=; an absent optional: "
+             "opt=none; a 0-d element: scalar)"),
+    cl::cat(category));
 static cl::list<std::string> bindOpts(
     "bind", cl::desc("Compile an input's value in, e.g. --bind shape=shape.pb "
                      "(an ONNX TensorProto file)"),
@@ -372,6 +378,33 @@ static bool parseImportOptions(onnxc::ImportOptions &import,
       return false;
     }
     import.inputShapes[name.str()] = v;
+  }
+  for (const std::string &s : elementsOpts) {
+    auto [name, spec] = StringRef(s).split('=');
+    onnxc::CompositeInput c;
+    if (import.namedCompositeInputs.count(name.str())) {
+      errs() << "onnxc: error: --elements gives input '" << name << "' twice\n";
+      return false;
+    }
+    bool good = !name.empty() && StringRef(s).contains('=');
+    if (spec == "none") {
+      c.present = false;
+    } else if (good && !spec.empty()) {
+      SmallVector<StringRef> parts;
+      spec.split(parts, ',');
+      for (StringRef p : parts) {
+        std::vector<int64_t> dims;
+        good = good && (p == "scalar" || parseDims(p, dims));
+        c.elementShapes.push_back(dims);
+      }
+    }
+    if (!good) {
+      errs() << "onnxc: error: --elements '" << s
+             << "' is not NAME=SHAPE,SHAPE,... (each D0xD1x... with positive sizes, or "
+                "scalar), NAME= or NAME=none\n";
+      return false;
+    }
+    import.namedCompositeInputs[name.str()] = c;
   }
   for (const std::string &s : dimOpts) {
     auto [name, value] = StringRef(s).rsplit('=');

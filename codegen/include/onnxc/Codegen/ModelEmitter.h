@@ -98,6 +98,11 @@ std::string tensorDescriptions(const ModelInterface &model);
 /// the others.
 std::string dataSizedNote(const ModelInterface &model, const TensorInterface &output);
 
+/// The header comment's lines for the graph outputs that are sequences or
+/// optionals (" *   ONNX output "s": sequence of 2 tensors"), which leave as
+/// their tensors' parameters, or as none when absent; "" when there are none.
+std::string compositeOutputsNote(const ModelInterface &model);
+
 /// Translates the EmitC module to C++; failure is reported as diagnostics.
 mlir::FailureOr<std::string> emitSource(mlir::ModuleOp emitcModule,
                                         const std::string &banner);

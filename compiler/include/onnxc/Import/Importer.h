@@ -41,6 +41,10 @@ struct ImportOptions {
   /// Sequence/optional inputs by position among the graph inputs. Each
   /// tensor of theirs becomes one parameter of the generated function.
   std::map<size_t, CompositeInput> compositeInputs;
+  /// The same by name (--elements NAME=...): the element shapes and, for an
+  /// optional, whether it is present; the model's type says which kind the
+  /// input is (isOptional/isSequence are filled in from it).
+  std::map<std::string, CompositeInput> namedCompositeInputs;
   /// Values for symbolic dimensions: dim_param -> size.
   std::map<std::string, int64_t> dimParams;
   /// Re-batching (--batch N, or a shape given for an input whose dim 0 the

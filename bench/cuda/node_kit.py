@@ -6,10 +6,11 @@ has nvcc but no onnxc and this machine has onnxc but no GPU:
     there: python3 node_kit.py run --kit kit/node --out OUT [--jobs 16]
 
 prepare compiles every node test of Debian's libonnx-testdata (the selection
-run_conformance.py makes, tensors only) with `onnxc --target cuda` and writes
-kit/node/<test>/: the generated model.cu, model.h, model_weights.S and
-weights blob, and each test_data_set_N's inputs and expected outputs as
-.npy. Tests the CUDA target refuses (exit 3) are listed in
+run_conformance.py makes; sequences and optionals pass as their tensors) with
+`onnxc --target cuda` and writes kit/node/<test>/: the generated model.cu,
+model.h, model_weights.S and weights blob, and each test_data_set_N's inputs
+and expected outputs as .npy (a sequence's as .npz, an absent optional an
+empty .none). Tests the CUDA target refuses (exit 3) are listed in
 kit/node/refused.txt with onnxc's reason. run builds each test with nvcc and
 the program of test/e2e/check_cuda_emulated.py (the same program the CPU
 emulation runs: session created, the CUDA Graph replayed twice), runs it on
@@ -35,43 +36,73 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "test", "conformance"))
 sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
-from check_cuda_emulated import (MAIN, bind_shape_inputs, interface, run_program,  # noqa: E402
-                                 trim_data_sized)
+from check_cuda_emulated import (MAIN, bind_shape_inputs, flatten_inputs,  # noqa: E402
+                                 graph_outputs, interface, output_kinds, run_program)
 from run_conformance import TESTDATA, compare, model_info, out_of_scope  # noqa: E402
 
 
 def prepare_one(onnxc, test_dir, out):
     """'ok', 'refused: why' or 'fail: why' for one node test."""
     import onnx
-    from onnx_tensors import load_tensor
+    from onnx_tensors import load_value
     gen = os.path.join(out, "gen")
     model = os.path.join(test_dir, "model.onnx")
-    first_set = os.path.join(test_dir, "test_data_set_0")
-    inputs = []
-    while os.path.exists(os.path.join(first_set, f"input_{len(inputs)}.pb")):
-        inputs.append(load_tensor(os.path.join(first_set, f"input_{len(inputs)}.pb")))
+    graph = onnx.load(model, load_external_data=False).graph
+    inits = {t.name for t in graph.initializer}
+    in_types = [i.type for i in graph.input if i.name not in inits]
+
+    def set_inputs(s):
+        """A data set's inputs as the program takes them: sequences and
+        optionals as their tensors, and the onnxc arguments for those."""
+        values = []
+        while os.path.exists(os.path.join(test_dir, s, f"input_{len(values)}.pb")):
+            values.append(load_value(os.path.join(test_dir, s, f"input_{len(values)}.pb"),
+                                     in_types[len(values)]))
+        return flatten_inputs(model, values)
+    inputs, names, elements = set_inputs("test_data_set_0")
     with tempfile.TemporaryDirectory(prefix="onnxc-node-bind-") as work:
         # The inputs that decide shapes compiled in, as the emulated run does.
-        binds = bind_shape_inputs(onnxc, model, inputs, work)
+        binds = bind_shape_inputs(onnxc, model, inputs, work, names)
         r = subprocess.run([onnxc, model, "--target", "cuda", "--name", "model", "--quiet",
-                            "-o", gen, *binds], capture_output=True, text=True)
+                            "-o", gen, *binds, *elements], capture_output=True, text=True)
     if r.returncode != 0:
         first = (r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0]
         shutil.rmtree(out, ignore_errors=True)
         return ("refused: " if r.returncode == 3 else "fail: ") + first
-    graph = onnx.load(model, load_external_data=False).graph
-    n_in = len([t for t in interface(os.path.join(gen, "model.h")) if t[0] == "in"])
+    with open(os.path.join(out, "outputs.json"), "w") as f:
+        json.dump(output_kinds(model), f)
     sets = sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_"))
     for s in sets:
         os.makedirs(os.path.join(out, s))
-        for k in range(n_in):
-            np.save(os.path.join(out, s, f"in{k}.npy"),
-                    load_tensor(os.path.join(test_dir, s, f"input_{k}.pb")))
-        for k in range(len(graph.output)):
+        for k, x in enumerate(set_inputs(s)[0]):
+            np.save(os.path.join(out, s, f"in{k}.npy"), x)
+        for k, o in enumerate(graph.output):
             path = os.path.join(test_dir, s, f"output_{k}.pb")
             if os.path.exists(path):
-                np.save(os.path.join(out, s, f"out{k}.npy"), load_tensor(path))
+                save_expected(os.path.join(out, s, f"out{k}"), load_value(path, o.type))
     return "ok"
+
+
+def save_expected(stem, value):
+    """An expected output: an array as STEM.npy, a sequence's (or a present
+    optional sequence's) as STEM.npz, an absent optional as an empty
+    STEM.none."""
+    if value is None:
+        open(stem + ".none", "w").close()
+    elif isinstance(value, list):
+        np.savez(stem + ".npz", *value)
+    else:
+        np.save(stem + ".npy", value)
+
+
+def load_expected(stem):
+    """save_expected's value back; (False, None) when there is none."""
+    if os.path.exists(stem + ".npy"):
+        return True, np.load(stem + ".npy")
+    if os.path.exists(stem + ".npz"):
+        with np.load(stem + ".npz") as z:
+            return True, [z[f"arr_{i}"] for i in range(len(z.files))]
+    return os.path.exists(stem + ".none"), None
 
 
 def prepare(a):
@@ -86,10 +117,6 @@ def prepare(a):
             continue
         m = onnx.load(os.path.join(test_dir, "model.onnx"), load_external_data=False)
         if out_of_scope(name, model_info(m)[0]):
-            continue
-        if any(v.type.WhichOneof("value") != "tensor_type"
-               for v in list(m.graph.input) + list(m.graph.output)):
-            refused.append((name, "sequences and optionals do not cross the program's interface"))
             continue
         todo.append(name)
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
@@ -129,16 +156,17 @@ def run_one(kit, name, runtime, nvcc, arch):
         for s in sorted(d for d in os.listdir(test) if d.startswith("test_data_set_")):
             inputs = [np.load(os.path.join(test, s, f"in{k}.npy")) for k in range(len(ins))]
             try:
-                outputs = trim_data_sized(os.path.join(gen, "model.h"),
-                                          run_program(program, work, inputs, ins, outs,
-                                                      timeout=120))
+                kinds = [tuple(k) for k in json.load(open(os.path.join(test, "outputs.json")))]
+                outputs = graph_outputs(os.path.join(gen, "model.h"), kinds,
+                                        run_program(program, work, inputs, ins, outs,
+                                                    timeout=120))
             except (RuntimeError, subprocess.TimeoutExpired) as err:
                 return "fail", str(err), time.monotonic() - start
             for k, got in enumerate(outputs):
-                path = os.path.join(test, s, f"out{k}.npy")
-                if not os.path.exists(path):
+                given, expected = load_expected(os.path.join(test, s, f"out{k}"))
+                if not given:
                     continue
-                why = compare(np.load(path), got)
+                why = compare(expected, got)
                 if why:
                     return "fail", f"{s} output {k}: {why}", time.monotonic() - start
     return "pass", "", time.monotonic() - start

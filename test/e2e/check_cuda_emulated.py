@@ -274,16 +274,30 @@ def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600, onnxc_args=()):
             if r.returncode != 0:
                 raise RuntimeError("build failed: " + (r.stderr.strip().splitlines() or [""])[0])
         header = os.path.join(gen, "model.h")
-        outputs = run_program(program, work, inputs, ins, outs, timeout)
-        # The extent outputs trim_data_sized drops follow the graph's.
-        named = list(zip(onnx_names(header), trim_data_sized(header, outputs)))
-        import onnx
-        graph = onnx.load(model, load_external_data=False).graph
-        def kind(t):
-            optional_tensor = (t.WhichOneof("value") == "optional_type" and
-                               t.optional_type.elem_type.WhichOneof("value") == "tensor_type")
-            return "optional" if optional_tensor else "other"
-        return regroup(header, [(o.name, kind(o.type)) for o in graph.output], named)
+        return graph_outputs(header, output_kinds(model),
+                             run_program(program, work, inputs, ins, outs, timeout))
+
+
+def output_kinds(model):
+    """(name, kind) of the graph's outputs, kind "optional" for an optional
+    tensor, else "other" (regroup's `names`)."""
+    import onnx
+    graph = onnx.load(model, load_external_data=False).graph
+
+    def kind(t):
+        optional_tensor = (t.WhichOneof("value") == "optional_type" and
+                           t.optional_type.elem_type.WhichOneof("value") == "tensor_type")
+        return "optional" if optional_tensor else "other"
+    return [(o.name, kind(o.type)) for o in graph.output]
+
+
+def graph_outputs(header, kinds, outputs):
+    """The graph's outputs from a program's (run_program's): each output
+    whose size the data decides cut to it, sequences and optionals
+    regrouped; `kinds` as output_kinds gives them."""
+    # The extent outputs trim_data_sized drops follow the graph's.
+    named = list(zip(onnx_names(header), trim_data_sized(header, outputs)))
+    return regroup(header, kinds, named)
 
 
 def run_program(program, work, inputs, ins, outs, timeout):

@@ -130,6 +130,12 @@ ModelInterface describeModel(func::FuncOp func) {
   if (auto a = func->getAttrOfType<IntegerAttr>(kArenaSizeAttr))
     m.arenaBytes = a.getInt();
   int64_t next = 0;
+  if (auto ins = func->getAttrOfType<ArrayAttr>("onnx.composite_inputs"))
+    for (auto d : ins.getAsRange<DictionaryAttr>())
+      m.compositeInputs.push_back({d.getAs<StringAttr>("name").str(),
+                                   d.getAs<StringAttr>("kind").str(), 0,
+                                   d.getAs<IntegerAttr>("count").getInt(),
+                                   d.getAs<BoolAttr>("present").getValue()});
   if (auto outs = func->getAttrOfType<ArrayAttr>("onnx.outputs")) {
     for (auto d : outs.getAsRange<DictionaryAttr>()) {
       GraphOutput g;
@@ -274,22 +280,28 @@ std::string dataSizedNote(const ModelInterface &m, const TensorInterface &t) {
          "\n *       and the tensor densely at the start of the buffer (the rest cleared)\n";
 }
 
-std::string compositeOutputsNote(const ModelInterface &m) {
+std::string compositesNote(const ModelInterface &m) {
   std::string s;
-  for (const GraphOutput &g : m.graphOutputs) {
+  auto note = [&](const char *side, const GraphOutput &g) {
     if (g.kind == "tensor")
-      continue;
+      return;
     const bool sequence = g.kind != "optional";
     std::string what = g.kind == "sequence" ? "sequence" : g.kind == "optional" ? "optional"
                                                                               : "optional sequence";
     if (!g.present)
       what += ", absent (no parameter)";
+    else if (sequence && g.count == 0)
+      what += ", empty (no parameter)";
     else if (sequence)
       what += " of " + std::to_string(g.count) + (g.count == 1 ? " tensor" : " tensors");
     else
       what += ", present";
-    s += " *   ONNX output " + cCommentLiteral(g.name) + ": " + what + "\n";
-  }
+    s += std::string(" *   ONNX ") + side + " " + cCommentLiteral(g.name) + ": " + what + "\n";
+  };
+  for (const GraphOutput &g : m.compositeInputs)
+    note("input", g);
+  for (const GraphOutput &g : m.graphOutputs)
+    note("output", g);
   return s;
 }
 
@@ -362,7 +374,7 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
          << m.name << "_" << t.cname << "_SCALE\n";
     os << dataSizedNote(m, t);
   }
-  os << compositeOutputsNote(m);
+  os << compositesNote(m);
   if (strings)
     os << " * Output strings point into the inputs' strings, the arena (valid until its\n"
        << " * next use) or read-only data.\n"

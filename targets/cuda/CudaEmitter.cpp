@@ -74,7 +74,7 @@ std::string header(const ModelInterface &m, const std::string &version) {
       if (list == &m.outputs)
         os << dataSizedNote(m, t);
     }
-  os << compositeOutputsNote(m) << " */\n"
+  os << compositesNote(m) << " */\n"
      << "int " << n << "_run(" << n << "_session* session, " << tensorParams(m);
   s.resize(s.size() - 2);
   os << ");\n\n"

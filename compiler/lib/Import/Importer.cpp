@@ -815,6 +815,19 @@ OwningOpRef<ModuleOp> GraphImporter::run(const ::onnx::ModelProto &model) {
       module->getLoc(), opts.functionName, builder.getFunctionType(argTypes, {}));
   Block *entry = func.addEntryBlock();
   builder.setInsertionPointToStart(entry);
+  // What the header says of them (ModelEmitter's compositesNote).
+  SmallVector<Attribute> compositeInfo;
+  for (const Composite &c : composites)
+    compositeInfo.push_back(builder.getDictionaryAttr(
+        {builder.getNamedAttr("name", builder.getStringAttr(c.name)),
+         builder.getNamedAttr(
+             "kind", builder.getStringAttr(!c.info.isOptional   ? "sequence"
+                                           : c.info.isSequence ? "optional_sequence"
+                                                               : "optional")),
+         builder.getNamedAttr("count", builder.getI64IntegerAttr(c.info.elementShapes.size())),
+         builder.getNamedAttr("present", builder.getBoolAttr(c.info.present))}));
+  if (!compositeInfo.empty())
+    func->setAttr("onnx.composite_inputs", builder.getArrayAttr(compositeInfo));
   for (const Composite &c : composites) {
     SmallVector<Value> items;
     for (size_t k = 0; k < c.info.elementShapes.size(); ++k)

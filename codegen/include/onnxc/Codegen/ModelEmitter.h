@@ -74,6 +74,8 @@ struct ModelInterface {
   Provenance provenance;
   std::vector<TensorInterface> inputs, outputs;
   std::vector<GraphOutput> graphOutputs;
+  /// The graph inputs that are sequences or optionals (firstResult unused).
+  std::vector<GraphOutput> compositeInputs;
   std::vector<DimBound> boundedDims; // empty: every size fixed
   int64_t arenaBytes = 0;
   int threads = 1; // tasks the parallel kernels split into (--threads)
@@ -98,10 +100,11 @@ std::string tensorDescriptions(const ModelInterface &model);
 /// the others.
 std::string dataSizedNote(const ModelInterface &model, const TensorInterface &output);
 
-/// The header comment's lines for the graph outputs that are sequences or
-/// optionals (" *   ONNX output "s": sequence of 2 tensors"), which leave as
-/// their tensors' parameters, or as none when absent; "" when there are none.
-std::string compositeOutputsNote(const ModelInterface &model);
+/// The header comment's lines for the graph inputs and outputs that are
+/// sequences or optionals (" *   ONNX output "s": sequence of 2 tensors"),
+/// which pass as their tensors' parameters, or as none when absent; "" when
+/// there are none.
+std::string compositesNote(const ModelInterface &model);
 
 /// Translates the EmitC module to C++; failure is reported as diagnostics.
 mlir::FailureOr<std::string> emitSource(mlir::ModuleOp emitcModule,

@@ -90,7 +90,8 @@ endforeach()
 add_test(NAME cuda.node_tests_emulated
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
                  --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2 --every 24)
-# The node tests whose inputs or outputs are sequences or optionals (24), their
+# The node tests whose inputs or outputs are sequences or optionals (24; the
+# filters also take GRU's and RNN's two seq_length cases), their
 # tensors passed one a parameter (onnxc --elements gives their shapes) and the
 # outputs regrouped from the header's notes.
 add_test(NAME cuda.composites_emulated

@@ -37,7 +37,8 @@ sys.path.insert(0, os.path.join(ROOT, "test", "conformance"))
 sys.path.insert(0, os.path.join(ROOT, "test", "e2e"))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
 from check_cuda_emulated import (MAIN, bind_shape_inputs, flatten_inputs,  # noqa: E402
-                                 graph_outputs, interface, output_kinds, run_program)
+                                 graph_outputs, interface, load_set_inputs, output_kinds,
+                                 run_program)
 from run_conformance import TESTDATA, compare, model_info, out_of_scope  # noqa: E402
 
 
@@ -48,17 +49,11 @@ def prepare_one(onnxc, test_dir, out):
     gen = os.path.join(out, "gen")
     model = os.path.join(test_dir, "model.onnx")
     graph = onnx.load(model, load_external_data=False).graph
-    inits = {t.name for t in graph.initializer}
-    in_types = [i.type for i in graph.input if i.name not in inits]
 
     def set_inputs(s):
         """A data set's inputs as the program takes them: sequences and
         optionals as their tensors, and the onnxc arguments for those."""
-        values = []
-        while os.path.exists(os.path.join(test_dir, s, f"input_{len(values)}.pb")):
-            values.append(load_value(os.path.join(test_dir, s, f"input_{len(values)}.pb"),
-                                     in_types[len(values)]))
-        return flatten_inputs(model, values)
+        return flatten_inputs(model, load_set_inputs(model, os.path.join(test_dir, s)))
     inputs, names, elements = set_inputs("test_data_set_0")
     with tempfile.TemporaryDirectory(prefix="onnxc-node-bind-") as work:
         # The inputs that decide shapes compiled in, as the emulated run does.

@@ -34,7 +34,7 @@ import onnx
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from onnx_tensors import load_tensor, load_value  # noqa: E402
+from onnx_tensors import load_value  # noqa: E402
 
 TESTDATA = "/usr/share/libonnx-testdata/data"
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
@@ -115,17 +115,12 @@ def run_emulated_test(onnxc, test_dir):
     """run_test for --cuda-emulated: the model's CUDA code run on the CPU
     (test/e2e/check_cuda_emulated.py); sequences and optionals pass as their
     tensors (onnxc --elements)."""
-    from check_cuda_emulated import Refused, run_emulated
+    from check_cuda_emulated import Refused, load_set_inputs, run_emulated
     start = time.monotonic()
     model = os.path.join(test_dir, "model.onnx")
     graph = onnx.load(model, load_external_data=False).graph
-    inits = {t.name for t in graph.initializer}
-    in_types = [i.type for i in graph.input if i.name not in inits]
     for s in sorted(d for d in os.listdir(test_dir) if d.startswith("test_data_set_")):
-        inputs = []
-        while os.path.exists(os.path.join(test_dir, s, f"input_{len(inputs)}.pb")):
-            path = os.path.join(test_dir, s, f"input_{len(inputs)}.pb")
-            inputs.append(load_value(path, in_types[len(inputs)]))
+        inputs = load_set_inputs(model, os.path.join(test_dir, s))
         try:
             outputs = run_emulated(onnxc, model, inputs)
         except Refused as err:

@@ -182,6 +182,22 @@ def regroup(header, names, outputs):
     return result
 
 
+def load_set_inputs(model, set_dir):
+    """A test data set's inputs (input_K.pb) as ONNX values, each read as
+    the model's graph input K's type says: an array, a list (sequence) or,
+    for an optional, None or its value."""
+    import onnx
+    from onnx_tensors import load_value
+    graph = onnx.load(model, load_external_data=False).graph
+    inits = {t.name for t in graph.initializer}
+    types = [i.type for i in graph.input if i.name not in inits]
+    values = []
+    while os.path.exists(os.path.join(set_dir, f"input_{len(values)}.pb")):
+        values.append(load_value(os.path.join(set_dir, f"input_{len(values)}.pb"),
+                                 types[len(values)]))
+    return values
+
+
 def flatten_inputs(model, values):
     """The arrays and onnxc arguments for graph inputs given as ONNX values
     (arrays; lists for sequences, None for an absent optional), as `onnxc

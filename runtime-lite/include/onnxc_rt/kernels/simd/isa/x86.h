@@ -98,14 +98,20 @@ struct VecF {
   }
   /// simd/vec.h's exp in fewer instructions: |x| clamped to `bound`, the
   /// sign kept, by one VRANGEPS (imm 0x02: the smaller magnitude, src1's
-  /// sign), rounding to nearest by one VRNDSCALEPS, p * 2^n by one
-  /// VSCALEFPS (exact for integral n). Masked forms: GCC 12 warns falsely
-  /// in the unmasked ones.
+  /// sign); 2^(j/16) for j the low 4 bits of each lane's encoding by one
+  /// VPERMPS from a register table (the lanes hold n + 1.5 * 2^19, whose
+  /// last 4 bits are n's sixteenths); p * 2^floor(n) by one VSCALEFPS.
+  /// Masked forms: GCC 12 warns falsely in the unmasked ones.
   static VecF clamp_magnitude(VecF x, float bound) {
     return {_mm512_maskz_range_ps(0xFFFF, x.v, _mm512_set1_ps(bound), 0x02)};
   }
-  static VecF round_nearest(VecF a) {
-    return {_mm512_maskz_roundscale_ps(0xFFFF, a.v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC)};
+  static VecF exp2_sixteenths(VecF biased) {
+    const __m512 table = _mm512_setr_ps(
+        0x1.000000p+0f, 0x1.0b5586p+0f, 0x1.172b84p+0f, 0x1.2387a6p+0f, 0x1.306fe0p+0f,
+        0x1.3dea64p+0f, 0x1.4bfdaep+0f, 0x1.5ab07ep+0f, 0x1.6a09e6p+0f, 0x1.7a1148p+0f,
+        0x1.8ace54p+0f, 0x1.9c4918p+0f, 0x1.ae89fap+0f, 0x1.c199bep+0f, 0x1.d5818ep+0f,
+        0x1.ea4afap+0f);
+    return {_mm512_maskz_permutexvar_ps(0xFFFF, _mm512_castps_si512(biased.v), table)};
   }
   static VecF scale_exp2(VecF p, VecF n) { return {_mm512_maskz_scalef_ps(0xFFFF, p.v, n.v)}; }
   /// A lane permutation (simd/f32/channel_gather.h): permute_merge(acc,

@@ -94,9 +94,9 @@ struct HasScaleExp2<V, std::void_t<decltype(V::scale_exp2(V::zero(), V::zero()))
 ///   2^frac(n) * e^r, 2^frac(n) from a 16-entry table in a register and
 ///   e^r - 1 = r + r^2 / 2 + r^3 / 6 (the next term, r^4 / 24 < 1e-8 of
 ///   e^r, is below float precision): the clamp, the lookup and the 2^floor
-///   are one instruction each (x86.h), 12 in all. The clamp is to [-88,
-///   88]: e^-88 is a subnormal, still within 1e-6 of e^x. SiLU and Sigmoid
-///   spend most of their time here (EfficientNet-B0 takes 6 M of them).
+///   are one instruction each (x86.h), 11 in all (15 before). The clamp is
+///   to [-88, 88]: e^-88 is a subnormal, still within 1e-6 of e^x. SiLU and
+///   Sigmoid spend most of their time here (EfficientNet-B0 takes 6 M).
 /// - Otherwise Cephes' expf: n integral (|r| <= ln2 / 2), a degree-6
 ///   polynomial for e^r, times 2^n.
 /// (A template so that only the instruction set's own branch compiles.)

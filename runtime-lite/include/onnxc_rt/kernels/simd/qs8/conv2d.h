@@ -552,8 +552,18 @@ void conv2d_dot_direct(const T *x, const int8_t *w, const int32_t *bias, TOut *y
   uint8_t *quads = scratch + sl.quads;
   const int64_t used = tasks_for(count_px * mg * depth / 32, tasks);
   constexpr int64_t kTile = kConvVectors * kLanes;
-  const bool by_pixels =
-      conv_splits_pixels((count_px + kTile - 1) / kTile, (mg + kConvRows - 1) / kConvRows, used);
+  // Pixels to the tasks only where each channel's output plane is whole
+  // cache lines (or the channels are too few to go round): elsewhere the
+  // split leaves a line of every channel's plane written by two cores. At
+  // two threads on a 2-core EPYC (Zen 5), ResNet-18's 128-channel 28 x 28
+  // layer ran 209 us split by pixels against 174 us by channels, and
+  // SqueezeNet's 3x3 layers at 55 x 55 and 27 x 27 1.3x as long
+  // (bench/qs8_conv_bench.cpp --threads 2); at 56 x 56 (49 lines a plane)
+  // the pixel split measured as fast as the channel split or faster.
+  const int64_t ch_units = (mg + kConvRows - 1) / kConvRows;
+  const bool whole_lines = pixels * int64_t(sizeof(TOut)) % 64 == 0;
+  const bool by_pixels = conv_splits_pixels((count_px + kTile - 1) / kTile, ch_units, used) &&
+                         (whole_lines || ch_units < used);
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
       fill_quads(x + (b * g.c + gi * cg) * g.h * g.w, g, pp, pad, flip, cg, scratch, sl, quads,

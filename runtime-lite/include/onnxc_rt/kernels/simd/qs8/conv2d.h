@@ -260,6 +260,14 @@ inline bool conv_splits_pixels(int64_t pixel_units, int64_t channel_units, int64
   return pixel_units >= 4 * tasks || pixel_units >= channel_units;
 }
 
+/// Whether each output channel's plane (`pixels` values of `value_bytes`)
+/// is whole 64-byte cache lines. Where it is not, a split by pixels cuts
+/// every plane inside a line that two cores then write (conv2d and
+/// conv2d_dot_direct split those by channels where the channels allow).
+inline bool conv_planes_whole_lines(int64_t pixels, int64_t value_bytes) {
+  return pixels * value_bytes % 64 == 0;
+}
+
 /// conv_tile<nv> for nv in [1, kConvVectors].
 template <typename T, int NV = kConvVectors>
 void conv_tiles(int64_t nv, const uint8_t *panel, int64_t panel_stride, const int8_t *w,
@@ -561,9 +569,8 @@ void conv2d_dot_direct(const T *x, const int8_t *w, const int32_t *bias, TOut *y
   // (bench/qs8_conv_bench.cpp --threads 2); at 56 x 56 (49 lines a plane)
   // the pixel split measured as fast as the channel split or faster.
   const int64_t ch_units = (mg + kConvRows - 1) / kConvRows;
-  const bool whole_lines = pixels * int64_t(sizeof(TOut)) % 64 == 0;
   const bool by_pixels = conv_splits_pixels((count_px + kTile - 1) / kTile, ch_units, used) &&
-                         (whole_lines || ch_units < used);
+                         (conv_planes_whole_lines(pixels, sizeof(TOut)) || ch_units < used);
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
       fill_quads(x + (b * g.c + gi * cg) * g.h * g.w, g, pp, pad, flip, cg, scratch, sl, quads,
@@ -795,7 +802,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
     const int64_t ch_units = (mg + kConvRows - 1) / kConvRows;
     const bool by_pixels =
         conv_splits_pixels((cp.count + kTile - 1) / kTile, ch_units, used) &&
-        (pixels * int64_t(sizeof(TOut)) % 64 == 0 || mg < 128 || ch_units < used);
+        (conv_planes_whole_lines(pixels, sizeof(TOut)) || mg < 128 || ch_units < used);
     for (int64_t b = 0; b < n; ++b)
       for (int64_t gi = 0; gi < group; ++gi) {
         const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;

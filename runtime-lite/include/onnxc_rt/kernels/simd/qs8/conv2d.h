@@ -260,12 +260,18 @@ inline bool conv_splits_pixels(int64_t pixel_units, int64_t channel_units, int64
   return pixel_units >= 4 * tasks || pixel_units >= channel_units;
 }
 
-/// Whether each output channel's plane (`pixels` values of `value_bytes`)
-/// is whole 64-byte cache lines. Where it is not, a split by pixels cuts
-/// every plane inside a line that two cores then write (conv2d and
-/// conv2d_dot_direct split those by channels where the channels allow).
-inline bool conv_planes_whole_lines(int64_t pixels, int64_t value_bytes) {
-  return pixels * value_bytes % 64 == 0;
+/// conv_splits_pixels for conv2d's VPDPBUSD forms, which also weigh where
+/// the cut falls: where each output channel's plane (`pixels` values of
+/// `value_bytes`) is not whole 64-byte cache lines, a split by pixels cuts
+/// every plane inside a line that two cores then write, so those go by
+/// channels instead where `channels_pay` (the form's channel split costs
+/// little) and the channels go round the tasks.
+inline bool conv_splits_pixels_at_lines(int64_t pixel_units, int64_t channel_units,
+                                        int64_t tasks, int64_t pixels, int64_t value_bytes,
+                                        bool channels_pay) {
+  const bool whole_lines = pixels * value_bytes % 64 == 0;
+  return conv_splits_pixels(pixel_units, channel_units, tasks) &&
+         (whole_lines || !channels_pay || channel_units < tasks);
 }
 
 /// conv_tile<nv> for nv in [1, kConvVectors].
@@ -568,9 +574,9 @@ void conv2d_dot_direct(const T *x, const int8_t *w, const int32_t *bias, TOut *y
   // SqueezeNet's 3x3 layers at 55 x 55 and 27 x 27 1.3x as long
   // (bench/qs8_conv_bench.cpp --threads 2); at 56 x 56 (49 lines a plane)
   // the pixel split measured as fast as the channel split or faster.
-  const int64_t ch_units = (mg + kConvRows - 1) / kConvRows;
-  const bool by_pixels = conv_splits_pixels((count_px + kTile - 1) / kTile, ch_units, used) &&
-                         (conv_planes_whole_lines(pixels, sizeof(TOut)) || ch_units < used);
+  const bool by_pixels =
+      conv_splits_pixels_at_lines((count_px + kTile - 1) / kTile, (mg + kConvRows - 1) / kConvRows,
+                                  used, pixels, sizeof(TOut), true);
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
       fill_quads(x + (b * g.c + gi * cg) * g.h * g.w, g, pp, pad, flip, cg, scratch, sl, quads,
@@ -799,10 +805,9 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
     // are 128 or more (every task then packs the whole panel: MobileNetV2's
     // 32 -> 192 layer at 28 x 28 ran 14.5 -> 11.9 us at two threads on the
     // Zen 5 host, its 144 -> 32 one slower).
-    const int64_t ch_units = (mg + kConvRows - 1) / kConvRows;
-    const bool by_pixels =
-        conv_splits_pixels((cp.count + kTile - 1) / kTile, ch_units, used) &&
-        (conv_planes_whole_lines(pixels, sizeof(TOut)) || mg < 128 || ch_units < used);
+    const bool by_pixels = conv_splits_pixels_at_lines((cp.count + kTile - 1) / kTile,
+                                                       (mg + kConvRows - 1) / kConvRows, used,
+                                                       pixels, sizeof(TOut), mg >= 128);
     for (int64_t b = 0; b < n; ++b)
       for (int64_t gi = 0; gi < group; ++gi) {
         const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;

@@ -45,6 +45,7 @@
 // AMX).
 //
 //===----------------------------------------------------------------------===//
+#include "ChannelMoves.h"
 #include "SimdDialect.h"
 #include "SimdTarget.h"
 
@@ -64,12 +65,6 @@ using namespace onnxc::onnx;
 
 namespace onnxc::simd {
 namespace {
-
-RankedTensorType staticF32(Value v, int64_t rank) {
-  auto t = dyn_cast<RankedTensorType>(v.getType());
-  return t && t.hasStaticShape() && t.getElementType().isF32() && t.getRank() == rank ? t
-                                                                                      : nullptr;
-}
 
 int64_t groupOf(Operation *op) {
   auto g = op->getAttrOfType<IntegerAttr>("group");
@@ -119,23 +114,6 @@ bool isBlockablePool(Operation *op) {
 /// values to finite ones (so the padding lanes stay harmless).
 bool isLaneWise(Operation *op) {
   return op->hasTrait<LaneWise>() && staticF32(op->getResult(0), 4);
-}
-
-/// The channel axis of a 4-D tensor, counted from either end.
-bool isChannelAxis(int64_t axis) { return axis == 1 || axis == -3; }
-
-/// Whether two 4-D tensors differ in their channels alone (N, H, W equal).
-bool sameImages(RankedTensorType a, RankedTensorType b) {
-  return a.getDimSize(0) == b.getDimSize(0) && a.getDimSize(2) == b.getDimSize(2) &&
-         a.getDimSize(3) == b.getDimSize(3);
-}
-
-/// A channel Concat of 4-D static float tensors, one or two of them (what a
-/// BlockedChannelGather takes).
-bool isGatherableConcat(ConcatOp cat) {
-  return staticF32(cat.getResult(), 4) && isChannelAxis(cat.getAxis()) &&
-         cat.getInputs().size() <= 2u &&
-         llvm::all_of(cat.getInputs(), [](Value v) { return staticF32(v, 4); });
 }
 
 /// Concat of channels whose inputs fill whole blocks of `block` lanes.
@@ -431,40 +409,18 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     return gather->getResult(0);
   }
 
-  /// A channel shuffle (ShuffleNet's) of a Concat of one or two values with
-  /// a blocked one among them: Concat (channels) -> Reshape (n, g, c / g,
-  /// h, w) -> Transpose (0, 2, 1, 3, 4) -> Reshape (n, c, h, w), each the
-  /// only reader of the one before. All four become one
-  /// BlockedChannelGather from the Concat's inputs (output channel i * g + k
-  /// is channel k * (c / g) + i), the blocked form of the last Reshape, in
-  /// place of leaving the region for the NCHW Transpose. Returns whether
-  /// it formed.
+  /// A channel shuffle (ShuffleNet's: matchChannelShuffle) of a Concat of
+  /// one or two values with a blocked one among them. All four ops become
+  /// one BlockedChannelGather from the Concat's inputs, the blocked form of
+  /// the last Reshape, in place of leaving the region for the NCHW
+  /// Transpose. Returns whether it formed.
   bool gatherShuffle(ConcatOp cat) {
-    if (!isGatherableConcat(cat) || !cat.getResult().hasOneUse())
+    auto shuffle = matchChannelShuffle(cat, staticF32);
+    if (!shuffle)
       return false;
-    auto ct = staticF32(cat.getResult(), 4);
-    auto split = dyn_cast<ReshapeOp>(*cat.getResult().getUsers().begin());
-    if (!split || split.getData() != cat.getResult() || !split.getReshaped().hasOneUse())
-      return false;
-    auto st = staticF32(split.getReshaped(), 5);
-    auto swap = dyn_cast<TransposeOp>(*split.getReshaped().getUsers().begin());
-    if (!st || !swap || !swap.getPerm() ||
-        *swap.getPerm() != ArrayRef<int64_t>{0, 2, 1, 3, 4} || !swap.getTransposed().hasOneUse())
-      return false;
-    auto merge = dyn_cast<ReshapeOp>(*swap.getTransposed().getUsers().begin());
-    if (!merge || merge.getData() != swap.getTransposed() || merge.getReshaped().getType() != ct)
-      return false;
-    const int64_t c = ct.getDimSize(1), g = st.getDimSize(1);
-    if (g < 1 || c % g || st.getShape() != ArrayRef<int64_t>{ct.getDimSize(0), g, c / g,
-                                                             ct.getDimSize(2), ct.getDimSize(3)})
-      return false;
-    SmallVector<int64_t> from(c);
-    for (int64_t i = 0; i < c / g; ++i)
-      for (int64_t k = 0; k < g; ++k)
-        from[i * g + k] = k * (c / g) + i;
-    blockedOf[merge.getReshaped()] = gatherConcatInputs(cat, from);
-    for (Operation *op : {cat.getOperation(), split.getOperation(), swap.getOperation(),
-                          merge.getOperation()})
+    blockedOf[shuffle->merge.getReshaped()] = gatherConcatInputs(cat, shuffle->from);
+    for (Operation *op : {cat.getOperation(), shuffle->split.getOperation(),
+                          shuffle->swap.getOperation(), shuffle->merge.getOperation()})
       rewritten.insert(op);
     return true;
   }
@@ -478,7 +434,7 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
     auto joins = [&](Operation *u) {
       return isBlockableConv(u, *layout) || isBlockablePool(u) || isLaneWise(u);
     };
-    if (!isGatherableConcat(cat) || llvm::none_of(cat.getResult().getUsers(), joins))
+    if (!isGatherableConcat(cat, staticF32) || llvm::none_of(cat.getResult().getUsers(), joins))
       return {};
     auto ct = staticF32(cat.getResult(), 4);
     SmallVector<int64_t> from(ct.getDimSize(1));
@@ -505,60 +461,19 @@ struct LayoutSelection : PassWrapper<LayoutSelection, OperationPass<func::FuncOp
   /// shuffle's halves: one copy each, the shuffle itself none). Null where
   /// the Slice is not one.
   Value gatherChannelSlice(SliceOp slice) {
-    auto xt = staticF32(slice.getData(), 4), yt = staticF32(slice.getOutput(), 4);
-    auto starts = getConstantInts(slice.getStarts());
-    std::optional<SmallVector<int64_t>> axes = SmallVector<int64_t>{0, 1, 2, 3};
-    if (!isNone(slice.getAxes()))
-      axes = getConstantInts(slice.getAxes());
-    if (!xt || !yt || !starts || !axes || axes->size() != starts->size())
-      return {};
-    if (!isNone(slice.getSteps())) {
-      auto steps = getConstantInts(slice.getSteps());
-      if (!steps || llvm::any_of(*steps, [](int64_t s) { return s != 1; }))
-        return {};
-    }
-    int64_t first = 0;
-    for (auto [axis, start] : llvm::zip(*axes, *starts)) {
-      const int64_t a = axis < 0 ? axis + 4 : axis;
-      if (a < 0 || a > 3)
-        return {};
-      const int64_t dim = xt.getDimSize(a);
-      const int64_t from = std::clamp<int64_t>(start < 0 ? start + dim : start, 0, dim);
-      if (a == 1)
-        first = from;
-      else if (from != 0) // with step 1 and an equal dim: the whole axis
-        return {};
-    }
-    if (!sameImages(xt, yt))
-      return {};
-    const int64_t m = yt.getDimSize(1);
-    if (m < 1 || first + m > xt.getDimSize(1))
-      return {};
-    return gatherRange(slice, slice.getData(), first, m);
+    auto run = channelRunOfSlice(slice, staticF32);
+    return run ? gatherRange(slice, slice.getData(), run->first, run->count) : Value();
   }
 
   /// A Split of a blocked value along the channels (static results that
   /// keep N, H and W): each result a BlockedChannelGather of its run of
   /// channels (gatherRange). Returns whether it formed.
   bool gatherChannelSplit(SplitOp split) {
-    auto xt = staticF32(split.getInput(), 4);
-    if (!xt || !isChannelAxis(split.getAxis()))
+    auto runs = channelRunsOfSplit(split, staticF32);
+    if (!runs)
       return false;
-    int64_t first = 0;
-    for (Value out : split.getOutputs()) {
-      auto t = staticF32(out, 4);
-      if (!t || t.getDimSize(1) < 1 || !sameImages(t, xt))
-        return false;
-      first += t.getDimSize(1);
-    }
-    if (first != xt.getDimSize(1))
-      return false;
-    first = 0;
-    for (Value out : split.getOutputs()) {
-      const int64_t m = cast<ShapedType>(out.getType()).getDimSize(1);
-      blockedOf[out] = gatherRange(split, split.getInput(), first, m);
-      first += m;
-    }
+    for (auto [out, run] : llvm::zip(split.getOutputs(), *runs))
+      blockedOf[out] = gatherRange(split, split.getInput(), run.first, run.count);
     return true;
   }
 

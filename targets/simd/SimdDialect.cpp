@@ -263,33 +263,87 @@ LogicalResult BlockedChannelGatherOp::inferShapes() {
   return success();
 }
 
-LogicalResult BlockedChannelGatherOp::verify() {
-  // The kernel (simd/f32/channel_gather.h) reads one or two inputs.
-  if (getX().empty() || getX().size() > 2)
-    return emitOpError() << "takes one or two inputs, not " << getX().size();
-  if (getInChannels().size() != getX().size())
-    return emitOpError() << getInChannels().size() << " in_channels for " << getX().size()
-                         << " inputs";
-  if (getChannels().empty())
-    return emitOpError("picks no channels");
+/// The checks both channel gathers share: one or two inputs (their kernels
+/// read no more), `in_channels` one per input, each input of static `type`
+/// (null: not known yet) holding its channels with the same N, H and W
+/// (dims 0, 2, 3 of either layout), and `channels` picks among them.
+static LogicalResult verifyChannelGather(Operation *op, ValueRange inputs,
+                                         ArrayRef<int64_t> inChannels, ArrayRef<int64_t> channels,
+                                         function_ref<RankedTensorType(Value)> type,
+                                         function_ref<bool(RankedTensorType, int64_t)> holds) {
+  if (inputs.empty() || inputs.size() > 2)
+    return op->emitOpError() << "takes one or two inputs, not " << inputs.size();
+  if (inChannels.size() != inputs.size())
+    return op->emitOpError() << inChannels.size() << " in_channels for " << inputs.size()
+                             << " inputs";
+  if (channels.empty())
+    return op->emitOpError("picks no channels");
   int64_t total = 0;
   RankedTensorType first;
-  for (auto [v, c] : llvm::zip(getX(), getInChannels())) {
-    auto x = staticBlocked(v);
+  for (auto [v, c] : llvm::zip(inputs, inChannels)) {
+    auto x = type(v);
     if (!x)
       return success();
-    if (c <= 0 || (c + kBlockLanes - 1) / kBlockLanes != x.getDimSize(1))
-      return emitOpError() << "input " << x << " does not hold " << c << " channels";
+    if (c <= 0 || !holds(x, c))
+      return op->emitOpError() << "input " << x << " does not hold " << c << " channels";
     if (first && (x.getDimSize(0) != first.getDimSize(0) ||
                   x.getDimSize(2) != first.getDimSize(2) || x.getDimSize(3) != first.getDimSize(3)))
-      return emitOpError() << "inputs " << first << " and " << x << " differ in N, H or W";
+      return op->emitOpError() << "inputs " << first << " and " << x << " differ in N, H or W";
     first = first ? first : x;
     total += c;
   }
-  for (int64_t j : getChannels())
+  for (int64_t j : channels)
     if (j < 0 || j >= total)
-      return emitOpError() << "channel " << j << " is not one of the inputs' " << total;
+      return op->emitOpError() << "channel " << j << " is not one of the inputs' " << total;
   return success();
+}
+
+LogicalResult BlockedChannelGatherOp::verify() {
+  // The kernel: simd/f32/channel_gather.h.
+  return verifyChannelGather(
+      getOperation(), getX(), getInChannels(), getChannels(), staticBlocked,
+      [](RankedTensorType x, int64_t c) {
+        return (c + kBlockLanes - 1) / kBlockLanes == x.getDimSize(1);
+      });
+}
+
+/// A static 4-D (NCHW) type, or null.
+static RankedTensorType staticNchw(Value v) {
+  auto t = dyn_cast<RankedTensorType>(v.getType());
+  return t && t.hasStaticShape() && t.getRank() == 4 ? t : nullptr;
+}
+
+LogicalResult ChannelGatherOp::inferShapes() {
+  auto x = getX().empty() ? nullptr : staticNchw(getX().front());
+  if (!x) {
+    getY().setType(UnrankedTensorType::get(getX().empty() ? Float32Type::get(getContext())
+                                                          : elementTypeOf(getX().front())));
+    return success();
+  }
+  setResultType(getOperation(), 0,
+                {x.getDimSize(0), static_cast<int64_t>(getChannels().size()), x.getDimSize(2),
+                 x.getDimSize(3)},
+                x.getElementType());
+  return success();
+}
+
+LogicalResult ChannelGatherOp::verify() {
+  // The kernel: simd/qs8/channel_gather.h (bytes, tables of 256 of them).
+  for (Value v : getX())
+    if (auto t = staticNchw(v); t && t.getElementType().getIntOrFloatBitWidth() != 8)
+      return emitOpError() << "gathers bytes, not " << t.getElementType();
+  if (auto tables = getTables()) {
+    if (tables->size() != getX().size())
+      return emitOpError() << tables->size() << " tables for " << getX().size() << " inputs";
+    for (auto [a, x] : llvm::zip(*tables, getX())) {
+      auto table = dyn_cast<DenseElementsAttr>(a);
+      if (!isa<UnitAttr>(a) && (!table || table.getNumElements() != 256 ||
+                                table.getElementType() != elementTypeOf(x)))
+        return emitOpError() << "table " << a << " is not 256 of its input's values, or unit";
+    }
+  }
+  return verifyChannelGather(getOperation(), getX(), getInChannels(), getChannels(), staticNchw,
+                             [](RankedTensorType x, int64_t c) { return c == x.getDimSize(1); });
 }
 
 int64_t BlockedConvOp::flops() {

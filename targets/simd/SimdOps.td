@@ -5,6 +5,8 @@
 // puts convolution regions in, and the convolution and pools on it. A
 // tensor of logical shape (N, C, H, W) is stored (N, ceil(C/16), H, W, 16),
 // so a pixel's channels are whole vectors; padding lanes stay zero-safe.
+// One op is NCHW: ChannelGather, the int8 kernels' channel shuffle
+// (onnxc-qs8-channel-gather), whose tensors stay NCHW.
 // The ops keep the onnx ops' attribute names (copied from the Conv or pool
 // they replace) and their shapes come from the onnx dialect's shape
 // inference interface, so the generic passes treat them like any op.
@@ -194,6 +196,24 @@ def Simd_BlockedChannelGatherOp : Simd_Op<"BlockedChannelGather"> {
   }];
   let arguments = (ins Variadic<AnyTensor>:$X, DenseI64ArrayAttr:$in_channels,
                    DenseI64ArrayAttr:$channels);
+  let results = (outs AnyTensor:$Y);
+  let hasVerifier = 1;
+}
+
+def Simd_ChannelGatherOp : Simd_Op<"ChannelGather"> {
+  let summary = "channels picked from one or two int8 / uint8 NCHW tensors, each through a table";
+  let description = [{
+    BlockedChannelGather's NCHW form for the int8 kernels (whose tensors stay
+    NCHW): Y's channel j is channel `channels[j]` of the channel
+    concatenation of the inputs X (one or two, NCHW, `in_channels` channels
+    each, the same N, H, W). `tables`, where present, holds one entry per
+    input: a 256-value table that input's bytes map through (QLookup's:
+    the QRescale a Concat input of another scale had), or a unit attribute
+    for none. A quantized channel shuffle (QRescale, Concat, Reshape,
+    Transpose, Reshape) and the Slices of its halves as one copy each.
+  }];
+  let arguments = (ins Variadic<AnyTensor>:$X, DenseI64ArrayAttr:$in_channels,
+                   DenseI64ArrayAttr:$channels, OptionalAttr<ArrayAttr>:$tables);
   let results = (outs AnyTensor:$Y);
   let hasVerifier = 1;
 }

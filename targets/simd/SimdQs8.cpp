@@ -12,6 +12,7 @@
 // with weights that are not constants, run on the reference kernels.
 //
 //===----------------------------------------------------------------------===//
+#include "SimdDialect.h"
 #include "SimdTarget.h"
 
 #include "onnxc/Lowering/CallBuilders.h"
@@ -400,37 +401,43 @@ ProviderResult lowerQAveragePool(QAveragePoolOp op, int64_t tasks) {
 /// QRescale of int8 or uint8 to the same type (a Concat input of another
 /// scale, a DequantizeLinear -> QuantizeLinear pair): a function of one
 /// byte, so the vector table lookup QLookup runs (about half the
-/// instructions of requantizing) on a table of the reference's rescale
-/// of every value, made here.
+/// instructions of requantizing) on rescaleTable's table.
 ProviderResult lowerQRescale(QRescaleOp op, int64_t tasks) {
-  Type elt = eltOf(op.getX());
-  const ElementKind kind = elementKindOf(elt);
-  if (elt != eltOf(op.getY()) || (kind != ElementKind::Int8 && kind != ElementKind::UInt8))
+  DenseElementsAttr table = rescaleTable(op);
+  if (!table)
     return std::nullopt;
-  const std::string t = cppTypeName(elt);
-  const Qs8Multiplier m = rescaleMultiplier(op);
-  const int32_t xZp = op.getXZeroPoint(), yZp = op.getYZeroPoint();
-  char table[256];
-  if (kind == ElementKind::Int8) {
-    int8_t in[256], out[256];
-    for (int i = 0; i < 256; ++i)
-      in[i] = int8_t(i - 128);
-    onnxc_rt::ref::qs8::rescale<int8_t, int8_t>(in, xZp, m.multiplier, m.shift, yZp, out, 256);
-    std::memcpy(table, out, 256);
-  } else {
-    uint8_t in[256], out[256];
-    for (int i = 0; i < 256; ++i)
-      in[i] = uint8_t(i);
-    onnxc_rt::ref::qs8::rescale<uint8_t, uint8_t>(in, xZp, m.multiplier, m.shift, yZp, out, 256);
-    std::memcpy(table, out, 256);
-  }
-  auto tableType = RankedTensorType::get({256}, elt);
-  std::vector<KernelArg> args{KernelArg::input(op.getX()),
-                              KernelArg::constantData(DenseElementsAttr::getFromRawBuffer(
-                                  tableType, ArrayRef<char>(table, 256))),
+  std::vector<KernelArg> args{KernelArg::input(op.getX()), KernelArg::constantData(table),
                               KernelArg::output(op.getY()), KernelArg::i(numel(op.getX()))};
   appendTasks(args, tasks);
-  return calls({call("lookup", {t}, kSimdQs8Elementwise, std::move(args), kSimdQs8Namespace)});
+  return calls({call("lookup", {cppTypeName(eltOf(op.getX()))}, kSimdQs8Elementwise,
+                     std::move(args), kSimdQs8Namespace)});
+}
+
+/// ChannelGather (int8 / uint8 NCHW): one copy of the picked planes, each
+/// through its input's table where it has one.
+ProviderResult lowerChannelGather(ChannelGatherOp op, int64_t tasks) {
+  auto y = shapeOf(op.getY());
+  ArrayRef<int64_t> in = op.getInChannels(), channels = op.getChannels();
+  auto table = [&](size_t k) {
+    auto tables = op.getTables();
+    auto t = tables ? dyn_cast<DenseElementsAttr>((*tables)[k]) : nullptr;
+    return t ? KernelArg::constantData(t) : KernelArg::null();
+  };
+  const bool two = op.getX().size() == 2;
+  std::vector<KernelArg> args{KernelArg::input(op.getX()[0]),
+                              KernelArg::i(in[0]),
+                              table(0),
+                              two ? KernelArg::input(op.getX()[1]) : KernelArg::null(),
+                              KernelArg::i(two ? in[1] : 0),
+                              two ? table(1) : KernelArg::null(),
+                              KernelArg::array(channels),
+                              KernelArg::i(static_cast<int64_t>(channels.size())),
+                              KernelArg::output(op.getY()),
+                              KernelArg::i(y[0]),
+                              KernelArg::i(y[2] * y[3])};
+  appendTasks(args, tasks);
+  return calls({call("channel_gather", {cppTypeName(eltOf(op.getY()))}, kSimdQs8ChannelGather,
+                     std::move(args), kSimdQs8Namespace)});
 }
 
 /// QLookup with its table a constant (as onnxc-fold-qdq leaves it).
@@ -464,7 +471,38 @@ ProviderResult lowerQuantizeLike(Operation *op, bool quantize, int64_t tasks) {
                      std::move(args), kSimdQs8Namespace)});
 }
 
+DenseElementsAttr rescaleTable(QRescaleOp op) {
+  Type elt = eltOf(op.getX());
+  const ElementKind kind = elementKindOf(elt);
+  if (elt != eltOf(op.getY()) || (kind != ElementKind::Int8 && kind != ElementKind::UInt8))
+    return {};
+  const Qs8Multiplier m = rescaleMultiplier(op);
+  const int32_t xZp = op.getXZeroPoint(), yZp = op.getYZeroPoint();
+  char table[256];
+  if (kind == ElementKind::Int8) {
+    int8_t in[256], out[256];
+    for (int i = 0; i < 256; ++i)
+      in[i] = int8_t(i - 128);
+    onnxc_rt::ref::qs8::rescale<int8_t, int8_t>(in, xZp, m.multiplier, m.shift, yZp, out, 256);
+    std::memcpy(table, out, 256);
+  } else {
+    uint8_t in[256], out[256];
+    for (int i = 0; i < 256; ++i)
+      in[i] = uint8_t(i);
+    onnxc_rt::ref::qs8::rescale<uint8_t, uint8_t>(in, xZp, m.multiplier, m.shift, yZp, out, 256);
+    std::memcpy(table, out, 256);
+  }
+  return DenseElementsAttr::getFromRawBuffer(RankedTensorType::get({256}, elt),
+                                             ArrayRef<char>(table, 256));
+}
+
 ProviderResult lowerQs8(Operation *op, const Qs8Packing &packing, int64_t tasks) {
+  // (Outside the TypeSwitch: inlined into it, GCC 12 warns of its result
+  // as maybe uninitialised.)
+  if (auto rescale = dyn_cast<QRescaleOp>(op))
+    return lowerQRescale(rescale, tasks);
+  if (auto gather = dyn_cast<ChannelGatherOp>(op))
+    return lowerChannelGather(gather, tasks);
   return TypeSwitch<Operation *, ProviderResult>(op)
       .Case<QConvOp>([&](QConvOp o) { return lowerQConv(o, packing, tasks); })
       .Case<QMatMulOp>([&](QMatMulOp o) { return lowerQMatMul(o, packing, tasks); })
@@ -475,7 +513,6 @@ ProviderResult lowerQs8(Operation *op, const Qs8Packing &packing, int64_t tasks)
       .Case<QMulOp>([&](QMulOp o) { return lowerQMul(o, tasks); })
       .Case<QAveragePoolOp>([&](QAveragePoolOp o) { return lowerQAveragePool(o, tasks); })
       .Case<QLookupOp>([&](QLookupOp o) { return lowerQLookup(o, tasks); })
-      .Case<QRescaleOp>([&](QRescaleOp o) { return lowerQRescale(o, tasks); })
       .Case<QuantizeLinearOp>(
           [&](QuantizeLinearOp o) { return lowerQuantizeLike(o, true, tasks); })
       .Case<DequantizeLinearOp>(

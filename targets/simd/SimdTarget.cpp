@@ -22,11 +22,14 @@ SimdTarget::SimdTarget(std::string name, std::string description, Toolchain tool
   addProvider(
       std::make_unique<SimdKernelProvider>(std::move(providerName), packing, 2 * vectorLanes));
   registerLayoutSelectionPass();
+  registerQs8ChannelGatherPass();
 }
 
 void SimdTarget::addPasses(mlir::OpPassManager &funcPasses, PipelineStage stage) const {
-  if (stage == PipelineStage::Layout)
+  if (stage == PipelineStage::Layout) {
     funcPasses.addPass(createLayoutSelectionPass());
+    funcPasses.addPass(createQs8ChannelGatherPass());
+  }
 }
 
 void SimdTarget::registerDialects(mlir::DialectRegistry &registry) const {

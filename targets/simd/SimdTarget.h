@@ -17,8 +17,12 @@
 #include <memory>
 
 namespace mlir {
+class DenseElementsAttr;
 class Pass;
 } // namespace mlir
+namespace onnxc::onnx {
+class QRescaleOp;
+} // namespace onnxc::onnx
 #include "onnxc_rt/kernels/simd/f32/blocking.h"
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
 
@@ -117,6 +121,7 @@ constexpr const char *kSimdQs8Conv = "onnxc_rt/kernels/simd/qs8/conv2d.h";
 constexpr const char *kSimdQs8Depthwise = "onnxc_rt/kernels/simd/qs8/depthwise.h";
 constexpr const char *kSimdQs8FullyConnected = "onnxc_rt/kernels/simd/qs8/fully_connected.h";
 constexpr const char *kSimdQs8Elementwise = "onnxc_rt/kernels/simd/qs8/elementwise.h";
+constexpr const char *kSimdQs8ChannelGather = "onnxc_rt/kernels/simd/qs8/channel_gather.h";
 constexpr const char *kSimdQs8Pool = "onnxc_rt/kernels/simd/qs8/pool.h";
 constexpr const char *kSimdQs8Quantize = "onnxc_rt/kernels/simd/qs8/quantize.h";
 
@@ -124,11 +129,19 @@ constexpr const char *kSimdQs8Quantize = "onnxc_rt/kernels/simd/qs8/quantize.h";
 /// many SIMD targets register.
 std::unique_ptr<mlir::Pass> createLayoutSelectionPass();
 void registerLayoutSelectionPass();
+/// onnxc-qs8-channel-gather (Qs8ChannelGather.cpp), the same.
+std::unique_ptr<mlir::Pass> createQs8ChannelGatherPass();
+void registerQs8ChannelGatherPass();
 
 /// The qs8 ops simd/qs8/ runs (SimdQs8.cpp), constants packed as
 /// `packing` says, convolutions split into `tasks` (--threads); std::nullopt
 /// for the rest.
 ProviderResult lowerQs8(mlir::Operation *op, const Qs8Packing &packing, int64_t tasks);
+
+/// A QRescale of int8 or uint8 to the same type as the table of its 256
+/// results (the reference's rescale of every byte), which its own lookup
+/// and a ChannelGather's input map through; null for the rest.
+mlir::DenseElementsAttr rescaleTable(onnx::QRescaleOp op);
 
 } // namespace onnxc::simd
 

@@ -5,8 +5,9 @@
 // padded, dilated and grouped; depthwise; fully connected around its
 // 4-row and 16-column edges, and the int32 forms of both for ConvInteger
 // and MatMulInteger (a run-time zero point); add, mul (same shape and per
-// row), lookup, global average and max pooling, per-tensor
-// quantize/dequantize (ties, saturation, infinities); int8 and uint8, one
+// row), lookup, channel gathers (a quantized channel shuffle), global
+// average and max pooling, per-tensor quantize/dequantize (ties,
+// saturation, infinities); int8 and uint8, one
 // multiplier and one per channel, fused activation clamps, factors above 1
 // (positive shifts); and the requantization step itself, lane by lane over
 // its whole range. The kernels that split into tasks (all but global
@@ -18,6 +19,8 @@
 #include "onnxc_rt/kernels/reference/linalg.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
 #include "onnxc_rt/kernels/reference/quant.h"
+#include "onnxc_rt/kernels/reference/tensor.h"
+#include "onnxc_rt/kernels/simd/qs8/channel_gather.h"
 #include "onnxc_rt/kernels/simd/qs8/conv2d.h"
 #include "onnxc_rt/kernels/simd/qs8/depthwise.h"
 #include "onnxc_rt/kernels/simd/qs8/elementwise.h"
@@ -782,6 +785,82 @@ TEST_CASE("qs8 lookup matches the reference", "[simd][qs8]") {
     checkLookup<int8_t>(n);
     checkLookup<uint8_t>(n);
   }
+}
+
+namespace {
+/// channel_gather against the ops it replaces on the reference kernels:
+/// each input rescaled (QRescale: as its table, or none), Concat,
+/// ShuffleNet's shuffle (Reshape (n, 2, half, hw), Transpose (0, 2, 1, 3),
+/// Reshape back), and the Slices of its two halves; then random picks from
+/// one input.
+template <typename T> void checkChannelGather(int64_t half, int64_t hw, int tables) {
+  const int64_t n = 2, c = 2 * half;
+  auto a = randomQ<T>(n * half * hw), b = randomQ<T>(n * half * hw);
+  // The rescales (x_zp, multiplier, shift, y_zp) and their tables.
+  const int32_t shifts[2] = {0, -1};
+  std::vector<T> ta(256), tb(256), all(256);
+  for (int i = 0; i < 256; ++i)
+    all[size_t(i)] = T(int(std::numeric_limits<T>::min()) + i);
+  ref::qs8::rescale<T, T>(all.data(), 3, 1518500250, shifts[0], -5, ta.data(), 256);
+  ref::qs8::rescale<T, T>(all.data(), -7, 1859775393, shifts[1], 9, tb.data(), 256);
+  const bool rescaleA = tables & 1, rescaleB = tables & 2;
+  std::vector<T> ra(a), rb(b);
+  if (rescaleA)
+    ref::qs8::rescale<T, T>(a.data(), 3, 1518500250, shifts[0], -5, ra.data(), int64_t(a.size()));
+  if (rescaleB)
+    ref::qs8::rescale<T, T>(b.data(), -7, 1859775393, shifts[1], 9, rb.data(), int64_t(b.size()));
+  std::vector<T> cat(size_t(n * c * hw)), shuffled(cat.size());
+  for (int64_t i = 0; i < n; ++i) {
+    std::copy_n(ra.begin() + i * half * hw, half * hw, cat.begin() + i * c * hw);
+    std::copy_n(rb.begin() + i * half * hw, half * hw, cat.begin() + i * c * hw + half * hw);
+  }
+  const int64_t four[4] = {n, 2, half, hw}, perm[4] = {0, 2, 1, 3};
+  ref::transpose<T>(cat.data(), shuffled.data(), 4, four, perm);
+  std::vector<int64_t> from(static_cast<size_t>(c)); // output channel 2i + g is input g * half + i
+  for (int64_t j = 0; j < c; ++j)
+    from[size_t(j)] = j % 2 * half + j / 2;
+  const T *tableA = rescaleA ? ta.data() : nullptr, *tableB = rescaleB ? tb.data() : nullptr;
+  INFO("half " << half << " hw " << hw << " tables " << tables);
+  for (int64_t tasks : {int64_t(1), kTasks}) {
+    std::vector<T> got(shuffled.size(), T(7));
+    simd::qs8::channel_gather<T>(a.data(), half, tableA, b.data(), half, tableB, from.data(), c,
+                                 got.data(), n, hw, pool(), tasks);
+    REQUIRE(got == shuffled);
+    for (int64_t part = 0; part < 2; ++part) {
+      const int64_t sc[4] = {n, c, hw, 1}, s0[4] = {n, half, hw, 1};
+      const int64_t starts[4] = {0, part * half, 0, 0}, steps[4] = {1, 1, 1, 1};
+      std::vector<T> want(size_t(n * half * hw)), sliced(want.size(), T(7));
+      ref::slice<T>(shuffled.data(), want.data(), 4, sc, s0, starts, steps);
+      simd::qs8::channel_gather<T>(a.data(), half, tableA, b.data(), half, tableB,
+                                   from.data() + part * half, half, sliced.data(), n, hw, pool(),
+                                   tasks);
+      REQUIRE(sliced == want);
+    }
+  }
+  // Random picks (repeats allowed) from a alone.
+  const int64_t m = half + 5;
+  std::uniform_int_distribution<int64_t> any(0, half - 1);
+  std::vector<int64_t> pick(static_cast<size_t>(m));
+  for (int64_t &p : pick)
+    p = any(rng());
+  std::vector<T> want(size_t(n * m * hw)), got(want.size(), T(7));
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < m; ++j)
+      std::copy_n(ra.begin() + (i * half + pick[size_t(j)]) * hw, hw,
+                  want.begin() + (i * m + j) * hw);
+  simd::qs8::channel_gather<T>(a.data(), half, tableA, nullptr, 0, nullptr, pick.data(), m,
+                               got.data(), n, hw, pool(), kTasks);
+  REQUIRE(got == want);
+}
+} // namespace
+
+TEST_CASE("qs8 channel_gather matches the quantized channel shuffle's ops", "[simd][qs8]") {
+  for (int64_t half : {3, 29, 58, 116})
+    for (int64_t hw : {1, 7, 49, 64, 196, 784})
+      for (int tables = 0; tables < 4; ++tables) {
+        checkChannelGather<int8_t>(half, hw, tables);
+        checkChannelGather<uint8_t>(half, hw, tables);
+      }
 }
 
 namespace {

@@ -68,3 +68,27 @@ func.func @bad_gather_blocks(%a: tensor<1x1x4x4x16xf32>) -> tensor<*xf32> {
   %0 = "simd.BlockedChannelGather"(%a) {in_channels = array<i64: 20>, channels = array<i64: 0>} : (tensor<1x1x4x4x16xf32>) -> tensor<*xf32>
   return %0 : tensor<*xf32>
 }
+
+// -----
+
+func.func @bad_nchw_gather_channels(%a: tensor<1x6x4x4xi8>) -> tensor<*xi8> {
+  // expected-error @+1 {{input 'tensor<1x6x4x4xi8>' does not hold 16 channels}}
+  %0 = "simd.ChannelGather"(%a) {in_channels = array<i64: 16>, channels = array<i64: 0>} : (tensor<1x6x4x4xi8>) -> tensor<*xi8>
+  return %0 : tensor<*xi8>
+}
+
+// -----
+
+func.func @bad_nchw_gather_table(%a: tensor<1x6x4x4xi8>) -> tensor<*xi8> {
+  // expected-error @+1 {{is not 256 of its input's values, or unit}}
+  %0 = "simd.ChannelGather"(%a) {in_channels = array<i64: 6>, channels = array<i64: 5>, tables = [dense<1> : tensor<16xi8>]} : (tensor<1x6x4x4xi8>) -> tensor<*xi8>
+  return %0 : tensor<*xi8>
+}
+
+// -----
+
+func.func @bad_nchw_gather_floats(%a: tensor<1x6x4x4xf32>) -> tensor<*xf32> {
+  // expected-error @+1 {{gathers bytes, not 'f32'}}
+  %0 = "simd.ChannelGather"(%a) {in_channels = array<i64: 6>, channels = array<i64: 5>} : (tensor<1x6x4x4xf32>) -> tensor<*xf32>
+  return %0 : tensor<*xf32>
+}

@@ -660,7 +660,9 @@ template <> struct VecI::Narrow<int8_t> { using type = VecI::I8; };
 template <> struct VecI::Narrow<uint8_t> { using type = VecI::U8; };
 template <> struct VecI::Narrow<int16_t> { using type = VecI::I16; };
 
-/// out[i] = table[in[i] ^ flip] for the whole vectors of bytes in [0, n):
+/// out[i] = table[in[i] ^ flip] for the whole vectors of bytes in [0, n)
+/// (AVX-512: all of them, the last vector under a byte mask, so a short
+/// run such as a 7 x 7 plane needs no scalar tail):
 /// vpshufb looks up the low nibble in each of the table's 16 rows and the
 /// high nibble picks the row (16 shuffles and blends per vector against 4
 /// scalar operations per byte). Returns how many it did.
@@ -673,8 +675,8 @@ inline int64_t lookup_bytes(const uint8_t *table, const uint8_t *in, uint8_t *ou
     rows[r] = _mm512_maskz_broadcast_i32x4( // (zero-masked: GCC 12 warns on the plain form)
         __mmask16(0xffff), _mm_loadu_si128(reinterpret_cast<const __m128i *>(table + 16 * r)));
   const __m512i vflip = _mm512_set1_epi8(static_cast<char>(flip)), nib = _mm512_set1_epi8(0x0f);
-  for (; i + 64 <= n; i += 64) {
-    const __m512i idx = _mm512_xor_si512(_mm512_loadu_si512(in + i), vflip);
+  auto look = [&](__m512i bytes) ONNXC_RT_SIMD_LAMBDA {
+    const __m512i idx = _mm512_xor_si512(bytes, vflip);
     const __m512i lo = _mm512_and_si512(idx, nib);
     // Every row's shuffle, then a tree of blends on the high nibble's bits
     // (bit 4 picks within pairs of rows, bit 7 between halves): 4 tests and
@@ -688,7 +690,14 @@ inline int64_t lookup_bytes(const uint8_t *table, const uint8_t *in, uint8_t *ou
       for (int k = 0; k < live / 2; ++k)
         r[k] = _mm512_mask_blend_epi8(odd, r[2 * k], r[2 * k + 1]);
     }
-    _mm512_storeu_si512(out + i, r[0]);
+    return r[0];
+  };
+  for (; i + 64 <= n; i += 64)
+    _mm512_storeu_si512(out + i, look(_mm512_loadu_si512(in + i)));
+  if (i < n) { // masked: the bytes past n are neither read (no fault) nor written
+    const __mmask64 tail = (uint64_t(1) << (n - i)) - 1;
+    _mm512_mask_storeu_epi8(out + i, tail, look(_mm512_maskz_loadu_epi8(tail, in + i)));
+    i = n;
   }
 #else
   __m256i rows[16];

@@ -518,18 +518,9 @@ ProviderResult lowerBlockedScaledConv(BlockedScaledConvOp op, int64_t tasks) {
 
 /// BlockedChannelGather: one copy from its one or two inputs, split into tasks.
 ProviderResult lowerBlockedChannelGather(BlockedChannelGatherOp op, int64_t tasks) {
-  auto y = shapeOf(op.getY());
-  ArrayRef<int64_t> in = op.getInChannels(), channels = op.getChannels();
-  const bool two = op.getX().size() == 2;
-  std::vector<KernelArg> args{KernelArg::input(op.getX()[0]),
-                              KernelArg::i(in[0]),
-                              two ? KernelArg::input(op.getX()[1]) : KernelArg::null(),
-                              KernelArg::i(two ? in[1] : 0),
-                              KernelArg::array(channels),
-                              KernelArg::i(static_cast<int64_t>(channels.size())),
-                              KernelArg::output(op.getY()),
-                              KernelArg::i(y[0]),
-                              KernelArg::i(y[2] * y[3])};
+  auto y = shapeOf(op.getY()); // (N, C/16, H, W, 16)
+  std::vector<KernelArg> args = channelGatherArgs(op.getX(), op.getInChannels(),
+                                                  op.getChannels(), op.getY(), y[0], y[2] * y[3]);
   appendTasks(args, tasks);
   return calls({simdCall("channel_gather_blocked", {}, kSimdChannelGather, std::move(args))});
 }
@@ -631,6 +622,21 @@ ProviderResult lowerTranspose(TransposeOp op, int64_t tasks) {
 }
 
 } // namespace
+
+std::vector<KernelArg> channelGatherArgs(ValueRange x, ArrayRef<int64_t> inChannels,
+                                         ArrayRef<int64_t> channels, Value y, int64_t n,
+                                         int64_t hw) {
+  const bool two = x.size() == 2;
+  return {KernelArg::input(x[0]),
+          KernelArg::i(inChannels[0]),
+          two ? KernelArg::input(x[1]) : KernelArg::null(),
+          KernelArg::i(two ? inChannels[1] : 0),
+          KernelArg::array(channels),
+          KernelArg::i(static_cast<int64_t>(channels.size())),
+          KernelArg::output(y),
+          KernelArg::i(n),
+          KernelArg::i(hw)};
+}
 
 ProviderResult SimdKernelProvider::lower(Operation *op, const LoweringContext &ctx) const {
   if (auto pool = dyn_cast<MaxPoolOp>(op))

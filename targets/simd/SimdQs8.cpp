@@ -417,24 +417,13 @@ ProviderResult lowerQRescale(QRescaleOp op, int64_t tasks) {
 /// through its input's table where it has one.
 ProviderResult lowerChannelGather(ChannelGatherOp op, int64_t tasks) {
   auto y = shapeOf(op.getY());
-  ArrayRef<int64_t> in = op.getInChannels(), channels = op.getChannels();
-  auto table = [&](size_t k) {
-    auto tables = op.getTables();
-    auto t = tables ? dyn_cast<DenseElementsAttr>((*tables)[k]) : nullptr;
-    return t ? KernelArg::constantData(t) : KernelArg::null();
-  };
-  const bool two = op.getX().size() == 2;
-  std::vector<KernelArg> args{KernelArg::input(op.getX()[0]),
-                              KernelArg::i(in[0]),
-                              table(0),
-                              two ? KernelArg::input(op.getX()[1]) : KernelArg::null(),
-                              KernelArg::i(two ? in[1] : 0),
-                              two ? table(1) : KernelArg::null(),
-                              KernelArg::array(channels),
-                              KernelArg::i(static_cast<int64_t>(channels.size())),
-                              KernelArg::output(op.getY()),
-                              KernelArg::i(y[0]),
-                              KernelArg::i(y[2] * y[3])};
+  std::vector<KernelArg> args = channelGatherArgs(op.getX(), op.getInChannels(),
+                                                  op.getChannels(), op.getY(), y[0], y[2] * y[3]);
+  auto tables = op.getTables();
+  for (size_t k = 0; k < 2; ++k) {
+    auto t = tables && k < tables->size() ? dyn_cast<DenseElementsAttr>((*tables)[k]) : nullptr;
+    args.push_back(t ? KernelArg::constantData(t) : KernelArg::null());
+  }
   appendTasks(args, tasks);
   return calls({call("channel_gather", {cppTypeName(eltOf(op.getY()))}, kSimdQs8ChannelGather,
                      std::move(args), kSimdQs8Namespace)});

@@ -138,6 +138,14 @@ void registerQs8ChannelGatherPass();
 /// for the rest.
 ProviderResult lowerQs8(mlir::Operation *op, const Qs8Packing &packing, int64_t tasks);
 
+/// The arguments both channel gathers' kernels start with (BlockedChannelGather's,
+/// ChannelGather's): x0 and its channel count, x1 (null without a second input)
+/// and its, the picked channels and their count, y, its images n and each
+/// plane's pixels hw.
+std::vector<KernelArg> channelGatherArgs(mlir::ValueRange x, llvm::ArrayRef<int64_t> inChannels,
+                                         llvm::ArrayRef<int64_t> channels, mlir::Value y,
+                                         int64_t n, int64_t hw);
+
 /// A QRescale of int8 or uint8 to the same type as the table of its 256
 /// results (the reference's rescale of every byte), which its own lookup
 /// and a ChannelGather's input map through; null for the rest.

@@ -823,17 +823,16 @@ template <typename T> void checkChannelGather(int64_t half, int64_t hw, int tabl
   INFO("half " << half << " hw " << hw << " tables " << tables);
   for (int64_t tasks : {int64_t(1), kTasks}) {
     std::vector<T> got(shuffled.size(), T(7));
-    simd::qs8::channel_gather<T>(a.data(), half, tableA, b.data(), half, tableB, from.data(), c,
-                                 got.data(), n, hw, pool(), tasks);
+    simd::qs8::channel_gather<T>(a.data(), half, b.data(), half, from.data(), c, got.data(), n,
+                                 hw, tableA, tableB, pool(), tasks);
     REQUIRE(got == shuffled);
     for (int64_t part = 0; part < 2; ++part) {
       const int64_t sc[4] = {n, c, hw, 1}, s0[4] = {n, half, hw, 1};
       const int64_t starts[4] = {0, part * half, 0, 0}, steps[4] = {1, 1, 1, 1};
       std::vector<T> want(size_t(n * half * hw)), sliced(want.size(), T(7));
       ref::slice<T>(shuffled.data(), want.data(), 4, sc, s0, starts, steps);
-      simd::qs8::channel_gather<T>(a.data(), half, tableA, b.data(), half, tableB,
-                                   from.data() + part * half, half, sliced.data(), n, hw, pool(),
-                                   tasks);
+      simd::qs8::channel_gather<T>(a.data(), half, b.data(), half, from.data() + part * half,
+                                   half, sliced.data(), n, hw, tableA, tableB, pool(), tasks);
       REQUIRE(sliced == want);
     }
   }
@@ -848,8 +847,8 @@ template <typename T> void checkChannelGather(int64_t half, int64_t hw, int tabl
     for (int64_t j = 0; j < m; ++j)
       std::copy_n(ra.begin() + (i * half + pick[size_t(j)]) * hw, hw,
                   want.begin() + (i * m + j) * hw);
-  simd::qs8::channel_gather<T>(a.data(), half, tableA, nullptr, 0, nullptr, pick.data(), m,
-                               got.data(), n, hw, pool(), kTasks);
+  simd::qs8::channel_gather<T>(a.data(), half, nullptr, 0, pick.data(), m, got.data(), n, hw,
+                               tableA, nullptr, pool(), kTasks);
   REQUIRE(got == want);
 }
 } // namespace

@@ -33,11 +33,12 @@ inline int64_t whole_line_planes(int64_t hw) {
 /// y (n, m, hw) where y's channel j is channel channels[j] of the channel
 /// concatenation of x0 (n, c0, hw) and x1 (n, c1, hw; null, c1 0, for one
 /// input), each plane through its input's table (null: copied as it is);
-/// split among tasks by runs of output planes.
+/// split among tasks by runs of output planes. (The arguments of
+/// channel_gather_blocked, simd/f32/channel_gather.h, then the tables.)
 template <typename T>
-void channel_gather(const T *x0, int64_t c0, const T *table0, const T *x1, int64_t c1,
-                    const T *table1, const int64_t *channels, int64_t m, T *y, int64_t n,
-                    int64_t hw, TaskRunner *runner = nullptr, int64_t tasks = 1) {
+void channel_gather(const T *x0, int64_t c0, const T *x1, int64_t c1, const int64_t *channels,
+                    int64_t m, T *y, int64_t n, int64_t hw, const T *table0, const T *table1,
+                    TaskRunner *runner = nullptr, int64_t tasks = 1) {
   static_assert(sizeof(T) == 1, "a gather of bytes");
   // About a cycle per 8 bytes through a table (twenty instructions a
   // vector), less for a copy.

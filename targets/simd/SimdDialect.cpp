@@ -251,13 +251,22 @@ LogicalResult BlockedPoolOp::inferShapes() {
   return success();
 }
 
+/// A channel gather's first input as `type` takes it (static, its layout),
+/// or null after giving the result an unranked type of its elements (not
+/// known yet).
+static RankedTensorType gatherInput(Operation *op, ValueRange inputs,
+                                    RankedTensorType (*type)(Value)) {
+  auto x = inputs.empty() ? nullptr : type(inputs.front());
+  if (!x)
+    op->getResult(0).setType(UnrankedTensorType::get(
+        inputs.empty() ? Float32Type::get(op->getContext()) : elementTypeOf(inputs.front())));
+  return x;
+}
+
 LogicalResult BlockedChannelGatherOp::inferShapes() {
-  auto x = getX().empty() ? nullptr : staticBlocked(getX().front());
-  if (!x) {
-    getY().setType(UnrankedTensorType::get(getX().empty() ? Float32Type::get(getContext())
-                                                          : elementTypeOf(getX().front())));
+  auto x = gatherInput(getOperation(), getX(), staticBlocked);
+  if (!x)
     return success();
-  }
   setBlockedResult(getOperation(), x.getDimSize(0), static_cast<int64_t>(getChannels().size()),
                    x.getDimSize(2), x.getDimSize(3), x.getElementType());
   return success();
@@ -314,12 +323,9 @@ static RankedTensorType staticNchw(Value v) {
 }
 
 LogicalResult ChannelGatherOp::inferShapes() {
-  auto x = getX().empty() ? nullptr : staticNchw(getX().front());
-  if (!x) {
-    getY().setType(UnrankedTensorType::get(getX().empty() ? Float32Type::get(getContext())
-                                                          : elementTypeOf(getX().front())));
+  auto x = gatherInput(getOperation(), getX(), staticNchw);
+  if (!x)
     return success();
-  }
   setResultType(getOperation(), 0,
                 {x.getDimSize(0), static_cast<int64_t>(getChannels().size()), x.getDimSize(2),
                  x.getDimSize(3)},

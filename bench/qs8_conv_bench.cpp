@@ -76,6 +76,8 @@ int main(int argc, char **argv) {
       {"resnet18 3x3 128->128 @28", 128, 28, 128, 3, 1},
       {"resnet18 3x3 256->256 @14", 256, 14, 256, 3, 1},
       {"resnet18 3x3 512->512 @7", 512, 7, 512, 3, 1},
+      {"resnet18 3x3 64->128 @56 stride 2", 64, 56, 128, 3, 2},
+      {"resnet18 3x3 128->256 @28 stride 2", 128, 28, 256, 3, 2},
       {"resnet18 3x3 256->512 @14 stride 2", 256, 14, 512, 3, 2},
       {"resnet18 1x1 64->128 @56 stride 2", 64, 56, 128, 1, 2},
       {"resnet18 1x1 128->256 @28 stride 2", 128, 28, 256, 1, 2},
@@ -149,7 +151,8 @@ int main(int argc, char **argv) {
                             form);
       pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                           pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), S), folded.data());
-      const pk::PaddedPlane pp = pk::padded_plane(oh, oh, q.k, q.k, q.stride, q.stride, 1, 1);
+      const pk::PaddedPlane pp =
+          pk::conv_plane(form, oh, oh, q.k, q.k, q.stride, q.stride, 1, 1);
       const bool reads_input = pk::conv_reads_input(q.k, q.k, q.stride, q.stride, pad, pad);
       std::vector<uint8_t> scratch(
           pk::conv_scratch_bytes(depth, oh, oh, q.stride, q.c, pp, reads_input, G, tasks,

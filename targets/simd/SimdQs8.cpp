@@ -84,9 +84,9 @@ struct ConvShape {
             KernelArg::array(kernel),      KernelArg::array(g.strides),
             KernelArg::array(g.padsBegin), KernelArg::array(g.dilations)};
   }
-  pack::PaddedPlane plane() const {
-    return pack::padded_plane(ys[2], ys[3], kernel[0], kernel[1], g.strides[0], g.strides[1],
-                              g.dilations[0], g.dilations[1]);
+  pack::PaddedPlane plane(pack::ConvForm form = pack::ConvForm::kPanel) const {
+    return pack::conv_plane(form, ys[2], ys[3], kernel[0], kernel[1], g.strides[0],
+                            g.strides[1], g.dilations[0], g.dilations[1]);
   }
   bool readsInput() const {
     return pack::conv_reads_input(kernel[0], kernel[1], g.strides[0], g.strides[1],
@@ -190,7 +190,7 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing, int64_t tasks) 
   tail(args);
   args.push_back(KernelArg::i(pack::weights_are_narrow(w.data(), int64_t(w.size()))));
   args.push_back(KernelArg::scratch(pack::conv_scratch_bytes(depth, ys[2], ys[3], g->strides[0],
-                                                             cg, c.plane(), c.readsInput(), dg,
+                                                             cg, c.plane(form), c.readsInput(), dg,
                                                              tasks, form),
                                     "uint8_t"));
   appendTasks(args, tasks);

@@ -126,7 +126,6 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
                     strides, pb, pe, dil, q.group, plane.data(), mult.data(), shift.data(), count,
                     y_zp, lo, hi);
   namespace pk = simd::qs8;
-  const pk::PaddedPlane pp = pk::padded_plane(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
   std::vector<int32_t> folded(q.m);
   // Odd variants split into kTasks on the pool: the same bytes.
   const int64_t tasks = variant % 2 ? kTasks : 1;
@@ -153,6 +152,8 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
     pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                         pk::packed_zero_point(x_zp + pk::flip_of<T>(), S), folded.data());
     const bool reads_input = pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw);
+    const pk::PaddedPlane pp =
+        pk::conv_plane(form, oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
     std::vector<uint8_t> scratch(
         pk::conv_scratch_bytes(depth, oh, ow, q.sh, cg, pp, reads_input, G, tasks, form));
     simd::qs8::conv2d<T, G, S>(x.data(), packed.data(), folded.data(), got.data(), in, out,
@@ -199,6 +200,17 @@ const ConvCase kConvCases[] = {
     {128, 6, 6, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},    // AMX direct: two groups of 64
     {64, 9, 9, 8, 1, 7, 1, 1, 0, 3, 0, 3, 1, 1, 1},      // AMX direct: a 1x7 row of taps
     {64, 30, 60, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // strided rows of 30, a block from mid-row
+    // The direct form at strides above 1 (pack.h's direct_plane: phase planes).
+    {32, 15, 17, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   // odd sizes: phases of unequal reach
+    {64, 56, 56, 20, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},   // ResNet's downsampling, 3 pixel blocks
+    {12, 14, 15, 8, 3, 3, 2, 1, 1, 1, 1, 1, 1, 1, 1},    // stride 2 down, 1 across
+    {8, 11, 16, 12, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 1},    // stride 1 down, 2 across
+    {8, 16, 17, 12, 3, 3, 3, 3, 0, 0, 0, 0, 1, 1, 1},    // stride 3, a phase never read
+    {16, 13, 14, 20, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 1},   // 5x5 at stride 2
+    {16, 17, 17, 12, 3, 3, 2, 2, 2, 2, 2, 2, 2, 2, 1},   // dilated 2, stride 2: phase 0 alone
+    {32, 24, 22, 24, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},   // grouped, strided
+    {8, 9, 41, 12, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1},     // rows of 41 split: a step moved back
+    {8, 7, 45, 12, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},     // rows of 45, padded: evens to phase 1
     // AVX-512's channel-lanes form (pack.h's conv_form): channels in
     // the lanes, pixels in tiles of 6 and 5, stored across the channel planes.
     {64, 7, 7, 64, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1},     // 7x7 plane: 4 tiles of 6, 5 of 5
@@ -426,7 +438,7 @@ TEST_CASE("qs8 conv2d's sums at their bound", "[simd][qs8]") {
       std::vector<int32_t> folded(m);
       pk::fold_zero_point(wt.data(), bias.data(), m, depth, depth, 1,
                           pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), S), folded.data());
-      const pk::PaddedPlane pp = pk::padded_plane(h, w, 3, 3, 1, 1, 1, 1);
+      const pk::PaddedPlane pp = pk::conv_plane(form, h, w, 3, 3, 1, 1, 1, 1);
       std::vector<uint8_t> scratch(
           pk::conv_scratch_bytes(depth, h, w, 1, c, pp, false, G, kTasks, form));
       pk::conv2d<int8_t, G, S>(x.data(), packed.data(), folded.data(), got.data(), in, out,

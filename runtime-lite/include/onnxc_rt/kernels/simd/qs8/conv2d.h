@@ -70,6 +70,91 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
   }
 }
 
+/// src[0, n) split: its even bytes to even[0, (n + 1) / 2), its odd ones to
+/// odd[0, n / 2); reads and writes nothing past them. 32 bytes a step,
+/// the last step moved back over the one before (a partial load through
+/// the stack stalls on its store: slower than copying each phase alone).
+inline void split_even_odd(const uint8_t *src, int64_t n, uint8_t *even, uint8_t *odd) {
+  if (n < 32) {
+    copy_strided_bytes(even, src, (n + 1) / 2, 2);
+    copy_strided_bytes(odd, src + 1, n / 2, 2);
+    return;
+  }
+  auto step = [&](int64_t at) { // at even
+    const Bytes a = load_bytes(src + at), b = load_bytes(src + at + 16);
+    store_bytes(even + at / 2, even_bytes(a, b));
+    store_bytes(odd + at / 2, odd_bytes(a, b));
+  };
+  int64_t at = 0;
+  for (; at + 32 <= n; at += 32)
+    step(at);
+  if (at < n)
+    step((n - 32) & ~int64_t(1));
+  if (n % 2)
+    even[n / 2] = src[n - 1];
+}
+
+/// Input plane `xp` (h x w) into `out` as a direct_plane `pp` (qs8/pack.h):
+/// each phase plane's rows, the padding `pad`. Every phase, row and column
+/// of it (the slack aside), read or not. At stride 2 across, each input
+/// row is read once for both column phases (split_even_odd): a third of
+/// a 64 -> 128 stride-2 layer's time at 56 x 56 went to filling the phases
+/// one at a time.
+template <typename T>
+void pad_phase_planes(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
+                      uint8_t *out) {
+  const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
+  const int64_t rows = pp.rows / pp.row_phases, width = pp.phase;
+  for (int64_t ry = 0; ry < g.sh; ++ry) {
+    if (g.sw == 2) {
+      // Input column x is padded column x + pw: phase (x + pw) % 2, column
+      // (x + pw) / 2 of it. The even columns go to phase pw % 2 from
+      // column pw / 2, the odd ones to the other from (pw + 1) / 2; n of
+      // them reach a phase column.
+      const int64_t n = g.w < 2 * width - g.pw ? g.w : 2 * width - g.pw;
+      uint8_t *planes[2] = {out + 2 * ry * rows * width, out + (2 * ry + 1) * rows * width};
+      uint8_t *evens = planes[g.pw % 2], *odds = planes[1 - g.pw % 2];
+      const int64_t e0 = g.pw / 2, o0 = (g.pw + 1) / 2;
+      const int64_t e1 = n > 0 ? e0 + (n + 1) / 2 : e0, o1 = n > 0 ? o0 + n / 2 : o0;
+      for (int64_t i = 0; i < rows; ++i) {
+        const int64_t iy = i * g.sh + ry - g.ph, at = i * width;
+        if (iy < 0 || iy >= g.h || n <= 0) {
+          fill_bytes(planes[0] + at, width, pad);
+          fill_bytes(planes[1] + at, width, pad);
+          continue;
+        }
+        fill_bytes(evens + at, e0, pad);
+        fill_bytes(odds + at, o0, pad);
+        split_even_odd(src + iy * g.w, n, evens + at + e0, odds + at + o0);
+        fill_bytes(evens + at + e1, width - e1, pad);
+        fill_bytes(odds + at + o1, width - o1, pad);
+      }
+      continue;
+    }
+    for (int64_t rx = 0; rx < g.sw; ++rx) {
+      uint8_t *plane = out + (ry * g.sw + rx) * rows * width;
+      // Column i of the phase is input column i * sw + base, inside
+      // [0, w) for i in [lo, hi).
+      const int64_t base = rx - g.pw;
+      int64_t lo = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
+      int64_t hi = g.w - base > 0 ? (g.w - base + g.sw - 1) / g.sw : 0;
+      lo = lo > width ? width : lo;
+      hi = hi > width ? width : (hi < lo ? lo : hi);
+      for (int64_t i = 0; i < rows; ++i) {
+        const int64_t iy = i * g.sh + ry - g.ph;
+        uint8_t *dst = plane + i * width;
+        if (iy < 0 || iy >= g.h) {
+          fill_bytes(dst, width, pad);
+          continue;
+        }
+        fill_bytes(dst, lo, pad);
+        copy_strided_bytes(dst + lo, src + iy * g.w + lo * g.sw + base, hi - lo, g.sw);
+        fill_bytes(dst + hi, width - hi, pad);
+      }
+    }
+  }
+}
+
 /// A group's cg input planes (from xg) padded into `planes`, pp.bytes()
 /// apart, split by channel over `used` tasks on `runner`.
 template <typename T>
@@ -86,11 +171,14 @@ void pad_planes(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
 /// quads at `quads` ([cg/4][quad plane][4], each byte XORed with `flip`),
 /// four channels' padded planes at a time (in each task's scratch, from
 /// sl.rows) interleaved, split by quad over `used` tasks on `runner`.
+/// Strided (the dot products' direct form only): phase planes
+/// (pad_phase_planes).
 template <typename T>
 void fill_quads(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t flip,
                 int64_t cg, uint8_t *scratch, const ConvScratch &sl, uint8_t *quads,
                 TaskRunner *runner, int64_t used) {
-  const int64_t quad_plane = conv_quad_plane_bytes(pp), filled = pp.rows * pp.phase;
+  const int64_t quad_plane = conv_quad_plane_bytes(pp), filled = pp.bytes() - pp.slack;
+  const bool phases = g.sh > 1 || g.sw > 1;
   parallel_for(runner, used, [&](int64_t t) {
     uint8_t *four = scratch + t * sl.task + sl.rows;
     const Range r = split_range(cg / 4, 1, used, t);
@@ -98,7 +186,10 @@ void fill_quads(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
       const uint8_t *src[4];
       for (int64_t j = 0; j < 4; ++j) {
         uint8_t *plane = four + j * quad_plane;
-        pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
+        if (phases)
+          pad_phase_planes(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
+        else
+          pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
         fill_bytes(plane + filled, quad_plane - filled, pad);
         src[j] = plane;
       }
@@ -223,8 +314,14 @@ void store_virtual_rows(const T *stage, int64_t stage_stride, int64_t rows, int6
     T *dst = y + r * y_stride + oy0 * ow;
     for (int64_t i = 0, ox = ox0; i < n; ox = 0, dst += ow) {
       const int64_t run = width - ox < n - i ? width - ox : n - i;
-      if (ox < ow)
-        __builtin_memcpy(dst + ox, src + i, size_t(ow - ox < run ? ow - ox : run) * sizeof(T));
+      if (ox < ow) {
+        const int64_t len = ow - ox < run ? ow - ox : run;
+        if constexpr (sizeof(T) == 1) // inline: a memcpy call a row cost 2-3% of a 3x3 layer
+          copy_strided_bytes(reinterpret_cast<uint8_t *>(dst + ox),
+                             reinterpret_cast<const uint8_t *>(src + i), len, 1);
+        else
+          __builtin_memcpy(dst + ox, src + i, size_t(len) * sizeof(T));
+      }
       i += run;
     }
   }
@@ -540,8 +637,9 @@ conv_direct_row(int64_t np, const uint8_t *a, int64_t quad_stride, const int64_t
 }
 
 /// conv2d's direct form (pack.h's conv_dot_direct; weights packed
-/// tap-major): the group's input as channel quads (fill_quads), each tap
-/// of a tile read in place at its offset over virtual rows, which go
+/// tap-major): the group's input as channel quads of its phase planes
+/// (fill_quads, pack.h's direct_plane), each tap of a tile read in place
+/// at its offset over virtual rows (at any stride), which go
 /// through the stage (their padding pixels dropped). `tasks` as conv2d's:
 /// blocks of pixels or tiles of channels.
 template <typename T, typename TOut>
@@ -552,7 +650,7 @@ void conv2d_dot_direct(const T *x, const int8_t *w, const int32_t *bias, TOut *y
                        int64_t tasks) {
   const int64_t cg = g.c / group, mg = m / group, taps = g.kh * g.kw, depth = cg * taps;
   const int64_t tile_bytes = depth * kConvRows, group_bytes = round_up(mg, kConvRows) * depth;
-  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  const PaddedPlane pp = direct_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
   const int64_t count_px = conv_pixel_count(g.oh, g.ow, pp, true);
   const int64_t block = conv_pixel_block(depth, count_px), pixels = g.oh * g.ow;
   const ConvScratch sl = conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, false, kDotDepthGroup,
@@ -562,7 +660,8 @@ void conv2d_dot_direct(const T *x, const int8_t *w, const int32_t *bias, TOut *y
   const int64_t quad_stride = 4 * conv_quad_plane_bytes(pp);
   int64_t tap_off[kAmxDirectTaps] = {0};
   for (int64_t t = 0; t < taps; ++t)
-    tap_off[t] = ((t / g.kw) * g.dh * pp.phase + (t % g.kw) * g.dw) * kDotDepthGroup;
+    tap_off[t] = direct_tap_offset(pp, t / g.kw, t % g.kw, g.sh, g.sw, g.dh, g.dw) *
+                 kDotDepthGroup;
   uint8_t *quads = scratch + sl.quads;
   const int64_t used = tasks_for(count_px * mg * depth / 32, tasks);
   constexpr int64_t kTile = kConvVectors * kLanes;

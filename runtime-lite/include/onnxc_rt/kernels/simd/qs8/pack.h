@@ -393,6 +393,12 @@ inline int64_t conv_pixel_block(int64_t depth, int64_t pixels) {
 /// (ConvPixels' virtual rows).
 struct PaddedPlane {
   int64_t rows, stride_w, phase, slack;
+  /// 0: the layout above. Else the direct form's (direct_plane): the
+  /// padded plane split by row phase too, phase plane (ry, rx) (padded
+  /// rows ry, ry + row_phases, ... and columns rx, rx + stride_w, ...) of
+  /// rows / row_phases rows of `phase` bytes after phase plane
+  /// (ry, rx - 1), the rows back to back.
+  int64_t row_phases = 0;
   int64_t bytes() const { return rows * stride_w * phase + slack; }
 };
 
@@ -427,23 +433,53 @@ struct ConvPixels {
 };
 
 /// Whether a convolution may run over virtual rows (stride 1, from padded
-/// planes).
+/// planes; at any stride from phase planes, direct_plane).
 inline bool conv_virtual_rows_possible(int64_t stride_h, const PaddedPlane &plane,
                                        bool reads_input) {
-  return !reads_input && plane.stride_w == 1 && stride_h == 1;
+  return !reads_input && (plane.row_phases > 0 || (plane.stride_w == 1 && stride_h == 1));
+}
+
+/// The plane conv2d's direct form reads its taps from: the padded plane
+/// split into stride_h x stride_w phase planes (PaddedPlane's row_phases),
+/// so that at any stride each tap's pixels over virtual rows are one run
+/// of one phase plane: output pixel (oy, ox) reads tap (ky, kx) at row
+/// oy + ky dh / sh, column ox + kx dw / sw of phase plane (ky dh % sh,
+/// kx dw % sw) (direct_tap_offset), its rows ow + (kw - 1) dw / sw wide,
+/// the virtual rows' pitch. At stride 1 it is padded_plane's plane: one
+/// phase, rows of the window's reach, 32 bytes of slack ending it.
+inline PaddedPlane direct_plane(int64_t out_h, int64_t out_w, int64_t kernel_h,
+                                int64_t kernel_w, int64_t stride_h, int64_t stride_w,
+                                int64_t dilation_h, int64_t dilation_w) {
+  const int64_t rows = out_h + (kernel_h - 1) * dilation_h / stride_h;
+  return {rows * stride_h, stride_w, out_w + (kernel_w - 1) * dilation_w / stride_w, 32,
+          stride_h};
+}
+
+/// Tap (ky, kx)'s offset in pixels from output pixel (0, 0)'s place in a
+/// direct_plane (the kernel's strides and dilations).
+inline int64_t direct_tap_offset(const PaddedPlane &plane, int64_t ky, int64_t kx,
+                                 int64_t stride_h, int64_t stride_w, int64_t dilation_h,
+                                 int64_t dilation_w) {
+  const int64_t y = ky * dilation_h, x = kx * dilation_w;
+  const int64_t phase_plane = plane.rows / plane.row_phases * plane.phase;
+  return ((y % stride_h) * stride_w + x % stride_w) * phase_plane + y / stride_h * plane.phase +
+         x / stride_w;
 }
 
 /// Whether conv2d's dot-product tiles read a convolution's taps in place
 /// from channel quads (the input's padded planes interleaved by 4
 /// channels, [cg/4][plane][4], as AMX's direct form reads them) instead of
 /// an im2col panel `taps` times the input's size: `isa` (the target's
-/// kernels have the form: x86 with AVX-512), depth groups of 4, stride 1
-/// (every tap an offset over virtual rows), 2 to kAmxDirectTaps taps and
-/// whole quads of input channels, and where the panel would run over
-/// virtual rows too (extra / ow x channels under kDotDirectRowsBound, the
-/// kVirtualRowsBound of conv2d.h for the instruction sets with the form),
-/// so that the products are the same. Its weights are packed tap-major
-/// (pack_conv_weights' taps).
+/// kernels have the form: x86 with AVX-512), depth groups of 4, 2 to
+/// kAmxDirectTaps taps and whole quads of input channels, and where the
+/// virtual rows' dropped pixels (extra / ow x channels) stay under
+/// kDotDirectRowsBound (the kVirtualRowsBound of conv2d.h for the
+/// instruction sets with the form: at stride 1 the panel would run over
+/// virtual rows too, so that the products are the same). `plane`:
+/// direct_plane's, whose phase planes make every tap an offset over
+/// virtual rows at any stride (ResNet's strided 3x3 layers had taken the
+/// panel, at two thirds of the stride-1 layers' rate). Its weights are
+/// packed tap-major (pack_conv_weights' taps).
 constexpr int64_t kDotDirectRowsBound = 64;
 inline bool conv_dot_direct(bool isa, int64_t dg, int64_t cg, int64_t mg, int64_t taps,
                             int64_t stride_h, int64_t out_w, const PaddedPlane &plane,
@@ -488,9 +524,22 @@ inline ConvForm conv_form(ConvForms isa, int64_t dg, int64_t cg, int64_t mg, int
                                      kDotDirectRowsBound)
                              .count))
     return ConvForm::kChannelLanes;
-  if (conv_dot_direct(isa.dot_direct, dg, cg, mg, kh * kw, sh, ow, plane, reads_input))
+  if (conv_dot_direct(isa.dot_direct, dg, cg, mg, kh * kw, sh, ow,
+                      direct_plane(oh, ow, kh, kw, sh, sw, dh, dw), reads_input))
     return ConvForm::kDotDirect;
   return ConvForm::kPanel;
+}
+
+/// The plane a convolution in `form` reads (conv_scratch's `plane`):
+/// direct_plane for the direct form, else padded_plane.
+inline PaddedPlane conv_plane(ConvForm form, int64_t out_h, int64_t out_w, int64_t kernel_h,
+                              int64_t kernel_w, int64_t stride_h, int64_t stride_w,
+                              int64_t dilation_h, int64_t dilation_w) {
+  return form == ConvForm::kDotDirect
+             ? direct_plane(out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, dilation_h,
+                            dilation_w)
+             : padded_plane(out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, dilation_h,
+                            dilation_w);
 }
 
 /// A convolution's scratch, laid out for whichever way conv_pixels

@@ -18,6 +18,78 @@ namespace qs8 {
 
 namespace detail {
 
+/// src[0, n) split: its even bytes to even[0, (n + 1) / 2), its odd ones to
+/// odd[0, n / 2); reads and writes nothing past them. 32 bytes a step,
+/// the last step moved back over the one before (a partial load through
+/// the stack stalls on its store: slower than copying each phase alone).
+inline void split_even_odd(const uint8_t *src, int64_t n, uint8_t *even, uint8_t *odd) {
+  if (n < 32) {
+    copy_strided_bytes(even, src, (n + 1) / 2, 2);
+    copy_strided_bytes(odd, src + 1, n / 2, 2);
+    return;
+  }
+  auto step = [&](int64_t at) { // at even
+    const Bytes a = load_bytes(src + at), b = load_bytes(src + at + 16);
+    store_bytes(even + at / 2, even_bytes(a, b));
+    store_bytes(odd + at / 2, odd_bytes(a, b));
+  };
+  int64_t at = 0;
+  for (; at + 32 <= n; at += 32)
+    step(at);
+  if (at < n)
+    step((n - 32) & ~int64_t(1));
+  if (n % 2)
+    even[n / 2] = src[n - 1];
+}
+
+/// Column phase f of padded rows `width` wide at stride sw: its column i
+/// is input column i * sw + base, inside [0, w) for i in [lo, hi).
+struct PhaseColumns {
+  int64_t base, lo, hi;
+};
+inline PhaseColumns phase_columns(const Conv2d &g, int64_t f, int64_t width) {
+  const int64_t base = f - g.pw;
+  int64_t lo = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
+  int64_t hi = g.w - base > 0 ? (g.w - base + g.sw - 1) / g.sw : 0;
+  lo = lo > width ? width : lo;
+  hi = hi > width ? width : (hi < lo ? lo : hi);
+  return {base, lo, hi};
+}
+
+/// Input row `row` (w bytes; null: a padding row) as column phase `pc`
+/// of its padded row, `width` bytes at dst.
+inline void pad_row_phase(const uint8_t *row, const Conv2d &g, const PhaseColumns &pc,
+                          int64_t width, uint8_t pad, uint8_t *dst) {
+  if (!row)
+    return fill_bytes(dst, width, pad);
+  fill_bytes(dst, pc.lo, pad);
+  copy_strided_bytes(dst + pc.lo, row + pc.lo * g.sw + pc.base, pc.hi - pc.lo, g.sw);
+  fill_bytes(dst + pc.hi, width - pc.hi, pad);
+}
+
+/// Input row `row` (null: a padding row) as both column phases of its
+/// padded row at stride 2 across, `width` bytes each at phase0 and phase1,
+/// the row read once (split_even_odd): filled phase by phase, a third of
+/// a 64 -> 128 stride-2 layer's time at 56 x 56 went to the padding.
+/// Input column x is padded column x + pw: phase (x + pw) % 2, column
+/// (x + pw) / 2 of it; the even ones go to phase pw % 2 from column
+/// pw / 2, the odd ones to the other from (pw + 1) / 2.
+inline void pad_row_phases2(const uint8_t *row, const Conv2d &g, int64_t width, uint8_t pad,
+                            uint8_t *phase0, uint8_t *phase1) {
+  const int64_t n = g.w < 2 * width - g.pw ? g.w : 2 * width - g.pw;
+  if (!row || n <= 0) {
+    fill_bytes(phase0, width, pad);
+    return fill_bytes(phase1, width, pad);
+  }
+  uint8_t *evens = g.pw % 2 ? phase1 : phase0, *odds = g.pw % 2 ? phase0 : phase1;
+  const int64_t e0 = g.pw / 2, o0 = (g.pw + 1) / 2, e1 = e0 + (n + 1) / 2, o1 = o0 + n / 2;
+  fill_bytes(evens, e0, pad);
+  fill_bytes(odds, o0, pad);
+  split_even_odd(row, n, evens + e0, odds + o0);
+  fill_bytes(evens + e1, width - e1, pad);
+  fill_bytes(odds + o1, width - o1, pad);
+}
+
 /// Input plane `xp` (h x w) into `out` as pp describes (qs8/pack.h's
 /// PaddedPlane), the padding `pad`. Only the rows and column phases some
 /// tap reads: with one row of taps (kh 1) every sh-th row, with one
@@ -48,109 +120,48 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
     }
     return;
   }
-  for (int64_t f = 0; f < phases; ++f) {
-    // Column i of phase f is input column i * sw + base, inside [0, w) for
-    // i in [lo, hi).
-    const int64_t base = f - g.pw;
-    int64_t lo = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
-    int64_t hi = g.w - base > 0 ? (g.w - base + g.sw - 1) / g.sw : 0;
-    lo = lo > pp.phase ? pp.phase : lo;
-    hi = hi > pp.phase ? pp.phase : (hi < lo ? lo : hi);
-    for (int64_t r = 0; r < pp.rows; r += row_step) {
-      const int64_t iy = r - g.ph;
-      uint8_t *dst = out + (r * g.sw + f) * pp.phase;
-      if (iy < 0 || iy >= g.h) {
-        fill_bytes(dst, pp.phase, pad);
-        continue;
-      }
-      fill_bytes(dst, lo, pad);
-      copy_strided_bytes(dst + lo, src + iy * g.w + lo * g.sw + base, hi - lo, g.sw);
-      fill_bytes(dst + hi, pp.phase - hi, pad);
-    }
-  }
-}
-
-/// src[0, n) split: its even bytes to even[0, (n + 1) / 2), its odd ones to
-/// odd[0, n / 2); reads and writes nothing past them. 32 bytes a step,
-/// the last step moved back over the one before (a partial load through
-/// the stack stalls on its store: slower than copying each phase alone).
-inline void split_even_odd(const uint8_t *src, int64_t n, uint8_t *even, uint8_t *odd) {
-  if (n < 32) {
-    copy_strided_bytes(even, src, (n + 1) / 2, 2);
-    copy_strided_bytes(odd, src + 1, n / 2, 2);
+  auto input_row = [&](int64_t r) {
+    const int64_t iy = r - g.ph;
+    return iy < 0 || iy >= g.h ? nullptr : src + iy * g.w;
+  };
+  if (phases == 2 && g.sw == 2) {
+    for (int64_t r = 0; r < pp.rows; r += row_step)
+      pad_row_phases2(input_row(r), g, pp.phase, pad, out + 2 * r * pp.phase,
+                      out + (2 * r + 1) * pp.phase);
     return;
   }
-  auto step = [&](int64_t at) { // at even
-    const Bytes a = load_bytes(src + at), b = load_bytes(src + at + 16);
-    store_bytes(even + at / 2, even_bytes(a, b));
-    store_bytes(odd + at / 2, odd_bytes(a, b));
-  };
-  int64_t at = 0;
-  for (; at + 32 <= n; at += 32)
-    step(at);
-  if (at < n)
-    step((n - 32) & ~int64_t(1));
-  if (n % 2)
-    even[n / 2] = src[n - 1];
+  for (int64_t f = 0; f < phases; ++f) {
+    const PhaseColumns pc = phase_columns(g, f, pp.phase);
+    for (int64_t r = 0; r < pp.rows; r += row_step)
+      pad_row_phase(input_row(r), g, pc, pp.phase, pad, out + (r * g.sw + f) * pp.phase);
+  }
 }
 
 /// Input plane `xp` (h x w) into `out` as a direct_plane `pp` (qs8/pack.h):
 /// each phase plane's rows, the padding `pad`. Every phase, row and column
-/// of it (the slack aside), read or not. At stride 2 across, each input
-/// row is read once for both column phases (split_even_odd): a third of
-/// a 64 -> 128 stride-2 layer's time at 56 x 56 went to filling the phases
-/// one at a time.
+/// of it (the slack aside), read or not; at stride 2 across, each input
+/// row read once for both column phases (pad_row_phases2).
 template <typename T>
 void pad_phase_planes(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
                       uint8_t *out) {
   const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
   const int64_t rows = pp.rows / pp.row_phases, width = pp.phase;
   for (int64_t ry = 0; ry < g.sh; ++ry) {
+    auto input_row = [&](int64_t i) {
+      const int64_t iy = i * g.sh + ry - g.ph;
+      return iy < 0 || iy >= g.h ? nullptr : src + iy * g.w;
+    };
+    uint8_t *phase0 = out + ry * g.sw * rows * width;
     if (g.sw == 2) {
-      // Input column x is padded column x + pw: phase (x + pw) % 2, column
-      // (x + pw) / 2 of it. The even columns go to phase pw % 2 from
-      // column pw / 2, the odd ones to the other from (pw + 1) / 2; n of
-      // them reach a phase column.
-      const int64_t n = g.w < 2 * width - g.pw ? g.w : 2 * width - g.pw;
-      uint8_t *planes[2] = {out + 2 * ry * rows * width, out + (2 * ry + 1) * rows * width};
-      uint8_t *evens = planes[g.pw % 2], *odds = planes[1 - g.pw % 2];
-      const int64_t e0 = g.pw / 2, o0 = (g.pw + 1) / 2;
-      const int64_t e1 = n > 0 ? e0 + (n + 1) / 2 : e0, o1 = n > 0 ? o0 + n / 2 : o0;
-      for (int64_t i = 0; i < rows; ++i) {
-        const int64_t iy = i * g.sh + ry - g.ph, at = i * width;
-        if (iy < 0 || iy >= g.h || n <= 0) {
-          fill_bytes(planes[0] + at, width, pad);
-          fill_bytes(planes[1] + at, width, pad);
-          continue;
-        }
-        fill_bytes(evens + at, e0, pad);
-        fill_bytes(odds + at, o0, pad);
-        split_even_odd(src + iy * g.w, n, evens + at + e0, odds + at + o0);
-        fill_bytes(evens + at + e1, width - e1, pad);
-        fill_bytes(odds + at + o1, width - o1, pad);
-      }
+      for (int64_t i = 0; i < rows; ++i)
+        pad_row_phases2(input_row(i), g, width, pad, phase0 + i * width,
+                        phase0 + (rows + i) * width);
       continue;
     }
     for (int64_t rx = 0; rx < g.sw; ++rx) {
-      uint8_t *plane = out + (ry * g.sw + rx) * rows * width;
-      // Column i of the phase is input column i * sw + base, inside
-      // [0, w) for i in [lo, hi).
-      const int64_t base = rx - g.pw;
-      int64_t lo = base >= 0 ? 0 : (-base + g.sw - 1) / g.sw;
-      int64_t hi = g.w - base > 0 ? (g.w - base + g.sw - 1) / g.sw : 0;
-      lo = lo > width ? width : lo;
-      hi = hi > width ? width : (hi < lo ? lo : hi);
-      for (int64_t i = 0; i < rows; ++i) {
-        const int64_t iy = i * g.sh + ry - g.ph;
-        uint8_t *dst = plane + i * width;
-        if (iy < 0 || iy >= g.h) {
-          fill_bytes(dst, width, pad);
-          continue;
-        }
-        fill_bytes(dst, lo, pad);
-        copy_strided_bytes(dst + lo, src + iy * g.w + lo * g.sw + base, hi - lo, g.sw);
-        fill_bytes(dst + hi, width - hi, pad);
-      }
+      const PhaseColumns pc = phase_columns(g, rx, width);
+      for (int64_t i = 0; i < rows; ++i)
+        pad_row_phase(input_row(i), g, pc, width, pad, phase0 + (rx * rows + i) * width);
     }
   }
 }

@@ -394,10 +394,11 @@ inline int64_t conv_pixel_block(int64_t depth, int64_t pixels) {
 struct PaddedPlane {
   int64_t rows, stride_w, phase, slack;
   /// 0: the layout above. Else the direct form's (direct_plane): the
-  /// padded plane split by row phase too, phase plane (ry, rx) (padded
-  /// rows ry, ry + row_phases, ... and columns rx, rx + stride_w, ...) of
-  /// rows / row_phases rows of `phase` bytes after phase plane
-  /// (ry, rx - 1), the rows back to back.
+  /// padded plane split by row phase too, into row_phases x stride_w
+  /// phase planes one after another in (ry, rx) order, phase plane
+  /// (ry, rx) holding padded rows ry, ry + row_phases, ... and of each
+  /// the columns rx, rx + stride_w, ...: rows / row_phases rows of
+  /// `phase` bytes, back to back.
   int64_t row_phases = 0;
   int64_t bytes() const { return rows * stride_w * phase + slack; }
 };

@@ -69,8 +69,8 @@ inline void pad_row_phase(const uint8_t *row, const Conv2d &g, const PhaseColumn
 
 /// Input row `row` (null: a padding row) as both column phases of its
 /// padded row at stride 2 across, `width` bytes each at phase0 and phase1,
-/// the row read once (split_even_odd): filled phase by phase, a third of
-/// a 64 -> 128 stride-2 layer's time at 56 x 56 went to the padding.
+/// the row read once (split_even_odd) rather than once a phase (the
+/// padding is an eighth of a 64 -> 128 stride-2 layer at 56 x 56).
 /// Input column x is padded column x + pw: phase (x + pw) % 2, column
 /// (x + pw) / 2 of it; the even ones go to phase pw % 2 from column
 /// pw / 2, the odd ones to the other from (pw + 1) / 2.

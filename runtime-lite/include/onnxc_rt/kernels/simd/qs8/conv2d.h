@@ -140,10 +140,13 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
 /// Input plane `xp` (h x w) into `out` as a direct_plane `pp` (qs8/pack.h):
 /// each phase plane's rows, the padding `pad`. Every phase, row and column
 /// of it (the slack aside), read or not; at stride 2 across, each input
-/// row read once for both column phases (pad_row_phases2).
+/// row read once for both column phases (pad_row_phases2). At stride 1
+/// (one phase: padded_plane's plane, AMX's direct form's too) pad_plane's.
 template <typename T>
 void pad_phase_planes(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
                       uint8_t *out) {
+  if (g.sh == 1 && g.sw == 1)
+    return pad_plane(xp, g, pp, pad, out);
   const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
   const int64_t rows = pp.rows / pp.row_phases, width = pp.phase;
   for (int64_t ry = 0; ry < g.sh; ++ry) {
@@ -182,14 +185,13 @@ void pad_planes(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
 /// quads at `quads` ([cg/4][quad plane][4], each byte XORed with `flip`),
 /// four channels' padded planes at a time (in each task's scratch, from
 /// sl.rows) interleaved, split by quad over `used` tasks on `runner`.
-/// Strided (the dot products' direct form only): phase planes
-/// (pad_phase_planes).
+/// Each channel's plane as pad_phase_planes fills it (strided: the dot
+/// products' direct form only).
 template <typename T>
 void fill_quads(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t flip,
                 int64_t cg, uint8_t *scratch, const ConvScratch &sl, uint8_t *quads,
                 TaskRunner *runner, int64_t used) {
   const int64_t quad_plane = conv_quad_plane_bytes(pp), filled = pp.bytes() - pp.slack;
-  const bool phases = g.sh > 1 || g.sw > 1;
   parallel_for(runner, used, [&](int64_t t) {
     uint8_t *four = scratch + t * sl.task + sl.rows;
     const Range r = split_range(cg / 4, 1, used, t);
@@ -197,10 +199,7 @@ void fill_quads(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
       const uint8_t *src[4];
       for (int64_t j = 0; j < 4; ++j) {
         uint8_t *plane = four + j * quad_plane;
-        if (phases)
-          pad_phase_planes(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
-        else
-          pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
+        pad_phase_planes(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
         fill_bytes(plane + filled, quad_plane - filled, pad);
         src[j] = plane;
       }

@@ -464,6 +464,45 @@ TEST_CASE("qs8 convolutions over rows of every short width", "[simd][qs8]") {
     }
 }
 
+TEST_CASE("qs8 padded planes in shares of rows write their rows alone", "[simd][qs8]") {
+  // pad_planes splits a plane's rows among tasks: each share (done here
+  // last first, so that a store reaching past a share's end would be
+  // seen) must write exactly the padded rows PaddedPlane describes, rows
+  // narrower than a vector included.
+  namespace pk = simd::qs8;
+  const uint8_t pad = 0x5a, untouched = 0xa5;
+  for (int64_t w : {1, 2, 5, 6, 9, 13, 15, 17, 31, 33, 56})
+    for (int64_t k : {1, 3, 5})
+      for (int64_t s : {1, 2, 3})
+        for (int64_t tasks : {1, 2, 3, 7}) {
+          const int64_t h = 7, p = k / 2, oh = (h + 2 * p - k) / s + 1;
+          const int64_t ow = (w + 2 * p - k) / s + 1;
+          const pk::detail::Conv2d g{1, h, w, oh, ow, k, k, s, s, p, p, 1, 1};
+          const pk::PaddedPlane pp = pk::padded_plane(oh, ow, k, k, s, s, 1, 1);
+          std::vector<int8_t> x(h * w);
+          for (size_t i = 0; i < x.size(); ++i)
+            x[i] = int8_t(i * 7 + 1);
+          std::vector<uint8_t> got(pp.bytes(), untouched), want(pp.bytes(), untouched);
+          for (int64_t t = tasks - 1; t >= 0; --t)
+            pk::detail::pad_plane(x.data(), g, pp, pad, got.data(),
+                                  split_range(pp.rows, 1, tasks, t));
+          // Padded row r (every s-th where the kernel has one row), column
+          // phase f (one where it has one column), byte j: padded column
+          // j s + f.
+          const int64_t row_step = k == 1 ? s : 1, phases = k == 1 ? 1 : s;
+          for (int64_t r = 0; r < pp.rows; r += row_step)
+            for (int64_t f = 0; f < phases; ++f)
+              for (int64_t j = 0; j < pp.phase; ++j) {
+                const int64_t iy = r - p, ix = j * s + f - p;
+                want[(r * s + f) * pp.phase + j] =
+                    iy < 0 || iy >= h || ix < 0 || ix >= w ? pad : uint8_t(x[iy * w + ix]);
+              }
+          INFO("w " << w << " k " << k << " s " << s << " tasks " << tasks);
+          const int64_t filled = pp.bytes() - pp.slack; // the slack: whatever a vector left
+          REQUIRE(std::equal(want.begin(), want.begin() + filled, got.begin()));
+        }
+}
+
 namespace {
 template <typename T> void checkFullyConnected(int64_t rows, int64_t depth, int64_t n, int variant) {
   auto a = randomQ<T>(rows * depth);

@@ -95,28 +95,42 @@ inline void pad_row_phases2(const uint8_t *row, const Conv2d &g, int64_t width, 
 /// tap reads: with one row of taps (kh 1) every sh-th row, with one
 /// column (kw 1) phase 0 alone, so a strided 1x1 convolution (ResNet's
 /// downsampling) pads a quarter of its input at stride 2; the rest stays
-/// as it was, never read.
+/// as it was, never read. Padded rows [rows.begin, rows.end) alone (a
+/// task's share: pad_planes), writing nothing outside them.
 template <typename T>
-void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t *out) {
+void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t *out,
+               Range rows) {
   const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
   const int64_t right = pp.phase - g.pw - g.w;
   const int64_t row_step = g.kh == 1 ? g.sh : 1, phases = g.kw == 1 ? 1 : g.sw;
+  const int64_t first = round_up(rows.begin, row_step);
   if (g.sw == 1 && g.pw <= 16 && right >= 0 && right <= 16) {
     // Stride 1, padding of at most 16 columns a side: each input row's
-    // padding as one vector either side (the right one's overrun rewritten
-    // by the next row, or in the plane's slack); a third of the general
-    // loop's instructions (ResNet-18: 0.1 M rows per inference).
+    // padding as one vector either side (their overruns rewritten by the
+    // next row, or in the plane's slack); a third of the general loop's
+    // instructions (ResNet-18: 0.1 M rows per inference). Where a share
+    // ends inside the plane, the rows whose vectors would reach past it
+    // (rows narrower than a vector: more than the last) are padded
+    // exactly: the rows after it are another task's.
     const Bytes p = Bytes{} + pad;
-    for (int64_t r = 0; r < pp.rows; r += row_step) {
+    for (int64_t r = first; r < rows.end; r += row_step) {
       uint8_t *dst = out + r * pp.phase;
       const int64_t iy = r - g.ph;
       if (iy < 0 || iy >= g.h) {
         fill_bytes(dst, pp.phase, pad);
         continue;
       }
-      store_bytes(dst, p);
+      const bool exact =
+          rows.end < pp.rows && r * pp.phase + g.pw + g.w + 16 > rows.end * pp.phase;
+      if (exact)
+        fill_bytes(dst, g.pw, pad);
+      else
+        store_bytes(dst, p);
       copy_strided_bytes(dst + g.pw, src + iy * g.w, g.w, 1);
-      store_bytes(dst + g.pw + g.w, p);
+      if (exact)
+        fill_bytes(dst + g.pw + g.w, right, pad);
+      else
+        store_bytes(dst + g.pw + g.w, p);
     }
     return;
   }
@@ -125,14 +139,14 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
     return iy < 0 || iy >= g.h ? nullptr : src + iy * g.w;
   };
   if (phases == 2 && g.sw == 2) {
-    for (int64_t r = 0; r < pp.rows; r += row_step)
+    for (int64_t r = first; r < rows.end; r += row_step)
       pad_row_phases2(input_row(r), g, pp.phase, pad, out + 2 * r * pp.phase,
                       out + (2 * r + 1) * pp.phase);
     return;
   }
   for (int64_t f = 0; f < phases; ++f) {
     const PhaseColumns pc = phase_columns(g, f, pp.phase);
-    for (int64_t r = 0; r < pp.rows; r += row_step)
+    for (int64_t r = first; r < rows.end; r += row_step)
       pad_row_phase(input_row(r), g, pc, pp.phase, pad, out + (r * g.sw + f) * pp.phase);
   }
 }
@@ -146,7 +160,7 @@ template <typename T>
 void pad_phase_planes(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
                       uint8_t *out) {
   if (g.sh == 1 && g.sw == 1)
-    return pad_plane(xp, g, pp, pad, out);
+    return pad_plane(xp, g, pp, pad, out, Range{0, pp.rows});
   const uint8_t *src = reinterpret_cast<const uint8_t *>(xp);
   const int64_t rows = pp.rows / pp.row_phases, width = pp.phase;
   for (int64_t ry = 0; ry < g.sh; ++ry) {
@@ -170,14 +184,20 @@ void pad_phase_planes(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8
 }
 
 /// A group's cg input planes (from xg) padded into `planes`, pp.bytes()
-/// apart, split by channel over `used` tasks on `runner`.
+/// apart, over `used` tasks on `runner`: split by rows of every plane
+/// where the convolution's tasks take shares of the pixels (`by_rows`), so
+/// that each task pads about the rows it then reads, written in its own
+/// core's cache, or where there are too few channels to go round evenly
+/// (the stems' three), else by channel.
 template <typename T>
 void pad_planes(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, int64_t cg,
-                uint8_t *planes, TaskRunner *runner, int64_t used) {
+                uint8_t *planes, TaskRunner *runner, int64_t used, bool by_rows) {
+  by_rows = by_rows || cg < 2 * used;
   parallel_for(runner, used, [&](int64_t t) {
-    const Range r = split_range(cg, 1, used, t);
-    for (int64_t ci = r.begin; ci < r.end; ++ci)
-      pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes());
+    const Range ch = by_rows ? Range{0, cg} : split_range(cg, 1, used, t);
+    const Range rows = by_rows ? split_range(pp.rows, 1, used, t) : Range{0, pp.rows};
+    for (int64_t ci = ch.begin; ci < ch.end; ++ci)
+      pad_plane(xg + ci * g.h * g.w, g, pp, pad, planes + ci * pp.bytes(), rows);
   });
 }
 
@@ -556,7 +576,7 @@ void conv2d_lanes(const T *x, const int8_t *w, const int32_t *bias, TOut *y, con
     for (int64_t gi = 0; gi < group; ++gi) {
       const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
       if (planes)
-        pad_planes(xg, g, pp, pad, cg, planes, runner, used);
+        pad_planes(xg, g, pp, pad, cg, planes, runner, used, !by_channels);
       parallel_for(runner, used, [&](int64_t t) {
         uint8_t *panel = scratch + t * sl.task, *rows = panel + sl.rows;
         const Range px = by_channels ? Range{0, pixels} : split_range(pixels, 16, used, t);
@@ -773,7 +793,7 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
       if (direct) {
         fill_quads(xg, g, pp, pad, flip, cg, scratch, sl, quads, runner, used);
       } else if (!reads_input) {
-        pad_planes(xg, g, pp, pad, cg, planes, runner, used);
+        pad_planes(xg, g, pp, pad, cg, planes, runner, used, by_pixels);
       }
       TOut *yg = y + (b * m + gi * mg) * pixels;
       parallel_for(runner, used, [&](int64_t t) {
@@ -921,7 +941,7 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
       for (int64_t gi = 0; gi < group; ++gi) {
         const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
         if (planes)
-          pad_planes(xg, g, pp, pad, cg, planes, runner, used);
+          pad_planes(xg, g, pp, pad, cg, planes, runner, used, by_pixels);
         parallel_for(runner, used, [&](int64_t t) {
           uint8_t *panel = scratch + t * sl.task, *rows = panel + sl.rows;
           TOut *stage = reinterpret_cast<TOut *>(panel + sl.stage);

@@ -169,9 +169,9 @@ def quantize_qdq(onnxc, model_dir, work):
 
 
 def native_target():
-    """x86-64-amx, x86-64-vnni or x86-64-avx512 where this CPU has the
-    extensions they need (ONNX Runtime's MLAS uses AMX there too), else
-    x86-64."""
+    """x86-64-amx, x86-64-vbmi, x86-64-vnni or x86-64-avx512 where this CPU
+    has the extensions they need (ONNX Runtime's MLAS uses AMX there too),
+    else x86-64: onnxc's `native`."""
     try:
         with open("/proc/cpuinfo") as f:
             flags = next((line.split(":", 1)[1].split() for line in f
@@ -182,7 +182,9 @@ def native_target():
     if wanted <= set(flags):
         if "avx512_vnni" not in flags:
             return "x86-64-avx512"
-        return "x86-64-amx" if {"amx_tile", "amx_int8"} <= set(flags) else "x86-64-vnni"
+        if "avx512vbmi" not in flags:
+            return "x86-64-vnni"
+        return "x86-64-amx" if {"amx_tile", "amx_int8"} <= set(flags) else "x86-64-vbmi"
     return "x86-64"
 
 
@@ -190,8 +192,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
     ap.add_argument("--target", default=None,
-                    help="onnxc target (default: x86-64-amx / x86-64-vnni / x86-64-avx512 on "
-                         "AVX-512 CPUs, else x86-64)")
+                    help="onnxc target (default: x86-64-amx / x86-64-vbmi / x86-64-vnni / "
+                         "x86-64-avx512 on AVX-512 CPUs, else x86-64)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--threads", type=int, default=1,
                     help="threads for every peer (onnxc --threads, ORT intra-op, torch)")

@@ -29,7 +29,8 @@ foreach(isa x86-64-v3 x86-64-v4 x86-64-vnni x86-64-amx)
   elseif(isa STREQUAL "x86-64-amx")
     # conv2d by AMX tiles (int8, and bf16 for --precision bf16); on a CPU (or
     # OS) without AMX the same build takes its VPDPBUSD / FMA way, so it runs
-    # on every AVX512-VNNI host with VBMI.
+    # on every AVX512-VNNI host with VBMI: there it is x86-64-vbmi's sweep
+    # (the same kernels and flags, AMX aside), which has no binary of its own.
     set(isa_flags -march=x86-64-v4 -mavx512vnni -mavx512vbmi -mamx-tile -mamx-int8 -mamx-bf16)
     set(families qs8 bf16)
   else()

@@ -113,6 +113,7 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
     // (rows narrower than a vector: more than the last) are padded
     // exactly: the rows after it are another task's.
     const Bytes p = Bytes{} + pad;
+    const PhaseColumns columns = phase_columns(g, 0, pp.phase);
     for (int64_t r = first; r < rows.end; r += row_step) {
       uint8_t *dst = out + r * pp.phase;
       const int64_t iy = r - g.ph;
@@ -120,17 +121,13 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
         fill_bytes(dst, pp.phase, pad);
         continue;
       }
-      const bool exact =
-          rows.end < pp.rows && r * pp.phase + g.pw + g.w + 16 > rows.end * pp.phase;
-      if (exact)
-        fill_bytes(dst, g.pw, pad);
-      else
-        store_bytes(dst, p);
+      if (rows.end < pp.rows && r * pp.phase + g.pw + g.w + 16 > rows.end * pp.phase) {
+        pad_row_phase(src + iy * g.w, g, columns, pp.phase, pad, dst);
+        continue;
+      }
+      store_bytes(dst, p);
       copy_strided_bytes(dst + g.pw, src + iy * g.w, g.w, 1);
-      if (exact)
-        fill_bytes(dst + g.pw + g.w, right, pad);
-      else
-        store_bytes(dst + g.pw + g.w, p);
+      store_bytes(dst + g.pw + g.w, p);
     }
     return;
   }

@@ -90,6 +90,19 @@ TEST_CASE("the registry knows every target folder's targets", "[registry]") {
     CHECK(TargetRegistry::find("x86-64")->toolchain().requiredFlags ==
           std::vector<std::string>{"-march=x86-64-v3", "-ffp-contract=off"});
     CHECK(TargetRegistry::find("generic")->toolchain().requiredFlags.empty());
+    // Each x86 target's code needs the one below's flags and its own, and
+    // ranks above it for `native`.
+    const char *const ladder[] = {"x86-64-avx512", "x86-64-vnni", "x86-64-vbmi", "x86-64-amx"};
+    const char *const adds[] = {"-march=x86-64-v4", "-mavx512vnni", "-mavx512vbmi", "-mamx-int8"};
+    for (size_t i = 0; i < std::size(ladder); ++i) {
+      const Target *t = TargetRegistry::find(ladder[i]);
+      REQUIRE(t);
+      const auto &flags = t->toolchain().requiredFlags;
+      for (size_t j = 0; j <= i; ++j)
+        CHECK(std::find(flags.begin(), flags.end(), adds[j]) != flags.end());
+      if (i > 0)
+        CHECK(TargetRegistry::find(ladder[i - 1])->nativeRank < t->nativeRank);
+    }
     auto m4 = TargetRegistry::find("cortex-m4")->toolchain().requiredFlags;
     CHECK(std::find(m4.begin(), m4.end(), "-mcpu=cortex-m4") != m4.end());
     CHECK(std::find(m4.begin(), m4.end(), "-mfloat-abi=hard") != m4.end());

@@ -244,7 +244,7 @@ inline int64_t conv_packed_bytes(int64_t m, int64_t group, int64_t depth, int64_
   return group * round_up(m / group, conv_weight_rows(dg, form)) * round_up(depth, dg);
 }
 
-/// Output channels of one tile of the channel-lanes form (simd/qs8/conv2d.h's
+/// Output channels of one tile of the channel-lanes form (simd/qs8/conv_lanes.h's
 /// kLaneTileVectors vectors of 16).
 constexpr int64_t kConvLaneTileChannels = 64;
 
@@ -427,7 +427,7 @@ inline bool conv_reads_input(int64_t kernel_h, int64_t kernel_w, int64_t stride_
 /// (kw - 1) * dw pixels dropped when stored: each tap's row is then one
 /// run of the plane, read in place. That pays while the dropped share of
 /// the pixels (extra / ow) times the output channels stays below `bound`,
-/// the instruction set's (simd/qs8/conv2d.h's kVirtualRowsBound).
+/// the instruction set's (simd/qs8/conv_panel.h's kVirtualRowsBound).
 struct ConvPixels {
   bool virtual_rows;
   int64_t count, block; // pixels packed, and per panel (conv_pixel_block)
@@ -474,7 +474,7 @@ inline int64_t direct_tap_offset(const PaddedPlane &plane, int64_t ky, int64_t k
 /// kernels have the form: x86 with AVX-512), depth groups of 4, 2 to
 /// kAmxDirectTaps taps and whole quads of input channels, and where the
 /// virtual rows' dropped pixels (extra / ow x channels) stay under
-/// kDotDirectRowsBound (the kVirtualRowsBound of conv2d.h for the
+/// kDotDirectRowsBound (the kVirtualRowsBound of conv_panel.h for the
 /// instruction sets with the form: at stride 1 the panel would run over
 /// virtual rows too, so that the products are the same). `plane`:
 /// direct_plane's, whose phase planes make every tap an offset over

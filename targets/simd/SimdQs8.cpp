@@ -60,6 +60,19 @@ std::vector<std::string> packedKernelArgs(Value x, int64_t dg, const Qs8Packing 
   return {cppTypeName(eltOf(x)), std::to_string(dg), packing.shiftedBytes ? "true" : "false"};
 }
 
+/// The C++ name of conv2d's form `form` (simd/qs8/conv2d.h's
+/// conv2d_in_form template argument).
+std::string convFormName(pack::ConvForm form) {
+  const char *name = "kPanel";
+  switch (form) {
+  case pack::ConvForm::kPanel: break;
+  case pack::ConvForm::kChannelLanes: name = "kChannelLanes"; break;
+  case pack::ConvForm::kDotDirect: name = "kDotDirect"; break;
+  case pack::ConvForm::kWinograd: name = "kWinograd"; break;
+  }
+  return std::string(kSimdQs8Namespace) + "::ConvForm::" + name;
+}
+
 /// The bias as int32 values (zeros without one), or nothing when it is
 /// not a constant.
 std::optional<std::vector<int32_t>> biasValues(Value b, int64_t count) {
@@ -194,8 +207,12 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing, int64_t tasks) 
                                                              tasks, form),
                                     "uint8_t"));
   appendTasks(args, tasks);
-  return calls({call("conv2d", packedKernelArgs(op.getX(), dg, packing),
-                     kSimdQs8Conv, std::move(args), kSimdQs8Namespace)});
+  // The form as a template argument: the model's code instantiates only
+  // the forms its layers take (conv2d_in_form).
+  std::vector<std::string> templateArgs = packedKernelArgs(op.getX(), dg, packing);
+  templateArgs.insert(templateArgs.begin(), convFormName(form));
+  return calls({call("conv2d_in_form", std::move(templateArgs), kSimdQs8Conv, std::move(args),
+                     kSimdQs8Namespace)});
 }
 
 ProviderResult lowerQMatMul(QMatMulOp op, const Qs8Packing &packing, int64_t tasks) {

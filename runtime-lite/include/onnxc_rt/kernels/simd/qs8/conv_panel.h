@@ -1,7 +1,8 @@
-// conv2d's panel form's tiles (simd/qs8/conv2d.h): rows of register tiles
+// conv2d's panel form (simd/qs8/conv2d.h): rows of register tiles
 // (simd/qs8/tile.h) over an im2col panel (conv_tile_row), which the direct and
-// AMX forms fall back on too, and the rule by which every form splits a group's
-// output among its tasks (conv_splits_pixels).
+// AMX forms fall back on too, the rule by which every form splits a group's
+// output among its tasks (conv_splits_pixels), and the form itself
+// (conv2d_panel).
 #ifndef ONNXC_RT_SIMD_QS8_CONV_PANEL_H
 #define ONNXC_RT_SIMD_QS8_CONV_PANEL_H
 
@@ -97,6 +98,75 @@ conv_tile_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8
     conv_tiles<T, kConvVectors - 1>((np - px + kLanes - 1) / kLanes, panel + px * kDepthGroup,
                                     panel_stride, w, dgroups, narrow, q, rows, y_zp, act_min,
                                     act_max, y + px, y_stride, np - px);
+}
+
+/// conv2d in the panel form: each block of output pixels' im2col panel
+/// (from the padded planes, or the input itself where it needs no
+/// padding) times every tile of output channels (conv_tile_row).
+template <int G, typename T, typename TOut>
+void conv2d_panel(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const Conv2d &g,
+                  int64_t n, int64_t m, int64_t group, int32_t x_zp, const int32_t *multiplier,
+                  const int32_t *shift, int64_t count, VecI vzp, VecI vmin, VecI vmax,
+                  bool narrow_weights, uint8_t *scratch, TaskRunner *runner, int64_t tasks) {
+  const int64_t cg = g.c / group, mg = m / group;
+  const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G), dgroups = depth_pad / G;
+  const int64_t tile_bytes = depth_pad * kConvRows,
+                group_bytes = round_up(mg, kConvRows) * depth_pad;
+  const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
+  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  const ConvPixels cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input,
+                                    kVirtualRowsBound);
+  const int64_t pixels = g.oh * g.ow, block = cp.block;
+  const ConvScratch sl =
+      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut), tasks);
+  uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
+  const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
+  // Estimated at ~32 multiply-adds a cycle (parallel.h's tasks_for).
+  const int64_t used = tasks_for(cp.count * mg * depth / 32, tasks);
+  constexpr int64_t kTile = kConvVectors * kLanes; // pixels a whole tile
+  // As the direct form's split (conv2d_dot_direct): pixels where the
+  // output planes are whole cache lines; elsewhere channels, where there
+  // are 128 or more (every task then packs the whole panel: MobileNetV2's
+  // 32 -> 192 layer at 28 x 28 ran 14.5 -> 11.9 us at two threads on the
+  // Zen 5 host, its 144 -> 32 one slower).
+  const bool by_pixels = conv_splits_pixels_at_lines((cp.count + kTile - 1) / kTile,
+                                                     (mg + kConvRows - 1) / kConvRows, used,
+                                                     pixels, sizeof(TOut), mg >= 128);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t gi = 0; gi < group; ++gi) {
+      const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
+      if (planes)
+        pad_planes(xg, g, pp, pad, cg, planes, runner, used, by_pixels);
+      parallel_for(runner, used, [&](int64_t t) {
+        uint8_t *panel = scratch + t * sl.task, *rows = panel + sl.rows;
+        TOut *stage = reinterpret_cast<TOut *>(panel + sl.stage);
+        const Range px = by_pixels ? split_range(cp.count, kTile, used, t)
+                                   : Range{0, cp.count};
+        const Range ch = by_pixels ? Range{0, mg} : split_range(mg, kConvRows, used, t);
+        if (ch.begin >= ch.end)
+          return;
+        for (int64_t p0 = px.begin; p0 < px.end; p0 += block) {
+          const int64_t np = px.end - p0 < block ? px.end - p0 : block;
+          const int64_t nv = round_up(np, 16);
+          pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, cp.virtual_rows,
+                        panel, rows);
+          for (int64_t mt = ch.begin; mt < ch.end; mt += kConvRows) {
+            const int64_t live = ch.end - mt < kConvRows ? ch.end - mt : kConvRows;
+            Requant q[kConvRows];
+            channel_requants(q, gi * mg + mt, live, bias, multiplier, shift, count);
+            const int8_t *wt = w + gi * group_bytes + (mt / kConvRows) * tile_bytes;
+            TOut *yc = y + (b * m + gi * mg + mt) * pixels;
+            // Virtual rows go through the stage (their padding pixels dropped).
+            TOut *yt = cp.virtual_rows ? stage : yc + p0;
+            const int64_t y_stride = cp.virtual_rows ? block : pixels;
+            conv_tile_row(np, panel, nv * G, wt, dgroups, narrow_weights, q, live, vzp, vmin,
+                          vmax, yt, y_stride);
+            if (cp.virtual_rows)
+              store_virtual_rows(stage, block, live, p0, np, pp.phase, g.ow, yc, pixels);
+          }
+        }
+      });
+    }
 }
 
 } // namespace detail

@@ -78,7 +78,8 @@ inline void from_blocked(const float *x, float *y, int64_t n, int64_t c, int64_t
 
 /// One vector of blocked outputs through the epilogue: v + bias (`b`, the
 /// vector's bias lanes, zero where none) + residual (`z`, null: none), then
-/// Act, stored to dst (all kLanes lanes: padding lanes too, finite).
+/// Act (in registers, or on the stored vector out of line: apply_activation),
+/// stored to dst (all kLanes lanes: padding lanes too, finite).
 template <typename Act>
 ONNXC_RT_SIMD_INLINE void blocked_store(VecF v, VecF b, const float *z, float *dst,
                                        float alpha, float beta) {
@@ -89,8 +90,7 @@ ONNXC_RT_SIMD_INLINE void blocked_store(VecF v, VecF b, const float *z, float *d
     vector_activation<Act>(v, alpha, beta).store(dst);
   } else {
     v.store(dst);
-    for (int i = 0; i < kLanes; ++i)
-      dst[i] = Act::apply(dst[i], alpha, beta);
+    apply_activation<Act>(dst, kLanes, alpha, beta);
   }
 }
 

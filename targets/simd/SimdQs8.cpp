@@ -177,10 +177,15 @@ ProviderResult lowerQConv(QConvOp op, const Qs8Packing &packing, int64_t tasks) 
                                       packing.windowDepthwise, tasks),
         "uint8_t"));
     appendTasks(args, tasks);
+    // The unrolled window and stride as template arguments: the model's
+    // code instantiates only its layers' forms (depthwise_conv2d).
+    const int64_t unrolled = pack::depthwise_unrolled_kernel(kernel[0], kernel[1],
+                                                             g->strides[1], g->dilations[1]);
+    const int64_t stride = pack::depthwise_window_stride(g->strides[1], g->dilations[1]);
     return calls({call("depthwise_conv2d",
-                       {t, quad ? "true" : "false", packing.windowDepthwise ? "true" : "false"},
-                       kSimdQs8Depthwise,
-                       std::move(args), kSimdQs8Namespace)});
+                       {t, quad ? "true" : "false", packing.windowDepthwise ? "true" : "false",
+                        std::to_string(unrolled), std::to_string(stride)},
+                       kSimdQs8Depthwise, std::move(args), kSimdQs8Namespace)});
   }
   const int64_t depth = c.depth, dg = packing.convDepthGroup(depth);
   const pack::ConvForm form =

@@ -488,7 +488,12 @@ void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int6
 /// kQuadDepthwise). kWindows: VecI::kByteWindows, which the scratch was
 /// sized for: depthwise_scratch_bytes(..., kQuad, kWindows, tasks). `tasks`
 /// take shares of the channels (run on `runner`, see parallel.h).
-template <typename T, bool kQuad, bool kWindows>
+/// kKernel and kStrideW: qs8/pack.h's depthwise_unrolled_kernel and
+/// depthwise_window_stride of this convolution, which the compiler names so
+/// that a model's code holds only its layers' forms (an int8 model compiled
+/// all seventeen for each depthwise type); -1 (the default): chosen at run
+/// time, as the sweeps call it.
+template <typename T, bool kQuad, bool kWindows, int kKernel = -1, int kStrideW = -1>
 void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                       const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
                       const int64_t *strides, const int64_t *pads_begin,
@@ -501,73 +506,79 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                 "bias folded for another instruction set (qs8/pack.h's depthwise_band)");
   static_assert(kWindows == VecI::kByteWindows,
                 "scratch sized for another instruction set (qs8/pack.h's depthwise_reads_rows)");
-  const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
-                 kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
-                 pads_begin[1], dilations[0], dilations[1]};
-  const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
-             vmax = VecI::broadcast(act_max);
-  const int64_t task_bytes = depthwise_task_bytes(in_shape, out_shape, kernel, strides,
-                                                  pads_begin, dilations, kQuad, kWindows);
-  // Each task a run of the channels (of whole blocks where they are
-  // blocked) with its own band or plane.
-  // ~4 multiply-adds a cycle (parallel.h's tasks_for).
-  const int64_t used = tasks_for(in_shape[0] * g.c * g.oh * g.ow * g.kh * g.kw / 4, tasks);
-  auto split = [&](int64_t quantum, const auto &run) {
-    parallel_for(runner, used, [&](int64_t t) {
-      const Range r = split_range(g.c, quantum, used, t);
-      if (r.begin < r.end)
-        run(r, scratch + t * task_bytes);
-    });
-  };
-  // 3x3 and 5x5 with unit column dilation and stride 1 or 2 unroll their
-  // taps with constant offsets.
-  auto blocked = [&](auto kernel_h, auto kernel_w, auto stride_w) {
-    split(kDepthwiseBlock, [&](Range r, uint8_t *s) {
-      depthwise_blocked<kernel_h(), kernel_w(), stride_w()>(x, w, bias, y, in_shape[0], g,
-                                                             r.begin, r.end, x_zp, multiplier,
-                                                             shift, count, vzp, vmin, vmax, s);
-    });
-  };
-  using I0 = std::integral_constant<int, 0>;
-  using I1 = std::integral_constant<int, 1>;
-  using I2 = std::integral_constant<int, 2>;
-  using I3 = std::integral_constant<int, 3>;
-  using I5 = std::integral_constant<int, 5>;
-  if constexpr (kWindows) {
-    // In place from the planes' rows where their width allows (pack.h's
-    // depthwise_rows_per_vector): 3x3 and 5x5 unrolled.
-    const DepthwiseRows rows =
-        depthwise_rows_geometry(g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pw, g.dh);
-    const int64_t per_vector = depthwise_rows_per_vector(
-        g.ow, g.kw, g.sh, g.sw, rows.pitch, VecI::kLanes, VecI::kByteGather);
-    auto in_rows = [&](auto kernel_h, auto quads, auto stride_w) {
-      auto run = [&](auto gather) {
+  if constexpr (kKernel < 0 || kStrideW < 0) {
+    const auto run = [&](auto unrolled, auto stride) {
+      depthwise_conv2d<T, kQuad, kWindows, decltype(unrolled)::value, decltype(stride)::value>(
+          x, w, bias, y, in_shape, out_shape, kernel, strides, pads_begin, dilations, x_zp,
+          multiplier, shift, count, y_zp, act_min, act_max, scratch, runner, tasks);
+    };
+    using I0 = std::integral_constant<int, 0>;
+    using I1 = std::integral_constant<int, 1>;
+    using I2 = std::integral_constant<int, 2>;
+    using I3 = std::integral_constant<int, 3>;
+    using I5 = std::integral_constant<int, 5>;
+    const int64_t stride = depthwise_window_stride(strides[1], dilations[1]);
+    switch (depthwise_unrolled_kernel(kernel[0], kernel[1], strides[1], dilations[1])) {
+    case 3: return stride == 1 ? run(I3(), I1()) : run(I3(), I2());
+    case 5: return stride == 1 ? run(I5(), I1()) : run(I5(), I2());
+    default:
+      return stride == 0 ? run(I0(), I0()) : stride == 1 ? run(I0(), I1()) : run(I0(), I2());
+    }
+  } else {
+    static_assert((kKernel == 0 || kKernel == 3 || kKernel == 5) && kStrideW <= 2 &&
+                      (kKernel == 0 || kStrideW > 0),
+                  "qs8/pack.h's depthwise_unrolled_kernel and depthwise_window_stride");
+    const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
+                   kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
+                   pads_begin[1], dilations[0], dilations[1]};
+    const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
+               vmax = VecI::broadcast(act_max);
+    const int64_t task_bytes = depthwise_task_bytes(in_shape, out_shape, kernel, strides,
+                                                    pads_begin, dilations, kQuad, kWindows);
+    // Each task a run of the channels (of whole blocks where they are
+    // blocked) with its own band or plane.
+    // ~4 multiply-adds a cycle (parallel.h's tasks_for).
+    const int64_t used = tasks_for(in_shape[0] * g.c * g.oh * g.ow * g.kh * g.kw / 4, tasks);
+    auto split = [&](int64_t quantum, const auto &run) {
+      parallel_for(runner, used, [&](int64_t t) {
+        const Range r = split_range(g.c, quantum, used, t);
+        if (r.begin < r.end)
+          run(r, scratch + t * task_bytes);
+      });
+    };
+    if constexpr (kWindows && kStrideW > 0) {
+      // In place from the planes' rows where their width allows (pack.h's
+      // depthwise_rows_per_vector): 3x3 and 5x5 unrolled (a quad a row of
+      // 3, two of 5).
+      const DepthwiseRows rows =
+          depthwise_rows_geometry(g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.pw, g.dh);
+      const int64_t per_vector = depthwise_rows_per_vector(
+          g.ow, g.kw, g.sh, g.sw, rows.pitch, VecI::kLanes, VecI::kByteGather);
+      constexpr int kQuads = kKernel == 3 ? 1 : kKernel == 5 ? 2 : 0;
+      auto in_rows = [&](auto gather) {
         split(1, [&](Range r, uint8_t *s) {
-          depthwise_rows<kernel_h(), quads(), stride_w(), decltype(gather)::value, T, VecI>(
+          depthwise_rows<kKernel, kQuads, kStrideW, decltype(gather)::value, T, VecI>(
               x, w, bias, y, in_shape[0], g, r.begin, r.end, rows, per_vector, x_zp,
               multiplier, shift, count, vzp, vmin, vmax, s);
         });
       };
-      if constexpr (VecI::kByteGather) {
-        if (per_vector > 1)
-          return run(std::true_type());
+      if (depthwise_reads_rows(g.kw, g.sw, g.dw) && per_vector > 0) {
+        if constexpr (VecI::kByteGather) {
+          if (per_vector > 1)
+            return in_rows(std::true_type());
+        }
+        return in_rows(std::false_type());
       }
-      run(std::false_type());
-    };
-    if (depthwise_reads_rows(g.kw, g.sw, g.dw) && per_vector > 0) {
-      if (g.kh == 3 && g.kw == 3)
-        return g.sw == 1 ? in_rows(I3(), I1(), I1()) : in_rows(I3(), I1(), I2());
-      if (g.kh == 5 && g.kw == 5)
-        return g.sw == 1 ? in_rows(I5(), I2(), I1()) : in_rows(I5(), I2(), I2());
-      return g.sw == 1 ? in_rows(I0(), I0(), I1()) : in_rows(I0(), I0(), I2());
     }
+    // Channel-blocked: 3x3 and 5x5 at stride 1 or 2 unroll their taps with
+    // constant offsets.
+    constexpr int kBlockedStride = kKernel == 0 ? 0 : kStrideW;
+    split(kDepthwiseBlock, [&](Range r, uint8_t *s) {
+      depthwise_blocked<kKernel, kKernel, kBlockedStride>(x, w, bias, y, in_shape[0], g, r.begin,
+                                                          r.end, x_zp, multiplier, shift, count,
+                                                          vzp, vmin, vmax, s);
+    });
   }
-  const bool fixed = g.dw == 1 && (g.sw == 1 || g.sw == 2);
-  if (fixed && g.kh == 3 && g.kw == 3)
-    return g.sw == 1 ? blocked(I3(), I3(), I1()) : blocked(I3(), I3(), I2());
-  if (fixed && g.kh == 5 && g.kw == 5)
-    return g.sw == 1 ? blocked(I5(), I5(), I1()) : blocked(I5(), I5(), I2());
-  blocked(I0(), I0(), I0());
 }
 
 } // namespace qs8

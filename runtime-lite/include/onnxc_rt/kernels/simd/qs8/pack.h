@@ -692,6 +692,22 @@ inline bool depthwise_reads_rows(int64_t kw, int64_t sw, int64_t dw) {
   return dw == 1 && (sw == 1 || sw == 2) && kw <= 2 * kDepthwiseQuad;
 }
 
+/// The window simd/qs8/depthwise.h's depthwise_conv2d unrolls for a kh x
+/// kw kernel at column stride sw and column dilation dw: 3 or 5 for a 3x3
+/// or 5x5 window at a column stride of 1 or 2, undilated along the row;
+/// else 0 (its taps in a loop). With depthwise_window_stride, the
+/// template arguments the compiler names (so that a model's code holds
+/// only the forms its layers take) and the kernel's run-time choice reads.
+inline int64_t depthwise_unrolled_kernel(int64_t kh, int64_t kw, int64_t sw, int64_t dw) {
+  return dw == 1 && (sw == 1 || sw == 2) && kh == kw && (kh == 3 || kh == 5) ? kh : 0;
+}
+
+/// The column stride depthwise_conv2d's unrolled and in-row forms are
+/// compiled for: 1 or 2 where the row is undilated, else 0 (neither).
+inline int64_t depthwise_window_stride(int64_t sw, int64_t dw) {
+  return dw == 1 && (sw == 1 || sw == 2) ? sw : 0;
+}
+
 /// Output rows a vector of `lanes` pixels holds in depthwise_rows: 1 for
 /// rows of kDepthwiseRowsMinWidth or more; for narrower ones (byte gathers
 /// only) as many whole rows as fit in the lanes and whose windows lie in

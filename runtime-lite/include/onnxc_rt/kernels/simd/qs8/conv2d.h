@@ -43,9 +43,9 @@ inline ConvForm conv2d_form(int64_t dg, int64_t cg, int64_t mg, int64_t kh, int6
 /// A quantized 2-D convolution (reference/qs8.h's conv) in the form
 /// `kForm`: the one conv2d_form chooses for its shape, which the compiler
 /// chooses as it packs the weights (pack.h's conv_form) and names in the
-/// call, so that a model's code holds only the forms its layers take (the
-/// channel-lanes form alone was 7 of the 18 s GCC took over an int8 DS-CNN
-/// at x86-64-vbmi; each form's tiles are instantiated for every width).
+/// call, so that a model's code holds only the forms its layers take (each
+/// form's tiles are instantiated for every width: the channel-lanes form's
+/// 24 alone cost GCC about 7 s; docs/design.md has the models' figures).
 /// x (N, C, H, W) of T with zero point x_zp; weights packed by
 /// pack_conv_weights in `kForm` in depth groups of G; `bias` the folded
 /// per-channel constant of fold_zero_point with u_zp =

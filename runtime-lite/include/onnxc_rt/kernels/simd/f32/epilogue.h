@@ -96,8 +96,8 @@ __attribute__((noinline)) void apply_activation(float *y, int64_t n, float alpha
 /// most of the build of the kernels that use it (the convolution sweep at
 /// x86-64-v4: 160 -> 120 s; HardSigmoid's share 67 -> 21 s).
 template <typename Act>
-__attribute__((noinline)) void apply_epilogue(float *c, int64_t ldc, int64_t mr, int64_t nr, const Epilogue &ep,
-                           int64_t i0, int64_t j0) {
+__attribute__((noinline)) void apply_epilogue(float *c, int64_t ldc, int64_t mr, int64_t nr,
+                                              const Epilogue &ep, int64_t i0, int64_t j0) {
   for (int64_t r = 0; r < mr; ++r) {
     float *row = c + r * ldc;
     const int64_t i = i0 + r;

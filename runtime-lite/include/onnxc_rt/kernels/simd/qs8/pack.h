@@ -681,6 +681,13 @@ inline DepthwiseBand depthwise_band(int64_t w, int64_t oh, int64_t ow, int64_t k
 /// 31 against 43).
 constexpr int64_t kDepthwiseRowsMinWidth = 12;
 
+/// The column stride depthwise_conv2d's in-row and unrolled forms are
+/// compiled for (simd/qs8/depthwise.h): 1 or 2 where the row is undilated,
+/// else 0 (neither form).
+inline int64_t depthwise_window_stride(int64_t sw, int64_t dw) {
+  return dw == 1 && (sw == 1 || sw == 2) ? sw : 0;
+}
+
 /// Whether an int8 depthwise convolution may read its plane's rows in
 /// place (simd/qs8/depthwise.h's depthwise_rows, on ISAs with
 /// VecI::kByteWindows): windows of 4 bytes at a column stride of 1 or 2,
@@ -689,7 +696,7 @@ constexpr int64_t kDepthwiseRowsMinWidth = 12;
 /// (VecI::kByteGather) for narrow rows several to a vector
 /// (depthwise_rows_per_vector); the scratch fits either form.
 inline bool depthwise_reads_rows(int64_t kw, int64_t sw, int64_t dw) {
-  return dw == 1 && (sw == 1 || sw == 2) && kw <= 2 * kDepthwiseQuad;
+  return depthwise_window_stride(sw, dw) != 0 && kw <= 2 * kDepthwiseQuad;
 }
 
 /// The window simd/qs8/depthwise.h's depthwise_conv2d unrolls for a kh x
@@ -699,13 +706,7 @@ inline bool depthwise_reads_rows(int64_t kw, int64_t sw, int64_t dw) {
 /// template arguments the compiler names (so that a model's code holds
 /// only the forms its layers take) and the kernel's run-time choice reads.
 inline int64_t depthwise_unrolled_kernel(int64_t kh, int64_t kw, int64_t sw, int64_t dw) {
-  return dw == 1 && (sw == 1 || sw == 2) && kh == kw && (kh == 3 || kh == 5) ? kh : 0;
-}
-
-/// The column stride depthwise_conv2d's unrolled and in-row forms are
-/// compiled for: 1 or 2 where the row is undilated, else 0 (neither).
-inline int64_t depthwise_window_stride(int64_t sw, int64_t dw) {
-  return dw == 1 && (sw == 1 || sw == 2) ? sw : 0;
+  return depthwise_window_stride(sw, dw) != 0 && kh == kw && (kh == 3 || kh == 5) ? kh : 0;
 }
 
 /// Output rows a vector of `lanes` pixels holds in depthwise_rows: 1 for

@@ -491,23 +491,32 @@ struct MeanTaps {
 /// input across, over taps [t0, t1): all of them where the rows lie inside
 /// too, a top or bottom row's in-bounds window rows otherwise (taps are
 /// row-major, so those are one run). Each tap one vector op per pixel.
-template <int kPixels, typename Taps>
+/// kSW: the column stride where the caller fixes it (1 or 2), else 0
+/// (g.sw). Fixed, each tap's pixels are one pointer and constant
+/// displacements; with the stride known only at run time GCC held an index
+/// a pixel, spilled them, and address arithmetic took most of the loop.
+template <int kPixels, int kSW, typename Taps>
 ONNXC_RT_SIMD_INLINE void blocked_window_pixels(const float *x, const BlockedWindow &g,
                                                const int64_t *tap_off, int64_t t0, int64_t t1,
                                                int64_t r, int64_t ox, const Taps &taps,
                                                float *y) {
-  // Offsets, not pointers: a top row's window starts above the plane.
-  const int64_t at = ((r * g.sh - g.pt) * g.w + ox * g.sw - g.pl) * kChannelBlock;
+  const int64_t sw = kSW > 0 ? kSW : g.sw, step = sw * kChannelBlock;
+  // Offsets, not pointers, until a tap's: a top row's window starts above
+  // the plane.
+  const int64_t at = ((r * g.sh - g.pt) * g.w + ox * sw - g.pl) * kChannelBlock;
   VecF acc[kPixels];
+  const float *row = x + (at + tap_off[t0]);
 #pragma GCC unroll 8
   for (int p = 0; p < kPixels; ++p) {
-    const VecF v = VecF::load(x + at + p * g.sw * kChannelBlock + tap_off[t0]);
+    const VecF v = VecF::load(row + p * step);
     acc[p] = Taps::kFirst ? v : taps.step(VecF::zero(), v, t0);
   }
-  for (int64_t t = t0 + 1; t < t1; ++t)
+  for (int64_t t = t0 + 1; t < t1; ++t) {
+    row = x + (at + tap_off[t]);
 #pragma GCC unroll 8
     for (int p = 0; p < kPixels; ++p)
-      acc[p] = taps.step(acc[p], VecF::load(x + at + p * g.sw * kChannelBlock + tap_off[t]), t);
+      acc[p] = taps.step(acc[p], VecF::load(row + p * step), t);
+  }
 #pragma GCC unroll 8
   for (int p = 0; p < kPixels; ++p) {
     const int64_t q = r * g.ow + ox + p;
@@ -655,18 +664,29 @@ void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &ta
         for (; q + 8 <= q_hi; q += 8)
           blocked_window_pixels_3wide<8, 2>(x, g, r, q, taps, y);
     }
-    for (; q + 8 <= q_hi; q += 8)
-      blocked_window_pixels<8>(x, g, tap_off, t0, t1, r, q, taps, y);
-    if (q_hi - q >= 4) {
-      blocked_window_pixels<4>(x, g, tap_off, t0, t1, r, q, taps, y);
-      q += 4;
-    }
+    // Eight and four pixels (most of a row) with the stride fixed, the
+    // rest with it read.
+    auto wide = [&](auto sw_c) {
+      constexpr int kSW = decltype(sw_c)::value;
+      for (; q + 8 <= q_hi; q += 8)
+        blocked_window_pixels<8, kSW>(x, g, tap_off, t0, t1, r, q, taps, y);
+      if (q_hi - q >= 4) {
+        blocked_window_pixels<4, kSW>(x, g, tap_off, t0, t1, r, q, taps, y);
+        q += 4;
+      }
+    };
+    if (g.sw == 1)
+      wide(std::integral_constant<int, 1>{});
+    else if (g.sw == 2)
+      wide(std::integral_constant<int, 2>{});
+    else
+      wide(std::integral_constant<int, 0>{});
     if (q_hi - q == 3)
-      blocked_window_pixels<3>(x, g, tap_off, t0, t1, r, q, taps, y);
+      blocked_window_pixels<3, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
     else if (q_hi - q == 2)
-      blocked_window_pixels<2>(x, g, tap_off, t0, t1, r, q, taps, y);
+      blocked_window_pixels<2, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
     else if (q_hi - q == 1)
-      blocked_window_pixels<1>(x, g, tap_off, t0, t1, r, q, taps, y);
+      blocked_window_pixels<1, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
   };
   for (int64_t r = 0; r < g.oh;) {
     // A top or bottom row runs its columns inside across on the window rows

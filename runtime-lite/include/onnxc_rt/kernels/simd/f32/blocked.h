@@ -656,18 +656,15 @@ void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &ta
   // Row r's columns inside across, on taps [t0, t1).
   auto row_inside = [&](int64_t r, int64_t t0, int64_t t1, bool whole) {
     int64_t q = q_lo;
-    if constexpr (!VecF::kArithmeticFromMemory) {
-      if (whole && g.kw == 3 && g.dw == 1 && g.sw == 1)
-        for (; q + 8 <= q_hi; q += 8)
-          blocked_window_pixels_3wide<8, 1>(x, g, r, q, taps, y);
-      else if (whole && g.kw == 3 && g.dw == 1 && g.sw == 2)
-        for (; q + 8 <= q_hi; q += 8)
-          blocked_window_pixels_3wide<8, 2>(x, g, r, q, taps, y);
-    }
-    // Eight and four pixels (most of a row) with the stride fixed, the
-    // rest with it read.
+    // Eight and four pixels (most of a row) with the stride fixed where it
+    // is 1 or 2 (first NEON's 3-wide tiles, where they apply), the rest
+    // with it read.
     auto wide = [&](auto sw_c) {
       constexpr int kSW = decltype(sw_c)::value;
+      if constexpr (!VecF::kArithmeticFromMemory && kSW > 0)
+        if (whole && g.kw == 3 && g.dw == 1)
+          for (; q + 8 <= q_hi; q += 8)
+            blocked_window_pixels_3wide<8, kSW>(x, g, r, q, taps, y);
       for (; q + 8 <= q_hi; q += 8)
         blocked_window_pixels<8, kSW>(x, g, tap_off, t0, t1, r, q, taps, y);
       if (q_hi - q >= 4) {

@@ -31,10 +31,12 @@ ONNXC_RT_SIMD_INLINE void conv_direct_tile(const uint8_t *a, int64_t quad_stride
                                            const int8_t *w, const Requant *q, int64_t rows,
                                            VecI y_zp, VecI act_min, VecI act_max,
                                            T *__restrict y, int64_t y_stride, int64_t valid) {
+  // The sums from each row's added constant (tile.h's kConvSumsAdded:
+  // broadcast_step accumulates in place).
   VecI acc[kConvRows][NV];
   for_each_index<kConvRows>([&](auto r) {
     for (int v = 0; v < NV; ++v)
-      acc[r][v] = VecI::zero();
+      acc[r][v] = q[r].add;
   });
   const int8_t *wk = w;
   for (int64_t t = 0; t < taps; ++t) {
@@ -44,7 +46,8 @@ ONNXC_RT_SIMD_INLINE void conv_direct_tile(const uint8_t *a, int64_t quad_stride
   }
   for_each_index<kConvRows>([&](auto r) ONNXC_RT_SIMD_LAMBDA {
     if (r < rows)
-      requantize_store<NV, T>(acc[r], q[r], y_zp, act_min, act_max, y + r * y_stride, valid);
+      requantize_store<NV, T, true>(acc[r], q[r], y_zp, act_min, act_max, y + r * y_stride,
+                                    valid);
   });
 }
 

@@ -173,9 +173,13 @@ inline void channel_requants(Requant (&q)[kConvRows], int64_t oc, int64_t live,
 }
 
 /// Whether conv_tile's sums start from each row's added constant (q.add):
-/// where the products are SDOT / USDOT by element or USMMLA (NEON), which
-/// accumulate in place; else it is added with the requantization.
-constexpr bool kConvSumsAdded = VecI::kLaneDot && kLanes == kConvRows;
+/// where the products accumulate in place, SDOT / USDOT by element or
+/// USMMLA (NEON) and the broadcast tile's vpdpbusd or vpmaddwd (x86: one
+/// vpaddd a vector fewer, 1/5 of a 16-channel layer's requantization);
+/// else (armv8-a's 16-byte products, summed in pairs after the depth loop)
+/// it is added with the requantization.
+constexpr bool kConvSumsAdded = VecI::kLaneDot ? kLanes == kConvRows
+                                               : !kDepth16 && !VecI::kMatMul;
 
 /// One register tile of a convolution: kConvRows channels x NV vectors of
 /// pixels over the whole depth (`dgroups` groups of kDepthGroup),
@@ -212,7 +216,7 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
     });
   } else if constexpr (VecI::kSdotTiles && NV == 6) {
     conv_sums_sdot(panel, panel_stride, w, dgroups, q, acc);
-  } else if constexpr (kConvSumsAdded) {
+  } else if constexpr (VecI::kLaneDot) {
     // The sums start from each row's added constant.
     for_each_index<kConvRows>([&](auto r) {
       for (int v = 0; v < NV; ++v)
@@ -232,7 +236,12 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       });
     }
   } else {
-    // Each row's 4 weights of a depth step broadcast (x86's vpdpbusd).
+    // Each row's 4 weights of a depth step broadcast (x86's vpdpbusd), the
+    // sums from each row's added constant.
+    for_each_index<kConvRows>([&](auto r) {
+      for (int v = 0; v < NV; ++v)
+        acc[r][v] = q[r].add;
+    });
     for (int64_t kk = 0; kk < dgroups; ++kk)
       broadcast_step(acc, panel + kk * panel_stride, w + kk * kConvRows * 4);
   }

@@ -281,20 +281,28 @@ inline Bytes zip_high(Bytes a, Bytes b) {
                                  31);
 }
 
-/// The 16 x 16 bytes r transposed (byte j of row i becomes byte i of row
-/// j): four rounds of interleaving rows i and i + 8 (ZIP1/ZIP2 on NEON,
-/// punpcklbw/punpckhbw on x86), each a rotation of the index bits.
-inline void transpose16(Bytes (&r)[16]) {
-  for (int round = 0; round < 4; ++round) {
-    Bytes t[16];
-    for (int i = 0; i < 8; ++i) {
-      t[2 * i] = zip_low(r[i], r[i + 8]);
-      t[2 * i + 1] = zip_high(r[i], r[i + 8]);
+/// kRounds rounds of interleaving rows i and i + N / 2 of the N rows r
+/// (ZIP1/ZIP2 on NEON, punpcklbw/punpckhbw on x86), each a rotation by one
+/// of the bits of a byte's index (its row's, then its column's).
+template <int kRounds, int N> inline void zip_rows(Bytes (&r)[N]) {
+  for (int round = 0; round < kRounds; ++round) {
+    Bytes t[N];
+    for (int i = 0; i < N / 2; ++i) {
+      t[2 * i] = zip_low(r[i], r[i + N / 2]);
+      t[2 * i + 1] = zip_high(r[i], r[i + N / 2]);
     }
-    for (int i = 0; i < 16; ++i)
+    for (int i = 0; i < N; ++i)
       r[i] = t[i];
   }
 }
+
+/// The 16 x 16 bytes r transposed (byte j of row i becomes byte i of row
+/// j): four rounds.
+inline void transpose16(Bytes (&r)[16]) { zip_rows<4>(r); }
+
+/// 8 rows of 16 bytes transposed in pairs of columns: row k becomes
+/// column 2k's 8 bytes (row 0's first), then column 2k + 1's. Three rounds.
+inline void transpose8x16(Bytes (&r)[8]) { zip_rows<3>(r); }
 
 /// 16 bytes of each of four rows a, b, c, d interleaved into 64 bytes
 /// ([16][4]: a0 b0 c0 d0 a1 ...): bytes in pairs, then the pairs in pairs.

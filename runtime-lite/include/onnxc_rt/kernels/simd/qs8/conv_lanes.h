@@ -52,7 +52,11 @@ ONNXC_RT_SIMD_INLINE void conv_lane_tile(const uint8_t *a, int64_t a_step, const
     });
   }
   // Each vector of channels requantized with its constants, narrowed into
-  // a pixel-major block, then each channel's R pixels stored.
+  // a pixel-major block, transposed 16 channels at a time (their R <= 8
+  // pixels' bytes together), then each channel's R bytes copied. Byte by
+  // byte the transpose took a sixth of the tiles' time on MobileNetV2's
+  // 14 x 14 layers (2 x 384 loads and stores a tile of 64 channels).
+  static_assert(R <= 8 && sizeof(T) == 1, "a channel's pixels in 8 bytes");
   alignas(64) T block[R][NV * kLanes];
   for_each_index<NV>([&](auto v) ONNXC_RT_SIMD_LAMBDA {
     const int64_t left = cols - int64_t(v) * kLanes;
@@ -63,9 +67,17 @@ ONNXC_RT_SIMD_INLINE void conv_lane_tile(const uint8_t *a, int64_t a_step, const
           .store_narrow(&block[r][v * kLanes], kLanes);
     });
   });
+  alignas(64) uint8_t by_channel[NV * kLanes][8];
+  for (int64_t c = 0; c < cols; c += 16) {
+    Bytes rows[8];
+    for (int r = 0; r < 8; ++r)
+      rows[r] = r < R ? load_bytes(&block[r][c]) : Bytes{};
+    transpose8x16(rows);
+    for (int k = 0; k < 8; ++k)
+      store_bytes(by_channel[c + 2 * k], rows[k]);
+  }
   for (int64_t c = 0; c < cols; ++c)
-    for (int r = 0; r < R; ++r)
-      y[c * pixels + r] = block[r][c];
+    __builtin_memcpy(y + c * pixels, by_channel[c], R);
 }
 
 /// conv_lane_tile<r, NV> for r in [1, R].

@@ -175,7 +175,7 @@ inline void channel_requants(Requant (&q)[kConvRows], int64_t oc, int64_t live,
 /// Whether conv_tile's sums start from each row's added constant (q.add):
 /// where the products accumulate in place, SDOT / USDOT by element or
 /// USMMLA (NEON) and the broadcast tile's vpdpbusd or vpmaddwd (x86: one
-/// vpaddd a vector fewer, 1/5 of a 16-channel layer's requantization);
+/// vpaddd a vector fewer of the requantization's ten or so);
 /// else (armv8-a's 16-byte products, summed in pairs after the depth loop)
 /// it is added with the requantization.
 constexpr bool kConvSumsAdded = VecI::kLaneDot ? kLanes == kConvRows

@@ -195,10 +195,12 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
   // shifted product leaves out is in the folded bias, q's added constant).
   // acc is indexed by constants only, in every tile: a variable index
   // (the last tile of fewer rows had one) keeps it in memory.
+  // Where they accumulate in place they start from each row's added
+  // constant (kConvSumsAdded); the other paths write acc whole.
   VecI acc[kConvRows][NV];
   for_each_index<kConvRows>([&](auto r) {
     for (int v = 0; v < NV; ++v)
-      acc[r][v] = VecI::zero();
+      acc[r][v] = kConvSumsAdded ? q[r].add : VecI::zero();
   });
   if constexpr (VecI::kMatMul) {
     conv_sums_mmla<NV>(panel, panel_stride, w, dgroups, q, acc);
@@ -217,11 +219,6 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
   } else if constexpr (VecI::kSdotTiles && NV == 6) {
     conv_sums_sdot(panel, panel_stride, w, dgroups, q, acc);
   } else if constexpr (VecI::kLaneDot) {
-    // The sums start from each row's added constant.
-    for_each_index<kConvRows>([&](auto r) {
-      for (int v = 0; v < NV; ++v)
-        acc[r][v] = q[r].add;
-    });
     // The kConvRows rows' 4 weights of a depth step are one vector, each
     // lane used by the dot product by element.
     for (int64_t kk = 0; kk < dgroups; ++kk) {
@@ -236,12 +233,7 @@ ONNXC_RT_SIMD_INLINE void conv_tile(const uint8_t *panel, int64_t panel_stride, 
       });
     }
   } else {
-    // Each row's 4 weights of a depth step broadcast (x86's vpdpbusd), the
-    // sums from each row's added constant.
-    for_each_index<kConvRows>([&](auto r) {
-      for (int v = 0; v < NV; ++v)
-        acc[r][v] = q[r].add;
-    });
+    // Each row's 4 weights of a depth step broadcast (x86's vpdpbusd).
     for (int64_t kk = 0; kk < dgroups; ++kk)
       broadcast_step(acc, panel + kk * panel_stride, w + kk * kConvRows * 4);
   }

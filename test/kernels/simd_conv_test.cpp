@@ -17,6 +17,9 @@
 #include "onnxc_rt/kernels/simd/f32/pool.h"
 #include "onnxc_rt/kernels/simd/f32/winograd.h"
 
+#include <array>
+#include <limits>
+
 using namespace onnxc_rt;
 using namespace kernel_test;
 
@@ -483,6 +486,97 @@ void checkExpandDepthwiseProject(const BlockCase &q, bool expand, int64_t m, flo
 }
 
 } // namespace
+
+namespace {
+
+/// depthwise_conv2d_blocked's planes (Relu, with bias) through the border
+/// tiles only (blocked_window_tiles), as each plane ran before small ones
+/// were padded first.
+std::vector<float> depthwiseByBorderTiles(const ConvCase &q, const std::vector<float> &xb,
+                                          const float *packed, const float *bias,
+                                          const int64_t *in, const int64_t *out,
+                                          const int64_t *kernel, const int64_t *strides,
+                                          const int64_t *pb, const int64_t *dil) {
+  const simd::BlockedWindow g = simd::blocked_window(in, out, kernel, strides, pb, dil);
+  const int64_t cb = simd::channel_blocks(q.m), taps = q.kh * q.kw;
+  std::vector<float> y(q.n * cb * simd::kChannelBlock * g.oh * g.ow);
+  for (int64_t bb = 0; bb < q.n * cb; ++bb)
+    for (int64_t sub = 0; sub < simd::kBlockVecs; ++sub) {
+      const int64_t blk = bb % cb, lane0 = blk * simd::kChannelBlock + sub * simd::VecF::kLanes;
+      simd::DepthwiseTaps<ref::Relu> t;
+      t.wt = packed + blk * taps * simd::kChannelBlock + sub * simd::VecF::kLanes;
+      t.bias = simd::bias_lanes(bias, lane0, q.m);
+      t.z = nullptr;
+      t.alpha = t.beta = 0.f;
+      simd::blocked_window_tiles(
+          xb.data() + bb * g.h * g.w * simd::kChannelBlock + sub * simd::VecF::kLanes, g, t,
+          y.data() + bb * g.oh * g.ow * simd::kChannelBlock + sub * simd::VecF::kLanes);
+    }
+  return y;
+}
+
+} // namespace
+
+// Blocked depthwise convolutions on planes small enough to be padded on
+// the stack first (blocked_window_plane): the same sums bit for bit as the
+// border tiles, up to the largest padded plane (18 x 18) and past it; with
+// an infinite and a NaN weight they take the border tiles (a padded tap
+// would add inf * 0 = NaN where the reference skips the tap).
+TEST_CASE("blocked depthwise: padded small planes", "[conv]") {
+  const ConvCase cases[] = {
+      {1, 20, 7, 7, 20, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 20},    // 5x5 on 7x7
+      {2, 17, 14, 14, 17, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 17},  // 18 x 18 padded: the largest
+      {1, 16, 15, 15, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16},  // 19 x 19: not padded
+      {1, 33, 14, 14, 33, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 33},  // stride 2
+      {1, 16, 14, 13, 16, 5, 5, 2, 2, 2, 1, 1, 2, 1, 1, 16},  // asymmetric pads, stride 2
+      {1, 16, 6, 6, 16, 3, 3, 1, 1, 3, 3, 3, 3, 1, 1, 16},    // pads past the window
+      {1, 9, 12, 12, 9, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 9},     // dilated
+      {1, 8, 9, 5, 8, 3, 3, 1, 1, 0, 1, 0, 1, 1, 1, 8},       // pads across only
+  };
+  for (const ConvCase &q : cases)
+    for (bool infinite : {false, true}) {
+      INFO(describe(q) << (infinite ? " with an infinite and a NaN weight" : ""));
+      const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
+      const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1;
+      int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.m, oh, ow};
+      int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw}, pb[2] = {q.ph, q.pw},
+              dil[2] = {q.dh, q.dw};
+      const int64_t taps = q.kh * q.kw;
+      auto x = randomVec(q.n * q.c * q.h * q.w), w = randomVec(q.m * taps), bias = randomVec(q.m);
+      if (infinite) {
+        w[0] = std::numeric_limits<float>::infinity();         // channel 0's first tap
+        w[taps * (q.m - 1)] = std::numeric_limits<float>::quiet_NaN(); // the last channel's
+      }
+      std::vector<float> packed(simd::blocked_conv_weights_floats(q.m, q.c, taps, true, true));
+      simd::pack_blocked_conv_weights(w.data(), q.m, q.c, taps, true, true, packed.data());
+      const std::vector<float> xb = blocked(x, in);
+      std::vector<float> y(q.n * simd::channel_blocks(q.m) * simd::kChannelBlock * oh * ow);
+      simd::depthwise_conv2d_blocked<ref::Relu>(xb.data(), packed.data(), bias.data(), nullptr,
+                                                y.data(), in, out, kernel, strides, pb, dil, 0.f,
+                                                0.f);
+      const std::vector<float> want =
+          depthwiseByBorderTiles(q, xb, packed.data(), bias.data(), in, out, kernel, strides,
+                                 pb, dil);
+      const int64_t ny = q.n * q.m * oh * ow;
+      CHECK(kernel_test::sameMismatch(unblocked(y, out), unblocked(want, out), ny) == "");
+      if (!infinite)
+        continue;
+      // The border tiles skip the taps outside as the reference does: its
+      // infinities and NaNs where it has them, its sums elsewhere.
+      std::vector<float> ref_y(ny);
+      ref::conv<float>(x.data(), w.data(), bias.data(), ref_y.data(), 2, in, out, kernel,
+                       strides, pb, std::array<int64_t, 2>{q.pe_h, q.pe_w}.data(), dil, q.group);
+      const std::vector<float> got = unblocked(y, out);
+      for (int64_t i = 0; i < ny; ++i) {
+        const float r = ref::Relu::apply(ref_y[i], 0.f, 0.f);
+        INFO("element " << i << " got " << got[i] << " want " << r);
+        const float tol = 2e-6f * float(taps + 8) * (1 + std::fabs(r));
+        CHECK((std::isnan(r)   ? std::isnan(got[i])
+               : std::isinf(r) ? got[i] == r
+                               : std::fabs(got[i] - r) <= tol));
+      }
+    }
+}
 
 // Inverted-residual blocks' expand + depthwise pairs in one pass: bands of
 // rows, the rows bands share, channel tiles past whole blocks, segments of

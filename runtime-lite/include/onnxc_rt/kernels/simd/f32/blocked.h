@@ -456,6 +456,10 @@ struct BlockedWindow {
 template <typename Act>
 struct DepthwiseTaps {
   static constexpr bool kFirst = false;
+  /// A tap on a zero adds an exact zero (+0 plus either zero is +0, and the
+  /// sums start at +0), so a zero-padded copy of the plane gives the same
+  /// sums as skipping the taps outside, while every weight is finite.
+  static constexpr bool kZeroPadExact = true;
   const float *wt; // this vector's weights, tap t at wt + t * kChannelBlock
   VecF bias;
   const float *z; // this vector's residual plane (blocked), or null
@@ -470,6 +474,7 @@ struct DepthwiseTaps {
 
 struct MaxTaps {
   static constexpr bool kFirst = true;
+  static constexpr bool kZeroPadExact = false;
   ONNXC_RT_SIMD_INLINE VecF step(VecF acc, VecF x, int64_t) const { return VecF::max(x, acc); }
   ONNXC_RT_SIMD_INLINE void finish(VecF acc, int64_t, int64_t, float *dst) const {
     acc.store(dst);
@@ -480,6 +485,7 @@ struct MaxTaps {
 /// or without pads; GlobalAveragePool).
 struct MeanTaps {
   static constexpr bool kFirst = false;
+  static constexpr bool kZeroPadExact = false;
   ONNXC_RT_SIMD_INLINE VecF step(VecF acc, VecF x, int64_t) const { return VecF::add(acc, x); }
   ONNXC_RT_SIMD_INLINE void finish(VecF acc, int64_t count, int64_t, float *dst) const {
     VecF::mul(acc, VecF::broadcast(count > 0 ? 1.0f / static_cast<float>(count) : 0.0f))
@@ -487,41 +493,50 @@ struct MeanTaps {
   }
 };
 
-/// kPixels outputs of row r from column ox whose windows lie inside the
+/// kPixels outputs of kRows rows from (r, ox) whose windows lie inside the
 /// input across, over taps [t0, t1): all of them where the rows lie inside
 /// too, a top or bottom row's in-bounds window rows otherwise (taps are
-/// row-major, so those are one run). Each tap one vector op per pixel.
+/// row-major, so those are one run; kRows 1 there). Each tap one vector op
+/// per pixel; two rows give a short row's tiles independent sums enough to
+/// cover the FMA's latency (7 wide: 2 x 4 and 2 x 3, not 4 and 3).
 /// kSW: the column stride where the caller fixes it (1 or 2), else 0
 /// (g.sw). Fixed, each tap's pixels are one pointer and constant
 /// displacements; with the stride known only at run time GCC held an index
 /// a pixel, spilled them, and address arithmetic took most of the loop.
-template <int kPixels, int kSW, typename Taps>
+template <int kRows, int kPixels, int kSW, typename Taps>
 ONNXC_RT_SIMD_INLINE void blocked_window_pixels(const float *x, const BlockedWindow &g,
                                                const int64_t *tap_off, int64_t t0, int64_t t1,
                                                int64_t r, int64_t ox, const Taps &taps,
                                                float *y) {
   const int64_t sw = kSW > 0 ? kSW : g.sw, step = sw * kChannelBlock;
+  const int64_t row_step = g.sh * g.w * kChannelBlock;
   // Offsets, not pointers, until a tap's: a top row's window starts above
   // the plane.
   const int64_t at = ((r * g.sh - g.pt) * g.w + ox * sw - g.pl) * kChannelBlock;
-  VecF acc[kPixels];
+  VecF acc[kRows][kPixels];
   const float *row = x + (at + tap_off[t0]);
+#pragma GCC unroll 2
+  for (int i = 0; i < kRows; ++i)
 #pragma GCC unroll 8
-  for (int p = 0; p < kPixels; ++p) {
-    const VecF v = VecF::load(row + p * step);
-    acc[p] = Taps::kFirst ? v : taps.step(VecF::zero(), v, t0);
-  }
+    for (int p = 0; p < kPixels; ++p) {
+      const VecF v = VecF::load(row + i * row_step + p * step);
+      acc[i][p] = Taps::kFirst ? v : taps.step(VecF::zero(), v, t0);
+    }
   for (int64_t t = t0 + 1; t < t1; ++t) {
     row = x + (at + tap_off[t]);
+#pragma GCC unroll 2
+    for (int i = 0; i < kRows; ++i)
 #pragma GCC unroll 8
-    for (int p = 0; p < kPixels; ++p)
-      acc[p] = taps.step(acc[p], VecF::load(row + p * step), t);
+      for (int p = 0; p < kPixels; ++p)
+        acc[i][p] = taps.step(acc[i][p], VecF::load(row + i * row_step + p * step), t);
   }
+#pragma GCC unroll 2
+  for (int i = 0; i < kRows; ++i)
 #pragma GCC unroll 8
-  for (int p = 0; p < kPixels; ++p) {
-    const int64_t q = r * g.ow + ox + p;
-    taps.finish(acc[p], t1 - t0, q, y + q * kChannelBlock);
-  }
+    for (int p = 0; p < kPixels; ++p) {
+      const int64_t q = (r + i) * g.ow + ox + p;
+      taps.finish(acc[i][p], t1 - t0, q, y + q * kChannelBlock);
+    }
 }
 
 /// blocked_window_pixels for a 3-wide window of stride SW (1 or 2, no
@@ -626,17 +641,16 @@ __attribute__((noinline)) void blocked_window_edge(const float *x, const Blocked
   blocked_window_column<1>(x, g, r, q, ky0, ky1, taps, y);
 }
 
-/// One vector's plane (x, y: a block's plane offset to the vector's lanes):
-/// columns whose windows lie inside across take blocked_window_pixels,
+/// Columns whose windows lie inside across take blocked_window_pixels,
 /// eight pixels at a time, then 4, then the rest in one tile (a top or
 /// bottom row on its window rows inside); the left and right border
 /// columns blocked_window_column down the rows inside, four at a time, as
 /// those rows pass; the corners blocked_window_edge. Every output's taps in
 /// the same order whichever path takes it. At 14 x 14 a 5 x 5 window's
 /// border is half the pixels, at 7 x 7 all but 9, so the border runs tiles
-/// too.
+/// too (blocked_window_plane pads such planes first where it may).
 template <typename Taps>
-void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &taps, float *y) {
+void blocked_window_tiles(const float *x, const BlockedWindow &g, const Taps &taps, float *y) {
   int64_t tap_off[kPixelMajorMaxTaps];
   const bool fast = g.kh * g.kw <= kPixelMajorMaxTaps;
   for (int64_t t = 0; fast && t < g.kh * g.kw; ++t)
@@ -653,22 +667,25 @@ void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &ta
   int64_t r_lo, r_hi, q_lo, q_hi;
   inside(g.oh, g.h, g.kh, g.sh, g.pt, g.dh, r_lo, r_hi);
   inside(g.ow, g.w, g.kw, g.sw, g.pl, g.dw, q_lo, q_hi);
-  // Row r's columns inside across, on taps [t0, t1).
-  auto row_inside = [&](int64_t r, int64_t t0, int64_t t1, bool whole) {
+  // kRows rows' columns inside across from row r, on taps [t0, t1).
+  auto rows_inside = [&](auto rows_c, int64_t r, int64_t t0, int64_t t1, bool whole) {
+    constexpr int kRows = decltype(rows_c)::value;
     int64_t q = q_lo;
     // Eight and four pixels (most of a row) with the stride fixed where it
     // is 1 or 2 (first NEON's 3-wide tiles, where they apply), the rest
-    // with it read.
+    // with it read; the pair's rows side by side in all but the eights.
     auto wide = [&](auto sw_c) {
       constexpr int kSW = decltype(sw_c)::value;
       if constexpr (!VecF::kArithmeticFromMemory && kSW > 0)
         if (whole && g.kw == 3 && g.dw == 1)
           for (; q + 8 <= q_hi; q += 8)
-            blocked_window_pixels_3wide<8, kSW>(x, g, r, q, taps, y);
-      for (; q + 8 <= q_hi; q += 8)
-        blocked_window_pixels<8, kSW>(x, g, tap_off, t0, t1, r, q, taps, y);
+            for (int i = 0; i < kRows; ++i)
+              blocked_window_pixels_3wide<8, kSW>(x, g, r + i, q, taps, y);
+      for (; q + 8 <= q_hi; q += 8) // eight sums a row already (16 a pair: AVX2 has 16)
+        for (int i = 0; i < kRows; ++i)
+          blocked_window_pixels<1, 8, kSW>(x, g, tap_off, t0, t1, r + i, q, taps, y);
       if (q_hi - q >= 4) {
-        blocked_window_pixels<4, kSW>(x, g, tap_off, t0, t1, r, q, taps, y);
+        blocked_window_pixels<kRows, 4, kSW>(x, g, tap_off, t0, t1, r, q, taps, y);
         q += 4;
       }
     };
@@ -679,11 +696,11 @@ void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &ta
     else
       wide(std::integral_constant<int, 0>{});
     if (q_hi - q == 3)
-      blocked_window_pixels<3, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
+      blocked_window_pixels<kRows, 3, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
     else if (q_hi - q == 2)
-      blocked_window_pixels<2, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
+      blocked_window_pixels<kRows, 2, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
     else if (q_hi - q == 1)
-      blocked_window_pixels<1, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
+      blocked_window_pixels<kRows, 1, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
   };
   for (int64_t r = 0; r < g.oh;) {
     // A top or bottom row runs its columns inside across on the window rows
@@ -712,12 +729,90 @@ void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &ta
     };
     for (int64_t q = 0; q < q_lo; ++q)
       border(q);
-    for (int64_t i = 0; i < rows; ++i)
-      row_inside(r + i, ky0 * g.kw, ky1 * g.kw, whole);
+    int64_t i = 0;
+    for (; i + 2 <= rows; i += 2)
+      rows_inside(std::integral_constant<int, 2>{}, r + i, 0, g.kh * g.kw, true);
+    if (i < rows)
+      rows_inside(std::integral_constant<int, 1>{}, r + i, ky0 * g.kw, ky1 * g.kw, whole);
     for (int64_t q = q_hi; q < g.ow; ++q)
       border(q);
     r += rows;
   }
+}
+
+/// The most pixels of a zero-padded plane blocked_window_plane copies to
+/// its stack (kChannelBlock floats each: 20.7 KB): 14 x 14 under a 5 x 5
+/// window with its pads is 18 x 18.
+constexpr int64_t kPaddedWindowPixels = 324;
+
+/// The extents of the input a window over g's outputs spans, its pads
+/// included: `rows` x `cols`, input (0, 0) at (g.pt, g.pl).
+inline void padded_window_extent(const BlockedWindow &g, int64_t &rows, int64_t &cols) {
+  rows = (g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1;
+  cols = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
+}
+
+/// Whether the `taps` weight vectors from wt (kChannelBlock floats apart)
+/// are all finite: w - w is 0 for a finite w, NaN for an infinite or NaN one.
+inline bool finite_tap_weights(const float *wt, int64_t taps) {
+  VecF sum = VecF::zero();
+  for (int64_t t = 0; t < taps; ++t) {
+    const VecF w = VecF::load(wt + t * kChannelBlock);
+    sum = VecF::add(sum, VecF::sub(w, w));
+  }
+  alignas(64) float lanes[VecF::kLanes];
+  sum.store(lanes);
+  bool finite = true;
+  for (int i = 0; i < VecF::kLanes; ++i)
+    finite = finite && lanes[i] == 0.0f;
+  return finite;
+}
+
+/// One vector's plane (x, y: a block's plane offset to the vector's lanes)
+/// of a window op. A depthwise window on a small plane whose border is a
+/// large share of it (7 x 7 and 14 x 14 in MobileNetV2 and EfficientNet-B0)
+/// is copied into a zero-padded plane on the stack first, so that every
+/// output takes the tiles of the inside (blocked_window_tiles) and none
+/// the border's narrower ones: the same sums bit for bit
+/// (DepthwiseTaps::kZeroPadExact), 1.5-3x faster on those layers
+/// (bench/conv_bench.cpp's dw rows). Larger planes, pools and infinite
+/// weights take the border tiles.
+template <typename Taps>
+void blocked_window_plane(const float *x, const BlockedWindow &g, const Taps &taps, float *y) {
+  if constexpr (Taps::kZeroPadExact) {
+    int64_t rows, cols;
+    padded_window_extent(g, rows, cols);
+    const bool border = g.pt > 0 || g.pl > 0 || rows > g.h || cols > g.w;
+    if (border && rows * cols <= kPaddedWindowPixels &&
+        finite_tap_weights(taps.wt, g.kh * g.kw)) {
+      alignas(64) float padded[kPaddedWindowPixels * kChannelBlock];
+      // Input rows and columns the windows read: [0, in_rows) x [0, in_cols).
+      const int64_t in_rows = min64(g.h, rows - g.pt), in_cols = min64(g.w, cols - g.pl);
+      for (int64_t r = 0; r < rows; ++r) {
+        float *dst = padded + r * cols * kChannelBlock;
+        const int64_t ir = r - g.pt;
+        if (ir < 0 || ir >= in_rows) {
+          for (int64_t q = 0; q < cols; ++q)
+            VecF::zero().store(dst + q * kChannelBlock);
+          continue;
+        }
+        const float *src = x + ir * g.w * kChannelBlock;
+        for (int64_t q = 0; q < g.pl; ++q)
+          VecF::zero().store(dst + q * kChannelBlock);
+        for (int64_t q = 0; q < in_cols; ++q)
+          VecF::load(src + q * kChannelBlock).store(dst + (g.pl + q) * kChannelBlock);
+        for (int64_t q = g.pl + in_cols; q < cols; ++q)
+          VecF::zero().store(dst + q * kChannelBlock);
+      }
+      BlockedWindow p = g;
+      p.h = rows;
+      p.w = cols;
+      p.pt = p.pl = 0;
+      blocked_window_tiles(padded, p, taps, y);
+      return;
+    }
+  }
+  blocked_window_tiles(x, g, taps, y);
 }
 
 /// Runs `plane(x_vec, y_vec, image, block, sub)` for every vector's plane of

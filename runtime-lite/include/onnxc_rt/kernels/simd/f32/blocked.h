@@ -774,7 +774,7 @@ inline bool finite_tap_weights(const float *wt, int64_t taps) {
 /// is copied into a zero-padded plane on the stack first, so that every
 /// output takes the tiles of the inside (blocked_window_tiles) and none
 /// the border's narrower ones: the same sums bit for bit
-/// (DepthwiseTaps::kZeroPadExact), 1.5-3x faster on those layers
+/// (DepthwiseTaps::kZeroPadExact), 1.2-1.6x faster on those layers
 /// (bench/conv_bench.cpp's dw rows). Larger planes, pools and infinite
 /// weights take the border tiles.
 template <typename Taps>

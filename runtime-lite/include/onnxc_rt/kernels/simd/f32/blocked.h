@@ -494,27 +494,30 @@ struct MeanTaps {
 };
 
 /// kPixels outputs of kRows rows from (r, ox) whose windows lie inside the
-/// input across, over taps [t0, t1): all of them where the rows lie inside
-/// too, a top or bottom row's in-bounds window rows otherwise (taps are
-/// row-major, so those are one run; kRows 1 there). Each tap one vector op
-/// per pixel; two rows give a short row's tiles independent sums enough to
-/// cover the FMA's latency (7 wide: 2 x 4 and 2 x 3, not 4 and 3).
+/// input across, over window rows [ky0, ky1): all of them where the rows lie
+/// inside too, a top or bottom row's in-bounds window rows otherwise (kRows
+/// 1 there). Each tap one vector op per pixel; two rows give a short row's
+/// tiles independent sums enough to cover the FMA's latency (7 wide: 2 x 4
+/// and 2 x 3, not 4 and 3). The taps are walked as window rows and columns
+/// by pointer, not through a table of tap offsets: the table's load and
+/// add per tap measured slower.
 /// kSW: the column stride where the caller fixes it (1 or 2), else 0
 /// (g.sw). Fixed, each tap's pixels are one pointer and constant
 /// displacements; with the stride known only at run time GCC held an index
 /// a pixel, spilled them, and address arithmetic took most of the loop.
 template <int kRows, int kPixels, int kSW, typename Taps>
 ONNXC_RT_SIMD_INLINE void blocked_window_pixels(const float *x, const BlockedWindow &g,
-                                               const int64_t *tap_off, int64_t t0, int64_t t1,
-                                               int64_t r, int64_t ox, const Taps &taps,
-                                               float *y) {
+                                               int64_t ky0, int64_t ky1, int64_t r, int64_t ox,
+                                               const Taps &taps, float *y) {
   const int64_t sw = kSW > 0 ? kSW : g.sw, step = sw * kChannelBlock;
   const int64_t row_step = g.sh * g.w * kChannelBlock;
+  const int64_t tap_row = g.dh * g.w * kChannelBlock, tap_col = g.dw * kChannelBlock;
   // Offsets, not pointers, until a tap's: a top row's window starts above
   // the plane.
   const int64_t at = ((r * g.sh - g.pt) * g.w + ox * sw - g.pl) * kChannelBlock;
   VecF acc[kRows][kPixels];
-  const float *row = x + (at + tap_off[t0]);
+  const float *row = x + (at + ky0 * tap_row);
+  const int64_t t0 = ky0 * g.kw;
 #pragma GCC unroll 2
   for (int i = 0; i < kRows; ++i)
 #pragma GCC unroll 8
@@ -522,20 +525,26 @@ ONNXC_RT_SIMD_INLINE void blocked_window_pixels(const float *x, const BlockedWin
       const VecF v = VecF::load(row + i * row_step + p * step);
       acc[i][p] = Taps::kFirst ? v : taps.step(VecF::zero(), v, t0);
     }
-  for (int64_t t = t0 + 1; t < t1; ++t) {
-    row = x + (at + tap_off[t]);
+  auto tap = [&](const float *at_tap, int64_t t) __attribute__((always_inline)) {
 #pragma GCC unroll 2
     for (int i = 0; i < kRows; ++i)
 #pragma GCC unroll 8
       for (int p = 0; p < kPixels; ++p)
-        acc[i][p] = taps.step(acc[i][p], VecF::load(row + i * row_step + p * step), t);
+        acc[i][p] = taps.step(acc[i][p], VecF::load(at_tap + i * row_step + p * step), t);
+  };
+  for (int64_t kx = 1; kx < g.kw; ++kx)
+    tap(row + kx * tap_col, t0 + kx);
+  for (int64_t ky = ky0 + 1; ky < ky1; ++ky) {
+    row += tap_row;
+    for (int64_t kx = 0; kx < g.kw; ++kx)
+      tap(row + kx * tap_col, ky * g.kw + kx);
   }
 #pragma GCC unroll 2
   for (int i = 0; i < kRows; ++i)
 #pragma GCC unroll 8
     for (int p = 0; p < kPixels; ++p) {
       const int64_t q = (r + i) * g.ow + ox + p;
-      taps.finish(acc[i][p], t1 - t0, q, y + q * kChannelBlock);
+      taps.finish(acc[i][p], (ky1 - ky0) * g.kw, q, y + q * kChannelBlock);
     }
 }
 
@@ -651,10 +660,6 @@ __attribute__((noinline)) void blocked_window_edge(const float *x, const Blocked
 /// too (blocked_window_plane pads such planes first where it may).
 template <typename Taps>
 void blocked_window_tiles(const float *x, const BlockedWindow &g, const Taps &taps, float *y) {
-  int64_t tap_off[kPixelMajorMaxTaps];
-  const bool fast = g.kh * g.kw <= kPixelMajorMaxTaps;
-  for (int64_t t = 0; fast && t < g.kh * g.kw; ++t)
-    tap_off[t] = (t / g.kw * g.dh * g.w + t % g.kw * g.dw) * kChannelBlock;
   // Outputs [lo, hi) of an axis have whole windows: start >= 0, end <= size.
   auto inside = [](int64_t out, int64_t size, int64_t k, int64_t s, int64_t pad, int64_t d,
                    int64_t &lo, int64_t &hi) {
@@ -667,8 +672,8 @@ void blocked_window_tiles(const float *x, const BlockedWindow &g, const Taps &ta
   int64_t r_lo, r_hi, q_lo, q_hi;
   inside(g.oh, g.h, g.kh, g.sh, g.pt, g.dh, r_lo, r_hi);
   inside(g.ow, g.w, g.kw, g.sw, g.pl, g.dw, q_lo, q_hi);
-  // kRows rows' columns inside across from row r, on taps [t0, t1).
-  auto rows_inside = [&](auto rows_c, int64_t r, int64_t t0, int64_t t1, bool whole) {
+  // kRows rows' columns inside across from row r, on window rows [ky0, ky1).
+  auto rows_inside = [&](auto rows_c, int64_t r, int64_t ky0, int64_t ky1, bool whole) {
     constexpr int kRows = decltype(rows_c)::value;
     int64_t q = q_lo;
     // Eight and four pixels (most of a row) with the stride fixed where it
@@ -683,9 +688,9 @@ void blocked_window_tiles(const float *x, const BlockedWindow &g, const Taps &ta
               blocked_window_pixels_3wide<8, kSW>(x, g, r + i, q, taps, y);
       for (; q + 8 <= q_hi; q += 8) // eight sums a row already (16 a pair: AVX2 has 16)
         for (int i = 0; i < kRows; ++i)
-          blocked_window_pixels<1, 8, kSW>(x, g, tap_off, t0, t1, r + i, q, taps, y);
+          blocked_window_pixels<1, 8, kSW>(x, g, ky0, ky1, r + i, q, taps, y);
       if (q_hi - q >= 4) {
-        blocked_window_pixels<kRows, 4, kSW>(x, g, tap_off, t0, t1, r, q, taps, y);
+        blocked_window_pixels<kRows, 4, kSW>(x, g, ky0, ky1, r, q, taps, y);
         q += 4;
       }
     };
@@ -696,18 +701,18 @@ void blocked_window_tiles(const float *x, const BlockedWindow &g, const Taps &ta
     else
       wide(std::integral_constant<int, 0>{});
     if (q_hi - q == 3)
-      blocked_window_pixels<kRows, 3, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
+      blocked_window_pixels<kRows, 3, 0>(x, g, ky0, ky1, r, q, taps, y);
     else if (q_hi - q == 2)
-      blocked_window_pixels<kRows, 2, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
+      blocked_window_pixels<kRows, 2, 0>(x, g, ky0, ky1, r, q, taps, y);
     else if (q_hi - q == 1)
-      blocked_window_pixels<kRows, 1, 0>(x, g, tap_off, t0, t1, r, q, taps, y);
+      blocked_window_pixels<kRows, 1, 0>(x, g, ky0, ky1, r, q, taps, y);
   };
   for (int64_t r = 0; r < g.oh;) {
     // A top or bottom row runs its columns inside across on the window rows
-    // that land inside (taps [t0, t1)); a row with none, edge by edge.
+    // that land inside (window rows [ky0, ky1)); a row with none, edge by edge.
     int64_t ky0, ky1;
     taps_inside(r, g.h, g.kh, g.sh, g.pt, g.dh, ky0, ky1);
-    if (!fast || ky0 == ky1) {
+    if (ky0 == ky1) {
       for (int64_t q = 0; q < g.ow; ++q)
         blocked_window_edge(x, g, r, q, taps, y);
       ++r;
@@ -731,9 +736,9 @@ void blocked_window_tiles(const float *x, const BlockedWindow &g, const Taps &ta
       border(q);
     int64_t i = 0;
     for (; i + 2 <= rows; i += 2)
-      rows_inside(std::integral_constant<int, 2>{}, r + i, 0, g.kh * g.kw, true);
+      rows_inside(std::integral_constant<int, 2>{}, r + i, 0, g.kh, true);
     if (i < rows)
-      rows_inside(std::integral_constant<int, 1>{}, r + i, ky0 * g.kw, ky1 * g.kw, whole);
+      rows_inside(std::integral_constant<int, 1>{}, r + i, ky0, ky1, whole);
     for (int64_t q = q_hi; q < g.ow; ++q)
       border(q);
     r += rows;

@@ -678,7 +678,7 @@ void blocked_window_tiles(const float *x, const BlockedWindow &g, const Taps &ta
     int64_t q = q_lo;
     // Eight and four pixels (most of a row) with the stride fixed where it
     // is 1 or 2 (first NEON's 3-wide tiles, where they apply), the rest
-    // with it read; the pair's rows side by side in all but the eights.
+    // with it read; the pair's rows side by side (the eights on AVX-512).
     auto wide = [&](auto sw_c) {
       constexpr int kSW = decltype(sw_c)::value;
       if constexpr (!VecF::kArithmeticFromMemory && kSW > 0)
@@ -686,9 +686,15 @@ void blocked_window_tiles(const float *x, const BlockedWindow &g, const Taps &ta
           for (; q + 8 <= q_hi; q += 8)
             for (int i = 0; i < kRows; ++i)
               blocked_window_pixels_3wide<8, kSW>(x, g, r + i, q, taps, y);
-      for (; q + 8 <= q_hi; q += 8) // eight sums a row already (16 a pair: AVX2 has 16)
-        for (int i = 0; i < kRows; ++i)
-          blocked_window_pixels<1, 8, kSW>(x, g, ky0, ky1, r + i, q, taps, y);
+      // Eight sums a row cover the latency already; a pair's 16 share each
+      // weight load and fit AVX-512's 32 registers (not AVX2's 16).
+      for (; q + 8 <= q_hi; q += 8) {
+        if constexpr (VecF::kLanes == 16)
+          blocked_window_pixels<kRows, 8, kSW>(x, g, ky0, ky1, r, q, taps, y);
+        else
+          for (int i = 0; i < kRows; ++i)
+            blocked_window_pixels<1, 8, kSW>(x, g, ky0, ky1, r + i, q, taps, y);
+      }
       if (q_hi - q >= 4) {
         blocked_window_pixels<kRows, 4, kSW>(x, g, ky0, ky1, r, q, taps, y);
         q += 4;

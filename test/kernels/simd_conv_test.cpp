@@ -405,6 +405,7 @@ const BlockCase kBlocks[] = {
     {1, 8, 200, 5, 16, 3, 1, 1, 1, 1, false},   // tall and narrow: many bands
     {1, 16, 7, 7, 32, 5, 2, 2, 2, 1, false},    // a 7x7 plane, 5x5 stride 2
     {1, 32, 1, 9, 48, 3, 1, 1, 1, 1, false},    // one row
+    {1, 160, 7, 7, 960, 3, 1, 1, 1, 1, true},   // MobileNetV2's last blocks: one band
 };
 
 /// expand_depthwise_project_blocked (a whole block, projecting to m

@@ -6,13 +6,16 @@
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Passes/Passes.h"
+#include "onnxc_rt/host_steps.h"
 
 #include "mlir/Dialect/EmitC/IR/EmitC.h"
 #include "mlir/IR/Builders.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 
 #include <map>
+#include <optional>
 #include <set>
 
 using namespace mlir;
@@ -87,6 +90,49 @@ private:
                          onDevice() ? deviceRuntime + "::Stream" : "onnxc_rt::TaskRunner");
   }
   bool onDevice() const { return !deviceRuntime.empty(); }
+  /// On a device: the session's host memory (`uint8_t*`), where host steps
+  /// run (the parameter before the weights).
+  Value hostMemory() { return castParameter(hostBase, 3, "uint8_t"); }
+  /// Bytes of host memory for the host steps: `bytes` at an offset of it.
+  int64_t hostAllocate(int64_t bytes) {
+    if (hostBytes == 0)
+      hostBytes = onnxc_rt::kHostStatusBytes;
+    const int64_t offset = hostBytes;
+    hostBytes += (std::max<int64_t>(bytes, 1) + 63) / 64 * 64;
+    return offset;
+  }
+  /// A reference kernel's call inside a device schedule, run on the host
+  /// (an op on strings): its tensors copied to host memory and its outputs
+  /// back around the call (kernels/cuda/host.cuh).
+  /// `scratch`: the op's scratch in host memory, placed on first use
+  /// (`scratchBytes`, shared by its calls).
+  LogicalResult lowerHostStep(Operation *op, const KernelCall &c, int64_t scratchBytes,
+                              std::optional<int64_t> &scratch);
+  /// `NS::fn(stream, from, to, bytes)`: a copy on the device's stream
+  /// (copy_bytes, to_host, to_device).
+  void streamCopy(Location loc, StringRef fn, Value from, Value to, int64_t bytes) {
+    b.create<emitc::CallOpaqueOp>(loc, TypeRange{}, deviceRuntime + "::" + fn.str(),
+                                  ValueRange{runner(), from, to},
+                                  b.getArrayAttr({b.getIndexAttr(0), b.getIndexAttr(1),
+                                                  b.getIndexAttr(2), b.getI64IntegerAttr(bytes)}),
+                                  ArrayAttr());
+  }
+  /// A host step's copies of its tensors in host memory, and its op's
+  /// scratch there (placed on first use, shared by the op's calls).
+  struct HostStaging {
+    struct Tensor {
+      Value device, host;
+      int64_t bytes;
+      bool written;
+    };
+    SmallVector<Tensor> tensors;
+    int64_t scratchBytes;
+    std::optional<int64_t> scratch;
+  };
+  /// The C arguments of call `c` of `op` into operands / args; `host`: as
+  /// a host step's (tensors, scratch and status in host memory).
+  LogicalResult lowerArgs(Operation *op, const KernelCall &c, HostStaging *host,
+                          SmallVector<Value> &operands, SmallVector<Attribute> &args);
   /// `&status`, the run's status variable (made on first use; the function
   /// returns it).
   Value statusPointer();
@@ -114,7 +160,12 @@ private:
   std::string deviceRuntime; // empty: host code
   std::string name;
   emitc::FuncOp cfunc;
-  Value arenaBytes, weightsBase, taskRunner, status, statusAddress;
+  Value arenaBytes, weightsBase, taskRunner, status, statusAddress, hostBase;
+  /// Host steps (device form): bytes of host memory they use (laid out as
+  /// onnxc_rt/host_steps.h says).
+  int64_t hostBytes = 0;
+  /// C values that are host data in a device schedule (string constants).
+  llvm::DenseSet<Value> hostData;
   std::map<std::vector<std::string>, std::string> stringArrays;
   llvm::DenseMap<Value, Value> cvalues; // onnx values -> C pointers
   std::map<std::vector<int64_t>, std::string> arrays; // int64 arrays by content
@@ -288,7 +339,9 @@ Value EmitCLowering::valueOf(Value v) {
       std::vector<std::string> strings;
       for (StringRef str : cast<DenseStringElementsAttr>(c.getValue()).getValues<StringRef>())
         strings.push_back(str.str());
-      return cvalues[v] = stringArray(strings);
+      Value array = stringArray(strings);
+      hostData.insert(array);
+      return cvalues[v] = array;
     }
     Value p = weightPointer(c.getValue());
     cvalues[v] = p;
@@ -344,72 +397,22 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
                                 b.getStringAttr("// (in place: its inputs were written there)"));
     return success();
   }
+  std::optional<int64_t> hostScratch; // the op's scratch, for its host steps
+  int64_t scratchBytes = 0;
+  for (const KernelCall &c : lowering->calls)
+    scratchBytes = std::max(scratchBytes, c.scratchBytes());
   for (const KernelCall &c : lowering->calls) {
     headers.insert(c.header);
+    const bool hostStep = onDevice() && !StringRef(c.callee).starts_with(deviceRuntime + "::");
+    if (hostStep) {
+      if (failed(lowerHostStep(op, c, scratchBytes, hostScratch)))
+        return failure();
+      continue;
+    }
     SmallVector<Value> operands;
     SmallVector<Attribute> args;
-    auto operand = [&](Value v) {
-      args.push_back(b.getIndexAttr(operands.size()));
-      operands.push_back(v);
-    };
-    for (const KernelArg &a : c.args) {
-      switch (a.kind) {
-      case KernelArg::Kind::Tensor: {
-        Value v = valueOf(a.tensor);
-        if (!v)
-          return op->emitError("internal: operand has no C value");
-        operand(v);
-        break;
-      }
-      case KernelArg::Kind::Int:
-        if (!a.poly.empty())
-          operand(dimValue(a.poly));
-        else
-          args.push_back(b.getI64IntegerAttr(a.intValue));
-        break;
-      case KernelArg::Kind::Float:
-        args.push_back(b.getF64FloatAttr(a.floatValue));
-        break;
-      case KernelArg::Kind::IntArray:
-        if (!a.polys.empty())
-          operand(dimArray(a));
-        else
-          operand(constArray<int64_t>(a.ints, b.getI64Type(), arrays, 'k'));
-        break;
-      case KernelArg::Kind::FloatArray:
-        operand(constArray<double>(a.floats, b.getF64Type(), floatArrays, 'f'));
-        break;
-      case KernelArg::Kind::Constant:
-        operand(weightPointer(a.constant));
-        break;
-      case KernelArg::Kind::Null:
-        args.push_back(emitc::OpaqueAttr::get(b.getContext(), "nullptr"));
-        break;
-      case KernelArg::Kind::Runner:
-        operand(runner());
-        break;
-      case KernelArg::Kind::StringArray:
-        operand(stringArray(a.strings));
-        break;
-      case KernelArg::Kind::Status:
-        operand(statusPointer());
-        break;
-      case KernelArg::Kind::Scratch: {
-        auto off = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
-        if (!off)
-          return op->emitError("internal: scratch space was not planned");
-        std::string t = a.scratchType;
-        auto p = b.create<emitc::CallOpaqueOp>(
-            op->getLoc(),
-            TypeRange{emitc::PointerType::get(emitc::OpaqueType::get(b.getContext(), t))},
-            "onnxc_rt::at", ValueRange{arena()},
-            b.getArrayAttr({b.getIndexAttr(0), b.getI64IntegerAttr(off.getInt())}),
-            b.getArrayAttr({emitc::OpaqueAttr::get(b.getContext(), t)}));
-        operand(p.getResult(0));
-        break;
-      }
-      }
-    }
+    if (failed(lowerArgs(op, c, nullptr, operands, args)))
+      return failure();
     SmallVector<Attribute> targs;
     for (const std::string &t : c.templateArgs)
       targs.push_back(emitc::OpaqueAttr::get(b.getContext(), t));
@@ -417,6 +420,132 @@ LogicalResult EmitCLowering::lowerOp(Operation *op) {
                                   b.getArrayAttr(args),
                                   targs.empty() ? ArrayAttr() : b.getArrayAttr(targs));
   }
+  return success();
+}
+
+LogicalResult EmitCLowering::lowerArgs(Operation *op, const KernelCall &c, HostStaging *host,
+                                       SmallVector<Value> &operands,
+                                       SmallVector<Attribute> &args) {
+  MLIRContext *ctx = b.getContext();
+  auto operand = [&](Value v) {
+    args.push_back(b.getIndexAttr(operands.size()));
+    operands.push_back(v);
+  };
+  // A host step's tensor: its copy in host memory (one per tensor).
+  auto stage = [&](Value device, Type type, bool written) -> Value {
+    for (HostStaging::Tensor &s : host->tensors)
+      if (s.device == device) {
+        s.written |= written;
+        return s.host;
+      }
+    auto t = cast<ShapedType>(type);
+    const int64_t bytes = t.getNumElements() * elementByteSize(t.getElementType());
+    Value copy = at(hostMemory(), hostAllocate(bytes), t.getElementType(), false);
+    host->tensors.push_back({device, copy, bytes, written});
+    return copy;
+  };
+  for (const KernelArg &a : c.args) {
+    switch (a.kind) {
+    case KernelArg::Kind::Tensor: {
+      Value v = valueOf(a.tensor);
+      if (!v)
+        return op->emitError("internal: operand has no C value");
+      operand(host && !hostData.contains(v) ? stage(v, a.tensor.getType(), a.isOutput) : v);
+      break;
+    }
+    case KernelArg::Kind::Int:
+      if (!a.poly.empty())
+        operand(dimValue(a.poly));
+      else
+        args.push_back(b.getI64IntegerAttr(a.intValue));
+      break;
+    case KernelArg::Kind::Float:
+      args.push_back(b.getF64FloatAttr(a.floatValue));
+      break;
+    case KernelArg::Kind::IntArray:
+      if (!a.polys.empty())
+        operand(dimArray(a));
+      else
+        operand(constArray<int64_t>(a.ints, b.getI64Type(), arrays, 'k'));
+      break;
+    case KernelArg::Kind::FloatArray:
+      operand(constArray<double>(a.floats, b.getF64Type(), floatArrays, 'f'));
+      break;
+    case KernelArg::Kind::Constant:
+      operand(host ? stage(weightPointer(a.constant), a.constant.getType(), false)
+                   : weightPointer(a.constant));
+      break;
+    case KernelArg::Kind::Null:
+      args.push_back(emitc::OpaqueAttr::get(ctx, "nullptr"));
+      break;
+    case KernelArg::Kind::Runner: // a host step runs on one host thread
+      if (host)
+        args.push_back(emitc::OpaqueAttr::get(ctx, "nullptr"));
+      else
+        operand(runner());
+      break;
+    case KernelArg::Kind::StringArray:
+      operand(stringArray(a.strings));
+      break;
+    case KernelArg::Kind::Status: // a host step's: where session_run reads it
+      operand(host ? at(hostMemory(), 0, b.getI32Type(), false) : statusPointer());
+      break;
+    case KernelArg::Kind::Scratch: {
+      Value base;
+      int64_t offset;
+      if (host) {
+        if (!host->scratch) // every call of the op shares its scratch
+          host->scratch = hostAllocate(host->scratchBytes);
+        base = hostMemory();
+        offset = *host->scratch;
+      } else {
+        auto off = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
+        if (!off)
+          return op->emitError("internal: scratch space was not planned");
+        base = arena();
+        offset = off.getInt();
+      }
+      auto p = b.create<emitc::CallOpaqueOp>(
+          op->getLoc(),
+          TypeRange{emitc::PointerType::get(emitc::OpaqueType::get(ctx, a.scratchType))},
+          "onnxc_rt::at", ValueRange{base},
+          b.getArrayAttr({b.getIndexAttr(0), b.getI64IntegerAttr(offset)}),
+          b.getArrayAttr({emitc::OpaqueAttr::get(ctx, a.scratchType)}));
+      operand(p.getResult(0));
+      break;
+    }
+    }
+  }
+  return success();
+}
+
+LogicalResult EmitCLowering::lowerHostStep(Operation *op, const KernelCall &c,
+                                          int64_t scratchBytes,
+                                          std::optional<int64_t> &scratchOffset) {
+  MLIRContext *ctx = b.getContext();
+  headers.insert("onnxc_rt/kernels/cuda/host.cuh"); // the only device runtime
+  // host_call(stream, slot, &kernel<targs>, the kernel's arguments...).
+  SmallVector<Value> operands{runner()};
+  const int64_t slot = hostAllocate(onnxc_rt::kHostCallBytes);
+  operands.push_back(at(hostMemory(), slot, b.getI8Type(), false));
+  SmallVector<Attribute> args{b.getIndexAttr(0), b.getIndexAttr(1)};
+  std::string fn = "&" + c.callee;
+  if (!c.templateArgs.empty())
+    fn += "<" + llvm::join(c.templateArgs, ", ") + ">";
+  args.push_back(emitc::OpaqueAttr::get(ctx, fn));
+  HostStaging host{{}, scratchBytes, scratchOffset};
+  if (failed(lowerArgs(op, c, &host, operands, args)))
+    return failure();
+  scratchOffset = host.scratch;
+  // In: every staged tensor (an output too: a call may write part of it).
+  // The call. Out: what it wrote.
+  for (const HostStaging::Tensor &s : host.tensors)
+    streamCopy(op->getLoc(), "to_host", s.device, s.host, s.bytes);
+  b.create<emitc::CallOpaqueOp>(op->getLoc(), TypeRange{}, deviceRuntime + "::host_call",
+                                operands, b.getArrayAttr(args), ArrayAttr());
+  for (const HostStaging::Tensor &s : host.tensors)
+    if (s.written)
+      streamCopy(op->getLoc(), "to_device", s.host, s.device, s.bytes);
   return success();
 }
 
@@ -436,10 +565,11 @@ LogicalResult EmitCLowering::lowerFunction(size_t funcIndex) {
   dimParams.clear();
   dimValues.clear();
   lastDimOp = nullptr;
-  arenaBytes = weightsBase = taskRunner = status = statusAddress = Value();
+  arenaBytes = weightsBase = taskRunner = status = statusAddress = hostBase = Value();
 
   // Signature: const T* inputs..., T* outputs..., void* arena, void* threads;
-  // on a device: ..., const void* weights, void* arena, void* stream. A
+  // on a device: ..., void* host, const void* weights, void* arena, void*
+  // stream (host: the session's host memory, for host steps). A
   // model with bounded dims takes their sizes first (int64_t each), in a
   // static function that the entry points call once they checked them.
   auto boundedDims = func->getAttrOfType<ArrayAttr>(kBoundedDimsAttr);
@@ -451,8 +581,10 @@ LogicalResult EmitCLowering::lowerFunction(size_t funcIndex) {
     argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), true));
   for (Type t : func.getResultTypes())
     argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), false));
-  if (onDevice())
+  if (onDevice()) { // void* host, const void* weights
+    argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
     argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "const void")));
+  }
   argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
   argTypes.push_back(emitc::PointerType::get(emitc::OpaqueType::get(ctx, "void")));
   b.setInsertionPoint(func);
@@ -508,19 +640,31 @@ LogicalResult EmitCLowering::lowerFunction(size_t funcIndex) {
           ArrayAttr(), ArrayAttr());
       continue;
     }
-    if (onDevice())
-      b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, deviceRuntime + "::copy_bytes",
-                                    ValueRange{runner(), src, dst},
-                                    b.getArrayAttr({b.getIndexAttr(0), b.getIndexAttr(1),
-                                                    b.getIndexAttr(2),
-                                                    b.getI64IntegerAttr(bytes)}),
-                                    ArrayAttr());
-    else
+    if (onDevice() && hostData.contains(src)) {
+      // A string constant (host data): copied by a host step into host
+      // memory, from there to the output.
+      MLIRContext *ctx = b.getContext();
+      const int64_t slotAt = hostAllocate(onnxc_rt::kHostCallBytes);
+      Value slot = at(hostMemory(), slotAt, b.getI8Type(), false);
+      Value copy = at(hostMemory(), hostAllocate(bytes), t.getElementType(), false);
+      headers.insert("onnxc_rt/kernels/cuda/host.cuh");
+      b.create<emitc::CallOpaqueOp>(
+          func.getLoc(), TypeRange{}, deviceRuntime + "::host_call",
+          ValueRange{runner(), slot, src, copy},
+          b.getArrayAttr({b.getIndexAttr(0), b.getIndexAttr(1),
+                          emitc::OpaqueAttr::get(ctx, "&onnxc_rt::copy_bytes"),
+                          b.getIndexAttr(2), b.getIndexAttr(3), b.getI64IntegerAttr(bytes)}),
+          ArrayAttr());
+      streamCopy(func.getLoc(), "to_device", copy, dst, bytes);
+    } else if (onDevice()) {
+      streamCopy(func.getLoc(), "copy_bytes", src, dst, bytes);
+    } else {
       b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, "onnxc_rt::copy_bytes",
                                     ValueRange{src, dst},
                                     b.getArrayAttr({b.getIndexAttr(0), b.getIndexAttr(1),
                                                     b.getI64IntegerAttr(bytes)}),
                                     ArrayAttr());
+    }
   }
   // Parameters the model never reads (an input only its shape matters for,
   // an arena it does not need) are marked used: the code stays -Wextra clean.
@@ -575,6 +719,8 @@ LogicalResult EmitCLowering::run() {
   for (const std::string &h : headers)
     b.create<emitc::IncludeOp>(func.getLoc(), h, false);
   module->setAttr("onnxc.weight_bytes", b.getI64IntegerAttr(weightBytes));
+  if (onDevice())
+    module->setAttr("onnxc.host_bytes", b.getI64IntegerAttr(hostBytes));
   if (func->getAttr(kArenaSizeAttr))
     module->setAttr(kArenaSizeAttr, b.getI64IntegerAttr(arenaSize));
   module->setAttr("onnxc.weights", b.getArrayAttr(weights));

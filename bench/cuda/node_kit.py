@@ -93,9 +93,9 @@ def save_expected(stem, value):
 def load_expected(stem):
     """save_expected's value back; (False, None) when there is none."""
     if os.path.exists(stem + ".npy"):
-        return True, np.load(stem + ".npy")
+        return True, np.load(stem + ".npy", allow_pickle=True)  # strings: object arrays
     if os.path.exists(stem + ".npz"):
-        with np.load(stem + ".npz") as z:
+        with np.load(stem + ".npz", allow_pickle=True) as z:
             return True, [z[f"arr_{i}"] for i in range(len(z.files))]
     return os.path.exists(stem + ".none"), None
 
@@ -149,7 +149,8 @@ def run_one(kit, name, runtime, nvcc, arch):
                 lines = (r.stderr.strip() or r.stdout.strip()).splitlines() or [""]
                 return "fail", "build failed: " + lines[0], time.monotonic() - start
         for s in sorted(d for d in os.listdir(test) if d.startswith("test_data_set_")):
-            inputs = [np.load(os.path.join(test, s, f"in{k}.npy")) for k in range(len(ins))]
+            inputs = [np.load(os.path.join(test, s, f"in{k}.npy"), allow_pickle=True)
+                      for k in range(len(ins))]  # (strings are object arrays)
             try:
                 kinds = [tuple(k) for k in json.load(open(os.path.join(test, "outputs.json")))]
                 outputs = graph_outputs(os.path.join(gen, "model.h"), kinds,

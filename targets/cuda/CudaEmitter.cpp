@@ -41,7 +41,8 @@ std::string tensorParams(const ModelInterface &m) {
   return s;
 }
 
-std::string header(const ModelInterface &m, const std::string &version) {
+/// `hostSteps`: whether the schedule has host steps (ops on strings).
+std::string header(const ModelInterface &m, const std::string &version, bool hostSteps) {
   const std::string &n = m.name;
   std::string s = headerOpening(m, version);
   llvm::raw_string_ostream os(s);
@@ -74,7 +75,15 @@ std::string header(const ModelInterface &m, const std::string &version) {
       if (list == &m.outputs)
         os << dataSizedNote(m, t);
     }
-  os << compositesNote(m) << " */\n"
+  os << compositesNote(m);
+  auto isString = [](const TensorInterface &t) { return isa<onnx::StringType>(t.elementType); };
+  if (hostSteps || llvm::any_of(m.inputs, isString) || llvm::any_of(m.outputs, isString))
+    os << " * Strings are host data, their ops steps of the run on the host: an input's\n"
+       << " * characters stay in host memory (with _enqueue too), and output strings\n"
+       << " * point into the session's host memory or read-only data, valid until its\n"
+       << " * next run. Returns ONNXC_STATUS_STRING_SPACE when the strings the model\n"
+       << " * makes need more than the session holds for them.\n";
+  os << " */\n"
      << "int " << n << "_run(" << n << "_session* session, " << tensorParams(m);
   s.resize(s.size() - 2);
   os << ");\n\n"
@@ -115,7 +124,7 @@ std::string header(const ModelInterface &m, const std::string &version) {
 }
 
 /// The entry points, after the schedule in NAME.cu.
-std::string sessionCode(const ModelInterface &m, int64_t weightBytes) {
+std::string sessionCode(const ModelInterface &m, int64_t weightBytes, int64_t hostBytes) {
   const std::string &n = m.name;
   const size_t nIn = m.inputs.size(), nOut = m.outputs.size(), nIo = nIn + nOut;
   std::string s;
@@ -123,14 +132,14 @@ std::string sessionCode(const ModelInterface &m, int64_t weightBytes) {
   os << "\nextern \"C\" const uint8_t " << n << "_weights[];\n\n"
      << "namespace {\n"
      << "using onnxc_rt::cuda::Session;\n\n"
-     << "int " << n << "_schedule_io(void* const* io, const void* weights, void* arena,\n"
-     << "    onnxc_rt::cuda::Stream* stream) {\n  return " << n << "_schedule(";
+     << "int " << n << "_schedule_io(void* const* io, void* host, const void* weights,\n"
+     << "    void* arena, onnxc_rt::cuda::Stream* stream) {\n  return " << n << "_schedule(";
   for (size_t i = 0; i < nIo; ++i) {
     const TensorInterface &t = i < nIn ? m.inputs[i] : m.outputs[i - nIn];
     os << "static_cast<" << (i < nIn ? "const " : "") << cType(t.elementType) << "*>(io[" << i
        << "]), ";
   }
-  os << "weights, arena, stream);\n}\n\n"
+  os << "host, weights, arena, stream);\n}\n\n"
      << "const size_t " << n << "_io_bytes[] = {";
   for (size_t i = 0; i < nIo; ++i)
     os << (i ? ", " : "") << (i < nIn ? m.inputs[i] : m.outputs[i - nIn]).bytes;
@@ -139,7 +148,7 @@ std::string sessionCode(const ModelInterface &m, int64_t weightBytes) {
   os << "};\n\n"
      << "const onnxc_rt::cuda::ModelInfo " << n << "_info = {" << n << "_weights, "
      << weightBytes << ", " << m.arenaBytes << ", " << nIn << ", " << nOut << ", " << n
-     << "_io_bytes, " << n << "_schedule_io};\n\n"
+     << "_io_bytes, " << n << "_schedule_io, " << hostBytes << "};\n\n"
      << "Session* session_of(" << n << "_session* s) { return reinterpret_cast<Session*>(s); }\n"
      << "} // namespace\n\n"
      << "static_assert(sizeof(Session) <= sizeof(" << n << "_session) &&\n"
@@ -177,12 +186,13 @@ std::string sessionCode(const ModelInterface &m, int64_t weightBytes) {
   return s;
 }
 
-/// Every op's calls are CUDA launchers: the provider guarantees it for the
-/// ops it lowers; this catches any other path (an alias op's own calls).
+/// Every op's calls are CUDA launchers, but for ops on strings (host steps,
+/// runsOnHost): the provider guarantees it for the ops it lowers; this
+/// catches any other path (an alias op's own calls).
 LogicalResult checkAllOnDevice(ModuleOp module) {
   bool ok = true;
   module.walk([&](Operation *op) {
-    if (!isa<onnx::ONNXDialect>(op->getDialect()))
+    if (!isa<onnx::ONNXDialect>(op->getDialect()) || runsOnHost(op))
       return;
     auto lowering = lowerToKernelCalls(op);
     if (failed(lowering)) {
@@ -223,13 +233,15 @@ public:
     auto source = emitSource(planned, banner);
     if (failed(source))
       return failure();
-    int64_t weightBytes = 0;
+    int64_t weightBytes = 0, hostBytes = 0;
     if (auto w = planned->getAttrOfType<IntegerAttr>("onnxc.weight_bytes"))
       weightBytes = w.getInt();
+    if (auto h = planned->getAttrOfType<IntegerAttr>("onnxc.host_bytes"))
+      hostBytes = h.getInt();
     EmittedModel m;
-    m.source = *source + sessionCode(iface, weightBytes);
+    m.source = *source + sessionCode(iface, weightBytes, hostBytes);
     m.sourceExtension = ".cu";
-    m.header = header(iface, version);
+    m.header = header(iface, version, hostBytes > 0);
     m.weights = weightsBlob(planned);
     m.weightsAsm = weightsAssembly(name, name + ".weights.bin");
     return m;

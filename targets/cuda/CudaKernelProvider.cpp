@@ -1,7 +1,9 @@
 //===- CudaKernelProvider.cpp - ops onto runtime-lite's CUDA kernels -------===//
 //
-// Every op of a CUDA model must run on the GPU: this provider answers for
-// every op, so nothing falls through to the host's reference kernels. Conv
+// Every op of a CUDA model runs on the GPU but for ops on strings (host data,
+// which run on the host as steps of the schedule: runsOnHost): this provider
+// answers for every op, so nothing falls through to the host's reference
+// kernels unnoticed. Conv
 // and Gemm (plain or fused) get kernels with the bias, residual and
 // activation in their epilogue. The other ops are lowered by the reference
 // provider and each of its calls is moved onto the CUDA launcher of the
@@ -327,11 +329,12 @@ public:
       return lowerGemm(g, ctx);
     if (auto g = dyn_cast<FusedGemmOp>(op); g && isFloat)
       return lowerGemm(g, ctx);
-    // The rest: the reference lowering, moved call by call onto the GPU.
+    // The rest: the reference lowering, moved call by call onto the GPU;
+    // ops on strings keep it, as host steps.
     ProviderResult r = referenceProvider().lower(op, ctx);
     if (!r)
       return refuse(op, "no CUDA kernel");
-    if (failed(*r))
+    if (failed(*r) || runsOnHost(op))
       return *r;
     OpLowering lowering = **r;
     for (KernelCall &c : lowering.calls) {
@@ -354,6 +357,14 @@ public:
 };
 
 } // namespace
+
+bool runsOnHost(Operation *op) {
+  auto isString = [](Value v) {
+    auto t = dyn_cast<ShapedType>(v.getType());
+    return t && isa<StringType>(t.getElementType());
+  };
+  return llvm::any_of(op->getOperands(), isString) || llvm::any_of(op->getResults(), isString);
+}
 
 std::unique_ptr<KernelProvider> createCudaKernelProvider() {
   return std::make_unique<CudaKernelProvider>();

@@ -97,11 +97,16 @@ add_test(NAME cuda.node_tests_emulated
 add_test(NAME cuda.composites_emulated
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
                  --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2
-                 --filter _seq --filter _opt --filter optional_)
+                 --no-refusals --filter _seq --filter _opt --filter optional_)
+# The node tests on strings (12: StringNormalizer, Cast and CastLike to and
+# from strings), host steps of the GPU schedule (kernels/cuda/host.cuh).
+add_test(NAME cuda.strings_emulated
+         COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
+                 --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2
+                 --no-refusals --filter strnormalizer --filter STRING)
 # The opset-18-and-later cases (test/opset18/make_tests.py) through the
-# CUDA code on the CPU: what cuda covers passes (23 of 36, Pad and Resize
-# with axes, GroupNormalization, float16 and bfloat16 tensors among them),
-# the rest is refused (exit 3) and listed.
+# CUDA code on the CPU: all 37 pass, none refused (Pad and Resize with axes,
+# GroupNormalization, float16 and bfloat16 tensors, strings among them).
 set(CUDA_OPSET18 ${CMAKE_CURRENT_BINARY_DIR}/cuda-opset18/opset18)
 add_test(NAME cuda.opset18_make
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/opset18/make_tests.py ${CUDA_OPSET18})
@@ -109,7 +114,7 @@ set_tests_properties(cuda.opset18_make PROPERTIES FIXTURES_SETUP cuda_opset18)
 add_test(NAME cuda.opset18_emulated
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/conformance/run_conformance.py
                  --onnxc $<TARGET_FILE:onnxc> --jobs 2 --root ${CUDA_OPSET18}/..
-                 --suite opset18 --cuda-emulated)
+                 --suite opset18 --cuda-emulated --no-refusals)
 # The 16-bit float tensors' kernels built with nvcc, warnings as errors.
 foreach(type float16 bfloat16)
   add_test(NAME cuda.build.${type}_tensors
@@ -119,7 +124,14 @@ foreach(type float16 bfloat16)
                    -o ${CMAKE_CURRENT_BINARY_DIR}/cuda-build/${type}_tensors)
   set_tests_properties(cuda.build.${type}_tensors PROPERTIES FIXTURES_REQUIRED cuda_opset18)
 endforeach()
-set_tests_properties(cuda.opset18_emulated PROPERTIES FIXTURES_REQUIRED cuda_opset18)
+# Host steps (ops on strings) between GPU kernels, built with nvcc the same way.
+add_test(NAME cuda.build.strings
+         COMMAND ${CMAKE_COMMAND} -E env ${CUDA_WERROR_ENV} $<TARGET_FILE:onnxc>
+                 ${CUDA_OPSET18}/test_strings_between_device_ops_opset18/model.onnx
+                 --target cuda --emit lib --quiet
+                 -o ${CMAKE_CURRENT_BINARY_DIR}/cuda-build/strings)
+set_tests_properties(cuda.build.strings cuda.opset18_emulated
+                     PROPERTIES FIXTURES_REQUIRED cuda_opset18)
 
 # --precision tf32, fp16, bf16: the matrix products on the tensor-core
 # kernel (mma.sync, emulated per the PTX ISA's fragment layouts), against

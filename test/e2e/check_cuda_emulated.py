@@ -35,10 +35,16 @@ from onnx_tensors import load_tensor  # noqa: E402
 
 MAIN = r"""
 #include "model.h"
+#include "onnxc_rt/string.h"
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <string>
 #include <vector>
-// argv: n_in, then path and bytes of each input, then of each output.
+// argv: n_in, then path, bytes and kind of each input, then of each output.
+// Kind "s": strings (onnxc_string, 16 bytes each), in the file as each
+// string's length (8 bytes) and bytes; "b": the tensor's bytes.
 static bool io(const char *path, std::vector<unsigned char> &data, bool write) {
   std::FILE *f = std::fopen(path, write ? "wb" : "rb");
   if (!f) return false;
@@ -46,14 +52,38 @@ static bool io(const char *path, std::vector<unsigned char> &data, bool write) {
                       : std::fread(data.data(), 1, data.size(), f);
   return std::fclose(f) == 0 && done == data.size();
 }
+static bool read_all(const char *path, std::string &text) {
+  std::FILE *f = std::fopen(path, "rb");
+  if (!f) return false;
+  char chunk[4096];
+  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) text.append(chunk, n);
+  return std::fclose(f) == 0;
+}
 int main(int argc, char **argv) {
-  int n_in = std::atoi(argv[1]), n_all = (argc - 2) / 2;
+  int n_in = std::atoi(argv[1]), n_all = (argc - 2) / 3;
   std::vector<std::vector<unsigned char>> bufs(n_all);
+  std::vector<std::string> texts(n_all);
   std::vector<const void *> in;
   std::vector<void *> out;
   for (int i = 0; i < n_all; ++i) {
-    bufs[i].resize(std::strtoull(argv[3 + 2 * i], nullptr, 10));
-    if (i < n_in && !io(argv[2 + 2 * i], bufs[i], false)) return 2;
+    const char *path = argv[2 + 3 * i];
+    const bool strings = argv[4 + 3 * i][0] == 's';
+    bufs[i].resize(std::strtoull(argv[3 + 3 * i], nullptr, 10));
+    if (i < n_in && strings) {
+      if (!read_all(path, texts[i])) return 2;
+      onnxc_string *s = reinterpret_cast<onnxc_string *>(bufs[i].data());
+      size_t at = 0;
+      for (size_t k = 0; k < bufs[i].size() / sizeof(onnxc_string); ++k) {
+        int64_t size = 0;
+        if (at + 8 > texts[i].size()) return 2;
+        std::memcpy(&size, texts[i].data() + at, 8);
+        s[k].data = texts[i].data() + at + 8;
+        s[k].size = size;
+        at += 8 + size_t(size);
+      }
+    } else if (i < n_in && !io(path, bufs[i], false)) {
+      return 2;
+    }
     if (i < n_in) in.push_back(bufs[i].data()); else out.push_back(bufs[i].data());
   }
   static model_session session;
@@ -67,9 +97,21 @@ int main(int argc, char **argv) {
       std::printf("run: %d %s\n", rc, model_error(&session));
       return 3;
     }
+  for (int i = n_in; i < n_all; ++i) {
+    if (argv[4 + 3 * i][0] == 's') { // before destroy: they point into the session
+      std::vector<unsigned char> text;
+      const onnxc_string *s = reinterpret_cast<const onnxc_string *>(bufs[i].data());
+      for (size_t k = 0; k < bufs[i].size() / sizeof(onnxc_string); ++k) {
+        const int64_t size = s[k].size;
+        const unsigned char *p = reinterpret_cast<const unsigned char *>(&size);
+        text.insert(text.end(), p, p + 8);
+        text.insert(text.end(), s[k].data, s[k].data + size);
+      }
+      bufs[i] = text;
+    }
+    if (!io(argv[2 + 3 * i], bufs[i], true)) return 2;
+  }
   model_destroy(&session);
-  for (int i = n_in; i < n_all; ++i)
-    if (!io(argv[2 + 2 * i], bufs[i], true)) return 2;
   return 0;
 }
 """
@@ -80,7 +122,8 @@ DTYPES = {"float": np.float32, "double": np.float64, "bool": np.bool_, "int8_t":
           "uint8_t": np.uint8, "int16_t": np.int16, "uint16_t": np.uint16,
           "int32_t": np.int32, "uint32_t": np.uint32, "int64_t": np.int64,
           "uint64_t": np.uint64, "onnxc_rt::float16": np.float16,
-          "onnxc_rt::bfloat16": np.uint16}
+          "onnxc_rt::bfloat16": np.uint16, "onnxc_string": object}
+STRING_BYTES = 16  # sizeof(onnxc_string)
 
 
 class Refused(Exception):
@@ -328,17 +371,39 @@ def run_program(program, work, inputs, ins, outs, timeout):
             raise RuntimeError(f"input {k} is {x.dtype}{list(x.shape)}, the model takes "
                                f"{dtype}{list(shape)}")
         path = os.path.join(work, f"in{k}.bin")
+        if dtype == object:  # strings: each one's length, then its UTF-8 bytes
+            with open(path, "wb") as f:
+                for v in x.reshape(-1):
+                    b = v if isinstance(v, bytes) else str(v).encode("utf-8")
+                    f.write(len(b).to_bytes(8, "little") + b)
+            args += [path, str(x.size * STRING_BYTES), "s"]
+            continue
         x.tofile(path)
-        args += [path, str(x.nbytes)]
+        args += [path, str(x.nbytes), "b"]
     for k, (_, dtype, shape) in enumerate(outs):
+        n = int(np.prod(shape, dtype=np.int64))
         args += [os.path.join(work, f"out{k}.bin"),
-                 str(int(np.prod(shape, dtype=np.int64)) * dtype.itemsize)]
+                 str(n * (STRING_BYTES if dtype == object else dtype.itemsize)),
+                 "s" if dtype == object else "b"]
     r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
     if r.returncode != 0:
         raise RuntimeError(f"the program failed ({r.returncode}): "
                            f"{r.stdout.strip()}{r.stderr.strip()}")
-    return [np.fromfile(os.path.join(work, f"out{k}.bin"), dtype=dtype).reshape(shape)
+    return [read_strings(os.path.join(work, f"out{k}.bin"), shape) if dtype == object
+            else np.fromfile(os.path.join(work, f"out{k}.bin"), dtype=dtype).reshape(shape)
             for k, (_, dtype, shape) in enumerate(outs)]
+
+
+def read_strings(path, shape):
+    """A string output as MAIN writes it, as an object array of str (what
+    ONNX's test data loads as)."""
+    data = open(path, "rb").read()
+    values, at = [], 0
+    for _ in range(int(np.prod(shape, dtype=np.int64))):
+        size = int.from_bytes(data[at:at + 8], "little")
+        values.append(data[at + 8:at + 8 + size].decode("utf-8"))
+        at += 8 + size
+    return np.array(values, dtype=object).reshape(shape)
 
 
 def main():

@@ -121,6 +121,13 @@ inline cudaError_t cudaFree(void *p) {
   std::free(p);
   return cudaSuccess;
 }
+inline cudaError_t cudaMallocHost(void **p, size_t n) { return cudaMalloc(p, n); }
+inline cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
+using cudaHostFn_t = void (*)(void *);
+inline cudaError_t cudaLaunchHostFunc(CUstream_st *stream, cudaHostFn_t fn, void *data) {
+  cuda_emulation::enqueue(stream, [=] { fn(data); });
+  return cudaSuccess;
+}
 inline cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, cudaMemcpyKind) {
   std::memmove(dst, src, n);
   return cudaSuccess;

@@ -12,7 +12,8 @@ channel (21), Mish and the Bitwise ops (18), Gelu (20). Also outputs whose
 shape the data decides (NonZero, Unique, NonMaxSuppression) on inputs larger
 than the backend suite's, with thresholds given at run time, and strings
 (Cast to and from numbers, numpy's str() as reference; StringNormalizer;
-string tensors through Concat, Gather and Transpose). And float16 and
+string tensors through Concat, Gather and Transpose; strings made and read
+between ops on numbers). And float16 and
 bfloat16 tensors through element-wise and data-movement ops.
 """
 import os
@@ -245,6 +246,21 @@ def main():
           helper.make_node("Transpose", ["g"], ["y"])],
          [("a", S, a.shape), ("b", S, b.shape), ("i", I64, idx.shape)], [("y", S, None)],
          [a, b, idx], [ref])
+    # Strings between device ops: on --target cuda the Mul and the Add run on
+    # the GPU, the casts and StringNormalizer on the host as steps of its
+    # schedule, the numbers crossing both ways.
+    xs = np.array([0.003, -2.5, 7.0, 1e-3, 0.1, -0.2], np.float32)
+    sq = (torch.from_numpy(xs) * torch.from_numpy(xs)).numpy()
+    text = np.array([str(v) for v in sq], dtype=object)
+    upper = np.array([v.upper() for v in text], dtype=object)
+    back = (torch.from_numpy(text.astype(np.float32)) + torch.from_numpy(xs)).numpy()
+    make(out, "strings_between_device_ops_opset18", 18,
+         [helper.make_node("Mul", ["x", "x"], ["sq"]),
+          helper.make_node("Cast", ["sq"], ["s"], to=S),
+          helper.make_node("StringNormalizer", ["s"], ["u"], case_change_action="UPPER"),
+          helper.make_node("Cast", ["s"], ["f"], to=F),
+          helper.make_node("Add", ["f", "x"], ["y"])],
+         [("x", F, xs.shape)], [("y", F, None), ("u", S, None)], [xs], [back, upper])
     # 16-bit float tensors through the element-wise and data-movement ops
     # (what --target cuda takes them in): PyTorch's float arithmetic, each
     # op's result rounded to float16 or bfloat16 (this PyTorch has no

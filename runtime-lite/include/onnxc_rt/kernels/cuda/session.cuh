@@ -2,6 +2,8 @@
 // weights, the arena the memory planner laid out and the input and output
 // buffers; the weights uploaded once; the whole schedule captured once into
 // a CUDA Graph on the session's own stream and replayed by every run.
+// A model with ops on strings also holds pinned host memory, where those
+// ops run as host steps of the schedule (host.cuh).
 // Every CUDA failure becomes a status code and a message in the session,
 // never an abort. The Session lives in memory the caller owns (the
 // generated NAME_session): no host heap.
@@ -9,6 +11,7 @@
 #define ONNXC_RT_CUDA_SESSION_CUH
 
 #include <stdio.h>
+#include <string.h>
 
 #include "onnxc_rt/kernels/cuda/common.cuh"
 
@@ -24,8 +27,10 @@ enum Status : int {
 };
 
 /// The model's schedule: enqueues every kernel on `stream`; `io` holds the
-/// device pointers of the inputs then the outputs, in graph order.
-using Enqueue = int (*)(void *const *io, const void *weights, void *arena, Stream *stream);
+/// device pointers of the inputs then the outputs, in graph order; `host`
+/// is the session's host memory (null when the model has no host steps).
+using Enqueue = int (*)(void *const *io, void *host, const void *weights, void *arena,
+                        Stream *stream);
 
 /// What the generated code tells the session about its model.
 struct ModelInfo {
@@ -34,6 +39,7 @@ struct ModelInfo {
   int num_inputs, num_outputs;
   const size_t *io_bytes; // inputs then outputs
   Enqueue enqueue;
+  size_t host_bytes; // pinned host memory for the host steps (0: none)
 };
 
 struct Session {
@@ -42,6 +48,7 @@ struct Session {
   cudaStream_t stream;
   cudaGraphExec_t graph;
   unsigned char *memory; // weights | arena | inputs | outputs
+  unsigned char *host;   // the host steps' memory: status word | calls | tensors
   char message[224];
 };
 
@@ -100,8 +107,16 @@ inline int session_create(Session *s, const ModelInfo &m, int device, void **io_
   }
   s->memory = static_cast<unsigned char *>(memory);
   int status = kOk;
+  if (m.host_bytes > 0) {
+    void *host = nullptr;
+    if ((e = cudaMallocHost(&host, m.host_bytes)) != cudaSuccess)
+      status = detail::fail(s, kCudaError, "cudaMallocHost of the model's host memory", e);
+    else
+      memset(host, 0, m.host_bytes);
+    s->host = static_cast<unsigned char *>(host);
+  }
   cudaGraph_t graph = nullptr;
-  if (m.weight_bytes > 0 &&
+  if (status == kOk && m.weight_bytes > 0 &&
       (e = cudaMemcpy(s->memory, m.weights, m.weight_bytes, cudaMemcpyHostToDevice)) != cudaSuccess)
     status = detail::fail(s, kCudaError, "uploading the weights", e);
   if (status == kOk) {
@@ -110,7 +125,8 @@ inline int session_create(Session *s, const ModelInfo &m, int device, void **io_
       status = detail::fail(s, kCudaError, "cudaStreamBeginCapture", e);
   }
   if (status == kOk) {
-    m.enqueue(io_scratch, s->memory, s->memory + detail::align_up(m.weight_bytes), s->stream);
+    m.enqueue(io_scratch, s->host, s->memory, s->memory + detail::align_up(m.weight_bytes),
+              s->stream);
     cudaError_t launch = cudaGetLastError();
     e = cudaStreamEndCapture(s->stream, &graph);
     if (launch != cudaSuccess)
@@ -124,8 +140,10 @@ inline int session_create(Session *s, const ModelInfo &m, int device, void **io_
     cudaGraphDestroy(graph);
   if (status != kOk) {
     cudaFree(s->memory);
+    if (s->host)
+      cudaFreeHost(s->host);
     cudaStreamDestroy(s->stream);
-    s->memory = nullptr;
+    s->memory = s->host = nullptr;
     return status;
   }
   s->created = 1;
@@ -133,7 +151,8 @@ inline int session_create(Session *s, const ModelInfo &m, int device, void **io_
 }
 
 /// Copies the inputs in (host or device pointers), replays the graph,
-/// copies the outputs out and waits for them.
+/// copies the outputs out and waits for them. Returns a host step's status
+/// (ONNXC_STATUS_STRING_SPACE) when one set it.
 inline int session_run(Session *s, const ModelInfo &m, const void *const *inputs,
                        void *const *outputs) {
   if (!s->created) {
@@ -141,6 +160,9 @@ inline int session_run(Session *s, const ModelInfo &m, const void *const *inputs
     return kNotCreated;
   }
   cudaError_t e = cudaSetDevice(s->device);
+  int *host_status = s->host ? reinterpret_cast<int *>(s->host) : nullptr;
+  if (host_status) // the last run has finished: this thread waited for it
+    *host_status = 0;
   for (int i = 0; e == cudaSuccess && i < m.num_inputs; ++i)
     e = cudaMemcpyAsync(s->memory + detail::io_offset(m, i), inputs[i], m.io_bytes[i],
                         cudaMemcpyDefault, s->stream);
@@ -153,11 +175,19 @@ inline int session_run(Session *s, const ModelInfo &m, const void *const *inputs
   }
   if (e == cudaSuccess)
     e = cudaStreamSynchronize(s->stream);
-  return e == cudaSuccess ? kOk : detail::fail(s, kCudaError, "running the model", e);
+  if (e != cudaSuccess)
+    return detail::fail(s, kCudaError, "running the model", e);
+  if (host_status && *host_status != kOk) {
+    snprintf(s->message, sizeof s->message,
+             "the strings the model makes need more room than it holds for them");
+    return *host_status;
+  }
+  return kOk;
 }
 
 /// Enqueues the schedule on the caller's stream with the caller's device
-/// buffers (no graph, no copies); returns without waiting.
+/// buffers (no graph, no copies); returns without waiting, so a host step's
+/// status is not seen here (session_run reports it).
 inline int session_enqueue(Session *s, const ModelInfo &m, void *const *io, Stream *stream) {
   if (!s->created) {
     snprintf(s->message, sizeof s->message, "the session was not created");
@@ -165,7 +195,7 @@ inline int session_enqueue(Session *s, const ModelInfo &m, void *const *io, Stre
   }
   cudaError_t e = cudaSetDevice(s->device);
   if (e == cudaSuccess) {
-    m.enqueue(io, s->memory, s->memory + detail::align_up(m.weight_bytes), stream);
+    m.enqueue(io, s->host, s->memory, s->memory + detail::align_up(m.weight_bytes), stream);
     e = cudaGetLastError();
   }
   return e == cudaSuccess ? kOk : detail::fail(s, kCudaError, "launching the model's kernels", e);
@@ -176,6 +206,8 @@ inline void session_destroy(Session *s) {
     cudaSetDevice(s->device);
     cudaGraphExecDestroy(s->graph);
     cudaFree(s->memory);
+    if (s->host)
+      cudaFreeHost(s->host);
     cudaStreamDestroy(s->stream);
   }
   s->created = 0;

@@ -40,7 +40,6 @@ MAIN = r"""
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <vector>
 // argv: n_in, then path, bytes and kind of each input, then of each output.
 // Kind "s": strings (onnxc_string, 16 bytes each), in the file as each
@@ -52,17 +51,18 @@ static bool io(const char *path, std::vector<unsigned char> &data, bool write) {
                       : std::fread(data.data(), 1, data.size(), f);
   return std::fclose(f) == 0 && done == data.size();
 }
-static bool read_all(const char *path, std::string &text) {
+static bool read_all(const char *path, std::vector<char> &text) {
   std::FILE *f = std::fopen(path, "rb");
   if (!f) return false;
   char chunk[4096];
-  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;) text.append(chunk, n);
+  for (size_t n; (n = std::fread(chunk, 1, sizeof chunk, f)) > 0;)
+    text.insert(text.end(), chunk, chunk + n);
   return std::fclose(f) == 0;
 }
 int main(int argc, char **argv) {
   int n_in = std::atoi(argv[1]), n_all = (argc - 2) / 3;
   std::vector<std::vector<unsigned char>> bufs(n_all);
-  std::vector<std::string> texts(n_all);
+  std::vector<std::vector<char>> texts(n_all);
   std::vector<const void *> in;
   std::vector<void *> out;
   for (int i = 0; i < n_all; ++i) {

@@ -497,13 +497,13 @@ LogicalResult EmitCLowering::lowerArgs(Operation *op, const KernelCall &c, HostS
         if (!host->scratch) // every call of the op shares its scratch
           host->scratch = hostAllocate(host->scratchBytes);
         base = hostMemory();
-        offset = *host->scratch;
+        offset = *host->scratch + a.scratchOffset;
       } else {
         auto off = op->getAttrOfType<IntegerAttr>(kScratchOffsetAttr);
         if (!off)
           return op->emitError("internal: scratch space was not planned");
         base = arena();
-        offset = off.getInt();
+        offset = off.getInt() + a.scratchOffset;
       }
       auto p = b.create<emitc::CallOpaqueOp>(
           op->getLoc(),

@@ -204,7 +204,7 @@ bool runKernelCallsOnHost(llvm::ArrayRef<KernelCall> calls,
         raw[i].p = const_cast<double *>(a.floats.data());
         break;
       case KernelArg::Kind::Scratch:
-        raw[i].p = scratch.data();
+        raw[i].p = reinterpret_cast<char *>(scratch.data()) + a.scratchOffset;
         break;
       case KernelArg::Kind::Constant: // only target kernels take compile-time data
       case KernelArg::Kind::StringArray: // string kernels are not folded

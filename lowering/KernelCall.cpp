@@ -68,6 +68,11 @@ KernelArg KernelArg::scratch(int64_t bytes, std::string cppType) {
   a.scratchType = std::move(cppType);
   return a;
 }
+KernelArg KernelArg::scratchAt(int64_t offset, int64_t bytes, std::string cppType) {
+  KernelArg a = scratch(bytes, std::move(cppType));
+  a.scratchOffset = offset;
+  return a;
+}
 KernelArg KernelArg::text(int64_t bytes) {
   KernelArg a = scratch(bytes, "char");
   a.persistent = true;
@@ -89,7 +94,7 @@ int64_t KernelCall::scratchBytes() const {
   int64_t bytes = 0;
   for (const KernelArg &a : args)
     if (a.kind == KernelArg::Kind::Scratch)
-      bytes = std::max(bytes, a.intValue);
+      bytes = std::max(bytes, a.scratchOffset + a.intValue);
   return bytes;
 }
 

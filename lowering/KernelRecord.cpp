@@ -81,6 +81,8 @@ Attribute encodeArg(Operation *op, Builder &b, const KernelArg &a) {
                                      b.getNamedAttr("type", b.getStringAttr(a.scratchType))};
     if (a.persistent)
       rest.push_back(b.getNamedAttr("persistent", b.getUnitAttr()));
+    if (a.scratchOffset)
+      rest.push_back(b.getNamedAttr("offset", b.getI64IntegerAttr(a.scratchOffset)));
     return dict("scratch", rest);
   }
   case KernelArg::Kind::Runner:
@@ -140,6 +142,8 @@ FailureOr<KernelArg> decodeArg(Operation *op, Attribute attr) {
       return failure();
     KernelArg a = KernelArg::scratch(bytes.getInt(), type.str());
     a.persistent = dict.contains("persistent");
+    if (auto offset = dict.getAs<IntegerAttr>("offset"))
+      a.scratchOffset = offset.getInt();
     return a;
   }
   if (kind.getValue() == "dim") { // a size the run decides (bounded dims)

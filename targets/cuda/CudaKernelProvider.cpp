@@ -73,6 +73,8 @@ bool deviceType(StringRef t, Elements e) {
          (e == Elements::Any && (t == "onnxc_rt::float16" || t == "onnxc_rt::bfloat16"));
 }
 
+bool isHalf(StringRef t) { return t == "onnxc_rt::float16" || t == "onnxc_rt::bfloat16"; }
+
 /// The kernels' index arithmetic is 32-bit within a tensor.
 bool fitsInt32(Operation *op) {
   auto small = [](Value v) {
@@ -260,14 +262,19 @@ llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
 /// launcher's (splits, partial) arguments: partial sums as the op's scratch.
 void appendSplitK(std::vector<KernelArg> &args, int64_t m, int64_t n, int64_t k,
                   int64_t batches) {
+  int64_t scratchEnd = 0; // after what the call's other scratch takes
+  for (const KernelArg &a : args)
+    if (a.kind == KernelArg::Kind::Scratch)
+      scratchEnd = std::max(scratchEnd, (a.scratchOffset + a.intValue + 63) / 64 * 64);
   const int64_t tiles = (m + 63) / 64 * ((n + 63) / 64) * batches;
   int64_t splits = 1;
   if (tiles < 128 && k >= 512)
     splits = std::max<int64_t>(1, std::min<int64_t>({128 / tiles, k / 256, 16,
                                                      65535 / std::max<int64_t>(batches, 1)}));
   args.push_back(KernelArg::i(splits));
-  args.push_back(splits > 1 ? KernelArg::scratch(splits * batches * m * n * 4, "float")
-                            : KernelArg::null());
+  args.push_back(splits > 1
+                     ? KernelArg::scratchAt(scratchEnd, splits * batches * m * n * 4, "float")
+                     : KernelArg::null());
 }
 
 /// Conv / FusedConv: one call with bias, residual and activation fused.
@@ -312,6 +319,76 @@ FailureOr<OpLowering> lowerGemm(GemmLike op, const LoweringContext &ctx) {
                      kCudaNs)});
 }
 
+bool halfTensor(const KernelArg &a) {
+  if (a.kind != KernelArg::Kind::Tensor)
+    return false;
+  Type t = cast<ShapedType>(a.tensor.getType()).getElementType();
+  return t.isF16() || t.isBF16();
+}
+
+/// Whether call `c` (a reference call, or a Conv's or Gemm's own) has
+/// 16-bit float tensors and a launcher that does not take them.
+bool needsFloatCopies(const KernelCall &c) {
+  StringRef name = c.callee;
+  if (name.consume_front("onnxc_rt::ref::")) {
+    auto it = launchers().find(name);
+    if (it == launchers().end() || it->second.elements == Elements::Any)
+      return false;
+  }
+  return llvm::any_of(c.args, halfTensor);
+}
+
+/// Float16 and bfloat16 tensors for the launchers that compute in float
+/// (Conv, Gemm, MatMul, Softmax, the normalizations, pools, reductions):
+/// each such tensor of a call gets a float copy in the op's scratch, made
+/// by a cast before the call (an input) or cast back after it (an output),
+/// and the call takes the copies and float template arguments. So a
+/// float16 model computes each op in float and rounds its result to 16
+/// bits, as PyTorch's float16 kernels on a GPU do.
+void computeInFloat(OpLowering &lowering) {
+  int64_t end = 0;
+  for (KernelCall &c : lowering.calls) {
+    if (needsFloatCopies(c))
+      for (KernelArg &a : c.args)
+        if (a.kind == KernelArg::Kind::Scratch && isHalf(a.scratchType)) {
+          a.scratchType = "float";
+          a.intValue *= 2;
+        }
+    end = std::max(end, c.scratchBytes());
+  }
+  std::vector<KernelCall> calls;
+  for (KernelCall &c : lowering.calls) {
+    if (!needsFloatCopies(c)) {
+      calls.push_back(std::move(c));
+      continue;
+    }
+    std::vector<KernelCall> after;
+    for (KernelArg &a : c.args) {
+      if (!halfTensor(a))
+        continue;
+      const std::string half = cppTypeName(cast<ShapedType>(a.tensor.getType()).getElementType());
+      const int64_t n = numel(a.tensor);
+      end = (end + 63) / 64 * 64;
+      KernelArg copy = KernelArg::scratchAt(end, n * 4, "float");
+      end += n * 4;
+      if (a.isOutput)
+        after.push_back(call("cast", {"float", half}, kElementwise,
+                             {copy, KernelArg::output(a.tensor), KernelArg::i(n)}));
+      else
+        calls.push_back(call("cast", {half, "float"}, kElementwise,
+                             {KernelArg::input(a.tensor), copy, KernelArg::i(n)}));
+      a = copy;
+    }
+    for (std::string &t : c.templateArgs)
+      if (isHalf(t))
+        t = "float";
+    calls.push_back(std::move(c));
+    for (KernelCall &a : after)
+      calls.push_back(std::move(a));
+  }
+  lowering.calls = std::move(calls);
+}
+
 class CudaKernelProvider final : public KernelProvider {
 public:
   StringRef name() const override { return "cuda"; }
@@ -320,24 +397,28 @@ public:
     if (!fitsInt32(op))
       return refuse(op, "a tensor of 2^31 or more elements (the CUDA kernels index with 32 "
                         "bits)");
-    const bool isFloat = ctx.isFloat();
+    // Float32, and float16 / bfloat16 through float copies (computeInFloat).
+    const bool isFloat = ctx.isFloat() || isHalf(ctx.elementType);
+    ProviderResult r;
     if (auto c = dyn_cast<ConvOp>(op); c && isFloat)
-      return lowerConv(op, c.getX(), c.getW(), c.getB(), Value(), c.getY(), c.getGroup(), ctx);
-    if (auto c = dyn_cast<FusedConvOp>(op); c && isFloat)
-      return lowerConv(op, c.getX(), c.getW(), c.getB(), c.getZ(), c.getY(), c.getGroup(), ctx);
-    if (auto g = dyn_cast<GemmOp>(op); g && isFloat)
-      return lowerGemm(g, ctx);
-    if (auto g = dyn_cast<FusedGemmOp>(op); g && isFloat)
-      return lowerGemm(g, ctx);
-    // The rest: the reference lowering, moved call by call onto the GPU;
-    // ops on strings keep it, as host steps.
-    ProviderResult r = referenceProvider().lower(op, ctx);
+      r = lowerConv(op, c.getX(), c.getW(), c.getB(), Value(), c.getY(), c.getGroup(), ctx);
+    else if (auto c = dyn_cast<FusedConvOp>(op); c && isFloat)
+      r = lowerConv(op, c.getX(), c.getW(), c.getB(), c.getZ(), c.getY(), c.getGroup(), ctx);
+    else if (auto g = dyn_cast<GemmOp>(op); g && isFloat)
+      r = lowerGemm(g, ctx);
+    else if (auto g = dyn_cast<FusedGemmOp>(op); g && isFloat)
+      r = lowerGemm(g, ctx);
+    else // the reference lowering, moved call by call onto the GPU below
+      r = referenceProvider().lower(op, ctx);
     if (!r)
       return refuse(op, "no CUDA kernel");
-    if (failed(*r) || runsOnHost(op))
+    if (failed(*r) || runsOnHost(op)) // ops on strings keep it, as host steps
       return *r;
     OpLowering lowering = **r;
+    computeInFloat(lowering);
     for (KernelCall &c : lowering.calls) {
+      if (!StringRef(c.callee).starts_with("onnxc_rt::ref::"))
+        continue; // a Conv's or Gemm's own launcher
       if (std::string why = moveToDevice(c); !why.empty())
         return refuse(op, why);
       if (c.callee == "onnxc_rt::cuda::matmul") {

@@ -150,6 +150,28 @@ foreach(run transformer_encoder:tf32:2e-3 cifar_cnn:fp16:2e-3 transformer_encode
   set_tests_properties(cuda.emulated.${model}.${precision} PROPERTIES FIXTURES_REQUIRED models)
 endforeach()
 
+# A float16 model (test/models/to_float16.py: the CIFAR CNN's weights,
+# inputs and outputs in float16, as a float16 export gives them): each op
+# computed in float on float copies of its tensors (computeInFloat),
+# against PyTorch's float32 outputs rounded to float16, within 2e-3
+# (measured 8.5e-4); and built with nvcc, warnings as errors.
+set(CUDA_FLOAT16_MODEL ${CMAKE_CURRENT_BINARY_DIR}/cuda-float16/cifar_cnn)
+add_test(NAME cuda.float16_model_make
+         COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/models/to_float16.py
+                 ${MODEL_DIR}/cifar_cnn_op17 ${CUDA_FLOAT16_MODEL})
+set_tests_properties(cuda.float16_model_make PROPERTIES FIXTURES_REQUIRED models
+                     FIXTURES_SETUP cuda_float16_model)
+add_test(NAME cuda.emulated.cifar_cnn.float16_model
+         COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../../test/e2e/check_cuda_emulated.py
+                 --onnxc $<TARGET_FILE:onnxc> --model-dir ${CUDA_FLOAT16_MODEL}
+                 --max-rel-err 2e-3)
+add_test(NAME cuda.build.cifar_cnn.float16_model
+         COMMAND ${CMAKE_COMMAND} -E env ${CUDA_WERROR_ENV} $<TARGET_FILE:onnxc>
+                 ${CUDA_FLOAT16_MODEL}/model.onnx --target cuda --emit lib --quiet
+                 -o ${CMAKE_CURRENT_BINARY_DIR}/cuda-build/cifar_cnn-float16)
+set_tests_properties(cuda.emulated.cifar_cnn.float16_model cuda.build.cifar_cnn.float16_model
+                     PROPERTIES FIXTURES_REQUIRED cuda_float16_model)
+
 # Quantized models (test/quant: QDQ, QOperator, int16x8 blocks; fixture
 # qdq_models) on the qs8 integer kernels (kernels/cuda/qs8.cuh): through
 # the emulation, every output identical to the host build's; and built with

@@ -193,12 +193,28 @@ TEST_CASE("a target's provider goes first, the reference provider last", "[provi
     CHECK(relu->calls.front().args.front().kind == KernelArg::Kind::Runner);
     CHECK(relu->calls.front().templateArgs.front() == "onnxc_rt::ref::Relu");
   }
-  SECTION("cuda: an op in a type its kernels do not take is an error, not the host's kernel") {
+  SECTION("cuda: float16 computes in float on float copies in the op's scratch") {
     Fixture f("cuda", "f16");
-    ScopedDiagnosticHandler quiet(&f.ctx, [](Diagnostic &) { return success(); });
-    // Softmax computes in float only; Relu takes float16 tensors.
-    CHECK(failed(lowerToKernelCalls(f.op("onnx.Softmax"))));
+    // Softmax computes in float: a cast in, the float kernel, a cast out,
+    // each copy its own part of the scratch. Relu takes float16 tensors.
+    FailureOr<OpLowering> softmax = lowerToKernelCalls(f.op("onnx.Softmax"));
+    REQUIRE(succeeded(softmax));
+    REQUIRE(softmax->calls.size() == 3);
+    const KernelCall &in = softmax->calls[0], &run = softmax->calls[1], &out = softmax->calls[2];
+    CHECK(in.callee == "onnxc_rt::cuda::cast");
+    CHECK(in.templateArgs == llvm::SmallVector<std::string>{"onnxc_rt::float16", "float"});
+    CHECK(run.callee == "onnxc_rt::cuda::softmax");
+    CHECK(run.templateArgs == llvm::SmallVector<std::string>{"float"});
+    CHECK(out.templateArgs == llvm::SmallVector<std::string>{"float", "onnxc_rt::float16"});
+    CHECK(in.args[2].kind == KernelArg::Kind::Scratch);  // (stream, x, copy, n)
+    CHECK(out.args[1].kind == KernelArg::Kind::Scratch); // (stream, copy, y, n)
+    CHECK(in.args[2].scratchOffset != out.args[1].scratchOffset);
     CHECK(f.callee("onnx.Relu") == "onnxc_rt::cuda::unary");
+  }
+  SECTION("cuda: an op in a type its kernels do not take is an error, not the host's kernel") {
+    Fixture f("cuda", "f64");
+    ScopedDiagnosticHandler quiet(&f.ctx, [](Diagnostic &) { return success(); });
+    CHECK(failed(lowerToKernelCalls(f.op("onnx.Softmax")))); // float only
   }
   SECTION("generic: reference kernels throughout") {
     Fixture f("generic");

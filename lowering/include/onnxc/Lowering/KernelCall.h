@@ -45,6 +45,7 @@ struct KernelArg {
   std::vector<double> floats;      // FloatArray (C `const double*`)
   std::vector<std::string> strings; // StringArray (C `const onnxc_string*`)
   bool persistent = false;   // Scratch: results point into it (text); kept to the end
+  int64_t scratchOffset = 0; // Scratch: where in the op's scratch it starts (bytes)
   std::string scratchType;   // Scratch: C++ element type
   mlir::ElementsAttr constant; // Constant: data the compiler made (packed weights)
   /// A model with bounded dims: Int's value as a polynomial in them
@@ -64,6 +65,9 @@ struct KernelArg {
   /// The op's scratch space (planned in the arena); every Scratch argument
   /// of an op's calls points to the same bytes, so calls can pass data on.
   static KernelArg scratch(int64_t bytes, std::string cppType);
+  /// `bytes` of the op's scratch from byte `offset` (64-aligned): a part
+  /// that other parts do not overlap.
+  static KernelArg scratchAt(int64_t offset, int64_t bytes, std::string cppType);
   /// Characters for the strings an op makes (`char*`): scratch that stays
   /// valid to the end of the run and after it, as results point into it.
   static KernelArg text(int64_t bytes);
@@ -86,6 +90,7 @@ struct KernelCall {
 
   /// "callee<targs>", the name the host registry knows the kernel by.
   std::string key() const;
+  /// The scratch its arguments reach (offset + bytes at most).
   int64_t scratchBytes() const;
   /// Whether its scratch must outlive the call (KernelArg::text).
   bool persistentScratch() const;

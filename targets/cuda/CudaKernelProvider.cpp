@@ -281,8 +281,8 @@ void appendSplitK(std::vector<KernelArg> &args, int64_t m, int64_t n, int64_t k,
 FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value z, Value y,
                                 int64_t group, const LoweringContext &ctx) {
   auto ws = shapeOf(w);
-  if (ws.size() != 3 && ws.size() != 4)
-    return refuse(op, "the CUDA convolution covers 1-D and 2-D kernels only");
+  if (ws.size() < 3 || ws.size() > size_t(2 + onnxc_rt::kMaxRank))
+    return refuse(op, "the CUDA convolution covers 1 to 8 spatial dims");
   SmallVector<int64_t> kernel(ws.drop_front(2));
   auto g = resolveWindow(op, shapeOf(x).drop_front(2), kernel, false);
   if (failed(g))
@@ -300,7 +300,7 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   args.push_back(KernelArg::f(act.beta));
   auto xs = shapeOf(x), ys = shapeOf(y);
   const int64_t mg = ys[1] / group;
-  if (mg >= 16) // the implicit GEMM (conv.cuh); narrower groups run direct
+  if (mg >= 16 && ws.size() <= 4) // the implicit GEMM (conv.cuh); the rest runs direct
     appendSplitK(args, mg, xs[0] * prod(ys.drop_front(2)), xs[1] / group * prod(kernel), group);
   return calls({call("conv", mathArgs({act.functor, "float"}, ctx), kCudaConv, std::move(args),
                      kCudaNs)});

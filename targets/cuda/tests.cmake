@@ -105,8 +105,9 @@ add_test(NAME cuda.strings_emulated
                  --onnxc $<TARGET_FILE:onnxc> --suite node --cuda-emulated --jobs 2
                  --no-refusals --filter strnormalizer --filter STRING)
 # The opset-18-and-later cases (test/opset18/make_tests.py) through the
-# CUDA code on the CPU: all 37 pass, none refused (Pad and Resize with axes,
-# GroupNormalization, float16 and bfloat16 tensors, strings among them).
+# CUDA code on the CPU: all 38 pass, none refused (Pad and Resize with axes,
+# GroupNormalization, float16 and bfloat16 tensors, strings, a Conv3d among
+# them).
 set(CUDA_OPSET18 ${CMAKE_CURRENT_BINARY_DIR}/cuda-opset18/opset18)
 add_test(NAME cuda.opset18_make
          COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/opset18/make_tests.py ${CUDA_OPSET18})

@@ -173,6 +173,40 @@ TEST_CASE("convolution: implicit GEMM and direct paths against the reference", "
   }
 }
 
+TEST_CASE("convolution: 3-D windows, direct, against the reference", "[conv]") {
+  // (n, c, depth, height, width) -> m channels; strides, asymmetric pads,
+  // dilations and 2 groups, each spatial dim different.
+  const int64_t rank = 3, n = 2, c = 4, m = 6, group = 2;
+  std::vector<int64_t> in = {n, c, 5, 6, 7}, kern = {3, 3, 2}, strides = {2, 1, 1},
+                       pb = {1, 1, 0}, pe = {0, 1, 1}, dil = {1, 2, 1}, out = {n, m};
+  for (int64_t d = 0; d < rank; ++d)
+    out.push_back((in[2 + d] + pb[d] + pe[d] - dil[d] * (kern[d] - 1) - 1) / strides[d] + 1);
+  const int64_t xn = n * c * 5 * 6 * 7, depth = c / group * 3 * 3 * 2,
+                yn = n * m * out[2] * out[3] * out[4];
+  std::vector<float> x = randomVec(xn), w = randomVec(m * depth), b = randomVec(m),
+                     z = randomVec(yn);
+  for (const bool fused : {false, true}) {
+    INFO("bias, residual and Relu " << fused);
+    std::vector<float> want(yn), got(yn, -7.0f);
+    ref::conv<float>(x.data(), w.data(), fused ? b.data() : nullptr, want.data(), rank, in.data(),
+                     out.data(), kern.data(), strides.data(), pb.data(), pe.data(), dil.data(),
+                     group);
+    if (fused) {
+      for (int64_t i = 0; i < yn; ++i)
+        want[i] += z[i];
+      ref::unary<ref::Relu, float>(want.data(), want.data(), yn, 0, 0);
+      cuda::conv<ref::Relu, float>(kStream, x.data(), w.data(), b.data(), z.data(), got.data(),
+                                   rank, in.data(), out.data(), kern.data(), strides.data(),
+                                   pb.data(), pe.data(), dil.data(), group, 0, 0);
+    } else {
+      cuda::conv<ref::Identity, float>(kStream, x.data(), w.data(), nullptr, nullptr, got.data(),
+                                       rank, in.data(), out.data(), kern.data(), strides.data(),
+                                       pb.data(), pe.data(), dil.data(), group, 0, 0);
+    }
+    CHECK(closeMismatch(got, want, yn, depth) == "");
+  }
+}
+
 /// The relative error bound of one product on the tensor cores: each
 /// input rounded to nearest with `bits` significant bits is off by at most
 /// 2^-bits relative (TF32 and FP16 11, BF16 8), so a product by 2^(1-bits).

@@ -13,7 +13,7 @@ shape the data decides (NonZero, Unique, NonMaxSuppression) on inputs larger
 than the backend suite's, with thresholds given at run time, and strings
 (Cast to and from numbers, numpy's str() as reference; StringNormalizer;
 string tensors through Concat, Gather and Transpose; strings made and read
-between ops on numbers). And float16 and
+between ops on numbers). And a 3-D convolution (Conv3d). And float16 and
 bfloat16 tensors through element-wise and data-movement ops.
 """
 import os
@@ -22,7 +22,7 @@ import sys
 import numpy as np
 import onnx
 import torch
-from onnx import TensorProto, helper
+from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "models"))
 from onnx_tensors import save_tensor  # noqa: E402
@@ -246,6 +246,21 @@ def main():
           helper.make_node("Transpose", ["g"], ["y"])],
          [("a", S, a.shape), ("b", S, b.shape), ("i", I64, idx.shape)], [("y", S, None)],
          [a, b, idx], [ref])
+    # A 3-D convolution (Conv3d): 2 groups, strides, asymmetric pads and
+    # dilations, each spatial dim different; then Relu (on --target cuda the
+    # direct N-d kernel).
+    x3 = rng.standard_normal((1, 4, 5, 6, 7)).astype(np.float32)
+    w3 = rng.standard_normal((6, 2, 3, 3, 2)).astype(np.float32)
+    b3 = rng.standard_normal(6).astype(np.float32)
+    padded = torch.nn.functional.pad(torch.from_numpy(x3), (0, 1, 1, 1, 1, 0))
+    y3 = torch.relu(torch.nn.functional.conv3d(padded, torch.from_numpy(w3), torch.from_numpy(b3),
+                                               stride=(2, 1, 1), dilation=(1, 2, 1), groups=2))
+    make(out, "conv3d_groups_opset18", 18,
+         [helper.make_node("Conv", ["x", "w", "b"], ["c"], group=2, strides=[2, 1, 1],
+                           pads=[1, 1, 0, 0, 1, 1], dilations=[1, 2, 1]),
+          helper.make_node("Relu", ["c"], ["y"])],
+         [("x", F, x3.shape)], [("y", F, None)], [x3], [y3.numpy()],
+         inits=[numpy_helper.from_array(w3, "w"), numpy_helper.from_array(b3, "b")])
     # Strings between device ops: on --target cuda the Mul and the Add run on
     # the GPU, the casts and StringNormalizer on the host as steps of its
     # schedule, the numbers crossing both ways.

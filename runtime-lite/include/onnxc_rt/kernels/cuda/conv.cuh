@@ -332,6 +332,33 @@ __global__ void max_pool_nd_kernel(const T *x, T *y, int64_t *indices, WindowNd 
   }
 }
 
+/// A convolution of 3 or more spatial dims (Conv3d), one output a thread:
+/// the reference's window walk (for_window), the epilogue of direct_conv.
+template <typename Act>
+__global__ void direct_conv_nd(const float *x, const float *weights, const float *bias,
+                               const float *z, float *y, WindowNd g, int64_t cg, int64_t mg,
+                               float act_alpha, float act_beta, int64_t total) {
+  const ref::WindowShape s{g.rank,    g.in,         g.out,       g.kernel,
+                           g.strides, g.pads_begin, g.pads_end, g.dilations};
+  const int64_t ksize = product(g.kernel, g.rank), m = g.out[1];
+  ONNXC_CUDA_FOR(i, total) {
+    const PoolOutput o = pool_output(g, i); // plane: (image, output channel)
+    const int64_t oc = o.plane % m, img = o.plane / m, grp = oc / mg;
+    float acc = 0.0f;
+    for (int64_t ic = 0; ic < cg; ++ic) {
+      const float *xp = x + (img * g.in[1] + grp * cg + ic) * o.in_sp;
+      const float *wp = weights + (oc * cg + ic) * ksize;
+      ref::detail::for_window(s, o.pos, [&](int64_t at_x, int64_t tap) {
+        acc = fmaf(xp[at_x], wp[tap], acc);
+      }, nullptr);
+    }
+    float v = acc + (bias ? bias[oc] : 0.0f);
+    if (z)
+      v += z[i];
+    y[i] = Act::apply(v, act_alpha, act_beta);
+  }
+}
+
 template <typename T>
 __global__ void avg_pool_nd_kernel(const T *x, T *y, WindowNd g, int64_t count_include_pad,
                                    int64_t total) {
@@ -430,6 +457,14 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
           const int64_t *dilations, int64_t group, float act_alpha, float act_beta,
           int64_t splits = 1, float *partial = nullptr) {
   static_assert(sizeof(T) == sizeof(float), "the CUDA convolutions compute in float");
+  if (rank > 2) { // direct, one output a thread
+    const int64_t total = product(out_shape, rank + 2);
+    launch_over(total, detail::direct_conv_nd<Act>, stream, x, w, bias, z, y,
+                detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin,
+                                  pads_end, dilations),
+                in_shape[1] / group, out_shape[1] / group, act_alpha, act_beta, total);
+    return;
+  }
   (void)pads_end; // the output size already accounts for them
   const detail::Window2d g =
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);

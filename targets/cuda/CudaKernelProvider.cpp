@@ -63,6 +63,8 @@ enum class Elements {
            // which convert through float as the host's types.h does)
 };
 
+bool isHalf(StringRef t) { return t == "onnxc_rt::float16" || t == "onnxc_rt::bfloat16"; }
+
 bool deviceType(StringRef t, Elements e) {
   static const llvm::StringSet<> numbers = {"float",   "double",   "bool",    "int8_t",
                                             "uint8_t", "int16_t",  "uint16_t", "int32_t",
@@ -70,10 +72,8 @@ bool deviceType(StringRef t, Elements e) {
   if (e == Elements::Float)
     return t == "float";
   return numbers.contains(t) ||
-         (e == Elements::Any && (t == "onnxc_rt::float16" || t == "onnxc_rt::bfloat16"));
+         (e == Elements::Any && isHalf(t));
 }
-
-bool isHalf(StringRef t) { return t == "onnxc_rt::float16" || t == "onnxc_rt::bfloat16"; }
 
 /// The kernels' index arithmetic is 32-bit within a tensor.
 bool fitsInt32(Operation *op) {
@@ -342,7 +342,8 @@ bool needsFloatCopies(const KernelCall &c) {
 /// (Conv, Gemm, MatMul, Softmax, the normalizations, pools, reductions):
 /// each such tensor of a call gets a float copy in the op's scratch, made
 /// by a cast before the call (an input) or cast back after it (an output),
-/// and the call takes the copies and float template arguments. So a
+/// and the call takes the copies and float template arguments; a constant
+/// (a layer's weights) is converted once, at compile time, instead. So a
 /// float16 model computes each op in float and rounds its result to 16
 /// bits, as PyTorch's float16 kernels on a GPU do.
 void computeInFloat(OpLowering &lowering) {
@@ -366,6 +367,17 @@ void computeInFloat(OpLowering &lowering) {
     for (KernelArg &a : c.args) {
       if (!halfTensor(a))
         continue;
+      if (auto weights = dyn_cast_or_null<DenseElementsAttr>(getConstantElements(a.tensor));
+          weights && !a.isOutput) { // exact: every 16-bit float is a float
+        std::vector<float> values;
+        for (APFloat v : weights.getValues<APFloat>()) {
+          bool lost = false;
+          v.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+          values.push_back(v.convertToFloat());
+        }
+        a = packedFloats(a.tensor.getContext(), values);
+        continue;
+      }
       const std::string half = cppTypeName(cast<ShapedType>(a.tensor.getType()).getElementType());
       const int64_t n = numel(a.tensor);
       end = (end + 63) / 64 * 64;

@@ -551,7 +551,7 @@ LogicalResult EmitCLowering::lowerHostStep(Operation *op, const KernelCall &c,
 
 std::string EmitCLowering::coreNameOf(size_t funcIndex, unsigned nDims) const {
   if (onDevice())
-    return name + "_schedule";
+    return name + "_schedule" + (funcIndex ? std::to_string(funcIndex) : "");
   if (!nDims)
     return name + "_run_on";
   return name + "_run_sized" + (funcIndex ? std::to_string(funcIndex) : "");
@@ -574,8 +574,6 @@ LogicalResult EmitCLowering::lowerFunction(size_t funcIndex) {
   // static function that the entry points call once they checked them.
   auto boundedDims = func->getAttrOfType<ArrayAttr>(kBoundedDimsAttr);
   const unsigned nDims = boundedDims ? boundedDims.size() : 0;
-  if (nDims && onDevice())
-    return func.emitError("bounded dims (--dim NAME=LO..HI) are not supported on this target");
   SmallVector<Type> argTypes(nDims, b.getI64Type());
   for (Type t : func.getArgumentTypes())
     argTypes.push_back(ptrTo(cast<ShapedType>(t).getElementType(), true));
@@ -634,10 +632,14 @@ LogicalResult EmitCLowering::lowerFunction(size_t funcIndex) {
     int64_t bytes = t.getNumElements() * elementByteSize(t.getElementType());
     if (auto poly = func.getResultAttrOfType<DenseI64ArrayAttr>(k, kBytesPolyAttr);
         poly && nDims) { // the size of this call's output
-      b.create<emitc::CallOpaqueOp>(
-          func.getLoc(), TypeRange{}, "onnxc_rt::copy_bytes",
-          ValueRange{src, dst, dimValue(DimPoly(poly.asArrayRef().begin(), poly.asArrayRef().end()))},
-          ArrayAttr(), ArrayAttr());
+      Value size = dimValue(DimPoly(poly.asArrayRef().begin(), poly.asArrayRef().end()));
+      if (onDevice()) // on the stream, between device buffers
+        b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, deviceRuntime + "::copy_bytes",
+                                      ValueRange{runner(), src, dst, size}, ArrayAttr(),
+                                      ArrayAttr());
+      else
+        b.create<emitc::CallOpaqueOp>(func.getLoc(), TypeRange{}, "onnxc_rt::copy_bytes",
+                                      ValueRange{src, dst, size}, ArrayAttr(), ArrayAttr());
       continue;
     }
     if (onDevice() && hostData.contains(src)) {
@@ -725,16 +727,11 @@ LogicalResult EmitCLowering::run() {
     module->setAttr(kArenaSizeAttr, b.getI64IntegerAttr(arenaSize));
   module->setAttr("onnxc.weights", b.getArrayAttr(weights));
   module->setAttr("onnxc.weight_offsets", b.getDenseI64ArrayAttr(weightOffsets));
-  if (onDevice()) { // the target's emitter writes the entry points
-    for (func::FuncOp f : funcs)
-      f.erase();
-    return success();
-  }
-  if (anyWeights)
+  if (!onDevice() && anyWeights)
     b.create<emitc::VerbatimOp>(func.getLoc(),
                                 b.getStringAttr("extern \"C\" const uint8_t " + name +
                                                 "_weights[];"));
-  if (profile) { // the nodes' labels, for the program that times them
+  if (!onDevice() && profile) { // the nodes' labels, for the program that times them
     std::string table = "extern \"C\" const char* const " + name + "_profile_nodes[" +
                         std::to_string(std::max<size_t>(profileLabels.size(), 1)) + "] = {";
     for (size_t i = 0; i < profileLabels.size(); ++i)
@@ -778,6 +775,25 @@ LogicalResult EmitCLowering::run() {
     }
     return c;
   };
+  if (onDevice()) { // the target's emitter writes the entry points
+    if (nDims) { // and calls NAME_scheduleK, K = NAME_regime(dims)
+      std::string r = "static int " + name + "_regime(const int64_t* dims) {\n";
+      for (unsigned i = 0; i < nDims && funcs.size() > 1; ++i)
+        r += "  const int64_t d" + std::to_string(i) + " = dims[" + std::to_string(i) + "];\n";
+      if (funcs.size() == 1)
+        r += "  (void)dims;\n";
+      for (size_t k = 1; k < funcs.size(); ++k)
+        r += "  if (" + condition([&](unsigned i) { return rangeOf(funcs[k], i); }, true) +
+             ")\n    return " + std::to_string(k) + ";\n";
+      r += "  return 0;\n}";
+      b.setInsertionPointToEnd(module.getBody());
+      b.create<emitc::VerbatimOp>(func.getLoc(), b.getStringAttr(r));
+      module->setAttr("onnxc.regimes", b.getI64IntegerAttr(int64_t(funcs.size())));
+    }
+    for (func::FuncOp f : funcs)
+      f.erase();
+    return success();
+  }
   std::string params, pass;
   for (unsigned i = 0; i < nIn; ++i) {
     params += "const " + cppTypeName(cast<ShapedType>(func.getArgumentTypes()[i]).getElementType()) +

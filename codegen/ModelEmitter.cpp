@@ -305,6 +305,36 @@ std::string compositesNote(const ModelInterface &m) {
   return s;
 }
 
+std::string boundedDimsDefines(const ModelInterface &m, const std::string &runName) {
+  if (m.boundedDims.empty())
+    return "";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "/* Bounded dims (onnxc --dim NAME=LO..HI): " << runName << "\n"
+     << "   takes their sizes first, in this order; a size outside its bounds returns\n"
+     << "   ONNXC_STATUS_DIM_RANGE and writes nothing. The arena and the *_SIZE counts\n"
+     << "   are for the upper bounds. */\n";
+  for (const DimBound &d : m.boundedDims)
+    os << "#define " << m.name << "_DIM_" << d.cname << "_MIN " << d.lo << "\n"
+       << "#define " << m.name << "_DIM_" << d.cname << "_MAX " << d.hi << "  /* ONNX dim "
+       << cCommentLiteral(d.name) << " */\n";
+  os << "#ifndef ONNXC_STATUS_DIM_RANGE\n#define ONNXC_STATUS_DIM_RANGE 2\n#endif\n\n";
+  return s;
+}
+
+std::string shapeText(const TensorInterface &t) {
+  std::string s = "[";
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    s += (i ? "x" : "") + std::to_string(t.shape[i]);
+  s += "]";
+  if (!t.sized())
+    return s;
+  std::string d = "[";
+  for (size_t i = 0; i < t.shape.size(); ++i)
+    d += (i ? " x " : "") + (t.dimTexts[i].empty() ? std::to_string(t.shape[i]) : t.dimTexts[i]);
+  return d + "] (at most " + s + ")";
+}
+
 std::string emitHeader(const ModelInterface &m, const std::string &version) {
   std::string s = headerOpening(m, version);
   llvm::raw_string_ostream os(s);
@@ -321,19 +351,11 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
      << "#define " << m.name << "_ARENA_ALIGNMENT 64\n"
      << interfaceDefines(m, version) << "\n";
   // Bounded dims: the sizes each call takes first, and their bounds.
+  os << boundedDimsDefines(m, m.name + "_run");
   std::string dimParams, dimArgs;
-  if (!m.boundedDims.empty()) {
-    os << "/* Bounded dims (onnxc --dim NAME=LO..HI): NAME_run takes their sizes first, in\n"
-       << "   this order; a size outside its bounds returns ONNXC_STATUS_DIM_RANGE and\n"
-       << "   writes nothing. The arena and the *_SIZE counts are for the upper bounds. */\n";
-    for (const DimBound &d : m.boundedDims) {
-      os << "#define " << m.name << "_DIM_" << d.cname << "_MIN " << d.lo << "\n"
-         << "#define " << m.name << "_DIM_" << d.cname << "_MAX " << d.hi
-         << "  /* ONNX dim " << cCommentLiteral(d.name) << " */\n";
-      dimParams += "int64_t " + d.cname + ", ";
-      dimArgs += d.cname + ", ";
-    }
-    os << "#ifndef ONNXC_STATUS_DIM_RANGE\n#define ONNXC_STATUS_DIM_RANGE 2\n#endif\n\n";
+  for (const DimBound &d : m.boundedDims) {
+    dimParams += "int64_t " + d.cname + ", ";
+    dimArgs += d.cname + ", ";
   }
   os << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n";
   // In C, float16/bfloat16 buffers are their uint16_t bits.
@@ -344,20 +366,6 @@ std::string emitHeader(const ModelInterface &m, const std::string &version) {
   if (halves)
     os << "#ifdef __cplusplus\n#define ONNXC_HALF(T) T\n#else\n#define ONNXC_HALF(T) uint16_t\n"
        << "#endif\n\n";
-  // "[1x3x224x224]", or with bounded dims "[batch x 3 x 224 x 224] (at most [32x3x224x224])".
-  auto shapeText = [](const TensorInterface &t) {
-    std::string s = "[";
-    for (size_t i = 0; i < t.shape.size(); ++i)
-      s += (i ? "x" : "") + std::to_string(t.shape[i]);
-    s += "]";
-    if (!t.sized())
-      return s;
-    std::string d = "[";
-    for (size_t i = 0; i < t.shape.size(); ++i)
-      d += (i ? " x " : "") +
-           (t.dimTexts[i].empty() ? std::to_string(t.shape[i]) : t.dimTexts[i]);
-    return d + "] (at most " + s + ")";
-  };
   os << "/* Runs the model. Inputs and outputs are dense row-major tensors:\n";
   for (const auto &t : m.inputs) {
     os << " *   in  " << t.cname << ": " << cppTypeName(t.elementType) << shapeText(t)

@@ -13,6 +13,7 @@
 #include "CudaTarget.h"
 
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
+#include "onnxc/Dialect/ONNX/ONNXTypes.h"
 #include "onnxc/Lowering/KernelCall.h"
 #include "onnxc/Lowering/CppText.h"
 #include "onnxc/Passes/Passes.h"
@@ -28,8 +29,26 @@ namespace {
 
 /// Status codes of kernels/cuda/session.cuh, as the header names them.
 constexpr int kStatusNoDevice = 20, kStatusCudaError = 21, kStatusNotCreated = 22;
+/// Bounded dims a session holds the sizes of (session.cuh's kMaxBoundedDims).
+constexpr size_t kMaxBoundedDims = 8;
 
 std::string cType(Type t) { return cppTypeName(t); }
+
+/// "int64_t batch, " (the bounded dims' sizes, in their order; "" for none).
+std::string dimParams(const ModelInterface &m) {
+  std::string s;
+  for (const DimBound &d : m.boundedDims)
+    s += "int64_t " + d.cname + ", ";
+  return s;
+}
+
+/// "batch, " (the bounded dims' names, as dimParams declares them).
+std::string dimNames(const ModelInterface &m) {
+  std::string s;
+  for (const DimBound &d : m.boundedDims)
+    s += d.cname + ", ";
+  return s;
+}
 
 /// "const float* input, float* output_0" (the tensors, in graph order).
 std::string tensorParams(const ModelInterface &m) {
@@ -55,6 +74,7 @@ std::string header(const ModelInterface &m, const std::string &version, bool hos
      << " /* no usable GPU or driver */\n"
      << "#define " << n << "_STATUS_CUDA_ERROR " << kStatusCudaError << "\n"
      << "#define " << n << "_STATUS_NOT_CREATED " << kStatusNotCreated << "\n\n"
+     << boundedDimsDefines(m, n + "_run (after the session)")
      << "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n"
      << "/* One model instance on one GPU: its device memory, stream and CUDA\n"
      << "   Graph. The caller owns the storage; one per concurrent caller. */\n"
@@ -68,10 +88,8 @@ std::string header(const ModelInterface &m, const std::string &version, bool hos
   for (const auto *list : {&m.inputs, &m.outputs})
     for (const TensorInterface &t : *list) {
       os << " *   " << (list == &m.inputs ? "in  " : "out ") << t.cname << ": "
-         << cType(t.elementType) << "[";
-      for (size_t i = 0; i < t.shape.size(); ++i)
-        os << (i ? "x" : "") << t.shape[i];
-      os << "]  (ONNX " << cCommentLiteral(t.name) << ")\n";
+         << cType(t.elementType) << shapeText(t) << "  (ONNX " << cCommentLiteral(t.name)
+         << ")\n";
       if (list == &m.outputs)
         os << dataSizedNote(m, t);
     }
@@ -83,18 +101,24 @@ std::string header(const ModelInterface &m, const std::string &version, bool hos
        << " * point into the session's host memory or read-only data, valid until its\n"
        << " * next run. Returns ONNXC_STATUS_STRING_SPACE when the strings the model\n"
        << " * makes need more than the session holds for them.\n";
+  if (!m.boundedDims.empty())
+    os << " * A run at other sizes than the last run's captures the graph again.\n";
   os << " */\n"
-     << "int " << n << "_run(" << n << "_session* session, " << tensorParams(m);
+     << "int " << n << "_run(" << n << "_session* session, " << dimParams(m) << tensorParams(m);
   s.resize(s.size() - 2);
+  const std::string dimsArray = m.boundedDims.empty() ? "" : "const int64_t* dims, ";
   os << ");\n\n"
-     << "/* The same, with inputs and outputs as arrays of pointers in graph order. */\n"
-     << "int " << n << "_run_v(" << n
-     << "_session* session, const void* const* inputs, void* const* outputs);\n\n"
+     << "/* The same, with inputs and outputs as arrays of pointers in graph order"
+     << (m.boundedDims.empty() ? "" : "\n   (and the bounded dims' sizes as an array, in their order)")
+     << ". */\n"
+     << "int " << n << "_run_v(" << n << "_session* session, " << dimsArray
+     << "const void* const* inputs," << (dimsArray.empty() ? " " : "\n    ")
+     << "void* const* outputs);\n\n"
      << "/* Enqueues the model on `stream` (a cudaStream_t; null: the default\n"
      << "   stream) with inputs and outputs in device memory, without waiting and\n"
      << "   without the graph. */\n"
-     << "int " << n << "_enqueue(" << n << "_session* session, " << tensorParams(m)
-     << "void* stream);\n\n"
+     << "int " << n << "_enqueue(" << n << "_session* session, " << dimParams(m)
+     << tensorParams(m) << "void* stream);\n\n"
      << "/* Frees the session's device memory, stream and graph. */\n"
      << "void " << n << "_destroy(" << n << "_session* session);\n\n"
      << "/* What the last failure of a call on `session` was. */\n"
@@ -111,9 +135,9 @@ std::string header(const ModelInterface &m, const std::string &version, bool hos
      << "  Model(const Model&) = delete;\n  Model& operator=(const Model&) = delete;\n"
      << "  int status() const { return status_; }\n"
      << "  const char* error() const { return " << n << "_error(&session_); }\n"
-     << "  int run(" << tensorParams(m);
+     << "  int run(" << dimParams(m) << tensorParams(m);
   s.resize(s.size() - 2);
-  os << ") {\n    return " << n << "_run(&session_, ";
+  os << ") {\n    return " << n << "_run(&session_, " << dimNames(m);
   for (const auto *list : {&m.inputs, &m.outputs})
     for (const TensorInterface &t : *list)
       os << t.cname << ", ";
@@ -124,23 +148,65 @@ std::string header(const ModelInterface &m, const std::string &version, bool hos
 }
 
 /// The entry points, after the schedule in NAME.cu.
-std::string sessionCode(const ModelInterface &m, int64_t weightBytes, int64_t hostBytes) {
+/// `regimes`: bounded dims' schedules (one a regime: NAME_schedule, NAME_schedule1...).
+std::string sessionCode(const ModelInterface &m, int64_t weightBytes, int64_t hostBytes,
+                        int64_t regimes) {
   const std::string &n = m.name;
   const size_t nIn = m.inputs.size(), nOut = m.outputs.size(), nIo = nIn + nOut;
+  const bool bounded = !m.boundedDims.empty();
   std::string s;
   llvm::raw_string_ostream os(s);
   os << "\nextern \"C\" const uint8_t " << n << "_weights[];\n\n"
      << "namespace {\n"
      << "using onnxc_rt::cuda::Session;\n\n"
-     << "int " << n << "_schedule_io(void* const* io, void* host, const void* weights,\n"
-     << "    void* arena, onnxc_rt::cuda::Stream* stream) {\n  return " << n << "_schedule(";
+     << "int " << n << "_schedule_io(const int64_t* dims, void* const* io, void* host,\n"
+     << "    const void* weights, void* arena, onnxc_rt::cuda::Stream* stream) {\n";
+  // The schedule's arguments after the sizes; bounded dims: one schedule a
+  // regime (NAME_scheduleK, K = NAME_regime(dims)), each taking the sizes.
+  std::string args, sizes;
   for (size_t i = 0; i < nIo; ++i) {
     const TensorInterface &t = i < nIn ? m.inputs[i] : m.outputs[i - nIn];
-    os << "static_cast<" << (i < nIn ? "const " : "") << cType(t.elementType) << "*>(io[" << i
-       << "]), ";
+    args += "static_cast<" + std::string(i < nIn ? "const " : "") + cType(t.elementType) +
+            "*>(io[" + std::to_string(i) + "]), ";
   }
-  os << "host, weights, arena, stream);\n}\n\n"
-     << "const size_t " << n << "_io_bytes[] = {";
+  args += "host, weights, arena, stream);\n";
+  for (size_t i = 0; i < m.boundedDims.size(); ++i)
+    sizes += "dims[" + std::to_string(i) + "], ";
+  if (m.boundedDims.empty()) {
+    os << "  (void)dims;\n  return " << n << "_schedule(" << args << "}\n\n";
+  } else {
+    os << "  switch (" << n << "_regime(dims)) {\n";
+    for (int64_t k = 1; k < regimes; ++k)
+      os << "  case " << k << ":\n    return " << n << "_schedule" << k << "(" << sizes << args;
+    os << "  default:\n    return " << n << "_schedule(" << sizes << args << "  }\n}\n\n";
+    // Each input's and output's bytes at the sizes `dims`.
+    os << "void " << n << "_io_bytes_at(const int64_t* dims, size_t* bytes) {\n";
+    for (size_t i = 0; i < m.boundedDims.size(); ++i)
+      os << "  const int64_t " << m.boundedDims[i].cname << " = dims[" << i << "];\n";
+    for (const DimBound &d : m.boundedDims)
+      os << "  (void)" << d.cname << ";\n";
+    for (size_t i = 0; i < nIo; ++i) {
+      const TensorInterface &t = i < nIn ? m.inputs[i] : m.outputs[i - nIn];
+      os << "  bytes[" << i << "] = ";
+      if (!t.sized()) {
+        os << t.bytes;
+      } else {
+        os << "size_t(" << elementByteSize(t.elementType) << ")";
+        for (size_t d = 0; d < t.shape.size(); ++d)
+          os << " * size_t(" << (t.dimTexts[d].empty() ? std::to_string(t.shape[d]) : t.dimTexts[d])
+             << ")";
+      }
+      os << ";\n";
+    }
+    os << "}\n\nconst int64_t " << n << "_dim_min[] = {";
+    for (size_t i = 0; i < m.boundedDims.size(); ++i)
+      os << (i ? ", " : "") << m.boundedDims[i].lo;
+    os << "};\nconst int64_t " << n << "_dim_max[] = {";
+    for (size_t i = 0; i < m.boundedDims.size(); ++i)
+      os << (i ? ", " : "") << m.boundedDims[i].hi;
+    os << "};\n\n";
+  }
+  os << "const size_t " << n << "_io_bytes[] = {";
   for (size_t i = 0; i < nIo; ++i)
     os << (i ? ", " : "") << (i < nIn ? m.inputs[i] : m.outputs[i - nIn]).bytes;
   if (nIo == 0)
@@ -148,7 +214,12 @@ std::string sessionCode(const ModelInterface &m, int64_t weightBytes, int64_t ho
   os << "};\n\n"
      << "const onnxc_rt::cuda::ModelInfo " << n << "_info = {" << n << "_weights, "
      << weightBytes << ", " << m.arenaBytes << ", " << nIn << ", " << nOut << ", " << n
-     << "_io_bytes, " << n << "_schedule_io, " << hostBytes << "};\n\n"
+     << "_io_bytes, " << n << "_schedule_io, " << hostBytes << ", " << m.boundedDims.size();
+  if (m.boundedDims.empty())
+    os << ", nullptr, nullptr, nullptr};\n\n";
+  else
+    os << ", " << n << "_dim_min, " << n << "_dim_max, " << n << "_io_bytes_at};\n\n";
+  os
      << "Session* session_of(" << n << "_session* s) { return reinterpret_cast<Session*>(s); }\n"
      << "} // namespace\n\n"
      << "static_assert(sizeof(Session) <= sizeof(" << n << "_session) &&\n"
@@ -158,27 +229,38 @@ std::string sessionCode(const ModelInterface &m, int64_t weightBytes, int64_t ho
      << "  void* io[" << std::max<size_t>(nIo, 1) << "];\n"
      << "  return onnxc_rt::cuda::session_create(session_of(session), " << n
      << "_info, device, io);\n}\n\n"
-     << "extern \"C\" int " << n << "_run_v(" << n
-     << "_session* session, const void* const* inputs,\n    void* const* outputs) {\n"
-     << "  return onnxc_rt::cuda::session_run(session_of(session), " << n
-     << "_info, inputs, outputs);\n}\n\n"
-     << "extern \"C\" int " << n << "_run(" << n << "_session* session, " << tensorParams(m);
+     << "extern \"C\" int " << n << "_run_v(" << n << "_session* session, "
+     << (bounded ? "const int64_t* dims, " : "")
+     << "const void* const* inputs,\n    void* const* outputs) {\n"
+     << "  void* io[" << std::max<size_t>(nIo, 1) << "];\n"
+     << "  size_t bytes[" << std::max<size_t>(nIo, 1) << "];\n"
+     << "  return onnxc_rt::cuda::session_run(session_of(session), " << n << "_info, "
+     << (bounded ? "dims" : "nullptr") << ", inputs, outputs, io,\n      bytes);\n}\n\n"
+     << "extern \"C\" int " << n << "_run(" << n << "_session* session, " << dimParams(m)
+     << tensorParams(m);
   s.resize(s.size() - 2);
-  os << ") {\n  const void* const inputs[] = {";
+  os << ") {\n";
+  if (bounded)
+    os << "  const int64_t dims[] = {" << dimNames(m) << "};\n";
+  os << "  const void* const inputs[] = {";
   for (const TensorInterface &t : m.inputs)
     os << t.cname << ", ";
   os << "nullptr};\n  void* const outputs[] = {";
   for (const TensorInterface &t : m.outputs)
     os << t.cname << ", ";
-  os << "nullptr};\n  return " << n << "_run_v(session, inputs, outputs);\n}\n\n"
-     << "extern \"C\" int " << n << "_enqueue(" << n << "_session* session, " << tensorParams(m)
-     << "void* stream) {\n  void* const io[] = {";
+  os << "nullptr};\n  return " << n << "_run_v(session, " << (bounded ? "dims, " : "")
+     << "inputs, outputs);\n}\n\n"
+     << "extern \"C\" int " << n << "_enqueue(" << n << "_session* session, " << dimParams(m)
+     << tensorParams(m) << "void* stream) {\n";
+  if (bounded)
+    os << "  const int64_t dims[] = {" << dimNames(m) << "};\n";
+  os << "  void* const io[] = {";
   for (const TensorInterface &t : m.inputs)
     os << "const_cast<" << cType(t.elementType) << "*>(" << t.cname << "), ";
   for (const TensorInterface &t : m.outputs)
     os << t.cname << ", ";
   os << "nullptr};\n  return onnxc_rt::cuda::session_enqueue(session_of(session), " << n
-     << "_info, io,\n      static_cast<onnxc_rt::cuda::Stream*>(stream));\n}\n\n"
+     << "_info, " << (bounded ? "dims" : "nullptr") << ", io,\n      static_cast<onnxc_rt::cuda::Stream*>(stream));\n}\n\n"
      << "extern \"C\" void " << n << "_destroy(" << n << "_session* session) {\n"
      << "  onnxc_rt::cuda::session_destroy(session_of(session));\n}\n\n"
      << "extern \"C\" const char* " << n << "_error(const " << n << "_session* session) {\n"
@@ -219,6 +301,11 @@ public:
                                const std::string &version) const override {
     if (failed(checkAllOnDevice(planned)))
       return failure();
+    if (iface.boundedDims.size() > kMaxBoundedDims)
+      return planned.emitError() << "--target cuda takes at most "
+                                 << kMaxBoundedDims << " bounded dims (--dim "
+                                    "NAME=LO..HI), not "
+                                 << iface.boundedDims.size();
     PassManager lower(planned->getContext(), ModuleOp::getOperationName());
     if (failed(applyPassManagerCLOptions(lower)))
       return failure();
@@ -233,13 +320,15 @@ public:
     auto source = emitSource(planned, banner);
     if (failed(source))
       return failure();
-    int64_t weightBytes = 0, hostBytes = 0;
+    int64_t weightBytes = 0, hostBytes = 0, regimes = 1;
+    if (auto r = planned->getAttrOfType<IntegerAttr>("onnxc.regimes"))
+      regimes = r.getInt();
     if (auto w = planned->getAttrOfType<IntegerAttr>("onnxc.weight_bytes"))
       weightBytes = w.getInt();
     if (auto h = planned->getAttrOfType<IntegerAttr>("onnxc.host_bytes"))
       hostBytes = h.getInt();
     EmittedModel m;
-    m.source = *source + sessionCode(iface, weightBytes, hostBytes);
+    m.source = *source + sessionCode(iface, weightBytes, hostBytes, regimes);
     m.sourceExtension = ".cu";
     m.header = header(iface, version, hostBytes > 0);
     m.weights = weightsBlob(planned);
@@ -256,7 +345,8 @@ public:
                   "    std::printf(\"onnxc-run: %s%s\\n\", rc == " + n +
                   "_STATUS_NO_DEVICE ? \"no device: \" : \"\", " + n + "_error(&session));\n"
                   "    return rc == " + n + "_STATUS_NO_DEVICE ? 77 : 3;\n  }\n";
-    calls.run = n + "_run_v(&session, inputs, outputs)";
+    calls.run = n + "_run_v(&session, " + (m.boundedDims.empty() ? "" : "dims, ") +
+                "inputs, outputs)";
     calls.error = n + "_error(&session)";
     calls.teardown = "  " + n + "_destroy(&session);\n";
     return calls;

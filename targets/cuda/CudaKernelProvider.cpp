@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "CudaTarget.h"
 
+#include "onnxc/Dialect/ONNX/OpFacts.h"
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc_rt/base.h"
 #include "onnxc_rt/kernels/reference/detection.h"
@@ -260,15 +261,17 @@ llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
 /// last convolutions make 8 tiles) splits the depth until about 128 blocks
 /// run, each chunk at least 256 deep, at most 16 chunks. Appends the
 /// launcher's (splits, partial) arguments: partial sums as the op's scratch.
+/// A bounded-dims build (`bounded`, one of its probes) does not split: the
+/// split would change with the sizes, and one plan serves them all.
 void appendSplitK(std::vector<KernelArg> &args, int64_t m, int64_t n, int64_t k,
-                  int64_t batches) {
+                  int64_t batches, bool bounded) {
   int64_t scratchEnd = 0; // after what the call's other scratch takes
   for (const KernelArg &a : args)
     if (a.kind == KernelArg::Kind::Scratch)
       scratchEnd = std::max(scratchEnd, (a.scratchOffset + a.intValue + 63) / 64 * 64);
   const int64_t tiles = (m + 63) / 64 * ((n + 63) / 64) * batches;
   int64_t splits = 1;
-  if (tiles < 128 && k >= 512)
+  if (tiles < 128 && k >= 512 && !bounded)
     splits = std::max<int64_t>(1, std::min<int64_t>({128 / tiles, k / 256, 16,
                                                      65535 / std::max<int64_t>(batches, 1)}));
   args.push_back(KernelArg::i(splits));
@@ -301,7 +304,8 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   auto xs = shapeOf(x), ys = shapeOf(y);
   const int64_t mg = ys[1] / group;
   if (mg >= 16 && ws.size() <= 4) // the implicit GEMM (conv.cuh); the rest runs direct
-    appendSplitK(args, mg, xs[0] * prod(ys.drop_front(2)), xs[1] / group * prod(kernel), group);
+    appendSplitK(args, mg, xs[0] * prod(ys.drop_front(2)), xs[1] / group * prod(kernel), group,
+                 onnx::inBoundedProbe(op));
   return calls({call("conv", mathArgs({act.functor, "float"}, ctx), kCudaConv, std::move(args),
                      kCudaNs)});
 }
@@ -314,7 +318,7 @@ FailureOr<OpLowering> lowerGemm(GemmLike op, const LoweringContext &ctx) {
   args.insert(args.begin(), KernelArg::runner());
   args.push_back(KernelArg::f(act.alpha));
   args.push_back(KernelArg::f(act.beta));
-  appendSplitK(args, g.m, g.n, g.k, 1);
+  appendSplitK(args, g.m, g.n, g.k, 1, onnx::inBoundedProbe(op));
   return calls({call("gemm", mathArgs({act.functor, "float"}, ctx), kCudaGemm, std::move(args),
                      kCudaNs)});
 }
@@ -437,7 +441,7 @@ public:
         // (stream, a, b, y, m, k, n, batch_rank, batch_shape, ...)
         c.templateArgs = mathArgs(c.templateArgs, ctx);
         appendSplitK(c.args, c.args[4].intValue, c.args[6].intValue, c.args[5].intValue,
-                     prod(c.args[8].ints));
+                     prod(c.args[8].ints), onnx::inBoundedProbe(op));
       }
     }
     return lowering;

@@ -81,6 +81,14 @@ foreach(model cifar_cnn transformer_encoder mobilenet_v2 lstm bigru)
   set_tests_properties(cuda.emulated.${model} PROPERTIES FIXTURES_REQUIRED models)
 endforeach()
 
+# Bounded dims (--dim NAME=LO..HI) on cuda: a CNN over the batch and an
+# encoder over the sequence, each built once and run through the emulation
+# in one session at sizes that change from run to run (the graph captured
+# again), against PyTorch; the CNN's library built by nvcc.
+add_test(NAME cuda.bounded_emulated
+         COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../../test/shapes/check_bounded_dims.py
+                 $<TARGET_FILE:onnxc> --work ${CMAKE_CURRENT_BINARY_DIR}/cuda-bounded cuda)
+
 # Every 24th ONNX node test through the CUDA code on the CPU (run_conformance.py
 # --cuda-emulated): the ops the CUDA kernels cover must pass at ONNX's
 # tolerances; the ones they do not are refused (exit 3) and listed.

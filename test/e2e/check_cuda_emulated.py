@@ -33,7 +33,8 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "test", "models"))
 from onnx_tensors import load_tensor  # noqa: E402
 
-MAIN = r"""
+# The test programs' includes and their file reads and writes.
+PROGRAM_HEAD = r"""
 #include "model.h"
 #include "onnxc_rt/string.h"
 #include <cstdint>
@@ -41,9 +42,6 @@ MAIN = r"""
 #include <cstdlib>
 #include <cstring>
 #include <vector>
-// argv: n_in, then path, bytes and kind of each input, then of each output.
-// Kind "s": strings (onnxc_string, 16 bytes each), in the file as each
-// string's length (8 bytes) and bytes; "b": the tensor's bytes.
 static bool io(const char *path, std::vector<unsigned char> &data, bool write) {
   std::FILE *f = std::fopen(path, write ? "wb" : "rb");
   if (!f) return false;
@@ -51,6 +49,12 @@ static bool io(const char *path, std::vector<unsigned char> &data, bool write) {
                       : std::fread(data.data(), 1, data.size(), f);
   return std::fclose(f) == 0 && done == data.size();
 }
+"""
+
+MAIN = PROGRAM_HEAD + r"""
+// argv: n_in, then path, bytes and kind of each input, then of each output.
+// Kind "s": strings (onnxc_string, 16 bytes each), in the file as each
+// string's length (8 bytes) and bytes; "b": the tensor's bytes.
 static bool read_all(const char *path, std::vector<char> &text) {
   std::FILE *f = std::fopen(path, "rb");
   if (!f) return false;
@@ -115,6 +119,125 @@ int main(int argc, char **argv) {
   return 0;
 }
 """
+
+BOUNDED_MAIN = PROGRAM_HEAD + r"""
+// argv: n_dims, n_in, n_out, then for each run its sizes, then the path and
+// bytes of each input and output. One session serves every run, in order:
+// a run at other sizes than the last captures the graph again. Prints each
+// run's status; a failed run writes no outputs.
+int main(int argc, char **argv) {
+  const int nd = std::atoi(argv[1]), ni = std::atoi(argv[2]), no = std::atoi(argv[3]);
+  static model_session session;
+  if (int rc = model_create(&session, 0)) {
+    std::printf("create: %d %s\n", rc, model_error(&session));
+    return 3;
+  }
+  for (int a = 4; a + nd + 2 * (ni + no) <= argc;) {
+    std::vector<int64_t> dims;
+    for (int i = 0; i < nd; ++i) dims.push_back(std::strtoll(argv[a++], nullptr, 10));
+    std::vector<std::vector<unsigned char>> bufs(ni + no);
+    std::vector<const void *> in;
+    std::vector<void *> out;
+    std::vector<const char *> paths;
+    for (int i = 0; i < ni + no; ++i) {
+      paths.push_back(argv[a]);
+      bufs[i].resize(std::strtoull(argv[a + 1], nullptr, 10));
+      a += 2;
+      if (i < ni && !io(paths[i], bufs[i], false)) return 2;
+      if (i < ni) in.push_back(bufs[i].data()); else out.push_back(bufs[i].data());
+    }
+    const int rc = model_run_v(&session, dims.data(), in.data(), out.data());
+    std::printf("run: %d %s\n", rc, rc ? model_error(&session) : "");
+    for (int i = ni; i < ni + no && rc == 0; ++i)
+      if (!io(paths[i], bufs[i], true)) return 2;
+  }
+  model_destroy(&session);
+  return 0;
+}
+"""
+
+
+def bounded_interface(header):
+    """The bounded dims' names (NAME_DIM_x_MIN, in order) and [(kind,
+    dtype, shape of dims -> shape)] of the inputs then outputs of a model
+    built with --dim NAME=LO..HI (" *   in  x: float[batch x 3] (at most
+    [8x3])")."""
+    names, tensors = [], []
+    for line in open(header):
+        m = re.match(r"#define \w+?_DIM_(\w+)_MIN ", line)
+        if m:
+            names.append(m.group(1))
+        m = re.match(r" \*   (in |out) \w+: ([\w:]+)\[([^\]]*)\]", line)
+        if m:
+            texts = [t.strip() for t in re.split(r" x |x(?=\d)|(?<=\d)x", m.group(3)) if t]
+
+            def shape(dims, texts=texts):
+                env = dict(zip(names, dims))
+                return tuple(int(eval(t, {"__builtins__": {}}, env)) for t in texts)
+            tensors.append((m.group(1).strip(), np.dtype(DTYPES[m.group(2)]), shape))
+    return names, tensors
+
+
+def run_bounded(onnxc, model, dim_flags, runs, cxx="c++", timeout=600):
+    """Compiles `model` for cuda once with `dim_flags` (--dim NAME=LO..HI)
+    and runs it through the emulation for each (sizes, inputs) of `runs`,
+    in order, in one session. Returns [(status, outputs)] (outputs None
+    where the run failed)."""
+    with tempfile.TemporaryDirectory(prefix="onnxc-cuda-bounded-") as work:
+        gen = os.path.join(work, "gen")
+        r = subprocess.run([onnxc, model, "--target", "cuda", "--name", "model", "--quiet",
+                            "-o", gen, *dim_flags], capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError((r.stderr.strip().splitlines() or [f"exit {r.returncode}"])[0])
+        names, tensors = bounded_interface(os.path.join(gen, "model.h"))
+        ins = [t for t in tensors if t[0] == "in"]
+        outs = [t for t in tensors if t[0] == "out"]
+        with open(os.path.join(work, "main.cpp"), "w") as f:
+            f.write(BOUNDED_MAIN)
+        program = os.path.join(work, "model")
+        build(cxx, gen, work, program)
+        args = [program, str(len(names)), str(len(ins)), str(len(outs))]
+        for j, (dims, inputs) in enumerate(runs):
+            args += [str(d) for d in dims]
+            for k, x in enumerate(inputs):
+                path = os.path.join(work, f"run{j}_in{k}.bin")
+                np.ascontiguousarray(x).tofile(path)
+                args += [path, str(x.nbytes)]
+            for k, (_, dtype, shape) in enumerate(outs):
+                n = int(np.prod(shape(dims), dtype=np.int64))
+                args += [os.path.join(work, f"run{j}_out{k}.bin"), str(n * dtype.itemsize)]
+        r = subprocess.run(args, capture_output=True, text=True, timeout=timeout)
+        if r.returncode != 0:
+            raise RuntimeError(f"the program failed ({r.returncode}): "
+                               f"{r.stdout.strip()}{r.stderr.strip()}")
+        statuses = [int(line.split()[1]) for line in r.stdout.splitlines()
+                    if line.startswith("run:")]
+        results = []
+        for j, (dims, _) in enumerate(runs):
+            got = None
+            if statuses[j] == 0:
+                got = [np.fromfile(os.path.join(work, f"run{j}_out{k}.bin"),
+                                   dtype=dtype).reshape(shape(dims))
+                       for k, (_, dtype, shape) in enumerate(outs)]
+            results.append((statuses[j], got))
+        return results
+
+
+def build(cxx, gen, work, program):
+    """Builds gen/model.cu against the emulation with work/main.cpp."""
+    flags = [cxx, "-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror",
+             "-I" + os.path.join(ROOT, "runtime-lite", "include"), "-I" + gen]
+    emulation = os.path.join(ROOT, "test", "kernels", "cuda_emulation.h")
+    for step in ([*flags, "-Wno-unknown-pragmas", "-include", emulation, "-x", "c++", "-c",
+                  os.path.join(gen, "model.cu"), "-o", program + ".o"],
+                 [*flags, "-c", os.path.join(gen, "model_weights.S"), "-Wa,-I" + gen,
+                  "-o", program + "_weights.o"],
+                 [*flags, os.path.join(work, "main.cpp"), program + ".o",
+                  program + "_weights.o", "-o", program]):
+        r = subprocess.run(step, capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError("build failed: " + (r.stderr.strip().splitlines() or [""])[0])
+
 
 # The header's C types -> numpy (the types the CUDA kernels take; bfloat16
 # as its uint16 bits, as onnx_tensors.load_tensor gives ONNX's test data).
@@ -320,18 +443,7 @@ def run_emulated(onnxc, model, inputs, cxx="c++", timeout=600, onnxc_args=()):
         with open(os.path.join(work, "main.cpp"), "w") as f:
             f.write(MAIN)
         program = os.path.join(work, "model")
-        flags = [cxx, "-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror",
-                 "-I" + os.path.join(ROOT, "runtime-lite", "include"), "-I" + gen]
-        emulation = os.path.join(ROOT, "test", "kernels", "cuda_emulation.h")
-        for step in ([*flags, "-Wno-unknown-pragmas", "-include", emulation, "-x", "c++", "-c",
-                      os.path.join(gen, "model.cu"), "-o", program + ".o"],
-                     [*flags, "-c", os.path.join(gen, "model_weights.S"), "-Wa,-I" + gen,
-                      "-o", program + "_weights.o"],
-                     [*flags, os.path.join(work, "main.cpp"), program + ".o",
-                      program + "_weights.o", "-o", program]):
-            r = subprocess.run(step, capture_output=True, text=True)
-            if r.returncode != 0:
-                raise RuntimeError("build failed: " + (r.stderr.strip().splitlines() or [""])[0])
+        build(cxx, gen, work, program)
         header = os.path.join(gen, "model.h")
         return graph_outputs(header, output_kinds(model),
                              run_program(program, work, inputs, ins, outs, timeout))

@@ -18,8 +18,14 @@ sets of one call) at sizes across the range, against PyTorch's outputs:
               API (ONNXC_STATUS_DIM_RANGE, and the in-range call right after
               it matches), an inverted range, sizes the model cannot take
               (the position table has 128 rows: --dim seq=1..200), a dim a
-              strided convolution divides (not a polynomial in the dim), and
-              --target cuda (refused: its kernels launch with fixed sizes)
+              strided convolution divides (not a polynomial in the dim)
+  cuda        --target cuda through the CPU emulation of CUDA (check_cuda_emulated.py):
+              the cnn (batch=1..32) and the encoder (seq=1..128) in one session each,
+              at sizes that change from run to run (the graph captured again), back to
+              an earlier size, and a size past the bound (ONNXC_STATUS_DIM_RANGE, the
+              next run right); then the CNN's library built by nvcc, warnings as
+              errors, where nvcc is installed; --target is not used, nor is the case
+              run unless named
   rebatch     models exported at batch 1 with fixed shapes (a CNN flattened
               with torch.flatten, ResNet-18), run at batch 3 and compiled with
               --batch 8; models whose export fixed batch-1 shapes inside (a
@@ -238,10 +244,6 @@ def case_errors(onnxc, work, target):
     ok &= expect_error(onnxc, [path, "-o", os.path.join(d, "x3"), "--dim", "seq=1..200"],
                        "one of the sizes a bounded build checks", "sizes past the position table")
     ok &= not os.path.exists(os.path.join(d, "x3"))
-    ok &= expect_error(onnxc, [path, "-o", os.path.join(d, "x5"), "--dim", "seq=1..128",
-                               "--target", "cuda"],
-                       "bounded dims (--dim NAME=LO..HI) are not supported for --target cuda",
-                       "a target whose kernels launch with fixed sizes")
     # A strided convolution over a bounded dim: its output size is not a
     # polynomial in the input's.
     conv = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3, stride=2, padding=1)).eval()
@@ -318,8 +320,64 @@ def case_rebatch(onnxc, work, target):
     return ok
 
 
+def case_cuda(onnxc, work, target):
+    """One session a model, sizes in the order given; each run against PyTorch."""
+    import torch
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "e2e"))
+    from check_cuda_emulated import run_bounded
+    d = os.path.join(work, "cuda")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    ok = True
+    gen = torch.Generator().manual_seed(3)
+    for name, model, axes, flag, shape_at, sizes in (
+            ("cnn", cnn_model(), {0: "batch"}, "batch=1..32", lambda n: (n, 3, 32, 32),
+             (3, 32, 1, 17, 33, 3)),
+            ("encoder", encoder_model(), {1: "seq"}, "seq=1..128", lambda n: (1, n, 64),
+             (7, 128, 1, 64, 129, 7))):
+        path = os.path.join(d, name + ".onnx")
+        export(model, torch.randn(*shape_at(sizes[0])), path, axes)
+        xs = [torch.randn(*shape_at(n), generator=gen) for n in sizes]
+        try:
+            results = run_bounded(onnxc, path, ["--dim", flag], [
+                ([n], [x.numpy()]) for n, x in zip(sizes, xs)])
+        except RuntimeError as err:
+            print(f"cuda {name}: {err}")
+            ok = False
+            continue
+        for n, x, (status, outs) in zip(sizes, xs, results):
+            if n > int(flag.split("..")[1]):
+                good = status == 2 and outs is None
+                print(f"cuda {name} at {n}: status {status} "
+                      f"({'ONNXC_STATUS_DIM_RANGE, ok' if good else 'FAIL'})")
+                ok &= good
+                continue
+            with torch.no_grad():
+                ref = model(x).numpy()
+            if status != 0 or outs[0].shape != ref.shape:
+                print(f"cuda {name} at {n}: status {status}, "
+                      f"shape {None if outs is None else outs[0].shape} ({ref.shape}) FAIL")
+                ok = False
+                continue
+            rel = float(np.max(np.abs(outs[0] - ref))) / float(np.max(np.abs(ref)))
+            good = rel <= 1e-4
+            print(f"cuda {name} at {n}: output {list(ref.shape)}, rel err {rel:.2g} "
+                  f"({'ok' if good else 'FAIL'})")
+            ok &= good
+    if shutil.which("nvcc"):
+        env = dict(os.environ, ONNXC_CXXFLAGS="-Xcompiler=-Werror --Werror=all-warnings")
+        r = subprocess.run([onnxc, os.path.join(d, "cnn.onnx"), "--target", "cuda", "--dim",
+                            "batch=1..32", "--emit", "lib", "--quiet", "-o",
+                            os.path.join(d, "lib")], capture_output=True, text=True, env=env)
+        print(f"cuda cnn library by nvcc: exit {r.returncode} "
+              f"({'ok' if r.returncode == 0 else 'FAIL: ' + r.stderr[-2000:]})")
+        ok &= r.returncode == 0
+    return ok
+
+
 CASES = {"encoder": case_encoder, "cnn": case_cnn, "both": case_both, "errors": case_errors,
-         "rebatch": case_rebatch}
+         "rebatch": case_rebatch,
+         "cuda": case_cuda}
 
 
 def main():
@@ -327,7 +385,7 @@ def main():
     ap.add_argument("onnxc")
     ap.add_argument("--work", required=True)
     ap.add_argument("--target", default="x86-64")
-    ap.add_argument("cases", nargs="*", default=list(CASES))
+    ap.add_argument("cases", nargs="*", default=[c for c in CASES if c != "cuda"])
     args = ap.parse_intermixed_args()
     ok = True
     for name in args.cases:

@@ -354,13 +354,6 @@ FailureOr<GeneratedModel> generateModel(MLIRContext &ctx, const std::string &mod
   } else {
     // Bounded dims: the plans at a few sizes, merged into the one at the
     // upper bounds (codegen/BoundedDims.h).
-    if (target.emitter()) {
-      llvm::errs() << "onnxc: error: bounded dims (--dim NAME=LO..HI) are not supported for "
-                   << "--target " << target.name()
-                   << ": its kernels launch with sizes fixed at compile time; build one "
-                      "model per size (--dim NAME=N)\n";
-      return failure();
-    }
     std::vector<BoundedDim> dims;
     for (const auto &[dimName, range] : options.dimRanges)
       dims.push_back({dimName, range.first, range.second});

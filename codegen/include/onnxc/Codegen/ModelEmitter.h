@@ -95,6 +95,12 @@ std::string emitHeader(const ModelInterface &model, const std::string &version);
 std::string headerOpening(const ModelInterface &model, const std::string &version);
 std::string interfaceDefines(const ModelInterface &model, const std::string &version);
 std::string tensorDescriptions(const ModelInterface &model);
+/// Bounded dims: their NAME_DIM_x_MIN / _MAX #defines and what `runName`
+/// does with their sizes; "" without bounded dims.
+std::string boundedDimsDefines(const ModelInterface &model, const std::string &runName);
+/// "[1x3x224x224]", or with bounded dims "[batch x 3 x 224 x 224] (at most
+/// [32x3x224x224])".
+std::string shapeText(const TensorInterface &tensor);
 /// The header comment's lines under an output whose size the data decides
 /// (which dim, its bound, the extent output the run writes it to); "" for
 /// the others.

@@ -58,7 +58,7 @@ FailureOr<OpLowering> refuse(Operation *op, const llvm::Twine &why) {
 
 /// Element types a CUDA launcher is instantiated for.
 enum class Elements {
-  Float,   // computes in float: its template argument must be float
+  Real,    // float or double, each computed in its own precision
   Numbers, // float, double, bool and the integers
   Any,     // those and float16 / bfloat16 (copies and per-element maps,
            // which convert through float as the host's types.h does)
@@ -70,8 +70,8 @@ bool deviceType(StringRef t, Elements e) {
   static const llvm::StringSet<> numbers = {"float",   "double",   "bool",    "int8_t",
                                             "uint8_t", "int16_t",  "uint16_t", "int32_t",
                                             "uint32_t", "int64_t", "uint64_t"};
-  if (e == Elements::Float)
-    return t == "float";
+  if (e == Elements::Real)
+    return t == "float" || t == "double";
   return numbers.contains(t) ||
          (e == Elements::Any && isHalf(t));
 }
@@ -109,7 +109,7 @@ const llvm::StringMap<Launcher> &launchers() {
       {"clip", {kCudaElementwise, Elements::Any, nullptr}},
       {"cast", {kCudaElementwise, Elements::Any, nullptr}},
       {"fill", {kCudaElementwise, Elements::Any, nullptr}},
-      {"matmul", {kCudaGemm, Elements::Float, nullptr}},
+      {"matmul", {kCudaGemm, Elements::Real, nullptr}},
       // einsum(a, b, y, nlabels, ...): the labels' strides pass by value.
       {"einsum",
        {kCudaLinalg, Elements::Numbers,
@@ -125,8 +125,8 @@ const llvm::StringMap<Launcher> &launchers() {
       {"avg_pool", {kCudaConv, Elements::Numbers, nullptr}},
       {"max_unpool", {kCudaConv, Elements::Any, nullptr}},
       {"global_pool", {kCudaConv, Elements::Numbers, nullptr}},
-      {"softmax", {kCudaNorm, Elements::Float, nullptr}},
-      {"layer_norm", {kCudaNorm, Elements::Float, nullptr}},
+      {"softmax", {kCudaNorm, Elements::Real, nullptr}},
+      {"layer_norm", {kCudaNorm, Elements::Real, nullptr}},
       {"nll_loss", {kCudaNorm, Elements::Numbers, nullptr}},
       {"transpose", {kCudaTensor, Elements::Any, nullptr}},
       {"slice", {kCudaTensor, Elements::Any, nullptr}},
@@ -150,7 +150,7 @@ const llvm::StringMap<Launcher> &launchers() {
       {"topk", {kCudaTensor, Elements::Numbers, nullptr}},
       {"nonzero", {kCudaTensor, Elements::Any, nullptr}},
       {"unique", {kCudaTensor, Elements::Numbers, nullptr}},
-      {"batch_norm", {kCudaNorm, Elements::Float, nullptr}},
+      {"batch_norm", {kCudaNorm, Elements::Real, nullptr}},
       {"batch_norm_training", {kCudaNorm, Elements::Numbers, nullptr}},
       {"dft", {kCudaSignal, Elements::Numbers, nullptr}},
       {"stft", {kCudaSignal, Elements::Numbers, nullptr}},
@@ -165,17 +165,14 @@ const llvm::StringMap<Launcher> &launchers() {
       {"reverse_sequence", {kCudaTensor, Elements::Any, nullptr}},
       {"scatter_elements", {kCudaTensor, Elements::Numbers, nullptr}},
       {"scatter_nd", {kCudaTensor, Elements::Numbers, nullptr}},
-      {"group_norm", {kCudaNorm, Elements::Float, nullptr}},
-      {"instance_norm", {kCudaNorm, Elements::Float, nullptr}},
+      {"group_norm", {kCudaNorm, Elements::Real, nullptr}},
+      {"instance_norm", {kCudaNorm, Elements::Real, nullptr}},
       {"quantize_linear", {kCudaQuant, Elements::Any, nullptr}},
       {"dequantize_linear", {kCudaQuant, Elements::Any, nullptr}},
       {"dynamic_quantize_linear", {kCudaQuant, Elements::Numbers, nullptr}},
       {"requantize", {kCudaQuant, Elements::Numbers, nullptr}},
       {"matmul_acc", {kCudaQuant, Elements::Numbers, nullptr}},
-      // conv_acc(x, w, x_zp, w_zp, w_zp_count, bias, y, rank, ...)
-      {"conv_acc",
-       {kCudaQuant, Elements::Numbers,
-        [](const KernelCall &c) { return windowRankAtMost2(c, 7); }}},
+      {"conv_acc", {kCudaQuant, Elements::Numbers, nullptr}}, // windows of any rank
       // The qs8 scheme's integer kernels (onnxc's int8 and int16x8 models,
       // imported QDQ models).
       {"qs8::conv",
@@ -238,11 +235,12 @@ std::string moveToDevice(KernelCall &c) {
 
 /// The template arguments of a matrix-product launcher: the element type
 /// and, for --precision tf32, fp16 or bf16, the tensor-core arithmetic
-/// (kernels/cuda/mma.cuh).
+/// (kernels/cuda/mma.cuh). Double stays double (`--precision` is for float
+/// models).
 llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
                                         const LoweringContext &ctx) {
   auto it = ctx.options.find("precision");
-  if (it == ctx.options.end())
+  if (it == ctx.options.end() || llvm::is_contained(targs, "double"))
     return targs;
   if (it->second == "tf32")
     targs.push_back("onnxc_rt::cuda::Tf32");
@@ -261,17 +259,18 @@ llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
 /// last convolutions make 8 tiles) splits the depth until about 128 blocks
 /// run, each chunk at least 256 deep, at most 16 chunks. Appends the
 /// launcher's (splits, partial) arguments: partial sums as the op's scratch.
-/// A bounded-dims build (`bounded`, one of its probes) does not split: the
-/// split would change with the sizes, and one plan serves them all.
+/// `noSplit`: a bounded-dims build (one of its probes), whose split would
+/// change with the sizes while one plan serves them all, or double, which
+/// runs on its own kernel.
 void appendSplitK(std::vector<KernelArg> &args, int64_t m, int64_t n, int64_t k,
-                  int64_t batches, bool bounded) {
+                  int64_t batches, bool noSplit) {
   int64_t scratchEnd = 0; // after what the call's other scratch takes
   for (const KernelArg &a : args)
     if (a.kind == KernelArg::Kind::Scratch)
       scratchEnd = std::max(scratchEnd, (a.scratchOffset + a.intValue + 63) / 64 * 64);
   const int64_t tiles = (m + 63) / 64 * ((n + 63) / 64) * batches;
   int64_t splits = 1;
-  if (tiles < 128 && k >= 512 && !bounded)
+  if (tiles < 128 && k >= 512 && !noSplit)
     splits = std::max<int64_t>(1, std::min<int64_t>({128 / tiles, k / 256, 16,
                                                      65535 / std::max<int64_t>(batches, 1)}));
   args.push_back(KernelArg::i(splits));
@@ -293,6 +292,7 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   if (group > 65535 && shapeOf(y)[1] / group >= 16)
     return refuse(op, "more than 65535 groups for the CUDA convolution");
   const FusedActivation act = activationOf(op);
+  const std::string elem = ctx.elementType == "double" ? "double" : "float";
   std::vector<KernelArg> args{KernelArg::runner(), KernelArg::input(x), KernelArg::input(w),
                               inputOrNull(b), z ? inputOrNull(z) : KernelArg::null(),
                               KernelArg::output(y)};
@@ -305,8 +305,8 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   const int64_t mg = ys[1] / group;
   if (mg >= 16 && ws.size() <= 4) // the implicit GEMM (conv.cuh); the rest runs direct
     appendSplitK(args, mg, xs[0] * prod(ys.drop_front(2)), xs[1] / group * prod(kernel), group,
-                 onnx::inBoundedProbe(op));
-  return calls({call("conv", mathArgs({act.functor, "float"}, ctx), kCudaConv, std::move(args),
+                 onnx::inBoundedProbe(op) || elem == "double");
+  return calls({call("conv", mathArgs({act.functor, elem}, ctx), kCudaConv, std::move(args),
                      kCudaNs)});
 }
 
@@ -318,8 +318,9 @@ FailureOr<OpLowering> lowerGemm(GemmLike op, const LoweringContext &ctx) {
   args.insert(args.begin(), KernelArg::runner());
   args.push_back(KernelArg::f(act.alpha));
   args.push_back(KernelArg::f(act.beta));
-  appendSplitK(args, g.m, g.n, g.k, 1, onnx::inBoundedProbe(op));
-  return calls({call("gemm", mathArgs({act.functor, "float"}, ctx), kCudaGemm, std::move(args),
+  const std::string elem = ctx.elementType == "double" ? "double" : "float";
+  appendSplitK(args, g.m, g.n, g.k, 1, onnx::inBoundedProbe(op) || elem == "double");
+  return calls({call("gemm", mathArgs({act.functor, elem}, ctx), kCudaGemm, std::move(args),
                      kCudaNs)});
 }
 
@@ -414,7 +415,10 @@ public:
       return refuse(op, "a tensor of 2^31 or more elements (the CUDA kernels index with 32 "
                         "bits)");
     // Float32, and float16 / bfloat16 through float copies (computeInFloat).
-    const bool isFloat = ctx.isFloat() || isHalf(ctx.elementType);
+    // Double: Conv and Gemm on their double kernels, the rest as the
+    // reference calls moved over.
+    const bool isFloat =
+        ctx.isFloat() || isHalf(ctx.elementType) || ctx.elementType == "double";
     ProviderResult r;
     if (auto c = dyn_cast<ConvOp>(op); c && isFloat)
       r = lowerConv(op, c.getX(), c.getW(), c.getB(), Value(), c.getY(), c.getGroup(), ctx);
@@ -441,7 +445,8 @@ public:
         // (stream, a, b, y, m, k, n, batch_rank, batch_shape, ...)
         c.templateArgs = mathArgs(c.templateArgs, ctx);
         appendSplitK(c.args, c.args[4].intValue, c.args[6].intValue, c.args[5].intValue,
-                     prod(c.args[8].ints), onnx::inBoundedProbe(op));
+                     prod(c.args[8].ints),
+                     onnx::inBoundedProbe(op) || c.templateArgs[0] == "double");
       }
     }
     return lowering;

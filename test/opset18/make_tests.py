@@ -14,7 +14,9 @@ than the backend suite's, with thresholds given at run time, and strings
 (Cast to and from numbers, numpy's str() as reference; StringNormalizer;
 string tensors through Concat, Gather and Transpose; strings made and read
 between ops on numbers). And a 3-D convolution (Conv3d). And float16 and
-bfloat16 tensors through element-wise and data-movement ops.
+bfloat16 tensors through element-wise and data-movement ops, and float64
+through convolution, Gemm, MatMul and the normalisations, and a 3-D
+ConvInteger.
 """
 import os
 import sys
@@ -261,6 +263,67 @@ def main():
           helper.make_node("Relu", ["c"], ["y"])],
          [("x", F, x3.shape)], [("y", F, None)], [x3], [y3.numpy()],
          inits=[numpy_helper.from_array(w3, "w"), numpy_helper.from_array(b3, "b")])
+    # ConvInteger over 3 spatial dims, a zero point per output channel,
+    # padded (the padding is the input's zero point); PyTorch's double
+    # convolution of the shifted values, exact at these sizes.
+    U8 = TensorProto.UINT8
+    xq = rng.integers(0, 256, (1, 2, 4, 5, 6)).astype(np.uint8)
+    wq = rng.integers(0, 256, (3, 2, 2, 3, 2)).astype(np.uint8)
+    xzp, wzp = np.array(131, np.uint8), np.array([120, 128, 135], np.uint8)
+    shifted = torch.from_numpy(xq.astype(np.float64) - 131.0)
+    yq = torch.nn.functional.conv3d(
+        torch.nn.functional.pad(shifted, (1, 0, 0, 1, 1, 1)),
+        torch.from_numpy(wq.astype(np.float64) - wzp.astype(np.float64)[:, None, None, None,
+                                                                        None]),
+        stride=(1, 2, 1))
+    make(out, "conv_integer_3d_opset18", 18,
+         [helper.make_node("ConvInteger", ["x", "w", "xzp", "wzp"], ["y"], strides=[1, 2, 1],
+                           pads=[1, 0, 1, 1, 1, 0])],
+         [("x", U8, xq.shape)], [("y", I32, None)], [xq], [yq.numpy().astype(np.int32)],
+         inits=[numpy_helper.from_array(wq, "w"), numpy_helper.from_array(xzp, "xzp"),
+                numpy_helper.from_array(wzp, "wzp")])
+    # float64 through Conv, BatchNormalization, InstanceNormalization, Gemm,
+    # LayerNormalization, Softmax, a broadcast MatMul and a LogSoftmax over a
+    # strided axis (on --target cuda their double kernels, summing in
+    # double); PyTorch in double.
+    xd = rng.standard_normal((2, 3, 6, 6))
+    wd, bd = rng.standard_normal((4, 3, 3, 3)), rng.standard_normal(4)
+    bn = [rng.standard_normal(4), rng.standard_normal(4), rng.standard_normal(4),
+          rng.random(4) + 0.5]  # scale, bias, mean, var
+    ins_s, ins_b = rng.standard_normal(4), rng.standard_normal(4)
+    gw, gb = rng.standard_normal((10, 144)) * 0.1, rng.standard_normal(10)
+    ln_s, ln_b = rng.standard_normal(10), rng.standard_normal(10)
+    mw = rng.standard_normal((36, 5))
+    eps = float(np.float32(1e-5))
+    td = [torch.from_numpy(a) for a in (xd, wd, bd, *bn, ins_s, ins_b, gw, gb, ln_s, ln_b, mw)]
+    fn = torch.nn.functional
+    cd = torch.relu(fn.batch_norm(fn.conv2d(td[0], td[1], td[2], padding=1), td[5], td[6], td[3],
+                                  td[4], eps=eps))
+    nd = fn.instance_norm(cd, weight=td[7], bias=td[8], eps=eps)
+    gd = torch.relu(0.5 * nd.reshape(2, 144) @ td[9].T + 2.0 * td[10])
+    y1 = torch.softmax(fn.layer_norm(gd, [10], td[11], td[12], eps=eps), -1)
+    y2 = torch.log_softmax(nd.reshape(2, 4, 36) @ td[13], 1)
+    names = ["w", "b", "bn_s", "bn_b", "bn_m", "bn_v", "in_s", "in_b", "gw", "gb", "ln_s", "ln_b",
+             "mw"]
+    make(out, "float64_conv_gemm_norms_opset18", 18,
+         [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1]),
+          helper.make_node("BatchNormalization", ["c", "bn_s", "bn_b", "bn_m", "bn_v"], ["n"],
+                           epsilon=eps),
+          helper.make_node("Relu", ["n"], ["r"]),
+          helper.make_node("InstanceNormalization", ["r", "in_s", "in_b"], ["i"], epsilon=eps),
+          helper.make_node("Reshape", ["i", "flat"], ["f"]),
+          helper.make_node("Gemm", ["f", "gw", "gb"], ["g"], transB=1, alpha=0.5, beta=2.0),
+          helper.make_node("Relu", ["g"], ["gr"]),
+          helper.make_node("LayerNormalization", ["gr", "ln_s", "ln_b"], ["l"], epsilon=eps),
+          helper.make_node("Softmax", ["l"], ["y1"], axis=-1),
+          helper.make_node("Reshape", ["i", "rows"], ["i3"]),
+          helper.make_node("MatMul", ["i3", "mw"], ["m"]),
+          helper.make_node("LogSoftmax", ["m"], ["y2"], axis=1)],
+         [("x", D, xd.shape)], [("y1", D, None), ("y2", D, None)], [xd],
+         [y1.numpy(), y2.numpy()],
+         inits=[numpy_helper.from_array(a, n) for a, n in
+                zip((wd, bd, *bn, ins_s, ins_b, gw, gb, ln_s, ln_b, mw), names)] +
+               [const("flat", [2, 144]), const("rows", [2, 4, 36])])
     # Strings between device ops: on --target cuda the Mul and the Add run on
     # the GPU, the casts and StringNormalizer on the host as steps of its
     # schedule, the numbers crossing both ways.

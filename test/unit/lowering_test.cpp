@@ -211,10 +211,18 @@ TEST_CASE("a target's provider goes first, the reference provider last", "[provi
     CHECK(in.args[2].scratchOffset != out.args[1].scratchOffset);
     CHECK(f.callee("onnx.Relu") == "onnxc_rt::cuda::unary");
   }
-  SECTION("cuda: an op in a type its kernels do not take is an error, not the host's kernel") {
+  SECTION("cuda: double runs on the GPU in double, never on the host's kernel") {
     Fixture f("cuda", "f64");
-    ScopedDiagnosticHandler quiet(&f.ctx, [](Diagnostic &) { return success(); });
-    CHECK(failed(lowerToKernelCalls(f.op("onnx.Softmax")))); // float only
+    FailureOr<OpLowering> softmax = lowerToKernelCalls(f.op("onnx.Softmax"));
+    REQUIRE(succeeded(softmax));
+    REQUIRE(softmax->calls.size() == 1); // no casts: the kernel sums in double
+    CHECK(softmax->calls[0].callee == "onnxc_rt::cuda::softmax");
+    CHECK(softmax->calls[0].templateArgs == llvm::SmallVector<std::string>{"double"});
+    FailureOr<OpLowering> conv = lowerToKernelCalls(f.op("onnx.Conv"));
+    REQUIRE(succeeded(conv));
+    REQUIRE(conv->calls.size() == 1);
+    CHECK(conv->calls[0].callee == "onnxc_rt::cuda::conv");
+    CHECK(conv->calls[0].templateArgs.back() == "double");
   }
   SECTION("generic: reference kernels throughout") {
     Fixture f("generic");

@@ -162,6 +162,27 @@ inline void copy_bytes(Stream *stream, const void *src, void *dst, size_t n) {
     cudaMemcpyAsync(dst, src, n, cudaMemcpyDeviceToDevice, stream);
 }
 
+/// What a kernel that sums or normalises computes in: double for double
+/// tensors, float for the others; and the math it calls, by that type.
+template <typename T> struct AccOf {
+  using type = float;
+};
+template <> struct AccOf<double> {
+  using type = double;
+};
+template <typename T> using Acc = typename AccOf<T>::type;
+
+__device__ inline float max_of(float a, float b) { return fmaxf(a, b); }
+__device__ inline double max_of(double a, double b) { return fmax(a, b); }
+__device__ inline float exp_of(float v) { return expf(v); }
+__device__ inline double exp_of(double v) { return exp(v); }
+__device__ inline float log_of(float v) { return logf(v); }
+__device__ inline double log_of(double v) { return log(v); }
+__device__ inline float rsqrt_of(float v) { return rsqrtf(v); }
+__device__ inline double rsqrt_of(double v) { return 1.0 / sqrt(v); }
+__device__ inline float fma_of(float a, float b, float c) { return fmaf(a, b, c); }
+__device__ inline double fma_of(double a, double b, double c) { return fma(a, b, c); }
+
 namespace detail {
 template <typename T> __global__ void fill_kernel(T *y, int64_t n, T value) {
   ONNXC_CUDA_FOR(i, n) { y[i] = value; }

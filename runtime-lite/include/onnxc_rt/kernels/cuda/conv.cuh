@@ -332,27 +332,28 @@ __global__ void max_pool_nd_kernel(const T *x, T *y, int64_t *indices, WindowNd 
   }
 }
 
-/// A convolution of 3 or more spatial dims (Conv3d), one output a thread:
-/// the reference's window walk (for_window), the epilogue of direct_conv.
-template <typename Act>
-__global__ void direct_conv_nd(const float *x, const float *weights, const float *bias,
-                               const float *z, float *y, WindowNd g, int64_t cg, int64_t mg,
-                               float act_alpha, float act_beta, int64_t total) {
+/// A convolution of 3 or more spatial dims (Conv3d), or in double of any
+/// rank, one output a thread: the reference's window walk (for_window), the
+/// epilogue of direct_conv; sums in T.
+template <typename Act, typename T>
+__global__ void direct_conv_nd(const T *x, const T *weights, const T *bias, const T *z, T *y,
+                               WindowNd g, int64_t cg, int64_t mg, float act_alpha,
+                               float act_beta, int64_t total) {
   const ref::WindowShape s{g.rank,    g.in,         g.out,       g.kernel,
                            g.strides, g.pads_begin, g.pads_end, g.dilations};
   const int64_t ksize = product(g.kernel, g.rank), m = g.out[1];
   ONNXC_CUDA_FOR(i, total) {
     const PoolOutput o = pool_output(g, i); // plane: (image, output channel)
     const int64_t oc = o.plane % m, img = o.plane / m, grp = oc / mg;
-    float acc = 0.0f;
+    T acc = 0;
     for (int64_t ic = 0; ic < cg; ++ic) {
-      const float *xp = x + (img * g.in[1] + grp * cg + ic) * o.in_sp;
-      const float *wp = weights + (oc * cg + ic) * ksize;
+      const T *xp = x + (img * g.in[1] + grp * cg + ic) * o.in_sp;
+      const T *wp = weights + (oc * cg + ic) * ksize;
       ref::detail::for_window(s, o.pos, [&](int64_t at_x, int64_t tap) {
-        acc = fmaf(xp[at_x], wp[tap], acc);
+        acc = fma_of(xp[at_x], wp[tap], acc);
       }, nullptr);
     }
-    float v = acc + (bias ? bias[oc] : 0.0f);
+    T v = acc + (bias ? bias[oc] : T(0));
     if (z)
       v += z[i];
     y[i] = Act::apply(v, act_alpha, act_beta);
@@ -456,31 +457,36 @@ void conv(Stream *stream, const T *x, const T *w, const T *bias, const T *z, T *
           const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
           const int64_t *dilations, int64_t group, float act_alpha, float act_beta,
           int64_t splits = 1, float *partial = nullptr) {
-  static_assert(sizeof(T) == sizeof(float), "the CUDA convolutions compute in float");
-  if (rank > 2) { // direct, one output a thread
+  static_assert(sizeof(T) == sizeof(float) || sizeof(T) == sizeof(double),
+                "the CUDA convolutions compute in float or double");
+  if (rank > 2 || sizeof(T) == sizeof(double)) { // direct, one output a thread
+    (void)splits; // (the tiles' split-K)
+    (void)partial;
     const int64_t total = product(out_shape, rank + 2);
-    launch_over(total, detail::direct_conv_nd<Act>, stream, x, w, bias, z, y,
+    launch_over(total, detail::direct_conv_nd<Act, T>, stream, x, w, bias, z, y,
                 detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin,
                                   pads_end, dilations),
                 in_shape[1] / group, out_shape[1] / group, act_alpha, act_beta, total);
     return;
   }
-  (void)pads_end; // the output size already accounts for them
-  const detail::Window2d g =
-      detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
-  const int cg = int(g.c / group), mg = int(g.m / group);
-  const int64_t total = int64_t(g.n) * g.m * g.oh * g.ow;
-  if (total == 0)
-    return;
-  if (mg < 16) {
-    const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.m, int64_t(g.oh) * g.ow);
-    launch(detail::direct_conv<Act>, pl.grid, pl.threads, stream, x, w, bias, z, y, g, cg, mg,
-           act_alpha, act_beta);
-    return;
+  if constexpr (sizeof(T) == sizeof(float)) {
+    (void)pads_end; // the output size already accounts for them
+    const detail::Window2d g =
+        detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);
+    const int cg = int(g.c / group), mg = int(g.m / group);
+    const int64_t total = int64_t(g.n) * g.m * g.oh * g.ow;
+    if (total == 0)
+      return;
+    if (mg < 16) {
+      const PlaneLaunch pl = plane_launch(int64_t(g.n) * g.m, int64_t(g.oh) * g.ow);
+      launch(detail::direct_conv<Act>, pl.grid, pl.threads, stream, x, w, bias, z, y, g, cg, mg,
+             act_alpha, act_beta);
+      return;
+    }
+    detail::ConvProblem<Act> p{x, w, bias, z, y, g, int(group), cg, mg,
+                               mg, g.n * g.oh * g.ow, cg * g.kh * g.kw, act_alpha, act_beta};
+    detail::launch_tiled_gemm<Math>(stream, p, group, splits, partial);
   }
-  detail::ConvProblem<Act> p{x, w, bias, z, y, g, int(group), cg, mg,
-                             mg, g.n * g.oh * g.ow, cg * g.kh * g.kw, act_alpha, act_beta};
-  detail::launch_tiled_gemm<Math>(stream, p, group, splits, partial);
 }
 
 /// ConvTranspose of any rank: the output shape already holds the

@@ -676,6 +676,18 @@ template <typename Act> struct GemmProblem {
   }
 };
 
+/// Where batch entry `batch` of a broadcast MatMul starts in an operand
+/// with `strides` (0 along a broadcast dim).
+__device__ inline int64_t broadcast_offset(int64_t batch, int batch_rank, const Dims &shape,
+                                           const Dims &strides) {
+  int64_t off = 0;
+  for (int d = batch_rank - 1; d >= 0; --d) {
+    off += (batch % shape.v[d]) * strides.v[d];
+    batch /= shape.v[d];
+  }
+  return off;
+}
+
 /// MatMul: Y[b] = A[b] B[b], batch entries placed by broadcast strides.
 struct MatMulProblem {
   const float *A, *B;
@@ -702,22 +714,50 @@ struct MatMulProblem {
       return *b_at(c, s, inside);
     }
   };
-  __device__ int64_t offset(int64_t batch, const Dims &strides) const {
-    int64_t off = 0;
-    for (int d = batch_rank - 1; d >= 0; --d) {
-      off += (batch % batch_shape.v[d]) * strides.v[d];
-      batch /= batch_shape.v[d];
-    }
-    return off;
-  }
   __device__ Block block(int64_t batch) const {
-    return Block{A + offset(batch, a_strides), B + offset(batch, b_strides), n, k};
+    return Block{A + broadcast_offset(batch, batch_rank, batch_shape, a_strides),
+                 B + broadcast_offset(batch, batch_rank, batch_shape, b_strides), n, k};
   }
   __device__ KStep k_step(int p) const { return KStep{p}; }
   __device__ void store(int64_t batch, int i, int j, float acc) const {
     Y[(batch * m + i) * int64_t(n) + j] = acc;
   }
 };
+
+/// Gemm and MatMul in double: one output a thread, its sum over the depth
+/// in order, in double (the tiles above compute in float).
+template <typename Act>
+__global__ void gemm_f64(const double *a, const double *b, const double *c, double *y,
+                         int64_t m, int64_t n, int64_t k, bool trans_a, bool trans_b,
+                         double alpha, double beta, int64_t c_stride_m, int64_t c_stride_n,
+                         float act_alpha, float act_beta) {
+  ONNXC_CUDA_FOR(idx, m * n) {
+    const int64_t i = idx / n, j = idx % n;
+    double acc = 0;
+    for (int64_t p = 0; p < k; ++p)
+      acc = fma_of(trans_a ? a[p * m + i] : a[i * k + p], trans_b ? b[j * k + p] : b[p * n + j],
+                   acc);
+    double v = alpha * acc;
+    if (c)
+      v += beta * c[i * c_stride_m + j * c_stride_n];
+    y[idx] = Act::apply(v, act_alpha, act_beta);
+  }
+}
+
+template <typename T> // double
+__global__ void matmul_f64(const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
+                           int batch_rank, Dims batch_shape, Dims a_strides, Dims b_strides,
+                           int64_t total) {
+  ONNXC_CUDA_FOR(idx, total) {
+    const int64_t j = idx % n, i = idx / n % m, batch = idx / n / m;
+    const T *ap = a + broadcast_offset(batch, batch_rank, batch_shape, a_strides) + i * k;
+    const T *bp = b + broadcast_offset(batch, batch_rank, batch_shape, b_strides) + j;
+    T acc = 0;
+    for (int64_t p = 0; p < k; ++p)
+      acc = fma_of(ap[p], bp[p * n], acc);
+    y[idx] = acc;
+  }
+}
 
 } // namespace detail
 
@@ -728,22 +768,39 @@ void gemm(Stream *stream, const T *a, const T *b, const T *c, T *y, int64_t m, i
           int64_t k, int64_t trans_a, int64_t trans_b, float alpha, float beta,
           int64_t c_stride_m, int64_t c_stride_n, float act_alpha, float act_beta,
           int64_t splits = 1, float *partial = nullptr) {
-  static_assert(sizeof(T) == sizeof(float), "the CUDA Gemm computes in float");
-  detail::GemmProblem<Act> p{a, b, c, y, int(m), int(n), int(k), trans_a != 0, trans_b != 0,
-                             alpha, beta, c_stride_m, c_stride_n, act_alpha, act_beta};
-  detail::launch_tiled_gemm<Math>(stream, p, 1, splits, partial);
+  if constexpr (sizeof(T) == sizeof(double)) {
+    (void)splits; // (the tiles' split-K)
+    (void)partial;
+    launch_over(m * n, detail::gemm_f64<Act>, stream, a, b, c, y, m, n, k, trans_a != 0,
+                trans_b != 0, double(alpha), double(beta), c_stride_m, c_stride_n, act_alpha,
+                act_beta);
+  } else {
+    static_assert(sizeof(T) == sizeof(float), "the CUDA Gemm computes in float or double");
+    detail::GemmProblem<Act> p{a, b, c, y, int(m), int(n), int(k), trans_a != 0, trans_b != 0,
+                               alpha, beta, c_stride_m, c_stride_n, act_alpha, act_beta};
+    detail::launch_tiled_gemm<Math>(stream, p, 1, splits, partial);
+  }
 }
 
 template <typename T, typename Math = Fp32>
 void matmul(Stream *stream, const T *a, const T *b, T *y, int64_t m, int64_t k, int64_t n,
             int64_t batch_rank, const int64_t *batch_shape, const int64_t *a_strides,
             const int64_t *b_strides, int64_t splits = 1, float *partial = nullptr) {
-  static_assert(sizeof(T) == sizeof(float), "the CUDA MatMul computes in float");
   const int64_t batches = product(batch_shape, batch_rank);
-  detail::MatMulProblem p{a, b, y, int(m), int(n), int(k), int(batch_rank),
-                          dims_of(batch_shape, batch_rank), dims_of(a_strides, batch_rank),
-                          dims_of(b_strides, batch_rank)};
-  detail::launch_tiled_gemm<Math>(stream, p, batches, splits, partial);
+  if constexpr (sizeof(T) == sizeof(double)) {
+    (void)splits; // (the tiles' split-K)
+    (void)partial;
+    const int64_t total = batches * m * n;
+    launch_over(total, detail::matmul_f64<T>, stream, a, b, y, m, k, n, int(batch_rank),
+                dims_of(batch_shape, batch_rank), dims_of(a_strides, batch_rank),
+                dims_of(b_strides, batch_rank), total);
+  } else {
+    static_assert(sizeof(T) == sizeof(float), "the CUDA MatMul computes in float or double");
+    detail::MatMulProblem p{a, b, y, int(m), int(n), int(k), int(batch_rank),
+                            dims_of(batch_shape, batch_rank), dims_of(a_strides, batch_rank),
+                            dims_of(b_strides, batch_rank)};
+    detail::launch_tiled_gemm<Math>(stream, p, batches, splits, partial);
+  }
 }
 
 } // namespace cuda

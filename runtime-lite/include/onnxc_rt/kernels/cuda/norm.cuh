@@ -4,7 +4,8 @@
 // negative log-likelihood loss (NegativeLogLikelihoodLoss, and with a
 // log-softmax before it SoftmaxCrossEntropyLoss). A row along the reduced
 // axis is one warp when it is contiguous (the last axis); a strided one
-// (inner > 1) is one thread per column.
+// (inner > 1) is one thread per column. Float tensors are summed in float,
+// double ones in double (Acc).
 #ifndef ONNXC_RT_CUDA_NORM_CUH
 #define ONNXC_RT_CUDA_NORM_CUH
 
@@ -15,15 +16,15 @@ namespace onnxc_rt {
 namespace cuda {
 namespace detail {
 
-__device__ inline float warp_sum(float v) {
+template <typename A> __device__ inline A warp_sum(A v) {
   for (int off = 16; off > 0; off /= 2)
     v += __shfl_xor_sync(0xffffffffu, v, off);
   return v;
 }
 
-__device__ inline float warp_max(float v) {
+template <typename A> __device__ inline A warp_max(A v) {
   for (int off = 16; off > 0; off /= 2)
-    v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, off));
+    v = max_of(v, __shfl_xor_sync(0xffffffffu, v, off));
   return v;
 }
 
@@ -35,19 +36,20 @@ __device__ inline float warp_max(float v) {
 /// mode 0: softmax, 1: log-softmax, 2: hardmax (the first maximum).
 template <typename T>
 __global__ void softmax_rows(const T *x, T *y, int64_t rows, int64_t len, int mode) {
+  using A = Acc<T>;
   const int lane = threadIdx.x % 32;
   ONNXC_CUDA_FOR_WARP_ROWS(r, rows) {
     const T *xr = x + r * len;
     T *yr = y + r * len;
-    float mx = -INFINITY;
+    A mx = -INFINITY;
     for (int64_t i = lane; i < len; i += 32)
-      mx = fmaxf(mx, float(xr[i]));
+      mx = max_of(mx, A(xr[i]));
     mx = warp_max(mx);
     if (mode == 2) {
       // The first index holding the maximum, as the reference picks.
       int64_t first = len;
       for (int64_t i = lane; i < len; i += 32)
-        if (float(xr[i]) == mx && i < first)
+        if (A(xr[i]) == mx && i < first)
           first = i;
       for (int off = 16; off > 0; off /= 2) {
         const int64_t other = __shfl_xor_sync(0xffffffffu, first, off);
@@ -57,18 +59,18 @@ __global__ void softmax_rows(const T *x, T *y, int64_t rows, int64_t len, int mo
         yr[i] = T(i == first ? 1 : 0);
       continue;
     }
-    float sum = 0.0f;
+    A sum = 0;
     for (int64_t i = lane; i < len; i += 32)
-      sum += expf(float(xr[i]) - mx);
+      sum += exp_of(A(xr[i]) - mx);
     sum = warp_sum(sum);
     if (mode == 0) {
-      const float inv = 1.0f / sum;
+      const A inv = A(1) / sum;
       for (int64_t i = lane; i < len; i += 32)
-        yr[i] = T(expf(float(xr[i]) - mx) * inv);
+        yr[i] = T(exp_of(A(xr[i]) - mx) * inv);
     } else {
-      const float lse = logf(sum);
+      const A lse = log_of(sum);
       for (int64_t i = lane; i < len; i += 32)
-        yr[i] = T(float(xr[i]) - mx - lse);
+        yr[i] = T(A(xr[i]) - mx - lse);
     }
   }
 }
@@ -76,15 +78,16 @@ __global__ void softmax_rows(const T *x, T *y, int64_t rows, int64_t len, int mo
 template <typename T>
 __global__ void softmax_columns(const T *x, T *y, int64_t outer, int64_t len, int64_t inner,
                                 int mode) {
+  using A = Acc<T>;
   ONNXC_CUDA_FOR(col, outer * inner) {
     const int64_t o = col / inner, in = col % inner;
     const T *xp = x + o * len * inner + in;
     T *yp = y + o * len * inner + in;
-    float mx = float(xp[0]);
+    A mx = A(xp[0]);
     int64_t arg = 0;
     for (int64_t i = 1; i < len; ++i)
-      if (float(xp[i * inner]) > mx) {
-        mx = float(xp[i * inner]);
+      if (A(xp[i * inner]) > mx) {
+        mx = A(xp[i * inner]);
         arg = i;
       }
     if (mode == 2) {
@@ -92,47 +95,48 @@ __global__ void softmax_columns(const T *x, T *y, int64_t outer, int64_t len, in
         yp[i * inner] = T(i == arg ? 1 : 0);
       continue;
     }
-    float sum = 0.0f;
+    A sum = 0;
     for (int64_t i = 0; i < len; ++i)
-      sum += expf(float(xp[i * inner]) - mx);
-    const float inv = 1.0f / sum, lse = logf(sum);
+      sum += exp_of(A(xp[i * inner]) - mx);
+    const A inv = A(1) / sum, lse = log_of(sum);
     for (int64_t i = 0; i < len; ++i) {
-      const float v = float(xp[i * inner]) - mx;
-      yp[i * inner] = T(mode == 0 ? expf(v) * inv : v - lse);
+      const A v = A(xp[i * inner]) - mx;
+      yp[i * inner] = T(mode == 0 ? exp_of(v) * inv : v - lse);
     }
   }
 }
 
 /// A warp's row xr of len values: its mean, then 1 / sqrt(the mean squared
 /// deviation + epsilon) (two passes, as the reference).
-template <typename T>
-__device__ inline void row_moments(const T *xr, int64_t len, float epsilon, int lane,
-                                   float &mean, float &inv) {
-  float sum = 0.0f;
+template <typename T, typename A>
+__device__ inline void row_moments(const T *xr, int64_t len, float epsilon, int lane, A &mean,
+                                   A &inv) {
+  A sum = 0;
   for (int64_t i = lane; i < len; i += 32)
-    sum += float(xr[i]);
-  mean = warp_sum(sum) / float(len);
-  float dev = 0.0f;
+    sum += A(xr[i]);
+  mean = warp_sum(sum) / A(len);
+  A dev = 0;
   for (int64_t i = lane; i < len; i += 32) {
-    const float d = float(xr[i]) - mean;
-    dev = fmaf(d, d, dev);
+    const A d = A(xr[i]) - mean;
+    dev = fma_of(d, d, dev);
   }
-  inv = rsqrtf(warp_sum(dev) / float(len) + epsilon);
+  inv = rsqrt_of(warp_sum(dev) / A(len) + A(epsilon));
 }
 
 template <typename T>
 __global__ void layer_norm_rows(const T *x, const T *scale, const T *bias, T *y, T *mean_out,
                                 T *inv_std_out, int64_t rows, int64_t len, float epsilon) {
+  using A = Acc<T>;
   const int lane = threadIdx.x % 32;
   ONNXC_CUDA_FOR_WARP_ROWS(r, rows) {
     const T *xr = x + r * len;
     T *yr = y + r * len;
-    float mean, inv;
+    A mean, inv;
     row_moments(xr, len, epsilon, lane, mean, inv);
     for (int64_t i = lane; i < len; i += 32) {
-      float v = (float(xr[i]) - mean) * inv * float(scale[i]);
+      A v = (A(xr[i]) - mean) * inv * A(scale[i]);
       if (bias)
-        v += float(bias[i]);
+        v += A(bias[i]);
       yr[i] = T(v);
     }
     if (lane == 0 && mean_out)
@@ -220,16 +224,17 @@ namespace detail {
 template <typename T>
 __global__ void group_norm_rows(const T *x, const T *scale, const T *bias, T *y, int64_t rows,
                                 int64_t groups, int64_t cg, int64_t spatial, float epsilon) {
+  using A = Acc<T>;
   const int lane = threadIdx.x % 32;
   const int64_t len = cg * spatial;
   ONNXC_CUDA_FOR_WARP_ROWS(r, rows) {
     const T *xr = x + r * len;
     T *yr = y + r * len;
-    float mean, inv;
+    A mean, inv;
     row_moments(xr, len, epsilon, lane, mean, inv);
     for (int64_t i = lane; i < len; i += 32) {
       const int64_t ch = r % groups * cg + i / spatial;
-      yr[i] = T((float(xr[i]) - mean) * inv * float(scale[ch]) + float(bias[ch]));
+      yr[i] = T((A(xr[i]) - mean) * inv * A(scale[ch]) + A(bias[ch]));
     }
   }
 }

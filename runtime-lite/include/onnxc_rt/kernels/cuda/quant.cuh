@@ -127,6 +127,33 @@ __global__ void conv_acc_kernel(const TX *x, const TW *w, const TX *x_zp, const 
   }
 }
 
+/// conv_acc of 3 or more spatial dims, one output a thread: the
+/// reference's window walk (for_window); a padded position adds nothing
+/// (its x is the zero point).
+template <typename TX, typename TW, typename TAcc>
+__global__ void conv_acc_nd_kernel(const TX *x, const TW *w, const TX *x_zp, const TW *w_zp,
+                                   int64_t w_zp_count, const TAcc *bias, TAcc *y, WindowNd g,
+                                   int64_t cg, int64_t mg, int64_t total) {
+  const ref::WindowShape s{g.rank,    g.in,         g.out,       g.kernel,
+                           g.strides, g.pads_begin, g.pads_end, g.dilations};
+  const int64_t ksize = product(g.kernel, g.rank), m = g.out[1];
+  const TAcc xz = x_zp ? TAcc(*x_zp) : TAcc(0);
+  ONNXC_CUDA_FOR(i, total) {
+    const PoolOutput o = pool_output(g, i); // plane: (image, output channel)
+    const int64_t oc = o.plane % m, img = o.plane / m, grp = oc / mg;
+    const TAcc wz = w_zp ? TAcc(w_zp[w_zp_count > 1 ? oc : 0]) : TAcc(0);
+    TAcc acc = bias ? bias[oc] : TAcc(0);
+    for (int64_t ic = 0; ic < cg; ++ic) {
+      const TX *xp = x + (img * g.in[1] + grp * cg + ic) * o.in_sp;
+      const TW *wp = w + (oc * cg + ic) * ksize;
+      ref::detail::for_window(s, o.pos, [&](int64_t at_x, int64_t tap) {
+        acc += (TAcc(xp[at_x]) - xz) * (TAcc(wp[tap]) - wz);
+      }, nullptr);
+    }
+    y[i] = acc;
+  }
+}
+
 } // namespace detail
 
 template <typename Q>
@@ -150,13 +177,22 @@ void matmul_acc(Stream *stream, const TA *a, const TB *b, const TA *a_zp, int64_
               dims_of(b_strides, batch_rank));
 }
 
-/// conv_acc, 1-D and 2-D windows.
+/// conv_acc: 1-D and 2-D windows by planes, more dims one output a thread.
 template <typename TX, typename TW, typename TAcc>
 void conv_acc(Stream *stream, const TX *x, const TW *w, const TX *x_zp, const TW *w_zp,
               int64_t w_zp_count, const TAcc *bias, TAcc *y, int64_t rank,
               const int64_t *in_shape, const int64_t *out_shape, const int64_t *kernel,
               const int64_t *strides, const int64_t *pads_begin, const int64_t *pads_end,
               const int64_t *dilations, int64_t group) {
+  if (rank > 2) {
+    const int64_t total = product(out_shape, rank + 2);
+    launch_over(total, detail::conv_acc_nd_kernel<TX, TW, TAcc>, stream, x, w, x_zp, w_zp,
+                w_zp_count, bias, y,
+                detail::window_nd(rank, in_shape, out_shape, kernel, strides, pads_begin,
+                                  pads_end, dilations),
+                in_shape[1] / group, out_shape[1] / group, total);
+    return;
+  }
   (void)pads_end;
   const detail::Window2d g =
       detail::window2d(rank, in_shape, out_shape, kernel, strides, pads_begin, dilations);

@@ -90,15 +90,10 @@ struct Launcher {
   const char *header;
   Elements elements;
   bool (*covers)(const KernelCall &); // null: every call
-  /// What `covers` takes, for the refusal ("1-D and 2-D windows").
-  const char *covered = "1-D and 2-D windows";
+  /// What `covers` takes, for the refusal ("up to 8 labels").
+  const char *covered = "";
 };
 static_assert(onnxc_rt::kMaxRank == 8, "the einsum launcher's refusal says 8 labels");
-
-bool windowRankAtMost2(const KernelCall &c, size_t rankArg) {
-  return c.args.size() > rankArg && c.args[rankArg].intValue >= 1 &&
-         c.args[rankArg].intValue <= 2;
-}
 
 const llvm::StringMap<Launcher> &launchers() {
   static const llvm::StringMap<Launcher> table = {
@@ -175,15 +170,11 @@ const llvm::StringMap<Launcher> &launchers() {
       {"conv_acc", {kCudaQuant, Elements::Numbers, nullptr}}, // windows of any rank
       // The qs8 scheme's integer kernels (onnxc's int8 and int16x8 models,
       // imported QDQ models).
-      {"qs8::conv",
-       {kCudaQs8, Elements::Numbers,
-        [](const KernelCall &c) { return windowRankAtMost2(c, 5); }}},
+      {"qs8::conv", {kCudaQs8, Elements::Numbers, nullptr}}, // windows of any rank
       {"qs8::fully_connected", {kCudaQs8, Elements::Numbers, nullptr}},
       {"qs8::add", {kCudaQs8, Elements::Numbers, nullptr}},
       {"qs8::mul", {kCudaQs8, Elements::Numbers, nullptr}},
-      {"qs8::average_pool",
-       {kCudaQs8, Elements::Numbers,
-        [](const KernelCall &c) { return windowRankAtMost2(c, 2); }}},
+      {"qs8::average_pool", {kCudaQs8, Elements::Numbers, nullptr}},
       {"qs8::rescale", {kCudaQs8, Elements::Numbers, nullptr}},
       {"qs8::lookup", {kCudaQs8, Elements::Numbers, nullptr}},
       {"conv_transpose", {kCudaConv, Elements::Numbers, nullptr}},

@@ -196,6 +196,24 @@ foreach(model fashion_qdq blocks_qdq qoperator blocks_qdq16)
   set_tests_properties(cuda.emulated.${model} cuda.build.${model}
                        PROPERTIES FIXTURES_REQUIRED qdq_models)
 endforeach()
+# int8 windows of 3 dims (qs8 conv and average pool of rank 3, one output a
+# thread on the GPU): a Conv3d and AvgPool3d model quantized by onnxc, its
+# outputs through the emulation identical to the host build's; and nvcc.
+set(CUDA_QDQ_3D ${CMAKE_CURRENT_BINARY_DIR}/cuda-qdq-3d)
+add_test(NAME cuda.qdq_3d_make
+         COMMAND ${ONNXC_PYTHON} ${PROJECT_SOURCE_DIR}/test/quant/make_conv3d_qdq.py
+                 $<TARGET_FILE:onnxc> ${CUDA_QDQ_3D})
+set_tests_properties(cuda.qdq_3d_make PROPERTIES FIXTURES_SETUP cuda_qdq_3d)
+add_test(NAME cuda.emulated.qdq_3d
+         COMMAND ${ONNXC_PYTHON} ${CMAKE_CURRENT_LIST_DIR}/../../test/e2e/check_cuda_emulated.py
+                 --onnxc $<TARGET_FILE:onnxc> --model-dir ${CUDA_QDQ_3D} --same-as-host)
+add_test(NAME cuda.build.qdq_3d
+         COMMAND ${CMAKE_COMMAND} -E env ${CUDA_WERROR_ENV} $<TARGET_FILE:onnxc>
+                 ${CUDA_QDQ_3D}/model.onnx --target cuda --emit lib --quiet
+                 -o ${CMAKE_CURRENT_BINARY_DIR}/cuda-build/qdq_3d)
+set_tests_properties(cuda.emulated.qdq_3d cuda.build.qdq_3d
+                     PROPERTIES FIXTURES_REQUIRED cuda_qdq_3d)
+
 # Models quantized by other tools (test/quant/producers): ONNX Runtime's
 # dynamic quantization (DynamicQuantizeLinear, ConvInteger, MatMulInteger),
 # PyTorch FX's and tf2onnx's QDQ, identical to the host build's outputs.

@@ -49,6 +49,33 @@ __global__ void conv_kernel(const T *x, const int8_t *w, const T *x_zp, const in
   }
 }
 
+/// 3 or more spatial dims, one output a thread: the reference's window
+/// walk (for_window); a padded position adds nothing (its x is the zero
+/// point).
+template <typename T>
+__global__ void conv_nd_kernel(const T *x, const int8_t *w, const T *x_zp, const int32_t *bias,
+                               T *y, ::onnxc_rt::cuda::detail::WindowNd g, int64_t cg,
+                               int64_t mg, Requant rq, int64_t total) {
+  using Acc = Accumulator<T>;
+  const ref::WindowShape s{g.rank,    g.in,         g.out,       g.kernel,
+                           g.strides, g.pads_begin, g.pads_end, g.dilations};
+  const int64_t ksize = product(g.kernel, g.rank), m = g.out[1];
+  const Acc zp = Acc(*x_zp);
+  ONNXC_CUDA_FOR(i, total) {
+    const auto o = ::onnxc_rt::cuda::detail::pool_output(g, i); // plane: (image, channel)
+    const int64_t oc = o.plane % m, img = o.plane / m, grp = oc / mg;
+    Acc acc = bias ? Acc(bias[oc]) : Acc(0);
+    for (int64_t ic = 0; ic < cg; ++ic) {
+      const T *xp = x + (img * g.in[1] + grp * cg + ic) * o.in_sp;
+      const int8_t *wp = w + (oc * cg + ic) * ksize;
+      ref::detail::for_window(s, o.pos, [&](int64_t at_x, int64_t tap) {
+        acc += (Acc(xp[at_x]) - zp) * Acc(wp[tap]);
+      }, nullptr);
+    }
+    y[i] = rq.operator()<T>(acc, oc);
+  }
+}
+
 /// y (rows, n): one output a thread, w (k, n).
 template <typename T>
 __global__ void fully_connected_kernel(const T *a, const int8_t *w, const T *a_zp,
@@ -117,6 +144,21 @@ __global__ void average_pool_kernel(const T *x, T *y, Window2d g, int pad_h_end,
   }
 }
 
+/// 3 or more spatial dims, one output a thread by the reference's own
+/// average_pool_one.
+template <typename T>
+__global__ void average_pool_nd_kernel(const T *x, T *y, ::onnxc_rt::cuda::detail::WindowNd g,
+                                       int64_t count_include_pad, int32_t x_zp, int32_t y_zp,
+                                       int32_t multiplier, int32_t shift, int64_t total) {
+  const ref::WindowShape s{g.rank,    g.in,         g.out,       g.kernel,
+                           g.strides, g.pads_begin, g.pads_end, g.dilations};
+  ONNXC_CUDA_FOR(i, total) {
+    const auto o = ::onnxc_rt::cuda::detail::pool_output(g, i);
+    y[i] = ref::qs8::detail::average_pool_one(x + o.plane * o.in_sp, s, o.pos,
+                                              count_include_pad, x_zp, y_zp, multiplier, shift);
+  }
+}
+
 template <typename TIn, typename TOut>
 __global__ void rescale_kernel(const TIn *x, int32_t x_zp, int32_t multiplier, int32_t shift,
                                int32_t y_zp, TOut *y, int64_t n) {
@@ -130,7 +172,8 @@ __global__ void lookup_kernel(const T *x, const T *table, T *y, int64_t n) {
 
 } // namespace detail
 
-/// qs8::conv, 1-D and 2-D (`scratch` unused: no plane of sums is stored).
+/// qs8::conv: 1-D and 2-D by planes, more dims one output a thread
+/// (`scratch` unused: no plane of sums is stored).
 template <typename T>
 void conv(Stream *stream, const T *x, const int8_t *w, const T *x_zp, const int32_t *bias, T *y,
           int64_t rank, const int64_t *in_shape, const int64_t *out_shape,
@@ -138,8 +181,17 @@ void conv(Stream *stream, const T *x, const int8_t *w, const T *x_zp, const int3
           const int64_t *pads_end, const int64_t *dilations, int64_t group,
           ref::qs8::Accumulator<T> *scratch, const int32_t *multiplier, const int32_t *shift,
           int64_t count, int32_t y_zp, int32_t act_min, int32_t act_max) {
-  (void)pads_end;
   (void)scratch;
+  if (rank > 2) {
+    const int64_t total = product(out_shape, rank + 2);
+    launch_over(total, detail::conv_nd_kernel<T>, stream, x, w, x_zp, bias, y,
+                ::onnxc_rt::cuda::detail::window_nd(rank, in_shape, out_shape, kernel, strides,
+                                                    pads_begin, pads_end, dilations),
+                in_shape[1] / group, out_shape[1] / group,
+                detail::Requant{multiplier, shift, count, y_zp, act_min, act_max}, total);
+    return;
+  }
+  (void)pads_end;
   const detail::Window2d g = ::onnxc_rt::cuda::detail::window2d(rank, in_shape, out_shape,
                                                                 kernel, strides, pads_begin,
                                                                 dilations);
@@ -183,13 +235,22 @@ void mul(Stream *stream, const T *a, const T *b, T *y, int64_t rank, const int64
               shift, act_min, act_max);
 }
 
-/// qs8::average_pool, 1-D and 2-D windows.
+/// qs8::average_pool: 1-D and 2-D windows by planes, more dims one output
+/// a thread.
 template <typename T>
 void average_pool(Stream *stream, const T *x, T *y, int64_t rank, const int64_t *in_shape,
                   const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
                   const int64_t *pads_begin, const int64_t *pads_end, const int64_t *dilations,
                   int64_t count_include_pad, int32_t x_zp, int32_t y_zp, int32_t multiplier,
                   int32_t shift) {
+  if (rank > 2) {
+    const int64_t total = product(out_shape, rank + 2);
+    launch_over(total, detail::average_pool_nd_kernel<T>, stream, x, y,
+                ::onnxc_rt::cuda::detail::window_nd(rank, in_shape, out_shape, kernel, strides,
+                                                    pads_begin, pads_end, dilations),
+                count_include_pad, x_zp, y_zp, multiplier, shift, total);
+    return;
+  }
   const detail::Window2d g = ::onnxc_rt::cuda::detail::window2d(rank, in_shape, out_shape,
                                                                 kernel, strides, pads_begin,
                                                                 dilations);

@@ -411,6 +411,20 @@ ONNXC_RT_HD inline T average_of(int64_t sum, int64_t count, int32_t multiplier, 
 /// agree): the window's sum times the Q31 multiplier of x_scale / y_scale,
 /// divided by the count, then by 2^(31 - shift), all in 64-bit integers.
 /// count_include_pad counts the padding positions too.
+namespace detail {
+/// average_pool's output at window position `pos` of plane xp. Host and
+/// CUDA.
+template <typename T>
+ONNXC_RT_HD T average_pool_one(const T *xp, const WindowShape &s, const int64_t *pos,
+                               int64_t count_include_pad, int32_t x_zp, int32_t y_zp,
+                               int32_t multiplier, int32_t shift) {
+  int64_t sum = 0, total = 0;
+  const int64_t inside = ::onnxc_rt::ref::detail::for_window(
+      s, pos, [&](int64_t ioff, int64_t) { sum += int32_t(xp[ioff]) - x_zp; }, &total);
+  return average_of<T>(sum, count_include_pad ? total : inside, multiplier, shift, y_zp);
+}
+} // namespace detail
+
 template <typename T>
 void average_pool(const T *x, T *y, int64_t rank, const int64_t *in_shape,
                   const int64_t *out_shape, const int64_t *kernel, const int64_t *strides,
@@ -425,12 +439,10 @@ void average_pool(const T *x, T *y, int64_t rank, const int64_t *in_shape,
     T *yp = y + p * out_sp;
     int64_t pos[kMaxRank] = {};
     int64_t o = 0;
-    do {
-      int64_t sum = 0, total = 0;
-      const int64_t inside = ::onnxc_rt::ref::detail::for_window(
-          s, pos, [&](int64_t ioff, int64_t) { sum += int32_t(xp[ioff]) - x_zp; }, &total);
-      yp[o++] = average_of<T>(sum, count_include_pad ? total : inside, multiplier, shift, y_zp);
-    } while (::onnxc_rt::ref::detail::next_position(s.rank, s.out + 2, pos));
+    do
+      yp[o++] = detail::average_pool_one(xp, s, pos, count_include_pad, x_zp, y_zp, multiplier,
+                                         shift);
+    while (::onnxc_rt::ref::detail::next_position(s.rank, s.out + 2, pos));
   }
 }
 

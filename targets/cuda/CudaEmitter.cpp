@@ -198,7 +198,10 @@ std::string sessionCode(const ModelInterface &m, int64_t weightBytes, int64_t ho
       }
       os << ";\n";
     }
-    os << "}\n\nconst int64_t " << n << "_dim_min[] = {";
+    os << "}\n\nconst char* const " << n << "_dim_names[] = {";
+    for (size_t i = 0; i < m.boundedDims.size(); ++i)
+      os << (i ? ", " : "") << cStringLiteral(m.boundedDims[i].name);
+    os << "};\nconst int64_t " << n << "_dim_min[] = {";
     for (size_t i = 0; i < m.boundedDims.size(); ++i)
       os << (i ? ", " : "") << m.boundedDims[i].lo;
     os << "};\nconst int64_t " << n << "_dim_max[] = {";
@@ -216,9 +219,10 @@ std::string sessionCode(const ModelInterface &m, int64_t weightBytes, int64_t ho
      << weightBytes << ", " << m.arenaBytes << ", " << nIn << ", " << nOut << ", " << n
      << "_io_bytes, " << n << "_schedule_io, " << hostBytes << ", " << m.boundedDims.size();
   if (m.boundedDims.empty())
-    os << ", nullptr, nullptr, nullptr};\n\n";
+    os << ", nullptr, nullptr, nullptr, nullptr};\n\n";
   else
-    os << ", " << n << "_dim_min, " << n << "_dim_max, " << n << "_io_bytes_at};\n\n";
+    os << ", " << n << "_dim_names, " << n << "_dim_min, " << n << "_dim_max, " << n
+       << "_io_bytes_at};\n\n";
   os
      << "Session* session_of(" << n << "_session* s) { return reinterpret_cast<Session*>(s); }\n"
      << "} // namespace\n\n"

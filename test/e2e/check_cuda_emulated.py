@@ -181,8 +181,8 @@ def bounded_interface(header):
 def run_bounded(onnxc, model, dim_flags, runs, cxx="c++", timeout=600):
     """Compiles `model` for cuda once with `dim_flags` (--dim NAME=LO..HI)
     and runs it through the emulation for each (sizes, inputs) of `runs`,
-    in order, in one session. Returns [(status, outputs)] (outputs None
-    where the run failed)."""
+    in order, in one session. Returns [(status, outputs, message)] (outputs
+    None and NAME_error's message where the run failed)."""
     with tempfile.TemporaryDirectory(prefix="onnxc-cuda-bounded-") as work:
         gen = os.path.join(work, "gen")
         r = subprocess.run([onnxc, model, "--target", "cuda", "--name", "model", "--quiet",
@@ -210,8 +210,9 @@ def run_bounded(onnxc, model, dim_flags, runs, cxx="c++", timeout=600):
         if r.returncode != 0:
             raise RuntimeError(f"the program failed ({r.returncode}): "
                                f"{r.stdout.strip()}{r.stderr.strip()}")
-        statuses = [int(line.split()[1]) for line in r.stdout.splitlines()
-                    if line.startswith("run:")]
+        runs_said = [line.split(" ", 2)[1:] for line in r.stdout.splitlines()
+                     if line.startswith("run:")]
+        statuses = [int(said[0]) for said in runs_said]
         results = []
         for j, (dims, _) in enumerate(runs):
             got = None
@@ -219,7 +220,7 @@ def run_bounded(onnxc, model, dim_flags, runs, cxx="c++", timeout=600):
                 got = [np.fromfile(os.path.join(work, f"run{j}_out{k}.bin"),
                                    dtype=dtype).reshape(shape(dims))
                        for k, (_, dtype, shape) in enumerate(outs)]
-            results.append((statuses[j], got))
+            results.append((statuses[j], got, runs_said[j][1] if len(runs_said[j]) > 1 else ""))
         return results
 
 

@@ -345,10 +345,12 @@ def case_cuda(onnxc, work, target):
             print(f"cuda {name}: {err}")
             ok = False
             continue
-        for n, x, (status, outs) in zip(sizes, xs, results):
+        for n, x, (status, outs, said) in zip(sizes, xs, results):
             if n > int(flag.split("..")[1]):
-                good = status == 2 and outs is None
-                print(f"cuda {name} at {n}: status {status} "
+                dim, bounds = flag.split("=")
+                good = (status == 2 and outs is None and
+                        f"bounded dim '{dim}' is {n}, outside the model's bounds {bounds}" in said)
+                print(f"cuda {name} at {n}: status {status}, \"{said}\" "
                       f"({'ONNXC_STATUS_DIM_RANGE, ok' if good else 'FAIL'})")
                 ok &= good
                 continue

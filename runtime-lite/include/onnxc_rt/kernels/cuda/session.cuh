@@ -50,9 +50,11 @@ struct ModelInfo {
   const size_t *io_bytes; // inputs then outputs
   Enqueue enqueue;
   size_t host_bytes; // pinned host memory for the host steps (0: none)
-  // Bounded dims: how many, their bounds, and the bytes of each input and
-  // output at given sizes (io_bytes holds them at the upper bounds).
+  // Bounded dims: how many, their ONNX names and bounds, and the bytes of
+  // each input and output at given sizes (io_bytes holds them at the upper
+  // bounds).
   int num_dims;
+  const char *const *dim_names;
   const int64_t *dim_min, *dim_max;
   void (*io_bytes_at)(const int64_t *dims, size_t *bytes);
 };
@@ -129,8 +131,9 @@ inline bool dims_in_bounds(Session *s, const ModelInfo &m, const int64_t *dims) 
   for (int i = 0; i < m.num_dims; ++i)
     if (dims[i] < m.dim_min[i] || dims[i] > m.dim_max[i]) {
       snprintf(s->message, sizeof s->message,
-               "bounded dim %d is %lld, outside the model's bounds %lld..%lld", i,
-               static_cast<long long>(dims[i]), static_cast<long long>(m.dim_min[i]),
+               "bounded dim '%s' is %lld, outside the model's bounds %lld..%lld",
+               m.dim_names[i], static_cast<long long>(dims[i]),
+               static_cast<long long>(m.dim_min[i]),
                static_cast<long long>(m.dim_max[i]));
       return false;
     }

@@ -250,11 +250,12 @@ llvm::SmallVector<std::string> mathArgs(llvm::SmallVector<std::string> targs,
 /// last convolutions make 8 tiles) splits the depth until about 128 blocks
 /// run, each chunk at least 256 deep, at most 16 chunks. Appends the
 /// launcher's (splits, partial) arguments: partial sums as the op's scratch.
-/// `noSplit`: a bounded-dims build (one of its probes), whose split would
-/// change with the sizes while one plan serves them all, or double, which
-/// runs on its own kernel.
+/// No split in a bounded-dims build (one of its probes: `op`'s), whose split
+/// would change with the sizes while one plan serves them all, nor for
+/// `element` double, which runs on its own kernel.
 void appendSplitK(std::vector<KernelArg> &args, int64_t m, int64_t n, int64_t k,
-                  int64_t batches, bool noSplit) {
+                  int64_t batches, Operation *op, StringRef element) {
+  const bool noSplit = onnx::inBoundedProbe(op) || element == "double";
   int64_t scratchEnd = 0; // after what the call's other scratch takes
   for (const KernelArg &a : args)
     if (a.kind == KernelArg::Kind::Scratch)
@@ -296,7 +297,7 @@ FailureOr<OpLowering> lowerConv(Operation *op, Value x, Value w, Value b, Value 
   const int64_t mg = ys[1] / group;
   if (mg >= 16 && ws.size() <= 4) // the implicit GEMM (conv.cuh); the rest runs direct
     appendSplitK(args, mg, xs[0] * prod(ys.drop_front(2)), xs[1] / group * prod(kernel), group,
-                 onnx::inBoundedProbe(op) || elem == "double");
+                 op, elem);
   return calls({call("conv", mathArgs({act.functor, elem}, ctx), kCudaConv, std::move(args),
                      kCudaNs)});
 }
@@ -310,7 +311,7 @@ FailureOr<OpLowering> lowerGemm(GemmLike op, const LoweringContext &ctx) {
   args.push_back(KernelArg::f(act.alpha));
   args.push_back(KernelArg::f(act.beta));
   const std::string elem = ctx.elementType == "double" ? "double" : "float";
-  appendSplitK(args, g.m, g.n, g.k, 1, onnx::inBoundedProbe(op) || elem == "double");
+  appendSplitK(args, g.m, g.n, g.k, 1, op, elem);
   return calls({call("gemm", mathArgs({act.functor, elem}, ctx), kCudaGemm, std::move(args),
                      kCudaNs)});
 }
@@ -436,8 +437,7 @@ public:
         // (stream, a, b, y, m, k, n, batch_rank, batch_shape, ...)
         c.templateArgs = mathArgs(c.templateArgs, ctx);
         appendSplitK(c.args, c.args[4].intValue, c.args[6].intValue, c.args[5].intValue,
-                     prod(c.args[8].ints),
-                     onnx::inBoundedProbe(op) || c.templateArgs[0] == "double");
+                     prod(c.args[8].ints), op, c.templateArgs[0]);
       }
     }
     return lowering;

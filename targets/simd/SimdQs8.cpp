@@ -67,6 +67,7 @@ std::string convFormName(pack::ConvForm form) {
   switch (form) {
   case pack::ConvForm::kPanel: break;
   case pack::ConvForm::kChannelLanes: name = "kChannelLanes"; break;
+  case pack::ConvForm::kLanesDirect: name = "kLanesDirect"; break;
   case pack::ConvForm::kDotDirect: name = "kDotDirect"; break;
   case pack::ConvForm::kWinograd: name = "kWinograd"; break;
   }

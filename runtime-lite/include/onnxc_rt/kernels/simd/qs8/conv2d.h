@@ -78,7 +78,8 @@ void conv2d_in_form(const T *x, const int8_t *w, const int32_t *bias, TOut *y,
   static_assert(kForm == ConvForm::kPanel ||
                     (!kSums && G == kDepthGroup &&
                      (kForm == ConvForm::kWinograd      ? kConvWinograd
-                      : kForm == ConvForm::kChannelLanes ? kConvLanes
+                      : kForm == ConvForm::kChannelLanes || kForm == ConvForm::kLanesDirect
+                          ? kConvLanes
                                                          : kConvDotDirect)),
                 "a form this instruction set's conv2d does not have (pack.h's conv_form)");
   const VecI vzp = VecI::broadcast(y_zp), vmin = VecI::broadcast(act_min),
@@ -95,9 +96,11 @@ void conv2d_in_form(const T *x, const int8_t *w, const int32_t *bias, TOut *y,
                        vmax, scratch, runner, tasks);
   else
 #endif
-  if constexpr (kConvLanes && kForm == ConvForm::kChannelLanes)
-    conv2d_lanes<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count, vzp, vmin,
-                    vmax, scratch, runner, tasks);
+  if constexpr (kConvLanes &&
+                (kForm == ConvForm::kChannelLanes || kForm == ConvForm::kLanesDirect))
+    conv2d_lanes<kForm == ConvForm::kLanesDirect, T>(x, w, bias, y, g, n, m, group, x_zp,
+                                                     multiplier, shift, count, vzp, vmin, vmax,
+                                                     scratch, runner, tasks);
   else if constexpr (kConvDotDirect && kForm == ConvForm::kDotDirect)
     conv2d_dot_direct<T>(x, w, bias, y, g, n, m, group, x_zp, multiplier, shift, count, vzp,
                          vmin, vmax, scratch, runner, tasks);
@@ -134,6 +137,10 @@ void conv2d(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const int
     case ConvForm::kChannelLanes:
       if constexpr (detail::kConvLanes)
         return run(std::integral_constant<ConvForm, ConvForm::kChannelLanes>());
+      break;
+    case ConvForm::kLanesDirect:
+      if constexpr (detail::kConvLanes)
+        return run(std::integral_constant<ConvForm, ConvForm::kLanesDirect>());
       break;
     case ConvForm::kDotDirect:
       if constexpr (detail::kConvDotDirect)

@@ -24,33 +24,14 @@ constexpr int kLaneTileVectors = 4, kLaneTileRows = 6;
 static_assert(!kConvLanes || kLaneTileVectors * kLanes == kConvLaneTileChannels,
               "pack.h's conv_channel_lanes counts a tile's channels");
 
-/// One channel-lanes tile: R pixels of the panel (a pixel's depth group kk
-/// at a + kk * a_step + r * 4) x NV vectors of channels (their packed
-/// weights `block_bytes` apart, kConvLaneRows channels' depth group per
-/// step), requantized with output channel `oc`'s constants on, and stored
-/// transposed: channel c's R pixels at y + c * pixels, the first `cols`
-/// channels.
+/// A channel-lanes tile's R pixels x NV vectors of channels requantized
+/// with output channel `oc`'s constants on, and stored transposed: channel
+/// c's R pixels at y + c * pixels, the first `cols` channels.
 template <int R, int NV, typename T>
-ONNXC_RT_SIMD_INLINE void conv_lane_tile(const uint8_t *a, int64_t a_step, const int8_t *w,
-                                         int64_t block_bytes, int64_t dgroups, int64_t cols,
-                                         const int32_t *add, const int32_t *multiplier,
-                                         const int32_t *shift, int64_t count, int64_t oc,
-                                         bool scales_up, VecI y_zp, VecI act_min, VecI act_max,
-                                         T *y, int64_t pixels) {
-  constexpr int64_t kStep = kConvLaneRows * kDotDepthGroup;
-  VecI acc[R][NV];
-  for_each_index<R>([&](auto r) {
-    for_each_index<NV>([&](auto v) { acc[r][v] = VecI::zero(); });
-  });
-  for (int64_t kk = 0; kk < dgroups; ++kk) {
-    VecI wk[NV];
-    for_each_index<NV>([&](auto v) { wk[v] = VecI::load(w + v * block_bytes + kk * kStep); });
-    const uint8_t *ak = a + kk * a_step;
-    for_each_index<R>([&](auto r) {
-      const VecI ab = broadcast4(ak + r * kDotDepthGroup);
-      for_each_index<NV>([&](auto v) { acc[r][v] = VecI::dot_part(acc[r][v], ab, wk[v]); });
-    });
-  }
+ONNXC_RT_SIMD_INLINE void store_lane_tile(VecI (&acc)[R][NV], int64_t cols, const int32_t *add,
+                                          const int32_t *multiplier, const int32_t *shift,
+                                          int64_t count, int64_t oc, bool scales_up, VecI y_zp,
+                                          VecI act_min, VecI act_max, T *y, int64_t pixels) {
   // Each vector of channels requantized with its constants, narrowed into
   // a pixel-major block, transposed 16 channels at a time (their R <= 8
   // pixels' bytes together), then each channel's R bytes copied. Byte by
@@ -80,21 +61,68 @@ ONNXC_RT_SIMD_INLINE void conv_lane_tile(const uint8_t *a, int64_t a_step, const
     __builtin_memcpy(y + c * pixels, by_channel[c], R);
 }
 
-/// conv_lane_tile<r, NV> for r in [1, R].
-template <int NV, typename T, int R = kLaneTileRows, typename... Args>
-ONNXC_RT_SIMD_INLINE void conv_lane_tiles(int64_t r, Args... args) {
+/// One channel-lanes tile's products: R pixels x NV vectors of channels
+/// (their packed weights `block_bytes` apart, kConvLaneRows channels'
+/// depth group per step), over `dgroups` depth groups; pixel r's group kk
+/// at at(kk) + offset[r], a step of 4 bytes.
+template <int R, int NV, typename At>
+ONNXC_RT_SIMD_INLINE void lane_tile_products(VecI (&acc)[R][NV], const int64_t *offset, At at,
+                                             const int8_t *w, int64_t block_bytes,
+                                             int64_t dgroups) {
+  constexpr int64_t kStep = kConvLaneRows * kDotDepthGroup;
+  for_each_index<R>([&](auto r) {
+    for_each_index<NV>([&](auto v) { acc[r][v] = VecI::zero(); });
+  });
+  for (int64_t kk = 0; kk < dgroups; ++kk) {
+    VecI wk[NV];
+    for_each_index<NV>([&](auto v) { wk[v] = VecI::load(w + v * block_bytes + kk * kStep); });
+    const uint8_t *ak = at(kk);
+    for_each_index<R>([&](auto r) {
+      const VecI ab = broadcast4(ak + offset[r]);
+      for_each_index<NV>([&](auto v) { acc[r][v] = VecI::dot_part(acc[r][v], ab, wk[v]); });
+    });
+  }
+}
+
+/// f(std::integral_constant<int, r>) for r in [1, R].
+template <int R = kLaneTileRows, typename F>
+ONNXC_RT_SIMD_INLINE void with_tile_rows(int64_t r, F &&f) {
   if (r == R)
-    return conv_lane_tile<R, NV, T>(args...);
+    return f(std::integral_constant<int, R>());
   if constexpr (R > 1)
-    conv_lane_tiles<NV, T, R - 1>(r, args...);
+    with_tile_rows<R - 1>(r, f);
+}
+
+/// The channel-lanes tiles of `np` pixels (from the task's first, p0) and
+/// channels [c0, c1): kLaneTileVectors vectors of channels at a time, the
+/// pixels spread evenly over tiles of at most kLaneTileRows (49 pixels as
+/// 4 tiles of 6 and 5 of 5: a tile of one pixel runs its four chains at
+/// the dot product's latency). tile(r, nv, p, c, cols) runs one: r pixels
+/// from p, nv vectors of channels from c (cols of them live).
+template <typename Tile>
+ONNXC_RT_SIMD_INLINE void lane_tiles(int64_t np, int64_t c0, int64_t c1, Tile &&tile) {
+  const int64_t tiles = (np + kLaneTileRows - 1) / kLaneTileRows;
+  for (int64_t c = c0; c < c1; c += kLaneTileVectors * kLanes) {
+    const int64_t cols = c1 - c < kLaneTileVectors * kLanes ? c1 - c : kLaneTileVectors * kLanes;
+    for (int64_t t = 0, p = 0; t < tiles; ++t) {
+      const int64_t r = np / tiles + (t < np % tiles ? 1 : 0);
+      auto rows = [&](auto nv) ONNXC_RT_SIMD_LAMBDA {
+        with_tile_rows(r, [&](auto rr) ONNXC_RT_SIMD_LAMBDA { tile(rr, nv, p, c, cols); });
+      };
+      switch ((cols + kLanes - 1) / kLanes) {
+      case 1: rows(std::integral_constant<int, 1>()); break;
+      case 2: rows(std::integral_constant<int, 2>()); break;
+      case 3: rows(std::integral_constant<int, 3>()); break;
+      default: rows(std::integral_constant<int, kLaneTileVectors>()); break;
+      }
+      p += r;
+    }
+  }
 }
 
 /// The channel-lanes tiles of one panel (np pixels, depth group kk of
 /// pixel p at panel + kk * panel_stride + p * 4) and channels [c0, c1) of
-/// the group (packed weights wg): kLaneTileVectors vectors of channels at
-/// a time, the pixels spread evenly over tiles of at most kLaneTileRows
-/// (49 pixels as 4 tiles of 6 and 5 of 5: a tile of one pixel runs its
-/// four chains at the dot product's latency). Not inlined into conv2d,
+/// the group (packed weights wg; lane_tiles). Not inlined into conv2d,
 /// like conv_tile_row.
 template <typename T>
 __attribute__((noinline)) void
@@ -103,58 +131,106 @@ conv_lane_row(int64_t np, const uint8_t *panel, int64_t panel_stride, const int8
               const int32_t *multiplier, const int32_t *shift, int64_t count, bool scales_up,
               VecI y_zp, VecI act_min, VecI act_max, T *y, int64_t pixels) {
   const int64_t dgroups = depth_pad / kDotDepthGroup, block_bytes = kConvLaneRows * depth_pad;
-  const int64_t tiles = (np + kLaneTileRows - 1) / kLaneTileRows;
-  for (int64_t c = c0; c < c1; c += kLaneTileVectors * kLanes) {
-    const int64_t cols = c1 - c < kLaneTileVectors * kLanes ? c1 - c : kLaneTileVectors * kLanes;
-    const int8_t *w = wg + (c / kConvLaneRows) * block_bytes;
-    for (int64_t t = 0, p = 0; t < tiles; ++t) {
-      const int64_t r = np / tiles + (t < np % tiles ? 1 : 0);
-      auto run = [&](auto nv) ONNXC_RT_SIMD_LAMBDA {
-        conv_lane_tiles<decltype(nv)::value, T>(
-            r, panel + p * kDotDepthGroup, panel_stride, w, block_bytes, dgroups, cols, add,
-            multiplier, shift, count, oc0 + c, scales_up, y_zp, act_min, act_max,
-            y + c * pixels + p, pixels);
-      };
-      switch ((cols + kLanes - 1) / kLanes) {
-      case 1: run(std::integral_constant<int, 1>()); break;
-      case 2: run(std::integral_constant<int, 2>()); break;
-      case 3: run(std::integral_constant<int, 3>()); break;
-      default: run(std::integral_constant<int, kLaneTileVectors>()); break;
-      }
-      p += r;
-    }
-  }
+  lane_tiles(np, c0, c1, [&](auto rr, auto nv, int64_t p, int64_t c, int64_t cols)
+                                 ONNXC_RT_SIMD_LAMBDA {
+    constexpr int R = decltype(rr)::value, NV = decltype(nv)::value;
+    int64_t offset[R];
+    for (int r = 0; r < R; ++r)
+      offset[r] = (p + r) * kDotDepthGroup;
+    VecI acc[R][NV];
+    lane_tile_products(
+        acc, offset, [&](int64_t kk) ONNXC_RT_SIMD_LAMBDA { return panel + kk * panel_stride; },
+                       wg + (c / kConvLaneRows) * block_bytes, block_bytes, dgroups);
+    store_lane_tile<R, NV, T>(acc, cols, add, multiplier, shift, count, oc0 + c, scales_up, y_zp,
+                              act_min, act_max, y + c * pixels + p, pixels);
+  });
 }
 
-/// conv2d in the channel-lanes form (pack.h's conv_channel_lanes; weights
-/// in tiles of kConvLaneRows channels): the im2col panel packed as the
-/// other form packs it (without virtual rows), read a few pixels at a
-/// time. `tasks`: runs of 64 channels where there are enough, else of
+/// The channel-lanes tiles read in place (kLanesDirect): pixels [p0, p0 +
+/// np) of the group's channel quads (`quads`, quad_stride apart; output
+/// pixel (oy, ox) at (oy * phase + ox) * 4 of each, tap t tap_off[t] bytes
+/// on), the weights tap-major (`quads` depth groups a tap); as
+/// conv_lane_row otherwise.
+template <typename T>
+__attribute__((noinline)) void
+conv_lane_direct_row(int64_t p0, int64_t np, const uint8_t *quads, int64_t quad_stride,
+                     int64_t phase, int64_t ow, const int64_t *tap_off, int64_t taps,
+                     int64_t quad_count, const int8_t *wg, int64_t c0, int64_t c1, int64_t oc0,
+                     const int32_t *add, const int32_t *multiplier, const int32_t *shift,
+                     int64_t count, bool scales_up, VecI y_zp, VecI act_min, VecI act_max, T *y,
+                     int64_t pixels) {
+  const int64_t dgroups = taps * quad_count;
+  const int64_t block_bytes = kConvLaneRows * dgroups * kDotDepthGroup;
+  lane_tiles(np, c0, c1, [&](auto rr, auto nv, int64_t p, int64_t c, int64_t cols)
+                                 ONNXC_RT_SIMD_LAMBDA {
+    constexpr int R = decltype(rr)::value, NV = decltype(nv)::value;
+    int64_t offset[R];
+    for (int r = 0; r < R; ++r) {
+      const int64_t pixel = p0 + p + r;
+      offset[r] = (pixel / ow * phase + pixel % ow) * kDotDepthGroup;
+    }
+    // Depth group kk: tap kk / quad_count, quad kk % quad_count.
+    int64_t tap = 0, quad = 0;
+    const uint8_t *base = quads + tap_off[0];
+    auto at = [&](int64_t) ONNXC_RT_SIMD_LAMBDA {
+      const uint8_t *a = base + quad * quad_stride;
+      if (++quad == quad_count) {
+        quad = 0;
+        if (++tap < taps)
+          base = quads + tap_off[tap];
+      }
+      return a;
+    };
+    VecI acc[R][NV];
+    lane_tile_products(acc, offset, at, wg + (c / kConvLaneRows) * block_bytes, block_bytes,
+                       dgroups);
+    store_lane_tile<R, NV, T>(acc, cols, add, multiplier, shift, count, oc0 + c, scales_up, y_zp,
+                              act_min, act_max, y + c * pixels + p0 + p, pixels);
+  });
+}
+
+/// conv2d in the channel-lanes forms (pack.h's conv_channel_lanes; weights
+/// in tiles of kConvLaneRows channels), a few pixels at a time: kDirect
+/// (kLanesDirect, pack.h's conv_lanes_direct) reads the taps in place from
+/// the group's channel quads (fill_quads, as the direct form), else from
+/// the im2col panel packed as the other form packs it (without virtual
+/// rows). `tasks`: runs of 64 channels where there are enough, else of
 /// the pixels (each task packing its own panels).
-template <typename T, typename TOut>
+template <bool kDirect, typename T, typename TOut>
 void conv2d_lanes(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const Conv2d &g,
                   int64_t n, int64_t m, int64_t group, int32_t x_zp, const int32_t *multiplier,
                   const int32_t *shift, int64_t count, VecI vzp, VecI vmin, VecI vmax,
                   uint8_t *scratch, TaskRunner *runner, int64_t tasks) {
   constexpr int G = kDotDepthGroup;
-  const int64_t cg = g.c / group, mg = m / group;
-  const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G);
+  const int64_t cg = g.c / group, mg = m / group, taps = g.kh * g.kw;
+  const int64_t depth = cg * taps, depth_pad = round_up(depth, G);
   const int64_t group_bytes = round_up(mg, kConvLaneRows) * depth_pad, pixels = g.oh * g.ow;
   const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
-  const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
-  const int64_t block = conv_pixel_block(depth, pixels);
+  const PaddedPlane pp = kDirect ? direct_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw)
+                                 : padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  const int64_t block = kDirect ? pixels : conv_pixel_block(depth, pixels);
   const ConvScratch sl =
-      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut), tasks);
-  uint8_t *planes = reads_input ? nullptr : scratch + sl.planes;
+      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut), tasks,
+                   kDirect ? ConvForm::kLanesDirect : ConvForm::kChannelLanes);
+  uint8_t *planes = reads_input || kDirect ? nullptr : scratch + sl.planes;
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
   const bool scales_up = columns_scale_up(shift, count, 0, count);
   constexpr int64_t kUnit = kLaneTileVectors * kLanes; // channels a tile
   const int64_t used = tasks_for(pixels * mg * depth / 32, tasks);
   const bool by_channels = (mg + kUnit - 1) / kUnit >= used;
+  // The direct form's quads: each tap an offset from a pixel's place.
+  int64_t tap_off[kAmxDirectTaps] = {0};
+  if (kDirect)
+    for (int64_t t = 0; t < taps; ++t)
+      tap_off[t] = direct_tap_offset(pp, t / g.kw, t % g.kw, g.sh, g.sw, g.dh, g.dw) * G;
+  const int64_t quad_stride = 4 * conv_quad_plane_bytes(pp);
+  const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
       const T *xg = x + (b * g.c + gi * cg) * g.h * g.w;
-      if (planes)
+      if (kDirect)
+        fill_quads(xg, g, pp, pad, flip, cg, scratch, sl, scratch + sl.quads, runner, used);
+      else if (planes)
         pad_planes(xg, g, pp, pad, cg, planes, runner, used, !by_channels);
       parallel_for(runner, used, [&](int64_t t) {
         uint8_t *panel = scratch + t * sl.task, *rows = panel + sl.rows;
@@ -162,13 +238,20 @@ void conv2d_lanes(const T *x, const int8_t *w, const int32_t *bias, TOut *y, con
         const Range ch = by_channels ? split_range(mg, kUnit, used, t) : Range{0, mg};
         if (ch.begin >= ch.end || px.begin >= px.end)
           return;
+        TOut *yg = y + (b * m + gi * mg) * pixels;
+        if (kDirect)
+          return conv_lane_direct_row(px.begin, px.end - px.begin, scratch + sl.quads,
+                                      quad_stride, pp.phase, g.ow, tap_off, taps, cg / 4,
+                                      w + gi * group_bytes, ch.begin, ch.end, gi * mg, bias,
+                                      multiplier, shift, count, scales_up, vzp, vmin, vmax, yg,
+                                      pixels);
         for (int64_t p0 = px.begin; p0 < px.end; p0 += block) {
           const int64_t np = px.end - p0 < block ? px.end - p0 : block;
           const int64_t nv = round_up(np, 16);
           pack_panel<G>(xg, planes, pp, g, cg, p0, np, nv, depth_pad, pad, false, panel, rows);
           conv_lane_row(np, panel, nv * G, w + gi * group_bytes, depth_pad, ch.begin, ch.end,
                         gi * mg, bias, multiplier, shift, count, scales_up, vzp, vmin, vmax,
-                        y + (b * m + gi * mg) * pixels + p0, pixels);
+                        yg + p0, pixels);
         }
       });
     }

@@ -58,12 +58,14 @@ constexpr int64_t kAmxDepthGroup = 64, kAmxConvRows = 16;
 /// How conv2d's dot-product tiles (depth groups of 4; AMX's have their
 /// own) take a convolution, chosen by conv_form: from the im2col panel,
 /// 16 pixels a vector and 4 channels a row (kPanel); with the channels in
-/// the lanes (kChannelLanes, conv_channel_lanes); reading the taps in
-/// place from channel quads (kDotDirect, conv_dot_direct); 3x3 stride-1
+/// the lanes (kChannelLanes, conv_channel_lanes), reading the taps in place
+/// from channel quads where it can (kLanesDirect, conv_lanes_direct);
+/// reading the taps in place over virtual rows (kDotDirect,
+/// conv_dot_direct); 3x3 stride-1
 /// ones by Winograd F(2x2, 3x3) in 16-bit integers (kWinograd,
 /// conv_winograd). The packed weights' tiles and order and the scratch
 /// follow the form.
-enum class ConvForm : uint8_t { kPanel, kChannelLanes, kDotDirect, kWinograd };
+enum class ConvForm : uint8_t { kPanel, kChannelLanes, kDotDirect, kWinograd, kLanesDirect };
 
 /// The forms beyond the panel an instruction set's kernels have
 /// (simd/qs8/conv2d.h's kConvForms; the compiler's Qs8Packing for its
@@ -74,10 +76,10 @@ struct ConvForms {
 
 /// Output channels a convolution's packed weights hold per tile for depth
 /// group `dg`: kAmxConvRows for AMX's, kConvLaneRows in the channel-lanes
-/// form, else kConvRows.
+/// forms, else kConvRows.
 constexpr int64_t kConvLaneRows = 16;
 constexpr int64_t conv_weight_rows(int64_t dg, ConvForm form = ConvForm::kPanel) {
-  return form == ConvForm::kChannelLanes ? kConvLaneRows
+  return form == ConvForm::kChannelLanes || form == ConvForm::kLanesDirect ? kConvLaneRows
          : dg == kAmxDepthGroup          ? kAmxConvRows
                                          : kConvRows;
 }
@@ -272,6 +274,16 @@ inline bool conv_channel_lanes(bool isa, int64_t dg, int64_t pixels, int64_t mg,
           (mg >= kConvLaneTileChannels && 20 * by_channels < 17 * by_pixels(panel_pixels)));
 }
 
+/// Whether the channel-lanes form reads a convolution's taps in place from
+/// channel quads (kLanesDirect: fill_quads' layout, the direct form's, but
+/// pixel by pixel, so without virtual rows) rather than from an im2col
+/// panel it packs: depth groups of 4, whole quads of input channels, 2 to
+/// kAmxDirectTaps taps. The panel cost ResNet-18's 7 x 7 layers a fifth
+/// of their time (it holds each input value 9 times). Weights tap-major.
+constexpr bool conv_lanes_direct(int64_t dg, int64_t cg, int64_t taps) {
+  return dg == kDotDepthGroup && cg % 4 == 0 && taps > 1 && taps <= kAmxDirectTaps;
+}
+
 /// w: (m, depth) as ONNX stores a convolution's weights (m, c / group,
 /// kh, kw). Tiles of conv_weight_rows(dg) channels per group, `dg` depth
 /// bytes of each channel together; the padding (channels and depth) is
@@ -300,11 +312,11 @@ inline void pack_conv_weights(const int8_t *w, int64_t m, int64_t group, int64_t
 /// The `taps` pack_conv_weights takes for a convolution (cg input
 /// channels per group, kernel kh x kw, strides) packed in depth groups of
 /// `dg`: the kernel's taps for AMX's direct form and the dot products'
-/// (ConvForm::kDotDirect), else 1.
+/// (ConvForm::kDotDirect, kLanesDirect), else 1.
 constexpr int64_t conv_weight_taps(int64_t dg, int64_t cg, int64_t kh, int64_t kw,
                                    int64_t stride_h, int64_t stride_w,
                                    ConvForm form = ConvForm::kPanel) {
-  return form == ConvForm::kDotDirect ||
+  return form == ConvForm::kDotDirect || form == ConvForm::kLanesDirect ||
                  (dg == kAmxDepthGroup && conv_amx_direct(cg, kh * kw, stride_h, stride_w))
              ? kh * kw
              : 1;
@@ -524,19 +536,33 @@ inline ConvForm conv_form(ConvForms isa, int64_t dg, int64_t cg, int64_t mg, int
                          conv_pixels(cg * kh * kw, oh, ow, sh, mg, plane, reads_input,
                                      kDotDirectRowsBound)
                              .count))
-    return ConvForm::kChannelLanes;
-  if (conv_dot_direct(isa.dot_direct, dg, cg, mg, kh * kw, sh, ow,
-                      direct_plane(oh, ow, kh, kw, sh, sw, dh, dw), reads_input))
+    return conv_lanes_direct(dg, cg, kh * kw) ? ConvForm::kLanesDirect
+                                              : ConvForm::kChannelLanes;
+  const PaddedPlane direct = direct_plane(oh, ow, kh, kw, sh, sw, dh, dw);
+  if (conv_dot_direct(isa.dot_direct, dg, cg, mg, kh * kw, sh, ow, direct, reads_input)) {
+    // Both read the taps in place; the channel-lanes tiles (a whole tile
+    // of channels or more) where the direct form's virtual rows compute 5%
+    // more lanes than there are pixels. qs8_conv_bench, Zen 5: ResNet-18's
+    // 3x3 layers at 14 x 14 328 -> 284 us (224 lanes a channel against
+    // 196), at 28 x 28 311 -> 293, strided from 28 x 28 197 -> 164; at
+    // 56 x 56 (3% more) the same either way.
+    const int64_t lanes = round_up(mg, kConvLaneRows) * oh * ow;
+    const int64_t rows = round_up(conv_pixel_count(oh, ow, direct, true), 16) *
+                         round_up(mg, kConvRows);
+    if (isa.channel_lanes && conv_lanes_direct(dg, cg, kh * kw) &&
+        mg >= kConvLaneTileChannels && 20 * lanes < 19 * rows)
+      return ConvForm::kLanesDirect;
     return ConvForm::kDotDirect;
+  }
   return ConvForm::kPanel;
 }
 
 /// The plane a convolution in `form` reads (conv_scratch's `plane`):
-/// direct_plane for the direct form, else padded_plane.
+/// direct_plane for the direct forms, else padded_plane.
 inline PaddedPlane conv_plane(ConvForm form, int64_t out_h, int64_t out_w, int64_t kernel_h,
                               int64_t kernel_w, int64_t stride_h, int64_t stride_w,
                               int64_t dilation_h, int64_t dilation_w) {
-  return form == ConvForm::kDotDirect
+  return form == ConvForm::kDotDirect || form == ConvForm::kLanesDirect
              ? direct_plane(out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, dilation_h,
                             dilation_w)
              : padded_plane(out_h, out_w, kernel_h, kernel_w, stride_h, stride_w, dilation_h,
@@ -582,6 +608,17 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
     ConvScratch s{};
     s.rows = round_up(stage_rows * block * out_bytes + 64, 64);
     s.task = s.rows + 4 * quad_plane;
+    s.planes = tasks * s.task;
+    s.quads = s.planes;
+    s.bytes = s.quads + planes * quad_plane;
+    return s;
+  }
+  if (form == ConvForm::kLanesDirect) {
+    // Per task four padded planes to interleave, then the group's channel
+    // quads: the tiles store their outputs themselves (no stage, no panel).
+    const int64_t quad_plane = conv_quad_plane_bytes(plane);
+    ConvScratch s{};
+    s.task = 4 * quad_plane;
     s.planes = tasks * s.task;
     s.quads = s.planes;
     s.bytes = s.quads + planes * quad_plane;

@@ -223,8 +223,8 @@ const ConvCase kConvCases[] = {
     {32, 7, 7, 96, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},     // grouped, 48 channels a group
     // ... reading the taps in place (kLanesDirect) where the direct form's
     // virtual rows would compute 5% more lanes.
-    {32, 27, 27, 96, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   // strided 27 -> 14: phase planes
-    {16, 12, 12, 64, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},   // dilated taps
+    {32, 27, 27, 200, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},  // strided 27 -> 14: phase planes
+    {16, 12, 12, 192, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},  // dilated taps
     {12, 20, 20, 12, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 12},  // depthwise
     {7, 15, 13, 7, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 7},     // depthwise strided
     {5, 19, 37, 5, 5, 5, 1, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5, mixed strides

@@ -540,17 +540,20 @@ inline ConvForm conv_form(ConvForms isa, int64_t dg, int64_t cg, int64_t mg, int
                                               : ConvForm::kChannelLanes;
   const PaddedPlane direct = direct_plane(oh, ow, kh, kw, sh, sw, dh, dw);
   if (conv_dot_direct(isa.dot_direct, dg, cg, mg, kh * kw, sh, ow, direct, reads_input)) {
-    // Both read the taps in place; the channel-lanes tiles (a whole tile
-    // of channels or more) where the direct form's virtual rows compute 5%
-    // more lanes than there are pixels. qs8_conv_bench, Zen 5: ResNet-18's
+    // Both read the taps in place; the channel-lanes tiles where the direct
+    // form's virtual rows compute 5% more lanes than there are pixels, with
+    // more than two tiles of channels. qs8_conv_bench, Zen 5: ResNet-18's
     // 3x3 layers at 14 x 14 328 -> 284 us (224 lanes a channel against
-    // 196), at 28 x 28 311 -> 293, strided from 28 x 28 197 -> 164; at
-    // 56 x 56 (3% more) the same either way.
+    // 196), strided from 28 x 28 197 -> 164; at 56 x 56 (3% more) the same
+    // either way. With 128 channels (one tile each of two tasks) the lanes
+    // ran 3-13% slower at two threads (ResNet-18's 128 at 28 x 28 179-184
+    // -> 187-188 us, SqueezeNet's 32 -> 128 at 27 x 27 50-52 -> 59) and
+    // 0-3% faster at one.
     const int64_t lanes = round_up(mg, kConvLaneRows) * oh * ow;
     const int64_t rows = round_up(conv_pixel_count(oh, ow, direct, true), 16) *
                          round_up(mg, kConvRows);
     if (isa.channel_lanes && conv_lanes_direct(dg, cg, kh * kw) &&
-        mg >= kConvLaneTileChannels && 20 * lanes < 19 * rows)
+        mg > 2 * kConvLaneTileChannels && 20 * lanes < 19 * rows)
       return ConvForm::kLanesDirect;
     return ConvForm::kDotDirect;
   }

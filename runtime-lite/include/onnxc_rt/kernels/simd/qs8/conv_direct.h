@@ -102,9 +102,7 @@ void conv2d_dot_direct(const T *x, const int8_t *w, const int32_t *bias, TOut *y
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   const int64_t quad_stride = 4 * conv_quad_plane_bytes(pp);
   int64_t tap_off[kAmxDirectTaps] = {0};
-  for (int64_t t = 0; t < taps; ++t)
-    tap_off[t] = direct_tap_offset(pp, t / g.kw, t % g.kw, g.sh, g.sw, g.dh, g.dw) *
-                 kDotDepthGroup;
+  quad_tap_offsets(g, pp, tap_off);
   uint8_t *quads = scratch + sl.quads;
   const int64_t used = tasks_for(count_px * mg * depth / 32, tasks);
   constexpr int64_t kTile = kConvVectors * kLanes;

@@ -206,12 +206,11 @@ void conv2d_lanes(const T *x, const int8_t *w, const int32_t *bias, TOut *y, con
   const int64_t depth = cg * taps, depth_pad = round_up(depth, G);
   const int64_t group_bytes = round_up(mg, kConvLaneRows) * depth_pad, pixels = g.oh * g.ow;
   const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
-  const PaddedPlane pp = kDirect ? direct_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw)
-                                 : padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
+  constexpr ConvForm kForm = kDirect ? ConvForm::kLanesDirect : ConvForm::kChannelLanes;
+  const PaddedPlane pp = conv_plane(kForm, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
   const int64_t block = kDirect ? pixels : conv_pixel_block(depth, pixels);
   const ConvScratch sl =
-      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut), tasks,
-                   kDirect ? ConvForm::kLanesDirect : ConvForm::kChannelLanes);
+      conv_scratch(depth, g.oh, g.ow, g.sh, cg, pp, reads_input, G, sizeof(TOut), tasks, kForm);
   uint8_t *planes = reads_input || kDirect ? nullptr : scratch + sl.planes;
   const uint8_t pad = static_cast<uint8_t>(static_cast<T>(x_zp));
   const bool scales_up = columns_scale_up(shift, count, 0, count);
@@ -221,8 +220,7 @@ void conv2d_lanes(const T *x, const int8_t *w, const int32_t *bias, TOut *y, con
   // The direct form's quads: each tap an offset from a pixel's place.
   int64_t tap_off[kAmxDirectTaps] = {0};
   if (kDirect)
-    for (int64_t t = 0; t < taps; ++t)
-      tap_off[t] = direct_tap_offset(pp, t / g.kw, t % g.kw, g.sh, g.sw, g.dh, g.dw) * G;
+    quad_tap_offsets(g, pp, tap_off);
   const int64_t quad_stride = 4 * conv_quad_plane_bytes(pp);
   const uint8_t flip = static_cast<uint8_t>(flip_of<T>() ^ VecI::kPackedFlip);
   for (int64_t b = 0; b < n; ++b)

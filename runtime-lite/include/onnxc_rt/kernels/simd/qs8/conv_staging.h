@@ -221,6 +221,14 @@ void fill_quads(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
   });
 }
 
+/// Each tap's offset in bytes into fill_quads' channel quads from an output
+/// pixel's place (direct_tap_offset, 4 bytes a pixel): tap_off[t] for the
+/// kernel's kh * kw taps, row-major.
+inline void quad_tap_offsets(const Conv2d &g, const PaddedPlane &pp, int64_t *tap_off) {
+  for (int64_t t = 0; t < g.kh * g.kw; ++t)
+    tap_off[t] = direct_tap_offset(pp, t / g.kw, t % g.kw, g.sh, g.sw, g.dh, g.dw) * 4;
+}
+
 /// One im2col row from a padded plane: tap (ky, kx), output pixels
 /// [p0, p0 + n) (p0 = oy0 * ow + ox0), copied in whole 16-byte vectors
 /// (the slack of the plane and of `row` takes the overrun).

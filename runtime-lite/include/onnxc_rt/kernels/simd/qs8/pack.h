@@ -600,28 +600,19 @@ inline ConvScratch conv_scratch(int64_t depth, int64_t out_h, int64_t out_w, int
     return {0, 0, 0, winograd_scratch(planes, out_h, out_w, tasks).bytes};
   const bool amx_direct =
       dg == kAmxDepthGroup && conv_amx_direct(planes, depth / planes, stride_h, plane.stride_w);
-  if (amx_direct || form == ConvForm::kDotDirect) {
-    // The direct forms (AMX's, conv_dot_direct): per task the stage of two
-    // AMX tiles of channels (or one dot-product tile's) and (from `rows`)
-    // four padded planes to interleave, then the group's channel quads (no
-    // panel).
+  if (amx_direct || form == ConvForm::kDotDirect || form == ConvForm::kLanesDirect) {
+    // The direct forms (AMX's, conv_dot_direct, conv_lanes_direct): per
+    // task the stage of two AMX tiles of channels (or one dot-product
+    // tile's; none for the channel lanes, whose tiles store their outputs
+    // themselves) and (from `rows`) four padded planes to interleave, then
+    // the group's channel quads (no panel).
     const int64_t block = conv_pixel_block(depth, conv_pixel_count(out_h, out_w, plane, true));
     const int64_t quad_plane = conv_quad_plane_bytes(plane);
     const int64_t stage_rows = amx_direct ? 2 * kAmxConvRows : kConvRows;
     ConvScratch s{};
-    s.rows = round_up(stage_rows * block * out_bytes + 64, 64);
+    if (form != ConvForm::kLanesDirect)
+      s.rows = round_up(stage_rows * block * out_bytes + 64, 64);
     s.task = s.rows + 4 * quad_plane;
-    s.planes = tasks * s.task;
-    s.quads = s.planes;
-    s.bytes = s.quads + planes * quad_plane;
-    return s;
-  }
-  if (form == ConvForm::kLanesDirect) {
-    // Per task four padded planes to interleave, then the group's channel
-    // quads: the tiles store their outputs themselves (no stage, no panel).
-    const int64_t quad_plane = conv_quad_plane_bytes(plane);
-    ConvScratch s{};
-    s.task = 4 * quad_plane;
     s.planes = tasks * s.task;
     s.quads = s.planes;
     s.bytes = s.quads + planes * quad_plane;

@@ -25,7 +25,8 @@ public:
                 simd::Qs8Packing packing)
       : SimdTarget(std::move(name), std::move(description),
                    Toolchain{"aarch64-linux-gnu-g++", "aarch64-linux-gnu-ar", {"-O3"},
-                             {"-march=" + march}},
+                             {"-march=" + march}, {}, {}, "CXX", "arm_neon.h",
+                             "onnxc_rt/kernels/simd/"},
                    "neon-simd", packing, 4) {
     parallelKernels = true;
     processor = "aarch64";

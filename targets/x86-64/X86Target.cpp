@@ -24,7 +24,9 @@ public:
             int rank, bool (*cpuHasIsa)(), int64_t streamedWinogradTiles, int64_t lanes,
             bool vnni = false, bool amx = false)
       : SimdTarget(std::move(name), std::move(description),
-                   Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags)}, "x86-simd",
+                   Toolchain{"c++", "ar", {"-O3"}, std::move(isaFlags), {}, {}, "CXX",
+                             "immintrin.h", "onnxc_rt/kernels/simd/"},
+                   "x86-simd",
                    // On AVX2 the depthwise convolution sums quads of
                    // taps (simd/isa/x86.h's kDepthwiseQuads);
                    // AVX512-VNNI's byte windows for depthwise convolutions

@@ -19,12 +19,14 @@ memory model, the real runtime) is cuda.run.*. run_conformance.py
 --cuda-emulated runs the ONNX backend tests the same way (run_emulated).
 """
 import argparse
+import atexit
 import os
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 
 import numpy as np
 
@@ -224,11 +226,35 @@ def run_bounded(onnxc, model, dim_flags, runs, cxx="c++", timeout=600):
         return results
 
 
+EMULATION = os.path.join(ROOT, "test", "kernels", "cuda_emulation.h")
+_precompiled = {}
+_precompiled_lock = threading.Lock()
+
+
+def emulation_header(flags):
+    """The header every emulated build pre-includes: cuda_emulation.h,
+    precompiled once a process for these flags (a third of a small model's
+    build was its parse), or the header itself where it cannot be."""
+    key = tuple(flags)
+    with _precompiled_lock:
+        if key not in _precompiled:
+            folder = tempfile.mkdtemp(prefix="onnxc-cuda-emu-pch-")
+            atexit.register(shutil.rmtree, folder, True)
+            header = os.path.join(folder, "emulation.h")
+            with open(header, "w") as f:
+                f.write(f'#include "{EMULATION}"\n')
+            r = subprocess.run([*flags, "-Wno-unknown-pragmas", "-x", "c++-header", header,
+                                "-o", header + ".gch"], capture_output=True, text=True)
+            _precompiled[key] = header if r.returncode == 0 else EMULATION
+        return _precompiled[key]
+
+
 def build(cxx, gen, work, program):
     """Builds gen/model.cu against the emulation with work/main.cpp."""
     flags = [cxx, "-std=c++17", "-O1", "-pthread", "-Wall", "-Wextra", "-Werror",
-             "-I" + os.path.join(ROOT, "runtime-lite", "include"), "-I" + gen]
-    emulation = os.path.join(ROOT, "test", "kernels", "cuda_emulation.h")
+             "-I" + os.path.join(ROOT, "runtime-lite", "include")]
+    emulation = emulation_header(flags)
+    flags.append("-I" + gen)
     for step in ([*flags, "-Wno-unknown-pragmas", "-include", emulation, "-x", "c++", "-c",
                   os.path.join(gen, "model.cu"), "-o", program + ".o"],
                  [*flags, "-c", os.path.join(gen, "model_weights.S"), "-Wa,-I" + gen,

@@ -299,7 +299,7 @@ bool runAsProgram(const Target &target, const GeneratedModel &g, const std::stri
   bool sanitized = o.sanitize && !target.emulated;
   if (!buildModelProgram(target, dir, "model", g.files.sourceExtension, "run_main.cpp",
                          "model.elf", sanitized ? kSanitizerFlags : std::vector<std::string>{},
-                         error)) {
+                         o.useCache, error)) {
     // The code itself pushed it over (the weights and arena fit, above).
     if (size_t at = error.find("overflowed by"); at != std::string::npos && target.emulated &&
                                                  !target.emulated->memory.board.empty()) {

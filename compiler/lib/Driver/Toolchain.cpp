@@ -9,6 +9,7 @@
 #include "llvm/Support/Process.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/SHA256.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/ADT/StringExtras.h"
 
 #include "llvm/ADT/SmallVector.h"
@@ -324,6 +325,100 @@ void storeInCache(const std::string &kind, const std::string &key, const std::st
   trimCache(folder);
 }
 
+/// The target's compiler in a cache key: its name, and the size and time of
+/// the file PATH finds (an upgraded compiler is another key).
+static std::string compilerIdentity(const Target &target) {
+  std::string id = targetCompiler(target) + "\n";
+  if (auto cxx = llvm::sys::findProgramByName(targetCompiler(target))) {
+    llvm::sys::fs::file_status st;
+    if (!llvm::sys::fs::status(*cxx, st))
+      id += *cxx + std::to_string(st.getSize()) +
+            std::to_string(st.getLastModificationTime().time_since_epoch().count());
+  }
+  return id;
+}
+
+/// {"-include", HEADER} for the target's Toolchain::precompiledHeader,
+/// precompiled with `flags` into the build cache on first use (folder
+/// "pch"), when `source` includes one of its users; {} when the target names
+/// none, the source would not parse it, there is no cache, or the header
+/// cannot be precompiled. A compiler that cannot use it (another compiler's
+/// or flags' file) parses the header instead: the object is the same either
+/// way, so the library cache's keys leave these flags out.
+static std::vector<std::string> precompiledHeaderFlags(const Target &target,
+                                                       const std::vector<std::string> &flags,
+                                                       const std::string &source) {
+  const Toolchain &t = target.toolchain();
+  const std::string &header = t.precompiledHeader;
+  if (header.empty() || buildCacheDir().empty())
+    return {};
+  auto text = llvm::MemoryBuffer::getFile(source);
+  if (!text || !(*text)->getBuffer().contains("#include \"" + t.precompiledHeaderUsers))
+    return {};
+  const std::string pch = "// <" + header + ">, precompiled by onnxc run (its build cache)\n" +
+                          "#include <" + header + ">\n";
+  llvm::SHA256 hash;
+  hash.update(std::string("onnxc ") + ONNXC_VERSION + "\n" + compilerIdentity(target) + pch);
+  for (const std::string &f : flags)
+    hash.update(f + "\n");
+  const std::string key = llvm::toHex(hash.final(), /*LowerCase=*/true) + ".h";
+  std::string path = cachedFile("pch", key);
+  if (!path.empty() && !cachedFile("pch", key + ".gch").empty())
+    return {"-include", path};
+  // Written and precompiled under names of their own, then renamed:
+  // concurrent runs never see a partial file.
+  const std::string folder = joinPath(buildCacheDir(), "pch");
+  if (llvm::sys::fs::create_directories(folder) || !llvm::sys::fs::is_directory(folder))
+    return {};
+  path = joinPath(folder, key);
+  const std::string partial = ".partial-" + std::to_string(llvm::sys::Process::getProcessId());
+  std::error_code ec;
+  {
+    llvm::raw_fd_ostream os(path + partial, ec);
+    if (!ec) {
+      os << pch;
+      os.close();
+      ec = os.error();
+      os.clear_error(); // reported as `ec`, not as a fatal error on destruction
+    }
+  }
+  std::vector<std::string> args = flags;
+  args.insert(args.end(), {"-x", "c++-header", path + partial, "-o", path + ".gch" + partial});
+  std::string ignored; // no precompiled header is no error: the compile parses it
+  bool built = !ec && runProgram(targetCompiler(target), args, ignored) &&
+               !llvm::sys::fs::rename(path + partial, path) &&
+               !llvm::sys::fs::rename(path + ".gch" + partial, path + ".gch");
+  llvm::sys::fs::remove(path + partial);
+  llvm::sys::fs::remove(path + ".gch" + partial);
+  trimCache(folder);
+  if (!built)
+    return {};
+  return {"-include", path};
+}
+
+/// The model's source NAME<sourceExt> in `dir` compiled with `args` to
+/// NAME.o there, with the target's precompiled header when it has one: the
+/// object's path, or the source's (no precompiled header, or `useCache`
+/// false: the caller compiles it with the rest). "" with `error` when it
+/// does not compile.
+static std::string modelObject(const Target &target, const std::vector<std::string> &args,
+                               const std::string &dir, const std::string &name,
+                               const std::string &sourceExt, bool useCache,
+                               std::string &error) {
+  std::string source = joinPath(dir, name + sourceExt);
+  std::vector<std::string> pch =
+      useCache ? precompiledHeaderFlags(target, args, source) : std::vector<std::string>{};
+  if (pch.empty())
+    return source;
+  // A command of its own: -include would reach the weights' .S too.
+  std::string object = joinPath(dir, name + ".o");
+  std::vector<std::string> compile = args;
+  compile.insert(compile.end(), pch.begin(), pch.end());
+  compile.insert(compile.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, "-c", source, "-o",
+                                 object});
+  return runProgram(targetCompiler(target), compile, error) ? object : "";
+}
+
 bool buildSharedLibrary(const Target &target, const std::string &dir,
                         const std::string &name, const std::string &sourceExt,
                         std::string &error, bool *fromCache) {
@@ -335,15 +430,7 @@ bool buildSharedLibrary(const Target &target, const std::string &dir,
   if (fromCache) {
     *fromCache = false;
     llvm::SHA256 hash;
-    hash.update(std::string("onnxc ") + ONNXC_VERSION + "\n" + targetCompiler(target) + "\n");
-    if (auto cxx = llvm::sys::findProgramByName(targetCompiler(target))) {
-      llvm::sys::fs::file_status st;
-      if (!llvm::sys::fs::status(*cxx, st))
-        hash.update(*cxx + std::to_string(st.getSize()) + std::to_string(
-                                                              st.getLastModificationTime()
-                                                                  .time_since_epoch()
-                                                                  .count()));
-    }
+    hash.update(std::string("onnxc ") + ONNXC_VERSION + "\n" + compilerIdentity(target));
     for (const std::string &a : args)
       hash.update(a + "\n");
     for (const std::string &f : {name + sourceExt, name + ".h", name + ".weights.bin",
@@ -359,9 +446,12 @@ bool buildSharedLibrary(const Target &target, const std::string &dir,
       return true;
     }
   }
-  args.insert(args.end(), {"-fPIC", "-shared", "-I" + runtimeIncludeDir(), "-I" + dir,
-                           "-Wa,-I" + dir, joinPath(dir, name + sourceExt),
-                           joinPath(dir, name + "_weights.S"), "-o", output});
+  args.push_back("-fPIC");
+  std::string model = modelObject(target, args, dir, name, sourceExt, fromCache, error);
+  if (model.empty())
+    return false;
+  args.insert(args.end(), {"-shared", "-I" + runtimeIncludeDir(), "-I" + dir, "-Wa,-I" + dir,
+                           model, joinPath(dir, name + "_weights.S"), "-o", output});
   if (!runProgram(targetCompiler(target), args, error))
     return false;
   if (fromCache)
@@ -372,11 +462,15 @@ bool buildSharedLibrary(const Target &target, const std::string &dir,
 bool buildModelProgram(const Target &target, const std::string &dir,
                        const std::string &name, const std::string &sourceExt,
                        const std::string &mainSource, const std::string &program,
-                       const std::vector<std::string> &extraFlags, std::string &error) {
+                       const std::vector<std::string> &extraFlags, bool useCache,
+                       std::string &error) {
   std::vector<std::string> args = compileFlags(target);
   args.insert(args.end(), extraFlags.begin(), extraFlags.end());
+  std::string model = modelObject(target, args, dir, name, sourceExt, useCache, error);
+  if (model.empty())
+    return false;
   args.insert(args.end(), {"-I" + runtimeIncludeDir(), "-I" + dir, joinPath(dir, mainSource),
-                           joinPath(dir, name + sourceExt)});
+                           model});
   if (target.toolchain().assembler.empty()) {
     args.insert(args.end(), {"-Wa,-I" + dir, joinPath(dir, name + "_weights.S")});
   } else {

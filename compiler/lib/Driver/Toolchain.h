@@ -56,7 +56,9 @@ bool buildStaticLibrary(const Target &target, const std::string &dir,
 
 /// Builds a shared library NAME.so in `dir` (host targets only). With
 /// `fromCache`, the build cache (buildCacheDir) is asked first and given the
-/// result; *fromCache says whether the library came from it.
+/// result, and the model compiles with the target's precompiled header
+/// (Toolchain::precompiledHeader, kept there); *fromCache says whether the
+/// library came from it.
 bool buildSharedLibrary(const Target &target, const std::string &dir,
                         const std::string &name, const std::string &sourceExt,
                         std::string &error, bool *fromCache = nullptr);
@@ -80,10 +82,13 @@ void storeInCache(const std::string &kind, const std::string &key, const std::st
 /// Builds the program PROGRAM in `dir`: the model NAME and the `main` in
 /// `mainSource`, with `extraFlags` (e.g. sanitizers) and, for a target run
 /// under its emulator (Target::emulated), its support sources and link flags.
+/// With `useCache`, the model compiles with the target's precompiled header
+/// (Toolchain::precompiledHeader), kept in the build cache.
 bool buildModelProgram(const Target &target, const std::string &dir,
                        const std::string &name, const std::string &sourceExt,
                        const std::string &mainSource, const std::string &program,
-                       const std::vector<std::string> &extraFlags, std::string &error);
+                       const std::vector<std::string> &extraFlags, bool useCache,
+                       std::string &error);
 
 /// What a compiled model occupies on its target besides its weights and
 /// arena: the model object's code and static data, and the stack of its

@@ -29,13 +29,22 @@ constexpr int64_t kTasks = 3;
 ThreadPool *pool();
 
 /// Every how many cases a long sweep takes (ONNXC_KERNEL_TEST_EVERY,
-/// default 1: all): the emulated runs under qemu-aarch64 take every 2nd
-/// convolution for CI's time (targets/aarch64/tests.cmake).
+/// default 1: all), starting from which (ONNXC_KERNEL_TEST_FIRST, default
+/// 0): the emulated runs under qemu-aarch64 take a share of the longest
+/// sweeps for CI's time, the int8 builds each another half
+/// (targets/aarch64/tests.cmake).
 inline size_t caseStride() {
   const char *every = std::getenv("ONNXC_KERNEL_TEST_EVERY");
   const long n = every ? std::atol(every) : 1;
   return n > 1 ? size_t(n) : 1;
 }
+inline size_t caseFirst() {
+  const char *first = std::getenv("ONNXC_KERNEL_TEST_FIRST");
+  const long k = first ? std::atol(first) : 0;
+  return k > 0 ? size_t(k) % caseStride() : 0;
+}
+/// Whether the sweep takes its `i`-th case.
+inline bool caseTaken(size_t i) { return i % caseStride() == caseFirst(); }
 
 inline std::mt19937 &rng() {
   static std::mt19937 r(1234);

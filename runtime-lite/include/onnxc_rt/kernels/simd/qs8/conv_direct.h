@@ -120,7 +120,7 @@ void conv2d_dot_direct(const T *x, const int8_t *w, const int32_t *bias, TOut *y
   for (int64_t b = 0; b < n; ++b)
     for (int64_t gi = 0; gi < group; ++gi) {
       fill_quads(x + (b * g.c + gi * cg) * g.h * g.w, g, pp, pad, flip, cg, scratch, sl, quads,
-                 runner, used);
+                 runner, used, by_pixels ? kTile : 0, count_px);
       parallel_for(runner, used, [&](int64_t t) {
         TOut *stage = reinterpret_cast<TOut *>(scratch + t * sl.task + sl.stage);
         const Range px = by_pixels ? split_range(count_px, kTile, used, t) : Range{0, count_px};

@@ -197,26 +197,51 @@ void pad_planes(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
 /// A group's cg input channels as the direct forms read them: channel
 /// quads at `quads` ([cg/4][quad plane][4], each byte XORed with `flip`),
 /// four channels' padded planes at a time (in each task's scratch, from
-/// sl.rows) interleaved, split by quad over `used` tasks on `runner`.
-/// Each channel's plane as pad_phase_planes fills it (strided: the dot
-/// products' direct form only).
+/// sl.rows) interleaved, over `used` tasks on `runner`. Each channel's
+/// plane as pad_phase_planes fills it (strided: the dot products' direct
+/// form only). Split by quad, or, where the convolution's tasks then take
+/// runs of the virtual pixels (`pixel_unit` > 0: split_range(count_px,
+/// pixel_unit, used, t)) at stride 1, by those runs of every quad's plane:
+/// each task fills about the bytes its tiles read (all but the kernel's
+/// reach into the next run), in its own core's cache, and reads the rows
+/// of the input that the layer before wrote there where that layer split
+/// its output by pixels too. Split by quad, every task's tiles read every
+/// quad, half of them from the other core's cache at two tasks.
 template <typename T>
 void fill_quads(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad, uint8_t flip,
                 int64_t cg, uint8_t *scratch, const ConvScratch &sl, uint8_t *quads,
-                TaskRunner *runner, int64_t used) {
+                TaskRunner *runner, int64_t used, int64_t pixel_unit = 0,
+                int64_t count_px = 0) {
   const int64_t quad_plane = conv_quad_plane_bytes(pp), filled = pp.bytes() - pp.slack;
+  const bool by_pixels = pixel_unit > 0 && g.sh == 1 && g.sw == 1;
   parallel_for(runner, used, [&](int64_t t) {
     uint8_t *four = scratch + t * sl.task + sl.rows;
-    const Range r = split_range(cg / 4, 1, used, t);
-    for (int64_t q = r.begin; q < r.end; ++q) {
+    // Bytes [b0, b1) of quads [q0, q1): whole 16-byte steps of
+    // interleave_rows, from the rows of the padded planes that hold them.
+    auto pixel_start = [&](int64_t task) {
+      return task == used ? quad_plane
+                          : split_range(count_px, pixel_unit, used, task).begin / 16 * 16;
+    };
+    const Range quad = by_pixels ? Range{0, cg / 4} : split_range(cg / 4, 1, used, t);
+    const int64_t b0 = by_pixels ? pixel_start(t) : 0, b1 = by_pixels ? pixel_start(t + 1)
+                                                                      : quad_plane;
+    if (b0 >= b1)
+      return;
+    const int64_t row_end = (b1 + pp.phase - 1) / pp.phase, tail = b0 > filled ? b0 : filled;
+    const Range rows{b0 / pp.phase, row_end < pp.rows ? row_end : pp.rows};
+    for (int64_t q = quad.begin; q < quad.end; ++q) {
       const uint8_t *src[4];
       for (int64_t j = 0; j < 4; ++j) {
         uint8_t *plane = four + j * quad_plane;
-        pad_phase_planes(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
-        fill_bytes(plane + filled, quad_plane - filled, pad);
-        src[j] = plane;
+        if (by_pixels)
+          pad_plane(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane, rows);
+        else
+          pad_phase_planes(xg + (4 * q + j) * g.h * g.w, g, pp, pad, plane);
+        if (b1 > tail)
+          fill_bytes(plane + tail, b1 - tail, pad);
+        src[j] = plane + b0;
       }
-      interleave_rows<4>(src, quad_plane, flip, quads + q * 4 * quad_plane);
+      interleave_rows<4>(src, b1 - b0, flip, quads + q * 4 * quad_plane + 4 * b0);
     }
   });
 }

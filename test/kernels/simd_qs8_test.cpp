@@ -815,6 +815,12 @@ TEST_CASE("qs8 max_pool2d matches the reference", "[simd][qs8]") {
       {2, 5, 67, 2, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 2},
       {2, 4, 34, 2, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 2},
       {2, 4, 66, 2, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 2},
+      // Padded pools over several tasks: ResNet's (3x3, stride 2, pad 1),
+      // ceil mode, dilated, a window taller than the plane.
+      {2, 16, 16, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+      {3, 8, 24, 3, 3, 3, 2, 2, 1, 1, 2, 2, 1, 1, 3},
+      {2, 16, 8, 2, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2},
+      {1, 4, 16, 1, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 1},
   };
   for (const ConvCase &q : pools) {
     checkMaxPool<int8_t>(q);

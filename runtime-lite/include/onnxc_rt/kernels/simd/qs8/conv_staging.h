@@ -216,7 +216,7 @@ void fill_quads(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
   const bool by_pixels = pixel_unit > 0 && g.sh == 1 && g.sw == 1;
   parallel_for(runner, used, [&](int64_t t) {
     uint8_t *four = scratch + t * sl.task + sl.rows;
-    // Bytes [b0, b1) of quads [q0, q1): whole 16-byte steps of
+    // Bytes [b0, b1) of each quad in `quad`: whole 16-byte steps of
     // interleave_rows, from the rows of the padded planes that hold them.
     auto pixel_start = [&](int64_t task) {
       return task == used ? quad_plane

@@ -821,8 +821,8 @@ constexpr int64_t kMaxPoolRows = 8;
 /// Bytes of scratch a max pooling needs: kMaxPoolRows padded rows, each
 /// with its slack, rounded up to 64 bytes, a task's share (max_pool2d's
 /// tasks take one each): where two tasks' rows shared a cache line, the
-/// line went back and forth between the cores, ResNet-18's pool 65 us on
-/// one thread and 53-55 on two (Zen 5).
+/// line went back and forth between the cores: ResNet-18's pool took 65 us
+/// on one thread, 53-57 on two, 35-36 since (qs8_pool_bench, Zen 5).
 inline int64_t maxpool_scratch_bytes(int64_t out_w, int64_t kernel_w, int64_t stride_w,
                                      int64_t dilation_w) {
   return round_up(kMaxPoolRows * ((out_w - 1) * stride_w + (kernel_w - 1) * dilation_w + 1 +

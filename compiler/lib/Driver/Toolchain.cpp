@@ -447,7 +447,7 @@ bool buildSharedLibrary(const Target &target, const std::string &dir,
     }
   }
   args.push_back("-fPIC");
-  std::string model = modelObject(target, args, dir, name, sourceExt, fromCache, error);
+  std::string model = modelObject(target, args, dir, name, sourceExt, fromCache != nullptr, error);
   if (model.empty())
     return false;
   args.insert(args.end(), {"-shared", "-I" + runtimeIncludeDir(), "-I" + dir, "-Wa,-I" + dir,

@@ -137,6 +137,21 @@ def run_emulated_test(onnxc, test_dir):
     return "pass", "", time.monotonic() - start
 
 
+def sample(tests, every, cover_ops):
+    """Every `every`-th of `tests` (in their order); with `cover_ops`, plus the
+    first test of each operator (subgraphs' included) that those miss, so
+    that a sampled run still reaches every operator."""
+    every = max(every, 1)
+    kept = [i % every == 0 for i in range(len(tests))]
+    if cover_ops:
+        covered = {op for t, k in zip(tests, kept) if k for op in t["ops"]}
+        for i, t in enumerate(tests):
+            if not kept[i] and not covered.issuperset(t["ops"]):
+                kept[i] = True
+                covered.update(t["ops"])
+    return [t for t, k in zip(tests, kept) if k]
+
+
 def run_test(onnxc, target, test_dir, extra=()):
     """Returns (status, reason, seconds); status is "pass", "fail" or
     "refused" (onnxc stopped with a clear not-supported error)."""
@@ -206,6 +221,9 @@ def main():
     ap.add_argument("--every", type=int, default=1, metavar="K",
                     help="attempt every K-th test of the selection (a documented subset, "
                          "e.g. for an emulated target in CI)")
+    ap.add_argument("--cover-ops", action="store_true",
+                    help="with --every: also attempt each operator's first test where the "
+                         "sample holds none of that operator's tests")
     ap.add_argument("--no-float64", action="store_true",
                     help="set aside the tests with float64 inputs or outputs and count a "
                          "float64 refusal as set aside (targets without a double-precision "
@@ -256,7 +274,7 @@ def main():
                 set_aside.append(entry)
             else:
                 tests.append(entry)
-    tests = tests[::max(args.every, 1)]
+    tests = sample(tests, args.every, args.cover_ops)
 
     results = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
@@ -303,7 +321,10 @@ def main():
         print(f"REGRESSION {tid}: {results[tid][1]}")
     for tid in fixed:
         print(f"NOW PASSES {tid}: remove it from known_failures.txt")
-    print(f"conformance: {len(tests)} attempted in {', '.join(suites)}: {passed} pass, "
+    sampled = f" (a sample: 1 test in {args.every}" + (
+        ", and each operator's first test the sample missed)" if args.cover_ops else ")")
+    print(f"conformance: {len(tests)} attempted in {', '.join(suites)}"
+          f"{sampled if args.every > 1 else ''}: {passed} pass, "
           f"{failed - refused} fail, {refused} refused as not supported; "
           f"{len(set_aside)} set aside as out of scope")
     print(f"{passed} passed, {failed} failed, {len(set_aside)} skipped")

@@ -289,9 +289,9 @@ TEST_CASE("pixel-major convolutions", "[conv]") {
     INFO("c=" << q.c << " m=" << q.m << " " << q.h << "x" << q.w);
     CHECK(simd::conv_is_pixel_major(in, out, kernel, strides, pb, dil, q.group));
   }
-  for (const ConvCase &q : kPixelMajor) {
-    INFO(describe(q));
-    checkConvEpilogues(q);
+  for (size_t i = caseFirst(); i < std::size(kPixelMajor); i += caseStride()) {
+    INFO(describe(kPixelMajor[i]));
+    checkConvEpilogues(kPixelMajor[i]);
   }
 }
 
@@ -596,19 +596,24 @@ TEST_CASE("fused expand + depthwise blocks", "[conv]") {
 // and blocks without the expand: the cases above projected to as many
 // channels as the block's input (a skip connection's), to fewer, and to
 // channels past whole blocks; the linear bottleneck (no activation) and an
-// activation on the projection.
+// activation on the projection. A sampled sweep (caseTaken) takes block b's
+// variant v where b + v falls in its share, so that each block keeps one.
 TEST_CASE("fused inverted-residual blocks", "[conv]") {
-  for (const BlockCase &q : kBlocks)
-    for (bool expand : {true, false})
-      for (int64_t m : {q.c, q.mid / 3 + 1}) {
-        INFO("n=" << q.n << " c=" << q.c << " " << q.h << "x" << q.w << " mid=" << q.mid
-                  << " k=" << q.k << " s=" << q.s << " p=" << q.pb << "," << q.pe
-                  << " d=" << q.d << " m=" << m << (expand ? "" : " no expand"));
-        checkExpandDepthwiseProject<ref::Clamp, ref::Clamp, ref::Identity>(
-            q, expand, m, 0.f, 6.f, 0.f, 6.f, 0.f, 0.f);
-        checkExpandDepthwiseProject<ref::HardSigmoid, ref::Identity, ref::Clamp>(
-            q, expand, m, 0.2f, 0.5f, 0.f, 0.f, 0.f, 6.f);
-      }
+  for (size_t b = 0; b < std::size(kBlocks); ++b)
+    for (size_t v = 0; v < 4; ++v) {
+      if (!caseTaken(b + v))
+        continue;
+      const BlockCase &q = kBlocks[b];
+      const bool expand = v < 2;
+      const int64_t m = v % 2 == 0 ? q.c : q.mid / 3 + 1;
+      INFO("n=" << q.n << " c=" << q.c << " " << q.h << "x" << q.w << " mid=" << q.mid
+                << " k=" << q.k << " s=" << q.s << " p=" << q.pb << "," << q.pe << " d=" << q.d
+                << " m=" << m << (expand ? "" : " no expand"));
+      checkExpandDepthwiseProject<ref::Clamp, ref::Clamp, ref::Identity>(
+          q, expand, m, 0.f, 6.f, 0.f, 6.f, 0.f, 0.f);
+      checkExpandDepthwiseProject<ref::HardSigmoid, ref::Identity, ref::Clamp>(
+          q, expand, m, 0.2f, 0.5f, 0.f, 0.f, 0.f, 6.f);
+    }
 }
 
 // A squeeze-and-excite block's channel scale folded into its project

@@ -6,7 +6,7 @@
 # 2nd test and each operator's first test those miss). Each prints its
 # summary line; exit 0 when every target passes (no failure other than the
 # known ones). About 45 minutes on 2 cores for the three emulated ones,
-# 9 more for x86-64.
+# 5 more for x86-64 (313 s at aa96cf9 on the Zen 5 host).
 #   bash scripts/node-suites.sh [TARGET ...]   (default: aarch64 cortex-m4 cuda)
 #   bash scripts/node-suites.sh x86-64
 set -euo pipefail

@@ -21,11 +21,11 @@ set -e
 cd ..
 # The hardening run outside ctest: every 4th conformance test, each
 # operator's first test those miss, and the e2e set under AddressSanitizer
-# and UBSan (scripts/sanitize.sh; the whole suite: `bash scripts/sanitize.sh 2`). Fuzzing is not part of this command:
-# its instrumented clang-19 build alone took 8 of the 53 minutes for 60 s of
-# fuzzing. `bash scripts/fuzz.sh [SECONDS]` runs it (README, "Testing");
-# every finding is a case of test/hardening's malformed corpus, which
-# ctest runs.
+# and UBSan (scripts/sanitize.sh; the whole suite: `bash scripts/sanitize.sh
+# 2`). Fuzzing is not part of this command: its instrumented clang-19 build
+# alone took 8 of the 53 minutes for 60 s of fuzzing. `bash scripts/fuzz.sh
+# [SECONDS]` runs it (README, "Testing"); every finding is a case of
+# test/hardening's malformed corpus, which ctest runs.
 echo
 bash scripts/sanitize.sh 2 4 || status=1
 # The conformance run's summary (from its ctest log), then ctest's verdict again

@@ -109,9 +109,10 @@ protected:
   /// weights are streamed from memory each inference (simd/f32/blocking.h's
   /// winograd_applies): more where the core's vectors are wider (AVX-512).
   int64_t winogradStreamedTiles = onnxc_rt::simd::kWinogradMinTiles;
-  /// Whether F(2x2, 3x3) takes the layers F(4x4, 3x3) does not pay on
-  /// (simd/f32/blocking.h's winograd_tile): measured on AVX-512 only.
-  bool winogradSmallTiles = false;
+  /// The 2x2 output tiles F(2x2, 3x3) needs to take a layer whose F(4x4,
+  /// 3x3) weights would be streamed (simd/f32/blocking.h's winograd_tile);
+  /// 0: never (measured on AVX-512 only).
+  int64_t winogradSmallTiles = 0;
 };
 
 /// The namespace of the SIMD qs8 kernels and their headers, one kernel

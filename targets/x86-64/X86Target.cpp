@@ -44,7 +44,11 @@ public:
     processor = "x86_64";
     nativeRank = rank;
     winogradStreamedTiles = streamedWinogradTiles;
-    winogradSmallTiles = lanes == 16; // measured on AVX-512 (blocking.h winograd_tile)
+    // F(2x2, 3x3) on AVX-512 from 16 2x2 tiles (a 7x7 plane): where F(4x4)'s
+    // weights are streamed it beat direct on 7x7 planes of 256 and 512
+    // channels by 1.06-1.78x on the Intel Xeon and the AMD EPYC Zen 5
+    // (bench/conv_algo_fit.py, weights streamed and cached).
+    winogradSmallTiles = lanes == 16 ? 16 : 0;
   }
 
   bool runsHere() const override { return cpuHasIsa(); }
@@ -127,7 +131,7 @@ void registerX86Targets() {
   // (ResNet-18's 7x7 layers: direct 28% faster on AVX-512, Winograd 15%
   // faster on AVX2), and with the 14-pixel strips its direct convolution
   // gained again: 25 tiles (its 14x14 layers' 16 4x4 tiles run F(2x2, 3x3)
-  // instead, 49 tiles); the floats of a vector.
+  // instead, 49 tiles, and so do its 7x7 ones, 16); the floats of a vector.
   TargetRegistry::add(std::make_unique<x86::X86Target>(
       "x86-64", "x86-64 with AVX2 and FMA (x86-64-v3)", std::vector<std::string>{"-march=x86-64-v3"},
       2, x86::hasAvx2, 4, 8));

@@ -152,13 +152,14 @@ func.func @winograd_where_it_pays(%arg0: tensor<1x16x16x16xf32>, %arg1: tensor<1
 
 // Transformed weights past kWinogradCachedBytes (4 MB: 512 x 512 channels
 // are 37.7 MB as F(4x4, 3x3)'s) are streamed from memory each inference:
-// on AVX-512 Winograd then needs 25 tiles (the target's
-// winogradStreamedTiles), F(4x4, 3x3)'s 4x4 ones or else F(2x2, 3x3)'s
-// 2x2 ones. A 7x7 output (4 and 16 tiles) stays direct, a 9x9 one (9 and
-// 25) is F(2x2, 3x3), a 20x20 one (25 4x4 tiles) F(4x4, 3x3).
+// on AVX-512 F(4x4, 3x3) then needs 25 4x4 tiles (the target's
+// winogradStreamedTiles), or else F(2x2, 3x3) 16 2x2 ones (its
+// winogradSmallTiles). A 7x7 output (4 and 16 tiles) and a 9x9 one (9 and
+// 25) are F(2x2, 3x3), a 20x20 one (25 4x4 tiles) F(4x4, 3x3). (The first
+// of each pair is direct: its input is not blocked.)
 // CHECK-LABEL: func.func @winograd_streamed_weights
 // CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x7x7x16xf32>
-// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x7x7x16xf32>
+// CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm winograd_f2>{{.*}} -> tensor<1x32x7x7x16xf32>
 // CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x9x9x16xf32>
 // CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm winograd_f2>{{.*}} -> tensor<1x32x9x9x16xf32>
 // CHECK: "simd.BlockedConv"({{.*}}algorithm = #simd<algorithm direct>{{.*}} -> tensor<1x32x20x20x16xf32>

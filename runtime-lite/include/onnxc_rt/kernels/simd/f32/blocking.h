@@ -711,20 +711,22 @@ constexpr bool winograd_applies(const int64_t *out_shape, int64_t c, const int64
 
 /// The Winograd F(m x m, 3x3) a convolution runs as: 4 where
 /// winograd_applies (F(4x4, 3x3)); else, where the target takes small tiles
-/// (SimdTarget's winogradSmallTiles: AVX-512) and F(4x4)'s weights would be
-/// streamed, 2 where F(2x2, 3x3) has the `streamed_tiles` tiles that pay
-/// for its streamed weights (16 floats a channel pair, 2.25x fewer
+/// (`small_tiles` > 0, SimdTarget's winogradSmallTiles: AVX-512) and
+/// F(4x4)'s weights would be streamed, 2 where F(2x2, 3x3) has at least
+/// `small_tiles` 2x2 tiles (16 floats a channel pair, 2.25x fewer
 /// multiply-adds than direct); 0: direct. bench/conv_bench.cpp on the
 /// Intel Xeon host, one thread, ms direct / F(4x4) / F(2x2), best of 3
 /// noisy runs: 14x14x256 (ResNet-18's layer3) 1.38 / 1.18 / 0.93; 14x14x512
 /// 7.37 / 6.47 / 5.89; 14x14x384 3.34 / 3.26 / 2.71; 10x10x256 0.79 / 0.66 /
-/// 0.52; 28x28x256 (49 4x4 tiles) 6.16 / 3.41 / 3.88; 7x7x512 (ResNet-18's
-/// layer4) 1.74 / 1.87 / 2.02; where F(4x4)'s weights stay cached (up to
-/// 4 MB: 56x56x64, 28x28x128, 14x14x128, the CIFAR and SqueezeNet layers)
-/// it is the fastest.
+/// 0.52; 28x28x256 (49 4x4 tiles) 6.16 / 3.41 / 3.88; where F(4x4)'s
+/// weights stay cached (up to 4 MB: 56x56x64, 28x28x128, 14x14x128, the
+/// CIFAR and SqueezeNet layers) it is the fastest. 7x7 planes (16 2x2
+/// tiles) of 256 and 512 channels run F(2x2) 1.06-1.78x faster than direct
+/// in all four of bench/conv_algo_fit.py's grids (Intel Xeon and AMD EPYC
+/// Zen 5, weights streamed and cached; results/conv-algo-*.md).
 constexpr int64_t winograd_tile(const int64_t *out_shape, int64_t c, const int64_t *kernel,
                                 const int64_t *strides, const int64_t *dilations, int64_t group,
-                                bool in_blocked, int64_t streamed_tiles, bool small_tiles) {
+                                bool in_blocked, int64_t streamed_tiles, int64_t small_tiles) {
   if (winograd_applies(out_shape, c, kernel, strides, dilations, group, in_blocked,
                        streamed_tiles))
     return 4;
@@ -733,8 +735,8 @@ constexpr int64_t winograd_tile(const int64_t *out_shape, int64_t c, const int64
                      dilations[1] == 1;
   const bool f4_streamed =
       kWinogradPoints * c * out_shape[1] * int64_t(sizeof(float)) > kWinogradCachedBytes;
-  return small_tiles && shape && f4_streamed &&
-                 winograd_tiles(out_shape[2], out_shape[3], 2) >= streamed_tiles
+  return small_tiles > 0 && shape && f4_streamed &&
+                 winograd_tiles(out_shape[2], out_shape[3], 2) >= small_tiles
              ? 2
              : 0;
 }
@@ -775,16 +777,22 @@ constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m,
 /// (SqueezeNet's 16 -> 64 layers, ResNet-18's 64 -> 64; not its 256 -> 256
 /// at 14 x 14, 9.4 MB of weights), or where each task's tiles fill the
 /// instruction set's register tiles (`full_tiles` a task, AVX-512's
-/// shortest strip; 0: never). A kernel bench on the Intel Xeon host, two
-/// threads, best of 2000 calls: split by tiles at 8-24 tiles a task, 14 x 14
-/// x 256 397 us against 428 by phases, SqueezeNet's 13 x 13 48 -> 192 53
-/// against 67, 28 x 28 x 128 320 against 339, the CIFAR CNN's 16 x 16 64
-/// -> 128 52 against 60; at 2 to 5 tiles a task (7 x 7 x 512, 12 x 12 x
-/// 128) slower than one thread. Results do not depend on the split.
+/// shortest strip; 0: never) and the weights are at most 4x that data
+/// (each extra task reads them again). A kernel bench on the Intel Xeon
+/// host, two threads, best of 2000 calls: split by tiles at 8-24 tiles a
+/// task, 14 x 14 x 256 397 us against 428 by phases, SqueezeNet's 13 x 13
+/// 48 -> 192 53 against 67, 28 x 28 x 128 320 against 339, the CIFAR CNN's
+/// 16 x 16 64 -> 128 52 against 60 (weights 1.3-2.7x the data); at 2 to 5
+/// tiles a task (7 x 7 x 512, 12 x 12 x 128) slower than one thread.
+/// ResNet-18's 7 x 7 x 512 layers as F(2x2) (8 tiles a task, 16.8 MB of
+/// weights, 16x the data) took 6.5-7.4 M cycles by tiles against 4.7-6.3
+/// M by phases (node_profile.py --threads 2, Zen 5, 3 alternating runs).
+/// Results do not depend on the split.
 constexpr bool winograd_split_tiles(int64_t band, int64_t c, int64_t m, int64_t tasks,
                                     int64_t full_tiles) {
   const int64_t cp = round_up(c, kChannelBlock), mp = round_up(m, kChannelBlock);
-  return cp * mp <= band * (cp + mp) || (full_tiles > 0 && band / tasks >= full_tiles);
+  return cp * mp <= band * (cp + mp) ||
+         (full_tiles > 0 && band / tasks >= full_tiles && cp * mp <= 4 * band * (cp + mp));
 }
 
 /// Floats of scratch winograd_conv2d_blocked needs: one band's transformed

@@ -8,14 +8,15 @@ F(4x4) where the output has at least kWinogradMinTiles 4x4 tiles and its
 transformed weights (36 floats a channel pair) fit kWinogradCachedBytes,
 or, where they do not, at least the target's streamed tiles
 (SimdTarget::winogradStreamedTiles); else F(2x2) (AVX-512 only) where it
-has that many 2x2 tiles; else direct. This tool measures those three and
+has at least SimdTarget::winogradSmallTiles 2x2 tiles; else direct. This
+tool measures those three and
 Winograd F(6x6, 3x3) (which no rule picks yet: the table shows where it
 would win) on a grid of shapes (bench/conv_algo_bench.cpp, built with the
 target's flags: median of calls whose weights are not in cache, as a
 large model's layers find them, or with --cached of calls on weights kept
 in cache, as a small model's stay between inferences; the rule is meant
 for both, F(4x4)'s cached bytes being where one regime gives way to the
-other), then searches the three numbers for the rule
+other), then searches the four numbers for the rule
 that loses the least time against the fastest algorithm of each shape,
 and fits a cost model (per algorithm, time linear in its multiply-adds,
 weight bytes and values transformed), and prints, side by side, what the
@@ -23,10 +24,11 @@ shipped numbers, the fitted ones and the cost model (each shape's choice
 from the model fitted without it) choose, each algorithm's error against a
 double-precision convolution, and the time each loses against the fastest.
 Run it on each host class (Intel, AMD) and compare before changing the
-numbers.
+numbers; --table refits a grid already written (another host's results
+file) under the shipped numbers of this checkout, without measuring.
 
     /usr/bin/python3 bench/conv_algo_fit.py [--target x86-64-avx512] [--stem conv-algo-intel]
-        [--rounds 3] [--cached] [--shapes C,M,HW ...]
+        [--rounds 3] [--cached] [--shapes C,M,HW ...] [--table results/FILE.md]
 """
 import argparse
 import datetime
@@ -34,6 +36,7 @@ import itertools
 import math
 import statistics
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -52,9 +55,10 @@ GRID = [f"{c},{c},{hw}" for c in (32, 64, 128, 256, 512) for hw in (7, 10, 14, 2
 # Winograd F(k x k, 3x3).
 ALGOS = (0, 4, 2, 6)
 
-# The shipped numbers (simd/f32/blocking.h, targets/x86-64/X86Target.cpp).
-SHIPPED = {"x86-64": (4, 4 << 20, 4, False)}
-AVX512 = (4, 4 << 20, 25, True)
+# The shipped numbers (simd/f32/blocking.h, targets/x86-64/X86Target.cpp):
+# min tiles, cached bytes, streamed tiles, F(2x2)'s tiles (0: never).
+SHIPPED = {"x86-64": (4, 4 << 20, 4, 0)}
+AVX512 = (4, 4 << 20, 25, 16)
 
 
 def tiles(hw, tile):
@@ -68,7 +72,7 @@ def choose(c, m, hw, rule):
     streamed_f4 = 36 * c * m * 4 > cached
     if tiles(hw, 4) >= (streamed if streamed_f4 else min_tiles):
         return 4
-    if small and streamed_f4 and tiles(hw, 2) >= streamed:
+    if small and streamed_f4 and tiles(hw, 2) >= small:
         return 2
     return 0
 
@@ -124,6 +128,36 @@ def lost(rows, rule):
         sum(min(r["ms"].values()) for r in rows)
 
 
+def measure(a):
+    """conv_algo_bench's output lines for each shape of the grid, a round each."""
+    runs = {}  # shape -> each round's line
+    with tempfile.TemporaryDirectory() as work:
+        exe = os.path.join(work, "conv_algo_bench")
+        subprocess.run(["c++", "-std=c++17", *run_bench.target_flags(a.onnxc, a.target),
+                        "-ffp-contract=off", "-I" + os.path.join(ROOT, "runtime-lite", "include"),
+                        os.path.join(HERE, "conv_algo_bench.cpp"), "-o", exe], check=True)
+        for _ in range(a.rounds):  # whole grids in turn, so a noisy minute hits one round
+            for shape in a.shapes:
+                out = subprocess.run(["taskset", "-c", "1", exe]
+                                     + (["--cached"] if a.cached else []) + [shape],
+                                     capture_output=True, text=True, check=True).stdout.split()
+                runs.setdefault(shape, []).append(out)
+                print(shape, *out[3:3 + len(ALGOS)], file=sys.stderr)
+    return runs
+
+
+def read_table(path):
+    """A results file's grid as measure() returns it: one round a shape."""
+    runs = {}
+    for line in open(path):
+        cells = [x.strip() for x in line.strip().strip("|").split("|")]
+        shape = re.fullmatch(r"(\d+) -> (\d+) @ (\d+)", cells[0])
+        if shape:
+            errs = cells[-1].split(" / ")
+            runs[",".join(shape.groups())] = [[*shape.groups(), *cells[1:1 + len(ALGOS)], *errs]]
+    return runs
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--onnxc", default=os.path.join(ROOT, "build", "compiler", "tools", "onnxc"))
@@ -134,21 +168,11 @@ def main():
     ap.add_argument("--cached", action="store_true",
                     help="time each layer on one copy of its weights, cached between calls (as "
                          "a small model's stay between inferences), not streamed")
+    ap.add_argument("--table", default=None, metavar="FILE",
+                    help="refit the grid of a results file this tool wrote, not measuring")
     a = ap.parse_args()
     shipped = SHIPPED.get(a.target, AVX512)
-    with tempfile.TemporaryDirectory() as work:
-        exe = os.path.join(work, "conv_algo_bench")
-        subprocess.run(["c++", "-std=c++17", *run_bench.target_flags(a.onnxc, a.target),
-                        "-ffp-contract=off", "-I" + os.path.join(ROOT, "runtime-lite", "include"),
-                        os.path.join(HERE, "conv_algo_bench.cpp"), "-o", exe], check=True)
-        runs = {}  # shape -> each round's line
-        for _ in range(a.rounds):  # whole grids in turn, so a noisy minute hits one round
-            for shape in a.shapes:
-                out = subprocess.run(["taskset", "-c", "1", exe]
-                                     + (["--cached"] if a.cached else []) + [shape],
-                                     capture_output=True, text=True, check=True).stdout.split()
-                runs.setdefault(shape, []).append(out)
-                print(shape, *out[3:3 + len(ALGOS)], file=sys.stderr)
+    runs = read_table(a.table) if a.table else measure(a)
     rows = []
     for shape, outs in runs.items():
         c, m, hw = map(int, outs[0][:3])
@@ -159,18 +183,17 @@ def main():
     # The search: every rule of the grid below, the least time lost; ties
     # go to the rule nearest the shipped one.
     best = None
-    for min_tiles, cached_mb, streamed in itertools.product(
-            (1, 2, 4, 6, 9, 16), (1, 2, 4, 8, 16, 32), (4, 9, 16, 25, 36, 49, 64, 100)):
-        rule = (min_tiles, cached_mb << 20, streamed, shipped[3])
+    for min_tiles, cached_mb, streamed, small in itertools.product(
+            (1, 2, 4, 6, 9, 16), (1, 2, 4, 8, 16, 32), (4, 9, 16, 25, 36, 49, 64, 100),
+            (4, 9, 16, 25, 36) if shipped[3] else (0,)):
+        rule = (min_tiles, cached_mb << 20, streamed, small)
         key = (round(lost(rows, rule), 4), sum(x != y for x, y in zip(rule, shipped)))
         if best is None or key < best[0]:
             best = (key, rule)
     fitted = best[1]
     loo = loo_choices(rows)
     names = {0: "direct", 4: "F(4x4)", 2: "F(2x2)", 6: "F(6x6)"}
-    lines = [
-        "# Convolution algorithm choice: measured and fitted",
-        "",
+    about = [
         f"Machine: {run_bench.machine_text()}; one thread; onnxc "
         f"--target {a.target} flags. Each 3x3 stride-1 convolution (C -> M channels, HW x HW, "
         "padding 1, blocked input) as direct, Winograd F(4x4, 3x3), F(2x2, 3x3) and F(6x6, 3x3): "
@@ -184,11 +207,18 @@ def main():
         f"Command: `/usr/bin/python3 bench/conv_algo_fit.py --target {a.target}"
         + (" --cached" if a.cached else "") + (f" --stem {a.stem}" if a.stem else "")
         + f"` ({datetime.date.today()}).",
-        "",
-        "| C -> M @ HW | direct ms | F(4x4) ms | F(2x2) ms | F(6x6) ms | fastest | shipped rule "
-        "| fitted rule | cost model | error direct / F(4x4) / F(2x2) / F(6x6) |",
-        "|---|---|---|---|---|---|---|---|---|---|",
     ]
+    if a.table:  # the measuring run's own lines, and this refit's
+        about = [line.rstrip("\n") for line in open(a.table)
+                 if line.startswith(("Machine:", "Command:"))] + [
+            f"Refitted by `/usr/bin/python3 bench/conv_algo_fit.py --target {a.target} --table "
+            f"{os.path.relpath(a.table, ROOT)}" + (f" --stem {a.stem}" if a.stem else "")
+            + f"` ({datetime.date.today()}): that run's times, this checkout's shipped rule."]
+    lines = ["# Convolution algorithm choice: measured and fitted", "", *about, "",
+             "| C -> M @ HW | direct ms | F(4x4) ms | F(2x2) ms | F(6x6) ms | fastest "
+             "| shipped rule | fitted rule | cost model "
+             "| error direct / F(4x4) / F(2x2) / F(6x6) |",
+             "|---|---|---|---|---|---|---|---|---|---|"]
     for r, model_pick in zip(rows, loo):
         ms, fast = r["ms"], min(r["ms"], key=r["ms"].get)
         pick = [choose(r["c"], r["m"], r["hw"], rule) for rule in (shipped, fitted)] + [model_pick]
@@ -199,7 +229,7 @@ def main():
 
     def describe(rule):
         return (f"min tiles {rule[0]}, cached {rule[1] >> 20} MB, streamed tiles {rule[2]}"
-                + (", F(2x2) allowed" if rule[3] else ""))
+                + (f", F(2x2) from {rule[3]} tiles" if rule[3] else ""))
     model_hits = sum(p == min(r["ms"], key=r["ms"].get) for r, p in zip(rows, loo))
     model_lost = sum(r["ms"][p] for r, p in zip(rows, loo)) / sum(min(r["ms"].values())
                                                                   for r in rows)

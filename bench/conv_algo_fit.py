@@ -3,14 +3,14 @@
 
 A 3x3 stride-1 dense convolution on the channel-blocked layout runs direct,
 as Winograd F(4x4, 3x3) or as F(2x2, 3x3); runtime-lite's
-simd/f32/blocking.h chooses (winograd_tile) by a rule with three numbers:
+simd/f32/blocking.h chooses (winograd_tile) by a rule with four numbers:
 F(4x4) where the output has at least kWinogradMinTiles 4x4 tiles and its
 transformed weights (36 floats a channel pair) fit kWinogradCachedBytes,
 or, where they do not, at least the target's streamed tiles
 (SimdTarget::winogradStreamedTiles); else F(2x2) (AVX-512 only) where it
 has at least SimdTarget::winogradSmallTiles 2x2 tiles; else direct. This
-tool measures those three and
-Winograd F(6x6, 3x3) (which no rule picks yet: the table shows where it
+tool measures those three algorithms and Winograd F(6x6, 3x3) (which no
+rule picks yet: the table shows where it
 would win) on a grid of shapes (bench/conv_algo_bench.cpp, built with the
 target's flags: median of calls whose weights are not in cache, as a
 large model's layers find them, or with --cached of calls on weights kept

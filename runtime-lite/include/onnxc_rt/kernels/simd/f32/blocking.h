@@ -777,8 +777,9 @@ constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m,
 /// (SqueezeNet's 16 -> 64 layers, ResNet-18's 64 -> 64; not its 256 -> 256
 /// at 14 x 14, 9.4 MB of weights), or where each task's tiles fill the
 /// instruction set's register tiles (`full_tiles` a task, AVX-512's
-/// shortest strip; 0: never) and the weights are at most 4x that data
-/// (each extra task reads them again). A kernel bench on the Intel Xeon
+/// shortest strip; 0: never) and the weights are at most
+/// kWinogradSplitWeightsRatio (4) times that data (each extra task reads
+/// them again). A kernel bench on the Intel Xeon
 /// host, two threads, best of 2000 calls: split by tiles at 8-24 tiles a
 /// task, 14 x 14 x 256 397 us against 428 by phases, SqueezeNet's 13 x 13
 /// 48 -> 192 53 against 67, 28 x 28 x 128 320 against 339, the CIFAR CNN's
@@ -788,11 +789,13 @@ constexpr int64_t winograd_band_tiles(int64_t tiles, int64_t c, int64_t m,
 /// weights, 16x the data) took 6.5-7.4 M cycles by tiles against 4.7-6.3
 /// M by phases (node_profile.py --threads 2, Zen 5, 3 alternating runs).
 /// Results do not depend on the split.
+constexpr int64_t kWinogradSplitWeightsRatio = 4;
 constexpr bool winograd_split_tiles(int64_t band, int64_t c, int64_t m, int64_t tasks,
                                     int64_t full_tiles) {
   const int64_t cp = round_up(c, kChannelBlock), mp = round_up(m, kChannelBlock);
-  return cp * mp <= band * (cp + mp) ||
-         (full_tiles > 0 && band / tasks >= full_tiles && cp * mp <= 4 * band * (cp + mp));
+  const int64_t weights = cp * mp, data = band * (cp + mp); // floats a point
+  return weights <= data || (full_tiles > 0 && band / tasks >= full_tiles &&
+                             weights <= kWinogradSplitWeightsRatio * data);
 }
 
 /// Floats of scratch winograd_conv2d_blocked needs: one band's transformed

@@ -136,6 +136,48 @@ def prepare_model(name, work):
     return model_dir, model, x, inp
 
 
+def pinned(cmd, cpus):
+    """cmd (runs -> argv) run by taskset on CPUS (a taskset list); None: as it is."""
+    return cmd if cpus is None else (lambda n: ["taskset", "-c", cpus, *cmd(n)])
+
+
+def choose_cpus(cmd, threads, seconds=0.3):
+    """Where a model's peers all run (a taskset list, or None for anywhere), and
+    {CPU: ms} of the probe that chose it. On a shared host a vCPU's speed depends
+    on what its neighbours run (the Zen 5 host's CPU 1 has run the models 13-33%
+    slower than CPU 0), and the scheduler places each process anew, so unpinned
+    peers land on a fast or a slow CPU by chance. One thread: every peer on the
+    CPU where cmd (onnxc's build) ran fastest, best of 2 alternating probes on
+    each (the first 16 CPUs). N threads: the first N CPUs, or all of them."""
+    allowed = sorted(os.sched_getaffinity(0))
+    if threads >= len(allowed):
+        return None, {}
+    if threads > 1:
+        return ",".join(map(str, allowed[:threads])), {}
+    cpus = allowed[:16]
+    runs = runs_for(cmd, seconds)
+    times = {c: float("inf") for c in cpus}
+    for _ in range(2):
+        for c in cpus:
+            ms = run_json(pinned(cmd, str(c))(runs))["median_us"] / 1e3
+            times[c] = min(times[c], ms)
+    return str(min(cpus, key=times.get)), times
+
+
+def pinning_text(rows):
+    """A sentence on where each model's peers ran (rows carry "cpus" and "probe")."""
+    if all(r["cpus"] is None for r in rows):
+        return "Not pinned: the peers' processes ran where the scheduler put them."
+    parts = []
+    for r in rows:
+        probe = r["probe"]
+        seen = ", ".join(f"CPU {c} {ms:.3f}" for c, ms in probe.items())
+        parts.append(f"{r['model']} CPU {r['cpus']}" + (f" ({seen})" if probe else ""))
+    return ("Pinned (taskset): every peer of a model on the same CPUs, at one thread the one "
+            "where onnxc's build ran fastest in a probe just before its rounds (ms): "
+            + "; ".join(parts) + ".")
+
+
 def runs_for(cmd, seconds):
     """Runs per process for a peer's command (cmd(runs) -> argv) so that one
     round takes about `seconds`, from a short probe."""
@@ -210,6 +252,10 @@ def main():
     ap.add_argument("--stem", default=None,
                     help="results file name (default: models, models-Nthreads, ...); e.g. "
                          "models-intel for a second host class")
+    ap.add_argument("--cpus", default="auto",
+                    help="where the peers run: auto (at one thread every peer on the CPU where "
+                         "onnxc's build probes fastest; N threads: the first N CPUs), none "
+                         "(unpinned), or a taskset list for all of them, e.g. 1")
     ap.add_argument("models", nargs="*", default=None)
     args = ap.parse_args()
     args.models = args.models or (INT8_MODELS if args.int8 else MODELS)
@@ -258,13 +304,18 @@ def main():
                 "torch": lambda n: ["/usr/bin/python3", os.path.join(HERE, "torch_bench.py"),
                                     name, str(n), th],
             })
+        if args.cpus == "auto":
+            cpus, probe = choose_cpus(peers["onnxc"], args.threads)
+        else:
+            cpus, probe = (None if args.cpus == "none" else args.cpus), {}
+        peers = {p: pinned(cmd, cpus) for p, cmd in peers.items()}
         # Runs per process from a short probe, so each peer gets ~--seconds.
         runs = {peer: runs_for(cmd, args.seconds) for peer, cmd in peers.items()}
         results = {p: [] for p in peers}
         for _ in range(args.rounds):
             for peer, cmd in peers.items():
                 results[peer].append(run_json(cmd(runs[peer])))
-        row = {"model": name,
+        row = {"model": name, "cpus": cpus, "probe": probe,
                "flops": model_flops(args.onnxc, os.path.join(model_dir, "model.onnx"),
                                     args.target)}
         for peer, rs in results.items():
@@ -328,6 +379,7 @@ def write_int8_results(rows, args):
         f"{args.rounds} alternating rounds, ms (p99).",
         f"Command: `cd bench && /usr/bin/python3 run_bench.py --int8{flags}"
         f"{' --baseline CHECKOUT' if base else ''}"
+        f"{f' --cpus {args.cpus}' if args.cpus != 'auto' else ''}"
         f"{f' --stem {args.stem}' if args.stem else ''}` ({time.strftime('%Y-%m-%d')}).",
         *([f"Baseline: the same QDQ files compiled by the onnxc of another checkout "
            f"({baseline_revision(args.baseline)}) against its own runtime-lite."] if base else []),
@@ -352,6 +404,7 @@ def write_int8_results(rows, args):
     lines += ["", f"Geometric means: ORT int8 (U8S8) / onnxc int8 {geomean(r1):.3f}; onnxc int8 / "
                   f"onnxc float {geomean(r2):.3f}; ORT float / onnxc int8 {geomean(r3):.3f}" +
                   (f"; baseline / onnxc int8 {geomean(r4):.3f}." if base else ".")]
+    lines += ["", pinning_text(rows)]
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     with open(os.path.join(HERE, "results", stem + ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -384,6 +437,7 @@ def write_results(rows, args):
         f"{f' --rounds {args.rounds}' if args.rounds != 3 else ''}"
         f"{f' --threads {args.threads}' if args.threads != 1 else ''}"
         f"{' --baseline CHECKOUT' if base else ''}"
+        f"{f' --cpus {args.cpus}' if args.cpus != 'auto' else ''}"
         f"{f' --stem {args.stem}' if args.stem else ''}` "
         f"({time.strftime('%Y-%m-%d')}).",
         f"Share of peak: onnxc's FLOPs a run (its compile summary: 2 per multiply-add, one per "
@@ -427,6 +481,7 @@ def write_results(rows, args):
     lines += ["", f"Geometric mean of ORT latency / onnxc latency: {geo:.3f}"]
     if base:
         lines += [f"Geometric mean of ORT latency / baseline latency: {geomean(base_ratios):.3f}"]
+    lines += ["", pinning_text(rows)]
     with open(os.path.join(HERE, "results", stem + ".md"), "w") as f:
         f.write("\n".join(lines) + "\n")
     # A bar chart of the ORT/onnxc ratio on a log scale (SVG, no plotting library).

@@ -13,6 +13,8 @@ input); each peer runs in its own process, best of its rounds' medians.
 core_pair.cpp runs before the first round and after the last: what passing
 data between CPUs 0 and 1 cost while the table was measured (on a shared
 host it changes with where the two vCPUs sit, and two-thread times with it).
+One thread runs pinned to the fastest CPU (run_bench.choose_cpus), and each
+CPU's one-thread time bounds what N threads can give on this host.
 """
 import argparse
 import json
@@ -60,12 +62,24 @@ def main():
             peers[("onnxc int8", th)] = lambda r, e=qexe: [e, inp, str(r)]
             peers[("ORT float", th)] = lambda r, t=th: ort + [model, inp, shape, str(r), str(t)]
             peers[("ORT int8", th)] = lambda r, t=th: ort + [u8s8, inp, shape, str(r), str(t)]
+        # One thread on the CPU where onnxc float runs fastest, N threads on N CPUs
+        # (run_bench.choose_cpus); each CPU's one-thread time gives the ceiling
+        # of N threads' speed-up on this host: the sum of their speeds over the
+        # fastest's.
+        cpu1, probe = rb.choose_cpus(peers[("onnxc float", 1)], 1)
+        cpus_n, _ = rb.choose_cpus(None, n)
+        used = (sorted(os.sched_getaffinity(0)) if cpus_n is None
+                else [int(c) for c in cpus_n.split(",")])[:n]
+        ceiling = (sum(min(probe.values()) / probe[c] for c in used)
+                   if all(c in probe for c in used) else None)
+        peers = {key: rb.pinned(cmd, cpu1 if key[1] == 1 else cpus_n)
+                 for key, cmd in peers.items()}
         runs = {key: rb.runs_for(cmd, args.seconds) for key, cmd in peers.items()}
         best = {k: float("inf") for k in peers}
         for _ in range(args.rounds):
             for key, cmd in peers.items():
                 best[key] = min(best[key], rb.run_json(cmd(runs[key]))["median_us"])
-        rows.append((name, best))
+        rows.append((name, best, probe, ceiling))
         print(name, {f"{k[0]} t{k[1]}": round(v / 1e3, 3) for k, v in best.items()}, flush=True)
     pairs.append(run_core_pair(pair_exe))
     print("core pair after:", pairs[1], flush=True)
@@ -107,16 +121,21 @@ def write(rows, args, pairs):
         "calibrated on the test input) compiled by onnxc, and ONNX Runtime 1.30 (graph "
         "optimisations all) on the same model with uint8 activations (U8S8, its x86 form); "
         f"ORT with 1 and {n} intra-op threads. All eight builds alternate; best of "
-        f"{args.rounds} rounds' medians, ms. {core_pair_text(pairs)}",
+        f"{args.rounds} rounds' medians, ms. {core_pair_text(pairs)} One thread pinned "
+        "(taskset) to the CPU where onnxc float's one-thread build probed fastest just before "
+        "the model's rounds; the probe's times by CPU are in the table, and the ceiling is "
+        f"what {n} threads could give at most over that CPU alone: the {n} CPUs' speeds "
+        "summed over the fastest's (the host's CPUs differ when neighbours load them).",
         f"Command: `cd bench && /usr/bin/python3 thread_scaling.py --threads {n}` "
         f"({time.strftime('%Y-%m-%d')}).", "",
         "| model | " + " | ".join(f"{k} 1 / {n}" for k in kinds) + " | "
         + " | ".join(f"{k} x{n}" for k in kinds)
-        + f" | ORT / onnxc float, {n} threads | ORT / onnxc int8, {n} threads |",
-        "|---|" + "---|" * (2 * len(kinds) + 2)]
+        + f" | ORT / onnxc float, {n} threads | ORT / onnxc int8, {n} threads"
+        + f" | onnxc float 1 thread by CPU | ceiling x{n} |",
+        "|---|" + "---|" * (2 * len(kinds) + 4)]
     speedups = {k: [] for k in kinds}
     ratios = [[], []]
-    for name, best in rows:
+    for name, best, probe, ceiling in rows:
         ms = [f"{best[(k, 1)] / 1e3:.3f} / {best[(k, n)] / 1e3:.3f}" for k in kinds]
         sp = []
         for k in kinds:
@@ -127,8 +146,10 @@ def write(rows, args, pairs):
         ri = best[("ORT int8", n)] / best[("onnxc int8", n)]
         ratios[0].append(rf)
         ratios[1].append(ri)
+        by_cpu = " / ".join(f"{c}: {t:.3f}" for c, t in probe.items()) or "-"
+        ceil = f"{ceiling:.2f}" if ceiling else "-"
         lines.append(f"| {name} | " + " | ".join(ms) + " | " + " | ".join(sp)
-                     + f" | {rf:.2f} | {ri:.2f} |")
+                     + f" | {rf:.2f} | {ri:.2f} | {by_cpu} | {ceil} |")
     lines += ["", "Geometric means: speed-up at " + str(n) + " threads "
               + ", ".join(f"{k} {rb.geomean(v):.2f}" for k, v in speedups.items())
               + f"; ORT / onnxc at {n} threads: float {rb.geomean(ratios[0]):.2f}, "

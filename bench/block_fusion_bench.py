@@ -91,7 +91,7 @@ def main():
             arena[peer] = arena_bytes(work) / 2**20
         peers["ORT"] = ["node", os.path.join(HERE, "ort_bench.js"), model, inp,
                         "x".join(map(str, x.shape)), str(args.runs), str(args.threads)]
-        timed = run_bench.alternate(peers, args.rounds)
+        timed = run_bench.alternate(peers, args.rounds, args.threads)
         best = {p: t[0] for p, t in timed.items()}
         apart = output_difference(args.onnxc, model, os.path.join(model_dir, "test_data_set_0"),
                                   target)

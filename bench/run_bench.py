@@ -185,11 +185,15 @@ def runs_for(cmd, seconds):
     return max(3, min(500, int(seconds * 1e6 / max(probe["median_us"], 1))))
 
 
-def alternate(peers, rounds):
-    """Runs each peer's command (a bench JSON printer) in turn, `rounds` times;
+def alternate(peers, rounds, threads=1):
+    """Runs each peer's command (a bench JSON printer) in turn, `rounds` times,
+    all on the same CPUs (choose_cpus, probed with the first peer's command);
     returns {peer: (best, median)} of the per-round medians, ms. The best is
     the figure to read on a shared host whose neighbours slow programs in
     bursts (a burst only ever slows)."""
+    first = next(iter(peers.values()))
+    cpus, _ = choose_cpus(lambda n: first, threads)
+    peers = {p: pinned(lambda n, c=cmd: c, cpus)(0) for p, cmd in peers.items()}
     meds = {p: [] for p in peers}
     for _ in range(rounds):
         for p, cmd in peers.items():

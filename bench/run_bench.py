@@ -23,6 +23,10 @@ CHECKOUT/build) as a fourth peer and writes results/models-vs-baseline.*;
 with --int8 it compiles the same QDQ files as onnxc
 (results/models-int8-vs-baseline.md), so an int8 change can be A/B'd.
 
+Every peer of a model runs on the same CPU (--cpus auto: at one thread the
+one where onnxc's build probes fastest; choose_cpus), since a shared host's
+vCPUs can differ by a third in speed and an unpinned process lands on either.
+
 Needs a built onnxc (../build). Latencies are wall-clock on this machine.
 """
 import argparse

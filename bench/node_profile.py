@@ -6,7 +6,8 @@ Compiles MODEL.onnx with onnxc (--emit cpp), adds a time-stamp counter read
 opens with its `// OpType 'name'` comment), builds it with the target's
 flags and a small driver, runs it RUNS times on the first input (raw
 float32 bytes, as run_bench.py writes them; other inputs zero) pinned to
-one core (--threads N: compiled for N and run on N cores with a
+one CPU (--cpu; by default the one where it runs fastest, and --ort's
+profile on the same one; --threads N: compiled for N and run on N cores with a
 ThreadPool, the counter read on the calling thread), and prints each op
 type's share of the time and the nodes that take the most. A profile,
 not a benchmark: the counter reads themselves cost a few cycles per node.
@@ -115,6 +116,9 @@ def main():
     ap.add_argument("--top", type=int, default=15)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--ort", action="store_true", help="ONNX Runtime's profile beside it")
+    ap.add_argument("--cpu", default="auto",
+                    help="the CPU both profiles run on at one thread: auto (the one where the "
+                         "profiled build runs fastest, as run_bench.py picks) or a number")
     argv, extra = sys.argv[1:], []  # onnxc's own options after "--"
     if "--" in argv:
         k = argv.index("--")
@@ -143,7 +147,9 @@ def main():
         subprocess.run(["c++", "-std=c++17", *run_bench.target_flags(a.onnxc, a.target),
                         "-I" + work, "-I" + runtime_include(),
                         *sources, "-o", exe, "-pthread"], check=True, cwd=work)
-        cores = ",".join(str(c) for c in range(a.threads)) if a.threads > 1 else "1"
+        cores = ",".join(str(c) for c in range(a.threads)) if a.threads > 1 else a.cpu
+        if cores == "auto":
+            cores = fastest_cpu([exe, a.input, str(max(10, a.runs // 10)), "1"], work)
         out = subprocess.run(["taskset", "-c", cores, exe, a.input, str(a.runs), str(a.threads)],
                              capture_output=True, text=True, check=True, cwd=work).stdout
     cycles = {int(i): int(c) for i, c in (line.split() for line in out.split("\n") if line)}
@@ -151,7 +157,7 @@ def main():
     by_type = collections.Counter()
     for i, c in cycles.items():
         by_type[labels[i][0]] += c
-    print(f"{os.path.basename(a.model)} on {a.target}, {a.threads} thread(s): "
+    print(f"{os.path.basename(a.model)} on {a.target}, {a.threads} thread(s) on CPU {cores}: "
           f"{total / 1e3:.0f} k time-stamp cycles a run")
     for op, c in by_type.most_common():
         print(f"  {op:24s} {100 * c / total:5.1f}%")
@@ -159,10 +165,27 @@ def main():
     for i, c in sorted(cycles.items(), key=lambda x: -x[1])[:a.top]:
         print(f"  {100 * c / total:5.1f}%  {labels[i][0]} '{labels[i][1]}'")
     if a.ort:
-        ort_profile(a.model, a.input, max(20, a.runs // 10), a.top)
+        ort_profile(a.model, a.input, max(20, a.runs // 10), a.top,
+                    cores if a.threads == 1 else "1")
 
 
-def ort_profile(model, inp, runs, top):
+def fastest_cpu(cmd, cwd):
+    """The CPU (of the first 16 this process may use) where cmd runs in the
+    least wall-clock time, best of 2 alternating runs on each: a shared
+    host's vCPUs can differ by a third (run_bench.choose_cpus)."""
+    import time
+    cpus = sorted(os.sched_getaffinity(0))[:16]
+    best = {c: float("inf") for c in cpus}
+    for _ in range(2):
+        for c in cpus:
+            t = time.perf_counter()
+            subprocess.run(["taskset", "-c", str(c), *cmd], capture_output=True, check=True,
+                           cwd=cwd)
+            best[c] = min(best[c], time.perf_counter() - t)
+    return str(min(cpus, key=best.get))
+
+
+def ort_profile(model, inp, runs, top, cpu):
     """ONNX Runtime's per-node kernel times (ort_profile.js), by op type and
     heaviest nodes."""
     import json
@@ -171,7 +194,7 @@ def ort_profile(model, inp, runs, top):
     inits = {t.name for t in g.initializer}
     x = next(v for v in g.input if v.name not in inits)
     shape = "x".join(str(d.dim_value) for d in x.type.tensor_type.shape.dim)
-    out = subprocess.run(["taskset", "-c", "1", "node", os.path.join(HERE, "ort_profile.js"),
+    out = subprocess.run(["taskset", "-c", cpu, "node", os.path.join(HERE, "ort_profile.js"),
                           os.path.abspath(model), os.path.abspath(inp), shape, str(runs)],
                          capture_output=True, text=True, check=True, cwd=HERE).stdout
     nodes = [json.loads(line) for line in out.split("\n") if line]

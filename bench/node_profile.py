@@ -149,7 +149,9 @@ def main():
                         *sources, "-o", exe, "-pthread"], check=True, cwd=work)
         cores = ",".join(str(c) for c in range(a.threads)) if a.threads > 1 else a.cpu
         if cores == "auto":
-            cores = fastest_cpu([exe, a.input, str(max(10, a.runs // 10)), "1"], work)
+            probe = [exe, a.input, str(max(10, a.runs // 10)), "1"]
+            cores, _ = run_bench.fastest_cpu(
+                lambda c: wall_seconds(["taskset", "-c", c, *probe], work))
         out = subprocess.run(["taskset", "-c", cores, exe, a.input, str(a.runs), str(a.threads)],
                              capture_output=True, text=True, check=True, cwd=work).stdout
     cycles = {int(i): int(c) for i, c in (line.split() for line in out.split("\n") if line)}
@@ -169,20 +171,12 @@ def main():
                     cores if a.threads == 1 else "1")
 
 
-def fastest_cpu(cmd, cwd):
-    """The CPU (of the first 16 this process may use) where cmd runs in the
-    least wall-clock time, best of 2 alternating runs on each: a shared
-    host's vCPUs can differ by a third (run_bench.choose_cpus)."""
+def wall_seconds(cmd, cwd):
+    """Wall-clock seconds of one run of cmd (a probe: run_bench.fastest_cpu)."""
     import time
-    cpus = sorted(os.sched_getaffinity(0))[:16]
-    best = {c: float("inf") for c in cpus}
-    for _ in range(2):
-        for c in cpus:
-            t = time.perf_counter()
-            subprocess.run(["taskset", "-c", str(c), *cmd], capture_output=True, check=True,
-                           cwd=cwd)
-            best[c] = min(best[c], time.perf_counter() - t)
-    return str(min(cpus, key=best.get))
+    t = time.perf_counter()
+    subprocess.run(cmd, capture_output=True, check=True, cwd=cwd)
+    return time.perf_counter() - t
 
 
 def ort_profile(model, inp, runs, top, cpu):

@@ -102,6 +102,8 @@ int main(int argc, char **argv) {
       {"mobilenet_v2 dw 3x3 576 @14", 576, 14, 576, 3, 1, true},
       {"mobilenet_v2 dw 3x3 960 @7", 960, 7, 960, 3, 1, true},
       {"efficientnet dw 5x5 240 @28", 240, 28, 240, 5, 1, true},
+      {"efficientnet dw 5x5 1152 @7", 1152, 7, 1152, 5, 1, true},
+      {"efficientnet dw 3x3 1152 @7", 1152, 7, 1152, 3, 1, true},
       {"efficientnet dw 5x5 672 @28 stride 2", 672, 28, 672, 5, 2, true},
   };
   std::mt19937 rng(1);

@@ -257,6 +257,17 @@ const ConvCase kConvCases[] = {
     {6, 20, 33, 6, 3, 3, 1, 1, 2, 1, 2, 1, 2, 1, 6},     // depthwise, dilated rows, unit columns
     {4, 10, 20, 4, 3, 3, 1, 1, 3, 3, 3, 3, 1, 1, 4},     // depthwise, rows wholly padding
     {5, 31, 31, 5, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5 strided, 16 out
+    // Small planes from windows of the planes themselves (AVX512-VBMI's
+    // two-table byte permutes, pack.h's depthwise_small_windows): up to 64
+    // output pixels in runs of 16 across rows, kernel rows of up to 4 taps.
+    {24, 5, 5, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24},    // depthwise 5x5 plane: 25 pixels
+    {20, 8, 8, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 20},    // depthwise, 64 pixels: 4 whole runs
+    {6, 7, 7, 6, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 6},       // depthwise 7x7 dilated
+    {8, 9, 9, 8, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 8},       // depthwise strided 9 -> 5
+    {5, 6, 8, 5, 1, 3, 1, 1, 0, 1, 0, 1, 1, 1, 5},       // depthwise 1x3, 48 pixels
+    {4, 4, 4, 4, 3, 3, 1, 1, 3, 3, 3, 3, 1, 1, 4},       // depthwise, rows wholly padding
+    {16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},    // depthwise, one pixel
+    {7, 7, 7, 7, 4, 4, 1, 1, 2, 2, 1, 1, 1, 1, 7},       // depthwise 4x4: a whole quad a row
     // Narrow rows several to a vector (AVX512-VBMI's byte gathers).
     {9, 7, 7, 9, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 9},       // depthwise 5x5 on 7x7: 2 rows a vector
     {6, 8, 8, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},       // depthwise, 4x4 out: 4 rows a vector

@@ -378,6 +378,7 @@ struct VecI {
   /// byte_windows): its quads are the blocked form's.
   static constexpr bool kByteWindows = false;
   static constexpr bool kByteGather = false;
+  static constexpr bool kBytePermute2 = false;
   /// dot_part(acc, packed u, lane L of s in every lane).
   template <int L> static VecI dot_part_lane(VecI acc, VecI packed_u, VecI s) {
 #if defined(__ARM_FEATURE_MATMUL_INT8)

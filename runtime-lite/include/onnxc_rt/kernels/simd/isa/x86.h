@@ -386,12 +386,48 @@ struct VecI {
     return of(_mm512_maskz_permutexvar_epi8(
         ~__mmask64(0), index.raw(), _mm512_loadu_si512(reinterpret_cast<const void *>(p))));
   }
+  /// Whether byte_permute2 exists: vpermt2b's any byte of two 64-byte tables.
+  static constexpr bool kBytePermute2 = true;
+  /// Byte k of the result: byte index[k] of the 64 bytes at p (only those
+  /// under `mask` read) XORed with `flip`, or `fill` where index[k] >= 64
+  /// (simd/qs8/depthwise.h's depthwise_small: the input plane's bytes made
+  /// unsigned, and its padding).
+  static VecI byte_permute2(const uint8_t *p, uint64_t mask, VecI index, VecI flip, VecI fill) {
+    const __m512i bytes = _mm512_xor_si512(_mm512_maskz_loadu_epi8(mask, p), flip.raw());
+    return of(_mm512_permutex2var_epi8(bytes, index.raw(), fill.raw()));
+  }
+  /// Byte k of the result: byte index[k] of the n bytes at p (n <= 64;
+  /// nothing past them read), or 0 where bit k of `keep` is clear
+  /// (simd/qs8/depthwise.h's quad_weights).
+  static VecI pick_bytes(const int8_t *p, int64_t n, VecI index, uint64_t keep) {
+    const __m512i bytes =
+        _mm512_maskz_loadu_epi8(n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1, p);
+    return of(_mm512_maskz_permutexvar_epi8(keep, index.raw(), bytes));
+  }
+  /// Lane l of v in every lane (vpermd: no trip through memory; the
+  /// masked forms: GCC 12 warns of the plain ones' undefined pass-through).
+  static VecI lane(VecI v, int64_t l) {
+    return of(_mm512_maskz_permutexvar_epi32(0xFFFF, _mm512_set1_epi32(static_cast<int>(l)),
+                                             v.raw()));
+  }
+  /// The sum of v's lanes, in registers (halves added four times).
+  static int32_t sum_lanes(VecI v) {
+    constexpr __mmask16 d = 0xFFFF;
+    __m512i s = v.raw();
+    s = _mm512_add_epi32(s, _mm512_maskz_shuffle_i32x4(d, s, s, 0x4E));
+    s = _mm512_add_epi32(s, _mm512_maskz_shuffle_i32x4(d, s, s, 0xB1));
+    s = _mm512_add_epi32(s, _mm512_maskz_shuffle_epi32(d, s, _MM_PERM_BADC));
+    s = _mm512_add_epi32(s, _mm512_maskz_shuffle_epi32(d, s, _MM_PERM_CDAB));
+    return _mm512_cvtsi512_si32(s);
+  }
 #else
   static constexpr bool kByteGather = false;
+  static constexpr bool kBytePermute2 = false;
 #endif
 #else
   static constexpr bool kByteWindows = false;
   static constexpr bool kByteGather = false;
+  static constexpr bool kBytePermute2 = false;
 #endif
   /// qs8/common.h's pad_flipped_plane where rows are at most 64 bytes
   /// (AVX512BW's byte masks; else false, nothing written): row r of

@@ -3,7 +3,9 @@
 // byte dot product (dotprod, i8mm) as quads of a kernel row's bytes, one
 // dot product per four taps, else widened (int32 on x86, int16 on NEON),
 // one multiply-add per tap; each output pixel's 16 channels from one load
-// per unit; transposed back to NCHW.
+// per unit; transposed back to NCHW. On x86 with AVX512-VNNI the planes are
+// read in place instead (depthwise_rows), and with VBMI the small ones
+// without a padded copy (depthwise_small).
 #ifndef ONNXC_RT_SIMD_QS8_DEPTHWISE_H
 #define ONNXC_RT_SIMD_QS8_DEPTHWISE_H
 
@@ -367,6 +369,98 @@ void depthwise_blocked(const T *x, const int8_t *w, const int32_t *bias, T *y, i
     }
 }
 
+/// The byte permute that makes a channel's quads of weights from its
+/// kh x kw bytes (kw <= 4, kh <= 16): byte 4 ky + j of the quads is byte
+/// ky kw + j of the weights, 0 past the row (quad_weights).
+struct QuadPick {
+  VecI index;
+  uint64_t keep;
+};
+inline QuadPick quad_pick(int64_t kh, int64_t kw) {
+  constexpr int64_t Q = kDepthwiseQuad;
+  uint8_t index[64] = {};
+  uint64_t keep = 0;
+  for (int64_t ky = 0; ky < kh; ++ky)
+    for (int64_t j = 0; j < kw; ++j) {
+      index[ky * Q + j] = static_cast<uint8_t>(ky * kw + j);
+      keep |= uint64_t(1) << (ky * Q + j);
+    }
+  return {VecI::load(index), keep};
+}
+
+/// Channel c's kernel rows' quads of weights (w as ONNX stores it; kw <=
+/// 4), each broadcast as one int32, for the dot products of bytes made
+/// unsigned by XOR with `flip`: one byte permute, and one dot product for
+/// their sum; returns the channel's requantization, the folded bias less
+/// that sum times the flip. (depthwise_rows builds its quads byte by byte
+/// in its own loop: through this function its 5 x 5 layers ran 35% slower,
+/// their weights no longer in registers.)
+template <typename V>
+ONNXC_RT_SIMD_INLINE Requant quad_weights(const int8_t *w, const int32_t *bias,
+                                          const int32_t *multiplier, const int32_t *shift,
+                                          int64_t count, int64_t c, int64_t kh, int64_t kw,
+                                          uint8_t flip, const QuadPick &pick, V *wq) {
+  const V words = V::pick_bytes(w + c * kh * kw, kh * kw, pick.index, pick.keep);
+  for (int64_t ky = 0; ky < kh; ++ky)
+    wq[ky] = V::lane(words, ky);
+  // Bytes past the quads are 0.
+  const int32_t wsum = V::sum_lanes(V::dot_u8s8(V::zero(), V::broadcast(0x01010101), words));
+  const int64_t k = count > 1 ? c : 0;
+  return requant_broadcast(bias[c] - int32_t(flip) * wsum, multiplier[k], shift[k]);
+}
+
+/// depthwise_conv2d on small planes (pack.h's depthwise_small_windows: up
+/// to 64 output pixels, kernel rows of up to 4 taps) where the ISA permutes
+/// bytes of two tables (VecI::kBytePermute2, AVX512-VBMI): per channel,
+/// each run of kLanes output pixels (across rows: one contiguous store)
+/// from one byte permute of a 64-byte window of the input plane and the
+/// zero point per kernel row (`index` and `entry`, built once a call) and
+/// one dot product by the row's quad of weights. depthwise_rows writes each
+/// plane padded and reads it back at once; on 7 x 7 planes that and the
+/// weights taken byte by byte cost more than the products
+/// (bench/results/qs8-conv.md). KH: the kernel's rows when known at compile
+/// time, else 0.
+template <int KH, typename T, typename V>
+void depthwise_small(const T *x, const int8_t *w, const int32_t *bias, T *y, int64_t batch,
+                     const Conv2d &g, int64_t c_begin, int64_t c_end, const uint8_t *index,
+                     const DepthwiseSmallEntry *entry, int32_t x_zp, const int32_t *multiplier,
+                     const int32_t *shift, int64_t count, V y_zp, V act_min, V act_max) {
+  constexpr int64_t L = V::kLanes;
+  static_assert(L == 16, "pack.h's depthwise_small_windows: runs of 16 pixels");
+  const int64_t kh = KH ? KH : g.kh, kw = g.kw;
+  const int64_t channels = g.c, plane_in = g.h * g.w, pixels = g.oh * g.ow;
+  const QuadPick pick = quad_pick(kh, kw);
+  const uint8_t flip = static_cast<uint8_t>(flip_of<T>());
+  const V vflip = V::broadcast(int32_t(uint32_t(flip) * 0x01010101u));
+  const uint32_t pad_byte = static_cast<uint8_t>(x_zp) ^ flip;
+  const V pad = V::broadcast(int32_t(pad_byte * 0x01010101u));
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t c = c_begin; c < c_end; ++c) {
+      const uint8_t *xc = reinterpret_cast<const uint8_t *>(x + (b * channels + c) * plane_in);
+      V wq[16];
+      const Requant q =
+          quad_weights(w, bias, multiplier, shift, count, c, kh, kw, flip, pick, wq);
+      T *yc = y + (b * channels + c) * pixels;
+      auto runs = [&](auto up) ONNXC_RT_SIMD_LAMBDA {
+        constexpr bool kUp = decltype(up)::value;
+        const uint8_t *at = index;
+        const DepthwiseSmallEntry *e = entry;
+        for (int64_t p0 = 0; p0 < pixels; p0 += L) {
+          V acc = q.add;
+          for (int64_t ky = 0; ky < kh; ++ky, at += 64, ++e)
+            acc = V::dot_u8s8(
+                acc, V::byte_permute2(xc + e->base, e->mask, V::load(at), vflip, pad), wq[ky]);
+          const V r = to_output(requantize_as<kUp>(acc, q), y_zp, act_min, act_max);
+          r.store_narrow(yc + p0, pixels - p0 < L ? pixels - p0 : L);
+        }
+      };
+      if (q.scales_up)
+        runs(std::true_type());
+      else
+        runs(std::false_type());
+    }
+}
+
 /// depthwise_conv2d in place on NCHW planes where the ISA forms windows of
 /// bytes (VecI::kByteWindows, x86): per channel, its plane copied once
 /// into scratch with the padding (x_zp) around it and the bytes made
@@ -546,6 +640,24 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
           run(r, scratch + t * task_bytes);
       });
     };
+    if constexpr (VecI::kBytePermute2) {
+      // Small planes: windows of the planes themselves, not padded copies;
+      // the windows' entries at the start of the scratch, for every task.
+      const int64_t entries = depthwise_small_windows(g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh,
+                                                      g.sw, g.ph, g.pw, g.dh, g.dw, nullptr,
+                                                      nullptr);
+      if (entries > 0) {
+        constexpr int kRows = kKernel == 3 ? 3 : 0; // 5 x 5: two quads a row, not this form
+        DepthwiseSmallEntry *entry = reinterpret_cast<DepthwiseSmallEntry *>(scratch);
+        uint8_t *index = scratch + entries * int64_t(sizeof(DepthwiseSmallEntry));
+        depthwise_small_windows(g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh,
+                                g.dw, index, entry);
+        return split(1, [&](Range r, uint8_t *) {
+          depthwise_small<kRows, T, VecI>(x, w, bias, y, in_shape[0], g, r.begin, r.end, index,
+                                          entry, x_zp, multiplier, shift, count, vzp, vmin, vmax);
+        });
+      }
+    }
     if constexpr (kWindows && kStrideW > 0) {
       // In place from the planes' rows where their width allows (pack.h's
       // depthwise_rows_per_vector): 3x3 and 5x5 unrolled (a quad a row of

@@ -268,11 +268,13 @@ const ConvCase kConvCases[] = {
     {4, 4, 4, 4, 3, 3, 1, 1, 3, 3, 3, 3, 1, 1, 4},       // depthwise, rows wholly padding
     {16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},    // depthwise, one pixel
     {7, 7, 7, 7, 4, 4, 1, 1, 2, 2, 1, 1, 1, 1, 7},       // depthwise 4x4: a whole quad a row
-    // Narrow rows several to a vector (AVX512-VBMI's byte gathers).
+    // Narrow rows several to a vector (AVX512-VBMI's byte gathers; planes
+    // of up to 64 pixels with kernel rows of up to 4 taps take the form above).
     {9, 7, 7, 9, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 9},       // depthwise 5x5 on 7x7: 2 rows a vector
-    {6, 8, 8, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},       // depthwise, 4x4 out: 4 rows a vector
+    {6, 8, 8, 6, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 6},       // depthwise, 4x4 out (small-plane form)
     {4, 20, 16, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},     // depthwise, rows of 8, 17 bytes apart
-    {3, 9, 1, 3, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 3},       // depthwise 3x1 on one column: 9 rows
+    {3, 9, 1, 3, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 3},       // depthwise 3x1, 9 rows (small-plane form)
+    {3, 70, 1, 3, 3, 1, 1, 1, 1, 0, 1, 0, 1, 1, 3},      // depthwise 3x1 on one column: 70 rows
     // AVX-512's padded planes (x86.h's padded_plane): rows of 16, 32 and
     // 64 bytes exactly, and of 65 (filled and copied instead).
     {6, 14, 14, 6, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 6},     // depthwise 14x14: rows of 16 bytes

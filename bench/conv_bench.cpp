@@ -126,12 +126,15 @@ int main(int argc, char **argv) {
       {"mobilenet_v2 dw 3x3 192 @28", 192, 28, 192, 3, 1, 1, true},
       {"mobilenet_v2 dw 3x3 384 @14", 384, 14, 384, 3, 1, 1, true},
       {"mobilenet_v2 dw 3x3 960 @7", 960, 7, 960, 3, 1, 1, true},
+      {"mobilenet_v2 dw 3x3 576 @14 stride 2", 576, 14, 576, 3, 2, 1, true},
       {"efficientnet dw 5x5 240 @28", 240, 28, 240, 5, 1, 2, true},
       {"efficientnet dw 5x5 672 @14 stride 2", 672, 28, 672, 5, 2, 2, true},
       {"efficientnet dw 5x5 672 @14", 672, 14, 672, 5, 1, 2, true},
       {"efficientnet dw 3x3 480 @14", 480, 14, 480, 3, 1, 1, true},
       {"efficientnet dw 5x5 1152 @7", 1152, 7, 1152, 5, 1, 2, true},
       {"efficientnet dw 3x3 1152 @7", 1152, 7, 1152, 3, 1, 1, true},
+      {"efficientnet dw 3x3 240 @28 stride 2", 240, 28, 240, 3, 2, 1, true},
+      {"efficientnet dw 5x5 672 @14 -> 7 stride 2", 672, 14, 672, 5, 2, 2, true},
   };
   if (cold) {
     std::printf("| shape | weights MB | blocked GFLOP/s, weights cached | not cached |\n"

@@ -516,13 +516,62 @@ std::vector<float> depthwiseByBorderTiles(const ConvCase &q, const std::vector<f
   return y;
 }
 
+/// depthwise_conv2d_blocked (Relu, with bias) on `q` the same bit for bit
+/// as the border tiles alone; with an infinite and a NaN weight, against
+/// the reference too.
+void checkDepthwiseAgainstBorderTiles(const ConvCase &q) {
+  for (bool infinite : {false, true}) {
+    INFO(describe(q) << (infinite ? " with an infinite and a NaN weight" : ""));
+    const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
+    const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1;
+    int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.m, oh, ow};
+    int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw}, pb[2] = {q.ph, q.pw},
+            dil[2] = {q.dh, q.dw};
+    const int64_t taps = q.kh * q.kw;
+    auto x = randomVec(q.n * q.c * q.h * q.w), w = randomVec(q.m * taps), bias = randomVec(q.m);
+    if (infinite) {
+      w[0] = std::numeric_limits<float>::infinity();         // channel 0's first tap
+      w[taps * (q.m - 1)] = std::numeric_limits<float>::quiet_NaN(); // the last channel's
+    }
+    std::vector<float> packed(simd::blocked_conv_weights_floats(q.m, q.c, taps, true, true));
+    simd::pack_blocked_conv_weights(w.data(), q.m, q.c, taps, true, true, packed.data());
+    const std::vector<float> xb = blocked(x, in);
+    std::vector<float> y(q.n * simd::channel_blocks(q.m) * simd::kChannelBlock * oh * ow);
+    simd::depthwise_conv2d_blocked<ref::Relu>(xb.data(), packed.data(), bias.data(), nullptr,
+                                              y.data(), in, out, kernel, strides, pb, dil, 0.f,
+                                              0.f);
+    const std::vector<float> want =
+        depthwiseByBorderTiles(q, xb, packed.data(), bias.data(), in, out, kernel, strides,
+                               pb, dil);
+    const int64_t ny = q.n * q.m * oh * ow;
+    CHECK(kernel_test::sameMismatch(unblocked(y, out), unblocked(want, out), ny) == "");
+    if (!infinite)
+      continue;
+    // The border tiles skip the taps outside as the reference does: its
+    // infinities and NaNs where it has them, its sums elsewhere.
+    std::vector<float> ref_y(ny);
+    ref::conv<float>(x.data(), w.data(), bias.data(), ref_y.data(), 2, in, out, kernel,
+                     strides, pb, std::array<int64_t, 2>{q.pe_h, q.pe_w}.data(), dil, q.group);
+    const std::vector<float> got = unblocked(y, out);
+    for (int64_t i = 0; i < ny; ++i) {
+      const float r = ref::Relu::apply(ref_y[i], 0.f, 0.f);
+      INFO("element " << i << " got " << got[i] << " want " << r);
+      const float tol = 2e-6f * float(taps + 8) * (1 + std::fabs(r));
+      CHECK((std::isnan(r)   ? std::isnan(got[i])
+             : std::isinf(r) ? got[i] == r
+                             : std::fabs(got[i] - r) <= tol));
+    }
+  }
+}
+
 } // namespace
 
 // Blocked depthwise convolutions on planes small enough to be padded on
 // the stack first (blocked_window_plane): the same sums bit for bit as the
 // border tiles, up to the largest padded plane (18 x 18) and past it; with
 // an infinite and a NaN weight they take the border tiles (a padded tap
-// would add inf * 0 = NaN where the reference skips the tap).
+// would add inf * 0 = NaN where the reference skips the tap). On x86 those
+// with rows of 7 or 14 take the rows in registers (next test case).
 TEST_CASE("blocked depthwise: padded small planes", "[conv]") {
   const ConvCase cases[] = {
       {1, 20, 7, 7, 20, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 20},    // 5x5 on 7x7
@@ -535,48 +584,31 @@ TEST_CASE("blocked depthwise: padded small planes", "[conv]") {
       {1, 8, 9, 5, 8, 3, 3, 1, 1, 0, 1, 0, 1, 1, 1, 8},       // pads across only
   };
   for (const ConvCase &q : cases)
-    for (bool infinite : {false, true}) {
-      INFO(describe(q) << (infinite ? " with an infinite and a NaN weight" : ""));
-      const int64_t oh = (q.h + q.ph + q.pe_h - q.dh * (q.kh - 1) - 1) / q.sh + 1;
-      const int64_t ow = (q.w + q.pw + q.pe_w - q.dw * (q.kw - 1) - 1) / q.sw + 1;
-      int64_t in[4] = {q.n, q.c, q.h, q.w}, out[4] = {q.n, q.m, oh, ow};
-      int64_t kernel[2] = {q.kh, q.kw}, strides[2] = {q.sh, q.sw}, pb[2] = {q.ph, q.pw},
-              dil[2] = {q.dh, q.dw};
-      const int64_t taps = q.kh * q.kw;
-      auto x = randomVec(q.n * q.c * q.h * q.w), w = randomVec(q.m * taps), bias = randomVec(q.m);
-      if (infinite) {
-        w[0] = std::numeric_limits<float>::infinity();         // channel 0's first tap
-        w[taps * (q.m - 1)] = std::numeric_limits<float>::quiet_NaN(); // the last channel's
-      }
-      std::vector<float> packed(simd::blocked_conv_weights_floats(q.m, q.c, taps, true, true));
-      simd::pack_blocked_conv_weights(w.data(), q.m, q.c, taps, true, true, packed.data());
-      const std::vector<float> xb = blocked(x, in);
-      std::vector<float> y(q.n * simd::channel_blocks(q.m) * simd::kChannelBlock * oh * ow);
-      simd::depthwise_conv2d_blocked<ref::Relu>(xb.data(), packed.data(), bias.data(), nullptr,
-                                                y.data(), in, out, kernel, strides, pb, dil, 0.f,
-                                                0.f);
-      const std::vector<float> want =
-          depthwiseByBorderTiles(q, xb, packed.data(), bias.data(), in, out, kernel, strides,
-                                 pb, dil);
-      const int64_t ny = q.n * q.m * oh * ow;
-      CHECK(kernel_test::sameMismatch(unblocked(y, out), unblocked(want, out), ny) == "");
-      if (!infinite)
-        continue;
-      // The border tiles skip the taps outside as the reference does: its
-      // infinities and NaNs where it has them, its sums elsewhere.
-      std::vector<float> ref_y(ny);
-      ref::conv<float>(x.data(), w.data(), bias.data(), ref_y.data(), 2, in, out, kernel,
-                       strides, pb, std::array<int64_t, 2>{q.pe_h, q.pe_w}.data(), dil, q.group);
-      const std::vector<float> got = unblocked(y, out);
-      for (int64_t i = 0; i < ny; ++i) {
-        const float r = ref::Relu::apply(ref_y[i], 0.f, 0.f);
-        INFO("element " << i << " got " << got[i] << " want " << r);
-        const float tol = 2e-6f * float(taps + 8) * (1 + std::fabs(r));
-        CHECK((std::isnan(r)   ? std::isnan(got[i])
-               : std::isinf(r) ? got[i] == r
-                               : std::fabs(got[i] - r) <= tol));
-      }
-    }
+    checkDepthwiseAgainstBorderTiles(q);
+}
+
+// Blocked depthwise planes whose rows of 7 or 14 pixels keep their sums in
+// registers (blocked_window_by_rows, x86): 3x3 and 5x5, strides 1 and 2,
+// pads down and right of any size (taps right of the plane skipped), a row
+// narrower than its window, rows of no tap, partial channel blocks, batch 2;
+// the same sums bit for bit as the border tiles. Elsewhere (NEON) the same
+// cases take the padded copy or the tiles.
+TEST_CASE("blocked depthwise: rows of 7 and 14 pixels", "[conv]") {
+  const ConvCase cases[] = {
+      {1, 40, 7, 7, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40},    // 7 x 7, 3x3
+      {2, 21, 14, 14, 21, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 21},  // 14 x 14, batch 2
+      {1, 16, 14, 14, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16},  // 14 -> 7, stride 2
+      {1, 16, 13, 13, 16, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 16},  // 13 -> 7: the last right tap outside
+      {1, 17, 7, 7, 17, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 17},    // 5x5 at 7 x 7
+      {1, 16, 14, 14, 16, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 16},  // 5x5, 14 -> 7
+      {1, 16, 14, 14, 16, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 16},  // 5x5 at 14 (AVX2 only)
+      {1, 16, 9, 12, 16, 3, 3, 1, 1, 0, 1, 0, 3, 1, 1, 16},   // 12 + 3 right pads -> 14
+      {1, 16, 6, 5, 16, 3, 3, 1, 1, 3, 1, 3, 3, 1, 1, 16},    // 5 wide -> 7, rows of no tap
+      {1, 16, 8, 2, 16, 5, 5, 1, 1, 2, 2, 2, 7, 1, 1, 16},    // 2 wide, narrower than 5
+      {1, 16, 14, 28, 16, 3, 3, 1, 2, 1, 1, 1, 1, 1, 1, 16},  // strides 1 x 2: tiles
+  };
+  for (const ConvCase &q : cases)
+    checkDepthwiseAgainstBorderTiles(q);
 }
 
 // Inverted-residual blocks' expand + depthwise pairs in one pass: bands of

@@ -268,6 +268,8 @@ const ConvCase kConvCases[] = {
     {4, 4, 4, 4, 3, 3, 1, 1, 3, 3, 3, 3, 1, 1, 4},       // depthwise, rows wholly padding
     {16, 1, 1, 16, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 16},    // depthwise, one pixel
     {7, 7, 7, 7, 4, 4, 1, 1, 2, 2, 1, 1, 1, 1, 7},       // depthwise 4x4: a whole quad a row
+    {5, 14, 14, 5, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 5},     // depthwise 14 -> 7, stride 2
+    {4, 21, 21, 4, 3, 3, 3, 3, 1, 1, 1, 1, 1, 1, 4},     // 21 -> 7 stride 3: windows past 64 B
     // Narrow rows several to a vector (AVX512-VBMI's byte gathers; planes
     // of up to 64 pixels with kernel rows of up to 4 taps take the form above).
     {9, 7, 7, 9, 5, 5, 1, 1, 2, 2, 2, 2, 1, 1, 9},       // depthwise 5x5 on 7x7: 2 rows a vector

@@ -642,16 +642,14 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
     };
     if constexpr (VecI::kBytePermute2) {
       // Small planes: windows of the planes themselves, not padded copies;
-      // the windows' entries at the start of the scratch, for every task.
-      const int64_t entries = depthwise_small_windows(g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh,
-                                                      g.sw, g.ph, g.pw, g.dh, g.dw, nullptr,
-                                                      nullptr);
-      if (entries > 0) {
+      // the windows' entries at the start of the scratch, for every task
+      // (built in one pass: room for depthwise_small_entries of them).
+      const int64_t entries = depthwise_small_entries(g.oh, g.ow, g.kh, g.kw);
+      DepthwiseSmallEntry *entry = reinterpret_cast<DepthwiseSmallEntry *>(scratch);
+      uint8_t *index = scratch + entries * int64_t(sizeof(DepthwiseSmallEntry));
+      if (entries > 0 && depthwise_small_windows(g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw,
+                                                 g.ph, g.pw, g.dh, g.dw, index, entry) > 0) {
         constexpr int kRows = kKernel == 3 ? 3 : 0; // 5 x 5: two quads a row, not this form
-        DepthwiseSmallEntry *entry = reinterpret_cast<DepthwiseSmallEntry *>(scratch);
-        uint8_t *index = scratch + entries * int64_t(sizeof(DepthwiseSmallEntry));
-        depthwise_small_windows(g.h, g.w, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.dh,
-                                g.dw, index, entry);
         return split(1, [&](Range r, uint8_t *) {
           depthwise_small<kRows, T, VecI>(x, w, bias, y, in_shape[0], g, r.begin, r.end, index,
                                           entry, x_zp, multiplier, shift, count, vzp, vmin, vmax);

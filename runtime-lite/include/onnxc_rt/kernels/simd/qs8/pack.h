@@ -795,17 +795,30 @@ struct DepthwiseSmallEntry {
   uint64_t mask;
 };
 
+/// Entries of the small-plane form (one a run of 16 pixels and kernel row)
+/// where the plane and kernel may take it, else 0 (a larger plane or wider
+/// kernel rows); whether they do, their windows' spans decide
+/// (depthwise_small_windows).
+constexpr int64_t depthwise_small_entries(int64_t oh, int64_t ow, int64_t kh, int64_t kw) {
+  constexpr int64_t L = 16, Q = kDepthwiseQuad;
+  const int64_t pixels = oh * ow;
+  return pixels > kDepthwiseSmallPixels || kw > Q || kh * Q > 64 // a vector of quads
+             ? 0
+             : (pixels + L - 1) / L * kh;
+}
+
 /// The entries of the small-plane form, run by run, kernel row by kernel
-/// row: written where index and entry are given (64 bytes an index);
-/// returns how many, or 0 where the form does not apply (a larger plane,
-/// wider kernel rows, or a window spanning more than 64 bytes).
+/// row: written where index and entry are given (64 bytes an index; room
+/// for depthwise_small_entries of them), in one pass; returns how many, or
+/// 0 where the form does not apply (depthwise_small_entries 0, or a window
+/// spanning more than 64 bytes: some entries may then have been written).
 inline int64_t depthwise_small_windows(int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t kh,
                                        int64_t kw, int64_t sh, int64_t sw, int64_t ph,
                                        int64_t pw, int64_t dh, int64_t dw, uint8_t *index,
                                        DepthwiseSmallEntry *entry) {
   constexpr int64_t L = 16, Q = kDepthwiseQuad;
   const int64_t pixels = oh * ow;
-  if (pixels > kDepthwiseSmallPixels || kw > Q || kh * Q > 64) // a vector of quads
+  if (depthwise_small_entries(oh, ow, kh, kw) == 0)
     return 0;
   int64_t e = 0, oy = 0, ox = 0;
   for (int64_t p0 = 0; p0 < pixels; p0 += L) {
@@ -844,14 +857,11 @@ inline int64_t depthwise_small_windows(int64_t h, int64_t w, int64_t oh, int64_t
 }
 
 /// The scratch depthwise_small_windows' entries take (at the start of the
-/// convolution's scratch, read by every task), 0 where the form does not
-/// apply.
-inline int64_t depthwise_small_bytes(int64_t h, int64_t w, int64_t oh, int64_t ow, int64_t kh,
-                                     int64_t kw, int64_t sh, int64_t sw, int64_t ph, int64_t pw,
-                                     int64_t dh, int64_t dw) {
-  return depthwise_small_windows(h, w, oh, ow, kh, kw, sh, sw, ph, pw, dh, dw, nullptr,
-                                 nullptr) *
-         (64 + int64_t(sizeof(DepthwiseSmallEntry)));
+/// convolution's scratch, read by every task): room for
+/// depthwise_small_entries, which the kernel writes in one pass before it
+/// knows whether every window fits.
+constexpr int64_t depthwise_small_bytes(int64_t oh, int64_t ow, int64_t kh, int64_t kw) {
+  return depthwise_small_entries(oh, ow, kh, kw) * (64 + int64_t(sizeof(DepthwiseSmallEntry)));
 }
 
 /// Bytes of scratch a depthwise convolution needs: one band of a channel
@@ -870,9 +880,7 @@ inline int64_t depthwise_task_bytes(const int64_t *in_shape, const int64_t *out_
   if (!windows)
     return round_up(band, 64);
   const int64_t small =
-      depthwise_small_bytes(in_shape[2], in_shape[3], out_shape[2], out_shape[3], kernel[0],
-                            kernel[1], strides[0], strides[1], pads_begin[0], pads_begin[1],
-                            dilations[0], dilations[1]);
+      depthwise_small_bytes(out_shape[2], out_shape[3], kernel[0], kernel[1]);
   const int64_t most = small > band ? small : band;
   if (!depthwise_reads_rows(kernel[1], strides[1], dilations[1]))
     return round_up(most, 64);

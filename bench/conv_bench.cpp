@@ -17,6 +17,7 @@
 #include "onnxc_rt/kernels/simd/f32/winograd.h"
 #include "onnxc_rt/kernels/simd/f32/depthwise.h"
 #include "onnxc_rt/kernels/simd/f32/conv.h"
+#include "onnxc_rt/kernels/simd/f32/blocked_window.h"
 
 #include <algorithm>
 #include <chrono>

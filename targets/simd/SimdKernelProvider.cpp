@@ -41,6 +41,7 @@ constexpr const char *kSimdDepthwise = "onnxc_rt/kernels/simd/f32/depthwise.h";
 constexpr const char *kSimdPool = "onnxc_rt/kernels/simd/f32/pool.h";
 constexpr const char *kSimdNorm = "onnxc_rt/kernels/simd/f32/norm.h";
 constexpr const char *kSimdBlocked = "onnxc_rt/kernels/simd/f32/blocked.h";
+constexpr const char *kSimdBlockedWindow = "onnxc_rt/kernels/simd/f32/blocked_window.h";
 constexpr const char *kSimdWinograd = "onnxc_rt/kernels/simd/f32/winograd.h";
 constexpr const char *kSimdExpandDepthwise = "onnxc_rt/kernels/simd/f32/expand_depthwise.h";
 constexpr const char *kSimdChannelGather = "onnxc_rt/kernels/simd/f32/channel_gather.h";
@@ -429,8 +430,10 @@ ProviderResult lowerBlockedConv(BlockedConvOp op, int64_t tasks, bool bf16) {
   if (!depthwise && !winograd)
     targs.insert(targs.end(), {inBlocked ? "1" : "0",
                                std::to_string(onnxc_rt::simd::blocked_tap_class(taps))});
-  return calls({simdCall(kernelName, targs, winograd ? kSimdWinograd : kSimdBlocked,
-                        std::move(args))});
+  const char *header = winograd    ? kSimdWinograd
+                       : depthwise ? kSimdBlockedWindow
+                                   : kSimdBlocked;
+  return calls({simdCall(kernelName, targs, header, std::move(args))});
 }
 
 /// BlockedExpandDepthwise and BlockedInvertedResidual (`project`: with the
@@ -531,7 +534,8 @@ ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
   if (op.getMode() == PoolMode::global_average) {
     args.insert(args.end(), {KernelArg::i(in[0]), KernelArg::i(in[1]), KernelArg::i(in[2] * in[3])});
     appendTasks(args, tasks);
-    return calls({simdCall("global_average_pool_blocked", {}, kSimdBlocked, std::move(args))});
+    return calls(
+        {simdCall("global_average_pool_blocked", {}, kSimdBlockedWindow, std::move(args))});
   }
   auto g = resolveWindow(op, ArrayRef<int64_t>(in).drop_front(2), *op.getKernelShape(),
                          op.getCeilMode());
@@ -541,7 +545,7 @@ ProviderResult lowerBlockedPool(BlockedPoolOp op, int64_t tasks) {
                            KernelArg::array(g->strides), KernelArg::array(g->padsBegin),
                            KernelArg::array(g->dilations), KernelArg::i(op.getMode() == PoolMode::max)});
   appendTasks(args, tasks);
-  return calls({simdCall("pool2d_blocked", {}, kSimdBlocked, std::move(args))});
+  return calls({simdCall("pool2d_blocked", {}, kSimdBlockedWindow, std::move(args))});
 }
 
 /// 2-D MaxPool without the Indices output: float (simd/f32/pool.h), or int8 /

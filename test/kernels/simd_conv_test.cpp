@@ -11,6 +11,7 @@
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/reference/elementwise.h"
 #include "onnxc_rt/kernels/simd/f32/blocked.h"
+#include "onnxc_rt/kernels/simd/f32/blocked_window.h"
 #include "onnxc_rt/kernels/simd/f32/conv.h"
 #include "onnxc_rt/kernels/simd/f32/depthwise.h"
 #include "onnxc_rt/kernels/simd/f32/expand_depthwise.h"

@@ -6,6 +6,7 @@
 
 #include "onnxc_rt/kernels/reference/conv.h"
 #include "onnxc_rt/kernels/simd/f32/blocked.h"
+#include "onnxc_rt/kernels/simd/f32/blocked_window.h"
 #include "onnxc_rt/kernels/simd/f32/channel_gather.h"
 #include "onnxc_rt/kernels/reference/tensor.h"
 

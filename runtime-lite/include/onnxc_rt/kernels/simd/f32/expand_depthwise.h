@@ -15,7 +15,7 @@
 #ifndef ONNXC_RT_KERNELS_SIMD_F32_EXPAND_DEPTHWISE_H
 #define ONNXC_RT_KERNELS_SIMD_F32_EXPAND_DEPTHWISE_H
 
-#include "onnxc_rt/kernels/simd/f32/blocked.h"
+#include "onnxc_rt/kernels/simd/f32/blocked_window.h"
 
 namespace onnxc_rt {
 namespace simd {

@@ -1,6 +1,6 @@
 // The measurements behind the x86 targets' choice of convolution algorithm
 // for a 3x3 stride-1 dense convolution on the channel-blocked layout
-// (blocking.h's winograd_tile): for each shape on the command line, C,M,HW
+// (winograd_plan.h's winograd_tile): for each shape on the command line, C,M,HW
 // (C input and M output channels, an HW x HW plane, padding 1), the median
 // time of the direct convolution (conv2d_blocked), of Winograd F(4x4, 3x3),
 // F(2x2, 3x3) and F(6x6, 3x3) (winograd_conv2d_blocked), with calls

@@ -3,7 +3,7 @@
 
 A 3x3 stride-1 dense convolution on the channel-blocked layout runs direct,
 as Winograd F(4x4, 3x3) or as F(2x2, 3x3); runtime-lite's
-simd/f32/blocking.h chooses (winograd_tile) by a rule with four numbers:
+simd/f32/winograd_plan.h chooses (winograd_tile) by a rule with four numbers:
 F(4x4) where the output has at least kWinogradMinTiles 4x4 tiles and its
 transformed weights (36 floats a channel pair) fit kWinogradCachedBytes,
 or, where they do not, at least the target's streamed tiles

@@ -6,7 +6,7 @@
 // from the NCHW one where the input has at most 4 channels as a model's
 // first layer; depthwise_conv2d_blocked), and every 3x3 stride-1 dense
 // layer by Winograd F(4x4, 3x3) and F(2x2, 3x3) (winograd.h; GFLOP/s: the
-// direct convolution's FLOPs over its time: blocking.h's winograd_tile reads
+// direct convolution's FLOPs over its time: winograd_plan.h's winograd_tile reads
 // its thresholds from these rows); one thread, best of many calls, in
 // GFLOP/s. An argument keeps the shapes whose name contains it. With
 // --cold first, each dense layer's blocked direct convolution instead, as

@@ -21,7 +21,9 @@
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc_rt/kernels/simd/bf16/pack.h"
 #include "onnxc_rt/kernels/simd/f32/blocking.h"
+#include "onnxc_rt/kernels/simd/f32/winograd_plan.h"
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
+#include "onnxc_rt/kernels/simd/qs8/window_plan.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"

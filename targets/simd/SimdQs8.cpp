@@ -19,6 +19,7 @@
 #include "onnxc/Lowering/Qs8Params.h"
 #include "onnxc_rt/kernels/reference/qs8.h"
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
+#include "onnxc_rt/kernels/simd/qs8/window_plan.h"
 
 #include "mlir/IR/BuiltinTypes.h"
 #include "llvm/ADT/TypeSwitch.h"

@@ -24,6 +24,7 @@ namespace onnxc::onnx {
 class QRescaleOp;
 } // namespace onnxc::onnx
 #include "onnxc_rt/kernels/simd/f32/blocking.h"
+#include "onnxc_rt/kernels/simd/f32/winograd_plan.h"
 #include "onnxc_rt/kernels/simd/qs8/pack.h"
 
 namespace onnxc::simd {
@@ -110,7 +111,7 @@ protected:
   /// winograd_applies): more where the core's vectors are wider (AVX-512).
   int64_t winogradStreamedTiles = onnxc_rt::simd::kWinogradMinTiles;
   /// The 2x2 output tiles F(2x2, 3x3) needs to take a layer whose F(4x4,
-  /// 3x3) weights would be streamed (simd/f32/blocking.h's winograd_tile);
+  /// 3x3) weights would be streamed (simd/f32/winograd_plan.h's winograd_tile);
   /// 0: never (measured on AVX-512 only).
   int64_t winogradSmallTiles = 0;
 };

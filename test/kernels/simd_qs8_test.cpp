@@ -258,7 +258,7 @@ const ConvCase kConvCases[] = {
     {4, 10, 20, 4, 3, 3, 1, 1, 3, 3, 3, 3, 1, 1, 4},     // depthwise, rows wholly padding
     {5, 31, 31, 5, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 5},     // depthwise 5x5 strided, 16 out
     // Small planes from windows of the planes themselves (AVX512-VBMI's
-    // two-table byte permutes, pack.h's depthwise_small_windows): up to 64
+    // two-table byte permutes, window_plan.h's depthwise_small_windows): up to 64
     // output pixels in runs of 16 across rows, kernel rows of up to 4 taps.
     {24, 5, 5, 24, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 24},    // depthwise 5x5 plane: 25 pixels
     {20, 8, 8, 20, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 20},    // depthwise, 64 pixels: 4 whole runs

@@ -1,6 +1,6 @@
 // SIMD Winograd F(4x4, 3x3), F(2x2, 3x3) and F(6x6, 3x3) convolutions on
 // the channel-blocked layout (sizes, the choice and the compile-time filter
-// transform: blocking.h). ResNet-style 3x3 stride-1 layers are
+// transform: winograd_plan.h). ResNet-style 3x3 stride-1 layers are
 // compute-bound in the direct kernel at the machine's FMA peak; these do
 // the same convolution with 36 multiplies per 4x4 output tile and channel
 // pair instead of 144, 16 per 2x2 tile instead of 36, or 64 per 6x6 tile
@@ -9,6 +9,7 @@
 #define ONNXC_RT_SIMD_F32_WINOGRAD_H
 
 #include "onnxc_rt/kernels/simd/f32/blocked.h"
+#include "onnxc_rt/kernels/simd/f32/winograd_plan.h"
 
 namespace onnxc_rt {
 namespace simd {
@@ -49,7 +50,7 @@ template <> struct WinogradTransforms<4> {
 };
 
 /// F(6x6, 3x3) at the points 0, +-1, +-2, +-1/2, inf (the filter transform
-/// G in blocking.h scales the +-1/2 rows by 32, which the output transform's
+/// G in winograd_plan.h scales the +-1/2 rows by 32, which the output transform's
 /// 32, 16, 8, ... undo): v = B^T d for eight vectors d, o = A^T p for eight
 /// products p.
 template <> struct WinogradTransforms<6> {

@@ -10,6 +10,7 @@
 #define ONNXC_RT_SIMD_QS8_DEPTHWISE_H
 
 #include "onnxc_rt/kernels/simd/qs8/common.h"
+#include "onnxc_rt/kernels/simd/qs8/window_plan.h"
 
 namespace onnxc_rt {
 namespace simd {
@@ -32,7 +33,7 @@ using BandLane = VecI::BandLane;
 static_assert(sizeof(BandLane) <= kDepthwiseValueBytes, "the band's slots hold a lane");
 /// A band slot as the taps read it: a quad of packed bytes, or a lane.
 using BandSlot = std::conditional_t<kQuadDepthwise, uint32_t, BandLane>;
-/// Taps a slot serves (qs8/pack.h's depthwise_row_units).
+/// Taps a slot serves (qs8/window_plan.h's depthwise_row_units).
 constexpr int kSlotTaps = kQuadDepthwise ? int(kDepthwiseQuad) : 1;
 using BlockPixel = BandLane __attribute__((vector_size(sizeof(BandLane) * kDepthwiseBlock)));
 // By reference: a 64-byte vector passed by value on AVX2 draws GCC's
@@ -277,7 +278,7 @@ inline void depthwise_unit_weights(const int8_t *w, int64_t c0, int64_t cb, int6
   }
 }
 
-/// depthwise_conv2d channel-blocked (qs8/pack.h's depthwise_band): per
+/// depthwise_conv2d channel-blocked (qs8/window_plan.h's depthwise_band): per
 /// block of 16 channels and band of output rows, the input packed pixel by
 /// pixel (widened values, or quads of packed bytes: kQuadDepthwise); per
 /// sub-block of channels, each output pixel's channels from one load per
@@ -409,7 +410,7 @@ ONNXC_RT_SIMD_INLINE Requant quad_weights(const int8_t *w, const int32_t *bias,
   return requant_broadcast(bias[c] - int32_t(flip) * wsum, multiplier[k], shift[k]);
 }
 
-/// depthwise_conv2d on small planes (pack.h's depthwise_small_windows: up
+/// depthwise_conv2d on small planes (window_plan.h's depthwise_small_windows: up
 /// to 64 output pixels, kernel rows of up to 4 taps) where the ISA permutes
 /// bytes of two tables (VecI::kBytePermute2, AVX512-VBMI): per channel,
 /// each run of kLanes output pixels (across rows: one contiguous store)
@@ -426,7 +427,7 @@ void depthwise_small(const T *x, const int8_t *w, const int32_t *bias, T *y, int
                      const DepthwiseSmallEntry *entry, int32_t x_zp, const int32_t *multiplier,
                      const int32_t *shift, int64_t count, V y_zp, V act_min, V act_max) {
   constexpr int64_t L = V::kLanes;
-  static_assert(L == 16, "pack.h's depthwise_small_windows: runs of 16 pixels");
+  static_assert(L == 16, "window_plan.h's depthwise_small_windows: runs of 16 pixels");
   const int64_t kh = KH ? KH : g.kh, kw = g.kw;
   const int64_t channels = g.c, plane_in = g.h * g.w, pixels = g.oh * g.ow;
   const QuadPick pick = quad_pick(kh, kw);
@@ -582,7 +583,7 @@ void depthwise_rows(const T *x, const int8_t *w, const int32_t *bias, T *y, int6
 /// kQuadDepthwise). kWindows: VecI::kByteWindows, which the scratch was
 /// sized for: depthwise_scratch_bytes(..., kQuad, kWindows, tasks). `tasks`
 /// take shares of the channels (run on `runner`, see parallel.h).
-/// kKernel and kStrideW: qs8/pack.h's depthwise_unrolled_kernel and
+/// kKernel and kStrideW: qs8/window_plan.h's depthwise_unrolled_kernel and
 /// depthwise_window_stride of this convolution, which the compiler names so
 /// that a model's code holds only its layers' forms (an int8 model compiled
 /// all seventeen for each depthwise type); -1 (the default): chosen at run
@@ -597,9 +598,10 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
                       int64_t tasks = 1) {
   using namespace detail;
   static_assert(kQuad == kQuadDepthwise,
-                "bias folded for another instruction set (qs8/pack.h's depthwise_band)");
+                "bias folded for another instruction set (qs8/window_plan.h's depthwise_band)");
   static_assert(kWindows == VecI::kByteWindows,
-                "scratch sized for another instruction set (qs8/pack.h's depthwise_reads_rows)");
+                "scratch sized for another instruction set "
+                "(qs8/window_plan.h's depthwise_reads_rows)");
   if constexpr (kKernel < 0 || kStrideW < 0) {
     const auto run = [&](auto unrolled, auto stride) {
       depthwise_conv2d<T, kQuad, kWindows, decltype(unrolled)::value, decltype(stride)::value>(
@@ -621,7 +623,7 @@ void depthwise_conv2d(const T *x, const int8_t *w, const int32_t *bias, T *y,
   } else {
     static_assert((kKernel == 0 || kKernel == 3 || kKernel == 5) && kStrideW <= 2 &&
                       (kKernel == 0 || kStrideW > 0),
-                  "qs8/pack.h's depthwise_unrolled_kernel and depthwise_window_stride");
+                  "qs8/window_plan.h's depthwise_unrolled_kernel and depthwise_window_stride");
     const Conv2d g{in_shape[1], in_shape[2], in_shape[3], out_shape[2], out_shape[3],
                    kernel[0],   kernel[1],   strides[0],  strides[1],   pads_begin[0],
                    pads_begin[1], dilations[0], dilations[1]};

@@ -4,6 +4,7 @@
 #define ONNXC_RT_SIMD_QS8_POOL_H
 
 #include "onnxc_rt/kernels/simd/qs8/common.h"
+#include "onnxc_rt/kernels/simd/qs8/window_plan.h"
 
 namespace onnxc_rt {
 namespace simd {

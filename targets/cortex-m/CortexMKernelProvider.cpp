@@ -19,7 +19,7 @@
 #include "onnxc/Lowering/CallBuilders.h"
 #include "onnxc/Lowering/Qs8Params.h"
 #include "onnxc_rt/kernels/mcu/f32/conv.h"
-#include "onnxc_rt/kernels/mcu/qs8/common.h"
+#include "onnxc_rt/kernels/mcu/qs8/dot.h"
 #include "onnxc_rt/kernels/mcu/qs8/conv.h"
 #include "onnxc_rt/kernels/mcu/qs8/fully_connected.h"
 #include "onnxc_rt/kernels/reference/qs8.h"

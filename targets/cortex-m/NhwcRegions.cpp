@@ -35,7 +35,7 @@
 #include "onnxc/Dialect/ONNX/ONNXDialect.h"
 #include "onnxc/Lowering/Target.h"
 
-#include "onnxc_rt/kernels/mcu/qs8/common.h"
+#include "onnxc_rt/kernels/mcu/qs8/dot.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Builders.h"

@@ -1,4 +1,4 @@
-// int8 convolutions for microcontrollers (mcu/qs8/common.h): dense 2-D,
+// int8 convolutions for microcontrollers (mcu/qs8/dot.h): dense 2-D,
 // the same with a fused max pool, and depthwise.
 //
 // Convolution: the windows of two output pixels are gathered into columns
@@ -6,14 +6,14 @@
 // pixels, a window row one run of KW x C values) holding x as it is
 // (padding reads x_zp; the compiler folds the zero point into the bias),
 // and multiplied with two output channels' weights as the
-// policy `Dot` says (common.h: int16 pairs and SMLAD, int8 widened by
+// policy `Dot` says (dot.h: int16 pairs and SMLAD, int8 widened by
 // SXTB16, or int8 and Helium's VMLADAVA): 2 x 2 accumulators, requantized
 // together (output_2x2: four lanes at once on Helium); a fused max pool
 // keeps each window's largest accumulator and requantizes that one.
 #ifndef ONNXC_RT_MCU_QS8_CONV_H
 #define ONNXC_RT_MCU_QS8_CONV_H
 
-#include "onnxc_rt/kernels/mcu/qs8/common.h"
+#include "onnxc_rt/kernels/mcu/qs8/dot.h"
 
 namespace onnxc_rt {
 namespace mcu {

@@ -1,4 +1,4 @@
-// int8 fully connected layers for microcontrollers (mcu/qs8/common.h):
+// int8 fully connected layers for microcontrollers (mcu/qs8/dot.h):
 // int8 weights, four per word, widened by SXTB16 (even and odd bytes)
 // against the input widened once into the matching (x0, x2), (x1, x3)
 // pairs, four output rows at a time; on ARMv6-M (the M0, M0+) weight bytes
@@ -8,7 +8,7 @@
 #ifndef ONNXC_RT_MCU_QS8_FULLY_CONNECTED_H
 #define ONNXC_RT_MCU_QS8_FULLY_CONNECTED_H
 
-#include "onnxc_rt/kernels/mcu/qs8/common.h"
+#include "onnxc_rt/kernels/mcu/qs8/dot.h"
 
 namespace onnxc_rt {
 namespace mcu {
@@ -200,7 +200,7 @@ inline void fc_rows_biased(const int32_t *w, const int32_t *x, int32_t &acc0, in
   // in it), the loop's four each pass (a pass is beyond BNE's reach: BEQ over
   // a B); the quads past the last whole pass follow it. The loop is in the
   // asm and divided syntax is used, as in product_2x2's ARMv6-M form
-  // (qs8/common.h).
+  // (qs8/dot.h).
 #define ONNXC_MCU_FC_PRODUCT_M0(acc, x, offset)                               \
   "ldrb %[t], [%[w], #(16 * (.Lfc_q & 1) + " #offset ")]\n\t"                \
   "mul %[t], %[" #x "]\n\t"                                                   \

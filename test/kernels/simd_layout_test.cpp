@@ -103,7 +103,12 @@ TEST_CASE("transpose split among tasks", "[layout]") {
   };
   const Case cases[] = {{3, {7, 4, 5}, {1, 0, 2}},           {4, {1, 9, 4, 6}, {0, 2, 1, 3}},
                         {5, {1, 2, 5, 3, 3}, {0, 2, 1, 3, 4}}, {2, {13, 3}, {1, 0}},
-                        {4, {1, 1, 3, 2}, {0, 1, 3, 2}},       {3, {2, 1, 1}, {2, 1, 0}}};
+                        {4, {1, 1, 3, 2}, {0, 1, 3, 2}},       {3, {2, 1, 1}, {2, 1, 0}},
+                        // In tiles (reference/tensor.h's rows_keep_lines says no): attention's
+                        // K^T, a 2-D transpose with a partial tile, a dim between the tiled
+                        // two, and NHWC -> NCHW.
+                        {3, {128, 4, 64}, {1, 2, 0}},          {2, {40, 256}, {1, 0}},
+                        {3, {20, 3, 1024}, {2, 1, 0}},          {4, {1, 7, 9, 256}, {0, 3, 1, 2}}};
   for (const Case &k : cases) {
     int64_t count = 1, in_strides[5];
     for (int64_t d = k.rank - 1; d >= 0; --d) {

@@ -20,10 +20,13 @@ inline void row_major_strides(int64_t rank, const int64_t *shape, int64_t *strid
 
 /// Whether a row of `count` elements read `stride` bytes apart keeps its
 /// cache lines in L1 until the next row reads the element beside each:
-/// whether they take at most half of a 32 KB, 8-way L1 (64 sets of 64-byte
-/// lines: the smallest of the targets' x86 and Arm cores), counting only
-/// the sets a stride that is a multiple of 64 bytes reaches (a stride of 1
-/// KB reaches 4 of them).
+/// whether they fit a 32 KB, 8-way L1 (64 sets of 64-byte lines: the
+/// smallest of the targets' x86 and Arm cores; Zen 5's and recent Intel
+/// cores' have 12 ways), counting only the sets a stride that is a
+/// multiple of 64 bytes reaches (a stride of 1 KB reaches 4 of them). At
+/// the bound rows still win for bytes: the int8 transformer's K^T, [128,
+/// 4, 64] -> [4, 64, 128] bytes, 128 lines in 16 sets, 9.9 us by rows
+/// against 11.1 in tiles (Zen 5 host).
 constexpr bool rows_keep_lines(int64_t count, int64_t stride) {
   constexpr int64_t kLine = 64, kSets = 64, kWays = 8;
   int64_t sets = kSets;
@@ -37,7 +40,71 @@ constexpr bool rows_keep_lines(int64_t count, int64_t stride) {
     sets = kSets / a;
   }
   const int64_t lines = stride >= kLine ? count : (count * stride + kLine - 1) / kLine;
-  return 2 * lines <= sets * kWays;
+  return lines <= sets * kWays;
+}
+
+/// strided_gather a row of the innermost dim at a time (merged dims).
+template <typename T>
+void gather_rows(const T *x, T *y, int64_t rank, const int64_t *shape, const int64_t *read,
+                 int64_t base) {
+  const int64_t inner = rank > 0 ? shape[rank - 1] : 1;
+  const int64_t step = rank > 0 ? read[rank - 1] : 0;
+  int64_t off[1] = {base};
+  const int64_t *const strides[1] = {read};
+  for_each_row(rank, shape, strides, off, [&](const int64_t (&o)[1], int64_t at) {
+    const T *src = x + o[0];
+    T *dst = y + at;
+    // Locals: byte stores may alias the lambda's captures, which reloaded
+    // them for every element of an int8 row (and kept it from vectorising).
+    const int64_t n = inner, s = step;
+    if (s == 1)
+      for (int64_t i = 0; i < n; ++i)
+        dst[i] = src[i];
+    else
+      for (int64_t i = 0; i < n; ++i)
+        dst[i] = src[i * s];
+  });
+}
+
+/// The square tiles of strided_gather: dim `unit` (read stride 1) and the
+/// innermost (rank >= 2, merged dims) copied kGatherTile x kGatherTile at a
+/// time, for each index of the other dims.
+constexpr int64_t kGatherTile = 16;
+template <typename T>
+void gather_tiles(const T *x, T *y, int64_t rank, const int64_t *shape, const int64_t *read,
+                  int64_t base, int64_t unit) {
+  int64_t write[kMaxRank]; // y's row-major strides
+  row_major_strides(rank, shape, write);
+  // The other dims, a row each (a last dim of 1), then the tiles.
+  int64_t outer_shape[kMaxRank], outer_read[kMaxRank], outer_write[kMaxRank], outer = 0;
+  for (int64_t d = 0; d + 1 < rank; ++d)
+    if (d != unit) {
+      outer_shape[outer] = shape[d];
+      outer_read[outer] = read[d];
+      outer_write[outer++] = write[d];
+    }
+  outer_shape[outer] = 1;
+  outer_read[outer] = outer_write[outer] = 0;
+  int64_t offs[2] = {base, 0};
+  const int64_t *const outer_strides[2] = {outer_read, outer_write};
+  for_each_row(outer + 1, outer_shape, outer_strides, offs, [&](const int64_t (&o)[2], int64_t) {
+    // Locals, as strided_gather's rows: byte stores may alias the captures.
+    const int64_t n_unit = shape[unit], n_inner = shape[rank - 1];
+    const int64_t unit_write = write[unit], step = read[rank - 1];
+    const T *const from = x + o[0];
+    T *const to = y + o[1];
+    for (int64_t a0 = 0; a0 < n_unit; a0 += kGatherTile)
+      for (int64_t b0 = 0; b0 < n_inner; b0 += kGatherTile) {
+        const int64_t a1 = a0 + kGatherTile < n_unit ? a0 + kGatherTile : n_unit;
+        const int64_t b1 = b0 + kGatherTile < n_inner ? b0 + kGatherTile : n_inner;
+        for (int64_t a = a0; a < a1; ++a) {
+          const T *src = from + a;
+          T *dst = to + a * unit_write;
+          for (int64_t b = b0; b < b1; ++b)
+            dst[b] = src[b * step];
+        }
+      }
+  });
 }
 
 /// y (row-major over `shape`, non-empty) = x[base + sum(index[d] * read[d])]:
@@ -68,64 +135,21 @@ void strided_gather(const T *x, T *y, int64_t rank_in, const int64_t *shape_in,
   // that moves the input's innermost dim outward, as attention's K^T):
   // row by row, each element of a row comes from its own cache line, and
   // the next row reads the next element of the same lines. Where those
-  // lines would not stay in L1 until then (rows_keep_lines), that dim and
-  // the innermost are copied in square tiles instead (the transformer's
-  // [128, 4, 64] -> [4, 64, 128], whose lines of a row fell into 4 of L1's
-  // sets: 23 -> 10.5 us a copy on the Zen 5 host; NHWC -> NCHW of 64 x 56
-  // x 56 floats 100 -> 57 us).
-  constexpr int64_t kTile = 16;
+  // lines would not stay in L1 until then (rows_keep_lines), gather_tiles
+  // copies that dim and the innermost in square tiles instead (the
+  // transformer's [128, 4, 64] -> [4, 64, 128], whose lines of a row fell
+  // into 4 of L1's sets: 23 -> 10.5 us a copy on the Zen 5 host; NHWC ->
+  // NCHW of 64 x 56 x 56 floats 100 -> 57 us).
   int64_t unit = -1;
   for (int64_t d = 0; d + 1 < rank; ++d)
     if (read[d] == 1)
       unit = d;
-  if (step != 1 && unit >= 0 && shape[unit] >= kTile && inner >= kTile &&
+  if (step != 1 && unit >= 0 && shape[unit] >= kGatherTile && inner >= kGatherTile &&
       !rows_keep_lines(inner, step * int64_t(sizeof(T)))) {
-    int64_t write[kMaxRank]; // y's row-major strides
-    row_major_strides(rank, shape, write);
-    // The other dims, a row each (a last dim of 1), then the tiles.
-    int64_t outer_shape[kMaxRank], outer_read[kMaxRank], outer_write[kMaxRank], outer = 0;
-    for (int64_t d = 0; d + 1 < rank; ++d)
-      if (d != unit) {
-        outer_shape[outer] = shape[d];
-        outer_read[outer] = read[d];
-        outer_write[outer++] = write[d];
-      }
-    outer_shape[outer] = 1;
-    outer_read[outer] = outer_write[outer] = 0;
-    const int64_t n_unit = shape[unit], unit_write = write[unit];
-    int64_t offs[2] = {base, 0};
-    const int64_t *const outer_strides[2] = {outer_read, outer_write};
-    for_each_row(outer + 1, outer_shape, outer_strides, offs,
-                 [&](const int64_t (&o)[2], int64_t) {
-                   for (int64_t a0 = 0; a0 < n_unit; a0 += kTile)
-                     for (int64_t b0 = 0; b0 < inner; b0 += kTile) {
-                       const int64_t a1 = a0 + kTile < n_unit ? a0 + kTile : n_unit;
-                       const int64_t b1 = b0 + kTile < inner ? b0 + kTile : inner;
-                       for (int64_t a = a0; a < a1; ++a) {
-                         const T *src = x + o[0] + a;
-                         T *dst = y + o[1] + a * unit_write;
-                         for (int64_t b = b0; b < b1; ++b)
-                           dst[b] = src[b * step];
-                       }
-                     }
-                 });
+    gather_tiles(x, y, rank, shape, read, base, unit);
     return;
   }
-  int64_t off[1] = {base};
-  const int64_t *const strides[1] = {read};
-  for_each_row(rank, shape, strides, off, [&](const int64_t (&o)[1], int64_t at) {
-    const T *src = x + o[0];
-    T *dst = y + at;
-    // Locals: byte stores may alias the lambda's captures, which reloaded
-    // them for every element of an int8 row (and kept it from vectorising).
-    const int64_t n = inner, s = step;
-    if (s == 1)
-      for (int64_t i = 0; i < n; ++i)
-        dst[i] = src[i];
-    else
-      for (int64_t i = 0; i < n; ++i)
-        dst[i] = src[i * s];
-  });
+  gather_rows(x, y, rank, shape, read, base);
 }
 } // namespace detail
 

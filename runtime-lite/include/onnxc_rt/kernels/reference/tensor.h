@@ -109,7 +109,8 @@ void gather_tiles(const T *x, T *y, int64_t rank, const int64_t *shape, const in
 
 /// y (row-major over `shape`, non-empty) = x[base + sum(index[d] * read[d])]:
 /// the copy Transpose and Slice share, a row of the innermost dim at a time
-/// (contiguous when its read stride is 1, which the compiler vectorises).
+/// (contiguous when its read stride is 1, which the compiler vectorises),
+/// or in tiles where rows would thrash L1 (below).
 template <typename T>
 void strided_gather(const T *x, T *y, int64_t rank_in, const int64_t *shape_in,
                     const int64_t *read_in, int64_t base) {
@@ -144,7 +145,7 @@ void strided_gather(const T *x, T *y, int64_t rank_in, const int64_t *shape_in,
   for (int64_t d = 0; d + 1 < rank; ++d)
     if (read[d] == 1)
       unit = d;
-  if (step != 1 && unit >= 0 && shape[unit] >= kGatherTile && inner >= kGatherTile &&
+  if (step > 1 && unit >= 0 && shape[unit] >= kGatherTile && inner >= kGatherTile &&
       !rows_keep_lines(inner, step * int64_t(sizeof(T)))) {
     gather_tiles(x, y, rank, shape, read, base, unit);
     return;

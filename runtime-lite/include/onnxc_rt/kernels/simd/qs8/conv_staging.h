@@ -1,9 +1,10 @@
 // How conv2d's forms stage data around their tiles (simd/qs8/conv2d.h): an
 // input plane padded (pad_plane; in phase planes at a stride, pad_phase_planes),
 // a group's planes padded by its tasks (pad_planes), four channels interleaved
-// into channel quads (fill_quads), im2col panels gathered from the planes or the
-// input (gather_row, pack_panel), and a stage of virtual rows stored to the NCHW
-// output (store_virtual_rows).
+// into channel quads (fill_quads; at stride 2 across, the four channels' rows
+// interleaved and split into phases in one pass: fill_quad_phases2), im2col
+// panels gathered from the planes or the input (gather_row, pack_panel), and a
+// stage of virtual rows stored to the NCHW output (store_virtual_rows).
 #ifndef ONNXC_RT_SIMD_QS8_CONV_STAGING_H
 #define ONNXC_RT_SIMD_QS8_CONV_STAGING_H
 
@@ -146,9 +147,9 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
 
 /// Input plane `xp` (h x w) into `out` as a direct_plane `pp` (qs8/pack.h):
 /// each phase plane's rows, the padding `pad`. Every phase, row and column
-/// of it (the slack aside), read or not; at stride 2 across, each input
-/// row read once for both column phases (pad_row_phases2). At stride 1
-/// (one phase: padded_plane's plane, AMX's direct form's too) pad_plane's.
+/// of it (the slack aside), read or not. At stride 1 (one phase:
+/// padded_plane's plane, AMX's direct form's too) pad_plane's. (At stride
+/// 2 across fill_quads stages four channels at once: fill_quad_phases2.)
 template <typename T>
 void pad_phase_planes(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
                       uint8_t *out) {
@@ -162,18 +163,108 @@ void pad_phase_planes(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8
       return iy < 0 || iy >= g.h ? nullptr : src + iy * g.w;
     };
     uint8_t *phase0 = out + ry * g.sw * rows * width;
-    if (g.sw == 2) {
-      for (int64_t i = 0; i < rows; ++i)
-        pad_row_phases2(input_row(i), g, width, pad, phase0 + i * width,
-                        phase0 + (rows + i) * width);
-      continue;
-    }
     for (int64_t rx = 0; rx < g.sw; ++rx) {
       const PhaseColumns pc = phase_columns(g, rx, width);
       for (int64_t i = 0; i < rows; ++i)
         pad_row_phase(input_row(i), g, pc, width, pad, phase0 + (rx * rows + i) * width);
     }
   }
+}
+
+/// Four channels' input rows (row[j], w bytes each; null: a padding row)
+/// as both column phases of their padded row at stride 2 across, in
+/// channel quads (4 bytes a pixel, each byte XORed with `flip`), `width`
+/// pixels each at phase0 and phase1: input column x is padded column x +
+/// pw, phase (x + pw) % 2, pixel (x + pw) / 2 of it (pad_row_phases2's
+/// order). 16 columns a step interleaved, then split by parity in 4-byte
+/// units in registers; the last step moved back over the one before, so
+/// nothing past a row is read or written. Rows under 16 columns a step
+/// too where `overrun` allows it: 16 bytes read from each row, 16 pixels
+/// written to each phase (the rows after them rewritten later), else a
+/// column at a time.
+inline void quad_row_phases2(const uint8_t *const row[4], const Conv2d &g, int64_t width,
+                             uint8_t pad, uint8_t flip, bool overrun, uint8_t *phase0,
+                             uint8_t *phase1) {
+  const uint8_t padded = pad ^ flip;
+  const int64_t n = g.w < 2 * width - g.pw ? g.w : 2 * width - g.pw;
+  if (!row[0] || n <= 0) {
+    fill_bytes(phase0, 4 * width, padded);
+    return fill_bytes(phase1, 4 * width, padded);
+  }
+  uint8_t *evens = g.pw % 2 ? phase1 : phase0, *odds = g.pw % 2 ? phase0 : phase1;
+  const int64_t e0 = g.pw / 2, o0 = (g.pw + 1) / 2, e1 = e0 + (n + 1) / 2, o1 = o0 + n / 2;
+  fill_bytes(evens, 4 * e0, padded);
+  fill_bytes(odds, 4 * o0, padded);
+  uint8_t *even_px = evens + 4 * e0, *odd_px = odds + 4 * o0;
+  // Input column x (any parity) alone, as the steps below place it.
+  auto column = [&](int64_t x) {
+    const uint8_t quad[4] = {uint8_t(row[0][x] ^ flip), uint8_t(row[1][x] ^ flip),
+                             uint8_t(row[2][x] ^ flip), uint8_t(row[3][x] ^ flip)};
+    __builtin_memcpy((x % 2 ? odd_px : even_px) + 4 * (x / 2), quad, 4);
+  };
+  if (n < 16 && !overrun) {
+    for (int64_t x = 0; x < n; ++x)
+      column(x);
+  } else {
+    using Words = uint32_t __attribute__((vector_size(16)));
+    const Bytes f = Bytes{} + flip;
+    auto step = [&](int64_t at) { // at even: columns [at, at + 16)
+      Bytes o[4]; // o[k]: columns at + 4k .. at + 4k + 3
+      interleave4_tile(load_bytes(row[0] + at) ^ f, load_bytes(row[1] + at) ^ f,
+                       load_bytes(row[2] + at) ^ f, load_bytes(row[3] + at) ^ f, o);
+      Words w[4];
+      for (int k = 0; k < 4; ++k)
+        w[k] = reinterpret_cast<Words>(o[k]);
+      uint8_t *e = even_px + 2 * at, *d = odd_px + 2 * at; // 4 bytes a pixel, at / 2
+      store_bytes(e, reinterpret_cast<Bytes>(__builtin_shufflevector(w[0], w[1], 0, 2, 4, 6)));
+      store_bytes(e + 16,
+                  reinterpret_cast<Bytes>(__builtin_shufflevector(w[2], w[3], 0, 2, 4, 6)));
+      store_bytes(d, reinterpret_cast<Bytes>(__builtin_shufflevector(w[0], w[1], 1, 3, 5, 7)));
+      store_bytes(d + 16,
+                  reinterpret_cast<Bytes>(__builtin_shufflevector(w[2], w[3], 1, 3, 5, 7)));
+    };
+    int64_t at = 0;
+    for (; at + 16 <= n; at += 16)
+      step(at);
+    if (n < 16) // overrun
+      step(0);
+    else if (at < n)
+      step((n - 16) & ~int64_t(1));
+    if (n % 2 && n > 16)
+      column(n - 1);
+  }
+  fill_bytes(evens + 4 * e1, 4 * (width - e1), padded);
+  fill_bytes(odds + 4 * o1, 4 * (width - o1), padded);
+}
+
+/// Channels [4q, 4q + 4) of xg (h x w planes) as fill_quads' channel quad
+/// q at `quad` ([quad plane][4]) for a direct_plane `pp` at stride 2
+/// across: each phase row of both column phases from the four channels'
+/// input row in one pass (quad_row_phases2; short rows a step each but
+/// where that would read past the plane or write past the phase plane),
+/// the slack `pad`. Padding
+/// each channel's phase planes and then interleaving them (fill_quads'
+/// other way) wrote and read the quad's bytes twice more: that staging was
+/// 16% of ResNet-18's 64 -> 128 stride-2 3x3 layer.
+inline void fill_quad_phases2(const uint8_t *xg, const Conv2d &g, const PaddedPlane &pp,
+                              uint8_t pad, uint8_t flip, int64_t q, uint8_t *quad) {
+  const int64_t rows = pp.rows / pp.row_phases, width = pp.phase, plane = g.h * g.w;
+  for (int64_t ry = 0; ry < g.sh; ++ry) {
+    uint8_t *phase0 = quad + 4 * ry * g.sw * rows * width;
+    for (int64_t i = 0; i < rows; ++i) {
+      const int64_t iy = i * g.sh + ry - g.ph;
+      const uint8_t *row[4] = {nullptr, nullptr, nullptr, nullptr};
+      if (iy >= 0 && iy < g.h)
+        for (int64_t j = 0; j < 4; ++j)
+          row[j] = xg + (4 * q + j) * plane + iy * g.w;
+      const bool overrun =
+          iy * g.w + 16 <= plane && i * width + (g.pw + 1) / 2 + 8 <= rows * width;
+      quad_row_phases2(row, g, width, pad, flip, overrun, phase0 + 4 * i * width,
+                       phase0 + 4 * (rows + i) * width);
+    }
+  }
+  const int64_t filled = pp.bytes() - pp.slack;
+  fill_bytes(quad + 4 * filled, 4 * (conv_quad_plane_bytes(pp) - filled), pad ^ flip);
 }
 
 /// A group's cg input planes (from xg) padded into `planes`, pp.bytes()
@@ -199,7 +290,8 @@ void pad_planes(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
 /// four channels' padded planes at a time (in each task's scratch, from
 /// sl.rows) interleaved, over `used` tasks on `runner`. Each channel's
 /// plane as pad_phase_planes fills it (strided: the dot products' direct
-/// form only). Split by quad, or, where the convolution's tasks then take
+/// form only; at stride 2 across a quad in one pass, fill_quad_phases2,
+/// the scratch unused). Split by quad, or, where the convolution's tasks then take
 /// runs of the virtual pixels (`pixel_unit` > 0: split_range(count_px,
 /// pixel_unit, used, t)) at stride 1, by those runs of every quad's plane:
 /// each task fills about the bytes its tiles read (all but the kernel's
@@ -214,6 +306,15 @@ void fill_quads(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
                 int64_t count_px = 0) {
   const int64_t quad_plane = conv_quad_plane_bytes(pp), filled = pp.bytes() - pp.slack;
   const bool by_pixels = pixel_unit > 0 && g.sh == 1 && g.sw == 1;
+  if (g.sw == 2 && pp.row_phases > 0) { // direct_plane at stride 2 across: one pass a quad
+    parallel_for(runner, used, [&](int64_t t) {
+      const Range quad = split_range(cg / 4, 1, used, t);
+      for (int64_t q = quad.begin; q < quad.end; ++q)
+        fill_quad_phases2(reinterpret_cast<const uint8_t *>(xg), g, pp, pad, flip, q,
+                          quads + q * 4 * quad_plane);
+    });
+    return;
+  }
   parallel_for(runner, used, [&](int64_t t) {
     uint8_t *four = scratch + t * sl.task + sl.rows;
     // Bytes [b0, b1) of each quad in `quad`: whole 16-byte steps of

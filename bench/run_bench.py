@@ -13,7 +13,8 @@ and writes results/models-Nthreads.*. Each peer runs in its own process, the thr
 --rounds rounds, and the median of the per-round medians is reported with
 the worst p99 and the peak RSS, and onnxc's share of the core's float peak (the
 model's FLOPs from onnxc's compile summary over its latency, against peak_flops.cpp's
-measured FMA throughput). Writes results/models.md and results/models.svg
+measured FMA throughput; with --int8 its multiply-adds against the int8 dot products'
+peak). Writes results/models.md and results/models.svg
 (--stem NAME: results/NAME.*, e.g. models-intel for a second host class).
 
     cd bench && npm install --ignore-scripts && /usr/bin/python3 run_bench.py
@@ -116,13 +117,16 @@ def model_flops(onnxc, model_file, target):
     return int(re.search(r"compute\s+(\d+) FLOPs per run", out).group(1))
 
 
-def peak_gflops(onnxc, target, threads, work):
+def peak_gflops(onnxc, target, threads, work, int8=False):
     """The float multiply-add peak of `threads` cores with TARGET's vectors, measured
-    (peak_flops.cpp: independent FMA chains, best of 3 rounds)."""
+    (peak_flops.cpp: independent FMA chains, best of 3 rounds), in GFLOP/s; `int8`: the
+    int8 multiply-add peak of its byte dot products (VecI::dot_u8s8), in GMAC/s."""
     exe = os.path.join(work, f"peak_flops_{target}")
     subprocess.run(["c++", "-std=c++17", *target_flags(onnxc, target), "-pthread",
                     "-I" + os.path.join(ROOT, "runtime-lite", "include"),
                     os.path.join(HERE, "peak_flops.cpp"), "-o", exe], check=True)
+    if int8:
+        return run_json([exe, str(threads), "int8"])["gmacs"]
     return run_json([exe, str(threads)])["gflops"]
 
 
@@ -275,6 +279,8 @@ def main():
     args.target = args.target or native_target()
     os.makedirs(args.work, exist_ok=True)
     args.peak = peak_gflops(args.onnxc, args.target, args.threads, args.work)
+    if args.int8:
+        args.peak_int8 = peak_gflops(args.onnxc, args.target, args.threads, args.work, True)
     rows = []
     for name in args.models:
         model_dir, _, x, inp = prepare_model(name, args.work)
@@ -331,6 +337,8 @@ def main():
         row = {"model": name, "cpus": cpus, "probe": probe,
                "flops": model_flops(args.onnxc, os.path.join(model_dir, "model.onnx"),
                                     args.target)}
+        if args.int8:  # the QDQ model's count: its multiply-adds are half of it
+            row["int8_flops"] = model_flops(args.onnxc, qdq, args.target)
         for peer, rs in results.items():
             meds = sorted(r["median_us"] for r in rs)
             row[peer] = {"median_us": meds[len(meds) // 2],
@@ -399,8 +407,8 @@ def write_int8_results(rows, args):
         "", "| model | onnxc int8 |" + (" baseline int8 |" if base else "") +
         " ORT int8 U8S8 | ORT int8 S8S8 | onnxc float | ORT float "
         "| ORT U8S8 / onnxc int8 | onnxc int8 / onnxc float | ORT float / onnxc int8 |" +
-        (" baseline / onnxc int8 |" if base else ""),
-        "|---|---|---|---|---|---|---|---|---|" + ("---|---|" if base else "")]
+        (" baseline / onnxc int8 |" if base else "") + " onnxc int8 GMAC/s (share of peak) |",
+        "|---|---|---|---|---|---|---|---|---|---|" + ("---|---|" if base else "")]
     r1, r2, r3, r4 = [], [], [], []
     for r in rows:
         o, oi, os8, of, f = r["onnxc"], r["ort"], r["ort-s8s8"], r["onnxc-float"], r["ort-float"]
@@ -413,10 +421,17 @@ def write_int8_results(rows, args):
         if base:
             r4.append(r["baseline"]["median_us"] / o["median_us"])
             line += f" {r4[-1]:.3f} |"
+        gmacs = r["int8_flops"] / 2 / o["median_us"] / 1e3
+        line += f" {gmacs:.1f} ({gmacs / args.peak_int8:.0%}) |"
         lines.append(line)
     lines += ["", f"Geometric means: ORT int8 (U8S8) / onnxc int8 {geomean(r1):.3f}; onnxc int8 / "
                   f"onnxc float {geomean(r2):.3f}; ORT float / onnxc int8 {geomean(r3):.3f}" +
                   (f"; baseline / onnxc int8 {geomean(r4):.3f}." if base else ".")]
+    lines += ["", "Share of peak: the QDQ model's multiply-adds (half of its operations in "
+                  "onnxc's compile summary, which counts 2 a multiply-add and one an element of "
+                  "the other ops) a second, against the measured int8 multiply-add peak of "
+                  f"{args.peak_int8:.1f} GMAC/s ({threads_text}; peak_flops.cpp int8: "
+                  "VecI::dot_u8s8 in 24 chains, the conv2d tile's accumulators)."]
     lines += ["", pinning_text(rows)]
     os.makedirs(os.path.join(HERE, "results"), exist_ok=True)
     with open(os.path.join(HERE, "results", stem + ".md"), "w") as f:

@@ -7,7 +7,8 @@
 // and MatMulInteger (a run-time zero point); add, mul (same shape and per
 // row), lookup, channel gathers (a quantized channel shuffle), global
 // average and max pooling, per-tensor quantize/dequantize (ties,
-// saturation, infinities); int8 and uint8, one
+// saturation, infinities); the staging of strided convolutions' channel
+// quads, byte by byte from the plane's definition; int8 and uint8, one
 // multiplier and one per channel, fused activation clamps, factors above 1
 // (positive shifts); and the requantization step itself, lane by lane over
 // its whole range. The kernels that split into tasks (all but global
@@ -523,6 +524,56 @@ TEST_CASE("qs8 padded planes in shares of rows write their rows alone", "[simd][
           const int64_t filled = pp.bytes() - pp.slack; // the slack: whatever a vector left
           REQUIRE(std::equal(want.begin(), want.begin() + filled, got.begin()));
         }
+}
+
+TEST_CASE("qs8 channel quads at stride 2 across hold their phase planes' pixels",
+          "[simd][qs8]") {
+  // fill_quad_phases2 (the direct forms' staging at stride 2 across):
+  // quad q's bytes, pixel by pixel from PaddedPlane's definition of the
+  // direct plane, its slack the padding, nothing written past the quad;
+  // rows narrower than a step, odd widths, padding that moves the even
+  // columns to phase 1, dilations, strides down of 1 to 3.
+  namespace pk = simd::qs8;
+  const uint8_t pad = 0x5a, untouched = 0xa5;
+  for (int64_t w : {1, 2, 5, 13, 14, 15, 16, 17, 31, 33, 41, 45, 56})
+    for (int64_t k : {1, 3, 5})
+      for (int64_t sh : {1, 2, 3})
+        for (int64_t p : {0, 1, 2})
+          for (int64_t d : {1, 2})
+            for (uint8_t flip : {uint8_t(0), uint8_t(0x80)}) {
+              const int64_t h = 9, c = 8, oh = (h + 2 * p - d * (k - 1) - 1) / sh + 1;
+              const int64_t ow = (w + 2 * p - d * (k - 1) - 1) / 2 + 1;
+              if (oh < 1 || ow < 1)
+                continue;
+              const pk::detail::Conv2d g{c, h, w, oh, ow, k, k, sh, 2, p, p, d, d};
+              const pk::PaddedPlane pp = pk::direct_plane(oh, ow, k, k, sh, 2, d, d);
+              const int64_t quad_plane = pk::conv_quad_plane_bytes(pp);
+              const int64_t rows = pp.rows / pp.row_phases, filled = pp.bytes() - pp.slack;
+              std::vector<uint8_t> x(c * h * w); // exactly the input: no reads past it
+              for (size_t i = 0; i < x.size(); ++i)
+                x[i] = uint8_t(i * 37 + 11);
+              INFO("w " << w << " k " << k << " sh " << sh << " p " << p << " d " << d
+                        << " flip " << int(flip));
+              for (int64_t q = 0; q < c / 4; ++q) {
+                std::vector<uint8_t> got(4 * quad_plane + 64, untouched);
+                pk::detail::fill_quad_phases2(x.data(), g, pp, pad, flip, q, got.data());
+                std::vector<uint8_t> want(got.size(), untouched);
+                for (int64_t b = 0; b < quad_plane; ++b)
+                  for (int64_t j = 0; j < 4; ++j) {
+                    uint8_t v = pad;
+                    if (b < filled) { // phase plane (ry, rx), its row i, column col
+                      const int64_t phase = b / (rows * pp.phase), at = b % (rows * pp.phase);
+                      const int64_t ry = phase / 2, rx = phase % 2;
+                      const int64_t iy = at / pp.phase * sh + ry - p;
+                      const int64_t ix = at % pp.phase * 2 + rx - p;
+                      if (iy >= 0 && iy < h && ix >= 0 && ix < w)
+                        v = x[((4 * q + j) * h + iy) * w + ix];
+                    }
+                    want[4 * b + j] = v ^ flip;
+                  }
+                REQUIRE(want == got);
+              }
+            }
 }
 
 namespace {

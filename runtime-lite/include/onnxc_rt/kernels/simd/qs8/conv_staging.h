@@ -242,10 +242,10 @@ inline void quad_row_phases2(const uint8_t *const row[4], const Conv2d &g, int64
 /// across: each phase row of both column phases from the four channels'
 /// input row in one pass (quad_row_phases2; short rows a step each but
 /// where that would read past the plane or write past the phase plane),
-/// the slack `pad`. Padding
-/// each channel's phase planes and then interleaving them (fill_quads'
-/// other way) wrote and read the quad's bytes twice more: that staging was
-/// 16% of ResNet-18's 64 -> 128 stride-2 3x3 layer.
+/// the slack `pad`. Padding each channel's phase planes and then
+/// interleaving them (fill_quads' other way) wrote and read the quad's
+/// bytes twice more: that staging was 16% of ResNet-18's 64 -> 128
+/// stride-2 3x3 layer.
 inline void fill_quad_phases2(const uint8_t *xg, const Conv2d &g, const PaddedPlane &pp,
                               uint8_t pad, uint8_t flip, int64_t q, uint8_t *quad) {
   const int64_t rows = pp.rows / pp.row_phases, width = pp.phase, plane = g.h * g.w;
@@ -291,8 +291,8 @@ void pad_planes(const T *xg, const Conv2d &g, const PaddedPlane &pp, uint8_t pad
 /// sl.rows) interleaved, over `used` tasks on `runner`. Each channel's
 /// plane as pad_phase_planes fills it (strided: the dot products' direct
 /// form only; at stride 2 across a quad in one pass, fill_quad_phases2,
-/// the scratch unused). Split by quad, or, where the convolution's tasks then take
-/// runs of the virtual pixels (`pixel_unit` > 0: split_range(count_px,
+/// the scratch unused). Split by quad, or, where the convolution's tasks
+/// then take runs of the virtual pixels (`pixel_unit` > 0: split_range(count_px,
 /// pixel_unit, used, t)) at stride 1, by those runs of every quad's plane:
 /// each task fills about the bytes its tiles read (all but the kernel's
 /// reach into the next run), in its own core's cache, and reads the rows

@@ -46,10 +46,10 @@ __attribute__((noinline)) float fma_chains(long iterations, float seed) {
 constexpr int kDotChains = 24;
 
 // The int8 chains: each its own start (chains alike would be folded into one).
-__attribute__((noinline)) float dot_chains(long iterations, float seed) {
+__attribute__((noinline)) float dot_chains(long iterations, int32_t seed) {
   VecI acc[kDotChains];
   for (int i = 0; i < kDotChains; ++i)
-    acc[i] = VecI{VecI::Int{} + (static_cast<int32_t>(seed) + i)};
+    acc[i] = VecI{VecI::Int{} + (seed + i)};
   const VecI u{VecI::Int{} + 0x01020304}, s{VecI::Int{} + 0x01FF0102};
   for (long n = 0; n < iterations; ++n)
 #pragma GCC unroll 24
@@ -75,7 +75,7 @@ int main(int argc, char **argv) {
     const auto t0 = std::chrono::steady_clock::now();
     for (int t = 0; t < threads; ++t)
       pool.emplace_back([&, t] {
-        sink[t] = int8 ? dot_chains(iterations, float(t)) : fma_chains(iterations, float(t));
+        sink[t] = int8 ? dot_chains(iterations, t) : fma_chains(iterations, float(t));
       });
     for (std::thread &t : pool)
       t.join();

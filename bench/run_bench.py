@@ -117,17 +117,17 @@ def model_flops(onnxc, model_file, target):
     return int(re.search(r"compute\s+(\d+) FLOPs per run", out).group(1))
 
 
-def peak_gflops(onnxc, target, threads, work, int8=False):
+def measure_peaks(onnxc, target, threads, work, int8=False):
     """The float multiply-add peak of `threads` cores with TARGET's vectors, measured
-    (peak_flops.cpp: independent FMA chains, best of 3 rounds), in GFLOP/s; `int8`: the
-    int8 multiply-add peak of its byte dot products (VecI::dot_u8s8), in GMAC/s."""
+    (peak_flops.cpp: independent FMA chains, best of 3 rounds), in GFLOP/s, and with
+    `int8` the int8 multiply-add peak of its byte dot products (VecI::dot_u8s8), in GMAC/s
+    (else None)."""
     exe = os.path.join(work, f"peak_flops_{target}")
     subprocess.run(["c++", "-std=c++17", *target_flags(onnxc, target), "-pthread",
                     "-I" + os.path.join(ROOT, "runtime-lite", "include"),
                     os.path.join(HERE, "peak_flops.cpp"), "-o", exe], check=True)
-    if int8:
-        return run_json([exe, str(threads), "int8"])["gmacs"]
-    return run_json([exe, str(threads)])["gflops"]
+    gflops = run_json([exe, str(threads)])["gflops"]
+    return gflops, run_json([exe, str(threads), "int8"])["gmacs"] if int8 else None
 
 
 def prepare_model(name, work):
@@ -278,9 +278,8 @@ def main():
     args.models = args.models or (INT8_MODELS if args.int8 else MODELS)
     args.target = args.target or native_target()
     os.makedirs(args.work, exist_ok=True)
-    args.peak = peak_gflops(args.onnxc, args.target, args.threads, args.work)
-    if args.int8:
-        args.peak_int8 = peak_gflops(args.onnxc, args.target, args.threads, args.work, True)
+    args.peak, args.peak_int8 = measure_peaks(args.onnxc, args.target, args.threads, args.work,
+                                              args.int8)
     rows = []
     for name in args.models:
         model_dir, _, x, inp = prepare_model(name, args.work)

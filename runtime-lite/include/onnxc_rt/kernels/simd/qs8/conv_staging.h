@@ -64,27 +64,47 @@ inline void pad_row_phase(const uint8_t *row, const Conv2d &g, const PhaseColumn
   fill_bytes(dst + pc.hi, width - pc.hi, pad);
 }
 
+/// Where an input row's columns go in the two column phases of its padded
+/// row at stride 2 across, `unit` bytes a pixel (pad_row_phases2's bytes,
+/// quad_row_phases2's channel quads): its first n columns (those the
+/// phases' width reaches), the even ones to `evens` from pixel e0 to e1,
+/// the odd ones to `odds` from o0 to o1. Input column x is padded column
+/// x + pw: phase (x + pw) % 2, pixel (x + pw) / 2 of it, so the even
+/// columns go to phase pw % 2.
+struct RowPhases2 {
+  int64_t n, e0, o0, e1, o1, unit;
+  uint8_t *evens, *odds;
+  /// The padding on either side of the columns, written after them (a
+  /// short row's step in quad_row_phases2 runs past e1 and o1).
+  void fill_edges(int64_t width, uint8_t pad) const {
+    fill_bytes(evens, unit * e0, pad);
+    fill_bytes(odds, unit * o0, pad);
+    fill_bytes(evens + unit * e1, unit * (width - e1), pad);
+    fill_bytes(odds + unit * o1, unit * (width - o1), pad);
+  }
+};
+inline RowPhases2 row_phases2(const Conv2d &g, int64_t width, int64_t unit, uint8_t *phase0,
+                              uint8_t *phase1) {
+  const int64_t n = g.w < 2 * width - g.pw ? g.w : 2 * width - g.pw;
+  const int64_t e0 = g.pw / 2, o0 = (g.pw + 1) / 2;
+  return {n, e0, o0, e0 + (n + 1) / 2, o0 + n / 2, unit, g.pw % 2 ? phase1 : phase0,
+          g.pw % 2 ? phase0 : phase1};
+}
+
 /// Input row `row` (null: a padding row) as both column phases of its
 /// padded row at stride 2 across, `width` bytes each at phase0 and phase1,
 /// the row read once (split_even_odd) rather than once a phase (the
-/// padding is an eighth of a 64 -> 128 stride-2 layer at 56 x 56).
-/// Input column x is padded column x + pw: phase (x + pw) % 2, column
-/// (x + pw) / 2 of it; the even ones go to phase pw % 2 from column
-/// pw / 2, the odd ones to the other from (pw + 1) / 2.
+/// padding is an eighth of a 64 -> 128 stride-2 layer at 56 x 56), its
+/// columns placed as row_phases2 says.
 inline void pad_row_phases2(const uint8_t *row, const Conv2d &g, int64_t width, uint8_t pad,
                             uint8_t *phase0, uint8_t *phase1) {
-  const int64_t n = g.w < 2 * width - g.pw ? g.w : 2 * width - g.pw;
-  if (!row || n <= 0) {
+  const RowPhases2 rp = row_phases2(g, width, 1, phase0, phase1);
+  if (!row || rp.n <= 0) {
     fill_bytes(phase0, width, pad);
     return fill_bytes(phase1, width, pad);
   }
-  uint8_t *evens = g.pw % 2 ? phase1 : phase0, *odds = g.pw % 2 ? phase0 : phase1;
-  const int64_t e0 = g.pw / 2, o0 = (g.pw + 1) / 2, e1 = e0 + (n + 1) / 2, o1 = o0 + n / 2;
-  fill_bytes(evens, e0, pad);
-  fill_bytes(odds, o0, pad);
-  split_even_odd(row, n, evens + e0, odds + o0);
-  fill_bytes(evens + e1, width - e1, pad);
-  fill_bytes(odds + o1, width - o1, pad);
+  split_even_odd(row, rp.n, rp.evens + rp.e0, rp.odds + rp.o0);
+  rp.fill_edges(width, pad);
 }
 
 /// Input plane `xp` (h x w) into `out` as pp describes (qs8/pack.h's
@@ -174,9 +194,8 @@ void pad_phase_planes(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8
 /// Four channels' input rows (row[j], w bytes each; null: a padding row)
 /// as both column phases of their padded row at stride 2 across, in
 /// channel quads (4 bytes a pixel, each byte XORed with `flip`), `width`
-/// pixels each at phase0 and phase1: input column x is padded column x +
-/// pw, phase (x + pw) % 2, pixel (x + pw) / 2 of it (pad_row_phases2's
-/// order). 16 columns a step interleaved, then split by parity in 4-byte
+/// pixels each at phase0 and phase1, the columns placed as row_phases2
+/// says. 16 columns a step interleaved, then split by parity in 4-byte
 /// units in registers; the last step moved back over the one before, so
 /// nothing past a row is read or written. Rows under 16 columns a step
 /// too where `overrun` allows it: 16 bytes read from each row, 16 pixels
@@ -186,16 +205,13 @@ inline void quad_row_phases2(const uint8_t *const row[4], const Conv2d &g, int64
                              uint8_t pad, uint8_t flip, bool overrun, uint8_t *phase0,
                              uint8_t *phase1) {
   const uint8_t padded = pad ^ flip;
-  const int64_t n = g.w < 2 * width - g.pw ? g.w : 2 * width - g.pw;
+  const RowPhases2 rp = row_phases2(g, width, 4, phase0, phase1);
+  const int64_t n = rp.n;
   if (!row[0] || n <= 0) {
     fill_bytes(phase0, 4 * width, padded);
     return fill_bytes(phase1, 4 * width, padded);
   }
-  uint8_t *evens = g.pw % 2 ? phase1 : phase0, *odds = g.pw % 2 ? phase0 : phase1;
-  const int64_t e0 = g.pw / 2, o0 = (g.pw + 1) / 2, e1 = e0 + (n + 1) / 2, o1 = o0 + n / 2;
-  fill_bytes(evens, 4 * e0, padded);
-  fill_bytes(odds, 4 * o0, padded);
-  uint8_t *even_px = evens + 4 * e0, *odd_px = odds + 4 * o0;
+  uint8_t *even_px = rp.evens + 4 * rp.e0, *odd_px = rp.odds + 4 * rp.o0;
   // Input column x (any parity) alone, as the steps below place it.
   auto column = [&](int64_t x) {
     const uint8_t quad[4] = {uint8_t(row[0][x] ^ flip), uint8_t(row[1][x] ^ flip),
@@ -233,8 +249,7 @@ inline void quad_row_phases2(const uint8_t *const row[4], const Conv2d &g, int64
     if (n % 2 && n > 16)
       column(n - 1);
   }
-  fill_bytes(evens + 4 * e1, 4 * (width - e1), padded);
-  fill_bytes(odds + 4 * o1, 4 * (width - o1), padded);
+  rp.fill_edges(width, padded); // after the steps: a short row's step runs past o1
 }
 
 /// Channels [4q, 4q + 4) of xg (h x w planes) as fill_quads' channel quad

@@ -157,7 +157,8 @@ int main(int argc, char **argv) {
                           pk::packed_zero_point(x_zp + pk::flip_of<int8_t>(), S), folded.data());
       const pk::PaddedPlane pp =
           pk::conv_plane(form, oh, oh, q.k, q.k, q.stride, q.stride, 1, 1);
-      const bool reads_input = pk::conv_reads_input(q.k, q.k, q.stride, q.stride, pad, pad);
+      const bool reads_input = pk::conv_reads_input(q.k, q.k, q.stride, q.stride, pad, pad, q.hw,
+                                                    q.hw, oh, oh);
       std::vector<uint8_t> scratch(
           pk::conv_scratch_bytes(depth, oh, oh, q.stride, q.c, pp, reads_input, G, tasks,
                                  form));

@@ -105,7 +105,7 @@ struct ConvShape {
   }
   bool readsInput() const {
     return pack::conv_reads_input(kernel[0], kernel[1], g.strides[0], g.strides[1],
-                                  g.padsBegin[0], g.padsBegin[1]);
+                                  g.padsBegin[0], g.padsBegin[1], xs[2], xs[3], ys[2], ys[3]);
   }
 };
 

@@ -152,7 +152,8 @@ template <typename T> void checkConv(const ConvCase &q, int variant) {
     constexpr bool S = simd::qs8::kShiftedBytes;
     pk::fold_zero_point(w.data(), bias.data(), q.m, depth, depth, 1,
                         pk::packed_zero_point(x_zp + pk::flip_of<T>(), S), folded.data());
-    const bool reads_input = pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw);
+    const bool reads_input =
+        pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw, q.h, q.w, oh, ow);
     const pk::PaddedPlane pp =
         pk::conv_plane(form, oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
     std::vector<uint8_t> scratch(
@@ -184,6 +185,10 @@ const ConvCase kConvCases[] = {
     {6, 11, 12, 5, 3, 1, 2, 3, 1, 0, 1, 0, 1, 1, 1},     // 3x1 strided: phase 0 of 3
     {64, 14, 14, 96, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},   // 1x1 strided to 7x7: channel lanes
     {128, 12, 13, 40, 1, 1, 2, 2, 0, 0, 0, 0, 1, 1, 1},  // 1x1 strided, depth 128 (AMX's panel)
+    {8, 11, 40, 9, 1, 1, 2, 3, 0, 0, 0, 0, 1, 1, 1},     // 1x1 strides 2, 3 from the input
+    {8, 11, 70, 9, 1, 1, 1, 2, 0, 0, 0, 0, 1, 1, 1},     // 1x1 strided across only: rows of 35
+    {5, 12, 10, 7, 1, 1, 2, 2, 0, 0, 1, 1, 1, 1, 1},     // 1x1 strided, a pixel of padding after
+    {6, 9, 8, 5, 1, 1, 1, 1, 0, 0, 1, 2, 1, 1, 1},       // 1x1, padding after only
     {8, 12, 12, 9, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},     // strided 3x3
     {6, 17, 19, 8, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},     // dilated
     {3, 23, 23, 16, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},    // a stem
@@ -327,7 +332,8 @@ template <typename T> void checkConvSums(const ConvCase &q, int variant) {
   std::vector<int32_t> sums(q.m);
   pk::weight_sums(w.data(), q.m, depth, depth, 1, sums.data());
   const pk::PaddedPlane pp = pk::padded_plane(oh, ow, q.kh, q.kw, q.sh, q.sw, q.dh, q.dw);
-  const bool reads_input = pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw);
+  const bool reads_input =
+      pk::conv_reads_input(q.kh, q.kw, q.sh, q.sw, q.ph, q.pw, q.h, q.w, oh, ow);
   const int64_t tasks = variant % 4 < 2 ? 1 : kTasks;
   std::vector<uint8_t> scratch(
       pk::conv_sums_scratch_bytes(q.m, depth, oh, ow, q.sh, cg, pp, reads_input, G, tasks));

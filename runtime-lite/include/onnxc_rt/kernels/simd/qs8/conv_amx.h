@@ -27,7 +27,8 @@ void conv2d_amx(const T *x, const int8_t *w, const int32_t *bias, TOut *y, const
   const int64_t cg = g.c / group, mg = m / group, taps = g.kh * g.kw, depth = cg * taps;
   const int64_t depth_pad = round_up(depth, kAmxDepthGroup), steps = depth_pad / kAmxDepthGroup;
   const int64_t group_bytes = round_up(mg, kAmxConvRows) * depth_pad, pixels = g.oh * g.ow;
-  const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
+  const bool reads_input =
+      conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.h, g.w, g.oh, g.ow);
   const bool direct = conv_amx_direct(cg, taps, g.sh, g.sw);
   const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
   // The direct form always runs over virtual rows (a tap is then an

@@ -205,7 +205,8 @@ void conv2d_lanes(const T *x, const int8_t *w, const int32_t *bias, TOut *y, con
   const int64_t cg = g.c / group, mg = m / group, taps = g.kh * g.kw;
   const int64_t depth = cg * taps, depth_pad = round_up(depth, G);
   const int64_t group_bytes = round_up(mg, kConvLaneRows) * depth_pad, pixels = g.oh * g.ow;
-  const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
+  const bool reads_input =
+      conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.h, g.w, g.oh, g.ow);
   constexpr ConvForm kForm = kDirect ? ConvForm::kLanesDirect : ConvForm::kChannelLanes;
   const PaddedPlane pp = conv_plane(kForm, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
   const int64_t block = kDirect ? pixels : conv_pixel_block(depth, pixels);

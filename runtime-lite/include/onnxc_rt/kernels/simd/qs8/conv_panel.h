@@ -112,7 +112,8 @@ void conv2d_panel(const T *x, const int8_t *w, const int32_t *bias, TOut *y, con
   const int64_t depth = cg * g.kh * g.kw, depth_pad = round_up(depth, G), dgroups = depth_pad / G;
   const int64_t tile_bytes = depth_pad * kConvRows,
                 group_bytes = round_up(mg, kConvRows) * depth_pad;
-  const bool reads_input = conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw);
+  const bool reads_input =
+      conv_reads_input(g.kh, g.kw, g.sh, g.sw, g.ph, g.pw, g.h, g.w, g.oh, g.ow);
   const PaddedPlane pp = padded_plane(g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw);
   const ConvPixels cp = conv_pixels(depth, g.oh, g.ow, g.sh, mg, pp, reads_input,
                                     kVirtualRowsBound);

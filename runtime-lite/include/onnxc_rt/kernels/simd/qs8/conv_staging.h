@@ -418,13 +418,30 @@ inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d
   }
 }
 
+/// One im2col row of a convolution that reads its input as it is at a
+/// stride (pack.h's conv_reads_input: 1x1, no padding): output pixels
+/// [p0, p0 + n) (p0 = oy0 * ow + ox0) from the input plane `plane`, row by
+/// row, reading no byte past the last pixel it takes.
+inline void gather_strided_row(const uint8_t *plane, const Conv2d &g, int64_t oy0, int64_t ox0,
+                               int64_t n, uint8_t *row) {
+  const int64_t ow = g.ow, row_step = g.sh * g.w, sw = g.sw;
+  const uint8_t *src = plane + oy0 * row_step + ox0 * sw;
+  for (int64_t p = 0, ox = ox0; p < n; ox = 0) {
+    const int64_t len = ow - ox < n - p ? ow - ox : n - p;
+    copy_strided_bytes(row + p, src, len, sw);
+    p += len;
+    src += row_step - ox * sw;
+  }
+}
+
 /// Packs output pixels [p0, p0 + n) of one group into `panel`
 /// ([depth_pad/G][nv][G] unsigned bytes, nv = n rounded up to 16, the
 /// depth past the group's zeros; AMX's order with tile_chunks), from the
-/// group's input x (read as it is) or its padded planes, gathering rows
-/// into `rows` (G * nv bytes and 64 of slack). Over virtual rows
-/// (qs8/pack.h's ConvPixels: p0 and n count packed pixels) each tap's row
-/// is read in place from its stride-1 padded plane: one run of it.
+/// group's input x (read as it is, in place at stride 1) or its padded
+/// planes, gathering rows into `rows` (G * nv bytes and 64 of slack). Over
+/// virtual rows (qs8/pack.h's ConvPixels: p0 and n count packed pixels)
+/// each tap's row is read in place from its stride-1 padded plane: one run
+/// of it.
 template <int G, typename T>
 void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const Conv2d &g,
                 int64_t cg, int64_t p0, int64_t n, int64_t nv, int64_t depth_pad, uint8_t pad,
@@ -434,7 +451,8 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
   const int64_t group_step = tile_chunks ? 16 * G : nv * G,
                 chunk = tile_chunks ? depth_pad * 16 : 16 * G;
   const int64_t taps = g.kh * g.kw, depth = cg * taps, plane = g.h * g.w;
-  const bool direct = planes == nullptr && p0 + nv <= plane;
+  const bool strided = g.sh != 1 || g.sw != 1;
+  const bool direct = planes == nullptr && !strided && p0 + nv <= plane;
   const int64_t oy0 = p0 / g.ow, ox0 = p0 % g.ow;
   // Depth k = (ci * kh + ky) * kw + kx, counted up (no divisions per row).
   int64_t ci = 0, ky = 0, kx = 0;
@@ -455,6 +473,9 @@ void pack_panel(const T *x, const uint8_t *planes, const PaddedPlane &pp, const 
       } else {
         if (planes)
           gather_row(planes + ci * pp.bytes(), pp, g, ky, kx, oy0, ox0, n, row);
+        else if (strided) // 1x1 read as it is
+          gather_strided_row(reinterpret_cast<const uint8_t *>(x + k * plane), g, oy0, ox0, n,
+                             row);
         else // 1x1 read as it is, the last block's tail
           __builtin_memcpy(row, x + k * plane + p0, size_t(n));
         fill_bytes(row + n, nv - n, pad);

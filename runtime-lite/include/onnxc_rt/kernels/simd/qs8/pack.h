@@ -424,12 +424,19 @@ inline PaddedPlane padded_plane(int64_t out_h, int64_t out_w, int64_t kernel_h,
   return {rows, stride_w, out_w + (kernel_w - 1) * dilation_w / stride_w + 1 + 16, 0};
 }
 
-/// Whether a convolution reads its input rows as they are (1x1, stride 1,
-/// no padding) rather than from padded planes.
+/// Whether a convolution reads its input as it is rather than from padded
+/// planes: 1x1, no padding before and none after that reaches an output
+/// pixel (its last one inside the in_h x in_w input). At stride 1 its
+/// rows are read in place; at larger strides (ResNet's downsampling 1x1
+/// layers) each task gathers its pixels straight into its panel
+/// (conv_staging.h's gather_strided_row), with no padded planes between:
+/// those were a second pass and a second join, and at two threads half of
+/// them the other core's (docs/design.md).
 inline bool conv_reads_input(int64_t kernel_h, int64_t kernel_w, int64_t stride_h,
-                             int64_t stride_w, int64_t pad_h, int64_t pad_w) {
-  return kernel_h == 1 && kernel_w == 1 && stride_h == 1 && stride_w == 1 && pad_h == 0 &&
-         pad_w == 0;
+                             int64_t stride_w, int64_t pad_h, int64_t pad_w, int64_t in_h,
+                             int64_t in_w, int64_t out_h, int64_t out_w) {
+  return kernel_h == 1 && kernel_w == 1 && pad_h == 0 && pad_w == 0 &&
+         (out_h - 1) * stride_h < in_h && (out_w - 1) * stride_w < in_w;
 }
 
 /// The pixels conv2d packs (im2col) and computes. Normally the output's
@@ -531,7 +538,10 @@ inline ConvForm conv_form(ConvForms isa, int64_t dg, int64_t cg, int64_t mg, int
   if (conv_winograd(isa.winograd, dg, cg, mg, kh, kw, sh, sw, dh, dw))
     return ConvForm::kWinograd;
   const PaddedPlane plane = padded_plane(oh, ow, kh, kw, sh, sw, dh, dw);
-  const bool reads_input = conv_reads_input(kh, kw, sh, sw, ph, pw);
+  // conv_reads_input but for the input's size (padding after it that
+  // reaches an output pixel): that changes nothing here, a 1x1 kernel's
+  // pixels are the output's from the input or its planes alike.
+  const bool reads_input = kh == 1 && kw == 1 && ph == 0 && pw == 0;
   if (conv_channel_lanes(isa.channel_lanes, dg, oh * ow, mg,
                          conv_pixels(cg * kh * kw, oh, ow, sh, mg, plane, reads_input,
                                      kDotDirectRowsBound)

@@ -893,6 +893,20 @@ TEST_CASE("qs8 max_pool2d matches the reference", "[simd][qs8]") {
       {3, 8, 24, 3, 3, 3, 2, 2, 1, 1, 2, 2, 1, 1, 3},
       {2, 16, 8, 2, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 2},
       {1, 4, 16, 1, 7, 7, 1, 1, 3, 3, 3, 3, 1, 1, 1},
+      // Rows of more than 32 outputs (64-byte steps with AVX-512 VBMI):
+      // one step and a tail, exactly one, two and three steps (the third
+      // column across a step), in place and padded (ResNet's, 56 a row),
+      // stride 1 and dilated, 5-column windows at stride 2, ceil mode.
+      {2, 4, 129, 2, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 2},
+      {2, 4, 131, 2, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 2},
+      {1, 3, 261, 1, 3, 3, 2, 2, 0, 0, 0, 0, 1, 1, 1},
+      {1, 3, 258, 1, 2, 2, 2, 2, 0, 0, 0, 0, 1, 1, 1},
+      {2, 6, 112, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+      {2, 5, 130, 2, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 2},
+      {2, 4, 100, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},
+      {1, 7, 80, 1, 3, 3, 1, 1, 2, 2, 2, 2, 2, 2, 1},
+      {2, 6, 140, 2, 5, 5, 2, 2, 2, 2, 2, 2, 1, 1, 2},
+      {2, 5, 76, 2, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, 2},
   };
   for (const ConvCase &q : pools) {
     checkMaxPool<int8_t>(q);

@@ -67,40 +67,117 @@ void global_average_pool(const T *x, T *y, int64_t planes, int64_t inner, int32_
 }
 
 namespace detail {
-/// The lane-wise max of 16 int8 or uint8 values.
-template <typename T> inline Bytes max_bytes(Bytes a, Bytes b) {
+/// The widest bytes a max pooling step takes (kPoolBytes): 64 where AVX-512
+/// VBMI permutes bytes across a whole register in one instruction
+/// (vpermi2b: a stride-2 step's even bytes of 128), else 16 (Bytes).
+/// Rows of more than 32 outputs take them (WideBytes; max_pool2d), the
+/// others 16: qs8_pool_bench on Zen 5, ResNet-18's pool (56 outputs a row,
+/// padded) 67 -> 45 us, SqueezeNet's first (55, in place) 35 -> 25, but
+/// its second (27) 21 -> 23 and third (13) 14 -> 22 in 64-byte steps.
+#if defined(__AVX512VBMI__)
+constexpr int64_t kPoolBytes = 64;
+#else
+constexpr int64_t kPoolBytes = 16;
+#endif
+static_assert(2 * kPoolBytes <= kMaxPoolRowSlack, "a stride-2 step reads two vectors");
+using WideBytes = uint8_t __attribute__((vector_size(kPoolBytes)));
+
+/// The signed bytes of a byte vector type (max_bytes of int8).
+template <typename V> struct SignedBytesOf;
+template <> struct SignedBytesOf<Bytes> {
+  using type = SignedBytes;
+};
+#if defined(__AVX512VBMI__)
+template <> struct SignedBytesOf<WideBytes> {
+  using type = int8_t __attribute__((vector_size(64)));
+};
+#endif
+
+template <typename V> inline V load_vec(const void *p) {
+  V b;
+  __builtin_memcpy(&b, p, sizeof b);
+  return b;
+}
+template <typename V> inline void store_vec(void *p, V b) { __builtin_memcpy(p, &b, sizeof b); }
+
+/// The first n bytes of b at p (n > 0; all of them where n >= 16): one
+/// masked store with AVX-512, else store_bytes_first's pieces (whose loads
+/// from the vector just stored wait on it: a sixth of the samples of
+/// SqueezeNet's last pool, 13 outputs a row).
+inline void store_vec_first(uint8_t *p, Bytes b, int64_t n) {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+  const __mmask16 first = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
+  _mm_mask_storeu_epi8(p, first, reinterpret_cast<__m128i>(b));
+#else
+  store_bytes_first(p, b, n);
+#endif
+}
+#if defined(__AVX512VBMI__)
+/// The first n bytes of b at p (n > 0): one masked store.
+inline void store_vec_first(uint8_t *p, WideBytes b, int64_t n) {
+  const __mmask64 first = n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
+  _mm512_mask_storeu_epi8(p, first, reinterpret_cast<__m512i>(b));
+}
+#endif
+
+/// The lane-wise max of int8 or uint8 values.
+template <typename T, typename V> inline V max_bytes(V a, V b) {
   if (std::numeric_limits<T>::min() < 0) {
-    const SignedBytes sa = reinterpret_cast<SignedBytes>(a), sb = reinterpret_cast<SignedBytes>(b);
-    return reinterpret_cast<Bytes>(sa > sb ? sa : sb);
+    using S = typename SignedBytesOf<V>::type;
+    const S sa = reinterpret_cast<S>(a), sb = reinterpret_cast<S>(b);
+    return reinterpret_cast<V>(sa > sb ? sa : sb);
   }
   return a > b ? a : b;
 }
 
-/// The maxima of stride-2 windows of kw = 2 or 3 adjacent columns, 16
-/// outputs a step (ox = 0, 16, ... below ow), each step's stored by
-/// store(ox, m); column(i): the maxima over the window's rows of the 16
-/// columns from i on. A step's 32 columns give the windows' first columns
+template <typename V, int... I>
+inline V shuffle_even(V a, V b, std::integer_sequence<int, I...>) {
+  return __builtin_shufflevector(a, b, (2 * I)...);
+}
+template <typename V, int... I> inline V shuffle_odd(V a, V b, std::integer_sequence<int, I...>) {
+  return __builtin_shufflevector(a, b, (2 * I + 1)...);
+}
+template <typename V, int... I>
+inline V shuffle_next(V a, V b, std::integer_sequence<int, I...>) {
+  return __builtin_shufflevector(a, b, (I + 1)...);
+}
+/// The even bytes of a then b (a stride-2 step's windows' first columns),
+/// their odd bytes, and a's bytes from the second on, then b's first.
+template <typename V> inline V even_of(V a, V b) {
+  return shuffle_even(a, b, std::make_integer_sequence<int, sizeof(V)>());
+}
+template <typename V> inline V odd_of(V a, V b) {
+  return shuffle_odd(a, b, std::make_integer_sequence<int, sizeof(V)>());
+}
+template <typename V> inline V next_of(V a, V b) {
+  return shuffle_next(a, b, std::make_integer_sequence<int, sizeof(V)>());
+}
+
+/// The maxima of stride-2 windows of kw = 2 or 3 adjacent columns, W =
+/// sizeof(V) outputs a step (ox = 0, W, ... below ow), each step's stored
+/// by store(ox, m); column(i): the maxima over the window's rows of the W
+/// columns from i on. A step's 2W columns give the windows' first columns
 /// (even bytes) and second (odd bytes); a third column is the next step's
 /// even bytes shifted in by one, so that each column vector is computed
-/// once (the last step's from two more). Reads columns [0, 2 * ox_last +
-/// 2 * kw + 28) as windows16's steps do.
-template <typename T, typename Column, typename Store>
+/// once (the last step's from two more). Reads columns [0, 2 * ox_last + 2
+/// * W + 2 * kw - 4) as windows_step's steps do.
+template <typename T, typename V, typename Column, typename Store>
 ONNXC_RT_SIMD_INLINE void stride2_windows(int64_t ow, int64_t kw, Column column, Store store) {
-  Bytes a = column(0), b = column(16);
-  Bytes even = even_bytes(a, b), odd = odd_bytes(a, b);
-  for (int64_t ox = 0; ox < ow; ox += 16) {
-    Bytes m = max_bytes<T>(even, odd);
-    if (ox + 16 < ow) {
-      a = column(2 * ox + 32);
-      b = column(2 * ox + 48);
-      const Bytes next = even_bytes(a, b);
+  constexpr int64_t W = sizeof(V);
+  V a = column(0), b = column(W);
+  V even = even_of(a, b), odd = odd_of(a, b);
+  for (int64_t ox = 0; ox < ow; ox += W) {
+    V m = max_bytes<T>(even, odd);
+    if (ox + W < ow) {
+      a = column(2 * ox + 2 * W);
+      b = column(2 * ox + 3 * W);
+      const V next = even_of(a, b);
       if (kw == 3)
-        m = max_bytes<T>(m, __builtin_shufflevector(even, next, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                    11, 12, 13, 14, 15, 16));
+        m = max_bytes<T>(m, next_of(even, next));
       even = next;
-      odd = odd_bytes(a, b);
+      odd = odd_of(a, b);
     } else if (kw == 3) {
-      m = max_bytes<T>(m, even_bytes(column(2 * ox + 2), column(2 * ox + 18)));
+      m = max_bytes<T>(m, even_of(column(2 * ox + 2), column(2 * ox + 2 + W)));
     }
     store(ox, m);
   }
@@ -108,38 +185,13 @@ ONNXC_RT_SIMD_INLINE void stride2_windows(int64_t ow, int64_t kw, Column column,
 
 } // namespace detail
 
-/// 2-D max pooling of int8 / uint8 planes (reference conv.h's max_pool
-/// without indices): per output row, the column-wise max of the window's
-/// input rows into a padded row of `scratch` (maxpool_scratch_bytes(...):
-/// kMaxPoolRows of them), then the max along each window, 16 outputs at
-/// a time where the stride is 1 or 2 (a stride-2 window step takes the
-/// even bytes of 32; windows of 2 or 3 columns stride2_windows). Padding
-/// enters as T's lowest value; a window with no input element gives 0, as
-/// the reference does. Without
-/// padding (every window inside the input) rows read the input in place.
-/// `tasks` take runs of the planes, each with its own kMaxPoolRows rows
-/// (scratch: maxpool_scratch_bytes(...) * tasks).
-template <typename T>
-void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_shape,
+namespace detail {
+/// max_pool2d's planes on one thread, in steps of the byte vectors V.
+template <typename T, typename V>
+__attribute__((noinline)) void
+max_pool_planes(const T *x, T *y, const int64_t *in_shape, const int64_t *out_shape,
                 const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
-                const int64_t *dilations, T *scratch, TaskRunner *runner = nullptr,
-                int64_t tasks = 1) {
-  using namespace detail;
-  if (tasks > 1) {
-    // About a byte a cycle per window element (parallel.h's tasks_for).
-    const int64_t planes = in_shape[0] * in_shape[1], plane_out = out_shape[2] * out_shape[3];
-    const int64_t used = tasks_for(planes * plane_out * kernel[0] * kernel[1] / 16, tasks);
-    const int64_t per_task = maxpool_scratch_bytes(out_shape[3], kernel[1], strides[1],
-                                                   dilations[1]) / int64_t(sizeof(T));
-    return parallel_for(runner, used, [&](int64_t t) {
-      const Range r = split_range(planes, 1, used, t);
-      const int64_t in[4] = {1, r.end - r.begin, in_shape[2], in_shape[3]},
-                    out[4] = {1, r.end - r.begin, out_shape[2], out_shape[3]};
-      if (r.begin < r.end)
-        max_pool2d(x + r.begin * in_shape[2] * in_shape[3], y + r.begin * plane_out, in, out,
-                   kernel, strides, pads_begin, dilations, scratch + t * per_task);
-    });
-  }
+                const int64_t *dilations, T *scratch) {
   const int64_t h = in_shape[2], w = in_shape[3], oh = out_shape[2], ow = out_shape[3];
   const int64_t kh = kernel[0], kw = kernel[1], sh = strides[0], sw = strides[1];
   const int64_t ph = pads_begin[0], pw = pads_begin[1], dh = dilations[0], dw = dilations[1];
@@ -160,8 +212,9 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
   // Stride-2 windows of 2 or 3 adjacent columns (the common max pools)
   // take stride2_windows: half windows16's loads and maxima.
   const bool pairs = sw == 2 && dw == 1 && (kw == 2 || kw == 3);
-  auto store_first = [&](T *out, int64_t ox, Bytes m) { // whole vectors, then the row's tail
-    store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), m, ow - ox);
+  constexpr int64_t W = sizeof(V);
+  auto store_first = [&](T *out, int64_t ox, V m) { // whole vectors, then the row's tail
+    store_vec_first(reinterpret_cast<uint8_t *>(out + ox), m, ow - ox);
   };
   // Output rows (of all planes, y's order) go kMaxPoolRows at a time: their
   // padded rows first, then their windows, so that a window's loads come
@@ -170,25 +223,25 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
   const int64_t stride = width + kMaxPoolRowSlack, rows = in_shape[0] * in_shape[1] * oh;
   const T *const x_end = x + in_shape[0] * in_shape[1] * h * w;
   // Where every window lies inside the input (no padding), output rows
-  // read it in place: per 16 outputs, each kernel column's max over the
-  // window's input rows (16 bytes of each, 32 at stride 2), no padded row
+  // read it in place: per W outputs, each kernel column's max over the
+  // window's input rows (W bytes of each, 2W at stride 2), no padded row
   // and no bookkeeping per row. The rows from the first whose last step
   // would read past x's end on take the padded rows below.
   int64_t direct = 0;
   if (vector_steps && ph == 0 && pw == 0 && (oh - 1) * sh + (kh - 1) * dh < h && width <= w) {
     const int64_t row_step = dh * w;
-    const int64_t reach = (kh - 1) * row_step + (ow - 1) / 16 * 16 * sw + (kw - 1) * dw + 16 * sw;
-    auto column = [&](const T *c) { // the max of the window rows' 16 bytes at c
-      Bytes m = load_bytes(c);
+    const int64_t reach = (kh - 1) * row_step + (ow - 1) / W * W * sw + (kw - 1) * dw + W * sw;
+    auto column = [&](const T *c) { // the max of the window rows' W bytes at c
+      V m = load_vec<V>(c);
       for (int64_t k = 1; k < kh; ++k)
-        m = max_bytes<T>(m, load_bytes(c + k * row_step));
+        m = max_bytes<T>(m, load_vec<V>(c + k * row_step));
       return m;
     };
-    auto windows16 = [&](const T *r) {
-      Bytes m = sw == 1 ? column(r) : even_bytes(column(r), column(r + 16));
+    auto windows_step = [&](const T *r) {
+      V m = sw == 1 ? column(r) : even_of(column(r), column(r + W));
       for (int64_t kx = 1; kx < kw; ++kx) {
         const T *c = r + kx * dw;
-        m = max_bytes<T>(m, sw == 1 ? column(c) : even_bytes(column(c), column(c + 16)));
+        m = max_bytes<T>(m, sw == 1 ? column(c) : even_of(column(c), column(c + W)));
       }
       return m;
     };
@@ -204,16 +257,15 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
         const T *in0 = x + first;
         T *out = y + direct * ow;
         if (pairs) {
-          stride2_windows<T>(ow, kw, [&](int64_t i) { return column(in0 + i); },
-                             [&](int64_t ox, Bytes m) { store_first(out, ox, m); });
+          stride2_windows<T, V>(ow, kw, [&](int64_t i) { return column(in0 + i); },
+                             [&](int64_t ox, V m) { store_first(out, ox, m); });
           continue;
         }
         int64_t ox = 0;
-        for (; ox + 16 <= ow; ox += 16)
-          store_bytes(out + ox, windows16(in0 + ox * sw));
+        for (; ox + W <= ow; ox += W)
+          store_vec(out + ox, windows_step(in0 + ox * sw));
         if (ox < ow)
-          store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), windows16(in0 + ox * sw),
-                            ow - ox);
+          store_first(out, ox, windows_step(in0 + ox * sw));
       }
   }
   for (int64_t g0 = direct; g0 < rows; g0 += kMaxPoolRows) {
@@ -230,8 +282,8 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
       empty[b] = k0 == k1;
       if (empty[b])
         continue;
-      // The padded row: `lowest` in the padding columns and the slack, the
-      // column-wise max of the input rows between, 16 columns at a time
+      // The padded row: `lowest` in the padding columns, the
+      // column-wise max of the input rows between, W columns at a time
       // over all rows (each stored once; the last step overlaps the one
       // before).
       T *row = scratch + b * stride;
@@ -239,17 +291,17 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
       const T *in0 = x + (p * h + oy * sh - ph + k0 * dh) * w - pw;
       const int64_t in_step = dh * w;
       auto column_max = [&](int64_t i) {
-        Bytes m = load_bytes(in0 + i);
+        V m = load_vec<V>(in0 + i);
         for (int64_t k = 1; k < k1 - k0; ++k)
-          m = max_bytes<T>(m, load_bytes(in0 + k * in_step + i));
-        store_bytes(row + i, m);
+          m = max_bytes<T>(m, load_vec<V>(in0 + k * in_step + i));
+        store_vec(row + i, m);
       };
-      if (hi - lo >= 16) {
-        for (int64_t i = lo; i + 16 <= hi; i += 16)
+      if (hi - lo >= W) {
+        for (int64_t i = lo; i + W <= hi; i += W)
           column_max(i);
-        if ((hi - lo) % 16)
-          column_max(hi - 16);
-      } else if (in0 + (k1 - k0 - 1) * in_step + lo + 16 <= x_end) {
+        if ((hi - lo) % W)
+          column_max(hi - W);
+      } else if (in0 + (k1 - k0 - 1) * in_step + lo + W <= x_end) {
         column_max(lo); // a short row: one vector, its columns past hi refilled below
       } else {
         for (int64_t i = lo; i < hi; ++i) {
@@ -259,7 +311,8 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
           row[i] = m;
         }
       }
-      fill_bytes(reinterpret_cast<uint8_t *>(row) + hi, stride - hi, uint8_t(lowest));
+      // (Past `width` only lanes that no output keeps read the row.)
+      fill_bytes(reinterpret_cast<uint8_t *>(row) + hi, width - hi, uint8_t(lowest));
     }
     for (int64_t b = 0; b < batch; ++b) {
       T *out = y + (g0 + b) * ow;
@@ -269,27 +322,27 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
         continue;
       }
       const T *row = scratch + b * stride;
-      // The max of 16 windows starting at column `first`: each kernel
+      // The max of W windows starting at column `first`: each kernel
       // column is one load (stride 1) or the even bytes of two (stride 2).
-      auto windows16 = [&](int64_t first) {
+      auto windows_step = [&](int64_t first) {
         const T *r = row + first;
-        Bytes m = sw == 1 ? load_bytes(r) : even_bytes(load_bytes(r), load_bytes(r + 16));
+        V m = sw == 1 ? load_vec<V>(r) : even_of(load_vec<V>(r), load_vec<V>(r + W));
         for (int64_t kx = 1; kx < kw; ++kx) {
           const T *c = r + kx * dw;
-          m = max_bytes<T>(m, sw == 1 ? load_bytes(c) : even_bytes(load_bytes(c), load_bytes(c + 16)));
+          m = max_bytes<T>(m, sw == 1 ? load_vec<V>(c) : even_of(load_vec<V>(c), load_vec<V>(c + W)));
         }
         return m;
       };
       int64_t ox = 0;
       if (pairs) {
-        stride2_windows<T>(ow, kw, [&](int64_t i) { return load_bytes(row + i); },
-                           [&](int64_t o, Bytes m) { store_first(out, o, m); });
+        stride2_windows<T, V>(ow, kw, [&](int64_t i) { return load_vec<V>(row + i); },
+                           [&](int64_t o, V m) { store_first(out, o, m); });
         ox = ow;
       } else if (vector_steps) {
-        for (; ox + 16 <= ow; ox += 16)
-          store_bytes(out + ox, windows16(ox * sw));
+        for (; ox + W <= ow; ox += W)
+          store_vec(out + ox, windows_step(ox * sw));
         if (ox < ow) { // the last windows' reads stay in the row's slack
-          store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), windows16(ox * sw), ow - ox);
+          store_first(out, ox, windows_step(ox * sw));
           ox = ow;
         }
       }
@@ -318,6 +371,47 @@ void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
       }
     }
   }
+}
+} // namespace detail
+
+/// 2-D max pooling of int8 / uint8 planes (reference conv.h's max_pool
+/// without indices): per output row, the column-wise max of the window's
+/// input rows into a padded row of `scratch` (maxpool_scratch_bytes(...):
+/// kMaxPoolRows of them), then the max along each window, many outputs at
+/// a time where the stride is 1 or 2 (kPoolBytes a step; a stride-2 step
+/// takes the even bytes of twice that; windows of 2 or 3 columns
+/// stride2_windows). Padding
+/// enters as T's lowest value; a window with no input element gives 0, as
+/// the reference does. Without
+/// padding (every window inside the input) rows read the input in place.
+/// `tasks` take runs of the planes, each with its own kMaxPoolRows rows
+/// (scratch: maxpool_scratch_bytes(...) * tasks).
+template <typename T>
+void max_pool2d(const T *x, T *y, const int64_t *in_shape, const int64_t *out_shape,
+                const int64_t *kernel, const int64_t *strides, const int64_t *pads_begin,
+                const int64_t *dilations, T *scratch, TaskRunner *runner = nullptr,
+                int64_t tasks = 1) {
+  using namespace detail;
+  if (tasks > 1) {
+    // About a byte a cycle per window element (parallel.h's tasks_for).
+    const int64_t planes = in_shape[0] * in_shape[1], plane_out = out_shape[2] * out_shape[3];
+    const int64_t used = tasks_for(planes * plane_out * kernel[0] * kernel[1] / 16, tasks);
+    const int64_t per_task = maxpool_scratch_bytes(out_shape[3], kernel[1], strides[1],
+                                                   dilations[1]) / int64_t(sizeof(T));
+    return parallel_for(runner, used, [&](int64_t t) {
+      const Range r = split_range(planes, 1, used, t);
+      const int64_t in[4] = {1, r.end - r.begin, in_shape[2], in_shape[3]},
+                    out[4] = {1, r.end - r.begin, out_shape[2], out_shape[3]};
+      if (r.begin < r.end)
+        max_pool2d(x + r.begin * in_shape[2] * in_shape[3], y + r.begin * plane_out, in, out,
+                   kernel, strides, pads_begin, dilations, scratch + t * per_task);
+    });
+  }
+  if (kPoolBytes > 16 && out_shape[3] > 32)
+    return max_pool_planes<T, WideBytes>(x, y, in_shape, out_shape, kernel, strides, pads_begin,
+                                         dilations, scratch);
+  max_pool_planes<T, Bytes>(x, y, in_shape, out_shape, kernel, strides, pads_begin, dilations,
+                            scratch);
 }
 
 } // namespace qs8

@@ -261,9 +261,10 @@ inline int64_t depthwise_scratch_bytes(const int64_t *in_shape, const int64_t *o
                                       dilations, quad, windows);
 }
 
-/// Bytes past a max pooling's padded row that its last 16-window step may
-/// read (those lanes are dropped).
-constexpr int64_t kMaxPoolRowSlack = 32;
+/// Bytes past a max pooling's padded row that its last step may read (those
+/// lanes are dropped): two of pool.h's widest steps (kPoolBytes, 64), for
+/// every target alike, since the compiler sizes the scratch.
+constexpr int64_t kMaxPoolRowSlack = 128;
 
 /// Output rows a max pooling computes together (their padded rows, then
 /// their windows).

@@ -97,10 +97,10 @@ ONNXC_RT_SIMD_INLINE void lane_tile_products(VecI (&acc)[R][NV], const int64_t *
 /// kLaneTileVectors * kLanes) of [., c1); weights wg, block_bytes a
 /// kConvLaneRows), each pixel tile after the first a run of `dgroups`
 /// lines, so that they are in L2 when the next channels' first pixel tile
-/// reads them. Without it only the first tile of channels waits on memory
-/// for its weights, but every one did: their other pixel tiles reuse them
-/// from L2, and nothing read them ahead (ResNet-18's 3x3 512 -> 512 at
-/// 7 x 7 reads 2.4 MB so, 1152 steps a tile).
+/// reads them. Without it each tile of channels' first pixel tile waited
+/// on memory for its weights (the other pixel tiles reuse them from L2):
+/// in a model a layer's weights are rarely still cached (ResNet-18's 3x3
+/// 512 -> 512 at 7 x 7: 2.4 MB, 1152 steps a pixel tile).
 struct LanePrefetch {
   const int8_t *at;
   int64_t lines;

@@ -3,6 +3,8 @@
 #ifndef ONNXC_RT_SIMD_QS8_POOL_H
 #define ONNXC_RT_SIMD_QS8_POOL_H
 
+#include <utility>
+
 #include "onnxc_rt/kernels/simd/qs8/common.h"
 #include "onnxc_rt/kernels/simd/qs8/window_plan.h"
 

@@ -212,7 +212,7 @@ max_pool_planes(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
                                 : -1;
   const bool vector_steps = sw == 1 || sw == 2;
   // Stride-2 windows of 2 or 3 adjacent columns (the common max pools)
-  // take stride2_windows: half windows16's loads and maxima.
+  // take stride2_windows: half windows_step's loads and maxima.
   const bool pairs = sw == 2 && dw == 1 && (kw == 2 || kw == 3);
   constexpr int64_t W = sizeof(V);
   auto store_first = [&](T *out, int64_t ox, V m) { // whole vectors, then the row's tail

@@ -27,8 +27,8 @@ inline void split_even_odd(const uint8_t *src, int64_t n, uint8_t *even, uint8_t
   }
   auto step = [&](int64_t at) { // at even
     const Bytes a = load_bytes(src + at), b = load_bytes(src + at + 16);
-    store_bytes(even + at / 2, even_bytes(a, b));
-    store_bytes(odd + at / 2, odd_bytes(a, b));
+    store_bytes(even + at / 2, even_of(a, b));
+    store_bytes(odd + at / 2, odd_of(a, b));
   };
   int64_t at = 0;
   for (; at + 32 <= n; at += 32)

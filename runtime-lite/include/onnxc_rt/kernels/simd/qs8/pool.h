@@ -3,8 +3,6 @@
 #ifndef ONNXC_RT_SIMD_QS8_POOL_H
 #define ONNXC_RT_SIMD_QS8_POOL_H
 
-#include <utility>
-
 #include "onnxc_rt/kernels/simd/qs8/common.h"
 #include "onnxc_rt/kernels/simd/qs8/window_plan.h"
 
@@ -102,21 +100,10 @@ template <typename V> inline V load_vec(const void *p) {
 }
 template <typename V> inline void store_vec(void *p, V b) { __builtin_memcpy(p, &b, sizeof b); }
 
-/// The first n bytes of b at p (n > 0; all of them where n >= 16): one
-/// masked store with AVX-512, else store_bytes_first's pieces (whose loads
-/// from the vector just stored wait on it: a sixth of the samples of
-/// SqueezeNet's last pool, 13 outputs a row).
-inline void store_vec_first(uint8_t *p, Bytes b, int64_t n) {
-#if defined(__AVX512BW__) && defined(__AVX512VL__)
-  const __mmask16 first = n >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << n) - 1);
-  _mm_mask_storeu_epi8(p, first, reinterpret_cast<__m128i>(b));
-#else
-  store_bytes_first(p, b, n);
-#endif
-}
 #if defined(__AVX512VBMI__)
-/// The first n bytes of b at p (n > 0): one masked store.
-inline void store_vec_first(uint8_t *p, WideBytes b, int64_t n) {
+/// common.h's store_bytes_first for 64 bytes: the first n (n > 0) at p,
+/// one masked store.
+inline void store_bytes_first(uint8_t *p, WideBytes b, int64_t n) {
   const __mmask64 first = n >= 64 ? ~__mmask64(0) : (__mmask64(1) << n) - 1;
   _mm512_mask_storeu_epi8(p, first, reinterpret_cast<__m512i>(b));
 }
@@ -132,28 +119,6 @@ template <typename T, typename V> inline V max_bytes(V a, V b) {
   return a > b ? a : b;
 }
 
-template <typename V, int... I>
-inline V shuffle_even(V a, V b, std::integer_sequence<int, I...>) {
-  return __builtin_shufflevector(a, b, (2 * I)...);
-}
-template <typename V, int... I> inline V shuffle_odd(V a, V b, std::integer_sequence<int, I...>) {
-  return __builtin_shufflevector(a, b, (2 * I + 1)...);
-}
-template <typename V, int... I>
-inline V shuffle_next(V a, V b, std::integer_sequence<int, I...>) {
-  return __builtin_shufflevector(a, b, (I + 1)...);
-}
-/// The even bytes of a then b (a stride-2 step's windows' first columns),
-/// their odd bytes, and a's bytes from the second on, then b's first.
-template <typename V> inline V even_of(V a, V b) {
-  return shuffle_even(a, b, std::make_integer_sequence<int, sizeof(V)>());
-}
-template <typename V> inline V odd_of(V a, V b) {
-  return shuffle_odd(a, b, std::make_integer_sequence<int, sizeof(V)>());
-}
-template <typename V> inline V next_of(V a, V b) {
-  return shuffle_next(a, b, std::make_integer_sequence<int, sizeof(V)>());
-}
 
 /// The maxima of stride-2 windows of kw = 2 or 3 adjacent columns, W =
 /// sizeof(V) outputs a step (ox = 0, W, ... below ow), each step's stored
@@ -216,7 +181,7 @@ max_pool_planes(const T *x, T *y, const int64_t *in_shape, const int64_t *out_sh
   const bool pairs = sw == 2 && dw == 1 && (kw == 2 || kw == 3);
   constexpr int64_t W = sizeof(V);
   auto store_first = [&](T *out, int64_t ox, V m) { // whole vectors, then the row's tail
-    store_vec_first(reinterpret_cast<uint8_t *>(out + ox), m, ow - ox);
+    store_bytes_first(reinterpret_cast<uint8_t *>(out + ox), m, ow - ox);
   };
   // Output rows (of all planes, y's order) go kMaxPoolRows at a time: their
   // padded rows first, then their windows, so that a window's loads come

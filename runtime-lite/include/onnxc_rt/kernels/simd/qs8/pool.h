@@ -119,7 +119,6 @@ template <typename T, typename V> inline V max_bytes(V a, V b) {
   return a > b ? a : b;
 }
 
-
 /// The maxima of stride-2 windows of kw = 2 or 3 adjacent columns, W =
 /// sizeof(V) outputs a step (ox = 0, W, ... below ow), each step's stored
 /// by store(ox, m); column(i): the maxima over the window's rows of the W

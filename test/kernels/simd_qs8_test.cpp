@@ -241,10 +241,12 @@ const ConvCase kConvCases[] = {
     {3, 5, 69, 5, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},      // wide strided rows (16-byte phase copies)
     {4, 6, 70, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 4},      // depthwise, wide strided rows
     {3, 4, 50, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},      // depthwise, wide unit-stride rows
-    // Padded planes of rows over 64 bytes (AVX-512's padded_plane, 64 at a time).
+    // Padded planes of rows over 64 bytes (AVX-512's padded_plane, 64 at a time, up to 512).
     {3, 9, 130, 3, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 3},     // depthwise, rows of three steps
     {2, 6, 63, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},      // depthwise, rows of 65: a step all padding
     {2, 12, 100, 2, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 2},    // depthwise 7x7 strided, padding across a step
+    {2, 4, 510, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},     // depthwise, rows of 512 bytes: 8 steps
+    {2, 4, 511, 2, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},     // depthwise, rows of 513: filled and copied
     // Channel blocks of 16: whole and partial blocks, several bands of rows,
     // inputs wider than the windows reach, tiles of 16 pixels across rows.
     {40, 9, 11, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 40},   // depthwise, 2 blocks and 8 channels

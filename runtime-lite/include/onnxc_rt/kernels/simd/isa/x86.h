@@ -434,14 +434,14 @@ struct VecI {
   /// XORed with `flip` at column pw, or `pad` outside the input. Each row
   /// one load under a byte mask (the input's bytes, `pad` around them), an
   /// XOR and a store of 16, 32 or 64 bytes, the mask made once; rows of
-  /// more than 64 bytes the same 64 bytes at a time, each step's mask
-  /// its share of the input's columns. Filling the plane and copying the
-  /// rows over it, 16 bytes a store, stored most bytes twice
+  /// more than 64 bytes (up to 512) the same 64 bytes at a time, each
+  /// step's mask its share of the input's columns. Filling the plane and
+  /// copying the rows over it, 16 bytes a store, stored most bytes twice
   /// (qs8_conv_bench, Zen 5: MobileNetV2's 96 @112 stride 2, rows of 113
-  /// bytes, 92-95 -> 84 us; what is left of the copy waits on the
-  /// input's reads). The rows in order, each store's bytes past its row
-  /// rewritten by the next row's, the last one's past the plane (up to 63
-  /// bytes: the caller's slack).
+  /// bytes, 92-95 -> 84 us, 66 with the steps' masks made once a plane).
+  /// The rows in order, each store's bytes past its row rewritten by the
+  /// next row's, the last one's past the plane (up to 63 bytes: the
+  /// caller's slack).
   static bool padded_plane(const uint8_t *x, int64_t h, int64_t w, int64_t ph, int64_t pw,
                            int64_t rows, int64_t pitch, uint8_t pad, uint8_t flip,
                            uint8_t *plane) {
@@ -451,29 +451,33 @@ struct VecI {
     const char p = static_cast<char>(pad ^ flip), f = static_cast<char>(flip);
     if (pitch > 64) {
       // Step k's bytes [64 k, 64 k + 64) of a row: input columns [lo, hi)
-      // of them, the same for every row.
-      auto step_mask = [&](int64_t k) {
+      // of them, the same for every row: masks[k], made once a plane (made
+      // for every row, they cost 96 @112 stride 2 a quarter of its time).
+      constexpr int64_t kSteps = 8;
+      const int64_t steps = (pitch + 63) / 64;
+      if (steps > kSteps)
+        return false;
+      __mmask64 masks[kSteps];
+      for (int64_t k = 0; k < steps; ++k) {
         const int64_t lo = pw - 64 * k > 0 ? pw - 64 * k : 0;
         const int64_t hi = pw + w - 64 * k < 64 ? pw + w - 64 * k : 64;
-        if (hi <= lo)
-          return __mmask64(0);
         const uint64_t below_hi = hi >= 64 ? ~uint64_t(0) : (uint64_t(1) << hi) - 1;
-        return __mmask64(below_hi & (~uint64_t(0) << lo));
-      };
+        masks[k] = hi <= lo ? 0 : __mmask64(below_hi & (~uint64_t(0) << lo));
+      }
       const __m512i vp = _mm512_set1_epi8(p), vf = _mm512_set1_epi8(f);
       const __m512i padding = _mm512_set1_epi8(static_cast<char>(pad));
       for (int64_t r = 0; r < rows; ++r) {
         uint8_t *dst = plane + r * pitch;
         if (r < ph || r - ph >= h) {
-          for (int64_t k = 0; 64 * k < pitch; ++k)
+          for (int64_t k = 0; k < steps; ++k)
             _mm512_storeu_si512(dst + 64 * k, padding);
           continue;
         }
         // From pw bytes before the row: only the masked-in bytes are read.
         const uintptr_t at = reinterpret_cast<uintptr_t>(x + (r - ph) * w) - uintptr_t(pw);
-        for (int64_t k = 0; 64 * k < pitch; ++k) {
+        for (int64_t k = 0; k < steps; ++k) {
           const __m512i v = _mm512_mask_loadu_epi8(
-              vp, step_mask(k), reinterpret_cast<const void *>(at + uintptr_t(64 * k)));
+              vp, masks[k], reinterpret_cast<const void *>(at + uintptr_t(64 * k)));
           _mm512_storeu_si512(dst + 64 * k, _mm512_xor_si512(v, vf));
         }
       }

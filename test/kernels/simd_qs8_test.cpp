@@ -206,6 +206,9 @@ const ConvCase kConvCases[] = {
     {128, 6, 6, 40, 3, 3, 1, 1, 1, 1, 1, 1, 1, 1, 2},    // AMX direct: two groups of 64
     {64, 9, 9, 8, 1, 7, 1, 1, 0, 3, 0, 3, 1, 1, 1},      // AMX direct: a 1x7 row of taps
     {64, 30, 60, 4, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},    // strided rows of 30, a block from mid-row
+    // Rows over 64 bytes gathered (x86's copy_run_64: whole steps, a masked tail).
+    {3, 9, 150, 8, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},     // a stem, rows of 75: 64 + 11
+    {3, 6, 256, 5, 7, 7, 2, 2, 3, 3, 3, 3, 1, 1, 1},     // a stem, rows of 128: two whole steps
     // The direct form at strides above 1 (pack.h's direct_plane: phase planes).
     {32, 15, 17, 40, 3, 3, 2, 2, 1, 1, 1, 1, 1, 1, 1},   // odd sizes: phases of unequal reach
     {64, 56, 56, 20, 3, 3, 2, 2, 1, 1, 0, 0, 1, 1, 1},   // ResNet's downsampling, 3 pixel blocks

@@ -566,6 +566,9 @@ struct VecI {
   /// No 64-byte interleave (x86.h's interleave4_64): ST4 serves.
   static constexpr bool kInterleave64 = false;
   static void interleave4_64(const uint8_t *const *, int64_t, uint8_t, uint8_t *, int64_t) {}
+  /// No 64-byte runs (x86.h's copy_run_64): gather_row copies 16 bytes a store.
+  static constexpr bool kCopy64 = false;
+  static void copy_run_64(uint8_t *, const uint8_t *, int64_t) {}
   /// Byte i of a, b, c, d at out[4 i .. 4 i + 3], i < 16 (ST4 of bytes).
   static void store4_bytes(uint8_t *out, VecI a, VecI b, VecI c, VecI d) {
     vst4q_u8(out, (uint8x16x4_t{{vreinterpretq_u8_s32(a.v), vreinterpretq_u8_s32(b.v),

@@ -372,7 +372,8 @@ inline void quad_tap_offsets(const Conv2d &g, const PaddedPlane &pp, int64_t *ta
 
 /// One im2col row from a padded plane: tap (ky, kx), output pixels
 /// [p0, p0 + n) (p0 = oy0 * ow + ox0), copied in whole 16-byte vectors
-/// (the slack of the plane and of `row` takes the overrun).
+/// (the slack of the plane and of `row` takes the overrun), or rows over
+/// 64 bytes in 64-byte steps where VecI has them (copy_run_64).
 inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d &g, int64_t ky,
                        int64_t kx, int64_t oy0, int64_t ox0, int64_t n, uint8_t *row) {
   // Locals: as far as the compiler knows, row's stores may change g and pp.
@@ -407,10 +408,14 @@ inline void gather_row(const uint8_t *plane, const PaddedPlane &pp, const Conv2d
   default:
     break;
   }
+  // Longer rows run by run, each run's overrun rewritten by the next's.
   int64_t len = ow - ox0 < n ? ow - ox0 : n;
   for (int64_t p = 0; p < n;) {
-    for (int64_t i = 0; i < len; i += 16)
-      store_bytes(row + p + i, load_bytes(src + i));
+    if constexpr (VecI::kCopy64)
+      VecI::copy_run_64(row + p, src, len);
+    else
+      for (int64_t i = 0; i < len; i += 16)
+        store_bytes(row + p + i, load_bytes(src + i));
     p += len;
     src += row_step - ox0;
     ox0 = 0;

@@ -566,6 +566,13 @@ struct VecI {
   /// No 64-byte interleave (x86.h's interleave4_64): ST4 serves.
   static constexpr bool kInterleave64 = false;
   static void interleave4_64(const uint8_t *const *, int64_t, uint8_t, uint8_t *, int64_t) {}
+  /// No byte masks (x86.h's padded_plane): false, nothing written; the
+  /// callers fill the padding and copy the rows.
+  static int64_t padded_plane_span(int64_t pitch) { return pitch; }
+  static bool padded_plane(const uint8_t *, int64_t, int64_t, int64_t, int64_t, int64_t,
+                           int64_t, uint8_t, uint8_t, uint8_t *) {
+    return false;
+  }
   /// No 64-byte runs (x86.h's copy_run_64): gather_row copies 16 bytes a store.
   static constexpr bool kCopy64 = false;
   static void copy_run_64(uint8_t *, const uint8_t *, int64_t) {}

@@ -131,7 +131,22 @@ void pad_plane(const T *xp, const Conv2d &g, const PaddedPlane &pp, uint8_t pad,
     // exactly: the rows after it are another task's.
     const Bytes p = Bytes{} + pad;
     const PhaseColumns columns = phase_columns(g, 0, pp.phase);
-    for (int64_t r = first; r < rows.end; r += row_step) {
+    int64_t r = first;
+    if (row_step == 1) {
+      // Where VecI has byte masks (x86.h's padded_plane): each row one load
+      // under a mask and one store, for the rows whose store (padded_plane_span
+      // bytes from the row's start) ends within the share, or within the plane's
+      // slack after the last row (ResNet-18's 3x3 64 -> 64 @56: rows of
+      // 58 bytes, six stores and four loads a row before).
+      const int64_t spill = VecI::padded_plane_span(pp.phase) - pp.phase;
+      const int64_t end = rows.end < pp.rows ? rows.end - (spill + pp.phase - 1) / pp.phase
+                          : spill <= pp.slack ? rows.end
+                                              : r;
+      if (end > r && VecI::padded_plane(src, g.h, g.w, g.ph - r, g.pw, end - r, pp.phase, pad, 0,
+                                        out + r * pp.phase))
+        r = end;
+    }
+    for (; r < rows.end; r += row_step) {
       uint8_t *dst = out + r * pp.phase;
       const int64_t iy = r - g.ph;
       if (iy < 0 || iy >= g.h) {

@@ -429,6 +429,11 @@ struct VecI {
   static constexpr bool kByteGather = false;
   static constexpr bool kBytePermute2 = false;
 #endif
+  /// The bytes padded_plane's stores cover from a row's start (rows of
+  /// `pitch` bytes): up to 63 past the row.
+  static int64_t padded_plane_span(int64_t pitch) {
+    return pitch <= 16 ? 16 : pitch <= 32 ? 32 : (pitch + 63) / 64 * 64;
+  }
   /// qs8/common.h's pad_flipped_plane with AVX512BW's byte masks (else
   /// false, nothing written; conv_staging.h's pad_plane too, flip 0, ph
   /// less its share's first row): row r of `pitch` bytes is input row r - ph
@@ -443,11 +448,6 @@ struct VecI {
   /// The rows in order, each store's bytes past its row rewritten by the
   /// next row's, the last one's past the plane (up to 63 bytes: the
   /// caller's slack).
-  /// The bytes padded_plane's stores cover from a row's start (rows of
-  /// `pitch` bytes): up to 63 past the row.
-  static int64_t padded_plane_span(int64_t pitch) {
-    return pitch <= 16 ? 16 : pitch <= 32 ? 32 : (pitch + 63) / 64 * 64;
-  }
   static bool padded_plane(const uint8_t *x, int64_t h, int64_t w, int64_t ph, int64_t pw,
                            int64_t rows, int64_t pitch, uint8_t pad, uint8_t flip,
                            uint8_t *plane) {
@@ -460,7 +460,7 @@ struct VecI {
       // of them, the same for every row: masks[k], made once a plane (made
       // for every row, they cost 96 @112 stride 2 a quarter of its time).
       constexpr int64_t kSteps = 8;
-      const int64_t steps = (pitch + 63) / 64;
+      const int64_t steps = padded_plane_span(pitch) / 64;
       if (steps > kSteps)
         return false;
       __mmask64 masks[kSteps];
